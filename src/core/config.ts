@@ -1,0 +1,64 @@
+/**
+ * Run settings (frontier.yml, overridden by CLI flags or action inputs) → the engine's
+ * configuration. One function, used by the CLI, the local runner and the action, so
+ * the three never disagree about defaults.
+ */
+import { parseBound, parseDuration } from "./bound.js";
+import type { EngineConfig } from "./engine.js";
+import { DEFAULTS, type RunBound, type SavedState, type Settings } from "./model.js";
+
+export interface RunFlags {
+  maxParallel?: number;
+  /** `--bound N`: at most N dispatches in this run */
+  bound?: number;
+  retries?: number;
+  base?: string;
+}
+
+export type ConfigResult = { kind: "ok"; config: EngineConfig } | { kind: "bad"; message: string };
+
+export function engineConfig(
+  settings: Settings,
+  saved: SavedState | undefined,
+  flags: RunFlags,
+  now: number,
+): ConfigResult {
+  let ticketBound: EngineConfig["ticketBound"];
+  if (settings.ticket_bound !== undefined) {
+    ticketBound = parseBound(settings.ticket_bound);
+  }
+
+  const bound: RunBound = {};
+  const configured = settings.bound;
+  if (typeof configured === "number") bound.dispatches = configured;
+  else if (configured) {
+    if (configured.dispatches !== undefined) bound.dispatches = configured.dispatches;
+    if (configured.duration !== undefined) {
+      const ms = parseDuration(configured.duration);
+      if (ms === undefined) {
+        return {
+          kind: "bad",
+          message: `frontier.yml: bound.duration "${configured.duration}" is not a duration — write e.g. 45m or 2h`,
+        };
+      }
+      // The deadline is pinned when the run starts; a resumed run keeps its own.
+      const startedAt = saved?.run.started_at ? Date.parse(saved.run.started_at) : now;
+      bound.deadline = saved?.run.bound?.deadline ?? new Date(startedAt + ms).toISOString();
+    }
+  }
+  if (flags.bound !== undefined) bound.dispatches = flags.bound;
+
+  const config: EngineConfig = {
+    run: saved?.run.run ?? settings.run,
+    leaseMs: DEFAULTS.leaseMs,
+  };
+  const maxParallel = flags.maxParallel ?? settings.max_parallel;
+  if (maxParallel !== undefined) config.maxParallel = maxParallel;
+  const retries = flags.retries ?? settings.retries;
+  if (retries !== undefined) config.retries = retries;
+  if (ticketBound) config.ticketBound = ticketBound;
+  if (bound.dispatches !== undefined || bound.deadline !== undefined) config.bound = bound;
+  const base = flags.base ?? saved?.run.base;
+  if (base !== undefined) config.base = base;
+  return { kind: "ok", config };
+}
