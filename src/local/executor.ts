@@ -1,0 +1,415 @@
+/**
+ * One attempt of one ticket, run as a shell command (SPEC §6).
+ *
+ * The command runs under `sh -c` in a process group of its own, so a timeout or a
+ * Ctrl-C stops everything it started, not just the shell. Its outcome is the JSON it
+ * writes to `$FRONTIER_OUTCOME_FILE` if it writes one; otherwise its exit code and
+ * stdout decide. Output is captured with bounded memory: a result over the cap is a
+ * failed attempt with a clear reason, never a truncated result.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import { formatDuration } from "../core/bound.js";
+import { Outcome, Usage } from "../core/model.js";
+
+/** What the executor reports, when it writes `$FRONTIER_OUTCOME_FILE`. */
+export const OutcomeFile = z.object({
+  status: Outcome,
+  result: z.string().optional(),
+  question: z.string().optional(),
+  reason: z.string().optional(),
+  usage: Usage.optional(),
+});
+export type OutcomeFile = z.infer<typeof OutcomeFile>;
+
+/** The exit code that means "I have a question" (EX_TEMPFAIL). */
+export const EXIT_SUSPEND = 75;
+
+/** How long a stopped attempt gets between SIGTERM and SIGKILL. */
+export const KILL_GRACE_MS = 2000;
+
+const STDERR_TAIL_BYTES = 2048;
+const STDERR_TAIL_LINES = 10;
+
+export interface AttemptInput {
+  /** the shell command, run as `sh -c COMMAND` */
+  command: string;
+  /** working directory of the command */
+  cwd: string;
+  /** the context text: on stdin and in `$FRONTIER_CONTEXT_FILE` */
+  context: string;
+  /** the environment to start from (the runner's) */
+  baseEnv: NodeJS.ProcessEnv;
+  /** the FRONTIER_* variables of this attempt (CONTEXT_FILE and OUTCOME_FILE are added here) */
+  vars: Record<string, string>;
+  /** the ticket's bound as a duration: past it the attempt is stopped, failed `timeout` */
+  timeoutMs?: number;
+  /** a result (stdout, or `result` in the outcome file) over this many bytes fails the attempt */
+  maxResultBytes: number;
+  /** SIGTERM → SIGKILL grace; default 2 s */
+  graceMs?: number;
+}
+
+export interface AttemptResult {
+  outcome: Outcome;
+  /** the result text (may be blank for `empty`) */
+  result?: string;
+  question?: string;
+  reason?: string;
+  usage?: Usage;
+  /** set when the attempt was stopped from outside (Ctrl-C), not by its own doing */
+  stopped: boolean;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  durationMs: number;
+}
+
+export interface RunningAttempt {
+  /** the process group id (= the shell's pid) */
+  pgid: number | undefined;
+  done: Promise<AttemptResult>;
+  /** stop the whole process group: SIGTERM, SIGKILL after the grace */
+  stop(): void;
+}
+
+/** Keeps the first `cap + 1` bytes of a stream and counts the rest. */
+class HeadBuffer {
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  total = 0;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    const room = this.cap + 1 - this.kept;
+    if (room <= 0) return;
+    const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(piece);
+    this.kept += piece.length;
+  }
+  get overflow(): boolean {
+    return this.total > this.cap;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
+/** Keeps only the last `cap` bytes of a stream. */
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.kept += chunk.length;
+    while (this.kept - (this.chunks[0]?.length ?? 0) >= this.cap && this.chunks.length > 1) {
+      this.kept -= this.chunks.shift()?.length ?? 0;
+    }
+  }
+  text(): string {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - this.cap)).toString("utf8");
+  }
+}
+
+/** The end of stderr as a reason: its last lines, at most 2 KB. */
+export function stderrReason(text: string): string | undefined {
+  const lines = text.replace(/\s+$/, "").split(/\r?\n/);
+  const tail = lines.slice(-STDERR_TAIL_LINES).join("\n").trim();
+  if (tail === "") return undefined;
+  const bytes = Buffer.from(tail, "utf8");
+  if (bytes.length <= STDERR_TAIL_BYTES) return tail;
+  return `…${bytes.subarray(bytes.length - STDERR_TAIL_BYTES).toString("utf8")}`;
+}
+
+function tooLarge(what: string, bytes: number, cap: number): string {
+  return `${what} is ${bytes} bytes, over max_result_bytes (${cap}): write large output to a file and return its path, or raise max_result_bytes in frontier.yml`;
+}
+
+function isBlank(text: string | undefined): boolean {
+  return text === undefined || text.trim() === "";
+}
+
+/**
+ * Read and check the outcome file. `undefined` when the executor did not write one;
+ * an invalid file is a failed attempt whose reason says what is wrong with it.
+ */
+async function readOutcomeFile(
+  path: string,
+  maxResultBytes: number,
+): Promise<
+  { kind: "none" } | { kind: "ok"; value: OutcomeFile } | { kind: "bad"; reason: string }
+> {
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch {
+    return { kind: "none" };
+  }
+  // JSON escaping can at most double-ish a string; leave generous room for the envelope.
+  if (size > maxResultBytes * 6 + 64 * 1024) {
+    return { kind: "bad", reason: tooLarge("the outcome file", size, maxResultBytes) };
+  }
+  const text = await readFile(path, "utf8");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return {
+      kind: "bad",
+      reason: `the outcome file ($FRONTIER_OUTCOME_FILE) is not valid JSON (${(error as Error).message}): write e.g. {"status": "complete", "result": "…"}`,
+    };
+  }
+  const parsed = OutcomeFile.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .map(
+        (issue) => `${issue.path.length ? issue.path.join(".") : "(top level)"}: ${issue.message}`,
+      )
+      .join("; ");
+    return {
+      kind: "bad",
+      reason: `the outcome file ($FRONTIER_OUTCOME_FILE) is not a valid outcome — ${issues}. It needs "status": one of complete, empty, failed, suspended, limited`,
+    };
+  }
+  return { kind: "ok", value: parsed.data };
+}
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** Start one attempt. The returned promise never rejects: every way it can end is an outcome. */
+export function startAttempt(input: AttemptInput): RunningAttempt {
+  const started = Date.now();
+  const grace = input.graceMs ?? KILL_GRACE_MS;
+  let pgid: number | undefined;
+  let stopFn: () => void = () => {};
+  let stopRequested = false;
+
+  const done = (async (): Promise<AttemptResult> => {
+    const scratch = await mkdtemp(join(tmpdir(), "frontier-attempt-"));
+    const contextFile = join(scratch, "context.md");
+    const outcomeFile = join(scratch, "outcome.json");
+    await writeFile(contextFile, input.context, "utf8");
+    try {
+      return await runChild(contextFile, outcomeFile);
+    } finally {
+      await rm(scratch, { recursive: true, force: true }).catch(() => {});
+    }
+  })();
+
+  async function runChild(contextFile: string, outcomeFile: string): Promise<AttemptResult> {
+    const env: NodeJS.ProcessEnv = {
+      ...input.baseEnv,
+      ...input.vars,
+      FRONTIER_CONTEXT_FILE: contextFile,
+      FRONTIER_OUTCOME_FILE: outcomeFile,
+    };
+    const stdout = new HeadBuffer(input.maxResultBytes);
+    const stderr = new TailBuffer(STDERR_TAIL_BYTES * 4);
+    let timedOut = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    let timeoutTimer: NodeJS.Timeout | undefined;
+
+    const exit = await new Promise<{
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      spawnError?: Error;
+    }>((resolve) => {
+      const child = spawn("sh", ["-c", input.command], {
+        cwd: input.cwd,
+        env,
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      pgid = child.pid;
+      let settled = false;
+      let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      let lingerTimer: NodeJS.Timeout | undefined;
+      const finish = (value: {
+        code: number | null;
+        signal: NodeJS.Signals | null;
+        spawnError?: Error;
+      }) => {
+        if (settled) return;
+        settled = true;
+        if (lingerTimer) clearTimeout(lingerTimer);
+        resolve(value);
+      };
+
+      const terminate = () => {
+        signalGroup(pgid, "SIGTERM");
+        if (!killTimer) {
+          killTimer = setTimeout(() => signalGroup(pgid, "SIGKILL"), grace);
+          killTimer.unref();
+        }
+      };
+      stopFn = () => {
+        stopRequested = true;
+        terminate();
+      };
+      if (stopRequested) terminate();
+      if (input.timeoutMs !== undefined) {
+        timeoutTimer = setTimeout(() => {
+          timedOut = true;
+          terminate();
+        }, input.timeoutMs);
+      }
+
+      child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+      child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+      // An executor that never reads its stdin is fine: ignore the broken pipe.
+      child.stdin.on("error", () => {});
+      child.stdin.end(input.context);
+
+      child.on("error", (error) => finish({ code: null, signal: null, spawnError: error }));
+      child.on("exit", (code, signal) => {
+        exited = { code, signal };
+        // Something the command left running in the background may still hold the
+        // pipes open; the attempt is over when the command is, so give the pipes a
+        // moment to drain, then end the rest of its group.
+        lingerTimer = setTimeout(() => {
+          signalGroup(pgid, "SIGKILL");
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish({ code, signal });
+        }, grace);
+        lingerTimer.unref();
+      });
+      child.on("close", (code, signal) => finish(exited ?? { code, signal }));
+    });
+    if (timeoutTimer) clearTimeout(timeoutTimer);
+    if (killTimer) clearTimeout(killTimer);
+    // Whatever the shell left behind in its group ends with the attempt.
+    signalGroup(pgid, "SIGKILL");
+
+    const base = {
+      stopped: stopRequested,
+      exitCode: exit.code,
+      signal: exit.signal,
+      durationMs: Date.now() - started,
+    };
+    if (exit.spawnError) {
+      return {
+        ...base,
+        outcome: "failed",
+        reason: `could not start sh: ${exit.spawnError.message}`,
+      };
+    }
+    if (timedOut) {
+      return { ...base, outcome: "failed", reason: "timeout" };
+    }
+    if (stopRequested) {
+      return { ...base, outcome: "failed", reason: "interrupted" };
+    }
+
+    const file = await readOutcomeFile(outcomeFile, input.maxResultBytes);
+    const out = stdout.overflow ? undefined : stdout.text();
+    if (file.kind === "bad") return { ...base, outcome: "failed", reason: file.reason };
+    if (file.kind === "ok") {
+      const value = file.value;
+      const result = value.result ?? out;
+      if (value.result !== undefined) {
+        const bytes = Buffer.byteLength(value.result, "utf8");
+        if (bytes > input.maxResultBytes) {
+          return {
+            ...base,
+            outcome: "failed",
+            reason: tooLarge("the result in the outcome file", bytes, input.maxResultBytes),
+          };
+        }
+      } else if (stdout.overflow && (value.status === "complete" || value.status === "empty")) {
+        return {
+          ...base,
+          outcome: "failed",
+          reason: tooLarge("the result on stdout", stdout.total, input.maxResultBytes),
+        };
+      }
+      const res: AttemptResult = { ...base, outcome: value.status };
+      if (value.usage) res.usage = value.usage;
+      if (value.reason !== undefined) res.reason = value.reason;
+      switch (value.status) {
+        case "complete":
+          if (!isBlank(result)) res.result = result;
+          break;
+        case "empty":
+          break;
+        case "suspended": {
+          const question = value.question ?? (isBlank(out) ? undefined : out?.trim());
+          if (question === undefined || question.trim() === "") {
+            return {
+              ...base,
+              outcome: "failed",
+              reason:
+                'the outcome file says "suspended" but gives no "question": add the question the ticket is waiting on',
+            };
+          }
+          res.question = question;
+          break;
+        }
+        case "failed":
+          if (res.reason === undefined) {
+            res.reason = stderrReason(stderr.text()) ?? "the executor reported failed";
+          }
+          break;
+        case "limited":
+          if (res.reason === undefined) res.reason = "the ticket's bound ran out";
+          break;
+      }
+      return res;
+    }
+
+    if (exit.code === 0) {
+      if (stdout.overflow) {
+        return {
+          ...base,
+          outcome: "failed",
+          reason: tooLarge("the result on stdout", stdout.total, input.maxResultBytes),
+        };
+      }
+      return isBlank(out)
+        ? { ...base, outcome: "empty" }
+        : { ...base, outcome: "complete", result: out as string };
+    }
+    if (exit.code === EXIT_SUSPEND) {
+      const question = isBlank(out) ? undefined : out?.trim();
+      if (question === undefined) {
+        return {
+          ...base,
+          outcome: "failed",
+          reason: `exit code ${EXIT_SUSPEND} (suspend) without a question: print the question on stdout`,
+        };
+      }
+      return { ...base, outcome: "suspended", question };
+    }
+    const reason =
+      stderrReason(stderr.text()) ??
+      (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code ?? "unknown"}`);
+    return { ...base, outcome: "failed", reason };
+  }
+
+  return {
+    get pgid() {
+      return pgid;
+    },
+    done,
+    stop: () => {
+      stopRequested = true;
+      stopFn();
+    },
+  };
+}
+
+/** `1.2s`, for progress lines. */
+export function shortDuration(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(ms);
+}
