@@ -1,0 +1,114 @@
+/**
+ * Escaping for every renderer. Receipt text (titles, reasons, results, questions,
+ * answers, even ids of a hand-made receipt) is data written by other people: it is
+ * shown, never interpreted — not as markdown, HTML, mermaid, a table cell boundary,
+ * a code span, an @-mention, or the report's own hidden marker.
+ */
+import { TICKET_ID } from "../core/model.js";
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** Text for an HTML element or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+}
+
+/** Collapse newlines and runs of whitespace: one-line cells and list items. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Cut to at most `max` characters, saying so with an ellipsis. Never splits a surrogate pair. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+// Characters that start markdown constructs anywhere in a line. `<`, `>` and `&` become
+// entities (so no HTML, no `<!--`, no autolink); `|` becomes an entity so it can never end
+// a table cell; `$` is escaped because GitHub renders `$…$` as math.
+const MD_SPECIAL = /[\\`*_[\]#~|<>&@$]/g;
+
+/**
+ * Inline markdown text: shown literally by GitHub in paragraphs, list items and table
+ * cells. Newlines are collapsed (use `escapeMarkdownBlock` for multi-line text).
+ * `@` is followed by a zero-width space so a title never pings anyone.
+ */
+export function escapeMarkdown(text: string): string {
+  const escaped = oneLine(text).replace(MD_SPECIAL, (c) => {
+    switch (c) {
+      case "<":
+        return "&lt;";
+      case ">":
+        return "&gt;";
+      case "&":
+        return "&amp;";
+      case "|":
+        return "&#124;";
+      case "@":
+        return "@\u200b";
+      default:
+        return `\\${c}`;
+    }
+  });
+  // Text often follows "- " in a list item: a leading `-`, `+` or `1.` would open a
+  // nested list there.
+  if (/^[-+]/.test(escaped)) return `\\${escaped}`;
+  return escaped.replace(/^(\d+)([.)])/, "$1\\$2");
+}
+
+/**
+ * Multi-line text inside a list item or a <details>: each line escaped like
+ * `escapeMarkdown`, joined with `<br>` so it stays inside the item it belongs to.
+ */
+export function escapeMarkdownBlock(text: string, maxLines = 20): string {
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  const kept = lines.slice(0, maxLines).map((l) => escapeMarkdown(l));
+  if (lines.length > maxLines) kept.push(`… ${lines.length - maxLines} more lines`);
+  return kept.join("<br>");
+}
+
+/**
+ * A ticket id as inline code when it is a valid id (ids cannot hold a backtick or a
+ * pipe), else as escaped text: a hand-made receipt's odd id cannot escape the span.
+ */
+export function mdId(id: string): string {
+  if (TICKET_ID.test(id)) return `\`${id}\``;
+  return escapeMarkdown(id);
+}
+
+/**
+ * A URL as a markdown link destination: percent-encodes what could end the
+ * destination or a table cell. The caller has already checked the scheme.
+ */
+export function mdUrl(url: string): string {
+  return url.replace(/[()|[\]'"<> `*_]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** `[text](url)`, with text escaped; the text alone when there is no safe URL. */
+export function mdLink(text: string, url: string | undefined): string {
+  if (!url) return escapeMarkdown(text);
+  return `[${escapeMarkdown(text)}](${mdUrl(url)})`;
+}
+
+/**
+ * The hidden marker comment. Its text is reduced to characters that cannot end an
+ * HTML comment, so the caller's marker always yields exactly one well-formed comment.
+ */
+export function markerComment(marker: string): string {
+  return `<!-- ${markerText(marker)} -->`;
+}
+
+export function markerText(marker: string): string {
+  const text = marker.replace(/[^A-Za-z0-9._:/@#=+ -]/g, "").replace(/-{2,}/g, "-");
+  return oneLine(text) || "ticket-frontier";
+}

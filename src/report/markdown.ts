@@ -1,0 +1,451 @@
+/**
+ * The sticky PR comment and the job summary: a pure function of the receipt.
+ *
+ * GitHub refuses a comment over 65,536 characters, and a run may have 20,000 tickets,
+ * so the comment is built against a budget. What a reviewer must always see comes
+ * first and is always there: the hidden marker, the run's state and counts, the
+ * blockers by root cause, the open questions with how to answer them. Then, within
+ * what is left: the open remainder, the graph (mermaid when GitHub can draw it, else
+ * the waves as text) and the table of tickets. Long sections are folded in
+ * <details>; cut tables say how many rows they left out and point to the HTML report.
+ */
+import type { Receipt, ReceiptTicket, Status } from "../core/model.js";
+import {
+  clip,
+  escapeMarkdown,
+  escapeMarkdownBlock,
+  markerComment,
+  markerText,
+  mdId,
+  mdUrl,
+  oneLine,
+} from "./escape.js";
+import { MERMAID_LIMITS, mermaidFits, renderMermaidGraph } from "./mermaid.js";
+import {
+  ATTENTION_ORDER,
+  COUNT_ORDER,
+  formatDuration,
+  formatInt,
+  RUN_STATE_ICON,
+  STATUS_ICON,
+  safeUrl,
+  totalDuration,
+} from "./states.js";
+
+export const GITHUB_COMMENT_MAX = 65_536;
+
+export interface MarkdownOptions {
+  /** the sticky comment's marker text; rendered as the first line, `<!-- marker -->` */
+  marker: string;
+  /** hard ceiling on the output length (default: GitHub's comment limit, 65,536) */
+  maxChars?: number;
+  /** where the HTML report can be downloaded (else the receipt's links.html_report) */
+  htmlReportUrl?: string;
+  /** the workflow run that produced this report (else the receipt's links.workflow_run) */
+  workflowRunUrl?: string;
+  /** prefix of ticket file links, e.g. `https://github.com/o/r/blob/SHA/tickets/` */
+  repoBlobUrl?: string;
+}
+
+/** Sections fold into <details> once they are longer than this many rows. */
+const FOLD_ROWS = 12;
+/** Graphs up to this many tickets are shown open; larger ones are folded. */
+const OPEN_GRAPH_NODES = 40;
+
+interface Ctx {
+  receipt: Receipt;
+  byId: Map<string, ReceiptTicket>;
+  htmlUrl?: string;
+  runUrl?: string;
+  blobUrl?: string;
+}
+
+export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string {
+  const maxChars = opts.maxChars ?? GITHUB_COMMENT_MAX;
+  const ctx: Ctx = {
+    receipt,
+    byId: new Map(receipt.tickets.map((t) => [t.id, t])),
+    htmlUrl: safeUrl(opts.htmlReportUrl ?? receipt.links?.html_report),
+    runUrl: safeUrl(opts.workflowRunUrl ?? receipt.links?.workflow_run),
+    blobUrl: safeUrl(opts.repoBlobUrl),
+  };
+  const marker = markerComment(opts.marker);
+  const footer = renderFooter(ctx);
+
+  // Each section gets at most its share of the whole and at most what is left; what
+  // a section does not use flows to the ones after it.
+  const parts: string[] = [marker, renderHeader(ctx, Math.min(4_000, maxChars / 4))];
+  const used = () => parts.reduce((n, p) => n + p.length + 2, 0) + footer.length;
+  const budget = (share: number) =>
+    Math.max(0, Math.min(Math.floor(maxChars * share), maxChars - used() - 2));
+
+  parts.push(renderBlockers(ctx, budget(0.12)));
+  parts.push(renderQuestions(ctx, budget(0.15)));
+  parts.push(renderRemainder(ctx, budget(0.18)));
+  parts.push(renderGraph(ctx, budget(0.42)));
+  parts.push(renderTickets(ctx, budget(1)));
+  parts.push(footer);
+
+  let out = parts.filter((p) => p.length > 0).join("\n\n");
+  out = `${marker}\n${unmark(out.slice(marker.length + 2), opts.marker)}\n`;
+  // The budget keeps every section inside maxChars; this only acts when maxChars is
+  // tiny. Cut at a line and close what was open, never mid-entity.
+  if (out.length > maxChars) out = hardCut(out, maxChars);
+  return out;
+}
+
+/**
+ * No text in the body can repeat the marker: its occurrences get a zero-width space,
+ * so a sticky-comment search for the marker finds only the first line.
+ */
+function unmark(body: string, marker: string): string {
+  const text = markerText(marker);
+  if (text.length < 2) return body;
+  const broken = `${text.slice(0, 1)}\u200b${text.slice(1)}`;
+  return body.split(text).join(broken);
+}
+
+function hardCut(text: string, maxChars: number): string {
+  const note = "\n\n… report cut to fit; see the HTML report.\n";
+  let cut = text.slice(0, Math.max(0, maxChars - note.length - 40));
+  const nl = cut.lastIndexOf("\n");
+  if (nl > 0) cut = cut.slice(0, nl);
+  const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
+  const fences = (cut.match(/^```/gm) ?? []).length;
+  if (fences % 2 === 1) cut += "\n```";
+  for (let i = 0; i < open; i++) cut += "\n</details>";
+  return (cut + note).slice(0, maxChars);
+}
+
+/* ------------------------------------------------------------------------- */
+
+function renderHeader(ctx: Ctx, maxChars: number): string {
+  const r = ctx.receipt;
+  const lines: string[] = [];
+  lines.push(
+    `### ${RUN_STATE_ICON[r.state]} Ticket Frontier · ${escapeMarkdown(clip(r.run, 120))} · **${r.state}**`,
+  );
+  if (r.goal) lines.push(`> ${escapeMarkdown(clip(oneLine(r.goal), 400))}`);
+  lines.push(countsLine(r));
+  const meta: string[] = [];
+  if (r.base) meta.push(`base \`${/^[0-9a-f]{7,64}$/i.test(r.base) ? r.base.slice(0, 12) : "?"}\``);
+  if (r.bound) {
+    const cap = r.bound.dispatches !== undefined ? ` of ${formatInt(r.bound.dispatches)}` : "";
+    meta.push(`${formatInt(r.bound.dispatched)}${cap} dispatches`);
+    if (r.bound.deadline) meta.push(`deadline ${escapeMarkdown(r.bound.deadline)}`);
+  }
+  if (r.usage) {
+    const u = Object.entries(r.usage)
+      .slice(0, 6)
+      .map(([k, v]) => `${escapeMarkdown(clip(k, 30))} ${formatNumber(v)}`);
+    if (u.length) meta.push(`usage: ${u.join(", ")}`);
+  }
+  if (r.cancelled)
+    meta.push(
+      `cancelled by ${escapeMarkdown(r.cancelled.by)} at ${escapeMarkdown(r.cancelled.at)}`,
+    );
+  meta.push(`updated ${escapeMarkdown(r.generated_at)}`);
+  lines.push(meta.join(" · "));
+  const links: string[] = [];
+  if (ctx.htmlUrl) links.push(`[full HTML report](${mdUrl(ctx.htmlUrl)})`);
+  if (ctx.runUrl) links.push(`[workflow run](${mdUrl(ctx.runUrl)})`);
+  if (links.length) lines.push(links.join(" · "));
+  return clipSection(lines.join("\n\n"), maxChars);
+}
+
+function countsLine(r: Receipt): string {
+  const total = r.tickets.length;
+  const parts: string[] = [];
+  for (const s of COUNT_ORDER) {
+    const n = r.counts[s];
+    if (!n) continue;
+    // `empty` is never shown as done: it says what it is.
+    const word = s === "empty" ? "empty (ran, returned nothing)" : s;
+    parts.push(`${STATUS_ICON[s]} ${formatInt(n)} ${word}`);
+  }
+  const done = r.counts.complete ?? 0;
+  return `**${formatInt(done)} of ${formatInt(total)} tickets complete** — ${parts.join(" · ")}`;
+}
+
+function formatNumber(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  return Number.isInteger(v)
+    ? formatInt(v)
+    : v.toLocaleString("en-US", { maximumFractionDigits: 4 });
+}
+
+/* ------------------------------------------------------------------------- */
+
+function renderBlockers(ctx: Ctx, maxChars: number): string {
+  const groups = ctx.receipt.blockers;
+  if (groups.length === 0) return "";
+  const blocked = groups.reduce((n, g) => n + g.tickets.length, 0);
+  const head = `#### ⊘ Blocked: ${formatInt(blocked)} ${plural(blocked, "ticket")} by ${formatInt(groups.length)} root ${plural(groups.length, "cause")}`;
+  const rows = groups.map((g) => {
+    const shown = g.tickets.slice(0, 12).map(mdId).join(", ");
+    const more = g.tickets.length > 12 ? ` and ${formatInt(g.tickets.length - 12)} more` : "";
+    const reason = g.reason ? ` — ${escapeMarkdown(clip(oneLine(g.reason), 160))}` : "";
+    return `- ${STATUS_ICON[g.root_status]} ${ticketRef(ctx, g.root)} **${g.root_status}**${reason}: blocks **${formatInt(g.tickets.length)}** ${plural(g.tickets.length, "ticket")} (${shown}${more})`;
+  });
+  return list(
+    head,
+    rows,
+    maxChars,
+    (n) => `- … and ${formatInt(n)} more root ${plural(n, "cause")}${seeHtml(ctx)}`,
+  );
+}
+
+function renderQuestions(ctx: Ctx, maxChars: number): string {
+  const qs = ctx.receipt.questions;
+  if (qs.length === 0) return "";
+  const head = `#### ⏸ Open ${plural(qs.length, "question")} (${formatInt(qs.length)})\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
+  const rows = qs.map((q) => {
+    const how = TICKET_ID_RE.test(q.ticket)
+      ? `\n  To answer here: \`/answer ${q.ticket} YOUR ANSWER\``
+      : "";
+    return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how}`;
+  });
+  return list(
+    head,
+    rows,
+    maxChars,
+    (n) => `- … and ${formatInt(n)} more ${plural(n, "question")}${seeHtml(ctx)}`,
+  );
+}
+
+function renderRemainder(ctx: Ctx, maxChars: number): string {
+  const rem = ctx.receipt.remainder;
+  if (rem.length === 0) return "";
+  const sorted = sortByAttention(rem, (e) => e.status);
+  const rows = sorted.map((e) => [
+    ticketRef(ctx, e.id),
+    stateWord(e.status),
+    escapeMarkdown(clip(oneLine(e.waiting_on), 200)),
+  ]);
+  return section(
+    `#### Open remainder (${formatInt(rem.length)})`,
+    "Every ticket not complete or empty, and what holds it.",
+    table(
+      ["ticket", "state", "held by"],
+      rows,
+      (n) => `… and ${formatInt(n)} more open tickets${seeHtml(ctx)}`,
+    ),
+    rem.length > FOLD_ROWS,
+    maxChars,
+  );
+}
+
+function renderGraph(ctx: Ctx, maxChars: number): string {
+  const r = ctx.receipt;
+  if (r.tickets.length === 0) return "";
+  const graph = renderMermaidGraph(r);
+  const fence = `\`\`\`mermaid\n${graph.text}\n\`\`\``;
+  const crit =
+    r.critical_path.length > 1
+      ? `Critical path (${formatInt(r.critical_path.length)}): ${clipList(r.critical_path.map(mdId), 25, " → ")}`
+      : "";
+  if (mermaidFits(graph) && fence.length + crit.length + 200 < maxChars) {
+    const head = `#### Graph (${formatInt(graph.nodes)} tickets, ${formatInt(graph.edges)} dependencies)`;
+    const body = [fence, crit].filter(Boolean).join("\n\n");
+    const open = graph.nodes <= OPEN_GRAPH_NODES;
+    return open ? `${head}\n\n${body}` : fold(head, body);
+  }
+  // Too big for GitHub to draw: the waves as text (tickets that can run together).
+  const why = `The graph has ${formatInt(graph.nodes)} tickets and ${formatInt(graph.edges)} dependencies: more than GitHub's mermaid can draw (we stop at ${MERMAID_LIMITS.nodes} tickets / ${MERMAID_LIMITS.edges} edges). The waves below list the tickets that can run together${ctx.htmlUrl ? `; the [HTML report](${mdUrl(ctx.htmlUrl)}) draws the graph` : "; the HTML report draws the graph"}.`;
+  const rows = r.waves.map((w, i) => {
+    const items = w.map((id) => {
+      const t = ctx.byId.get(id);
+      return t ? `${STATUS_ICON[t.status]} ${mdId(id)}` : mdId(id);
+    });
+    return `- **wave ${i + 1}** (${formatInt(w.length)}): ${clipList(items, 20, " · ")}`;
+  });
+  const head = `#### Waves (${formatInt(r.waves.length)})`;
+  const inner = list(
+    "",
+    rows,
+    Math.max(0, maxChars - why.length - crit.length - head.length - 80),
+    (n) => `- … and ${formatInt(n)} more waves${seeHtml(ctx)}`,
+  );
+  if (!inner) return "";
+  return fold(head, [why, crit, inner.trimStart()].filter(Boolean).join("\n\n"));
+}
+
+function renderTickets(ctx: Ctx, maxChars: number): string {
+  const r = ctx.receipt;
+  if (r.tickets.length === 0) return "";
+  const rowOf = (t: ReceiptTicket) => {
+    const last = t.attempts[t.attempts.length - 1];
+    const url = safeUrl(last?.run_url);
+    return [
+      ticketRef(ctx, t.id),
+      escapeMarkdown(clip(oneLine(t.title), 80)),
+      stateCell(ctx, t),
+      String(t.attempts.length),
+      formatDuration(totalDuration(t.attempts)),
+      t.executor ? escapeMarkdown(clip(t.executor, 40)) : "default",
+      url ? `[attempt ${last?.n}](${mdUrl(url)})` : "—",
+    ];
+  };
+  const header = ["ticket", "title", "state", "attempts", "duration", "executor", "run"];
+  const more = (n: number) => `… and ${formatInt(n)} more ${plural(n, "ticket")}${seeHtml(ctx)}`;
+  const head = `#### Tickets (${formatInt(r.tickets.length)})`;
+  const fold = r.tickets.length > FOLD_ROWS;
+  // In file order when all of it fits; when it must be cut, what needs attention first.
+  const full = section(
+    head,
+    "",
+    table(header, r.tickets.map(rowOf), more),
+    fold,
+    Number.POSITIVE_INFINITY,
+  );
+  if (full.length <= maxChars) return full;
+  const sorted = sortByAttention(r.tickets, (t) => t.status);
+  return section(
+    head,
+    "Sorted by what needs attention first.",
+    table(header, sorted.map(rowOf), more),
+    fold,
+    maxChars,
+  );
+}
+
+function renderFooter(ctx: Ctx): string {
+  const full = ctx.htmlUrl
+    ? `the [HTML report](${mdUrl(ctx.htmlUrl)}) and the JSON receipt`
+    : "the HTML report and the JSON receipt (workflow artifacts)";
+  return `<sub>States: ○ not yet run · ● claimed · ✓ complete · ◌ empty (ran, returned nothing; never counted as done) · ✗ failed · ⊘ blocked · ⏸ suspended · ⧗ limited · – cancelled. The full record is in ${full}. Commands: \`/retry TICKET\`, \`/cancel\`, \`/status\`.</sub>`;
+}
+
+/* ------------------------------------------------------------------------- */
+
+const TICKET_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function ticketRef(ctx: Ctx, id: string): string {
+  const t = ctx.byId.get(id);
+  if (ctx.blobUrl && t) {
+    const path = t.file.split("/").map(encodeURIComponent).join("/");
+    const base = ctx.blobUrl.endsWith("/") ? ctx.blobUrl : `${ctx.blobUrl}/`;
+    return `[${mdId(id)}](${mdUrl(base + path)})`;
+  }
+  return mdId(id);
+}
+
+function stateWord(s: Status): string {
+  return `${STATUS_ICON[s]} ${s}`;
+}
+
+/** The state cell names what holds a ticket inline: its blocker, its question, its reason. */
+function stateCell(ctx: Ctx, t: ReceiptTicket): string {
+  const word = stateWord(t.status);
+  switch (t.status) {
+    case "blocked": {
+      const b = t.blocked_by;
+      if (!b) return word;
+      const root = b.root !== b.ticket ? `, root ${mdId(b.root)}` : "";
+      return `${word} by ${ticketRef(ctx, b.ticket)} (${escapeMarkdown(b.kind)}${root})`;
+    }
+    case "empty":
+      return `${word} (returned nothing)`;
+    case "suspended":
+      return `${word}: question open`;
+    case "failed":
+    case "limited":
+    case "cancelled": {
+      const reason = t.reason ?? t.attempts[t.attempts.length - 1]?.reason;
+      return reason ? `${word}: ${escapeMarkdown(clip(oneLine(reason), 80))}` : word;
+    }
+    default:
+      return word;
+  }
+}
+
+function sortByAttention<T>(items: readonly T[], status: (t: T) => Status): T[] {
+  const rank = new Map(ATTENTION_ORDER.map((s, i) => [s, i]));
+  return items
+    .map((item, i) => ({ item, i, r: rank.get(status(item)) ?? 99 }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.item);
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
+}
+
+function seeHtml(ctx: Ctx): string {
+  return ctx.htmlUrl ? ` — see the [HTML report](${mdUrl(ctx.htmlUrl)})` : " — see the HTML report";
+}
+
+function clipList(items: string[], max: number, sep: string): string {
+  if (items.length <= max) return items.join(sep);
+  return `${items.slice(0, max).join(sep)}${sep}… and ${formatInt(items.length - max)} more`;
+}
+
+function clipSection(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const cut = text.slice(0, Math.max(0, maxChars - 2));
+  const nl = cut.lastIndexOf("\n");
+  return nl > 0 ? cut.slice(0, nl) : "";
+}
+
+function fold(summary: string, body: string): string {
+  // A heading cannot sit in <summary>; the summary is its plain text.
+  return `<details><summary><b>${summary.replace(/^#+\s*/, "")}</b></summary>\n\n${body}\n\n</details>`;
+}
+
+/** A table whose rows are added only while they fit; `more` says how many were left out. */
+type Table = (maxChars: number) => string;
+
+function table(header: string[], rows: string[][], more: (n: number) => string): Table {
+  return (maxChars) => {
+    const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
+    let size = lines[0]!.length + lines[1]!.length + 2;
+    const reserve = more(rows.length).length + 4;
+    let i = 0;
+    for (; i < rows.length; i++) {
+      const line = `| ${rows[i]!.join(" | ")} |`;
+      if (size + line.length + 1 + (i < rows.length - 1 ? reserve : 0) > maxChars) break;
+      lines.push(line);
+      size += line.length + 1;
+    }
+    if (i === 0) return "";
+    const body = lines.join("\n");
+    return i < rows.length ? `${body}\n\n${more(rows.length - i)}` : body;
+  };
+}
+
+function section(
+  head: string,
+  intro: string,
+  render: Table,
+  folded: boolean,
+  maxChars: number,
+): string {
+  const wrap = (inner: string) => {
+    const body = intro ? `${intro}\n\n${inner}` : inner;
+    return folded ? fold(head, body) : `${head}\n\n${body}`;
+  };
+  const overhead = wrap("").length;
+  if (overhead >= maxChars) return "";
+  const inner = render(maxChars - overhead);
+  return inner ? wrap(inner) : "";
+}
+
+/** A heading and a bullet list whose items are added only while they fit. */
+function list(head: string, rows: string[], maxChars: number, more: (n: number) => string): string {
+  const out: string[] = head ? [head] : [];
+  let size = head.length;
+  const reserve = more(rows.length).length + 2;
+  let i = 0;
+  for (; i < rows.length; i++) {
+    const row = rows[i]!;
+    if (size + row.length + 1 + (i < rows.length - 1 ? reserve : 0) > maxChars) break;
+    out.push(row);
+    size += row.length + 1;
+  }
+  if (i === 0 && rows.length > 0) {
+    const note = more(rows.length);
+    return size + note.length + 1 <= maxChars ? [...out, note].join("\n") : "";
+  }
+  if (i < rows.length) out.push(more(rows.length - i));
+  return head ? `${out[0]}\n\n${out.slice(1).join("\n")}` : out.join("\n");
+}

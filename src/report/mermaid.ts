@@ -1,0 +1,123 @@
+/**
+ * The run's graph as a mermaid flowchart (`flowchart TD`): dependencies above their
+ * dependents, one class per state. Used by the markdown comment and by
+ * `frontier plan --mermaid`.
+ *
+ * Node ids are never the ticket ids: each ticket gets `n0`, `n1`, … so no id can clash
+ * with a mermaid keyword (`end`, `graph`, `class`…) or carry syntax. Labels are
+ * quoted, and every character that could end the quote, start a comment (`%%`), an
+ * arrow (`-->`), a shape (`]`, `|`), markdown (backticks) or HTML (`<`) is written as a
+ * mermaid entity code (`#34;`), which mermaid shows as the character itself.
+ */
+import type { Receipt, Status } from "../core/model.js";
+import { clip, oneLine } from "./escape.js";
+import { STATUS_COLOURS, STATUS_ICON } from "./states.js";
+
+/**
+ * Mermaid refuses a diagram whose text exceeds `maxTextSize` (default 50,000
+ * characters: "Maximum text size in diagram exceeded") or that has more than
+ * `maxEdges` edges (default 500: "Too many edges"). GitHub renders ```mermaid blocks
+ * with mermaid's defaults, and a comment may not set them. We stay well inside both,
+ * and within what a reader can take in on a PR page.
+ */
+export const MERMAID_LIMITS = {
+  /** mermaid's defaults, as documented in its config schema */
+  maxTextSize: 50_000,
+  maxEdges: 500,
+  /** what we allow ourselves: well inside the above */
+  nodes: 150,
+  edges: 300,
+  chars: 25_000,
+} as const;
+
+export interface MermaidGraph {
+  /** the flowchart source, without the ``` fence */
+  text: string;
+  /** ticket id -> node id (`n0`, `n1`, …) */
+  nodeIds: Map<string, string>;
+  nodes: number;
+  edges: number;
+}
+
+export interface MermaidOptions {
+  /** longest title shown in a node, in characters (default 40) */
+  maxTitle?: number;
+}
+
+/** Characters shown as themselves in a quoted label; everything else is an entity code. */
+const LABEL_SAFE = /^[\p{L}\p{N} .,:_/()?!'+=*~^$@{}-]$/u;
+// Mermaid entity codes: `#` + decimal code point + `;` (e.g. `#34;` for `"`).
+function labelText(text: string): string {
+  let out = "";
+  for (const ch of text) {
+    out += LABEL_SAFE.test(ch) ? ch : `#${ch.codePointAt(0)};`;
+  }
+  return out;
+}
+
+/** Class names are ours, never the receipt's: `st_failed`, … */
+export function mermaidClass(status: Status): string {
+  return `st_${status}`;
+}
+
+export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}): MermaidGraph {
+  const maxTitle = opts.maxTitle ?? 40;
+  const nodeIds = new Map<string, string>();
+  receipt.tickets.forEach((t, i) => {
+    if (!nodeIds.has(t.id)) nodeIds.set(t.id, `n${i}`);
+  });
+
+  const lines: string[] = ["flowchart TD"];
+  const byStatus = new Map<Status, string[]>();
+  const drawn = new Set<string>();
+  for (const t of receipt.tickets) {
+    const node = nodeIds.get(t.id);
+    // a hand-made receipt may repeat an id: the first one is drawn
+    if (node === undefined || drawn.has(node)) continue;
+    drawn.add(node);
+    const title = oneLine(t.title);
+    const head = title && title !== t.id ? `${t.id}: ${clip(title, maxTitle)}` : t.id;
+    // The state is written in the node too: colour is never the only signal.
+    const label = `${labelText(clip(head, maxTitle + 30))}<br/>${labelText(`${STATUS_ICON[t.status]} ${t.status}`)}`;
+    lines.push(`  ${node}["${label}"]`);
+    const list = byStatus.get(t.status) ?? [];
+    list.push(node);
+    byStatus.set(t.status, list);
+  }
+
+  let edges = 0;
+  for (const t of receipt.tickets) {
+    const to = nodeIds.get(t.id);
+    for (const dep of t.depends_on) {
+      const from = nodeIds.get(dep);
+      if (from === undefined || to === undefined) continue;
+      lines.push(`  ${from} --> ${to}`);
+      edges++;
+    }
+  }
+
+  for (const [status, nodes] of byStatus) {
+    const c = STATUS_COLOURS[status];
+    const dashed = status === "empty" || status === "cancelled" ? ",stroke-dasharray:4 3" : "";
+    lines.push(
+      `  classDef ${mermaidClass(status)} fill:${c.fill},stroke:${c.stroke},color:#111${dashed}`,
+    );
+    lines.push(`  class ${nodes.join(",")} ${mermaidClass(status)}`);
+  }
+
+  return { text: lines.join("\n"), nodeIds, nodes: nodeIds.size, edges };
+}
+
+/** The flowchart source for `frontier plan --mermaid` (no fence). */
+export function renderMermaid(receipt: Receipt, opts: MermaidOptions = {}): string {
+  return renderMermaidGraph(receipt, opts).text;
+}
+
+/** Whether GitHub will draw this graph: inside our margins of mermaid's limits. */
+export function mermaidFits(graph: MermaidGraph): boolean {
+  return (
+    graph.nodes <= MERMAID_LIMITS.nodes &&
+    graph.edges <= MERMAID_LIMITS.edges &&
+    graph.text.length <= MERMAID_LIMITS.chars
+  );
+}
