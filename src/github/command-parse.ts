@@ -1,0 +1,300 @@
+/**
+ * The bot's commands, found in the body of a new comment. Pure: text in, a list of
+ * commands (or parse errors to reply with) out.
+ *
+ * A command is a line that starts with `/answer`, `/retry`, `/cancel` or `/status`
+ * (up to three spaces of indent, as markdown allows). Lines that GitHub shows as
+ * quotes or code are never commands: a quoted `> /answer …` is someone citing a
+ * command, and a command inside a fenced or indented code block is an example of
+ * one. Other `/words` are left alone: other bots use slashes too.
+ *
+ * Everything a comment says is data. The parser never interprets an answer; it
+ * only cuts it out of the comment, line for line.
+ */
+import { TICKET_ID } from "../core/model.js";
+
+export type Command =
+  /** `ticket` is undefined for `/answer TEXT` on a question issue (the marker names it) */
+  | { kind: "answer"; ticket: string | undefined; text: string; line: number }
+  | { kind: "retry"; ticket: string; line: number }
+  | { kind: "cancel"; line: number }
+  | { kind: "status"; line: number }
+  /** a known command written wrongly: `message` says how to write it */
+  | { kind: "error"; command: CommandName; message: string; line: number };
+
+export const COMMAND_NAMES = ["answer", "retry", "cancel", "status"] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+export interface ParseContext {
+  /**
+   * The ticket of the question issue the comment is on (from its hidden marker), if it
+   * is one. There `/answer TEXT` answers that ticket; a leading word equal to this
+   * ticket id is taken as the ticket, so `/answer plan TEXT` works there too.
+   */
+  questionTicket?: string;
+}
+
+// `/name` then whitespace or the end of the line; up to three spaces of indent.
+const COMMAND_LINE = /^ {0,3}\/([A-Za-z][A-Za-z0-9_-]*)(?=\s|$)(.*)$/s;
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const QUOTE = /^ {0,3}>/;
+// Four spaces or a tab (after at most three spaces) is indented code in markdown.
+const INDENTED_CODE = /^(?: {4}| {0,3}\t)/;
+
+function commandName(line: string): { name: CommandName; rest: string } | undefined {
+  const m = COMMAND_LINE.exec(line);
+  if (!m) return undefined;
+  const name = m[1]!.toLowerCase();
+  if (!(COMMAND_NAMES as readonly string[]).includes(name)) return undefined;
+  return { name: name as CommandName, rest: m[2] ?? "" };
+}
+
+/** Splits into lines the way GitHub renders them: CRLF, CR and LF all end a line. */
+export function splitLines(body: string): string[] {
+  return body.replace(/\r\n?/g, "\n").split("\n");
+}
+
+interface Scanned {
+  text: string;
+  /** true when the line is code or a quote: shown as written, never a command */
+  inert: boolean;
+}
+
+/**
+ * Marks each line as inert (inside a fence, a fence line itself, indented code, a
+ * quote) or live. A fence closes with the same character, at least as long, and
+ * nothing but spaces after it; an unclosed fence runs to the end (as GitHub renders it).
+ */
+function scan(lines: readonly string[]): Scanned[] {
+  const out: Scanned[] = [];
+  let fence: { char: string; length: number } | undefined;
+  for (const text of lines) {
+    if (fence) {
+      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(text);
+      if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) {
+        fence = undefined;
+      }
+      out.push({ text, inert: true });
+      continue;
+    }
+    const open = FENCE_OPEN.exec(text);
+    // A backtick fence's info string may not contain a backtick (CommonMark 4.5).
+    if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) {
+      fence = { char: open[1]![0]!, length: open[1]!.length };
+      out.push({ text, inert: true });
+      continue;
+    }
+    // Four spaces of indent is indented code, or a paragraph's continuation line:
+    // either way the line does not start with the command as the reader sees it.
+    out.push({ text, inert: INDENTED_CODE.test(text) || QUOTE.test(text) });
+  }
+  return out;
+}
+
+/** Drops blank lines at both ends; keeps every line in between exactly as written. */
+function trimBlankLines(lines: string[]): string {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && lines[start]!.trim() === "") start++;
+  while (end > start && lines[end - 1]!.trim() === "") end--;
+  return lines.slice(start, end).join("\n");
+}
+
+const USAGE: Readonly<Record<CommandName, string>> = {
+  answer: "`/answer TICKET TEXT` (or `/answer TEXT` on the ticket's question issue)",
+  retry: "`/retry TICKET`",
+  cancel: "`/cancel`",
+  status: "`/status`",
+};
+
+export function usageOf(name: CommandName): string {
+  return USAGE[name];
+}
+
+/** `rest`'s first word and what follows it (whitespace between them dropped). */
+function firstWord(rest: string): { word: string; after: string } {
+  const m = /^\s*(\S+)(?:[^\S\n]*)([\s\S]*)$/.exec(rest);
+  if (!m) return { word: "", after: "" };
+  return { word: m[1]!, after: m[2]! };
+}
+
+/**
+ * Every command in a comment body, in order. An answer runs from its command to the
+ * next command line or the end of the comment and keeps its lines (quotes and code
+ * blocks inside an answer are part of it).
+ */
+export function parseCommands(body: string, context: ParseContext = {}): Command[] {
+  const lines = scan(splitLines(body));
+  const starts: Array<{ index: number; name: CommandName; rest: string }> = [];
+  lines.forEach((l, index) => {
+    if (l.inert) return;
+    const c = commandName(l.text);
+    if (c) starts.push({ index, ...c });
+  });
+
+  const commands: Command[] = [];
+  starts.forEach((start, k) => {
+    const line = start.index + 1;
+    const nextIndex = starts[k + 1]?.index ?? lines.length;
+    switch (start.name) {
+      case "answer": {
+        const following = lines.slice(start.index + 1, nextIndex).map((l) => l.text);
+        commands.push(parseAnswer(start.rest, following, line, context));
+        return;
+      }
+      case "retry": {
+        const words = start.rest.trim().split(/\s+/).filter(Boolean);
+        if (words.length !== 1) {
+          commands.push({
+            kind: "error",
+            command: "retry",
+            line,
+            message:
+              words.length === 0
+                ? "`/retry` needs the ticket to retry: write `/retry TICKET`, e.g. `/retry build`."
+                : "`/retry` takes exactly one ticket: write `/retry TICKET`, one command per line.",
+          });
+          return;
+        }
+        const ticket = words[0]!;
+        if (!TICKET_ID.test(ticket)) {
+          commands.push({
+            kind: "error",
+            command: "retry",
+            line,
+            message: `\`/retry\` needs a ticket id (letters, digits, \`.\`, \`_\`, \`-\`); ${quoteWord(ticket)} is not one.`,
+          });
+          return;
+        }
+        commands.push({ kind: "retry", ticket, line });
+        return;
+      }
+      case "cancel": {
+        // `/cancel build` would read as "cancel one ticket"; cancelling the whole run
+        // by surprise is worse than asking again.
+        if (start.rest.trim() !== "") {
+          commands.push({
+            kind: "error",
+            command: "cancel",
+            line,
+            message:
+              "`/cancel` cancels the whole run and takes no arguments: write `/cancel` alone on its line.",
+          });
+          return;
+        }
+        commands.push({ kind: "cancel", line });
+        return;
+      }
+      case "status":
+        commands.push({ kind: "status", line });
+        return;
+      default: {
+        const never: never = start.name;
+        throw new Error(`unhandled command ${String(never)}`);
+      }
+    }
+  });
+  return commands;
+}
+
+function parseAnswer(
+  rest: string,
+  following: string[],
+  line: number,
+  context: ParseContext,
+): Command {
+  const { word, after } = firstWord(rest);
+  let ticket: string | undefined;
+  let firstLine: string;
+  if (context.questionTicket !== undefined) {
+    // On a question issue everything is the answer, except a leading copy of the
+    // issue's own ticket id.
+    if (word === context.questionTicket) {
+      ticket = word;
+      firstLine = after;
+    } else {
+      firstLine = rest.replace(/^\s+/, "");
+    }
+  } else {
+    if (word === "") {
+      return {
+        kind: "error",
+        command: "answer",
+        line,
+        message:
+          "`/answer` needs the ticket it answers here: write `/answer TICKET TEXT`, or write `/answer TEXT` on the ticket's question issue.",
+      };
+    }
+    if (!TICKET_ID.test(word)) {
+      return {
+        kind: "error",
+        command: "answer",
+        line,
+        message: `\`/answer\` outside a question issue starts with the ticket it answers: write \`/answer TICKET TEXT\`; ${quoteWord(word)} is not a ticket id.`,
+      };
+    }
+    ticket = word;
+    firstLine = after;
+  }
+  const text = trimBlankLines([firstLine, ...following]);
+  if (text === "") {
+    return {
+      kind: "error",
+      command: "answer",
+      line,
+      message: `The answer is empty: write the answer after the command, e.g. ${
+        context.questionTicket !== undefined
+          ? "`/answer use the staging database`"
+          : "`/answer plan use the staging database`"
+      } (it may continue on the following lines).`,
+    };
+  }
+  return { kind: "answer", ticket, text, line };
+}
+
+/** A word from a comment, shown back in a code span it cannot break out of. */
+export function quoteWord(word: string): string {
+  const clipped = word.length > 60 ? `${word.slice(0, 59)}…` : word;
+  const ticks = Math.max(0, ...Array.from(clipped.matchAll(/`+/g), (m) => m[0].length)) + 1;
+  const fence = "`".repeat(ticks);
+  const pad = clipped.startsWith("`") || clipped.endsWith("`") ? " " : "";
+  return `${fence}${pad}${clipped}${pad}${fence}`;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The question issue's hidden marker                                         */
+/* ------------------------------------------------------------------------- */
+
+export interface QuestionMarker {
+  run: string;
+  ticket: string;
+  attempt: number;
+}
+
+/**
+ * The hidden marker a question issue carries:
+ * `<!-- ticket-frontier:question run=RUN ticket=TICKET attempt=N -->`, with the run name
+ * URI-encoded so spaces or `-->` in it cannot break the marker.
+ */
+export function questionMarker(m: QuestionMarker): string {
+  return `<!-- ticket-frontier:question run=${encodeURIComponent(m.run)} ticket=${m.ticket} attempt=${m.attempt} -->`;
+}
+
+const MARKER =
+  /<!--\s*ticket-frontier:question\s+run=(\S+)\s+ticket=([A-Za-z0-9][A-Za-z0-9._-]{0,127})\s+attempt=(\d+)\s*-->/;
+
+/** The marker of a question issue's body, if it has one. */
+export function parseQuestionMarker(body: string | null | undefined): QuestionMarker | undefined {
+  if (!body) return undefined;
+  const m = MARKER.exec(body);
+  if (!m) return undefined;
+  let run: string;
+  try {
+    run = decodeURIComponent(m[1]!);
+  } catch {
+    run = m[1]!;
+  }
+  const attempt = Number(m[3]);
+  if (!Number.isSafeInteger(attempt) || attempt < 1) return undefined;
+  return { run, ticket: m[2]!, attempt };
+}

@@ -1,0 +1,96 @@
+/**
+ * Who the bot obeys: people with write, maintain or admin permission on the
+ * repository, as the collaborator permission endpoint reports it. Never
+ * `author_association`: it is unreliable (private org members show as CONTRIBUTOR)
+ * and says nothing about what someone may change.
+ */
+import type { Octokit } from "@octokit/rest";
+
+/** GitHub's built-in repository roles, lowest first. */
+export const BUILT_IN_ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
+export type BuiltInRole = (typeof BUILT_IN_ROLES)[number];
+
+const STEERING: ReadonlySet<string> = new Set(["write", "maintain", "admin"]);
+
+/** The parts of a comment's author the bot looks at. */
+export interface CommentAuthor {
+  login: string;
+  type?: string | null;
+}
+
+/**
+ * Bots are never obeyed and never answered, before any API call: the action's own
+ * comments (`github-actions[bot]`) and every other app. A loop of bots replying to
+ * each other is how a repository burns its rate limit.
+ */
+export function isBot(user: CommentAuthor | null | undefined): boolean {
+  if (!user) return true;
+  return user.type === "Bot" || /\[bot\]$/i.test(user.login);
+}
+
+export type Permission =
+  | { kind: "allowed"; role: string }
+  | { kind: "refused"; role: string }
+  /** the API could not say (an error other than 404): treated as refused, and said so */
+  | { kind: "unknown"; message: string };
+
+/**
+ * `role_name` decides when it is a built-in role; a custom role (any other
+ * `role_name`) is judged by `permission`, which GitHub reports as the base role the
+ * custom role inherits from.
+ */
+export function judge(
+  roleName: string | null | undefined,
+  permission: string | null | undefined,
+): Permission {
+  const role = (roleName ?? "").toLowerCase();
+  const base = (permission ?? "none").toLowerCase();
+  if ((BUILT_IN_ROLES as readonly string[]).includes(role)) {
+    return STEERING.has(role) ? { kind: "allowed", role } : { kind: "refused", role };
+  }
+  const shown = role === "" ? base : `${role} (based on ${base})`;
+  return STEERING.has(base) ? { kind: "allowed", role: shown } : { kind: "refused", role: shown };
+}
+
+function status(error: unknown): number | undefined {
+  if (typeof error === "object" && error !== null && "status" in error) {
+    const s = (error as { status: unknown }).status;
+    return typeof s === "number" ? s : undefined;
+  }
+  return undefined;
+}
+
+/** What the permission endpoint says about `login` on owner/repo. */
+export async function steeringPermission(
+  octokit: Octokit,
+  owner: string,
+  repo: string,
+  login: string,
+): Promise<Permission> {
+  try {
+    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      owner,
+      repo,
+      username: login,
+    });
+    return judge(data.role_name, data.permission);
+  } catch (error) {
+    // 404: not a collaborator (or no such user): no access at all.
+    if (status(error) === 404) return { kind: "refused", role: "none" };
+    const message = error instanceof Error ? error.message : String(error);
+    return { kind: "unknown", message };
+  }
+}
+
+/** May `login` steer runs in owner/repo? Bots never may. */
+export async function canSteer(
+  octokit: Octokit,
+  owner: string,
+  repo: string,
+  login: string,
+  type?: string | null,
+): Promise<boolean> {
+  if (isBot({ login, type })) return false;
+  const p = await steeringPermission(octokit, owner, repo, login);
+  return p.kind === "allowed";
+}
