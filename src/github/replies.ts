@@ -1,0 +1,229 @@
+/**
+ * What the bot says back. Pure: every reply is a function of what happened, and every
+ * piece of text that came from a comment or a ticket is escaped, so a reply can
+ * never ping someone, open a code block, or plant a marker.
+ */
+import type { Status } from "../core/model.js";
+import { clip, escapeMarkdown, mdId, mdUrl, oneLine } from "../report/escape.js";
+import { type CommandName, quoteWord, usageOf } from "./command-parse.js";
+
+/** GitHub refuses a comment longer than this. */
+export const COMMENT_MAX = 65_536;
+
+/** Every reply carries this marker, so nothing mistakes it for the sticky report. */
+export const REPLY_MARKER = "<!-- ticket-frontier:reply -->";
+
+export function who(login: string): string {
+  // A login is [A-Za-z0-9-]; anything else is shown escaped and cannot mention anyone.
+  return /^[A-Za-z0-9-]{1,39}$/.test(login) ? `@${login}` : escapeMarkdown(login);
+}
+
+/** One reply comment from the sections the commands of one comment produced. */
+export function replyBody(sections: readonly string[]): string {
+  const body = `${REPLY_MARKER}\n${sections.filter((s) => s.length > 0).join("\n\n---\n\n")}\n`;
+  if (body.length <= COMMENT_MAX) return body;
+  const note = "\n\n… reply cut to fit GitHub's comment limit.\n";
+  let cut = body.slice(0, COMMENT_MAX - note.length - 20);
+  const nl = cut.lastIndexOf("\n");
+  if (nl > 0) cut = cut.slice(0, nl);
+  if (((cut.match(/^```/gm) ?? []).length & 1) === 1) cut += "\n```";
+  return cut + note;
+}
+
+export function refusal(login: string, owner: string, repo: string, role: string): string {
+  return (
+    `${who(login)}, only people with write access to ${escapeMarkdown(`${owner}/${repo}`)} can steer this run ` +
+    `(your permission here: ${escapeMarkdown(role)}). Nothing was changed. ` +
+    "A maintainer can run the command for you."
+  );
+}
+
+export function permissionUnknown(login: string, message: string): string {
+  return (
+    `${who(login)}, I could not check your permission on this repository, so nothing was changed ` +
+    `(GitHub said: ${escapeMarkdown(clip(oneLine(message), 300))}). ` +
+    "Post the command again in a new comment; the workflow needs `contents: write`, `actions: write` and `issues: write`."
+  );
+}
+
+export function parseError(command: CommandName, line: number, message: string): string {
+  return `Line ${line}: ${message} (usage: ${usageOf(command)}).`;
+}
+
+export function unknownTicket(ticket: string, known: readonly string[]): string {
+  const near = closest(ticket, known);
+  const hint = near ? ` Did you mean ${mdId(near)}?` : "";
+  const list = known.length > 0 ? ` Tickets in this run: ${listIds(known, 20)}.` : "";
+  return `There is no ticket ${mdId(ticket)} in this run.${hint}${list}`;
+}
+
+export interface OpenQuestion {
+  ticket: string;
+  issue?: number;
+}
+
+export function openQuestionsLine(questions: readonly OpenQuestion[]): string {
+  if (questions.length === 0) return "There are no open questions.";
+  const shown = questions
+    .slice(0, 10)
+    .map((q) => (q.issue ? `${mdId(q.ticket)} (#${q.issue})` : mdId(q.ticket)));
+  const more = questions.length > 10 ? ` and ${questions.length - 10} more` : "";
+  return `Open questions: ${shown.join(", ")}${more}.`;
+}
+
+export function notSuspended(
+  ticket: string,
+  status: Status,
+  open: readonly OpenQuestion[],
+): string {
+  return `${mdId(ticket)} is ${status}; it has no open question, so there is nothing to answer. ${openQuestionsLine(open)}`;
+}
+
+export function alreadyAnswered(
+  ticket: string,
+  attempt: number,
+  by: string,
+  current: { status: Status; attempt: number },
+  open: readonly OpenQuestion[],
+): string {
+  const now =
+    current.status === "suspended"
+      ? ` ${mdId(ticket)} is suspended again on attempt ${current.attempt}: answer that question with \`/answer ${ticket} TEXT\`.`
+      : ` ${mdId(ticket)} is now ${current.status}.`;
+  return `The question of ${mdId(ticket)} attempt ${attempt} was already answered by ${escapeMarkdown(by)}.${now} ${openQuestionsLine(open)}`;
+}
+
+export function answerNeedsTicket(open: readonly OpenQuestion[]): string {
+  return `This is not a question issue, so \`/answer\` needs the ticket: write \`/answer TICKET TEXT\`. ${openQuestionsLine(open)}`;
+}
+
+export function answered(
+  ticket: string,
+  attempt: number,
+  file: string | undefined,
+  next: { status: Status; attempt: number },
+): string {
+  const where = file ? ` in ${quoteWord(file)}` : "";
+  const then =
+    next.status === "claimed"
+      ? `${mdId(ticket)} was dispatched again (attempt ${next.attempt}); its next attempt sees the question and the answer.`
+      : next.status === "ready"
+        ? `${mdId(ticket)} is ready again and runs as soon as a slot frees up.`
+        : `${mdId(ticket)} is now ${next.status}.`;
+  return `Recorded the answer to ${mdId(ticket)} (the question of attempt ${attempt})${where}. ${then}`;
+}
+
+export function retried(
+  ticket: string,
+  next: { status: Status; attempt: number },
+  unblocked: readonly string[],
+): string {
+  const back =
+    unblocked.length > 0
+      ? ` ${listIds(unblocked, 20)} ${unblocked.length === 1 ? "returns" : "return"} to pending and will run when ready.`
+      : "";
+  const state =
+    next.status === "claimed"
+      ? `was dispatched for a new attempt (attempt ${next.attempt})`
+      : `gets a new attempt and is ${next.status}`;
+  return `${mdId(ticket)} ${state}.${back}`;
+}
+
+export interface CancelledRun {
+  ticket: string;
+  id: number;
+  url?: string;
+  /** false when GitHub refused (usually: the run had already finished) */
+  cancelled: boolean;
+  message?: string;
+}
+
+export function cancelled(
+  login: string,
+  tickets: readonly string[],
+  runs: readonly CancelledRun[],
+): string {
+  const lines = [
+    `Run cancelled by ${who(login)}: ${tickets.length} open ${tickets.length === 1 ? "ticket" : "tickets"} cancelled${
+      tickets.length > 0 ? ` (${listIds(tickets, 30)})` : ""
+    }.`,
+  ];
+  for (const r of runs.slice(0, 50)) {
+    const link = r.url ? `[run ${r.id}](${mdUrl(r.url)})` : `run ${r.id}`;
+    lines.push(
+      r.cancelled
+        ? `- ${link} of ${mdId(r.ticket)}: cancelled`
+        : `- ${link} of ${mdId(r.ticket)}: not cancelled (${escapeMarkdown(clip(oneLine(r.message ?? "GitHub refused"), 200))})`,
+    );
+  }
+  if (runs.length > 50) lines.push(`- … and ${runs.length - 50} more runs`);
+  return lines.join("\n");
+}
+
+export function alreadyCancelled(by: string, at: string): string {
+  return `This run was already cancelled by ${escapeMarkdown(by)} at ${escapeMarkdown(at)}; nothing more to cancel.`;
+}
+
+/** The engine's own words for a refused or stale event: escaped, one paragraph. */
+export function engineSaid(message: string): string {
+  return escapeMarkdown(clip(oneLine(message), 1_000));
+}
+
+export function failedToApply(message: string): string {
+  return `Could not apply the command: ${escapeMarkdown(clip(oneLine(message), 500))}. Nothing was changed; post it again in a new comment.`;
+}
+
+/** The /status reply: the report's summary under a short heading, within `budget`. */
+export function statusReply(summary: string, budget: number): string {
+  const head = "**Status** (the sticky report has the full picture):\n\n";
+  const room = Math.max(0, budget - head.length);
+  return head + (summary.length <= room ? summary : cutMarkdown(summary, room));
+}
+
+function cutMarkdown(text: string, max: number): string {
+  const note = "\n\n… cut to fit; see the report comment or the HTML report.";
+  let cut = text.slice(0, Math.max(0, max - note.length - 40));
+  const nl = cut.lastIndexOf("\n");
+  if (nl > 0) cut = cut.slice(0, nl);
+  const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
+  if (((cut.match(/^```/gm) ?? []).length & 1) === 1) cut += "\n```";
+  for (let i = 0; i < open; i++) cut += "\n</details>";
+  return cut + note;
+}
+
+export function listIds(ids: readonly string[], max: number): string {
+  const shown = ids.slice(0, max).map(mdId).join(", ");
+  return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
+}
+
+/** The known id nearest to a mistyped one, if it is plausibly a typo. */
+export function closest(word: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Number.POSITIVE_INFINITY;
+  const w = word.toLowerCase();
+  for (const k of known) {
+    const d = distance(w, k.toLowerCase(), bestD);
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
+  }
+  return best !== undefined && bestD <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function distance(a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) >= cap) return cap;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(
+        prev[j]! + 1,
+        cur[j - 1]! + 1,
+        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
