@@ -1,0 +1,169 @@
+/**
+ * Progress of a local run, on stderr. On a terminal it is a live block (what runs and
+ * for how long, what just finished, the counts) redrawn by log-update; elsewhere — a
+ * pipe, a file, CI — it is one plain line per event, so logs stay greppable.
+ */
+import { createLogUpdate } from "log-update";
+import type { AttemptOutcome, Status } from "../core/model.js";
+import { STATUS_ICON } from "../report/states.js";
+import { shortDuration } from "./executor.js";
+
+export interface ProgressOptions {
+  stream: NodeJS.WritableStream;
+  /** redraw a live block (a terminal, not CI) instead of one line per event */
+  live: boolean;
+  run: string;
+  total: number;
+  /** the clock; tests pass their own */
+  now?: () => number;
+}
+
+export interface Tally {
+  counts: Record<Status, number>;
+  running: number;
+}
+
+interface Running {
+  ticket: string;
+  attempt: number;
+  since: number;
+}
+
+const RECENT = 4;
+
+function clock(ms: number): string {
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()]
+    .map((n) => String(n).padStart(2, "0"))
+    .join(":");
+}
+
+function oneLine(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function tallyText(total: number, tally: Tally): string {
+  const c = tally.counts;
+  const parts = [`${c.complete}/${total} complete`];
+  if (c.empty) parts.push(`${c.empty} empty`);
+  if (c.failed) parts.push(`${c.failed} failed`);
+  if (c.blocked) parts.push(`${c.blocked} blocked`);
+  if (c.suspended) parts.push(`${c.suspended} suspended`);
+  if (c.limited) parts.push(`${c.limited} limited`);
+  if (c.cancelled) parts.push(`${c.cancelled} cancelled`);
+  parts.push(`${tally.running} running`);
+  return parts.join(", ");
+}
+
+export class Progress {
+  private readonly running = new Map<string, Running>();
+  private readonly recent: string[] = [];
+  private tally: Tally | undefined;
+  private readonly now: () => number;
+  private readonly log: ReturnType<typeof createLogUpdate> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ProgressOptions) {
+    this.now = options.now ?? Date.now;
+    if (options.live) {
+      this.log = createLogUpdate(options.stream as NodeJS.WriteStream);
+      // Only the elapsed times need a clock; scheduling never waits on it.
+      this.timer = setInterval(() => this.render(), 1000);
+      this.timer.unref();
+    }
+  }
+
+  /** A line that stays (reclaimed claims, warnings). */
+  note(text: string): void {
+    this.emit(`${clock(this.now())} ${text}`);
+  }
+
+  started(ticket: string, attempt: number): void {
+    const at = this.now();
+    this.running.set(ticket, { ticket, attempt, since: at });
+    if (!this.log) this.options.stream.write(`${clock(at)} start ${ticket} (attempt ${attempt})\n`);
+    else this.render();
+  }
+
+  finished(
+    ticket: string,
+    attempt: number,
+    outcome: AttemptOutcome,
+    durationMs: number,
+    tally: Tally,
+    detail?: string,
+  ): void {
+    this.running.delete(ticket);
+    this.tally = tally;
+    const why = detail ? ` — ${oneLine(detail)}` : "";
+    const text = `${ticket} (attempt ${attempt}) ${outcome} ${shortDuration(durationMs)}${why}`;
+    if (this.log) {
+      this.recent.unshift(`${icon(outcome)} ${text}`);
+      this.recent.length = Math.min(this.recent.length, RECENT);
+      this.render();
+    } else {
+      this.options.stream.write(
+        `${clock(this.now())} done  ${text} · ${tallyText(this.options.total, tally)}\n`,
+      );
+    }
+  }
+
+  update(tally: Tally): void {
+    this.tally = tally;
+    if (this.log) this.render();
+  }
+
+  /** Leave the last frame on screen (or nothing, when nothing ever ran). */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.log) {
+      this.running.clear();
+      this.render();
+      this.log.done();
+    }
+  }
+
+  private emit(text: string): void {
+    if (this.log) this.log.persist(text);
+    else this.options.stream.write(`${text}\n`);
+  }
+
+  private render(): void {
+    if (!this.log) return;
+    const now = this.now();
+    const lines: string[] = [];
+    const head = this.tally
+      ? tallyText(this.options.total, { ...this.tally, running: this.running.size })
+      : `${this.running.size} running`;
+    lines.push(`frontier run ${this.options.run} · ${head}`);
+    const running = [...this.running.values()].sort((a, b) => a.since - b.since);
+    const width = Math.min(40, Math.max(0, ...running.map((r) => r.ticket.length)));
+    for (const r of running.slice(0, 12)) {
+      lines.push(
+        `  ${STATUS_ICON.claimed} ${r.ticket.padEnd(width)}  attempt ${r.attempt}  ${shortDuration(now - r.since)}`,
+      );
+    }
+    if (running.length > 12) lines.push(`  … and ${running.length - 12} more running`);
+    if (this.recent.length > 0) {
+      lines.push("  just finished:");
+      for (const r of this.recent) lines.push(`    ${r}`);
+    }
+    this.log(lines.join("\n"));
+  }
+}
+
+function icon(outcome: AttemptOutcome): string {
+  switch (outcome) {
+    case "complete":
+    case "empty":
+    case "failed":
+    case "suspended":
+    case "limited":
+    case "cancelled":
+      return STATUS_ICON[outcome];
+    case "interrupted":
+      return "!";
+  }
+}
