@@ -1,0 +1,303 @@
+/**
+ * Graph checks (SPEC §2): pure, over every parsed ticket at once, so a broken
+ * directory is reported whole instead of one problem per try.
+ */
+import { type Problem, problem } from "../tickets/problems.js";
+
+/** What the graph checks need to know of one ticket file, valid or not. */
+export interface GraphNode {
+  id: string;
+  /** path relative to the ticket directory */
+  file: string;
+  /** file order, 0-based */
+  order: number;
+  /** line of the `id:` field; undefined when the id is the file name */
+  idLine?: number;
+  /**
+   * false when the file is broken before its id could be read for sure: the id
+   * (its file name) then only keeps dependents from a false "unknown dependency".
+   */
+  certain: boolean;
+  dependsOn: ReadonlyArray<{ id: string; line?: number }>;
+}
+
+export interface Caps {
+  maxTickets: number;
+  maxFileBytes: number;
+}
+
+/**
+ * Size caps, checked before any file is parsed: more ticket files than the cap, and
+ * each file over the byte cap. `dir` names the directory in the too-many problem.
+ */
+export function checkCaps(
+  files: ReadonlyArray<{ file: string; bytes: number }>,
+  caps: Caps,
+  dir: string,
+): Problem[] {
+  const problems: Problem[] = [];
+  if (files.length > caps.maxTickets) {
+    problems.push(
+      problem(
+        "too-many-tickets",
+        dir,
+        undefined,
+        `${files.length} ticket files, more than the cap of ${caps.maxTickets}`,
+        `split the graph into smaller runs, or raise max_tickets in frontier.yml`,
+      ),
+    );
+  }
+  for (const f of files) {
+    if (f.bytes > caps.maxFileBytes) {
+      problems.push(fileTooLarge(f.file, f.bytes, caps.maxFileBytes));
+    }
+  }
+  return problems;
+}
+
+export function fileTooLarge(file: string, bytes: number, cap: number): Problem {
+  return problem(
+    "file-too-large",
+    file,
+    undefined,
+    `file is ${bytes} bytes, more than the cap of ${cap}`,
+    `move the bulk into a file the ticket points to, or raise max_file_bytes in frontier.yml`,
+  );
+}
+
+/**
+ * Duplicate ids, unknown and self dependencies, and cycles. Every problem at once.
+ * Costs O(N + E) plus the "did you mean" search for unknown names.
+ */
+export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
+  const problems: Problem[] = [];
+  const byId = new Map<string, GraphNode>();
+  const uncertain = new Set<string>();
+  for (const node of nodes) {
+    if (!node.certain) {
+      uncertain.add(node.id);
+      continue;
+    }
+    const first = byId.get(node.id);
+    if (first === undefined) {
+      byId.set(node.id, node);
+      continue;
+    }
+    const where = (n: GraphNode) => (n.idLine === undefined ? n.file : `${n.file}:${n.idLine}`);
+    problems.push(
+      problem(
+        "duplicate-id",
+        node.file,
+        node.idLine,
+        `duplicate id "${node.id}": ${where(first)} and ${where(node)} both use it`,
+        node.idLine === undefined
+          ? `give one of them another id (add id: to its front matter, or rename ${node.file})`
+          : `give one of them another id`,
+      ),
+    );
+  }
+
+  let suggestionsLeft = 200;
+  for (const node of nodes) {
+    if (!node.certain || byId.get(node.id) !== node) continue;
+    for (const dep of node.dependsOn) {
+      if (dep.id === node.id) {
+        problems.push(
+          problem(
+            "self-dependency",
+            node.file,
+            dep.line,
+            `"${node.id}" depends on itself`,
+            `remove ${node.id} from depends_on`,
+          ),
+        );
+      } else if (!byId.has(dep.id) && !uncertain.has(dep.id)) {
+        const near = suggestionsLeft-- > 0 ? closest(dep.id, byId.keys()) : undefined;
+        problems.push(
+          problem(
+            "unknown-dependency",
+            node.file,
+            dep.line,
+            `depends_on names "${dep.id}", but no ticket has that id${near === undefined ? "" : ` — did you mean "${near}"?`}`,
+            near === undefined
+              ? `create ${dep.id}.md, or remove "${dep.id}" from depends_on`
+              : `write depends_on: [${near}] (or create ${dep.id}.md)`,
+          ),
+        );
+      }
+    }
+  }
+
+  for (const cycle of findCycles(nodes, byId)) {
+    const first = cycle[0]!;
+    const loop = [...cycle.map((e) => e.node.id), first.node.id].join(" → ");
+    const edges = cycle
+      .map((e) => `${e.node.file}${e.line === undefined ? "" : `:${e.line}`} depends on ${e.dep}`)
+      .join(", ");
+    problems.push(
+      problem(
+        "cycle",
+        first.node.file,
+        first.line,
+        `cycle: ${loop} (${edges})`,
+        `remove one of these dependencies so the loop is broken`,
+      ),
+    );
+  }
+  return problems;
+}
+
+interface CycleEdge {
+  node: GraphNode;
+  /** the dependency taken from `node` to the next ticket in the loop */
+  dep: string;
+  line?: number;
+}
+
+/**
+ * One cycle per strongly connected component (Tarjan, iterative so a 100k-long chain
+ * cannot overflow the stack), walked as the shortest loop through the component's
+ * first ticket in file order: the ids of the loop itself, not what hangs off it.
+ */
+function findCycles(nodes: readonly GraphNode[], byId: Map<string, GraphNode>): CycleEdge[][] {
+  const members = nodes.filter((n) => n.certain && byId.get(n.id) === n);
+  const index = new Map<GraphNode, number>();
+  for (const [i, n] of members.entries()) index.set(n, i);
+  const succ: number[][] = members.map((n) => {
+    const out: number[] = [];
+    for (const d of n.dependsOn) {
+      const t = byId.get(d.id);
+      if (t !== undefined && t !== n) out.push(index.get(t)!);
+    }
+    return out;
+  });
+
+  const n = members.length;
+  const idx = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const stack: number[] = [];
+  const comp = new Int32Array(n).fill(-1);
+  const sccs: number[][] = [];
+  let counter = 0;
+  const work: Array<[number, number]> = [];
+  for (let root = 0; root < n; root++) {
+    if (idx[root] !== -1) continue;
+    work.push([root, 0]);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const [v, i] = frame;
+      if (i === 0 && idx[v] === -1) {
+        idx[v] = low[v] = counter++;
+        stack.push(v);
+        onStack[v] = 1;
+      }
+      const out = succ[v]!;
+      if (i < out.length) {
+        frame[1] = i + 1;
+        const w = out[i]!;
+        if (idx[w] === -1) work.push([w, 0]);
+        else if (onStack[w]) low[v] = Math.min(low[v]!, idx[w]!);
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent !== undefined) low[parent[0]] = Math.min(low[parent[0]]!, low[v]!);
+      if (low[v] === idx[v]) {
+        const scc: number[] = [];
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = 0;
+          comp[w] = sccs.length;
+          scc.push(w);
+        } while (w !== v);
+        sccs.push(scc);
+      }
+    }
+  }
+
+  const cycles: CycleEdge[][] = [];
+  for (let c = 0; c < sccs.length; c++) {
+    const scc = sccs[c]!;
+    if (scc.length < 2) continue;
+    const start = Math.min(...scc);
+    // breadth-first from start inside the component, until an edge returns to it
+    const prev = new Map<number, number>();
+    const queue = [start];
+    let last = -1;
+    for (let q = 0; q < queue.length && last === -1; q++) {
+      const v = queue[q]!;
+      for (const w of succ[v]!) {
+        if (comp[w] !== c) continue;
+        if (w === start) {
+          last = v;
+          break;
+        }
+        if (!prev.has(w)) {
+          prev.set(w, v);
+          queue.push(w);
+        }
+      }
+    }
+    const path = [last];
+    while (path[path.length - 1] !== start) path.push(prev.get(path[path.length - 1]!)!);
+    path.reverse();
+    cycles.push(
+      path.map((v, k) => {
+        const node = members[v]!;
+        const next = members[path[(k + 1) % path.length]!]!;
+        const dep = node.dependsOn.find((d) => d.id === next.id);
+        return dep?.line === undefined
+          ? { node, dep: next.id }
+          : { node, dep: next.id, line: dep.line };
+      }),
+    );
+  }
+  cycles.sort((a, b) => a[0]!.node.order - b[0]!.node.order);
+  return cycles;
+}
+
+/** Optimal string alignment distance (edits, with adjacent swaps), stopping early past `max`. */
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const m = a.length;
+  const n = b.length;
+  let prev2 = new Array<number>(n + 1).fill(0);
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  let cur = new Array<number>(n + 1).fill(0);
+  for (let i = 1; i <= m; i++) {
+    cur[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= n; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        v = Math.min(v, prev2[j - 2]! + 1);
+      }
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    [prev2, prev, cur] = [prev, cur, prev2];
+  }
+  return prev[n]!;
+}
+
+/** The candidate nearest to `name` when it is close enough to be a typo. */
+export function closest(name: string, candidates: Iterable<string>): string | undefined {
+  const max = name.length <= 4 ? 1 : name.length <= 10 ? 2 : 3;
+  let best: string | undefined;
+  let bestD = max + 1;
+  const lower = name.toLowerCase();
+  for (const c of candidates) {
+    if (Math.abs(c.length - name.length) > max) continue;
+    const d = c.toLowerCase() === lower ? 0 : editDistance(lower, c.toLowerCase(), bestD - 1);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+      if (d === 0) break;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,48 @@
+import { type Bound, DEFAULTS } from "../core/model.js";
+
+const UNIT_MS: Record<string, number> = {
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  second: 1000,
+  seconds: 1000,
+  m: 60_000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  hrs: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+};
+
+const PART = /(\d+)\s*([a-z]+)\s*/gy;
+
+/**
+ * Milliseconds of a duration such as `45s`, `30m`, `2h`, `1h30m` or `1h 30 min`;
+ * undefined when the text is not a duration (then it is an effort budget in words,
+ * such as `5 tool calls`, passed on to the executor as written).
+ */
+export function durationMs(text: string): number | undefined {
+  const s = text.trim().toLowerCase();
+  if (s === "") return undefined;
+  PART.lastIndex = 0;
+  let total = 0;
+  let end = 0;
+  for (let m = PART.exec(s); m !== null; m = PART.exec(s)) {
+    const unit = UNIT_MS[m[2]!];
+    if (unit === undefined) return undefined;
+    total += Number(m[1]) * unit;
+    end = PART.lastIndex;
+  }
+  return end === s.length ? total : undefined;
+}
+
+/** A ticket's (or the run's default) `bound`: a duration is its timeout and lease. */
+export function parseBound(raw: string, defaultLeaseMs: number = DEFAULTS.leaseMs): Bound {
+  const ms = durationMs(raw);
+  if (ms !== undefined && ms > 0) return { raw, timeoutMs: ms, leaseMs: ms };
+  return { raw, leaseMs: defaultLeaseMs };
+}

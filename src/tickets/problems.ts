@@ -1,0 +1,80 @@
+/**
+ * What is wrong with a ticket directory, said so a person can fix it: what, where
+ * (file and line) and how. Every check reports into this one shape so the CLI, the
+ * action's annotations and the report comment print the same words.
+ */
+
+export type ProblemKind =
+  | "no-ticket-directory"
+  | "unreadable-file"
+  | "malformed-front-matter"
+  | "front-matter-language"
+  | "wrong-type"
+  | "invalid-id"
+  | "unknown-input"
+  | "duplicate-dependency"
+  | "duplicate-id"
+  | "unknown-dependency"
+  | "self-dependency"
+  | "cycle"
+  | "too-many-tickets"
+  | "file-too-large"
+  | "unknown-field"
+  | "invalid-settings"
+  | "corrupt-state";
+
+export interface Problem {
+  kind: ProblemKind;
+  /** path relative to the ticket directory (`plan.md`, `frontier.yml`, `.frontier/run.json`), or the directory itself */
+  file: string;
+  /** 1-based line in `file`, when there is one */
+  line?: number;
+  /** what is wrong, in one line */
+  message: string;
+  /** how to fix it, in one line */
+  fix: string;
+  severity: "error" | "warning";
+}
+
+export function problem(
+  kind: ProblemKind,
+  file: string,
+  line: number | undefined,
+  message: string,
+  fix: string,
+  severity: "error" | "warning" = "error",
+): Problem {
+  return line === undefined
+    ? { kind, file, message, fix, severity }
+    : { kind, file, line, message, fix, severity };
+}
+
+/**
+ * `plan.md:3: depends_on must be a list of ticket ids, got a mapping — write depends_on: [research]`.
+ * With `dir`, the file is shown under it (`tickets/plan.md:3: …`) so terminals can open it.
+ */
+export function formatProblem(p: Problem, dir?: string): string {
+  const file = dir === undefined || p.file === dir ? p.file : joinShown(dir, p.file);
+  const where = p.line === undefined ? file : `${file}:${p.line}`;
+  const level = p.severity === "warning" ? "warning: " : "";
+  return `${where}: ${level}${p.message} — ${p.fix}`;
+}
+
+function joinShown(dir: string, file: string): string {
+  if (dir === "" || dir === ".") return file;
+  return dir.endsWith("/") ? `${dir}${file}` : `${dir}/${file}`;
+}
+
+/** Problems in the order a person reads them: by file, then line, errors before warnings. */
+export function sortProblems(problems: readonly Problem[]): Problem[] {
+  return [...problems].sort(
+    (a, b) =>
+      (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1),
+  );
+}
+
+export function isError(p: Problem): boolean {
+  return p.severity === "error";
+}
