@@ -3,13 +3,17 @@
  * No I/O, no timers, no promises; the clock and the claim-token source are passed in,
  * so every race replays in a test where no time passes.
  *
- * THIS FILE IS THE CONTRACT other modules code against. The implementation is being
- * written now; signatures here must not change without telling everyone.
+ * THIS FILE IS THE CONTRACT other modules code against: the signatures of the exported
+ * types and of `Frontier` must not change without telling everyone (methods may be added).
  */
+import { buildGraph, criticalPathOf, type Graph, IndexHeap, wavesOf } from "./graph.js";
 import type {
   AnswerRecord,
+  AttemptOutcome,
   AttemptRecord,
+  BlockedBy,
   BlockerGroup,
+  BlockKind,
   Bound,
   Outcome,
   RemainderEntry,
@@ -23,6 +27,8 @@ import type {
   Usage,
   WorklogEntry,
 } from "./model.js";
+import { SATISFIED, STATUSES } from "./model.js";
+import { type CompiledScope, compileScope, scopesOverlap } from "./scope.js";
 
 export interface EngineConfig {
   /** the run's name */
@@ -98,7 +104,140 @@ export interface Changes {
   run: boolean;
 }
 
-export declare class Frontier {
+const HOUR_MS = 60 * 60 * 1000;
+const RUN_SCHEMA = "ticket-frontier/run@1";
+
+/** Closed and bad: a dependent of such a ticket can never run, so it is blocked. */
+const BAD: ReadonlySet<Status> = new Set(["failed", "limited", "cancelled", "blocked"]);
+/** Open: still has somewhere to go in this run. */
+const OPEN: ReadonlySet<Status> = new Set(["pending", "ready", "claimed", "suspended"]);
+
+const KIND_OF: Readonly<Record<string, BlockKind>> = {
+  failed: "dep-failed",
+  limited: "dep-limited",
+  cancelled: "dep-cancelled",
+  blocked: "dep-blocked",
+};
+
+/** A ticket's own bad ending (not `blocked`, which is its dependency's). */
+const CLOSED_BAD_OWN: ReadonlySet<Status> = new Set(["failed", "limited", "cancelled"]);
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function zeroCounts(): Record<Status, number> {
+  const c = {} as Record<Status, number>;
+  for (const s of STATUSES) c[s] = 0;
+  return c;
+}
+
+function cloneAttempt(a: AttemptRecord): AttemptRecord {
+  return a.usage ? { ...a, usage: { ...a.usage } } : { ...a };
+}
+
+function cloneState(s: TicketState): TicketState {
+  const out: TicketState = {
+    ...s,
+    attempts: s.attempts.map(cloneAttempt),
+    answers: s.answers.map((a) => ({ ...a })),
+  };
+  if (s.blocked_by) out.blocked_by = { ...s.blocked_by };
+  return out;
+}
+
+function sameBlocker(a: BlockedBy | undefined, b: BlockedBy): boolean {
+  return a !== undefined && a.ticket === b.ticket && a.kind === b.kind && a.root === b.root;
+}
+
+/**
+ * The frontier engine.
+ *
+ * Bookkeeping that keeps every event proportional to the tickets it touches:
+ * reverse edges and a topological order (graph.ts), an unmet-dependency counter per
+ * ticket, per-status counts, the set of claimed tickets (with their agents), and a
+ * heap of ready tickets in dispatch order. Nothing in an event rescans the graph;
+ * only the report queries (remainder, waves, snapshot, blockerGroups) and `cancel`
+ * (which touches every open ticket) are O(N).
+ *
+ * Decisions beyond SPEC.md, kept here so the code and its reasons stay together:
+ * - A stale or repeated event changes nothing at all, not even the worklog: the
+ *   caller gets `{kind: "stale", message}` and may log it. So a redelivered event
+ *   leaves nothing to commit.
+ * - `claimed_by`, `claimed_at` and `claim` describe the live claim only: they are
+ *   cleared when the attempt ends (the attempt record keeps who ran it).
+ * - The automatic-retry budget counts failed attempts since the last manual retry.
+ *   It is not stored: on `create` it is recomputed from the attempts — an attempt
+ *   that follows one which closed the ticket (failed past the budget, limited,
+ *   cancelled) can only exist because of a manual retry, so the count restarts there.
+ * - A ticket's weight for the critical path and its lease come from its effective
+ *   bound (its own, else `config.ticketBound`): weight = timeoutMs ?? leaseMs, lease =
+ *   leaseMs; without any bound both are `config.leaseMs` ?? 60 minutes.
+ * - `expire` asks `isDead` before looking at the lease: a claim whose holder is gone
+ *   is `interrupted` (not counted against retries) even if its lease also ran out.
+ * - `create` without `now` stamps nothing: no `updated_at`, no `started_at`, and no
+ *   worklog lines (read-only uses such as `plan` and `status` have no clock).
+ * - A saved state for a run record keeps its `base` (a run stays pinned); `config.base`
+ *   fills it only when missing. The saved run name is kept.
+ * - A retried ticket whose blocked dependents are re-evaluated keeps a dependent's
+ *   direct blocker when that one is still closed-bad; else the first closed-bad
+ *   dependency in `depends_on` order becomes the blocker.
+ * - `remainder` words for a blocked ticket: "<root> <root status>" ("a failed",
+ *   "a limited", "a cancelled"), plus " (via <direct>)" when the direct blocker differs.
+ */
+export class Frontier {
+  private readonly specList: readonly TicketSpec[];
+  private readonly graph: Graph;
+  private readonly config: EngineConfig;
+  private readonly states: TicketState[];
+  private readonly unmet: number[];
+  /** failed attempts since the last manual retry: what `retries` is measured against */
+  private readonly failures: number[];
+  private readonly leaseUntil: number[];
+  private readonly scopes: CompiledScope[];
+  private readonly claimed = new Set<number>();
+  private readonly agents = new Map<string, number>();
+  private readonly heap: IndexHeap;
+  /** in the heap already (entries of tickets no longer ready are skipped when popped) */
+  private readonly queued: Uint8Array;
+  private readonly statusCounts = zeroCounts();
+  private run: RunRecord;
+  private deadlineMs: number | undefined;
+  private waveCache: string[][] | undefined;
+  private pathCache: string[] | undefined;
+
+  // what changed since the last drain
+  private readonly changedTickets = new Set<number>();
+  private changedAttempts: Changes["attempts"] = [];
+  private changedAnswers: Changes["answers"] = [];
+  private changedLog: WorklogEntry[] = [];
+  private runChanged = false;
+
+  // the event being applied
+  private at: string | undefined;
+  private eventChanged = new Set<number>();
+
+  private constructor(
+    specs: readonly TicketSpec[],
+    config: EngineConfig,
+    saved: SavedState | undefined,
+    now: number | undefined,
+  ) {
+    this.specList = specs;
+    this.config = config;
+    this.graph = buildGraph(specs, (i) => this.weightOf(specs[i]!));
+    const n = specs.length;
+    this.unmet = new Array<number>(n).fill(0);
+    this.failures = new Array<number>(n).fill(0);
+    this.leaseUntil = new Array<number>(n).fill(Number.NaN);
+    this.queued = new Uint8Array(n);
+    this.scopes = specs.map((s) => compileScope(s.writeScope));
+    this.heap = new IndexHeap((a, b) => this.dispatchBefore(a, b));
+    this.at = now === undefined ? undefined : iso(now);
+    this.run = this.loadRun(saved?.run, now);
+    this.states = specs.map((s, i) => this.loadState(i, saved?.tickets[s.id]));
+    this.normalise(saved !== undefined);
+    this.eventChanged = new Set();
+  }
+
   /**
    * Build from checked specs (the graph is known to be acyclic with known deps) and
    * optionally a saved state. Normalises in O(N+E): promotes pending tickets whose
@@ -110,34 +249,964 @@ export declare class Frontier {
     config: EngineConfig,
     saved?: SavedState,
     now?: number,
-  ): Frontier;
+  ): Frontier {
+    const ordered = [...specs].sort((a, b) => a.order - b.order);
+    return new Frontier(ordered, config, saved, now);
+  }
+
+  /* ---------------------------------------------------------------------- */
+  /* building                                                               */
+  /* ---------------------------------------------------------------------- */
+
+  private effectiveBound(spec: TicketSpec): Bound | undefined {
+    return spec.bound ?? this.config.ticketBound;
+  }
+
+  private weightOf(spec: TicketSpec): number {
+    const b = this.effectiveBound(spec);
+    return b?.timeoutMs ?? b?.leaseMs ?? this.config.leaseMs ?? HOUR_MS;
+  }
+
+  private leaseOf(i: number): number {
+    return this.effectiveBound(this.specList[i]!)?.leaseMs ?? this.config.leaseMs ?? HOUR_MS;
+  }
+
+  private retriesOf(i: number): number {
+    return this.specList[i]!.retries ?? this.config.retries ?? 0;
+  }
+
+  private loadRun(saved: RunRecord | undefined, now: number | undefined): RunRecord {
+    let run: RunRecord;
+    if (saved) {
+      run = { ...saved };
+      if (saved.bound) run.bound = { ...saved.bound };
+      if (saved.cancelled) run.cancelled = { ...saved.cancelled };
+      if (run.base === undefined && this.config.base !== undefined) {
+        run.base = this.config.base;
+        this.runChanged = true;
+      }
+    } else {
+      run = { schema: RUN_SCHEMA, run: this.config.run, dispatched: 0 };
+      if (this.config.base !== undefined) run.base = this.config.base;
+      if (now !== undefined) run.started_at = iso(now);
+      this.runChanged = true;
+      this.log({ event: "start", detail: `run ${this.config.run}` });
+    }
+    // the flags of this invocation win over the saved bound
+    const flags = this.config.bound;
+    if (flags && (flags.dispatches !== undefined || flags.deadline !== undefined)) {
+      const merged: RunBound = { ...run.bound };
+      if (flags.dispatches !== undefined) merged.dispatches = flags.dispatches;
+      if (flags.deadline !== undefined) merged.deadline = flags.deadline;
+      if (merged.dispatches !== run.bound?.dispatches || merged.deadline !== run.bound?.deadline) {
+        this.runChanged = true;
+      }
+      run.bound = merged;
+    }
+    const deadline = run.bound?.deadline;
+    this.deadlineMs = deadline === undefined ? undefined : Date.parse(deadline);
+    return run;
+  }
+
+  private loadState(i: number, saved: TicketState | undefined): TicketState {
+    if (!saved) {
+      this.changedTickets.add(i);
+      return { status: "pending", attempt: 0, attempts: [], answers: [] };
+    }
+    const s = cloneState(saved);
+    s.attempts.sort((a, b) => a.n - b.n);
+    s.answers.sort((a, b) => a.n - b.n);
+    const lastN = s.attempts.at(-1)?.n ?? 0;
+    if (s.attempt < lastN) s.attempt = lastN;
+    if (s.status === "claimed" && !s.attempts.some((a) => a.n === s.attempt)) {
+      // the live attempt lives in the front matter only: rebuild its record from there
+      const live: AttemptRecord = {
+        n: Math.max(1, s.attempt),
+        claim: s.claim ?? "",
+        claimed_by: s.claimed_by ?? "",
+        started_at: s.claimed_at ?? "",
+      };
+      s.attempt = live.n;
+      s.attempts.push(live);
+    }
+    return s;
+  }
+
+  /** Recount everything from the loaded states, then bring them in line with the graph. */
+  private normalise(hadSaved: boolean): void {
+    const n = this.specList.length;
+    const { deps, topo } = this.graph;
+
+    // a crash between writing the attempt file and the front matter: the live
+    // attempt already has its outcome; apply it now (its record is written already)
+    for (let i = 0; i < n; i++) {
+      const s = this.states[i]!;
+      const live = s.attempts.at(-1);
+      if (s.status === "claimed" && live?.outcome !== undefined && live.n === s.attempt) {
+        this.recoverOutcome(i, live);
+      }
+    }
+
+    for (let i = 0; i < n; i++) {
+      const s = this.states[i]!;
+      this.statusCounts[s.status]++;
+      this.failures[i] = this.failuresSinceRetry(i, !CLOSED_BAD_OWN.has(s.status));
+      let unmet = 0;
+      for (const d of deps[i]!) if (!SATISFIED.has(this.states[d]!.status)) unmet++;
+      this.unmet[i] = unmet;
+      if (s.status === "claimed") this.holdClaim(i, this.claimStart(s));
+    }
+
+    for (const i of topo) {
+      const s = this.states[i]!;
+      if (s.status !== "pending" && s.status !== "ready" && s.status !== "blocked") continue;
+      const blocker = this.blockerFor(i);
+      if (blocker) {
+        if (!sameBlocker(s.blocked_by, blocker)) {
+          s.blocked_by = blocker;
+          delete s.reason;
+          this.setStatus(i, "blocked");
+          this.log({ event: "block", ticket: this.id(i), detail: this.blockDetail(blocker) });
+        }
+        continue;
+      }
+      const wanted: Status = this.unmet[i] === 0 ? "ready" : "pending";
+      if (s.status === "blocked") {
+        delete s.blocked_by;
+        this.setStatus(i, wanted);
+        this.log({ event: "unblock", ticket: this.id(i) });
+      } else if (s.status !== wanted) {
+        this.setStatus(i, wanted);
+        if (wanted === "ready" && hadSaved) this.log({ event: "promote", ticket: this.id(i) });
+      }
+      if (wanted === "ready") this.enqueue(i);
+    }
+  }
+
+  private claimStart(s: TicketState): number {
+    const t = Date.parse(s.claimed_at ?? s.attempts.at(-1)?.started_at ?? "");
+    // no readable claim time: let the next `expire` reclaim it
+    return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+  }
+
+  /**
+   * Failed attempts since the last manual retry, read back from the attempts: an
+   * attempt after one that closed the ticket can only follow a manual retry. When the
+   * last attempt closed the ticket but the ticket is open again (`reopened`), the
+   * manual retry is the latest event and nothing counts yet.
+   */
+  private failuresSinceRetry(i: number, reopened: boolean): number {
+    const retries = this.retriesOf(i);
+    let count = 0;
+    let closed = false;
+    for (const a of this.states[i]!.attempts) {
+      if (closed) {
+        count = 0;
+        closed = false;
+      }
+      if (a.outcome === "failed") {
+        count++;
+        if (count > retries) closed = true;
+      } else if (a.outcome === "limited" || a.outcome === "cancelled") {
+        closed = true;
+      }
+    }
+    return closed && reopened ? 0 : count;
+  }
+
+  private recoverOutcome(i: number, live: AttemptRecord): void {
+    const s = this.states[i]!;
+    this.dropClaimFields(s);
+    const outcome = live.outcome!;
+    switch (outcome) {
+      case "complete":
+      case "empty":
+        s.status = outcome;
+        delete s.reason;
+        break;
+      case "failed": {
+        // failuresSinceRetry counts this attempt too
+        const count = this.failuresSinceRetry(i, false);
+        s.status = count <= this.retriesOf(i) ? "ready" : "failed";
+        if (live.reason !== undefined) s.reason = live.reason;
+        break;
+      }
+      case "limited":
+        s.status = "limited";
+        if (live.reason !== undefined) s.reason = live.reason;
+        break;
+      case "suspended":
+        s.status = "suspended";
+        s.reason = live.question ?? live.reason ?? "(no question given)";
+        break;
+      case "cancelled":
+        s.status = "cancelled";
+        if (live.reason !== undefined) s.reason = live.reason;
+        break;
+      case "interrupted":
+        s.status = "ready";
+        break;
+      default:
+        assertNever(outcome);
+    }
+    this.touch(i);
+    this.log({
+      event: "settle",
+      ticket: this.id(i),
+      attempt: live.n,
+      outcome,
+      detail: "recovered from the attempt record",
+    });
+  }
+
+  /* ---------------------------------------------------------------------- */
+  /* small helpers                                                          */
+  /* ---------------------------------------------------------------------- */
+
+  private id(i: number): string {
+    return this.specList[i]!.id;
+  }
+
+  private dispatchBefore(a: number, b: number): boolean {
+    const sa = this.specList[a]!;
+    const sb = this.specList[b]!;
+    if (sa.priority !== sb.priority) return sa.priority > sb.priority;
+    const ra = this.graph.remaining[a]!;
+    const rb = this.graph.remaining[b]!;
+    if (ra !== rb) return ra > rb;
+    return sa.order !== sb.order ? sa.order < sb.order : a < b;
+  }
+
+  private touch(i: number): void {
+    this.changedTickets.add(i);
+    this.eventChanged.add(i);
+    if (this.at !== undefined) this.states[i]!.updated_at = this.at;
+  }
+
+  private setStatus(i: number, status: Status): void {
+    const s = this.states[i]!;
+    if (s.status !== status) {
+      this.statusCounts[s.status]--;
+      this.statusCounts[status]++;
+      s.status = status;
+    }
+    this.touch(i);
+  }
+
+  /** Append a worklog line; returns it so a detail learnt later can be added. */
+  private log(entry: Omit<WorklogEntry, "at">): WorklogEntry | undefined {
+    if (this.at === undefined) return undefined;
+    const line: WorklogEntry = { at: this.at, ...entry };
+    this.changedLog.push(line);
+    return line;
+  }
+
+  private enqueue(i: number): void {
+    if (this.queued[i]) return;
+    this.queued[i] = 1;
+    this.heap.push(i);
+  }
+
+  private begin(now: number): void {
+    this.at = iso(now);
+    this.eventChanged = new Set();
+  }
+
+  private done(): EventResult {
+    const changed = [...this.eventChanged].map((i) => this.id(i));
+    this.eventChanged = new Set();
+    return { kind: "ok", changed };
+  }
+
+  private boundSpent(now: number): boolean {
+    const limit = this.run.bound?.dispatches;
+    if (limit !== undefined && this.run.dispatched >= limit) return true;
+    return this.deadlineMs !== undefined && now >= this.deadlineMs;
+  }
+
+  private lookup(ticket: string): number | undefined {
+    return this.graph.index.get(ticket);
+  }
+
+  private unknown(ticket: string): EventResult {
+    return {
+      kind: "rejected",
+      message: `unknown ticket "${ticket}": no ticket in this run has that id (frontier status lists them)`,
+    };
+  }
+
+  /** Why an event for (attempt, claim) is not for the live attempt; undefined when it is. */
+  private staleness(i: number, attempt: number, claim: string | undefined): string | undefined {
+    const s = this.states[i]!;
+    const id = this.id(i);
+    if (s.status !== "claimed") return `${id} is ${s.status} (attempt ${s.attempt})`;
+    if (attempt !== s.attempt) return `${id} is running attempt ${s.attempt}`;
+    if (claim !== undefined && claim !== s.claim) {
+      return `claim ${claim} is not the live claim of ${id} attempt ${s.attempt}`;
+    }
+    return undefined;
+  }
+
+  private holdClaim(i: number, claimedAtMs: number): void {
+    this.claimed.add(i);
+    this.leaseUntil[i] = claimedAtMs + this.leaseOf(i);
+    const agent = this.specList[i]!.agent;
+    if (agent !== undefined) this.agents.set(agent, (this.agents.get(agent) ?? 0) + 1);
+  }
+
+  private dropClaimFields(s: TicketState): void {
+    delete s.claimed_by;
+    delete s.claimed_at;
+    delete s.claim;
+  }
+
+  private releaseClaim(i: number): void {
+    if (this.claimed.delete(i)) {
+      const agent = this.specList[i]!.agent;
+      if (agent !== undefined) {
+        const left = (this.agents.get(agent) ?? 1) - 1;
+        if (left > 0) this.agents.set(agent, left);
+        else this.agents.delete(agent);
+      }
+    }
+    this.leaseUntil[i] = Number.NaN;
+    this.dropClaimFields(this.states[i]!);
+  }
+
+  /** End the live attempt with an outcome; the record is emitted once for writing. */
+  private endLive(
+    i: number,
+    outcome: AttemptOutcome,
+    fields: Partial<AttemptRecord> = {},
+  ): AttemptRecord {
+    const s = this.states[i]!;
+    const at = s.attempts.length - 1;
+    const live = s.attempts[at]!;
+    const record: AttemptRecord = { ...live };
+    for (const [k, v] of Object.entries(fields)) {
+      if (v !== undefined) (record as Record<string, unknown>)[k] = v;
+    }
+    record.outcome = outcome;
+    record.ended_at = this.at!;
+    s.attempts[at] = record;
+    this.changedAttempts.push({ ticket: this.id(i), record: cloneAttempt(record) });
+    this.releaseClaim(i);
+    return record;
+  }
+
+  /** The closed-bad dependency that keeps ticket i from ever running, if any. */
+  private blockerFor(i: number): BlockedBy | undefined {
+    const s = this.states[i]!;
+    const { deps, index } = this.graph;
+    let via: number | undefined;
+    const current = s.blocked_by ? index.get(s.blocked_by.ticket) : undefined;
+    if (
+      current !== undefined &&
+      BAD.has(this.states[current]!.status) &&
+      deps[i]!.includes(current)
+    ) {
+      via = current;
+    } else {
+      via = deps[i]!.find((d) => BAD.has(this.states[d]!.status));
+    }
+    return via === undefined ? undefined : this.blockedByVia(via);
+  }
+
+  private blockedByVia(dep: number): BlockedBy {
+    const ds = this.states[dep]!;
+    const root = ds.status === "blocked" ? (ds.blocked_by?.root ?? this.id(dep)) : this.id(dep);
+    return { ticket: this.id(dep), kind: KIND_OF[ds.status] ?? "dep-blocked", root };
+  }
+
+  private blockDetail(b: BlockedBy): string {
+    return `${b.kind} ${b.ticket}, root ${b.root}`;
+  }
+
+  /* ---------------------------------------------------------------------- */
+  /* transitions                                                            */
+  /* ---------------------------------------------------------------------- */
+
+  /** i became complete or empty: each dependent has one fewer unmet dependency. */
+  private satisfyDependents(i: number): void {
+    for (const d of this.graph.dependents[i]!) {
+      this.unmet[d]!--;
+      if (this.unmet[d] === 0 && this.states[d]!.status === "pending") {
+        this.setStatus(d, "ready");
+        this.enqueue(d);
+        this.log({ event: "promote", ticket: this.id(d) });
+      }
+    }
+  }
+
+  /**
+   * i closed badly (failed, limited, cancelled): every ticket that depends on it,
+   * directly or not, is closed at once as blocked. A ticket already blocked keeps its
+   * first blocker, and what is behind it is blocked already.
+   */
+  private cascade(from: number): void {
+    const queue = [from];
+    for (let head = 0; head < queue.length; head++) {
+      const p = queue[head]!;
+      const by = this.blockedByVia(p);
+      for (const d of this.graph.dependents[p]!) {
+        const s = this.states[d]!;
+        if (s.status !== "pending" && s.status !== "ready") continue;
+        s.blocked_by = { ...by };
+        delete s.reason;
+        this.setStatus(d, "blocked");
+        this.log({ event: "block", ticket: this.id(d), detail: this.blockDetail(by) });
+        queue.push(d);
+      }
+    }
+  }
+
+  /** A failed attempt: retry automatically within the budget, else fail and cascade. */
+  private failAttempt(i: number, reason: string | undefined): string {
+    const s = this.states[i]!;
+    this.failures[i]!++;
+    if (reason !== undefined) s.reason = reason;
+    else delete s.reason;
+    const retries = this.retriesOf(i);
+    if (this.failures[i]! <= retries) {
+      // the reason stays for display until the next claim
+      this.reopen(i);
+      return `automatic retry ${this.failures[i]} of ${retries}`;
+    }
+    this.setStatus(i, "failed");
+    this.cascade(i);
+    return retries > 0
+      ? `failed after ${retries} automatic ${retries === 1 ? "retry" : "retries"}`
+      : "failed";
+  }
+
+  /** Back to ready (or pending, if somehow a dependency is not satisfied). */
+  private reopen(i: number): void {
+    if (this.unmet[i] === 0) {
+      this.setStatus(i, "ready");
+      this.enqueue(i);
+    } else {
+      this.setStatus(i, "pending");
+    }
+  }
+
+  /* ---------------------------------------------------------------------- */
+  /* events                                                                 */
+  /* ---------------------------------------------------------------------- */
 
   /** Claim every ticket that may run now, in dispatch order, within every cap. */
-  claimReady(now: number, claimedBy: string, token: (ticket: string, attempt: number) => string): Claim[];
-  settle(input: SettleInput, now: number): EventResult;
-  answer(ticket: string, text: string, by: string, now: number): EventResult;
-  retry(ticket: string, by: string, now: number): EventResult;
-  /** Reclaim claims whose lease ran out, or whose holder `isDead` says is gone. */
-  expire(now: number, isDead?: (ticket: string, claimedBy: string) => boolean): EventResult;
-  /** Ctrl-C: the live attempt ends `interrupted`; the ticket is re-readied, retries untouched. */
-  interrupt(ticket: string, attempt: number, now: number): EventResult;
-  cancel(by: string, now: number): EventResult;
+  claimReady(
+    now: number,
+    claimedBy: string,
+    token: (ticket: string, attempt: number) => string,
+  ): Claim[] {
+    const claims: Claim[] = [];
+    if (this.run.cancelled || this.boundSpent(now)) return claims;
+    const max = this.config.maxParallel;
+    if (max !== undefined && this.claimed.size >= max) return claims;
+    this.begin(now);
+    const heldBack: number[] = [];
+    while (this.heap.size > 0) {
+      if (max !== undefined && this.claimed.size >= max) break;
+      if (this.boundSpent(now)) break;
+      const i = this.heap.pop()!;
+      this.queued[i] = 0;
+      if (this.states[i]!.status !== "ready") continue;
+      if (this.heldBack(i)) {
+        heldBack.push(i);
+        continue;
+      }
+      claims.push(this.claim(i, now, claimedBy, token));
+    }
+    for (const i of heldBack) this.enqueue(i);
+    this.eventChanged = new Set();
+    return claims;
+  }
 
-  spec(id: string): TicketSpec | undefined;
-  state(id: string): Readonly<TicketState> | undefined;
+  /** A live ticket with the same agent or an overlapping write_scope holds i back. */
+  private heldBack(i: number): boolean {
+    const agent = this.specList[i]!.agent;
+    if (agent !== undefined && this.agents.has(agent)) return true;
+    const scope = this.scopes[i]!;
+    if (scope.length === 0) return false;
+    for (const c of this.claimed) {
+      const other = this.scopes[c]!;
+      if (other.length > 0 && scopesOverlap(scope, other)) return true;
+    }
+    return false;
+  }
+
+  private claim(
+    i: number,
+    now: number,
+    claimedBy: string,
+    token: (ticket: string, attempt: number) => string,
+  ): Claim {
+    const s = this.states[i]!;
+    const id = this.id(i);
+    const attempt = s.attempt + 1;
+    const claim = token(id, attempt);
+    const claimedAt = iso(now);
+    s.attempt = attempt;
+    s.claimed_by = claimedBy;
+    s.claimed_at = claimedAt;
+    s.claim = claim;
+    delete s.reason;
+    delete s.blocked_by;
+    s.attempts.push({ n: attempt, claim, claimed_by: claimedBy, started_at: claimedAt });
+    this.setStatus(i, "claimed");
+    this.holdClaim(i, now);
+    this.run.dispatched++;
+    this.runChanged = true;
+    this.log({ event: "claim", ticket: id, attempt, by: claimedBy });
+
+    const runBound: Claim["runBound"] = {};
+    const limit = this.run.bound?.dispatches;
+    if (limit !== undefined) runBound.dispatchesLeft = Math.max(0, limit - this.run.dispatched);
+    if (this.run.bound?.deadline !== undefined) runBound.deadline = this.run.bound.deadline;
+    const result: Claim = {
+      ticket: id,
+      attempt,
+      claim,
+      claimedBy,
+      claimedAt,
+      leaseUntil: iso(this.leaseUntil[i]!),
+      runBound,
+    };
+    const bound = this.effectiveBound(this.specList[i]!);
+    if (bound) result.bound = bound;
+    return result;
+  }
+
+  settle(input: SettleInput, now: number): EventResult {
+    const i = this.lookup(input.ticket);
+    if (i === undefined) return this.unknown(input.ticket);
+    const why = this.staleness(i, input.attempt, input.claim);
+    if (why !== undefined) {
+      return {
+        kind: "stale",
+        message: `settle of ${input.ticket} attempt ${input.attempt} changed nothing: ${why}`,
+      };
+    }
+    this.begin(now);
+    const s = this.states[i]!;
+    const question =
+      input.outcome === "suspended"
+        ? (input.question ?? input.reason ?? "(no question given)")
+        : input.question;
+    const record = this.endLive(i, input.outcome, {
+      reason: input.reason,
+      question,
+      result_file: input.resultFile,
+      result_bytes: input.resultBytes,
+      usage: input.usage ? { ...input.usage } : undefined,
+      settled_by: input.by,
+      run_url: input.runUrl,
+    });
+    // the settle line goes first: the blocks and promotions it causes follow it
+    const entry = this.log({
+      event: "settle",
+      ticket: input.ticket,
+      attempt: input.attempt,
+      outcome: input.outcome,
+      ...(input.by !== undefined ? { by: input.by } : {}),
+      ...(input.reason !== undefined ? { detail: input.reason } : {}),
+    });
+    switch (input.outcome) {
+      case "complete":
+      case "empty":
+        delete s.reason;
+        this.setStatus(i, input.outcome);
+        this.satisfyDependents(i);
+        break;
+      case "failed": {
+        const detail = this.failAttempt(i, input.reason);
+        if (entry) entry.detail = [input.reason, detail].filter((x) => x !== undefined).join("; ");
+        break;
+      }
+      case "limited":
+        if (input.reason !== undefined) s.reason = input.reason;
+        else delete s.reason;
+        this.setStatus(i, "limited");
+        this.cascade(i);
+        break;
+      case "suspended":
+        s.reason = record.question!;
+        this.setStatus(i, "suspended");
+        break;
+      default:
+        assertNever(input.outcome);
+    }
+    return this.done();
+  }
+
+  answer(ticket: string, text: string, by: string, now: number): EventResult {
+    const i = this.lookup(ticket);
+    if (i === undefined) return this.unknown(ticket);
+    const s = this.states[i]!;
+    if (s.status !== "suspended") {
+      return {
+        kind: "rejected",
+        message: `${ticket} is ${s.status}; nothing to answer (only a suspended ticket has an open question)`,
+      };
+    }
+    this.begin(now);
+    const question = s.reason ?? s.attempts.at(-1)?.question ?? "";
+    const record: AnswerRecord = {
+      n: s.answers.length + 1,
+      attempt: s.attempt,
+      question,
+      text,
+      by,
+      at: this.at!,
+    };
+    s.answers.push(record);
+    this.changedAnswers.push({ ticket, record: { ...record } });
+    delete s.reason;
+    this.reopen(i);
+    this.log({ event: "answer", ticket, attempt: s.attempt, by });
+    return this.done();
+  }
+
+  retry(ticket: string, by: string, now: number): EventResult {
+    const i = this.lookup(ticket);
+    if (i === undefined) return this.unknown(ticket);
+    const s = this.states[i]!;
+    if (this.run.cancelled) {
+      return {
+        kind: "rejected",
+        message: `the run was cancelled by ${this.run.cancelled.by}; nothing in it can be retried (start a new run)`,
+      };
+    }
+    switch (s.status) {
+      case "failed":
+      case "limited":
+      case "cancelled":
+        break;
+      case "blocked": {
+        const root = s.blocked_by?.root ?? "?";
+        return { kind: "rejected", message: `${ticket} is blocked by root ${root}; retry ${root}` };
+      }
+      case "claimed":
+        return {
+          kind: "rejected",
+          message: `${ticket} is running attempt ${s.attempt}; wait for it to settle (or for its lease to run out)`,
+        };
+      case "suspended":
+        return {
+          kind: "rejected",
+          message: `${ticket} is suspended on a question; answer it to run it again`,
+        };
+      case "complete":
+      case "empty":
+      case "pending":
+      case "ready":
+        return {
+          kind: "rejected",
+          message: `${ticket} is ${s.status}; only a failed, limited or cancelled ticket can be retried`,
+        };
+      default:
+        assertNever(s.status);
+    }
+    this.begin(now);
+    const was = s.status;
+    this.failures[i] = 0;
+    delete s.reason;
+    this.log({ event: "retry", ticket, attempt: s.attempt, by, detail: `was ${was}` });
+    this.reopen(i);
+    this.reevaluateBlocked(i);
+    return this.done();
+  }
+
+  /**
+   * After `from` reopened: every ticket blocked behind it (transitively) is looked at
+   * again, in topological order so that each sees its dependencies' new status.
+   */
+  private reevaluateBlocked(from: number): void {
+    const { dependents, topoPos } = this.graph;
+    const seen = new Set<number>();
+    const found: number[] = [];
+    const queue = [from];
+    for (let head = 0; head < queue.length; head++) {
+      for (const d of dependents[queue[head]!]!) {
+        if (seen.has(d) || this.states[d]!.status !== "blocked") continue;
+        seen.add(d);
+        found.push(d);
+        queue.push(d);
+      }
+    }
+    found.sort((a, b) => topoPos[a]! - topoPos[b]!);
+    for (const d of found) {
+      const s = this.states[d]!;
+      const blocker = this.blockerFor(d);
+      if (blocker) {
+        if (!sameBlocker(s.blocked_by, blocker)) {
+          s.blocked_by = blocker;
+          this.touch(d);
+          this.log({ event: "block", ticket: this.id(d), detail: this.blockDetail(blocker) });
+        }
+        continue;
+      }
+      delete s.blocked_by;
+      this.reopen(d);
+      this.log({ event: "unblock", ticket: this.id(d) });
+    }
+  }
+
+  /** Reclaim claims whose lease ran out, or whose holder `isDead` says is gone. */
+  expire(now: number, isDead?: (ticket: string, claimedBy: string) => boolean): EventResult {
+    this.begin(now);
+    for (const i of [...this.claimed]) {
+      const s = this.states[i]!;
+      const id = this.id(i);
+      const attempt = s.attempt;
+      if (isDead?.(id, s.claimed_by ?? "")) {
+        this.endLive(i, "interrupted", { reason: "claim holder gone", settled_by: "expire" });
+        this.reopen(i);
+        this.log({
+          event: "expire",
+          ticket: id,
+          attempt,
+          outcome: "interrupted",
+          detail: "claim holder gone",
+        });
+      } else if (now >= this.leaseUntil[i]!) {
+        this.endLive(i, "failed", { reason: "lease-expired", settled_by: "expire" });
+        const detail = this.failAttempt(i, "lease-expired");
+        this.log({
+          event: "expire",
+          ticket: id,
+          attempt,
+          outcome: "failed",
+          detail: `lease-expired; ${detail}`,
+        });
+      }
+    }
+    return this.done();
+  }
+
+  /** Ctrl-C: the live attempt ends `interrupted`; the ticket is re-readied, retries untouched. */
+  interrupt(ticket: string, attempt: number, now: number): EventResult {
+    const i = this.lookup(ticket);
+    if (i === undefined) return this.unknown(ticket);
+    const why = this.staleness(i, attempt, undefined);
+    if (why !== undefined) {
+      return {
+        kind: "stale",
+        message: `interrupt of ${ticket} attempt ${attempt} changed nothing: ${why}`,
+      };
+    }
+    this.begin(now);
+    this.endLive(i, "interrupted", { reason: "interrupted" });
+    this.reopen(i);
+    this.log({ event: "interrupt", ticket, attempt });
+    return this.done();
+  }
+
+  cancel(by: string, now: number): EventResult {
+    if (this.run.cancelled) {
+      return {
+        kind: "stale",
+        message: `the run was already cancelled by ${this.run.cancelled.by} at ${this.run.cancelled.at}; nothing changed`,
+      };
+    }
+    this.begin(now);
+    const reason = `run cancelled by ${by}`;
+    this.run.cancelled = { by, at: this.at! };
+    this.runChanged = true;
+    this.log({ event: "cancel", by });
+    for (let i = 0; i < this.states.length; i++) {
+      const s = this.states[i]!;
+      if (!OPEN.has(s.status)) continue;
+      if (s.status === "claimed") {
+        const attempt = s.attempt;
+        this.endLive(i, "cancelled", { reason, settled_by: by });
+        this.log({ event: "cancel", ticket: this.id(i), attempt, by, outcome: "cancelled" });
+      }
+      s.reason = reason;
+      this.setStatus(i, "cancelled");
+    }
+    return this.done();
+  }
+
+  /* ---------------------------------------------------------------------- */
+  /* queries                                                                */
+  /* ---------------------------------------------------------------------- */
+
+  spec(id: string): TicketSpec | undefined {
+    const i = this.lookup(id);
+    return i === undefined ? undefined : this.specList[i];
+  }
+
+  /** A copy: the live attempt (no outcome yet) is the last of `attempts`. */
+  state(id: string): Readonly<TicketState> | undefined {
+    const i = this.lookup(id);
+    return i === undefined ? undefined : cloneState(this.states[i]!);
+  }
+
   /** specs in file order */
-  specs(): readonly TicketSpec[];
+  specs(): readonly TicketSpec[] {
+    return this.specList;
+  }
+
   /** ready tickets in dispatch order (priority, remaining critical path, file order) */
-  readyIds(): string[];
-  /** tickets currently claimed */
-  claimedIds(): string[];
-  runState(now: number): RunState;
-  counts(): Record<Status, number>;
-  waves(): string[][];
-  criticalPath(): string[];
-  remainder(now: number): RemainderEntry[];
-  blockerGroups(): BlockerGroup[];
-  runRecord(): RunRecord;
-  snapshot(): SavedState;
-  drainChanges(): Changes;
+  readyIds(): string[] {
+    const ready = this.heap.values().filter((i) => this.states[i]!.status === "ready");
+    ready.sort((a, b) => (this.dispatchBefore(a, b) ? -1 : this.dispatchBefore(b, a) ? 1 : 0));
+    return ready.map((i) => this.id(i));
+  }
+
+  /** tickets currently claimed, in file order */
+  claimedIds(): string[] {
+    return [...this.claimed].sort((a, b) => a - b).map((i) => this.id(i));
+  }
+
+  /** Remaining critical path of a ticket (its own weight included), in ms. */
+  remainingPath(id: string): number | undefined {
+    const i = this.lookup(id);
+    return i === undefined ? undefined : this.graph.remaining[i];
+  }
+
+  /** Ids of the tickets that depend on `id` directly, in file order. */
+  dependentsOf(id: string): string[] {
+    const i = this.lookup(id);
+    return i === undefined ? [] : this.graph.dependents[i]!.map((d) => this.id(d));
+  }
+
+  /** The run bound is spent at `now` (dispatch count reached or deadline passed). */
+  boundSpentAt(now: number): boolean {
+    return this.boundSpent(now);
+  }
+
+  runState(now: number): RunState {
+    const c = this.statusCounts;
+    const cancelled = this.run.cancelled !== undefined;
+    const spent = this.boundSpent(now);
+    if (c.claimed > 0 || (c.ready > 0 && !spent && !cancelled)) return "running";
+    if (cancelled) return "cancelled";
+    const open = c.pending + c.ready + c.claimed + c.suspended;
+    if ((spent && open > 0) || c.limited > 0) return "limited";
+    if (c.suspended > 0) return "suspended";
+    if (c.failed > 0 || c.blocked > 0) return "failed";
+    return "complete";
+  }
+
+  counts(): Record<Status, number> {
+    return { ...this.statusCounts };
+  }
+
+  waves(): string[][] {
+    this.waveCache ??= wavesOf(this.graph);
+    return this.waveCache.map((w) => [...w]);
+  }
+
+  criticalPath(): string[] {
+    this.pathCache ??= criticalPathOf(this.graph);
+    return [...this.pathCache];
+  }
+
+  /** Every ticket not complete or empty, in file order, with what holds it, in words. */
+  remainder(now: number): RemainderEntry[] {
+    const spent = this.boundSpent(now);
+    const out: RemainderEntry[] = [];
+    for (let i = 0; i < this.states.length; i++) {
+      const s = this.states[i]!;
+      if (SATISFIED.has(s.status)) continue;
+      out.push({ id: this.id(i), status: s.status, waiting_on: this.holding(i, spent) });
+    }
+    return out;
+  }
+
+  private holding(i: number, spent: boolean): string {
+    const s = this.states[i]!;
+    switch (s.status) {
+      case "blocked": {
+        const b = s.blocked_by;
+        if (!b) return "blocked";
+        const rootIndex = this.graph.index.get(b.root);
+        const rootStatus = rootIndex === undefined ? "failed" : this.states[rootIndex]!.status;
+        const word = rootStatus === "limited" || rootStatus === "cancelled" ? rootStatus : "failed";
+        return b.ticket === b.root ? `${b.root} ${word}` : `${b.root} ${word} (via ${b.ticket})`;
+      }
+      case "suspended":
+        return `question: ${s.reason ?? s.attempts.at(-1)?.question ?? "(no question given)"}`;
+      case "pending": {
+        const waiting = this.graph.deps[i]!.filter((d) => !SATISFIED.has(this.states[d]!.status));
+        return `waiting on ${waiting.map((d) => this.id(d)).join(", ")}`;
+      }
+      case "ready":
+        return spent ? "run bound spent" : "ready";
+      case "claimed":
+        return `running attempt ${s.attempt} (${s.claimed_by ?? "unknown"})`;
+      case "failed":
+        return `failed: ${s.reason ?? "no reason given"}`;
+      case "limited":
+        return "its bound ran out";
+      case "cancelled":
+        return `cancelled by ${this.run.cancelled?.by ?? "someone"}`;
+      case "complete":
+      case "empty":
+        return s.status;
+      default:
+        return assertNever(s.status);
+    }
+  }
+
+  /** Blocked tickets grouped by the root that started their chain (roots in file order). */
+  blockerGroups(): BlockerGroup[] {
+    const byRoot = new Map<string, string[]>();
+    for (let i = 0; i < this.states.length; i++) {
+      const b = this.states[i]!.blocked_by;
+      if (this.states[i]!.status !== "blocked" || !b) continue;
+      const list = byRoot.get(b.root);
+      if (list) list.push(this.id(i));
+      else byRoot.set(b.root, [this.id(i)]);
+    }
+    const order = (id: string) => this.graph.index.get(id) ?? Number.MAX_SAFE_INTEGER;
+    return [...byRoot.keys()]
+      .sort((a, b) => order(a) - order(b))
+      .map((root) => {
+        const ri = this.graph.index.get(root);
+        const rs = ri === undefined ? undefined : this.states[ri]!;
+        const group: BlockerGroup = {
+          root,
+          root_status: rs?.status ?? "failed",
+          tickets: byRoot.get(root)!,
+        };
+        if (rs?.reason !== undefined) group.reason = rs.reason;
+        return group;
+      });
+  }
+
+  runRecord(): RunRecord {
+    const r: RunRecord = { ...this.run };
+    if (this.run.bound) r.bound = { ...this.run.bound };
+    if (this.run.cancelled) r.cancelled = { ...this.run.cancelled };
+    return r;
+  }
+
+  snapshot(): SavedState {
+    const tickets: Record<string, TicketState> = {};
+    for (let i = 0; i < this.states.length; i++) tickets[this.id(i)] = cloneState(this.states[i]!);
+    return { run: this.runRecord(), tickets };
+  }
+
+  drainChanges(): Changes {
+    const out: Changes = {
+      tickets: [...this.changedTickets].map((i) => this.id(i)),
+      attempts: this.changedAttempts,
+      answers: this.changedAnswers,
+      log: this.changedLog,
+      run: this.runChanged,
+    };
+    this.changedTickets.clear();
+    this.changedAttempts = [];
+    this.changedAnswers = [];
+    this.changedLog = [];
+    this.runChanged = false;
+    return out;
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected value ${String(x)}`);
 }

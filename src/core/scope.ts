@@ -1,0 +1,104 @@
+/**
+ * `write_scope` overlap: two claimed tickets never write the same path.
+ *
+ * Overlap is judged conservatively. A false "no overlap" would let two tickets write
+ * the same file at once; a false "overlap" only makes one of them wait. So whenever
+ * the shape of a glob makes the answer unclear, the answer is "they overlap".
+ *
+ * Rules (after normalising `./`, a leading `/`, `//` and a trailing `/`):
+ * - literal vs literal: equal, or one is a directory prefix of the other
+ *   (`src` and `src/a.ts` overlap; `src` and `src2` do not).
+ * - literal vs glob: the glob matches the literal; or the literal is a directory
+ *   that holds the glob's base (`src` vs `src/lib/**`); or the literal lies under the
+ *   glob's base and could be, or could contain, or could sit inside a match
+ *   (`src/a` vs `src/* /b.ts` overlap: `src/a/b.ts` is in both), judged one path
+ *   segment at a time; a `**` segment, or a brace/extglob spanning `/`, means overlap.
+ * - glob vs glob: overlap when one base is a directory prefix of the other
+ *   (`src/*.ts` vs `src/*.md` is reported as overlapping; `docs/**` vs `src/**` is not).
+ * - A negated pattern (`!x`) is treated as "everything".
+ * - Tickets without `write_scope` never conflict.
+ */
+import picomatch from "picomatch";
+
+export interface ScopeEntry {
+  /** as authored */
+  raw: string;
+  /** normalised path or pattern; "" is the whole repository */
+  path: string;
+  glob: boolean;
+  /** for a glob: the literal directory before the first glob character ("" = root) */
+  base: string;
+  /** for a glob: the part after the base */
+  rest: string;
+}
+
+export type CompiledScope = readonly ScopeEntry[];
+
+const MATCH_OPTIONS = { dot: true } as const;
+
+/** `./src/`, `/src`, `src//` and `src` are the same path; `.` is the whole repository. */
+export function normaliseScopePath(raw: string): string {
+  let p = raw.trim().replace(/\/{2,}/g, "/");
+  p = p.replace(/(^|\/)\.(?=\/|$)/g, "$1").replace(/\/{2,}/g, "/");
+  while (p.startsWith("./")) p = p.slice(2);
+  while (p.startsWith("/")) p = p.slice(1);
+  while (p.endsWith("/")) p = p.slice(0, -1);
+  return p === "." ? "" : p;
+}
+
+export function compileScope(patterns: readonly string[]): CompiledScope {
+  return patterns.map((raw): ScopeEntry => {
+    const path = normaliseScopePath(raw);
+    const scan = picomatch.scan(path);
+    if (scan.negated || scan.negatedExtglob) {
+      // "everything but x" is still almost everything
+      return { raw, path: "**", glob: true, base: "", rest: "**" };
+    }
+    if (!scan.isGlob) return { raw, path, glob: false, base: path, rest: "" };
+    return { raw, path, glob: true, base: normaliseScopePath(scan.base), rest: scan.glob };
+  });
+}
+
+/** `a` and `b` are the same path, or one is a directory holding the other. */
+function related(a: string, b: string): boolean {
+  return a === b || a === "" || b === "" || b.startsWith(`${a}/`) || a.startsWith(`${b}/`);
+}
+
+/** A brace or extglob group with a `/` inside cannot be judged segment by segment. */
+const GROUP_SPANS_SLASH = /[{(][^})]*\//;
+
+function literalMeetsGlob(literal: string, g: ScopeEntry): boolean {
+  if (!related(literal, g.base)) return false;
+  // the literal is the glob's base or a directory above it: everything the glob matches is inside
+  if (literal === "" || literal === g.base || g.base.startsWith(`${literal}/`)) return true;
+  if (picomatch.isMatch(literal, g.path, MATCH_OPTIONS)) return true;
+  if (GROUP_SPANS_SLASH.test(g.rest)) return true;
+  const lsegs = (g.base === "" ? literal : literal.slice(g.base.length + 1)).split("/");
+  const gsegs = g.rest.split("/");
+  for (let i = 0; ; i++) {
+    const gseg = gsegs[i];
+    const lseg = lsegs[i];
+    // the glob matched a directory that holds the literal, or the literal is a
+    // directory that could hold a match
+    if (gseg === undefined || lseg === undefined) return true;
+    if (gseg.includes("**")) return true;
+    if (!picomatch.isMatch(lseg, gseg, MATCH_OPTIONS)) return false;
+  }
+}
+
+export function entriesOverlap(a: ScopeEntry, b: ScopeEntry): boolean {
+  if (!a.glob && !b.glob) return related(a.path, b.path);
+  if (a.glob && b.glob) return related(a.base, b.base);
+  return a.glob ? literalMeetsGlob(b.path, a) : literalMeetsGlob(a.path, b);
+}
+
+/** Some path could be in both scopes. Empty scopes (read-only tickets) never overlap. */
+export function scopesOverlap(a: CompiledScope, b: CompiledScope): boolean {
+  for (const x of a) for (const y of b) if (entriesOverlap(x, y)) return true;
+  return false;
+}
+
+/** Convenience for callers holding raw `write_scope` lists. */
+export function writeScopesOverlap(a: readonly string[], b: readonly string[]): boolean {
+  return scopesOverlap(compileScope(a), compileScope(b));
+}

@@ -1,0 +1,78 @@
+/** Small builders for engine tests: tickets as one-liners, a world where no time passes. */
+import {
+  type Claim,
+  type EngineConfig,
+  Frontier,
+  type SettleInput,
+} from "../../src/core/engine.js";
+import type { Bound, Outcome, TicketSpec } from "../../src/core/model.js";
+
+export type TicketDraft = Partial<Omit<TicketSpec, "id" | "order">> & { deps?: string[] };
+
+export function ticket(id: string, deps: string[] = [], extra: TicketDraft = {}): TicketSpec {
+  const { deps: _ignored, ...rest } = extra;
+  return {
+    id,
+    title: id,
+    file: `${id}.md`,
+    dependsOn: deps,
+    inputs: deps,
+    writeScope: [],
+    priority: 0,
+    body: `do ${id}`,
+    order: 0,
+    ...rest,
+  };
+}
+
+/** Give tickets their file order as listed. */
+export function inOrder(...specs: TicketSpec[]): TicketSpec[] {
+  return specs.map((s, order) => ({ ...s, order }));
+}
+
+export function engine(specs: TicketSpec[], config: Partial<EngineConfig> = {}, now = 0): Frontier {
+  return Frontier.create(specs, { run: "test", ...config }, undefined, now);
+}
+
+export const token = (t: string, a: number): string => `${t}#${a}`;
+
+export function claimAll(f: Frontier, now = 0, by = "runner"): Claim[] {
+  return f.claimReady(now, by, token);
+}
+
+export function claimedIds(claims: Claim[]): string[] {
+  return claims.map((c) => c.ticket);
+}
+
+/** Settle the live attempt of `id` with `outcome`. */
+export function settle(
+  f: Frontier,
+  id: string,
+  outcome: Outcome,
+  now = 0,
+  extra: Partial<SettleInput> = {},
+): ReturnType<Frontier["settle"]> {
+  const attempt = f.state(id)?.attempt ?? 0;
+  return f.settle({ ticket: id, attempt, outcome, ...extra }, now);
+}
+
+/** Claim everything ready, then settle each claimed ticket with `outcome(id)` until nothing runs. */
+export function runToEnd(
+  f: Frontier,
+  outcome: (id: string) => Outcome = () => "complete",
+  now = 0,
+): void {
+  for (let guard = 0; guard < 10_000; guard++) {
+    const claims = claimAll(f, now);
+    const live = f.claimedIds();
+    if (claims.length === 0 && live.length === 0) return;
+    for (const id of live) settle(f, id, outcome(id), now);
+  }
+  throw new Error("runToEnd did not finish");
+}
+
+export function duration(ms: number): Bound {
+  return { raw: `${ms}ms`, timeoutMs: ms, leaseMs: ms };
+}
+
+export const MIN = 60_000;
