@@ -1,0 +1,45 @@
+/**
+ * Drive an engine (the real Frontier or the naive baseline: same interface) to the end
+ * of a graph the way the local runner does: claim what is ready, and on every settle
+ * claim again and drain the changes the shell would write. Outcomes are instant.
+ * An event is one settle together with the claimReady and drainChanges that follow it.
+ */
+import { outcomeOf as defaultOutcome } from "./dag.mjs";
+
+export function drive(Engine, specs, { maxParallel, outcomeOf = defaultOutcome } = {}) {
+  let now = Date.UTC(2026, 0, 1);
+  const token = (ticket, attempt) => `${ticket}#${attempt}`;
+  const config = { run: "bench" };
+  if (maxParallel !== undefined) config.maxParallel = maxParallel;
+
+  const t0 = performance.now();
+  const frontier = Engine.create(specs, config, undefined, now);
+  const createMs = performance.now() - t0;
+  const inflight = frontier.claimReady(now, "bench", token);
+  frontier.drainChanges();
+  let events = 0;
+  for (let head = 0; head < inflight.length; head++) {
+    const claim = inflight[head];
+    now += 1;
+    const result = frontier.settle(
+      {
+        ticket: claim.ticket,
+        attempt: claim.attempt,
+        claim: claim.claim,
+        outcome: outcomeOf(claim.ticket),
+      },
+      now,
+    );
+    if (result.kind !== "ok")
+      throw new Error(`settle ${claim.ticket}: ${result.kind} ${result.message ?? ""}`);
+    for (const next of frontier.claimReady(now, "bench", token)) inflight.push(next);
+    frontier.drainChanges();
+    events++;
+  }
+  const state = frontier.runState(now);
+  const ms = performance.now() - t0;
+  const all = frontier.counts();
+  const counts = {};
+  for (const k of Object.keys(all).sort()) if (all[k]) counts[k] = all[k];
+  return { ms, createMs, events, state, counts };
+}
