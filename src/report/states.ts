@@ -3,6 +3,7 @@
  * colour nor glyph is ever the only signal (a reader on a screen reader, in print or
  * colour-blind still tells `failed` from `blocked`).
  */
+import { formatDuration as formatBoundDuration } from "../core/bound.js";
 import type { RunState, Status } from "../core/model.js";
 
 export const STATUS_ICON: Readonly<Record<Status, string>> = {
@@ -87,18 +88,10 @@ export const STATUS_COLOURS: Readonly<Record<Status, { fill: string; stroke: str
   cancelled: { fill: "#e2e2e2", stroke: "#5c5c5c" },
 };
 
-/** `1.2 s`, `3m 04s`, `2h 05m`: durations a reviewer reads at a glance. */
+/** A duration as the rest of the tool prints it (`850ms`, `3m4s`), `—` when unknown. */
 export function formatDuration(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms) || ms < 0) return "—";
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
-  const totalS = Math.round(s);
-  const h = Math.floor(totalS / 3600);
-  const m = Math.floor((totalS % 3600) / 60);
-  const sec = totalS % 60;
-  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
-  return `${m}m ${String(sec).padStart(2, "0")}s`;
+  return formatBoundDuration(ms);
 }
 
 /** Sum of the durations of a ticket's attempts, or undefined when none is known. */

@@ -1,0 +1,152 @@
+/**
+ * The JSON receipt (`ticket-frontier/receipt@1`, SPEC §7): the whole record of a run,
+ * and the one input of every renderer. Built from the engine's query API only, so the
+ * CLI, the runner and the action all report the same thing.
+ */
+import type { Frontier } from "../core/engine.js";
+import {
+  RECEIPT_SCHEMA,
+  type Receipt,
+  type ReceiptAttempt,
+  type ReceiptTicket,
+  STATUSES,
+  type Status,
+  type Usage,
+} from "../core/model.js";
+
+export interface ReceiptOptions {
+  /** the clock: when the receipt is made (ms since the epoch) */
+  now: number;
+  /** the run's goal, from frontier.yml */
+  goal?: string;
+  /** where the full record lives, when known */
+  links?: { html_report?: string; workflow_run?: string; repository?: string };
+  /**
+   * The text of a result file (relative to the ticket directory), when the caller has
+   * it at hand (local reports). Return undefined when it cannot be read.
+   */
+  resultText?: (file: string) => string | undefined;
+}
+
+export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt {
+  const run = frontier.runRecord();
+  const tickets: ReceiptTicket[] = [];
+  const usage: Usage = {};
+  let hasUsage = false;
+  const questions: Receipt["questions"] = [];
+
+  for (const spec of frontier.specs()) {
+    const state = frontier.state(spec.id);
+    const status: Status = state?.status ?? "pending";
+    const attempts: ReceiptAttempt[] = (state?.attempts ?? []).map((a) => {
+      const out: ReceiptAttempt = { ...a };
+      const duration = durationMs(a.started_at, a.ended_at);
+      if (duration !== undefined) out.duration_ms = duration;
+      if (a.result_file && opts.resultText) {
+        const text = opts.resultText(a.result_file);
+        if (text !== undefined) out.result = text;
+      }
+      if (a.usage) {
+        for (const [k, v] of Object.entries(a.usage)) {
+          if (!Number.isFinite(v)) continue;
+          usage[k] = (usage[k] ?? 0) + v;
+          hasUsage = true;
+        }
+      }
+      return out;
+    });
+    // The live attempt is mirrored in the front matter, not in the history: show it.
+    if (
+      state &&
+      status === "claimed" &&
+      state.attempt > 0 &&
+      !attempts.some((a) => a.n === state.attempt) &&
+      state.claimed_by &&
+      state.claimed_at
+    ) {
+      attempts.push({
+        n: state.attempt,
+        claim: state.claim ?? "",
+        claimed_by: state.claimed_by,
+        started_at: state.claimed_at,
+      });
+    }
+
+    let question: string | undefined;
+    if (status === "suspended") {
+      const asked = [...attempts].reverse().find((a) => a.outcome === "suspended");
+      question = asked?.question;
+      if (asked && question !== undefined)
+        questions.push({ ticket: spec.id, attempt: asked.n, question });
+    }
+
+    const t: ReceiptTicket = {
+      id: spec.id,
+      title: spec.title,
+      file: spec.file,
+      status,
+      depends_on: [...spec.dependsOn],
+      inputs: [...spec.inputs],
+      write_scope: [...spec.writeScope],
+      priority: spec.priority,
+      attempt: state?.attempt ?? 0,
+      attempts,
+      answers: (state?.answers ?? []).map((a) => ({ ...a })),
+    };
+    if (spec.executor !== undefined) t.executor = spec.executor;
+    if (spec.agent !== undefined) t.agent = spec.agent;
+    if (spec.bound) t.bound = spec.bound.raw;
+    if (state?.claimed_by !== undefined) t.claimed_by = state.claimed_by;
+    if (state?.claimed_at !== undefined) t.claimed_at = state.claimed_at;
+    if (state?.blocked_by) t.blocked_by = { ...state.blocked_by };
+    if (state?.reason !== undefined) t.reason = state.reason;
+    if (state?.updated_at !== undefined) t.updated_at = state.updated_at;
+    if (question !== undefined) t.question = question;
+    tickets.push(t);
+  }
+
+  // Only the states that occur: `{"complete": 3, "failed": 1}`, as in SPEC §7.
+  const all = frontier.counts();
+  const counts: Receipt["counts"] = {};
+  for (const s of STATUSES) {
+    const n = all[s] ?? 0;
+    if (n > 0) counts[s] = n;
+  }
+
+  const receipt: Receipt = {
+    schema: RECEIPT_SCHEMA,
+    run: run.run,
+    state: frontier.runState(opts.now),
+    generated_at: new Date(opts.now).toISOString(),
+    counts,
+    waves: frontier.waves().map((w) => [...w]),
+    critical_path: [...frontier.criticalPath()],
+    tickets,
+    blockers: frontier.blockerGroups().map((g) => ({ ...g, tickets: [...g.tickets] })),
+    questions,
+    remainder: frontier.remainder(opts.now).map((r) => ({ ...r })),
+  };
+  if (opts.goal !== undefined) receipt.goal = opts.goal;
+  if (run.base !== undefined) receipt.base = run.base;
+  if (run.started_at !== undefined) receipt.started_at = run.started_at;
+  if (run.bound || run.dispatched > 0) {
+    receipt.bound = { ...(run.bound ?? {}), dispatched: run.dispatched };
+  }
+  if (run.cancelled) receipt.cancelled = { ...run.cancelled };
+  if (hasUsage) receipt.usage = usage;
+  if (opts.links) {
+    const links = Object.fromEntries(
+      Object.entries(opts.links).filter(([, v]) => typeof v === "string" && v.length > 0),
+    );
+    if (Object.keys(links).length) receipt.links = links;
+  }
+  return receipt;
+}
+
+function durationMs(start: string | undefined, end: string | undefined): number | undefined {
+  if (!start || !end) return undefined;
+  const a = Date.parse(start);
+  const b = Date.parse(end);
+  if (!Number.isFinite(a) || !Number.isFinite(b) || b < a) return undefined;
+  return b - a;
+}

@@ -1,0 +1,57 @@
+/**
+ * The one place the report module touches the disk: `frontier report --html F --json F
+ * --markdown F`. Each file is written whole (to a temporary name, then renamed) so a
+ * reader never sees half a report.
+ */
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Receipt } from "../core/model.js";
+import { renderHtml } from "./html.js";
+import { type MarkdownOptions, renderMarkdown } from "./markdown.js";
+
+export interface ReportFiles {
+  html?: string;
+  json?: string;
+  markdown?: string;
+  /** options of the markdown renderer (default marker: `ticket-frontier:RUN`) */
+  markdownOptions?: Partial<MarkdownOptions>;
+}
+
+/** The receipt as its file holds it: two-space JSON and a final newline. */
+export function receiptJson(receipt: Receipt): string {
+  return `${JSON.stringify(receipt, null, 2)}\n`;
+}
+
+/** The sticky comment's default marker for a run. */
+export function defaultMarker(run: string): string {
+  return `ticket-frontier:${run}`;
+}
+
+/** Writes the requested reports; returns the paths written, in the order html, json, markdown. */
+export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
+  const written: string[] = [];
+  if (files.html) {
+    writeWhole(files.html, renderHtml(receipt));
+    written.push(files.html);
+  }
+  if (files.json) {
+    writeWhole(files.json, receiptJson(receipt));
+    written.push(files.json);
+  }
+  if (files.markdown) {
+    const opts: MarkdownOptions = {
+      marker: defaultMarker(receipt.run),
+      ...files.markdownOptions,
+    };
+    writeWhole(files.markdown, renderMarkdown(receipt, opts));
+    written.push(files.markdown);
+  }
+  return written;
+}
+
+function writeWhole(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
