@@ -269,32 +269,41 @@ export interface QuestionMarker {
   run: string;
   ticket: string;
   attempt: number;
+  /** the branch the run lives on, when the issue says (older issues do not) */
+  branch?: string;
 }
 
 /**
  * The hidden marker a question issue carries:
- * `<!-- ticket-frontier:question run=RUN ticket=TICKET attempt=N -->`, with the run name
- * URI-encoded so spaces or `-->` in it cannot break the marker.
+ * `<!-- ticket-frontier:question run=RUN ticket=TICKET attempt=N branch=BRANCH -->`, with
+ * the run and branch names URI-encoded so spaces or `-->` in them cannot break the
+ * marker. `branch` is optional: without it the bot looks for the run on the branch the
+ * workflow runs on.
  */
 export function questionMarker(m: QuestionMarker): string {
-  return `<!-- ticket-frontier:question run=${encodeURIComponent(m.run)} ticket=${m.ticket} attempt=${m.attempt} -->`;
+  const branch = m.branch ? ` branch=${encodeURIComponent(m.branch)}` : "";
+  return `<!-- ticket-frontier:question run=${encodeURIComponent(m.run)} ticket=${m.ticket} attempt=${m.attempt}${branch} -->`;
 }
 
 const MARKER =
-  /<!--\s*ticket-frontier:question\s+run=(\S+)\s+ticket=([A-Za-z0-9][A-Za-z0-9._-]{0,127})\s+attempt=(\d+)\s*-->/;
+  /<!--\s*ticket-frontier:question\s+run=(\S+)\s+ticket=([A-Za-z0-9][A-Za-z0-9._-]{0,127})\s+attempt=(\d+)(?:\s+branch=(\S+))?\s*-->/;
 
 /** The marker of a question issue's body, if it has one. */
 export function parseQuestionMarker(body: string | null | undefined): QuestionMarker | undefined {
   if (!body) return undefined;
   const m = MARKER.exec(body);
   if (!m) return undefined;
-  let run: string;
-  try {
-    run = decodeURIComponent(m[1]!);
-  } catch {
-    run = m[1]!;
-  }
   const attempt = Number(m[3]);
   if (!Number.isSafeInteger(attempt) || attempt < 1) return undefined;
-  return { run, ticket: m[2]!, attempt };
+  const out: QuestionMarker = { run: decode(m[1]!), ticket: m[2]!, attempt };
+  if (m[4]) out.branch = decode(m[4]);
+  return out;
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

@@ -1,9 +1,671 @@
 /**
- * PLACEHOLDER until the bot lands (issue 6): the bot engineer replaces this file with
- * `/answer`, `/retry`, `/cancel` and `/status`. The action routes `issue_comment` here.
+ * The bot: `issue_comment` events carry `/answer`, `/retry`, `/cancel` and `/status`.
+ *
+ * In order, cheapest first, so a comment that is not for us costs no request:
+ *   not a new comment, a bot's comment, or no command in it → ignored, no API call;
+ *   a pull request from a fork → ignored (a run never lives on a fork's branch);
+ *   👀 — then the permission endpoint decides: write, maintain or admin, or a polite
+ *   refusal and nothing changes;
+ *   each command runs through the same event loop as every other event (advance()),
+ *   so an answer is recorded, re-readies its ticket and dispatches it in one commit;
+ *   one reply with what happened, and 👍 or 😕.
+ *
+ * Everything a comment says is data: an answer goes into the engine as a string and
+ * from there into its own JSON file. Nothing from a comment reaches a shell, a YAML
+ * document, a ticket's front matter or a workflow input.
  */
-import type { ActionContext } from "./run-context.js";
+import type { EventResult } from "../core/engine.js";
+import type { Status } from "../core/model.js";
+import { renderMarkdown } from "../report/markdown.js";
+import { answerFile } from "../tickets/load.js";
+import {
+  type AdvanceOutcome,
+  advance,
+  type RunContext,
+  type RunEvent,
+  type RunView,
+} from "./advance.js";
+import {
+  type Command,
+  parseCommands,
+  parseQuestionMarker,
+  type QuestionMarker,
+} from "./command-parse.js";
+import { parseRunName } from "./dispatch.js";
+import { readHead, readText } from "./git.js";
+import { apiFailure, describeApiError } from "./octokit.js";
+import { isBot, steeringPermission } from "./permissions.js";
+import {
+  alreadyAnswered,
+  answered,
+  answerNeedsTicket,
+  type CancelledRun,
+  COMMENT_MAX,
+  cancelled,
+  engineSaid,
+  failedToApply,
+  notSuspended,
+  type OpenQuestion,
+  parseError,
+  permissionUnknown,
+  refusal,
+  replyBody,
+  retried,
+  statusReply,
+  unknownTicket,
+  who,
+} from "./replies.js";
+import { type ActionContext, runBranch } from "./run-context.js";
+import { joinRepoPath, parseState, statePath } from "./state.js";
 
-export async function handleIssueComment(ctx: ActionContext): Promise<void> {
-  ctx.log("issue_comment: the Ticket Frontier bot is not wired into this build yet; nothing was changed.");
+/* ------------------------------------------------------------------------- */
+/* The event payload, read defensively: it is input like any other.          */
+/* ------------------------------------------------------------------------- */
+
+export interface PayloadUser {
+  login: string;
+  type?: string | null;
 }
+
+export interface IssueCommentPayload {
+  action: string;
+  comment: { id: number; body: string; user: PayloadUser | null; html_url?: string };
+  issue: {
+    number: number;
+    body: string | null;
+    user: PayloadUser | null;
+    /** present when the issue is a pull request */
+    pull_request?: unknown;
+  };
+}
+
+function obj(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === "object" && v !== null && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : undefined;
+}
+
+function user(v: unknown): PayloadUser | null {
+  const u = obj(v);
+  if (!u || typeof u.login !== "string") return null;
+  return { login: u.login, type: typeof u.type === "string" ? u.type : null };
+}
+
+/** The fields of an `issue_comment` payload the bot reads, or undefined when it is not one. */
+export function readIssueCommentPayload(payload: unknown): IssueCommentPayload | undefined {
+  const p = obj(payload);
+  const comment = obj(p?.comment);
+  const issue = obj(p?.issue);
+  if (!p || !comment || !issue || typeof p.action !== "string") return undefined;
+  if (typeof comment.id !== "number" || typeof issue.number !== "number") return undefined;
+  const out: IssueCommentPayload = {
+    action: p.action,
+    comment: {
+      id: comment.id,
+      body: typeof comment.body === "string" ? comment.body : "",
+      user: user(comment.user),
+      ...(typeof comment.html_url === "string" ? { html_url: comment.html_url } : {}),
+    },
+    issue: {
+      number: issue.number,
+      body: typeof issue.body === "string" ? issue.body : null,
+      user: user(issue.user),
+    },
+  };
+  if (issue.pull_request !== undefined && issue.pull_request !== null)
+    out.issue.pull_request = issue.pull_request;
+  return out;
+}
+
+/* ------------------------------------------------------------------------- */
+
+export type CommandOutcome =
+  | { kind: "answered"; ticket: string; attempt: number; closedIssue?: number }
+  | { kind: "retried"; ticket: string }
+  | { kind: "cancelled"; tickets: string[]; runs: CancelledRun[] }
+  | { kind: "status" }
+  | { kind: "failed"; command: Command["kind"]; message: string };
+
+export type CommentResult =
+  | { kind: "ignored"; reason: string }
+  | { kind: "refused"; login: string; role: string }
+  | { kind: "handled"; ok: boolean; outcomes: CommandOutcome[]; branch?: string };
+
+type Reaction = "eyes" | "+1" | "confused";
+
+/** The router's entry for `issue_comment` events. */
+export async function handleIssueComment(ctx: ActionContext): Promise<void> {
+  await handleComment(ctx);
+}
+
+/** One `issue_comment` event, and what the bot did with it. */
+export async function handleComment(actx: ActionContext): Promise<CommentResult> {
+  let defaultBranch: string | undefined;
+  try {
+    defaultBranch = runBranch(actx);
+  } catch {
+    defaultBranch = undefined;
+  }
+  // Requests that are not about one run (reactions, replies, the permission check) go
+  // through a context on the workflow's own branch.
+  const ctx = actx.runContext(defaultBranch ?? "main");
+  const ev = readIssueCommentPayload(actx.payload);
+  if (!ev) return ignored(ctx, "the event is not an issue comment");
+  if (ev.action !== "created")
+    return ignored(ctx, `the comment was ${ev.action}; only new comments carry commands`);
+  if (isBot(ev.comment.user)) return ignored(ctx, "the comment is by a bot");
+  const login = ev.comment.user!.login;
+
+  // Only an issue the action opened can say which ticket it asks about: a marker in
+  // anybody else's issue is just text.
+  const marker = isBot(ev.issue.user) ? parseQuestionMarker(ev.issue.body) : undefined;
+  const commands = parseCommands(ev.comment.body, marker ? { questionTicket: marker.ticket } : {});
+  if (commands.length === 0) return ignored(ctx, "no command in the comment");
+
+  let prBranch: string | undefined;
+  if (ev.issue.pull_request !== undefined) {
+    const pr = await ctx.gh.rest.pulls.get({ ...ctx.repo, pull_number: ev.issue.number });
+    const head = pr.data.head.repo?.full_name ?? "";
+    const base = `${ctx.repo.owner}/${ctx.repo.repo}`;
+    if (head.toLowerCase() !== base.toLowerCase()) {
+      return ignored(
+        ctx,
+        `#${ev.issue.number} is a pull request from a fork (${head || "a deleted repository"})`,
+      );
+    }
+    prBranch = pr.data.head.ref;
+  }
+
+  await react(ctx, ev.comment.id, "eyes");
+
+  const permission = await steeringPermission(ctx.gh, ctx.repo.owner, ctx.repo.repo, login);
+  if (permission.kind !== "allowed") {
+    const text =
+      permission.kind === "refused"
+        ? refusal(login, ctx.repo.owner, ctx.repo.repo, permission.role)
+        : permissionUnknown(login, permission.message);
+    await reply(ctx, ev.issue.number, [text]);
+    await react(ctx, ev.comment.id, "confused");
+    ctx.log(
+      `${login} may not steer this run (${permission.kind === "refused" ? permission.role : permission.message}); nothing changed`,
+    );
+    return permission.kind === "refused"
+      ? { kind: "refused", login, role: permission.role }
+      : { kind: "refused", login, role: "unknown" };
+  }
+
+  const candidates = [prBranch, marker?.branch, trackedBranch(ev), defaultBranch];
+  const branch = await findRunBranch(ctx, candidates);
+  if (!branch) {
+    const tried = [...new Set(candidates.filter((b): b is string => !!b))].map((b) => `\`${b}\``);
+    const text = `There is no Ticket Frontier run here: no ${statePath(ctx.dir)} on ${
+      tried.length > 0 ? tried.join(" or ") : "this branch"
+    }. A run starts when tickets are pushed (or the workflow is run by hand).`;
+    await reply(ctx, ev.issue.number, [text]);
+    await react(ctx, ev.comment.id, "confused");
+    return {
+      kind: "handled",
+      ok: false,
+      outcomes: [{ kind: "failed", command: commands[0]!.kind, message: text }],
+    };
+  }
+  const run: RunContext = branch === ctx.branch ? ctx : actx.runContext(branch);
+
+  const here: Here = {
+    issue: ev.issue.number,
+    commentUrl: ev.comment.html_url,
+    question: marker ? { issue: ev.issue.number, marker } : undefined,
+  };
+  const sections: string[] = [];
+  const outcomes: CommandOutcome[] = [];
+  let closeHere: number | undefined;
+  for (const command of commands) {
+    const done = await runCommand(run, command, login, here);
+    outcomes.push(done.outcome);
+    sections.push(done.section);
+    if (done.outcome.kind === "answered" && done.outcome.closedIssue === ev.issue.number)
+      closeHere = ev.issue.number;
+  }
+  const ok = outcomes.every((o) => o.kind !== "failed");
+  await reply(ctx, ev.issue.number, sections);
+  // The question issue this comment answered is closed after the reply, so the
+  // reply (with its link to the run) is the last word on it.
+  if (closeHere !== undefined) await closeIssue(ctx, closeHere);
+  await react(ctx, ev.comment.id, ok ? "+1" : "confused");
+  return { kind: "handled", ok, outcomes, branch };
+}
+
+function ignored(ctx: RunContext, reason: string): CommentResult {
+  ctx.log(`comment ignored: ${reason}`);
+  return { kind: "ignored", reason };
+}
+
+/** The branch a tracking issue names in its marker (written by the action). */
+function trackedBranch(ev: IssueCommentPayload): string | undefined {
+  if (!isBot(ev.issue.user)) return undefined;
+  const m = /<!-- ticket-frontier:run run=\S+ branch=(\S+) -->/.exec(ev.issue.body ?? "");
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first candidate branch that holds a run's state. */
+async function findRunBranch(
+  ctx: RunContext,
+  candidates: Array<string | undefined>,
+): Promise<string | undefined> {
+  const seen = new Set<string>();
+  for (const branch of candidates) {
+    if (!branch || seen.has(branch)) continue;
+    seen.add(branch);
+    const head = await readHead(ctx.gh, ctx.repo, branch);
+    if (!head) continue;
+    const text = await readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha);
+    if (text !== undefined && parseState(text, statePath(ctx.dir)).kind === "ok") return branch;
+  }
+  return undefined;
+}
+
+interface Here {
+  issue: number;
+  commentUrl: string | undefined;
+  /** set when the comment is on a question issue the action opened */
+  question: { issue: number; marker: QuestionMarker } | undefined;
+}
+
+interface Done {
+  outcome: CommandOutcome;
+  section: string;
+}
+
+async function runCommand(
+  ctx: RunContext,
+  command: Command,
+  login: string,
+  here: Here,
+): Promise<Done> {
+  try {
+    switch (command.kind) {
+      case "error":
+        return failed(command.kind, parseError(command.command, command.line, command.message));
+      case "answer":
+        return await answerCommand(ctx, command, login, here);
+      case "retry":
+        return await retryCommand(ctx, command.ticket, login);
+      case "cancel":
+        return await cancelCommand(ctx, login);
+      case "status":
+        return await statusCommand(ctx);
+      default: {
+        const never: never = command;
+        throw new Error(`unhandled command ${JSON.stringify(never)}`);
+      }
+    }
+  } catch (error) {
+    const message = apiFailure(error)
+      ? describeApiError(error)
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    ctx.log(`/${command.kind === "error" ? command.command : command.kind} failed: ${message}`);
+    return failed(command.kind, failedToApply(message));
+  }
+}
+
+function failed(command: Command["kind"], section: string): Done {
+  return { outcome: { kind: "failed", command, message: section }, section };
+}
+
+/** The tickets waiting on a question, with their issues where the action opened one. */
+function openQuestions(
+  frontier: AdvanceOutcome["frontier"],
+  view: Pick<RunView, "questions">,
+): OpenQuestion[] {
+  const out: OpenQuestion[] = [];
+  for (const spec of frontier.specs()) {
+    const s = frontier.state(spec.id);
+    if (s?.status !== "suspended") continue;
+    const q = view.questions[spec.id];
+    out.push(
+      q && q.attempt === s.attempt && !q.closed
+        ? { ticket: spec.id, issue: q.issue_number }
+        : { ticket: spec.id },
+    );
+  }
+  return out;
+}
+
+function ticketIds(frontier: AdvanceOutcome["frontier"]): string[] {
+  return frontier.specs().map((s) => s.id);
+}
+
+/* ------------------------------------------------------------------------- */
+/* /answer                                                                    */
+/* ------------------------------------------------------------------------- */
+
+async function answerCommand(
+  ctx: RunContext,
+  command: Extract<Command, { kind: "answer" }>,
+  login: string,
+  here: Here,
+): Promise<Done> {
+  let note: { ticket: string; attempt: number; n: number; issue?: number } | undefined;
+  const event: RunEvent = (frontier, now, view) => {
+    note = undefined;
+    const ticket = command.ticket ?? here.question?.marker.ticket;
+    if (ticket === undefined) return rejected(answerNeedsTicket(openQuestions(frontier, view)));
+    const s = frontier.state(ticket);
+    if (!s) return rejected(unknownTicket(ticket, ticketIds(frontier)));
+    // On the ticket's own question issue the answer is to the question that issue
+    // asked; anywhere else, to the ticket's open question.
+    const onItsIssue = here.question?.marker.ticket === ticket;
+    const attempt = onItsIssue ? here.question!.marker.attempt : s.attempt;
+    const prior = s.answers.find((a) => a.attempt === attempt);
+    if (prior) {
+      return rejected(
+        alreadyAnswered(
+          ticket,
+          attempt,
+          prior.by,
+          { status: s.status, attempt: s.attempt },
+          openQuestions(frontier, view),
+        ),
+      );
+    }
+    if (s.status !== "suspended")
+      return rejected(notSuspended(ticket, s.status, openQuestions(frontier, view)));
+    if (attempt !== s.attempt) {
+      const q = view.questions[ticket];
+      return rejected(
+        `This issue asked the question of ${ticket} attempt ${attempt}; ${ticket} is now suspended on attempt ${s.attempt}` +
+          `${q && q.attempt === s.attempt ? ` (#${q.issue_number})` : ""}: answer that question with \`/answer ${ticket} TEXT\`.`,
+      );
+    }
+    const result = frontier.answer(ticket, command.text, login, now);
+    if (result.kind !== "ok") return result;
+    const after = frontier.state(ticket)!;
+    const q = view.questions[ticket];
+    note = { ticket, attempt, n: after.answers.at(-1)?.n ?? after.answers.length };
+    if (q && q.attempt === attempt) {
+      view.questions[ticket] = { ...q, closed: true };
+      note.issue = q.issue_number;
+    } else if (onItsIssue) {
+      note.issue = here.question!.issue;
+    }
+    return result;
+  };
+  const outcome = await advance(
+    ctx,
+    event,
+    `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`,
+  );
+  if (outcome.result.kind !== "ok" || !note) return failed("answer", resultText(outcome.result));
+  const { ticket, attempt, n, issue } = note;
+  const next = outcome.frontier.state(ticket);
+  const dispatched = outcome.dispatched.find((d) => d.ticket === ticket);
+  const file = joinRepoPath(ctx.dir, answerFile(ticket, n));
+  const runLink = dispatched?.runUrl ?? ctx.links.workflowRun;
+  let section = answered(ticket, attempt, file, {
+    status: next?.status ?? "ready",
+    attempt: next?.attempt ?? attempt,
+  });
+  if (runLink) section += ` [The run](${runLink}).`;
+  // Answered elsewhere: the question issue hears about it and is closed now; answered
+  // on the issue itself, the reply is posted there and the caller closes it after.
+  if (issue !== undefined && issue !== here.issue) {
+    const by = here.commentUrl ? `[answered](${here.commentUrl})` : "answered";
+    await comment(ctx, issue, [`${by} by ${who(login)}. ${section}`]);
+    await closeIssue(ctx, issue);
+  }
+  return {
+    outcome:
+      issue !== undefined
+        ? { kind: "answered", ticket, attempt, closedIssue: issue }
+        : { kind: "answered", ticket, attempt },
+    section,
+  };
+}
+
+/* ------------------------------------------------------------------------- */
+/* /retry                                                                     */
+/* ------------------------------------------------------------------------- */
+
+async function retryCommand(ctx: RunContext, ticket: string, login: string): Promise<Done> {
+  let changed: string[] = [];
+  const event: RunEvent = (frontier, now) => {
+    changed = [];
+    if (!frontier.spec(ticket)) return rejected(unknownTicket(ticket, ticketIds(frontier)));
+    const result = frontier.retry(ticket, login, now);
+    if (result.kind === "ok") changed = result.changed;
+    return result;
+  };
+  const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`);
+  if (outcome.result.kind !== "ok") return failed("retry", resultText(outcome.result));
+  const next = outcome.frontier.state(ticket);
+  const reopened = changed.filter((id) => {
+    if (id === ticket) return false;
+    const st = outcome.frontier.state(id)?.status;
+    return st === "pending" || st === "ready" || st === "claimed";
+  });
+  return {
+    outcome: { kind: "retried", ticket },
+    section: retried(
+      ticket,
+      { status: next?.status ?? "ready", attempt: next?.attempt ?? 0 },
+      reopened,
+    ),
+  };
+}
+
+/* ------------------------------------------------------------------------- */
+/* /cancel                                                                    */
+/* ------------------------------------------------------------------------- */
+
+interface LiveClaim {
+  ticket: string;
+  attempt: number;
+  claim: string | undefined;
+  runUrl: string | undefined;
+  claimedAt: string | undefined;
+  workflow: string;
+}
+
+async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
+  let live: LiveClaim[] = [];
+  let closed: string[] = [];
+  let questions: number[] = [];
+  const event: RunEvent = (frontier, now, view) => {
+    live = [];
+    closed = [];
+    questions = [];
+    // What is running now, read before the cancel ends it: the claim token finds the
+    // GitHub run when the dispatch did not record its id.
+    for (const id of frontier.claimedIds()) {
+      const s = frontier.state(id)!;
+      const attempt = s.attempts.at(-1);
+      live.push({
+        ticket: id,
+        attempt: s.attempt,
+        claim: s.claim ?? attempt?.claim,
+        runUrl: attempt?.run_url,
+        claimedAt: s.claimed_at ?? attempt?.started_at,
+        workflow: workflowOf(ctx, frontier.spec(id)?.executor),
+      });
+    }
+    const result = frontier.cancel(login, now);
+    if (result.kind !== "ok") return result;
+    closed = result.changed;
+    for (const [ticket, q] of Object.entries(view.questions)) {
+      if (q.closed) continue;
+      view.questions[ticket] = { ...q, closed: true };
+      questions.push(q.issue_number);
+    }
+    return result;
+  };
+  const outcome = await advance(ctx, event, `cancel by ${login}`);
+  if (outcome.result.kind !== "ok") return failed("cancel", resultText(outcome.result));
+  // Only after the cancel is committed: a job that settles now is told its attempt is
+  // no longer live, whether or not its run was stopped in time.
+  const runs = await cancelRuns(ctx, live);
+  for (const issue of questions) {
+    await comment(ctx, issue, [
+      `The run was cancelled by ${who(login)}; this question no longer needs an answer.`,
+    ]);
+    await closeIssue(ctx, issue, "not_planned");
+  }
+  const tickets = closed.filter((id) => outcome.frontier.state(id)?.status === "cancelled");
+  return {
+    outcome: { kind: "cancelled", tickets, runs },
+    section: cancelled(login, tickets, runs),
+  };
+}
+
+/** The workflow a ticket is dispatched as (the same rule as the dispatcher's). */
+function workflowOf(ctx: RunContext, executor: string | undefined): string {
+  return executor && /\.ya?ml$/.test(executor) ? executor.replace(/^.*\//, "") : ctx.workflow;
+}
+
+function runIdOf(url: string | undefined): number | undefined {
+  const m = /\/actions\/runs\/(\d+)/.exec(url ?? "");
+  return m ? Number(m[1]) : undefined;
+}
+
+async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<CancelledRun[]> {
+  const targets: Array<{ ticket: string; id: number; url?: string }> = [];
+  const unknown: LiveClaim[] = [];
+  for (const c of live) {
+    const id = runIdOf(c.runUrl);
+    if (id !== undefined)
+      targets.push({ ticket: c.ticket, id, ...(c.runUrl ? { url: c.runUrl } : {}) });
+    else if (c.claim) unknown.push(c);
+  }
+  // Runs whose id was not recorded: found by the claim token in their run-name, one
+  // listing per workflow, however many tickets were live.
+  const byWorkflow = new Map<string, LiveClaim[]>();
+  for (const c of unknown) byWorkflow.set(c.workflow, [...(byWorkflow.get(c.workflow) ?? []), c]);
+  for (const [workflow, claims] of byWorkflow) {
+    const wanted = new Map(claims.map((c) => [c.claim!, c]));
+    const earliest = Math.min(...claims.map((c) => Date.parse(c.claimedAt ?? "") || Date.now()));
+    const created = `>=${new Date(earliest - 5 * 60_000).toISOString().replace(/\.\d+Z$/, "Z")}`;
+    for (let page = 1; page <= 5 && wanted.size > 0; page++) {
+      const answer = await ctx.gh.rest.actions.listWorkflowRuns({
+        ...ctx.repo,
+        workflow_id: workflow,
+        event: "workflow_dispatch",
+        created,
+        per_page: 100,
+        page,
+      });
+      for (const r of answer.data.workflow_runs) {
+        const name = parseRunName(r.display_title ?? r.name);
+        const c = name ? wanted.get(name.claim) : undefined;
+        if (!c || r.status === "completed") continue;
+        targets.push({ ticket: c.ticket, id: r.id, url: r.html_url });
+        wanted.delete(c.claim!);
+      }
+      if (answer.data.workflow_runs.length < 100) break;
+    }
+  }
+  const out: CancelledRun[] = [];
+  for (const t of targets) {
+    try {
+      await ctx.gh.rest.actions.cancelWorkflowRun({ ...ctx.repo, run_id: t.id });
+      out.push({ ...t, cancelled: true });
+    } catch (error) {
+      // 409: the run had already finished — nothing left to stop.
+      const f = apiFailure(error);
+      const message = f?.status === 409 ? "it had already finished" : describeApiError(error);
+      out.push({ ...t, cancelled: false, message });
+      ctx.log(`could not cancel run ${t.id} of ${t.ticket}: ${message}`);
+    }
+  }
+  return out;
+}
+
+/* ------------------------------------------------------------------------- */
+/* /status                                                                    */
+/* ------------------------------------------------------------------------- */
+
+async function statusCommand(ctx: RunContext): Promise<Done> {
+  // The same loop as any event, with an event that changes nothing: the summary is of
+  // the state at the head of the run's branch (and anything ready is dispatched).
+  const outcome = await advance(ctx, () => ({ kind: "ok", changed: [] }), "status");
+  const summary = renderMarkdown(outcome.receipt, {
+    marker: "ticket-frontier:status",
+    maxChars: 12_000,
+    ...(ctx.links.htmlReport ? { htmlReportUrl: ctx.links.htmlReport } : {}),
+    ...(ctx.links.workflowRun ? { workflowRunUrl: ctx.links.workflowRun } : {}),
+  });
+  return { outcome: { kind: "status" }, section: statusReply(summary, COMMENT_MAX - 4_000) };
+}
+
+/* ------------------------------------------------------------------------- */
+
+function rejected(message: string): EventResult {
+  return { kind: "rejected", message };
+}
+
+/** A refused event's message; the engine's own words are escaped, ours are markdown already. */
+function resultText(result: EventResult): string {
+  if (result.kind === "ok") return "";
+  return isOurs(result.message) ? result.message : engineSaid(result.message);
+}
+
+// Messages the bot wrote (markdown, already escaped) versus the engine's plain text.
+const OURS =
+  /^(There is no ticket|This is not a question issue|This issue asked|The question of|`|\S+ is \w+; it has no open question)/;
+function isOurs(message: string): boolean {
+  return OURS.test(message);
+}
+
+async function react(ctx: RunContext, commentId: number, content: Reaction): Promise<void> {
+  try {
+    await ctx.gh.rest.reactions.createForIssueComment({
+      ...ctx.repo,
+      comment_id: commentId,
+      content,
+    });
+  } catch (error) {
+    // A reaction is a courtesy: a failure to add one changes nothing else.
+    ctx.log(`could not react ${content} to comment ${commentId}: ${describeApiError(error)}`);
+  }
+}
+
+async function comment(ctx: RunContext, issue: number, sections: readonly string[]): Promise<void> {
+  await ctx.gh.rest.issues.createComment({
+    ...ctx.repo,
+    issue_number: issue,
+    body: replyBody(sections),
+  });
+}
+
+async function reply(ctx: RunContext, issue: number, sections: readonly string[]): Promise<void> {
+  if (sections.length === 0) return;
+  try {
+    await comment(ctx, issue, sections);
+  } catch (error) {
+    ctx.log(`could not reply on #${issue}: ${describeApiError(error)}`);
+  }
+}
+
+async function closeIssue(
+  ctx: RunContext,
+  issue: number,
+  reason: "completed" | "not_planned" = "completed",
+): Promise<void> {
+  try {
+    await ctx.gh.rest.issues.update({
+      ...ctx.repo,
+      issue_number: issue,
+      state: "closed",
+      state_reason: reason,
+    });
+  } catch (error) {
+    ctx.log(`could not close question issue #${issue}: ${describeApiError(error)}`);
+  }
+}
+
+export type { Status };

@@ -233,3 +233,10 @@ describe("words echoed back cannot break out of their code span", () => {
     expect(quoteWord("`x")).toBe("`` `x ``");
   });
 });
+
+describe("the question marker names the run's branch", () => {
+  it("round-trips a branch with a slash", () => {
+    const m = { run: "r", ticket: "a", attempt: 2, branch: "feature/x y" };
+    expect(parseQuestionMarker(questionMarker(m))).toEqual(m);
+  });
+});
