@@ -1,0 +1,104 @@
+/** SPEC §4: "a live ticket with an overlapping write_scope" holds a ready ticket back. */
+import { describe, expect, it } from "vitest";
+import { compileScope, normaliseScopePath, writeScopesOverlap } from "../../src/core/scope.js";
+
+const overlap = (a: string | string[], b: string | string[]) =>
+  writeScopesOverlap(typeof a === "string" ? [a] : a, typeof b === "string" ? [b] : b);
+
+describe("two write scopes overlap when some path could be in both", () => {
+  it.each([
+    ["src/a.ts", "src/a.ts"],
+    ["src", "src/a.ts"],
+    ["src/", "./src/core/engine.ts"],
+    [".", "README.md"],
+    ["/src", "src/x"],
+  ])("literal %s and literal %s overlap", (a, b) => {
+    expect(overlap(a, b)).toBe(true);
+    expect(overlap(b, a)).toBe(true);
+  });
+
+  it.each([
+    ["src/a.ts", "src/b.ts"],
+    ["src", "src2"],
+    ["src/a", "src/ab"],
+    ["docs/x.md", "src/x.md"],
+  ])("literal %s and literal %s do not overlap", (a, b) => {
+    expect(overlap(a, b)).toBe(false);
+    expect(overlap(b, a)).toBe(false);
+  });
+
+  it.each([
+    ["src/a.ts", "src/*.ts"],
+    ["src/lib/a.ts", "src/**/*.ts"],
+    ["src", "src/**"],
+    ["src", "src/lib/*.ts"],
+    ["src/a", "src/*/b.ts"],
+    ["src/a/b.ts", "src/*"],
+    ["README.md", "*.md"],
+    ["src/lib/deep/x.ts", "src/**"],
+    ["src/x/y.ts", "src/{x,z/w}/*.ts"],
+    [".env", "*"],
+  ])("literal %s and glob %s overlap", (a, b) => {
+    expect(overlap(a, b)).toBe(true);
+    expect(overlap(b, a)).toBe(true);
+  });
+
+  it.each([
+    ["src/a.md", "src/*.ts"],
+    ["docs", "src/**"],
+    ["src/lib/a.ts", "src/*.ts"],
+    ["src/a/c.ts", "src/*/b.ts"],
+    ["test/a.ts", "src/**/*.ts"],
+  ])("literal %s and glob %s do not overlap", (a, b) => {
+    expect(overlap(a, b)).toBe(false);
+    expect(overlap(b, a)).toBe(false);
+  });
+
+  it.each([
+    ["src/**", "src/core/*.ts"],
+    ["**/*.md", "src/*.ts"],
+    ["src/*.ts", "src/*.md"],
+  ])("glob %s and glob %s overlap (bases related: judged conservatively)", (a, b) => {
+    expect(overlap(a, b)).toBe(true);
+  });
+
+  it.each([
+    ["docs/**", "src/**"],
+    ["src/a/*.ts", "src/b/*.ts"],
+  ])("glob %s and glob %s do not overlap", (a, b) => {
+    expect(overlap(a, b)).toBe(false);
+  });
+
+  it("any pair of entries overlapping is enough", () => {
+    expect(overlap(["docs/**", "src/a.ts"], ["test/**", "src"])).toBe(true);
+    expect(overlap(["docs/**", "src/a.ts"], ["test/**", "lib"])).toBe(false);
+  });
+
+  it("a ticket without write_scope never conflicts", () => {
+    expect(overlap([], ["**"])).toBe(false);
+    expect(overlap([], [])).toBe(false);
+  });
+
+  it("a negated pattern is treated as everything", () => {
+    expect(overlap("!docs/**", "docs/a.md")).toBe(true);
+  });
+});
+
+describe("paths are normalised before they are compared", () => {
+  it.each([
+    ["./src/", "src"],
+    ["/src", "src"],
+    ["src//a", "src/a"],
+    ["src/./a", "src/a"],
+    [".", ""],
+    ["./", ""],
+  ])("%s is %s", (raw, want) => {
+    expect(normaliseScopePath(raw)).toBe(want);
+  });
+
+  it("keeps a glob's base apart from its pattern", () => {
+    expect(compileScope(["./src/**/*.ts"])).toEqual([
+      { raw: "./src/**/*.ts", path: "src/**/*.ts", glob: true, base: "src", rest: "**/*.ts" },
+    ]);
+  });
+});
