@@ -1,0 +1,524 @@
+/**
+ * The loop every event runs, on the Action and in the bot alike:
+ *
+ *   read the head of the run's branch (ref → commit → state.json, worklog.jsonl)
+ *   → Frontier.create(specs from the checkout, config, saved state, now)
+ *   → apply the event → claimReady → drainChanges
+ *   → ONE commit (ticket front matter, .frontier/ files, worklog, state.json), parent =
+ *     the head read, ref moved with force:false
+ *   → on "not a fast forward": read again and re-apply the whole event on the new head
+ *   → only after the commit landed: dispatch the claims it recorded
+ *   → a refused dispatch is one more event (the attempt fails with GitHub's message)
+ *   → the sticky report comment shows the result.
+ *
+ * Requests per event are constant (4 reads, 3 writes, 2 for the comment) plus one per
+ * dispatch: nothing here reads or writes per ticket of the graph.
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { engineConfig, type RunFlags } from "../core/config.js";
+import { type Claim, type EventResult, Frontier } from "../core/engine.js";
+import type { Receipt, Settings, TicketSpec } from "../core/model.js";
+import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
+import { buildReceipt } from "../report/receipt.js";
+import { loadDirectory } from "../tickets/load.js";
+import { formatProblem } from "../tickets/problems.js";
+import { planWrites } from "../tickets/writeback.js";
+import { type DispatchSession, dispatchClaim } from "./dispatch.js";
+import { UserError } from "./errors.js";
+import { commitFiles, type FileWrite, type Repo, readHead, readText } from "./git.js";
+import type { GitHub } from "./octokit.js";
+import { openQuestionIssue } from "./questions.js";
+import {
+  createReportComment,
+  findReportComment,
+  findReportTarget,
+  reportMarker,
+  seqLine,
+  updateReportComment,
+} from "./report-comment.js";
+import {
+  GITHUB_STATE_SCHEMA,
+  type GitHubState,
+  joinRepoPath,
+  parseState,
+  type QuestionRecord,
+  type ReportRecord,
+  serializeState,
+  statePath,
+  worklogPath,
+} from "./state.js";
+
+/** Everything an event needs to know about where it runs. Built once per process. */
+export interface RunContext {
+  gh: GitHub;
+  repo: Repo;
+  /** the branch the run lives on (its state, its dispatch ref) */
+  branch: string;
+  /** the ticket directory, relative to the repository root */
+  dir: string;
+  /** the checkout's root (GITHUB_WORKSPACE): authored tickets are read from there */
+  workspace: string;
+  /** the orch-task workflow file */
+  workflow: string;
+  /** action inputs that override frontier.yml */
+  flags: RunFlags;
+  /** the commit this job runs at: the base of a run that starts now */
+  sha: string;
+  /** who claims, for the record */
+  claimedBy: string;
+  clock: () => number;
+  /** a fresh claim token per dispatch */
+  claimToken: (ticket: string, attempt: number) => string;
+  links: { workflowRun?: string; repository?: string; htmlReport?: string; blob?: string };
+  log: (line: string) => void;
+  /** remembers per process whether the server takes return_run_details */
+  session: DispatchSession;
+  /** tries of the whole event on a moving branch (default 12) */
+  maxTries?: number;
+  /** first back-off after a lost race, doubled each time with jitter (default 250 ms) */
+  backoffMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** keep the sticky report comment (default true) */
+  report?: boolean;
+}
+
+/** What an event sees besides the engine: the bookkeeping it may change, files it may add. */
+export interface RunView {
+  /** the state read from the head; undefined when the run starts with this event */
+  readonly state: GitHubState | undefined;
+  /** ticket id → question issue; the bot marks an answered one closed */
+  questions: Record<string, QuestionRecord>;
+  /** add a file to the event's commit (path relative to the ticket directory) */
+  writeFile(path: string, content: string): void;
+}
+
+export type RunEvent = (frontier: Frontier, now: number, view: RunView) => EventResult;
+
+export interface Dispatched {
+  ticket: string;
+  attempt: number;
+  claim: string;
+  runUrl?: string;
+}
+
+export interface AdvanceOutcome {
+  /** what the event itself did (the first event, not the follow-ups of refused dispatches) */
+  result: EventResult;
+  dispatched: Dispatched[];
+  /** dispatches GitHub refused; each attempt was settled as failed with GitHub's message */
+  refused: Array<{ ticket: string; attempt: number; message: string }>;
+  frontier: Frontier;
+  state: GitHubState;
+  receipt: Receipt;
+  /** the report as markdown (also the job summary) */
+  markdown: string;
+  /** the commit that recorded the event; undefined when nothing changed */
+  commit?: string;
+  /** tries it took (1 = no race lost) */
+  tries: number;
+}
+
+interface Loaded {
+  settings: Settings;
+  specs: readonly TicketSpec[];
+}
+
+const loadedCache = new WeakMap<RunContext, Loaded>();
+
+/** The authored tickets of the checkout; a graph that does not hold together starts nothing. */
+export async function loadSpecs(ctx: RunContext): Promise<Loaded> {
+  const cached = loadedCache.get(ctx);
+  if (cached) return cached;
+  const dir = join(ctx.workspace, ctx.dir);
+  const loaded = await loadDirectory(dir, {});
+  if (loaded.kind === "invalid") {
+    const errors = loaded.problems.filter((p) => p.severity === "error");
+    throw new UserError(
+      `${errors.length} problem${errors.length === 1 ? "" : "s"} in ${ctx.dir}: nothing was started. Fix ${errors.length === 1 ? "it" : "them"} and push again.`,
+      loaded.problems.map((p) => formatProblem(p, ctx.dir)),
+    );
+  }
+  for (const w of loaded.warnings) ctx.log(`warning: ${formatProblem(w, ctx.dir)}`);
+  const out = { settings: loaded.settings, specs: loaded.specs };
+  loadedCache.set(ctx, out);
+  return out;
+}
+
+export function randomClaimToken(): string {
+  return `c${randomBytes(6).toString("hex")}`;
+}
+
+/** Run one event to completion: commit by compare-and-swap, dispatch, report. */
+export async function advance(
+  ctx: RunContext,
+  event: RunEvent,
+  label: string,
+): Promise<AdvanceOutcome> {
+  const first = await commitEvent(ctx, event, label);
+  let last = first;
+  const dispatched: Dispatched[] = [];
+  const refused: AdvanceOutcome["refused"] = [];
+  let pending = first.claims;
+  // A refused dispatch is settled as failed: one more event, which may claim a retry.
+  for (let round = 0; pending.length > 0 && round < 10; round++) {
+    const refusedNow: Array<{ claim: Claim; message: string }> = [];
+    for (const claim of pending) {
+      const res = await dispatchClaim(
+        ctx.gh,
+        ctx.repo,
+        ctx.session,
+        {
+          workflow: workflowOf(ctx, last.frontier, claim.ticket),
+          ref: ctx.branch,
+          inputs: {
+            run: last.frontier.runRecord().run,
+            ticket: claim.ticket,
+            attempt: String(claim.attempt),
+            claim: claim.claim,
+            base: last.state.run.base ?? ctx.sha,
+          },
+        },
+        ctx.clock(),
+      );
+      switch (res.kind) {
+        case "dispatched":
+          ctx.log(
+            `dispatched ${claim.ticket}#${claim.attempt}${res.runUrl ? ` → ${res.runUrl}` : ""}`,
+          );
+          dispatched.push(
+            res.runUrl
+              ? {
+                  ticket: claim.ticket,
+                  attempt: claim.attempt,
+                  claim: claim.claim,
+                  runUrl: res.runUrl,
+                }
+              : { ticket: claim.ticket, attempt: claim.attempt, claim: claim.claim },
+          );
+          break;
+        case "refused":
+          ctx.log(`GitHub refused to dispatch ${claim.ticket}#${claim.attempt}: ${res.message}`);
+          refusedNow.push({ claim, message: res.message });
+          refused.push({ ticket: claim.ticket, attempt: claim.attempt, message: res.message });
+          break;
+        case "unknown":
+          // It may have started: dispatching again could run it twice. The claim stays;
+          // if no job settles it, its lease runs out and the schedule sweep reclaims it.
+          ctx.log(
+            `warning: no clear answer dispatching ${claim.ticket}#${claim.attempt} (${res.message}); the claim is kept and its lease reclaims it if no job settles it`,
+          );
+          break;
+      }
+    }
+    if (refusedNow.length === 0) break;
+    last = await commitEvent(
+      ctx,
+      (frontier, now) => {
+        const changed: string[] = [];
+        for (const { claim, message } of refusedNow) {
+          const r = frontier.settle(
+            {
+              ticket: claim.ticket,
+              attempt: claim.attempt,
+              claim: claim.claim,
+              outcome: "failed",
+              reason: `dispatch refused by GitHub: ${message}`,
+              by: "github",
+            },
+            now,
+          );
+          if (r.kind === "ok") changed.push(...r.changed);
+        }
+        return { kind: "ok", changed };
+      },
+      "dispatch refused",
+    );
+    pending = last.claims;
+  }
+
+  const markdown = await showReport(ctx, last);
+  return {
+    result: first.result,
+    dispatched,
+    refused,
+    frontier: last.frontier,
+    state: last.state,
+    receipt: last.receipt,
+    markdown,
+    ...((last.commit ?? first.commit) ? { commit: (last.commit ?? first.commit) as string } : {}),
+    tries: first.tries,
+  };
+}
+
+interface Committed {
+  result: EventResult;
+  claims: Claim[];
+  frontier: Frontier;
+  state: GitHubState;
+  receipt: Receipt;
+  commit?: string;
+  tries: number;
+}
+
+async function commitEvent(ctx: RunContext, event: RunEvent, label: string): Promise<Committed> {
+  const { settings, specs } = await loadSpecs(ctx);
+  const maxTries = ctx.maxTries ?? 12;
+  const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  // Made once and reused on every try, so a lost race never opens a second issue.
+  const openedQuestions = new Map<string, number>();
+  let createdReport: ReportRecord | undefined;
+
+  for (let tries = 1; ; tries++) {
+    const head = await readHead(ctx.gh, ctx.repo, ctx.branch);
+    if (!head) {
+      throw new UserError(
+        `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
+      );
+    }
+    const [stateText, worklogText] = await Promise.all([
+      readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha),
+      readText(ctx.gh, ctx.repo, worklogPath(ctx.dir), head.sha),
+    ]);
+    let state: GitHubState | undefined;
+    if (stateText !== undefined) {
+      const parsed = parseState(stateText, statePath(ctx.dir));
+      if (parsed.kind === "bad") throw new UserError(parsed.message);
+      state = parsed.state;
+    }
+    const now = ctx.clock();
+    const saved = state ? { run: state.run, tickets: state.tickets } : undefined;
+    const configured = engineConfig(
+      settings,
+      saved,
+      { ...ctx.flags, base: state?.run.base ?? ctx.sha },
+      now,
+    );
+    if (configured.kind === "bad") throw new UserError(configured.message);
+    const frontier = Frontier.create(specs, configured.config, saved, now);
+
+    const files: FileWrite[] = [];
+    const view: RunView = {
+      state,
+      questions: { ...(state?.questions ?? {}) },
+      writeFile: (path, content) => files.push({ path: joinRepoPath(ctx.dir, path), content }),
+    };
+    const result = event(frontier, now, view);
+    const claims = frontier.claimReady(now, ctx.claimedBy, ctx.claimToken);
+    const changes = frontier.drainChanges();
+    const runName = frontier.runRecord().run;
+
+    // A suspended attempt opens its question issue before the commit, so the commit
+    // records the issue number; made once per process however often the race is lost.
+    for (const { ticket, record } of changes.attempts) {
+      if (record.outcome !== "suspended") continue;
+      const key = `${ticket}#${record.n}`;
+      let issue =
+        openedQuestions.get(key) ??
+        (view.questions[ticket]?.attempt === record.n
+          ? view.questions[ticket]?.issue_number
+          : undefined);
+      if (issue === undefined) {
+        issue = await openQuestionIssue(ctx.gh, ctx.repo, {
+          run: runName,
+          ticket,
+          title: frontier.spec(ticket)?.title ?? ticket,
+          attempt: record.n,
+          question: record.question ?? "(the attempt asked no question text)",
+          ...(ctx.links.workflowRun ? { reportUrl: ctx.links.workflowRun } : {}),
+        });
+        openedQuestions.set(key, issue);
+        ctx.log(`opened question issue #${issue} for ${ticket}#${record.n}`);
+      }
+      view.questions[ticket] = { issue_number: issue, attempt: record.n };
+    }
+
+    const nothingChanged =
+      state !== undefined &&
+      changes.tickets.length === 0 &&
+      changes.attempts.length === 0 &&
+      changes.answers.length === 0 &&
+      changes.log.length === 0 &&
+      !changes.run &&
+      files.length === 0 &&
+      JSON.stringify(view.questions) === JSON.stringify(state.questions);
+    if (nothingChanged && state) {
+      return {
+        result,
+        claims: [],
+        frontier,
+        state,
+        receipt: receiptOf(ctx, frontier, settings, now),
+        tries,
+      };
+    }
+
+    let report = state?.report;
+    if (!report && ctx.report !== false) {
+      report =
+        createdReport ??
+        (await startReport(ctx, runName, frontier, settings, now, (state?.seq ?? 0) + 1));
+      createdReport = report;
+    }
+
+    const next: GitHubState = {
+      schema: GITHUB_STATE_SCHEMA,
+      branch: ctx.branch,
+      dir: ctx.dir,
+      ...frontier.snapshot(),
+      seq: (state?.seq ?? 0) + 1,
+      questions: view.questions,
+      ...(report ? { report } : {}),
+    };
+    const edits = planWrites(changes, frontier, (file) =>
+      readFileSync(join(ctx.workspace, ctx.dir, file), "utf8"),
+    );
+    for (const edit of edits) {
+      const path = joinRepoPath(ctx.dir, edit.path);
+      if (edit.kind === "append") {
+        const before =
+          path === worklogPath(ctx.dir)
+            ? (worklogText ?? "")
+            : ((await readText(ctx.gh, ctx.repo, path, head.sha)) ?? "");
+        files.push({ path, content: joinLines(before, edit.content) });
+      } else {
+        files.push({ path, content: edit.content });
+      }
+    }
+    files.push({ path: statePath(ctx.dir), content: serializeState(next) });
+
+    const committed = await commitFiles(
+      ctx.gh,
+      ctx.repo,
+      ctx.branch,
+      head,
+      mergeWrites(files),
+      commitMessage(runName, label, changes.log.length, claims),
+    );
+    if (committed.kind === "ok") {
+      if (tries > 1) ctx.log(`${label}: recorded after ${tries} tries (the branch moved under us)`);
+      return {
+        result,
+        claims,
+        frontier,
+        state: next,
+        receipt: receiptOf(ctx, frontier, settings, now),
+        commit: committed.sha,
+        tries,
+      };
+    }
+    if (tries >= maxTries) {
+      throw new Error(
+        `${label}: the branch ${ctx.branch} kept moving; gave up after ${tries} tries. Nothing was dispatched; the next event records it.`,
+      );
+    }
+    const base = ctx.backoffMs ?? 250;
+    const wait = Math.min(8000, base * 2 ** Math.min(tries - 1, 5));
+    await sleep(wait / 2 + Math.random() * wait);
+  }
+}
+
+/** Two edits of one path in one commit (e.g. two appends) collapse into the last. */
+function mergeWrites(files: FileWrite[]): FileWrite[] {
+  const byPath = new Map<string, FileWrite>();
+  for (const f of files) byPath.set(f.path, f);
+  return [...byPath.values()];
+}
+
+function joinLines(before: string, added: string): string {
+  if (before === "" || before.endsWith("\n")) return before + added;
+  return `${before}\n${added}`;
+}
+
+function commitMessage(
+  run: string,
+  label: string,
+  logLines: number,
+  claims: readonly Claim[],
+): string {
+  const claimed =
+    claims.length > 0 ? `; claim ${claims.map((c) => `${c.ticket}#${c.attempt}`).join(", ")}` : "";
+  const short = claimed.length > 300 ? `; claim ${claims.length} tickets` : claimed;
+  // [skip ci]: if a token that does trigger workflows is used, our own commit still starts none.
+  return `frontier ${run}: ${label}${short} [skip ci]\n\n${logLines} worklog line${logLines === 1 ? "" : "s"}.`;
+}
+
+function workflowOf(ctx: RunContext, frontier: Frontier, ticket: string): string {
+  const executor = frontier.spec(ticket)?.executor;
+  // An executor that names a workflow file (`*.yml`/`*.yaml`) is dispatched as that
+  // workflow; anything else (a local command name) runs through the default workflow.
+  return executor && /\.ya?ml$/.test(executor) ? executor.replace(/^.*\//, "") : ctx.workflow;
+}
+
+export function receiptOf(
+  ctx: RunContext,
+  frontier: Frontier,
+  settings: Settings,
+  now: number,
+): Receipt {
+  const receipt = buildReceipt(frontier, {
+    now,
+    ...(settings.goal ? { goal: settings.goal } : {}),
+  });
+  const links: NonNullable<Receipt["links"]> = { ...(receipt.links ?? {}) };
+  if (ctx.links.workflowRun) links.workflow_run = ctx.links.workflowRun;
+  if (ctx.links.repository) links.repository = ctx.links.repository;
+  if (ctx.links.htmlReport) links.html_report = ctx.links.htmlReport;
+  return Object.keys(links).length > 0 ? { ...receipt, links } : receipt;
+}
+
+export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): string {
+  const tail = `\n${seqLine(seq)}`;
+  const body = renderMarkdown(receipt, {
+    marker: reportMarker(receipt.run),
+    maxChars: GITHUB_COMMENT_MAX - tail.length - 64,
+    ...(ctx.links.htmlReport ? { htmlReportUrl: ctx.links.htmlReport } : {}),
+    ...(ctx.links.workflowRun ? { workflowRunUrl: ctx.links.workflowRun } : {}),
+    ...(ctx.links.blob ? { repoBlobUrl: ctx.links.blob } : {}),
+  });
+  return body + tail;
+}
+
+/** Posted when the run starts, so the page never sits silent while jobs run. */
+async function startReport(
+  ctx: RunContext,
+  run: string,
+  frontier: Frontier,
+  settings: Settings,
+  now: number,
+  seq: number,
+): Promise<ReportRecord> {
+  const target = await findReportTarget(ctx.gh, ctx.repo, ctx.branch, run, ctx.links.workflowRun);
+  const found = await findReportComment(ctx.gh, ctx.repo, target.issue_number, run);
+  if (found)
+    return {
+      issue_number: target.issue_number,
+      on: target.on,
+      comment_id: found.id,
+      login: found.login,
+    };
+  const body = renderReport(ctx, receiptOf(ctx, frontier, settings, now), seq);
+  const record = await createReportComment(ctx.gh, ctx.repo, target, body);
+  ctx.log(`report comment posted on #${record.issue_number}`);
+  return record;
+}
+
+async function showReport(ctx: RunContext, last: Committed): Promise<string> {
+  const markdown = renderReport(ctx, last.receipt, last.state.seq);
+  const record = last.state.report;
+  if (ctx.report === false || !record || last.commit === undefined) return markdown;
+  const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
+  if (res === "gone") {
+    // Someone deleted it: post it again; the next commit of state records the new id.
+    const again = await findReportComment(
+      ctx.gh,
+      ctx.repo,
+      record.issue_number,
+      last.state.run.run,
+      record.login,
+    );
+    if (!again) await createReportComment(ctx.gh, ctx.repo, record, markdown);
+  }
+  return markdown;
+}

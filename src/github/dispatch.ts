@@ -1,0 +1,151 @@
+/**
+ * Claim, then dispatch: once the claim commit has landed, start the orch-task
+ * workflow for it through `workflow_dispatch`. Only the process whose commit recorded
+ * a claim dispatches it, so a claim is dispatched at most once.
+ */
+import type { Repo } from "./git.js";
+import {
+  apiFailure,
+  describeApiError,
+  type GitHub,
+  isRefusal,
+  isReturnRunDetailsUnsupported,
+} from "./octokit.js";
+
+/** The inputs every orch-task run receives (all strings, as GitHub requires). */
+export interface DispatchInputs {
+  run: string;
+  ticket: string;
+  attempt: string;
+  claim: string;
+  base: string;
+}
+
+export interface DispatchRequest {
+  /** workflow file name or id, e.g. `orch-task.yml` */
+  workflow: string;
+  /** the run's branch */
+  ref: string;
+  inputs: DispatchInputs;
+}
+
+export type DispatchResult =
+  | { kind: "dispatched"; runId?: number; runUrl?: string }
+  /** GitHub refused (4xx): it will refuse again; the attempt fails with this message */
+  | { kind: "refused"; message: string }
+  /** no answer we can trust (5xx after retries, network): the claim stays; its lease reclaims it */
+  | { kind: "unknown"; message: string };
+
+/**
+ * Per process: whether the server takes `return_run_details`. An older server (GHES ≤
+ * 3.20) answers 400; after the first such answer it is not sent again.
+ */
+export class DispatchSession {
+  returnRunDetails = true;
+  /** how long to look for a run by its claim token when the server gave no run id */
+  findRunTries = 3;
+  findRunDelayMs = 1000;
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms));
+}
+
+/** The run-name orch-task.yml sets: `frontier <ticket>#<attempt> <claim>`. */
+export function runName(ticket: string, attempt: number, claim: string): string {
+  return `frontier ${ticket}#${attempt} ${claim}`;
+}
+
+const RUN_NAME = /^frontier (\S+)#(\d+) (\S+)$/;
+
+/** Ticket, attempt and claim from an orch-task run's name, if it is one of ours. */
+export function parseRunName(
+  name: string | null | undefined,
+): { ticket: string; attempt: number; claim: string } | undefined {
+  const m = RUN_NAME.exec((name ?? "").trim());
+  if (!m) return undefined;
+  return { ticket: m[1] as string, attempt: Number(m[2]), claim: m[3] as string };
+}
+
+export async function dispatchClaim(
+  gh: GitHub,
+  repo: Repo,
+  session: DispatchSession,
+  request: DispatchRequest,
+  now: number,
+): Promise<DispatchResult> {
+  const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches" as const;
+  const params = {
+    ...repo,
+    workflow_id: request.workflow,
+    ref: request.ref,
+    inputs: { ...request.inputs },
+  };
+  if (session.returnRunDetails) {
+    try {
+      const answer = await gh.request(route, { ...params, return_run_details: true });
+      const data = (answer.data ?? {}) as {
+        workflow_run_id?: number;
+        html_url?: string;
+        run_url?: string;
+      };
+      const out: DispatchResult = { kind: "dispatched" };
+      if (typeof data.workflow_run_id === "number") out.runId = data.workflow_run_id;
+      if (typeof data.html_url === "string") out.runUrl = data.html_url;
+      return out;
+    } catch (error) {
+      if (!isReturnRunDetailsUnsupported(error)) return failed(error);
+      session.returnRunDetails = false;
+    }
+  }
+  try {
+    await gh.request(route, params);
+  } catch (error) {
+    return failed(error);
+  }
+  const found = await findRunByClaim(
+    gh,
+    repo,
+    session,
+    request.workflow,
+    request.inputs.claim,
+    now,
+  );
+  return found
+    ? { kind: "dispatched", runId: found.id, runUrl: found.url }
+    : { kind: "dispatched" };
+}
+
+function failed(error: unknown): DispatchResult {
+  if (isRefusal(error))
+    return { kind: "refused", message: apiFailure(error)?.message ?? describeApiError(error) };
+  return { kind: "unknown", message: describeApiError(error) };
+}
+
+/** The workflow run whose run-name carries `claim`, dispatched since `since` (ms). */
+export async function findRunByClaim(
+  gh: GitHub,
+  repo: Repo,
+  session: DispatchSession,
+  workflow: string,
+  claim: string,
+  since: number,
+): Promise<{ id: number; url: string } | undefined> {
+  const created = `>=${new Date(since - 60_000).toISOString().replace(/\.\d+Z$/, "Z")}`;
+  for (let i = 0; i < session.findRunTries; i++) {
+    if (i > 0) await session.sleep(session.findRunDelayMs * i);
+    let runs: Array<{ id: number; html_url: string; name?: string | null; display_title?: string }>;
+    try {
+      const answer = await gh.rest.actions.listWorkflowRuns({
+        ...repo,
+        workflow_id: workflow,
+        event: "workflow_dispatch",
+        created,
+        per_page: 100,
+      });
+      runs = answer.data.workflow_runs;
+    } catch {
+      return undefined;
+    }
+    const run = runs.find((r) => parseRunName(r.display_title ?? r.name)?.claim === claim);
+    if (run) return { id: run.id, url: run.html_url };
+  }
+  return undefined;
+}

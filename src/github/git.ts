@@ -1,0 +1,123 @@
+/**
+ * The run's branch as a compare-and-swap register, through the Git Data API: read the
+ * head, then write every file of an event in ONE commit whose parent is that head, and
+ * move the branch with `force: false`. If the branch moved meanwhile GitHub answers
+ * 422 "not a fast forward" and the caller re-reads and re-applies: no update is lost.
+ */
+import { apiFailure, type GitHub, isNotFastForward } from "./octokit.js";
+
+export interface Repo {
+  owner: string;
+  repo: string;
+}
+
+export interface Head {
+  /** the commit the branch points at */
+  sha: string;
+  /** that commit's tree: the base of the next commit's tree */
+  tree: string;
+}
+
+/** The head of `branch`, or undefined when the branch does not exist. */
+export async function readHead(gh: GitHub, repo: Repo, branch: string): Promise<Head | undefined> {
+  let sha: string;
+  try {
+    const ref = await gh.rest.git.getRef({ ...repo, ref: `heads/${branch}` });
+    sha = ref.data.object.sha;
+  } catch (error) {
+    if (apiFailure(error)?.status === 404) return undefined;
+    throw error;
+  }
+  const commit = await gh.rest.git.getCommit({ ...repo, commit_sha: sha });
+  return { sha, tree: commit.data.tree.sha };
+}
+
+/**
+ * A file's text at a commit, or undefined when there is no such file. Files over the
+ * contents API's 1 MB are read through the blob API (up to 100 MB).
+ */
+export async function readText(
+  gh: GitHub,
+  repo: Repo,
+  path: string,
+  ref: string,
+): Promise<string | undefined> {
+  let data: unknown;
+  try {
+    data = (await gh.rest.repos.getContent({ ...repo, path, ref })).data;
+  } catch (error) {
+    if (apiFailure(error)?.status === 404) return undefined;
+    throw error;
+  }
+  if (Array.isArray(data) || typeof data !== "object" || data === null) return undefined;
+  const file = data as {
+    type?: string;
+    content?: string;
+    encoding?: string;
+    sha?: string;
+    size?: number;
+  };
+  if (file.type !== "file") return undefined;
+  if (
+    file.encoding === "base64" &&
+    typeof file.content === "string" &&
+    (file.content !== "" || file.size === 0)
+  ) {
+    return Buffer.from(file.content, "base64").toString("utf8");
+  }
+  if (!file.sha) return undefined;
+  const blob = await gh.rest.git.getBlob({ ...repo, file_sha: file.sha });
+  return blob.data.encoding === "base64"
+    ? Buffer.from(blob.data.content, "base64").toString("utf8")
+    : blob.data.content;
+}
+
+export interface FileWrite {
+  /** path from the repository root */
+  path: string;
+  content: string;
+}
+
+export type CommitResult = { kind: "ok"; sha: string } | { kind: "moved" };
+
+/**
+ * One commit with every file, parent `head`, then a non-forced ref update.
+ * `moved`: the branch is no longer at `head` — re-read and re-apply.
+ */
+export async function commitFiles(
+  gh: GitHub,
+  repo: Repo,
+  branch: string,
+  head: Head,
+  files: readonly FileWrite[],
+  message: string,
+): Promise<CommitResult> {
+  const tree = await gh.rest.git.createTree({
+    ...repo,
+    base_tree: head.tree,
+    tree: files.map((f) => ({
+      path: f.path,
+      mode: "100644" as const,
+      type: "blob" as const,
+      content: f.content,
+    })),
+  });
+  const commit = await gh.rest.git.createCommit({
+    ...repo,
+    message,
+    tree: tree.data.sha,
+    parents: [head.sha],
+  });
+  try {
+    await gh.rest.git.updateRef({
+      ...repo,
+      ref: `heads/${branch}`,
+      sha: commit.data.sha,
+      force: false,
+    });
+  } catch (error) {
+    if (isNotFastForward(error)) return { kind: "moved" };
+    throw error;
+  }
+  return { kind: "ok", sha: commit.data.sha };
+}

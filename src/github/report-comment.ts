@@ -1,0 +1,146 @@
+/**
+ * The sticky report comment: one per run, on the open pull request of the run's
+ * branch, else on a tracking issue created once. Found by its hidden marker AND by the
+ * login that wrote it, so a comment anyone else plants with the marker never counts.
+ */
+import type { Repo } from "./git.js";
+import { apiFailure, type GitHub } from "./octokit.js";
+import type { ReportRecord } from "./state.js";
+
+export const RUN_LABEL = "frontier:run";
+export const QUESTION_LABEL = "frontier:question";
+/** GITHUB_TOKEN acts as this login; used to recognise our comments before we made one. */
+export const ACTIONS_BOT_LOGIN = "github-actions[bot]";
+
+/** The marker text (renderMarkdown wraps it in `<!-- -->`). */
+export function reportMarker(run: string): string {
+  return `ticket-frontier:report run=${encodeURIComponent(run)}`;
+}
+
+/** A second hidden line: which commit of the state the comment shows, to order racing updates. */
+export function seqLine(seq: number): string {
+  return `<!-- ticket-frontier:seq=${seq} -->`;
+}
+
+export function seqOf(body: string | null | undefined): number | undefined {
+  const m = /<!-- ticket-frontier:seq=(\d+) -->/.exec(body ?? "");
+  return m ? Number(m[1]) : undefined;
+}
+
+function trackingMarker(run: string, branch: string): string {
+  return `<!-- ticket-frontier:run run=${encodeURIComponent(run)} branch=${encodeURIComponent(branch)} -->`;
+}
+
+export interface ReportTarget {
+  issue_number: number;
+  on: "pr" | "issue";
+}
+
+/** The open PR of `branch`, else the run's tracking issue (created when there is none). */
+export async function findReportTarget(
+  gh: GitHub,
+  repo: Repo,
+  branch: string,
+  run: string,
+  workflowRunUrl?: string,
+): Promise<ReportTarget> {
+  const pulls = await gh.rest.pulls.list({
+    ...repo,
+    state: "open",
+    head: `${repo.owner}:${branch}`,
+    per_page: 1,
+  });
+  const pr = pulls.data[0];
+  if (pr) return { issue_number: pr.number, on: "pr" };
+
+  const marker = trackingMarker(run, branch);
+  const issues = await gh.rest.issues.listForRepo({
+    ...repo,
+    labels: RUN_LABEL,
+    state: "open",
+    per_page: 100,
+  });
+  const existing = issues.data.find((i) => !i.pull_request && (i.body ?? "").includes(marker));
+  if (existing) return { issue_number: existing.number, on: "issue" };
+
+  const created = await gh.rest.issues.create({
+    ...repo,
+    title: `Ticket Frontier: run ${run} on ${branch}`,
+    labels: [RUN_LABEL],
+    body: [
+      marker,
+      `This issue tracks the Ticket Frontier run **${escapeInline(run)}** on branch \`${branch}\`.`,
+      "",
+      "The report comment below is updated on every event. Maintainers can comment `/status`, `/retry TICKET`, `/cancel` or `/answer TICKET TEXT` here.",
+      workflowRunUrl ? `\nStarted by ${workflowRunUrl}` : "",
+    ].join("\n"),
+  });
+  return { issue_number: created.data.number, on: "issue" };
+}
+
+/** Our report comment on `issue_number`: marker present and written by `login`. */
+export async function findReportComment(
+  gh: GitHub,
+  repo: Repo,
+  issue_number: number,
+  run: string,
+  login: string = ACTIONS_BOT_LOGIN,
+): Promise<{ id: number; login: string } | undefined> {
+  const marker = `<!-- ${reportMarker(run)} -->`;
+  const comments = await gh.paginate(gh.rest.issues.listComments, {
+    ...repo,
+    issue_number,
+    per_page: 100,
+  });
+  const mine = comments.find((c) => c.user?.login === login && (c.body ?? "").includes(marker));
+  return mine ? { id: mine.id, login } : undefined;
+}
+
+export async function createReportComment(
+  gh: GitHub,
+  repo: Repo,
+  target: ReportTarget,
+  body: string,
+): Promise<ReportRecord> {
+  const created = await gh.rest.issues.createComment({
+    ...repo,
+    issue_number: target.issue_number,
+    body,
+  });
+  return {
+    issue_number: target.issue_number,
+    on: target.on,
+    comment_id: created.data.id,
+    login: created.data.user?.login ?? ACTIONS_BOT_LOGIN,
+  };
+}
+
+export type UpdateResult = "updated" | "newer-shown" | "gone";
+
+/**
+ * Show `body` (state commit `seq`) in the comment, unless a racing event already shows
+ * a newer commit: updates that land out of order never roll the report back.
+ */
+export async function updateReportComment(
+  gh: GitHub,
+  repo: Repo,
+  record: ReportRecord,
+  body: string,
+  seq: number,
+): Promise<UpdateResult> {
+  try {
+    const current = await gh.rest.issues.getComment({ ...repo, comment_id: record.comment_id });
+    const shown = seqOf(current.data.body);
+    if (shown !== undefined && shown > seq) return "newer-shown";
+    if (current.data.body === body) return "updated";
+    await gh.rest.issues.updateComment({ ...repo, comment_id: record.comment_id, body });
+    return "updated";
+  } catch (error) {
+    if (apiFailure(error)?.status === 404) return "gone";
+    throw error;
+  }
+}
+
+function escapeInline(text: string): string {
+  return text.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { advance } from "../../src/github/advance.js";
+import { advanceOnly, settleEvent } from "../../src/github/events.js";
+import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
+
+let world: World | undefined;
+afterEach(async () => {
+  world?.fake.assertNoViolations();
+  await world?.cleanup();
+  world = undefined;
+});
+
+describe("claim, then dispatch", () => {
+  it("a push starts the run: the ready frontier is claimed in one commit, then dispatched", async () => {
+    world = await makeWorld(
+      Object.fromEntries([ticket("a"), ticket("b"), ticket("c", ["a", "b"])]),
+    );
+    const ctx = runContext(world);
+    const out = await advance(ctx, advanceOnly, "advance (push)");
+    expect(out.dispatched.map((d) => d.ticket).sort()).toEqual(["a", "b"]);
+    const runs = world.fake.allRuns();
+    expect(runs.map((r) => r.displayTitle).sort()).toEqual(
+      out.dispatched.map((d) => `frontier ${d.ticket}#1 ${d.claim}`).sort(),
+    );
+    const state = stateOf(world) as {
+      tickets: Record<string, { status: string }>;
+      base: string;
+      run: { base: string };
+    };
+    expect(state.tickets.a?.status).toBe("claimed");
+    expect(state.tickets.c?.status ?? "pending").toBe("pending");
+    expect(state.run.base).toBe(world.sha);
+    // the dispatch came after the claim commit, with the run's inputs
+    const dispatch = world.fake.findRequests({ operation: "actions/create-workflow-dispatch" })[0];
+    expect(dispatch?.body).toMatchObject({ ref: "main", return_run_details: true });
+    const firstDispatch = dispatch?.seq ?? 0;
+    const refUpdate = world.fake.findRequests({ operation: "git/update-ref" })[0]?.seq ?? Infinity;
+    expect(refUpdate).toBeLessThan(firstDispatch);
+  });
+
+  it("settling a ticket records it and dispatches what became ready in the same step", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"])]));
+    const ctx = runContext(world);
+    const start = await advance(ctx, advanceOnly, "start");
+    const a = start.dispatched[0]!;
+    const out = await advance(
+      ctx,
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim: a.claim,
+        outcome: "complete",
+        result: "A done",
+        by: "job",
+      }),
+      "settle a",
+    );
+    expect(out.result.kind).toBe("ok");
+    expect(out.dispatched.map((d) => d.ticket)).toEqual(["b"]);
+    expect(world.repo.readFile("tickets/.frontier/results/a@1.md")).toBe("A done");
+    expect(world.repo.readFile("tickets/a.md")).toMatch(/status: complete/);
+    const log = world.repo.readFile("tickets/.frontier/worklog.jsonl") ?? "";
+    expect(log.split("\n").filter(Boolean).length).toBeGreaterThan(2);
+  });
+
+  it("a redelivered settle changes nothing and dispatches nothing", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"])]));
+    const ctx = runContext(world);
+    const start = await advance(ctx, advanceOnly, "start");
+    const a = start.dispatched[0]!;
+    const settle = settleEvent({
+      ticket: "a",
+      attempt: 1,
+      claim: a.claim,
+      outcome: "complete",
+      result: "x",
+      by: "job",
+    });
+    await advance(ctx, settle, "settle a");
+    const head = world.repo.head("main");
+    const again = await advance(ctx, settle, "settle a again");
+    expect(again.result.kind).toBe("stale");
+    expect(again.dispatched).toEqual([]);
+    expect(world.repo.head("main")).toBe(head);
+    expect(world.fake.allRuns()).toHaveLength(2);
+  });
+});
