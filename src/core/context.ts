@@ -1,0 +1,66 @@
+/**
+ * What an executor is given: the task, the results of its inputs in `inputs`
+ * order, and the ticket's earlier questions and answers. Pure text assembly; the
+ * shell gathers the results (src/tickets/context-io.ts).
+ */
+import type { AnswerRecord, Status, TicketSpec } from "./model.js";
+
+export interface ContextInput {
+  id: string;
+  title: string;
+  status: Status;
+  /** the result text of its last complete attempt; undefined when there is none */
+  result: string | undefined;
+}
+
+export interface ContextArgs {
+  spec: TicketSpec;
+  /** the run's name */
+  run: string;
+  goal?: string;
+  /** in the ticket's `inputs` order */
+  inputs: readonly ContextInput[];
+  answers: readonly AnswerRecord[];
+  /** the attempt this context is for */
+  attempt: number;
+}
+
+/** The words an `empty` input is passed on with: it ran and returned nothing. */
+export const EMPTY_INPUT = "(ran, returned nothing)";
+
+export function buildContext(args: ContextArgs): string {
+  const { spec, run, goal, inputs, answers, attempt } = args;
+  const out: string[] = [];
+  out.push(`# ${spec.title}`, "");
+  out.push(`Ticket \`${spec.id}\` · run \`${run}\` · attempt ${attempt}`);
+  if (goal !== undefined && goal.trim() !== "") out.push(`Goal of the run: ${goal.trim()}`);
+  out.push("", "## Task", "");
+  const body = spec.body.trim();
+  out.push(body === "" ? "(no description: the title is the task)" : body);
+
+  if (inputs.length > 0) {
+    out.push("", "## Inputs", "");
+    out.push(
+      `Results of the tickets this one depends on, in order (${inputs.map((i) => i.id).join(", ")}).`,
+    );
+    for (const input of inputs) {
+      out.push("", `### ${input.id}: ${input.title} (${input.status})`, "");
+      // an empty input is an explicit blank, never dropped: the executor must know it ran
+      if (input.status === "empty") out.push(EMPTY_INPUT);
+      else if (input.status !== "complete") out.push(`(not available: ${input.status})`);
+      else if (input.result === undefined || input.result.trim() === "") {
+        out.push("(complete; no result text was recorded)");
+      } else out.push(input.result.replace(/\s+$/, ""));
+    }
+  }
+
+  if (answers.length > 0) {
+    out.push("", "## Earlier questions and answers", "");
+    out.push("Earlier attempts of this ticket asked these questions; the answers are final.");
+    for (const a of [...answers].sort((x, y) => x.n - y.n)) {
+      out.push("", `### Question from attempt ${a.attempt}`, "", a.question.trim(), "");
+      out.push(`Answer (by ${a.by}, ${a.at}):`, "", a.text.trim());
+    }
+  }
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,72 @@
+/**
+ * Gathering what an executor is given from a Frontier and the ticket directory:
+ * the result file of each input's last complete (or empty) attempt.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { buildContext, type ContextArgs, type ContextInput } from "../core/context.js";
+import type { RunRecord, Settings, TicketSpec, TicketState } from "../core/model.js";
+
+export interface ContextSource {
+  spec(id: string): TicketSpec | undefined;
+  state(id: string): Readonly<TicketState> | undefined;
+  runRecord(): RunRecord;
+}
+
+/** The arguments of buildContext for `ticket`, with every input's result read from disk. */
+export async function gatherContext(
+  dir: string,
+  frontier: ContextSource,
+  ticket: string,
+  settings: Pick<Settings, "goal"> = {},
+): Promise<ContextArgs> {
+  const spec = frontier.spec(ticket);
+  if (spec === undefined) throw new Error(`no ticket "${ticket}"`);
+  const state = frontier.state(ticket);
+  const inputs: ContextInput[] = await Promise.all(
+    spec.inputs.map(async (id) => {
+      const s = frontier.state(id);
+      const title = frontier.spec(id)?.title ?? id;
+      const status = s?.status ?? "pending";
+      const last = s?.attempts
+        .filter((a) => a.outcome === "complete" || a.outcome === "empty")
+        .sort((a, b) => b.n - a.n)[0];
+      let result: string | undefined;
+      if (last?.outcome === "complete" && last.result_file !== undefined) {
+        result = await readOptional(join(dir, last.result_file));
+      }
+      return { id, title, status, result };
+    }),
+  );
+  // the live attempt while claimed; otherwise the attempt that would come next
+  const attempt =
+    state === undefined ? 1 : state.status === "claimed" ? state.attempt : state.attempt + 1;
+  const args: ContextArgs = {
+    spec,
+    run: frontier.runRecord().run,
+    inputs,
+    answers: state?.answers ?? [],
+    attempt,
+  };
+  if (settings.goal !== undefined) args.goal = settings.goal;
+  return args;
+}
+
+/** The text an executor of `ticket` is given. */
+export async function readContext(
+  dir: string,
+  frontier: ContextSource,
+  ticket: string,
+  settings: Pick<Settings, "goal"> = {},
+): Promise<string> {
+  return buildContext(await gatherContext(dir, frontier, ticket, settings));
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}

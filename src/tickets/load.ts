@@ -1,0 +1,321 @@
+/**
+ * A ticket directory → checked specs, settings and the saved state, or every
+ * problem with it at once. Nothing here decides what runs; it only reads.
+ */
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { checkCaps, checkGraph, fileTooLarge, type GraphNode } from "../core/checks.js";
+import {
+  AnswerRecord,
+  AttemptRecord,
+  DEFAULTS,
+  RunRecord,
+  type SavedState,
+  type Settings,
+  type TicketSpec,
+  type TicketState,
+} from "../core/model.js";
+import { type EngineFields, parseTicket } from "./parse.js";
+import { isError, type Problem, problem, sortProblems } from "./problems.js";
+import { loadSettings } from "./settings.js";
+
+export type Loaded =
+  | {
+      kind: "ok";
+      dir: string;
+      settings: Settings;
+      /** in file order */
+      specs: TicketSpec[];
+      saved: SavedState | undefined;
+      warnings: Problem[];
+    }
+  | {
+      kind: "invalid";
+      /** errors and warnings, by file and line */
+      problems: Problem[];
+    };
+
+/** Where the engine's records live, relative to the ticket directory. */
+export const STATE_DIR = ".frontier";
+export const RUN_FILE = ".frontier/run.json";
+export const WORKLOG_FILE = ".frontier/worklog.jsonl";
+export const attemptFile = (ticket: string, n: number) => `.frontier/attempts/${ticket}@${n}.json`;
+export const answerFile = (ticket: string, n: number) => `.frontier/answers/${ticket}@${n}.json`;
+export const resultFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.md`;
+
+/** Ticket files in `dir`, in file order: `*.md` directly in it, not starting with `.` or `_`. */
+export function ticketFileNames(names: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const name of names) {
+    if (name.endsWith(".md") && !name.startsWith(".") && !name.startsWith("_")) out.push(name);
+  }
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Read and check every ticket in `dir`. Problems come back all together: caps,
+ * front matter, field types, ids, dependencies, cycles, settings and saved state.
+ */
+export async function loadDirectory(
+  dir: string,
+  overrides: Partial<Settings> = {},
+): Promise<Loaded> {
+  try {
+    const s = await stat(dir);
+    if (!s.isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+  } catch {
+    return {
+      kind: "invalid",
+      problems: [
+        problem(
+          "no-ticket-directory",
+          dir,
+          undefined,
+          `no ticket directory at ${dir}`,
+          "create it, or pass the directory that holds the tickets as DIR",
+        ),
+      ],
+    };
+  }
+
+  const { settings, problems: settingsProblems, warnings } = await loadSettings(dir, overrides);
+  const problems: Problem[] = [...settingsProblems];
+  const maxTickets = settings.max_tickets ?? DEFAULTS.maxTickets;
+  const maxFileBytes = settings.max_file_bytes ?? DEFAULTS.maxFileBytes;
+  const leaseMs = DEFAULTS.leaseMs;
+
+  const entries = readdirSync(dir, { withFileTypes: true });
+  const names = ticketFileNames(
+    entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name),
+  );
+  const capProblems = checkCaps(
+    names.length > maxTickets ? names.map((file) => ({ file, bytes: 0 })) : [],
+    { maxTickets, maxFileBytes },
+    dir,
+  );
+  if (capProblems.length > 0) {
+    // past the ticket cap nothing else is worth reading
+    return { kind: "invalid", problems: sortProblems([...problems, ...capProblems, ...warnings]) };
+  }
+
+  const specs: TicketSpec[] = [];
+  const fields = new Map<string, EngineFields>();
+  const nodes: GraphNode[] = [];
+  for (let order = 0; order < names.length; order++) {
+    const file = names[order]!;
+    const read = readCapped(join(dir, file), maxFileBytes);
+    if (read.kind === "too-large") {
+      problems.push(fileTooLarge(file, read.bytes, maxFileBytes));
+      nodes.push({ id: file.slice(0, -3), file, order, certain: false, dependsOn: [] });
+      continue;
+    }
+    if (read.kind === "unreadable") {
+      problems.push(
+        problem(
+          "unreadable-file",
+          file,
+          undefined,
+          `could not read the file: ${read.message}`,
+          "make it a readable file, or rename it to start with _ so it is not a ticket",
+        ),
+      );
+      nodes.push({ id: file.slice(0, -3), file, order, certain: false, dependsOn: [] });
+      continue;
+    }
+    const parsed = parseTicket(read.text, file, order, { leaseMs });
+    nodes.push(parsed.node);
+    warnings.push(...parsed.warnings);
+    if (parsed.kind === "invalid") {
+      problems.push(...parsed.problems);
+      continue;
+    }
+    specs.push(parsed.spec);
+    if (parsed.fields.status !== undefined || Object.keys(parsed.fields).length > 0) {
+      fields.set(parsed.spec.id, parsed.fields);
+    }
+  }
+  problems.push(...checkGraph(nodes));
+
+  if (problems.some(isError)) {
+    return { kind: "invalid", problems: sortProblems([...problems, ...warnings]) };
+  }
+  const state = await readSaved(dir, settings, specs, fields);
+  if (state.problems.length > 0) {
+    return { kind: "invalid", problems: sortProblems([...state.problems, ...warnings]) };
+  }
+  return { kind: "ok", dir, settings, specs, saved: state.saved, warnings: sortProblems(warnings) };
+}
+
+type Read =
+  | { kind: "ok"; text: string }
+  | { kind: "too-large"; bytes: number }
+  | { kind: "unreadable"; message: string };
+
+/** Read a file unless it is over the cap, which is checked by its size before a byte is read. */
+function readCapped(path: string, cap: number): Read {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    return { kind: "unreadable", message: (e as Error).message };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > cap) return { kind: "too-large", bytes: size };
+    const buf = Buffer.allocUnsafe(size);
+    let off = 0;
+    while (off < size) {
+      const n = readSync(fd, buf, off, size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return { kind: "ok", text: buf.toString("utf8", 0, off) };
+  } catch (e) {
+    return { kind: "unreadable", message: (e as Error).message };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The saved state: each ticket's engine fields from its front matter, its ended
+ * attempts and answers from `.frontier/`, and the run record. The live attempt is
+ * only in the front matter (attempt, claimed_by, claimed_at, claim) and is rebuilt
+ * from there. Undefined when nothing has run yet.
+ */
+async function readSaved(
+  dir: string,
+  settings: Settings,
+  specs: readonly TicketSpec[],
+  fields: ReadonlyMap<string, EngineFields>,
+): Promise<{ saved: SavedState | undefined; problems: Problem[] }> {
+  const problems: Problem[] = [];
+  const ids = new Set(specs.map((s) => s.id));
+
+  let run: RunRecord | undefined;
+  const runText = await readOptional(join(dir, RUN_FILE));
+  if (runText !== undefined) {
+    const parsed = parseJson(runText, RunRecord);
+    if (parsed === undefined) problems.push(corrupt(RUN_FILE));
+    else run = parsed;
+  }
+
+  const attempts = await readRecords(dir, "attempts", ids, AttemptRecord, problems);
+  const answers = await readRecords(dir, "answers", ids, AnswerRecord, problems);
+
+  const tickets: Record<string, TicketState> = {};
+  let dispatched = 0;
+  for (const spec of specs) {
+    const f = fields.get(spec.id);
+    const ended = attempts.get(spec.id) ?? [];
+    const answered = answers.get(spec.id) ?? [];
+    if (f === undefined && ended.length === 0 && answered.length === 0) continue;
+    const attempt = f?.attempt ?? ended.reduce((m, a) => Math.max(m, a.n), 0);
+    const history = [...ended];
+    if (
+      f?.claim !== undefined &&
+      f.claimed_by !== undefined &&
+      f.claimed_at !== undefined &&
+      attempt > 0 &&
+      !history.some((a) => a.n === attempt)
+    ) {
+      history.push({
+        n: attempt,
+        claim: f.claim,
+        claimed_by: f.claimed_by,
+        started_at: f.claimed_at,
+      });
+    }
+    history.sort((a, b) => a.n - b.n);
+    answered.sort((a, b) => a.n - b.n);
+    const state: TicketState = {
+      status: f?.status ?? "pending",
+      attempt,
+      attempts: history,
+      answers: answered,
+    };
+    if (f?.claimed_by !== undefined) state.claimed_by = f.claimed_by;
+    if (f?.claimed_at !== undefined) state.claimed_at = f.claimed_at;
+    if (f?.claim !== undefined) state.claim = f.claim;
+    if (f?.blocked_by !== undefined) state.blocked_by = f.blocked_by;
+    if (f?.reason !== undefined) state.reason = f.reason;
+    if (f?.updated_at !== undefined) state.updated_at = f.updated_at;
+    tickets[spec.id] = state;
+    dispatched += attempt;
+  }
+  if (problems.length > 0) return { saved: undefined, problems };
+  if (run === undefined && Object.keys(tickets).length === 0) return { saved: undefined, problems };
+  // state in the tickets without a run record: the dispatches are the attempts made
+  run ??= { schema: "ticket-frontier/run@1", run: settings.run, dispatched };
+  return { saved: { run, tickets }, problems };
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}
+
+function parseJson<T>(
+  text: string,
+  schema: { safeParse(v: unknown): { success: boolean; data?: T } },
+): T | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function corrupt(file: string): Problem {
+  return problem(
+    "corrupt-state",
+    file,
+    undefined,
+    "saved state is not valid (not the JSON the engine writes)",
+    "restore the file from version control, or delete it to forget what it recorded",
+  );
+}
+
+/** `<id>@<n>.json` records of one kind, for known tickets only: one readdir for the whole kind. */
+async function readRecords<T extends { n: number }>(
+  dir: string,
+  kind: "attempts" | "answers",
+  ids: ReadonlySet<string>,
+  schema: { safeParse(v: unknown): { success: boolean; data?: T } },
+  problems: Problem[],
+): Promise<Map<string, T[]>> {
+  const out = new Map<string, T[]>();
+  let names: string[];
+  try {
+    names = await readdir(join(dir, STATE_DIR, kind));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return out;
+    throw e;
+  }
+  const wanted: Array<{ id: string; n: number; file: string }> = [];
+  for (const name of names) {
+    const m = /^(.+)@(\d+)\.json$/.exec(name);
+    if (m === null || !ids.has(m[1]!)) continue;
+    wanted.push({ id: m[1]!, n: Number(m[2]), file: `${STATE_DIR}/${kind}/${name}` });
+  }
+  const texts = await Promise.all(wanted.map((w) => readFile(join(dir, w.file), "utf8")));
+  wanted.forEach((w, i) => {
+    const record = parseJson(texts[i]!, schema);
+    if (record === undefined || record.n !== w.n) {
+      problems.push(corrupt(w.file));
+      return;
+    }
+    const list = out.get(w.id);
+    if (list === undefined) out.set(w.id, [record]);
+    else list.push(record);
+  });
+  return out;
+}
