@@ -1142,7 +1142,10 @@ export class Frontier {
       case "limited":
         return "its bound ran out";
       case "cancelled":
-        return `cancelled by ${this.run.cancelled?.by ?? "someone"}`;
+        // a ticket cancelled in an earlier, cancelled run that was resumed says why it was
+        return this.run.cancelled
+          ? `cancelled by ${this.run.cancelled.by}`
+          : (s.reason ?? "cancelled");
       case "complete":
       case "empty":
         return s.status;

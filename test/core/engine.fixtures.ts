@@ -7,10 +7,9 @@ import {
 } from "../../src/core/engine.js";
 import type { Bound, Outcome, TicketSpec } from "../../src/core/model.js";
 
-export type TicketDraft = Partial<Omit<TicketSpec, "id" | "order">> & { deps?: string[] };
+export type TicketDraft = Partial<Omit<TicketSpec, "id">>;
 
 export function ticket(id: string, deps: string[] = [], extra: TicketDraft = {}): TicketSpec {
-  const { deps: _ignored, ...rest } = extra;
   return {
     id,
     title: id,
@@ -21,7 +20,7 @@ export function ticket(id: string, deps: string[] = [], extra: TicketDraft = {})
     priority: 0,
     body: `do ${id}`,
     order: 0,
-    ...rest,
+    ...extra,
   };
 }
 

@@ -894,6 +894,35 @@ describe("the open remainder is every ticket not complete or empty, each with wh
   });
 });
 
+describe("the remainder names the root's own ending for a blocked ticket", () => {
+  it("a limited root and a cancelled root", () => {
+    const specs = inOrder(
+      ticket("lim"),
+      ticket("lim1", ["lim"]),
+      ticket("can"),
+      ticket("can1", ["can"]),
+      ticket("can2", ["can1"]),
+    );
+    const f = engine(specs);
+    const snap = f.snapshot();
+    snap.tickets.can = {
+      ...snap.tickets.can!,
+      status: "cancelled",
+      reason: "run cancelled by kim",
+    };
+    const g = Frontier.create(specs, { run: "test" }, snap, 0);
+    claimAll(g);
+    settle(g, "lim", "limited");
+    expect(g.remainder(0).map((r) => [r.id, r.waiting_on])).toEqual([
+      ["lim", "its bound ran out"],
+      ["lim1", "lim limited"],
+      ["can", "run cancelled by kim"],
+      ["can1", "can cancelled"],
+      ["can2", "can cancelled (via can1)"],
+    ]);
+  });
+});
+
 describe("create: resume from a saved state, normalised in one pass", () => {
   it("a snapshot round-trips through SavedState and resumes where it stopped", () => {
     const specs = chain();
