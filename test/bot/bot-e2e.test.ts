@@ -80,3 +80,109 @@ describe("a maintainer's answer on the question issue runs the ticket and its de
     expect(reactionsOn(w.repo, comment.id)).toEqual(["eyes", "+1"]);
   });
 });
+
+/** The run's report lives on a tracking issue (no PR for main): the usual place for commands. */
+function reportIssue(w: BotWorld): number {
+  const n = w.state().report?.issue_number;
+  if (n === undefined) throw new Error("no report comment recorded");
+  return n;
+}
+
+describe("only people with write access are obeyed; nothing else changes", () => {
+  it.each([
+    ["stranger", undefined],
+    ["reader", "read"],
+    ["triager", "triage"],
+  ])("%s's /answer and /cancel are refused and change nothing", async (login) => {
+    world = await suspendedPlan();
+    const w = world;
+    const [issue] = questionIssues(w.repo);
+    const head = w.repo.head("main");
+    const stateBefore = w.file(`${DIR}/.frontier/state.json`);
+    const ticketsBefore = ["plan", "build", "ship"].map((id) => w.file(`${DIR}/${id}.md`));
+    const runsBefore = w.fake.allRuns().length;
+
+    const answer = await w.comment(issue!.number, "/answer Use sqlite", login);
+    const cancel = await w.comment(reportIssue(w), "/cancel", login);
+
+    expect(answer).toMatchObject({ kind: "refused", login });
+    expect(cancel).toMatchObject({ kind: "refused", login });
+    // Byte-identical: the branch did not move at all.
+    expect(w.repo.head("main")).toBe(head);
+    expect(w.file(`${DIR}/.frontier/state.json`)).toBe(stateBefore);
+    expect(["plan", "build", "ship"].map((id) => w.file(`${DIR}/${id}.md`))).toEqual(ticketsBefore);
+    expect(w.fake.allRuns().length).toBe(runsBefore);
+    expect(w.repo.issues.get(issue!.number)!.state).toBe("open");
+    // A polite reply that names who may do this, and 😕.
+    const reply = botReplies(w.repo, issue!.number).at(-1)!;
+    expect(reply).toContain(`@${login}, only people with write access to acme/app can steer this run`);
+    expect(reply).toContain("Nothing was changed");
+    const comment = w.repo.commentsOn(issue!.number).find((c) => c.user === login)!;
+    expect(reactionsOn(w.repo, comment.id)).toEqual(["eyes", "confused"]);
+    // Permission comes from the permission endpoint, once per comment.
+    expect(w.fake.countRequests({ operation: "repos/get-collaborator-permission-level" })).toBe(2);
+  });
+
+  it("obeys someone with the write role", async () => {
+    world = await suspendedPlan();
+    const [issue] = questionIssues(world.repo);
+    const result = await world.comment(issue!.number, "/answer plan Use postgres", "writer");
+    expect(result).toMatchObject({ kind: "handled", ok: true });
+    expect(world.state().tickets.plan?.status).toBe("complete");
+  });
+});
+
+describe("comments that are not commands for the bot are ignored", () => {
+  async function ignoredWorld() {
+    world = await suspendedPlan();
+    const w = world;
+    const [issue] = questionIssues(w.repo);
+    return { w, issue: issue!.number, head: w.repo.head("main"), requests: w.fake.requests.length };
+  }
+
+  function expectUntouched(w: BotWorld, issue: number, head: string | undefined) {
+    expect(w.repo.head("main")).toBe(head);
+    expect(botReplies(w.repo, issue)).toEqual([]);
+    for (const c of w.repo.commentsOn(issue)) expect(c.reactions).toEqual([]);
+    expect(w.state().tickets.plan?.status).toBe("suspended");
+  }
+
+  it("an edited comment", async () => {
+    const { w, issue, head, requests } = await ignoredWorld();
+    const r = await w.comment(issue, "/answer Use postgres", "maint", { action: "edited" });
+    expect(r).toMatchObject({ kind: "ignored" });
+    expectUntouched(w, issue, head);
+    expect(w.fake.requests.length).toBe(requests);
+  });
+
+  it("a quoted command", async () => {
+    const { w, issue, head, requests } = await ignoredWorld();
+    const r = await w.comment(issue, "> /answer Use postgres\n\nShould we do this?", "maint");
+    expect(r).toMatchObject({ kind: "ignored" });
+    expectUntouched(w, issue, head);
+    expect(w.fake.requests.length).toBe(requests);
+  });
+
+  it("a command in a code block", async () => {
+    const { w, issue, head } = await ignoredWorld();
+    const r = await w.comment(issue, "Answer like this:\n\n```\n/answer Use postgres\n```\n\n    /cancel\n", "maint");
+    expect(r).toMatchObject({ kind: "ignored" });
+    expectUntouched(w, issue, head);
+  });
+
+  it("a bot's comment, even one with admin rights", async () => {
+    const { w, issue, head, requests } = await ignoredWorld();
+    w.repo.setPermission("github-actions[bot]", "admin");
+    const r = await w.comment(issue, "/answer Use postgres", "github-actions[bot]");
+    expect(r).toMatchObject({ kind: "ignored" });
+    expectUntouched(w, issue, head);
+    expect(w.fake.requests.length).toBe(requests);
+  });
+
+  it("unknown slash commands", async () => {
+    const { w, issue, head } = await ignoredWorld();
+    const r = await w.comment(issue, "/lgtm\n/deploy production", "maint");
+    expect(r).toMatchObject({ kind: "ignored" });
+    expectUntouched(w, issue, head);
+  });
+});

@@ -14,6 +14,7 @@ import { type CommentResult, handleComment } from "../../src/github/commands.js"
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import type { ActionSettings } from "../../src/github/inputs.js";
 import { createGitHub, type GitHub } from "../../src/github/octokit.js";
+import { REPLY_MARKER } from "../../src/github/replies.js";
 import { type ActionContext, createActionContext } from "../../src/github/run-context.js";
 import { type GitHubState, parseState } from "../../src/github/state.js";
 import {
@@ -260,10 +261,10 @@ export function reactionsOn(repo: FakeRepo, commentId: number): string[] {
   return repo.comments.get(commentId)?.reactions.map((r) => r.content) ?? [];
 }
 
-/** Comments on an issue not written by `user` (the bot's replies). */
+/** The bot's replies on an issue (its own comments carrying the reply marker). */
 export function botReplies(repo: FakeRepo, issue: number): string[] {
   return repo
     .commentsOn(issue)
-    .filter((c) => c.user === BOT)
+    .filter((c) => c.user === BOT && c.body.startsWith(REPLY_MARKER))
     .map((c) => c.body);
 }
