@@ -34,8 +34,11 @@ export const HTML_GRAPH_MAX_NODES = 400;
 /** Longest result text shown per attempt; the rest stays in the result file. */
 const RESULT_MAX_CHARS = 20_000;
 
-const NODE_W = 188;
-const NODE_H = 58;
+const NODE_W = 212;
+const NODE_H = 74;
+/** characters per line that fit a node at 12px (monospace id, proportional title) */
+const ID_CHARS = 26;
+const TITLE_CHARS = 31;
 /** Graphs up to this wide are scaled to the page; wider ones scroll at full size. */
 const FIT_WIDTH = 2_000;
 
@@ -138,33 +141,37 @@ function renderHeader(ctx: Ctx): string {
     )
     .join("");
   const meta: string[] = [];
-  if (r.base) meta.push(`<dt>base</dt><dd><code>${e(r.base)}</code></dd>`);
-  if (r.started_at) meta.push(`<dt>started</dt><dd>${e(r.started_at)}</dd>`);
-  meta.push(`<dt>updated</dt><dd>${e(r.generated_at)}</dd>`);
+  if (r.base) meta.push(`<div><dt>base</dt><dd><code>${e(r.base)}</code></dd></div>`);
+  if (r.started_at) meta.push(`<div><dt>started</dt><dd>${e(r.started_at)}</dd></div>`);
+  meta.push(`<div><dt>updated</dt><dd>${e(r.generated_at)}</dd></div>`);
   if (r.bound) {
     const cap = r.bound.dispatches !== undefined ? ` of ${formatInt(r.bound.dispatches)}` : "";
     const deadline = r.bound.deadline ? `, deadline ${e(r.bound.deadline)}` : "";
-    meta.push(`<dt>dispatches</dt><dd>${formatInt(r.bound.dispatched)}${cap}${deadline}</dd>`);
+    meta.push(
+      `<div><dt>dispatches</dt><dd>${formatInt(r.bound.dispatched)}${cap}${deadline}</dd></div>`,
+    );
   }
   if (r.usage && Object.keys(r.usage).length > 0) {
     const u = Object.entries(r.usage)
       .map(([k, v]) => `${e(k)} ${e(v.toLocaleString("en-US", { maximumFractionDigits: 4 }))}`)
       .join(", ");
-    meta.push(`<dt>usage</dt><dd>${u}</dd>`);
+    meta.push(`<div><dt>usage</dt><dd>${u}</dd></div>`);
   }
   if (r.cancelled)
-    meta.push(`<dt>cancelled</dt><dd>by ${e(r.cancelled.by)} at ${e(r.cancelled.at)}</dd>`);
+    meta.push(
+      `<div><dt>cancelled</dt><dd>by ${e(r.cancelled.by)} at ${e(r.cancelled.at)}</dd></div>`,
+    );
   const links: string[] = [];
   if (safeUrl(r.links?.workflow_run)) links.push(link("workflow run", r.links?.workflow_run));
   if (safeUrl(r.links?.repository)) links.push(link("repository", r.links?.repository));
-  if (links.length) meta.push(`<dt>links</dt><dd>${links.join(" · ")}</dd>`);
+  if (links.length) meta.push(`<div><dt>links</dt><dd>${links.join(" · ")}</dd></div>`);
   if (r.critical_path.length > 1) {
     const path = r.critical_path
       .slice(0, 40)
       .map((id) => ticketLink(ctx, id))
       .join(" → ");
     const more = r.critical_path.length > 40 ? ` → … ${r.critical_path.length - 40} more` : "";
-    meta.push(`<dt>critical path</dt><dd>${path}${more}</dd>`);
+    meta.push(`<div><dt>critical path</dt><dd>${path}${more}</dd></div>`);
   }
   return `<header>
 <p class="kicker">Ticket Frontier report</p>
@@ -215,7 +222,7 @@ function renderGraph(ctx: Ctx, maxNodes: number): string {
   for (const edge of g.edges()) {
     const pts: Array<{ x: number; y: number }> = g.edge(edge).points ?? [];
     if (pts.length === 0) continue;
-    const d = pts.map((p, i) => `${i ? "L" : "M"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
+    const d = smoothPath(pts);
     const to = ctx.byId.get(edge.w);
     // the edge along which a failure blocked its dependent is drawn as such
     const blocking = to?.status === "blocked" && to.blocked_by?.ticket === edge.v;
@@ -233,13 +240,18 @@ function renderGraph(ctx: Ctx, maxNodes: number): string {
     nodes.push(`<a href="#${ctx.anchor.get(t.id)}" class="node st-${t.status}" data-node-status="${t.status}">
 <title>${e(`${t.id}: ${title} — ${t.status}${t.blocked_by ? ` (blocked by ${t.blocked_by.ticket})` : ""}`)}</title>
 <rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${NODE_W}" height="${NODE_H}" rx="7"/>
-<text x="${(x + 10).toFixed(1)}" y="${(y + 18).toFixed(1)}" class="nid">${e(clip(t.id, 24))}</text>
-<text x="${(x + 10).toFixed(1)}" y="${(y + 34).toFixed(1)}" class="ntitle">${e(clip(title === t.id ? "" : title, 28))}</text>
-<text x="${(x + 10).toFixed(1)}" y="${(y + 50).toFixed(1)}" class="nstate">${STATUS_ICON[t.status] ?? ""} ${e(t.status)}</text>
+<text x="${(x + 10).toFixed(1)}" y="${(y + 18).toFixed(1)}" class="nid">${e(clip(t.id, ID_CHARS))}</text>
+${titleLines(title === t.id ? "" : title)
+  .map(
+    (line, k) =>
+      `<text x="${(x + 10).toFixed(1)}" y="${(y + 34 + k * 15).toFixed(1)}" class="ntitle">${e(line)}</text>`,
+  )
+  .join("\n")}
+<text x="${(x + 10).toFixed(1)}" y="${(y + 66).toFixed(1)}" class="nstate">${STATUS_ICON[t.status] ?? ""} ${e(t.status)}</text>
 </a>`);
   }
   return `<section id="graph">
-<h2>Graph <span class="sub">${formatInt(ctx.byId.size)} tickets · ${formatInt(g.edgeCount())} dependencies · dependencies above their dependents</span></h2>
+<h2>Graph <span class="sub">${formatInt(ctx.byId.size)} tickets · ${formatInt(g.edgeCount())} dependencies · dependencies above their dependents</span></h2> <button type="button" id="graph-fit" aria-pressed="${width <= FIT_WIDTH}">fit to width</button>
 <div class="graph-scroll">
 <svg xmlns="http://www.w3.org/2000/svg"${width <= FIT_WIDTH ? ' class="fit"' : ""} width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Dependency graph of the run">
 <defs>
@@ -251,6 +263,30 @@ function renderGraph(ctx: Ctx, maxNodes: number): string {
 </svg>
 </div>
 </section>`;
+}
+
+/** A title in at most two lines of a node, cut at a word where it can be. */
+function titleLines(title: string): string[] {
+  if (title.length <= TITLE_CHARS) return title ? [title] : [];
+  let cut = title.lastIndexOf(" ", TITLE_CHARS);
+  if (cut < TITLE_CHARS / 2) cut = TITLE_CHARS;
+  return [title.slice(0, cut).trimEnd(), clip(title.slice(cut).trimStart(), TITLE_CHARS)];
+}
+
+/** Edges as smooth curves through dagre's points: a quadratic spline through the midpoints. */
+function smoothPath(pts: Array<{ x: number; y: number }>): string {
+  const f = (n: number) => n.toFixed(1);
+  const first = pts[0];
+  if (!first) return "";
+  let d = `M${f(first.x)},${f(first.y)}`;
+  for (let i = 1; i < pts.length - 1; i++) {
+    const p = pts[i]!;
+    const q = pts[i + 1]!;
+    d += ` Q${f(p.x)},${f(p.y)} ${f((p.x + q.x) / 2)},${f((p.y + q.y) / 2)}`;
+  }
+  const last = pts[pts.length - 1]!;
+  if (pts.length > 1) d += ` L${f(last.x)},${f(last.y)}`;
+  return d;
 }
 
 function renderWaves(ctx: Ctx, maxNodes: number): string {
@@ -474,13 +510,15 @@ h2{font-size:18px;margin:28px 0 10px;display:inline-block}
 .count,.badge,.chip,.filter label{background:var(--fill);border:1px solid var(--stroke);border-radius:999px;padding:1px 9px;white-space:nowrap}
 .count .n{font-weight:700}
 .badge{font-size:12px;padding:0 7px}
-.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:10px 0 0;color:var(--fg)}
+.meta{display:flex;flex-wrap:wrap;gap:3px 26px;margin:10px 0 0;color:var(--fg)}
+.meta>div{display:flex;gap:7px;min-width:0}
 .meta dt{color:var(--muted)}.meta dd{margin:0;overflow-wrap:anywhere}
 .filter{position:sticky;top:0;z-index:2;display:flex;flex-wrap:wrap;align-items:center;gap:6px;padding:8px 0;margin-top:14px;background:var(--bg);border-bottom:1px solid var(--line)}
 .filter .label{color:var(--muted)}
 .filter label{cursor:pointer;user-select:none}
 .filter label:has(input:not(:checked)){opacity:.45;text-decoration:line-through}
 .filter .n{color:var(--muted)}
+button[aria-pressed="true"]{background:var(--claimed-fill);border-color:var(--claimed-stroke)}
 button{font:inherit;color:var(--fg);background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:1px 10px;cursor:pointer}
 #shown{margin-left:auto;color:var(--muted)}
 .graph-scroll{overflow:auto;max-height:80vh;border:1px solid var(--line);border-radius:8px;background:var(--panel)}
@@ -565,6 +603,8 @@ boxes.forEach(function(b){b.addEventListener("change",apply);});
 function all(v){boxes.forEach(function(b){b.checked=v;});apply();}
 var a=document.getElementById("filter-all");if(a)a.addEventListener("click",function(){all(true);});
 var z=document.getElementById("filter-none");if(z)z.addEventListener("click",function(){all(false);});
+var fit=document.getElementById("graph-fit");var svg=document.querySelector("#graph svg");
+if(fit&&svg)fit.addEventListener("click",function(){var on=!svg.classList.contains("fit");svg.classList.toggle("fit",on);fit.setAttribute("aria-pressed",String(on));});
 function setOpen(v){tickets.forEach(function(t){t.open=v;});}
 var ex=document.getElementById("expand-all");if(ex)ex.addEventListener("click",function(){setOpen(true);});
 var co=document.getElementById("collapse-all");if(co)co.addEventListener("click",function(){setOpen(false);});

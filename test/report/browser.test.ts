@@ -1,0 +1,195 @@
+/**
+ * The HTML report in a real headless Chromium (Debian's /usr/bin/chromium, installed by
+ * .ci/run with apt-get; never a downloaded browser): every ticket is there, nothing
+ * is fetched, nothing logs an error, and the state filter works.
+ *
+ * Set FRONTIER_UPDATE_DOCS=1 to also refresh docs/report-screenshot.png and
+ * docs/report-comment-example.md for the README.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderHtml } from "../../src/report/html.js";
+import { renderMarkdown } from "../../src/report/markdown.js";
+import { exampleReceipt } from "./example.js";
+import { makeReceipt } from "./fixtures.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const OUT = new URL("../../test-output/", import.meta.url);
+const DOCS = new URL("../../docs/", import.meta.url);
+
+let browser: Browser;
+let server: Server;
+let base = "";
+const pages = new Map<string, string>();
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} not found: install Debian's chromium (apt-get install -y --no-install-recommends chromium), as .ci/run does`,
+    );
+  }
+  mkdirSync(OUT, { recursive: true });
+  // A tiny server on 127.0.0.1: the page is fetched over HTTP, so any other request it
+  // made (a script, a font, a favicon) would be seen.
+  server = createServer((req, res) => {
+    const body = pages.get(req.url ?? "");
+    if (body === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+});
+
+interface Opened {
+  page: Page;
+  requests: string[];
+  errors: string[];
+}
+
+async function open(
+  path: string,
+  html: string,
+  colorScheme: "light" | "dark" = "light",
+): Promise<Opened> {
+  pages.set(path, html);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme });
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") errors.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
+  await page.goto(`${base}${path}`, { waitUntil: "load" });
+  return { page, requests, errors };
+}
+
+async function visibleTickets(page: Page): Promise<number> {
+  return page.locator("details.ticket:visible").count();
+}
+
+describe("the HTML report of a 200-ticket run in headless Chromium", () => {
+  const receipt = makeReceipt(200);
+
+  it("shows every ticket, makes no request but the page and logs no error; the filter hides and shows by state", async () => {
+    const { page, requests, errors } = await open("/report-200.html", renderHtml(receipt));
+
+    // every ticket is there, by id
+    const ids = await page
+      .locator("details.ticket")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
+    expect(ids).toEqual(receipt.tickets.map((t) => t.id));
+    expect(await page.locator("svg .node").count()).toBe(200);
+    expect(await visibleTickets(page)).toBe(200);
+    await expect.poll(() => page.locator("#shown").textContent()).toBe("200 of 200 tickets shown");
+
+    // the state filter: hide blocked tickets
+    const blocked = receipt.counts.blocked ?? 0;
+    const failed = receipt.counts.failed ?? 0;
+    expect(blocked).toBeGreaterThan(0);
+    await page.locator('input[data-filter][value="blocked"]').uncheck();
+    expect(await visibleTickets(page)).toBe(200 - blocked);
+    expect(await page.locator('details.ticket[data-status="blocked"]:visible').count()).toBe(0);
+    expect(await page.locator("svg .node.dim").count()).toBe(blocked);
+    expect(await page.locator("#shown").textContent()).toBe(
+      `${200 - blocked} of 200 tickets shown`,
+    );
+
+    // only failed: none, then failed
+    await page.locator("#filter-none").click();
+    expect(await visibleTickets(page)).toBe(0);
+    await page.locator('input[data-filter][value="failed"]').check();
+    expect(await visibleTickets(page)).toBe(failed);
+    expect(await page.locator("svg .node:not(.dim)").count()).toBe(failed);
+
+    // all again
+    await page.locator("#filter-all").click();
+    expect(await visibleTickets(page)).toBe(200);
+
+    // a node in the graph opens its ticket
+    const t10 = page.locator('details.ticket[data-id="t10"]');
+    expect(await t10.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    await page.locator('svg a.node[href="#ticket-10"]').click();
+    await expect.poll(() => t10.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    // its blocker chain walks down to the root
+    expect(await t10.locator(".chain").textContent()).toContain("t2");
+
+    // a graph wider than the page can be fitted to it and back
+    const svg = page.locator("#graph svg");
+    const natural = (await svg.boundingBox())?.width ?? 0;
+    await page.locator("#graph-fit").click();
+    const fitted = (await svg.boundingBox())?.width ?? 0;
+    expect(fitted).toBeLessThan(natural);
+    expect(fitted).toBeLessThanOrEqual(1280);
+
+    await page.screenshot({ path: new URL("report-200.png", OUT).pathname, fullPage: false });
+    expect(requests).toEqual([`${base}/report-200.html`]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("reads in dark mode, and prints without the filter and with every ticket expanded", async () => {
+    const { page, errors } = await open("/report-200-dark.html", renderHtml(receipt), "dark");
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(bg).not.toBe("rgb(255, 255, 255)");
+    await page.screenshot({ path: new URL("report-200-dark.png", OUT).pathname });
+    await page.emulateMedia({ media: "print" });
+    expect(await page.locator(".filter").isVisible()).toBe(false);
+    await page.evaluate(() => window.dispatchEvent(new Event("beforeprint")));
+    expect(await page.locator("details.ticket:not([open])").count()).toBe(0);
+    const pdf = await page.pdf({ format: "A4" });
+    expect(pdf.byteLength).toBeGreaterThan(1_000);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("the README's screenshot and example comment", () => {
+  it("renders the example run and saves its screenshot", async () => {
+    const receipt = exampleReceipt();
+    const html = renderHtml(receipt);
+    writeFileSync(new URL("report-example.html", OUT), html);
+    const { page, requests, errors } = await open("/example.html", html);
+    expect(await visibleTickets(page)).toBe(receipt.tickets.length);
+    const shot = new URL("report-screenshot.png", OUT).pathname;
+    await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: 900 } });
+    const md = renderMarkdown(receipt, {
+      marker: "ticket-frontier:payments-retry-review",
+      htmlReportUrl: "https://github.com/acme/payments/actions/runs/4209999/artifacts/8812",
+      repoBlobUrl: "https://github.com/acme/payments/blob/9f2c4e1a7b3d/tickets",
+    });
+    writeFileSync(new URL("report-comment-example.md", OUT), md);
+    if (process.env.FRONTIER_UPDATE_DOCS === "1") {
+      await page.screenshot({
+        path: new URL("report-screenshot.png", DOCS).pathname,
+        clip: { x: 0, y: 0, width: 1280, height: 900 },
+      });
+      writeFileSync(new URL("report-comment-example.md", DOCS), md);
+    }
+    expect(requests).toEqual([`${base}/example.html`]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
