@@ -102,6 +102,7 @@ describe("receipts validate against the shipped schema", () => {
   });
 
   it("rejects a wrong schema version, an unknown state, a negative count and a bad blocker kind", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the parsed JSON is bent into bad shapes on purpose
     const bad = (mutate: (r: Record<string, any>) => void) => {
       const r = JSON.parse(receiptJson(makeReceipt(15)));
       mutate(r);
