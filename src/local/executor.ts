@@ -51,6 +51,8 @@ export interface AttemptInput {
   maxResultBytes: number;
   /** SIGTERM → SIGKILL grace; default 2 s */
   graceMs?: number;
+  /** told the process group id as soon as the command has started */
+  onSpawn?: (pgid: number) => void;
 }
 
 export interface AttemptResult {
@@ -232,6 +234,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
         stdio: ["pipe", "pipe", "pipe"],
       });
       pgid = child.pid;
+      if (pgid !== undefined) input.onSpawn?.(pgid);
       let settled = false;
       let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
       let lingerTimer: NodeJS.Timeout | undefined;

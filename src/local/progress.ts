@@ -52,7 +52,7 @@ export function tallyText(total: number, tally: Tally): string {
   if (c.suspended) parts.push(`${c.suspended} suspended`);
   if (c.limited) parts.push(`${c.limited} limited`);
   if (c.cancelled) parts.push(`${c.cancelled} cancelled`);
-  parts.push(`${tally.running} running`);
+  if (tally.running > 0) parts.push(`${tally.running} running`);
   return parts.join(", ");
 }
 

@@ -1,0 +1,550 @@
+/**
+ * `frontier run DIR`: the graph on this machine, one shell command per attempt.
+ *
+ * Event-driven: the only things that move the run are child exits (and Ctrl-C). Each
+ * exit is recorded, settled and written, and whatever became ready is claimed, written
+ * and spawned in the same step — there is no polling loop, tick or round. State is
+ * written before a child starts and after it ends, so a run killed at any point resumes
+ * with `frontier run` again: claims of processes that no longer exist are reclaimed at
+ * once, and nothing complete runs again.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { EXIT, line } from "../cli/io.js";
+import { commitChanges, printProblems, resultReader } from "../cli/open.js";
+import { formatDuration } from "../core/bound.js";
+import { engineConfig } from "../core/config.js";
+import { type Claim, Frontier } from "../core/engine.js";
+import { DEFAULTS, type RunBound, type RunState, type Settings } from "../core/model.js";
+import { buildReceipt } from "../report/receipt.js";
+import { writeReports } from "../report/write.js";
+import { readContext } from "../tickets/context-io.js";
+import { loadDirectory } from "../tickets/load.js";
+import { formatProblem } from "../tickets/problems.js";
+import { writeResult } from "../tickets/store.js";
+import { type AttemptResult, type RunningAttempt, startAttempt } from "./executor.js";
+import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
+import { forgetLive, recordLive, stopOrphans } from "./orphans.js";
+import { Progress, tallyText } from "./progress.js";
+
+export interface RunOptions {
+  exec?: string;
+  maxParallel?: number;
+  bound?: number;
+  json: boolean;
+}
+
+export interface RunIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  isTTY: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Exit code of a run that ended in `state`. */
+export function exitCodeOf(state: RunState): number {
+  switch (state) {
+    case "complete":
+      return EXIT.complete;
+    case "failed":
+      return EXIT.failed;
+    case "suspended":
+      return EXIT.suspended;
+    case "limited":
+      return EXIT.limited;
+    case "cancelled":
+      return EXIT.cancelled;
+    case "running":
+      // Only when claims held elsewhere (another machine, a GitHub job) are still live.
+      return EXIT.failed;
+  }
+}
+
+/* ---------------------------- FRONTIER_RUN_BOUND ---------------------------- */
+
+/** What remains of the run bound, as handed to a dispatch: `dispatches=3 deadline=ISO`. */
+export function formatRunBound(bound: { dispatchesLeft?: number; deadline?: string }): string {
+  const parts: string[] = [];
+  if (bound.dispatchesLeft !== undefined) parts.push(`dispatches=${bound.dispatchesLeft}`);
+  if (bound.deadline !== undefined) parts.push(`deadline=${bound.deadline}`);
+  return parts.join(" ");
+}
+
+export type ParsedRunBound = { kind: "ok"; bound: RunBound } | { kind: "bad"; message: string };
+
+export function parseRunBound(text: string | undefined): ParsedRunBound {
+  const bound: RunBound = {};
+  for (const part of (text ?? "").trim().split(/\s+/).filter(Boolean)) {
+    const [key, value = ""] = part.split("=", 2);
+    if (key === "dispatches" && /^\d+$/.test(value)) bound.dispatches = Number(value);
+    else if (key === "deadline" && !Number.isNaN(Date.parse(value))) {
+      bound.deadline = new Date(Date.parse(value)).toISOString();
+    } else {
+      return {
+        kind: "bad",
+        message: `FRONTIER_RUN_BOUND has "${part}", which is not understood — it takes "dispatches=N" and/or "deadline=ISO-TIME", space-separated (a parent run sets it; unset it to run without one)`,
+      };
+    }
+  }
+  return { kind: "ok", bound };
+}
+
+/** The tighter of two run bounds: a nested run never exceeds what it inherited. */
+function tighter(own: RunBound | undefined, inherited: RunBound): RunBound | undefined {
+  const out: RunBound = { ...own };
+  if (inherited.dispatches !== undefined) {
+    out.dispatches = Math.min(out.dispatches ?? Number.POSITIVE_INFINITY, inherited.dispatches);
+  }
+  if (inherited.deadline !== undefined) {
+    out.deadline =
+      out.deadline === undefined || Date.parse(inherited.deadline) < Date.parse(out.deadline)
+        ? inherited.deadline
+        : out.deadline;
+  }
+  return out.dispatches === undefined && out.deadline === undefined ? undefined : out;
+}
+
+/* ------------------------------- executors ------------------------------- */
+
+/**
+ * The command of each ticket that can still run: its named executor, else `--exec`,
+ * else frontier.yml `executor`. Every ticket without one is reported at once.
+ */
+function resolveExecutors(
+  frontier: Frontier,
+  settings: Settings,
+  exec: string | undefined,
+  shownDir: string,
+): { kind: "ok"; commands: Map<string, string> } | { kind: "bad"; messages: string[] } {
+  const commands = new Map<string, string>();
+  const messages: string[] = [];
+  const missing: string[] = [];
+  for (const spec of frontier.specs()) {
+    const status = frontier.state(spec.id)?.status;
+    // Closed tickets never run again in this run; they need no executor.
+    if (status === "complete" || status === "empty" || status === "failed") continue;
+    if (status === "blocked" || status === "limited" || status === "cancelled") continue;
+    if (spec.executor !== undefined) {
+      const named = settings.executors?.[spec.executor];
+      if (named === undefined) {
+        messages.push(
+          `${join(shownDir, spec.file)}: ticket ${spec.id} names executor "${spec.executor}", which frontier.yml does not define — add it under \`executors:\` in ${join(shownDir, "frontier.yml")}, or remove \`executor:\` from the ticket`,
+        );
+        continue;
+      }
+      commands.set(spec.id, named);
+      continue;
+    }
+    const fallback = exec ?? settings.executor;
+    if (fallback === undefined) missing.push(spec.id);
+    else commands.set(spec.id, fallback);
+  }
+  if (missing.length > 0) {
+    const few =
+      missing.slice(0, 5).join(", ") + (missing.length > 5 ? `, … (${missing.length})` : "");
+    messages.push(
+      `no executor for ${few}: pass --exec "CMD" (a shell command run once per attempt), or set \`executor: CMD\` in ${join(shownDir, "frontier.yml")}`,
+    );
+  }
+  return messages.length > 0 ? { kind: "bad", messages } : { kind: "ok", commands };
+}
+
+/* --------------------------------- the run --------------------------------- */
+
+interface Live {
+  claim: Claim;
+  attempt: RunningAttempt;
+  /** the write of `_live/<ticket>.json`, awaited before it is removed */
+  recorded: Promise<void>;
+}
+
+interface Exited {
+  claim: Claim;
+  result: AttemptResult;
+}
+
+export async function runCommand(dir: string, options: RunOptions, io: RunIo): Promise<number> {
+  const started = Date.now();
+  const absDir = resolve(dir);
+  const err = io.stderr;
+
+  if (
+    options.maxParallel !== undefined &&
+    !(Number.isInteger(options.maxParallel) && options.maxParallel > 0)
+  ) {
+    line(
+      err,
+      `error: --max-parallel takes a whole number of 1 or more, got ${options.maxParallel}`,
+    );
+    return EXIT.usage;
+  }
+  if (options.bound !== undefined && !(Number.isInteger(options.bound) && options.bound >= 0)) {
+    line(err, `error: --bound takes a whole number of 0 or more, got ${options.bound}`);
+    return EXIT.usage;
+  }
+  const inherited = parseRunBound(io.env.FRONTIER_RUN_BOUND);
+  if (inherited.kind === "bad") {
+    line(err, `error: ${inherited.message}`);
+    return EXIT.usage;
+  }
+
+  const loaded = await loadDirectory(absDir);
+  if (loaded.kind === "invalid") {
+    printProblems(
+      loaded.problems.map((p) => ({ ...p, file: p.file === absDir ? dir : join(dir, p.file) })),
+      io,
+    );
+    return EXIT.usage;
+  }
+  for (const warning of loaded.warnings) line(err, formatProblem(warning, dir));
+  const { settings, specs, saved } = loaded;
+
+  const flags: { maxParallel?: number; bound?: number } = {};
+  if (options.maxParallel !== undefined) flags.maxParallel = options.maxParallel;
+  if (options.bound !== undefined) flags.bound = options.bound;
+  const configured = engineConfig(settings, saved, flags, started);
+  if (configured.kind === "bad") {
+    line(err, `error: ${configured.message}`);
+    return EXIT.usage;
+  }
+  const config = configured.config;
+  // An inherited dispatch count is what this invocation may still spend, on top of what
+  // the run (when resumed) had already dispatched.
+  const alreadyDispatched = saved?.run.dispatched ?? 0;
+  const inheritedBound: RunBound = { ...inherited.bound };
+  if (inheritedBound.dispatches !== undefined) inheritedBound.dispatches += alreadyDispatched;
+  const bound = tighter(config.bound ?? saved?.run.bound, inheritedBound);
+  if (bound) config.bound = bound;
+
+  const lock = await acquireLock(absDir, started);
+  if (lock.kind === "held") {
+    line(err, `error: ${lock.message}`);
+    return EXIT.usage;
+  }
+
+  try {
+    const frontier = Frontier.create(specs, config, saved, started);
+    const executors = resolveExecutors(frontier, settings, options.exec, dir);
+    if (executors.kind === "bad") {
+      for (const message of executors.messages) line(err, `error: ${message}`);
+      return EXIT.usage;
+    }
+    const runner = new LocalRun(absDir, dir, settings, frontier, executors.commands, options, io);
+    return await runner.run(started);
+  } finally {
+    await lock.release();
+  }
+}
+
+class LocalRun {
+  private readonly live = new Map<string, Live>();
+  private readonly exits: Exited[] = [];
+  private readonly holder = localHolder();
+  private readonly progress: Progress;
+  private draining: Promise<void> | undefined;
+  private stopping: NodeJS.Signals | undefined;
+  private finish: (() => void) | undefined;
+  private dispatched = 0;
+  private settled = 0;
+  private readonly cwd: string;
+  private readonly maxResultBytes: number;
+
+  constructor(
+    private readonly dir: string,
+    private readonly shownDir: string,
+    private readonly settings: Settings,
+    private readonly frontier: Frontier,
+    private readonly commands: Map<string, string>,
+    private readonly options: RunOptions,
+    private readonly io: RunIo,
+  ) {
+    // The command runs where the ticket directory lives (its parent: usually the
+    // repository root), so `tickets/` and the code it talks about resolve the same way.
+    this.cwd = dirname(dir);
+    this.maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
+    this.progress = new Progress({
+      stream: io.stderr,
+      live: io.isTTY && !io.env.CI,
+      run: frontier.runRecord().run,
+      total: frontier.specs().length,
+    });
+  }
+
+  async run(started: number): Promise<number> {
+    const frontier = this.frontier;
+    // Attempts a dead runner left behind must not run on beside their re-runs.
+    for (const id of await stopOrphans(this.dir, (holder) => isDeadLocalHolder(holder))) {
+      this.progress.note(`stopped what was left running of ${id} by a runner that is gone`);
+    }
+    const expired = frontier.expire(started, (_ticket, claimedBy) => isDeadLocalHolder(claimedBy));
+    if (expired.kind === "ok") {
+      for (const id of expired.changed) {
+        if (frontier.state(id)?.status !== "claimed") {
+          this.progress.note(`reclaimed ${id}: its claim was held by a process that is gone`);
+        }
+      }
+    }
+
+    const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    try {
+      const done = new Promise<void>((resolveDone) => {
+        this.finish = resolveDone;
+      });
+      this.kick();
+      await done;
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      this.progress.stop();
+    }
+    return this.conclude(started);
+  }
+
+  /** Ctrl-C: stop every live attempt's process group; each is recorded as interrupted. */
+  private stop(signal: NodeJS.Signals): void {
+    if (this.stopping) {
+      // A second Ctrl-C: do not wait for the grace.
+      for (const { attempt } of this.live.values()) {
+        if (attempt.pgid !== undefined) {
+          try {
+            process.kill(-attempt.pgid, "SIGKILL");
+          } catch {
+            // gone
+          }
+        }
+      }
+      return;
+    }
+    this.stopping = signal;
+    line(
+      this.io.stderr,
+      `\n${signal}: stopping ${this.live.size} running attempt${this.live.size === 1 ? "" : "s"} — they will be recorded as interrupted and run again on the next \`frontier run\``,
+    );
+    for (const { attempt } of this.live.values()) attempt.stop();
+    this.kick();
+  }
+
+  /** Start processing queued events unless that is already happening. */
+  private kick(): void {
+    if (this.draining) return;
+    this.draining = this.drain()
+      .catch((error: unknown) => {
+        // A write that failed (disk full, permissions) ends the run: stop the children.
+        line(this.io.stderr, `error: ${(error as Error).message}`);
+        this.stopping ??= "SIGTERM";
+        for (const { attempt } of this.live.values()) attempt.stop();
+      })
+      .finally(() => {
+        this.draining = undefined;
+        if (this.exits.length > 0) this.kick();
+        else if (this.live.size === 0) this.finish?.();
+      });
+  }
+
+  /**
+   * Record every exit that has landed, then claim what became ready, write the state,
+   * and only then start the claimed attempts. Exits that land while this runs are taken
+   * in the next turn of the loop, straight away.
+   */
+  private async drain(): Promise<void> {
+    do {
+      const batch = this.exits.splice(0);
+      for (const exited of batch) await this.record(exited);
+      let claims: Claim[] = [];
+      if (!this.stopping) {
+        claims = this.frontier.claimReady(Date.now(), this.holder, token);
+      }
+      await commitChanges(this.dir, this.frontier);
+      for (const claim of claims) await this.spawn(claim);
+    } while (this.exits.length > 0);
+  }
+
+  private async record({ claim, result }: Exited): Promise<void> {
+    const frontier = this.frontier;
+    const live = this.live.get(claim.ticket);
+    this.live.delete(claim.ticket);
+    if (live) {
+      await live.recorded.catch(() => undefined);
+      await forgetLive(this.dir, claim.ticket);
+    }
+    const now = Date.now();
+    this.settled++;
+    if (result.stopped) {
+      frontier.interrupt(claim.ticket, claim.attempt, now);
+      this.progress.finished(
+        claim.ticket,
+        claim.attempt,
+        "interrupted",
+        result.durationMs,
+        this.tally(),
+      );
+      return;
+    }
+    let resultFile: string | undefined;
+    let resultBytes: number | undefined;
+    if (result.result !== undefined && result.result.trim() !== "") {
+      resultFile = await writeResult(this.dir, claim.ticket, claim.attempt, result.result);
+      resultBytes = Buffer.byteLength(result.result, "utf8");
+    }
+    const settled = frontier.settle(
+      {
+        ticket: claim.ticket,
+        attempt: claim.attempt,
+        outcome: result.outcome,
+        ...(result.reason !== undefined ? { reason: result.reason } : {}),
+        ...(result.question !== undefined ? { question: result.question } : {}),
+        ...(resultFile !== undefined ? { resultFile, resultBytes } : {}),
+        ...(result.usage !== undefined ? { usage: result.usage } : {}),
+        by: this.holder,
+        claim: claim.claim,
+      },
+      now,
+    );
+    if (settled.kind !== "ok") this.progress.note(`${claim.ticket}: ${settled.message}`);
+    const detail =
+      result.outcome === "suspended"
+        ? `question: ${result.question ?? ""}`
+        : result.outcome === "failed" || result.outcome === "limited"
+          ? result.reason
+          : undefined;
+    this.progress.finished(
+      claim.ticket,
+      claim.attempt,
+      result.outcome,
+      result.durationMs,
+      this.tally(),
+      detail,
+    );
+  }
+
+  private async spawn(claim: Claim): Promise<void> {
+    const spec = this.frontier.spec(claim.ticket);
+    const command = this.commands.get(claim.ticket);
+    this.dispatched++;
+    if (!spec || command === undefined) {
+      // Cannot happen for a ticket that was open at the start; settle it rather than hang.
+      this.exits.push({ claim, result: failedBeforeStart("no executor for this ticket") });
+      return;
+    }
+    let context: string;
+    try {
+      context = await readContext(this.dir, this.frontier, claim.ticket, this.settings);
+    } catch (error) {
+      this.exits.push({
+        claim,
+        result: failedBeforeStart(`could not build its context: ${(error as Error).message}`),
+      });
+      return;
+    }
+    const vars: Record<string, string> = {
+      FRONTIER_RUN: this.frontier.runRecord().run,
+      FRONTIER_TICKET: claim.ticket,
+      FRONTIER_ATTEMPT: String(claim.attempt),
+      FRONTIER_TICKET_FILE: join(this.dir, spec.file),
+      FRONTIER_BOUND: claim.bound?.raw ?? "",
+      FRONTIER_RUN_BOUND: formatRunBound(claim.runBound),
+      FRONTIER_DIR: this.dir,
+      FRONTIER_CLAIM: claim.claim,
+    };
+    let recorded: Promise<void> = Promise.resolve();
+    const attempt = startAttempt({
+      command,
+      cwd: this.cwd,
+      context,
+      baseEnv: this.io.env,
+      vars,
+      ...(claim.bound?.timeoutMs !== undefined ? { timeoutMs: claim.bound.timeoutMs } : {}),
+      maxResultBytes: this.maxResultBytes,
+      onSpawn: (pgid) => {
+        recorded = recordLive(this.dir, {
+          ticket: claim.ticket,
+          attempt: claim.attempt,
+          claim: claim.claim,
+          pgid,
+          holder: this.holder,
+        });
+        const live = this.live.get(claim.ticket);
+        if (live) live.recorded = recorded;
+      },
+    });
+    this.live.set(claim.ticket, { claim, attempt, recorded });
+    this.progress.started(claim.ticket, claim.attempt);
+    void attempt.done.then((result) => {
+      this.exits.push({ claim, result });
+      this.kick();
+    });
+  }
+
+  private tally() {
+    return { counts: this.frontier.counts(), running: this.live.size };
+  }
+
+  private async conclude(started: number): Promise<number> {
+    const now = Date.now();
+    const frontier = this.frontier;
+    if (this.stopping) {
+      // Interrupted attempts were written by the last drain; the reports show where it stopped.
+      await this.reports(now).catch(() => undefined);
+      return this.stopping === "SIGTERM" ? 143 : 130;
+    }
+    const state = frontier.runState(now);
+    const code = exitCodeOf(state);
+    const nothingHappened = this.dispatched === 0 && this.settled === 0;
+    const receiptPath = join(this.dir, ".frontier", "receipt.json");
+    let receiptJson: string | undefined;
+    if (!nothingHappened || !existsSync(receiptPath) || this.options.json) {
+      receiptJson = await this.reports(now);
+    }
+    if (this.options.json && receiptJson !== undefined) this.io.stdout.write(receiptJson);
+
+    const err = this.io.stderr;
+    const elapsed = formatDuration(now - started);
+    const tally = tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 });
+    if (nothingHappened) {
+      line(err, `run ${frontier.runRecord().run}: ${state}, nothing to do (${tally})`);
+    } else {
+      line(err, `run ${frontier.runRecord().run}: ${state} in ${elapsed} — ${tally}`);
+    }
+    const remainder = frontier.remainder(now);
+    for (const r of remainder.slice(0, 10)) line(err, `  ${r.id}  ${r.status}  ${r.waiting_on}`);
+    if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
+    if (state === "running") {
+      line(
+        err,
+        `  claims held by other processes are still live (${frontier.claimedIds().join(", ")}): run again when they have settled`,
+      );
+    }
+    const shown = (file: string) => join(this.shownDir, ".frontier", file);
+    line(
+      err,
+      `receipt: ${shown("receipt.json")} · report: ${shown("report.html")} · ${shown("report.md")}`,
+    );
+    return code;
+  }
+
+  /** Write receipt, HTML and markdown under DIR/.frontier/; returns the receipt JSON. */
+  private async reports(now: number): Promise<string> {
+    const receipt = buildReceipt(this.frontier, {
+      now,
+      goal: this.settings.goal,
+      resultText: resultReader(this.dir),
+    });
+    await writeReports(receipt, {
+      html: join(this.dir, ".frontier", "report.html"),
+      json: join(this.dir, ".frontier", "receipt.json"),
+      markdown: join(this.dir, ".frontier", "report.md"),
+    });
+    return `${JSON.stringify(receipt, null, 2)}\n`;
+  }
+}
+
+function token(ticket: string, attempt: number): string {
+  return `${ticket}#${attempt}-${randomBytes(4).toString("hex")}`;
+}
+
+function failedBeforeStart(reason: string): AttemptResult {
+  return { outcome: "failed", reason, stopped: false, exitCode: null, signal: null, durationMs: 0 };
+}

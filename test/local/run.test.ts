@@ -1,0 +1,333 @@
+/**
+ * `frontier run` end to end (SPEC §3, §4, §6): the real CLI, real child processes,
+ * small shell executors. Executors count their runs in `marks/runs` so "nothing complete
+ * re-runs" is checked by counting, never by timing.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  CLI,
+  concurrency,
+  counted,
+  executions,
+  fileStatus,
+  frontier,
+  makeGraph,
+  receipt,
+  run,
+  ticketOf,
+} from "./harness.js";
+import { groupGone } from "./procs.js";
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+});
+
+/** Saves its context as marks/<ticket>.ctx and answers "result of <ticket>". */
+function echoExec(marks: string): string {
+  return counted(marks, `cat > ${marks}/$FRONTIER_TICKET.ctx; echo "result of $FRONTIER_TICKET"`);
+}
+
+function ctx(marks: string, id: string): string {
+  return readFileSync(join(marks, `${id}.ctx`), "utf8");
+}
+
+describe("dependents receive their inputs' results", () => {
+  it("runs a diamond in dependency order and hands each dependent its inputs", async () => {
+    const g = makeGraph({
+      a: {},
+      b: { depends_on: ["a"] },
+      c: { depends_on: ["a"] },
+      d: { depends_on: ["b", "c"] },
+    });
+    const ran = await run(g, echoExec(g.marks));
+    expect(ran.code).toBe(0);
+    const r = receipt(g);
+    expect(r.state).toBe("complete");
+    expect(r.counts.complete).toBe(4);
+    expect(ctx(g.marks, "b")).toContain("result of a");
+    expect(ctx(g.marks, "d")).toContain("result of b");
+    expect(ctx(g.marks, "d")).toContain("result of c");
+    expect(executions(g)).toEqual({ a: 1, b: 1, c: 1, d: 1 });
+    expect(fileStatus(g, "d")).toBe("complete");
+  });
+
+  it("passes an empty result on as an explicit blank, never dropped", async () => {
+    const g = makeGraph({ a: {}, b: { depends_on: ["a"] } });
+    const exec = counted(
+      g.marks,
+      `cat > ${g.marks}/$FRONTIER_TICKET.ctx; [ "$FRONTIER_TICKET" = a ] || echo done`,
+    );
+    const ran = await run(g, exec);
+    expect(ran.code).toBe(0);
+    const r = receipt(g);
+    expect(ticketOf(r, "a").status).toBe("empty");
+    expect(ticketOf(r, "b").status).toBe("complete");
+    const context = ctx(g.marks, "b");
+    expect(context).toContain("a");
+    expect(context).toMatch(/returned nothing|empty/i);
+  });
+});
+
+describe("a failure blocks exactly its dependents", () => {
+  it("closes the failed ticket's dependents as blocked while an independent branch completes", async () => {
+    const g = makeGraph({
+      a: {},
+      b: { depends_on: ["a"] },
+      d: { depends_on: ["b"] },
+      c: {},
+      e: { depends_on: ["c"] },
+    });
+    const exec = counted(
+      g.marks,
+      `if [ "$FRONTIER_TICKET" = a ]; then echo "connection refused by db:5432" >&2; exit 3; fi; echo ok`,
+    );
+    const ran = await run(g, exec);
+    expect(ran.code).toBe(1);
+    const r = receipt(g);
+    expect(r.state).toBe("failed");
+    expect(ticketOf(r, "a")).toMatchObject({ status: "failed" });
+    expect(ticketOf(r, "a").attempts[0]?.reason).toContain("connection refused by db:5432");
+    expect(ticketOf(r, "b").blocked_by).toEqual({ ticket: "a", kind: "dep-failed", root: "a" });
+    expect(ticketOf(r, "d").blocked_by).toEqual({ ticket: "b", kind: "dep-blocked", root: "a" });
+    expect(ticketOf(r, "c").status).toBe("complete");
+    expect(ticketOf(r, "e").status).toBe("complete");
+    expect(executions(g)).toEqual({ a: 1, c: 1, e: 1 });
+  });
+});
+
+describe("an attempt past its bound is stopped", () => {
+  it("kills the sleeping executor's whole process group and fails it with reason timeout", async () => {
+    const g = makeGraph({ slow: { bound: "1s" }, other: {} });
+    const exec = counted(
+      g.marks,
+      `if [ "$FRONTIER_TICKET" = slow ]; then echo $$ > ${g.marks}/pgid; sleep 60 & sleep 60; fi; echo ok`,
+    );
+    const ran = await run(g, exec);
+    expect(ran.code).toBe(1);
+    const slow = ticketOf(receipt(g), "slow");
+    expect(slow.status).toBe("failed");
+    expect(slow.attempts[0]).toMatchObject({ outcome: "failed", reason: "timeout" });
+    const pgid = Number(readFileSync(join(g.marks, "pgid"), "utf8"));
+    expect(await groupGone(pgid)).toEqual([]);
+    expect(ticketOf(receipt(g), "other").status).toBe("complete");
+  });
+});
+
+describe("a question suspends its chain until it is answered", () => {
+  it("parks the ticket, and after `frontier answer` the next run shows question and answer without re-running what is complete", async () => {
+    const g = makeGraph({
+      setup: {},
+      ask: { depends_on: ["setup"] },
+      after: { depends_on: ["ask"] },
+      side: {},
+    });
+    const exec = counted(
+      g.marks,
+      `cat > ${g.marks}/$FRONTIER_TICKET.ctx
+       if [ "$FRONTIER_TICKET" = ask ] && ! grep -q "EUR only" ${g.marks}/ask.ctx; then
+         echo "Which currencies must the refund path support?"; exit 75
+       fi
+       echo "did $FRONTIER_TICKET"`,
+    );
+    const first = await run(g, exec);
+    expect(first.code).toBe(3);
+    let r = receipt(g);
+    expect(r.state).toBe("suspended");
+    expect(ticketOf(r, "ask").status).toBe("suspended");
+    expect(ticketOf(r, "after").status).toBe("pending");
+    expect(ticketOf(r, "side").status).toBe("complete");
+
+    const answered = await frontier(["answer", g.dir, "ask", "EUR only, for now"]);
+    expect(answered.code).toBe(0);
+
+    const second = await run(g, exec);
+    expect(second.code).toBe(0);
+    r = receipt(g);
+    expect(r.state).toBe("complete");
+    const context = ctx(g.marks, "ask");
+    expect(context).toContain("Which currencies must the refund path support?");
+    expect(context).toContain("EUR only, for now");
+    expect(executions(g)).toEqual({ setup: 1, side: 1, ask: 2, after: 1 });
+  });
+});
+
+describe("retries make new attempts and keep the earlier ones", () => {
+  it("retries automatically (retries: 1) and records both attempts", async () => {
+    const g = makeGraph({ flaky: { retries: 1 }, next: { depends_on: ["flaky"] } });
+    const exec = counted(
+      g.marks,
+      `if [ "$FRONTIER_TICKET" = flaky ] && [ "$FRONTIER_ATTEMPT" = 1 ]; then echo "503 from provider" >&2; exit 1; fi; echo ok`,
+    );
+    const ran = await run(g, exec);
+    expect(ran.code).toBe(0);
+    const flaky = ticketOf(receipt(g), "flaky");
+    expect(flaky.status).toBe("complete");
+    expect(flaky.attempts.map((a) => [a.n, a.outcome])).toEqual([
+      [1, "failed"],
+      [2, "complete"],
+    ]);
+    expect(flaky.attempts[0]?.reason).toContain("503 from provider");
+  });
+
+  it("retries by hand with `frontier retry`, unblocking its dependents and keeping attempt 1", async () => {
+    const g = makeGraph({ flaky: {}, next: { depends_on: ["flaky"] } });
+    const exec = counted(
+      g.marks,
+      `if [ "$FRONTIER_TICKET" = flaky ] && [ ! -e ${g.marks}/fixed ]; then echo broken >&2; exit 1; fi; echo ok`,
+    );
+    expect((await run(g, exec)).code).toBe(1);
+    expect(ticketOf(receipt(g), "next").status).toBe("blocked");
+    writeFileSync(join(g.marks, "fixed"), "");
+    expect((await frontier(["retry", g.dir, "flaky"])).code).toBe(0);
+    expect((await run(g, exec)).code).toBe(0);
+    const flaky = ticketOf(receipt(g), "flaky");
+    expect(flaky.attempts.map((a) => [a.n, a.outcome])).toEqual([
+      [1, "failed"],
+      [2, "complete"],
+    ]);
+    expect(ticketOf(receipt(g), "next").status).toBe("complete");
+  });
+});
+
+describe("the run bound", () => {
+  it("--bound 2 dispatches two tickets and ends limited with exit 4", async () => {
+    const g = makeGraph({ a: {}, b: {}, c: {}, d: {} });
+    const ran = await run(g, echoExec(g.marks), "--bound", "2");
+    expect(ran.code).toBe(4);
+    const r = receipt(g);
+    expect(r.state).toBe("limited");
+    expect(Object.values(executions(g)).reduce((s, n) => s + n, 0)).toBe(2);
+  });
+
+  it("hands each dispatch what remains of the bound in FRONTIER_RUN_BOUND", async () => {
+    const g = makeGraph({ a: {}, b: { depends_on: ["a"] } });
+    const exec = counted(
+      g.marks,
+      `echo "$FRONTIER_TICKET $FRONTIER_RUN_BOUND" >> ${g.marks}/bounds; echo ok`,
+    );
+    expect((await run(g, exec, "--bound", "5")).code).toBe(0);
+    expect(readFileSync(join(g.marks, "bounds"), "utf8")).toBe("a dispatches=4\nb dispatches=3\n");
+  });
+
+  it("a nested run never exceeds the bound it inherits", async () => {
+    const g = makeGraph({ a: {}, b: {}, c: {} });
+    const ran = await frontier(["run", g.dir, "--exec", echoExec(g.marks)], {
+      env: { FRONTIER_RUN_BOUND: "dispatches=1" },
+    });
+    expect(ran.code).toBe(4);
+    expect(Object.keys(executions(g))).toHaveLength(1);
+  });
+});
+
+/** Executors that append `start ID` / `end ID` around a short sleep. */
+function intervalExec(marks: string, sleep = "0.3"): string {
+  return counted(
+    marks,
+    `echo "start $FRONTIER_TICKET" >> ${marks}/intervals; sleep ${sleep}; echo "end $FRONTIER_TICKET" >> ${marks}/intervals; echo ok`,
+  );
+}
+
+describe("caps that hold a ready ticket back", () => {
+  it("--max-parallel 2 is reached and never exceeded", async () => {
+    const g = makeGraph(Object.fromEntries(["a", "b", "c", "d", "e", "f"].map((id) => [id, {}])));
+    const ran = await run(g, intervalExec(g.marks), "--max-parallel", "2");
+    expect(ran.code).toBe(0);
+    expect(concurrency(join(g.marks, "intervals")).max).toBe(2);
+  });
+
+  it("overlapping write scopes and the same agent never run together, while other tickets do", async () => {
+    const g = makeGraph({
+      "edit-api": { write_scope: ["src/api/**"] },
+      "edit-handler": { write_scope: ["src/api/handler.ts"] },
+      "review-1": { agent: "reviewer" },
+      "review-2": { agent: "reviewer" },
+      free: {},
+    });
+    const ran = await run(g, intervalExec(g.marks, "0.5"));
+    expect(ran.code).toBe(0);
+    const c = concurrency(join(g.marks, "intervals"));
+    expect(c.together("edit-api", "edit-handler")).toBe(false);
+    expect(c.together("review-1", "review-2")).toBe(false);
+    // The held-back tickets still ran alongside the others.
+    expect(c.max).toBeGreaterThanOrEqual(3);
+    expect(c.together("edit-api", "review-1") || c.together("edit-api", "review-2")).toBe(true);
+  });
+});
+
+describe("the outcome file", () => {
+  it("wins over the exit code, and its usage is recorded on the attempt", async () => {
+    const g = makeGraph({ a: {} });
+    const exec = `printf '{"status":"complete","result":"from the file","usage":{"tokens":42}}' > "$FRONTIER_OUTCOME_FILE"; echo noise; exit 7`;
+    const ran = await run(g, exec);
+    expect(ran.code).toBe(0);
+    const a = ticketOf(receipt(g), "a");
+    expect(a.status).toBe("complete");
+    expect(a.attempts[0]?.result).toBe("from the file");
+    expect(a.attempts[0]?.usage).toEqual({ tokens: 42 });
+  });
+});
+
+describe("--json", () => {
+  it("prints exactly one parseable receipt on stdout and the progress on stderr", async () => {
+    const g = makeGraph({ a: {}, b: { depends_on: ["a"] } });
+    const ran = await run(g, echoExec(g.marks), "--json");
+    expect(ran.code).toBe(0);
+    const parsed = JSON.parse(ran.stdout);
+    expect(parsed.schema).toBe("ticket-frontier/receipt@1");
+    expect(parsed.state).toBe("complete");
+    expect(ran.stderr).toMatch(/done\s+b \(attempt 1\) complete/);
+  });
+});
+
+describe("running a finished directory again", () => {
+  it("does nothing and exits with its state's code", async () => {
+    const g = makeGraph({ a: {}, b: {} });
+    const exec = counted(g.marks, `[ "$FRONTIER_TICKET" = a ] && exit 1; echo ok`);
+    expect((await run(g, exec)).code).toBe(1);
+    const again = await run(g, exec);
+    expect(again.code).toBe(1);
+    expect(executions(g)).toEqual({ a: 1, b: 1 });
+    // No executor needed to look at a finished directory.
+    expect((await run(g, undefined)).code).toBe(1);
+  });
+});
+
+describe("usage errors", () => {
+  it("refuses an invalid graph with file:line problems and exit 2, starting nothing", async () => {
+    const g = makeGraph({ a: { depends_on: ["nope"] }, b: {} });
+    const ran = await run(g, echoExec(g.marks));
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/a\.md(:\d+)?: .*nope/);
+    expect(executions(g)).toEqual({});
+  });
+
+  it("names the fix when no executor is configured", async () => {
+    const g = makeGraph({ a: {} });
+    const ran = await run(g, undefined);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/--exec/);
+    expect(ran.stderr).toMatch(/frontier\.yml/);
+  });
+
+  it("says which ticket names an executor frontier.yml does not define", async () => {
+    const g = makeGraph({ a: { executor: "gpu" } });
+    const ran = await run(g, "echo ok");
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(
+      'ticket a names executor "gpu", which frontier.yml does not define',
+    );
+  });
+
+  it("runs a ticket's named executor from frontier.yml", async () => {
+    const g = makeGraph(
+      { a: { executor: "shout" }, b: {} },
+      { run: "t", executor: "echo plain", executors: { shout: "echo LOUD" } },
+    );
+    expect((await run(g, undefined)).code).toBe(0);
+    const r = receipt(g);
+    expect(ticketOf(r, "a").attempts[0]?.result?.trim()).toBe("LOUD");
+    expect(ticketOf(r, "b").attempts[0]?.result?.trim()).toBe("plain");
+  });
+});
