@@ -9,6 +9,7 @@
  * operation and status, and cached.
  */
 
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
@@ -172,6 +173,9 @@ export function matchRoute(method: string, rawPath: string): RouteMatch | undefi
   return best?.match;
 }
 
+/** Parameters whose values may contain "/" unencoded (a file path, a ref like heads/main). */
+const SLASHY = new Set(["path", "ref", "branch", "basehead"]);
+
 function matchSegments(template: string[], parts: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   if (parts.length < template.length) return undefined;
@@ -182,7 +186,7 @@ function matchSegments(template: string[], parts: string[]): Record<string, stri
       const name = t.slice(1, -1);
       // The last parameter may span segments (a contents path, a ref like heads/main),
       // whether or not the client encoded its slashes.
-      const raw = isLast ? parts.slice(i).join("/") : parts[i]!;
+      const raw = isLast && SLASHY.has(name) ? parts.slice(i).join("/") : parts[i]!;
       if (raw === "") return undefined;
       try {
         params[name] = decodeURIComponent(raw);
@@ -195,7 +199,7 @@ function matchSegments(template: string[], parts: string[]): Record<string, stri
   }
   if (parts.length > template.length) {
     const last = template[template.length - 1]!;
-    if (!last.startsWith("{")) return undefined;
+    if (!SLASHY.has(last.slice(1, -1))) return undefined;
   }
   return params;
 }
@@ -221,6 +225,7 @@ function makeAjv(coerce: boolean): Ajv {
     strict: false,
     allErrors: true,
     coerceTypes: coerce ? "array" : false,
+    inlineRefs: false,
     validateFormats: true,
     // OpenAPI 3.0 `nullable: true` is understood natively by ajv 8.
   });
@@ -241,7 +246,11 @@ function compile(ajv: Ajv, key: string, schema: JsonSchema | undefined): Validat
   let fn: ValidateFunction | null = null;
   if (schema) {
     try {
-      fn = ajv.compile(stripUnsupported(schema));
+      const t0 = performance.now();
+      fn = ajv.compile(stripUnsupported(ajv, schema, ajv === bodyAjv));
+      if (process.env.FAKE_GH_PROFILE) {
+        console.log(`compile ${key} ${Math.round(performance.now() - t0)}ms`);
+      }
     } catch (error) {
       schemaProblems.push(`${key}: ${(error as Error).message}`);
       fn = null;
@@ -258,31 +267,58 @@ export const schemaProblems: string[] = [];
  * OpenAPI 3.0's `nullable: true` becomes `anyOf: [null, schema]`: ajv's own `nullable`
  * support needs a sibling `type` and still rejects null against an `enum`, and GitHub's
  * description has both (`conclusion: {type: string, nullable: true, enum: [...]}`).
+ *
+ * The dereferenced description repeats the same objects (a repository, a user) hundreds
+ * of times, and ajv needs ~1 s to compile one issue schema inlined. So large object
+ * schemas are hoisted: registered once per ajv instance under their content hash and
+ * referenced with $ref (inlineRefs: false), so each is compiled once and shared.
  */
-function stripUnsupported(schema: unknown): JsonSchema {
-  return toJsonSchema(schema) as JsonSchema;
+function stripUnsupported(ajv: Ajv, schema: unknown, hoist: boolean): JsonSchema {
+  return toJsonSchema(ajv, schema, hoist) as JsonSchema;
 }
 
-function toJsonSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(toJsonSchema);
+const SCHEMA_KEYS_SINGLE = new Set(["items", "additionalProperties", "not"]);
+const SCHEMA_KEYS_LIST = new Set(["allOf", "anyOf", "oneOf"]);
+const registered = new WeakMap<Ajv, Set<string>>();
+
+function toJsonSchema(ajv: Ajv, node: unknown, hoist: boolean): unknown {
   if (!isObject(node)) return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "example" || key === "examples" || key === "description") continue;
     if (key === "properties" && isObject(value)) {
       const props: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(value)) props[name] = toJsonSchema(sub);
+      for (const [name, sub] of Object.entries(value)) props[name] = toJsonSchema(ajv, sub, hoist);
       out[key] = props;
+    } else if (SCHEMA_KEYS_SINGLE.has(key) && isObject(value)) {
+      out[key] = toJsonSchema(ajv, value, hoist);
+    } else if (SCHEMA_KEYS_LIST.has(key) && Array.isArray(value)) {
+      out[key] = value.map((v) => toJsonSchema(ajv, v, hoist));
     } else {
-      out[key] = toJsonSchema(value);
+      out[key] = value;
     }
   }
-  if (out.nullable === true) {
-    delete out.nullable;
-    return { anyOf: [{ type: "null" }, out] };
-  }
+  const nullable = out.nullable === true;
   delete out.nullable;
-  return out;
+  const body = hoist ? hoisted(ajv, out) : out;
+  return nullable ? { anyOf: [{ type: "null" }, body] } : body;
+}
+
+function hoisted(ajv: Ajv, schema: Record<string, unknown>): Record<string, unknown> {
+  if (!isObject(schema.properties)) return schema;
+  const text = JSON.stringify(schema);
+  if (text.length < 400) return schema;
+  const id = `urn:fake-github:${createHash("sha1").update(text).digest("hex")}`;
+  let ids = registered.get(ajv);
+  if (!ids) {
+    ids = new Set();
+    registered.set(ajv, ids);
+  }
+  if (!ids.has(id)) {
+    ajv.addSchema(schema, id);
+    ids.add(id);
+  }
+  return { $ref: id };
 }
 
 export function formatErrors(errors: ErrorObject[] | null | undefined): string[] {
