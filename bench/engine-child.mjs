@@ -13,7 +13,8 @@ const maxParallel = capArg ? Number(capArg) : undefined;
 
 async function engineOf(name) {
   if (name === "naive") return (await import("./naive.mjs")).NaiveFrontier;
-  const mod = await import("../build/src/core/engine.js");
+  // BENCH_ENGINE: another build of the engine, to A/B a proposed fix in the same run
+  const mod = await import(process.env.BENCH_ENGINE ?? "../build/src/core/engine.js");
   if (typeof mod.Frontier?.create !== "function")
     throw new Error("build/src/core/engine.js has no Frontier yet");
   return mod.Frontier;

@@ -223,11 +223,13 @@ async function loadingSection() {
     `Loading: ${n} generated tickets, ${(made.bytes / 1e6).toFixed(1)} MB (front matter with flow and block lists, single-string depends_on, quoted titles with escapes, comments, bound/priority/agent/write_scope on some; a 1–4 paragraph body). Every command is a whole \`node\` process, start to exit.`,
   );
   const hasCli = existsSync(CLI);
+  const hasLoader = existsSync(join(ROOT, "build/src/tickets/load.js"));
   const cases = [
     { name: "floor", run: () => node(["bench/floor-read.mjs", dir]) },
     { name: "yaml", run: () => node(["bench/parse-yaml.mjs", "yaml", dir]) },
     { name: "js-yaml", run: () => node(["bench/parse-yaml.mjs", "js-yaml-failsafe", dir]) },
   ];
+  if (hasLoader) cases.push({ name: "load", run: () => node(["bench/load-only.mjs", dir]) });
   if (hasCli) {
     cases.push({ name: "validate", run: () => node([CLI, "validate", dir]) });
     cases.push({ name: "status", run: () => node([CLI, "status", dir]) });
@@ -247,6 +249,7 @@ async function loadingSection() {
     ),
   );
   for (const [name, what] of [
+    ["load", "`loadDirectory` alone (no CLI)"],
     ["validate", "`frontier validate`"],
     ["status", "`frontier status`"],
   ]) {
@@ -260,7 +263,7 @@ async function loadingSection() {
     const failed = runs.find((x) => x.code !== 0);
     if (failed) {
       notes.push(
-        `Loading: ${what} exited ${failed.code}: ${(failed.stderr || failed.stdout).trim().split("\n").slice(0, 3).join(" / ")}`,
+        `Loading: ${what} exited ${failed.code}: ${firstError(failed.stderr || failed.stdout)}`,
       );
     }
     const r = pairedRatio(
@@ -277,10 +280,26 @@ async function loadingSection() {
         ),
         `floor ${fmtMs(median(floor))}`,
         r.text,
-        "≤ 1.5× floor",
-        failed ? "**failed to run**" : judge(r.median, 1.5),
+        name === "load" ? "" : "≤ 1.5× floor",
+        failed ? "**failed to run**" : name === "load" ? "context" : judge(r.median, 1.5),
       ),
     );
+  }
+  if (hasLoader) {
+    const stages = await node(["bench/load-stages.mjs", dir]);
+    if (stages.code === 0) {
+      const st = JSON.parse(stages.stdout);
+      notes.push(
+        `Loading, where the CPU goes (one cold process, ms of CPU per stage over all ${n} tickets; the fast path refused ${st.slowTickets}): ${Object.entries(
+          st,
+        )
+          .filter(([k]) => k !== "slowTickets")
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")}.`,
+      );
+    } else {
+      notes.push(`Loading stages: could not measure (${firstError(stages.stderr)}).`);
+    }
   }
   for (const [name, what] of [
     ["yaml", "parse front matter only: `yaml`"],
@@ -355,9 +374,7 @@ async function runnerSection() {
   ]);
   const failed = res.run.find((x) => x.code !== 0);
   if (failed)
-    notes.push(
-      `Runner: \`frontier run\` exited ${failed.code}: ${failed.stderr.trim().split("\n").slice(-3).join(" / ")}`,
-    );
+    notes.push(`Runner: \`frontier run\` exited ${failed.code}: ${firstError(failed.stderr)}`);
   const r = pairedRatio(
     res.run.map((x) => x.ms),
     res.floor.map((x) => x.ms),
@@ -400,7 +417,7 @@ async function runnerSection() {
     );
     if (proc.code !== 0)
       return {
-        error: `exit ${proc.code}: ${proc.stderr.trim().split("\n").slice(-3).join(" / ")}`,
+        error: `exit ${proc.code}: ${firstError(proc.stderr)}`,
       };
     return { wall: proc.ms, ...receiptMakespan(proc.stdout) };
   };
