@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+/**
+ * `frontier`: the local command (SPEC §6). Parsing only; each command lives in
+ * src/cli/commands.ts, and `run` in src/local/run.ts.
+ */
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import {
+  contextCommand,
+  mutateCommand,
+  planCommand,
+  reportCommand,
+  statusCommand,
+  validateCommand,
+} from "./cli/commands.js";
+import { type CliIo, EXIT, line } from "./cli/io.js";
+import { runCommand } from "./local/run.js";
+
+const DEFAULT_DIR = "tickets";
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) {
+      throw new InvalidArgumentError(`${name} takes a whole number of 1 or more, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+function nonNegativeInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) {
+      throw new InvalidArgumentError(`${name} takes a whole number of 0 or more, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let code: number = EXIT.complete;
+  const now = () => Date.now();
+  const program = new Command()
+    .name("frontier")
+    .description("Run a directory of markdown tickets as a dependency graph.")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showHelpAfterError("(run `frontier --help` for usage)");
+
+  program
+    .command("validate")
+    .description("check the ticket directory; every problem with file:line; exit 2 if any")
+    .argument("[dir]", "ticket directory", DEFAULT_DIR)
+    .option("--json", "print the problems as JSON")
+    .action(async (dir: string, o: { json?: boolean }) => {
+      code = await validateCommand(dir, { json: !!o.json }, io);
+    });
+
+  program
+    .command("plan")
+    .description("print the waves and the critical path")
+    .argument("[dir]", "ticket directory", DEFAULT_DIR)
+    .option("--json", "print the receipt")
+    .option("--mermaid", "print a mermaid flowchart")
+    .action(async (dir: string, o: { json?: boolean; mermaid?: boolean }) => {
+      code = await planCommand(dir, { json: !!o.json, mermaid: !!o.mermaid }, io, now());
+    });
+
+  program
+    .command("status")
+    .description("state, ready, blocked with causes, open remainder")
+    .argument("[dir]", "ticket directory", DEFAULT_DIR)
+    .option("--json", "print the receipt")
+    .action(async (dir: string, o: { json?: boolean }) => {
+      code = await statusCommand(dir, { json: !!o.json }, io, now());
+    });
+
+  program
+    .command("run")
+    .description("run the graph here, one shell command per attempt")
+    .argument("[dir]", "ticket directory", DEFAULT_DIR)
+    .option("--exec <cmd>", "shell command run once per attempt (else frontier.yml executor)")
+    .option("--max-parallel <n>", "at most N tickets at once", positiveInt("--max-parallel"))
+    .option("--bound <n>", "at most N dispatches in this run", nonNegativeInt("--bound"))
+    .option("--json", "print the receipt on stdout and nothing else there")
+    .action(
+      async (
+        dir: string,
+        o: { exec?: string; maxParallel?: number; bound?: number; json?: boolean },
+      ) => {
+        code = await runCommand(
+          dir,
+          {
+            json: !!o.json,
+            ...(o.exec !== undefined && { exec: o.exec }),
+            ...(o.maxParallel !== undefined && { maxParallel: o.maxParallel }),
+            ...(o.bound !== undefined && { bound: o.bound }),
+          },
+          io,
+        );
+      },
+    );
+
+  program
+    .command("context")
+    .description("print the text an executor is given for a ticket")
+    .argument("<dir>", "ticket directory")
+    .argument("<ticket>", "ticket id")
+    .action(async (dir: string, ticket: string) => {
+      code = await contextCommand(dir, ticket, io, now());
+    });
+
+  program
+    .command("answer")
+    .description("answer a suspended ticket's question; it becomes ready again")
+    .argument("<dir>", "ticket directory")
+    .argument("<ticket>", "ticket id")
+    .argument("<text...>", "the answer")
+    .action(async (dir: string, ticket: string, text: string[]) => {
+      code = await mutateCommand("answer", dir, { ticket, text: text.join(" ") }, io, now());
+    });
+
+  program
+    .command("retry")
+    .description("a new attempt for a failed, limited or cancelled ticket")
+    .argument("<dir>", "ticket directory")
+    .argument("<ticket>", "ticket id")
+    .action(async (dir: string, ticket: string) => {
+      code = await mutateCommand("retry", dir, { ticket }, io, now());
+    });
+
+  program
+    .command("cancel")
+    .description("cancel the run: every open ticket becomes cancelled")
+    .argument("<dir>", "ticket directory")
+    .action(async (dir: string) => {
+      code = await mutateCommand("cancel", dir, {}, io, now());
+    });
+
+  program
+    .command("report")
+    .description("write the HTML report, the JSON receipt and the markdown comment")
+    .argument("<dir>", "ticket directory")
+    .option("--html <file>", "self-contained HTML report")
+    .option("--json <file>", "JSON receipt (ticket-frontier/receipt@1)")
+    .option("--markdown <file>", "markdown, as posted on a PR")
+    .action(async (dir: string, o: { html?: string; json?: string; markdown?: string }) => {
+      code = await reportCommand(dir, o, io, now());
+    });
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with code 0; usage errors were already printed.
+      return error.exitCode === 0 ? EXIT.complete : EXIT.usage;
+    }
+    throw error;
+  }
+  return code;
+}
+
+const io: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  isTTY: !!process.stderr.isTTY,
+  env: process.env,
+};
+
+main(process.argv.slice(2), io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // Anything reaching here is our bug, not the user's: say so plainly, once.
+    line(
+      io.stderr,
+      `frontier: internal error: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    line(io.stderr, "Please report this with the command you ran.");
+    process.exitCode = 70;
+  },
+);

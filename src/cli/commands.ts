@@ -1,0 +1,219 @@
+/**
+ * The `frontier` commands other than `run` (src/local/run.ts). Each returns its exit
+ * code; none throws for a user's mistake.
+ */
+import { join } from "node:path";
+import type { Receipt } from "../core/model.js";
+import { liveLockHolder } from "../local/lock.js";
+import { renderMermaid } from "../report/mermaid.js";
+import { buildReceipt } from "../report/receipt.js";
+import { writeReports } from "../report/write.js";
+import { readContext } from "../tickets/context-io.js";
+import { loadDirectory } from "../tickets/load.js";
+import { formatProblem } from "../tickets/problems.js";
+import { type CliIo, EXIT, line } from "./io.js";
+import { commitChanges, localUser, openDirectory, printProblems, resultReader } from "./open.js";
+
+const ICON: Record<string, string> = {
+  pending: "○",
+  ready: "○",
+  claimed: "●",
+  complete: "✓",
+  empty: "◌",
+  failed: "✗",
+  blocked: "⊘",
+  suspended: "⏸",
+  limited: "⧗",
+  cancelled: "–",
+};
+
+function json(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export async function validateCommand(dir: string, opts: { json: boolean }, io: CliIo) {
+  const loaded = await loadDirectory(dir);
+  const problems = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
+  const errors = problems.filter((p) => p.severity === "error").length;
+  if (opts.json) {
+    json(io, {
+      schema: "ticket-frontier/validation@1",
+      valid: errors === 0,
+      tickets: loaded.kind === "ok" ? loaded.specs.length : undefined,
+      problems: problems.map((p) => ({ ...p, text: formatProblem(p) })),
+    });
+  } else if (loaded.kind === "invalid") {
+    printProblems(problems, io);
+  } else {
+    for (const p of problems) line(io.stderr, formatProblem(p));
+    line(io.stdout, `${dir}: ${loaded.specs.length} tickets, no problems.`);
+  }
+  return errors > 0 ? EXIT.usage : EXIT.complete;
+}
+
+export async function planCommand(
+  dir: string,
+  opts: { json: boolean; mermaid: boolean },
+  io: CliIo,
+  now: number,
+) {
+  const opened = await openDirectory(dir, {}, io, now);
+  if (opened.kind === "exit") return opened.code;
+  const receipt = buildReceipt(opened.opened.frontier, { now, goal: opened.opened.settings.goal });
+  if (opts.json) json(io, receipt);
+  else if (opts.mermaid) io.stdout.write(`${renderMermaid(receipt)}\n`);
+  else printPlan(receipt, io);
+  return EXIT.complete;
+}
+
+function printPlan(receipt: Receipt, io: CliIo): void {
+  const out = io.stdout;
+  line(
+    out,
+    `run ${receipt.run}: ${receipt.tickets.length} tickets in ${receipt.waves.length} waves`,
+  );
+  if (receipt.goal) line(out, `goal: ${receipt.goal}`);
+  receipt.waves.forEach((wave, i) => {
+    line(out, `  wave ${i + 1}: ${wave.join(", ")}`);
+  });
+  line(
+    out,
+    `critical path (${receipt.critical_path.length} tickets): ${receipt.critical_path.join(" → ")}`,
+  );
+}
+
+export async function statusCommand(dir: string, opts: { json: boolean }, io: CliIo, now: number) {
+  const opened = await openDirectory(dir, {}, io, now);
+  if (opened.kind === "exit") return opened.code;
+  const receipt = buildReceipt(opened.opened.frontier, { now, goal: opened.opened.settings.goal });
+  if (opts.json) {
+    json(io, receipt);
+    return EXIT.complete;
+  }
+  const out = io.stdout;
+  const counts = Object.entries(receipt.counts)
+    .map(([status, n]) => `${ICON[status] ?? ""} ${n} ${status}`)
+    .join(", ");
+  line(out, `run ${receipt.run}: ${receipt.state} — ${counts}`);
+  const byStatus = (s: string) => receipt.tickets.filter((t) => t.status === s).map((t) => t.id);
+  const ready = byStatus("ready");
+  if (ready.length > 0) line(out, `ready: ${ready.join(", ")}`);
+  const running = receipt.tickets.filter((t) => t.status === "claimed");
+  for (const t of running) line(out, `running: ${t.id} (attempt ${t.attempt}, ${t.claimed_by})`);
+  for (const group of receipt.blockers) {
+    const why = group.reason ? ` (${group.reason})` : "";
+    line(
+      out,
+      `blocked: ${group.root} ${group.root_status}${why}: blocks ${group.tickets.length} — ${group.tickets.join(", ")}`,
+    );
+  }
+  for (const q of receipt.questions) {
+    line(out, `question from ${q.ticket}: ${q.question}`);
+    line(out, `  answer with: frontier answer ${dir} ${q.ticket} "YOUR ANSWER"`);
+  }
+  if (receipt.remainder.length > 0) {
+    line(out, "open remainder:");
+    for (const r of receipt.remainder) line(out, `  ${r.id}  ${r.status}  ${r.waiting_on}`);
+  }
+  return EXIT.complete;
+}
+
+export async function contextCommand(dir: string, ticket: string, io: CliIo, now: number) {
+  const opened = await openDirectory(dir, {}, io, now);
+  if (opened.kind === "exit") return opened.code;
+  const { frontier, settings } = opened.opened;
+  if (!frontier.spec(ticket)) {
+    line(
+      io.stderr,
+      `error: no ticket "${ticket}" in ${dir} — \`frontier status ${dir}\` lists them`,
+    );
+    return EXIT.usage;
+  }
+  io.stdout.write(await readContext(dir, frontier, ticket, settings));
+  return EXIT.complete;
+}
+
+type Mutation = "answer" | "retry" | "cancel";
+
+export async function mutateCommand(
+  kind: Mutation,
+  dir: string,
+  args: { ticket?: string; text?: string },
+  io: CliIo,
+  now: number,
+) {
+  // The live runner holds the graph in memory and would not see this change.
+  const holder = liveLockHolder(dir);
+  if (holder) {
+    line(
+      io.stderr,
+      `error: a frontier run (pid ${holder.pid} on ${holder.host}) is working on ${dir}; ${kind} after it stops, or stop it with Ctrl-C first`,
+    );
+    return EXIT.usage;
+  }
+  const opened = await openDirectory(dir, {}, io, now);
+  if (opened.kind === "exit") return opened.code;
+  const { frontier } = opened.opened;
+  const by = localUser(io.env);
+  const result =
+    kind === "answer"
+      ? frontier.answer(args.ticket ?? "", args.text ?? "", by, now)
+      : kind === "retry"
+        ? frontier.retry(args.ticket ?? "", by, now)
+        : frontier.cancel(by, now);
+  switch (result.kind) {
+    case "ok":
+      await commitChanges(dir, frontier);
+      line(io.stdout, confirmation(kind, args.ticket, dir, result.changed.length));
+      return EXIT.complete;
+    case "stale":
+      line(io.stdout, result.message);
+      return EXIT.complete;
+    case "rejected":
+      line(io.stderr, `error: ${result.message}`);
+      return EXIT.usage;
+    default: {
+      const never: never = result;
+      return never;
+    }
+  }
+}
+
+function confirmation(kind: Mutation, ticket: string | undefined, dir: string, changed: number) {
+  switch (kind) {
+    case "answer":
+      return `answered ${ticket}: it is ready again — \`frontier run ${dir}\` continues.`;
+    case "retry":
+      return `${ticket} will run again (${changed} ticket${changed === 1 ? "" : "s"} back in play) — \`frontier run ${dir}\` continues.`;
+    case "cancel":
+      return `run cancelled: ${changed} open ticket${changed === 1 ? "" : "s"} closed as cancelled.`;
+  }
+}
+
+export async function reportCommand(
+  dir: string,
+  opts: { html?: string; json?: string; markdown?: string },
+  io: CliIo,
+  now: number,
+) {
+  const opened = await openDirectory(dir, {}, io, now);
+  if (opened.kind === "exit") return opened.code;
+  const receipt = buildReceipt(opened.opened.frontier, {
+    now,
+    goal: opened.opened.settings.goal,
+    resultText: resultReader(dir),
+  });
+  const targets =
+    opts.html || opts.json || opts.markdown
+      ? opts
+      : {
+          html: join(dir, ".frontier", "report.html"),
+          json: join(dir, ".frontier", "receipt.json"),
+          markdown: join(dir, ".frontier", "report.md"),
+        };
+  writeReports(receipt, targets);
+  for (const [what, path] of Object.entries(targets)) {
+    if (path) line(io.stdout, `${what}: ${path}`);
+  }
+  return EXIT.complete;
+}

@@ -1,0 +1,99 @@
+/**
+ * Opening a ticket directory for a command: load and check it, build the engine from
+ * its saved state, and write back what an event changed. Shared by every command that
+ * reads or changes a directory (the local runner has its own loop but the same parts).
+ */
+import { readFileSync } from "node:fs";
+import { hostname, userInfo } from "node:os";
+import { join } from "node:path";
+import { engineConfig, type RunFlags } from "../core/config.js";
+import { Frontier } from "../core/engine.js";
+import type { Settings, TicketSpec } from "../core/model.js";
+import { loadDirectory } from "../tickets/load.js";
+import { formatProblem, type Problem } from "../tickets/problems.js";
+import { applyEdits } from "../tickets/store.js";
+import { planWrites } from "../tickets/writeback.js";
+import { type CliIo, EXIT, line } from "./io.js";
+
+export interface Opened {
+  dir: string;
+  settings: Settings;
+  specs: readonly TicketSpec[];
+  frontier: Frontier;
+  warnings: Problem[];
+}
+
+export type OpenResult = { kind: "ok"; opened: Opened } | { kind: "exit"; code: number };
+
+export async function openDirectory(
+  dir: string,
+  flags: RunFlags,
+  io: CliIo,
+  now: number,
+): Promise<OpenResult> {
+  const loaded = await loadDirectory(dir);
+  if (loaded.kind === "invalid") {
+    printProblems(loaded.problems, io);
+    return { kind: "exit", code: EXIT.usage };
+  }
+  const configured = engineConfig(loaded.settings, loaded.saved, flags, now);
+  if (configured.kind === "bad") {
+    line(io.stderr, `error: ${configured.message}`);
+    return { kind: "exit", code: EXIT.usage };
+  }
+  const frontier = Frontier.create(loaded.specs, configured.config, loaded.saved, now);
+  return {
+    kind: "ok",
+    opened: {
+      dir,
+      settings: loaded.settings,
+      specs: loaded.specs,
+      frontier,
+      warnings: loaded.warnings,
+    },
+  };
+}
+
+/** Write whatever the engine changed since the last drain: ticket files, attempts, answers, worklog. */
+export async function commitChanges(dir: string, frontier: Frontier): Promise<void> {
+  const changes = frontier.drainChanges();
+  const edits = planWrites(changes, frontier, (file) => readFileSync(join(dir, file), "utf8"));
+  await applyEdits(dir, edits);
+}
+
+export function printProblems(problems: readonly Problem[], io: CliIo): void {
+  const errors = problems.filter((p) => p.severity === "error");
+  for (const problem of problems) line(io.stderr, formatProblem(problem));
+  if (errors.length > 0) {
+    line(
+      io.stderr,
+      `${errors.length} problem${errors.length === 1 ? "" : "s"}: nothing was started. Fix ${
+        errors.length === 1 ? "it" : "them"
+      } and run again.`,
+    );
+  }
+}
+
+/** Who a local command acts as, for the record. */
+export function localUser(env: NodeJS.ProcessEnv): string {
+  let name = env.USER ?? env.LOGNAME;
+  if (!name) {
+    try {
+      name = userInfo().username;
+    } catch {
+      name = "someone";
+    }
+  }
+  return `${name}@${hostname()}`;
+}
+
+/** Reads result files of a directory for the reports; a missing file reads as undefined. */
+export function resultReader(dir: string): (file: string) => string | undefined {
+  return (file) => {
+    try {
+      return readFileSync(join(dir, file), "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+}
