@@ -423,18 +423,17 @@ function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
   while (cur?.blocked_by && steps.length < 50) {
     const b: NonNullable<ReceiptTicket["blocked_by"]> = cur.blocked_by;
     const next = ctx.byId.get(b.ticket);
+    const isRoot = b.ticket === t.blocked_by?.root;
     steps.push(
-      `<li>${ticketLink(ctx, b.ticket)} ${next ? stateBadge(next.status) : ""} <span class="kind">${e(b.kind)}</span>${next?.reason && next.status !== "blocked" ? ` — <span class="reason">${e(clip(next.reason, 300))}</span>` : ""}</li>`,
+      `<li>${ticketLink(ctx, b.ticket)} ${next ? stateBadge(next.status) : ""} <span class="kind">${e(b.kind)}</span>${isRoot ? ' <strong class="root">root cause</strong>' : ""}${next?.reason && next.status !== "blocked" ? ` — <span class="reason">${e(clip(next.reason, 300))}</span>` : ""}</li>`,
     );
     if (!next || seen.has(next.id)) break;
     seen.add(next.id);
     cur = next;
   }
   const root = t.blocked_by?.root;
-  const rootNote =
-    root && !seen.has(root)
-      ? `<li>root: ${ticketLink(ctx, root)}</li>`
-      : `<li class="sub">root: ${root ? `<code>${e(root)}</code>` : "?"}</li>`;
+  // a hand-made receipt may name a root the chain never reached: say so
+  const rootNote = root && !seen.has(root) ? `<li>root cause: ${ticketLink(ctx, root)}</li>` : "";
   return `<div class="chain"><strong>Blocked by</strong><ol>${steps.join("")}${rootNote}</ol></div>`;
 }
 

@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { Receipt } from "../../src/core/model.js";
+import { HTML_GRAPH_MAX_NODES, renderHtml } from "../../src/report/html.js";
+import { writeReports } from "../../src/report/write.js";
+import { makeReceipt } from "./fixtures.js";
+
+/** The <details> of one ticket. */
+function ticketBlock(html: string, id: string): string {
+  const chunks = html.split('<details class="ticket ');
+  return chunks.find((c) => c.includes(`data-id="${id}"`)) ?? "";
+}
+
+describe("the HTML report is one self-contained file that makes no network request", () => {
+  const html = renderHtml(makeReceipt(15));
+
+  it("loads nothing: no src, no stylesheet link, no url() or @import", () => {
+    expect(html).not.toMatch(/\ssrc=/i);
+    expect(html).not.toMatch(/<link(?![^>]*rel="icon" href="data:,")/i);
+    expect(html).not.toMatch(/url\((?!#arrow)/);
+    expect(html).not.toContain("@import");
+  });
+
+  it("forbids every request by CSP and allows only its own script, by hash", () => {
+    const csp = (
+      html.match(/http-equiv="Content-Security-Policy" content="([^"]*)"/)?.[1] ?? ""
+    ).replaceAll("&#39;", "'");
+    expect(csp).toContain("default-src 'none'");
+    const script = html.match(/<script>([\s\S]*)<\/script>/)?.[1] ?? "";
+    const hash = createHash("sha256").update(script).digest("base64");
+    expect(csp).toContain(`script-src 'sha256-${hash}'`);
+  });
+
+  it("reads in dark mode and in print", () => {
+    expect(html).toContain("@media (prefers-color-scheme: dark)");
+    expect(html).toContain("@media print");
+  });
+});
+
+describe("the HTML report shows the whole record", () => {
+  const receipt = makeReceipt(15);
+  const html = renderHtml(receipt);
+
+  it("draws every ticket in the graph with its state as a word, not only a colour", () => {
+    expect(html.match(/<a href="#ticket-\d+" class="node st-/g)).toHaveLength(15);
+    expect(html).toContain('class="nstate">✗ failed</text>');
+    expect(html).toContain('class="nstate">◌ empty</text>');
+    // the edge along which a failure blocked its dependent is marked
+    expect(html).toContain('class="edge blocking"');
+  });
+
+  it("has a filter with a box per state present", () => {
+    const boxes = [
+      ...html.matchAll(/<input type="checkbox" value="([a-z]+)" data-filter checked>/g),
+    ].map((m) => m[1]);
+    expect(boxes.sort()).toEqual(Object.keys(receipt.counts).sort());
+  });
+
+  it("gives each ticket its attempts with outcome, reason, duration and who ran them", () => {
+    const t2 = ticketBlock(html, "t2");
+    expect(t2).toContain("✗ failed");
+    expect(t2).toContain("exit 1: boom");
+    expect(t2).toContain("<td>2s</td>");
+    expect(t2).toContain('<td>local<div class="sub">settled by orch-task</div></td>');
+  });
+
+  it("puts results in collapsible blocks", () => {
+    expect(ticketBlock(html, "t8")).toContain(
+      '<details class="result"><summary>Result of attempt 1</summary><pre>Result of t8.',
+    );
+  });
+
+  it("shows questions and their answers, and how to answer an open one", () => {
+    const t0 = ticketBlock(html, "t0");
+    expect(t0).toContain("Tabs or spaces?");
+    expect(t0).toContain("Answer 1 by maintainer");
+    expect(t0).toContain("Spaces.");
+    const t5 = ticketBlock(html, "t5");
+    expect(t5).toContain("Open question:");
+    expect(t5).toContain("/answer t5 YOUR ANSWER");
+  });
+
+  it("walks the blocker chain down to the root", () => {
+    const chain = ticketBlock(html, "t12").match(/<div class="chain">([\s\S]*?)<\/div>/)?.[1] ?? "";
+    const order = [...chain.matchAll(/<code>(t\d+)<\/code>/g)].map((m) => m[1]);
+    expect(order).toEqual(["t10", "t2"]);
+    expect(chain).toMatch(/t2<\/code><\/a> <span class="badge st-failed"[^]*root cause/);
+    expect(chain).toContain("dep-blocked");
+    expect(chain).toContain("dep-failed");
+  });
+
+  it("never shows empty as done", () => {
+    expect(html).toContain("empty (ran, returned nothing)");
+    expect(ticketBlock(html, "t1")).not.toContain("✓");
+  });
+});
+
+describe("large runs", () => {
+  it(`shows the waves instead of drawing more than ${HTML_GRAPH_MAX_NODES} tickets`, () => {
+    const receipt = makeReceipt(2_000);
+    const html = renderHtml(receipt);
+    expect(html).not.toContain("<svg");
+    expect(html).toContain('<ol class="waves">');
+    expect(html.match(/<details class="ticket /g)).toHaveLength(2_000);
+    expect(html.match(/class="chip st-/g)).toHaveLength(2_000);
+  });
+});
+
+describe("writeReports writes the requested files and nothing else", () => {
+  it("writes html, json and markdown; the json parses back to the same receipt", () => {
+    const dir = mkdtempSync(join(tmpdir(), "frontier-report-"));
+    const receipt = makeReceipt(15);
+    const files = {
+      html: join(dir, "out/a.html"),
+      json: join(dir, "a.json"),
+      markdown: join(dir, "a.md"),
+    };
+    expect(writeReports(receipt, files)).toEqual([files.html, files.json, files.markdown]);
+    expect(readFileSync(files.html, "utf8")).toBe(renderHtml(receipt));
+    expect(Receipt.parse(JSON.parse(readFileSync(files.json, "utf8")))).toEqual(
+      Receipt.parse(receipt),
+    );
+    expect(
+      readFileSync(files.markdown, "utf8").startsWith("<!-- ticket-frontier:example -->"),
+    ).toBe(true);
+    expect(writeReports(receipt, {})).toEqual([]);
+  });
+});
