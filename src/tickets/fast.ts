@@ -50,11 +50,16 @@ const NOT_RAW = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff";
 const DOUBLE = new RegExp(`^"((?:[^"\\\\${NOT_RAW}]|\\\\["\\\\/bfnrt]|\\\\u[0-9a-fA-F]{4})*)"`);
 const SINGLE = new RegExp(`^'((?:[^'${NOT_RAW}]|'')*)'`);
 
+/** tabs, lone carriage returns, control characters, odd line breaks, lone surrogates */
+const UNUSUAL =
+  /[\t\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|\r(?!\n)|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const BLANK_OR_COMMENT = /^ *(?:#.*)?$/;
+
 type Scalar = { text: string; plain: boolean } | null;
 
 /** Fields of plain front matter, or undefined when the full parser must decide. */
 export function fastFields(yaml: string): RawFields | undefined {
-  if (yaml.includes("\t") || /\r(?!\n)/.test(yaml)) return undefined;
+  if (UNUSUAL.test(yaml)) return undefined;
   const values: Record<string, unknown> = {};
   const lines = new Map<string, number>();
   const unknown: Array<{ key: string; line: number }> = [];
@@ -68,8 +73,7 @@ export function fastFields(yaml: string): RawFields | undefined {
     start = end + 1;
     lineNo++;
     if (line.endsWith("\r")) line = line.slice(0, -1);
-    const trimmed = line.trimStart();
-    if (trimmed === "" || trimmed.startsWith("#")) continue;
+    if (BLANK_OR_COMMENT.test(line)) continue;
     // a line that does not start with a name (an indented or `- ` line) belongs to a
     // block value the full parser must read
     const k = KEY.exec(line);
@@ -145,7 +149,7 @@ function stripComment(rest: string): string | undefined {
     const m = (first === '"' ? DOUBLE : SINGLE).exec(rest);
     if (m === null) return undefined;
     const after = rest.slice(m[0].length);
-    if (after.trim() === "") return m[0];
+    if (/^ *$/.test(after)) return m[0];
     if (/^ +#/.test(after)) return m[0];
     return undefined;
   }
@@ -156,18 +160,18 @@ function stripComment(rest: string): string | undefined {
   }
   const hash = rest.indexOf(" #");
   const value = hash === -1 ? rest : rest.slice(0, hash);
-  return value.trimEnd();
+  return value.replace(/ +$/, "");
 }
 
 function readValue(text: string): Value | undefined {
   const first = text.charAt(0);
   if (first === "[") {
     if (!text.endsWith("]")) return undefined;
-    const inner = text.slice(1, -1).trim();
+    const inner = spaces(text.slice(1, -1));
     if (inner === "") return [];
     const items: Scalar[] = [];
     for (const part of inner.split(",")) {
-      const s = flowScalar(part.trim());
+      const s = flowScalar(spaces(part));
       if (s === undefined) return undefined;
       items.push(s);
     }
@@ -175,11 +179,11 @@ function readValue(text: string): Value | undefined {
   }
   if (first === "{") {
     if (!text.endsWith("}")) return undefined;
-    const inner = text.slice(1, -1).trim();
+    const inner = spaces(text.slice(1, -1));
     const map = new Map<string, Scalar>();
     if (inner === "") return map;
     for (const part of inner.split(",")) {
-      const m = /^\s*([A-Za-z_][A-Za-z0-9_-]*): +(.*?)\s*$/.exec(part);
+      const m = /^ *([A-Za-z_][A-Za-z0-9_-]*): +(.*?) *$/.exec(part);
       if (m === null || map.has(m[1]!)) return undefined;
       const s = flowScalar(m[2]!);
       if (s === undefined) return undefined;
@@ -188,6 +192,11 @@ function readValue(text: string): Value | undefined {
     return map;
   }
   return blockScalar(text);
+}
+
+/** Trim spaces only: YAML's white space is space and tab, not JavaScript's (NBSP, …). */
+function spaces(s: string): string {
+  return s.replace(/^ +| +$/g, "");
 }
 
 function quoted(text: string): Scalar | undefined {

@@ -39,10 +39,16 @@ export type Split =
       bom: number;
       /** the language named after the opening `---` (`js` in `---js`); "" for none */
       language: string;
-      /** the YAML text: from the line break after the opening `---` up to the line break before the closing one */
+      /**
+       * the YAML text: from the line break after the opening `---` up to the line
+       * break before the closing one (without its `\r`, which YAML would otherwise
+       * read as part of the last value)
+       */
       yaml: string;
       yamlStart: number;
       yamlEnd: number;
+      /** index of the `\n` that starts the closing `---` line (text.length when unclosed) */
+      closeAt: number;
       /** false when the opening `---` is never closed */
       closed: boolean;
       /** where the body starts in the text */
@@ -68,8 +74,10 @@ export function splitFrontMatter(text: string): Split {
   const rest = text.slice(yamlStart);
   const close = rest.indexOf("\n---");
   const closed = close !== -1;
-  const yamlEnd = closed ? yamlStart + close : text.length;
-  let bodyStart = closed ? yamlEnd + 4 : text.length;
+  const closeAt = closed ? yamlStart + close : text.length;
+  const yamlEnd =
+    closed && text.charAt(closeAt - 1) === "\r" && closeAt - 1 >= yamlStart ? closeAt - 1 : closeAt;
+  let bodyStart = closed ? closeAt + 4 : text.length;
   if (text.charAt(bodyStart) === "\r") bodyStart++;
   if (text.charAt(bodyStart) === "\n") bodyStart++;
   return {
@@ -79,6 +87,7 @@ export function splitFrontMatter(text: string): Split {
     yaml: text.slice(yamlStart, yamlEnd),
     yamlStart,
     yamlEnd,
+    closeAt,
     closed,
     bodyStart,
   };
@@ -111,7 +120,10 @@ export function readMatter(text: string): Matter {
     return { kind: "language", language: split.kind === "front" ? split.language : "" };
   }
   const body = split.kind === "front" ? text.slice(split.bodyStart) : text.slice(split.bom);
-  if (file.content !== body || (split.kind === "front" && file.matter !== split.yaml)) {
+  if (
+    file.content !== body ||
+    (split.kind === "front" && file.matter !== text.slice(split.yamlStart, split.closeAt))
+  ) {
     throw new Error("front matter split disagrees with gray-matter (a bug in Ticket Frontier)");
   }
   return { kind: "ok", split, body };

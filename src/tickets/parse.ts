@@ -612,7 +612,10 @@ export function checkFields(
   };
   const idLine = declaredId === undefined ? undefined : lines.get("id");
   if (idLine !== undefined && certain) node.idLine = idLine;
-  if (problems.length > 0) return { kind: "invalid", problems, warnings, node };
+  if (problems.length > 0) {
+    problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    return { kind: "invalid", problems, warnings, node };
+  }
 
   const spec: TicketSpec = {
     id,

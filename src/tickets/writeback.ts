@@ -150,7 +150,7 @@ export function editFrontMatter(text: string, fields: EngineFieldValues): string
   const spliced = splice(
     text,
     split.yamlStart,
-    split.yaml,
+    text.slice(split.yamlStart, split.closeAt + 1),
     empty ? undefined : contents,
     fields,
     given,
@@ -171,23 +171,26 @@ type MapNode = Extract<
   { items: unknown[] }
 >;
 
+/**
+ * Line edits. `y` is the front matter with the line break that ends it (the closing
+ * delimiter's), so every line, the last one too, ends with a line break.
+ */
 function splice(
   text: string,
   yamlStart: number,
-  yaml: string,
+  y: string,
   map: unknown,
   fields: EngineFieldValues,
   given: readonly EngineFieldName[],
   eol: string,
 ): string | undefined {
   const edits: Array<{ from: number; to: number; insert: string }> = [];
-  const y = `${yaml}\n`;
   const pairs = map === undefined ? [] : (map as MapNode).items;
   let indent = "";
   const firstKey = (pairs[0] as { key?: { range?: number[] } } | undefined)?.key;
   if (firstKey?.range) {
-    const ls = yaml.lastIndexOf("\n", firstKey.range[0]! - 1) + 1;
-    indent = yaml.slice(ls, firstKey.range[0]);
+    const ls = y.lastIndexOf("\n", firstKey.range[0]! - 1) + 1;
+    indent = y.slice(ls, firstKey.range[0]);
     if (!/^ *$/.test(indent)) return undefined;
   }
   const appended: string[] = [];
@@ -204,17 +207,15 @@ function splice(
     }
     const keyStart = pair.key.range?.[0];
     if (keyStart === undefined) return undefined;
-    const from = yaml.lastIndexOf("\n", keyStart - 1) + 1;
-    if (yaml.slice(from, keyStart) !== indent) return undefined;
+    const from = y.lastIndexOf("\n", keyStart - 1) + 1;
+    if (y.slice(from, keyStart) !== indent) return undefined;
     const valueEnd = pair.value?.range?.[1] ?? pair.key.range?.[1] ?? keyStart;
-    // `y` is the front matter with the line break that ends it (the closing
-    // delimiter's), so every line, the last one too, ends with a line break
     const to = y[valueEnd - 1] === "\n" ? valueEnd : y.indexOf("\n", valueEnd) + 1;
     edits.push({ from, to, insert: line });
   }
   if (appended.length > 0) {
     // new fields go on their own lines just before the closing ---
-    edits.push({ from: yaml.length + 1, to: yaml.length + 1, insert: appended.join("") });
+    edits.push({ from: y.length, to: y.length, insert: appended.join("") });
   }
   edits.sort((a, b) => b.from - a.from);
   let out = text;
@@ -251,7 +252,7 @@ function editViaDocument(
   if (eol === "\r\n") yaml = yaml.replace(/\r?\n/g, "\r\n");
   const lead = eol === "\r\n" ? "\r\n" : "\n";
   const close = eol === "\r\n" ? "\r" : "";
-  return `${text.slice(0, split.yamlStart)}${lead}${yaml}${close}${text.slice(split.yamlEnd)}`;
+  return `${text.slice(0, split.yamlStart)}${lead}${yaml}${close}${text.slice(split.closeAt)}`;
 }
 
 /**

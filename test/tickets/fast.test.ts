@@ -1,0 +1,158 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { fastFields } from "../../src/tickets/fast.js";
+import { KNOWN_FIELDS, readYamlFields } from "../../src/tickets/parse.js";
+
+/** The full parser's reading, in the fast path's shape (or "refused"). */
+function full(yaml: string) {
+  const r = readYamlFields(yaml, "t.md");
+  return r.kind === "ok" ? r.raw : "refused";
+}
+
+let answered = 0;
+function agree(yaml: string): boolean {
+  const fast = fastFields(yaml);
+  if (fast === undefined) return true;
+  answered++;
+  const slow = full(yaml);
+  expect(slow, `full parser refused what the fast path read:\n${JSON.stringify(yaml)}`).not.toBe(
+    "refused",
+  );
+  if (slow === "refused") return false;
+  expect({ ...fast, lines: [...fast.lines].sort() }, JSON.stringify(yaml)).toEqual({
+    ...slow,
+    lines: [...slow.lines].sort(),
+  });
+  return true;
+}
+
+// characters that make YAML interesting: indicators, quotes, escapes, unicode, spaces
+const alphabet = fc.constantFrom(
+  ..."abcXYZ019 _-./:#,[]{}'\"\\!&*?|>%@`~=+()$^;<\t\r\néüß中文\u00a0\u0085\u2028\ufeff😀".split(
+    "",
+  ),
+  "😀",
+  "\\n",
+  "\\u00e9",
+  "''",
+  ": ",
+  " #",
+);
+const chars = fc.array(alphabet, { maxLength: 12 }).map((a) => a.join(""));
+const word = fc.stringMatching(/^[a-z][a-z0-9_.-]{0,8}$/);
+const plainValue = fc.oneof(
+  word,
+  fc.constantFrom(
+    "010",
+    "007",
+    "0x1F",
+    "1e3",
+    "1.50",
+    "-3",
+    "+4",
+    ".inf",
+    "true",
+    "no",
+    "null",
+    "~",
+    "2026-01-02",
+    "2026-01-02T10:00:00Z",
+  ),
+  chars,
+);
+const scalar = fc.oneof(
+  plainValue,
+  chars.map((s) => JSON.stringify(s)),
+  chars.map((s) => `'${s.replaceAll("'", "''")}'`),
+  chars.map((s) => `"${s}"`),
+  chars.map((s) => `'${s}'`),
+);
+const value = fc.oneof(
+  { weight: 4, arbitrary: scalar },
+  fc.array(plainValue, { maxLength: 4 }).map((a) => `[${a.join(", ")}]`),
+  fc.array(scalar, { maxLength: 3 }).map((a) => `[${a.join(",")}]`),
+  fc
+    .array(fc.tuple(word, plainValue), { maxLength: 3 })
+    .map((a) => `{${a.map(([k, v]) => `${k}: ${v}`).join(", ")}}`),
+  fc.constant(""),
+  fc
+    .array(plainValue, { minLength: 1, maxLength: 3 })
+    .map((a) => `\n${a.map((v) => `  - ${v}`).join("\n")}`),
+  fc.constantFrom(
+    "|\n  a\n  b",
+    ">-\n  folded",
+    "&a x",
+    "*a",
+    "!!str 010",
+    "[a, [b]]",
+    "{a: {b: c}}",
+  ),
+);
+const key = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom(...KNOWN_FIELDS) },
+  word,
+  fc.constantFrom("null", "true", "010", "a b", "-x", "?", "<<", "depend_on"),
+);
+const comment = fc.oneof(
+  fc.constant(""),
+  chars.map((c) => ` #${c}`),
+);
+const line = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc
+      .tuple(key, fc.constantFrom(": ", ":", ":  "), value, comment)
+      .map(([k, s, v, c]) => `${k}${s}${v}${c}`),
+  },
+  comment.map((c) => c.trimStart()),
+  fc.constantFrom("", "  ", "  # indented comment", "...", "- x", "  child: 1", "\tkey: v"),
+);
+const frontMatter = fc
+  .tuple(fc.array(line, { maxLength: 8 }), fc.constantFrom("\n", "\r\n"))
+  .map(([ls, eol]) => eol + ls.join(eol));
+
+describe("the fast path reads plain front matter exactly as the full YAML parser does", () => {
+  test("generated front matter: whenever the fast path answers, it equals the full parser", () => {
+    answered = 0;
+    fc.assert(fc.property(frontMatter, agree), { numRuns: Number(process.env.FAST_RUNS ?? 4000) });
+    // the property only proves something if the fast path often answers
+    expect(answered).toBeGreaterThan(Number(process.env.FAST_RUNS ?? 4000) / 10);
+    console.log(`fast path answered ${answered}`);
+  });
+
+  test("arbitrary text: the fast path never answers differently from the full parser", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 200 }).map((s) => `\n${s}`),
+        agree,
+      ),
+      {
+        numRuns: 2000,
+      },
+    );
+  });
+
+  test("the front matter most tickets have takes the fast path", () => {
+    const typical = [
+      "\nid: plan\ntitle: Plan the retry redesign\ndepends_on: [research, survey-2]\npriority: 2\nbound: 30m\n",
+      '\nstatus: complete\nattempt: 1\nclaimed_at: "2026-01-02T10:00:00.000Z"\nupdated_at: "2026-01-02T10:00:00.000Z"\nreason: "exit 1: boom"\n',
+      "\n# a comment\nid: a # trailing\nblocked_by: {ticket: b, kind: dep-failed, root: c}\nowner: ana\n",
+      "\r\nid: a\r\ndepends_on: []\r\n",
+    ];
+    for (const y of typical) {
+      expect(fastFields(y), JSON.stringify(y)).toBeDefined();
+      agree(y);
+    }
+  });
+
+  test("block lists, anchors and multi-line values go to the full parser", () => {
+    for (const y of [
+      "\ndepends_on:\n  - a\n",
+      "\nid: &x a\n",
+      "\ntitle: |\n  t\n",
+      "\nid: a\n  b\n",
+    ]) {
+      expect(fastFields(y), JSON.stringify(y)).toBeUndefined();
+    }
+  });
+});
