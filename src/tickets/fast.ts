@@ -52,6 +52,7 @@ const SINGLE = new RegExp(`^'((?:[^'${NOT_RAW}]|'')*)'`);
 
 /** tabs, lone carriage returns, control characters, odd line breaks, lone surrogates */
 const UNUSUAL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
   /[\t\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|\r(?!\n)|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const BLANK_OR_COMMENT = /^ *(?:#.*)?$/;
 
