@@ -250,7 +250,11 @@ export class Frontier {
     saved?: SavedState,
     now?: number,
   ): Frontier {
-    const ordered = [...specs].sort((a, b) => a.order - b.order);
+    // the loader hands specs over in file order already: sort only when they are not
+    let sorted = true;
+    for (let i = 1; i < specs.length && sorted; i++)
+      sorted = specs[i - 1]!.order <= specs[i]!.order;
+    const ordered = sorted ? specs : [...specs].sort((a, b) => a.order - b.order);
     return new Frontier(ordered, config, saved, now);
   }
 

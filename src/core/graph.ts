@@ -41,8 +41,10 @@ export function buildGraph(nodes: readonly GraphNode[], weight: (i: number) => n
   });
   const deps: number[][] = [];
   const dependents: number[][] = ids.map(() => []);
+  // seen[j] === i + 1: j is already a dependency of i (a Set per ticket costs more)
+  const seen = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    const seen = new Set<number>();
+    const mine: number[] = [];
     for (const dep of nodes[i]!.dependsOn) {
       const j = index.get(dep);
       if (j === undefined) {
@@ -54,10 +56,12 @@ export function buildGraph(nodes: readonly GraphNode[], weight: (i: number) => n
         throw new Error(
           `engine given ticket "${ids[i]}" depending on itself; run the checks first`,
         );
-      seen.add(j);
+      if (seen[j] === i + 1) continue;
+      seen[j] = i + 1;
+      mine.push(j);
+      dependents[j]!.push(i);
     }
-    deps.push([...seen]);
-    for (const j of seen) dependents[j]!.push(i);
+    deps.push(mine);
   }
 
   const indegree = deps.map((d) => d.length);
