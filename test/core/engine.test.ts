@@ -847,6 +847,14 @@ describe("run state: running while anything is ready or claimed; else the first 
     expect(f.runState(0)).toBe("failed");
   });
 
+  it("cancelled wins over everything once nothing runs", () => {
+    const f = engine(inOrder(ticket("l"), ticket("x"), ticket("y")), { bound: { dispatches: 2 } });
+    claimAll(f);
+    settle(f, "l", "limited");
+    f.cancel("sam", 1);
+    expect(f.runState(1)).toBe("cancelled");
+  });
+
   it("a pending ticket waiting on a suspended one leaves the run suspended", () => {
     const f = engine(chain());
     claimAll(f);
@@ -1041,6 +1049,61 @@ describe("create: resume from a saved state, normalised in one pass", () => {
     claimAll(g, 4);
     settle(g, "a", "failed", 5);
     expect(g.state("a")?.status).toBe("failed");
+  });
+});
+
+describe("create without a clock stamps nothing (read-only uses: plan, status)", () => {
+  it("leaves started_at, updated_at and the worklog alone", () => {
+    const f = Frontier.create(chain(), { run: "test" });
+    expect(f.runRecord().started_at).toBeUndefined();
+    expect(f.state("a")?.updated_at).toBeUndefined();
+    const changes = f.drainChanges();
+    expect(changes.log).toEqual([]);
+    expect(changes.tickets).toEqual(["a", "b", "c"]);
+  });
+});
+
+describe("a crash between the attempt file and the front matter is repaired on the next start", () => {
+  it("a failed outcome already recorded closes the ticket and blocks its dependents", () => {
+    const specs = chain();
+    const f = engine(specs);
+    claimAll(f, 1);
+    const snap = f.snapshot();
+    snap.tickets.a!.attempts[0] = {
+      ...snap.tickets.a!.attempts[0]!,
+      outcome: "failed",
+      reason: "exit 2",
+    };
+    const g = Frontier.create(specs, { run: "test" }, snap, 3);
+    expect(g.state("a")).toMatchObject({ status: "failed", reason: "exit 2" });
+    expect(g.state("c")?.blocked_by).toEqual({ ticket: "b", kind: "dep-blocked", root: "a" });
+    expect(g.claimedIds()).toEqual([]);
+    expect(g.drainChanges().log.map((l) => l.event)).toEqual(["settle", "block", "block"]);
+  });
+
+  it("a live attempt known only from the front matter is rebuilt and can be settled", () => {
+    const specs = chain();
+    const f = engine(specs);
+    claimAll(f, 1, "job-9");
+    const snap = f.snapshot();
+    snap.tickets.a!.attempts = [];
+    const g = Frontier.create(specs, { run: "test" }, snap, 2);
+    expect(g.state("a")?.attempts).toEqual([
+      { n: 1, claim: "a#1", claimed_by: "job-9", started_at: new Date(1).toISOString() },
+    ]);
+    expect(settle(g, "a", "complete", 3, { claim: "a#1" })).toMatchObject({ kind: "ok" });
+  });
+});
+
+describe("each dispatch is handed its ticket's bound", () => {
+  it("its own bound, else the run's ticket bound", () => {
+    const own = duration(5 * MIN);
+    const dflt = duration(9 * MIN);
+    const f = engine(inOrder(ticket("a", [], { bound: own }), ticket("b")), { ticketBound: dflt });
+    expect(claimAll(f).map((c) => [c.ticket, c.bound])).toEqual([
+      ["b", dflt],
+      ["a", own],
+    ]);
   });
 });
 
