@@ -170,6 +170,30 @@ class World {
           expect(before.get(c.ticket)).toBe("ready");
           expect(c.attempt).toBe(f.state(c.ticket)!.attempts.length);
         }
+        // claims come out in dispatch order: priority, remaining critical path, file order
+        const key = (id: string) => {
+          const spec = this.byId.get(id)!;
+          return [-spec.priority, -(f.remainingPath(id) ?? 0), spec.order];
+        };
+        for (let k = 1; k < claims.length; k++) {
+          const [x, y] = [key(claims[k - 1]!.ticket), key(claims[k]!.ticket)];
+          const cmp = x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
+          expect(cmp).toBeLessThan(0);
+        }
+        // only max_parallel, an overlapping write_scope, the same agent and the run bound hold a ready ticket back
+        const live = f.claimedIds().map((id) => this.byId.get(id)!);
+        const full =
+          this.config.maxParallel !== undefined && live.length >= this.config.maxParallel;
+        const spent = f.boundSpentAt(this.now) || f.runRecord().cancelled !== undefined;
+        for (const id of f.readyIds()) {
+          const spec = this.byId.get(id)!;
+          const conflict = live.some(
+            (o) =>
+              (spec.agent !== undefined && o.agent === spec.agent) ||
+              writeScopesOverlap(spec.writeScope, o.writeScope),
+          );
+          expect(full || spent || conflict).toBe(true);
+        }
         break;
       }
       case "settle": {
