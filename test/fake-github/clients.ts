@@ -4,8 +4,8 @@
  * notification queues lose their 1 s / 3 s spacing. Behaviour (what is retried, when
  * the handlers are called) is unchanged.
  */
-// plugin-throttling's own Bottleneck build, so the groups are the kind it expects.
-import Bottleneck from "bottleneck/light.js";
+// plugin-throttling's dependency (it uses the light build; the Group API is the same).
+import Bottleneck from "bottleneck";
 
 export interface RateLimitEvent {
   kind: "primary" | "secondary";

@@ -356,14 +356,16 @@ export function validateParams(
       if (p.required) problems.push(`${p.in} parameter '${p.name}' is required`);
       continue;
     }
-    const fn = compile(paramAjv, `${op.operationId} ${p.in}:${p.name}`, p.schema);
-    if (!fn) continue;
+    // GitHub's search-style filters (`created=>=2026-01-01`, `a..b`) are documented with
+    // format: date-time but accept ranges and comparisons; check their type, not format.
+    const searchSyntax = p.in === "query" && /^[<>]|\.\./.test(raw);
+    const schema = p.schema && searchSyntax ? { ...p.schema, format: undefined } : p.schema;
     const holder = { v: raw as unknown };
     // Coercion happens in place on a parent object.
     const wrapped = compile(
       paramAjv,
-      `${op.operationId} ${p.in}:${p.name}:wrapped`,
-      p.schema ? { type: "object", properties: { v: p.schema } } : undefined,
+      `${op.operationId} ${p.in}:${p.name}${searchSyntax ? ":search" : ""}`,
+      schema ? { type: "object", properties: { v: schema } } : undefined,
     );
     if (wrapped && !wrapped(holder)) {
       problems.push(
@@ -515,11 +517,20 @@ export function merge(schema: JsonSchema | undefined, base: unknown, overlay: un
     for (const [key, value] of Object.entries(overlay)) {
       if (value === undefined) continue;
       const sub = props[key];
-      out[key] = merge(sub, out[key], value);
+      // Under allOf, a key another branch describes arrives here without a schema: keep
+      // what that branch filled in and lay the value over it.
+      out[key] = sub ? merge(sub, out[key], value) : overlayPlain(out[key], value);
     }
     return out;
   }
   return overlay;
+}
+
+function overlayPlain(base: unknown, value: unknown): unknown {
+  if (!isObject(base) || !isObject(value)) return value;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = overlayPlain(out[k], v);
+  return out;
 }
 
 /** `fill(schema)` with the given real fields laid over it. */
