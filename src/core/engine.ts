@@ -911,6 +911,14 @@ export class Frontier {
       default:
         assertNever(s.status);
     }
+    // only a hand-edited state gets here: a ticket that ran had its dependencies satisfied
+    const behind = this.blockerFor(i);
+    if (behind) {
+      return {
+        kind: "rejected",
+        message: `${ticket} depends on ${behind.ticket}, which is ${this.states[this.graph.index.get(behind.ticket)!]!.status}; retry ${behind.root} first`,
+      };
+    }
     this.begin(now);
     const was = s.status;
     this.failures[i] = 0;
@@ -1138,6 +1146,7 @@ export class Frontier {
         return `waiting on ${waiting.map((d) => this.id(d)).join(", ")}`;
       }
       case "ready":
+        if (this.run.cancelled) return `run cancelled by ${this.run.cancelled.by}`;
         return spent ? "run bound spent" : "ready";
       case "claimed":
         return `running attempt ${s.attempt} (${s.claimed_by ?? "unknown"})`;

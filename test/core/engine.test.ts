@@ -407,6 +407,18 @@ describe("retrying a failed ticket returns the tickets it had blocked to pending
     expect(f.state("b")?.status).toBe("pending");
   });
 
+  it("a ticket behind a closed dependency (a hand-edited state) is rejected, naming what to retry", () => {
+    const specs = inOrder(ticket("a"), ticket("b", ["a"]));
+    const snap = engine(specs).snapshot();
+    snap.tickets.a = { ...snap.tickets.a!, status: "limited" };
+    snap.tickets.b = { ...snap.tickets.b!, status: "failed" };
+    const f = Frontier.create(specs, { run: "test" }, snap, 0);
+    expect(f.retry("b", "sam", 1)).toEqual({
+      kind: "rejected",
+      message: "b depends on a, which is limited; retry a first",
+    });
+  });
+
   it("a blocked ticket is rejected, naming its root", () => {
     const f = engine(chain());
     claimAll(f);
