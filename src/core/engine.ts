@@ -182,6 +182,15 @@ function sameBlocker(a: BlockedBy | undefined, b: BlockedBy): boolean {
  *   dependency in `depends_on` order becomes the blocker.
  * - `remainder` words for a blocked ticket: "<root> <root status>" ("a failed",
  *   "a limited", "a cancelled"), plus " (via <direct>)" when the direct blocker differs.
+ * - After an automatic retry the ticket is `ready` and keeps the failed attempt's
+ *   `reason` for display until it is claimed again; a blocked ticket carries no reason
+ *   of its own (its `blocked_by` says it all).
+ * - A suspended settle without a question records the reason as the question, else
+ *   "(no question given)": an answer always has something to answer.
+ * - Every dispatch spends the run bound, including one later interrupted or reclaimed.
+ * - `retry` of a ticket that itself sits behind a closed dependency (only possible in a
+ *   hand-edited state) is rejected, naming the root to retry first.
+ * - `claimedIds()` lists in file order; `readyIds()` in dispatch order.
  */
 export class Frontier {
   private readonly specList: readonly TicketSpec[];
