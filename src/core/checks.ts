@@ -130,10 +130,18 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
 
   for (const cycle of findCycles(nodes, byId)) {
     const first = cycle[0]!;
-    const loop = [...cycle.map((e) => e.node.id), first.node.id].join(" → ");
-    const edges = cycle
-      .map((e) => `${e.node.file}${e.line === undefined ? "" : `:${e.line}`} depends on ${e.dep}`)
-      .join(", ");
+    const ids = cycle.map((e) => e.node.id);
+    // a loop of thousands is shown by its ends, so the message stays readable
+    const shown =
+      ids.length > 100
+        ? [...ids.slice(0, 50), `… ${ids.length - 99} more …`, ...ids.slice(-49)]
+        : ids;
+    const loop = [...shown, first.node.id].join(" → ");
+    const edges =
+      cycle
+        .slice(0, 20)
+        .map((e) => `${e.node.file}${e.line === undefined ? "" : `:${e.line}`} depends on ${e.dep}`)
+        .join(", ") + (cycle.length > 20 ? `, and ${cycle.length - 20} more` : "");
     problems.push(
       problem(
         "cycle",
