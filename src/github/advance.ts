@@ -75,7 +75,7 @@ export interface RunContext {
   log: (line: string) => void;
   /** remembers per process whether the server takes return_run_details */
   session: DispatchSession;
-  /** tries of the whole event on a moving branch (default 12) */
+  /** tries of the whole event on a moving branch (default 25) */
   maxTries?: number;
   /** first back-off after a lost race, doubled each time with jitter (default 250 ms) */
   backoffMs?: number;
@@ -264,7 +264,7 @@ interface Committed {
 
 async function commitEvent(ctx: RunContext, event: RunEvent, label: string): Promise<Committed> {
   const { settings, specs } = await loadSpecs(ctx);
-  const maxTries = ctx.maxTries ?? 12;
+  const maxTries = ctx.maxTries ?? 25;
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   // Made once and reused on every try, so a lost race never opens a second issue.
   const openedQuestions = new Map<string, number>();
@@ -322,6 +322,7 @@ async function commitEvent(ctx: RunContext, event: RunEvent, label: string): Pro
       if (issue === undefined) {
         issue = await openQuestionIssue(ctx.gh, ctx.repo, {
           run: runName,
+          branch: ctx.branch,
           ticket,
           title: frontier.spec(ticket)?.title ?? ticket,
           attempt: record.n,

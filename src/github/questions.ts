@@ -9,6 +9,8 @@ import { QUESTION_LABEL } from "./report-comment.js";
 
 export interface QuestionIssue {
   run: string;
+  /** the branch the run lives on: the bot finds the run's state there */
+  branch: string;
   ticket: string;
   title: string;
   attempt: number;
@@ -21,7 +23,7 @@ export interface QuestionIssue {
 export function questionBody(q: QuestionIssue): string {
   const fence = "`".repeat(Math.max(3, longestRun(q.question, "`") + 1));
   return [
-    questionMarker({ run: q.run, ticket: q.ticket, attempt: q.attempt }),
+    questionMarker({ run: q.run, ticket: q.ticket, attempt: q.attempt, branch: q.branch }),
     `Ticket **${q.ticket}** (attempt ${q.attempt}) of the run **${encodeURIComponent(q.run)}** stopped with a question and waits for an answer. Tickets that depend on it wait too.`,
     "",
     "### Question",

@@ -1,0 +1,134 @@
+/**
+ * `command: context` — the orch-task job's first step after checkout: the ticket's
+ * context (its task, the results of its inputs, earlier questions and answers) written
+ * to a file for the agent step, and the executor protocol's FRONTIER_* variables
+ * exported, so an agent written for `frontier run` works unchanged on GitHub.
+ *
+ * The state and the input results are read from the head of the run's branch (the
+ * checkout is at `base`, which predates them): one request for state.json plus one per
+ * input result.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import * as core from "@actions/core";
+import { engineConfig } from "../core/config.js";
+import { Frontier } from "../core/engine.js";
+import { readContext } from "../tickets/context-io.js";
+import { loadSpecs } from "./advance.js";
+import { UserError } from "./errors.js";
+import { readText } from "./git.js";
+import { type ActionContext, runBranch } from "./run-context.js";
+import { joinRepoPath, parseState, statePath } from "./state.js";
+
+export interface ContextStepResult {
+  contextFile: string;
+  outcomeFile: string;
+  /** the claim is still the ticket's live attempt: run the agent */
+  live: boolean;
+  text: string;
+}
+
+export async function writeContext(ctx: ActionContext): Promise<ContextStepResult> {
+  const s = ctx.settings.settle;
+  const dispatchInputs = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
+  const ticket = s.ticket ?? str(dispatchInputs.ticket);
+  const attempt = Number(s.attempt ?? str(dispatchInputs.attempt));
+  const claim = s.claim ?? str(dispatchInputs.claim);
+  if (!ticket || !Number.isSafeInteger(attempt) || attempt < 1) {
+    throw new UserError(
+      "command: context needs the ticket and attempt of the orch-task run — run it in the workflow the frontier dispatches (its inputs are read from the workflow_dispatch event), or pass ticket and attempt",
+    );
+  }
+  const rc = ctx.runContext(runBranch(ctx));
+  const { settings, specs } = await loadSpecs(rc);
+  const spec = specs.find((x) => x.id === ticket);
+  if (!spec) {
+    throw new UserError(
+      `${rc.dir}: no ticket "${ticket}" in the checkout — check out the run's base commit (ref: \${{ inputs.base }}) before the context step`,
+    );
+  }
+  const stateText = await readText(rc.gh, rc.repo, statePath(rc.dir), rc.branch);
+  if (stateText === undefined) {
+    throw new UserError(
+      `${statePath(rc.dir)} is missing on branch ${rc.branch}: this run was not started by Ticket Frontier`,
+    );
+  }
+  const parsed = parseState(stateText, statePath(rc.dir));
+  if (parsed.kind === "bad") throw new UserError(parsed.message);
+  const state = parsed.state;
+  const now = ctx.clock();
+  const saved = { run: state.run, tickets: state.tickets };
+  const configured = engineConfig(settings, saved, { ...rc.flags }, now);
+  if (configured.kind === "bad") throw new UserError(configured.message);
+  const frontier = Frontier.create(specs, configured.config, saved, now);
+  const live = frontier.state(ticket);
+  const isLive =
+    live?.status === "claimed" &&
+    live.attempt === attempt &&
+    (claim === undefined || live.claim === claim);
+
+  // The input results this context quotes, fetched into a scratch directory laid out
+  // like the ticket directory, so the local runner's context code reads them unchanged.
+  const scratch = await mkdtemp(join(ctx.settings.env.runnerTemp, "frontier-context-"));
+  try {
+    await Promise.all(
+      spec.inputs.map(async (id) => {
+        const last = frontier
+          .state(id)
+          ?.attempts.filter((a) => a.outcome === "complete")
+          .sort((a, b) => b.n - a.n)[0];
+        if (!last?.result_file) return;
+        const text = await readText(
+          rc.gh,
+          rc.repo,
+          joinRepoPath(rc.dir, last.result_file),
+          rc.branch,
+        );
+        if (text === undefined) return;
+        const file = join(scratch, last.result_file);
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, text);
+      }),
+    );
+    const text = await readContext(
+      scratch,
+      frontier,
+      ticket,
+      settings.goal ? { goal: settings.goal } : {},
+    );
+    const outDir = join(ctx.settings.env.runnerTemp, "ticket-frontier");
+    await mkdir(outDir, { recursive: true });
+    const contextFile = join(outDir, `context-${ticket}-${attempt}.md`);
+    const outcomeFile = join(outDir, `outcome-${ticket}-${attempt}.json`);
+    await writeFile(contextFile, text);
+
+    core.setOutput("context-file", contextFile);
+    core.setOutput("outcome-file", outcomeFile);
+    core.setOutput("live", isLive ? "true" : "false");
+    const vars: Record<string, string> = {
+      FRONTIER_RUN: state.run.run,
+      FRONTIER_TICKET: ticket,
+      FRONTIER_ATTEMPT: String(attempt),
+      FRONTIER_CONTEXT_FILE: contextFile,
+      FRONTIER_OUTCOME_FILE: outcomeFile,
+      FRONTIER_TICKET_FILE: join(ctx.settings.env.workspace, rc.dir, spec.file),
+      FRONTIER_DIR: join(ctx.settings.env.workspace, rc.dir),
+      FRONTIER_BOUND: spec.bound?.raw ?? settings.ticket_bound ?? "",
+    };
+    for (const [k, v] of Object.entries(vars)) core.exportVariable(k, v);
+    if (isLive) {
+      core.info(`context of ${ticket}#${attempt} written to ${contextFile}`);
+    } else {
+      core.warning(
+        `${ticket}#${attempt} is not the ticket's live attempt any more (it is ${live?.status ?? "unknown"}, attempt ${live?.attempt ?? 0}): skip the agent step — a settle of it would change nothing`,
+      );
+    }
+    return { contextFile, outcomeFile, live: isLive, text };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}

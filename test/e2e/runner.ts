@@ -1,0 +1,366 @@
+/**
+ * A GitHub Actions runner for the end-to-end tests: spawns the built bundle
+ * (dist/index.js) exactly as a runner does — INPUT_* and GITHUB_* variables, an event
+ * payload file checked against GitHub's webhook schemas, GITHUB_OUTPUT and
+ * GITHUB_STEP_SUMMARY files — against a fake GitHub on 127.0.0.1. Dispatched orch-task
+ * runs are executed by spawning the bundle's context and settle steps with a scripted
+ * outcome.
+ */
+import { spawn } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  assertValidPayload,
+  FakeGitHub,
+  type FakeRepo,
+  type FakeRun,
+  makePushPayload,
+  makeSchedulePayload,
+  makeWorkflowDispatchPayload,
+  makeWorkflowRunPayload,
+} from "../fake-github/server.js";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const BUNDLE = join(ROOT, "dist", "index.js");
+const EXAMPLES = join(ROOT, "examples", "workflows");
+
+export interface StepResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+  /** variables the step exported through GITHUB_ENV */
+  exported: Record<string, string>;
+  ms: number;
+}
+
+/** GitHub's file-command format: `name=value` lines or `name<<DELIM` heredocs. */
+export function parseFileCommands(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const [, name, delim] = heredoc;
+      const value: string[] = [];
+      for (i++; i < lines.length && lines[i] !== delim; i++) value.push(lines[i] as string);
+      out[name as string] = value.join("\n");
+    } else if (line.includes("=")) {
+      const k = line.indexOf("=");
+      out[line.slice(0, k)] = line.slice(k + 1);
+    }
+  }
+  return out;
+}
+
+/** Lets at most `n` steps run at once (2 shared cores). */
+class Gate {
+  private waiting: Array<() => void> = [];
+  private running = 0;
+  constructor(public limit: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+    this.running++;
+    try {
+      return await fn();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+export type Scripted =
+  | {
+      status: "complete" | "empty" | "failed" | "suspended" | "limited";
+      result?: string;
+      question?: string;
+      reason?: string;
+      usage?: Record<string, number>;
+    }
+  /** the job dies: no settle step, the run ends with this conclusion (default failure) */
+  | { die: true; conclusion?: "failure" | "cancelled" | "timed_out"; silent?: boolean };
+
+export interface JobRecord {
+  run: FakeRun;
+  ticket: string;
+  attempt: number;
+  claim: string;
+  settle?: StepResult;
+  context?: StepResult;
+  startedAt: number;
+}
+
+export class Runner {
+  readonly fake: FakeGitHub;
+  repo!: FakeRepo;
+  /** checkouts by commit */
+  private checkouts = new Map<string, string>();
+  readonly scratch = mkdtempSync(join(tmpdir(), "frontier-e2e-"));
+  readonly jobs: JobRecord[] = [];
+  readonly steps: StepResult[] = [];
+  gate = new Gate(4);
+  /** what each dispatched orch-task run does; default: complete with a result */
+  script: (ticket: string, attempt: number, job: JobRecord) => Scripted | Promise<Scripted> = (
+    t,
+    a,
+  ) => ({
+    status: "complete",
+    result: `result of ${t} attempt ${a}`,
+  });
+  /** before the settle step of a job runs (e.g. a barrier) */
+  beforeSettle?: (job: JobRecord) => Promise<void>;
+  /** run the context step in every job (costs a spawn; default true) */
+  withContext = true;
+  /** extra INPUT_* for every step */
+  inputs: Record<string, string> = {};
+  private unhook?: () => void;
+
+  constructor(options: { returnRunDetails?: "supported" | "refused" } = {}) {
+    this.fake = new FakeGitHub({ returnRunDetails: options.returnRunDetails ?? "supported" });
+  }
+
+  async start(ticketsDir: string): Promise<string> {
+    if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`);
+    await this.fake.start();
+    this.repo = this.fake.createRepo("acme/widgets");
+    this.repo.commit(
+      "main",
+      {
+        "README.md": "# widgets\n",
+        ".github/workflows/orch-task.yml": readFileSync(join(EXAMPLES, "orch-task.yml"), "utf8"),
+        ".github/workflows/frontier.yml": readFileSync(join(EXAMPLES, "frontier.yml"), "utf8"),
+      },
+      { message: "init" },
+    );
+    const sha = this.repo.seed(ticketsDir, { into: "tickets", message: "add tickets" });
+    this.unhook = this.fake.onDispatch((run) => this.execute(run));
+    return sha;
+  }
+
+  async stop(): Promise<void> {
+    await this.fake.idle();
+    this.unhook?.();
+    await this.fake.stop();
+    rmSync(this.scratch, { recursive: true, force: true });
+  }
+
+  /** A checkout of `sha` on disk (GITHUB_WORKSPACE), shared by steps at the same commit. */
+  checkout(sha: string): string {
+    let dir = this.checkouts.get(sha);
+    if (dir) return dir;
+    dir = join(this.scratch, `checkout-${sha.slice(0, 12)}`);
+    for (const file of this.repo.listFiles(sha)) {
+      const target = join(dir, file);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, this.repo.readBytes(file, sha) as Buffer);
+    }
+    this.checkouts.set(sha, dir);
+    return dir;
+  }
+
+  /** Spawn the bundle as one step of a job. */
+  async step(options: {
+    event: string;
+    payload: Record<string, unknown>;
+    inputs?: Record<string, string>;
+    sha: string;
+    ref?: string;
+    runId?: number;
+    env?: Record<string, string>;
+  }): Promise<StepResult> {
+    assertValidPayload(options.event, options.payload);
+    return this.gate.run(async () => {
+      const dir = mkdtempSync(join(this.scratch, "step-"));
+      const eventPath = join(dir, "event.json");
+      const outputPath = join(dir, "output");
+      const summaryPath = join(dir, "summary");
+      const envPath = join(dir, "env");
+      const temp = join(dir, "temp");
+      mkdirSync(temp);
+      writeFileSync(eventPath, JSON.stringify(options.payload));
+      for (const f of [outputPath, summaryPath, envPath]) writeFileSync(f, "");
+      const env: Record<string, string> = {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? dir,
+        GITHUB_ACTIONS: "true",
+        CI: "true",
+        GITHUB_API_URL: this.fake.baseUrl,
+        GITHUB_SERVER_URL: "https://github.com",
+        GITHUB_REPOSITORY: "acme/widgets",
+        GITHUB_REPOSITORY_OWNER: "acme",
+        GITHUB_EVENT_NAME: options.event,
+        GITHUB_EVENT_PATH: eventPath,
+        GITHUB_SHA: options.sha,
+        GITHUB_REF: options.ref ?? "refs/heads/main",
+        GITHUB_WORKSPACE: this.checkout(options.sha),
+        GITHUB_RUN_ID: String(options.runId ?? 1),
+        GITHUB_OUTPUT: outputPath,
+        GITHUB_STEP_SUMMARY: summaryPath,
+        GITHUB_ENV: envPath,
+        RUNNER_TEMP: temp,
+        FRONTIER_TEST_FAST_API: "1",
+        INPUT_TOKEN: "ghs_test_token",
+        INPUT_TICKETS: "tickets",
+        INPUT_WORKFLOW: "orch-task.yml",
+        ...Object.fromEntries(
+          Object.entries({ ...this.inputs, ...(options.inputs ?? {}) }).map(([k, v]) => [
+            `INPUT_${k.toUpperCase()}`,
+            v,
+          ]),
+        ),
+        ...(options.env ?? {}),
+      };
+      const started = Date.now();
+      const child = spawn(process.execPath, [BUNDLE], { env, cwd: env.GITHUB_WORKSPACE });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+      });
+      const code = await new Promise<number>((resolve) =>
+        child.on("close", (c) => resolve(c ?? -1)),
+      );
+      const result: StepResult = {
+        code,
+        stdout,
+        stderr,
+        outputs: parseFileCommands(readFileSync(outputPath, "utf8")),
+        summary: readFileSync(summaryPath, "utf8"),
+        exported: parseFileCommands(readFileSync(envPath, "utf8")),
+        ms: Date.now() - started,
+      };
+      this.steps.push(result);
+      return result;
+    });
+  }
+
+  push(sha: string): Promise<StepResult> {
+    return this.step({
+      event: "push",
+      payload: makePushPayload({ repo: this.repo, after: sha }),
+      sha,
+    });
+  }
+
+  schedule(): Promise<StepResult> {
+    const sha = this.repo.head("main") as string;
+    return this.step({
+      event: "schedule",
+      payload: makeSchedulePayload({ repo: this.repo, workflow: "frontier.yml" }),
+      sha,
+    });
+  }
+
+  workflowRun(run: FakeRun): Promise<StepResult> {
+    const sha = this.repo.head("main") as string;
+    return this.step({
+      event: "workflow_run",
+      payload: makeWorkflowRunPayload({ run }),
+      sha: run.headSha,
+      env: { GITHUB_SHA: sha },
+    });
+  }
+
+  /** One orch-task job, as examples/workflows/orch-task.yml runs it. */
+  private async execute(run: FakeRun): Promise<void> {
+    if (!run.workflow.path.endsWith("orch-task.yml")) return;
+    const job: JobRecord = {
+      run,
+      ticket: run.inputs.ticket as string,
+      attempt: Number(run.inputs.attempt),
+      claim: run.inputs.claim as string,
+      startedAt: Date.now(),
+    };
+    this.jobs.push(job);
+    const base = run.inputs.base as string;
+    const payload = makeWorkflowDispatchPayload({
+      repo: this.repo,
+      workflow: "orch-task.yml",
+      ref: run.ref,
+      inputs: run.inputs,
+    });
+    const common = {
+      event: "workflow_dispatch",
+      payload,
+      sha: base,
+      ref: `refs/heads/${run.ref}`,
+      runId: run.id,
+    };
+    let outcomeFile = join(this.scratch, `outcome-${run.id}.json`);
+    let live = true;
+    if (this.withContext) {
+      job.context = await this.step({ ...common, inputs: { command: "context" } });
+      if (job.context.code !== 0)
+        throw new Error(
+          `context step of ${job.ticket}#${job.attempt} failed:\n${job.context.stdout}${job.context.stderr}`,
+        );
+      outcomeFile = job.context.outputs["outcome-file"] ?? outcomeFile;
+      live = job.context.outputs.live === "true";
+    }
+    const scripted = await this.script(job.ticket, job.attempt, job);
+    if ("die" in scripted) {
+      this.fake.setRunStatus(run.id, "completed", scripted.conclusion ?? "failure");
+      return;
+    }
+    if (!live) return;
+    writeFileSync(outcomeFile, JSON.stringify(scripted));
+    await this.beforeSettle?.(job);
+    job.settle = await this.step({
+      ...common,
+      inputs: { command: "settle", "outcome-file": outcomeFile, "job-status": "success" },
+    });
+    if (job.settle.code !== 0) {
+      this.fake.setRunStatus(run.id, "completed", "failure");
+      throw new Error(
+        `settle step of ${job.ticket}#${job.attempt} failed:\n${job.settle.stdout}${job.settle.stderr}`,
+      );
+    }
+  }
+
+  /** Dispatches per ticket, from the fake's runs. */
+  dispatchCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const r of this.fake.allRuns()) {
+      if (!r.workflow.path.endsWith("orch-task.yml")) continue;
+      const key = `${r.inputs.ticket}#${r.inputs.attempt}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  state(): {
+    run: { run: string; dispatched: number };
+    tickets: Record<
+      string,
+      { status: string; attempt: number; attempts: Array<Record<string, unknown>> }
+    >;
+    report?: { issue_number: number; comment_id: number; login: string };
+    questions: Record<string, { issue_number: number }>;
+  } {
+    const text = this.repo.readFile("tickets/.frontier/state.json", "main");
+    if (!text) throw new Error("no state.json on main");
+    return JSON.parse(text);
+  }
+}
+
+export function copyTickets(from: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "frontier-tickets-"));
+  cpSync(from, dir, { recursive: true });
+  return dir;
+}
