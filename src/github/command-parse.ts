@@ -242,11 +242,10 @@ function parseAnswer(
       kind: "error",
       command: "answer",
       line,
-      message: `The answer is empty: write the answer after the command, e.g. ${
+      message:
         context.questionTicket !== undefined
-          ? "`/answer use the staging database`"
-          : "`/answer plan use the staging database`"
-      } (it may continue on the following lines).`,
+          ? "The answer is empty: write it after the command, e.g. `/answer use the staging database` (it may continue on the following lines)."
+          : `\`/answer\` outside a question issue needs the ticket and then the answer: write \`/answer TICKET TEXT\`, e.g. \`/answer plan use the staging database\` (here ${quoteWord(ticket ?? "")} was read as the ticket, and no answer followed).`,
     };
   }
   return { kind: "answer", ticket, text, line };

@@ -14,16 +14,19 @@
  * from there into its own JSON file. Nothing from a comment reaches a shell, a YAML
  * document, a ticket's front matter or a workflow input.
  */
-import type { EventResult } from "../core/engine.js";
+import { engineConfig } from "../core/config.js";
+import { type EventResult, Frontier } from "../core/engine.js";
 import type { Status } from "../core/model.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { answerFile } from "../tickets/load.js";
 import {
   type AdvanceOutcome,
   advance,
+  loadSpecs,
   type RunContext,
   type RunEvent,
   type RunView,
+  receiptOf,
 } from "./advance.js";
 import {
   type Command,
@@ -590,9 +593,27 @@ async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<
 /* ------------------------------------------------------------------------- */
 
 async function statusCommand(ctx: RunContext): Promise<Done> {
-  // The same loop as any event, with an event that changes nothing: the summary is of
-  // the state at the head of the run's branch (and anything ready is dispatched).
-  const outcome = await advance(ctx, () => ({ kind: "ok", changed: [] }), "status");
+  // Read-only: the summary of the state at the head of the run's branch. Asking for the
+  // status commits nothing and dispatches nothing.
+  const { settings, specs } = await loadSpecs(ctx);
+  const head = await readHead(ctx.gh, ctx.repo, ctx.branch);
+  const text = head ? await readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha) : undefined;
+  const parsed =
+    text === undefined
+      ? { kind: "bad" as const, message: `no ${statePath(ctx.dir)} on ${ctx.branch}` }
+      : parseState(text, statePath(ctx.dir));
+  if (parsed.kind === "bad") return failed("status", failedToApply(parsed.message));
+  const now = ctx.clock();
+  const saved = { run: parsed.state.run, tickets: parsed.state.tickets };
+  const configured = engineConfig(
+    settings,
+    saved,
+    { ...ctx.flags, base: saved.run.base ?? ctx.sha },
+    now,
+  );
+  if (configured.kind === "bad") return failed("status", failedToApply(configured.message));
+  const frontier = Frontier.create(specs, configured.config, saved, now);
+  const outcome = { receipt: receiptOf(ctx, frontier, settings, now) };
   const summary = renderMarkdown(outcome.receipt, {
     marker: "ticket-frontier:status",
     maxChars: 12_000,

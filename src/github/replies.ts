@@ -5,7 +5,7 @@
  */
 import type { Status } from "../core/model.js";
 import { clip, escapeMarkdown, mdId, mdUrl, oneLine } from "../report/escape.js";
-import { type CommandName, quoteWord, usageOf } from "./command-parse.js";
+import { type CommandName, quoteWord } from "./command-parse.js";
 
 /** GitHub refuses a comment longer than this. */
 export const COMMENT_MAX = 65_536;
@@ -47,7 +47,7 @@ export function permissionUnknown(login: string, message: string): string {
 }
 
 export function parseError(command: CommandName, line: number, message: string): string {
-  return `Line ${line}: ${message} (usage: ${usageOf(command)}).`;
+  return `Line ${line} (\`/${command}\`): ${message}`;
 }
 
 export function unknownTicket(ticket: string, known: readonly string[]): string {
@@ -211,19 +211,20 @@ export function closest(word: string, known: readonly string[]): string | undefi
   return best !== undefined && bestD <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
 }
 
+/** Edit distance counting a swap of two neighbours as one edit (optimal string alignment). */
 function distance(a: string, b: string, cap: number): number {
   if (Math.abs(a.length - b.length) >= cap) return cap;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(
-        prev[j]! + 1,
-        cur[j - 1]! + 1,
-        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
     }
-    prev = cur;
   }
-  return prev[b.length]!;
+  return d[a.length]![b.length]!;
 }

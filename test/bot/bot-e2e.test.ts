@@ -89,41 +89,44 @@ function reportIssue(w: BotWorld): number {
 }
 
 describe("only people with write access are obeyed; nothing else changes", () => {
-  it.each([
-    ["stranger", undefined],
-    ["reader", "read"],
-    ["triager", "triage"],
-  ])("%s's /answer and /cancel are refused and change nothing", async (login) => {
-    world = await suspendedPlan();
-    const w = world;
-    const [issue] = questionIssues(w.repo);
-    const head = w.repo.head("main");
-    const stateBefore = w.file(`${DIR}/.frontier/state.json`);
-    const ticketsBefore = ["plan", "build", "ship"].map((id) => w.file(`${DIR}/${id}.md`));
-    const runsBefore = w.fake.allRuns().length;
+  it.each(["stranger", "reader", "triager"])(
+    "%s's /answer and /cancel are refused and change nothing",
+    async (login) => {
+      world = await suspendedPlan();
+      const w = world;
+      const [issue] = questionIssues(w.repo);
+      const head = w.repo.head("main");
+      const stateBefore = w.file(`${DIR}/.frontier/state.json`);
+      const ticketsBefore = ["plan", "build", "ship"].map((id) => w.file(`${DIR}/${id}.md`));
+      const runsBefore = w.fake.allRuns().length;
 
-    const answer = await w.comment(issue!.number, "/answer Use sqlite", login);
-    const cancel = await w.comment(reportIssue(w), "/cancel", login);
+      const answer = await w.comment(issue!.number, "/answer Use sqlite", login);
+      const cancel = await w.comment(reportIssue(w), "/cancel", login);
 
-    expect(answer).toMatchObject({ kind: "refused", login });
-    expect(cancel).toMatchObject({ kind: "refused", login });
-    // Byte-identical: the branch did not move at all.
-    expect(w.repo.head("main")).toBe(head);
-    expect(w.file(`${DIR}/.frontier/state.json`)).toBe(stateBefore);
-    expect(["plan", "build", "ship"].map((id) => w.file(`${DIR}/${id}.md`))).toEqual(ticketsBefore);
-    expect(w.fake.allRuns().length).toBe(runsBefore);
-    expect(w.repo.issues.get(issue!.number)!.state).toBe("open");
-    // A polite reply that names who may do this, and 😕.
-    const reply = botReplies(w.repo, issue!.number).at(-1)!;
-    expect(reply).toContain(
-      `@${login}, only people with write access to acme/app can steer this run`,
-    );
-    expect(reply).toContain("Nothing was changed");
-    const comment = w.repo.commentsOn(issue!.number).find((c) => c.user === login)!;
-    expect(reactionsOn(w.repo, comment.id)).toEqual(["eyes", "confused"]);
-    // Permission comes from the permission endpoint, once per comment.
-    expect(w.fake.countRequests({ operation: "repos/get-collaborator-permission-level" })).toBe(2);
-  });
+      expect(answer).toMatchObject({ kind: "refused", login });
+      expect(cancel).toMatchObject({ kind: "refused", login });
+      // Byte-identical: the branch did not move at all.
+      expect(w.repo.head("main")).toBe(head);
+      expect(w.file(`${DIR}/.frontier/state.json`)).toBe(stateBefore);
+      expect(["plan", "build", "ship"].map((id) => w.file(`${DIR}/${id}.md`))).toEqual(
+        ticketsBefore,
+      );
+      expect(w.fake.allRuns().length).toBe(runsBefore);
+      expect(w.repo.issues.get(issue!.number)!.state).toBe("open");
+      // A polite reply that names who may do this, and 😕.
+      const reply = botReplies(w.repo, issue!.number).at(-1)!;
+      expect(reply).toContain(
+        `@${login}, only people with write access to acme/app can steer this run`,
+      );
+      expect(reply).toContain("Nothing was changed");
+      const comment = w.repo.commentsOn(issue!.number).find((c) => c.user === login)!;
+      expect(reactionsOn(w.repo, comment.id)).toEqual(["eyes", "confused"]);
+      // Permission comes from the permission endpoint, once per comment.
+      expect(w.fake.countRequests({ operation: "repos/get-collaborator-permission-level" })).toBe(
+        2,
+      );
+    },
+  );
 
   it("obeys someone with the write role", async () => {
     world = await suspendedPlan();
@@ -250,6 +253,7 @@ const HOSTILE: Record<string, string> = {
 };
 
 describe("hostile answers are stored verbatim as data and change no other field", () => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal expression is the attack
   it("front-matter fences, YAML, ${{ }}, backticks, HTML, 100 KB, unicode and NUL bytes", async () => {
     const ids = Object.keys(HOSTILE);
     world = await botWorld(Object.fromEntries(ids.map((id) => [id, ticket({}, `Task ${id}.`)])), {
@@ -307,3 +311,184 @@ describe("hostile answers are stored verbatim as data and change no other field"
     expect(state.run.cancelled).toBeUndefined();
   });
 });
+
+describe("/retry TICKET makes a new attempt and unblocks its dependents", () => {
+  it("/retry after a failure unblocks the dependents, which then run", async () => {
+    world = await botWorld(GRAPH, { roles: { ...ROLES } });
+    const w = world;
+    w.script.build = [
+      { outcome: "failed", reason: "flaky network" },
+      { outcome: "complete", result: "built" },
+    ];
+    await w.start();
+    expect(w.state().tickets.build?.status).toBe("failed");
+    expect(w.state().tickets.ship?.status).toBe("blocked");
+
+    const report = reportIssue(w);
+    const r = await w.comment(report, "/retry build", "maint");
+    expect(r).toMatchObject({
+      kind: "handled",
+      ok: true,
+      outcomes: [{ kind: "retried", ticket: "build" }],
+    });
+
+    const state = w.state();
+    expect(state.tickets.build?.status).toBe("complete");
+    expect(state.tickets.ship?.status).toBe("complete");
+    // The failed attempt stays on record, untouched.
+    expect(state.tickets.build?.attempts.map((a) => [a.n, a.outcome, a.reason ?? null])).toEqual([
+      [1, "failed", "flaky network"],
+      [2, "complete", null],
+    ]);
+    expect(JSON.parse(w.file(`${DIR}/.frontier/attempts/build@1.json`)!).outcome).toBe("failed");
+    const reply = botReplies(w.repo, report).at(-1)!;
+    expect(reply).toMatch(/`build` was dispatched for a new attempt \(attempt 2\)/);
+    expect(reply).toMatch(/`ship` returns to pending/);
+  });
+
+  it("says what to do when the ticket cannot be retried", async () => {
+    world = await botWorld(GRAPH, { roles: { ...ROLES } });
+    const w = world;
+    w.script.build = [{ outcome: "failed", reason: "boom" }];
+    await w.start();
+    const report = reportIssue(w);
+    const head = w.repo.head("main");
+    const r = await w.comment(report, "/retry ship\n/retry plan\n/retry biuld\n/retry", "maint");
+    expect(r).toMatchObject({ kind: "handled", ok: false });
+    const reply = botReplies(w.repo, report).at(-1)!;
+    expect(reply).toContain("ship is blocked by root build; retry build");
+    expect(reply).toContain(
+      "plan is complete; only a failed, limited or cancelled ticket can be retried",
+    );
+    expect(reply).toContain("There is no ticket `biuld` in this run. Did you mean `build`?");
+    expect(reply).toContain("`/retry` needs the ticket to retry");
+    expect(w.repo.head("main")).toBe(head);
+    const comment = w.repo.commentsOn(report).find((c) => c.body.startsWith("/retry ship"))!;
+    expect(reactionsOn(w.repo, comment.id)).toEqual(["eyes", "confused"]);
+  });
+});
+
+describe("/cancel cancels the run and its live orch-task runs", () => {
+  it("cancels live runs through the API, cancels open tickets, and the report says who", async () => {
+    world = await botWorld(
+      {
+        plan: ticket(),
+        build: ticket({ depends_on: ["plan"] }),
+        docs: ticket({ depends_on: ["plan"] }),
+        ship: ticket({ depends_on: ["build", "docs"] }),
+      },
+      { roles: { ...ROLES } },
+    );
+    const w = world;
+    w.script.build = [{ hold: true }];
+    w.script.docs = [{ hold: true }];
+    // The held runs never finish on their own, so do not wait for the fake to go idle.
+    const started = w.start();
+    await waitFor(() => w.ran.length === 3);
+    const live = w.fake
+      .allRuns()
+      .filter((r) => r.inputs.ticket === "build" || r.inputs.ticket === "docs");
+    expect(live.map((r) => r.status)).toEqual(["in_progress", "in_progress"]);
+
+    const report = reportIssue(w);
+    const r = await w.comment(report, "/cancel", "maint");
+    await started;
+    expect(r).toMatchObject({ kind: "handled", ok: true });
+    for (const run of live) {
+      expect(w.fake.run(run.id).status).toBe("completed");
+      expect(w.fake.run(run.id).conclusion).toBe("cancelled");
+    }
+    expect(w.fake.countRequests({ operation: "actions/cancel-workflow-run" })).toBe(2);
+
+    const state = w.state();
+    expect(state.run.cancelled?.by).toBe("maint");
+    expect(state.tickets.plan?.status).toBe("complete");
+    for (const id of ["build", "docs", "ship"])
+      expect(state.tickets[id]?.status, id).toBe("cancelled");
+    // The cancelled jobs' settle steps came in after the cancel and changed nothing.
+    expect(state.tickets.build?.attempts.map((a) => a.outcome)).toEqual(["cancelled"]);
+
+    const sticky = w.repo.comments.get(state.report!.comment_id)!.body;
+    expect(sticky).toMatch(/cancelled by maint/);
+    const reply = botReplies(w.repo, report).at(-1)!;
+    expect(reply).toMatch(/Run cancelled by @maint: 3 open tickets cancelled/);
+    expect(reply).toMatch(/run \d+\]\([^)]*\) of `build`: cancelled/);
+  });
+
+  it("closes open question issues, and a second /cancel says it was already cancelled", async () => {
+    world = await suspendedPlan();
+    const w = world;
+    const [question] = questionIssues(w.repo);
+    const report = reportIssue(w);
+    expect(await w.comment(report, "/cancel", "admin-user")).toMatchObject({ kind: "refused" });
+    w.repo.setPermission("admin-user", "admin");
+    expect(await w.comment(report, "/cancel", "admin-user")).toMatchObject({
+      kind: "handled",
+      ok: true,
+    });
+    expect(w.repo.issues.get(question!.number)!.state).toBe("closed");
+    expect(w.repo.issues.get(question!.number)!.stateReason).toBe("not_planned");
+    const again = await w.comment(report, "/cancel", "maint");
+    expect(again).toMatchObject({ kind: "handled", ok: false });
+    expect(botReplies(w.repo, report).at(-1)).toContain("already cancelled by admin-user");
+  });
+});
+
+describe("/status replies with the current summary", () => {
+  it("replies with the state, counts and open questions, and changes nothing", async () => {
+    world = await suspendedPlan();
+    const w = world;
+    const report = reportIssue(w);
+    const head = w.repo.head("main");
+    const r = await w.comment(report, "/status", "maint");
+    expect(r).toMatchObject({ kind: "handled", ok: true, outcomes: [{ kind: "status" }] });
+    const reply = botReplies(w.repo, report).at(-1)!;
+    expect(reply).toContain("Ticket Frontier · demo · **suspended**");
+    expect(reply).toContain("Which database should the migration target?");
+    expect(reply.length).toBeLessThan(65_536);
+    // It is not mistaken for the sticky report: a different marker.
+    expect(reply).not.toContain("ticket-frontier:report");
+    expect(w.repo.head("main")).toBe(head);
+  });
+});
+
+describe("answers that cannot be recorded get a helpful reply", () => {
+  it("unknown ticket, a ticket that is not suspended, an already answered question", async () => {
+    world = await suspendedPlan();
+    const w = world;
+    const [question] = questionIssues(w.repo);
+    const report = reportIssue(w);
+    expect(await w.comment(report, "/answer nope yes", "maint")).toMatchObject({ ok: false });
+    expect(botReplies(w.repo, report).at(-1)).toContain("There is no ticket `nope` in this run.");
+    expect(await w.comment(report, "/answer build yes", "maint")).toMatchObject({ ok: false });
+    expect(botReplies(w.repo, report).at(-1)).toContain(
+      `\`build\` is pending; it has no open question, so there is nothing to answer. Open questions: \`plan\` (#${question!.number}).`,
+    );
+    expect(await w.comment(report, "/answer yes", "maint")).toMatchObject({ ok: false });
+    expect(botReplies(w.repo, report).at(-1)).toContain(
+      "`/answer` outside a question issue needs the ticket and then the answer",
+    );
+
+    // Answered from the report issue: the question issue hears about it and is closed.
+    expect(await w.comment(report, "/answer plan Use postgres", "maint")).toMatchObject({
+      ok: true,
+    });
+    expect(w.repo.issues.get(question!.number)!.state).toBe("closed");
+    expect(botReplies(w.repo, question!.number).at(-1)).toMatch(/\[answered\]\(.*\) by @maint/);
+
+    const late = await w.comment(question!.number, "/answer Use mysql", "writer");
+    expect(late).toMatchObject({ ok: false });
+    expect(botReplies(w.repo, question!.number).at(-1)).toContain(
+      "The question of `plan` attempt 1 was already answered by maint. `plan` is now complete.",
+    );
+    expect(w.state().tickets.plan?.answers.map((a) => a.text)).toEqual(["Use postgres"]);
+  });
+});
+
+async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("waitFor: timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

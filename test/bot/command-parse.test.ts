@@ -177,7 +177,7 @@ describe("/answer", () => {
   it("refuses an empty answer, saying how to write one", () => {
     const [c] = parseCommands("/answer plan   \n\n");
     expect(c).toMatchObject({ kind: "error", command: "answer" });
-    expect(c?.kind === "error" && c.message).toMatch(/empty/);
+    expect(c?.kind === "error" && c.message).toMatch(/no answer followed/);
     const [d] = parseCommands("/answer", { questionTicket: "plan" });
     expect(d).toMatchObject({ kind: "error", command: "answer" });
   });
