@@ -1,5 +1,24 @@
 /** Small helpers for measuring on a shared, noisy machine: medians, spread, child runs. */
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+/**
+ * CPU ms (user + system) of the children this process has waited for, from
+ * /proc/self/stat (cutime + cstime, in clock ticks of 10 ms); undefined off Linux.
+ * Read before and after one child, it is that child's CPU with everything it waited
+ * for: the number that stays honest when the shared machine is busy and wall time
+ * is mostly queueing.
+ */
+export function childrenCpuMs() {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // fields[0] is field 3 (state); cutime and cstime are fields 16 and 17
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return undefined;
+  }
+}
 
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -18,11 +37,12 @@ export function fmtMs(ms) {
 }
 
 /**
- * Run `node ARGS…` (or any command) to the end; resolves with wall time, exit code,
- * stdout and stderr. Wall time is measured around the whole process, start to exit.
+ * Run `node ARGS…` (or any command) to the end; resolves with wall time, CPU time
+ * (see childrenCpuMs), exit code, stdout and stderr. Wall time is measured around the whole process, start to exit.
  */
 export function timeProcess(cmd, args, opts = {}) {
   return new Promise((resolve, reject) => {
+    const cpu0 = childrenCpuMs();
     const t0 = performance.now();
     const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], ...opts });
     let stdout = "";
@@ -35,7 +55,10 @@ export function timeProcess(cmd, args, opts = {}) {
     });
     child.on("error", reject);
     child.on("close", (code, signal) => {
-      resolve({ ms: performance.now() - t0, code, signal, stdout, stderr });
+      const ms = performance.now() - t0;
+      const cpu1 = childrenCpuMs();
+      const cpuMs = cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0;
+      resolve({ ms, cpuMs, code, signal, stdout, stderr });
     });
   });
 }

@@ -24,7 +24,7 @@ describe("npm run bench (smoke: tiny sizes)", () => {
   it("finishes and prints the table it writes to the results file", () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain(
-      "| Area | Measure | Ticket Frontier | Baseline (same run) | Ratio | Goal | Verdict |",
+      "| Area | Measure | Ticket Frontier | Baseline (same run) | Ratio (wall; CPU) | Goal | Verdict |",
     );
     expect(readFileSync(out, "utf8")).toBe(run.stdout);
   });
