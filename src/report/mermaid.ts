@@ -44,8 +44,13 @@ export interface MermaidOptions {
   maxTitle?: number;
 }
 
-/** Characters shown as themselves in a quoted label; everything else is an entity code. */
-const LABEL_SAFE = /^[\p{L}\p{N} .,:_/()?!'+=*~^$@{}-]$/u;
+/**
+ * Characters shown as themselves in a quoted label; everything else is an entity code.
+ * `:` is not among them: before parsing, mermaid strips the last `;` of any line that
+ * looks like `style …:…#…;` or `classDef …:…#…;`, which a title holding those words
+ * would otherwise turn on our own entity codes (found by rendering with mermaid itself).
+ */
+const LABEL_SAFE = /^[\p{L}\p{N} .,_/()?!'+=*~^$@{}-]$/u;
 // Mermaid entity codes: `#` + decimal code point + `;` (e.g. `#34;` for `"`).
 function labelText(text: string): string {
   let out = "";
@@ -76,9 +81,12 @@ export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}):
     if (node === undefined || drawn.has(node)) continue;
     drawn.add(node);
     const title = oneLine(t.title);
-    const head = title && title !== t.id ? `${t.id}: ${clip(title, maxTitle)}` : t.id;
-    // The state is written in the node too: colour is never the only signal.
-    const label = `${labelText(clip(head, maxTitle + 30))}<br/>${labelText(`${STATUS_ICON[t.status]} ${t.status}`)}`;
+    // id, title, state: one line each. The state is written in the node too, so colour
+    // is never the only signal.
+    const parts = [clip(t.id, 40)];
+    if (title && title !== t.id) parts.push(clip(title, maxTitle));
+    parts.push(`${STATUS_ICON[t.status]} ${t.status}`);
+    const label = parts.map(labelText).join("<br/>");
     lines.push(`  ${node}["${label}"]`);
     const list = byStatus.get(t.status) ?? [];
     list.push(node);

@@ -6,17 +6,20 @@
  * Set FRONTIER_UPDATE_DOCS=1 to also refresh docs/report-screenshot.png and
  * docs/report-comment-example.md for the README.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
+import { MERMAID_LIMITS, renderMermaidGraph } from "../../src/report/mermaid.js";
 import { exampleReceipt } from "./example.js";
 import { makeReceipt } from "./fixtures.js";
 
 const CHROMIUM = "/usr/bin/chromium";
+const MERMAID_JS = new URL("../../node_modules/mermaid/dist/mermaid.min.js", import.meta.url)
+  .pathname;
 const OUT = new URL("../../test-output/", import.meta.url);
 const DOCS = new URL("../../docs/", import.meta.url);
 
@@ -35,6 +38,10 @@ beforeAll(async () => {
   // A tiny server on 127.0.0.1: the page is fetched over HTTP, so any other request it
   // made (a script, a font, a favicon) would be seen.
   server = createServer((req, res) => {
+    if (req.url === "/mermaid.min.js") {
+      res.writeHead(200, { "content-type": "text/javascript" }).end(readFileSync(MERMAID_JS));
+      return;
+    }
     const body = pages.get(req.url ?? "");
     if (body === undefined) {
       res.writeHead(404).end();
@@ -163,6 +170,99 @@ describe("the HTML report of a 200-ticket run in headless Chromium", () => {
     expect(pdf.byteLength).toBeGreaterThan(1_000);
     expect(errors).toEqual([]);
     await page.close();
+  });
+});
+
+/**
+ * The comment's flowchart through the real mermaid (the renderer GitHub uses), with
+ * its default limits and strict security, in the browser: it parses, draws every
+ * ticket and edge, and hostile titles come out as text.
+ */
+describe("the comment's mermaid graph renders with mermaid itself", () => {
+  interface Rendered {
+    ok: boolean;
+    error?: string;
+    nodes: number;
+    edges: number;
+    labels: string[];
+    elements: string[];
+  }
+
+  async function renderWithMermaid(text: string): Promise<Rendered> {
+    const { page, errors } = await open(
+      "/mermaid.html",
+      '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script src="/mermaid.min.js"></script><div id="out"></div>',
+    );
+    const result = (await page.evaluate(`(async () => {
+      mermaid.initialize({ startOnLoad: false, securityLevel: "strict" });
+      try {
+        await mermaid.parse(${JSON.stringify(text)});
+        const { svg } = await mermaid.render("g", ${JSON.stringify(text)});
+        const out = document.getElementById("out");
+        out.innerHTML = svg;
+        const root = out.querySelector("svg");
+        return {
+          ok: true,
+          nodes: root.querySelectorAll("g.node").length,
+          edges: root.querySelectorAll("path.flowchart-link").length,
+          labels: [...root.querySelectorAll("g.node .nodeLabel")].map((n) => n.textContent),
+          elements: [...new Set([...root.querySelectorAll("*")].map((n) => n.tagName.toLowerCase()))],
+        };
+      } catch (e) {
+        return { ok: false, error: String(e && e.message || e), nodes: 0, edges: 0, labels: [], elements: [] };
+      }
+    })()`)) as Rendered;
+    expect(errors.filter((e) => !e.startsWith("warning"))).toEqual([]);
+    await page.close();
+    return result;
+  }
+
+  it("draws every ticket and dependency of a run with every state", async () => {
+    const receipt = makeReceipt(15);
+    const graph = renderMermaidGraph(receipt);
+    const r = await renderWithMermaid(graph.text);
+    expect(r.error).toBeUndefined();
+    expect(r.nodes).toBe(15);
+    expect(r.edges).toBe(graph.edges);
+    expect(r.labels.find((l) => l.startsWith("t2"))).toContain("✗ failed");
+  });
+
+  it(`draws a graph at our limit (${MERMAID_LIMITS.nodes} tickets) within mermaid's default limits`, async () => {
+    const receipt = makeReceipt(MERMAID_LIMITS.nodes);
+    const graph = renderMermaidGraph(receipt);
+    expect(graph.edges).toBeLessThanOrEqual(MERMAID_LIMITS.edges);
+    const r = await renderWithMermaid(graph.text);
+    expect(r.error).toBeUndefined();
+    expect(r.nodes).toBe(MERMAID_LIMITS.nodes);
+    expect(r.edges).toBe(graph.edges);
+  });
+
+  it("shows hostile titles as text: no node, edge or element comes from a title", async () => {
+    const hostile = [
+      'x"] --> n1["pwned',
+      "end",
+      "%% comment",
+      "%%{init: {'theme':'dark'}}%%",
+      "<img src=x onerror=alert(1)>",
+      "</script><script>alert(2)</script>",
+      "a | b --> c ]] ) ) `code` ; classDef st_failed fill:#000",
+      "click n0 call alert(3)",
+      "style: #fff;",
+      "line\nbreak",
+    ].join(" ");
+    const receipt = makeReceipt(15, { title: (i) => `T${i} ${hostile}` });
+    const graph = renderMermaidGraph(receipt, { maxTitle: 400 });
+    const r = await renderWithMermaid(graph.text);
+    expect(r.error).toBeUndefined();
+    expect(r.nodes).toBe(15);
+    expect(r.edges).toBe(graph.edges);
+    expect(r.elements).not.toContain("img");
+    expect(r.elements).not.toContain("script");
+    const t3 = r.labels.find((l) => l.startsWith("t3")) ?? "";
+    expect(t3).toContain('x"] --> n1["pwned');
+    expect(t3).toContain("<img src=x onerror=alert(1)>");
+    expect(t3).toContain("style: #fff;");
+    expect(t3.endsWith("⧗ limited")).toBe(true);
   });
 });
 

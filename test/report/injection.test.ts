@@ -162,7 +162,7 @@ describe("the mermaid graph cannot be broken or injected", () => {
 
   it("node ids are ours, never the ticket ids", () => {
     expect(text).not.toMatch(/^ {2}t\d+/m);
-    expect(text).toContain('n0["t0: T0 #60;!');
+    expect(text).toContain('n0["t0<br/>T0 #60;!');
   });
 });
 
