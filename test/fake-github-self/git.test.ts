@@ -288,3 +288,38 @@ describe("the real clients", () => {
     });
   });
 });
+
+describe("contents API writes", () => {
+  it("PUT creates and updates a file; a stale blob sha answers 409", async () => {
+    const created = await octokit.repos.createOrUpdateFileContents({
+      owner,
+      repo: name,
+      path: "notes/x.md",
+      message: "add x",
+      content: Buffer.from("one").toString("base64"),
+    });
+    expect(created.status).toBe(201);
+    const sha = created.data.content?.sha as string;
+    await octokit.repos.createOrUpdateFileContents({
+      owner,
+      repo: name,
+      path: "notes/x.md",
+      message: "edit x",
+      content: Buffer.from("two").toString("base64"),
+      sha,
+    });
+    expect(repo.readFile("notes/x.md")).toBe("two");
+    await expect(
+      octokit.repos.createOrUpdateFileContents({
+        owner,
+        repo: name,
+        path: "notes/x.md",
+        message: "stale",
+        content: Buffer.from("three").toString("base64"),
+        sha,
+      }),
+    ).rejects.toMatchObject({ status: 409 });
+    expect(repo.readFile("notes/x.md")).toBe("two");
+    expect(repo.log()[0]?.author.name).toBe("github-actions[bot]");
+  });
+});

@@ -293,7 +293,10 @@ function toJsonSchema(ajv: Ajv, node: unknown, hoist: boolean): unknown {
     } else if (SCHEMA_KEYS_SINGLE.has(key) && isObject(value)) {
       out[key] = toJsonSchema(ajv, value, hoist);
     } else if (SCHEMA_KEYS_LIST.has(key) && Array.isArray(value)) {
-      out[key] = value.map((v) => toJsonSchema(ajv, v, hoist));
+      // oneOf is read as anyOf: GitHub's branches overlap (a 409 body fits both
+      // basic-error and its sibling), so real answers would match "more than one".
+      const k = key === "oneOf" ? "anyOf" : key;
+      out[k] = value.map((v) => toJsonSchema(ajv, v, hoist));
     } else {
       out[key] = value;
     }

@@ -1995,6 +1995,52 @@ export class FakeGitHub {
         },
       };
     };
+    h["repos/create-or-update-file-contents"] = (ctx) => {
+      const repo = ctx.repo();
+      const b = ctx.body as { message: string; content: string; sha?: string; branch?: string };
+      const filePath = (ctx.params.path ?? "").replace(/^\/+|\/+$/g, "");
+      const branch = b.branch ?? repo.defaultBranch;
+      const head = repo.head(branch);
+      if (!head && repo.refs.size > 0) throw new HttpError(404, `Branch ${branch} not found`);
+      const existing = head
+        ? repo.git.lookup(repo.git.expect(head, "commit").tree, filePath)
+        : undefined;
+      // The Contents API's own compare-and-swap is on the file's blob sha: 409 when stale.
+      if (existing && !b.sha) throw unprocessable(`Invalid request.\n\n"sha" wasn't supplied.`);
+      if (existing && b.sha !== existing.sha)
+        throw new HttpError(409, `${filePath} does not match ${b.sha}`);
+      if (!existing && b.sha) throw new HttpError(409, `${filePath} does not match ${b.sha}`);
+      const sha = repo.commit(
+        branch,
+        { [filePath]: Buffer.from(b.content, "base64") },
+        { message: b.message, author: ctx.login },
+      );
+      const entry = repo.git.lookup(repo.git.expect(sha, "commit").tree, filePath)!;
+      return {
+        status: existing ? 200 : 201,
+        body: {
+          content: this.contentEntry(repo, branch, filePath, entry, false),
+          commit: this.gitCommitView(repo, sha),
+        },
+      };
+    };
+    h["repos/delete-file"] = (ctx) => {
+      const repo = ctx.repo();
+      const b = ctx.body as { message: string; sha: string; branch?: string };
+      const filePath = (ctx.params.path ?? "").replace(/^\/+|\/+$/g, "");
+      const branch = b.branch ?? repo.defaultBranch;
+      const head = repo.head(branch);
+      if (!head) throw new HttpError(404, `Branch ${branch} not found`);
+      const existing = repo.git.lookup(repo.git.expect(head, "commit").tree, filePath);
+      if (!existing) throw notFound();
+      if (b.sha !== existing.sha) throw new HttpError(409, `${filePath} does not match ${b.sha}`);
+      const sha = repo.commit(
+        branch,
+        { [filePath]: null },
+        { message: b.message, author: ctx.login },
+      );
+      return { status: 200, body: { content: null, commit: this.gitCommitView(repo, sha) } };
+    };
     h["repos/get-content"] = (ctx) => {
       const repo = ctx.repo();
       const ref = ctx.query.get("ref") ?? repo.defaultBranch;

@@ -61,15 +61,33 @@ export function validateEventPayload(eventName: string, payload: unknown): Paylo
   let fn = validators.get(def);
   if (!fn) {
     if (!ajv) {
-      ajv = new Ajv({ strict: false, allErrors: true });
+      // Each definition becomes its own schema, so compiling one event compiles only what
+      // it reaches, and inlineRefs: false compiles shared ones (repository, user) once.
+      ajv = new Ajv({ strict: false, allErrors: true, inlineRefs: false });
       addFormats(ajv);
-      ajv.addSchema(schemaRoot() as unknown as JsonSchema, "webhooks");
+      for (const [name, schema] of Object.entries(schemaRoot().definitions)) {
+        ajv.addSchema(rewriteRefs(schema) as JsonSchema, `urn:webhooks:${name}`);
+      }
     }
-    fn = ajv.getSchema(`webhooks#/definitions/${def}`)!;
+    fn = ajv.getSchema(`urn:webhooks:${def}`)!;
     validators.set(def, fn);
   }
   const valid = fn(payload) as boolean;
   return { valid, errors: valid ? [] : formatErrors(fn.errors), schema: def };
+}
+
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "$schema" || k === "$id") continue;
+    out[k] =
+      k === "$ref" && typeof v === "string" && v.startsWith("#/definitions/")
+        ? `urn:webhooks:${v.slice("#/definitions/".length)}`
+        : rewriteRefs(v);
+  }
+  return out;
 }
 
 /** Throws with the schema's complaints if a payload is not valid. */
