@@ -70,7 +70,8 @@ export function splitFrontMatter(text: string): Split {
   // without a line break there is no closing `---` either: the split is moot, the name is not
   const rawLanguage = eol === -1 ? afterOpen : afterOpen.slice(0, eol);
   const language = rawLanguage.trim();
-  const yamlStart = bom + 3 + rawLanguage.length;
+  // like gray-matter, skip the language line's text only when it names a language
+  const yamlStart = bom + 3 + (language === "" ? 0 : rawLanguage.length);
   const rest = text.slice(yamlStart);
   const close = rest.indexOf("\n---");
   const closed = close !== -1;
