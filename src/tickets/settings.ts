@@ -4,7 +4,7 @@
  * every error names the line and the fix.
  */
 import { readFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { closest } from "../core/checks.js";
 import { Settings } from "../core/model.js";
@@ -59,7 +59,9 @@ export async function loadSettings(
 ): Promise<LoadedSettings> {
   let text: string | undefined;
   try {
-    text = await readFile(resolve(dir, SETTINGS_FILE), "utf8");
+    // join, not resolve: ncc's asset relocator rewrites readFile(resolve(dir, "…")) into a
+    // path inside dist/, so the bundled action would never read the ticket directory's file.
+    text = await readFile(join(dir, SETTINGS_FILE), "utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
       return {
