@@ -3,6 +3,7 @@
  * markdown, mermaid syntax, `-->`, backticks, `|`, `</script>` or the report's own
  * marker neither break nor inject into the comment, the mermaid graph or the HTML.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
@@ -201,5 +202,106 @@ describe("the HTML report cannot be broken or injected", () => {
     const out = renderHtml(r);
     expect(out).not.toContain('" onclick="');
     expect(out).toContain('data-id="x&quot; onclick=&quot;alert(1)"');
+  });
+});
+
+describe("no text whatever breaks a renderer (property)", () => {
+  // Strings built from the characters that mean something somewhere, plus any unicode.
+  const nasty = fc.string({
+    unit: fc.oneof(
+      fc.constantFrom(
+        ..."<>&\"'`|[]()#*_~$@!%;:-\\\n\r\t {}=/".split(""),
+        "-->",
+        "%%",
+        "<!--",
+        "-->",
+        "</script>",
+        MARKER,
+        "```",
+      ),
+      fc.string({ unit: "grapheme", maxLength: 1 }),
+    ),
+    maxLength: 60,
+  });
+
+  it("the comment keeps one marker, balanced details and fences, whole table rows", () => {
+    fc.assert(
+      fc.property(nasty, nasty, (title, text) => {
+        const r = makeReceipt(15, {
+          title: (i) => (i % 2 ? title : `${title} ${i}`),
+          text,
+          goal: text,
+        });
+        const md = renderMarkdown(r, { marker: MARKER });
+        expect(md.split(MARKER).length - 1).toBe(1);
+        expect(md.split("<details>").length).toBe(md.split("</details>").length);
+        expect(md.split("\n").filter((l) => l.startsWith("```"))).toEqual(["```mermaid", "```"]);
+        for (const line of md.split("\n").filter((l) => l.startsWith("| "))) {
+          const cells = line.split(/(?<!\\)\|/).length;
+          expect([5, 9]).toContain(cells);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("the mermaid graph keeps one line per node, edge and class", () => {
+    fc.assert(
+      fc.property(nasty, (title) => {
+        const r = makeReceipt(15, { title: () => title });
+        const lines = renderMermaid(r).split("\n");
+        const edges = r.tickets.reduce((n, t) => n + t.depends_on.length, 0);
+        expect(lines).toHaveLength(1 + 15 + edges + 2 * Object.keys(r.counts).length);
+        for (const m of lines.join("\n").matchAll(/\["([^"]*)"\]/g)) {
+          expect((m[1] ?? "").replaceAll("<br/>", "").replace(/#\d+;/g, "")).not.toMatch(
+            /[<>"`|[\]%;:#]/,
+          );
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("the HTML keeps one script and no element from the text", () => {
+    fc.assert(
+      fc.property(nasty, (text) => {
+        const r = makeReceipt(15, { title: () => text, text, goal: text });
+        const html = renderHtml(r);
+        expect(html.match(/<script/g)).toHaveLength(1);
+        expect(html.match(/<\/script>/g)).toHaveLength(1);
+        expect(html.match(/<details class="ticket /g)).toHaveLength(15);
+        expect(html).not.toContain("<!-- ");
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("runs with nothing to report in a section", () => {
+  it("an empty run renders everywhere without a graph or tables", () => {
+    const r = makeReceipt(0);
+    const md = renderMarkdown(r, { marker: MARKER });
+    expect(md).toContain("**0 of 0 tickets complete**");
+    expect(md).not.toContain("| ticket |");
+    expect(renderMermaid(r)).toBe("flowchart TD");
+    expect(renderHtml(r)).toContain("0 of 0 tickets shown");
+  });
+
+  it("a complete run has no blockers, questions or remainder", () => {
+    const r = makeReceipt(15);
+    for (const t of r.tickets) {
+      t.status = "complete";
+      t.blocked_by = undefined;
+    }
+    r.counts = { complete: 15 };
+    r.state = "complete";
+    r.blockers = [];
+    r.questions = [];
+    r.remainder = [];
+    const md = renderMarkdown(r, { marker: MARKER });
+    expect(md.split("\n")[1]).toBe("### ✓ Ticket Frontier · example · **complete**");
+    expect(md).not.toContain("Blocked");
+    expect(md).not.toContain("Open question");
+    expect(md).not.toContain("Open remainder");
   });
 });
