@@ -356,17 +356,29 @@ async function answerCommand(
   here: Here,
 ): Promise<Done> {
   let note: { ticket: string; attempt: number; n: number; issue?: number } | undefined;
+  let repeat: { ticket: string; attempt: number } | undefined;
   const event: RunEvent = (frontier, now, view) => {
     note = undefined;
+    repeat = undefined;
     const ticket = command.ticket ?? here.question?.marker.ticket;
     if (ticket === undefined) return rejected(answerNeedsTicket(openQuestions(frontier, view)));
     const s = frontier.state(ticket);
-    if (!s) return rejected(unknownTicket(ticket, ticketIds(frontier)));
+    if (!s) {
+      const hint = here.question
+        ? ""
+        : " Outside a question issue, `/answer` starts with the ticket: `/answer TICKET TEXT`.";
+      return rejected(unknownTicket(ticket, ticketIds(frontier)) + hint);
+    }
     // On the ticket's own question issue the answer is to the question that issue
     // asked; anywhere else, to the ticket's open question.
     const onItsIssue = here.question?.marker.ticket === ticket;
     const attempt = onItsIssue ? here.question!.marker.attempt : s.attempt;
     const prior = s.answers.find((a) => a.attempt === attempt);
+    if (prior && prior.by === login && prior.text === command.text) {
+      // The same comment again (a re-run job, a redelivered event): already recorded.
+      repeat = { ticket, attempt };
+      return { kind: "stale", message: "already recorded" };
+    }
     if (prior) {
       return rejected(
         alreadyAnswered(
@@ -405,6 +417,12 @@ async function answerCommand(
     event,
     `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`,
   );
+  if (repeat) {
+    return {
+      outcome: { kind: "answered", ...repeat },
+      section: `This answer to \`${repeat.ticket}\` (the question of attempt ${repeat.attempt}) was already recorded; nothing changed.`,
+    };
+  }
   if (outcome.result.kind !== "ok" || !note) return failed("answer", resultText(outcome.result));
   const { ticket, attempt, n, issue } = note;
   const next = outcome.frontier.state(ticket);

@@ -492,3 +492,59 @@ async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> 
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe("more than one command, re-runs and planted markers", () => {
+  it("runs several commands of one comment in order, in one reply", async () => {
+    world = await suspendedPlan();
+    const w = world;
+    const report = reportIssue(w);
+    const r = await w.comment(
+      report,
+      "Thanks!\n/answer plan Use postgres.\nVersion 16.\n/status",
+      "maint",
+    );
+    expect(r).toMatchObject({
+      kind: "handled",
+      ok: true,
+      outcomes: [{ kind: "answered" }, { kind: "status" }],
+    });
+    expect(w.state().tickets.plan?.answers.map((a) => a.text)).toEqual([
+      "Use postgres.\nVersion 16.",
+    ]);
+    const replies = botReplies(w.repo, report);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]).toContain("Recorded the answer to `plan`");
+    expect(replies[0]).toContain("Ticket Frontier · demo");
+  });
+
+  it("a re-run of the same comment records nothing twice", async () => {
+    world = await suspendedPlan();
+    const w = world;
+    const [question] = questionIssues(w.repo);
+    await w.comment(question!.number, "/answer Use postgres", "maint");
+    const runs = w.fake.allRuns().length;
+    const head = w.repo.head("main");
+    const again = await w.again();
+    expect(again).toMatchObject({ kind: "handled", ok: true });
+    expect(w.repo.head("main")).toBe(head);
+    expect(w.fake.allRuns().length).toBe(runs);
+    expect(w.state().tickets.plan?.answers).toHaveLength(1);
+    expect(botReplies(w.repo, question!.number).at(-1)).toContain(
+      "was already recorded; nothing changed",
+    );
+  });
+
+  it("a question marker in an issue someone else opened names no ticket", async () => {
+    world = await suspendedPlan();
+    const w = world;
+    const planted = w.repo.createIssue({
+      title: "Question from plan",
+      body: "<!-- ticket-frontier:question run=demo ticket=plan attempt=1 -->",
+      user: "mallory",
+    });
+    const r = await w.comment(planted.number, "/answer Use sqlite", "maint");
+    expect(r).toMatchObject({ kind: "handled", ok: false });
+    expect(botReplies(w.repo, planted.number).at(-1)).toContain("Outside a question issue, `/answer` starts with the ticket");
+    expect(w.state().tickets.plan?.status).toBe("suspended");
+  });
+});

@@ -59,6 +59,8 @@ export interface BotWorld {
       mutate?: (payload: Record<string, unknown>) => void;
     },
   ): Promise<CommentResult>;
+  /** run the bot again on the last comment's event (a re-run job) */
+  again(): Promise<CommentResult>;
   state(): GitHubState;
   file(path: string): string | undefined;
   settle(): Promise<void>;
@@ -134,6 +136,7 @@ export async function botWorld(
   const script: Record<string, Script[]> = {};
   const ran: BotWorld["ran"] = [];
   const holds = new Set<() => void>();
+  let lastPayload: Record<string, unknown> | undefined;
 
   fake.onDispatch(async (run: FakeRun) => {
     const ticket = run.inputs.ticket!;
@@ -213,7 +216,14 @@ export async function botWorld(
         action: opts.action ?? "created",
       });
       opts.mutate?.(payload);
+      lastPayload = payload;
       const result = await handleComment(context("issue_comment", payload));
+      await world.settle();
+      return result;
+    },
+    async again() {
+      if (!lastPayload) throw new Error("no comment yet");
+      const result = await handleComment(context("issue_comment", lastPayload));
       await world.settle();
       return result;
     },
