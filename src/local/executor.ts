@@ -8,7 +8,7 @@
  * failed attempt with a clear reason, never a truncated result.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -51,8 +51,13 @@ export interface AttemptInput {
   maxResultBytes: number;
   /** SIGTERM → SIGKILL grace; default 2 s */
   graceMs?: number;
-  /** told the process group id as soon as the command has started */
-  onSpawn?: (pgid: number) => void;
+  /**
+   * a directory for the context and outcome files (the runner's, made once per run);
+   * without it each attempt makes and removes a temporary directory of its own
+   */
+  scratch?: string;
+  /** names this attempt's files in `scratch` (unique among live attempts) */
+  tag?: string;
 }
 
 export interface AttemptResult {
@@ -136,18 +141,16 @@ function isBlank(text: string | undefined): boolean {
 }
 
 /**
- * Read and check the outcome file. `undefined` when the executor did not write one;
+ * Read and check the outcome file. `none` when the executor did not write one;
  * an invalid file is a failed attempt whose reason says what is wrong with it.
  */
-async function readOutcomeFile(
+function readOutcomeFile(
   path: string,
   maxResultBytes: number,
-): Promise<
-  { kind: "none" } | { kind: "ok"; value: OutcomeFile } | { kind: "bad"; reason: string }
-> {
+): { kind: "none" } | { kind: "ok"; value: OutcomeFile } | { kind: "bad"; reason: string } {
   let size: number;
   try {
-    size = (await stat(path)).size;
+    size = statSync(path).size;
   } catch {
     return { kind: "none" };
   }
@@ -155,7 +158,7 @@ async function readOutcomeFile(
   if (size > maxResultBytes * 6 + 64 * 1024) {
     return { kind: "bad", reason: tooLarge("the outcome file", size, maxResultBytes) };
   }
-  const text = await readFile(path, "utf8");
+  const text = readFileSync(path, "utf8");
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -198,14 +201,23 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
   let stopRequested = false;
 
   const done = (async (): Promise<AttemptResult> => {
-    const scratch = await mkdtemp(join(tmpdir(), "frontier-attempt-"));
-    const contextFile = join(scratch, "context.md");
-    const outcomeFile = join(scratch, "outcome.json");
-    await writeFile(contextFile, input.context, "utf8");
+    // Small files, written and removed synchronously: a thread-pool round trip per file
+    // costs more than the write itself, and an instant executor feels every one of them.
+    const own = input.scratch === undefined;
+    const scratch = input.scratch ?? mkdtempSync(join(tmpdir(), "frontier-attempt-"));
+    const tag = input.tag ?? "attempt";
+    const contextFile = join(scratch, `${tag}.context.md`);
+    const outcomeFile = join(scratch, `${tag}.outcome.json`);
+    rmSync(outcomeFile, { force: true });
+    writeFileSync(contextFile, input.context, "utf8");
     try {
       return await runChild(contextFile, outcomeFile);
     } finally {
-      await rm(scratch, { recursive: true, force: true }).catch(() => {});
+      if (own) rmSync(scratch, { recursive: true, force: true });
+      else {
+        rmSync(contextFile, { force: true });
+        rmSync(outcomeFile, { force: true });
+      }
     }
   })();
 
@@ -234,7 +246,6 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
         stdio: ["pipe", "pipe", "pipe"],
       });
       pgid = child.pid;
-      if (pgid !== undefined) input.onSpawn?.(pgid);
       let settled = false;
       let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
       let lingerTimer: NodeJS.Timeout | undefined;
@@ -315,7 +326,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       return { ...base, outcome: "failed", reason: "interrupted" };
     }
 
-    const file = await readOutcomeFile(outcomeFile, input.maxResultBytes);
+    const file = readOutcomeFile(outcomeFile, input.maxResultBytes);
     const out = stdout.overflow ? undefined : stdout.text();
     if (file.kind === "bad") return { ...base, outcome: "failed", reason: file.reason };
     if (file.kind === "ok") {

@@ -1,95 +1,67 @@
 /**
  * Attempts left running by a runner that died (SIGKILL, a crash, a closed laptop lid).
  *
- * Each attempt runs in its own process group, so killing the runner does not kill it.
- * While it runs, `DIR/.frontier/_live/<ticket>.json` names its process group and claim
- * token; when the next `frontier run` reclaims that claim, it first ends the group —
- * but only after checking, in /proc, that a process of the group still carries the
- * claim token in its environment (FRONTIER_CLAIM), so a recycled pid is never touched.
- * (`_live` cannot collide with a ticket's folder: ticket ids never start with `_`.)
+ * Each attempt runs in its own process group with its claim token in its environment
+ * (`FRONTIER_CLAIM`), so killing the runner does not kill it. Before the next
+ * `frontier run` reclaims a dead runner's claims, it looks in /proc for processes that
+ * still carry one of those tokens and ends their process groups — so a re-run never
+ * runs beside the attempt it replaces, and a recycled pid is never touched (it would
+ * not carry the token). Where there is no /proc (macOS), nothing is found and nothing
+ * is killed.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 
-interface LiveFile {
-  ticket: string;
-  attempt: number;
-  claim: string;
-  pgid: number;
-  holder: string;
-}
-
-function liveDir(dir: string): string {
-  return join(dir, ".frontier", "_live");
-}
-
-export async function recordLive(dir: string, entry: LiveFile): Promise<void> {
-  await mkdir(liveDir(dir), { recursive: true });
-  await writeFile(join(liveDir(dir), `${entry.ticket}.json`), `${JSON.stringify(entry)}\n`);
-}
-
-export async function forgetLive(dir: string, ticket: string): Promise<void> {
-  await rm(join(liveDir(dir), `${ticket}.json`), { force: true });
-}
-
-/** Processes of group `pgid` whose environment carries `FRONTIER_CLAIM=<claim>`. */
-function groupCarriesClaim(pgid: number, claim: string): boolean {
+/**
+ * End the process groups of processes whose environment carries one of `claims`.
+ * Returns the claim tokens that were found still running.
+ */
+export function stopClaimedGroups(claims: ReadonlySet<string>): Set<string> {
+  const found = new Set<string>();
+  if (claims.size === 0) return found;
   let names: string[];
   try {
     names = readdirSync("/proc");
   } catch {
-    return false;
+    return found;
   }
-  const needle = `FRONTIER_CLAIM=${claim}\0`;
+  const ownGroup = groupOf(process.pid);
+  const groups = new Set<number>();
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
+    let environ: string;
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== pgid || fields[0] === "Z") continue;
-      if (readFileSync(`/proc/${name}/environ`, "utf8").includes(needle)) return true;
+      environ = readFileSync(`/proc/${name}/environ`, "utf8");
     } catch {
-      // gone, or not ours to read
+      continue; // gone, or not ours to read
+    }
+    const at = environ.indexOf("FRONTIER_CLAIM=");
+    if (at === -1) continue;
+    const end = environ.indexOf("\0", at);
+    const token = environ.slice(at + "FRONTIER_CLAIM=".length, end === -1 ? undefined : end);
+    if (!claims.has(token)) continue;
+    const group = groupOf(Number(name));
+    if (group === undefined || group <= 1 || group === ownGroup) continue;
+    groups.add(group);
+    found.add(token);
+  }
+  for (const group of groups) {
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {
+      // already gone
     }
   }
-  return false;
+  return found;
 }
 
-/**
- * End the groups of attempts whose runner is gone (`isDead(holder)`), and forget their
- * records. Returns the tickets whose leftover processes were stopped.
- */
-export async function stopOrphans(
-  dir: string,
-  isDead: (holder: string) => boolean,
-): Promise<string[]> {
-  let files: string[];
+function groupOf(pid: number): number | undefined {
   try {
-    files = await readdir(liveDir(dir));
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // pid (comm) state ppid pgrp …; comm may hold spaces, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[0] === "Z") return undefined;
+    return Number(fields[2]);
   } catch {
-    return [];
+    return undefined;
   }
-  const stopped: string[] = [];
-  for (const file of files) {
-    const path = join(liveDir(dir), file);
-    let entry: LiveFile;
-    try {
-      entry = JSON.parse(await readFile(path, "utf8")) as LiveFile;
-    } catch {
-      await rm(path, { force: true });
-      continue;
-    }
-    if (!isDead(entry.holder)) continue;
-    if (groupCarriesClaim(entry.pgid, entry.claim)) {
-      try {
-        process.kill(-entry.pgid, "SIGKILL");
-        stopped.push(entry.ticket);
-      } catch {
-        // already gone
-      }
-    }
-    await rm(path, { force: true });
-  }
-  return stopped;
 }

@@ -9,10 +9,11 @@
  * once, and nothing complete runs again.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { EXIT, line } from "../cli/io.js";
-import { commitChanges, printProblems, resultReader } from "../cli/open.js";
+import { printProblems, resultReader } from "../cli/open.js";
 import { formatDuration } from "../core/bound.js";
 import { engineConfig } from "../core/config.js";
 import { type Claim, Frontier } from "../core/engine.js";
@@ -20,12 +21,13 @@ import { DEFAULTS, type RunBound, type RunState, type Settings } from "../core/m
 import { buildReceipt } from "../report/receipt.js";
 import { writeReports } from "../report/write.js";
 import { readContext } from "../tickets/context-io.js";
-import { loadDirectory } from "../tickets/load.js";
+import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { writeResult } from "../tickets/store.js";
+import { applyEdits, writeResult } from "../tickets/store.js";
+import { planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./executor.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
-import { forgetLive, recordLive, stopOrphans } from "./orphans.js";
+import { stopClaimedGroups } from "./orphans.js";
 import { Progress, tallyText } from "./progress.js";
 
 export interface RunOptions {
@@ -155,8 +157,6 @@ function resolveExecutors(
 interface Live {
   claim: Claim;
   attempt: RunningAttempt;
-  /** the write of `_live/<ticket>.json`, awaited before it is removed */
-  recorded: Promise<void>;
 }
 
 interface Exited {
@@ -240,6 +240,8 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
 class LocalRun {
   private readonly live = new Map<string, Live>();
   private readonly exits: Exited[] = [];
+  /** results settled but not yet written: written by the next commit, with the records */
+  private readonly results: Array<{ ticket: string; attempt: number; text: string }> = [];
   private readonly holder = localHolder();
   private readonly progress: Progress;
   private draining: Promise<void> | undefined;
@@ -249,6 +251,8 @@ class LocalRun {
   private settled = 0;
   private readonly cwd: string;
   private readonly maxResultBytes: number;
+  /** context and outcome files of live attempts: one temporary directory per run */
+  private readonly scratch = mkdtempSync(join(tmpdir(), "frontier-run-"));
 
   constructor(
     private readonly dir: string,
@@ -274,8 +278,16 @@ class LocalRun {
   async run(started: number): Promise<number> {
     const frontier = this.frontier;
     // Attempts a dead runner left behind must not run on beside their re-runs.
-    for (const id of await stopOrphans(this.dir, (holder) => isDeadLocalHolder(holder))) {
-      this.progress.note(`stopped what was left running of ${id} by a runner that is gone`);
+    const deadClaims = new Map<string, string>();
+    for (const id of frontier.claimedIds()) {
+      const state = frontier.state(id);
+      if (state?.claim && isDeadLocalHolder(state.claimed_by ?? ""))
+        deadClaims.set(state.claim, id);
+    }
+    for (const claim of stopClaimedGroups(new Set(deadClaims.keys()))) {
+      this.progress.note(
+        `stopped what was left running of ${deadClaims.get(claim)} by a runner that is gone`,
+      );
     }
     const expired = frontier.expire(started, (_ticket, claimedBy) => isDeadLocalHolder(claimedBy));
     if (expired.kind === "ok") {
@@ -298,6 +310,7 @@ class LocalRun {
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      rmSync(this.scratch, { recursive: true, force: true });
       this.progress.stop();
     }
     return this.conclude(started);
@@ -352,24 +365,43 @@ class LocalRun {
   private async drain(): Promise<void> {
     do {
       const batch = this.exits.splice(0);
-      for (const exited of batch) await this.record(exited);
+      for (const exited of batch) this.record(exited);
       let claims: Claim[] = [];
       if (!this.stopping) {
         claims = this.frontier.claimReady(Date.now(), this.holder, token);
       }
-      await commitChanges(this.dir, this.frontier);
-      for (const claim of claims) await this.spawn(claim);
+      await this.commit();
+      const contexts = await Promise.all(claims.map((claim) => this.contextOf(claim)));
+      claims.forEach((claim, k) => this.spawn(claim, contexts[k] as ContextOf));
     } while (this.exits.length > 0);
   }
 
-  private async record({ claim, result }: Exited): Promise<void> {
+  /**
+   * Write what landed: records first (created once, in parallel), then the ticket files
+   * that point at them, then the worklog. Each phase runs in parallel, the phases in
+   * order, so a run killed mid-write never leaves a ticket naming a missing record.
+   */
+  private async commit(): Promise<void> {
+    const changes = this.frontier.drainChanges();
+    const edits = planWrites(changes, this.frontier, (file) =>
+      readFileSync(join(this.dir, file), "utf8"),
+    );
+    const results = this.results.splice(0);
+    await Promise.all([
+      ...results.map((r) => writeResult(this.dir, r.ticket, r.attempt, r.text)),
+      ...edits.filter((e) => e.kind === "create").map((edit) => applyEdits(this.dir, [edit])),
+    ]);
+    // The worklog is a log, not a pointer: it may land beside the ticket files.
+    const appends = edits.filter((e) => e.kind === "append");
+    await Promise.all([
+      ...edits.filter((e) => e.kind === "replace").map((edit) => applyEdits(this.dir, [edit])),
+      appends.length > 0 ? applyEdits(this.dir, appends) : Promise.resolve(),
+    ]);
+  }
+
+  private record({ claim, result }: Exited): void {
     const frontier = this.frontier;
-    const live = this.live.get(claim.ticket);
     this.live.delete(claim.ticket);
-    if (live) {
-      await live.recorded.catch(() => undefined);
-      await forgetLive(this.dir, claim.ticket);
-    }
     const now = Date.now();
     this.settled++;
     if (result.stopped) {
@@ -383,11 +415,15 @@ class LocalRun {
       );
       return;
     }
-    let resultFile: string | undefined;
-    let resultBytes: number | undefined;
+    // The result file's name is known before it is written; it is written with the
+    // attempt record, before any ticket file points at it.
+    let written: { file: string; bytes: number } | undefined;
     if (result.result !== undefined && result.result.trim() !== "") {
-      resultFile = await writeResult(this.dir, claim.ticket, claim.attempt, result.result);
-      resultBytes = Buffer.byteLength(result.result, "utf8");
+      written = {
+        file: resultFile(claim.ticket, claim.attempt),
+        bytes: Buffer.byteLength(result.result, "utf8"),
+      };
+      this.results.push({ ticket: claim.ticket, attempt: claim.attempt, text: result.result });
     }
     const settled = frontier.settle(
       {
@@ -396,7 +432,7 @@ class LocalRun {
         outcome: result.outcome,
         ...(result.reason !== undefined ? { reason: result.reason } : {}),
         ...(result.question !== undefined ? { question: result.question } : {}),
-        ...(resultFile !== undefined ? { resultFile, resultBytes } : {}),
+        ...(written !== undefined ? { resultFile: written.file, resultBytes: written.bytes } : {}),
         ...(result.usage !== undefined ? { usage: result.usage } : {}),
         by: this.holder,
         claim: claim.claim,
@@ -420,23 +456,26 @@ class LocalRun {
     );
   }
 
-  private async spawn(claim: Claim): Promise<void> {
+  /** The context text of a claimed ticket, or why it could not be made. */
+  private async contextOf(claim: Claim): Promise<ContextOf> {
+    try {
+      return {
+        kind: "ok",
+        text: await readContext(this.dir, this.frontier, claim.ticket, this.settings),
+      };
+    } catch (error) {
+      return { kind: "bad", reason: `could not build its context: ${(error as Error).message}` };
+    }
+  }
+
+  private spawn(claim: Claim, context: ContextOf): void {
     const spec = this.frontier.spec(claim.ticket);
     const command = this.commands.get(claim.ticket);
     this.dispatched++;
-    if (!spec || command === undefined) {
-      // Cannot happen for a ticket that was open at the start; settle it rather than hang.
-      this.exits.push({ claim, result: failedBeforeStart("no executor for this ticket") });
-      return;
-    }
-    let context: string;
-    try {
-      context = await readContext(this.dir, this.frontier, claim.ticket, this.settings);
-    } catch (error) {
-      this.exits.push({
-        claim,
-        result: failedBeforeStart(`could not build its context: ${(error as Error).message}`),
-      });
+    if (!spec || command === undefined || context.kind === "bad") {
+      // Cannot start it: settle it as failed rather than leave the claim hanging.
+      const reason = context.kind === "bad" ? context.reason : "no executor for this ticket";
+      this.exits.push({ claim, result: failedBeforeStart(reason) });
       return;
     }
     const vars: Record<string, string> = {
@@ -449,28 +488,18 @@ class LocalRun {
       FRONTIER_DIR: this.dir,
       FRONTIER_CLAIM: claim.claim,
     };
-    let recorded: Promise<void> = Promise.resolve();
     const attempt = startAttempt({
       command,
       cwd: this.cwd,
-      context,
+      context: context.text,
       baseEnv: this.io.env,
       vars,
       ...(claim.bound?.timeoutMs !== undefined ? { timeoutMs: claim.bound.timeoutMs } : {}),
       maxResultBytes: this.maxResultBytes,
-      onSpawn: (pgid) => {
-        recorded = recordLive(this.dir, {
-          ticket: claim.ticket,
-          attempt: claim.attempt,
-          claim: claim.claim,
-          pgid,
-          holder: this.holder,
-        });
-        const live = this.live.get(claim.ticket);
-        if (live) live.recorded = recorded;
-      },
+      scratch: this.scratch,
+      tag: `${claim.ticket}@${claim.attempt}`,
     });
-    this.live.set(claim.ticket, { claim, attempt, recorded });
+    this.live.set(claim.ticket, { claim, attempt });
     this.progress.started(claim.ticket, claim.attempt);
     void attempt.done.then((result) => {
       this.exits.push({ claim, result });
@@ -540,6 +569,8 @@ class LocalRun {
     return `${JSON.stringify(receipt, null, 2)}\n`;
   }
 }
+
+type ContextOf = { kind: "ok"; text: string } | { kind: "bad"; reason: string };
 
 function token(ticket: string, attempt: number): string {
   return `${ticket}#${attempt}-${randomBytes(4).toString("hex")}`;
