@@ -3,7 +3,7 @@
  * --markdown F`. Each file is written whole (to a temporary name, then renamed) so a
  * reader never sees half a report.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Receipt } from "../core/model.js";
 import { renderHtml } from "./html.js";
@@ -27,15 +27,33 @@ export function defaultMarker(run: string): string {
   return `ticket-frontier:${run}`;
 }
 
-/** Writes the requested reports; returns the paths written, in the order html, json, markdown. */
+/** A report file that could not be written: what, where, and how to fix it. */
+export class ReportWriteError extends Error {
+  constructor(
+    readonly path: string,
+    readonly what: string,
+    cause: unknown,
+  ) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `cannot write the ${what} to ${path}: ${why}. Choose a path in a directory you can write to.`,
+    );
+    this.name = "ReportWriteError";
+  }
+}
+
+/**
+ * Writes the requested reports; returns the paths written, in the order html, json,
+ * markdown. Throws ReportWriteError, naming the file, when one cannot be written.
+ */
 export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
   const written: string[] = [];
   if (files.html) {
-    writeWhole(files.html, renderHtml(receipt));
+    writeWhole(files.html, "HTML report", () => renderHtml(receipt));
     written.push(files.html);
   }
   if (files.json) {
-    writeWhole(files.json, receiptJson(receipt));
+    writeWhole(files.json, "JSON receipt", () => receiptJson(receipt));
     written.push(files.json);
   }
   if (files.markdown) {
@@ -43,15 +61,25 @@ export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
       marker: defaultMarker(receipt.run),
       ...files.markdownOptions,
     };
-    writeWhole(files.markdown, renderMarkdown(receipt, opts));
+    writeWhole(files.markdown, "markdown report", () => renderMarkdown(receipt, opts));
     written.push(files.markdown);
   }
   return written;
 }
 
-function writeWhole(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+function writeWhole(path: string, what: string, render: () => string): void {
+  const text = render();
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } catch (err) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // the temporary file was never made
+    }
+    throw new ReportWriteError(path, what, err);
+  }
 }

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Receipt } from "../../src/core/model.js";
 import { HTML_GRAPH_MAX_NODES, renderHtml } from "../../src/report/html.js";
-import { writeReports } from "../../src/report/write.js";
+import { ReportWriteError, writeReports } from "../../src/report/write.js";
 import { makeReceipt } from "./fixtures.js";
 
 /** The <details> of one ticket. */
@@ -127,5 +127,17 @@ describe("writeReports writes the requested files and nothing else", () => {
       readFileSync(files.markdown, "utf8").startsWith("<!-- ticket-frontier:example -->"),
     ).toBe(true);
     expect(writeReports(receipt, {})).toEqual([]);
+  });
+
+  it("says which file it could not write, and how to fix it, without a stack trace", () => {
+    const dir = mkdtempSync(join(tmpdir(), "frontier-report-"));
+    writeFileSync(join(dir, "file"), "not a directory");
+    const target = join(dir, "file", "a.json");
+    expect(() => writeReports(makeReceipt(3), { json: target })).toThrow(ReportWriteError);
+    expect(() => writeReports(makeReceipt(3), { json: target })).toThrow(
+      new RegExp(
+        `^cannot write the JSON receipt to ${target.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: .*Choose a path`,
+      ),
+    );
   });
 });
