@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { getOctokit } from "@actions/github";
 import { Octokit } from "@octokit/rest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { quietLog } from "../fake-github/clients.js";
 import { FakeGitHub, type FakeRepo } from "../fake-github/server.js";
 
 let fake: FakeGitHub;
@@ -16,7 +17,7 @@ beforeEach(async () => {
   await fake.start();
   repo = fake.createRepo("acme/widgets");
   repo.commit("main", { "README.md": "hello\n", "tickets/a.md": "# A\n" }, { message: "init" });
-  octokit = new Octokit({ baseUrl: fake.baseUrl, auth: "ghs_test" });
+  octokit = new Octokit({ baseUrl: fake.baseUrl, auth: "ghs_test", log: quietLog });
 });
 
 afterEach(async () => {
@@ -321,5 +322,42 @@ describe("contents API writes", () => {
     ).rejects.toMatchObject({ status: 409 });
     expect(repo.readFile("notes/x.md")).toBe("two");
     expect(repo.log()[0]?.author.name).toBe("github-actions[bot]");
+  });
+});
+
+describe("many writers at once", () => {
+  it("20 concurrent compare-and-swap writers that re-read and re-apply lose nothing", async () => {
+    // In lockstep, 20 writers need ~1,000 requests: more than GITHUB_TOKEN's hourly budget.
+    fake.addToken("ghs_test", { login: "github-actions[bot]", rateLimit: 100_000 });
+    const writer = async (i: number) => {
+      for (let attempt = 0; ; attempt++) {
+        const { data: ref } = await octokit.git.getRef({ owner, repo: name, ref: "heads/main" });
+        const next = await makeCommit(
+          ref.object.sha,
+          { [`results/${i}.json`]: `{"i":${i}}` },
+          `result ${i}`,
+        );
+        try {
+          await octokit.git.updateRef({
+            owner,
+            repo: name,
+            ref: "heads/main",
+            sha: next,
+            force: false,
+          });
+          return attempt;
+        } catch (error) {
+          if ((error as { status?: number }).status !== 422) throw error;
+        }
+      }
+    };
+    const retries = await Promise.all(Array.from({ length: 20 }, (_, i) => writer(i)));
+    expect(repo.listFiles("main", "results")).toHaveLength(20);
+    expect(repo.log().filter((c) => c.message.startsWith("result "))).toHaveLength(20);
+    // the conflicts were real: not every writer got through on its first try
+    expect(retries.some((n) => n > 0)).toBe(true);
+    expect(fake.countRequests({ operation: "git/update-ref", status: 422 })).toBe(
+      retries.reduce((a, b) => a + b, 0),
+    );
   });
 });
