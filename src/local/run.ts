@@ -371,8 +371,10 @@ class LocalRun {
         claims = this.frontier.claimReady(Date.now(), this.holder, token);
       }
       await this.commit();
-      const contexts = await Promise.all(claims.map((claim) => this.contextOf(claim)));
-      claims.forEach((claim, k) => this.spawn(claim, contexts[k] as ContextOf));
+      const ready = await Promise.all(
+        claims.map(async (claim) => ({ claim, context: await this.contextOf(claim) })),
+      );
+      for (const { claim, context } of ready) this.spawn(claim, context);
     } while (this.exits.length > 0);
   }
 
