@@ -308,3 +308,29 @@ describe("request log", () => {
     expect(fake.countRequests()).toBe(0);
   });
 });
+
+describe("jobs of a run", () => {
+  it("GET runs/{id}/jobs lists one job mirroring the run's status and conclusion", async () => {
+    const run = fake.createRun(repo, { workflow: "orch-task.yml", event: "workflow_dispatch" });
+    run.jobName = "task";
+    const before = await octokit.actions.listJobsForWorkflowRun({
+      owner,
+      repo: name,
+      run_id: run.id,
+    });
+    expect(before.data.jobs.map((j) => `${j.name} ${j.status} ${j.conclusion}`)).toEqual([
+      "task queued null",
+    ]);
+    fake.setRunStatus(run.id, "completed", "failure");
+    const after = await octokit.actions.listJobsForWorkflowRun({
+      owner,
+      repo: name,
+      run_id: run.id,
+    });
+    expect(after.data.jobs[0]).toMatchObject({
+      status: "completed",
+      conclusion: "failure",
+      run_id: run.id,
+    });
+  });
+});

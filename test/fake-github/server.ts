@@ -177,6 +177,8 @@ export interface FakeRun {
   updatedAt: string;
   /** aborted when the run is cancelled through the API */
   signal: AbortSignal;
+  /** the name of its one job in GET actions/runs/{id}/jobs; default the workflow's name */
+  jobName?: string;
 }
 
 export type DispatchHook = (run: FakeRun, fake: FakeGitHub) => void | Promise<void>;
@@ -2511,6 +2513,40 @@ export class FakeGitHub {
       const run = repo.runs.find((r) => r.id === Number(ctx.params.run_id));
       if (!run) throw notFound();
       return { status: 200, body: this.runView(run) };
+    };
+    h["actions/list-jobs-for-workflow-run"] = (ctx) => {
+      const repo = ctx.repo();
+      const run = repo.runs.find((r) => r.id === Number(ctx.params.run_id));
+      if (!run) throw notFound();
+      // One job per run, mirroring the run: enough to read "how did the job end".
+      const api = this.apiUrl(`/repos/${repo.fullName}/actions/jobs/${run.id + 5}`);
+      const done = run.status === "completed";
+      const job = {
+        id: run.id + 5,
+        node_id: `CR_${run.id + 5}`,
+        run_id: run.id,
+        run_url: this.apiUrl(`/repos/${repo.fullName}/actions/runs/${run.id}`),
+        run_attempt: run.runAttempt,
+        head_sha: run.headSha,
+        head_branch: run.ref,
+        workflow_name: run.workflow.name,
+        name: run.jobName ?? run.workflow.name,
+        url: api,
+        html_url: this.htmlUrl(`/${repo.fullName}/actions/runs/${run.id}/job/${run.id + 5}`),
+        status: run.status === "completed" || run.status === "in_progress" ? run.status : "queued",
+        conclusion: done ? (run.conclusion === "stale" ? "cancelled" : run.conclusion) : null,
+        created_at: run.createdAt,
+        started_at: run.createdAt,
+        completed_at: done ? run.updatedAt : null,
+        check_run_url: this.apiUrl(`/repos/${repo.fullName}/check-runs/${run.id + 5}`),
+        labels: ["ubuntu-latest"],
+        runner_id: null,
+        runner_name: null,
+        runner_group_id: null,
+        runner_group_name: null,
+        steps: [],
+      };
+      return { status: 200, body: { total_count: 1, jobs: [job] } };
     };
     h["actions/cancel-workflow-run"] = (ctx) => {
       const repo = ctx.repo();
