@@ -130,6 +130,20 @@ describe("trees: base_tree, inline content, deletes, nested paths", () => {
     expect(flat.tree.map((e) => e.path)).toEqual(["README.md", "tickets"]);
   });
 
+  it("refuses a commit's sha as base_tree with 422, as GitHub does", async () => {
+    await expect(
+      octokit.git.createTree({
+        owner,
+        repo: name,
+        base_tree: repo.head()!,
+        tree: [{ path: "x.md", mode: "100644", type: "blob", content: "x" }],
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining("base_tree is not a valid tree oid"),
+    });
+  });
+
   it("refuses a malformed path with 422", async () => {
     await expect(
       octokit.git.createTree({

@@ -1774,11 +1774,10 @@ export class FakeGitHub {
       };
       let flat = new Map<string, FlatEntry>();
       if (body.base_tree) {
+        // Strict, as GitHub is: a commit's sha is not a tree's (read the commit's tree first).
         const base = repo.git.get(body.base_tree);
-        const treeSha =
-          base?.type === "commit" ? base.tree : base?.type === "tree" ? base.sha : undefined;
-        if (!treeSha) throw unprocessable(`base_tree ${body.base_tree} is not a valid tree oid`);
-        flat = repo.git.flatten(treeSha);
+        if (base?.type !== "tree") throw unprocessable("base_tree is not a valid tree oid");
+        flat = repo.git.flatten(base.sha);
       }
       for (const e of body.tree) {
         const p = e.path ?? "";
