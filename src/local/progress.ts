@@ -99,6 +99,11 @@ export class Progress {
     const why = detail ? ` — ${oneLine(detail)}` : "";
     const text = `${ticket} (attempt ${attempt}) ${outcome} ${shortDuration(durationMs)}${why}`;
     if (this.log) {
+      // What needs a person (a failure, a question) stays in the scrollback; the rest
+      // only passes through "just finished".
+      if (outcome === "failed" || outcome === "suspended" || outcome === "limited") {
+        this.log.persist(`${clock(this.now())} ${icon(outcome)} ${text}`);
+      }
       this.recent.unshift(`${icon(outcome)} ${text}`);
       this.recent.length = Math.min(this.recent.length, RECENT);
       this.render();
