@@ -14,6 +14,7 @@ import type { Receipt, ReceiptAttempt, ReceiptTicket, Status } from "../core/mod
 import { STATUSES } from "../core/model.js";
 import { clip, escapeHtml, oneLine } from "./escape.js";
 import {
+  ATTEMPT_ICON,
   COUNT_ORDER,
   formatDuration,
   formatInt,
@@ -438,20 +439,52 @@ function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
 }
 
 function attemptsTable(attempts: ReceiptAttempt[]): string {
+  // Columns nobody filled in (no reason, no GitHub run, no usage) are left out.
+  const cols: Array<[string, (a: ReceiptAttempt) => string, boolean]> = [
+    ["#", (a) => String(a.n), true],
+    [
+      "outcome",
+      (a) =>
+        a.outcome ? `${ATTEMPT_ICON[a.outcome]} ${e(a.outcome)}` : `${STATUS_ICON.claimed} running`,
+      true,
+    ],
+    [
+      "reason",
+      (a) =>
+        `${a.reason ? e(clip(a.reason, 2_000)) : ""}${a.question ? `<div class="q">asked: ${e(clip(a.question, 2_000))}</div>` : ""}`,
+      attempts.some((a) => a.reason || a.question),
+    ],
+    ["duration", (a) => formatDuration(a.duration_ms), true],
+    [
+      "ran by",
+      (a) =>
+        `${e(a.claimed_by)}${a.settled_by && a.settled_by !== a.claimed_by ? `<div class="sub">settled by ${e(a.settled_by)}</div>` : ""}`,
+      true,
+    ],
+    ["started", (a) => e(a.started_at), true],
+    [
+      "GitHub run",
+      (a) => (safeUrl(a.run_url) ? link("run", a.run_url) : ""),
+      attempts.some((a) => safeUrl(a.run_url)),
+    ],
+    [
+      "usage",
+      (a) =>
+        Object.entries(a.usage ?? {})
+          .map(([k, v]) => `${e(k)} ${e(String(v))}`)
+          .join(", "),
+      attempts.some((a) => a.usage && Object.keys(a.usage).length > 0),
+    ],
+  ];
+  const shown = cols.filter(([, , on]) => on);
+  const head = shown.map(([name]) => `<th>${name}</th>`).join("");
   const rows = attempts
-    .map((a) => {
-      const outcome = a.outcome
-        ? `${STATUS_ICON[a.outcome as Status] ?? "•"} ${e(a.outcome)}`
-        : `${STATUS_ICON.claimed} running`;
-      const usage = a.usage
-        ? Object.entries(a.usage)
-            .map(([k, v]) => `${e(k)} ${e(String(v))}`)
-            .join(", ")
-        : "";
-      return `<tr><td>${a.n}</td><td>${outcome}</td><td class="reason">${a.reason ? e(clip(a.reason, 2_000)) : ""}${a.question ? `<div class="q">asked: ${e(clip(a.question, 2_000))}</div>` : ""}</td><td>${formatDuration(a.duration_ms)}</td><td>${e(a.claimed_by)}${a.settled_by && a.settled_by !== a.claimed_by ? `<div class="sub">settled by ${e(a.settled_by)}</div>` : ""}</td><td>${e(a.started_at)}</td><td>${safeUrl(a.run_url) ? link("run", a.run_url) : ""}</td><td>${usage}</td></tr>`;
-    })
+    .map(
+      (a) =>
+        `<tr>${shown.map(([name, cell]) => `<td${name === "reason" ? ' class="reason"' : ""}>${cell(a)}</td>`).join("")}</tr>`,
+    )
     .join("");
-  return `<table class="attempts"><thead><tr><th>#</th><th>outcome</th><th>reason</th><th>duration</th><th>ran by</th><th>started</th><th>GitHub run</th><th>usage</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="attempts"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function resultBlock(a: ReceiptAttempt): string {

@@ -9,7 +9,7 @@
  * the waves as text) and the table of tickets. Long sections are folded in
  * <details>; cut tables say how many rows they left out and point to the HTML report.
  */
-import type { Receipt, ReceiptTicket, Status } from "../core/model.js";
+import { type Receipt, type ReceiptTicket, type Status, TICKET_ID } from "../core/model.js";
 import {
   clip,
   escapeMarkdown,
@@ -200,7 +200,7 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
   if (qs.length === 0) return "";
   const head = `#### ⏸ Open ${plural(qs.length, "question")} (${formatInt(qs.length)})\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
   const rows = qs.map((q) => {
-    const how = TICKET_ID_RE.test(q.ticket)
+    const how = TICKET_ID.test(q.ticket)
       ? `\n  To answer here: \`/answer ${q.ticket} YOUR ANSWER\``
       : "";
     return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how}`;
@@ -317,8 +317,6 @@ function renderFooter(ctx: Ctx): string {
 }
 
 /* ------------------------------------------------------------------------- */
-
-const TICKET_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function ticketRef(ctx: Ctx, id: string): string {
   const t = ctx.byId.get(id);

@@ -4,7 +4,7 @@
  * colour-blind still tells `failed` from `blocked`).
  */
 import { formatDuration as formatBoundDuration } from "../core/bound.js";
-import type { RunState, Status } from "../core/model.js";
+import type { AttemptOutcome, RunState, Status } from "../core/model.js";
 
 export const STATUS_ICON: Readonly<Record<Status, string>> = {
   pending: "○",
@@ -18,6 +18,17 @@ export const STATUS_ICON: Readonly<Record<Status, string>> = {
   suspended: "⏸",
   limited: "⧗",
   cancelled: "–",
+};
+
+/** How an attempt ended: the state icons, plus `interrupted` (Ctrl-C, re-readied). */
+export const ATTEMPT_ICON: Readonly<Record<AttemptOutcome, string>> = {
+  complete: "✓",
+  empty: "◌",
+  failed: "✗",
+  suspended: "⏸",
+  limited: "⧗",
+  cancelled: "–",
+  interrupted: "↺",
 };
 
 /** A few words that say what the state means to a reviewer. */
