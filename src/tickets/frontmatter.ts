@@ -1,33 +1,9 @@
 /**
- * Splitting a ticket file into front matter and body. gray-matter finds the
- * delimiters; nothing here ever evaluates the front matter: every language but YAML
- * has an engine that throws, and YAML itself is read later by the `yaml` package
- * (gray-matter's own YAML engine is replaced by one that does nothing).
+ * Splitting a ticket file into front matter and body, by offsets, exactly where
+ * gray-matter splits it (its algorithm, mirrored, and proved equal by property
+ * tests), so the writer can splice without touching a byte of the body and the
+ * quick path needs no gray-matter at all.
  */
-import matter from "gray-matter";
-
-function refuse(language: string) {
-  return () => {
-    throw new Error(`front matter in ${language} is never evaluated`);
-  };
-}
-
-const ENGINES = {
-  yaml: { parse: () => ({}), stringify: () => "" },
-  js: { parse: refuse("js"), stringify: refuse("js") },
-  javascript: { parse: refuse("javascript"), stringify: refuse("javascript") },
-  coffee: { parse: refuse("coffee"), stringify: refuse("coffee") },
-  coffeescript: { parse: refuse("coffeescript"), stringify: refuse("coffeescript") },
-  cson: { parse: refuse("cson"), stringify: refuse("cson") },
-  toml: { parse: refuse("toml"), stringify: refuse("toml") },
-  json: { parse: refuse("json"), stringify: refuse("json") },
-};
-
-/** A fresh options object on every call: gray-matter caches by content when called without one. */
-function options() {
-  return { engines: ENGINES, language: "yaml" };
-}
-
 export type Split =
   | {
       kind: "none";
@@ -92,40 +68,4 @@ export function splitFrontMatter(text: string): Split {
     closed,
     bodyStart,
   };
-}
-
-export type Matter =
-  | { kind: "ok"; split: Split; body: string }
-  | { kind: "language"; language: string }
-  | { kind: "unclosed" };
-
-/**
- * gray-matter's split of `text`, checked against our offsets. A front matter in any
- * language but YAML is refused before (and, through the throwing engines, even if)
- * gray-matter would hand it to an engine.
- */
-export function readMatter(text: string): Matter {
-  const split = splitFrontMatter(text);
-  if (split.kind === "front") {
-    const lang = split.language.toLowerCase();
-    if (lang !== "" && lang !== "yaml" && lang !== "yml") {
-      return { kind: "language", language: split.language };
-    }
-    if (!split.closed) return { kind: "unclosed" };
-  }
-  let file: { content: string; matter?: string };
-  try {
-    file = matter(text, options());
-  } catch {
-    // only an engine refusal or an unknown language gets here; both are a language problem
-    return { kind: "language", language: split.kind === "front" ? split.language : "" };
-  }
-  const body = split.kind === "front" ? text.slice(split.bodyStart) : text.slice(split.bom);
-  if (
-    file.content !== body ||
-    (split.kind === "front" && file.matter !== text.slice(split.yamlStart, split.closeAt))
-  ) {
-    throw new Error("front matter split disagrees with gray-matter (a bug in Ticket Frontier)");
-  }
-  return { kind: "ok", split, body };
 }

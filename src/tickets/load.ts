@@ -16,7 +16,7 @@ import {
   type TicketSpec,
   type TicketState,
 } from "../core/model.js";
-import { type EngineFields, parseTicket } from "./parse.js";
+import { type EngineFields, type ParsedTicket, parseTicketQuick } from "./fields.js";
 import { isError, type Problem, problem, sortProblems } from "./problems.js";
 import { loadSettings } from "./settings.js";
 
@@ -99,12 +99,15 @@ export async function loadDirectory(
     return { kind: "invalid", problems: sortProblems([...problems, ...capProblems, ...warnings]) };
   }
 
-  const specs: TicketSpec[] = [];
-  const fields = new Map<string, EngineFields>();
+  // read every file; plain ones are parsed at once, the rest wait for the YAML parser
+  const parsed: Array<ParsedTicket | undefined> = new Array(names.length);
+  const texts: Array<string | undefined> = new Array(names.length);
   const nodes: GraphNode[] = [];
+  const reader = new CappedReader(maxFileBytes);
+  let needFull = false;
   for (let order = 0; order < names.length; order++) {
     const file = names[order]!;
-    const read = readCapped(join(dir, file), maxFileBytes);
+    const read = reader.read(join(dir, file));
     if (read.kind === "too-large") {
       problems.push(fileTooLarge(file, read.bytes, maxFileBytes));
       nodes.push({ id: file.slice(0, -3), file, order, certain: false, dependsOn: [] });
@@ -123,17 +126,35 @@ export async function loadDirectory(
       nodes.push({ id: file.slice(0, -3), file, order, certain: false, dependsOn: [] });
       continue;
     }
-    const parsed = parseTicket(read.text, file, order, { leaseMs });
-    nodes.push(parsed.node);
-    warnings.push(...parsed.warnings);
-    if (parsed.kind === "invalid") {
-      problems.push(...parsed.problems);
+    const quick = parseTicketQuick(read.text, file, order, { leaseMs });
+    if (quick === undefined) {
+      texts[order] = read.text;
+      needFull = true;
+    } else {
+      parsed[order] = quick;
+    }
+  }
+  if (needFull) {
+    // loaded only when some front matter is not plain: most directories never need it
+    const { parseTicketFull } = await import("./parse.js");
+    texts.forEach((text, order) => {
+      if (text !== undefined)
+        parsed[order] = parseTicketFull(text, names[order]!, order, { leaseMs });
+    });
+  }
+
+  const specs: TicketSpec[] = [];
+  const fields = new Map<string, EngineFields>();
+  for (const p of parsed) {
+    if (p === undefined) continue;
+    nodes.push(p.node);
+    if (p.warnings.length > 0) warnings.push(...p.warnings);
+    if (p.kind === "invalid") {
+      problems.push(...p.problems);
       continue;
     }
-    specs.push(parsed.spec);
-    if (parsed.fields.status !== undefined || Object.keys(parsed.fields).length > 0) {
-      fields.set(parsed.spec.id, parsed.fields);
-    }
+    specs.push(p.spec);
+    if (Object.keys(p.fields).length > 0) fields.set(p.spec.id, p.fields);
   }
   problems.push(...checkGraph(nodes));
 
@@ -152,29 +173,42 @@ type Read =
   | { kind: "too-large"; bytes: number }
   | { kind: "unreadable"; message: string };
 
-/** Read a file unless it is over the cap, which is checked by its size before a byte is read. */
-function readCapped(path: string, cap: number): Read {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (e) {
-    return { kind: "unreadable", message: (e as Error).message };
+/**
+ * Reads files unless they are over the cap, into one buffer of cap + 1 bytes: a
+ * file that fills it is too large, and is never read further (or parsed).
+ */
+class CappedReader {
+  private buf: Buffer;
+  constructor(private readonly cap: number) {
+    this.buf = Buffer.allocUnsafe(Math.min(cap + 1, 1024 * 1024));
   }
-  try {
-    const size = fstatSync(fd).size;
-    if (size > cap) return { kind: "too-large", bytes: size };
-    const buf = Buffer.allocUnsafe(size);
-    let off = 0;
-    while (off < size) {
-      const n = readSync(fd, buf, off, size - off, off);
-      if (n === 0) break;
-      off += n;
+
+  read(path: string): Read {
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch (e) {
+      return { kind: "unreadable", message: (e as Error).message };
     }
-    return { kind: "ok", text: buf.toString("utf8", 0, off) };
-  } catch (e) {
-    return { kind: "unreadable", message: (e as Error).message };
-  } finally {
-    closeSync(fd);
+    try {
+      let off = 0;
+      for (;;) {
+        if (off === this.buf.length) {
+          if (off > this.cap) return { kind: "too-large", bytes: fstatSync(fd).size };
+          const bigger = Buffer.allocUnsafe(Math.min(this.cap + 1, this.buf.length * 2));
+          this.buf.copy(bigger, 0, 0, off);
+          this.buf = bigger;
+        }
+        const n = readSync(fd, this.buf, off, this.buf.length - off, null);
+        if (n === 0) break;
+        off += n;
+      }
+      return { kind: "ok", text: this.buf.toString("utf8", 0, off) };
+    } catch (e) {
+      return { kind: "unreadable", message: (e as Error).message };
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 

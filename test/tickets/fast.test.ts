@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { fastFields } from "../../src/tickets/fast.js";
-import { KNOWN_FIELDS, readYamlFields } from "../../src/tickets/parse.js";
+import {
+  KNOWN_FIELDS,
+  parseTicketFull,
+  parseTicketQuick,
+  readYamlFields,
+} from "../../src/tickets/parse.js";
 
 /** The full parser's reading, in the fast path's shape (or "refused"). */
 function full(yaml: string) {
@@ -154,5 +159,34 @@ describe("the fast path reads plain front matter exactly as the full YAML parser
     ]) {
       expect(fastFields(y), JSON.stringify(y)).toBeUndefined();
     }
+  });
+
+  test("whole tickets: the quick path gives the same spec, fields and problems as the full path", () => {
+    const body = fc.constantFrom(
+      "",
+      "# Title\n",
+      "body\r\n---\nstatus: x\n",
+      "```\n# no\n```\n# Yes\n",
+    );
+    const text = fc.oneof(
+      fc.tuple(frontMatter, body).map(([fm, b]) => `---${fm}\n---\n${b}`),
+      fc
+        .tuple(
+          fc.constantFrom("", "\ufeff"),
+          fc.constantFrom("---", "---yaml", "---js", "--- ", "----"),
+          frontMatter,
+          body,
+        )
+        .map(([bom, open, fm, b]) => `${bom}${open}${fm}\n---\n${b}`),
+      body,
+    );
+    fc.assert(
+      fc.property(text, fc.constantFrom("a.md", "bad name.md"), (t, file) => {
+        const quick = parseTicketQuick(t, file, 3);
+        if (quick !== undefined) expect(quick).toEqual(parseTicketFull(t, file, 3));
+        return true;
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import matter from "gray-matter";
 import { describe, expect, test } from "vitest";
-import { readMatter, splitFrontMatter } from "../../src/tickets/frontmatter.js";
+import { splitFrontMatter } from "../../src/tickets/frontmatter.js";
 import { formatProblem } from "../../src/tickets/problems.js";
 import { defaultRunName, parseSettings } from "../../src/tickets/settings.js";
+import { readMatter } from "../../src/tickets/yaml-fields.js";
 
 describe("frontier.yml", () => {
   test("every setting is read, text as written", () => {

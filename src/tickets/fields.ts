@@ -1,0 +1,536 @@
+/**
+ * A ticket's fields: what each one means and accepts, the zod check of them all,
+ * their defaults, and the quick path that reads plain front matter without a YAML
+ * parser. Nothing here loads the YAML parser or gray-matter: loading a directory of
+ * plain tickets never pays for them (src/tickets/parse.ts adds the full path).
+ *
+ * What the author wrote stays what they wrote: string fields take the scalar's
+ * source text, so `id: 2026-01-02` and `depends_on: [010]` keep their spelling;
+ * numbers are read only where numbers are meant, and always in decimal.
+ */
+import { z } from "zod";
+import { closest, type GraphNode } from "../core/checks.js";
+import {
+  BlockedBy,
+  type BlockedBy as BlockedByT,
+  BlockKind,
+  DEFAULTS,
+  STATUSES,
+  Status,
+  TICKET_ID,
+  type TicketSpec,
+} from "../core/model.js";
+import { durationMs, parseBound } from "./bound.js";
+import { fastFields } from "./fast.js";
+import { splitFrontMatter } from "./frontmatter.js";
+import { type Problem, problem } from "./problems.js";
+
+/** The fields the engine writes into a ticket's front matter. */
+export const ENGINE_FIELDS = [
+  "status",
+  "attempt",
+  "claimed_by",
+  "claimed_at",
+  "claim",
+  "blocked_by",
+  "reason",
+  "updated_at",
+] as const;
+export type EngineFieldName = (typeof ENGINE_FIELDS)[number];
+
+export const AUTHORED_FIELDS = [
+  "id",
+  "title",
+  "depends_on",
+  "inputs",
+  "executor",
+  "agent",
+  "write_scope",
+  "bound",
+  "retries",
+  "priority",
+] as const;
+
+/** The engine-written fields as read back from a ticket file. */
+export interface EngineFields {
+  status?: Status;
+  attempt?: number;
+  claimed_by?: string;
+  claimed_at?: string;
+  claim?: string;
+  blocked_by?: BlockedByT;
+  reason?: string;
+  updated_at?: string;
+}
+
+export type FieldKind = "text" | "list" | "int" | "map";
+
+export interface FieldInfo {
+  kind: FieldKind;
+  /** "must be …" */
+  expect: string;
+  /** "write …" */
+  example: string;
+}
+
+export const FIELDS: Record<string, FieldInfo> = {
+  id: { kind: "text", expect: "a ticket id", example: "id: research" },
+  title: { kind: "text", expect: "one line of text", example: "title: Research the options" },
+  depends_on: { kind: "list", expect: "a list of ticket ids", example: "depends_on: [research]" },
+  inputs: {
+    kind: "list",
+    expect: "a list of ticket ids from depends_on",
+    example: "inputs: [research]",
+  },
+  executor: { kind: "text", expect: "the name of an executor", example: "executor: review" },
+  agent: { kind: "text", expect: "the name of one worker", example: "agent: writer" },
+  write_scope: {
+    kind: "list",
+    expect: "a list of paths or globs",
+    example: "write_scope: [src/api/**]",
+  },
+  bound: {
+    kind: "text",
+    expect: "a duration such as 30m or 1h30m, or a budget in words",
+    example: "bound: 30m",
+  },
+  retries: { kind: "int", expect: "a whole number, 0 or more", example: "retries: 2" },
+  priority: { kind: "int", expect: "a whole number", example: "priority: 10" },
+  // orchflows' work-item floor names the run in each ticket; accepted, not used
+  run: { kind: "text", expect: "a run name", example: "run: my-run" },
+  status: {
+    kind: "text",
+    expect: `one of ${STATUSES.join(", ")}`,
+    example: "status: pending (or delete the line)",
+  },
+  attempt: { kind: "int", expect: "a whole number, 0 or more", example: "attempt: 1" },
+  claimed_by: { kind: "text", expect: "text", example: "claimed_by: runner-1" },
+  claimed_at: { kind: "text", expect: "a time", example: `claimed_at: "2026-01-02T10:00:00Z"` },
+  claim: { kind: "text", expect: "a claim token", example: "claim: abc123" },
+  blocked_by: {
+    kind: "map",
+    expect: "a mapping {ticket, kind, root}",
+    example: "blocked_by: {ticket: a, kind: dep-failed, root: a} (or delete it)",
+  },
+  reason: { kind: "text", expect: "text", example: `reason: "timeout"` },
+  updated_at: { kind: "text", expect: "a time", example: `updated_at: "2026-01-02T10:00:00Z"` },
+};
+
+const SUBFIELDS: Record<string, FieldInfo> = {
+  "blocked_by.ticket": { kind: "text", expect: "a ticket id", example: "ticket: a" },
+  "blocked_by.kind": {
+    kind: "text",
+    expect: `one of ${BlockKind.options.join(", ")}`,
+    example: "kind: dep-failed",
+  },
+  "blocked_by.root": { kind: "text", expect: "a ticket id", example: "root: a" },
+};
+
+export const KNOWN_FIELDS: readonly string[] = Object.keys(FIELDS);
+
+const Text = z.string();
+const List = z.array(z.string());
+const TicketFields = z.object({
+  id: Text.optional(),
+  title: Text.optional(),
+  depends_on: List.optional(),
+  inputs: List.optional(),
+  executor: Text.optional(),
+  agent: Text.optional(),
+  write_scope: List.optional(),
+  bound: Text.optional(),
+  retries: z.int().min(0).optional(),
+  priority: z.int().optional(),
+  run: Text.optional(),
+  status: Status.optional(),
+  attempt: z.int().min(0).optional(),
+  claimed_by: Text.optional(),
+  claimed_at: Text.optional(),
+  claim: Text.optional(),
+  blocked_by: BlockedBy.optional(),
+  reason: Text.optional(),
+  updated_at: Text.optional(),
+});
+
+/**
+ * The known fields of a front matter, as plain values ready for zod, with the line
+ * of every value (`depends_on`, `depends_on.1`, `blocked_by.kind`) and the names of
+ * the fields that are not ours. Produced by the YAML reader or by the fast path;
+ * both must agree exactly (proved by property tests).
+ */
+export interface RawFields {
+  values: Record<string, unknown>;
+  lines: Map<string, number>;
+  /** keys that are not known fields, with their lines */
+  unknown: Array<{ key: string; line: number }>;
+}
+
+export type ParsedTicket =
+  | {
+      kind: "ok";
+      spec: TicketSpec;
+      fields: EngineFields;
+      node: GraphNode;
+      warnings: Problem[];
+    }
+  | {
+      kind: "invalid";
+      problems: Problem[];
+      warnings: Problem[];
+      /** what the graph checks can still use of it */
+      node: GraphNode;
+    };
+
+export interface ParseOptions {
+  /** lease of a bound that is not a duration (default 60 minutes) */
+  leaseMs?: number;
+}
+
+/** `plan.md` → `plan` */
+export function idFromFile(file: string): string {
+  const base = file.slice(file.lastIndexOf("/") + 1);
+  return base.endsWith(".md") ? base.slice(0, -3) : base;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined || v === null) return "nothing";
+  if (typeof v === "string") return v.length > 40 ? `"${v.slice(0, 37)}…"` : JSON.stringify(v);
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  if (Array.isArray(v)) return "a list";
+  return "a mapping";
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v = root;
+  for (const k of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k as string];
+  }
+  return v;
+}
+
+const EMPTY_ENGINE_FIELDS: EngineFields = {};
+
+/** Validate the fields (zod for every type), apply the defaults and build the spec. */
+export function checkFields(
+  raw: RawFields,
+  body: string,
+  file: string,
+  order: number,
+  opts: ParseOptions = {},
+): ParsedTicket {
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  const { values, lines } = raw;
+  const stem = idFromFile(file);
+
+  const parsed = TicketFields.safeParse(values);
+  const bad = new Set<string>();
+  if (!parsed.success) {
+    const seen = new Set<string>();
+    for (const issue of parsed.error.issues) {
+      const path = issue.path.map(String);
+      const name = path[0] ?? "";
+      bad.add(name);
+      const isItem = path.length > 1 && /^\d+$/.test(path[1]!);
+      const key = isItem ? name : path.join(".");
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const info = SUBFIELDS[key] ?? FIELDS[name];
+      if (info === undefined) continue;
+      const got = valueAt(values, isItem ? path.slice(0, 2) : path);
+      const line = lines.get(path.slice(0, 2).join(".")) ?? lines.get(name);
+      const where = isItem ? ` (item ${Number(path[1]) + 1})` : "";
+      const message =
+        got === undefined && path.length > 1
+          ? `${key} is missing`
+          : `${key} must be ${info.expect}, got ${describe(got)}${where}`;
+      problems.push(problem("wrong-type", file, line, message, `write ${info.example}`));
+    }
+  }
+  const f = (parsed.success ? parsed.data : {}) as z.infer<typeof TicketFields>;
+  const ok = <K extends keyof typeof f>(k: K) =>
+    bad.has(k) ? undefined : (values[k] as (typeof f)[K]);
+
+  // id: the author's, else the file name
+  const declaredId = ok("id");
+  const id = declaredId ?? stem;
+  let certain = !bad.has("id");
+  if (!TICKET_ID.test(id)) {
+    certain = false;
+    problems.push(
+      problem(
+        "invalid-id",
+        file,
+        declaredId === undefined ? undefined : lines.get("id"),
+        declaredId === undefined
+          ? `the file name gives the id ${JSON.stringify(id)}, which is not a valid ticket id (letters, digits, . _ -, starting with a letter or digit, at most 128)`
+          : `id ${JSON.stringify(id)} is not a valid ticket id (letters, digits, . _ -, starting with a letter or digit, at most 128)`,
+        declaredId === undefined
+          ? `rename the file, or set id: ${suggestId(id)}`
+          : `write id: ${suggestId(id)}`,
+      ),
+    );
+  }
+
+  // depends_on: valid ids, each once
+  const dependsOn: string[] = [];
+  const depNodes: Array<{ id: string; line?: number }> = [];
+  const depLine = (i: number) => lines.get(`depends_on.${i}`) ?? lines.get("depends_on");
+  (ok("depends_on") ?? []).forEach((dep, i) => {
+    const line = depLine(i);
+    if (!TICKET_ID.test(dep)) {
+      problems.push(
+        problem(
+          "invalid-id",
+          file,
+          line,
+          `depends_on names ${JSON.stringify(dep)}, which is not a valid ticket id`,
+          `write the id of a ticket, e.g. depends_on: [${suggestId(dep)}]`,
+        ),
+      );
+      return;
+    }
+    if (dependsOn.includes(dep)) {
+      warnings.push(
+        problem(
+          "duplicate-dependency",
+          file,
+          line,
+          `depends_on names "${dep}" more than once`,
+          `remove the repeated "${dep}"`,
+          "warning",
+        ),
+      );
+      return;
+    }
+    dependsOn.push(dep);
+    depNodes.push(line === undefined ? { id: dep } : { id: dep, line });
+  });
+
+  // inputs: default all of depends_on; each one of them
+  let inputs = dependsOn;
+  const declaredInputs = ok("inputs");
+  if (declaredInputs !== undefined) {
+    inputs = [];
+    declaredInputs.forEach((input, i) => {
+      if (inputs.includes(input)) return;
+      if (!dependsOn.includes(input)) {
+        problems.push(
+          problem(
+            "unknown-input",
+            file,
+            lines.get(`inputs.${i}`) ?? lines.get("inputs"),
+            `inputs names "${input}", which is not in depends_on`,
+            `add "${input}" to depends_on, or remove it from inputs`,
+          ),
+        );
+        return;
+      }
+      inputs.push(input);
+    });
+  }
+
+  // title: one line; else the first # heading; else the id
+  let title = ok("title");
+  if (title !== undefined && /[\r\n]/.test(title.trim())) {
+    problems.push(
+      problem(
+        "wrong-type",
+        file,
+        lines.get("title"),
+        "title must be one line of text, got several lines",
+        "write the title on one line and move the rest into the body",
+      ),
+    );
+  }
+  title = title?.trim();
+  if (title === undefined || title === "") title = headingOf(body) ?? id;
+
+  const boundText = ok("bound");
+  let bound: TicketSpec["bound"];
+  if (boundText !== undefined) {
+    if (durationMs(boundText) === 0) {
+      problems.push(
+        problem(
+          "wrong-type",
+          file,
+          lines.get("bound"),
+          `bound ${JSON.stringify(boundText)} is a duration of zero`,
+          "write a positive duration, e.g. bound: 30m",
+        ),
+      );
+    } else {
+      bound = parseBound(boundText, opts.leaseMs ?? DEFAULTS.leaseMs);
+    }
+  }
+
+  for (const u of raw.unknown) {
+    const near = nearField(u.key);
+    if (near !== undefined) {
+      warnings.push(
+        problem(
+          "unknown-field",
+          file,
+          u.line,
+          `unknown field "${u.key}" (did you mean ${near}?)`,
+          `rename it to ${near} (as written it is ignored)`,
+          "warning",
+        ),
+      );
+    }
+  }
+
+  const node: GraphNode = {
+    id: certain ? id : stem,
+    file,
+    order,
+    certain,
+    dependsOn: certain ? depNodes : [],
+  };
+  const idLine = declaredId === undefined ? undefined : lines.get("id");
+  if (idLine !== undefined && certain) node.idLine = idLine;
+  if (problems.length > 0) {
+    problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    return { kind: "invalid", problems, warnings, node };
+  }
+
+  const spec: TicketSpec = {
+    id,
+    title,
+    file,
+    dependsOn,
+    inputs,
+    writeScope: (ok("write_scope") ?? []).filter((s) => s.trim() !== ""),
+    priority: ok("priority") ?? 0,
+    body,
+    order,
+  };
+  const executor = ok("executor");
+  if (executor !== undefined) spec.executor = executor;
+  const agent = ok("agent");
+  if (agent !== undefined) spec.agent = agent;
+  if (bound !== undefined) spec.bound = bound;
+  const retries = ok("retries");
+  if (retries !== undefined) spec.retries = retries;
+
+  let fields = EMPTY_ENGINE_FIELDS;
+  for (const name of ENGINE_FIELDS) {
+    if (f[name] !== undefined) {
+      if (fields === EMPTY_ENGINE_FIELDS) fields = {};
+      (fields as Record<string, unknown>)[name] = f[name];
+    }
+  }
+  return { kind: "ok", spec, fields, node, warnings };
+}
+
+/** The first `# ` heading of the body outside fenced code. */
+export function headingOf(body: string): string | undefined {
+  let fence: string | undefined;
+  let start = 0;
+  while (start < body.length) {
+    let end = body.indexOf("\n", start);
+    if (end === -1) end = body.length;
+    const line = body.slice(start, end).replace(/\r$/, "");
+    start = end + 1;
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (f) {
+      if (fence === undefined) fence = f[1]!;
+      else if (f[1]!.startsWith(fence[0]!) && f[1]!.length >= fence.length) fence = undefined;
+      continue;
+    }
+    if (fence !== undefined) continue;
+    const h = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line);
+    if (h && h[1]!.trim() !== "") return h[1]!.trim();
+  }
+  return undefined;
+}
+
+function suggestId(text: string): string {
+  const s = text
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 128);
+  return s === "" ? "my-ticket" : s;
+}
+
+const NORMAL = new Map(KNOWN_FIELDS.map((k) => [k.replace(/[-_\s]/g, "").toLowerCase(), k]));
+
+/** Names other tools use for our fields. */
+const ALIASES: Record<string, string> = {
+  dependencies: "depends_on",
+  deps: "depends_on",
+  depends: "depends_on",
+  needs: "depends_on",
+  requires: "depends_on",
+  after: "depends_on",
+  timeout: "bound",
+  writescope: "write_scope",
+  scope: "write_scope",
+  retry: "retries",
+};
+
+/** `depend_on`, `dependsOn`, `depends-on` → `depends_on`. */
+export function nearField(key: string): string | undefined {
+  const norm = key.replace(/[-_\s]/g, "").toLowerCase();
+  const exact = NORMAL.get(norm) ?? ALIASES[norm];
+  if (exact !== undefined) return exact;
+  if (key.length < 4) return undefined;
+  return closest(key, KNOWN_FIELDS);
+}
+
+/** A file that could not be read far enough to know its id for sure. */
+export function brokenTicket(problems: Problem[], file: string, order: number): ParsedTicket {
+  return {
+    kind: "invalid",
+    problems,
+    warnings: [],
+    node: { id: idFromFile(file), file, order, certain: false, dependsOn: [] },
+  };
+}
+
+export function languageProblem(file: string, language: string): Problem {
+  return problem(
+    "front-matter-language",
+    file,
+    1,
+    `front matter is marked as ${language === "" ? "another language" : `"${language}"`}; only YAML front matter is read, and nothing in it is ever run`,
+    "start the file with a plain --- line and write the fields as YAML",
+  );
+}
+
+export function unclosedProblem(file: string): Problem {
+  return problem(
+    "malformed-front-matter",
+    file,
+    1,
+    "front matter opened with --- on line 1 is never closed",
+    "add a line with only --- after the last field",
+  );
+}
+
+const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };
+
+/**
+ * The quick path: a ticket without front matter, with a refused one, or with plain
+ * front matter (see fast.ts). Undefined when the full YAML parser must read it.
+ * The split is the same as gray-matter's (proved by property tests).
+ */
+export function parseTicketQuick(
+  text: string,
+  file: string,
+  order: number,
+  opts: ParseOptions = {},
+): ParsedTicket | undefined {
+  const split = splitFrontMatter(text);
+  if (split.kind === "none")
+    return checkFields(NO_FIELDS, text.slice(split.bom), file, order, opts);
+  const lang = split.language.toLowerCase();
+  if (lang !== "" && lang !== "yaml" && lang !== "yml") {
+    return brokenTicket([languageProblem(file, split.language)], file, order);
+  }
+  if (!split.closed) return brokenTicket([unclosedProblem(file)], file, order);
+  const raw = fastFields(split.yaml);
+  if (raw === undefined) return undefined;
+  return checkFields(raw, text.slice(split.bodyStart), file, order, opts);
+}

@@ -1,0 +1,240 @@
+/**
+ * The full path for front matter the quick path does not take: gray-matter splits
+ * the file (with engines for every other language that throw, so nothing is ever
+ * evaluated) and the `yaml` package reads it, YAML 1.2 core schema, with line
+ * numbers from its LineCounter. The split's first line break ends the `---` line, so
+ * YAML line numbers are file line numbers.
+ */
+import matter from "gray-matter";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { FIELDS, type FieldInfo, type FieldKind, type RawFields } from "./fields.js";
+import { type Split, splitFrontMatter } from "./frontmatter.js";
+import { type Problem, problem } from "./problems.js";
+
+function refuse(language: string) {
+  return () => {
+    throw new Error(`front matter in ${language} is never evaluated`);
+  };
+}
+
+const ENGINES = {
+  yaml: { parse: () => ({}), stringify: () => "" },
+  js: { parse: refuse("js"), stringify: refuse("js") },
+  javascript: { parse: refuse("javascript"), stringify: refuse("javascript") },
+  coffee: { parse: refuse("coffee"), stringify: refuse("coffee") },
+  coffeescript: { parse: refuse("coffeescript"), stringify: refuse("coffeescript") },
+  cson: { parse: refuse("cson"), stringify: refuse("cson") },
+  toml: { parse: refuse("toml"), stringify: refuse("toml") },
+  json: { parse: refuse("json"), stringify: refuse("json") },
+};
+
+/** A fresh options object on every call: gray-matter caches by content when called without one. */
+function options() {
+  return { engines: ENGINES, language: "yaml" };
+}
+
+export type Matter =
+  | { kind: "ok"; split: Split; body: string }
+  | { kind: "language"; language: string }
+  | { kind: "unclosed" };
+
+/**
+ * gray-matter's split of `text`, checked against our offsets. A front matter in any
+ * language but YAML is refused before (and, through the throwing engines, even if)
+ * gray-matter would hand it to an engine.
+ */
+export function readMatter(text: string): Matter {
+  const split = splitFrontMatter(text);
+  if (split.kind === "front") {
+    const lang = split.language.toLowerCase();
+    if (lang !== "" && lang !== "yaml" && lang !== "yml") {
+      return { kind: "language", language: split.language };
+    }
+    if (!split.closed) return { kind: "unclosed" };
+  }
+  let file: { content: string; matter?: string };
+  try {
+    file = matter(text, options());
+  } catch {
+    // only an engine refusal or an unknown language gets here; both are a language problem
+    return { kind: "language", language: split.kind === "front" ? split.language : "" };
+  }
+  const body = split.kind === "front" ? text.slice(split.bodyStart) : text.slice(split.bom);
+  if (
+    file.content !== body ||
+    (split.kind === "front" && file.matter !== text.slice(split.yamlStart, split.closeAt))
+  ) {
+    throw new Error("front matter split disagrees with gray-matter (a bug in Ticket Frontier)");
+  }
+  return { kind: "ok", split, body };
+}
+
+/** The full YAML path: the `yaml` package, YAML 1.2 core schema, line numbers from its LineCounter. */
+export function readYamlFields(
+  yaml: string,
+  file: string,
+  known: Record<string, FieldInfo> = FIELDS,
+): { kind: "ok"; raw: RawFields } | { kind: "problems"; problems: Problem[] } {
+  const lc = new LineCounter();
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(yaml, { lineCounter: lc, version: "1.2", prettyErrors: true });
+  } catch (e) {
+    return {
+      kind: "problems",
+      problems: [
+        problem(
+          "malformed-front-matter",
+          file,
+          undefined,
+          `front matter could not be read as YAML (${e instanceof Error ? e.message : String(e)})`,
+          "check the front matter between the --- lines",
+        ),
+      ],
+    };
+  }
+  if (doc.errors.length > 0) {
+    return {
+      kind: "problems",
+      problems: doc.errors
+        .slice(0, 3)
+        .map((err) =>
+          problem(
+            "malformed-front-matter",
+            file,
+            err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line,
+            `front matter is not valid YAML: ${firstLine(err.message)}`,
+            "fix the YAML between the --- lines (quote text that contains : or #)",
+          ),
+        ),
+    };
+  }
+  const contents = doc.contents;
+  const values: Record<string, unknown> = {};
+  const lines = new Map<string, number>();
+  const unknown: Array<{ key: string; line: number }> = [];
+  if (contents === null || (isScalar(contents) && contents.value === null)) {
+    return { kind: "ok", raw: { values, lines, unknown } };
+  }
+  const lineOf = (n: Node | null | undefined, fallback: number) =>
+    n?.range ? lc.linePos(n.range[0]).line : fallback;
+  if (!isMap(contents)) {
+    return {
+      kind: "problems",
+      problems: [
+        problem(
+          "malformed-front-matter",
+          file,
+          lineOf(contents, 2),
+          `front matter must be fields (name: value lines), got ${isSeq(contents) ? "a list" : "a single value"}`,
+          "write one field per line, e.g. depends_on: [research]",
+        ),
+      ],
+    };
+  }
+  const resolve = (n: unknown): unknown => (isAlias(n) ? n.resolve(doc) : n);
+  for (const pair of contents.items) {
+    const key = resolve(pair.key);
+    const keyLine = lineOf(key as Node, 2);
+    if (!isScalar(key) || key.value === null || typeof key.value === "object") {
+      return {
+        kind: "problems",
+        problems: [
+          problem(
+            "malformed-front-matter",
+            file,
+            keyLine,
+            "a field name must be plain text",
+            "write the field as name: value",
+          ),
+        ],
+      };
+    }
+    const name = scalarText(key);
+    const info = known[name];
+    if (info === undefined) {
+      unknown.push({ key: name, line: keyLine });
+      continue;
+    }
+    const value = resolve(pair.value) as Node | null;
+    const line = lineOf(value, keyLine);
+    lines.set(name, keyLine);
+    const v = toValue(value, info.kind, resolve, (sub, n) =>
+      lines.set(`${name}.${sub}`, lineOf(n as Node, line)),
+    );
+    if (v !== undefined) values[name] = v;
+  }
+  return { kind: "ok", raw: { values, lines, unknown } };
+}
+
+function firstLine(message: string): string {
+  const line = message.split("\n", 1)[0] ?? message;
+  return line.replace(/ at line \d+, column \d+:?$/, "");
+}
+
+/** A scalar as the author wrote it: plain scalars by their source text, quoted ones by their value. */
+function scalarText(n: { value: unknown; source?: string }): string {
+  if (typeof n.value === "string") return n.value;
+  return n.source ?? String(n.value);
+}
+
+function isNull(n: unknown): boolean {
+  return n === null || n === undefined || (isScalar(n) && n.value === null);
+}
+
+const DECIMAL = /^[-+]?[0-9]+$/;
+
+/**
+ * A YAML node as the value zod checks. `undefined` means "not set" (an empty value,
+ * `~` or `null`); a value of the wrong shape is passed through so zod can say so.
+ */
+function toValue(
+  n: Node | null,
+  kind: FieldKind,
+  resolve: (n: unknown) => unknown,
+  lineAt: (sub: string, n: unknown) => void,
+): unknown {
+  if (isNull(n)) return undefined;
+  switch (kind) {
+    case "text":
+      return isScalar(n) ? scalarText(n) : shapeOf(n);
+    case "int":
+      if (!isScalar(n)) return shapeOf(n);
+      if (typeof n.value === "number" && n.source !== undefined && DECIMAL.test(n.source)) {
+        // `010` is ten, never eight
+        return Number(n.source);
+      }
+      return n.value;
+    case "list":
+      if (isScalar(n)) return [scalarText(n)];
+      if (isSeq(n)) {
+        return n.items.map((item, i) => {
+          const it = resolve(item);
+          lineAt(String(i), it);
+          if (isNull(it)) return null;
+          return isScalar(it) ? scalarText(it) : shapeOf(it);
+        });
+      }
+      return shapeOf(n);
+    case "map": {
+      if (!isMap(n)) return isScalar(n) ? scalarText(n) : shapeOf(n);
+      const out: Record<string, unknown> = {};
+      for (const pair of n.items) {
+        const k = resolve(pair.key);
+        if (!isScalar(k)) continue;
+        const name = scalarText(k);
+        const v = resolve(pair.value);
+        lineAt(name, isNull(v) ? k : v);
+        out[name] = isNull(v) ? undefined : isScalar(v) ? scalarText(v) : shapeOf(v);
+      }
+      return out;
+    }
+  }
+}
+
+/** Stand-ins that keep only the shape: enough for zod to say "got a list". */
+function shapeOf(n: unknown): unknown {
+  if (isSeq(n)) return [{}];
+  if (isMap(n)) return { "": {} };
+  return {};
+}
