@@ -17,6 +17,7 @@
 import { engineConfig } from "../core/config.js";
 import { type EventResult, Frontier } from "../core/engine.js";
 import type { Status } from "../core/model.js";
+import { mdId } from "../report/escape.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { answerFile } from "../tickets/load.js";
 import {
@@ -357,6 +358,8 @@ async function answerCommand(
 ): Promise<Done> {
   let note: { ticket: string; attempt: number; n: number; issue?: number } | undefined;
   let repeat: { ticket: string; attempt: number } | undefined;
+  const refusals = new Refusals();
+  const rejected = (message: string) => refusals.reject(message);
   const event: RunEvent = (frontier, now, view) => {
     note = undefined;
     repeat = undefined;
@@ -395,7 +398,7 @@ async function answerCommand(
     if (attempt !== s.attempt) {
       const q = view.questions[ticket];
       return rejected(
-        `This issue asked the question of ${ticket} attempt ${attempt}; ${ticket} is now suspended on attempt ${s.attempt}` +
+        `This issue asked the question of ${mdId(ticket)} attempt ${attempt}; ${mdId(ticket)} is now suspended on attempt ${s.attempt}` +
           `${q && q.attempt === s.attempt ? ` (#${q.issue_number})` : ""}: answer that question with \`/answer ${ticket} TEXT\`.`,
       );
     }
@@ -423,7 +426,7 @@ async function answerCommand(
       section: `This answer to \`${repeat.ticket}\` (the question of attempt ${repeat.attempt}) was already recorded; nothing changed.`,
     };
   }
-  if (outcome.result.kind !== "ok" || !note) return failed("answer", resultText(outcome.result));
+  if (outcome.result.kind !== "ok" || !note) return failed("answer", refusals.text(outcome.result));
   const { ticket, attempt, n, issue } = note;
   const next = outcome.frontier.state(ticket);
   const dispatched = outcome.dispatched.find((d) => d.ticket === ticket);
@@ -456,15 +459,16 @@ async function answerCommand(
 
 async function retryCommand(ctx: RunContext, ticket: string, login: string): Promise<Done> {
   let changed: string[] = [];
+  const refusals = new Refusals();
   const event: RunEvent = (frontier, now) => {
     changed = [];
-    if (!frontier.spec(ticket)) return rejected(unknownTicket(ticket, ticketIds(frontier)));
+    if (!frontier.spec(ticket)) return refusals.reject(unknownTicket(ticket, ticketIds(frontier)));
     const result = frontier.retry(ticket, login, now);
     if (result.kind === "ok") changed = result.changed;
     return result;
   };
   const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`);
-  if (outcome.result.kind !== "ok") return failed("retry", resultText(outcome.result));
+  if (outcome.result.kind !== "ok") return failed("retry", refusals.text(outcome.result));
   const next = outcome.frontier.state(ticket);
   const reopened = changed.filter((id) => {
     if (id === ticket) return false;
@@ -527,7 +531,7 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
     return result;
   };
   const outcome = await advance(ctx, event, `cancel by ${login}`);
-  if (outcome.result.kind !== "ok") return failed("cancel", resultText(outcome.result));
+  if (outcome.result.kind !== "ok") return failed("cancel", new Refusals().text(outcome.result));
   // Only after the cancel is committed: a job that settles now is told its attempt is
   // no longer live, whether or not its run was stopped in time.
   const runs = await cancelRuns(ctx, live);
@@ -643,21 +647,21 @@ async function statusCommand(ctx: RunContext): Promise<Done> {
 
 /* ------------------------------------------------------------------------- */
 
-function rejected(message: string): EventResult {
-  return { kind: "rejected", message };
-}
-
-/** A refused event's message; the engine's own words are escaped, ours are markdown already. */
-function resultText(result: EventResult): string {
-  if (result.kind === "ok") return "";
-  return isOurs(result.message) ? result.message : engineSaid(result.message);
-}
-
-// Messages the bot wrote (markdown, already escaped) versus the engine's plain text.
-const OURS =
-  /^(There is no ticket|This is not a question issue|This issue asked|The question of|`|\S+ is \w+; it has no open question)/;
-function isOurs(message: string): boolean {
-  return OURS.test(message);
+/**
+ * Refusals the bot words itself (markdown, every piece of outside text already
+ * escaped), told apart from the engine's plain-text ones, which are escaped on the way
+ * out.
+ */
+class Refusals {
+  private mine = new Set<string>();
+  reject(message: string): EventResult {
+    this.mine.add(message);
+    return { kind: "rejected", message };
+  }
+  text(result: EventResult): string {
+    if (result.kind === "ok") return "";
+    return this.mine.has(result.message) ? result.message : engineSaid(result.message);
+  }
 }
 
 async function react(ctx: RunContext, commentId: number, content: Reaction): Promise<void> {
