@@ -147,6 +147,19 @@ describe("workflow dispatch", () => {
       message: expect.stringContaining("Required input 'ticket' not provided"),
     });
     expect(await call("missing.yml", "main", {})).toMatchObject({ status: 404 });
+    const typed = await octokit.actions
+      .createWorkflowDispatch({
+        owner,
+        repo: name,
+        workflow_id: "orch-task.yml",
+        ref: "main",
+        inputs: { ...inputs("a"), attempt: 1 as unknown as string },
+      })
+      .catch((e) => e);
+    expect(typed).toMatchObject({
+      status: 422,
+      message: expect.stringContaining("Provided value for input 'attempt' is not a string"),
+    });
     expect(repo.runs).toHaveLength(0);
   });
 

@@ -133,7 +133,10 @@ export interface Workflow {
   /** has an `on: workflow_dispatch` trigger */
   dispatchable: boolean;
   /** declared workflow_dispatch inputs; undefined accepts any inputs */
-  inputs?: Record<string, { required?: boolean; default?: string }>;
+  inputs?: Record<
+    string,
+    { required?: boolean; default?: string; type?: string; options?: string[] }
+  >;
   /** the workflow file's `run-name:` template, if any */
   runNameTemplate?: string;
   /** computes the run's display title (its run-name) from its inputs; wins over the template */
@@ -2435,8 +2438,18 @@ export class FakeGitHub {
       }
       const inputs: Record<string, string> = {};
       for (const [k, v] of Object.entries(raw)) {
-        if (typeof v === "object" && v !== null) {
-          throw unprocessable(`Provided value for input '${k}' is not a string`);
+        // Strings always; a boolean or number only where the input is declared so.
+        const type = wf.inputs?.[k]?.type;
+        const ok =
+          typeof v === "string" ||
+          (typeof v === "boolean" && type === "boolean") ||
+          (typeof v === "number" && type === "number");
+        if (!ok) throw unprocessable(`Provided value for input '${k}' is not a string`);
+        const options = wf.inputs?.[k]?.options;
+        if (type === "choice" && options && !options.includes(String(v))) {
+          throw unprocessable(
+            `Provided value '${String(v)}' for input '${k}' not in the list of allowed values`,
+          );
         }
         inputs[k] = String(v);
       }
@@ -2857,7 +2870,12 @@ function parseWorkflow(
   }
   let inputs: Workflow["inputs"] = dispatchable ? {} : undefined;
   const declared = (
-    dispatch as { inputs?: Record<string, { required?: boolean; default?: unknown }> } | null
+    dispatch as {
+      inputs?: Record<
+        string,
+        { required?: boolean; default?: unknown; type?: string; options?: unknown[] } | null
+      >;
+    } | null
   )?.inputs;
   if (declared && typeof declared === "object") {
     inputs = {};
@@ -2865,6 +2883,8 @@ function parseWorkflow(
       inputs[k] = {
         required: v?.required === true,
         default: v?.default === undefined ? undefined : String(v.default),
+        type: typeof v?.type === "string" ? v.type : "string",
+        options: Array.isArray(v?.options) ? v.options.map(String) : undefined,
       };
     }
   }
