@@ -544,7 +544,44 @@ describe("more than one command, re-runs and planted markers", () => {
     });
     const r = await w.comment(planted.number, "/answer Use sqlite", "maint");
     expect(r).toMatchObject({ kind: "handled", ok: false });
-    expect(botReplies(w.repo, planted.number).at(-1)).toContain("Outside a question issue, `/answer` starts with the ticket");
+    expect(botReplies(w.repo, planted.number).at(-1)).toContain(
+      "Outside a question issue, `/answer` starts with the ticket",
+    );
     expect(w.state().tickets.plan?.status).toBe("suspended");
+  });
+});
+
+describe("a ticket that asks again", () => {
+  it("an answer on the old question issue points to the new question", async () => {
+    world = await botWorld(GRAPH, { roles: { ...ROLES } });
+    const w = world;
+    w.script.plan = [
+      { outcome: "suspended", question: "Which database?" },
+      { outcome: "suspended", question: "Which version?" },
+      { outcome: "complete", result: "planned" },
+    ];
+    await w.start();
+    const [first] = questionIssues(w.repo);
+    await w.comment(first!.number, "/answer postgres", "maint");
+    const second = questionIssues(w.repo).find((i) => i.number !== first!.number)!;
+    expect(second.title).toContain("Which version?");
+    expect(second.state).toBe("open");
+    expect(w.state().tickets.plan).toMatchObject({ status: "suspended", attempt: 2 });
+
+    const late = await w.comment(first!.number, "/answer mysql", "writer");
+    expect(late).toMatchObject({ ok: false });
+    expect(botReplies(w.repo, first!.number).at(-1)).toContain(
+      "`plan` is suspended again on attempt 2: answer that question with `/answer plan TEXT`.",
+    );
+
+    await w.comment(second.number, "/answer 16", "maint");
+    const plan = w.state().tickets.plan!;
+    expect(plan.status).toBe("complete");
+    expect(plan.answers.map((a) => [a.n, a.attempt, a.text])).toEqual([
+      [1, 1, "postgres"],
+      [2, 2, "16"],
+    ]);
+    expect(w.file(`${DIR}/.frontier/answers/plan@2.json`)).toContain('"text": "16"');
+    expect(w.repo.issues.get(second.number)!.state).toBe("closed");
   });
 });
