@@ -158,6 +158,31 @@ describe("the comment stays under GitHub's 65,536 characters however large the g
     });
   }
 
+  it("stays under the limit with long titles, 500 open questions and 500 root causes", () => {
+    const receipt = makeReceipt(2_000, {
+      title: (i) => `${"A very long title with | pipes and <tags> ".repeat(8)} ${i}`,
+      links: { html_report: HTML },
+    });
+    receipt.questions = receipt.tickets.slice(0, 500).map((t) => ({
+      ticket: t.id,
+      attempt: 1,
+      question: "Which of these should we pick?\n".repeat(40),
+    }));
+    receipt.blockers = receipt.tickets.slice(500, 1_000).map((t, i) => ({
+      root: t.id,
+      root_status: "failed" as const,
+      reason: "x".repeat(500),
+      tickets: receipt.tickets.slice(1_000 + i, 1_030 + i).map((b) => b.id),
+    }));
+    const md = renderMarkdown(receipt, { marker: MARKER });
+    expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_MAX);
+    expect(md).toMatch(/- … and [\d,]+ more questions — see the \[HTML report\]/);
+    expect(md).toMatch(/- … and [\d,]+ more root causes — see the \[HTML report\]/);
+    expect(md).toContain("`/answer t0 YOUR ANSWER`");
+    expect(md).toContain("tickets complete**");
+    expect(md.split("<details>").length).toBe(md.split("</details>").length);
+  });
+
   it("keeps to a smaller maxChars too, with the marker and header first", () => {
     const receipt = makeReceipt(2_000);
     for (const max of [20_000, 5_000, 1_500]) {
