@@ -198,6 +198,24 @@ export async function handleComment(actx: ActionContext): Promise<CommentResult>
       : { kind: "refused", login, role: "unknown" };
   }
 
+  // Only malformed commands: say how to write them, without looking for the run.
+  if (commands.every((c) => c.kind === "error")) {
+    const outcomes: CommandOutcome[] = [];
+    const sections: string[] = [];
+    for (const c of commands) {
+      const done = await runCommand(ctx, c, login, {
+        issue: ev.issue.number,
+        commentUrl: undefined,
+        question: undefined,
+      });
+      outcomes.push(done.outcome);
+      sections.push(done.section);
+    }
+    await reply(ctx, ev.issue.number, sections);
+    await react(ctx, ev.comment.id, "confused");
+    return { kind: "handled", ok: false, outcomes };
+  }
+
   const candidates = [prBranch, marker?.branch, trackedBranch(ev), defaultBranch];
   const branch = await findRunBranch(ctx, candidates);
   if (!branch) {
@@ -236,6 +254,13 @@ export async function handleComment(actx: ActionContext): Promise<CommentResult>
   // reply (with its link to the run) is the last word on it.
   if (closeHere !== undefined) await closeIssue(ctx, closeHere);
   await react(ctx, ev.comment.id, ok ? "+1" : "confused");
+  ctx.log(
+    `comment by ${login} on #${ev.issue.number} (run on ${branch}): ${outcomes
+      .map((o) =>
+        o.kind === "failed" ? `/${o.command === "error" ? "?" : o.command} refused` : o.kind,
+      )
+      .join(", ")}`,
+  );
   return { kind: "handled", ok, outcomes, branch };
 }
 

@@ -585,3 +585,27 @@ describe("a ticket that asks again", () => {
     expect(w.repo.issues.get(second.number)!.state).toBe("closed");
   });
 });
+
+describe("a malformed command gets a reply that says how to write it", () => {
+  it("answers with the usage, reacts 😕 and reads nothing of the run", async () => {
+    world = await suspendedPlan();
+    const w = world;
+    const report = reportIssue(w);
+    const before = w.fake.requests.length;
+    const r = await w.comment(report, "/retry\n/cancel now", "maint");
+    expect(r).toMatchObject({ kind: "handled", ok: false });
+    const reply = botReplies(w.repo, report).at(-1)!;
+    expect(reply).toContain("Line 1 (`/retry`): `/retry` needs the ticket to retry");
+    expect(reply).toContain(
+      "Line 2 (`/cancel`): `/cancel` cancels the whole run and takes no arguments",
+    );
+    const made = w.fake.requests.slice(before).map((q) => q.operation);
+    expect(made).toEqual([
+      "reactions/create-for-issue-comment",
+      "repos/get-collaborator-permission-level",
+      "issues/create-comment",
+      "reactions/create-for-issue-comment",
+    ]);
+    expect(w.state().run.cancelled).toBeUndefined();
+  });
+});
