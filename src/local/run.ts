@@ -474,6 +474,11 @@ class LocalRun {
     const spec = this.frontier.spec(claim.ticket);
     const command = this.commands.get(claim.ticket);
     this.dispatched++;
+    if (this.stopping) {
+      // Ctrl-C landed between the claim and the start: it never started; re-ready it.
+      this.exits.push({ claim, result: { ...failedBeforeStart("interrupted"), stopped: true } });
+      return;
+    }
     if (!spec || command === undefined || context.kind === "bad") {
       // Cannot start it: settle it as failed rather than leave the claim hanging.
       const reason = context.kind === "bad" ? context.reason : "no executor for this ticket";

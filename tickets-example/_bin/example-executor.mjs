@@ -108,12 +108,15 @@ for (const ch of ticket) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
 await new Promise((resolve) => setTimeout(resolve, 200 + (hash % 600)));
 
 const result = RESULTS[ticket];
-// Which inputs did the context actually carry? (Mentioned, so the example shows inputs flowing.)
-const seen = Object.keys(RESULTS).filter((id) => id !== ticket && context.includes(id));
+// Which inputs did the context actually carry? Each is a `### id: title (status)` heading
+// under "## Inputs"; an input that ran and returned nothing is still listed, as a blank.
+const inputs = [...context.matchAll(/^### ([A-Za-z0-9][A-Za-z0-9._-]*): .* \((\w+)\)$/gm)].map(
+  ([, id, status]) => (status === "complete" ? id : `${id} (${status})`),
+);
 const body =
   result === ""
     ? ""
-    : `${result}\n\n_${role} · built on: ${seen.length ? seen.join(", ") : "the ticket alone"}_\n`;
+    : `${result}\n\n_${role} · built on: ${inputs.length ? inputs.join(", ") : "the ticket alone"}_\n`;
 
 const tokens = 800 + (hash % 4000) + Math.round(context.length / 4);
 const outcome =
