@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
+import * as os from "node:os";
 import * as path from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
@@ -58,9 +59,24 @@ export const OPENAPI_SOURCE = `@octokit/openapi@${PKG_VERSION} generated/api.git
 
 const METHODS = ["get", "post", "put", "patch", "delete", "head"];
 
+/** Bump when the split files' format changes. */
+const CACHE_FORMAT = 1;
+let resolvedCacheDir: string | undefined;
+
 function cacheDir(): string {
-  const root = path.resolve(PKG_DIR, "..", "..", ".cache", "fake-github");
-  return path.join(root, `openapi-${PKG_VERSION}`);
+  if (resolvedCacheDir) return resolvedCacheDir;
+  const name = `openapi-${PKG_VERSION}-f${CACHE_FORMAT}`;
+  const preferred = path.resolve(PKG_DIR, "..", "..", ".cache", "fake-github");
+  try {
+    fs.mkdirSync(preferred, { recursive: true });
+    fs.accessSync(preferred, fs.constants.W_OK);
+    resolvedCacheDir = path.join(preferred, name);
+  } catch {
+    // A read-only node_modules (some CI caches): fall back to the temp dir.
+    resolvedCacheDir = path.join(os.tmpdir(), "fake-github-cache", name);
+    fs.mkdirSync(path.dirname(resolvedCacheDir), { recursive: true });
+  }
+  return resolvedCacheDir;
 }
 
 function fileNameFor(operationId: string): string {
