@@ -609,3 +609,24 @@ describe("a malformed command gets a reply that says how to write it", () => {
     expect(w.state().run.cancelled).toBeUndefined();
   });
 });
+
+describe("when GitHub cannot say who someone is, nothing changes", () => {
+  it("a permission check that fails is a refusal that says so", async () => {
+    world = await suspendedPlan();
+    const w = world;
+    const [question] = questionIssues(w.repo);
+    const head = w.repo.head("main");
+    w.fake.inject({
+      operation: "repos/get-collaborator-permission-level",
+      status: 403,
+      message: "Resource not accessible by integration",
+    });
+    const r = await w.comment(question!.number, "/answer Use postgres", "maint");
+    expect(r).toMatchObject({ kind: "refused", login: "maint", role: "unknown" });
+    expect(w.repo.head("main")).toBe(head);
+    expect(botReplies(w.repo, question!.number).at(-1)).toContain(
+      "I could not check your permission",
+    );
+    expect(w.state().tickets.plan?.status).toBe("suspended");
+  });
+});
