@@ -91,6 +91,37 @@ describe("5xx faults", () => {
   });
 });
 
+describe("answers lost after the work was done", () => {
+  it("applied: true creates the comment, answers 502, and a retrying client creates it twice", async () => {
+    const issue = repo.createIssue({ title: "tracking" });
+    const fault = fake.inject({ operation: "issues/create-comment", status: 502, applied: true });
+    await octokit.issues.createComment({
+      owner,
+      repo: name,
+      issue_number: issue.number,
+      body: "report",
+    });
+    expect(fault.fired).toBe(1);
+    // the retry plugin sent it again: GitHub would now show two comments
+    expect(repo.commentsOn(issue.number).map((c) => c.body)).toEqual(["report", "report"]);
+  });
+
+  it("applied: true on a dispatch records the run although the client saw 502", async () => {
+    repo.addWorkflow("orch-task.yml");
+    fake.inject({ operation: "actions/create-workflow-dispatch", status: 502, applied: true });
+    const plain = new Octokit({ baseUrl: fake.baseUrl, auth: "t", log: quietLog });
+    await expect(
+      plain.actions.createWorkflowDispatch({
+        owner,
+        repo: name,
+        workflow_id: "orch-task.yml",
+        ref: "main",
+      }),
+    ).rejects.toMatchObject({ status: 502 });
+    expect(repo.runs).toHaveLength(1);
+  });
+});
+
 describe("secondary rate limits", () => {
   it("answers 403 with retry-after and GitHub's message; the throttling plugin waits and retries", async () => {
     const fault = fake.injectSecondaryRateLimit({ operation: "issues/create", retryAfter: 7 });

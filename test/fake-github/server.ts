@@ -573,6 +573,8 @@ interface FaultRecord extends Fault {
   seen: number;
   apply: (ctx: Ctx) => Promise<Result | undefined>;
   predicate: (ctx: Ctx) => boolean;
+  /** run the operation before answering with the fault */
+  applied?: boolean;
 }
 
 const SECONDARY_MESSAGE =
@@ -771,9 +773,14 @@ export class FakeGitHub {
       headers?: Record<string, string>;
       /** delay before answering */
       latencyMs?: number;
+      /**
+       * The request takes effect first and only the answer is an error (a 502 from a
+       * proxy after GitHub did the work): a client that retries blindly does it twice.
+       */
+      applied?: boolean;
     },
   ): Fault {
-    return this.addFault("error", options, async () => {
+    const fault = this.addFault("error", options, async () => {
       if (options.latencyMs) await sleep(options.latencyMs);
       return errorResult(
         options.status,
@@ -781,6 +788,8 @@ export class FakeGitHub {
         options.headers,
       );
     });
+    (fault as FaultRecord).applied = options.applied === true;
+    return fault;
   }
 
   /** GitHub's secondary rate limit: 403 (default) or 429 with `retry-after` seconds. */
@@ -1112,6 +1121,8 @@ export class FakeGitHub {
     };
 
     try {
+      const handler = this.handlers[op.operationId];
+
       // ---- faults
       for (const fault of this.faults as FaultRecord[]) {
         if (fault.remaining <= 0) continue;
@@ -1121,6 +1132,13 @@ export class FakeGitHub {
         if (fault.seen <= fault.after) continue;
         fault.remaining--;
         fault.fired++;
+        if (fault.applied && handler) {
+          // The request takes effect; only its answer is lost.
+          const done = await Promise.resolve()
+            .then(() => handler(ctx))
+            .catch(() => undefined);
+          done?.after?.();
+        }
         const result = await fault.apply(ctx);
         if (result) {
           record.fault = fault.kind;
@@ -1130,7 +1148,6 @@ export class FakeGitHub {
       }
 
       // ---- the operation
-      const handler = this.handlers[op.operationId];
       if (!handler) {
         this.violations.push({
           kind: "unimplemented",
