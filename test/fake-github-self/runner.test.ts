@@ -19,7 +19,8 @@ beforeEach(async () => {
   await fake.start();
   repo = fake.createRepo("acme/widgets");
   repo.commit("main", {
-    ".github/workflows/orch-task.yml": "name: orch-task\non:\n  workflow_dispatch:\n",
+    ".github/workflows/orch-task.yml":
+      "name: orch-task\non:\n  workflow_dispatch:\n    inputs:\n      ticket: { required: true }\n",
   });
 });
 
@@ -62,6 +63,42 @@ describe("a runner's environment pointed at the fake", () => {
     const result = await spawnAction(ECHO, env);
     expect(result.outputs.event).toBe(`workflow_dispatch ${run.id} a`);
     env.cleanup();
+  });
+
+  it("a fake runner: onDispatch spawns each dispatched job with its run's environment", async () => {
+    const outputs: string[] = [];
+    fake.onDispatch(async (run) => {
+      const env = actionEnvForRun(fake, run, {
+        inputs: { token: "t", "max-parallel": run.inputs.ticket! },
+      });
+      const result = await spawnAction(path.relative(process.cwd(), ECHO), env);
+      outputs.push(result.outputs.event!);
+      if (result.code !== 0) fake.setRunStatus(run.id, "completed", "failure");
+      env.cleanup();
+    });
+    const { Octokit } = await import("@octokit/rest");
+    const octokit = new Octokit({ baseUrl: fake.baseUrl, auth: "t" });
+    for (const ticket of ["a", "b"]) {
+      await octokit.actions.createWorkflowDispatch({
+        owner: "acme",
+        repo: "widgets",
+        workflow_id: "orch-task.yml",
+        ref: "main",
+        inputs: { ticket },
+      });
+    }
+    await fake.idle();
+    const [a, b] = repo.runs;
+    expect(outputs.sort()).toEqual([
+      `workflow_dispatch ${a!.id} a`,
+      `workflow_dispatch ${b!.id} b`,
+    ]);
+    expect(repo.runs.map((r) => r.conclusion)).toEqual(["success", "success"]);
+    // each job opened an issue titled with its ticket, as the bot
+    expect([...repo.issues.values()].map((i) => `${i.title} ${i.user}`).sort()).toEqual([
+      "a github-actions[bot]",
+      "b github-actions[bot]",
+    ]);
   });
 
   it("refuses to build an environment around an invalid payload", () => {

@@ -216,7 +216,8 @@ export function spawnAction(
     base[k] = v;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry], {
+    // Relative to the test's cwd, not the workspace the action runs in.
+    const child = spawn(process.execPath, [path.resolve(entry)], {
       env: { ...base, ...actionEnv.env, ...(options.extraEnv ?? {}) },
       cwd: actionEnv.env.GITHUB_WORKSPACE,
       stdio: ["ignore", "pipe", "pipe"],
