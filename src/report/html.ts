@@ -35,10 +35,10 @@ export const HTML_GRAPH_MAX_NODES = 400;
 /** Longest result text shown per attempt; the rest stays in the result file. */
 const RESULT_MAX_CHARS = 20_000;
 
-const NODE_W = 212;
+const NODE_W = 224;
 const NODE_H = 74;
 /** characters per line that fit a node at 12px (monospace id, proportional title) */
-const ID_CHARS = 26;
+const ID_CHARS = 28;
 const TITLE_CHARS = 31;
 /** Graphs up to this wide are scaled to the page; wider ones scroll at full size. */
 const FIT_WIDTH = 2_000;
@@ -196,6 +196,7 @@ function renderFilter(ctx: Ctx): string {
   return `<nav class="filter" aria-label="Filter tickets by state">
 <span class="label">Show:</span>${boxes}
 <button type="button" id="filter-all">all</button><button type="button" id="filter-none">none</button>
+<input type="search" id="filter-text" placeholder="find by id or title" aria-label="Find tickets by id or title">
 <span id="shown" aria-live="polite">${formatInt(r.tickets.length)} of ${formatInt(r.tickets.length)} tickets shown</span>
 </nav>`;
 }
@@ -553,6 +554,7 @@ h2{font-size:18px;margin:28px 0 10px;display:inline-block}
 button[aria-pressed="true"]{background:var(--claimed-fill);border-color:var(--claimed-stroke)}
 button{font:inherit;color:var(--fg);background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:1px 10px;cursor:pointer}
 #shown{margin-left:auto;color:var(--muted)}
+#filter-text{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:1px 8px;min-width:14em}
 .graph-scroll{overflow:auto;max-height:80vh;border:1px solid var(--line);border-radius:8px;background:var(--panel)}
 svg{display:block}
 svg.fit{width:100%;height:auto}
@@ -623,14 +625,19 @@ var tickets=Array.prototype.slice.call(document.querySelectorAll("details.ticket
 var marks=Array.prototype.slice.call(document.querySelectorAll("[data-node-status]"));
 var rows=Array.prototype.slice.call(document.querySelectorAll("tr[data-status]"));
 var shown=document.getElementById("shown");
+var q=document.getElementById("filter-text");
+var hay=tickets.map(function(t){var h=t.querySelector(".ttitle");return (t.getAttribute("data-id")+" "+(h?h.textContent:"")).toLowerCase();});
+function target(el){var a=el.getAttribute("href")?el:el.querySelector("a.tref");return a?(a.getAttribute("href")||"").slice(1):"";}
 function apply(){
 var on={};boxes.forEach(function(b){if(b.checked)on[b.value]=true;});
-var n=0;
-tickets.forEach(function(t){var v=!!on[t.getAttribute("data-status")];t.hidden=!v;if(v)n++;});
-rows.forEach(function(r){r.hidden=!on[r.getAttribute("data-status")];});
-marks.forEach(function(m){m.classList.toggle("dim",!on[m.getAttribute("data-node-status")]);});
+var term=q?q.value.trim().toLowerCase():"";
+var ok={};var n=0;
+tickets.forEach(function(t,i){var v=!!on[t.getAttribute("data-status")]&&(!term||hay[i].indexOf(term)>=0);t.hidden=!v;if(v){n++;ok[t.id]=true;}});
+rows.forEach(function(r){r.hidden=!ok[target(r)];});
+marks.forEach(function(m){m.classList.toggle("dim",!ok[target(m)]);});
 if(shown)shown.textContent=n.toLocaleString("en-US")+" of "+tickets.length.toLocaleString("en-US")+" tickets shown";
 }
+if(q)q.addEventListener("input",apply);
 boxes.forEach(function(b){b.addEventListener("change",apply);});
 function all(v){boxes.forEach(function(b){b.checked=v;});apply();}
 var a=document.getElementById("filter-all");if(a)a.addEventListener("click",function(){all(true);});

@@ -135,6 +135,20 @@ describe("the HTML report of a 200-ticket run in headless Chromium", () => {
     await page.locator("#filter-all").click();
     expect(await visibleTickets(page)).toBe(200);
 
+    // find by id or title, together with the state filter
+    const term = "t1";
+    const matching = receipt.tickets.filter((t) =>
+      `${t.id} ${t.title}`.toLowerCase().includes(term),
+    );
+    await page.locator("#filter-text").fill(term);
+    expect(await visibleTickets(page)).toBe(matching.length);
+    expect(await page.locator("svg .node:not(.dim)").count()).toBe(matching.length);
+    await page.locator('input[data-filter][value="blocked"]').uncheck();
+    expect(await visibleTickets(page)).toBe(matching.filter((t) => t.status !== "blocked").length);
+    await page.locator("#filter-text").fill("");
+    await page.locator("#filter-all").click();
+    expect(await visibleTickets(page)).toBe(200);
+
     // a node in the graph opens its ticket
     const t10 = page.locator('details.ticket[data-id="t10"]');
     expect(await t10.getAttribute("open")).toBeNull();
