@@ -1647,7 +1647,7 @@ export class FakeGitHub {
       runNameTemplate: fromFile.runNameTemplate,
       runName: registered?.runName,
     };
-    repo.workflows.set(p, { ...wf, dispatchable: registered?.dispatchable ?? wf.dispatchable });
+    repo.workflows.set(p, wf);
     return wf;
   }
 
