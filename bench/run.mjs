@@ -52,7 +52,7 @@ function row(area, measure, ours, baseline, ratio, goal, verdict) {
 /** Per-round ratios (paired: same round, same machine weather), as median (min–max). */
 function pairedRatio(a, b) {
   const rs = a.map((x, k) => x / b[k]).filter((x) => Number.isFinite(x));
-  return { median: median(rs), text: `${spread(rs)}×` };
+  return { median: median(rs), text: spread(rs, (x) => `${x.toFixed(2)}×`) };
 }
 
 /**
@@ -474,7 +474,10 @@ async function runnerSection() {
       `makespan, ${graph.length} sleeping tickets (${lb.work.toFixed(1)} s of work), --max-parallel ${P}, critical path first`,
       spread(cp, fmtMs),
       `lower bound ${fmtMs(lbMs)}`,
-      `${spread(cp.map((x) => x / lbMs))}×`,
+      spread(
+        cp.map((x) => x / lbMs),
+        (x) => `${x.toFixed(2)}×`,
+      ),
       "≤ 1.10× bound",
       judge(median(cp) / lbMs, 1.1),
     ),
@@ -485,7 +488,10 @@ async function runnerSection() {
       "same graph dispatched in file order",
       spread(file, fmtMs),
       `lower bound ${fmtMs(lbMs)}`,
-      `${spread(file.map((x) => x / lbMs))}×`,
+      spread(
+        file.map((x) => x / lbMs),
+        (x) => `${x.toFixed(2)}×`,
+      ),
       "",
       `info: critical-path order ${(median(file) / median(cp)).toFixed(2)}× faster`,
     ),

@@ -33,6 +33,7 @@ export function spread(xs, fmt = (x) => x.toFixed(2)) {
 }
 
 export function fmtMs(ms) {
+  if (ms >= 120_000) return `${(ms / 60_000).toFixed(0)} min`;
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
 }
 
