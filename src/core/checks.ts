@@ -71,16 +71,18 @@ export function fileTooLarge(file: string, bytes: number, cap: number): Problem 
  */
 export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
   const problems: Problem[] = [];
-  const byId = new Map<string, GraphNode>();
+  // id -> index of the first certain node with it
+  const byId = new Map<string, number>();
   const uncertain = new Set<string>();
-  for (const node of nodes) {
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
     if (!node.certain) {
       uncertain.add(node.id);
       continue;
     }
     const first = byId.get(node.id);
     if (first === undefined) {
-      byId.set(node.id, node);
+      byId.set(node.id, i);
       continue;
     }
     const where = (n: GraphNode) => (n.idLine === undefined ? n.file : `${n.file}:${n.idLine}`);
@@ -89,7 +91,7 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
         "duplicate-id",
         node.file,
         node.idLine,
-        `duplicate id "${node.id}": ${where(first)} and ${where(node)} both use it`,
+        `duplicate id "${node.id}": ${where(nodes[first]!)} and ${where(node)} both use it`,
         node.idLine === undefined
           ? `give one of them another id (add id: to its front matter, or rename ${node.file})`
           : `give one of them another id`,
@@ -97,11 +99,19 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
     );
   }
 
+  // the edges between known tickets, as one flat adjacency (offsets into targets)
+  const offsets = new Int32Array(nodes.length + 1);
+  const targets: number[] = [];
   let suggestionsLeft = 200;
-  for (const node of nodes) {
-    if (!node.certain || byId.get(node.id) !== node) continue;
+  for (let i = 0; i < nodes.length; i++) {
+    offsets[i] = targets.length;
+    const node = nodes[i]!;
+    if (!node.certain || byId.get(node.id) !== i) continue;
     for (const dep of node.dependsOn) {
-      if (dep.id === node.id) {
+      const t = byId.get(dep.id);
+      if (t !== undefined && t !== i) {
+        targets.push(t);
+      } else if (t === i) {
         problems.push(
           problem(
             "self-dependency",
@@ -111,7 +121,7 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
             `remove ${node.id} from depends_on`,
           ),
         );
-      } else if (!byId.has(dep.id) && !uncertain.has(dep.id)) {
+      } else if (!uncertain.has(dep.id)) {
         const near = suggestionsLeft-- > 0 ? closest(dep.id, byId.keys()) : undefined;
         problems.push(
           problem(
@@ -127,8 +137,9 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
       }
     }
   }
+  offsets[nodes.length] = targets.length;
 
-  for (const cycle of findCycles(nodes, byId)) {
+  for (const cycle of findCycles(nodes, offsets, targets)) {
     const first = cycle[0]!;
     const ids = cycle.map((e) => e.node.id);
     // a loop of thousands is shown by its ends, so the message stays readable
@@ -167,51 +178,60 @@ interface CycleEdge {
  * cannot overflow the stack), walked as the shortest loop through the component's
  * first ticket in file order: the ids of the loop itself, not what hangs off it.
  */
-function findCycles(nodes: readonly GraphNode[], byId: Map<string, GraphNode>): CycleEdge[][] {
-  const members = nodes.filter((n) => n.certain && byId.get(n.id) === n);
-  const index = new Map<GraphNode, number>();
-  for (const [i, n] of members.entries()) index.set(n, i);
-  const succ: number[][] = members.map((n) => {
-    const out: number[] = [];
-    for (const d of n.dependsOn) {
-      const t = byId.get(d.id);
-      if (t !== undefined && t !== n) out.push(index.get(t)!);
-    }
-    return out;
-  });
-
-  const n = members.length;
+function findCycles(
+  nodes: readonly GraphNode[],
+  offsets: Int32Array,
+  targets: readonly number[],
+): CycleEdge[][] {
+  const n = nodes.length;
   const idx = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
   const onStack = new Uint8Array(n);
   const stack: number[] = [];
   const comp = new Int32Array(n).fill(-1);
   const sccs: number[][] = [];
+  // explicit call stack: node and the position in its edge list
+  const callNode = new Int32Array(n);
+  const callEdge = new Int32Array(n);
   let counter = 0;
-  const work: Array<[number, number]> = [];
   for (let root = 0; root < n; root++) {
     if (idx[root] !== -1) continue;
-    work.push([root, 0]);
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      const [v, i] = frame;
-      if (i === 0 && idx[v] === -1) {
-        idx[v] = low[v] = counter++;
-        stack.push(v);
-        onStack[v] = 1;
-      }
-      const out = succ[v]!;
-      if (i < out.length) {
-        frame[1] = i + 1;
-        const w = out[i]!;
-        if (idx[w] === -1) work.push([w, 0]);
-        else if (onStack[w]) low[v] = Math.min(low[v]!, idx[w]!);
+    let depth = 0;
+    callNode[0] = root;
+    callEdge[0] = offsets[root]!;
+    idx[root] = low[root] = counter++;
+    stack.push(root);
+    onStack[root] = 1;
+    while (depth >= 0) {
+      const v = callNode[depth]!;
+      const e = callEdge[depth]!;
+      if (e < offsets[v + 1]!) {
+        callEdge[depth] = e + 1;
+        const w = targets[e]!;
+        if (idx[w] === -1) {
+          idx[w] = low[w] = counter++;
+          stack.push(w);
+          onStack[w] = 1;
+          depth++;
+          callNode[depth] = w;
+          callEdge[depth] = offsets[w]!;
+        } else if (onStack[w] === 1 && idx[w]! < low[v]!) {
+          low[v] = idx[w]!;
+        }
         continue;
       }
-      work.pop();
-      const parent = work[work.length - 1];
-      if (parent !== undefined) low[parent[0]] = Math.min(low[parent[0]]!, low[v]!);
+      depth--;
+      if (depth >= 0) {
+        const parent = callNode[depth]!;
+        if (low[v]! < low[parent]!) low[parent] = low[v]!;
+      }
       if (low[v] === idx[v]) {
+        if (stack[stack.length - 1] === v) {
+          // a component of one: no loop (self-dependencies are reported apart)
+          stack.pop();
+          onStack[v] = 0;
+          continue;
+        }
         const scc: number[] = [];
         let w: number;
         do {
@@ -228,15 +248,16 @@ function findCycles(nodes: readonly GraphNode[], byId: Map<string, GraphNode>): 
   const cycles: CycleEdge[][] = [];
   for (let c = 0; c < sccs.length; c++) {
     const scc = sccs[c]!;
-    if (scc.length < 2) continue;
-    const start = Math.min(...scc);
+    let start = scc[0]!;
+    for (const v of scc) if (v < start) start = v;
     // breadth-first from start inside the component, until an edge returns to it
     const prev = new Map<number, number>();
     const queue = [start];
     let last = -1;
     for (let q = 0; q < queue.length && last === -1; q++) {
       const v = queue[q]!;
-      for (const w of succ[v]!) {
+      for (let e = offsets[v]!; e < offsets[v + 1]!; e++) {
+        const w = targets[e]!;
         if (comp[w] !== c) continue;
         if (w === start) {
           last = v;
@@ -253,8 +274,8 @@ function findCycles(nodes: readonly GraphNode[], byId: Map<string, GraphNode>): 
     path.reverse();
     cycles.push(
       path.map((v, k) => {
-        const node = members[v]!;
-        const next = members[path[(k + 1) % path.length]!]!;
+        const node = nodes[v]!;
+        const next = nodes[path[(k + 1) % path.length]!]!;
         const dep = node.dependsOn.find((d) => d.id === next.id);
         return dep?.line === undefined
           ? { node, dep: next.id }

@@ -116,7 +116,6 @@ export function fastFields(yaml: string): RawFields | undefined {
         } else if (Array.isArray(v)) {
           if (v.some((item) => item === null)) return undefined;
           values[key] = v.map((item) => (item as { text: string }).text);
-          for (let i = 0; i < v.length; i++) lines.set(`${key}.${i}`, lineNo);
         } else {
           return undefined;
         }
@@ -127,7 +126,6 @@ export function fastFields(yaml: string): RawFields | undefined {
         const out: Record<string, unknown> = {};
         for (const [name, item] of v) {
           out[name] = item === null ? undefined : item.text;
-          lines.set(`${key}.${name}`, lineNo);
         }
         values[key] = out;
         break;

@@ -160,7 +160,12 @@ const TicketFields = z.object({
  */
 export interface RawFields {
   values: Record<string, unknown>;
+  /**
+   * the line of each field; an item or sub-field (`depends_on.1`, `blocked_by.kind`)
+   * only when it is on a line of its own, and then `itemLines` is set
+   */
   lines: Map<string, number>;
+  itemLines?: true;
   /** keys that are not known fields, with their lines */
   unknown: Array<{ key: string; line: number }>;
 }
@@ -276,7 +281,9 @@ export function checkFields(
   // depends_on: valid ids, each once
   const dependsOn: string[] = [];
   const depNodes: Array<{ id: string; line?: number }> = [];
-  const depLine = (i: number) => lines.get(`depends_on.${i}`) ?? lines.get("depends_on");
+  const depsLine = lines.get("depends_on");
+  const depLine = (i: number) =>
+    raw.itemLines === true ? (lines.get(`depends_on.${i}`) ?? depsLine) : depsLine;
   (ok("depends_on") ?? []).forEach((dep, i) => {
     const line = depLine(i);
     if (!TICKET_ID.test(dep)) {

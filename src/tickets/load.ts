@@ -102,15 +102,17 @@ export async function loadDirectory(
   // read every file; plain ones are parsed at once, the rest wait for the YAML parser
   const parsed: Array<ParsedTicket | undefined> = new Array(names.length);
   const texts: Array<string | undefined> = new Array(names.length);
-  const nodes: GraphNode[] = [];
+  // in file order: the first file of a loop or a duplicate is the one named first
+  const nodes: GraphNode[] = new Array(names.length);
   const reader = new CappedReader(maxFileBytes);
+  const base = dir.endsWith("/") ? dir : `${dir}/`;
   let needFull = false;
   for (let order = 0; order < names.length; order++) {
     const file = names[order]!;
-    const read = reader.read(join(dir, file));
+    const read = reader.read(`${base}${file}`);
     if (read.kind === "too-large") {
       problems.push(fileTooLarge(file, read.bytes, maxFileBytes));
-      nodes.push({ id: file.slice(0, -3), file, order, certain: false, dependsOn: [] });
+      nodes[order] = { id: file.slice(0, -3), file, order, certain: false, dependsOn: [] };
       continue;
     }
     if (read.kind === "unreadable") {
@@ -123,7 +125,7 @@ export async function loadDirectory(
           "make it a readable file, or rename it to start with _ so it is not a ticket",
         ),
       );
-      nodes.push({ id: file.slice(0, -3), file, order, certain: false, dependsOn: [] });
+      nodes[order] = { id: file.slice(0, -3), file, order, certain: false, dependsOn: [] };
       continue;
     }
     const quick = parseTicketQuick(read.text, file, order, { leaseMs });
@@ -147,7 +149,7 @@ export async function loadDirectory(
   const fields = new Map<string, EngineFields>();
   for (const p of parsed) {
     if (p === undefined) continue;
-    nodes.push(p.node);
+    nodes[p.node.order] = p.node;
     if (p.warnings.length > 0) warnings.push(...p.warnings);
     if (p.kind === "invalid") {
       problems.push(...p.problems);

@@ -133,6 +133,7 @@ export function readYamlFields(
     };
   }
   const resolve = (n: unknown): unknown => (isAlias(n) ? n.resolve(doc) : n);
+  let itemLines = false;
   for (const pair of contents.items) {
     const key = resolve(pair.key);
     const keyLine = lineOf(key as Node, 2);
@@ -159,12 +160,20 @@ export function readYamlFields(
     const value = resolve(pair.value) as Node | null;
     const line = lineOf(value, keyLine);
     lines.set(name, keyLine);
-    const v = toValue(value, info.kind, resolve, (sub, n) =>
-      lines.set(`${name}.${sub}`, lineOf(n as Node, line)),
-    );
+    const v = toValue(value, info.kind, resolve, (sub, n) => {
+      // an item on its own line gets its own entry; the rest fall back to the field's line
+      const at = lineOf(n as Node, line);
+      if (at !== keyLine) {
+        lines.set(`${name}.${sub}`, at);
+        itemLines = true;
+      }
+    });
     if (v !== undefined) values[name] = v;
   }
-  return { kind: "ok", raw: { values, lines, unknown } };
+  return {
+    kind: "ok",
+    raw: itemLines ? { values, lines, unknown, itemLines } : { values, lines, unknown },
+  };
 }
 
 function firstLine(message: string): string {
