@@ -168,7 +168,16 @@ export async function handleComment(actx: ActionContext): Promise<CommentResult>
 
   let prBranch: string | undefined;
   if (ev.issue.pull_request !== undefined) {
-    const pr = await ctx.gh.rest.pulls.get({ ...ctx.repo, pull_number: ev.issue.number });
+    let pr: Awaited<ReturnType<typeof ctx.gh.rest.pulls.get>>;
+    try {
+      pr = await ctx.gh.rest.pulls.get({ ...ctx.repo, pull_number: ev.issue.number });
+    } catch (error) {
+      // Without the pull request we cannot tell a fork's from our own: do nothing.
+      return ignored(
+        ctx,
+        `could not read pull request #${ev.issue.number} (${describeApiError(error)})`,
+      );
+    }
     const head = pr.data.head.repo?.full_name ?? "";
     const base = `${ctx.repo.owner}/${ctx.repo.repo}`;
     if (head.toLowerCase() !== base.toLowerCase()) {
@@ -217,7 +226,19 @@ export async function handleComment(actx: ActionContext): Promise<CommentResult>
   }
 
   const candidates = [prBranch, marker?.branch, trackedBranch(ev), defaultBranch];
-  const branch = await findRunBranch(ctx, candidates);
+  let branch: string | undefined;
+  try {
+    branch = await findRunBranch(ctx, candidates);
+  } catch (error) {
+    const text = failedToApply(describeApiError(error));
+    await reply(ctx, ev.issue.number, [text]);
+    await react(ctx, ev.comment.id, "confused");
+    return {
+      kind: "handled",
+      ok: false,
+      outcomes: [{ kind: "failed", command: commands[0]!.kind, message: text }],
+    };
+  }
   if (!branch) {
     const tried = [...new Set(candidates.filter((b): b is string => !!b))].map((b) => `\`${b}\``);
     const text = `There is no Ticket Frontier run here: no ${statePath(ctx.dir)} on ${
@@ -466,7 +487,7 @@ async function answerCommand(
   // on the issue itself, the reply is posted there and the caller closes it after.
   if (issue !== undefined && issue !== here.issue) {
     const by = here.commentUrl ? `[answered](${here.commentUrl})` : "answered";
-    await comment(ctx, issue, [`${by} by ${who(login)}. ${section}`]);
+    await reply(ctx, issue, [`${by} by ${who(login)}. ${section}`]);
     await closeIssue(ctx, issue);
   }
   return {
@@ -561,7 +582,7 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
   // no longer live, whether or not its run was stopped in time.
   const runs = await cancelRuns(ctx, live);
   for (const issue of questions) {
-    await comment(ctx, issue, [
+    await reply(ctx, issue, [
       `The run was cancelled by ${who(login)}; this question no longer needs an answer.`,
     ]);
     await closeIssue(ctx, issue, "not_planned");
@@ -601,14 +622,24 @@ async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<
     const earliest = Math.min(...claims.map((c) => Date.parse(c.claimedAt ?? "") || Date.now()));
     const created = `>=${new Date(earliest - 5 * 60_000).toISOString().replace(/\.\d+Z$/, "Z")}`;
     for (let page = 1; page <= 5 && wanted.size > 0; page++) {
-      const answer = await ctx.gh.rest.actions.listWorkflowRuns({
-        ...ctx.repo,
-        workflow_id: workflow,
-        event: "workflow_dispatch",
-        created,
-        per_page: 100,
-        page,
-      });
+      let answer: Awaited<ReturnType<typeof ctx.gh.rest.actions.listWorkflowRuns>>;
+      try {
+        answer = await ctx.gh.rest.actions.listWorkflowRuns({
+          ...ctx.repo,
+          workflow_id: workflow,
+          event: "workflow_dispatch",
+          created,
+          per_page: 100,
+          page,
+        });
+      } catch (error) {
+        // The run is cancelled in the state either way: a job still running is told,
+        // when it settles, that its attempt is no longer live.
+        ctx.log(
+          `could not list the runs of ${workflow} to cancel them: ${describeApiError(error)}`,
+        );
+        break;
+      }
       for (const r of answer.data.workflow_runs) {
         const name = parseRunName(r.display_title ?? r.name);
         const c = name ? wanted.get(name.claim) : undefined;
