@@ -11,15 +11,17 @@
  *   → a refused dispatch is one more event (the attempt fails with GitHub's message)
  *   → the sticky report comment shows the result.
  *
- * Requests per event are constant (4 reads, 3 writes, 2 for the comment) plus one per
- * dispatch: nothing here reads or writes per ticket of the graph.
+ * Requests per event are constant (2 reads: the branch and state.json; 3 writes: tree,
+ * commit, ref; 2 for the comment) plus one per dispatch: nothing here reads or writes
+ * per ticket of the graph. The worklog lines live in state.json too, so
+ * worklog.jsonl is written from them and never read.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { engineConfig, type RunFlags } from "../core/config.js";
 import { type Claim, type EventResult, Frontier } from "../core/engine.js";
-import type { Receipt, Settings, TicketSpec } from "../core/model.js";
+import { type Receipt, type Settings, type TicketSpec, WorklogEntry } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
 import { loadDirectory } from "../tickets/load.js";
@@ -48,6 +50,7 @@ import {
   serializeState,
   statePath,
   worklogPath,
+  worklogText,
 } from "./state.js";
 
 /** Everything an event needs to know about where it runs. Built once per process. */
@@ -77,7 +80,11 @@ export interface RunContext {
   session: DispatchSession;
   /** tries of the whole event on a moving branch (default 25) */
   maxTries?: number;
-  /** first back-off after a lost race, doubled each time with jitter (default 250 ms) */
+  /**
+   * Least back-off window after a lost race (default 250 ms). The window is at least
+   * the time one try took, doubled per lost race, and the wait is drawn uniformly from
+   * it ("full jitter"), so racing jobs spread out instead of colliding again.
+   */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
   /** keep the sticky report comment (default true) */
@@ -271,21 +278,25 @@ async function commitEvent(ctx: RunContext, event: RunEvent, label: string): Pro
   let createdReport: ReportRecord | undefined;
 
   for (let tries = 1; ; tries++) {
+    const tryStarted = Date.now();
     const head = await readHead(ctx.gh, ctx.repo, ctx.branch);
     if (!head) {
       throw new UserError(
         `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
       );
     }
-    const [stateText, worklogText] = await Promise.all([
-      readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha),
-      readText(ctx.gh, ctx.repo, worklogPath(ctx.dir), head.sha),
-    ]);
+    const stateText = await readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha);
     let state: GitHubState | undefined;
     if (stateText !== undefined) {
       const parsed = parseState(stateText, statePath(ctx.dir));
       if (parsed.kind === "bad") throw new UserError(parsed.message);
       state = parsed.state;
+    }
+    // A state written before the worklog moved into it: read the file once.
+    let worklog = state?.worklog;
+    if (state && !worklog) {
+      const text = (await readText(ctx.gh, ctx.repo, worklogPath(ctx.dir), head.sha)) ?? "";
+      worklog = parseWorklog(text);
     }
     const now = ctx.clock();
     const saved = state ? { run: state.run, tickets: state.tickets } : undefined;
@@ -371,17 +382,17 @@ async function commitEvent(ctx: RunContext, event: RunEvent, label: string): Pro
       seq: (state?.seq ?? 0) + 1,
       questions: view.questions,
       ...(report ? { report } : {}),
+      worklog: [...(worklog ?? []), ...changes.log],
     };
     const edits = planWrites(changes, frontier, (file) =>
       readFileSync(join(ctx.workspace, ctx.dir, file), "utf8"),
     );
     for (const edit of edits) {
       const path = joinRepoPath(ctx.dir, edit.path);
-      if (edit.kind === "append") {
-        const before =
-          path === worklogPath(ctx.dir)
-            ? (worklogText ?? "")
-            : ((await readText(ctx.gh, ctx.repo, path, head.sha)) ?? "");
+      if (path === worklogPath(ctx.dir)) {
+        files.push({ path, content: worklogText(next.worklog ?? []) });
+      } else if (edit.kind === "append") {
+        const before = (await readText(ctx.gh, ctx.repo, path, head.sha)) ?? "";
         files.push({ path, content: joinLines(before, edit.content) });
       } else {
         files.push({ path, content: edit.content });
@@ -414,10 +425,24 @@ async function commitEvent(ctx: RunContext, event: RunEvent, label: string): Pro
         `${label}: the branch ${ctx.branch} kept moving; gave up after ${tries} tries. Nothing was dispatched; the next event records it.`,
       );
     }
-    const base = ctx.backoffMs ?? 250;
-    const wait = Math.min(8000, base * 2 ** Math.min(tries - 1, 5));
-    await sleep(wait / 2 + Math.random() * wait);
+    const tryMs = Math.max(ctx.backoffMs ?? 250, Date.now() - tryStarted);
+    const window = Math.min(30_000, tryMs * 2 ** Math.min(tries, 6));
+    await sleep(Math.random() * window);
   }
+}
+
+function parseWorklog(text: string): WorklogEntry[] {
+  const out: WorklogEntry[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const parsed = WorklogEntry.safeParse(JSON.parse(line));
+      if (parsed.success) out.push(parsed.data);
+    } catch {
+      // a line that is not JSON is not ours to keep
+    }
+  }
+  return out;
 }
 
 /** Two edits of one path in one commit (e.g. two appends) collapse into the last. */

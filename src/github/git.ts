@@ -18,18 +18,15 @@ export interface Head {
   tree: string;
 }
 
-/** The head of `branch`, or undefined when the branch does not exist. */
+/** The head of `branch` (one request), or undefined when the branch does not exist. */
 export async function readHead(gh: GitHub, repo: Repo, branch: string): Promise<Head | undefined> {
-  let sha: string;
   try {
-    const ref = await gh.rest.git.getRef({ ...repo, ref: `heads/${branch}` });
-    sha = ref.data.object.sha;
+    const answer = await gh.rest.repos.getBranch({ ...repo, branch });
+    return { sha: answer.data.commit.sha, tree: answer.data.commit.commit.tree.sha };
   } catch (error) {
     if (apiFailure(error)?.status === 404) return undefined;
     throw error;
   }
-  const commit = await gh.rest.git.getCommit({ ...repo, commit_sha: sha });
-  return { sha, tree: commit.data.tree.sha };
 }
 
 /**

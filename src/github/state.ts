@@ -5,7 +5,7 @@
  * large the graph, instead of one per ticket file.
  */
 import { z } from "zod";
-import { SavedState } from "../core/model.js";
+import { SavedState, WorklogEntry } from "../core/model.js";
 
 export const GITHUB_STATE_SCHEMA = "ticket-frontier/github-state@1";
 
@@ -41,6 +41,11 @@ export const GitHubState = SavedState.extend({
   report: ReportRecord.optional(),
   /** ticket id → its question issue */
   questions: z.record(z.string(), QuestionRecord),
+  /**
+   * Every worklog line so far. worklog.jsonl is written from this on every commit, so an
+   * event reads one file, not two: one request fewer per event and per lost race.
+   */
+  worklog: z.array(WorklogEntry).optional(),
 });
 export type GitHubState = z.infer<typeof GitHubState>;
 
@@ -75,6 +80,11 @@ export function serializeState(state: GitHubState): string {
 
 export function statePath(dir: string): string {
   return joinRepoPath(dir, ".frontier/state.json");
+}
+
+/** The worklog file's text: one JSON object per line, as the local runner writes it. */
+export function worklogText(entries: readonly WorklogEntry[]): string {
+  return entries.map((e) => `${JSON.stringify(e)}\n`).join("");
 }
 
 export function worklogPath(dir: string): string {
