@@ -31,8 +31,8 @@ export async function githubSection({ root, smoke, row }) {
     notes.push(`GitHub: pending — ${missing.join(", ")} not there yet.`);
     return { rows, notes };
   }
-  const tickets = smoke ? 6 : 100;
-  const chain = smoke ? 3 : 6;
+  const tickets = smoke ? 3 : 100;
+  const chain = smoke ? 2 : 6;
   const dir = mkdtempSync(join(tmpdir(), "bench-github-out-"));
   const outFile = join(dir, "github.json");
   process.stderr.write(

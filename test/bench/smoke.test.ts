@@ -18,7 +18,7 @@ describe("npm run bench (smoke: tiny sizes)", () => {
   const run = spawnSync(process.execPath, ["bench/run.mjs", "--smoke", "--out", out], {
     cwd: root,
     encoding: "utf8",
-    timeout: 120_000,
+    timeout: 240_000,
   });
 
   it("finishes and prints the table it writes to the results file", () => {
