@@ -262,11 +262,7 @@ function compile(ajv: Ajv, key: string, schema: JsonSchema | undefined): Validat
   let fn: ValidateFunction | null = null;
   if (schema) {
     try {
-      const t0 = performance.now();
       fn = ajv.compile(stripUnsupported(ajv, schema, ajv === bodyAjv));
-      if (process.env.FAKE_GH_PROFILE) {
-        console.log(`compile ${key} ${Math.round(performance.now() - t0)}ms`);
-      }
     } catch (error) {
       schemaProblems.push(`${key}: ${(error as Error).message}`);
       fn = null;
@@ -362,6 +358,11 @@ export function validateRequestBody(op: OperationSpec, body: unknown): string[] 
   return fn(body) ? [] : formatErrors(fn.errors);
 }
 
+function withoutFormat(schema: JsonSchema): JsonSchema {
+  const { format: _format, ...rest } = schema;
+  return rest;
+}
+
 export function validateParams(
   op: OperationSpec,
   pathParams: Record<string, string>,
@@ -378,7 +379,7 @@ export function validateParams(
     // GitHub's search-style filters (`created=>=2026-01-01`, `a..b`) are documented with
     // format: date-time but accept ranges and comparisons; check their type, not format.
     const searchSyntax = p.in === "query" && /^[<>]|\.\./.test(raw);
-    const schema = p.schema && searchSyntax ? { ...p.schema, format: undefined } : p.schema;
+    const schema = p.schema && searchSyntax ? withoutFormat(p.schema) : p.schema;
     const holder = { v: raw as unknown };
     // Coercion happens in place on a parent object.
     const wrapped = compile(
