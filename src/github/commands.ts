@@ -302,7 +302,7 @@ function trackedBranch(ev: IssueCommentPayload): string | undefined {
   }
 }
 
-/** The first candidate branch that holds a run's state. */
+/** The first candidate branch that holds a run's state: its own, not a copy. */
 async function findRunBranch(
   ctx: RunContext,
   candidates: Array<string | undefined>,
@@ -314,7 +314,11 @@ async function findRunBranch(
     const head = await readHead(ctx.gh, ctx.repo, branch);
     if (!head) continue;
     const text = await readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha);
-    if (text !== undefined && parseState(text, statePath(ctx.dir)).kind === "ok") return branch;
+    if (text === undefined) continue;
+    const parsed = parseState(text, statePath(ctx.dir));
+    // A branch cut from the run's branch carries a copy of its state; the run itself
+    // lives on the branch its state names.
+    if (parsed.kind === "ok" && parsed.state.branch === branch) return branch;
   }
   return undefined;
 }

@@ -230,9 +230,10 @@ describe("a comment on a pull request from a fork is ignored", () => {
   it("a pull request of the repository's own branch is obeyed", async () => {
     world = await suspendedPlan();
     const w = world;
-    // Branched before the run started, so it carries no state of its own.
-    const beforeRun = w.repo.log("main").find((c) => c.message === "tickets")!.sha;
-    w.repo.createBranch("patch-2", beforeRun);
+    // Branched after the run started: it carries a copy of the run's state, which is
+    // not a run of its own.
+    w.repo.createBranch("patch-2");
+    expect(w.repo.readFile(`${DIR}/.frontier/state.json`, "patch-2")).toBeDefined();
     const pr = w.repo.openPull({ head: "patch-2" });
     const r = await w.comment(pr.number, "/status", "maint");
     expect(r).toMatchObject({ kind: "handled", ok: true, branch: "main" });
