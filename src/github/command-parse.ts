@@ -6,7 +6,8 @@
  * (up to three spaces of indent, as markdown allows). Lines that GitHub shows as
  * quotes or code are never commands: a quoted `> /answer …` is someone citing a
  * command, and a command inside a fenced or indented code block is an example of
- * one. Other `/words` are left alone: other bots use slashes too.
+ * one; neither is a command inside an HTML comment, which GitHub does not show. Other
+ * `/words` are left alone: other bots use slashes too.
  *
  * Everything a comment says is data. The parser never interprets an answer; it
  * only cuts it out of the comment, line for line.
@@ -68,7 +69,15 @@ interface Scanned {
 function scan(lines: readonly string[]): Scanned[] {
   const out: Scanned[] = [];
   let fence: { char: string; length: number } | undefined;
+  let htmlComment = false;
   for (const text of lines) {
+    // An HTML comment is invisible on GitHub (issue templates are full of them): a
+    // command inside one is not something anyone sees being given.
+    if (htmlComment) {
+      if (text.includes("-->")) htmlComment = false;
+      out.push({ text, inert: true });
+      continue;
+    }
     if (fence) {
       const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(text);
       if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) {
@@ -87,6 +96,8 @@ function scan(lines: readonly string[]): Scanned[] {
     // Four spaces of indent is indented code, or a paragraph's continuation line:
     // either way the line does not start with the command as the reader sees it.
     out.push({ text, inert: INDENTED_CODE.test(text) || QUOTE.test(text) });
+    const opened = text.lastIndexOf("<!--");
+    if (opened >= 0 && text.indexOf("-->", opened + 4) < 0) htmlComment = true;
   }
   return out;
 }

@@ -83,6 +83,13 @@ describe("quoted lines and code are never commands", () => {
     expect(parseCommands("Example:\n\n    /cancel\n\t/status\n")).toEqual([]);
   });
 
+  it("ignores commands inside an HTML comment, which GitHub does not show", () => {
+    expect(parseCommands("<!-- template:\n/cancel\n-->\n/status")).toEqual([
+      { kind: "status", line: 4 },
+    ]);
+    expect(parseCommands("<!-- one line --> text\n/status")).toEqual([{ kind: "status", line: 2 }]);
+  });
+
   it("resumes after the code block closes", () => {
     expect(kinds(parseCommands("```\n/cancel\n```\n/status"))).toEqual(["status"]);
   });
