@@ -53,6 +53,8 @@ interface Ctx {
   /** ticket id -> element id (`ticket-0`, …): receipt ids never become element ids */
   anchor: Map<string, string>;
   byId: Map<string, ReceiptTicket>;
+  /** memo of chainLength */
+  chainLen: Map<string, number>;
 }
 
 const e = escapeHtml;
@@ -62,6 +64,7 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
     receipt,
     anchor: new Map(),
     byId: new Map(),
+    chainLen: new Map(),
   };
   receipt.tickets.forEach((t, i) => {
     if (!ctx.anchor.has(t.id)) ctx.anchor.set(t.id, `ticket-${i}`);
@@ -417,26 +420,78 @@ function renderTicket(ctx: Ctx, t: ReceiptTicket, i: number): string {
   return `<details class="ticket st-${t.status}" id="ticket-${i}" data-status="${t.status}" data-id="${e(t.id)}"${open}>${summary}<div class="tbody">${parts.join("\n")}</div></details>`;
 }
 
-/** Walk `blocked_by` down to the root: the chain a maintainer has to unpick. */
+/** Steps of a blocker chain shown before the chain is cut to "… N more …" and its root. */
+const CHAIN_SHOWN = 4;
+
+/**
+ * Walk `blocked_by` down to the root: the chain a maintainer has to unpick. Long chains
+ * show their first steps, how many were skipped, and the root — a 20,000-ticket chain
+ * must not put 20,000 steps in every ticket.
+ */
 function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
+  const root = t.blocked_by?.root;
+  const step = (b: NonNullable<ReceiptTicket["blocked_by"]>) => {
+    const next = ctx.byId.get(b.ticket);
+    const isRoot = b.ticket === root;
+    return `<li>${ticketLink(ctx, b.ticket)} ${next ? stateBadge(next.status) : ""} <span class="kind">${e(b.kind)}</span>${isRoot ? ' <strong class="root">root cause</strong>' : ""}${next?.reason && next.status !== "blocked" ? ` — <span class="reason">${e(clip(next.reason, 300))}</span>` : ""}</li>`;
+  };
   const steps: string[] = [];
   const seen = new Set<string>([t.id]);
   let cur: ReceiptTicket | undefined = t;
-  while (cur?.blocked_by && steps.length < 50) {
+  let reachedRoot = false;
+  while (cur?.blocked_by && steps.length < CHAIN_SHOWN) {
     const b: NonNullable<ReceiptTicket["blocked_by"]> = cur.blocked_by;
+    steps.push(step(b));
+    if (b.ticket === root) reachedRoot = true;
     const next = ctx.byId.get(b.ticket);
-    const isRoot = b.ticket === t.blocked_by?.root;
-    steps.push(
-      `<li>${ticketLink(ctx, b.ticket)} ${next ? stateBadge(next.status) : ""} <span class="kind">${e(b.kind)}</span>${isRoot ? ' <strong class="root">root cause</strong>' : ""}${next?.reason && next.status !== "blocked" ? ` — <span class="reason">${e(clip(next.reason, 300))}</span>` : ""}</li>`,
-    );
-    if (!next || seen.has(next.id)) break;
+    if (!next || seen.has(next.id)) {
+      cur = undefined;
+      break;
+    }
     seen.add(next.id);
     cur = next;
   }
-  const root = t.blocked_by?.root;
-  // a hand-made receipt may name a root the chain never reached: say so
-  const rootNote = root && !seen.has(root) ? `<li>root cause: ${ticketLink(ctx, root)}</li>` : "";
-  return `<div class="chain"><strong>Blocked by</strong><ol>${steps.join("")}${rootNote}</ol></div>`;
+  if (!reachedRoot && cur?.blocked_by) {
+    const more = chainLength(ctx, cur.id) - 1;
+    if (more > 0)
+      steps.push(
+        `<li class="sub">… ${formatInt(more)} more blocked ${more === 1 ? "ticket" : "tickets"} …</li>`,
+      );
+  }
+  if (!reachedRoot && root) {
+    const r = ctx.byId.get(root);
+    steps.push(
+      `<li>${ticketLink(ctx, root)} ${r ? stateBadge(r.status) : ""} <strong class="root">root cause</strong>${r?.reason ? ` — <span class="reason">${e(clip(r.reason, 300))}</span>` : ""}</li>`,
+    );
+  }
+  return `<div class="chain"><strong>Blocked by</strong><ol>${steps.join("")}</ol></div>`;
+}
+
+/** How many blocked tickets stand between `id` and its root (memoised: O(N) for all). */
+function chainLength(ctx: Ctx, id: string): number {
+  const memo = ctx.chainLen;
+  const path: string[] = [];
+  const onPath = new Set<string>();
+  let cur: string | undefined = id;
+  let base = 0;
+  while (cur !== undefined) {
+    const known = memo.get(cur);
+    if (known !== undefined) {
+      base = known;
+      break;
+    }
+    if (onPath.has(cur)) break; // a hand-made receipt with a loop
+    path.push(cur);
+    onPath.add(cur);
+    const t = ctx.byId.get(cur);
+    cur = t?.status === "blocked" ? t.blocked_by?.ticket : undefined;
+  }
+  for (let i = path.length - 1; i >= 0; i--) {
+    const t = ctx.byId.get(path[i]!);
+    base = t?.status === "blocked" ? base + 1 : 0;
+    memo.set(path[i]!, base);
+  }
+  return memo.get(id) ?? 0;
 }
 
 function attemptsTable(attempts: ReceiptAttempt[]): string {

@@ -141,3 +141,64 @@ describe("writeReports writes the requested files and nothing else", () => {
     );
   });
 });
+
+describe("a long blocker chain", () => {
+  it("shows its first steps, how many it skipped and the root, so the file stays small", () => {
+    const n = 3_000;
+    const receipt = makeReceipt(1);
+    receipt.tickets = Array.from({ length: n }, (_, i) => ({
+      id: `c${i}`,
+      title: `Step ${i}`,
+      file: `c${i}.md`,
+      status: i === 0 ? ("failed" as const) : ("blocked" as const),
+      depends_on: i === 0 ? [] : [`c${i - 1}`],
+      inputs: i === 0 ? [] : [`c${i - 1}`],
+      write_scope: [],
+      priority: 0,
+      attempt: i === 0 ? 1 : 0,
+      reason: i === 0 ? "exit 2" : undefined,
+      blocked_by:
+        i === 0
+          ? undefined
+          : {
+              ticket: `c${i - 1}`,
+              kind: i === 1 ? ("dep-failed" as const) : ("dep-blocked" as const),
+              root: "c0",
+            },
+      attempts: [],
+      answers: [],
+    }));
+    receipt.counts = { failed: 1, blocked: n - 1 };
+    receipt.waves = receipt.tickets.map((t) => [t.id]);
+    receipt.blockers = [
+      {
+        root: "c0",
+        root_status: "failed",
+        reason: "exit 2",
+        tickets: receipt.tickets.slice(1).map((t) => t.id),
+      },
+    ];
+    receipt.remainder = [];
+    receipt.questions = [];
+    const html = renderHtml(receipt);
+    expect(html.length).toBeLessThan(n * 4_000);
+    const last = ticketBlock(html, `c${n - 1}`);
+    const chain = last.match(/<div class="chain">([\s\S]*?)<\/div>/)?.[1] ?? "";
+    const ids = [...chain.matchAll(/<code>(c\d+)<\/code>/g)].map((m) => m[1]);
+    expect(ids).toEqual(["c2998", "c2997", "c2996", "c2995", "c0"]);
+    expect(chain).toContain("… 2,994 more blocked tickets …");
+    expect(chain).toMatch(
+      /c0<\/code><\/a> <span class="badge st-failed"[^<]*<\/span> <strong class="root">root cause<\/strong> — <span class="reason">exit 2/,
+    );
+    // a short chain ends at its root without a gap
+    const near = ticketBlock(html, "c3");
+    expect(near).not.toContain("more blocked");
+    expect(
+      [
+        ...(near.match(/<div class="chain">([\s\S]*?)<\/div>/)?.[1] ?? "").matchAll(
+          /<code>(c\d+)<\/code>/g,
+        ),
+      ].map((m) => m[1]),
+    ).toEqual(["c2", "c1", "c0"]);
+  });
+});
