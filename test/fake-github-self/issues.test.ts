@@ -263,3 +263,29 @@ describe("pulls and the token's identity", () => {
     });
   });
 });
+
+describe("issue search", () => {
+  it("finds issues by repo, is:, label:, author: and words in the title or body", async () => {
+    await bot.issues.create({
+      owner,
+      repo: name,
+      title: "Question: ticket a",
+      labels: ["frontier:question"],
+    });
+    await bot.issues.create({
+      owner,
+      repo: name,
+      title: "Frontier run r1",
+      body: "<!-- frontier:report -->",
+    });
+    repo.createIssue({ title: "Question: ticket a (by hand)", user: "alice" });
+    const { data } = await bot.search.issuesAndPullRequests({
+      q: `repo:${owner}/${name} is:issue is:open label:"frontier:question" author:github-actions[bot] "ticket a"`,
+    });
+    expect(data.items.map((i) => i.title)).toEqual(["Question: ticket a"]);
+    const marker = await bot.search.issuesAndPullRequests({
+      q: `repo:${owner}/${name} frontier:report in:body`,
+    });
+    expect(marker.data.total_count).toBe(1);
+  });
+});

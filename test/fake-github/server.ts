@@ -2347,6 +2347,53 @@ export class FakeGitHub {
     h["reactions/delete-for-issue"] = (ctx) =>
       unreact(ctx, this.issueOr404(ctx.repo(), ctx.params.issue_number!));
 
+    // ---- search (issues and PRs only)
+    h["search/issues-and-pull-requests"] = (ctx) => {
+      const q = parseSearch(ctx.query.get("q") ?? "");
+      const hits: { repo: FakeRepo; issue: Issue }[] = [];
+      for (const repo of this.repos.values()) {
+        if (q.repos.length > 0 && !q.repos.includes(repo.fullName.toLowerCase())) continue;
+        for (const issue of repo.issues.values()) {
+          if (q.kind === "issue" && issue.pull) continue;
+          if (q.kind === "pr" && !issue.pull) continue;
+          if (q.state && issue.state !== q.state) continue;
+          if (q.author && issue.user.toLowerCase() !== q.author) continue;
+          const labels = issue.labels.map((l) => l.toLowerCase());
+          if (!q.labels.every((l) => labels.includes(l))) continue;
+          const hay = [
+            q.in.includes("title") ? issue.title : "",
+            q.in.includes("body") ? (issue.body ?? "") : "",
+            q.in.includes("comments")
+              ? repo
+                  .commentsOn(issue.number)
+                  .map((c) => c.body)
+                  .join("\n")
+              : "",
+          ]
+            .join("\n")
+            .toLowerCase();
+          if (!q.terms.every((t) => hay.includes(t))) continue;
+          hits.push({ repo, issue });
+        }
+      }
+      hits.sort((a, b) => b.issue.id - a.issue.id);
+      const page = paginate(hits, ctx.query);
+      return {
+        status: 200,
+        headers: this.linkHeader(ctx, page),
+        body: {
+          total_count: hits.length,
+          incomplete_results: false,
+          // The search item's `body` is a non-nullable optional string: omitted when empty.
+          items: page.items.map(({ repo, issue }) => ({
+            ...this.issueView(repo, issue),
+            body: issue.body ?? undefined,
+            score: 1,
+          })),
+        },
+      };
+    };
+
     // ---- people
     h["repos/get-collaborator-permission-level"] = (ctx) => {
       const repo = ctx.repo();
@@ -2911,6 +2958,53 @@ function parseWorkflow(
     inputs,
     runNameTemplate: typeof doc["run-name"] === "string" ? doc["run-name"] : undefined,
   };
+}
+
+interface SearchQuery {
+  repos: string[];
+  kind?: "issue" | "pr";
+  state?: "open" | "closed";
+  author?: string;
+  labels: string[];
+  in: string[];
+  terms: string[];
+}
+
+/** The qualifiers of GitHub's issue search the fake understands; free words match as substrings. */
+function parseSearch(q: string): SearchQuery {
+  const out: SearchQuery = { repos: [], labels: [], in: [], terms: [] };
+  const tokens = q.match(/(?:[^\s"]+:)?"[^"]*"|\S+/g) ?? [];
+  for (const token of tokens) {
+    const m = /^([a-z-]+):(.*)$/i.exec(token);
+    const value = (m?.[2] ?? token).replace(/^"|"$/g, "");
+    switch (m?.[1]?.toLowerCase()) {
+      case "repo":
+        out.repos.push(value.toLowerCase());
+        break;
+      case "is":
+      case "type":
+        if (value === "issue" || value === "pr") out.kind = value;
+        else if (value === "pull-request") out.kind = "pr";
+        else if (value === "open" || value === "closed") out.state = value;
+        break;
+      case "state":
+        if (value === "open" || value === "closed") out.state = value;
+        break;
+      case "author":
+        out.author = value.toLowerCase();
+        break;
+      case "label":
+        out.labels.push(value.toLowerCase());
+        break;
+      case "in":
+        out.in.push(...value.split(","));
+        break;
+      default:
+        if (value !== "") out.terms.push(value.toLowerCase());
+    }
+  }
+  if (out.in.length === 0) out.in = ["title", "body"];
+  return out;
 }
 
 function sleep(ms: number): Promise<void> {
