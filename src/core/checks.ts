@@ -128,7 +128,7 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
             "unknown-dependency",
             node.file,
             dep.line,
-            `depends_on names "${dep.id}", but no ticket has that id${near === undefined ? "" : ` — did you mean "${near}"?`}`,
+            `depends_on names "${dep.id}", but no ticket has that id${near === undefined ? "" : ` (did you mean "${near}"?)`}`,
             near === undefined
               ? `create ${dep.id}.md, or remove "${dep.id}" from depends_on`
               : `write depends_on: [${near}] (or create ${dep.id}.md)`,

@@ -43,6 +43,9 @@ const BLOCK_PLAIN = new RegExp(
   `^[${PLAIN_FIRST}](?:[${PLAIN_REST},\\[\\]{}#]|:(?=[${PLAIN_REST}])| (?=[${PLAIN_REST},\\[\\]{}:]))*$`,
 );
 const FLOW_PLAIN = new RegExp(`^[${PLAIN_FIRST}](?:[${PLAIN_REST}#]| (?=[${PLAIN_REST}]))*$`);
+// the common shapes, checked first: a title of words, an id (a subset of the plain scalars above)
+const SIMPLE = /^[A-Za-z0-9_./(][A-Za-z0-9_./() -]*$/;
+const SIMPLE_ID = /^[A-Za-z0-9_./(][A-Za-z0-9_./()-]*$/;
 const DECIMAL = /^[-+]?[0-9]+$/;
 const NULLS = new Set(["null", "Null", "NULL", "~"]);
 // raw control characters are refused: the full parser decides about those
@@ -159,7 +162,7 @@ function stripComment(rest: string): string | undefined {
   }
   const hash = rest.indexOf(" #");
   const value = hash === -1 ? rest : rest.slice(0, hash);
-  return value.replace(/ +$/, "");
+  return value.endsWith(" ") ? value.replace(/ +$/, "") : value;
 }
 
 function readValue(text: string): Value | undefined {
@@ -212,12 +215,12 @@ function quoted(text: string): Scalar | undefined {
 function blockScalar(text: string): Scalar | undefined {
   if (text.startsWith('"') || text.startsWith("'")) return quoted(text);
   if (NULLS.has(text)) return null;
-  return BLOCK_PLAIN.test(text) ? { text, plain: true } : undefined;
+  return SIMPLE.test(text) || BLOCK_PLAIN.test(text) ? { text, plain: true } : undefined;
 }
 
 function flowScalar(text: string): Scalar | undefined {
   if (text === "") return undefined;
   if (NULLS.has(text)) return null;
   if (text.startsWith('"') || text.startsWith("'")) return undefined;
-  return FLOW_PLAIN.test(text) ? { text, plain: true } : undefined;
+  return SIMPLE_ID.test(text) || FLOW_PLAIN.test(text) ? { text, plain: true } : undefined;
 }

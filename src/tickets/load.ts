@@ -2,7 +2,7 @@
  * A ticket directory → checked specs, settings and the saved state, or every
  * problem with it at once. Nothing here decides what runs; it only reads.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, type Dirent, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { checkCaps, checkGraph, fileTooLarge, type GraphNode } from "../core/checks.js";
@@ -85,7 +85,23 @@ export async function loadDirectory(
   const maxFileBytes = settings.max_file_bytes ?? DEFAULTS.maxFileBytes;
   const leaseMs = DEFAULTS.leaseMs;
 
-  const entries = readdirSync(dir, { withFileTypes: true });
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    return {
+      kind: "invalid",
+      problems: [
+        problem(
+          "unreadable-file",
+          dir,
+          undefined,
+          `could not list the ticket directory: ${(e as Error).message}`,
+          "make the directory readable",
+        ),
+      ],
+    };
+  }
   const names = ticketFileNames(
     entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name),
   );
@@ -163,7 +179,23 @@ export async function loadDirectory(
   if (problems.some(isError)) {
     return { kind: "invalid", problems: sortProblems([...problems, ...warnings]) };
   }
-  const state = await readSaved(dir, settings, specs, fields);
+  let state: Awaited<ReturnType<typeof readSaved>>;
+  try {
+    state = await readSaved(dir, settings, specs, fields);
+  } catch (e) {
+    state = {
+      saved: undefined,
+      problems: [
+        problem(
+          "unreadable-file",
+          STATE_DIR,
+          undefined,
+          `could not read the saved state: ${(e as Error).message}`,
+          `make ${STATE_DIR}/ readable, or move it aside to start the run afresh`,
+        ),
+      ],
+    };
+  }
   if (state.problems.length > 0) {
     return { kind: "invalid", problems: sortProblems([...state.problems, ...warnings]) };
   }

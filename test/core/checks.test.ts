@@ -50,7 +50,7 @@ describe("a duplicate id names both files", () => {
 describe("an unknown dependency is named, with a 'did you mean' when close", () => {
   test("close to an existing id", () => {
     expect(text(graph("research", "plan: reserch"))).toEqual([
-      'plan.md:2: depends_on names "reserch", but no ticket has that id — did you mean "research"? — write depends_on: [research] (or create reserch.md)',
+      'plan.md:2: depends_on names "reserch", but no ticket has that id (did you mean "research"?) — write depends_on: [research] (or create reserch.md)',
     ]);
   });
   test("nothing close", () => {

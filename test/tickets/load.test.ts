@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -44,7 +44,7 @@ describe("the broken fixture: every problem at once, each with its file", () => 
     ]);
     expect(text[1]).toContain('duplicate id "plan": plan.md:2 and plan2.md:3 both use it');
     expect(text[3]).toContain(
-      'depends_on names "reserch", but no ticket has that id — did you mean "research"?',
+      'depends_on names "reserch", but no ticket has that id (did you mean "research"?)',
     );
     expect(text.every((t) => !t.includes("    at "))).toBe(true);
   });
@@ -254,5 +254,27 @@ describe("the saved state is rebuilt from the front matter and .frontier/", () =
       ".frontier/attempts/a@2.json": JSON.stringify(attempt1),
     });
     expect(problemsOf(await loadDirectory(dir))[0]!.kind).toBe("corrupt-state");
+  });
+
+  test("state that cannot be read is a problem, not a crash", async () => {
+    await files({
+      "a.md": "---\nstatus: failed\nattempt: 1\n---\n",
+      ".frontier/attempts": "a file, not a folder",
+    });
+    const ps = problemsOf(await loadDirectory(dir));
+    expect(ps.map((p) => [p.kind, p.file])).toEqual([["unreadable-file", ".frontier"]]);
+  });
+});
+
+describe("files that cannot be read", () => {
+  test("a dangling link named like a ticket is reported, the rest still checked", async () => {
+    await files({ "a.md": "---\ndepends_on: [nope]\n---\n" });
+    await symlink(join(dir, "missing-target"), join(dir, "b.md"));
+    const ps = problemsOf(await loadDirectory(dir));
+    expect(ps.map((p) => [p.kind, p.file])).toEqual([
+      ["unknown-dependency", "a.md"],
+      ["unreadable-file", "b.md"],
+    ]);
+    expect(formatProblem(ps[1]!)).toMatch(/^b\.md: could not read the file: ENOENT/);
   });
 });
