@@ -45,6 +45,8 @@ export interface MarkdownOptions {
   workflowRunUrl?: string;
   /** prefix of ticket file links, e.g. `https://github.com/o/r/blob/SHA/tickets/` */
   repoBlobUrl?: string;
+  /** ticket id -> URL of its open question issue, when known */
+  questionUrls?: Readonly<Record<string, string>>;
 }
 
 /** Sections fold into <details> once they are longer than this many rows. */
@@ -58,6 +60,7 @@ interface Ctx {
   htmlUrl?: string;
   runUrl?: string;
   blobUrl?: string;
+  questionUrls?: Readonly<Record<string, string>>;
 }
 
 export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string {
@@ -68,6 +71,7 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
     htmlUrl: safeUrl(opts.htmlReportUrl ?? receipt.links?.html_report),
     runUrl: safeUrl(opts.workflowRunUrl ?? receipt.links?.workflow_run),
     blobUrl: safeUrl(opts.repoBlobUrl),
+    questionUrls: opts.questionUrls,
   };
   const marker = markerComment(opts.marker);
   const footer = renderFooter(ctx);
@@ -200,9 +204,11 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
   if (qs.length === 0) return "";
   const head = `#### ⏸ Open ${plural(qs.length, "question")} (${formatInt(qs.length)})\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
   const rows = qs.map((q) => {
-    const how = TICKET_ID.test(q.ticket)
-      ? `\n  To answer here: \`/answer ${q.ticket} YOUR ANSWER\``
-      : "";
+    const issue = safeUrl(ctx.questionUrls?.[q.ticket]);
+    const there = issue ? `[its question issue](${mdUrl(issue)}) with \`/answer YOUR ANSWER\`` : "";
+    const here = TICKET_ID.test(q.ticket) ? `here with \`/answer ${q.ticket} YOUR ANSWER\`` : "";
+    const how =
+      there || here ? `\n  To answer: ${[there, here].filter(Boolean).join(", or ")}` : "";
     return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how}`;
   });
   return list(
