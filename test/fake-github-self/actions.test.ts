@@ -1,6 +1,6 @@
 import { getOctokit } from "@actions/github";
 import { Octokit } from "@octokit/rest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { quietLog } from "../fake-github/clients.js";
 import { FakeGitHub, type FakeRepo, type FakeRun } from "../fake-github/server.js";
 
@@ -345,5 +345,48 @@ describe("jobs of a run", () => {
       conclusion: "failure",
       run_id: run.id,
     });
+  });
+});
+
+describe("runner capacity", () => {
+  it("with runners: 2, at most two hooks run at once and the rest wait queued", async () => {
+    fake.runners = 2;
+    let running = 0;
+    let most = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    fake.onDispatch(async () => {
+      running++;
+      most = Math.max(most, running);
+      await gate;
+      running--;
+    });
+    await Promise.all(
+      ["a", "b", "c", "d", "e"].map((t) =>
+        octokit.actions.createWorkflowDispatch({
+          owner,
+          repo: name,
+          workflow_id: "orch-task.yml",
+          ref: "main",
+          inputs: inputs(t),
+        }),
+      ),
+    );
+    await vi.waitFor(() => expect(running).toBe(2), { timeout: 10_000 });
+    expect(repo.runs.map((r) => r.status).sort()).toEqual([
+      "in_progress",
+      "in_progress",
+      "queued",
+      "queued",
+      "queued",
+    ]);
+    release();
+    await fake.idle();
+    expect(most).toBe(2);
+    expect(repo.runs.every((r) => r.status === "completed" && r.conclusion === "success")).toBe(
+      true,
+    );
   });
 });

@@ -63,6 +63,8 @@ export interface FakeGitHubOptions {
   now?: () => number;
   /** delay every response by this many milliseconds */
   latencyMs?: number;
+  /** how many dispatched runs the onDispatch hooks execute at once; default Infinity */
+  runners?: number;
 }
 
 export interface RequestRecord {
@@ -581,7 +583,7 @@ const SECONDARY_MESSAGE =
   "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000.";
 
 export class FakeGitHub {
-  readonly options: Required<Omit<FakeGitHubOptions, "now" | "latencyMs">>;
+  readonly options: Required<Omit<FakeGitHubOptions, "now" | "latencyMs" | "runners">>;
   readonly repos = new Map<string, FakeRepo>();
   readonly tokens = new Map<string, TokenInfo>();
   readonly knownUsers = new Set<string>();
@@ -594,6 +596,11 @@ export class FakeGitHub {
   readonly faults: Fault[] = [];
   latencyMs: number;
   now: () => number;
+  /**
+   * How many dispatched runs onDispatch hooks execute at once (runner capacity); the
+   * rest stay `queued` until a runner frees. Default Infinity.
+   */
+  runners: number;
 
   private server?: http.Server;
   private port = 0;
@@ -618,6 +625,7 @@ export class FakeGitHub {
     };
     this.now = options.now ?? Date.now;
     this.latencyMs = options.latencyMs ?? 0;
+    this.runners = options.runners ?? Number.POSITIVE_INFINITY;
     this.knownUsers.add(this.options.login);
     this.handlers = this.makeHandlers();
   }
@@ -1706,17 +1714,39 @@ export class FakeGitHub {
     return wf.name;
   }
 
+  private busyRunners = 0;
+  private runnerQueue: (() => void)[] = [];
+
+  private takeRunner(): Promise<void> {
+    if (this.busyRunners < this.runners) {
+      this.busyRunners++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.runnerQueue.push(resolve));
+  }
+
+  private releaseRunner(): void {
+    const next = this.runnerQueue.shift();
+    if (next) next();
+    else this.busyRunners--;
+  }
+
   private startHooks(run: FakeRun): void {
     if (this.dispatchHooks.length === 0) return;
     const hooks = [...this.dispatchHooks];
     const p = (async () => {
-      if (run.status === "queued") this.setRunStatus(run.id, "in_progress");
+      await this.takeRunner();
       try {
+        // Cancelled while it waited for a runner: it never starts, as on GitHub.
+        if (run.status === "completed") return;
+        if (run.status === "queued") this.setRunStatus(run.id, "in_progress");
         for (const hook of hooks) await hook(run, this);
         if (run.status !== "completed") this.setRunStatus(run.id, "completed", "success");
       } catch (error) {
         this.hookErrors.push({ run: run.id, error });
         if (run.status !== "completed") this.setRunStatus(run.id, "completed", "failure");
+      } finally {
+        this.releaseRunner();
       }
     })();
     this.pending.add(p);
