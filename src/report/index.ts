@@ -5,4 +5,10 @@ export { GITHUB_COMMENT_MAX, type MarkdownOptions, renderMarkdown } from "./mark
 export { MERMAID_LIMITS, mermaidFits, renderMermaid, renderMermaidGraph } from "./mermaid.js";
 export { buildReceipt, type ReceiptOptions } from "./receipt.js";
 export { receiptJsonSchema, receiptJsonSchemaText } from "./schema.js";
-export { defaultMarker, type ReportFiles, receiptJson, writeReports } from "./write.js";
+export {
+  defaultMarker,
+  type ReportFiles,
+  ReportWriteError,
+  receiptJson,
+  writeReports,
+} from "./write.js";
