@@ -38,9 +38,13 @@ export async function gatherContext(
       return { id, title, status, result };
     }),
   );
-  // the live attempt while claimed; otherwise the attempt that would come next
+  // the live attempt while claimed, the last one once done; otherwise the one that would come next
   const attempt =
-    state === undefined ? 1 : state.status === "claimed" ? state.attempt : state.attempt + 1;
+    state === undefined || state.attempt === 0
+      ? 1
+      : state.status === "claimed" || state.status === "complete" || state.status === "empty"
+        ? state.attempt
+        : state.attempt + 1;
   const args: ContextArgs = {
     spec,
     run: frontier.runRecord().run,

@@ -154,4 +154,23 @@ describe("gathering the context from the frontier and the ticket directory", () 
     expect(text).toContain("### a: A (complete)\n\nfresh result");
     await expect(readContext(dir, frontier, "nope")).rejects.toThrow(/no ticket "nope"/);
   });
+
+  test("the attempt it is for: the live one, the last one once done, else the next", async () => {
+    const run: RunRecord = { schema: "ticket-frontier/run@1", run: "r", dispatched: 1 };
+    const at = async (state: TicketState | undefined) =>
+      (
+        await gatherContext(
+          dir,
+          { spec: () => spec("x"), state: () => state, runRecord: () => run },
+          "x",
+        )
+      ).attempt;
+    const base = { attempts: [], answers: [] };
+    expect(await at(undefined)).toBe(1);
+    expect(await at({ ...base, status: "ready", attempt: 0 })).toBe(1);
+    expect(await at({ ...base, status: "claimed", attempt: 2 })).toBe(2);
+    expect(await at({ ...base, status: "complete", attempt: 2 })).toBe(2);
+    expect(await at({ ...base, status: "ready", attempt: 1 })).toBe(2);
+    expect(await at({ ...base, status: "suspended", attempt: 1 })).toBe(2);
+  });
 });
