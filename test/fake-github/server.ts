@@ -1738,10 +1738,12 @@ export class FakeGitHub {
       await this.takeRunner();
       try {
         // Cancelled while it waited for a runner: it never starts, as on GitHub.
-        if (run.status === "completed") return;
+        // (a function, because hooks change the status behind TypeScript's narrowing)
+        const done = () => run.status === "completed";
+        if (done()) return;
         if (run.status === "queued") this.setRunStatus(run.id, "in_progress");
         for (const hook of hooks) await hook(run, this);
-        if (run.status !== "completed") this.setRunStatus(run.id, "completed", "success");
+        if (!done()) this.setRunStatus(run.id, "completed", "success");
       } catch (error) {
         this.hookErrors.push({ run: run.id, error });
         if (run.status !== "completed") this.setRunStatus(run.id, "completed", "failure");
