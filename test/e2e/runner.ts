@@ -42,6 +42,8 @@ export interface StepResult {
   summary: string;
   /** variables the step exported through GITHUB_ENV */
   exported: Record<string, string>;
+  /** when the process was spawned (ms since the epoch) and how long it ran */
+  spawnedAt: number;
   ms: number;
 }
 
@@ -243,6 +245,7 @@ export class Runner {
         outputs: parseFileCommands(readFileSync(outputPath, "utf8")),
         summary: readFileSync(summaryPath, "utf8"),
         exported: parseFileCommands(readFileSync(envPath, "utf8")),
+        spawnedAt: started,
         ms: Date.now() - started,
       };
       this.steps.push(result);

@@ -1,0 +1,153 @@
+/**
+ * Every fault the fake GitHub can inject, survived with nothing lost: each run ends
+ * complete, every ticket's result recorded, every attempt dispatched exactly once.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { Runner } from "./runner.js";
+import { type TicketDef, writeTickets } from "./tickets.js";
+
+const GRAPH: TicketDef[] = [
+  { id: "a" },
+  { id: "b" },
+  { id: "c", deps: ["a"] },
+  { id: "d", deps: ["a", "b"] },
+  { id: "e", deps: ["c", "d"] },
+];
+
+let runner: Runner | undefined;
+afterEach(async () => {
+  await runner?.stop();
+  runner = undefined;
+});
+
+async function runWith(setup: (r: Runner) => void, settings = "run: faults\n"): Promise<Runner> {
+  runner = new Runner();
+  const sha = await runner.start(writeTickets(GRAPH, settings));
+  runner.withContext = false;
+  setup(runner);
+  const push = await runner.push(sha);
+  expect(push.code, push.stdout + push.stderr).toBe(0);
+  await runner.fake.idle();
+  expect(runner.fake.hookErrors.map((e) => String(e.error))).toEqual([]);
+  return runner;
+}
+
+function expectNothingLost(r: Runner, attempts: Record<string, number> = {}, faulted = true): void {
+  const state = r.state();
+  for (const { id } of GRAPH) {
+    expect(state.tickets[id]?.status, id).toBe("complete");
+    const n = attempts[id] ?? 1;
+    expect(r.repo.readFile(`tickets/.frontier/results/${id}@${n}.md`, "main")).toBe(
+      `result of ${id} attempt ${n}`,
+    );
+  }
+  for (const [key, n] of r.dispatchCounts()) expect(n, `${key} dispatched once`).toBe(1);
+  if (faulted) expect(r.fake.requests.filter((q) => q.fault).length).toBeGreaterThan(0);
+}
+
+describe("injected faults are survived with nothing lost", () => {
+  it("5xx answers (500, 502, 503) on reads, commits, ref updates and dispatches", async () => {
+    const r = await runWith((x) => {
+      x.fake.inject({ status: 502, operation: "repos/get-branch", times: 2, after: 1 });
+      x.fake.inject({ status: 500, operation: "repos/get-content", times: 2, after: 2 });
+      x.fake.inject({ status: 503, operation: "git/create-tree", times: 1, after: 1 });
+      x.fake.inject({ status: 500, operation: "git/create-commit", times: 1, after: 2 });
+      x.fake.inject({ status: 502, operation: "git/update-ref", times: 2, after: 1 });
+      x.fake.inject({
+        status: 503,
+        operation: "actions/create-workflow-dispatch",
+        times: 1,
+        after: 1,
+      });
+      x.fake.inject({ status: 500, operation: "issues/update-comment", times: 1 });
+    });
+    expectNothingLost(r);
+  });
+
+  it("secondary rate limits (403 and 429 with retry-after) are waited out", async () => {
+    const r = await runWith((x) => {
+      x.fake.injectSecondaryRateLimit({
+        status: 403,
+        retryAfter: 1,
+        operation: "git/create-commit",
+        times: 2,
+      });
+      x.fake.injectSecondaryRateLimit({
+        status: 429,
+        retryAfter: 1,
+        operation: "actions/create-workflow-dispatch",
+        times: 2,
+      });
+      x.fake.injectSecondaryRateLimit({
+        status: 403,
+        retryAfter: 2,
+        operation: "issues/create-comment",
+        times: 1,
+      });
+    });
+    expectNothingLost(r);
+  });
+
+  it("non-fast-forward ref updates and real concurrent commits: re-read and re-applied", async () => {
+    const r = await runWith((x) => {
+      x.fake.forceNonFastForward({ times: 3 });
+      x.fake.raceNextRefUpdate({ times: 3, after: 2 });
+    });
+    expectNothingLost(r);
+    // the concurrent commits' files survived too
+    expect(r.repo.listFiles("main", ".fake-github").length).toBeGreaterThan(0);
+  });
+
+  it("a refused dispatch fails the attempt with GitHub's own message; the retry runs", async () => {
+    const r = await runWith((x) => {
+      x.fake.refuseDispatch({ times: 1, message: "Required input 'base' not provided" });
+    }, "run: faults\nretries: 1\n");
+    const state = r.state();
+    const refused = Object.entries(state.tickets).find(([, t]) =>
+      t.attempts.some((a) => a.outcome === "failed"),
+    );
+    expect(refused).toBeDefined();
+    const [id, ticket] = refused as [string, (typeof state.tickets)[string]];
+    expect(ticket.attempts[0]?.reason).toContain("Required input 'base' not provided");
+    expectNothingLost(r, { [id]: 2 });
+  });
+
+  it("latency on every request", async () => {
+    const r = await runWith((x) => {
+      x.fake.injectLatency({ ms: 40 });
+    });
+    expectNothingLost(r, {}, false);
+  });
+});
+
+describe("a server without return_run_details (GHES ≤ 3.20)", () => {
+  it("the dispatch is retried once without it and the run is found by its claim token in run-name", async () => {
+    runner = new Runner({ returnRunDetails: "refused" });
+    const sha = await runner.start(writeTickets(GRAPH));
+    runner.withContext = false;
+    const push = await runner.push(sha);
+    expect(push.code).toBe(0);
+    await runner.fake.idle();
+    expectNoLoss(runner);
+    // one refusal per process that dispatched, never a second one in the same process
+    const refusals = runner.fake.findRequests({
+      operation: "actions/create-workflow-dispatch",
+      status: 400,
+    });
+    const accepted = runner.fake.findRequests({
+      operation: "actions/create-workflow-dispatch",
+      status: 204,
+    });
+    expect(accepted).toHaveLength(GRAPH.length);
+    expect(refusals.length).toBeLessThanOrEqual(accepted.length);
+    expect(push.stdout).toMatch(
+      /dispatched a#1 → https:\/\/github\.com\/acme\/widgets\/actions\/runs\/\d+/,
+    );
+  });
+});
+
+function expectNoLoss(r: Runner): void {
+  const state = r.state();
+  for (const { id } of GRAPH) expect(state.tickets[id]?.status, id).toBe("complete");
+  for (const [key, n] of r.dispatchCounts()) expect(n, key).toBe(1);
+}

@@ -1,0 +1,180 @@
+/**
+ * The events around a job's life: a job that dies before its settle step (settled from
+ * workflow_run), a job that dies without any event (reclaimed by the schedule sweep
+ * after its lease), redelivered events, a suspended ticket's question issue.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { makeWorkflowRunPayload } from "../fake-github/server.js";
+import { Runner } from "./runner.js";
+import { writeTickets } from "./tickets.js";
+
+let runner: Runner | undefined;
+afterEach(async () => {
+  runner?.fake.assertNoViolations();
+  await runner?.stop();
+  runner = undefined;
+});
+
+describe("a job that dies before its settle step", () => {
+  it("is settled as failed from its workflow_run, its dependents blocked; a redelivery changes nothing", async () => {
+    runner = new Runner();
+    const sha = await runner.start(writeTickets([{ id: "a" }, { id: "b", deps: ["a"] }]));
+    runner.script = () => ({ die: true, conclusion: "cancelled" });
+    await runner.push(sha);
+    await runner.fake.idle();
+    const job = runner.jobs.find((j) => j.ticket === "a");
+    expect(job).toBeDefined();
+    expect(runner.state().tickets.a?.status).toBe("claimed");
+
+    const run = runner.fake.run(job?.run.id as number);
+    const first = await runner.workflowRun(run);
+    expect(first.code, first.stdout).toBe(0);
+    const state = runner.state();
+    expect(state.tickets.a?.status).toBe("failed");
+    expect(state.tickets.a?.attempts[0]?.reason).toMatch(/ended cancelled before its settle step/);
+    expect(state.tickets.b?.status).toBe("blocked");
+    expect(first.outputs.state).toBe("failed");
+
+    const head = runner.repo.head("main");
+    const again = await runner.workflowRun(run);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/changed nothing/);
+    expect(runner.repo.head("main")).toBe(head);
+  });
+
+  it("a workflow_run of a job that ended well does nothing, without a single request", async () => {
+    runner = new Runner();
+    const sha = await runner.start(writeTickets([{ id: "a" }]));
+    await runner.push(sha);
+    await runner.fake.idle();
+    const run = runner.fake.allRuns().find((r) => r.inputs.ticket === "a");
+    expect(run?.conclusion).toBe("success");
+    runner.fake.clearRequests();
+    const step = await runner.workflowRun(run as NonNullable<typeof run>);
+    expect(step.code).toBe(0);
+    expect(step.stdout).toMatch(/nothing to do/);
+    expect(runner.fake.requests).toHaveLength(0);
+    expect(makeWorkflowRunPayload).toBeDefined();
+  });
+});
+
+describe("a claim whose lease has expired", () => {
+  it("is reclaimed by the schedule sweep: the attempt fails lease-expired and the retry runs; a live lease is left alone", async () => {
+    runner = new Runner();
+    const sha = await runner.start(
+      writeTickets([
+        { id: "slow", extra: "bound: 1s\nretries: 1" },
+        { id: "steady", extra: "bound: 2h" },
+        { id: "after", deps: ["slow"] },
+      ]),
+    );
+    runner.script = (t, attempt) =>
+      t === "steady" || (t === "slow" && attempt === 1)
+        ? { die: true, silent: true }
+        : { status: "complete", result: "ok" };
+    await runner.push(sha);
+    await runner.fake.idle();
+    expect(runner.state().tickets.slow?.status).toBe("claimed");
+
+    // wait out slow's 1 s lease (however long the steps above took, it is over now)
+    await new Promise((r) => setTimeout(r, 1500));
+    const sweep = await runner.schedule();
+    expect(sweep.code, sweep.stdout).toBe(0);
+    expect(JSON.parse(sweep.outputs.dispatched ?? "[]")).toEqual(["slow"]);
+    await runner.fake.idle();
+    const state = runner.state();
+    expect(state.tickets.slow?.attempts[0]).toMatchObject({
+      n: 1,
+      outcome: "failed",
+      reason: "lease-expired",
+    });
+    expect(state.tickets.slow?.status).toBe("complete");
+    expect(state.tickets.after?.status).toBe("complete");
+    expect(state.tickets.steady?.status).toBe("claimed");
+    for (const [key, n] of runner.dispatchCounts()) expect(n, key).toBe(1);
+  });
+});
+
+describe("a redelivered event", () => {
+  it("a push delivered twice dispatches nothing the second time", async () => {
+    runner = new Runner();
+    const sha = await runner.start(writeTickets([{ id: "a" }, { id: "b" }]));
+    runner.script = () => ({ die: true, silent: true });
+    const first = await runner.push(sha);
+    await runner.fake.idle();
+    expect(JSON.parse(first.outputs.dispatched ?? "[]").sort()).toEqual(["a", "b"]);
+    const head = runner.repo.head("main");
+    const second = await runner.push(sha);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.outputs.dispatched ?? "[]")).toEqual([]);
+    expect(runner.repo.head("main")).toBe(head);
+    expect(runner.fake.allRuns()).toHaveLength(2);
+  });
+
+  it("a settle step run twice records once and dispatches the dependent once", async () => {
+    runner = new Runner();
+    const sha = await runner.start(writeTickets([{ id: "a" }, { id: "b", deps: ["a"] }]));
+    let repeated = false;
+    runner.script = (t) => {
+      if (t === "b") return { die: true, silent: true };
+      return { status: "complete", result: "A" };
+    };
+    runner.beforeSettle = async () => {};
+    await runner.push(sha);
+    await runner.fake.idle();
+    const a = runner.jobs.find((j) => j.ticket === "a");
+    expect(a?.settle?.code).toBe(0);
+    // the same settle step again (a re-run of the job's last step)
+    const run = a?.run as NonNullable<typeof a>["run"];
+    const again = await runner.step({
+      event: "workflow_dispatch",
+      payload: (await import("../fake-github/server.js")).makeWorkflowDispatchPayload({
+        repo: runner.repo,
+        workflow: "orch-task.yml",
+        ref: run.ref,
+        inputs: run.inputs,
+      }),
+      sha: run.inputs.base as string,
+      runId: run.id,
+      inputs: { command: "settle", outcome: "complete", "job-status": "success" },
+    });
+    repeated = true;
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.outputs.dispatched ?? "[]")).toEqual([]);
+    await runner.fake.idle();
+    expect(repeated).toBe(true);
+    expect(runner.dispatchCounts().get("b#1")).toBe(1);
+    expect(runner.state().tickets.a?.attempts).toHaveLength(1);
+  });
+});
+
+describe("a suspended ticket", () => {
+  it("opens one question issue with the question, a hidden marker and how to answer; its dependents wait", async () => {
+    runner = new Runner();
+    const sha = await runner.start(writeTickets([{ id: "ask" }, { id: "later", deps: ["ask"] }]));
+    runner.script = () => ({
+      status: "suspended",
+      question: "Which region should the cache live in?",
+    });
+    const push = await runner.push(sha);
+    expect(push.code).toBe(0);
+    await runner.fake.idle();
+    const state = runner.state();
+    expect(state.tickets.ask?.status).toBe("suspended");
+    expect(state.tickets.later?.status).toBe("pending");
+    const issueNumber = state.questions.ask?.issue_number as number;
+    const issue = runner.repo.issues.get(issueNumber);
+    expect(issue?.labels).toContain("frontier:question");
+    expect(issue?.body).toContain("Which region should the cache live in?");
+    expect(issue?.body).toMatch(
+      /<!-- ticket-frontier:question run=e2e ticket=ask attempt=1 branch=main -->/,
+    );
+    expect(issue?.body).toContain("/answer");
+    const questionIssues = [...runner.repo.issues.values()].filter((i) =>
+      i.labels.includes("frontier:question"),
+    );
+    expect(questionIssues).toHaveLength(1);
+    const settle = runner.jobs.find((j) => j.ticket === "ask")?.settle;
+    expect(settle?.outputs.state).toBe("suspended");
+  });
+});
