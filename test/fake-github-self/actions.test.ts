@@ -389,4 +389,35 @@ describe("runner capacity", () => {
       true,
     );
   });
+
+  it("a run cancelled while it waits for a runner never starts", async () => {
+    fake.runners = 1;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const started: string[] = [];
+    fake.onDispatch(async (run) => {
+      started.push(run.inputs.ticket!);
+      await gate;
+    });
+    const ids: number[] = [];
+    for (const t of ["a", "b"]) {
+      const res = await octokit.actions.createWorkflowDispatch({
+        owner,
+        repo: name,
+        workflow_id: "orch-task.yml",
+        ref: "main",
+        inputs: inputs(t),
+        return_run_details: true,
+      });
+      ids.push((res.data as unknown as { workflow_run_id: number }).workflow_run_id);
+    }
+    await vi.waitFor(() => expect(started).toEqual(["a"]), { timeout: 10_000 });
+    await octokit.actions.cancelWorkflowRun({ owner, repo: name, run_id: ids[1]! });
+    release();
+    await fake.idle();
+    expect(started).toEqual(["a"]);
+    expect(fake.run(ids[1]!).conclusion).toBe("cancelled");
+  });
 });
