@@ -7,13 +7,14 @@
  * stdout decide. Output is captured with bounded memory: a result over the cap is a
  * failed attempt with a clear reason, never a truncated result.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { formatDuration } from "../core/bound.js";
 import { Outcome, Usage } from "../core/model.js";
+import { signalGroup } from "./launch.js";
+import { inProcess, type Launcher } from "./launcher.js";
 
 /** What the executor reports, when it writes `$FRONTIER_OUTCOME_FILE`. */
 export const OutcomeFile = z.object({
@@ -51,6 +52,8 @@ export interface AttemptInput {
   maxResultBytes: number;
   /** SIGTERM → SIGKILL grace; default 2 s */
   graceMs?: number;
+  /** what starts the command: the runner's helper process; default in this process */
+  launcher?: Launcher;
   /**
    * a directory for the context and outcome files (the runner's, made once per run);
    * without it each attempt makes and removes a temporary directory of its own
@@ -80,46 +83,6 @@ export interface RunningAttempt {
   done: Promise<AttemptResult>;
   /** stop the whole process group: SIGTERM, SIGKILL after the grace */
   stop(): void;
-}
-
-/** Keeps the first `cap + 1` bytes of a stream and counts the rest. */
-class HeadBuffer {
-  private chunks: Buffer[] = [];
-  private kept = 0;
-  total = 0;
-  constructor(private readonly cap: number) {}
-  push(chunk: Buffer): void {
-    this.total += chunk.length;
-    const room = this.cap + 1 - this.kept;
-    if (room <= 0) return;
-    const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.chunks.push(piece);
-    this.kept += piece.length;
-  }
-  get overflow(): boolean {
-    return this.total > this.cap;
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString("utf8");
-  }
-}
-
-/** Keeps only the last `cap` bytes of a stream. */
-class TailBuffer {
-  private chunks: Buffer[] = [];
-  private kept = 0;
-  constructor(private readonly cap: number) {}
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.kept += chunk.length;
-    while (this.kept - (this.chunks[0]?.length ?? 0) >= this.cap && this.chunks.length > 1) {
-      this.kept -= this.chunks.shift()?.length ?? 0;
-    }
-  }
-  text(): string {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.cap)).toString("utf8");
-  }
 }
 
 /** The end of stderr as a reason: its last lines, at most 2 KB. */
@@ -183,15 +146,6 @@ function readOutcomeFile(
   return { kind: "ok", value: parsed.data };
 }
 
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
 /** Start one attempt. The returned promise never rejects: every way it can end is an outcome. */
 export function startAttempt(input: AttemptInput): RunningAttempt {
   const started = Date.now();
@@ -228,95 +182,60 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       FRONTIER_CONTEXT_FILE: contextFile,
       FRONTIER_OUTCOME_FILE: outcomeFile,
     };
-    const stdout = new HeadBuffer(input.maxResultBytes);
-    const stderr = new TailBuffer(STDERR_TAIL_BYTES * 4);
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
     let timeoutTimer: NodeJS.Timeout | undefined;
-
-    const exit = await new Promise<{
-      code: number | null;
-      signal: NodeJS.Signals | null;
-      spawnError?: Error;
-    }>((resolve) => {
-      const child = spawn("sh", ["-c", input.command], {
+    const terminate = () => {
+      if (pgid === undefined) return; // not started yet: terminated as soon as it is
+      signalGroup(pgid, "SIGTERM");
+      if (!killTimer) {
+        killTimer = setTimeout(() => signalGroup(pgid, "SIGKILL"), grace);
+        killTimer.unref();
+      }
+    };
+    stopFn = terminate;
+    if (input.timeoutMs !== undefined) {
+      timeoutTimer = setTimeout(() => {
+        timedOut = true;
+        terminate();
+      }, input.timeoutMs);
+    }
+    const launcher = input.launcher ?? inProcess;
+    const exit = await launcher.launch(
+      {
+        command: input.command,
         cwd: input.cwd,
         env,
-        detached: true,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      pgid = child.pid;
-      let settled = false;
-      let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-      let lingerTimer: NodeJS.Timeout | undefined;
-      const finish = (value: {
-        code: number | null;
-        signal: NodeJS.Signals | null;
-        spawnError?: Error;
-      }) => {
-        if (settled) return;
-        settled = true;
-        if (lingerTimer) clearTimeout(lingerTimer);
-        resolve(value);
-      };
-
-      const terminate = () => {
-        signalGroup(pgid, "SIGTERM");
-        if (!killTimer) {
-          killTimer = setTimeout(() => signalGroup(pgid, "SIGKILL"), grace);
-          killTimer.unref();
-        }
-      };
-      stopFn = () => {
-        stopRequested = true;
-        terminate();
-      };
-      if (stopRequested) terminate();
-      if (input.timeoutMs !== undefined) {
-        timeoutTimer = setTimeout(() => {
-          timedOut = true;
-          terminate();
-        }, input.timeoutMs);
-      }
-
-      child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-      child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-      // An executor that never reads its stdin is fine: ignore the broken pipe.
-      child.stdin.on("error", () => {});
-      child.stdin.end(input.context);
-
-      child.on("error", (error) => finish({ code: null, signal: null, spawnError: error }));
-      child.on("exit", (code, signal) => {
-        exited = { code, signal };
-        // Something the command left running in the background may still hold the
-        // pipes open; the attempt is over when the command is, so give the pipes a
-        // moment to drain, then end the rest of its group.
-        lingerTimer = setTimeout(() => {
-          signalGroup(pgid, "SIGKILL");
-          child.stdout.destroy();
-          child.stderr.destroy();
-          finish({ code, signal });
-        }, grace);
-        lingerTimer.unref();
-      });
-      child.on("close", (code, signal) => finish(exited ?? { code, signal }));
-    });
+        stdin: input.context,
+        cap: input.maxResultBytes,
+        graceMs: grace,
+      },
+      (group) => {
+        pgid = group;
+        if (stopRequested || timedOut) terminate();
+      },
+    );
     if (timeoutTimer) clearTimeout(timeoutTimer);
     if (killTimer) clearTimeout(killTimer);
-    // Whatever the shell left behind in its group ends with the attempt.
-    signalGroup(pgid, "SIGKILL");
+    const stdout = {
+      overflow: exit.stdoutTotal > input.maxResultBytes,
+      total: exit.stdoutTotal,
+      text: () => Buffer.from(exit.stdout).toString("utf8"),
+    };
+    const stderr = { text: () => Buffer.from(exit.stderrTail).toString("utf8") };
+    const signal = exit.signal;
 
     const base = {
       stopped: stopRequested,
       exitCode: exit.code,
-      signal: exit.signal,
+      signal,
       durationMs: Date.now() - started,
     };
     if (exit.spawnError) {
       return {
         ...base,
         outcome: "failed",
-        reason: `could not start sh: ${exit.spawnError.message}`,
+        reason: `could not start sh: ${exit.spawnError}`,
       };
     }
     if (timedOut) {
@@ -407,7 +326,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     }
     const reason =
       stderrReason(stderr.text()) ??
-      (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code ?? "unknown"}`);
+      (signal ? `killed by ${signal}` : `exit code ${exit.code ?? "unknown"}`);
     return { ...base, outcome: "failed", reason };
   }
 

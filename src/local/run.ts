@@ -26,6 +26,7 @@ import { formatProblem } from "../tickets/problems.js";
 import { applyEdits, writeResult } from "../tickets/store.js";
 import { planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./executor.js";
+import { helperLauncher, type Launcher } from "./launcher.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
 import { Progress, tallyText } from "./progress.js";
@@ -253,6 +254,8 @@ class LocalRun {
   private readonly maxResultBytes: number;
   /** context and outcome files of live attempts: one temporary directory per run */
   private readonly scratch = mkdtempSync(join(tmpdir(), "frontier-run-"));
+  /** started with the first attempt: a run with nothing to do starts no helper */
+  private launcherOnce: Launcher | undefined;
 
   constructor(
     private readonly dir: string,
@@ -311,6 +314,7 @@ class LocalRun {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       rmSync(this.scratch, { recursive: true, force: true });
+      this.launcherOnce?.close();
       this.progress.stop();
     }
     return this.conclude(started);
@@ -503,6 +507,7 @@ class LocalRun {
       vars,
       ...(claim.bound?.timeoutMs !== undefined ? { timeoutMs: claim.bound.timeoutMs } : {}),
       maxResultBytes: this.maxResultBytes,
+      launcher: (this.launcherOnce ??= helperLauncher()),
       scratch: this.scratch,
       tag: `${claim.ticket}@${claim.attempt}`,
     });

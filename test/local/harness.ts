@@ -71,10 +71,12 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 /** Start `frontier ARGS…` in `cwd`. */
 export function startFrontier(
   args: string[],
-  opts: { cwd?: string; env?: Record<string, string> } = {},
+  opts: { cwd?: string; env?: Record<string, string>; ownGroup?: boolean } = {},
 ): Started {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: opts.cwd ?? ROOT,
+    // its own process group, like a job in a terminal: Ctrl-C reaches the whole group
+    detached: opts.ownGroup ?? false,
     env: childEnv(opts.env ?? {}),
     stdio: ["ignore", "pipe", "pipe"],
   });

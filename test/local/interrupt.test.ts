@@ -63,7 +63,7 @@ function bothSlowStarted(g: Graph): boolean {
 describe("Ctrl-C", () => {
   it("stops the live attempts' process groups, records them interrupted, exits 130, and the next run completes them", async () => {
     const { g, exec } = graph();
-    const started = startFrontier(["run", g.dir, "--exec", exec]);
+    const started = startFrontier(["run", g.dir, "--exec", exec], { ownGroup: true });
     await until(() => bothSlowStarted(g), "both slow tickets to start");
 
     // A second `frontier run` on the same directory is refused while this one lives.
@@ -71,7 +71,8 @@ describe("Ctrl-C", () => {
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`pid ${started.child.pid}`);
 
-    started.child.kill("SIGINT");
+    // Ctrl-C on a terminal: SIGINT to the runner's whole foreground process group.
+    process.kill(-(started.child.pid as number), "SIGINT");
     const ran = await started.done;
     expect(ran.code).toBe(130);
     expect(await groupGone(pgid(g, "slow-c"))).toEqual([]);

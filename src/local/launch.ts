@@ -1,0 +1,138 @@
+/**
+ * Starting one `sh -c COMMAND` in a process group of its own and collecting how it
+ * ended, with bounded memory. Node built-ins only: this module also runs inside the
+ * launcher helper (launcher.ts), which must stay small (see there for why).
+ */
+import { spawn } from "node:child_process";
+
+export interface LaunchRequest {
+  command: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** written to the command's stdin, then stdin is closed */
+  stdin: string;
+  /** keep at most `cap + 1` bytes of stdout (enough to tell it went over) */
+  cap: number;
+  /** after the command exits, how long its pipes may stay open before the rest of its group is killed */
+  graceMs: number;
+}
+
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  spawnError?: string;
+  /** the first `cap + 1` bytes of stdout */
+  stdout: Uint8Array;
+  /** how many bytes stdout had in all */
+  stdoutTotal: number;
+  /** the last bytes of stderr */
+  stderrTail: Uint8Array;
+}
+
+export const STDERR_KEEP_BYTES = 8 * 1024;
+
+/** Keeps the first `cap + 1` bytes of a stream and counts the rest. */
+export class HeadBuffer {
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  total = 0;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    const room = this.cap + 1 - this.kept;
+    if (room <= 0) return;
+    const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(piece);
+    this.kept += piece.length;
+  }
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+/** Keeps only the last `cap` bytes of a stream. */
+export class TailBuffer {
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.kept += chunk.length;
+    while (this.chunks.length > 1 && this.kept - (this.chunks[0]?.length ?? 0) >= this.cap) {
+      this.kept -= this.chunks.shift()?.length ?? 0;
+    }
+  }
+  bytes(): Buffer {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - this.cap));
+  }
+}
+
+export function signalGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
+  if (pgid === undefined) return;
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** Run the command here, in this process. `onSpawn` gets its process group id. */
+export function launchHere(
+  req: LaunchRequest,
+  onSpawn: (pgid: number) => void,
+): Promise<ChildExit> {
+  const stdout = new HeadBuffer(req.cap);
+  const stderr = new TailBuffer(STDERR_KEEP_BYTES);
+  return new Promise<ChildExit>((resolve) => {
+    const child = spawn("sh", ["-c", req.command], {
+      cwd: req.cwd,
+      env: req.env,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const pgid = child.pid;
+    if (pgid !== undefined) onSpawn(pgid);
+    let settled = false;
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let lingerTimer: NodeJS.Timeout | undefined;
+    const finish = (end: {
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      spawnError?: string;
+    }) => {
+      if (settled) return;
+      settled = true;
+      if (lingerTimer) clearTimeout(lingerTimer);
+      // Whatever the shell left behind in its group ends with the attempt.
+      signalGroup(pgid, "SIGKILL");
+      resolve({
+        ...end,
+        stdout: stdout.bytes(),
+        stdoutTotal: stdout.total,
+        stderrTail: stderr.bytes(),
+      });
+    };
+
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    // An executor that never reads its stdin is fine: ignore the broken pipe.
+    child.stdin.on("error", () => {});
+    child.stdin.end(req.stdin);
+
+    child.on("error", (error) => finish({ code: null, signal: null, spawnError: error.message }));
+    child.on("exit", (code, signal) => {
+      exited = { code, signal };
+      // Something the command left running in the background may still hold the pipes
+      // open; the attempt is over when the command is, so give the pipes a moment to
+      // drain, then end the rest of its group.
+      lingerTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish({ code, signal });
+      }, req.graceMs);
+      lingerTimer.unref();
+    });
+    child.on("close", (code, signal) => finish(exited ?? { code, signal }));
+  });
+}

@@ -1,0 +1,146 @@
+/**
+ * Starting attempts from a small helper process instead of the runner itself.
+ *
+ * Why: on Linux, Node starts a child by fork(), whose cost grows with the parent's
+ * memory. The runner holds the engine, the YAML parser, zod and the report renderers;
+ * the helper holds nothing but this file and launch.ts, so each spawn is cheaper, and
+ * it happens on the helper's thread while the runner writes state — for a graph of
+ * many quick tickets, spawning is most of what a run does.
+ *
+ * The helper only starts commands and reports how they ended; the runner still owns
+ * every decision, timer and signal (it signals process groups directly by their id).
+ * If the helper cannot be started or dies, attempts are started in-process instead.
+ *
+ * Run as a script (`node launcher.js`, forked with an IPC channel) it is the helper.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type ChildExit, type LaunchRequest, launchHere } from "./launch.js";
+
+type ToHelper = { type: "launch"; id: number; req: LaunchRequest };
+type FromHelper =
+  | { type: "spawned"; id: number; pgid: number }
+  | { type: "exit"; id: number; exit: ChildExit };
+
+export interface Launcher {
+  launch(req: LaunchRequest, onSpawn: (pgid: number) => void): Promise<ChildExit>;
+  close(): void;
+}
+
+export const inProcess: Launcher = { launch: launchHere, close: () => {} };
+
+interface Pending {
+  req: LaunchRequest;
+  onSpawn: (pgid: number) => void;
+  resolve: (exit: ChildExit) => void;
+  spawned: boolean;
+}
+
+/** A launcher backed by the helper process; falls back to `inProcess` when it cannot be used. */
+export function helperLauncher(): Launcher {
+  const script = fileURLToPath(import.meta.url);
+  if (!script.endsWith(".js") || !existsSync(script)) return inProcess;
+  let helper: ChildProcess | undefined;
+  try {
+    helper = fork(script, [], {
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+      serialization: "advanced",
+    });
+  } catch {
+    return inProcess;
+  }
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let alive = true;
+
+  const idle = () => {
+    // With nothing in flight the helper must not keep the runner alive.
+    if (pending.size === 0) {
+      helper?.unref();
+      helper?.channel?.unref();
+    }
+  };
+  idle();
+
+  helper.on("message", (message: FromHelper) => {
+    const p = pending.get(message.id);
+    if (!p) return;
+    if (message.type === "spawned") {
+      p.spawned = true;
+      p.onSpawn(message.pgid);
+    } else {
+      pending.delete(message.id);
+      p.resolve({
+        ...message.exit,
+        stdout: Buffer.from(message.exit.stdout),
+        stderrTail: Buffer.from(message.exit.stderrTail),
+      });
+      idle();
+    }
+  });
+  const lost = () => {
+    if (!alive) return;
+    alive = false;
+    // Attempts the helper never started are started here; one it had started is
+    // reported as failed (its process group, if any, is still signalled by the runner).
+    for (const [id, p] of pending) {
+      pending.delete(id);
+      if (!p.spawned) void launchHere(p.req, p.onSpawn).then(p.resolve);
+      else {
+        p.resolve({
+          code: null,
+          signal: null,
+          spawnError: "the launcher helper stopped while the attempt ran",
+          stdout: Buffer.alloc(0),
+          stdoutTotal: 0,
+          stderrTail: Buffer.alloc(0),
+        });
+      }
+    }
+  };
+  helper.on("exit", lost);
+  helper.on("error", lost);
+
+  return {
+    launch(req, onSpawn) {
+      if (!alive || !helper?.connected) return launchHere(req, onSpawn);
+      const id = nextId++;
+      return new Promise<ChildExit>((resolve) => {
+        pending.set(id, { req, onSpawn, resolve, spawned: false });
+        helper?.ref();
+        helper?.channel?.ref();
+        const message: ToHelper = { type: "launch", id, req };
+        helper?.send(message, (error) => {
+          if (error) lost();
+        });
+      });
+    },
+    close() {
+      alive = false;
+      if (helper?.connected) helper.disconnect();
+    },
+  };
+}
+
+/* ------------------------------ the helper side ------------------------------ */
+
+function serve(): void {
+  // Ctrl-C on a terminal reaches the whole foreground group, this helper included; the
+  // runner decides what happens to attempts, so the helper ignores it and ends when
+  // the runner disconnects (or dies).
+  process.on("SIGINT", () => {});
+  process.on("SIGTERM", () => {});
+  process.on("disconnect", () => process.exit(0));
+  process.on("message", (message: ToHelper) => {
+    if (message.type !== "launch") return;
+    const send = (reply: FromHelper) => {
+      if (process.connected) process.send?.(reply);
+    };
+    void launchHere(message.req, (pgid) => send({ type: "spawned", id: message.id, pgid })).then(
+      (exit) => send({ type: "exit", id: message.id, exit }),
+    );
+  });
+}
+
+if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.url)) serve();
