@@ -78,7 +78,15 @@ export function planWrites(
     const state = engine.state(id);
     if (spec === undefined || state === undefined) continue;
     const text = readTicketText(spec.file);
-    const content = editFrontMatter(text, fieldsOfState(state));
+    let content: string;
+    try {
+      content = editFrontMatter(text, fieldsOfState(state));
+    } catch (e) {
+      // the author broke the file while the run was going: say which, keep the rest
+      throw new Error(
+        `${spec.file}: ${(e as Error).message} — fix the file, then run again (state of ${id} was not written)`,
+      );
+    }
     if (content !== text) edits.push({ path: spec.file, kind: "replace", content });
   }
   if (changes.run) {

@@ -384,4 +384,14 @@ describe("planWrites: every file the engine's changes need", () => {
     );
     expect(edits).toEqual([]);
   });
+
+  test("a ticket file broken while the run went on is named in the error", () => {
+    expect(() =>
+      planWrites(
+        { tickets: ["a"], attempts: [], answers: [], log: [], run: false },
+        engine,
+        () => "---\nid: [a\n---\n",
+      ),
+    ).toThrow(/^a\.md: the ticket's front matter is not valid YAML — fix the file/);
+  });
 });
