@@ -44,6 +44,19 @@ function firstError(stderr) {
   return (lines.find((l) => /(Error|error)\b/.test(l)) ?? lines.at(-1) ?? "").trim();
 }
 
+/** A one-line account of where a node command's time goes (bench/profile-split.mjs). */
+async function profileSplit(argv) {
+  const r = await node(["bench/profile-split.mjs", ...argv]);
+  if (r.code !== 0) return `could not profile (${firstError(r.stderr)})`;
+  const { split } = JSON.parse(r.stdout);
+  const total = Object.values(split).reduce((a, b) => a + b, 0);
+  return `${fmtMs(total)} sampled — ${Object.entries(split)
+    .sort((a, b) => b[1] - a[1])
+    .filter(([, ms]) => ms / total >= 0.02)
+    .map(([k, ms]) => `${k} ${Math.round((100 * ms) / total)}%`)
+    .join(", ")}`;
+}
+
 /** A row of the table. `ratio` is ours ÷ baseline; `verdict` is met / missed / info / pending. */
 function row(area, measure, ours, baseline, ratio, goal, verdict) {
   return { area, measure, ours, baseline, ratio, goal, verdict };
@@ -75,12 +88,13 @@ function processRatio(a, b) {
   return { wall, cpu, text: cpu ? `${wall.text} (CPU ${cpu.text})` : wall.text };
 }
 
-function judge(value, limit, cpu) {
+function judge(value, limit, cpu, unit = "×") {
   if (smoke) return "smoke";
-  if (value <= limit) return "met";
-  const wall = `**missed** (${(value / limit).toFixed(2)}× the goal)`;
-  if (cpu !== undefined && cpu <= limit) return `${wall}; met in CPU time (${cpu.toFixed(2)})`;
-  return cpu === undefined ? wall : `${wall}; CPU time ${cpu.toFixed(2)}`;
+  const fmt = (x) => `${x.toFixed(x < 10 ? 3 : 1)}${unit}`;
+  if (value <= limit) return `met (${fmt(value)})`;
+  const wall = `**missed**: ${fmt(value)}, goal ${limit}${unit}, gap ${((value / limit - 1) * 100).toFixed(0)}%`;
+  if (cpu === undefined) return wall;
+  return cpu <= limit ? `${wall}; met in CPU time (${fmt(cpu)})` : `${wall}; CPU time ${fmt(cpu)}`;
 }
 
 /* ----------------------------------------------------------------- engine */
@@ -154,7 +168,7 @@ async function engineSection() {
             }`
           : "",
         size === 100_000 ? "< 1 s" : "",
-        size === 100_000 ? judge(median(total) / 1000, 1, median(cpu) / 1000) : "info",
+        size === 100_000 ? judge(median(total) / 1000, 1, median(cpu) / 1000, " s") : "info",
       );
       rows.push(r);
       rows.push(
@@ -312,21 +326,11 @@ async function loadingSection() {
       ),
     );
   }
-  if (hasLoader) {
-    const stages = await node(["bench/load-stages.mjs", dir]);
-    if (stages.code === 0) {
-      const st = JSON.parse(stages.stdout);
-      notes.push(
-        `Loading, where the CPU goes (one cold process, ms of CPU per stage over all ${n} tickets; the fast path refused ${st.slowTickets}): ${Object.entries(
-          st,
-        )
-          .filter(([k]) => k !== "slowTickets")
-          .map(([k, v]) => `${k} ${v}`)
-          .join(", ")}.`,
-      );
-    } else {
-      notes.push(`Loading stages: could not measure (${firstError(stages.stderr)}).`);
-    }
+  if (hasCli) {
+    const prof = await profileSplit([CLI, "validate", dir]);
+    notes.push(
+      `Where \`frontier validate\` spends its time (one cold run under V8's CPU profiler, by what was on top of the stack): ${prof}.`,
+    );
   }
   for (const [name, what] of [
     ["yaml", "parse front matter only: `yaml`"],
@@ -417,6 +421,14 @@ async function runnerSection() {
       failed ? "**failed to run**" : judge(r.wall.median, 1.5, r.cpu?.median),
     ),
   );
+
+  {
+    const d = fresh();
+    const prof = await profileSplit([CLI, "run", d, "--exec", cmd, "--max-parallel", String(p)]);
+    notes.push(
+      `Where \`frontier run\` (${n} instant tickets) spends its main thread (one run under V8's CPU profiler): ${prof}. \`spawn\` is synchronous in Node (fork+exec on the main thread), and fork's cost grows with the parent's memory.`,
+    );
+  }
 
   // makespan on the sleeping graph: critical-path-first vs file order
   const scale = smoke ? 0.05 : 1;
