@@ -23,13 +23,13 @@ import { writeReports } from "../report/write.js";
 import { readContext } from "../tickets/context-io.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { applyEdits, writeResult } from "../tickets/store.js";
 import { planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./executor.js";
 import { helperLauncher, type Launcher } from "./launcher.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
 import { Progress, tallyText } from "./progress.js";
+import { SyncWriter } from "./write-sync.js";
 
 export interface RunOptions {
   exec?: string;
@@ -254,6 +254,7 @@ class LocalRun {
   private readonly maxResultBytes: number;
   /** context and outcome files of live attempts: one temporary directory per run */
   private readonly scratch = mkdtempSync(join(tmpdir(), "frontier-run-"));
+  private readonly writer: SyncWriter;
   /** started with the first attempt: a run with nothing to do starts no helper */
   private launcherOnce: Launcher | undefined;
 
@@ -270,6 +271,7 @@ class LocalRun {
     // repository root), so `tickets/` and the code it talks about resolve the same way.
     this.cwd = dirname(dir);
     this.maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
+    this.writer = new SyncWriter(dir);
     this.progress = new Progress({
       stream: io.stderr,
       live: io.isTTY && !io.env.CI,
@@ -374,7 +376,7 @@ class LocalRun {
       if (!this.stopping) {
         claims = this.frontier.claimReady(Date.now(), this.holder, token);
       }
-      await this.commit();
+      this.commit();
       const ready = await Promise.all(
         claims.map(async (claim) => ({ claim, context: await this.contextOf(claim) })),
       );
@@ -383,26 +385,20 @@ class LocalRun {
   }
 
   /**
-   * Write what landed: records first (created once, in parallel), then the ticket files
-   * that point at them, then the worklog. Each phase runs in parallel, the phases in
-   * order, so a run killed mid-write never leaves a ticket naming a missing record.
+   * Write what landed: result files and attempt records first (created once), then the
+   * ticket files that point at them, then the worklog — so a run killed mid-write never
+   * leaves a ticket naming a missing record. Synchronous on purpose (see write-sync.ts).
    */
-  private async commit(): Promise<void> {
+  private commit(): void {
     const changes = this.frontier.drainChanges();
     const edits = planWrites(changes, this.frontier, (file) =>
       readFileSync(join(this.dir, file), "utf8"),
     );
-    const results = this.results.splice(0);
-    await Promise.all([
-      ...results.map((r) => writeResult(this.dir, r.ticket, r.attempt, r.text)),
-      ...edits.filter((e) => e.kind === "create").map((edit) => applyEdits(this.dir, [edit])),
-    ]);
-    // The worklog is a log, not a pointer: it may land beside the ticket files.
-    const appends = edits.filter((e) => e.kind === "append");
-    await Promise.all([
-      ...edits.filter((e) => e.kind === "replace").map((edit) => applyEdits(this.dir, [edit])),
-      appends.length > 0 ? applyEdits(this.dir, appends) : Promise.resolve(),
-    ]);
+    for (const r of this.results.splice(0)) {
+      const file = resultFile(r.ticket, r.attempt);
+      this.writer.create(join(this.dir, file), r.text, file);
+    }
+    this.writer.apply(edits);
   }
 
   private record({ claim, result }: Exited): void {
