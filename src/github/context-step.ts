@@ -5,11 +5,12 @@
  * exported, so an agent written for `frontier run` works unchanged on GitHub.
  *
  * The state and the input results are read from the head of the run's branch (the
- * checkout is at `base`, which predates them): one request for state.json plus one per
- * input result.
+ * checkout is at `base`, which predates them): from a second checkout of the branch
+ * (`records` input: git, no REST request) when the workflow makes one, else through
+ * the API (one request for state.json plus one per input result).
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { engineConfig } from "../core/config.js";
 import { Frontier } from "../core/engine.js";
@@ -47,7 +48,18 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
       `${rc.dir}: no ticket "${ticket}" in the checkout — check out the run's base commit (ref: \${{ inputs.base }}) before the context step`,
     );
   }
-  const stateText = await readText(rc.gh, rc.repo, statePath(rc.dir), rc.branch);
+  const records = ctx.settings.records
+    ? resolve(ctx.settings.env.workspace, ctx.settings.records)
+    : undefined;
+  const read = async (repoPath: string): Promise<string | undefined> => {
+    if (!records) return readText(rc.gh, rc.repo, repoPath, rc.branch);
+    try {
+      return await readFile(join(records, repoPath), "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+  const stateText = await read(statePath(rc.dir));
   if (stateText === undefined) {
     throw new UserError(
       `${statePath(rc.dir)} is missing on branch ${rc.branch}: this run was not started by Ticket Frontier`,
@@ -78,12 +90,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
           ?.attempts.filter((a) => a.outcome === "complete")
           .sort((a, b) => b.n - a.n)[0];
         if (!last?.result_file) return;
-        const text = await readText(
-          rc.gh,
-          rc.repo,
-          joinRepoPath(rc.dir, last.result_file),
-          rc.branch,
-        );
+        const text = await read(joinRepoPath(rc.dir, last.result_file));
         if (text === undefined) return;
         const file = join(scratch, last.result_file);
         await mkdir(dirname(file), { recursive: true });

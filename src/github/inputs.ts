@@ -32,6 +32,12 @@ export interface ActionSettings {
   bound?: number;
   /** the run's branch, when it is not the one the workflow ran for */
   branch?: string;
+  /**
+   * context: a checkout of the run's branch (relative to the workspace, or absolute).
+   * The context step then reads state.json and the input results from it, with no API
+   * request; without it they are read through the API.
+   */
+  records?: string;
   settle: SettleInputs;
   env: RunnerEnv;
 }
@@ -150,6 +156,8 @@ export function readInputs(
   if (bound !== undefined) settings.bound = bound;
   const branch = text("branch");
   if (branch !== undefined) settings.branch = branch;
+  const records = text("records");
+  if (records !== undefined) settings.records = records;
 
   return problems.length > 0 ? { kind: "bad", problems } : { kind: "ok", settings };
 }

@@ -126,6 +126,8 @@ export class Runner {
   beforeSettle?: (job: JobRecord) => Promise<void>;
   /** run the context step in every job (costs a spawn; default true) */
   withContext = true;
+  /** give the context step a checkout of the run's branch (the `records` input), as orch-task.yml does */
+  withRecords = true;
   /** extra INPUT_* for every step */
   inputs: Record<string, string> = {};
   private unhook?: () => void;
@@ -159,17 +161,18 @@ export class Runner {
     rmSync(this.scratch, { recursive: true, force: true });
   }
 
-  /** A checkout of `sha` on disk (GITHUB_WORKSPACE), shared by steps at the same commit. */
-  checkout(sha: string): string {
-    let dir = this.checkouts.get(sha);
+  /** A checkout of `sha` on disk (GITHUB_WORKSPACE), shared by steps at the same commit; `sparse`: only under it. */
+  checkout(sha: string, sparse?: string): string {
+    const key = `${sha}:${sparse ?? ""}`;
+    let dir = this.checkouts.get(key);
     if (dir) return dir;
-    dir = join(this.scratch, `checkout-${sha.slice(0, 12)}`);
-    for (const file of this.repo.listFiles(sha)) {
+    dir = join(this.scratch, `checkout-${sha.slice(0, 12)}${sparse ? "-sparse" : ""}`);
+    for (const file of this.repo.listFiles(sha, sparse)) {
       const target = join(dir, file);
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, this.repo.readBytes(file, sha) as Buffer);
     }
-    this.checkouts.set(sha, dir);
+    this.checkouts.set(key, dir);
     return dir;
   }
 
@@ -308,7 +311,11 @@ export class Runner {
     let outcomeFile = join(this.scratch, `outcome-${run.id}.json`);
     let live = true;
     if (this.withContext) {
-      job.context = await this.step({ ...common, inputs: { command: "context" } });
+      // the workflow's second checkout: the run's branch, sparse to the records
+      const inputs: Record<string, string> = { command: "context" };
+      if (this.withRecords)
+        inputs.records = this.checkout(this.repo.head(run.ref) as string, "tickets/.frontier");
+      job.context = await this.step({ ...common, inputs });
       if (job.context.code !== 0)
         throw new Error(
           `context step of ${job.ticket}#${job.attempt} failed:\n${job.context.stdout}${job.context.stderr}`,

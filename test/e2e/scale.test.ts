@@ -78,7 +78,7 @@ describe("a 100-ticket run", () => {
     writeFileSync(join(ROOT, "test-output", "github-requests.txt"), `${report}\n`);
     // constant per event: never a read per ticket of the graph
     const reads = (byOp.get("repos/get-content") ?? 0) + (byOp.get("git/get-blob") ?? 0);
-    expect(reads / TICKETS).toBeLessThan(4);
-    expect(perTicket).toBeLessThan(14);
+    expect(reads / TICKETS).toBeLessThan(2);
+    expect(perTicket).toBeLessThan(11);
   });
 });
