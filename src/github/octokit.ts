@@ -63,7 +63,11 @@ export function createGitHub(options: ClientOptions): GitHub {
     baseUrl: (options.baseUrl ?? "https://api.github.com").replace(/\/+$/, ""),
     userAgent: options.userAgent ?? "ticket-frontier",
     throttle,
-    retry: fast ? { retryAfterBaseValue: 5 } : {},
+    // 429 is left to the throttling plugin, which waits as `retry-after` says.
+    retry: {
+      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+      ...(fast ? { retryAfterBaseValue: 5 } : {}),
+    },
     log: {
       debug: () => {},
       info: () => {},

@@ -1,0 +1,115 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseRunName, runName } from "../../src/github/dispatch.js";
+import { readJobOutcome, readWorkflowRun } from "../../src/github/events.js";
+
+const dir = mkdtempSync(join(tmpdir(), "frontier-events-"));
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+describe("the settle step reads the job's outcome", () => {
+  it("from the outcome file, the local executor's JSON protocol", async () => {
+    const job = await readJobOutcome(
+      {
+        outcomeFile: file("a.json", '{"status":"complete","result":"R","usage":{"tokens":3}}'),
+        jobStatus: "success",
+      },
+      1000,
+    );
+    expect(job).toEqual({ outcome: "complete", result: "R", usage: { tokens: 3 } });
+  });
+
+  it("an outcome file that is not the protocol fails the attempt and says what to write", async () => {
+    const bad = await readJobOutcome({ outcomeFile: file("b.json", "{nope") }, 1000);
+    expect(bad.outcome).toBe("failed");
+    expect(bad.reason).toMatch(/not valid JSON.*\{"status": "complete"/);
+    const wrong = await readJobOutcome({ outcomeFile: file("c.json", '{"status":"done"}') }, 1000);
+    expect(wrong).toMatchObject({ outcome: "failed" });
+    expect(wrong.reason).toMatch(/status/);
+  });
+
+  it("from the outcome input with a result file", async () => {
+    const job = await readJobOutcome(
+      { outcome: "complete", resultFile: file("r.md", "text") },
+      1000,
+    );
+    expect(job).toEqual({ outcome: "complete", result: "text" });
+  });
+
+  it("a result file over the size cap fails the attempt, never truncated", async () => {
+    const job = await readJobOutcome(
+      { outcome: "complete", resultFile: file("big.md", "x".repeat(2000)) },
+      1000,
+    );
+    expect(job.outcome).toBe("failed");
+    expect(job.reason).toMatch(/2000 bytes, over max_result_bytes \(1000\)/);
+  });
+
+  it("a job that succeeded but reported no outcome fails: a result nobody produced never reaches its dependents", async () => {
+    const job = await readJobOutcome(
+      { outcomeFile: join(dir, "missing.json"), jobStatus: "success" },
+      1000,
+    );
+    expect(job.outcome).toBe("failed");
+    expect(job.reason).toMatch(/succeeded but reported no outcome.*FRONTIER_OUTCOME_FILE/);
+  });
+
+  it("a cancelled or failed job without an outcome fails with the job's status as the reason", async () => {
+    expect((await readJobOutcome({ jobStatus: "cancelled" }, 1000)).reason).toMatch(/cancelled/);
+    expect((await readJobOutcome({ jobStatus: "failure" }, 1000)).reason).toMatch(/failed before/);
+  });
+});
+
+describe("orch-task runs are recognised by their run-name", () => {
+  it("round-trips ticket, attempt and claim", () => {
+    expect(parseRunName(runName("plan.v2", 3, "cabc123"))).toEqual({
+      ticket: "plan.v2",
+      attempt: 3,
+      claim: "cabc123",
+    });
+    expect(parseRunName("CI on main")).toBeUndefined();
+  });
+
+  it("a workflow_run of a job that ended well, or of another workflow, is nothing to do", () => {
+    const ok = readWorkflowRun({
+      workflow_run: {
+        display_title: "frontier a#1 c1",
+        status: "completed",
+        conclusion: "success",
+      },
+    });
+    expect(ok.kind).toBe("ignore");
+    const other = readWorkflowRun({
+      workflow_run: { display_title: "Build", status: "completed", conclusion: "failure" },
+    });
+    expect(other.kind).toBe("ignore");
+  });
+
+  it("a job that ended failed, cancelled or timed out is a dead job to settle", () => {
+    const dead = readWorkflowRun({
+      workflow_run: {
+        display_title: "frontier a#2 c9",
+        status: "completed",
+        conclusion: "timed_out",
+        head_branch: "feature",
+        html_url: "https://github.com/o/r/actions/runs/5",
+      },
+    });
+    expect(dead).toEqual({
+      kind: "dead",
+      job: {
+        ticket: "a",
+        attempt: 2,
+        claim: "c9",
+        branch: "feature",
+        conclusion: "timed_out",
+        url: "https://github.com/o/r/actions/runs/5",
+      },
+    });
+  });
+});
