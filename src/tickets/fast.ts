@@ -35,6 +35,8 @@ const KINDS: Record<string, Kind> = {
   updated_at: "text",
 };
 
+const FIELD = new Map(Object.entries(KINDS).map(([name, kind]) => [name, { name, kind }]));
+
 const KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)/;
 // a plain scalar whose value is its text: no indicator first, no ": " or " #" inside
 const PLAIN_FIRST = "A-Za-z0-9_./(\\u00C0-\\u1FFF\\u3000-\\uD7FF";
@@ -47,6 +49,9 @@ const FLOW_PLAIN = new RegExp(`^[${PLAIN_FIRST}](?:[${PLAIN_REST}#]| (?=[${PLAIN
 const SIMPLE = /^[A-Za-z0-9_./(][A-Za-z0-9_./() -]*$/;
 const SIMPLE_ID = /^[A-Za-z0-9_./(][A-Za-z0-9_./()-]*$/;
 const DECIMAL = /^[-+]?[0-9]+$/;
+/** `name: plain words` (group 2) or `name: [id, id]` (group 3), nothing else on the line */
+const SIMPLE_LINE =
+  /^([A-Za-z_][A-Za-z0-9_-]*): +(?:([A-Za-z0-9_./(][A-Za-z0-9_./() -]*?)|\[([A-Za-z0-9_./() ,-]*)\]) *$/;
 const NULLS = new Set(["null", "Null", "NULL", "~"]);
 // raw control characters are refused: the full parser decides about those
 const NOT_RAW = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff";
@@ -77,6 +82,34 @@ export function fastFields(yaml: string): RawFields | undefined {
     start = end + 1;
     lineNo++;
     if (line.endsWith("\r")) line = line.slice(0, -1);
+    // the commonest lines first, with one match: `name: plain words` and `name: [ids]`
+    const simple = SIMPLE_LINE.exec(line);
+    if (simple !== null) {
+      // the field's own (interned) name: keys sliced from the text are slow to look up
+      const field = FIELD.get(simple[1]!);
+      if (field !== undefined && !seen.has(field.name)) {
+        const { name, kind } = field;
+        const text = simple[2];
+        if (text !== undefined && !(text.length <= 4 && NULLS.has(text))) {
+          if (kind === "text" || kind === "list" || (kind === "int" && DECIMAL.test(text))) {
+            seen.add(name);
+            lines.set(name, lineNo);
+            values[name] = kind === "text" ? text : kind === "list" ? [text] : Number(text);
+            continue;
+          }
+        }
+        const list = simple[3];
+        if (list !== undefined && kind === "list") {
+          const items = simpleIds(list);
+          if (items !== undefined) {
+            seen.add(name);
+            lines.set(name, lineNo);
+            values[name] = items;
+            continue;
+          }
+        }
+      }
+    }
     if (BLANK_OR_COMMENT.test(line)) continue;
     // a line that does not start with a name (an indented or `- ` line) belongs to a
     // block value the full parser must read
@@ -136,6 +169,18 @@ export function fastFields(yaml: string): RawFields | undefined {
     }
   }
   return { values, lines, unknown };
+}
+
+/** `a, b-2, c.d` → ids, or undefined when any item is not a simple id */
+function simpleIds(list: string): string[] | undefined {
+  if (list === "" || /^ +$/.test(list)) return [];
+  const items = list.split(",");
+  for (let i = 0; i < items.length; i++) {
+    const item = spaces(items[i]!);
+    if (!SIMPLE_ID.test(item) || (item.length <= 4 && NULLS.has(item))) return undefined;
+    items[i] = item;
+  }
+  return items;
 }
 
 function isScalar(v: Value): v is Scalar {
@@ -198,7 +243,9 @@ function readValue(text: string): Value | undefined {
 
 /** Trim spaces only: YAML's white space is space and tab, not JavaScript's (NBSP, …). */
 function spaces(s: string): string {
-  return s.replace(/^ +| +$/g, "");
+  return s.charCodeAt(0) === 32 || s.charCodeAt(s.length - 1) === 32
+    ? s.replace(/^ +| +$/g, "")
+    : s;
 }
 
 function quoted(text: string): Scalar | undefined {
