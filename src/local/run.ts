@@ -503,7 +503,7 @@ class LocalRun {
       vars,
       ...(claim.bound?.timeoutMs !== undefined ? { timeoutMs: claim.bound.timeoutMs } : {}),
       maxResultBytes: this.maxResultBytes,
-      launcher: (this.launcherOnce ??= helperLauncher()),
+      launcher: this.launcher(),
       scratch: this.scratch,
       tag: `${claim.ticket}@${claim.attempt}`,
     });
@@ -513,6 +513,11 @@ class LocalRun {
       this.exits.push({ claim, result });
       this.kick();
     });
+  }
+
+  private launcher(): Launcher {
+    this.launcherOnce ??= helperLauncher();
+    return this.launcherOnce;
   }
 
   private tally() {

@@ -68,7 +68,10 @@ export class SyncWriter {
         return;
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        if (code === "EEXIST") return sameOrThrow(path, content, shown);
+        if (code === "EEXIST") {
+          sameOrThrow(path, content, shown);
+          return;
+        }
         if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV" && code !== "ENOSYS")
           throw e;
       }
@@ -80,7 +83,8 @@ export class SyncWriter {
       fd = openSync(path, "wx");
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      return sameOrThrow(path, content, shown);
+      sameOrThrow(path, content, shown);
+      return;
     }
     try {
       writeSync(fd, content);
