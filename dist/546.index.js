@@ -1,0 +1,271 @@
+export const id = 546;
+export const ids = [546];
+export const modules = {
+
+/***/ 8546:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  parseTicketFull: () => (/* binding */ parseTicketFull)
+});
+
+// UNUSED EXPORTS: AUTHORED_FIELDS, ENGINE_FIELDS, KNOWN_FIELDS, checkFields, headingOf, idFromFile, nearField, parseTicket, parseTicketQuick, readYamlFields
+
+// EXTERNAL MODULE: ./src/tickets/fields.ts + 1 modules
+var fields = __webpack_require__(7543);
+// EXTERNAL MODULE: ../../work/main/node_modules/gray-matter/index.js
+var gray_matter = __webpack_require__(7967);
+var gray_matter_default = /*#__PURE__*/__webpack_require__.n(gray_matter);
+// EXTERNAL MODULE: ../../work/main/node_modules/yaml/dist/index.js
+var dist = __webpack_require__(7207);
+// EXTERNAL MODULE: ./src/tickets/frontmatter.ts
+var frontmatter = __webpack_require__(9822);
+// EXTERNAL MODULE: ./src/tickets/problems.ts
+var problems = __webpack_require__(5886);
+;// CONCATENATED MODULE: ./src/tickets/yaml-fields.ts
+/**
+ * The full path for front matter the quick path does not take: gray-matter splits
+ * the file (with engines for every other language that throw, so nothing is ever
+ * evaluated) and the `yaml` package reads it, YAML 1.2 core schema, with line
+ * numbers from its LineCounter. The split's first line break ends the `---` line, so
+ * YAML line numbers are file line numbers.
+ */
+
+
+
+
+
+function refuse(language) {
+    return () => {
+        throw new Error(`front matter in ${language} is never evaluated`);
+    };
+}
+const ENGINES = {
+    yaml: { parse: () => ({}), stringify: () => "" },
+    js: { parse: refuse("js"), stringify: refuse("js") },
+    javascript: { parse: refuse("javascript"), stringify: refuse("javascript") },
+    coffee: { parse: refuse("coffee"), stringify: refuse("coffee") },
+    coffeescript: { parse: refuse("coffeescript"), stringify: refuse("coffeescript") },
+    cson: { parse: refuse("cson"), stringify: refuse("cson") },
+    toml: { parse: refuse("toml"), stringify: refuse("toml") },
+    json: { parse: refuse("json"), stringify: refuse("json") },
+};
+/** A fresh options object on every call: gray-matter caches by content when called without one. */
+function options() {
+    return { engines: ENGINES, language: "yaml" };
+}
+/**
+ * gray-matter's split of `text`, checked against our offsets. A front matter in any
+ * language but YAML is refused before (and, through the throwing engines, even if)
+ * gray-matter would hand it to an engine.
+ */
+function readMatter(text) {
+    const split = (0,frontmatter/* splitFrontMatter */.v)(text);
+    if (split.kind === "front") {
+        const lang = split.language.toLowerCase();
+        if (lang !== "" && lang !== "yaml" && lang !== "yml") {
+            return { kind: "language", language: split.language };
+        }
+        if (!split.closed)
+            return { kind: "unclosed" };
+    }
+    let file;
+    try {
+        file = gray_matter_default()(text, options());
+    }
+    catch {
+        // only an engine refusal or an unknown language gets here; both are a language problem
+        return { kind: "language", language: split.kind === "front" ? split.language : "" };
+    }
+    const body = split.kind === "front" ? text.slice(split.bodyStart) : text.slice(split.bom);
+    if (file.content !== body ||
+        (split.kind === "front" && file.matter !== text.slice(split.yamlStart, split.closeAt))) {
+        throw new Error("front matter split disagrees with gray-matter (a bug in Ticket Frontier)");
+    }
+    return { kind: "ok", split, body };
+}
+/** The full YAML path: the `yaml` package, YAML 1.2 core schema, line numbers from its LineCounter. */
+function readYamlFields(yaml, file, known = fields/* FIELDS */.cJ) {
+    const lc = new dist/* LineCounter */.HN();
+    let doc;
+    try {
+        doc = (0,dist/* parseDocument */.Tp)(yaml, { lineCounter: lc, version: "1.2", prettyErrors: true });
+    }
+    catch (e) {
+        return {
+            kind: "problems",
+            problems: [
+                (0,problems/* problem */.CC)("malformed-front-matter", file, undefined, `front matter could not be read as YAML (${e instanceof Error ? e.message : String(e)})`, "check the front matter between the --- lines"),
+            ],
+        };
+    }
+    if (doc.errors.length > 0) {
+        return {
+            kind: "problems",
+            problems: doc.errors
+                .slice(0, 3)
+                .map((err) => (0,problems/* problem */.CC)("malformed-front-matter", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `front matter is not valid YAML: ${firstLine(err.message)}`, "fix the YAML between the --- lines (quote text that contains : or #)")),
+        };
+    }
+    const contents = doc.contents;
+    const values = {};
+    const lines = new Map();
+    const unknown = [];
+    if (contents === null || ((0,dist/* isScalar */.jn)(contents) && contents.value === null)) {
+        return { kind: "ok", raw: { values, lines, unknown } };
+    }
+    const lineOf = (n, fallback) => n?.range ? lc.linePos(n.range[0]).line : fallback;
+    if (!(0,dist/* isMap */.jh)(contents)) {
+        return {
+            kind: "problems",
+            problems: [
+                (0,problems/* problem */.CC)("malformed-front-matter", file, lineOf(contents, 2), `front matter must be fields (name: value lines), got ${(0,dist/* isSeq */.oP)(contents) ? "a list" : "a single value"}`, "write one field per line, e.g. depends_on: [research]"),
+            ],
+        };
+    }
+    const resolve = (n) => ((0,dist/* isAlias */.Vj)(n) ? n.resolve(doc) : n);
+    let itemLines = false;
+    for (const pair of contents.items) {
+        const key = resolve(pair.key);
+        const keyLine = lineOf(key, 2);
+        if (!(0,dist/* isScalar */.jn)(key) || key.value === null || typeof key.value === "object") {
+            return {
+                kind: "problems",
+                problems: [
+                    (0,problems/* problem */.CC)("malformed-front-matter", file, keyLine, "a field name must be plain text", "write the field as name: value"),
+                ],
+            };
+        }
+        const name = scalarText(key);
+        const info = known[name];
+        if (info === undefined) {
+            unknown.push({ key: name, line: keyLine });
+            continue;
+        }
+        const value = resolve(pair.value);
+        const line = lineOf(value, keyLine);
+        lines.set(name, keyLine);
+        const v = toValue(value, info.kind, resolve, (sub, n) => {
+            // an item on its own line gets its own entry; the rest fall back to the field's line
+            const at = lineOf(n, line);
+            if (at !== keyLine) {
+                lines.set(`${name}.${sub}`, at);
+                itemLines = true;
+            }
+        });
+        if (v !== undefined)
+            values[name] = v;
+    }
+    return {
+        kind: "ok",
+        raw: itemLines ? { values, lines, unknown, itemLines } : { values, lines, unknown },
+    };
+}
+function firstLine(message) {
+    const line = message.split("\n", 1)[0] ?? message;
+    return line.replace(/ at line \d+, column \d+:?$/, "");
+}
+/** A scalar as the author wrote it: plain scalars by their source text, quoted ones by their value. */
+function scalarText(n) {
+    if (typeof n.value === "string")
+        return n.value;
+    return n.source ?? String(n.value);
+}
+function isNull(n) {
+    return n === null || n === undefined || ((0,dist/* isScalar */.jn)(n) && n.value === null);
+}
+const DECIMAL = /^[-+]?[0-9]+$/;
+/**
+ * A YAML node as the value zod checks. `undefined` means "not set" (an empty value,
+ * `~` or `null`); a value of the wrong shape is passed through so zod can say so.
+ */
+function toValue(n, kind, resolve, lineAt) {
+    if (isNull(n))
+        return undefined;
+    switch (kind) {
+        case "text":
+            return (0,dist/* isScalar */.jn)(n) ? scalarText(n) : shapeOf(n);
+        case "int":
+            if (!(0,dist/* isScalar */.jn)(n))
+                return shapeOf(n);
+            if (typeof n.value === "number" && n.source !== undefined && DECIMAL.test(n.source)) {
+                // `010` is ten, never eight
+                return Number(n.source);
+            }
+            return n.value;
+        case "list":
+            if ((0,dist/* isScalar */.jn)(n))
+                return [scalarText(n)];
+            if ((0,dist/* isSeq */.oP)(n)) {
+                return n.items.map((item, i) => {
+                    const it = resolve(item);
+                    lineAt(String(i), it);
+                    if (isNull(it))
+                        return null;
+                    return (0,dist/* isScalar */.jn)(it) ? scalarText(it) : shapeOf(it);
+                });
+            }
+            return shapeOf(n);
+        case "map": {
+            if (!(0,dist/* isMap */.jh)(n))
+                return (0,dist/* isScalar */.jn)(n) ? scalarText(n) : shapeOf(n);
+            const out = {};
+            for (const pair of n.items) {
+                const k = resolve(pair.key);
+                if (!(0,dist/* isScalar */.jn)(k))
+                    continue;
+                const name = scalarText(k);
+                const v = resolve(pair.value);
+                lineAt(name, isNull(v) ? k : v);
+                out[name] = isNull(v) ? undefined : (0,dist/* isScalar */.jn)(v) ? scalarText(v) : shapeOf(v);
+            }
+            return out;
+        }
+    }
+}
+/** Stand-ins that keep only the shape: enough for zod to say "got a list". */
+function shapeOf(n) {
+    if ((0,dist/* isSeq */.oP)(n))
+        return [{}];
+    if ((0,dist/* isMap */.jh)(n))
+        return { "": {} };
+    return {};
+}
+
+;// CONCATENATED MODULE: ./src/tickets/parse.ts
+/**
+ * One ticket file → its checked TicketSpec and the engine-written fields, or the
+ * problems with it. Plain front matter takes the quick path (fields.ts, fast.ts);
+ * anything else is split by gray-matter and read by the `yaml` package
+ * (yaml-fields.ts). Both end in the same checks.
+ */
+
+
+
+
+/** Parse one ticket file: `file` is relative to the ticket directory, `order` its file-order index. */
+function parseTicket(text, file, order, opts = {}) {
+    return parseTicketQuick(text, file, order, opts) ?? parseTicketFull(text, file, order, opts);
+}
+/** The full path: gray-matter's split and the YAML parser, for any front matter at all. */
+function parseTicketFull(text, file, order, opts = {}) {
+    const m = readMatter(text);
+    if (m.kind === "language")
+        return (0,fields/* brokenTicket */.Mz)([(0,fields/* languageProblem */.q1)(file, m.language)], file, order);
+    if (m.kind === "unclosed")
+        return (0,fields/* brokenTicket */.Mz)([(0,fields/* unclosedProblem */.hG)(file)], file, order);
+    if (m.split.kind === "none")
+        return (0,fields/* checkFields */.oA)(NO_FIELDS, m.body, file, order, opts);
+    const read = readYamlFields(m.split.yaml, file);
+    if (read.kind === "problems")
+        return (0,fields/* brokenTicket */.Mz)(read.problems, file, order);
+    return (0,fields/* checkFields */.oA)(read.raw, m.body, file, order, opts);
+}
+const NO_FIELDS = { values: {}, lines: new Map(), unknown: [] };
+
+
+/***/ })
+
+};
