@@ -17,6 +17,7 @@ import {
   type TicketState,
 } from "../core/model.js";
 import { type EngineFields, type ParsedTicket, parseTicketQuick } from "./fields.js";
+import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, sortProblems } from "./problems.js";
 import { loadSettings } from "./settings.js";
 
@@ -36,13 +37,14 @@ export type Loaded =
       problems: Problem[];
     };
 
-/** Where the engine's records live, relative to the ticket directory. */
-export const STATE_DIR = ".frontier";
-export const RUN_FILE = ".frontier/run.json";
-export const WORKLOG_FILE = ".frontier/worklog.jsonl";
-export const attemptFile = (ticket: string, n: number) => `.frontier/attempts/${ticket}@${n}.json`;
-export const answerFile = (ticket: string, n: number) => `.frontier/answers/${ticket}@${n}.json`;
-export const resultFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.md`;
+export {
+  answerFile,
+  attemptFile,
+  RUN_FILE,
+  resultFile,
+  STATE_DIR,
+  WORKLOG_FILE,
+} from "./layout.js";
 
 /** Ticket files in `dir`, in file order: `*.md` directly in it, not starting with `.` or `_`. */
 export function ticketFileNames(names: Iterable<string>): string[] {

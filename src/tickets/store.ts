@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { appendFile, link, mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { resultFile } from "./load.js";
+import { resultFile } from "./layout.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */

@@ -13,7 +13,7 @@ import type { Changes } from "../core/engine.js";
 import type { BlockedBy, RunRecord, TicketSpec, TicketState } from "../core/model.js";
 import { ENGINE_FIELDS, type EngineFieldName } from "./fields.js";
 import { splitFrontMatter } from "./frontmatter.js";
-import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./load.js";
+import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
 
 /** Values to write; a field given as undefined is removed. Fields not given stay. */
 export type EngineFieldValues = Partial<{

@@ -1,0 +1,18 @@
+/**
+ * The layout of DIR/.frontier/, fixed for the team: the local store and the GitHub
+ * commit write the same paths, the loader reads them back.
+ *
+ * - run.json                 the RunRecord (replaced atomically)
+ * - attempts/<id>@<n>.json   an ended AttemptRecord, written once
+ * - results/<id>@<n>.md      the attempt's result text, written once
+ * - answers/<id>@<n>.json    an AnswerRecord, written once
+ * - worklog.jsonl            one WorklogEntry per line, append-only
+ * - state.json               (GitHub only) a SavedState snapshot
+ */
+/** Paths relative to the ticket directory. */
+export const STATE_DIR = ".frontier";
+export const RUN_FILE = ".frontier/run.json";
+export const WORKLOG_FILE = ".frontier/worklog.jsonl";
+export const attemptFile = (ticket: string, n: number) => `.frontier/attempts/${ticket}@${n}.json`;
+export const answerFile = (ticket: string, n: number) => `.frontier/answers/${ticket}@${n}.json`;
+export const resultFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.md`;
