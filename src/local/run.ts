@@ -247,6 +247,8 @@ class LocalRun {
   private readonly progress: Progress;
   private draining: Promise<void> | undefined;
   private stopping: NodeJS.Signals | undefined;
+  /** a write failed: the run stopped its children and ends with exit 1 */
+  private crashed = false;
   private finish: (() => void) | undefined;
   private dispatched = 0;
   private settled = 0;
@@ -353,6 +355,7 @@ class LocalRun {
       .catch((error: unknown) => {
         // A write that failed (disk full, permissions) ends the run: stop the children.
         line(this.io.stderr, `error: ${(error as Error).message}`);
+        this.crashed = true;
         this.stopping ??= "SIGTERM";
         for (const { attempt } of this.live.values()) attempt.stop();
       })
@@ -527,9 +530,20 @@ class LocalRun {
   private async conclude(started: number): Promise<number> {
     const now = Date.now();
     const frontier = this.frontier;
+    if (this.crashed) {
+      line(
+        this.io.stderr,
+        `the run stopped because its state could not be written (above); once that is fixed, \`frontier run ${this.shownDir}\` resumes it`,
+      );
+      return EXIT.failed;
+    }
     if (this.stopping) {
       // Interrupted attempts were written by the last drain; the reports show where it stopped.
       await this.reports(now).catch(() => undefined);
+      line(
+        this.io.stderr,
+        `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`frontier run ${this.shownDir}\` resumes it (interrupted attempts run again, nothing complete does)`,
+      );
       return this.stopping === "SIGTERM" ? 143 : 130;
     }
     const state = frontier.runState(now);
