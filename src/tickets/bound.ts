@@ -1,6 +1,11 @@
 import { type Bound, DEFAULTS } from "../core/model.js";
 
 const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  msec: 1,
+  msecs: 1,
+  millisecond: 1,
+  milliseconds: 1,
   s: 1000,
   sec: 1000,
   secs: 1000,
@@ -21,7 +26,7 @@ const UNIT_MS: Record<string, number> = {
 const PART = /(\d+)\s*([a-z]+)\s*/gy;
 
 /**
- * Milliseconds of a duration such as `45s`, `30m`, `2h`, `1h30m` or `1h 30 min`;
+ * Milliseconds of a duration such as `45s`, `30m`, `2h`, `1h30m`, `1h 30 min` or `1200ms`;
  * undefined when the text is not a duration (then it is an effort budget in words,
  * such as `5 tool calls`, passed on to the executor as written).
  */

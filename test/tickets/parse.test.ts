@@ -61,6 +61,8 @@ describe("a ticket's fields and their defaults", () => {
     });
     expect(spec("---\nbound: 1h30m\n---\n").bound?.timeoutMs).toBe(90 * 60_000);
     expect(spec("---\nbound: 2h\n---\n").bound?.leaseMs).toBe(2 * 3_600_000);
+    expect(spec("---\nbound: 1200ms\n---\n").bound?.timeoutMs).toBe(1200);
+    expect(spec("---\nbound: 1h 30 min\n---\n").bound?.timeoutMs).toBe(90 * 60_000);
     expect(spec("---\nbound: 5 tool calls\n---\n").bound).toEqual({
       raw: "5 tool calls",
       leaseMs: 3_600_000,
