@@ -299,9 +299,14 @@ class LocalRun {
     const expired = frontier.expire(started, (_ticket, claimedBy) => isDeadLocalHolder(claimedBy));
     if (expired.kind === "ok") {
       for (const id of expired.changed) {
-        if (frontier.state(id)?.status !== "claimed") {
-          this.progress.note(`reclaimed ${id}: its claim was held by a process that is gone`);
-        }
+        const state = frontier.state(id);
+        const last = state?.attempts.at(-1);
+        if (state === undefined || state.status === "claimed" || last === undefined) continue;
+        this.progress.note(
+          last.reason === "lease-expired"
+            ? `reclaimed ${id}: attempt ${last.n}'s lease ran out (failed, lease-expired)`
+            : `reclaimed ${id}: attempt ${last.n} was held by a runner that is gone (interrupted; it runs again)`,
+        );
       }
     }
 
