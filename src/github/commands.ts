@@ -19,7 +19,7 @@ import { type EventResult, Frontier } from "../core/engine.js";
 import type { Status } from "../core/model.js";
 import { mdId } from "../report/escape.js";
 import { renderMarkdown } from "../report/markdown.js";
-import { answerFile } from "../tickets/load.js";
+import { answerFile } from "../tickets/layout.js";
 import {
   type AdvanceOutcome,
   advance,
