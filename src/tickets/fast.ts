@@ -62,6 +62,8 @@ const SINGLE = new RegExp(`^'((?:[^'${NOT_RAW}]|'')*)'`);
 const UNUSUAL =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
   /[\t\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|\r(?!\n)|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** `  - item` of a block list */
+const ITEM = /^( *)- +(.*)$/;
 const BLANK_OR_COMMENT = /^ *(?:#.*)?$/;
 
 type Scalar = { text: string; plain: boolean } | null;
@@ -73,6 +75,22 @@ export function fastFields(yaml: string): RawFields | undefined {
   const lines = new Map<string, number>();
   const unknown: Array<{ key: string; line: number }> = [];
   const seen = new Set<string>();
+  let itemLines = false;
+  // a block list under the last `name:` that had nothing after it
+  let list:
+    | { name: string; kind: Kind | undefined; indent: number; items: string[]; at: number[] }
+    | undefined;
+  const closeList = (): boolean => {
+    const l = list;
+    list = undefined;
+    if (l === undefined || l.items.length === 0 || l.kind === undefined) return true;
+    // a list where one value is meant: the full parser says what is wrong
+    if (l.kind !== "list") return false;
+    values[l.name] = l.items;
+    for (let i = 0; i < l.at.length; i++) lines.set(`${l.name}.${i}`, l.at[i]!);
+    itemLines = true;
+    return true;
+  };
   let start = 0;
   let lineNo = 0;
   while (start <= yaml.length) {
@@ -82,6 +100,22 @@ export function fastFields(yaml: string): RawFields | undefined {
     start = end + 1;
     lineNo++;
     if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (list !== undefined) {
+      const item = ITEM.exec(line);
+      if (item !== null) {
+        const indent = item[1]!.length;
+        if (list.items.length === 0) list.indent = indent;
+        else if (indent !== list.indent) return undefined;
+        const text = stripComment(item[2]!);
+        const scalar = text === undefined || text === "" ? undefined : blockScalar(text);
+        if (scalar === undefined || scalar === null) return undefined;
+        list.items.push(scalar.text);
+        list.at.push(lineNo);
+        continue;
+      }
+      if (BLANK_OR_COMMENT.test(line)) continue;
+      if (!closeList()) return undefined;
+    }
     // the commonest lines first, with one match: `name: plain words` and `name: [ids]`
     const simple = SIMPLE_LINE.exec(line);
     if (simple !== null) {
@@ -124,10 +158,14 @@ export function fastFields(yaml: string): RawFields | undefined {
     if (kind === undefined) {
       if (rest !== "" && readValue(rest) === undefined) return undefined;
       unknown.push({ key, line: lineNo });
+      if (rest === "") list = { name: key, kind, indent: -1, items: [], at: [] };
       continue;
     }
     lines.set(key, lineNo);
-    if (rest === "") continue;
+    if (rest === "") {
+      list = { name: key, kind, indent: -1, items: [], at: [] };
+      continue;
+    }
     const v = readValue(rest);
     if (v === undefined) return undefined;
     switch (kind) {
@@ -168,7 +206,8 @@ export function fastFields(yaml: string): RawFields | undefined {
       }
     }
   }
-  return { values, lines, unknown };
+  if (!closeList()) return undefined;
+  return itemLines ? { values, lines, unknown, itemLines } : { values, lines, unknown };
 }
 
 /** `a, b-2, c.d` → ids, or undefined when any item is not a simple id */

@@ -83,6 +83,25 @@ const value = fc.oneof(
   fc
     .array(plainValue, { minLength: 1, maxLength: 3 })
     .map((a) => `\n${a.map((v) => `  - ${v}`).join("\n")}`),
+  fc
+    .tuple(
+      fc.array(scalar, { minLength: 1, maxLength: 3 }),
+      fc.constantFrom("", "  ", "    "),
+      fc.array(fc.constantFrom("", "  ", " # c", "  # needs it"), { minLength: 3, maxLength: 3 }),
+      fc.constantFrom(
+        "",
+        "\n",
+        "\n  # between",
+        "\n  - other-indent",
+        "\n-",
+        "\n  -  ",
+        "\n  - - x",
+      ),
+    )
+    .map(
+      ([items, indent, tails, extra]) =>
+        `\n${items.map((v, i) => `${indent}- ${v}${tails[i]}`).join("\n")}${extra}`,
+    ),
   fc.constantFrom(
     "|\n  a\n  b",
     ">-\n  folded",
@@ -143,6 +162,8 @@ describe("the fast path reads plain front matter exactly as the full YAML parser
       '\nstatus: complete\nattempt: 1\nclaimed_at: "2026-01-02T10:00:00.000Z"\nupdated_at: "2026-01-02T10:00:00.000Z"\nreason: "exit 1: boom"\n',
       "\n# a comment\nid: a # trailing\nblocked_by: {ticket: b, kind: dep-failed, root: c}\nowner: ana\n",
       "\r\nid: a\r\ndepends_on: []\r\n",
+      '\nid: a\ndepends_on:\n  - b  # needs its table\n  - c\nwrite_scope:\n  - "services/x/**"\n',
+      "\nid: a\ndepends_on:\n- b\n# between\n- c\n",
     ];
     for (const y of typical) {
       expect(fastFields(y), JSON.stringify(y)).toBeDefined();
@@ -150,9 +171,11 @@ describe("the fast path reads plain front matter exactly as the full YAML parser
     }
   });
 
-  test("block lists, anchors and multi-line values go to the full parser", () => {
+  test("anchors, nested lists and multi-line values go to the full parser", () => {
     for (const y of [
-      "\ndepends_on:\n  - a\n",
+      "\ndepends_on:\n  - [a]\n",
+      "\ndepends_on:\n  - a\n   - b\n",
+      "\ntitle:\n  - a\n",
       "\nid: &x a\n",
       "\ntitle: |\n  t\n",
       "\nid: a\n  b\n",
