@@ -76,7 +76,9 @@ async function route(ctx: ActionContext): Promise<void> {
     case "sweep":
       return finish(
         ctx,
-        await advance(ctx.runContext(runBranch(ctx)), allOf(sweepEvent), "sweep stale claims"),
+        await advance(ctx.runContext(runBranch(ctx)), allOf(sweepEvent), "sweep stale claims", {
+          start: false,
+        }),
       );
     case "settle":
       return settle(ctx);
@@ -143,9 +145,8 @@ async function settle(ctx: ActionContext): Promise<void> {
       maxResultBytes,
     ),
     `settle ${ticket}#${attempt} ${job.outcome}`,
+    { start: false },
   );
-  if (outcome.result.kind !== "ok")
-    core.info(`settle ${ticket}#${attempt}: ${outcome.result.message}`);
   return finish(ctx, outcome);
 }
 
@@ -160,8 +161,8 @@ async function workflowRun(ctx: ActionContext): Promise<void> {
     rc,
     deadJobEvent(read.job),
     `settle ${read.job.ticket}#${read.job.attempt}: run ended ${read.job.conclusion}`,
+    { start: false },
   );
-  if (outcome.result.kind !== "ok") core.info(outcome.result.message);
   return finish(ctx, outcome);
 }
 
@@ -171,6 +172,7 @@ function str(v: unknown): string | undefined {
 
 /** Outputs, the job summary, the receipt and the HTML report of an event. */
 export async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promise<void> {
+  if (outcome.result.kind !== "ok") core.info(outcome.result.message);
   const outDir = join(ctx.settings.env.runnerTemp, "ticket-frontier");
   await mkdir(outDir, { recursive: true });
   const receiptFile = join(outDir, "receipt.json");

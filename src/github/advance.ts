@@ -157,13 +157,23 @@ export function randomClaimToken(): string {
   return `c${randomBytes(6).toString("hex")}`;
 }
 
+export interface AdvanceOptions {
+  /**
+   * Whether this event may start a run when the branch has none (default true: push,
+   * workflow_dispatch, the bot). A settle, a dead job or the sweep on a branch without a
+   * run changes nothing and says so.
+   */
+  start?: boolean;
+}
+
 /** Run one event to completion: commit by compare-and-swap, dispatch, report. */
 export async function advance(
   ctx: RunContext,
   event: RunEvent,
   label: string,
+  options: AdvanceOptions = {},
 ): Promise<AdvanceOutcome> {
-  const first = await commitEvent(ctx, event, label);
+  const first = await commitEvent(ctx, event, label, options.start !== false);
   let last = first;
   const dispatched: Dispatched[] = [];
   const refused: AdvanceOutcome["refused"] = [];
@@ -269,7 +279,12 @@ interface Committed {
   tries: number;
 }
 
-async function commitEvent(ctx: RunContext, event: RunEvent, label: string): Promise<Committed> {
+async function commitEvent(
+  ctx: RunContext,
+  event: RunEvent,
+  label: string,
+  mayStart = true,
+): Promise<Committed> {
   const { settings, specs } = await loadSpecs(ctx);
   const maxTries = ctx.maxTries ?? 25;
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -308,6 +323,27 @@ async function commitEvent(ctx: RunContext, event: RunEvent, label: string): Pro
     );
     if (configured.kind === "bad") throw new UserError(configured.message);
     const frontier = Frontier.create(specs, configured.config, saved, now);
+    if (!state && !mayStart) {
+      const empty = frontier.snapshot();
+      return {
+        result: {
+          kind: "rejected",
+          message: `${label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`,
+        },
+        claims: [],
+        frontier,
+        state: {
+          schema: GITHUB_STATE_SCHEMA,
+          branch: ctx.branch,
+          dir: ctx.dir,
+          ...empty,
+          seq: 0,
+          questions: {},
+        },
+        receipt: receiptOf(ctx, frontier, settings, now),
+        tries,
+      };
+    }
 
     const files: FileWrite[] = [];
     const view: RunView = {

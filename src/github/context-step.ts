@@ -45,7 +45,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   const spec = specs.find((x) => x.id === ticket);
   if (!spec) {
     throw new UserError(
-      `${rc.dir}: no ticket "${ticket}" in the checkout — check out the run's base commit (ref: \${{ inputs.base }}) before the context step`,
+      `${rc.dir}: no ticket "${ticket}" in this checkout (${ctx.settings.env.sha.slice(0, 12)}). Jobs check out the commit the run started from (ref: \${{ inputs.base }}); a ticket added after the run started runs in a new run — delete ${statePath(rc.dir)} on the branch to start one.`,
     );
   }
   const records = ctx.settings.records

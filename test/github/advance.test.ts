@@ -84,4 +84,21 @@ describe("claim, then dispatch", () => {
     expect(world.repo.head("main")).toBe(head);
     expect(world.fake.allRuns()).toHaveLength(2);
   });
+
+  it("a settle or sweep on a branch without a run starts nothing and says so", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a")]));
+    const ctx = runContext(world);
+    const head = world.repo.head("main");
+    const out = await advance(
+      ctx,
+      settleEvent({ ticket: "a", attempt: 1, outcome: "complete", by: "job" }),
+      "settle a",
+      { start: false },
+    );
+    expect(out.result.kind).toBe("rejected");
+    expect(out.result.kind === "rejected" && out.result.message).toMatch(/no run on branch main/);
+    expect(out.dispatched).toEqual([]);
+    expect(world.repo.head("main")).toBe(head);
+    expect(world.fake.countRequests({ method: "POST" })).toBe(0);
+  });
 });
