@@ -11,12 +11,16 @@
  * every decision, timer and signal (it signals process groups directly by their id).
  * If the helper cannot be started or dies, attempts are started in-process instead.
  *
- * Run as a script (`node launcher.js`, forked with an IPC channel) it is the helper.
+ * Run as `node launcher.js --frontier-launcher-helper` with an IPC channel, it is the
+ * helper; imported (or bundled), it does nothing on its own.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type ChildExit, type LaunchRequest, launchHere } from "./launch.js";
+
+/** Marks the helper's command line: the module is also bundled into other entry points. */
+const HELPER_FLAG = "--frontier-launcher-helper";
 
 type ToHelper = { type: "launch"; id: number; req: LaunchRequest };
 type FromHelper =
@@ -43,7 +47,7 @@ export function helperLauncher(): Launcher {
   if (!script.endsWith(".js") || !existsSync(script)) return inProcess;
   let helper: ChildProcess | undefined;
   try {
-    helper = fork(script, [], {
+    helper = fork(script, [HELPER_FLAG], {
       stdio: ["ignore", "ignore", "inherit", "ipc"],
       serialization: "advanced",
     });
@@ -143,4 +147,4 @@ function serve(): void {
   });
 }
 
-if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.url)) serve();
+if (process.send !== undefined && process.argv[2] === HELPER_FLAG) serve();
