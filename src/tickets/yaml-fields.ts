@@ -96,17 +96,29 @@ export function readYamlFields(
   if (doc.errors.length > 0) {
     return {
       kind: "problems",
-      problems: doc.errors
-        .slice(0, 3)
-        .map((err) =>
-          problem(
-            "malformed-front-matter",
-            file,
-            err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line,
-            `front matter is not valid YAML: ${firstLine(err.message)}`,
-            "fix the YAML between the --- lines (quote text that contains : or #)",
-          ),
-        ),
+      problems: dedupe(
+        doc.errors.slice(0, 3).map((err) => {
+          const line = err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line;
+          const opened = unclosedFlowLine(yaml, line, err.message);
+          return opened === undefined
+            ? problem(
+                "malformed-front-matter",
+                file,
+                line,
+                `front matter is not valid YAML: ${firstLine(err.message)}`,
+                "fix the YAML between the --- lines (quote text that contains : or #)",
+              )
+            : problem(
+                "malformed-front-matter",
+                file,
+                opened.line,
+                `front matter is not valid YAML: the ${opened.bracket} opened here is never closed`,
+                opened.bracket === "["
+                  ? "close the list on the same line, e.g. depends_on: [a, b]"
+                  : "close the mapping on the same line, e.g. blocked_by: {ticket: a, kind: dep-failed, root: a}",
+              );
+        }),
+      ),
     };
   }
   const contents = doc.contents;
@@ -174,6 +186,39 @@ export function readYamlFields(
     kind: "ok",
     raw: itemLines ? { values, lines, unknown, itemLines } : { values, lines, unknown },
   };
+}
+
+/**
+ * The YAML parser notices an unclosed `[` or `{` only on a later line; the author
+ * needs the line where it was opened: the nearest line above with more openers
+ * than closers.
+ */
+function unclosedFlowLine(
+  yaml: string,
+  errLine: number,
+  message: string,
+): { line: number; bracket: "[" | "{" } | undefined {
+  const m = /end with a ([\]}])/.exec(message);
+  if (m === null) return undefined;
+  const [open, close] = m[1] === "]" ? ["[", "]"] : ["{", "}"];
+  const lines = yaml.split("\n");
+  for (let n = Math.min(errLine, lines.length); n >= 1; n--) {
+    const text = lines[n - 1]!;
+    if (text.split(open).length > text.split(close).length) {
+      return { line: n, bracket: open as "[" | "{" };
+    }
+  }
+  return undefined;
+}
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.line}:${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function firstLine(message: string): string {

@@ -37,11 +37,14 @@ describe("the broken fixture: every problem at once, each with its file", () => 
     const ps = problemsOf(await loadDirectory(BROKEN));
     const text = ps.map((p) => formatProblem(p));
     expect(ps.map((p) => [p.kind, p.file, p.line])).toEqual([
-      ["malformed-front-matter", "broken.md", 4],
+      ["malformed-front-matter", "broken.md", 3],
       ["duplicate-id", "plan2.md", 3],
       ["invalid-id", "report.md", 2],
       ["unknown-dependency", "review.md", 4],
     ]);
+    expect(text[0]).toBe(
+      "broken.md:3: front matter is not valid YAML: the [ opened here is never closed — close the list on the same line, e.g. depends_on: [a, b]",
+    );
     expect(text[1]).toContain('duplicate id "plan": plan.md:2 and plan2.md:3 both use it');
     expect(text[3]).toContain(
       'depends_on names "reserch", but no ticket has that id (did you mean "research"?)',
