@@ -203,7 +203,11 @@ function unclosedFlowLine(
   const [open, close] = m[1] === "]" ? ["[", "]"] : ["{", "}"];
   const lines = yaml.split("\n");
   for (let n = Math.min(errLine, lines.length); n >= 1; n--) {
-    const text = lines[n - 1]!;
+    // brackets inside quotes or comments do not count
+    const text = lines[n - 1]!.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, "").replace(
+      /(^|\s)#.*$/,
+      "",
+    );
     if (text.split(open).length > text.split(close).length) {
       return { line: n, bracket: open as "[" | "{" };
     }

@@ -191,6 +191,14 @@ describe("SPEC §2 checks of one file, each with its file and line", () => {
     expect(lines(ps)[0]).toMatch(/^plan\.md:\d+: front matter is not valid YAML/);
   });
 
+  test("an unclosed [ is reported on the line that opened it, quotes and comments aside", () => {
+    const ps = problems('---\ntitle: "a [b" # [c\ndepends_on: [x, y\npriority: 1\n---\n', "p.md");
+    expect(ps[0]).toMatchObject({ kind: "malformed-front-matter", line: 3 });
+    expect(ps[0]!.message).toBe(
+      "front matter is not valid YAML: the [ opened here is never closed",
+    );
+  });
+
   test("front matter that is never closed is malformed", () => {
     expect(problems("---\nid: a\n", "p.md")[0]).toMatchObject({
       kind: "malformed-front-matter",
