@@ -114,12 +114,10 @@ describe("a redelivered event", () => {
   it("a settle step run twice records once and dispatches the dependent once", async () => {
     runner = new Runner();
     const sha = await runner.start(writeTickets([{ id: "a" }, { id: "b", deps: ["a"] }]));
-    let repeated = false;
     runner.script = (t) => {
       if (t === "b") return { die: true, silent: true };
       return { status: "complete", result: "A" };
     };
-    runner.beforeSettle = async () => {};
     await runner.push(sha);
     await runner.fake.idle();
     const a = runner.jobs.find((j) => j.ticket === "a");
@@ -138,11 +136,9 @@ describe("a redelivered event", () => {
       runId: run.id,
       inputs: { command: "settle", outcome: "complete", "job-status": "success" },
     });
-    repeated = true;
     expect(again.code).toBe(0);
     expect(JSON.parse(again.outputs.dispatched ?? "[]")).toEqual([]);
     await runner.fake.idle();
-    expect(repeated).toBe(true);
     expect(runner.dispatchCounts().get("b#1")).toBe(1);
     expect(runner.state().tickets.a?.attempts).toHaveLength(1);
   });
@@ -176,5 +172,88 @@ describe("a suspended ticket", () => {
     expect(questionIssues).toHaveLength(1);
     const settle = runner.jobs.find((j) => j.ticket === "ask")?.settle;
     expect(settle?.outputs.state).toBe("suspended");
+  });
+});
+
+describe("the context step", () => {
+  it("reads the run's records from the branch checkout without a single API request, or through the API when the workflow makes no checkout", async () => {
+    runner = new Runner();
+    const sha = await runner.start(writeTickets([{ id: "a" }, { id: "b", deps: ["a"] }]));
+    runner.script = (t) =>
+      t === "b" ? { die: true, silent: true } : { status: "complete", result: "A's result" };
+    await runner.push(sha);
+    await runner.fake.idle();
+    const b = runner.jobs.find((j) => j.ticket === "b");
+    const run = b?.run as NonNullable<typeof b>["run"];
+    const payload = (await import("../fake-github/server.js")).makeWorkflowDispatchPayload({
+      repo: runner.repo,
+      workflow: "orch-task.yml",
+      ref: run.ref,
+      inputs: run.inputs,
+    });
+    const common = {
+      event: "workflow_dispatch",
+      payload,
+      sha: run.inputs.base as string,
+      runId: run.id,
+    };
+
+    runner.fake.clearRequests();
+    const offline = await runner.step({
+      ...common,
+      inputs: {
+        command: "context",
+        records: runner.checkout(runner.repo.head("main") as string, "tickets/.frontier"),
+      },
+    });
+    expect(offline.code, offline.stdout).toBe(0);
+    expect(runner.fake.requests).toHaveLength(0);
+    expect(offline.outputs.live).toBe("true");
+    const text = (await import("node:fs")).readFileSync(
+      offline.outputs["context-file"] as string,
+      "utf8",
+    );
+    expect(text).toContain("A's result");
+    expect(offline.exported).toMatchObject({
+      FRONTIER_TICKET: "b",
+      FRONTIER_ATTEMPT: "1",
+      FRONTIER_RUN: "e2e",
+    });
+
+    runner.fake.clearRequests();
+    const online = await runner.step({ ...common, inputs: { command: "context" } });
+    expect(online.code).toBe(0);
+    expect(runner.fake.requests.map((r) => r.operation)).toEqual([
+      "repos/get-content",
+      "repos/get-content",
+    ]);
+    expect(
+      (await import("node:fs")).readFileSync(online.outputs["context-file"] as string, "utf8"),
+    ).toBe(text);
+  });
+
+  it("says when the claim is no longer live, so the agent step is skipped", async () => {
+    runner = new Runner();
+    const sha = await runner.start(writeTickets([{ id: "a" }]));
+    runner.script = () => ({ status: "complete", result: "done" });
+    await runner.push(sha);
+    await runner.fake.idle();
+    const a = runner.jobs.find((j) => j.ticket === "a");
+    const run = a?.run as NonNullable<typeof a>["run"];
+    const late = await runner.step({
+      event: "workflow_dispatch",
+      payload: (await import("../fake-github/server.js")).makeWorkflowDispatchPayload({
+        repo: runner.repo,
+        workflow: "orch-task.yml",
+        ref: run.ref,
+        inputs: run.inputs,
+      }),
+      sha: run.inputs.base as string,
+      runId: run.id,
+      inputs: { command: "context" },
+    });
+    expect(late.code).toBe(0);
+    expect(late.outputs.live).toBe("false");
+    expect(late.stdout).toMatch(/not the ticket's live attempt/);
   });
 });
