@@ -257,3 +257,47 @@ describe("the context step", () => {
     expect(late.stdout).toMatch(/not the ticket's live attempt/);
   });
 });
+
+describe("issue_comment reaches the bot through the bundle", () => {
+  it("a maintainer's /answer on the question issue re-runs the ticket with the answer, and its dependents complete", async () => {
+    runner = new Runner();
+    const sha = await runner.start(writeTickets([{ id: "ask" }, { id: "later", deps: ["ask"] }]));
+    runner.script = (t, attempt) =>
+      t === "ask" && attempt === 1
+        ? { status: "suspended", question: "Which region?" }
+        : { status: "complete", result: `${t} done` };
+    await runner.push(sha);
+    await runner.fake.idle();
+    const issueNumber = runner.state().questions.ask?.issue_number as number;
+    const issue = runner.repo.issues.get(issueNumber);
+    expect(issue).toBeDefined();
+
+    runner.repo.setPermission("maya", "write");
+    const comment = runner.repo.addComment(
+      issueNumber,
+      "/answer eu-west-1, the others are read-only",
+      "maya",
+    );
+    const { makeIssueCommentPayload } = await import("../fake-github/server.js");
+    const step = await runner.step({
+      event: "issue_comment",
+      payload: makeIssueCommentPayload({
+        repo: runner.repo,
+        issue: issue as NonNullable<typeof issue>,
+        comment,
+      }),
+      sha: runner.repo.head("main") as string,
+    });
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    await runner.fake.idle();
+    const state = runner.state();
+    expect(state.tickets.ask?.status).toBe("complete");
+    expect(state.tickets.later?.status).toBe("complete");
+    const context = runner.jobs.find((j) => j.ticket === "ask" && j.attempt === 2)?.context
+      ?.outputs["context-file"];
+    const text = (await import("node:fs")).readFileSync(context as string, "utf8");
+    expect(text).toContain("Which region?");
+    expect(text).toContain("eu-west-1, the others are read-only");
+    expect(runner.repo.issues.get(issueNumber)?.state).toBe("closed");
+  });
+});
