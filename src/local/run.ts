@@ -310,6 +310,9 @@ class LocalRun {
       }
     }
 
+    // Boot the launcher helper while the first claims are written, when there will be any.
+    if (frontier.readyIds().length > 0) this.launcher();
+
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
