@@ -1,30 +1,61 @@
 /**
- * `bound` values: a duration (`45s`, `30m`, `2h`, `1h30m`) is a ticket's timeout and
- * lease; any other text (`5 tool calls`) is passed to the executor untouched, and the
- * claim then holds for the default lease.
+ * `bound` values: a duration (`45s`, `30m`, `2h`, `1h30m`, `1h 30 min`, `1200ms`) is a
+ * ticket's timeout and lease; any other text (`5 tool calls`) is passed to the executor
+ * untouched, and the claim then holds for the default lease. The one parser of durations:
+ * ticket fields, frontier.yml and the runner all read them here.
  */
 import { type Bound, DEFAULTS } from "./model.js";
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-const DURATION = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/;
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/g;
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  msec: 1,
+  msecs: 1,
+  millisecond: 1,
+  milliseconds: 1,
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  second: 1000,
+  seconds: 1000,
+  m: 60_000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  hrs: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+};
 
-/** Milliseconds of a duration such as `90s` or `1h30m`; undefined when it is not one. */
+const PART = /(\d+)\s*([a-z]+)\s*/gy;
+
+/**
+ * Milliseconds of a duration such as `45s`, `30m`, `2h`, `1h30m`, `1h 30 min` or `1200ms`;
+ * undefined when the text is not a duration (then it is an effort budget in words,
+ * such as `5 tool calls`, passed on to the executor as written).
+ */
 export function parseDuration(text: string): number | undefined {
-  const compact = text.trim().replace(/\s+/g, "");
-  if (!DURATION.test(compact)) return undefined;
+  const s = text.trim().toLowerCase();
+  if (s === "") return undefined;
+  PART.lastIndex = 0;
   let total = 0;
-  for (const [, amount, unit] of compact.matchAll(PART)) {
-    total += Number(amount) * (UNIT_MS[unit as string] ?? 0);
+  let end = 0;
+  for (let m = PART.exec(s); m !== null; m = PART.exec(s)) {
+    const unit = UNIT_MS[m[2]!];
+    if (unit === undefined) return undefined;
+    total += Number(m[1]) * unit;
+    end = PART.lastIndex;
   }
-  return total > 0 ? Math.round(total) : undefined;
+  return end === s.length ? total : undefined;
 }
 
+/** A ticket's (or the run's default) `bound`: a duration is its timeout and lease. */
 export function parseBound(raw: string, defaultLeaseMs: number = DEFAULTS.leaseMs): Bound {
-  const timeoutMs = parseDuration(raw);
-  return timeoutMs === undefined
-    ? { raw, leaseMs: defaultLeaseMs }
-    : { raw, timeoutMs, leaseMs: timeoutMs };
+  const ms = parseDuration(raw);
+  if (ms !== undefined && ms > 0) return { raw, timeoutMs: ms, leaseMs: ms };
+  return { raw, leaseMs: defaultLeaseMs };
 }
 
 /** `90000` → `1m30s`, for messages. */

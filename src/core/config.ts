@@ -35,7 +35,7 @@ export function engineConfig(
     if (configured.dispatches !== undefined) bound.dispatches = configured.dispatches;
     if (configured.duration !== undefined) {
       const ms = parseDuration(configured.duration);
-      if (ms === undefined) {
+      if (!ms) {
         return {
           kind: "bad",
           message: `frontier.yml: bound.duration "${configured.duration}" is not a duration — write e.g. 45m or 2h`,

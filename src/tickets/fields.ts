@@ -9,6 +9,7 @@
  * numbers are read only where numbers are meant, and always in decimal.
  */
 import { z } from "zod";
+import { parseBound, parseDuration } from "../core/bound.js";
 import { closest, type GraphNode } from "../core/checks.js";
 import {
   BlockedBy,
@@ -20,7 +21,6 @@ import {
   TICKET_ID,
   type TicketSpec,
 } from "../core/model.js";
-import { durationMs, parseBound } from "./bound.js";
 import { fastFields } from "./fast.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { type Problem, problem } from "./problems.js";
@@ -357,7 +357,7 @@ export function checkFields(
   const boundText = ok("bound");
   let bound: TicketSpec["bound"];
   if (boundText !== undefined) {
-    if (durationMs(boundText) === 0) {
+    if (parseDuration(boundText) === 0) {
       problems.push(
         problem(
           "wrong-type",

@@ -6,9 +6,9 @@
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { parseDuration } from "../core/bound.js";
 import { closest } from "../core/checks.js";
 import { Settings } from "../core/model.js";
-import { durationMs } from "./bound.js";
 import { type Problem, problem } from "./problems.js";
 
 export const SETTINGS_FILE = "frontier.yml";
@@ -197,7 +197,7 @@ export function parseSettings(text: string): {
   }
   const settings = parsed.success ? (parsed.data as Partial<Settings>) : {};
   const duration = typeof settings.bound === "object" ? settings.bound.duration : undefined;
-  if (duration !== undefined && !durationMs(duration)) {
+  if (duration !== undefined && !parseDuration(duration)) {
     problems.push(
       problem(
         "invalid-settings",
