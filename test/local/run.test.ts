@@ -221,6 +221,28 @@ describe("the run bound", () => {
   });
 });
 
+describe("an inherited deadline", () => {
+  it("dispatches nothing past it, and the run ends limited", async () => {
+    const g = makeGraph({ a: {}, b: {} });
+    const ran = await frontier(["run", g.dir, "--exec", echoExec(g.marks)], {
+      env: {
+        FRONTIER_RUN_BOUND: `dispatches=5 deadline=${new Date(Date.now() - 1000).toISOString()}`,
+      },
+    });
+    expect(ran.code).toBe(4);
+    expect(executions(g)).toEqual({});
+  });
+
+  it("refuses a FRONTIER_RUN_BOUND it cannot read, saying what it takes", async () => {
+    const g = makeGraph({ a: {} });
+    const ran = await frontier(["run", g.dir, "--exec", "echo ok"], {
+      env: { FRONTIER_RUN_BOUND: "dispatches=lots" },
+    });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain("dispatches=N");
+  });
+});
+
 /** Executors that append `start ID` / `end ID` around a short sleep. */
 function intervalExec(marks: string, sleep = "0.3"): string {
   return counted(
