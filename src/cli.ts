@@ -4,16 +4,11 @@
  * src/cli/commands.ts, and `run` in src/local/run.ts.
  */
 import { Command, CommanderError, InvalidArgumentError } from "commander";
-import {
-  contextCommand,
-  mutateCommand,
-  planCommand,
-  reportCommand,
-  statusCommand,
-  validateCommand,
-} from "./cli/commands.js";
 import { type CliIo, EXIT, line } from "./cli/io.js";
-import { runCommand } from "./local/run.js";
+
+// Each command loads only what it needs: `frontier validate` over 10k tickets should cost
+// little more than reading them, not the report renderers and the runner too.
+const commands = () => import("./cli/commands.js");
 
 const DEFAULT_DIR = "tickets";
 
@@ -56,7 +51,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .argument("[dir]", "ticket directory", DEFAULT_DIR)
     .option("--json", "print the problems as JSON")
     .action(async (dir: string, o: { json?: boolean }) => {
-      code = await validateCommand(dir, { json: !!o.json }, io);
+      code = await (await import("./cli/validate.js")).validateCommand(dir, { json: !!o.json }, io);
     });
 
   program
@@ -66,7 +61,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .option("--json", "print the receipt")
     .option("--mermaid", "print a mermaid flowchart")
     .action(async (dir: string, o: { json?: boolean; mermaid?: boolean }) => {
-      code = await planCommand(dir, { json: !!o.json, mermaid: !!o.mermaid }, io, now());
+      code = await (await commands()).planCommand(
+        dir,
+        { json: !!o.json, mermaid: !!o.mermaid },
+        io,
+        now(),
+      );
     });
 
   program
@@ -75,7 +75,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .argument("[dir]", "ticket directory", DEFAULT_DIR)
     .option("--json", "print the receipt")
     .action(async (dir: string, o: { json?: boolean }) => {
-      code = await statusCommand(dir, { json: !!o.json }, io, now());
+      code = await (await commands()).statusCommand(dir, { json: !!o.json }, io, now());
     });
 
   program
@@ -91,7 +91,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         dir: string,
         o: { exec?: string; maxParallel?: number; bound?: number; json?: boolean },
       ) => {
-        code = await runCommand(
+        code = await (await import("./local/run.js")).runCommand(
           dir,
           {
             json: !!o.json,
@@ -110,7 +110,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .argument("<dir>", "ticket directory")
     .argument("<ticket>", "ticket id")
     .action(async (dir: string, ticket: string) => {
-      code = await contextCommand(dir, ticket, io, now());
+      code = await (await commands()).contextCommand(dir, ticket, io, now());
     });
 
   program
@@ -120,7 +120,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .argument("<ticket>", "ticket id")
     .argument("<text...>", "the answer")
     .action(async (dir: string, ticket: string, text: string[]) => {
-      code = await mutateCommand("answer", dir, { ticket, text: text.join(" ") }, io, now());
+      code = await (await commands()).mutateCommand(
+        "answer",
+        dir,
+        { ticket, text: text.join(" ") },
+        io,
+        now(),
+      );
     });
 
   program
@@ -129,7 +135,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .argument("<dir>", "ticket directory")
     .argument("<ticket>", "ticket id")
     .action(async (dir: string, ticket: string) => {
-      code = await mutateCommand("retry", dir, { ticket }, io, now());
+      code = await (await commands()).mutateCommand("retry", dir, { ticket }, io, now());
     });
 
   program
@@ -137,7 +143,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .description("cancel the run: every open ticket becomes cancelled")
     .argument("<dir>", "ticket directory")
     .action(async (dir: string) => {
-      code = await mutateCommand("cancel", dir, {}, io, now());
+      code = await (await commands()).mutateCommand("cancel", dir, {}, io, now());
     });
 
   program
@@ -148,7 +154,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .option("--json <file>", "JSON receipt (ticket-frontier/receipt@1)")
     .option("--markdown <file>", "markdown, as posted on a PR")
     .action(async (dir: string, o: { html?: string; json?: string; markdown?: string }) => {
-      code = await reportCommand(dir, o, io, now());
+      code = await (await commands()).reportCommand(dir, o, io, now());
     });
 
   try {

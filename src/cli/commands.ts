@@ -9,10 +9,8 @@ import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
 import { writeReports } from "../report/write.js";
 import { readContext } from "../tickets/context-io.js";
-import { loadDirectory } from "../tickets/load.js";
-import { formatProblem } from "../tickets/problems.js";
 import { type CliIo, EXIT, line } from "./io.js";
-import { commitChanges, localUser, openDirectory, printProblems, resultReader } from "./open.js";
+import { commitChanges, localUser, openDirectory, resultReader } from "./open.js";
 
 const ICON: Record<string, string> = {
   pending: "○",
@@ -29,26 +27,6 @@ const ICON: Record<string, string> = {
 
 function json(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-export async function validateCommand(dir: string, opts: { json: boolean }, io: CliIo) {
-  const loaded = await loadDirectory(dir);
-  const problems = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
-  const errors = problems.filter((p) => p.severity === "error").length;
-  if (opts.json) {
-    json(io, {
-      schema: "ticket-frontier/validation@1",
-      valid: errors === 0,
-      tickets: loaded.kind === "ok" ? loaded.specs.length : undefined,
-      problems: problems.map((p) => ({ ...p, text: formatProblem(p) })),
-    });
-  } else if (loaded.kind === "invalid") {
-    printProblems(problems, io);
-  } else {
-    for (const p of problems) line(io.stderr, formatProblem(p));
-    line(io.stdout, `${dir}: ${loaded.specs.length} tickets, no problems.`);
-  }
-  return errors > 0 ? EXIT.usage : EXIT.complete;
 }
 
 export async function planCommand(

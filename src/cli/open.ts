@@ -10,10 +10,11 @@ import { engineConfig, type RunFlags } from "../core/config.js";
 import { Frontier } from "../core/engine.js";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { loadDirectory } from "../tickets/load.js";
-import { formatProblem, type Problem } from "../tickets/problems.js";
-import { applyEdits } from "../tickets/store.js";
-import { planWrites } from "../tickets/writeback.js";
+import type { Problem } from "../tickets/problems.js";
 import { type CliIo, EXIT, line } from "./io.js";
+import { printProblems } from "./problems.js";
+
+export { printProblems };
 
 export interface Opened {
   dir: string;
@@ -56,22 +57,14 @@ export async function openDirectory(
 
 /** Write whatever the engine changed since the last drain: ticket files, attempts, answers, worklog. */
 export async function commitChanges(dir: string, frontier: Frontier): Promise<void> {
+  // Loaded on demand: read-only commands never pay for the YAML document editor.
+  const [{ planWrites }, { applyEdits }] = await Promise.all([
+    import("../tickets/writeback.js"),
+    import("../tickets/store.js"),
+  ]);
   const changes = frontier.drainChanges();
   const edits = planWrites(changes, frontier, (file) => readFileSync(join(dir, file), "utf8"));
   await applyEdits(dir, edits);
-}
-
-export function printProblems(problems: readonly Problem[], io: CliIo): void {
-  const errors = problems.filter((p) => p.severity === "error");
-  for (const problem of problems) line(io.stderr, formatProblem(problem));
-  if (errors.length > 0) {
-    line(
-      io.stderr,
-      `${errors.length} problem${errors.length === 1 ? "" : "s"}: nothing was started. Fix ${
-        errors.length === 1 ? "it" : "them"
-      } and run again.`,
-    );
-  }
 }
 
 /** Who a local command acts as, for the record. */

@@ -1,0 +1,15 @@
+import { formatProblem, type Problem } from "../tickets/problems.js";
+import { type CliIo, line } from "./io.js";
+
+export function printProblems(problems: readonly Problem[], io: CliIo): void {
+  const errors = problems.filter((p) => p.severity === "error");
+  for (const problem of problems) line(io.stderr, formatProblem(problem));
+  if (errors.length > 0) {
+    line(
+      io.stderr,
+      `${errors.length} problem${errors.length === 1 ? "" : "s"}: nothing was started. Fix ${
+        errors.length === 1 ? "it" : "them"
+      } and run again.`,
+    );
+  }
+}
