@@ -1,8 +1,8 @@
-export const id = 546;
-export const ids = [546];
+export const id = 379;
+export const ids = [379];
 export const modules = {
 
-/***/ 8546:
+/***/ 2760:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -14,16 +14,16 @@ __webpack_require__.d(__webpack_exports__, {
 // UNUSED EXPORTS: AUTHORED_FIELDS, ENGINE_FIELDS, KNOWN_FIELDS, checkFields, headingOf, idFromFile, nearField, parseTicket, parseTicketQuick, readYamlFields
 
 // EXTERNAL MODULE: ./src/tickets/fields.ts + 1 modules
-var fields = __webpack_require__(7543);
-// EXTERNAL MODULE: ../../work/main/node_modules/gray-matter/index.js
-var gray_matter = __webpack_require__(7967);
+var fields = __webpack_require__(5576);
+// EXTERNAL MODULE: ./node_modules/gray-matter/index.js
+var gray_matter = __webpack_require__(9599);
 var gray_matter_default = /*#__PURE__*/__webpack_require__.n(gray_matter);
-// EXTERNAL MODULE: ../../work/main/node_modules/yaml/dist/index.js
-var dist = __webpack_require__(7207);
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __webpack_require__(8815);
 // EXTERNAL MODULE: ./src/tickets/frontmatter.ts
-var frontmatter = __webpack_require__(9822);
+var frontmatter = __webpack_require__(9703);
 // EXTERNAL MODULE: ./src/tickets/problems.ts
-var problems = __webpack_require__(5886);
+var problems = __webpack_require__(1261);
 ;// CONCATENATED MODULE: ./src/tickets/yaml-fields.ts
 /**
  * The full path for front matter the quick path does not take: gray-matter splits
@@ -104,9 +104,15 @@ function readYamlFields(yaml, file, known = fields/* FIELDS */.cJ) {
     if (doc.errors.length > 0) {
         return {
             kind: "problems",
-            problems: doc.errors
-                .slice(0, 3)
-                .map((err) => (0,problems/* problem */.CC)("malformed-front-matter", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `front matter is not valid YAML: ${firstLine(err.message)}`, "fix the YAML between the --- lines (quote text that contains : or #)")),
+            problems: dedupe(doc.errors.slice(0, 3).map((err) => {
+                const line = err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line;
+                const opened = unclosedFlowLine(yaml, line, err.message);
+                return opened === undefined
+                    ? (0,problems/* problem */.CC)("malformed-front-matter", file, line, `front matter is not valid YAML: ${firstLine(err.message)}`, "fix the YAML between the --- lines (quote text that contains : or #)")
+                    : (0,problems/* problem */.CC)("malformed-front-matter", file, opened.line, `front matter is not valid YAML: the ${opened.bracket} opened here is never closed`, opened.bracket === "["
+                        ? "close the list on the same line, e.g. depends_on: [a, b]"
+                        : "close the mapping on the same line, e.g. blocked_by: {ticket: a, kind: dep-failed, root: a}");
+            })),
         };
     }
     const contents = doc.contents;
@@ -162,6 +168,36 @@ function readYamlFields(yaml, file, known = fields/* FIELDS */.cJ) {
         kind: "ok",
         raw: itemLines ? { values, lines, unknown, itemLines } : { values, lines, unknown },
     };
+}
+/**
+ * The YAML parser notices an unclosed `[` or `{` only on a later line; the author
+ * needs the line where it was opened: the nearest line above with more openers
+ * than closers.
+ */
+function unclosedFlowLine(yaml, errLine, message) {
+    const m = /end with a ([\]}])/.exec(message);
+    if (m === null)
+        return undefined;
+    const [open, close] = m[1] === "]" ? ["[", "]"] : ["{", "}"];
+    const lines = yaml.split("\n");
+    for (let n = Math.min(errLine, lines.length); n >= 1; n--) {
+        // brackets inside quotes or comments do not count
+        const text = lines[n - 1].replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'/g, "").replace(/(^|\s)#.*$/, "");
+        if (text.split(open).length > text.split(close).length) {
+            return { line: n, bracket: open };
+        }
+    }
+    return undefined;
+}
+function dedupe(problems) {
+    const seen = new Set();
+    return problems.filter((p) => {
+        const key = `${p.line}:${p.message}`;
+        if (seen.has(key))
+            return false;
+        seen.add(key);
+        return true;
+    });
 }
 function firstLine(message) {
     const line = message.split("\n", 1)[0] ?? message;

@@ -1,14 +1,14 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
-export const id = 967;
-export const ids = [967];
+export const id = 599;
+export const ids = [599];
 export const modules = {
 
-/***/ 5385:
+/***/ 8905:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var isObject = __webpack_require__(2899);
+var isObject = __webpack_require__(6403);
 
 module.exports = function extend(o/*, objects*/) {
   if (!isObject(o)) { o = {}; }
@@ -43,20 +43,20 @@ function hasOwn(obj, key) {
 
 /***/ }),
 
-/***/ 7967:
+/***/ 9599:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 const fs = __webpack_require__(9896);
-const sections = __webpack_require__(2727);
-const defaults = __webpack_require__(1529);
-const stringify = __webpack_require__(2230);
-const excerpt = __webpack_require__(5798);
-const engines = __webpack_require__(6916);
-const toFile = __webpack_require__(1913);
-const parse = __webpack_require__(360);
-const utils = __webpack_require__(7482);
+const sections = __webpack_require__(9495);
+const defaults = __webpack_require__(7545);
+const stringify = __webpack_require__(4710);
+const excerpt = __webpack_require__(7894);
+const engines = __webpack_require__(4452);
+const toFile = __webpack_require__(8073);
+const parse = __webpack_require__(8120);
+const utils = __webpack_require__(8698);
 
 /**
  * Takes a string or object with `content` property, extracts
@@ -278,13 +278,13 @@ module.exports = matter;
 
 /***/ }),
 
-/***/ 1529:
+/***/ 7545:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const engines = __webpack_require__(6916);
-const utils = __webpack_require__(7482);
+const engines = __webpack_require__(4452);
+const utils = __webpack_require__(8698);
 
 module.exports = function(options) {
   const opts = Object.assign({}, options);
@@ -303,7 +303,7 @@ module.exports = function(options) {
 
 /***/ }),
 
-/***/ 5969:
+/***/ 5921:
 /***/ ((module) => {
 
 
@@ -340,12 +340,12 @@ function aliase(name) {
 
 /***/ }),
 
-/***/ 6916:
+/***/ 4452:
 /***/ ((module, exports, __webpack_require__) => {
 
 
 
-const yaml = __webpack_require__(2377);
+const yaml = __webpack_require__(4281);
 
 /**
  * Default engines
@@ -401,12 +401,12 @@ engines.javascript = {
 
 /***/ }),
 
-/***/ 5798:
+/***/ 7894:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const defaults = __webpack_require__(1529);
+const defaults = __webpack_require__(7545);
 
 module.exports = function(file, options) {
   const opts = defaults(options);
@@ -440,13 +440,13 @@ module.exports = function(file, options) {
 
 /***/ }),
 
-/***/ 360:
+/***/ 8120:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const getEngine = __webpack_require__(5969);
-const defaults = __webpack_require__(1529);
+const getEngine = __webpack_require__(5921);
+const defaults = __webpack_require__(7545);
 
 module.exports = function(language, str, options) {
   const opts = defaults(options);
@@ -460,14 +460,14 @@ module.exports = function(language, str, options) {
 
 /***/ }),
 
-/***/ 2230:
+/***/ 4710:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const typeOf = __webpack_require__(8692);
-const getEngine = __webpack_require__(5969);
-const defaults = __webpack_require__(1529);
+const typeOf = __webpack_require__(5140);
+const getEngine = __webpack_require__(5921);
+const defaults = __webpack_require__(7545);
 
 module.exports = function(file, data, options) {
   if (data == null && options == null) {
@@ -523,14 +523,14 @@ function newline(str) {
 
 /***/ }),
 
-/***/ 1913:
+/***/ 8073:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-const typeOf = __webpack_require__(8692);
-const stringify = __webpack_require__(2230);
-const utils = __webpack_require__(7482);
+const typeOf = __webpack_require__(5140);
+const stringify = __webpack_require__(4710);
+const utils = __webpack_require__(8698);
 
 /**
  * Normalize the given value to ensure an object is returned
@@ -573,13 +573,13 @@ module.exports = function(file) {
 
 /***/ }),
 
-/***/ 7482:
+/***/ 8698:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 
-const stripBom = __webpack_require__(9021);
-const typeOf = __webpack_require__(8692);
+const stripBom = __webpack_require__(1389);
+const typeOf = __webpack_require__(5140);
 
 exports.define = function(obj, key, val) {
   Reflect.defineProperty(obj, key, {
@@ -646,7 +646,7 @@ exports.startsWith = function(str, substr, len) {
 
 /***/ }),
 
-/***/ 2899:
+/***/ 6403:
 /***/ ((module) => {
 
 /*!
@@ -666,13 +666,13 @@ module.exports = function isExtendable(val) {
 
 /***/ }),
 
-/***/ 2377:
+/***/ 4281:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 
-var yaml = __webpack_require__(5928);
+var yaml = __webpack_require__(4040);
 
 
 module.exports = yaml;
@@ -680,14 +680,14 @@ module.exports = yaml;
 
 /***/ }),
 
-/***/ 5928:
+/***/ 4040:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 
-var loader = __webpack_require__(1900);
-var dumper = __webpack_require__(5654);
+var loader = __webpack_require__(5868);
+var dumper = __webpack_require__(5078);
 
 
 function deprecated(name) {
@@ -697,25 +697,25 @@ function deprecated(name) {
 }
 
 
-module.exports.Type = __webpack_require__(64);
-module.exports.Schema = __webpack_require__(9820);
-module.exports.FAILSAFE_SCHEMA = __webpack_require__(8250);
-module.exports.JSON_SCHEMA = __webpack_require__(6965);
-module.exports.CORE_SCHEMA = __webpack_require__(3500);
-module.exports.DEFAULT_SAFE_SCHEMA = __webpack_require__(128);
-module.exports.DEFAULT_FULL_SCHEMA = __webpack_require__(4212);
+module.exports.Type = __webpack_require__(323);
+module.exports.Schema = __webpack_require__(3487);
+module.exports.FAILSAFE_SCHEMA = __webpack_require__(6810);
+module.exports.JSON_SCHEMA = __webpack_require__(6613);
+module.exports.CORE_SCHEMA = __webpack_require__(5116);
+module.exports.DEFAULT_SAFE_SCHEMA = __webpack_require__(6032);
+module.exports.DEFAULT_FULL_SCHEMA = __webpack_require__(948);
 module.exports.load                = loader.load;
 module.exports.loadAll             = loader.loadAll;
 module.exports.safeLoad            = loader.safeLoad;
 module.exports.safeLoadAll         = loader.safeLoadAll;
 module.exports.dump                = dumper.dump;
 module.exports.safeDump            = dumper.safeDump;
-module.exports.YAMLException = __webpack_require__(4742);
+module.exports.YAMLException = __webpack_require__(5622);
 
 // Deprecated schema names from JS-YAML 2.0.x
-module.exports.MINIMAL_SCHEMA = __webpack_require__(8250);
-module.exports.SAFE_SCHEMA = __webpack_require__(128);
-module.exports.DEFAULT_SCHEMA = __webpack_require__(4212);
+module.exports.MINIMAL_SCHEMA = __webpack_require__(6810);
+module.exports.SAFE_SCHEMA = __webpack_require__(6032);
+module.exports.DEFAULT_SCHEMA = __webpack_require__(948);
 
 // Deprecated functions from JS-YAML 1.x.x
 module.exports.scan           = deprecated('scan');
@@ -726,7 +726,7 @@ module.exports.addConstructor = deprecated('addConstructor');
 
 /***/ }),
 
-/***/ 1854:
+/***/ 4206:
 /***/ ((module) => {
 
 
@@ -792,17 +792,17 @@ module.exports.extend         = extend;
 
 /***/ }),
 
-/***/ 5654:
+/***/ 5078:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 /*eslint-disable no-use-before-define*/
 
-var common              = __webpack_require__(1854);
-var YAMLException       = __webpack_require__(4742);
-var DEFAULT_FULL_SCHEMA = __webpack_require__(4212);
-var DEFAULT_SAFE_SCHEMA = __webpack_require__(128);
+var common              = __webpack_require__(4206);
+var YAMLException       = __webpack_require__(5622);
+var DEFAULT_FULL_SCHEMA = __webpack_require__(948);
+var DEFAULT_SAFE_SCHEMA = __webpack_require__(6032);
 
 var _toString       = Object.prototype.toString;
 var _hasOwnProperty = Object.prototype.hasOwnProperty;
@@ -1649,7 +1649,7 @@ module.exports.safeDump = safeDump;
 
 /***/ }),
 
-/***/ 4742:
+/***/ 5622:
 /***/ ((module) => {
 
 // YAML error class. http://stackoverflow.com/questions/8458984
@@ -1699,18 +1699,18 @@ module.exports = YAMLException;
 
 /***/ }),
 
-/***/ 1900:
+/***/ 5868:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 /*eslint-disable max-len,no-use-before-define*/
 
-var common              = __webpack_require__(1854);
-var YAMLException       = __webpack_require__(4742);
-var Mark                = __webpack_require__(5558);
-var DEFAULT_SAFE_SCHEMA = __webpack_require__(128);
-var DEFAULT_FULL_SCHEMA = __webpack_require__(4212);
+var common              = __webpack_require__(4206);
+var YAMLException       = __webpack_require__(5622);
+var Mark                = __webpack_require__(3241);
+var DEFAULT_SAFE_SCHEMA = __webpack_require__(6032);
+var DEFAULT_FULL_SCHEMA = __webpack_require__(948);
 
 
 var _hasOwnProperty = Object.prototype.hasOwnProperty;
@@ -3385,13 +3385,13 @@ module.exports.safeLoad    = safeLoad;
 
 /***/ }),
 
-/***/ 5558:
+/***/ 3241:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 
-var common = __webpack_require__(1854);
+var common = __webpack_require__(4206);
 
 
 function Mark(name, buffer, position, line, column) {
@@ -3468,16 +3468,16 @@ module.exports = Mark;
 
 /***/ }),
 
-/***/ 9820:
+/***/ 3487:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
 /*eslint-disable max-len*/
 
-var common        = __webpack_require__(1854);
-var YAMLException = __webpack_require__(4742);
-var Type          = __webpack_require__(64);
+var common        = __webpack_require__(4206);
+var YAMLException = __webpack_require__(5622);
+var Type          = __webpack_require__(323);
 
 
 function compileList(schema, name, result) {
@@ -3583,7 +3583,7 @@ module.exports = Schema;
 
 /***/ }),
 
-/***/ 3500:
+/***/ 5116:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // Standard YAML's Core schema.
@@ -3596,19 +3596,19 @@ module.exports = Schema;
 
 
 
-var Schema = __webpack_require__(9820);
+var Schema = __webpack_require__(3487);
 
 
 module.exports = new Schema({
   include: [
-    __webpack_require__(6965)
+    __webpack_require__(6613)
   ]
 });
 
 
 /***/ }),
 
-/***/ 4212:
+/***/ 948:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // JS-YAML's default schema for `load` function.
@@ -3623,24 +3623,24 @@ module.exports = new Schema({
 
 
 
-var Schema = __webpack_require__(9820);
+var Schema = __webpack_require__(3487);
 
 
 module.exports = Schema.DEFAULT = new Schema({
   include: [
-    __webpack_require__(128)
+    __webpack_require__(6032)
   ],
   explicit: [
-    __webpack_require__(8298),
-    __webpack_require__(585),
-    __webpack_require__(1048)
+    __webpack_require__(9178),
+    __webpack_require__(8953),
+    __webpack_require__(1832)
   ]
 });
 
 
 /***/ }),
 
-/***/ 128:
+/***/ 6032:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // JS-YAML's default schema for `safeLoad` function.
@@ -3653,29 +3653,29 @@ module.exports = Schema.DEFAULT = new Schema({
 
 
 
-var Schema = __webpack_require__(9820);
+var Schema = __webpack_require__(3487);
 
 
 module.exports = new Schema({
   include: [
-    __webpack_require__(3500)
+    __webpack_require__(5116)
   ],
   implicit: [
-    __webpack_require__(5028),
-    __webpack_require__(9200)
+    __webpack_require__(7044),
+    __webpack_require__(112)
   ],
   explicit: [
-    __webpack_require__(7455),
-    __webpack_require__(8515),
-    __webpack_require__(1629),
-    __webpack_require__(8900)
+    __webpack_require__(5295),
+    __webpack_require__(7395),
+    __webpack_require__(9117),
+    __webpack_require__(7812)
   ]
 });
 
 
 /***/ }),
 
-/***/ 8250:
+/***/ 6810:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // Standard YAML's Failsafe schema.
@@ -3685,21 +3685,21 @@ module.exports = new Schema({
 
 
 
-var Schema = __webpack_require__(9820);
+var Schema = __webpack_require__(3487);
 
 
 module.exports = new Schema({
   explicit: [
-    __webpack_require__(2891),
-    __webpack_require__(4719),
-    __webpack_require__(2838)
+    __webpack_require__(4107),
+    __webpack_require__(2863),
+    __webpack_require__(4278)
   ]
 });
 
 
 /***/ }),
 
-/***/ 6965:
+/***/ 6613:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 // Standard YAML's JSON schema.
@@ -3713,30 +3713,30 @@ module.exports = new Schema({
 
 
 
-var Schema = __webpack_require__(9820);
+var Schema = __webpack_require__(3487);
 
 
 module.exports = new Schema({
   include: [
-    __webpack_require__(8250)
+    __webpack_require__(6810)
   ],
   implicit: [
-    __webpack_require__(6359),
-    __webpack_require__(1658),
-    __webpack_require__(3589),
-    __webpack_require__(3314)
+    __webpack_require__(7767),
+    __webpack_require__(3066),
+    __webpack_require__(53),
+    __webpack_require__(3122)
   ]
 });
 
 
 /***/ }),
 
-/***/ 64:
+/***/ 323:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var YAMLException = __webpack_require__(4742);
+var YAMLException = __webpack_require__(5622);
 
 var TYPE_CONSTRUCTOR_OPTIONS = [
   'kind',
@@ -3799,7 +3799,7 @@ module.exports = Type;
 
 /***/ }),
 
-/***/ 7455:
+/***/ 5295:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -3814,7 +3814,7 @@ try {
   NodeBuffer = _require('buffer').Buffer;
 } catch (__) {}
 
-var Type       = __webpack_require__(64);
+var Type       = __webpack_require__(323);
 
 
 // [ 64, 65, 66 ] -> [ padding, CR, LF ]
@@ -3944,12 +3944,12 @@ module.exports = new Type('tag:yaml.org,2002:binary', {
 
 /***/ }),
 
-/***/ 1658:
+/***/ 3066:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 function resolveYamlBoolean(data) {
   if (data === null) return false;
@@ -3986,13 +3986,13 @@ module.exports = new Type('tag:yaml.org,2002:bool', {
 
 /***/ }),
 
-/***/ 3314:
+/***/ 3122:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var common = __webpack_require__(1854);
-var Type   = __webpack_require__(64);
+var common = __webpack_require__(4206);
+var Type   = __webpack_require__(323);
 
 var YAML_FLOAT_PATTERN = new RegExp(
   // 2.5e4, 2.5 and integers
@@ -4109,13 +4109,13 @@ module.exports = new Type('tag:yaml.org,2002:float', {
 
 /***/ }),
 
-/***/ 3589:
+/***/ 53:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var common = __webpack_require__(1854);
-var Type   = __webpack_require__(64);
+var common = __webpack_require__(4206);
+var Type   = __webpack_require__(323);
 
 function isHexCode(c) {
   return ((0x30/* 0 */ <= c) && (c <= 0x39/* 9 */)) ||
@@ -4289,7 +4289,7 @@ module.exports = new Type('tag:yaml.org,2002:int', {
 
 /***/ }),
 
-/***/ 1048:
+/***/ 1832:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -4313,7 +4313,7 @@ try {
   if (typeof window !== 'undefined') esprima = window.esprima;
 }
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 function resolveJavascriptFunction(data) {
   if (data === null) return false;
@@ -4389,12 +4389,12 @@ module.exports = new Type('tag:yaml.org,2002:js/function', {
 
 /***/ }),
 
-/***/ 585:
+/***/ 8953:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 function resolveJavascriptRegExp(data) {
   if (data === null) return false;
@@ -4456,12 +4456,12 @@ module.exports = new Type('tag:yaml.org,2002:js/regexp', {
 
 /***/ }),
 
-/***/ 8298:
+/***/ 9178:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 function resolveJavascriptUndefined() {
   return true;
@@ -4491,12 +4491,12 @@ module.exports = new Type('tag:yaml.org,2002:js/undefined', {
 
 /***/ }),
 
-/***/ 2838:
+/***/ 4278:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 module.exports = new Type('tag:yaml.org,2002:map', {
   kind: 'mapping',
@@ -4506,12 +4506,12 @@ module.exports = new Type('tag:yaml.org,2002:map', {
 
 /***/ }),
 
-/***/ 9200:
+/***/ 112:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 function resolveYamlMerge(data) {
   return data === '<<' || data === null;
@@ -4525,12 +4525,12 @@ module.exports = new Type('tag:yaml.org,2002:merge', {
 
 /***/ }),
 
-/***/ 6359:
+/***/ 7767:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 function resolveYamlNull(data) {
   if (data === null) return true;
@@ -4566,12 +4566,12 @@ module.exports = new Type('tag:yaml.org,2002:null', {
 
 /***/ }),
 
-/***/ 8515:
+/***/ 7395:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 var _hasOwnProperty = Object.prototype.hasOwnProperty;
 var _toString       = Object.prototype.toString;
@@ -4617,12 +4617,12 @@ module.exports = new Type('tag:yaml.org,2002:omap', {
 
 /***/ }),
 
-/***/ 1629:
+/***/ 9117:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 var _toString = Object.prototype.toString;
 
@@ -4677,12 +4677,12 @@ module.exports = new Type('tag:yaml.org,2002:pairs', {
 
 /***/ }),
 
-/***/ 4719:
+/***/ 2863:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 module.exports = new Type('tag:yaml.org,2002:seq', {
   kind: 'sequence',
@@ -4692,12 +4692,12 @@ module.exports = new Type('tag:yaml.org,2002:seq', {
 
 /***/ }),
 
-/***/ 8900:
+/***/ 7812:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 var _hasOwnProperty = Object.prototype.hasOwnProperty;
 
@@ -4728,12 +4728,12 @@ module.exports = new Type('tag:yaml.org,2002:set', {
 
 /***/ }),
 
-/***/ 2891:
+/***/ 4107:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 module.exports = new Type('tag:yaml.org,2002:str', {
   kind: 'scalar',
@@ -4743,12 +4743,12 @@ module.exports = new Type('tag:yaml.org,2002:str', {
 
 /***/ }),
 
-/***/ 5028:
+/***/ 7044:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Type = __webpack_require__(64);
+var Type = __webpack_require__(323);
 
 var YAML_DATE_REGEXP = new RegExp(
   '^([0-9][0-9][0-9][0-9])'          + // [1] year
@@ -4838,7 +4838,7 @@ module.exports = new Type('tag:yaml.org,2002:timestamp', {
 
 /***/ }),
 
-/***/ 8692:
+/***/ 5140:
 /***/ ((module) => {
 
 var toString = Object.prototype.toString;
@@ -4974,13 +4974,13 @@ function isBuffer(val) {
 
 /***/ }),
 
-/***/ 2727:
+/***/ 9495:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var typeOf = __webpack_require__(8692);
-var extend = __webpack_require__(5385);
+var typeOf = __webpack_require__(5140);
+var extend = __webpack_require__(8905);
 
 /**
  * Parse sections in `input` with the given `options`.
@@ -5117,7 +5117,7 @@ function isBuffer(val) {
 
 /***/ }),
 
-/***/ 9021:
+/***/ 1389:
 /***/ ((module) => {
 
 /*!
