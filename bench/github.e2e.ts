@@ -89,6 +89,9 @@ it(`a ${TICKETS}-ticket graph from a push to its end: API requests per ticket`, 
       byOperation[key] = (byOperation[key] ?? 0) + 1;
     }
     const settles = runner.jobs.filter((j) => j.settle).length;
+    const statusCounts: Record<string, number> = {};
+    for (const st of statuses) statusCounts[st] = (statusCounts[st] ?? 0) + 1;
+    const failedSteps = runner.steps.filter((st) => st.code !== 0);
     out.graph = {
       tickets: TICKETS,
       complete: statuses.filter((s) => s === "complete").length,
@@ -100,6 +103,15 @@ it(`a ${TICKETS}-ticket graph from a push to its end: API requests per ticket`, 
       dispatches: requests.filter((r) => dispatchedTicket(r) !== undefined).length,
       wallMs: performance.now() - started,
       stepMs: runner.steps.map((s) => s.ms),
+      statusCounts,
+      failedSteps: failedSteps.length,
+      firstFailure: failedSteps[0]
+        ? `${failedSteps[0].stdout}\n${failedSteps[0].stderr}`.trim().slice(-600)
+        : undefined,
+      notComplete: Object.entries(state.tickets)
+        .filter(([, t]) => t.status !== "complete")
+        .slice(0, 5)
+        .map(([id, t]) => `${id}: ${t.status} (attempt ${t.attempt})`),
     };
     expect(statuses.filter((s) => s === "complete")).toHaveLength(TICKETS);
   } finally {

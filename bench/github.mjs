@@ -76,6 +76,13 @@ export async function githubSection({ root, smoke, row }) {
   }
 
   const g = data.graph;
+  if (g.complete !== g.tickets || g.failedSteps > 0) {
+    notes.push(
+      `GitHub: of ${g.tickets} tickets ${JSON.stringify(g.statusCounts)}; ${g.failedSteps} action steps exited non-zero${
+        g.notComplete?.length ? `; e.g. ${g.notComplete.join(", ")}` : ""
+      }${g.firstFailure ? `; first failing step ended: ${JSON.stringify(g.firstFailure.slice(-300))}` : ""}.`,
+    );
+  }
   const perSettle =
     (g.requests - (g.byOperation["actions/create-workflow-dispatch"] ?? 0)) / Math.max(1, g.steps);
   rows.push(
