@@ -153,6 +153,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
   let pgid: number | undefined;
   let stopFn: () => void = () => {};
   let stopRequested = false;
+  let wroteOutcome = false;
 
   const done = (async (): Promise<AttemptResult> => {
     // Small files, written and removed synchronously: a thread-pool round trip per file
@@ -162,7 +163,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     const tag = input.tag ?? "attempt";
     const contextFile = join(scratch, `${tag}.context.md`);
     const outcomeFile = join(scratch, `${tag}.outcome.json`);
-    rmSync(outcomeFile, { force: true });
+    // (a fresh scratch directory and a unique tag: the outcome file does not exist yet)
     writeFileSync(contextFile, input.context, "utf8");
     try {
       return await runChild(contextFile, outcomeFile);
@@ -170,7 +171,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       if (own) rmSync(scratch, { recursive: true, force: true });
       else {
         rmSync(contextFile, { force: true });
-        rmSync(outcomeFile, { force: true });
+        if (wroteOutcome) rmSync(outcomeFile, { force: true });
       }
     }
   })();
@@ -246,6 +247,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     }
 
     const file = readOutcomeFile(outcomeFile, input.maxResultBytes);
+    wroteOutcome = file.kind !== "none";
     const out = stdout.overflow ? undefined : stdout.text();
     if (file.kind === "bad") return { ...base, outcome: "failed", reason: file.reason };
     if (file.kind === "ok") {
