@@ -158,7 +158,14 @@ export const TicketState = z.object({
 });
 export type TicketState = z.infer<typeof TicketState>;
 
-export const RunState = z.enum(["running", "cancelled", "limited", "suspended", "failed", "complete"]);
+export const RunState = z.enum([
+  "running",
+  "cancelled",
+  "limited",
+  "suspended",
+  "failed",
+  "complete",
+]);
 export type RunState = z.infer<typeof RunState>;
 
 /** The run bound: spent by dispatches. */
