@@ -22,6 +22,9 @@ describe("a 100-ticket run", () => {
     // fake enforces it, so a run that needed more would stall here.
     runner.fake.addToken("ghs_test_token", { login: "github-actions[bot]", rateLimit: 5000 });
     runner.gate.limit = 4;
+    // the context step reads a git checkout of the branch (no API request: see
+    // lifecycle.test.ts), so it is left out here to halve the spawns
+    runner.withContext = false;
     const push = await runner.push(sha);
     expect(push.code).toBe(0);
     await runner.fake.idle();
@@ -47,7 +50,6 @@ describe("a 100-ticket run", () => {
     for (const r of runner.fake.requests)
       byOp.set(r.operation ?? r.path, (byOp.get(r.operation ?? r.path) ?? 0) + 1);
     const perTicket = total / TICKETS;
-    const contextReads = runner.jobs.reduce((n, j) => n + (j.context ? 1 : 0), 0);
     const ops = [...byOp.entries()]
       .sort((a, b) => b[1] - a[1])
       .map(([op, n]) => `${op}: ${n} (${(n / TICKETS).toFixed(2)}/ticket)`);
@@ -68,7 +70,7 @@ describe("a 100-ticket run", () => {
       latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
     const settleMs = runner.jobs.map((j) => j.settle?.ms ?? 0).sort((a, b) => a - b);
     const report = [
-      `[e2e] 100-ticket run: ${total} API requests, ${perTicket.toFixed(2)} per ticket (${contextReads} context steps included)`,
+      `[e2e] 100-ticket run: ${total} API requests, ${perTicket.toFixed(2)} per ticket; ${(byOp.get("repos/get-branch") ?? 0) - (TICKETS + 1)} commit tries lost to a concurrent settle (of ${TICKETS + 1} events)`,
       ...ops.map((o) => `  ${o}`),
       `  settle→dispatch latency (settle step spawn → dependent's dispatch at GitHub): median ${pct(0.5)} ms, p90 ${pct(0.9)} ms`,
       `  settle step wall time: median ${settleMs[Math.floor(settleMs.length / 2)]} ms`,
@@ -76,9 +78,21 @@ describe("a 100-ticket run", () => {
     console.log(report);
     mkdirSync(join(ROOT, "test-output"), { recursive: true });
     writeFileSync(join(ROOT, "test-output", "github-requests.txt"), `${report}\n`);
-    // constant per event: never a read per ticket of the graph
-    const reads = (byOp.get("repos/get-content") ?? 0) + (byOp.get("git/get-blob") ?? 0);
-    expect(reads / TICKETS).toBeLessThan(2);
-    expect(perTicket).toBeLessThan(11);
+    // Each try of an event (a first try, or a re-try after losing a race) is exactly one
+    // read of the branch, one of state.json, and one tree, commit and ref update: nothing
+    // is read or written per ticket of the graph. How many races are lost depends on
+    // timing, so it is reported, not asserted.
+    const tries = byOp.get("repos/get-branch") ?? 0;
+    for (const op of [
+      "repos/get-content",
+      "git/create-tree",
+      "git/create-commit",
+      "git/update-ref",
+    ]) {
+      expect(byOp.get(op), op).toBe(tries);
+    }
+    // besides the tries: the dispatch, and reading and updating the report comment
+    const rest = total - 5 * tries;
+    expect(rest / TICKETS).toBeLessThanOrEqual(3.1);
   });
 });
