@@ -313,6 +313,27 @@ async function commitEvent(
       const text = (await readText(ctx.gh, ctx.repo, worklogPath(ctx.dir), head.sha)) ?? "";
       worklog = parseWorklog(text);
     }
+    if (state?.report && createdReport && createdReport.comment_id !== state.report.comment_id) {
+      // Another event started the run first and its comment is the report: ours goes.
+      await ctx.gh.rest.issues
+        .deleteComment({ ...ctx.repo, comment_id: createdReport.comment_id })
+        .catch(() => undefined);
+      if (
+        createdReport.on === "issue" &&
+        createdReport.issue_number !== state.report.issue_number
+      ) {
+        // both made a tracking issue at once; only the recorded one stays open
+        await ctx.gh.rest.issues
+          .update({
+            ...ctx.repo,
+            issue_number: createdReport.issue_number,
+            state: "closed",
+            state_reason: "not_planned",
+          })
+          .catch(() => undefined);
+      }
+      createdReport = undefined;
+    }
     const now = ctx.clock();
     const saved = state ? { run: state.run, tickets: state.tickets } : undefined;
     const configured = engineConfig(
@@ -392,6 +413,7 @@ async function commitEvent(
       files.length === 0 &&
       JSON.stringify(view.questions) === JSON.stringify(state.questions);
     if (nothingChanged && state) {
+      await closeOrphanQuestions(ctx, openedQuestions, view.questions);
       return {
         result,
         claims: [],
@@ -446,6 +468,7 @@ async function commitEvent(
     );
     if (committed.kind === "ok") {
       if (tries > 1) ctx.log(`${label}: recorded after ${tries} tries (the branch moved under us)`);
+      await closeOrphanQuestions(ctx, openedQuestions, view.questions);
       return {
         result,
         claims,
@@ -464,6 +487,24 @@ async function commitEvent(
     const tryMs = Math.max(ctx.backoffMs ?? 250, Date.now() - tryStarted);
     const window = Math.min(30_000, tryMs * 2 ** Math.min(tries, 6));
     await sleep(Math.random() * window);
+  }
+}
+
+/**
+ * A question issue this process opened on a try that lost its race, for an attempt the
+ * winning event recorded (with its own issue): closed, so each question has one issue.
+ */
+async function closeOrphanQuestions(
+  ctx: RunContext,
+  opened: ReadonlyMap<string, number>,
+  recorded: Record<string, QuestionRecord>,
+): Promise<void> {
+  for (const [key, issue] of opened) {
+    const ticket = key.slice(0, key.lastIndexOf("#"));
+    if (recorded[ticket]?.issue_number === issue) continue;
+    await ctx.gh.rest.issues
+      .update({ ...ctx.repo, issue_number: issue, state: "closed", state_reason: "not_planned" })
+      .catch(() => undefined);
   }
 }
 

@@ -101,4 +101,23 @@ describe("claim, then dispatch", () => {
     expect(world.repo.head("main")).toBe(head);
     expect(world.fake.countRequests({ method: "POST" })).toBe(0);
   });
+
+  it("two events starting the run at once: one report comment, one tracking issue, each ticket dispatched once", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b"), ticket("c", ["a"])]));
+    const [one, two] = await Promise.all([
+      advance(runContext(world), advanceOnly, "push"),
+      advance(runContext(world), advanceOnly, "push again"),
+    ]);
+    expect([...one.dispatched, ...two.dispatched].map((d) => d.ticket).sort()).toEqual(["a", "b"]);
+    const open = [...world.repo.issues.values()].filter(
+      (i) => i.labels.includes("frontier:run") && i.state === "open",
+    );
+    expect(open).toHaveLength(1);
+    const reports = [...world.repo.comments.values()].filter((c) =>
+      c.body.includes("ticket-frontier:report"),
+    );
+    expect(reports).toHaveLength(1);
+    const state = stateOf(world) as { report: { comment_id: number } };
+    expect(state.report.comment_id).toBe(reports[0]?.id);
+  });
 });
