@@ -14,8 +14,6 @@ import type { Problem } from "../tickets/problems.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { printProblems } from "./problems.js";
 
-export { printProblems };
-
 export interface Opened {
   dir: string;
   settings: Settings;
@@ -64,7 +62,7 @@ export async function commitChanges(dir: string, frontier: Frontier): Promise<vo
   ]);
   const changes = frontier.drainChanges();
   const edits = planWrites(changes, frontier, (file) => readFileSync(join(dir, file), "utf8"));
-  await applyEdits(dir, edits);
+  applyEdits(dir, edits);
 }
 
 /** Who a local command acts as, for the record. */

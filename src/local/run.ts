@@ -13,7 +13,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { EXIT, line } from "../cli/io.js";
-import { printProblems, resultReader } from "../cli/open.js";
+import { resultReader } from "../cli/open.js";
+import { printProblems } from "../cli/problems.js";
 import { formatDuration } from "../core/bound.js";
 import { engineConfig } from "../core/config.js";
 import { type Claim, Frontier } from "../core/engine.js";
@@ -23,13 +24,13 @@ import { writeReports } from "../report/write.js";
 import { readContext } from "../tickets/context-io.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
+import { applyEdits, createRecord } from "../tickets/store.js";
 import { planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./executor.js";
 import { helperLauncher, type Launcher } from "./launcher.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
 import { Progress, tallyText } from "./progress.js";
-import { SyncWriter } from "./write-sync.js";
 
 export interface RunOptions {
   exec?: string;
@@ -256,7 +257,6 @@ class LocalRun {
   private readonly maxResultBytes: number;
   /** context and outcome files of live attempts: one temporary directory per run */
   private readonly scratch = mkdtempSync(join(tmpdir(), "frontier-run-"));
-  private readonly writer: SyncWriter;
   /** started with the first attempt: a run with nothing to do starts no helper */
   private launcherOnce: Launcher | undefined;
 
@@ -273,7 +273,6 @@ class LocalRun {
     // repository root), so `tickets/` and the code it talks about resolve the same way.
     this.cwd = dirname(dir);
     this.maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
-    this.writer = new SyncWriter(dir);
     this.progress = new Progress({
       stream: io.stderr,
       live: io.isTTY && !io.env.CI,
@@ -407,9 +406,9 @@ class LocalRun {
     );
     for (const r of this.results.splice(0)) {
       const file = resultFile(r.ticket, r.attempt);
-      this.writer.create(join(this.dir, file), r.text, file);
+      createRecord(join(this.dir, file), r.text, file);
     }
-    this.writer.apply(edits);
+    applyEdits(this.dir, edits);
   }
 
   private record({ claim, result }: Exited): void {

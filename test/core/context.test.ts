@@ -102,8 +102,8 @@ describe("gathering the context from the frontier and the ticket directory", () 
   });
 
   test("reads the result of each input's last complete attempt; empty stays blank", async () => {
-    const old = await writeResult(dir, "a", 1, "old result");
-    const fresh = await writeResult(dir, "a", 2, "fresh result");
+    const old = writeResult(dir, "a", 1, "old result");
+    const fresh = writeResult(dir, "a", 2, "fresh result");
     const specs: Record<string, TicketSpec> = {
       a: spec("a"),
       e: spec("e"),
