@@ -96,6 +96,13 @@ export async function githubSection({ root, smoke, row }) {
       "info",
     ),
   );
+  notes.push(
+    `GitHub rate limit: the run's token is given 100,000 requests an hour in the fake so the count can finish. GITHUB_TOKEN has 1,000 an hour per repository: at ${g.perTicket.toFixed(1)} requests per ticket a run of ${g.tickets} tickets needs ${g.requests}${
+      g.requests > 1000
+        ? " — more than the whole hour's budget (with the fake's default limit the run stopped part way, the failing step reporting \"API rate limit exceeded\" as an unexpected error)"
+        : ""
+    }.`,
+  );
   const ops = Object.entries(g.byOperation)
     .sort((a, b) => b[1] - a[1])
     .map(([op, n]) => `${op} ${n}`)
