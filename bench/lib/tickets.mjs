@@ -138,8 +138,8 @@ export function sleepyLowerBound(graph, p) {
  * Write the sleeping graph. Every ticket's bound is 10× its sleep in whole seconds
  * (`boundFactor`), so it never times out and the critical-path order sees weights in
  * proportion to durations (the engine weighs a ticket by its bound: the only duration a
- * ticket states; whole seconds because `1.5s`/`500ms` are not read as durations by
- * every parser in the tree yet). `fileOrder`
+ * ticket states; whole seconds because a decimal such as `1.5s` is not read as a
+ * duration). `fileOrder`
  * adds priority = N − file position to every ticket: priority outranks the critical
  * path, so dispatch becomes exactly file order — the baseline of what CP-first buys.
  */
