@@ -343,7 +343,7 @@ async function commitEvent(
       now,
     );
     if (configured.kind === "bad") throw new UserError(configured.message);
-    const frontier = Frontier.create(specs, configured.config, saved, now);
+    const frontier = Frontier.create(runSpecs(ctx, specs, state), configured.config, saved, now);
     if (!state && !mayStart) {
       const empty = frontier.snapshot();
       return {
@@ -488,6 +488,33 @@ async function commitEvent(
     const window = Math.min(30_000, tryMs * 2 ** Math.min(tries, 6));
     await sleep(Math.random() * window);
   }
+}
+
+const warnedAdded = new WeakSet<RunContext>();
+
+/**
+ * The tickets of this run. Every job checks out the commit the run started from, so a
+ * ticket pushed while the run is going could not run in it: it waits for the next run
+ * (and is said so) — unless a ticket of the run now depends on it, when the checkout's
+ * graph is taken as it is.
+ */
+function runSpecs(
+  ctx: RunContext,
+  specs: readonly TicketSpec[],
+  state: GitHubState | undefined,
+): readonly TicketSpec[] {
+  if (!state) return specs;
+  const added = new Set(specs.filter((s) => !(s.id in state.tickets)).map((s) => s.id));
+  if (added.size === 0) return specs;
+  const kept = specs.filter((s) => !added.has(s.id));
+  if (kept.some((s) => s.dependsOn.some((d) => added.has(d)))) return specs;
+  if (!warnedAdded.has(ctx)) {
+    warnedAdded.add(ctx);
+    ctx.log(
+      `warning: ${[...added].join(", ")} ${added.size === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12) ?? "its base"}; ${added.size === 1 ? "it runs" : "they run"} in the next run (delete ${statePath(ctx.dir)} on the branch to start one)`,
+    );
+  }
+  return kept;
 }
 
 /**

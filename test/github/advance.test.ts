@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
@@ -119,5 +121,23 @@ describe("claim, then dispatch", () => {
     expect(reports).toHaveLength(1);
     const state = stateOf(world) as { report: { comment_id: number } };
     expect(state.report.comment_id).toBe(reports[0]?.id);
+  });
+
+  it("a ticket pushed while the run is going waits for the next run, and the log says so", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a")]));
+    const lines: string[] = [];
+    await advance(runContext(world), advanceOnly, "start");
+    const [name, text] = ticket("late");
+    writeFileSync(join(world.workspace, "tickets", name), text);
+    const out = await advance(
+      runContext(world, { sha: "f".repeat(40), log: (l) => lines.push(l) }),
+      advanceOnly,
+      "push",
+    );
+    expect(out.dispatched).toEqual([]);
+    expect(lines.join("\n")).toMatch(
+      /late was added after the run started .* runs in the next run/,
+    );
+    expect(Object.keys((stateOf(world) as { tickets: object }).tickets)).toEqual(["a"]);
   });
 });
