@@ -165,7 +165,10 @@ export class IndexHeap {
     while (at > 0) {
       const up = (at - 1) >> 1;
       if (!this.before(h[at]!, h[up]!)) break;
-      [h[at], h[up]] = [h[up]!, h[at]!];
+      // a plain swap: the destructuring one allocated on every step
+      const t = h[at]!;
+      h[at] = h[up]!;
+      h[up] = t;
       at = up;
     }
   }
@@ -184,7 +187,9 @@ export class IndexHeap {
       if (l < h.length && this.before(h[l]!, h[best]!)) best = l;
       if (r < h.length && this.before(h[r]!, h[best]!)) best = r;
       if (best === at) break;
-      [h[at], h[best]] = [h[best]!, h[at]!];
+      const t = h[at]!;
+      h[at] = h[best]!;
+      h[best] = t;
       at = best;
     }
     return top;
