@@ -99,7 +99,7 @@ export async function githubSection({ root, smoke, row }) {
   notes.push(
     `GitHub rate limit: the run's token is given 100,000 requests an hour in the fake so the count can finish. GITHUB_TOKEN has 1,000 an hour per repository: at ${g.perTicket.toFixed(1)} requests per ticket a run of ${g.tickets} tickets needs ${g.requests}${
       g.requests > 1000
-        ? " — more than the whole hour's budget (with the fake's default limit the run stopped part way, the failing step reporting \"API rate limit exceeded\" as an unexpected error)"
+        ? " — more than the whole hour's budget (run with the fake's default limit of 1,000, such a run stops part way: on 2026-11-30 the step that hit the limit failed with \"Ticket Frontier stopped on an unexpected error: API rate limit exceeded\", leaving its ticket claimed until the sweep)"
         : ""
     }.`,
   );

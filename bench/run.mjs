@@ -10,7 +10,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { githubSection } from "./github.mjs";
@@ -531,7 +531,7 @@ function machine() {
   try {
     nproc = execFileSync("nproc", { encoding: "utf8" }).trim();
   } catch {}
-  return `${nproc} cores (\`nproc\`), ${cpu}, Node ${process.version}, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  return `${nproc} cores (\`nproc\`), ${cpu}, Node ${process.version}, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; load average ${startLoad.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end (the machine is shared)`;
 }
 
 function table(rows) {
@@ -557,6 +557,7 @@ const sections = [
 ];
 
 const started = performance.now();
+const startLoad = loadavg()[0];
 const rows = [];
 const notes = [];
 try {
