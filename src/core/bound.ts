@@ -1,5 +1,5 @@
 /**
- * `bound` values: a duration (`45s`, `30m`, `2h`, `1h30m`, `1h 30 min`, `1200ms`) is a
+ * `bound` values: a duration (`45s`, `30m`, `2h`, `1h30m`, `1h 30 min`, `1.5s`, `1200ms`) is a
  * ticket's timeout and lease; any other text (`5 tool calls`) is passed to the executor
  * untouched, and the claim then holds for the default lease. The one parser of durations:
  * ticket fields, frontier.yml and the runner all read them here.
@@ -29,7 +29,7 @@ const UNIT_MS: Record<string, number> = {
   hours: 3_600_000,
 };
 
-const PART = /(\d+)\s*([a-z]+)\s*/gy;
+const PART = /(\d+(?:\.\d+)?)\s*([a-z]+)\s*/gy;
 
 /**
  * Milliseconds of a duration such as `45s`, `30m`, `2h`, `1h30m`, `1h 30 min` or `1200ms`;
@@ -48,7 +48,7 @@ export function parseDuration(text: string): number | undefined {
     total += Number(m[1]) * unit;
     end = PART.lastIndex;
   }
-  return end === s.length ? total : undefined;
+  return end === s.length ? Math.round(total) : undefined;
 }
 
 /** A ticket's (or the run's default) `bound`: a duration is its timeout and lease. */
