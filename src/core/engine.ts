@@ -6,7 +6,15 @@
  * THIS FILE IS THE CONTRACT other modules code against: the signatures of the exported
  * types and of `Frontier` must not change without telling everyone (methods may be added).
  */
-import { buildGraph, criticalPathOf, type Graph, IndexHeap, wavesOf } from "./graph.js";
+import {
+  buildGraph,
+  criticalPathOf,
+  dependentsOf,
+  depsOf,
+  type Graph,
+  IndexHeap,
+  wavesOf,
+} from "./graph.js";
 import type {
   AnswerRecord,
   AttemptOutcome,
@@ -408,7 +416,7 @@ export class Frontier {
   /** Recount everything from the loaded states, then bring them in line with the graph. */
   private normalise(hadSaved: boolean): void {
     const n = this.specList.length;
-    const { deps, topo } = this.graph;
+    const { depStart, depList, topo } = this.graph;
 
     // a crash between writing the attempt file and the front matter: the live
     // attempt already has its outcome; apply it now (its record is written already)
@@ -425,12 +433,15 @@ export class Frontier {
       this.statusCounts[s.status]++;
       this.failures[i] = this.failuresSinceRetry(i, !CLOSED_BAD_OWN.has(s.status));
       let unmet = 0;
-      for (const d of deps[i]!) if (!SATISFIED.has(this.states[d]!.status)) unmet++;
+      for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {
+        if (!SATISFIED.has(this.states[depList[k]!]!.status)) unmet++;
+      }
       this.unmet[i] = unmet;
       if (s.status === "claimed") this.holdClaim(i, this.claimStart(s));
     }
 
-    for (const i of topo) {
+    for (let p = 0; p < n; p++) {
+      const i = topo[p]!;
       const s = this.states[i]!;
       if (s.status !== "pending" && s.status !== "ready" && s.status !== "blocked") continue;
       const blocker = this.blockerFor(i);
@@ -672,19 +683,18 @@ export class Frontier {
   /** The closed-bad dependency that keeps ticket i from ever running, if any. */
   private blockerFor(i: number): BlockedBy | undefined {
     const s = this.states[i]!;
-    const { deps, index } = this.graph;
-    let via: number | undefined;
+    const { depStart, depList, index } = this.graph;
+    const from = depStart[i]!;
+    const to = depStart[i + 1]!;
     const current = s.blocked_by ? index.get(s.blocked_by.ticket) : undefined;
-    if (
-      current !== undefined &&
-      BAD.has(this.states[current]!.status) &&
-      deps[i]!.includes(current)
-    ) {
-      via = current;
-    } else {
-      via = deps[i]!.find((d) => BAD.has(this.states[d]!.status));
+    if (current !== undefined && BAD.has(this.states[current]!.status)) {
+      for (let k = from; k < to; k++) if (depList[k] === current) return this.blockedByVia(current);
     }
-    return via === undefined ? undefined : this.blockedByVia(via);
+    for (let k = from; k < to; k++) {
+      const d = depList[k]!;
+      if (BAD.has(this.states[d]!.status)) return this.blockedByVia(d);
+    }
+    return undefined;
   }
 
   private blockedByVia(dep: number): BlockedBy {
@@ -703,7 +713,9 @@ export class Frontier {
 
   /** i became complete or empty: each dependent has one fewer unmet dependency. */
   private satisfyDependents(i: number): void {
-    for (const d of this.graph.dependents[i]!) {
+    const { dependentStart, dependentList } = this.graph;
+    for (let k = dependentStart[i]!; k < dependentStart[i + 1]!; k++) {
+      const d = dependentList[k]!;
       this.unmet[d]!--;
       if (this.unmet[d] === 0 && this.states[d]!.status === "pending") {
         this.setStatus(d, "ready");
@@ -719,11 +731,13 @@ export class Frontier {
    * first blocker, and what is behind it is blocked already.
    */
   private cascade(from: number): void {
+    const { dependentStart, dependentList } = this.graph;
     const queue = [from];
     for (let head = 0; head < queue.length; head++) {
       const p = queue[head]!;
       const by = this.blockedByVia(p);
-      for (const d of this.graph.dependents[p]!) {
+      for (let k = dependentStart[p]!; k < dependentStart[p + 1]!; k++) {
+        const d = dependentList[k]!;
         const s = this.states[d]!;
         if (s.status !== "pending" && s.status !== "ready") continue;
         s.blocked_by = { ...by };
@@ -1005,12 +1019,14 @@ export class Frontier {
    * again, in topological order so that each sees its dependencies' new status.
    */
   private reevaluateBlocked(from: number): void {
-    const { dependents, topoPos } = this.graph;
+    const { dependentStart, dependentList, topoPos } = this.graph;
     const seen = new Set<number>();
     const found: number[] = [];
     const queue = [from];
     for (let head = 0; head < queue.length; head++) {
-      for (const d of dependents[queue[head]!]!) {
+      const at = queue[head]!;
+      for (let k = dependentStart[at]!; k < dependentStart[at + 1]!; k++) {
+        const d = dependentList[k]!;
         if (seen.has(d) || this.states[d]!.status !== "blocked") continue;
         seen.add(d);
         found.push(d);
@@ -1152,7 +1168,7 @@ export class Frontier {
   /** Ids of the tickets that depend on `id` directly, in file order. */
   dependentsOf(id: string): string[] {
     const i = this.lookup(id);
-    return i === undefined ? [] : this.graph.dependents[i]!.map((d) => this.id(d));
+    return i === undefined ? [] : dependentsOf(this.graph, i).map((d) => this.id(d));
   }
 
   /** The run bound is spent at `now` (dispatch count reached or deadline passed). */
@@ -1213,7 +1229,7 @@ export class Frontier {
       case "suspended":
         return `question: ${s.reason ?? s.attempts.at(-1)?.question ?? "(no question given)"}`;
       case "pending": {
-        const waiting = this.graph.deps[i]!.filter((d) => !SATISFIED.has(this.states[d]!.status));
+        const waiting = depsOf(this.graph, i).filter((d) => !SATISFIED.has(this.states[d]!.status));
         return `waiting on ${waiting.map((d) => this.id(d)).join(", ")}`;
       }
       case "ready":

@@ -4,6 +4,8 @@ import {
   buildGraph,
   criticalPathOf,
   dependentsClosure,
+  dependentsOf,
+  depsOf,
   IndexHeap,
   wavesOf,
 } from "../../src/core/graph.js";
@@ -14,14 +16,14 @@ const unit = () => 1;
 describe("reverse edges and a topological order", () => {
   it("lists each ticket's dependents in file order, deduplicating repeated deps", () => {
     const g = buildGraph([node("a"), node("b", "a", "a"), node("c", "a", "b")], unit);
-    expect(g.deps).toEqual([[], [0], [0, 1]]);
-    expect(g.dependents).toEqual([[1, 2], [2], []]);
+    expect([0, 1, 2].map((i) => depsOf(g, i))).toEqual([[], [0], [0, 1]]);
+    expect([0, 1, 2].map((i) => dependentsOf(g, i))).toEqual([[1, 2], [2], []]);
   });
 
   it("puts every ticket after its dependencies", () => {
     const g = buildGraph([node("c", "b"), node("b", "a"), node("a"), node("d")], unit);
     for (let i = 0; i < g.ids.length; i++) {
-      for (const d of g.deps[i]!) expect(g.topoPos[d]!).toBeLessThan(g.topoPos[i]!);
+      for (const d of depsOf(g, i)) expect(g.topoPos[d]!).toBeLessThan(g.topoPos[i]!);
     }
   });
 
