@@ -155,6 +155,22 @@ const iso = (ms: number): string => {
   return `${prefix}${sec < 10 ? "0" : ""}${sec}.${milli < 100 ? (milli < 10 ? "00" : "0") : ""}${milli}Z`;
 };
 
+/**
+ * The attempts and answers of a ticket that has none yet: one shared, frozen empty
+ * list (100k fresh tickets made 200k empty arrays that lived to the end of the run).
+ * The first record replaces it with a list of its own.
+ */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+/** The compiled write_scope of a ticket without one. */
+const NO_SCOPE: CompiledScope = Object.freeze([]) as unknown as CompiledScope;
+
+/** Append to a ticket's attempts or answers, which may still be the shared NONE. */
+function appended<T>(list: T[], item: T): T[] {
+  if (list.length === 0) return [item];
+  list.push(item);
+  return list;
+}
+
 function zeroCounts(): Record<Status, number> {
   const c = {} as Record<Status, number>;
   for (const s of STATUSES) c[s] = 0;
@@ -207,8 +223,8 @@ function ownState(s: TicketState): TicketState {
     blocked_by: s.blocked_by ? { ...s.blocked_by } : undefined,
     reason: s.reason,
     updated_at: s.updated_at,
-    attempts: s.attempts.map(cloneAttempt),
-    answers: s.answers.map((a) => ({ ...a })),
+    attempts: s.attempts.length === 0 ? NONE : s.attempts.map(cloneAttempt),
+    answers: s.answers.length === 0 ? NONE : s.answers.map((a) => ({ ...a })),
   };
 }
 
@@ -265,10 +281,10 @@ export class Frontier {
   private readonly graph: Graph;
   private readonly config: EngineConfig;
   private readonly states: TicketState[];
-  private readonly unmet: number[];
+  private readonly unmet: Int32Array;
   /** failed attempts since the last manual retry: what `retries` is measured against */
-  private readonly failures: number[];
-  private readonly leaseUntil: number[];
+  private readonly failures: Int32Array;
+  private readonly leaseUntil: Float64Array;
   private readonly scopes: CompiledScope[];
   private readonly claimed = new Set<number>();
   private readonly agents = new Map<string, number>();
@@ -281,16 +297,21 @@ export class Frontier {
   private waveCache: string[][] | undefined;
   private pathCache: string[] | undefined;
 
-  // what changed since the last drain
-  private readonly changedTickets = new Set<number>();
+  // what changed since the last drain: tickets in first-touched order, each once
+  // (a list and a mark per ticket, not a Set: no new Set per event)
+  private changedTickets: number[] = [];
+  private readonly changedMark: Uint32Array;
+  private changedEpoch = 1;
   private changedAttempts: Changes["attempts"] = [];
   private changedAnswers: Changes["answers"] = [];
   private changedLog: WorklogEntry[] = [];
   private runChanged = false;
 
-  // the event being applied
+  // the event being applied, and the tickets it changed (list + marks, as above)
   private at: string | undefined;
-  private eventChanged = new Set<number>();
+  private eventChanged: number[] = [];
+  private readonly eventMark: Uint32Array;
+  private eventEpoch = 1;
 
   private constructor(
     specs: readonly TicketSpec[],
@@ -302,17 +323,21 @@ export class Frontier {
     this.config = config;
     this.graph = buildGraph(specs, (i) => this.weightOf(specs[i]!));
     const n = specs.length;
-    this.unmet = new Array<number>(n).fill(0);
-    this.failures = new Array<number>(n).fill(0);
-    this.leaseUntil = new Array<number>(n).fill(Number.NaN);
+    this.unmet = new Int32Array(n);
+    this.failures = new Int32Array(n);
+    this.leaseUntil = new Float64Array(n).fill(Number.NaN);
     this.queued = new Uint8Array(n);
-    this.scopes = specs.map((s) => compileScope(s.writeScope));
+    this.changedMark = new Uint32Array(n);
+    this.eventMark = new Uint32Array(n);
+    this.scopes = specs.map((s) =>
+      s.writeScope.length === 0 ? NO_SCOPE : compileScope(s.writeScope),
+    );
     this.heap = new IndexHeap((a, b) => this.dispatchBefore(a, b));
     this.at = now === undefined ? undefined : iso(now);
     this.run = this.loadRun(saved?.run, now);
     this.states = specs.map((s, i) => this.loadState(i, saved?.tickets[s.id]));
     this.normalise(saved !== undefined);
-    this.eventChanged = new Set();
+    this.newEvent();
   }
 
   /**
@@ -391,8 +416,8 @@ export class Frontier {
 
   private loadState(i: number, saved: TicketState | undefined): TicketState {
     if (!saved) {
-      this.changedTickets.add(i);
-      return ownState({ status: "pending", attempt: 0, attempts: [], answers: [] });
+      this.markChanged(i);
+      return ownState({ status: "pending", attempt: 0, attempts: NONE, answers: NONE });
     }
     const s = ownState(saved);
     s.attempts.sort((a, b) => a.n - b.n);
@@ -408,7 +433,7 @@ export class Frontier {
         started_at: s.claimed_at ?? "",
       };
       s.attempt = live.n;
-      s.attempts.push(live);
+      s.attempts = appended(s.attempts, live);
     }
     return s;
   }
@@ -561,9 +586,18 @@ export class Frontier {
     return sa.order !== sb.order ? sa.order < sb.order : a < b;
   }
 
+  private markChanged(i: number): void {
+    if (this.changedMark[i] === this.changedEpoch) return;
+    this.changedMark[i] = this.changedEpoch;
+    this.changedTickets.push(i);
+  }
+
   private touch(i: number): void {
-    this.changedTickets.add(i);
-    this.eventChanged.add(i);
+    this.markChanged(i);
+    if (this.eventMark[i] !== this.eventEpoch) {
+      this.eventMark[i] = this.eventEpoch;
+      this.eventChanged.push(i);
+    }
     if (this.at !== undefined) this.states[i]!.updated_at = this.at;
   }
 
@@ -585,6 +619,16 @@ export class Frontier {
     return line;
   }
 
+  /** A "promote" or "block" line: built whole, the hot paths' lines (no spread). */
+  private logTicket(event: "promote" | "block", i: number, detail?: string): void {
+    if (this.at === undefined) return;
+    this.changedLog.push(
+      detail === undefined
+        ? { at: this.at, event, ticket: this.id(i) }
+        : { at: this.at, event, ticket: this.id(i), detail },
+    );
+  }
+
   private enqueue(i: number): void {
     if (this.queued[i]) return;
     this.queued[i] = 1;
@@ -593,12 +637,24 @@ export class Frontier {
 
   private begin(now: number): void {
     this.at = iso(now);
-    this.eventChanged = new Set();
+    this.newEvent();
+  }
+
+  /** Forget which tickets the event changed (a new epoch of marks; no allocation). */
+  private newEvent(): void {
+    if (this.eventChanged.length === 0) return;
+    this.eventChanged.length = 0;
+    if (++this.eventEpoch > 0xffff_fff0) {
+      this.eventMark.fill(0);
+      this.eventEpoch = 1;
+    }
   }
 
   private done(): EventResult {
-    const changed = [...this.eventChanged].map((i) => this.id(i));
-    this.eventChanged = new Set();
+    const list = this.eventChanged;
+    const changed = new Array<string>(list.length);
+    for (let k = 0; k < list.length; k++) changed[k] = this.id(list[k]!);
+    this.newEvent();
     return { kind: "ok", changed };
   }
 
@@ -661,10 +717,10 @@ export class Frontier {
   private endLive(i: number, outcome: AttemptOutcome, fields: EndFields = {}): AttemptRecord {
     const s = this.states[i]!;
     const at = s.attempts.length - 1;
-    const live = s.attempts[at]!;
-    const record: AttemptRecord = { ...live };
-    // field by field, in this order: Object.entries and keyed stores made this the
-    // engine's most expensive line at 100k tickets
+    // the live record is the engine's own (claim and create made it): it is ended in
+    // place, field by field, in this order (keys come out as a copy's would; a copy per
+    // settle was the engine's most expensive line at 100k tickets)
+    const record = s.attempts[at]!;
     if (fields.reason !== undefined) record.reason = fields.reason;
     if (fields.question !== undefined) record.question = fields.question;
     if (fields.result_file !== undefined) record.result_file = fields.result_file;
@@ -674,7 +730,6 @@ export class Frontier {
     if (fields.run_url !== undefined) record.run_url = fields.run_url;
     record.outcome = outcome;
     record.ended_at = this.at!;
-    s.attempts[at] = record;
     this.changedAttempts.push({ ticket: this.id(i), record: cloneAttempt(record) });
     this.releaseClaim(i);
     return record;
@@ -720,7 +775,7 @@ export class Frontier {
       if (this.unmet[d] === 0 && this.states[d]!.status === "pending") {
         this.setStatus(d, "ready");
         this.enqueue(d);
-        this.log({ event: "promote", ticket: this.id(d) });
+        this.logTicket("promote", d);
       }
     }
   }
@@ -743,7 +798,7 @@ export class Frontier {
         s.blocked_by = { ...by };
         s.reason = undefined;
         this.setStatus(d, "blocked");
-        this.log({ event: "block", ticket: this.id(d), detail: this.blockDetail(by) });
+        this.logTicket("block", d, this.blockDetail(by));
         queue.push(d);
       }
     }
@@ -807,7 +862,7 @@ export class Frontier {
       claims.push(this.claim(i, now, claimedBy, token));
     }
     for (const i of heldBack) this.enqueue(i);
-    this.eventChanged = new Set();
+    this.newEvent();
     return claims;
   }
 
@@ -841,12 +896,19 @@ export class Frontier {
     s.claim = claim;
     s.reason = undefined;
     s.blocked_by = undefined;
-    s.attempts.push({ n: attempt, claim, claimed_by: claimedBy, started_at: claimedAt });
+    s.attempts = appended(s.attempts, {
+      n: attempt,
+      claim,
+      claimed_by: claimedBy,
+      started_at: claimedAt,
+    });
     this.setStatus(i, "claimed");
     this.holdClaim(i, now);
     this.run.dispatched++;
     this.runChanged = true;
-    this.log({ event: "claim", ticket: id, attempt, by: claimedBy });
+    if (this.at !== undefined) {
+      this.changedLog.push({ at: this.at, event: "claim", ticket: id, attempt, by: claimedBy });
+    }
 
     const runBound: Claim["runBound"] = {};
     const limit = this.run.bound?.dispatches;
@@ -892,14 +954,17 @@ export class Frontier {
       run_url: input.runUrl,
     });
     // the settle line goes first: the blocks and promotions it causes follow it
-    const entry = this.log({
+    // built whole, keys in the order the worklog always had them (no spreads)
+    const entry: WorklogEntry = {
+      at: this.at!,
       event: "settle",
       ticket: input.ticket,
       attempt: input.attempt,
       outcome: input.outcome,
-      ...(input.by !== undefined ? { by: input.by } : {}),
-      ...(input.reason !== undefined ? { detail: input.reason } : {}),
-    });
+    };
+    if (input.by !== undefined) entry.by = input.by;
+    if (input.reason !== undefined) entry.detail = input.reason;
+    this.changedLog.push(entry);
     switch (input.outcome) {
       case "complete":
       case "empty":
@@ -909,7 +974,7 @@ export class Frontier {
         break;
       case "failed": {
         const detail = this.failAttempt(i, input.reason);
-        if (entry) entry.detail = [input.reason, detail].filter((x) => x !== undefined).join("; ");
+        entry.detail = input.reason === undefined ? detail : `${input.reason}; ${detail}`;
         break;
       }
       case "limited":
@@ -948,7 +1013,7 @@ export class Frontier {
       by,
       at: this.at!,
     };
-    s.answers.push(record);
+    s.answers = appended(s.answers, record);
     this.changedAnswers.push({ ticket, record: { ...record } });
     s.reason = undefined;
     this.reopen(i);
@@ -1295,13 +1360,19 @@ export class Frontier {
 
   drainChanges(): Changes {
     const out: Changes = {
-      tickets: [...this.changedTickets].map((i) => this.id(i)),
+      tickets: this.changedTickets.map((i) => this.id(i)),
       attempts: this.changedAttempts,
       answers: this.changedAnswers,
       log: this.changedLog,
       run: this.runChanged,
     };
-    this.changedTickets.clear();
+    if (this.changedTickets.length > 0) {
+      this.changedTickets = [];
+      if (++this.changedEpoch > 0xffff_fff0) {
+        this.changedMark.fill(0);
+        this.changedEpoch = 1;
+      }
+    }
     this.changedAttempts = [];
     this.changedAnswers = [];
     this.changedLog = [];
