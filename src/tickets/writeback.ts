@@ -4,14 +4,16 @@
  * commit both apply the same FileEdits.
  *
  * Only the engine-written fields change. The author's part of the front matter is
- * never re-serialised: the YAML document tells where each engine field's lines
- * are, and only those lines are replaced, removed or appended, so every other byte
- * (order, comments, quoting, spacing, the body) stays as it was.
+ * never re-serialised: only the engine fields' lines are replaced, removed or
+ * appended, so every other byte (order, comments, quoting, spacing, the body) stays
+ * as it was. Plain front matter finds those lines with the fast reader; anything
+ * else with the YAML document.
  */
 import { isMap, isScalar, parseDocument } from "yaml";
 import type { Changes } from "../core/engine.js";
 import type { BlockedBy, RunRecord, TicketSpec, TicketState } from "../core/model.js";
-import { ENGINE_FIELDS, type EngineFieldName } from "./fields.js";
+import { fastFields } from "./fast.js";
+import { ENGINE_FIELDS, type EngineFieldName, type RawFields } from "./fields.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
 
@@ -134,21 +136,182 @@ function fieldLine(name: EngineFieldName, value: unknown): string {
 /**
  * Set or remove the engine-written fields in a ticket file's text. Everything else
  * stays byte-for-byte. A file without front matter gets one.
+ *
+ * Plain front matter (one `name: value` per line — what `fastFields` reads, the kind
+ * nearly every ticket has) is edited by line positions and checked with the fast
+ * reader, with no YAML document built: the local runner does this after every event.
+ * Anything else, or a plain edit whose check fails, goes through the YAML document and
+ * is checked with the full parser.
  */
 export function editFrontMatter(text: string, fields: EngineFieldValues): string {
   const given = ENGINE_FIELDS.filter((k) => Object.hasOwn(fields, k));
   const split = splitFrontMatter(text);
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  if (split.kind === "none") {
-    const lines = given.filter((k) => fields[k] !== undefined).map((k) => fieldLine(k, fields[k]));
-    if (lines.length === 0) return text;
-    const bom = text.slice(0, split.bom);
-    return `${bom}---${eol}${lines.join(eol)}${eol}---${eol}${text.slice(split.bom)}`;
-  }
+  if (split.kind === "none") return prepend(text, split.bom, fields, given, eol);
+  checkEditable(split);
+  return (
+    editPlain(text, split, fields, given, eol) ?? editWithDocument(text, split, fields, given, eol)
+  );
+}
+
+/**
+ * The same edit, always guided by the full YAML document and checked with the full
+ * parser: the path every front matter took before the plain-line path existed. The
+ * property tests hold `editFrontMatter` equal to it on plain front matter.
+ */
+export function editFrontMatterWithDocument(text: string, fields: EngineFieldValues): string {
+  const given = ENGINE_FIELDS.filter((k) => Object.hasOwn(fields, k));
+  const split = splitFrontMatter(text);
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  if (split.kind === "none") return prepend(text, split.bom, fields, given, eol);
+  checkEditable(split);
+  return editWithDocument(text, split, fields, given, eol);
+}
+
+type FrontSplit = Extract<ReturnType<typeof splitFrontMatter>, { kind: "front" }>;
+
+function prepend(
+  text: string,
+  bom: number,
+  fields: EngineFieldValues,
+  given: readonly EngineFieldName[],
+  eol: string,
+): string {
+  const lines = given.filter((k) => fields[k] !== undefined).map((k) => fieldLine(k, fields[k]));
+  if (lines.length === 0) return text;
+  return `${text.slice(0, bom)}---${eol}${lines.join(eol)}${eol}---${eol}${text.slice(bom)}`;
+}
+
+function checkEditable(split: FrontSplit): void {
   const lang = split.language.toLowerCase();
   if (!split.closed || (lang !== "" && lang !== "yaml" && lang !== "yml")) {
     throw new Error("the ticket's front matter cannot be edited: it is not closed YAML");
   }
+}
+
+/**
+ * Line edits of plain front matter, or undefined when the full YAML path must do it.
+ * In plain front matter every key starts a line at column 0 and an engine field's
+ * value is on its key's line, so an engine field is exactly one line: it is replaced
+ * or removed whole, and new fields go on their own lines before the closing `---` —
+ * the same edit the YAML document's positions give. The result is read back with the
+ * fast reader (proved equal to the full parser where it answers): the author's fields
+ * must read the same, the engine fields as written, the body byte-for-byte.
+ */
+function editPlain(
+  text: string,
+  split: FrontSplit,
+  fields: EngineFieldValues,
+  given: readonly EngineFieldName[],
+  eol: string,
+): string | undefined {
+  const before = fastFields(split.yaml);
+  if (before === undefined) return undefined;
+  const edits: Array<{ from: number; to: number; insert: string }> = [];
+  let appended = "";
+  let starts: number[] | undefined;
+  for (const name of given) {
+    const value = fields[name];
+    const line = value === undefined ? "" : `${fieldLine(name, value)}${eol}`;
+    const at = before.lines.get(name);
+    if (at === undefined) {
+      appended += line;
+      continue;
+    }
+    starts ??= lineStarts(text, split.yamlStart, split.closeAt);
+    const from = starts[at - 1];
+    const to = starts[at];
+    if (from === undefined || to === undefined) return undefined;
+    if (text.slice(from, to) !== line) edits.push({ from, to, insert: line });
+  }
+  // new fields go on their own lines just before the closing ---
+  if (appended !== "")
+    edits.push({ from: split.closeAt + 1, to: split.closeAt + 1, insert: appended });
+  if (edits.length === 0) return text;
+  edits.sort((a, b) => a.from - b.from);
+  let out = "";
+  let at = 0;
+  for (const e of edits) {
+    out += text.slice(at, e.from) + e.insert;
+    at = e.to;
+  }
+  out += text.slice(at);
+  return plainEditHolds(text, split, before, out, fields, given) ? out : undefined;
+}
+
+/** Offsets where each line of the front matter starts (line 1 is the `---` line's rest). */
+function lineStarts(text: string, yamlStart: number, closeAt: number): number[] {
+  const starts = [yamlStart];
+  let nl = text.indexOf("\n", yamlStart);
+  while (nl !== -1 && nl <= closeAt) {
+    starts.push(nl + 1);
+    nl = text.indexOf("\n", nl + 1);
+  }
+  return starts;
+}
+
+/** The line edit changed nothing but the engine fields, read with the fast reader. */
+function plainEditHolds(
+  text: string,
+  split: FrontSplit,
+  before: RawFields,
+  after: string,
+  fields: EngineFieldValues,
+  given: readonly EngineFieldName[],
+): boolean {
+  const s = splitFrontMatter(after);
+  if (s.kind !== "front" || !s.closed || s.language !== split.language) return false;
+  if (after.length - s.bodyStart !== text.length - split.bodyStart) return false;
+  if (after.slice(s.bodyStart) !== text.slice(split.bodyStart)) return false;
+  const read = fastFields(s.yaml);
+  if (read === undefined) return false;
+  const touched = new Set<string>(given);
+  for (const key of new Set([...Object.keys(before.values), ...Object.keys(read.values)])) {
+    if (!touched.has(key) && !sameValue(before.values[key], read.values[key])) return false;
+  }
+  if (before.unknown.length !== read.unknown.length) return false;
+  for (let i = 0; i < before.unknown.length; i++) {
+    if (before.unknown[i]!.key !== read.unknown[i]!.key) return false;
+  }
+  for (const name of given) {
+    const want = fields[name];
+    if (want === undefined) {
+      if (read.lines.has(name)) return false;
+    } else if (!sameValue(read.values[name], want)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Equal values as front matter holds them: strings, numbers, lists and flat maps. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    if (!sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The edit through the YAML document: line edits at the positions the document gives,
+ * else (a flow mapping, `...`, indented keys on a `---` line) the document re-written;
+ * either way checked with the full parser.
+ */
+function editWithDocument(
+  text: string,
+  split: FrontSplit,
+  fields: EngineFieldValues,
+  given: readonly EngineFieldName[],
+  eol: string,
+): string {
   const doc = parseDocument(split.yaml, { version: "1.2" });
   if (doc.errors.length > 0) throw new Error("the ticket's front matter is not valid YAML");
   const contents = doc.contents;
@@ -235,7 +398,7 @@ function splice(
 
 function editViaDocument(
   text: string,
-  split: Extract<ReturnType<typeof splitFrontMatter>, { kind: "front" }>,
+  split: FrontSplit,
   fields: EngineFieldValues,
   given: readonly EngineFieldName[],
   eol: string,
