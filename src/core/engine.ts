@@ -291,6 +291,8 @@ export class Frontier {
   private readonly heap: IndexHeap;
   /** in the heap already (entries of tickets no longer ready are skipped when popped) */
   private readonly queued: Uint8Array;
+  /** each ticket's priority (dispatch order's first key) */
+  private readonly priority: Float64Array;
   private readonly statusCounts = zeroCounts();
   private run: RunRecord;
   private deadlineMs: number | undefined;
@@ -309,7 +311,8 @@ export class Frontier {
 
   // the event being applied, and the tickets it changed (list + marks, as above)
   private at: string | undefined;
-  private eventChanged: number[] = [];
+  private readonly eventChanged: number[] = [];
+  private eventCount = 0;
   private readonly eventMark: Uint32Array;
   private eventEpoch = 1;
 
@@ -327,6 +330,8 @@ export class Frontier {
     this.failures = new Int32Array(n);
     this.leaseUntil = new Float64Array(n).fill(Number.NaN);
     this.queued = new Uint8Array(n);
+    this.priority = new Float64Array(n);
+    for (let i = 0; i < n; i++) this.priority[i] = specs[i]!.priority;
     this.changedMark = new Uint32Array(n);
     this.eventMark = new Uint32Array(n);
     this.scopes = specs.map((s) =>
@@ -576,14 +581,19 @@ export class Frontier {
     return this.specList[i]!.id;
   }
 
+  /**
+   * Priority, then remaining critical path, then file order. The specs are sorted by
+   * `order` (create sorts them), so file order is index order; priorities are copied
+   * into a typed array once, so the heap compares numbers, not spec objects.
+   */
   private dispatchBefore(a: number, b: number): boolean {
-    const sa = this.specList[a]!;
-    const sb = this.specList[b]!;
-    if (sa.priority !== sb.priority) return sa.priority > sb.priority;
+    const pa = this.priority[a]!;
+    const pb = this.priority[b]!;
+    if (pa !== pb) return pa > pb;
     const ra = this.graph.remaining[a]!;
     const rb = this.graph.remaining[b]!;
     if (ra !== rb) return ra > rb;
-    return sa.order !== sb.order ? sa.order < sb.order : a < b;
+    return a < b;
   }
 
   private markChanged(i: number): void {
@@ -596,7 +606,7 @@ export class Frontier {
     this.markChanged(i);
     if (this.eventMark[i] !== this.eventEpoch) {
       this.eventMark[i] = this.eventEpoch;
-      this.eventChanged.push(i);
+      this.eventChanged[this.eventCount++] = i;
     }
     if (this.at !== undefined) this.states[i]!.updated_at = this.at;
   }
@@ -642,8 +652,9 @@ export class Frontier {
 
   /** Forget which tickets the event changed (a new epoch of marks; no allocation). */
   private newEvent(): void {
-    if (this.eventChanged.length === 0) return;
-    this.eventChanged.length = 0;
+    if (this.eventCount === 0) return;
+    // the list is reused: only the count goes back (setting .length is a runtime call)
+    this.eventCount = 0;
     if (++this.eventEpoch > 0xffff_fff0) {
       this.eventMark.fill(0);
       this.eventEpoch = 1;
@@ -652,8 +663,8 @@ export class Frontier {
 
   private done(): EventResult {
     const list = this.eventChanged;
-    const changed = new Array<string>(list.length);
-    for (let k = 0; k < list.length; k++) changed[k] = this.id(list[k]!);
+    const changed = new Array<string>(this.eventCount);
+    for (let k = 0; k < this.eventCount; k++) changed[k] = this.id(list[k]!);
     this.newEvent();
     return { kind: "ok", changed };
   }
