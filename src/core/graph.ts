@@ -56,10 +56,11 @@ export function buildGraph(nodes: readonly GraphNode[], weight: (i: number) => n
   for (let i = 0; i < n; i++) {
     const node = nodes[i]!;
     const id = node.id;
-    if (index.has(id))
-      throw new Error(`engine given duplicate ticket id "${id}"; run the checks first`);
     ids[i] = id;
+    // one hash lookup, not has() then set(): a repeated id leaves the size unchanged
     index.set(id, i);
+    if (index.size !== i + 1)
+      throw new Error(`engine given duplicate ticket id "${id}"; run the checks first`);
     raw += node.dependsOn.length;
   }
   const depStart = new Int32Array(n + 1);
