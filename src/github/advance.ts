@@ -2,7 +2,9 @@
  * The loop every event runs, on the Action and in the bot alike:
  *
  *   read the head of the run's branch (ref → commit → state.json, worklog.jsonl)
- *   → Frontier.create(specs from the checkout, config, saved state, now)
+ *   → Frontier.create(the run's specs, config, saved state, now) — the checkout's when
+ *     its authored tickets are the run's base (state.authored_digest), else read at base
+ *     through the API (see loadRunSource)
  *   → apply the event → claimReady → drainChanges
  *   → ONE commit (ticket front matter, .frontier/ files, worklog, state.json), parent =
  *     the head read, ref moved with force:false
@@ -13,24 +15,30 @@
  *
  * Requests per event are constant (2 reads: the branch and state.json; 3 writes: tree,
  * commit, ref; 2 for the comment) plus one per dispatch: nothing here reads or writes
- * per ticket of the graph. The worklog lines live in state.json too, so
+ * per ticket of the graph — except on an event whose checkout is not the run's base
+ * (a comment steering a run on another branch), which reads the ticket directory at
+ * base once: one listing plus one read per ticket file. The worklog lines live in state.json too, so
  * worklog.jsonl is written from them and never read.
  */
-import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { createHash, randomBytes } from "node:crypto";
+import { type Dirent, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
 import { engineConfig, type RunFlags } from "../core/config.js";
 import { type Claim, type EventResult, Frontier } from "../core/engine.js";
 import { type Receipt, type Settings, type TicketSpec, WorklogEntry } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
-import { loadDirectory } from "../tickets/load.js";
+import { ENGINE_FIELDS, idFromFile } from "../tickets/fields.js";
+import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { planWrites } from "../tickets/writeback.js";
+import { SETTINGS_FILE } from "../tickets/settings.js";
+import { type EngineFieldValues, editFrontMatter, planWrites } from "../tickets/writeback.js";
 import { type DispatchSession, dispatchClaim } from "./dispatch.js";
 import { UserError } from "./errors.js";
 import { commitFiles, type FileWrite, type Repo, readHead, readText } from "./git.js";
-import type { GitHub } from "./octokit.js";
+import { apiFailure, type GitHub } from "./octokit.js";
 import { openQuestionIssue } from "./questions.js";
 import {
   createReportComment,
@@ -151,6 +159,197 @@ export async function loadSpecs(ctx: RunContext): Promise<Loaded> {
   const out = { settings: loaded.settings, specs: loaded.specs };
   loadedCache.set(ctx, out);
   return out;
+}
+
+/**
+ * The tickets an event of a run works with: the engine is built from their specs and the
+ * engine fields are written into their text. Either the checkout's (when it holds the
+ * run's tickets) or the ticket directory as it was at the run's `base`.
+ */
+interface RunSource extends Loaded {
+  /** a ticket file's text (path relative to the ticket directory) */
+  read(file: string): string;
+  /** the checkout's authored digest, when it is the run's base to record */
+  digest?: string;
+}
+
+/** Every engine field, set to be removed: what is left is the author's part. */
+const NO_ENGINE_FIELDS = Object.fromEntries(
+  ENGINE_FIELDS.map((k) => [k, undefined]),
+) as EngineFieldValues;
+const MAY_HOLD_ENGINE_FIELD = new RegExp(`\\b(?:${ENGINE_FIELDS.join("|")})\\s*:`);
+
+/** A ticket's text without the engine-written fields (as authored); unparseable text as it is. */
+function authoredText(text: string): string {
+  // the YAML parse only for text that may hold an engine field: most authored files do not
+  if (!MAY_HOLD_ENGINE_FIELD.test(text)) return text;
+  try {
+    return editFrontMatter(text, NO_ENGINE_FIELDS);
+  } catch {
+    return text;
+  }
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * One digest of a ticket directory as authored: every ticket file without the engine's
+ * fields, and frontier.yml. The same at the run's base and on its branch however many
+ * commits of state the run made; different when a ticket or the settings changed.
+ */
+export function authoredDigest(files: ReadonlyMap<string, string>): string {
+  const hash = createHash("sha256");
+  for (const name of [...files.keys()].sort()) {
+    const text = files.get(name) as string;
+    hash.update(`${name}\0${sha256(name === SETTINGS_FILE ? text : authoredText(text))}\n`);
+  }
+  return `sha256:${hash.digest("hex")}`;
+}
+
+/** The checkout's ticket files and frontier.yml, or undefined when it has no such directory. */
+async function checkoutFiles(ctx: RunContext): Promise<Map<string, string> | undefined> {
+  const dir = join(ctx.workspace, ctx.dir);
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const names = ticketFileNames(
+    entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name),
+  );
+  if (entries.some((e) => e.name === SETTINGS_FILE)) names.push(SETTINGS_FILE);
+  const files = new Map<string, string>();
+  for (const name of names) {
+    try {
+      files.set(name, await readFile(join(dir, name), "utf8"));
+    } catch {
+      // unreadable: loadDirectory says so if these tickets are used
+    }
+  }
+  return files;
+}
+
+const checkoutDigestCache = new WeakMap<RunContext, Promise<string | undefined>>();
+
+function checkoutDigest(ctx: RunContext): Promise<string | undefined> {
+  let digest = checkoutDigestCache.get(ctx);
+  if (!digest) {
+    digest = checkoutFiles(ctx).then((files) => (files ? authoredDigest(files) : undefined));
+    checkoutDigestCache.set(ctx, digest);
+  }
+  return digest;
+}
+
+const baseSourceCache = new WeakMap<RunContext, { base: string; source: Promise<RunSource> }>();
+
+/**
+ * The run's tickets for this event. A run is pinned to its `base`: its tickets are the
+ * ticket directory there. When the checkout's authored digest equals the one recorded
+ * when the run started (push, settle: jobs check out `base`), the checkout is used and
+ * nothing more is read. Otherwise — a comment steering a run on another branch (the
+ * workflow checks out the default branch), a sweep or a workflow_run whose checkout moved
+ * on — the directory is read at `base` through the API: one listing and one read per
+ * ticket file, on those rare events only, once per process.
+ */
+export async function loadRunSource(
+  ctx: RunContext,
+  state: GitHubState | undefined,
+): Promise<RunSource> {
+  const fromCheckout = async (record: boolean): Promise<RunSource> => {
+    const loaded = await loadSpecs(ctx);
+    const digest = record ? await checkoutDigest(ctx) : undefined;
+    return {
+      ...loaded,
+      read: (file) => readFileSync(join(ctx.workspace, ctx.dir, file), "utf8"),
+      ...(digest ? { digest } : {}),
+    };
+  };
+  if (!state) return fromCheckout(true);
+  const base = state.run.base;
+  if (!base) return fromCheckout(false);
+  const recorded = state.authored_digest;
+  if (recorded !== undefined ? (await checkoutDigest(ctx)) === recorded : ctx.sha === base) {
+    // a run recorded before the digest was: its checkout at base gets one now
+    return fromCheckout(recorded === undefined);
+  }
+  const cached = baseSourceCache.get(ctx);
+  if (cached?.base === base) return cached.source;
+  const source = loadAtBase(ctx, base);
+  baseSourceCache.set(ctx, { base, source });
+  source.catch(() => baseSourceCache.delete(ctx));
+  return source;
+}
+
+/** The ticket directory at `base`, read through the API into a temporary directory. */
+async function loadAtBase(ctx: RunContext, base: string): Promise<RunSource> {
+  const dirPath = joinRepoPath(ctx.dir, "x").slice(0, -1).replace(/\/$/, "");
+  let listing: unknown;
+  try {
+    listing = (await ctx.gh.rest.repos.getContent({ ...ctx.repo, path: dirPath, ref: base })).data;
+  } catch (error) {
+    if (apiFailure(error)?.status !== 404) throw error;
+    listing = undefined;
+  }
+  if (!Array.isArray(listing)) {
+    throw new UserError(
+      `${ctx.dir} is not a directory at the run's base ${base.slice(0, 12)} on ${ctx.branch}: the run's tickets cannot be read. Delete ${statePath(ctx.dir)} on ${ctx.branch} to start a new run.`,
+    );
+  }
+  // The contents API lists at most 1,000 entries of a directory.
+  const entries = listing as Array<{ name: string; type: string }>;
+  const names = ticketFileNames(
+    entries.filter((e) => e.type === "file" || e.type === "symlink").map((e) => e.name),
+  );
+  if (entries.some((e) => e.name === SETTINGS_FILE && e.type === "file")) names.push(SETTINGS_FILE);
+  ctx.log(
+    `the checkout's tickets are not the run's (base ${base.slice(0, 12)}): reading ${names.length} file${names.length === 1 ? "" : "s"} of ${ctx.dir} at the base`,
+  );
+  // the same directory name as the checkout's, so a run named after it keeps its name
+  const root = await mkdtemp(join(tmpdir(), "frontier-base-"));
+  const dir = join(root, basename(resolve(ctx.workspace, ctx.dir)) || "frontier");
+  await mkdir(dir, { recursive: true });
+  const files = new Map<string, string>();
+  let next = 0;
+  const worker = async () => {
+    while (next < names.length) {
+      const name = names[next++] as string;
+      const text = await readText(ctx.gh, ctx.repo, joinRepoPath(ctx.dir, name), base);
+      if (text === undefined) continue;
+      files.set(name, text);
+      await writeFile(join(dir, name), text);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, names.length) }, worker));
+  const loaded = await loadDirectory(dir, {});
+  if (loaded.kind === "invalid") {
+    const errors = loaded.problems.filter((p) => p.severity === "error");
+    throw new UserError(
+      `${errors.length} problem${errors.length === 1 ? "" : "s"} in ${ctx.dir} at the run's base ${base.slice(0, 12)}: nothing was changed.`,
+      loaded.problems.map((p) => formatProblem(p, ctx.dir)),
+    );
+  }
+  // tickets the checkout has and the run has not wait for the next run: say so
+  const checkout = await checkoutFiles(ctx);
+  const ids = new Set(loaded.specs.map((s) => s.id));
+  const added = [...(checkout?.keys() ?? [])]
+    .filter((n) => n !== SETTINGS_FILE && !files.has(n))
+    .map(idFromFile)
+    .filter((id) => !ids.has(id));
+  if (added.length > 0) {
+    ctx.log(
+      `warning: ${added.join(", ")} ${added.length === 1 ? "was" : "were"} added after the run started at ${base.slice(0, 12)}; ${added.length === 1 ? "it runs" : "they run"} in the next run (delete ${statePath(ctx.dir)} on the branch to start one)`,
+    );
+  }
+  return {
+    settings: loaded.settings,
+    specs: loaded.specs,
+    read: (file) => {
+      const text = files.get(file);
+      if (text === undefined) throw new Error(`${file}: not in ${ctx.dir} at ${base}`);
+      return text;
+    },
+  };
 }
 
 export function randomClaimToken(): string {
@@ -285,7 +484,6 @@ async function commitEvent(
   label: string,
   mayStart = true,
 ): Promise<Committed> {
-  const { settings, specs } = await loadSpecs(ctx);
   const maxTries = ctx.maxTries ?? 25;
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   // Made once and reused on every try, so a lost race never opens a second issue.
@@ -334,6 +532,9 @@ async function commitEvent(
       }
       createdReport = undefined;
     }
+    const source = await loadRunSource(ctx, state);
+    const { settings, specs } = source;
+    const digest = state?.authored_digest ?? source.digest;
     const now = ctx.clock();
     const saved = state ? { run: state.run, tickets: state.tickets } : undefined;
     const configured = engineConfig(
@@ -441,10 +642,10 @@ async function commitEvent(
       questions: view.questions,
       ...(report ? { report } : {}),
       worklog: [...(worklog ?? []), ...changes.log],
+      ...(digest ? { authored_digest: digest } : {}),
     };
-    const edits = planWrites(changes, frontier, (file) =>
-      readFileSync(join(ctx.workspace, ctx.dir, file), "utf8"),
-    );
+    // the run's own ticket text (at base), so front matter never carries another branch's
+    const edits = planWrites(changes, frontier, source.read);
     for (const edit of edits) {
       const path = joinRepoPath(ctx.dir, edit.path);
       if (path === worklogPath(ctx.dir)) {

@@ -46,6 +46,13 @@ export const GitHubState = SavedState.extend({
    * event reads one file, not two: one request fewer per event and per lost race.
    */
   worklog: z.array(WorklogEntry).optional(),
+  /**
+   * The ticket directory as authored at the run's base (every ticket without the engine's
+   * fields, and frontier.yml), one sha256 digest, recorded when the run starts. An event
+   * whose checkout has another digest reads the tickets at base instead. Absent in state
+   * written before it was recorded.
+   */
+  authored_digest: z.string().optional(),
 });
 export type GitHubState = z.infer<typeof GitHubState>;
 
