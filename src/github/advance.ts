@@ -281,12 +281,57 @@ export async function loadRunSource(
   return source;
 }
 
+/** Entries the contents API lists of one directory, at most. */
+export const CONTENTS_LIST_MAX = 1000;
+
+/** A directory's entries at `base` through the Git trees API (up to 100,000 entries). */
+async function listTree(
+  ctx: RunContext,
+  base: string,
+  dirPath: string,
+): Promise<Array<{ name: string; type: string }>> {
+  let treeSha: string | undefined;
+  const cut = dirPath.lastIndexOf("/");
+  if (cut > 0) {
+    // the parent directory's listing names this one's tree
+    const parent = (
+      await ctx.gh.rest.repos.getContent({ ...ctx.repo, path: dirPath.slice(0, cut), ref: base })
+    ).data;
+    const name = dirPath.slice(cut + 1);
+    if (Array.isArray(parent))
+      treeSha = parent.find((e) => e.name === name && e.type === "dir")?.sha;
+  } else {
+    // the repository's root: the commit's tree (the contents API has no route for it)
+    const root = (await ctx.gh.rest.git.getCommit({ ...ctx.repo, commit_sha: base })).data.tree.sha;
+    if (dirPath === "") treeSha = root;
+    else {
+      const top = (await ctx.gh.rest.git.getTree({ ...ctx.repo, tree_sha: root })).data;
+      treeSha = top.tree.find((e) => e.path === dirPath && e.type === "tree")?.sha;
+    }
+  }
+  if (!treeSha)
+    throw new UserError(`${ctx.dir} is not a directory at the run's base ${base.slice(0, 12)}`);
+  const tree = (await ctx.gh.rest.git.getTree({ ...ctx.repo, tree_sha: treeSha })).data;
+  if (tree.truncated) {
+    throw new UserError(
+      `${ctx.dir} at the run's base ${base.slice(0, 12)} has more entries than GitHub lists: move files that are not tickets out of it`,
+    );
+  }
+  return tree.tree.map((e) => ({
+    name: e.path ?? "",
+    type: e.type === "blob" ? (e.mode === "120000" ? "symlink" : "file") : "dir",
+  }));
+}
+
 /** The ticket directory at `base`, read through the API into a temporary directory. */
 async function loadAtBase(ctx: RunContext, base: string): Promise<RunSource> {
   const dirPath = joinRepoPath(ctx.dir, "x").slice(0, -1).replace(/\/$/, "");
   let listing: unknown;
   try {
-    listing = (await ctx.gh.rest.repos.getContent({ ...ctx.repo, path: dirPath, ref: base })).data;
+    listing =
+      dirPath === ""
+        ? await listTree(ctx, base, dirPath)
+        : (await ctx.gh.rest.repos.getContent({ ...ctx.repo, path: dirPath, ref: base })).data;
   } catch (error) {
     if (apiFailure(error)?.status !== 404) throw error;
     listing = undefined;
@@ -296,8 +341,11 @@ async function loadAtBase(ctx: RunContext, base: string): Promise<RunSource> {
       `${ctx.dir} is not a directory at the run's base ${base.slice(0, 12)} on ${ctx.branch}: the run's tickets cannot be read. Delete ${statePath(ctx.dir)} on ${ctx.branch} to start a new run.`,
     );
   }
-  // The contents API lists at most 1,000 entries of a directory.
-  const entries = listing as Array<{ name: string; type: string }>;
+  let entries = listing as Array<{ name: string; type: string }>;
+  // The contents API lists at most 1,000 entries of a directory: a larger one is listed
+  // through its git tree (two requests more).
+  if (dirPath !== "" && entries.length >= CONTENTS_LIST_MAX)
+    entries = await listTree(ctx, base, dirPath);
   const names = ticketFileNames(
     entries.filter((e) => e.type === "file" || e.type === "symlink").map((e) => e.name),
   );

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Outcome } from "../../src/core/model.js";
-import { advance } from "../../src/github/advance.js";
+import { advance, CONTENTS_LIST_MAX } from "../../src/github/advance.js";
 import { handleComment } from "../../src/github/commands.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import type { ActionSettings } from "../../src/github/inputs.js";
@@ -88,7 +88,7 @@ function prefixed(files: Record<string, string | null>): Record<string, string |
   return Object.fromEntries(Object.entries(files).map(([n, t]) => [`${DIR}/${n}`, t]));
 }
 
-async function makeWorld(): Promise<World> {
+async function makeWorld(options: { clutter?: number } = {}): Promise<World> {
   const fake = new FakeGitHub();
   await fake.start();
   const repo = fake.createRepo("acme/app");
@@ -96,7 +96,9 @@ async function makeWorld(): Promise<World> {
   repo.addWorkflow("orch-task.yml", {
     runName: (inputs) => `frontier ${inputs.ticket}#${inputs.attempt} ${inputs.claim}`,
   });
-  repo.commit("main", prefixed(FEATURE_TICKETS), { message: "tickets" });
+  const clutter: Record<string, string> = {};
+  for (let i = 0; i < (options.clutter ?? 0); i++) clutter[`_note-${i}.txt`] = `${i}\n`;
+  repo.commit("main", prefixed({ ...FEATURE_TICKETS, ...clutter }), { message: "tickets" });
   repo.createBranch(FEATURE, "main");
   // main moves on after the branch was cut: another title and body, one more ticket
   repo.commit("main", prefixed(MAIN_TICKETS), { message: "tickets on main" });
@@ -256,6 +258,38 @@ describe("a comment steers the run of a pull request's branch with the run's own
         w.repo.readFile(`${DIR}/${name}`, w.base),
       );
     }
+  });
+
+  it("a ticket directory of more than 1,000 entries is listed through its git tree", async () => {
+    world = await makeWorld({ clutter: CONTENTS_LIST_MAX });
+    const w = world;
+    const pr = w.repo.openPull({ head: FEATURE });
+    w.script.build = ["failed", "complete"];
+    await advance(
+      w.context(w.featureWs, w.base, `refs/heads/${FEATURE}`, "push").runContext(FEATURE),
+      advanceOnly,
+      "advance (push)",
+    );
+    await w.fake.idle();
+    const c = w.repo.addComment(pr.number, "/retry build", "maint");
+    const payload = makeIssueCommentPayload({ repo: w.repo, issue: pr, comment: c });
+    w.fake.clearRequests();
+    const result = await handleComment(
+      w.context(w.mainWs, w.repo.head("main")!, "refs/heads/main", "issue_comment", payload),
+    );
+    expect(result).toMatchObject({ kind: "handled", ok: true, branch: FEATURE });
+    // the listing, then the commit's tree and the directory's tree, and the three files:
+    // not one read per entry
+    expect(w.fake.countRequests({ operation: "git/get-commit" })).toBe(1);
+    expect(w.fake.countRequests({ operation: "git/get-tree" })).toBe(2);
+    expect(
+      w.fake.requests.filter(
+        (r) => r.operation === "repos/get-content" && r.query.includes(w.base),
+      ),
+    ).toHaveLength(4);
+    await w.fake.idle();
+    expect(Object.keys(w.state().tickets).sort()).toEqual(["build", "ship"]);
+    expect(w.state().tickets.ship?.status).toBe("complete");
   });
 
   it("a settle whose checkout is the run's base reads no ticket through the API", async () => {
