@@ -19,8 +19,6 @@ import { formatDuration } from "../core/bound.js";
 import { engineConfig } from "../core/config.js";
 import { type Claim, Frontier } from "../core/engine.js";
 import { DEFAULTS, type RunBound, type RunState, type Settings } from "../core/model.js";
-import { buildReceipt } from "../report/receipt.js";
-import { writeReports } from "../report/write.js";
 import { readContext } from "../tickets/context-io.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
@@ -259,6 +257,11 @@ class LocalRun {
   private readonly scratch = mkdtempSync(join(tmpdir(), "frontier-run-"));
   /** started with the first attempt: a run with nothing to do starts no helper */
   private launcherOnce: Launcher | undefined;
+  /**
+   * The report renderers (receipt, HTML with its graph layout, markdown) are needed
+   * only at the end: loaded while the first attempts run, not before the first starts.
+   */
+  private reportModules: Promise<ReportModules> | undefined;
 
   constructor(
     private readonly dir: string,
@@ -320,6 +323,8 @@ class LocalRun {
         this.finish = resolveDone;
       });
       this.kick();
+      // while the first attempts run, load what the end of the run needs
+      setImmediate(() => void this.reportCode().catch(() => undefined));
       await done;
     } finally {
       process.off("SIGINT", onSignal);
@@ -588,8 +593,20 @@ class LocalRun {
     return code;
   }
 
+  private reportCode(): Promise<ReportModules> {
+    this.reportModules ??= Promise.all([
+      import("../report/receipt.js"),
+      import("../report/write.js"),
+    ]).then(([receipt, write]) => ({
+      buildReceipt: receipt.buildReceipt,
+      writeReports: write.writeReports,
+    }));
+    return this.reportModules;
+  }
+
   /** Write receipt, HTML and markdown under DIR/.frontier/; returns the receipt JSON. */
   private async reports(now: number): Promise<string> {
+    const { buildReceipt, writeReports } = await this.reportCode();
     const receipt = buildReceipt(this.frontier, {
       now,
       goal: this.settings.goal,
@@ -605,6 +622,11 @@ class LocalRun {
 }
 
 type ContextOf = { kind: "ok"; text: string } | { kind: "bad"; reason: string };
+
+interface ReportModules {
+  buildReceipt: typeof import("../report/receipt.js").buildReceipt;
+  writeReports: typeof import("../report/write.js").writeReports;
+}
 
 function token(ticket: string, attempt: number): string {
   return `${ticket}#${attempt}-${randomBytes(4).toString("hex")}`;
