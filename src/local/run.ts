@@ -189,6 +189,27 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
     return EXIT.usage;
   }
 
+  // The launcher helper is a second Node process that takes 50–100 ms to boot: started
+  // here, it boots while the tickets load instead of holding back the first attempt.
+  // It holds nothing and does nothing until asked; a run that ends early closes it.
+  const launcher = helperLauncher();
+  try {
+    return await loadAndRun(dir, absDir, options, io, inherited.bound, started, launcher);
+  } finally {
+    launcher.close();
+  }
+}
+
+async function loadAndRun(
+  dir: string,
+  absDir: string,
+  options: RunOptions,
+  io: RunIo,
+  inheritedRunBound: RunBound,
+  started: number,
+  launcher: Launcher,
+): Promise<number> {
+  const err = io.stderr;
   const loaded = await loadDirectory(absDir);
   if (loaded.kind === "invalid") {
     printProblems(
@@ -212,7 +233,7 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
   // An inherited dispatch count is what this invocation may still spend, on top of what
   // the run (when resumed) had already dispatched.
   const alreadyDispatched = saved?.run.dispatched ?? 0;
-  const inheritedBound: RunBound = { ...inherited.bound };
+  const inheritedBound: RunBound = { ...inheritedRunBound };
   if (inheritedBound.dispatches !== undefined) inheritedBound.dispatches += alreadyDispatched;
   const bound = tighter(config.bound ?? saved?.run.bound, inheritedBound);
   if (bound) config.bound = bound;
@@ -230,7 +251,16 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
       for (const message of executors.messages) line(err, `error: ${message}`);
       return EXIT.usage;
     }
-    const runner = new LocalRun(absDir, dir, settings, frontier, executors.commands, options, io);
+    const runner = new LocalRun(
+      absDir,
+      dir,
+      settings,
+      frontier,
+      executors.commands,
+      options,
+      io,
+      launcher,
+    );
     return await runner.run(started);
   } finally {
     await lock.release();
@@ -255,8 +285,6 @@ class LocalRun {
   private readonly maxResultBytes: number;
   /** context and outcome files of live attempts: one temporary directory per run */
   private readonly scratch = mkdtempSync(join(tmpdir(), "frontier-run-"));
-  /** started with the first attempt: a run with nothing to do starts no helper */
-  private launcherOnce: Launcher | undefined;
   /**
    * The report renderers (receipt, HTML with its graph layout, markdown) are needed
    * only at the end: loaded while the first attempts run, not before the first starts.
@@ -271,6 +299,7 @@ class LocalRun {
     private readonly commands: Map<string, string>,
     private readonly options: RunOptions,
     private readonly io: RunIo,
+    private readonly launcher: Launcher,
   ) {
     // The command runs where the ticket directory lives (its parent: usually the
     // repository root), so `tickets/` and the code it talks about resolve the same way.
@@ -312,9 +341,6 @@ class LocalRun {
       }
     }
 
-    // Boot the launcher helper while the first claims are written, when there will be any.
-    if (frontier.readyIds().length > 0) this.launcher();
-
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
@@ -330,7 +356,7 @@ class LocalRun {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       rmSync(this.scratch, { recursive: true, force: true });
-      this.launcherOnce?.close();
+      this.launcher.close();
       this.progress.stop();
     }
     return this.conclude(started);
@@ -518,7 +544,7 @@ class LocalRun {
       vars,
       ...(claim.bound?.timeoutMs !== undefined ? { timeoutMs: claim.bound.timeoutMs } : {}),
       maxResultBytes: this.maxResultBytes,
-      launcher: this.launcher(),
+      launcher: this.launcher,
       scratch: this.scratch,
       tag: `${claim.ticket}@${claim.attempt}`,
     });
@@ -528,11 +554,6 @@ class LocalRun {
       this.exits.push({ claim, result });
       this.kick();
     });
-  }
-
-  private launcher(): Launcher {
-    this.launcherOnce ??= helperLauncher();
-    return this.launcherOnce;
   }
 
   private tally() {
