@@ -295,26 +295,46 @@ describe("a comment steers the run of a pull request's branch with the run's own
   it("a settle whose checkout is the run's base reads no ticket through the API", async () => {
     world = await makeWorld();
     const w = world;
-    w.script.build = ["failed"];
+    w.hold = true; // build#1's job waits: this test settles it, as its last step would
     await advance(
       w.context(w.featureWs, w.base, `refs/heads/${FEATURE}`, "push").runContext(FEATURE),
       advanceOnly,
       "advance (push)",
     );
-    await w.fake.idle();
-    // a second job settling a stale attempt: one event, its requests counted
+    const claim = w.state().tickets.build?.claim;
+    expect(claim).toBeDefined();
+    // one settle event, its requests counted
     w.fake.clearRequests();
-    await advance(
+    const out = await advance(
       w
         .context(w.featureWs, w.base, `refs/heads/${FEATURE}`, "workflow_dispatch")
         .runContext(FEATURE),
-      settleEvent({ ticket: "build", attempt: 1, outcome: "complete", by: "orch-task" }),
-      "settle build#1 again",
+      settleEvent({
+        ticket: "build",
+        attempt: 1,
+        claim: claim!,
+        outcome: "complete",
+        result: "built",
+        by: "orch-task",
+      }),
+      "settle build#1 complete",
       { start: false },
     );
-    // the branch and state.json: nothing read per ticket, nothing read at base
-    expect(ops(w.fake.requests)).toEqual(["repos/get-branch", "repos/get-content"]);
+    expect(out.dispatched.map((d) => d.ticket)).toEqual(["ship"]);
+    // the branch and state.json, one commit, ship's dispatch, the report: nothing read
+    // per ticket, nothing read at base
+    expect(ops(w.fake.requests)).toEqual([
+      "repos/get-branch",
+      "repos/get-content",
+      "git/create-tree",
+      "git/create-commit",
+      "git/update-ref",
+      "actions/create-workflow-dispatch",
+      "issues/get-comment",
+      "issues/update-comment",
+    ]);
     expect(w.log.join("\n")).not.toMatch(/checkout's tickets are not the run's/);
+    w.release();
   });
 
   it("a run recorded before the digest was: a checkout at base is used as before, another one reads base", async () => {
