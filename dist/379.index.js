@@ -13,8 +13,8 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: AUTHORED_FIELDS, ENGINE_FIELDS, KNOWN_FIELDS, checkFields, headingOf, idFromFile, nearField, parseTicket, parseTicketQuick, readYamlFields
 
-// EXTERNAL MODULE: ./src/tickets/fields.ts + 1 modules
-var fields = __webpack_require__(5576);
+// EXTERNAL MODULE: ./src/tickets/fields.ts
+var fields = __webpack_require__(7764);
 // EXTERNAL MODULE: ./node_modules/gray-matter/index.js
 var gray_matter = __webpack_require__(9599);
 var gray_matter_default = /*#__PURE__*/__webpack_require__.n(gray_matter);
