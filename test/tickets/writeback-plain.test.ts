@@ -85,7 +85,15 @@ const authorLine = fc.oneof(
   fc
     .array(word, { minLength: 1, maxLength: 3 })
     .map((ids) => `inputs:\n${ids.map((i) => `  - ${i}`).join("\n")}`),
-  fc.constantFrom("", "# a comment", "# status: complete", "extra: {a: b, c: d}", "list: [x, y]"),
+  fc.constantFrom(
+    "",
+    "  ",
+    "# a comment",
+    "  # an indented comment",
+    "# status: complete",
+    "extra: {a: b, c: d}",
+    "list: [x, y]",
+  ),
 );
 const engineLine = fc.oneof(
   fc
