@@ -23,7 +23,7 @@ import { answerFile } from "../tickets/layout.js";
 import {
   type AdvanceOutcome,
   advance,
-  loadSpecs,
+  loadRunSource,
   type RunContext,
   type RunEvent,
   type RunView,
@@ -677,7 +677,6 @@ async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<
 async function statusCommand(ctx: RunContext): Promise<Done> {
   // Read-only: the summary of the state at the head of the run's branch. Asking for the
   // status commits nothing and dispatches nothing.
-  const { settings, specs } = await loadSpecs(ctx);
   const head = await readHead(ctx.gh, ctx.repo, ctx.branch);
   const text = head ? await readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha) : undefined;
   const parsed =
@@ -685,6 +684,9 @@ async function statusCommand(ctx: RunContext): Promise<Done> {
       ? { kind: "bad" as const, message: `no ${statePath(ctx.dir)} on ${ctx.branch}` }
       : parseState(text, statePath(ctx.dir));
   if (parsed.kind === "bad") return failed("status", failedToApply(parsed.message));
+  // The run's own tickets (as at its base), not this checkout's: a comment's checkout is
+  // the default branch, and a run on a pull request may have other tickets.
+  const { settings, specs } = await loadRunSource(ctx, parsed.state);
   const now = ctx.clock();
   const saved = { run: parsed.state.run, tickets: parsed.state.tickets };
   const configured = engineConfig(

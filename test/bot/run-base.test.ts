@@ -260,6 +260,31 @@ describe("a comment steers the run of a pull request's branch with the run's own
     }
   });
 
+  it("/status from the default branch's checkout summarises the run's own tickets", async () => {
+    world = await makeWorld();
+    const w = world;
+    const pr = w.repo.openPull({ head: FEATURE });
+    await advance(
+      w.context(w.featureWs, w.base, `refs/heads/${FEATURE}`, "push").runContext(FEATURE),
+      advanceOnly,
+      "advance (push)",
+    );
+    await w.fake.idle();
+    const head = w.repo.head(FEATURE);
+    const c = w.repo.addComment(pr.number, "/status", "maint");
+    const payload = makeIssueCommentPayload({ repo: w.repo, issue: pr, comment: c });
+    const result = await handleComment(
+      w.context(w.mainWs, w.repo.head("main")!, "refs/heads/main", "issue_comment", payload),
+    );
+    expect(result).toMatchObject({ kind: "handled", ok: true, branch: FEATURE });
+    const reply = w.repo.commentsOn(pr.number).at(-1)!.body ?? "";
+    expect(reply).toContain("Build (the PR's)");
+    expect(reply).not.toContain("Build (as on main)");
+    expect(reply).not.toContain("extra");
+    // read-only: nothing committed
+    expect(w.repo.head(FEATURE)).toBe(head);
+  });
+
   it("a ticket directory of more than 1,000 entries is listed through its git tree", async () => {
     world = await makeWorld({ clutter: CONTENTS_LIST_MAX });
     const w = world;
