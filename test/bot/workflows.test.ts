@@ -35,7 +35,7 @@ function workflowDocs(): Array<{ file: string; doc: unknown }> {
       doc: parse(readFileSync(join(dir, name), "utf8")),
     });
   }
-  for (const md of ["README.md", "docs/github-setup.md"]) {
+  for (const md of ["README.md"]) {
     let text: string;
     try {
       text = readFileSync(join(ROOT, md), "utf8");
