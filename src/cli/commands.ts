@@ -3,27 +3,15 @@
  * code; none throws for a user's mistake.
  */
 import { join } from "node:path";
-import type { Receipt } from "../core/model.js";
+import type { Receipt, Status } from "../core/model.js";
 import { liveLockHolder } from "../local/lock.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
+import { STATUS_ICON } from "../report/states.js";
 import { writeReports } from "../report/write.js";
 import { readContext } from "../tickets/context-io.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { commitChanges, localUser, openDirectory, resultReader } from "./open.js";
-
-const ICON: Record<string, string> = {
-  pending: "○",
-  ready: "○",
-  claimed: "●",
-  complete: "✓",
-  empty: "◌",
-  failed: "✗",
-  blocked: "⊘",
-  suspended: "⏸",
-  limited: "⧗",
-  cancelled: "–",
-};
 
 function json(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -70,7 +58,7 @@ export async function statusCommand(dir: string, opts: { json: boolean }, io: Cl
   }
   const out = io.stdout;
   const counts = Object.entries(receipt.counts)
-    .map(([status, n]) => `${ICON[status] ?? ""} ${n} ${status}`)
+    .map(([status, n]) => `${STATUS_ICON[status as Status]} ${n} ${status}`)
     .join(", ");
   line(out, `run ${receipt.run}: ${receipt.state} — ${counts}`);
   const byStatus = (s: string) => receipt.tickets.filter((t) => t.status === s).map((t) => t.id);
