@@ -77,40 +77,55 @@ export async function dispatchClaim(
     workflow_id: request.workflow,
     ref: request.ref,
     inputs: { ...request.inputs },
+    // Never re-sent by the retry plugin: a 5xx may come from a dispatch that did start,
+    // and sending it again would run the ticket twice. An unclear answer is settled by
+    // looking for the run by its claim token first (below).
+    request: { retries: 0 },
   };
-  if (session.returnRunDetails) {
-    try {
-      const answer = await gh.request(route, { ...params, return_run_details: true });
-      const data = (answer.data ?? {}) as {
-        workflow_run_id?: number;
-        html_url?: string;
-        run_url?: string;
-      };
-      const out: DispatchResult = { kind: "dispatched" };
-      if (typeof data.workflow_run_id === "number") out.runId = data.workflow_run_id;
-      if (typeof data.html_url === "string") out.runUrl = data.html_url;
-      return out;
-    } catch (error) {
-      if (!isReturnRunDetailsUnsupported(error)) return failed(error);
-      session.returnRunDetails = false;
+  const byClaim = () =>
+    findRunByClaim(gh, repo, session, request.workflow, request.inputs.claim, now);
+
+  const send = async (): Promise<DispatchResult | "unsupported"> => {
+    if (session.returnRunDetails) {
+      try {
+        const answer = await gh.request(route, { ...params, return_run_details: true });
+        const data = (answer.data ?? {}) as {
+          workflow_run_id?: number;
+          html_url?: string;
+          run_url?: string;
+        };
+        const out: DispatchResult = { kind: "dispatched" };
+        if (typeof data.workflow_run_id === "number") out.runId = data.workflow_run_id;
+        if (typeof data.html_url === "string") out.runUrl = data.html_url;
+        return out;
+      } catch (error) {
+        if (!isReturnRunDetailsUnsupported(error)) return failed(error);
+        session.returnRunDetails = false;
+        return "unsupported";
+      }
     }
+    try {
+      await gh.request(route, params);
+    } catch (error) {
+      return failed(error);
+    }
+    const found = await byClaim();
+    return found
+      ? { kind: "dispatched", runId: found.id, runUrl: found.url }
+      : { kind: "dispatched" };
+  };
+
+  let result = await send();
+  if (result === "unsupported") result = await send();
+  if (result === "unsupported" || result.kind !== "unknown") {
+    return result === "unsupported" ? { kind: "unknown", message: "no answer" } : result;
   }
-  try {
-    await gh.request(route, params);
-  } catch (error) {
-    return failed(error);
-  }
-  const found = await findRunByClaim(
-    gh,
-    repo,
-    session,
-    request.workflow,
-    request.inputs.claim,
-    now,
-  );
-  return found
-    ? { kind: "dispatched", runId: found.id, runUrl: found.url }
-    : { kind: "dispatched" };
+  // No clear answer (5xx, network): did the run start anyway? Only when no run carries
+  // this claim is it sent once more.
+  const found = await byClaim();
+  if (found) return { kind: "dispatched", runId: found.id, runUrl: found.url };
+  const again = await send();
+  return again === "unsupported" ? result : again;
 }
 
 function failed(error: unknown): DispatchResult {

@@ -64,6 +64,22 @@ describe("injected faults are survived with nothing lost", () => {
     expectNothingLost(r);
   });
 
+  it("a 5xx from a dispatch that did start is never sent again: the run is found by its claim", async () => {
+    const r = await runWith((x) => {
+      // GitHub started the run but the answer was lost: re-sending would run it twice
+      x.fake.inject({
+        status: 502,
+        operation: "actions/create-workflow-dispatch",
+        times: 2,
+        applied: true,
+      });
+    });
+    expectNothingLost(r);
+    expect(r.fake.findRequests({ operation: "actions/create-workflow-dispatch" })).toHaveLength(
+      GRAPH.length,
+    );
+  });
+
   it("secondary rate limits (403 and 429 with retry-after) are waited out", async () => {
     const r = await runWith((x) => {
       x.fake.injectSecondaryRateLimit({
