@@ -878,7 +878,7 @@ async function startReport(
       login: found.login,
     };
   const body = renderReport(ctx, receiptOf(ctx, frontier, settings, now), seq);
-  const record = await createReportComment(ctx.gh, ctx.repo, target, body);
+  const record = await createReportComment(ctx.gh, ctx.repo, target, body, run);
   ctx.log(`report comment posted on #${record.issue_number}`);
   return record;
 }
@@ -897,7 +897,7 @@ async function showReport(ctx: RunContext, last: Committed): Promise<string> {
       last.state.run.run,
       record.login,
     );
-    if (!again) await createReportComment(ctx.gh, ctx.repo, record, markdown);
+    if (!again) await createReportComment(ctx.gh, ctx.repo, record, markdown, last.state.run.run);
   }
   return markdown;
 }

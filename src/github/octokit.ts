@@ -143,3 +143,28 @@ export function describeApiError(error: unknown): string {
   if (f) return `GitHub answered ${f.status}: ${f.message}`;
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Request option: the retry plugin must not send this request again. */
+export const NO_RETRY = { request: { retries: 0 } } as const;
+
+/**
+ * A POST that creates something (a comment, an issue), never re-sent blindly: a 5xx or a
+ * lost connection may come from a request that did take effect, and sending it again
+ * would make a second one. On such an unclear answer `existing()` looks for what it
+ * would have made; only when there is none is it sent once more. GitHub's refusals (4xx)
+ * are thrown as they are.
+ */
+export async function createOnce<T>(
+  create: () => Promise<T>,
+  existing: () => Promise<T | undefined>,
+): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    const status = apiFailure(error)?.status;
+    if (status !== undefined && status < 500) throw error;
+    const found = await existing();
+    if (found !== undefined) return found;
+    return await create();
+  }
+}

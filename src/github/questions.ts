@@ -4,7 +4,7 @@
  */
 import { questionMarker } from "./command-parse.js";
 import type { Repo } from "./git.js";
-import type { GitHub } from "./octokit.js";
+import { createOnce, type GitHub, NO_RETRY } from "./octokit.js";
 import { QUESTION_LABEL } from "./report-comment.js";
 
 export interface QuestionIssue {
@@ -47,13 +47,34 @@ export function questionBody(q: QuestionIssue): string {
 
 export async function openQuestionIssue(gh: GitHub, repo: Repo, q: QuestionIssue): Promise<number> {
   const title = `Question from ${q.ticket}: ${oneLine(q.question, 80)}`;
-  const created = await gh.rest.issues.create({
-    ...repo,
-    title,
-    body: questionBody(q),
-    labels: [QUESTION_LABEL],
+  const body = questionBody(q);
+  const marker = questionMarker({
+    run: q.run,
+    ticket: q.ticket,
+    attempt: q.attempt,
+    branch: q.branch,
   });
-  return created.data.number;
+  return createOnce(
+    async () => {
+      const created = await gh.rest.issues.create({
+        ...repo,
+        title,
+        body,
+        labels: [QUESTION_LABEL],
+        ...NO_RETRY,
+      });
+      return created.data.number;
+    },
+    async () => {
+      const open = await gh.rest.issues.listForRepo({
+        ...repo,
+        labels: QUESTION_LABEL,
+        state: "open",
+        per_page: 100,
+      });
+      return open.data.find((i) => (i.body ?? "").includes(marker))?.number;
+    },
+  );
 }
 
 function oneLine(text: string, max: number): string {

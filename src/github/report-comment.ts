@@ -4,7 +4,7 @@
  * login that wrote it, so a comment anyone else plants with the marker never counts.
  */
 import type { Repo } from "./git.js";
-import { apiFailure, type GitHub } from "./octokit.js";
+import { apiFailure, createOnce, type GitHub, NO_RETRY } from "./octokit.js";
 import type { ReportRecord } from "./state.js";
 
 export const RUN_LABEL = "frontier:run";
@@ -54,28 +54,36 @@ export async function findReportTarget(
   if (pr) return { issue_number: pr.number, on: "pr" };
 
   const marker = trackingMarker(run, branch);
-  const issues = await gh.rest.issues.listForRepo({
-    ...repo,
-    labels: RUN_LABEL,
-    state: "open",
-    per_page: 100,
-  });
-  const existing = issues.data.find((i) => !i.pull_request && (i.body ?? "").includes(marker));
-  if (existing) return { issue_number: existing.number, on: "issue" };
+  const find = async (): Promise<ReportTarget | undefined> => {
+    const issues = await gh.rest.issues.listForRepo({
+      ...repo,
+      labels: RUN_LABEL,
+      state: "open",
+      per_page: 100,
+    });
+    const existing = issues.data.find((i) => !i.pull_request && (i.body ?? "").includes(marker));
+    return existing ? { issue_number: existing.number, on: "issue" } : undefined;
+  };
+  const existing = await find();
+  if (existing) return existing;
 
-  const created = await gh.rest.issues.create({
-    ...repo,
-    title: `Ticket Frontier: run ${run} on ${branch}`,
-    labels: [RUN_LABEL],
-    body: [
-      marker,
-      `This issue tracks the Ticket Frontier run **${escapeInline(run)}** on branch \`${branch}\`.`,
-      "",
-      "The report comment below is updated on every event. Maintainers can comment `/status`, `/retry TICKET`, `/cancel` or `/answer TICKET TEXT` here.",
-      workflowRunUrl ? `\nStarted by ${workflowRunUrl}` : "",
-    ].join("\n"),
-  });
-  return { issue_number: created.data.number, on: "issue" };
+  const body = [
+    marker,
+    `This issue tracks the Ticket Frontier run **${escapeInline(run)}** on branch \`${branch}\`.`,
+    "",
+    "The report comment below is updated on every event. Maintainers can comment `/status`, `/retry TICKET`, `/cancel` or `/answer TICKET TEXT` here.",
+    workflowRunUrl ? `\nStarted by ${workflowRunUrl}` : "",
+  ].join("\n");
+  return createOnce(async () => {
+    const created = await gh.rest.issues.create({
+      ...repo,
+      title: `Ticket Frontier: run ${run} on ${branch}`,
+      labels: [RUN_LABEL],
+      body,
+      ...NO_RETRY,
+    });
+    return { issue_number: created.data.number, on: "issue" as const };
+  }, find);
 }
 
 /** Our report comment on `issue_number`: marker present and written by `login`. */
@@ -101,18 +109,29 @@ export async function createReportComment(
   repo: Repo,
   target: ReportTarget,
   body: string,
+  run: string,
 ): Promise<ReportRecord> {
-  const created = await gh.rest.issues.createComment({
-    ...repo,
-    issue_number: target.issue_number,
-    body,
-  });
-  return {
+  const record = (comment_id: number, login: string): ReportRecord => ({
     issue_number: target.issue_number,
     on: target.on,
-    comment_id: created.data.id,
-    login: created.data.user?.login ?? ACTIONS_BOT_LOGIN,
-  };
+    comment_id,
+    login,
+  });
+  return createOnce(
+    async () => {
+      const created = await gh.rest.issues.createComment({
+        ...repo,
+        issue_number: target.issue_number,
+        body,
+        ...NO_RETRY,
+      });
+      return record(created.data.id, created.data.user?.login ?? ACTIONS_BOT_LOGIN);
+    },
+    async () => {
+      const found = await findReportComment(gh, repo, target.issue_number, run);
+      return found ? record(found.id, found.login) : undefined;
+    },
+  );
 }
 
 export type UpdateResult = "updated" | "newer-shown" | "gone";

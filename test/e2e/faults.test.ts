@@ -80,6 +80,20 @@ describe("injected faults are survived with nothing lost", () => {
     );
   });
 
+  it("a 5xx from a comment or issue that was made is never sent again: one report, one tracking issue", async () => {
+    const r = await runWith((x) => {
+      x.fake.inject({ status: 502, operation: "issues/create", times: 2, applied: true });
+      x.fake.inject({ status: 502, operation: "issues/create-comment", times: 2, applied: true });
+    });
+    expectNothingLost(r);
+    const tracking = [...r.repo.issues.values()].filter((i) => i.labels.includes("frontier:run"));
+    expect(tracking).toHaveLength(1);
+    const reports = r.repo
+      .commentsOn(tracking[0]!.number)
+      .filter((c) => (c.body ?? "").includes("ticket-frontier:report"));
+    expect(reports).toHaveLength(1);
+  });
+
   it("secondary rate limits (403 and 429 with retry-after) are waited out", async () => {
     const r = await runWith((x) => {
       x.fake.injectSecondaryRateLimit({
