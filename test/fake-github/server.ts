@@ -20,6 +20,8 @@ import {
   validateResponse,
 } from "./openapi.js";
 
+import { userObject } from "./webhooks.js";
+
 export { OPENAPI_SOURCE, schemaProblems } from "./openapi.js";
 export {
   assertValidPayload,
@@ -28,6 +30,7 @@ export {
   makeSchedulePayload,
   makeWorkflowDispatchPayload,
   makeWorkflowRunPayload,
+  userObject,
   validateEventPayload,
 } from "./webhooks.js";
 
@@ -1260,29 +1263,9 @@ export class FakeGitHub {
   }
 
   userView(login: string): Record<string, unknown> {
-    const id = this.userId(login);
-    const u = this.apiUrl(`/users/${encodeURIComponent(login)}`);
-    return {
-      login,
-      id,
-      node_id: `U_${id}`,
-      avatar_url: `https://avatars.githubusercontent.com/u/${id}?v=4`,
-      gravatar_id: "",
-      url: u,
-      html_url: this.htmlUrl(`/${login.replace(/\[bot\]$/, "")}`),
-      followers_url: `${u}/followers`,
-      following_url: `${u}/following{/other_user}`,
-      gists_url: `${u}/gists{/gist_id}`,
-      starred_url: `${u}/starred{/owner}{/repo}`,
-      subscriptions_url: `${u}/subscriptions`,
-      organizations_url: `${u}/orgs`,
-      repos_url: `${u}/repos`,
-      events_url: `${u}/events{/privacy}`,
-      received_events_url: `${u}/received_events`,
-      type: login.endsWith("[bot]") ? "Bot" : "User",
-      site_admin: false,
-      user_view_type: "public",
-    };
+    const api = this.apiUrl("").replace(/\/$/, "");
+    const web = this.htmlUrl("").replace(/\/$/, "");
+    return { ...userObject(login, this.userId(login), api, web), user_view_type: "public" };
   }
 
   private repoView(repo: FakeRepo): Record<string, unknown> {

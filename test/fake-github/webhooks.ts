@@ -164,8 +164,14 @@ function shapeEvent(def: string, overlay: Record<string, unknown>): Record<strin
 const WEB = "https://github.com";
 const API = "https://api.github.com";
 
-function user(login: string, id = 1): Record<string, unknown> {
-  const u = `${API}/users/${encodeURIComponent(login)}`;
+/** A GitHub user object as the REST API and webhook payloads show it (one shape for both). */
+export function userObject(
+  login: string,
+  id: number,
+  api: string = API,
+  web: string = WEB,
+): Record<string, unknown> {
+  const u = `${api}/users/${encodeURIComponent(login)}`;
   return {
     login,
     id,
@@ -173,7 +179,7 @@ function user(login: string, id = 1): Record<string, unknown> {
     avatar_url: `https://avatars.githubusercontent.com/u/${id}?v=4`,
     gravatar_id: "",
     url: u,
-    html_url: `${WEB}/${login.replace(/\[bot\]$/, "")}`,
+    html_url: `${web}/${login.replace(/\[bot\]$/, "")}`,
     followers_url: `${u}/followers`,
     following_url: `${u}/following{/other_user}`,
     gists_url: `${u}/gists{/gist_id}`,
@@ -186,6 +192,10 @@ function user(login: string, id = 1): Record<string, unknown> {
     type: login.endsWith("[bot]") ? "Bot" : "User",
     site_admin: false,
   };
+}
+
+function user(login: string, id = 1): Record<string, unknown> {
+  return userObject(login, id);
 }
 
 export interface RepoRef {
