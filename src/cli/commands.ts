@@ -9,9 +9,9 @@ import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
 import { STATUS_ICON } from "../report/states.js";
 import { writeReports } from "../report/write.js";
-import { readContext } from "../tickets/context-io.js";
+import { readContext, resultReader } from "../tickets/context-io.js";
 import { type CliIo, EXIT, line } from "./io.js";
-import { commitChanges, localUser, openDirectory, resultReader } from "./open.js";
+import { commitChanges, localUser, openDirectory } from "./open.js";
 
 function json(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -77,14 +77,3 @@ export function localUser(env: NodeJS.ProcessEnv): string {
   }
   return `${name}@${hostname()}`;
 }
-
-/** Reads result files of a directory for the reports; a missing file reads as undefined. */
-export function resultReader(dir: string): (file: string) => string | undefined {
-  return (file) => {
-    try {
-      return readFileSync(join(dir, file), "utf8");
-    } catch {
-      return undefined;
-    }
-  };
-}

@@ -2,6 +2,7 @@
  * Gathering what an executor is given from a Frontier and the ticket directory:
  * the result file of each input's last complete (or empty) attempt.
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildContext, type ContextArgs, type ContextInput } from "../core/context.js";
@@ -73,4 +74,15 @@ async function readOptional(path: string): Promise<string | undefined> {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw e;
   }
+}
+
+/** Reads result files of a directory for the reports; a missing file reads as undefined. */
+export function resultReader(dir: string): (file: string) => string | undefined {
+  return (file) => {
+    try {
+      return readFileSync(join(dir, file), "utf8");
+    } catch {
+      return undefined;
+    }
+  };
 }
