@@ -23,7 +23,7 @@ import {
 } from "../core/model.js";
 import { fastFields } from "./fast.js";
 import { splitFrontMatter } from "./frontmatter.js";
-import { type Problem, problem } from "./problems.js";
+import { describeValue, type Problem, problem, quoted } from "./problems.js";
 
 /** The fields the engine writes into a ticket's front matter. */
 export const ENGINE_FIELDS = [
@@ -197,14 +197,6 @@ export function idFromFile(file: string): string {
   return base.endsWith(".md") ? base.slice(0, -3) : base;
 }
 
-function describe(v: unknown): string {
-  if (v === undefined || v === null) return "nothing";
-  if (typeof v === "string") return v.length > 40 ? `"${v.slice(0, 37)}…"` : JSON.stringify(v);
-  if (typeof v === "number" || typeof v === "boolean") return String(v);
-  if (Array.isArray(v)) return "a list";
-  return "a mapping";
-}
-
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let v = root;
   for (const k of path) {
@@ -249,7 +241,7 @@ export function checkFields(
       const message =
         got === undefined && path.length > 1
           ? `${key} is missing`
-          : `${key} must be ${info.expect}, got ${describe(got)}${where}`;
+          : `${key} must be ${info.expect}, got ${describeValue(got)}${where}`;
       problems.push(problem("wrong-type", file, line, message, `write ${info.example}`));
     }
   }
@@ -269,8 +261,8 @@ export function checkFields(
         file,
         declaredId === undefined ? undefined : lines.get("id"),
         declaredId === undefined
-          ? `the file name gives the id ${JSON.stringify(id)}, which is not a valid ticket id (letters, digits, . _ -, starting with a letter or digit, at most 128)`
-          : `id ${JSON.stringify(id)} is not a valid ticket id (letters, digits, . _ -, starting with a letter or digit, at most 128)`,
+          ? `the file name gives the id ${quoted(id)}, which is not a valid ticket id (letters, digits, . _ -, starting with a letter or digit, at most 128)`
+          : `id ${quoted(id)} is not a valid ticket id (letters, digits, . _ -, starting with a letter or digit, at most 128)`,
         declaredId === undefined
           ? `rename the file, or set id: ${suggestId(id)}`
           : `write id: ${suggestId(id)}`,
@@ -292,7 +284,7 @@ export function checkFields(
           "invalid-id",
           file,
           line,
-          `depends_on names ${JSON.stringify(dep)}, which is not a valid ticket id`,
+          `depends_on names ${quoted(dep)}, which is not a valid ticket id`,
           `write the id of a ticket, e.g. depends_on: [${suggestId(dep)}]`,
         ),
       );
@@ -304,8 +296,8 @@ export function checkFields(
           "duplicate-dependency",
           file,
           line,
-          `depends_on names "${dep}" more than once`,
-          `remove the repeated "${dep}"`,
+          `depends_on names ${quoted(dep)} more than once`,
+          `remove the repeated ${quoted(dep)}`,
           "warning",
         ),
       );
@@ -328,8 +320,8 @@ export function checkFields(
             "unknown-input",
             file,
             lines.get(`inputs.${i}`) ?? lines.get("inputs"),
-            `inputs names "${input}", which is not in depends_on`,
-            `add "${input}" to depends_on, or remove it from inputs`,
+            `inputs names ${quoted(input)}, which is not in depends_on`,
+            `add ${quoted(input)} to depends_on, or remove it from inputs`,
           ),
         );
         return;
@@ -363,7 +355,7 @@ export function checkFields(
           "wrong-type",
           file,
           lines.get("bound"),
-          `bound ${JSON.stringify(boundText)} is a duration of zero`,
+          `bound ${quoted(boundText)} is a duration of zero`,
           "write a positive duration, e.g. bound: 30m",
         ),
       );
@@ -380,7 +372,7 @@ export function checkFields(
           "unknown-field",
           file,
           u.line,
-          `unknown field "${u.key}" (did you mean ${near}?)`,
+          `unknown field ${quoted(u.key)} (did you mean ${near}?)`,
           `rename it to ${near} (as written it is ignored)`,
           "warning",
         ),

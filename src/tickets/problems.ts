@@ -36,6 +36,25 @@ export interface Problem {
   severity: "error" | "warning";
 }
 
+/**
+ * Something the author wrote, shown inside a message: in double quotes with newlines,
+ * tabs and control characters escaped (so a message stays one line whatever a key or
+ * value holds), and cut to `max` characters.
+ */
+export function quoted(text: string, max = 40): string {
+  const shown = text.length > max ? `${text.slice(0, max - 3)}…` : text;
+  return JSON.stringify(shown);
+}
+
+/** A value the author wrote, named for a message: `"text"`, `3`, `true`, `a list`, `a mapping`, `nothing`. */
+export function describeValue(v: unknown): string {
+  if (v === undefined || v === null) return "nothing";
+  if (typeof v === "string") return quoted(v);
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  if (Array.isArray(v)) return "a list";
+  return "a mapping";
+}
+
 export function problem(
   kind: ProblemKind,
   file: string,

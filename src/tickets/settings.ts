@@ -9,7 +9,7 @@ import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "y
 import { parseDuration } from "../core/bound.js";
 import { closest } from "../core/checks.js";
 import { Settings } from "../core/model.js";
-import { type Problem, problem } from "./problems.js";
+import { describeValue, type Problem, problem, quoted } from "./problems.js";
 
 export const SETTINGS_FILE = "frontier.yml";
 
@@ -163,7 +163,7 @@ export function parseSettings(text: string): {
           "unknown-field",
           file,
           lineOf(key),
-          `unknown setting "${name}"${near === undefined ? "" : ` (did you mean ${near}?)`}`,
+          `unknown setting ${quoted(name)}${near === undefined ? "" : ` (did you mean ${near}?)`}`,
           near === undefined ? "remove it (it is ignored)" : `rename it to ${near}`,
           "warning",
         ),
@@ -189,7 +189,7 @@ export function parseSettings(text: string): {
           "invalid-settings",
           file,
           lines.get(name),
-          `${name} must be ${info.expect}, got ${describe(values[name])}`,
+          `${name} must be ${info.expect}, got ${describeValue(values[name])}`,
           `write ${info.example}`,
         ),
       );
@@ -203,7 +203,7 @@ export function parseSettings(text: string): {
         "invalid-settings",
         file,
         lines.get("bound"),
-        `bound.duration must be a duration such as 2h or 90m, got ${describe(duration)}`,
+        `bound.duration must be a duration such as 2h or 90m, got ${describeValue(duration)}`,
         "write bound: {duration: 2h}",
       ),
     );
@@ -250,12 +250,4 @@ function value(n: unknown, kind: Kind): unknown {
       return out;
     }
   }
-}
-
-function describe(v: unknown): string {
-  if (v === undefined || v === null) return "nothing";
-  if (typeof v === "string") return JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}…` : v);
-  if (typeof v === "number" || typeof v === "boolean") return String(v);
-  if (Array.isArray(v)) return "a list";
-  return "a mapping";
 }

@@ -8,6 +8,7 @@ import {
   type GraphNode,
 } from "../../src/core/checks.js";
 import { formatProblem } from "../../src/tickets/problems.js";
+import { runs } from "../support/runs.js";
 
 /** `a: b c` lines → nodes (file a.md, one dependency per line starting at line 2). */
 function graph(...defs: string[]): GraphNode[] {
@@ -151,7 +152,7 @@ describe("a cycle names the ids of the loop itself, in loop order", () => {
         expect(cycles.length === 0).toBe(seen === nodes.length);
         return true;
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

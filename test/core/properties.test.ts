@@ -14,6 +14,7 @@ import {
   type TicketSpec,
 } from "../../src/core/model.js";
 import { writeScopesOverlap } from "../../src/core/scope.js";
+import { runs } from "../support/runs.js";
 import { ticket } from "./engine.fixtures.js";
 
 const SCOPES = [[], [], ["src"], ["src/a.ts"], ["src/**/*.md"], ["docs/**"], ["docs/x.md", "lib"]];
@@ -421,7 +422,7 @@ describe("properties over random graphs and random event sequences", () => {
         }
         expect(() => SavedState.parse(f.snapshot())).not.toThrow();
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -437,7 +438,7 @@ describe("properties over random graphs and random event sequences", () => {
         expect(g.readyIds()).toEqual(w.f.readyIds());
         expect(g.drainChanges().tickets).toEqual([]);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -450,7 +451,7 @@ describe("properties over random graphs and random event sequences", () => {
         const roots = plain.filter((s) => s.dependsOn.length === 0).map((s) => s.id);
         expect(claims.map((c) => c.ticket).sort()).toEqual(roots.sort());
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 });

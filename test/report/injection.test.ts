@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { renderMermaid } from "../../src/report/mermaid.js";
+import { runs } from "../support/runs.js";
 import { makeReceipt } from "./fixtures.js";
 
 const MARKER = "ticket-frontier:example";
@@ -241,7 +242,7 @@ describe("no text whatever breaks a renderer (property)", () => {
           expect([5, 9]).toContain(cells);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -258,7 +259,7 @@ describe("no text whatever breaks a renderer (property)", () => {
           );
         }
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -272,7 +273,7 @@ describe("no text whatever breaks a renderer (property)", () => {
         expect(html.match(/<details class="ticket /g)).toHaveLength(15);
         expect(html).not.toContain("<!-- ");
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 });

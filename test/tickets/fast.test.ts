@@ -7,6 +7,7 @@ import {
   parseTicketQuick,
   readYamlFields,
 } from "../../src/tickets/parse.js";
+import { runs } from "../support/runs.js";
 
 /** The full parser's reading, in the fast path's shape (or "refused"). */
 function full(yaml: string) {
@@ -138,9 +139,9 @@ const frontMatter = fc
 describe("the fast path reads plain front matter exactly as the full YAML parser does", () => {
   test("generated front matter: whenever the fast path answers, it equals the full parser", () => {
     answered = 0;
-    fc.assert(fc.property(frontMatter, agree), { numRuns: Number(process.env.FAST_RUNS ?? 4000) });
+    fc.assert(fc.property(frontMatter, agree), { numRuns: runs(4000) });
     // the property only proves something if the fast path often answers
-    expect(answered).toBeGreaterThan(Number(process.env.FAST_RUNS ?? 4000) / 10);
+    expect(answered).toBeGreaterThan(runs(4000) / 10);
     console.log(`fast path answered ${answered}`);
   });
 
@@ -151,7 +152,7 @@ describe("the fast path reads plain front matter exactly as the full YAML parser
         agree,
       ),
       {
-        numRuns: 2000,
+        numRuns: runs(2000),
       },
     );
   });
@@ -209,7 +210,7 @@ describe("the fast path reads plain front matter exactly as the full YAML parser
         if (quick !== undefined) expect(quick).toEqual(parseTicketFull(t, file, 3));
         return true;
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 });

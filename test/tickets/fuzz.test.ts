@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import { stringify } from "yaml";
 import { KNOWN_FIELDS, parseTicket } from "../../src/tickets/parse.js";
 import { formatProblem } from "../../src/tickets/problems.js";
+import { runs } from "../support/runs.js";
 
 const FILE = "fuzzed.md";
 
@@ -17,6 +18,7 @@ function wellBehaved(text: string): boolean {
     expect(line.startsWith(`${FILE}:`) || line.startsWith(`${FILE} `)).toBe(true);
     expect(line).not.toMatch(/\n\s+at |Error:|TypeError|undefined is not/);
     expect(p.message).not.toContain("\n");
+    expect(p.fix).not.toContain("\n");
     expect(p.fix.length).toBeGreaterThan(0);
   }
   return true;
@@ -40,7 +42,7 @@ describe("fuzz: no input crashes the reader, every error names the file", () => 
       fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) =>
         wellBehaved(Buffer.from(bytes).toString("utf8")),
       ),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
   });
 
@@ -49,7 +51,7 @@ describe("fuzz: no input crashes the reader, every error names the file", () => 
       fc.property(fc.uint8Array({ maxLength: 300 }), fc.string(), (bytes, body) =>
         wellBehaved(`---\n${Buffer.from(bytes).toString("utf8")}\n---\n${body}`),
       ),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
   });
 
@@ -71,7 +73,7 @@ describe("fuzz: no input crashes the reader, every error names the file", () => 
     fc.assert(
       fc.property(yamlish, (s) => wellBehaved(`---\n${s}\n---\n`) && wellBehaved(s)),
       {
-        numRuns: 2000,
+        numRuns: runs(2000),
       },
     );
   });
@@ -87,7 +89,7 @@ describe("fuzz: no input crashes the reader, every error names the file", () => 
         }
         return wellBehaved(`---\n${yaml}---\nbody\n`);
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -95,7 +97,28 @@ describe("fuzz: no input crashes the reader, every error names the file", () => 
     const ticket = fc.dictionary(fc.constantFrom(...KNOWN_FIELDS), fieldValue, { maxKeys: 6 });
     fc.assert(
       fc.property(ticket, (fields) => wellBehaved(`---\n${stringify(fields)}---\n# T\n`)),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
+    );
+  });
+
+  // Found by a random seed in CI: an inputs entry holding a newline was printed raw, so the
+  // problem broke over two lines (and a 100 KB key would have been printed whole).
+  test("a key or value with newlines or great length is quoted, escaped and cut in the message", () => {
+    for (const text of [
+      '---\ninputs: "\\n"\n---\n',
+      `---\ninputs: ["a\\nb", "${"x".repeat(5000)}"]\n---\n`,
+    ]) {
+      const r = parseTicket(text, FILE, 0);
+      expect(r.kind).toBe("invalid");
+      if (r.kind !== "invalid") continue;
+      for (const p of r.problems) {
+        expect(formatProblem(p)).not.toContain("\n");
+        expect(formatProblem(p).length).toBeLessThan(300);
+      }
+    }
+    const r = parseTicket('---\ninputs: "a\\nb"\n---\n', FILE, 0);
+    expect(r.kind === "invalid" && r.problems[0]?.message).toBe(
+      'inputs names "a\\nb", which is not in depends_on',
     );
   });
 });
@@ -109,7 +132,7 @@ describe("fuzz: any string written as YAML text reads back as that exact string"
         if (r.kind === "ok") expect(r.fields.reason).toBe(s);
         return true;
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });

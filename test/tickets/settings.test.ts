@@ -5,6 +5,7 @@ import { splitFrontMatter } from "../../src/tickets/frontmatter.js";
 import { formatProblem } from "../../src/tickets/problems.js";
 import { defaultRunName, parseSettings } from "../../src/tickets/settings.js";
 import { readMatter } from "../../src/tickets/yaml-fields.js";
+import { runs } from "../support/runs.js";
 
 describe("frontier.yml", () => {
   test("every setting is read, text as written", () => {
@@ -122,7 +123,7 @@ describe("front matter is split exactly where gray-matter splits it", () => {
           return true;
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 });

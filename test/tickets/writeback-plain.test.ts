@@ -15,6 +15,7 @@ import {
   editFrontMatter,
   editFrontMatterWithDocument,
 } from "../../src/tickets/writeback.js";
+import { runs } from "../support/runs.js";
 import { ok } from "./helpers.js";
 
 const yamlCalls = vi.hoisted(() => ({ parseDocument: 0 }));
@@ -195,10 +196,10 @@ describe("plain front matter is edited by lines, exactly as the YAML document wo
         expect(viaLines, JSON.stringify({ t, fields })).toBe(viaDocument);
         return true;
       }),
-      { numRuns: Number(process.env.WRITEBACK_RUNS ?? 3000) },
+      { numRuns: runs(3000) },
     );
     // the property only proves something when most generated tickets are plain
-    expect(plainCount).toBeGreaterThan(Number(process.env.WRITEBACK_RUNS ?? 3000) / 2);
+    expect(plainCount).toBeGreaterThan(runs(3000) / 2);
   });
 
   test("after any sequence of edits the ticket reads back with the fields written and the body unmoved (property)", () => {
@@ -228,7 +229,7 @@ describe("plain front matter is edited by lines, exactly as the YAML document wo
           return true;
         },
       ),
-      { numRuns: 800 },
+      { numRuns: runs(800) },
     );
   });
 

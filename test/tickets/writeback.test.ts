@@ -16,6 +16,7 @@ import {
   planWrites,
   yamlString,
 } from "../../src/tickets/writeback.js";
+import { runs } from "../support/runs.js";
 import { ok } from "./helpers.js";
 
 const AUTHOR_PART = [
@@ -230,7 +231,7 @@ describe("engine fields are always safe YAML scalars", () => {
           return true;
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
   });
 
@@ -259,7 +260,7 @@ describe("engine fields are always safe YAML scalars", () => {
         expect(ok(after, "a.md").fields).toMatchObject({ status: "complete", attempt: 2 });
         return true;
       }),
-      { numRuns: 800 },
+      { numRuns: runs(800) },
     );
   });
 });
