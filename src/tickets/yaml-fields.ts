@@ -10,6 +10,7 @@ import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument 
 import { FIELDS, type FieldInfo, type FieldKind, type RawFields } from "./fields.js";
 import { type Split, splitFrontMatter } from "./frontmatter.js";
 import { type Problem, problem } from "./problems.js";
+import { yamlErrorText } from "./yaml-errors.js";
 
 function refuse(language: string) {
   return () => {
@@ -105,7 +106,7 @@ export function readYamlFields(
                 "malformed-front-matter",
                 file,
                 line,
-                `front matter is not valid YAML: ${firstLine(err.message)}`,
+                `front matter is not valid YAML: ${yamlErrorText(err)}`,
                 "fix the YAML between the --- lines (quote text that contains : or #)",
               )
             : problem(
@@ -223,11 +224,6 @@ function dedupe(problems: Problem[]): Problem[] {
     seen.add(key);
     return true;
   });
-}
-
-function firstLine(message: string): string {
-  const line = message.split("\n", 1)[0] ?? message;
-  return line.replace(/ at line \d+, column \d+:?$/, "");
 }
 
 /** A scalar as the author wrote it: plain scalars by their source text, quoted ones by their value. */

@@ -123,6 +123,17 @@ describe("fuzz: no input crashes the reader, every error names the file", () => 
   });
 });
 
+// Found by `npm run test:explore` (seed -144319551): the yaml package lets a URIError through
+// as the message of a tag it cannot decode, and the problem printed "URIError: URI malformed".
+test("a tag the YAML parser cannot decode is named as such, with no JavaScript error name", () => {
+  const r = parseTicket("---\n!!%depends_on: \n---\n", FILE, 0);
+  expect(r.kind).toBe("invalid");
+  const line = r.kind === "invalid" ? formatProblem(r.problems[0]!) : "";
+  expect(line).toBe(
+    "fuzzed.md:2: front matter is not valid YAML: a tag it cannot read (URI malformed) — fix the YAML between the --- lines (quote text that contains : or #)",
+  );
+});
+
 describe("fuzz: any string written as YAML text reads back as that exact string", () => {
   test("reason: <any string> round-trips", () => {
     fc.assert(

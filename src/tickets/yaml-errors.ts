@@ -1,0 +1,17 @@
+/**
+ * What the `yaml` package said, for a person: its first line without the position (the
+ * problem carries the line), and without the name of a JavaScript error the package let
+ * through (`URIError: URI malformed` for a tag like `!!%` becomes `a tag it cannot read
+ * (URI malformed)`).
+ */
+export function yamlErrorText(err: { message: string; code?: string }): string {
+  const line = (err.message.split("\n", 1)[0] ?? err.message).replace(
+    / at line \d+, column \d+:?$/,
+    "",
+  );
+  const leaked = /^[A-Za-z]*Error: (.*)$/.exec(line);
+  if (leaked === null) return line;
+  return err.code === "TAG_RESOLVE_FAILED"
+    ? `a tag it cannot read (${leaked[1]})`
+    : (leaked[1] ?? line);
+}
