@@ -3,36 +3,49 @@
  * `frontier`: the local command (SPEC §6). Parsing only; each command lives in
  * src/cli/commands.ts, and `run` in src/local/run.ts.
  */
-import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
 import { type CliIo, EXIT, line } from "./cli/io.js";
 
 // Each command loads only what it needs: `frontier validate` over 10k tickets should cost
 // little more than reading them, not the report renderers and the runner too.
 const commands = () => import("./cli/commands.js");
 
-const DEFAULT_DIR = "tickets";
-
-function positiveInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) {
-      throw new InvalidArgumentError(`${name} takes a whole number of 1 or more, got "${value}"`);
-    }
-    return n;
-  };
-}
-
-function nonNegativeInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0) {
-      throw new InvalidArgumentError(`${name} takes a whole number of 0 or more, got "${value}"`);
-    }
-    return n;
-  };
-}
-
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const quick = quickCommand(argv);
+  if (quick?.command === "validate") {
+    const { validateCommand } = await import("./cli/validate.js");
+    return validateCommand(quick.dir, { json: quick.json }, io);
+  }
+  if (quick?.command === "status") {
+    const { statusCommand } = await import("./cli/status.js");
+    return statusCommand(quick.dir, { json: quick.json }, io, Date.now());
+  }
+  return parseWithCommander(argv, io);
+}
+
+async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<number> {
+  const { Command, CommanderError, InvalidArgumentError } = await import("commander");
+
+  function positiveInt(name: string) {
+    return (value: string): number => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1) {
+        throw new InvalidArgumentError(`${name} takes a whole number of 1 or more, got "${value}"`);
+      }
+      return n;
+    };
+  }
+
+  function nonNegativeInt(name: string) {
+    return (value: string): number => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0) {
+        throw new InvalidArgumentError(`${name} takes a whole number of 0 or more, got "${value}"`);
+      }
+      return n;
+    };
+  }
+
   let code: number = EXIT.complete;
   const now = () => Date.now();
   const program = new Command()
@@ -75,7 +88,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .argument("[dir]", "ticket directory", DEFAULT_DIR)
     .option("--json", "print the receipt")
     .action(async (dir: string, o: { json?: boolean }) => {
-      code = await (await commands()).statusCommand(dir, { json: !!o.json }, io, now());
+      code = await (await import("./cli/status.js")).statusCommand(
+        dir,
+        { json: !!o.json },
+        io,
+        now(),
+      );
     });
 
   program

@@ -1,17 +1,19 @@
 /**
- * The `frontier` commands other than `run` (src/local/run.ts). Each returns its exit
- * code; none throws for a user's mistake.
+ * The `frontier` commands other than `run` (src/local/run.ts), `validate` and `status`
+ * (validate.ts, status.ts: kept apart so they load only what they need). Each returns
+ * its exit code; none throws for a user's mistake.
  */
 import { join } from "node:path";
-import type { Receipt, Status } from "../core/model.js";
+import type { Receipt } from "../core/model.js";
 import { liveLockHolder } from "../local/lock.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
-import { STATUS_ICON } from "../report/states.js";
 import { writeReports } from "../report/write.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { commitChanges, localUser, openDirectory } from "./open.js";
+
+export { statusCommand } from "./status.js";
 
 function json(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -46,42 +48,6 @@ function printPlan(receipt: Receipt, io: CliIo): void {
     out,
     `critical path (${receipt.critical_path.length} tickets): ${receipt.critical_path.join(" → ")}`,
   );
-}
-
-export async function statusCommand(dir: string, opts: { json: boolean }, io: CliIo, now: number) {
-  const opened = await openDirectory(dir, {}, io, now);
-  if (opened.kind === "exit") return opened.code;
-  const receipt = buildReceipt(opened.opened.frontier, { now, goal: opened.opened.settings.goal });
-  if (opts.json) {
-    json(io, receipt);
-    return EXIT.complete;
-  }
-  const out = io.stdout;
-  const counts = Object.entries(receipt.counts)
-    .map(([status, n]) => `${STATUS_ICON[status as Status]} ${n} ${status}`)
-    .join(", ");
-  line(out, `run ${receipt.run}: ${receipt.state} — ${counts}`);
-  const byStatus = (s: string) => receipt.tickets.filter((t) => t.status === s).map((t) => t.id);
-  const ready = byStatus("ready");
-  if (ready.length > 0) line(out, `ready: ${ready.join(", ")}`);
-  const running = receipt.tickets.filter((t) => t.status === "claimed");
-  for (const t of running) line(out, `running: ${t.id} (attempt ${t.attempt}, ${t.claimed_by})`);
-  for (const group of receipt.blockers) {
-    const why = group.reason ? ` (${group.reason})` : "";
-    line(
-      out,
-      `blocked: ${group.root} ${group.root_status}${why}: blocks ${group.tickets.length} — ${group.tickets.join(", ")}`,
-    );
-  }
-  for (const q of receipt.questions) {
-    line(out, `question from ${q.ticket}: ${q.question}`);
-    line(out, `  answer with: frontier answer ${dir} ${q.ticket} "YOUR ANSWER"`);
-  }
-  if (receipt.remainder.length > 0) {
-    line(out, "open remainder:");
-    for (const r of receipt.remainder) line(out, `  ${r.id}  ${r.status}  ${r.waiting_on}`);
-  }
-  return EXIT.complete;
 }
 
 export async function contextCommand(dir: string, ticket: string, io: CliIo, now: number) {

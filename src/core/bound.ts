@@ -4,7 +4,8 @@
  * untouched, and the claim then holds for the default lease. The one parser of durations:
  * ticket fields, frontier.yml and the runner all read them here.
  */
-import { type Bound, DEFAULTS } from "./model.js";
+import { DEFAULTS } from "./constants.js";
+import type { Bound } from "./model.js";
 
 const UNIT_MS: Record<string, number> = {
   ms: 1,

@@ -4,8 +4,9 @@
  * the three never disagree about defaults.
  */
 import { parseBound, parseDuration } from "./bound.js";
+import { DEFAULTS } from "./constants.js";
 import type { EngineConfig } from "./engine.js";
-import { DEFAULTS, type RunBound, type SavedState, type Settings } from "./model.js";
+import type { RunBound, SavedState, Settings } from "./model.js";
 
 export interface RunFlags {
   maxParallel?: number;

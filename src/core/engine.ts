@@ -6,6 +6,8 @@
  * THIS FILE IS THE CONTRACT other modules code against: the signatures of the exported
  * types and of `Frontier` must not change without telling everyone (methods may be added).
  */
+
+import { SATISFIED, STATUSES } from "./constants.js";
 import {
   buildGraph,
   criticalPathOf,
@@ -35,7 +37,6 @@ import type {
   Usage,
   WorklogEntry,
 } from "./model.js";
-import { SATISFIED, STATUSES } from "./model.js";
 import { type CompiledScope, compileScope, scopesOverlap } from "./scope.js";
 
 export interface EngineConfig {

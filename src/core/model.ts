@@ -5,36 +5,22 @@
  */
 import { z } from "zod";
 
-export const TICKET_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+import {
+  BLOCK_KINDS,
+  CLOSED,
+  DEFAULTS,
+  RECEIPT_SCHEMA,
+  SATISFIED,
+  STATUSES,
+  TICKET_ID,
+} from "./constants.js";
 
-export const STATUSES = [
-  "pending",
-  "ready",
-  "claimed",
-  "suspended",
-  "complete",
-  "empty",
-  "failed",
-  "blocked",
-  "limited",
-  "cancelled",
-] as const;
+export { CLOSED, DEFAULTS, RECEIPT_SCHEMA, SATISFIED, STATUSES, TICKET_ID };
+
 export const Status = z.enum(STATUSES);
 export type Status = z.infer<typeof Status>;
 
-/** Statuses that satisfy dependents. `empty` satisfies but is never reported as done. */
-export const SATISFIED: ReadonlySet<Status> = new Set(["complete", "empty"]);
-/** Statuses that close a ticket for good (until a manual retry). */
-export const CLOSED: ReadonlySet<Status> = new Set([
-  "complete",
-  "empty",
-  "failed",
-  "blocked",
-  "limited",
-  "cancelled",
-]);
-
-export const BlockKind = z.enum(["dep-failed", "dep-limited", "dep-cancelled", "dep-blocked"]);
+export const BlockKind = z.enum(BLOCK_KINDS);
 export type BlockKind = z.infer<typeof BlockKind>;
 
 export const BlockedBy = z.object({
@@ -251,19 +237,10 @@ export const Settings = z.object({
 });
 export type Settings = z.infer<typeof Settings>;
 
-export const DEFAULTS = {
-  leaseMs: 60 * 60 * 1000,
-  maxTickets: 20_000,
-  maxFileBytes: 256 * 1024,
-  maxResultBytes: 1024 * 1024,
-} as const;
-
 /* ------------------------------------------------------------------------- */
 /* The receipt: `ticket-frontier/receipt@1` (SPEC §7). Fields may be added;   */
 /* none may change meaning without a new schema version.                     */
 /* ------------------------------------------------------------------------- */
-
-export const RECEIPT_SCHEMA = "ticket-frontier/receipt@1";
 
 export const ReceiptAttempt = AttemptRecord.extend({
   /** ended_at - started_at, when ended */

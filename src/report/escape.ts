@@ -4,7 +4,7 @@
  * shown, never interpreted — not as markdown, HTML, mermaid, a table cell boundary,
  * a code span, an @-mention, or the report's own hidden marker.
  */
-import { TICKET_ID } from "../core/model.js";
+import { TICKET_ID } from "../core/constants.js";
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
   "&": "&amp;",

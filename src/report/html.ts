@@ -10,8 +10,8 @@
  */
 import { createHash } from "node:crypto";
 import dagre from "@dagrejs/dagre";
+import { STATUSES } from "../core/constants.js";
 import type { Receipt, ReceiptAttempt, ReceiptTicket, Status } from "../core/model.js";
-import { STATUSES } from "../core/model.js";
 import { clip, escapeHtml, oneLine } from "./escape.js";
 import {
   ATTEMPT_ICON,

@@ -9,7 +9,8 @@
  * the waves as text) and the table of tickets. Long sections are folded in
  * <details>; cut tables say how many rows they left out and point to the HTML report.
  */
-import { type Receipt, type ReceiptTicket, type Status, TICKET_ID } from "../core/model.js";
+import { TICKET_ID } from "../core/constants.js";
+import type { Receipt, ReceiptTicket, Status } from "../core/model.js";
 import {
   clip,
   escapeMarkdown,

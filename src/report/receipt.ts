@@ -3,16 +3,10 @@
  * and the one input of every renderer. Built from the engine's query API only, so the
  * CLI, the runner and the action all report the same thing.
  */
+
+import { RECEIPT_SCHEMA, STATUSES } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
-import {
-  RECEIPT_SCHEMA,
-  type Receipt,
-  type ReceiptAttempt,
-  type ReceiptTicket,
-  STATUSES,
-  type Status,
-  type Usage,
-} from "../core/model.js";
+import type { Receipt, ReceiptAttempt, ReceiptTicket, Status, Usage } from "../core/model.js";
 
 export interface ReceiptOptions {
   /** the clock: when the receipt is made (ms since the epoch) */

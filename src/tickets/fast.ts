@@ -48,7 +48,7 @@ const FLOW_PLAIN = new RegExp(`^[${PLAIN_FIRST}](?:[${PLAIN_REST}#]| (?=[${PLAIN
 // the common shapes, checked first: a title of words, an id (a subset of the plain scalars above)
 const SIMPLE = /^[A-Za-z0-9_./(][A-Za-z0-9_./() -]*$/;
 const SIMPLE_ID = /^[A-Za-z0-9_./(][A-Za-z0-9_./()-]*$/;
-const DECIMAL = /^[-+]?[0-9]+$/;
+export const DECIMAL = /^[-+]?[0-9]+$/;
 /** `name: plain words` (group 2) or `name: [id, id]` (group 3), nothing else on the line */
 const SIMPLE_LINE =
   /^([A-Za-z_][A-Za-z0-9_-]*): +(?:([A-Za-z0-9_./(][A-Za-z0-9_./() -]*?)|\[([A-Za-z0-9_./() ,-]*)\]) *$/;
@@ -66,7 +66,7 @@ const UNUSUAL =
 const ITEM = /^( *)- +(.*)$/;
 const BLANK_OR_COMMENT = /^ *(?:#.*)?$/;
 
-type Scalar = { text: string; plain: boolean } | null;
+export type Scalar = { text: string; plain: boolean } | null;
 
 /** Fields of plain front matter, or undefined when the full parser must decide. */
 export function fastFields(yaml: string): RawFields | undefined {
@@ -208,6 +208,43 @@ export function fastFields(yaml: string): RawFields | undefined {
   }
   if (!closeList()) return undefined;
   return itemLines ? { values, lines, unknown, itemLines } : { values, lines, unknown };
+}
+
+/**
+ * A mapping of `name: scalar` lines and nothing else (no lists, mappings or indented
+ * values; each name once), for frontier.yml: the names in document order with their
+ * lines and values (null for an empty one or a null), or undefined when the full parser
+ * must read it. The scalars are read exactly as for a ticket's text fields: `plain`
+ * when the value is its own text.
+ */
+export function fastScalarMap(
+  yaml: string,
+): Array<{ key: string; line: number; value: Scalar }> | undefined {
+  if (UNUSUAL.test(yaml)) return undefined;
+  const out: Array<{ key: string; line: number; value: Scalar }> = [];
+  const seen = new Set<string>();
+  let start = 0;
+  let lineNo = 0;
+  while (start <= yaml.length) {
+    let end = yaml.indexOf("\n", start);
+    if (end === -1) end = yaml.length;
+    let line = yaml.slice(start, end);
+    start = end + 1;
+    lineNo++;
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (BLANK_OR_COMMENT.test(line)) continue;
+    const k = KEY.exec(line);
+    if (k === null) return undefined;
+    const key = k[1]!;
+    if (seen.has(key) || NULLS.has(key)) return undefined;
+    seen.add(key);
+    const rest = stripComment(line.slice(k[0].length));
+    if (rest === undefined) return undefined;
+    const value = rest === "" ? null : blockScalar(rest);
+    if (value === undefined) return undefined;
+    out.push({ key, line: lineNo, value });
+  }
+  return out;
 }
 
 /** `a, b-2, c.d` → ids, or undefined when any item is not a simple id */

@@ -1,29 +1,44 @@
 /**
- * A ticket's fields: what each one means and accepts, the zod check of them all,
- * their defaults, and the quick path that reads plain front matter without a YAML
- * parser. Nothing here loads the YAML parser or gray-matter: loading a directory of
- * plain tickets never pays for them (src/tickets/parse.ts adds the full path).
+ * A ticket's fields: what each one means and accepts, their defaults, and the quick
+ * path that reads plain front matter without a YAML parser and checks well-typed
+ * fields without zod. Nothing here loads the YAML parser, gray-matter or zod: loading
+ * a directory of plain, well-typed tickets never pays for them (src/tickets/parse.ts
+ * adds the full path, and field-types.ts the zod check that says what is wrong).
  *
  * What the author wrote stays what they wrote: string fields take the scalar's
  * source text, so `id: 2026-01-02` and `depends_on: [010]` keep their spelling;
  * numbers are read only where numbers are meant, and always in decimal.
  */
-import { z } from "zod";
 import { parseBound, parseDuration } from "../core/bound.js";
 import { closest, type GraphNode } from "../core/checks.js";
-import {
-  BlockedBy,
-  type BlockedBy as BlockedByT,
-  BlockKind,
-  DEFAULTS,
-  STATUSES,
-  Status,
-  TICKET_ID,
-  type TicketSpec,
-} from "../core/model.js";
+import { BLOCK_KINDS, DEFAULTS, STATUSES, type Status, TICKET_ID } from "../core/constants.js";
+import type { BlockedBy as BlockedByT, TicketSpec } from "../core/model.js";
 import { fastFields } from "./fast.js";
 import { splitFrontMatter } from "./frontmatter.js";
-import { describeValue, type Problem, problem, quoted } from "./problems.js";
+import { type Problem, problem, quoted } from "./problems.js";
+
+/** The fields as their types say they are: what zod's check of them gives back. */
+export interface FieldValues {
+  id?: string;
+  title?: string;
+  depends_on?: string[];
+  inputs?: string[];
+  executor?: string;
+  agent?: string;
+  write_scope?: string[];
+  bound?: string;
+  retries?: number;
+  priority?: number;
+  run?: string;
+  status?: Status;
+  attempt?: number;
+  claimed_by?: string;
+  claimed_at?: string;
+  claim?: string;
+  blocked_by?: BlockedByT;
+  reason?: string;
+  updated_at?: string;
+}
 
 /** The fields the engine writes into a ticket's front matter. */
 export const ENGINE_FIELDS = [
@@ -116,11 +131,11 @@ export const FIELDS: Record<string, FieldInfo> = {
   updated_at: { kind: "text", expect: "a time", example: `updated_at: "2026-01-02T10:00:00Z"` },
 };
 
-const SUBFIELDS: Record<string, FieldInfo> = {
+export const SUBFIELDS: Record<string, FieldInfo> = {
   "blocked_by.ticket": { kind: "text", expect: "a ticket id", example: "ticket: a" },
   "blocked_by.kind": {
     kind: "text",
-    expect: `one of ${BlockKind.options.join(", ")}`,
+    expect: `one of ${BLOCK_KINDS.join(", ")}`,
     example: "kind: dep-failed",
   },
   "blocked_by.root": { kind: "text", expect: "a ticket id", example: "root: a" },
@@ -128,29 +143,69 @@ const SUBFIELDS: Record<string, FieldInfo> = {
 
 export const KNOWN_FIELDS: readonly string[] = Object.keys(FIELDS);
 
-const Text = z.string();
-const List = z.array(z.string());
-const TicketFields = z.object({
-  id: Text.optional(),
-  title: Text.optional(),
-  depends_on: List.optional(),
-  inputs: List.optional(),
-  executor: Text.optional(),
-  agent: Text.optional(),
-  write_scope: List.optional(),
-  bound: Text.optional(),
-  retries: z.int().min(0).optional(),
-  priority: z.int().optional(),
-  run: Text.optional(),
-  status: Status.optional(),
-  attempt: z.int().min(0).optional(),
-  claimed_by: Text.optional(),
-  claimed_at: Text.optional(),
-  claim: Text.optional(),
-  blocked_by: BlockedBy.optional(),
-  reason: Text.optional(),
-  updated_at: Text.optional(),
-});
+const TEXT_FIELDS = [
+  "id",
+  "title",
+  "executor",
+  "agent",
+  "bound",
+  "run",
+  "claimed_by",
+  "claimed_at",
+  "claim",
+  "reason",
+  "updated_at",
+] as const;
+const LIST_FIELDS = ["depends_on", "inputs", "write_scope"] as const;
+
+/**
+ * Whether the fields are all of their types — exactly when zod's check of them
+ * (field-types.ts) succeeds, proved by property tests. Most tickets are, and for them
+ * zod is never loaded; for the rest zod says what is wrong.
+ */
+export function fieldsWellTyped(values: Readonly<Record<string, unknown>>): boolean {
+  for (const name of TEXT_FIELDS) {
+    const v = values[name];
+    if (v !== undefined && typeof v !== "string") return false;
+  }
+  for (const name of LIST_FIELDS) {
+    const v = values[name];
+    if (v === undefined) continue;
+    if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
+  }
+  const { retries, priority, attempt, status, blocked_by: b } = values;
+  if (retries !== undefined && !(Number.isSafeInteger(retries) && (retries as number) >= 0))
+    return false;
+  if (priority !== undefined && !Number.isSafeInteger(priority)) return false;
+  if (attempt !== undefined && !(Number.isSafeInteger(attempt) && (attempt as number) >= 0))
+    return false;
+  if (status !== undefined && !(STATUSES as readonly unknown[]).includes(status)) return false;
+  if (b !== undefined) {
+    if (b === null || typeof b !== "object" || Array.isArray(b)) return false;
+    const { ticket, kind, root } = b as Record<string, unknown>;
+    if (typeof ticket !== "string" || typeof root !== "string") return false;
+    if (!(BLOCK_KINDS as readonly unknown[]).includes(kind)) return false;
+  }
+  return true;
+}
+
+/** A field as zod's check gives it back: a mapping keeps only the keys it knows. */
+export function typedValue(name: string, v: unknown): unknown {
+  if (name !== "blocked_by" || v === undefined) return v;
+  const { ticket, kind, root } = v as BlockedByT;
+  return { ticket, kind, root };
+}
+
+/** The result of checking the fields' types: which are bad, and what is wrong with them. */
+export interface TypedFields {
+  /** names of the fields that are not of their type (these are then ignored) */
+  bad: ReadonlySet<string>;
+  /** one problem per bad field, with its line */
+  problems: readonly Problem[];
+}
+
+export const WELL_TYPED: TypedFields = { bad: new Set(), problems: [] };
 
 /**
  * The known fields of a front matter, as plain values ready for zod, with the line
@@ -197,57 +252,28 @@ export function idFromFile(file: string): string {
   return base.endsWith(".md") ? base.slice(0, -3) : base;
 }
 
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let v = root;
-  for (const k of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[k as string];
-  }
-  return v;
-}
-
 const EMPTY_ENGINE_FIELDS: EngineFields = {};
 
-/** Validate the fields (zod for every type), apply the defaults and build the spec. */
+/**
+ * Apply the defaults and check what the types cannot say (ids, dependencies, inputs,
+ * bound), then build the spec. `typed` is the result of the type check: WELL_TYPED
+ * when `fieldsWellTyped` holds, else zod's account of it (field-types.ts).
+ */
 export function checkFields(
   raw: RawFields,
+  typed: TypedFields,
   body: string,
   file: string,
   order: number,
   opts: ParseOptions = {},
 ): ParsedTicket {
-  const problems: Problem[] = [];
+  const problems: Problem[] = [...typed.problems];
   const warnings: Problem[] = [];
   const { values, lines } = raw;
   const stem = idFromFile(file);
-
-  const parsed = TicketFields.safeParse(values);
-  const bad = new Set<string>();
-  if (!parsed.success) {
-    const seen = new Set<string>();
-    for (const issue of parsed.error.issues) {
-      const path = issue.path.map(String);
-      const name = path[0] ?? "";
-      bad.add(name);
-      const isItem = path.length > 1 && /^\d+$/.test(path[1]!);
-      const key = isItem ? name : path.join(".");
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const info = SUBFIELDS[key] ?? FIELDS[name];
-      if (info === undefined) continue;
-      const got = valueAt(values, isItem ? path.slice(0, 2) : path);
-      const line = lines.get(path.slice(0, 2).join(".")) ?? lines.get(name);
-      const where = isItem ? ` (item ${Number(path[1]) + 1})` : "";
-      const message =
-        got === undefined && path.length > 1
-          ? `${key} is missing`
-          : `${key} must be ${info.expect}, got ${describeValue(got)}${where}`;
-      problems.push(problem("wrong-type", file, line, message, `write ${info.example}`));
-    }
-  }
-  const f = (parsed.success ? parsed.data : {}) as z.infer<typeof TicketFields>;
-  const ok = <K extends keyof typeof f>(k: K) =>
-    bad.has(k) ? undefined : (values[k] as (typeof f)[K]);
+  const { bad } = typed;
+  const ok = <K extends keyof FieldValues>(k: K) =>
+    bad.has(k) ? undefined : (values[k] as FieldValues[K]);
 
   // id: the author's, else the file name
   const declaredId = ok("id");
@@ -415,9 +441,10 @@ export function checkFields(
 
   let fields = EMPTY_ENGINE_FIELDS;
   for (const name of ENGINE_FIELDS) {
-    if (f[name] !== undefined) {
+    const v = values[name];
+    if (v !== undefined) {
       if (fields === EMPTY_ENGINE_FIELDS) fields = {};
-      (fields as Record<string, unknown>)[name] = f[name];
+      (fields as Record<string, unknown>)[name] = typedValue(name, v);
     }
   }
   return { kind: "ok", spec, fields, node, warnings };
@@ -512,7 +539,8 @@ const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };
 
 /**
  * The quick path: a ticket without front matter, with a refused one, or with plain
- * front matter (see fast.ts). Undefined when the full YAML parser must read it.
+ * front matter (see fast.ts) whose fields are well typed. Undefined when the full
+ * YAML parser must read it, or zod must say what is wrong with a field.
  * The split is the same as gray-matter's (proved by property tests).
  */
 export function parseTicketQuick(
@@ -523,13 +551,14 @@ export function parseTicketQuick(
 ): ParsedTicket | undefined {
   const split = splitFrontMatter(text);
   if (split.kind === "none")
-    return checkFields(NO_FIELDS, text.slice(split.bom), file, order, opts);
+    return checkFields(NO_FIELDS, WELL_TYPED, text.slice(split.bom), file, order, opts);
   const lang = split.language.toLowerCase();
   if (lang !== "" && lang !== "yaml" && lang !== "yml") {
     return brokenTicket([languageProblem(file, split.language)], file, order);
   }
   if (!split.closed) return brokenTicket([unclosedProblem(file)], file, order);
   const raw = fastFields(split.yaml);
-  if (raw === undefined) return undefined;
-  return checkFields(raw, text.slice(split.bodyStart), file, order, opts);
+  // a field of the wrong type: the full path, where zod says what is wrong with it
+  if (raw === undefined || !fieldsWellTyped(raw.values)) return undefined;
+  return checkFields(raw, WELL_TYPED, text.slice(split.bodyStart), file, order, opts);
 }

@@ -6,20 +6,20 @@ import { closeSync, type Dirent, fstatSync, openSync, readdirSync, readSync } fr
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { checkCaps, checkGraph, fileTooLarge, type GraphNode } from "../core/checks.js";
-import {
+import { DEFAULTS } from "../core/constants.js";
+import type {
   AnswerRecord,
   AttemptRecord,
-  DEFAULTS,
   RunRecord,
-  type SavedState,
-  type Settings,
-  type TicketSpec,
-  type TicketState,
+  SavedState,
+  Settings,
+  TicketSpec,
+  TicketState,
 } from "../core/model.js";
 import { type EngineFields, type ParsedTicket, parseTicketQuick } from "./fields.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, sortProblems } from "./problems.js";
-import { loadSettings } from "./settings.js";
+import { loadSettings } from "./settings-load.js";
 
 export type Loaded =
   | {
@@ -266,13 +266,13 @@ async function readSaved(
   let run: RunRecord | undefined;
   const runText = await readOptional(join(dir, RUN_FILE));
   if (runText !== undefined) {
-    const parsed = parseJson(runText, RunRecord);
+    const parsed = parseJson(runText, (await schemas()).RunRecord);
     if (parsed === undefined) problems.push(corrupt(RUN_FILE));
     else run = parsed;
   }
 
-  const attempts = await readRecords(dir, "attempts", ids, AttemptRecord, problems);
-  const answers = await readRecords(dir, "answers", ids, AnswerRecord, problems);
+  const attempts = await readRecords(dir, "attempts", ids, problems);
+  const answers = await readRecords(dir, "answers", ids, problems);
 
   const tickets: Record<string, TicketState> = {};
   let dispatched = 0;
@@ -354,14 +354,21 @@ function corrupt(file: string): Problem {
   );
 }
 
+/** The schemas of the saved state: zod is loaded only when there is saved state to check. */
+const schemas = () => import("../core/model.js");
+
+type RecordOf<K extends "attempts" | "answers"> = K extends "attempts"
+  ? AttemptRecord
+  : AnswerRecord;
+
 /** `<id>@<n>.json` records of one kind, for known tickets only: one readdir for the whole kind. */
-async function readRecords<T extends { n: number }>(
+async function readRecords<K extends "attempts" | "answers">(
   dir: string,
-  kind: "attempts" | "answers",
+  kind: K,
   ids: ReadonlySet<string>,
-  schema: { safeParse(v: unknown): { success: boolean; data?: T } },
   problems: Problem[],
-): Promise<Map<string, T[]>> {
+): Promise<Map<string, RecordOf<K>[]>> {
+  type T = RecordOf<K>;
   const out = new Map<string, T[]>();
   let names: string[];
   try {
@@ -376,7 +383,12 @@ async function readRecords<T extends { n: number }>(
     if (m === null || !ids.has(m[1]!)) continue;
     wanted.push({ id: m[1]!, n: Number(m[2]), file: `${STATE_DIR}/${kind}/${name}` });
   }
+  if (wanted.length === 0) return out;
   const texts = await Promise.all(wanted.map((w) => readFile(join(dir, w.file), "utf8")));
+  const model = await schemas();
+  const schema = (kind === "attempts" ? model.AttemptRecord : model.AnswerRecord) as {
+    safeParse(v: unknown): { success: boolean; data?: T };
+  };
   wanted.forEach((w, i) => {
     const record = parseJson(texts[i]!, schema);
     if (record === undefined || record.n !== w.n) {

@@ -4,6 +4,8 @@
  * anything else is split by gray-matter and read by the `yaml` package
  * (yaml-fields.ts). Both end in the same checks.
  */
+
+import { typeFields } from "./field-types.js";
 import {
   brokenTicket,
   checkFields,
@@ -54,10 +56,12 @@ export function parseTicketFull(
   const m = readMatter(text);
   if (m.kind === "language") return brokenTicket([languageProblem(file, m.language)], file, order);
   if (m.kind === "unclosed") return brokenTicket([unclosedProblem(file)], file, order);
-  if (m.split.kind === "none") return checkFields(NO_FIELDS, m.body, file, order, opts);
+  if (m.split.kind === "none") {
+    return checkFields(NO_FIELDS, typeFields(NO_FIELDS, file), m.body, file, order, opts);
+  }
   const read = readYamlFields(m.split.yaml, file);
   if (read.kind === "problems") return brokenTicket(read.problems, file, order);
-  return checkFields(read.raw, m.body, file, order, opts);
+  return checkFields(read.raw, typeFields(read.raw, file), m.body, file, order, opts);
 }
 
 const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };

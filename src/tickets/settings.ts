@@ -3,111 +3,27 @@
  * same care as a ticket's front matter: text stays as written, numbers are decimal,
  * every error names the line and the fix.
  */
-import { readFile } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { parseDuration } from "../core/bound.js";
-import { closest } from "../core/checks.js";
 import { Settings } from "../core/model.js";
-import { describeValue, type Problem, problem, quoted } from "./problems.js";
+import { describeValue, type Problem, problem } from "./problems.js";
+import {
+  KEYS,
+  type SettingKind as Kind,
+  type ParsedSettings,
+  SETTINGS_FILE,
+  unknownSetting,
+} from "./settings-load.js";
 
-export const SETTINGS_FILE = "frontier.yml";
-
-type Kind = "text" | "int" | "bound" | "textMap";
-
-const KEYS: Record<string, { kind: Kind; expect: string; example: string }> = {
-  schema: { kind: "text", expect: "text", example: "schema: ticket-frontier/settings@1" },
-  run: { kind: "text", expect: "the run's name", example: "run: release-review" },
-  goal: { kind: "text", expect: "text", example: "goal: Ship the retry redesign" },
-  max_parallel: { kind: "int", expect: "a whole number, 1 or more", example: "max_parallel: 4" },
-  bound: {
-    kind: "bound",
-    expect: "a number of dispatches, or {dispatches, duration}",
-    example: "bound: 50 (or bound: {dispatches: 50, duration: 2h})",
-  },
-  ticket_bound: { kind: "text", expect: "a duration or a budget", example: "ticket_bound: 30m" },
-  retries: { kind: "int", expect: "a whole number, 0 or more", example: "retries: 1" },
-  executor: { kind: "text", expect: "a command or workflow", example: "executor: ./run-ticket.sh" },
-  executors: {
-    kind: "textMap",
-    expect: "a mapping of names to commands or workflows",
-    example: "executors: {review: ./review.sh}",
-  },
-  max_tickets: { kind: "int", expect: "a whole number, 1 or more", example: "max_tickets: 20000" },
-  max_file_bytes: {
-    kind: "int",
-    expect: "a whole number, 1 or more",
-    example: "max_file_bytes: 262144",
-  },
-  max_result_bytes: {
-    kind: "int",
-    expect: "a whole number, 1 or more",
-    example: "max_result_bytes: 1048576",
-  },
-};
-
-export interface LoadedSettings {
-  settings: Settings;
-  problems: Problem[];
-  warnings: Problem[];
-}
-
-/** `frontier.yml` in `dir`, if any, with `overrides` (action inputs, CLI flags) on top. */
-export async function loadSettings(
-  dir: string,
-  overrides: Partial<Settings> = {},
-): Promise<LoadedSettings> {
-  let text: string | undefined;
-  try {
-    // join, not resolve: ncc's asset relocator rewrites readFile(resolve(dir, "…")) into a
-    // path inside dist/, so the bundled action would never read the ticket directory's file.
-    text = await readFile(join(dir, SETTINGS_FILE), "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
-      return {
-        settings: withOverrides({ run: defaultRunName(dir) }, overrides),
-        problems: [
-          problem(
-            "invalid-settings",
-            SETTINGS_FILE,
-            undefined,
-            `could not read ${SETTINGS_FILE}: ${(e as Error).message}`,
-            "make the file readable, or remove it",
-          ),
-        ],
-        warnings: [],
-      };
-    }
-  }
-  const parsed =
-    text === undefined ? { settings: {}, problems: [], warnings: [] } : parseSettings(text);
-  const base: Settings = { run: defaultRunName(dir), ...parsed.settings };
-  return {
-    settings: withOverrides(base, overrides),
-    problems: parsed.problems,
-    warnings: parsed.warnings,
-  };
-}
-
-/** The run name when none is set: the ticket directory's name. */
-export function defaultRunName(dir: string): string {
-  return basename(resolve(dir)) || "frontier";
-}
-
-function withOverrides(base: Settings, overrides: Partial<Settings>): Settings {
-  const out: Settings = { ...base };
-  for (const [k, v] of Object.entries(overrides)) {
-    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  }
-  return out;
-}
+export {
+  defaultRunName,
+  type LoadedSettings,
+  loadSettings,
+  SETTINGS_FILE,
+} from "./settings-load.js";
 
 /** The settings a `frontier.yml` text sets (without defaults), or its problems. */
-export function parseSettings(text: string): {
-  settings: Partial<Settings>;
-  problems: Problem[];
-  warnings: Problem[];
-} {
+export function parseSettings(text: string): ParsedSettings {
   const file = SETTINGS_FILE;
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, version: "1.2", prettyErrors: true });
@@ -157,17 +73,7 @@ export function parseSettings(text: string): {
     const name = isScalar(key) ? text_(key) : "";
     const info = KEYS[name];
     if (info === undefined) {
-      const near = closest(name, Object.keys(KEYS));
-      warnings.push(
-        problem(
-          "unknown-field",
-          file,
-          lineOf(key),
-          `unknown setting ${quoted(name)}${near === undefined ? "" : ` (did you mean ${near}?)`}`,
-          near === undefined ? "remove it (it is ignored)" : `rename it to ${near}`,
-          "warning",
-        ),
-      );
+      warnings.push(unknownSetting(name, lineOf(key)));
       continue;
     }
     lines.set(name, lineOf(pair.value) ?? lineOf(key));

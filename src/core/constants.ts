@@ -1,0 +1,45 @@
+/**
+ * The plain values of SPEC.md's words — ids, statuses, block kinds, defaults — with
+ * no zod: what a command that only reads tickets needs, without loading the schema
+ * library. src/core/model.ts builds its schemas from these and re-exports them.
+ */
+
+export const TICKET_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export const STATUSES = [
+  "pending",
+  "ready",
+  "claimed",
+  "suspended",
+  "complete",
+  "empty",
+  "failed",
+  "blocked",
+  "limited",
+  "cancelled",
+] as const;
+export type Status = (typeof STATUSES)[number];
+
+/** Statuses that satisfy dependents. `empty` satisfies but is never reported as done. */
+export const SATISFIED: ReadonlySet<Status> = new Set(["complete", "empty"]);
+/** Statuses that close a ticket for good (until a manual retry). */
+export const CLOSED: ReadonlySet<Status> = new Set([
+  "complete",
+  "empty",
+  "failed",
+  "blocked",
+  "limited",
+  "cancelled",
+]);
+
+export const BLOCK_KINDS = ["dep-failed", "dep-limited", "dep-cancelled", "dep-blocked"] as const;
+
+/** The receipt's schema name (SPEC §7). */
+export const RECEIPT_SCHEMA = "ticket-frontier/receipt@1";
+
+export const DEFAULTS = {
+  leaseMs: 60 * 60 * 1000,
+  maxTickets: 20_000,
+  maxFileBytes: 256 * 1024,
+  maxResultBytes: 1024 * 1024,
+} as const;

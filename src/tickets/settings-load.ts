@@ -1,0 +1,183 @@
+/**
+ * Loading `frontier.yml`: the settings it may hold, and a quick reading of the plain
+ * files most directories have — `name: value` lines of well-typed values — without the
+ * YAML parser or zod. Anything else (lists, mappings, a wrong type, broken YAML) is
+ * read by parseSettings (settings.ts), which the quick reading is proved to agree with.
+ */
+import { readFile } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
+import { closest } from "../core/checks.js";
+import type { Settings } from "../core/model.js";
+import { DECIMAL, fastScalarMap } from "./fast.js";
+import { type Problem, problem, quoted } from "./problems.js";
+
+export const SETTINGS_FILE = "frontier.yml";
+
+export type SettingKind = "text" | "int" | "bound" | "textMap";
+
+export const KEYS: Record<string, { kind: SettingKind; expect: string; example: string }> = {
+  schema: { kind: "text", expect: "text", example: "schema: ticket-frontier/settings@1" },
+  run: { kind: "text", expect: "the run's name", example: "run: release-review" },
+  goal: { kind: "text", expect: "text", example: "goal: Ship the retry redesign" },
+  max_parallel: { kind: "int", expect: "a whole number, 1 or more", example: "max_parallel: 4" },
+  bound: {
+    kind: "bound",
+    expect: "a number of dispatches, or {dispatches, duration}",
+    example: "bound: 50 (or bound: {dispatches: 50, duration: 2h})",
+  },
+  ticket_bound: { kind: "text", expect: "a duration or a budget", example: "ticket_bound: 30m" },
+  retries: { kind: "int", expect: "a whole number, 0 or more", example: "retries: 1" },
+  executor: { kind: "text", expect: "a command or workflow", example: "executor: ./run-ticket.sh" },
+  executors: {
+    kind: "textMap",
+    expect: "a mapping of names to commands or workflows",
+    example: "executors: {review: ./review.sh}",
+  },
+  max_tickets: { kind: "int", expect: "a whole number, 1 or more", example: "max_tickets: 20000" },
+  max_file_bytes: {
+    kind: "int",
+    expect: "a whole number, 1 or more",
+    example: "max_file_bytes: 262144",
+  },
+  max_result_bytes: {
+    kind: "int",
+    expect: "a whole number, 1 or more",
+    example: "max_result_bytes: 1048576",
+  },
+};
+
+export interface LoadedSettings {
+  settings: Settings;
+  problems: Problem[];
+  warnings: Problem[];
+}
+
+export interface ParsedSettings {
+  settings: Partial<Settings>;
+  problems: Problem[];
+  warnings: Problem[];
+}
+
+/** `frontier.yml` in `dir`, if any, with `overrides` (action inputs, CLI flags) on top. */
+export async function loadSettings(
+  dir: string,
+  overrides: Partial<Settings> = {},
+): Promise<LoadedSettings> {
+  let text: string | undefined;
+  try {
+    // join, not resolve: ncc's asset relocator rewrites readFile(resolve(dir, "…")) into a
+    // path inside dist/, so the bundled action would never read the ticket directory's file.
+    text = await readFile(join(dir, SETTINGS_FILE), "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+      return {
+        settings: withOverrides({ run: defaultRunName(dir) }, overrides),
+        problems: [
+          problem(
+            "invalid-settings",
+            SETTINGS_FILE,
+            undefined,
+            `could not read ${SETTINGS_FILE}: ${(e as Error).message}`,
+            "make the file readable, or remove it",
+          ),
+        ],
+        warnings: [],
+      };
+    }
+  }
+  const parsed =
+    text === undefined
+      ? { settings: {}, problems: [], warnings: [] }
+      : (parseSettingsQuick(text) ?? (await import("./settings.js")).parseSettings(text));
+  const base: Settings = { run: defaultRunName(dir), ...parsed.settings };
+  return {
+    settings: withOverrides(base, overrides),
+    problems: parsed.problems,
+    warnings: parsed.warnings,
+  };
+}
+
+/** The run name when none is set: the ticket directory's name. */
+export function defaultRunName(dir: string): string {
+  return basename(resolve(dir)) || "frontier";
+}
+
+function withOverrides(base: Settings, overrides: Partial<Settings>): Settings {
+  const out: Settings = { ...base };
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  }
+  return out;
+}
+
+/** The warning for a name that is not a setting, with a near miss when there is one. */
+export function unknownSetting(name: string, line: number | undefined): Problem {
+  const near = closest(name, Object.keys(KEYS));
+  return problem(
+    "unknown-field",
+    SETTINGS_FILE,
+    line,
+    `unknown setting ${quoted(name)}${near === undefined ? "" : ` (did you mean ${near}?)`}`,
+    near === undefined ? "remove it (it is ignored)" : `rename it to ${near}`,
+    "warning",
+  );
+}
+
+const POSITIVE_INTS = ["max_parallel", "max_tickets", "max_file_bytes", "max_result_bytes"];
+const TEXTS = ["schema", "run", "goal", "ticket_bound", "executor"];
+
+/**
+ * Whether every setting is of its type with nothing to say about it — only when zod's
+ * check (`Settings.partial()`, settings.ts) succeeds and gives the values back as they
+ * are (proved by property tests). Mappings (`bound: {…}`, `executors`) are left to zod.
+ */
+export function settingsWellTyped(values: Readonly<Record<string, unknown>>): boolean {
+  for (const name of TEXTS) {
+    const v = values[name];
+    if (v !== undefined && typeof v !== "string") return false;
+  }
+  for (const name of POSITIVE_INTS) {
+    const v = values[name];
+    if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) > 0)) return false;
+  }
+  for (const name of ["retries", "bound"]) {
+    const v = values[name];
+    if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0)) return false;
+  }
+  return values.executors === undefined;
+}
+
+/**
+ * frontier.yml when it is `name: value` lines of well-typed values, read as
+ * parseSettings reads it; undefined when parseSettings must read it.
+ */
+export function parseSettingsQuick(text: string): ParsedSettings | undefined {
+  const pairs = fastScalarMap(text);
+  if (pairs === undefined) return undefined;
+  const values: Record<string, unknown> = {};
+  const warnings: Problem[] = [];
+  for (const { key, line, value } of pairs) {
+    if (!Object.hasOwn(KEYS, key)) {
+      // a name like `constructor`: left to parseSettings, which reads KEYS as it does
+      if (key in KEYS) return undefined;
+      warnings.push(unknownSetting(key, line));
+      continue;
+    }
+    if (value === null) continue;
+    const kind = KEYS[key]!.kind;
+    if ((kind === "int" || kind === "bound") && value.plain) {
+      // a number other than a decimal one (0x1F, 1e3, 1.5) is the YAML parser's to read
+      if (!DECIMAL.test(value.text)) return undefined;
+      values[key] = Number(value.text);
+    } else {
+      values[key] = value.text;
+    }
+  }
+  if (!settingsWellTyped(values)) return undefined;
+  // as zod gives them back: the settings set, in the schema's order
+  const settings: Record<string, unknown> = {};
+  for (const name of Object.keys(KEYS)) {
+    if (values[name] !== undefined) settings[name] = values[name];
+  }
+  return { settings: settings as Partial<Settings>, problems: [], warnings };
+}
