@@ -3,13 +3,14 @@ import { type CliIo, line } from "./io.js";
 
 export function printProblems(problems: readonly Problem[], io: CliIo): void {
   const errors = problems.filter((p) => p.severity === "error");
-  for (const problem of problems) line(io.stderr, formatProblem(problem));
+  // one write for them all: thousands of problems are thousands of lines
+  const out = problems.map((problem) => formatProblem(problem));
   if (errors.length > 0) {
-    line(
-      io.stderr,
+    out.push(
       `${errors.length} problem${errors.length === 1 ? "" : "s"}: nothing was started. Fix ${
         errors.length === 1 ? "it" : "them"
       } and run again.`,
     );
   }
+  if (out.length > 0) line(io.stderr, out.join("\n"));
 }

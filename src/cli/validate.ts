@@ -24,7 +24,7 @@ export async function validateCommand(dir: string, opts: { json: boolean }, io: 
   } else if (loaded.kind === "invalid") {
     printProblems(problems, io);
   } else {
-    for (const p of problems) line(io.stderr, formatProblem(p));
+    if (problems.length > 0) line(io.stderr, problems.map((p) => formatProblem(p)).join("\n"));
     line(io.stdout, `${dir}: ${loaded.specs.length} tickets, no problems.`);
   }
   return errors > 0 ? EXIT.usage : EXIT.complete;
