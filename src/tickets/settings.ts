@@ -14,6 +14,7 @@ import {
   SETTINGS_FILE,
   unknownSetting,
 } from "./settings-load.js";
+import { yamlErrorText } from "./yaml-errors.js";
 
 export {
   defaultRunName,
@@ -37,7 +38,7 @@ export function parseSettings(text: string): ParsedSettings {
             "invalid-settings",
             file,
             err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line,
-            `${file} is not valid YAML: ${(err.message.split("\n", 1)[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")}`,
+            `${file} is not valid YAML: ${yamlErrorText(err)}`,
             "fix the YAML (quote text that contains : or #)",
           ),
         ),

@@ -57,6 +57,14 @@ describe("frontier.yml", () => {
     });
   });
 
+  test("a tag the YAML parser cannot decode is named as such, not as a JavaScript error", () => {
+    expect(
+      parseSettings("max_parallel: 2\nbound: !!%de 3\n").problems.map((p) => formatProblem(p)),
+    ).toEqual([
+      "frontier.yml:2: frontier.yml is not valid YAML: a tag it cannot read (URI malformed) — fix the YAML (quote text that contains : or #)",
+    ]);
+  });
+
   test("broken YAML names its line", () => {
     expect(parseSettings("run: x\ngoal: [\n").problems[0]).toMatchObject({
       kind: "invalid-settings",
