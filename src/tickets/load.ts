@@ -213,6 +213,8 @@ export type Read =
   | { kind: "too-large"; bytes: number }
   | { kind: "unreadable"; message: string };
 
+const WHOLE_STRING_BYTES = 64 * 1024 * 1024;
+
 /**
  * Reads every file unless it is over the cap, one after another into one buffer: a
  * file that does not fit in cap + 1 bytes is too large, and is never read further (or
@@ -221,13 +223,35 @@ export type Read =
  * are not copied by every young-generation GC), any other file is decoded on its own
  * as UTF-8 — for ASCII the two decodings are the same text.
  */
-export function readFiles(paths: readonly string[], cap: number): Read[] {
+export function readFiles(
+  paths: readonly string[],
+  cap: number,
+  chunkBytes = WHOLE_STRING_BYTES,
+): Read[] {
   const out: Read[] = new Array(paths.length);
   const starts = new Float64Array(paths.length);
   const ends = new Float64Array(paths.length);
   let buf = Buffer.allocUnsafe(Math.max(64 * 1024, Math.min(cap + 1, 1024 * 1024)));
   let used = 0;
+  // files read into buf since the last decode: from `first` to the current one
+  let first = 0;
+  const decode = (upTo: number) => {
+    const whole = buf.toString("latin1", 0, used);
+    for (let i = first; i < upTo; i++) {
+      if (out[i] !== undefined) continue;
+      const s = starts[i]!;
+      const e = ends[i]!;
+      const text = isAscii(buf.subarray(s, e)) ? whole.slice(s, e) : buf.toString("utf8", s, e);
+      out[i] = { kind: "ok", text };
+    }
+    first = upTo;
+    used = 0;
+    // the texts keep their own string; the next files go into a fresh buffer
+    if (upTo < paths.length) buf = Buffer.allocUnsafe(buf.length);
+  };
   for (let i = 0; i < paths.length; i++) {
+    // a string (and a buffer) has a maximum length: decode in chunks (of 64 MB)
+    if (used > chunkBytes) decode(i);
     let fd: number;
     try {
       fd = openSync(paths[i]!, "r");
@@ -264,14 +288,7 @@ export function readFiles(paths: readonly string[], cap: number): Read[] {
       used = start;
     }
   }
-  const whole = buf.toString("latin1", 0, used);
-  for (let i = 0; i < paths.length; i++) {
-    if (out[i] !== undefined) continue;
-    const s = starts[i]!;
-    const e = ends[i]!;
-    const text = isAscii(buf.subarray(s, e)) ? whole.slice(s, e) : buf.toString("utf8", s, e);
-    out[i] = { kind: "ok", text };
-  }
+  decode(paths.length);
   return out;
 }
 
