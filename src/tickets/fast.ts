@@ -52,6 +52,9 @@ export const DECIMAL = /^[-+]?[0-9]+$/;
 /** `name: plain words` (group 2) or `name: [id, id]` (group 3), nothing else on the line */
 const SIMPLE_LINE =
   /^([A-Za-z_][A-Za-z0-9_-]*): +(?:([A-Za-z0-9_./(][A-Za-z0-9_./() -]*?)|\[([A-Za-z0-9_./() ,-]*)\]) *$/;
+/** the same, matched in place in the whole text (sticky), ending at the line's break */
+const SIMPLE_LINE_AT =
+  /([A-Za-z_][A-Za-z0-9_-]*): +(?:([A-Za-z0-9_./(][A-Za-z0-9_./() -]*?)|\[([A-Za-z0-9_./() ,-]*)\]) *(?:\r?\n|\r?$)/y;
 const NULLS = new Set(["null", "Null", "NULL", "~"]);
 // raw control characters are refused: the full parser decides about those
 const NOT_RAW = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff";
@@ -94,11 +97,22 @@ export function fastFields(yaml: string): RawFields | undefined {
   let start = 0;
   let lineNo = 0;
   while (start <= yaml.length) {
+    lineNo++;
+    // the commonest lines first, matched where they are (no slicing into lines):
+    // `name: plain words` and `name: [ids]`
+    if (list === undefined) {
+      SIMPLE_LINE_AT.lastIndex = start;
+      const simple = SIMPLE_LINE_AT.exec(yaml);
+      if (simple !== null && takeSimple(simple, lineNo, seen, lines, values)) {
+        const after = SIMPLE_LINE_AT.lastIndex;
+        start = yaml.charCodeAt(after - 1) === 10 ? after : yaml.length + 1;
+        continue;
+      }
+    }
     let end = yaml.indexOf("\n", start);
     if (end === -1) end = yaml.length;
     let line = yaml.slice(start, end);
     start = end + 1;
-    lineNo++;
     if (line.endsWith("\r")) line = line.slice(0, -1);
     if (list !== undefined) {
       const item = ITEM.exec(line);
@@ -115,34 +129,8 @@ export function fastFields(yaml: string): RawFields | undefined {
       }
       if (BLANK_OR_COMMENT.test(line)) continue;
       if (!closeList()) return undefined;
-    }
-    // the commonest lines first, with one match: `name: plain words` and `name: [ids]`
-    const simple = SIMPLE_LINE.exec(line);
-    if (simple !== null) {
-      // the field's own (interned) name: keys sliced from the text are slow to look up
-      const field = FIELD.get(simple[1]!);
-      if (field !== undefined && !seen.has(field.name)) {
-        const { name, kind } = field;
-        const text = simple[2];
-        if (text !== undefined && !(text.length <= 4 && NULLS.has(text))) {
-          if (kind === "text" || kind === "list" || (kind === "int" && DECIMAL.test(text))) {
-            seen.add(name);
-            lines.set(name, lineNo);
-            values[name] = kind === "text" ? text : kind === "list" ? [text] : Number(text);
-            continue;
-          }
-        }
-        const list = simple[3];
-        if (list !== undefined && kind === "list") {
-          const items = simpleIds(list);
-          if (items !== undefined) {
-            seen.add(name);
-            lines.set(name, lineNo);
-            values[name] = items;
-            continue;
-          }
-        }
-      }
+      const simple = SIMPLE_LINE.exec(line);
+      if (simple !== null && takeSimple(simple, lineNo, seen, lines, values)) continue;
     }
     if (BLANK_OR_COMMENT.test(line)) continue;
     // a line that does not start with a name (an indented or `- ` line) belongs to a
@@ -245,6 +233,43 @@ export function fastScalarMap(
     out.push({ key, line: lineNo, value });
   }
   return out;
+}
+
+/**
+ * A `name: plain words` or `name: [ids]` line (SIMPLE_LINE's groups) of a known field
+ * not seen yet, taken into the fields; false when the line needs the general reading.
+ */
+function takeSimple(
+  simple: RegExpExecArray,
+  lineNo: number,
+  seen: Set<string>,
+  lines: Map<string, number>,
+  values: Record<string, unknown>,
+): boolean {
+  // the field's own (interned) name: keys sliced from the text are slow to look up
+  const field = FIELD.get(simple[1]!);
+  if (field === undefined || seen.has(field.name)) return false;
+  const { name, kind } = field;
+  const text = simple[2];
+  if (text !== undefined && !(text.length <= 4 && NULLS.has(text))) {
+    if (kind === "text" || kind === "list" || (kind === "int" && DECIMAL.test(text))) {
+      seen.add(name);
+      lines.set(name, lineNo);
+      values[name] = kind === "text" ? text : kind === "list" ? [text] : Number(text);
+      return true;
+    }
+  }
+  const list = simple[3];
+  if (list !== undefined && kind === "list") {
+    const items = simpleIds(list);
+    if (items !== undefined) {
+      seen.add(name);
+      lines.set(name, lineNo);
+      values[name] = items;
+      return true;
+    }
+  }
+  return false;
 }
 
 /** `a, b-2, c.d` → ids, or undefined when any item is not a simple id */
