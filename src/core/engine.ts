@@ -286,7 +286,8 @@ export class Frontier {
   /** failed attempts since the last manual retry: what `retries` is measured against */
   private readonly failures: Int32Array;
   private readonly leaseUntil: Float64Array;
-  private readonly scopes: CompiledScope[];
+  /** each ticket's write_scope, compiled when first asked for (read-only commands never ask) */
+  private readonly scopes: Array<CompiledScope | undefined>;
   private readonly claimed = new Set<number>();
   private readonly agents = new Map<string, number>();
   private readonly heap: IndexHeap;
@@ -335,9 +336,7 @@ export class Frontier {
     for (let i = 0; i < n; i++) this.priority[i] = specs[i]!.priority;
     this.changedMark = new Uint32Array(n);
     this.eventMark = new Uint32Array(n);
-    this.scopes = specs.map((s) =>
-      s.writeScope.length === 0 ? NO_SCOPE : compileScope(s.writeScope),
-    );
+    this.scopes = new Array(n);
     this.heap = new IndexHeap((a, b) => this.dispatchBefore(a, b));
     this.at = now === undefined ? undefined : iso(now);
     this.run = this.loadRun(saved?.run, now);
@@ -878,14 +877,24 @@ export class Frontier {
     return claims;
   }
 
+  private scopeOf(i: number): CompiledScope {
+    let scope = this.scopes[i];
+    if (scope === undefined) {
+      const raw = this.specList[i]!.writeScope;
+      scope = raw.length === 0 ? NO_SCOPE : compileScope(raw);
+      this.scopes[i] = scope;
+    }
+    return scope;
+  }
+
   /** A live ticket with the same agent or an overlapping write_scope holds i back. */
   private heldBack(i: number): boolean {
     const agent = this.specList[i]!.agent;
     if (agent !== undefined && this.agents.has(agent)) return true;
-    const scope = this.scopes[i]!;
+    const scope = this.scopeOf(i);
     if (scope.length === 0) return false;
     for (const c of this.claimed) {
-      const other = this.scopes[c]!;
+      const other = this.scopeOf(c);
       if (other.length > 0 && scopesOverlap(scope, other)) return true;
     }
     return false;

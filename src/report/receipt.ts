@@ -32,8 +32,9 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
   for (const spec of frontier.specs()) {
     const state = frontier.state(spec.id);
     const status: Status = state?.status ?? "pending";
+    // `state` is the engine's copy: its attempts and answers are ours to extend
     const attempts: ReceiptAttempt[] = (state?.attempts ?? []).map((a) => {
-      const out: ReceiptAttempt = { ...a };
+      const out: ReceiptAttempt = a;
       const duration = durationMs(a.started_at, a.ended_at);
       if (duration !== undefined) out.duration_ms = duration;
       if (a.result_file && opts.resultText) {
@@ -85,7 +86,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
       priority: spec.priority,
       attempt: state?.attempt ?? 0,
       attempts,
-      answers: (state?.answers ?? []).map((a) => ({ ...a })),
+      answers: state ? (state.answers as ReceiptTicket["answers"]) : [],
     };
     if (spec.executor !== undefined) t.executor = spec.executor;
     if (spec.agent !== undefined) t.agent = spec.agent;
@@ -113,12 +114,13 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     state: frontier.runState(opts.now),
     generated_at: new Date(opts.now).toISOString(),
     counts,
-    waves: frontier.waves().map((w) => [...w]),
-    critical_path: [...frontier.criticalPath()],
+    // the engine's query answers are fresh copies already
+    waves: frontier.waves(),
+    critical_path: frontier.criticalPath(),
     tickets,
-    blockers: frontier.blockerGroups().map((g) => ({ ...g, tickets: [...g.tickets] })),
+    blockers: frontier.blockerGroups(),
     questions,
-    remainder: frontier.remainder(opts.now).map((r) => ({ ...r })),
+    remainder: frontier.remainder(opts.now),
   };
   if (opts.goal !== undefined) receipt.goal = opts.goal;
   if (run.base !== undefined) receipt.base = run.base;
