@@ -272,8 +272,9 @@ export function checkFields(
   const { values, lines } = raw;
   const stem = idFromFile(file);
   const { bad } = typed;
+  const anyBad = bad.size > 0;
   const ok = <K extends keyof FieldValues>(k: K) =>
-    bad.has(k) ? undefined : (values[k] as FieldValues[K]);
+    anyBad && bad.has(k) ? undefined : (values[k] as FieldValues[K]);
 
   // id: the author's, else the file name
   const declaredId = ok("id");
@@ -300,10 +301,10 @@ export function checkFields(
   const dependsOn: string[] = [];
   const depNodes: Array<{ id: string; line?: number }> = [];
   const depsLine = lines.get("depends_on");
-  const depLine = (i: number) =>
-    raw.itemLines === true ? (lines.get(`depends_on.${i}`) ?? depsLine) : depsLine;
-  (ok("depends_on") ?? []).forEach((dep, i) => {
-    const line = depLine(i);
+  const declaredDeps = ok("depends_on") ?? [];
+  for (let i = 0; i < declaredDeps.length; i++) {
+    const dep = declaredDeps[i]!;
+    const line = raw.itemLines === true ? (lines.get(`depends_on.${i}`) ?? depsLine) : depsLine;
     if (!TICKET_ID.test(dep)) {
       problems.push(
         problem(
@@ -314,7 +315,7 @@ export function checkFields(
           `write the id of a ticket, e.g. depends_on: [${suggestId(dep)}]`,
         ),
       );
-      return;
+      continue;
     }
     if (dependsOn.includes(dep)) {
       warnings.push(
@@ -327,11 +328,11 @@ export function checkFields(
           "warning",
         ),
       );
-      return;
+      continue;
     }
     dependsOn.push(dep);
     depNodes.push(line === undefined ? { id: dep } : { id: dep, line });
-  });
+  }
 
   // inputs: default all of depends_on; each one of them
   let inputs = dependsOn;
@@ -357,8 +358,8 @@ export function checkFields(
   }
 
   // title: one line; else the first # heading; else the id
-  let title = ok("title");
-  if (title !== undefined && /[\r\n]/.test(title.trim())) {
+  let title = ok("title")?.trim();
+  if (title !== undefined && /[\r\n]/.test(title)) {
     problems.push(
       problem(
         "wrong-type",
@@ -369,7 +370,6 @@ export function checkFields(
       ),
     );
   }
-  title = title?.trim();
   if (title === undefined || title === "") title = headingOf(body) ?? id;
 
   const boundText = ok("bound");
@@ -426,7 +426,7 @@ export function checkFields(
     file,
     dependsOn,
     inputs,
-    writeScope: (ok("write_scope") ?? []).filter((s) => s.trim() !== ""),
+    writeScope: ok("write_scope")?.filter((s) => s.trim() !== "") ?? [],
     priority: ok("priority") ?? 0,
     body,
     order,
