@@ -53,7 +53,8 @@ export function ticketFileNames(names: Iterable<string>): string[] {
   for (const name of names) {
     if (name.endsWith(".md") && !name.startsWith(".") && !name.startsWith("_")) out.push(name);
   }
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // the default order of strings: by UTF-16 code units, as `<` compares them
+  return out.sort();
 }
 
 /**
@@ -305,7 +306,12 @@ async function readSaved(
   fields: ReadonlyMap<string, EngineFields>,
 ): Promise<{ saved: SavedState | undefined; problems: Problem[] }> {
   const problems: Problem[] = [];
-  const ids = new Set(specs.map((s) => s.id));
+  let ids: Set<string> | undefined;
+  // made only when there are records to match against the tickets
+  const known = () => {
+    ids ??= new Set(specs.map((s) => s.id));
+    return ids;
+  };
 
   let run: RunRecord | undefined;
   const runText = await readOptional(join(dir, RUN_FILE));
@@ -315,12 +321,14 @@ async function readSaved(
     else run = parsed;
   }
 
-  const attempts = await readRecords(dir, "attempts", ids, problems);
-  const answers = await readRecords(dir, "answers", ids, problems);
+  const attempts = await readRecords(dir, "attempts", known, problems);
+  const answers = await readRecords(dir, "answers", known, problems);
 
   const tickets: Record<string, TicketState> = {};
   let dispatched = 0;
-  for (const spec of specs) {
+  // nothing saved anywhere: no ticket has state (the loop below would skip every one)
+  const anySaved = fields.size > 0 || attempts.size > 0 || answers.size > 0;
+  for (const spec of anySaved ? specs : []) {
     const f = fields.get(spec.id);
     const ended = attempts.get(spec.id) ?? [];
     const answered = answers.get(spec.id) ?? [];
@@ -409,7 +417,7 @@ type RecordOf<K extends "attempts" | "answers"> = K extends "attempts"
 async function readRecords<K extends "attempts" | "answers">(
   dir: string,
   kind: K,
-  ids: ReadonlySet<string>,
+  known: () => ReadonlySet<string>,
   problems: Problem[],
 ): Promise<Map<string, RecordOf<K>[]>> {
   type T = RecordOf<K>;
@@ -424,7 +432,7 @@ async function readRecords<K extends "attempts" | "answers">(
   const wanted: Array<{ id: string; n: number; file: string }> = [];
   for (const name of names) {
     const m = /^(.+)@(\d+)\.json$/.exec(name);
-    if (m === null || !ids.has(m[1]!)) continue;
+    if (m === null || !known().has(m[1]!)) continue;
     wanted.push({ id: m[1]!, n: Number(m[2]), file: `${STATE_DIR}/${kind}/${name}` });
   }
   if (wanted.length === 0) return out;
