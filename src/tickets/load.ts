@@ -215,6 +215,8 @@ export type Read =
   | { kind: "unreadable"; message: string };
 
 const WHOLE_STRING_BYTES = 64 * 1024 * 1024;
+/** the read buffer: filled with file after file, decoded when full */
+const BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
  * Reads every file unless it is over the cap, one after another into one buffer: a
@@ -228,16 +230,19 @@ export function readFiles(
   paths: readonly string[],
   cap: number,
   chunkBytes = WHOLE_STRING_BYTES,
+  bufferBytes = BUFFER_BYTES,
 ): Read[] {
   const out: Read[] = new Array(paths.length);
   const starts = new Float64Array(paths.length);
   const ends = new Float64Array(paths.length);
-  let buf = Buffer.allocUnsafe(Math.max(64 * 1024, Math.min(cap + 1, 1024 * 1024)));
+  let buf = Buffer.allocUnsafe(Math.max(1, bufferBytes));
   let used = 0;
-  // files read into buf since the last decode: from `first` to the current one
+  // files read into buf and not decoded yet: from `first` on
   let first = 0;
-  const decode = (upTo: number) => {
-    const whole = buf.toString("latin1", 0, used);
+  // the texts of files first..upTo-1, which are in buf[0, bytes); the texts are copies,
+  // so buf can be filled again afterwards
+  const decode = (upTo: number, bytes: number) => {
+    const whole = buf.toString("latin1", 0, bytes);
     for (let i = first; i < upTo; i++) {
       if (out[i] !== undefined) continue;
       const s = starts[i]!;
@@ -246,13 +251,13 @@ export function readFiles(
       out[i] = { kind: "ok", text };
     }
     first = upTo;
-    used = 0;
-    // the texts keep their own string; the next files go into a fresh buffer
-    if (upTo < paths.length) buf = Buffer.allocUnsafe(buf.length);
   };
   for (let i = 0; i < paths.length; i++) {
-    // a string (and a buffer) has a maximum length: decode in chunks (of 64 MB)
-    if (used > chunkBytes) decode(i);
+    // a string has a maximum length: decode in chunks (of 64 MB at most)
+    if (used > chunkBytes) {
+      decode(i, used);
+      used = 0;
+    }
     let fd: number;
     try {
       fd = openSync(paths[i]!, "r");
@@ -260,7 +265,7 @@ export function readFiles(
       out[i] = { kind: "unreadable", message: (e as Error).message };
       continue;
     }
-    const start = used;
+    let start = used;
     try {
       for (;;) {
         if (used - start > cap) {
@@ -268,9 +273,18 @@ export function readFiles(
           break;
         }
         if (used === buf.length) {
-          const bigger = Buffer.allocUnsafe(buf.length * 2);
-          buf.copy(bigger, 0, 0, used);
-          buf = bigger;
+          if (start > 0) {
+            // full: decode the files before this one, and move its bytes to the front
+            decode(i, start);
+            buf.copyWithin(0, start, used);
+            used -= start;
+            start = 0;
+          } else {
+            // one file larger than the buffer
+            const bigger = Buffer.allocUnsafe(buf.length * 2);
+            buf.copy(bigger, 0, 0, used);
+            buf = bigger;
+          }
         }
         const room = Math.min(buf.length - used, cap + 1 - (used - start));
         const n = readSync(fd, buf, used, room, null);
@@ -289,7 +303,7 @@ export function readFiles(
       used = start;
     }
   }
-  decode(paths.length);
+  decode(paths.length, used);
   return out;
 }
 

@@ -20,13 +20,14 @@ const content = fc.array(piece, { maxLength: 8 }).map((ps) => Buffer.concat(ps))
 
 let dirs = 0;
 describe("readFiles reads each file exactly as readFileSync(file, 'utf8') does", () => {
-  test("any bytes, any cap, any chunking: the same text, or too large by its size (property)", () => {
+  test("any bytes, any cap, any chunking and buffer size: the same text, or too large by its size (property)", () => {
     fc.assert(
       fc.property(
         fc.array(content, { maxLength: 6 }),
         fc.integer({ min: 0, max: 120 }),
         fc.option(fc.integer({ min: 0, max: 200 }), { nil: undefined }),
-        (files, cap, chunk) => {
+        fc.option(fc.integer({ min: 1, max: 64 }), { nil: undefined }),
+        (files, cap, chunk, buffer) => {
           const dir = join(root, String(dirs++));
           mkdirSync(dir);
           const paths = files.map((bytes, i) => {
@@ -34,7 +35,7 @@ describe("readFiles reads each file exactly as readFileSync(file, 'utf8') does",
             writeFileSync(path, bytes);
             return path;
           });
-          const read = readFiles(paths, cap, chunk);
+          const read = readFiles(paths, cap, chunk, buffer);
           files.forEach((bytes, i) => {
             expect(read[i]).toEqual(
               bytes.length > cap
