@@ -7,7 +7,17 @@
  * stdout decide. Output is captured with bounded memory: a result over the cap is a
  * failed attempt with a clear reason, never a truncated result.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  ftruncateSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -42,8 +52,11 @@ export interface AttemptInput {
   cwd: string;
   /** the context text: on stdin and in `$FRONTIER_CONTEXT_FILE` */
   context: string;
-  /** the environment to start from (the runner's) */
-  baseEnv: NodeJS.ProcessEnv;
+  /**
+   * the environment to start from (the runner's): pass the same plain object to every
+   * attempt of a run, so the launcher helper is sent it once
+   */
+  baseEnv: Record<string, string | undefined>;
   /** the FRONTIER_* variables of this attempt (CONTEXT_FILE and OUTCOME_FILE are added here) */
   vars: Record<string, string>;
   /** the ticket's bound as a duration: past it the attempt is stopped, failed `timeout` */
@@ -61,6 +74,11 @@ export interface AttemptInput {
   scratch?: string;
   /** names this attempt's files in `scratch` (unique among live attempts) */
   tag?: string;
+  /**
+   * the context file, when the caller keeps a few and reuses them (the runner: one per
+   * attempt running at once): rewritten in place, and left for the caller to remove
+   */
+  contextFile?: string;
 }
 
 export interface AttemptResult {
@@ -161,24 +179,24 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     const own = input.scratch === undefined;
     const scratch = input.scratch ?? mkdtempSync(join(tmpdir(), "frontier-attempt-"));
     const tag = input.tag ?? "attempt";
-    const contextFile = join(scratch, `${tag}.context.md`);
     const outcomeFile = join(scratch, `${tag}.outcome.json`);
     // (a fresh scratch directory and a unique tag: the outcome file does not exist yet)
-    writeFileSync(contextFile, input.context, "utf8");
+    const contextFile = input.contextFile ?? join(scratch, `${tag}.context.md`);
+    if (input.contextFile !== undefined) rewrite(contextFile, input.context);
+    else writeFileSync(contextFile, input.context, "utf8");
     try {
       return await runChild(contextFile, outcomeFile);
     } finally {
       if (own) rmSync(scratch, { recursive: true, force: true });
       else {
-        rmSync(contextFile, { force: true });
+        if (input.contextFile === undefined) rmSync(contextFile, { force: true });
         if (wroteOutcome) rmSync(outcomeFile, { force: true });
       }
     }
   })();
 
   async function runChild(contextFile: string, outcomeFile: string): Promise<AttemptResult> {
-    const env: NodeJS.ProcessEnv = {
-      ...input.baseEnv,
+    const vars: Record<string, string> = {
       ...input.vars,
       FRONTIER_CONTEXT_FILE: contextFile,
       FRONTIER_OUTCOME_FILE: outcomeFile,
@@ -206,8 +224,10 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       {
         command: input.command,
         cwd: input.cwd,
-        env,
-        stdin: input.context,
+        baseEnv: input.baseEnv,
+        vars,
+        // the context file is the same text: the command reads it, no pipe to feed
+        stdin: { file: contextFile },
         cap: input.maxResultBytes,
         graceMs: grace,
       },
@@ -342,6 +362,28 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       stopFn();
     },
   };
+}
+
+/**
+ * Write `text` as the whole of `path`, in place. Not truncated to zero first: on ext4 a
+ * file truncated to zero and written is sent to the disk when it is closed.
+ */
+function rewrite(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, "r+");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    fd = openSync(path, "wx");
+  }
+  try {
+    const bytes = Buffer.from(text, "utf8");
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off, off);
+    ftruncateSync(fd, bytes.length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** `1.2s`, for progress lines. */

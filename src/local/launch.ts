@@ -4,13 +4,24 @@
  * launcher helper (launcher.ts), which must stay small (see there for why).
  */
 import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+
+export type Env = Record<string, string | undefined>;
 
 export interface LaunchRequest {
   command: string;
   cwd: string;
-  env: Record<string, string | undefined>;
-  /** written to the command's stdin, then stdin is closed */
-  stdin: string;
+  /**
+   * the environment: `baseEnv` (the same object for every attempt of a run, so the
+   * helper is sent it once) with `vars` over it
+   */
+  baseEnv: Env;
+  vars: Env;
+  /**
+   * the command's stdin: a text written to a pipe, then closed; or a file opened for
+   * reading (the context file: the command reads the same bytes, with no pipe to feed)
+   */
+  stdin: string | { file: string };
   /** keep at most `cap + 1` bytes of stdout (enough to tell it went over) */
   cap: number;
   /** after the command exits, how long its pipes may stay open before the rest of its group is killed */
@@ -85,12 +96,34 @@ export function launchHere(
   const stdout = new HeadBuffer(req.cap);
   const stderr = new TailBuffer(STDERR_KEEP_BYTES);
   return new Promise<ChildExit>((resolve) => {
-    const child = spawn("sh", ["-c", req.command], {
-      cwd: req.cwd,
-      env: req.env,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    let input: number | "pipe" = "pipe";
+    if (typeof req.stdin !== "string") {
+      try {
+        input = openSync(req.stdin.file, "r");
+      } catch (error) {
+        resolve({
+          code: null,
+          signal: null,
+          spawnError: `cannot open its stdin ${req.stdin.file}: ${(error as Error).message}`,
+          stdout: Buffer.alloc(0),
+          stdoutTotal: 0,
+          stderrTail: Buffer.alloc(0),
+        });
+        return;
+      }
+    }
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn("sh", ["-c", req.command], {
+        cwd: req.cwd,
+        env: { ...req.baseEnv, ...req.vars },
+        detached: true,
+        stdio: [input, "pipe", "pipe"],
+      });
+    } finally {
+      // the child has its own copy of the descriptor
+      if (typeof input === "number") closeSync(input);
+    }
     const pgid = child.pid;
     if (pgid !== undefined) onSpawn(pgid);
     let settled = false;
@@ -114,11 +147,13 @@ export function launchHere(
       });
     };
 
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    // An executor that never reads its stdin is fine: ignore the broken pipe.
-    child.stdin.on("error", () => {});
-    child.stdin.end(req.stdin);
+    child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+    if (typeof req.stdin === "string" && child.stdin) {
+      // An executor that never reads its stdin is fine: ignore the broken pipe.
+      child.stdin.on("error", () => {});
+      child.stdin.end(req.stdin);
+    }
 
     child.on("error", (error) => finish({ code: null, signal: null, spawnError: error.message }));
     child.on("exit", (code, signal) => {
@@ -127,8 +162,8 @@ export function launchHere(
       // open; the attempt is over when the command is, so give the pipes a moment to
       // drain, then end the rest of its group.
       lingerTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
         finish({ code, signal });
       }, req.graceMs);
       lingerTimer.unref();

@@ -17,12 +17,18 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type ChildExit, type LaunchRequest, launchHere } from "./launch.js";
+import { type ChildExit, type Env, type LaunchRequest, launchHere } from "./launch.js";
 
 /** Marks the helper's command line: the module is also bundled into other entry points. */
 const HELPER_FLAG = "--frontier-launcher-helper";
 
-type ToHelper = { type: "launch"; id: number; req: LaunchRequest };
+/**
+ * `base`: the environment the following launches start from (sent once per run, not
+ * with every attempt); a `launch` carries everything else.
+ */
+type ToHelper =
+  | { type: "base"; env: Env }
+  | { type: "launch"; id: number; req: Omit<LaunchRequest, "baseEnv"> };
 type FromHelper =
   | { type: "spawned"; id: number; pgid: number }
   | { type: "exit"; id: number; exit: ChildExit };
@@ -57,6 +63,8 @@ export function helperLauncher(): Launcher {
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let alive = true;
+  /** the base environment the helper holds */
+  let sentBase: Env | undefined;
 
   const idle = () => {
     // With nothing in flight the helper must not keep the runner alive.
@@ -114,10 +122,16 @@ export function helperLauncher(): Launcher {
         pending.set(id, { req, onSpawn, resolve, spawned: false });
         helper?.ref();
         helper?.channel?.ref();
-        const message: ToHelper = { type: "launch", id, req };
-        helper?.send(message, (error) => {
+        const onError = (error: Error | null) => {
           if (error) lost();
-        });
+        };
+        if (sentBase !== req.baseEnv) {
+          // messages arrive in order: the helper has it before the launch
+          sentBase = req.baseEnv;
+          helper?.send({ type: "base", env: req.baseEnv } satisfies ToHelper, onError);
+        }
+        const { baseEnv: _, ...rest } = req;
+        helper?.send({ type: "launch", id, req: rest } satisfies ToHelper, onError);
       });
     },
     close() {
@@ -136,14 +150,19 @@ function serve(): void {
   process.on("SIGINT", () => {});
   process.on("SIGTERM", () => {});
   process.on("disconnect", () => process.exit(0));
+  let baseEnv: Env = {};
   process.on("message", (message: ToHelper) => {
+    if (message.type === "base") {
+      baseEnv = message.env;
+      return;
+    }
     if (message.type !== "launch") return;
     const send = (reply: FromHelper) => {
       if (process.connected) process.send?.(reply);
     };
-    void launchHere(message.req, (pgid) => send({ type: "spawned", id: message.id, pgid })).then(
-      (exit) => send({ type: "exit", id: message.id, exit }),
-    );
+    void launchHere({ ...message.req, baseEnv }, (pgid) =>
+      send({ type: "spawned", id: message.id, pgid }),
+    ).then((exit) => send({ type: "exit", id: message.id, exit }));
   });
 }
 

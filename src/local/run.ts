@@ -19,10 +19,11 @@ import { engineConfig } from "../core/config.js";
 import { type Claim, Frontier } from "../core/engine.js";
 import { DEFAULTS, type RunBound, type RunState, type Settings } from "../core/model.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
+import { RUN_FILE } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { applyEdits, createRecord } from "../tickets/store.js";
-import { planWrites } from "../tickets/writeback.js";
+import { RecyclingStore } from "../tickets/store.js";
+import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./executor.js";
 import { helperLauncher, type Launcher } from "./launcher.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
@@ -272,6 +273,8 @@ class LocalRun {
   /** results settled but not yet written: written by the next commit, with the records */
   private readonly results: Array<{ ticket: string; attempt: number; text: string }> = [];
   private readonly holder = localHolder();
+  /** writes the state; recycles the files it replaces (see RecyclingStore) */
+  private readonly store: RecyclingStore;
   private readonly progress: Progress;
   private draining: Promise<void> | undefined;
   private stopping: NodeJS.Signals | undefined;
@@ -284,6 +287,14 @@ class LocalRun {
   private readonly maxResultBytes: number;
   /** context and outcome files of live attempts: one temporary directory per run */
   private readonly scratch = mkdtempSync(join(tmpdir(), "frontier-run-"));
+  /**
+   * context files no live attempt uses: one per attempt running at once, each rewritten
+   * in place for the next (creating and removing a file per attempt costs more)
+   */
+  private readonly freeContextFiles: string[] = [];
+  private contextFiles = 0;
+  /** the environment of every attempt, read once (process.env is slow to copy) */
+  private readonly baseEnv: Record<string, string | undefined>;
   /**
    * The report renderers (receipt, HTML with its graph layout, markdown) are needed
    * only at the end: loaded while the first attempts run, not before the first starts.
@@ -303,6 +314,11 @@ class LocalRun {
     // The command runs where the ticket directory lives (its parent: usually the
     // repository root), so `tickets/` and the code it talks about resolve the same way.
     this.cwd = dirname(dir);
+    this.baseEnv = { ...io.env };
+    // Spare files left by a runner that was killed: ours to remove, as we hold the lock.
+    RecyclingStore.clearSpares(dir);
+    this.store = new RecyclingStore(dir);
+    this.store.warm();
     this.maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
     this.progress = new Progress({
       stream: io.stderr,
@@ -355,6 +371,7 @@ class LocalRun {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       rmSync(this.scratch, { recursive: true, force: true });
+      await this.store.close();
       this.launcher.close();
       this.progress.stop();
     }
@@ -404,58 +421,89 @@ class LocalRun {
   }
 
   /**
-   * Record every exit that has landed, then claim what became ready, write the state,
-   * and only then start the claimed attempts. Exits that land while this runs are taken
-   * in the next turn of the loop, straight away.
+   * Record every exit that has landed, claim what became ready, write, and start the
+   * claimed attempts. The writes come in two parts: first everything a start or a
+   * report depends on — the attempts' records and results, the claimed tickets' files
+   * and the run record — then the attempts start, then the rest of the batch (the
+   * settled tickets' files, whose records are already written; tickets that became
+   * ready or blocked; the worklog) is written while they run. Both parts are written
+   * before the next exit is taken. Exits that land meanwhile are taken straight after.
    */
   private async drain(): Promise<void> {
     do {
       const batch = this.exits.splice(0);
-      for (const exited of batch) this.record(exited);
+      const reports: Array<() => void> = [];
+      for (const exited of batch) reports.push(this.record(exited));
       let claims: Claim[] = [];
       if (!this.stopping) {
         claims = this.frontier.claimReady(Date.now(), this.holder, token);
       }
-      this.commit();
-      const ready = await Promise.all(
-        claims.map(async (claim) => ({ claim, context: await this.contextOf(claim) })),
-      );
-      for (const { claim, context } of ready) this.spawn(claim, context);
+      const rest = this.commit(claims);
+      // the outcomes are on disk (their attempt records): now they may be reported
+      for (const report of reports) report();
+      if (claims.length > 0) {
+        const ready = await Promise.all(
+          claims.map(async (claim) => ({ claim, context: await this.contextOf(claim) })),
+        );
+        for (const { claim, context } of ready) this.spawn(claim, context);
+      }
+      this.store.apply(rest);
     } while (this.exits.length > 0);
   }
 
   /**
-   * Write what landed: result files and attempt records first (created once), then the
-   * ticket files that point at them, then the worklog — so a run killed mid-write never
-   * leaves a ticket naming a missing record. Synchronous on purpose (see write-sync.ts).
+   * Write what must be on disk before `claims` start: result files and attempt records
+   * (created once), then the claimed tickets' files and the run record — so a run
+   * killed mid-write never leaves a ticket naming a missing record, and never an
+   * attempt running whose claim is not on disk. Returns the rest of the edits, in
+   * order, for after the start. Synchronous on purpose (see RecyclingStore).
    */
-  private commit(): void {
+  private commit(claims: readonly Claim[]): FileEdit[] {
     const changes = this.frontier.drainChanges();
     const edits = planWrites(changes, this.frontier, (file) =>
       readFileSync(join(this.dir, file), "utf8"),
     );
     for (const r of this.results.splice(0)) {
       const file = resultFile(r.ticket, r.attempt);
-      createRecord(join(this.dir, file), r.text, file);
+      this.store.create(join(this.dir, file), r.text, file);
     }
-    applyEdits(this.dir, edits);
+    const claimed = new Set<string>();
+    for (const claim of claims) {
+      const file = this.frontier.spec(claim.ticket)?.file;
+      if (file !== undefined) claimed.add(file);
+    }
+    const now: FileEdit[] = [];
+    const rest: FileEdit[] = [];
+    for (const edit of edits) {
+      // records, claims and the run record (its dispatch count) before any start
+      if (
+        edit.kind === "create" ||
+        (edit.kind === "replace" && (claimed.has(edit.path) || edit.path === RUN_FILE))
+      )
+        now.push(edit);
+      else rest.push(edit);
+    }
+    this.store.apply(now);
+    return rest;
   }
 
-  private record({ claim, result }: Exited): void {
+  /** Settle one exit in the engine; returns its progress report, for once it is written. */
+  private record({ claim, result }: Exited): () => void {
     const frontier = this.frontier;
     this.live.delete(claim.ticket);
     const now = Date.now();
     this.settled++;
     if (result.stopped) {
       frontier.interrupt(claim.ticket, claim.attempt, now);
-      this.progress.finished(
-        claim.ticket,
-        claim.attempt,
-        "interrupted",
-        result.durationMs,
-        this.tally(),
-      );
-      return;
+      const tally = this.tally();
+      return () =>
+        this.progress.finished(
+          claim.ticket,
+          claim.attempt,
+          "interrupted",
+          result.durationMs,
+          tally,
+        );
     }
     // The result file's name is known before it is written; it is written with the
     // attempt record, before any ticket file points at it.
@@ -481,21 +529,25 @@ class LocalRun {
       },
       now,
     );
-    if (settled.kind !== "ok") this.progress.note(`${claim.ticket}: ${settled.message}`);
+    const note = settled.kind !== "ok" ? `${claim.ticket}: ${settled.message}` : undefined;
     const detail =
       result.outcome === "suspended"
         ? `question: ${result.question ?? ""}`
         : result.outcome === "failed" || result.outcome === "limited"
           ? result.reason
           : undefined;
-    this.progress.finished(
-      claim.ticket,
-      claim.attempt,
-      result.outcome,
-      result.durationMs,
-      this.tally(),
-      detail,
-    );
+    const tally = this.tally();
+    return () => {
+      if (note !== undefined) this.progress.note(note);
+      this.progress.finished(
+        claim.ticket,
+        claim.attempt,
+        result.outcome,
+        result.durationMs,
+        tally,
+        detail,
+      );
+    };
   }
 
   /** The context text of a claimed ticket, or why it could not be made. */
@@ -535,11 +587,14 @@ class LocalRun {
       FRONTIER_DIR: this.dir,
       FRONTIER_CLAIM: claim.claim,
     };
+    const contextFile =
+      this.freeContextFiles.pop() ?? join(this.scratch, `context-${this.contextFiles++}.md`);
     const attempt = startAttempt({
       command,
       cwd: this.cwd,
       context: context.text,
-      baseEnv: this.io.env,
+      contextFile,
+      baseEnv: this.baseEnv,
       vars,
       ...(claim.bound?.timeoutMs !== undefined ? { timeoutMs: claim.bound.timeoutMs } : {}),
       maxResultBytes: this.maxResultBytes,
@@ -550,6 +605,7 @@ class LocalRun {
     this.live.set(claim.ticket, { claim, attempt });
     this.progress.started(claim.ticket, claim.attempt);
     void attempt.done.then((result) => {
+      this.freeContextFiles.push(contextFile);
       this.exits.push({ claim, result });
       this.kick();
     });

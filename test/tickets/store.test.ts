@@ -1,13 +1,17 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import {
   applyEdits,
   RecordExistsError,
+  RecyclingStore,
   replaceAtomically,
   writeResult,
 } from "../../src/tickets/store.js";
+import type { FileEdit } from "../../src/tickets/writeback.js";
+import { runs } from "../support/runs.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -95,3 +99,149 @@ describe("writeResult stores an attempt's result once", () => {
     expect(writeResult(dir, "plan", 1, "first")).toBe(".frontier/results/plan@1.md");
   });
 });
+
+describe("the runner's RecyclingStore keeps every guarantee of applyEdits", () => {
+  const many = 3 * 96; // well past the spare depth and the spare cap
+
+  test("replaces files whole, again and again, and leaves nothing behind when closed", async () => {
+    const rounds = Math.ceil(many / 10);
+    const store = new RecyclingStore(dir);
+    store.warm();
+    for (let i = 0; i < 10; i++) await writeFile(join(dir, `t${i}.md`), `authored ${i}\n`);
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < 10; i++) {
+        store.apply([
+          {
+            path: `t${i}.md`,
+            kind: "replace",
+            content: `t${i} round ${round}\n`.repeat(round % 3 === 0 ? 1 : round),
+          },
+        ]);
+      }
+    }
+    for (let i = 0; i < 10; i++) {
+      const last = rounds - 1;
+      expect(await readFile(join(dir, `t${i}.md`), "utf8")).toBe(
+        `t${i} round ${last}\n`.repeat(last % 3 === 0 ? 1 : last),
+      );
+    }
+    await store.close();
+    expect((await readdir(dir)).sort()).toEqual(
+      [".frontier", ...[...Array(10).keys()].map((i) => `t${i}.md`)].sort(),
+    );
+    expect(await readdir(join(dir, ".frontier"))).toEqual([]); // the spare folder is gone
+  });
+
+  test("a record is never written again, however many files are replaced after it", async () => {
+    const store = new RecyclingStore(dir);
+    store.warm();
+    await writeFile(join(dir, "a.md"), "a\n");
+    const records: Record<string, string> = {};
+    for (let n = 1; n <= many; n++) {
+      const path = `.frontier/attempts/a@${n}.json`;
+      records[path] = `{"n": ${n}}\n`;
+      store.apply([
+        { path, kind: "create", content: records[path] },
+        { path: "a.md", kind: "replace", content: `a attempt ${n}\n` },
+        { path: ".frontier/run.json", kind: "replace", content: `{"dispatched": ${n}}\n` },
+      ]);
+    }
+    for (const [path, content] of Object.entries(records)) {
+      expect(await readFile(join(dir, path), "utf8")).toBe(content);
+    }
+    expect(() =>
+      store.apply([{ path: ".frontier/attempts/a@1.json", kind: "create", content: "other" }]),
+    ).toThrow(RecordExistsError);
+    store.apply([
+      {
+        path: ".frontier/attempts/a@1.json",
+        kind: "create",
+        content: records[".frontier/attempts/a@1.json"]!,
+      },
+    ]);
+    await store.close();
+    expect(await readdir(join(dir, ".frontier"))).toEqual(["attempts", "run.json"]);
+  });
+
+  test("a ticket hard-linked elsewhere keeps its old content there: that file is never reused", async () => {
+    const store = new RecyclingStore(dir);
+    await writeFile(join(dir, "a.md"), "authored\n");
+    await link(join(dir, "a.md"), join(dir, "backup"));
+    for (let n = 0; n < many; n++) {
+      store.apply([{ path: `f${n % 7}.md`, kind: "replace", content: `${n}\n` }]);
+      if (n === 0) store.apply([{ path: "a.md", kind: "replace", content: "engine\n" }]);
+    }
+    expect(await readFile(join(dir, "backup"), "utf8")).toBe("authored\n");
+    expect(await readFile(join(dir, "a.md"), "utf8")).toBe("engine\n");
+    await store.close();
+  });
+
+  test("matches applyEdits on any sequence of edits", async () => {
+    const edit = fc.oneof(
+      fc.record({
+        kind: fc.constant("replace" as const),
+        file: fc.integer({ min: 0, max: 4 }),
+        content: fc.string({ maxLength: 300 }),
+      }),
+      fc.record({
+        kind: fc.constant("create" as const),
+        file: fc.integer({ min: 0, max: 40 }),
+        content: fc.constantFrom("x", "y"),
+      }),
+      fc.record({
+        kind: fc.constant("append" as const),
+        file: fc.constant(0),
+        content: fc.string({ maxLength: 20 }),
+      }),
+    );
+    let k = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { maxLength: 200 }), async (list) => {
+        const a = join(dir, `plain-${k}`);
+        const b = join(dir, `recycled-${k++}`);
+        await mkdir(a);
+        await mkdir(b);
+        const store = new RecyclingStore(b);
+        store.warm();
+        const path = (e: { kind: string; file: number }) =>
+          e.kind === "replace"
+            ? `t${e.file}.md`
+            : e.kind === "create"
+              ? `.frontier/results/r${e.file}.md`
+              : ".frontier/worklog.jsonl";
+        for (const e of list) {
+          const one: FileEdit = { path: path(e), kind: e.kind, content: e.content };
+          let plain: unknown;
+          let recycled: unknown;
+          try {
+            applyEdits(a, [one]);
+          } catch (error) {
+            plain = (error as Error).name;
+          }
+          try {
+            store.apply([one]);
+          } catch (error) {
+            recycled = (error as Error).name;
+          }
+          expect(recycled).toBe(plain);
+        }
+        await store.close();
+        expect(await tree(b)).toEqual(await tree(a));
+      }),
+      { numRuns: runs(60) },
+    );
+  });
+});
+
+async function tree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (rel: string) => {
+    for (const entry of await readdir(join(root, rel), { withFileTypes: true })) {
+      const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await walk(path);
+      else out[path] = await readFile(join(root, path), "utf8");
+    }
+  };
+  await walk("");
+  return out;
+}
