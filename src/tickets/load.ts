@@ -3,7 +3,7 @@
  * problem with it at once. Nothing here decides what runs; it only reads.
  */
 import { isAscii } from "node:buffer";
-import { closeSync, type Dirent, fstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { checkCaps, checkGraph, fileTooLarge, type GraphNode } from "../core/checks.js";
@@ -89,9 +89,14 @@ export async function loadDirectory(
   const maxFileBytes = settings.max_file_bytes ?? DEFAULTS.maxFileBytes;
   const leaseMs = DEFAULTS.leaseMs;
 
-  let entries: Dirent[];
+  let names: string[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
+    // the directory entries are dropped at once: 10k of them would outlive every GC
+    names = ticketFileNames(
+      readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isFile() || e.isSymbolicLink())
+        .map((e) => e.name),
+    );
   } catch (e) {
     return {
       kind: "invalid",
@@ -106,9 +111,6 @@ export async function loadDirectory(
       ],
     };
   }
-  const names = ticketFileNames(
-    entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name),
-  );
   const capProblems = checkCaps(
     names.length > maxTickets ? names.map((file) => ({ file, bytes: 0 })) : [],
     { maxTickets, maxFileBytes },
@@ -179,7 +181,7 @@ export async function loadDirectory(
       continue;
     }
     specs.push(p.spec);
-    if (Object.keys(p.fields).length > 0) fields.set(p.spec.id, p.fields);
+    if (hasKeys(p.fields)) fields.set(p.spec.id, p.fields);
   }
   problems.push(...checkGraph(nodes));
 
@@ -422,6 +424,11 @@ function corrupt(file: string): Problem {
 
 /** The schemas of the saved state: zod is loaded only when there is saved state to check. */
 const schemas = () => import("../core/model.js");
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
 
 type RecordOf<K extends "attempts" | "answers"> = K extends "attempts"
   ? AttemptRecord
