@@ -12,7 +12,6 @@ import {
   buildGraph,
   criticalPathOf,
   dependentsOf,
-  depsOf,
   type Graph,
   IndexHeap,
   wavesOf,
@@ -1315,8 +1314,16 @@ export class Frontier {
       case "suspended":
         return `question: ${s.reason ?? s.attempts.at(-1)?.question ?? "(no question given)"}`;
       case "pending": {
-        const waiting = depsOf(this.graph, i).filter((d) => !SATISFIED.has(this.states[d]!.status));
-        return `waiting on ${waiting.map((d) => this.id(d)).join(", ")}`;
+        // the unmet dependencies, in the author's order (one string, no arrays: at 10k
+        // tickets this runs for nearly every one of them)
+        const { depStart, depList } = this.graph;
+        let waiting = "";
+        for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {
+          const d = depList[k]!;
+          if (SATISFIED.has(this.states[d]!.status)) continue;
+          waiting = waiting === "" ? this.id(d) : `${waiting}, ${this.id(d)}`;
+        }
+        return `waiting on ${waiting}`;
       }
       case "ready":
         if (this.run.cancelled) return `run cancelled by ${this.run.cancelled.by}`;
