@@ -158,8 +158,6 @@ export function parseSettingsQuick(text: string): ParsedSettings | undefined {
   const warnings: Problem[] = [];
   for (const { key, line, value } of pairs) {
     if (!Object.hasOwn(KEYS, key)) {
-      // a name like `constructor`: left to parseSettings, which reads KEYS as it does
-      if (key in KEYS) return undefined;
       warnings.push(unknownSetting(key, line));
       continue;
     }

@@ -72,7 +72,7 @@ export function parseSettings(text: string): ParsedSettings {
   for (const pair of contents.items) {
     const key = pair.key;
     const name = isScalar(key) ? text_(key) : "";
-    const info = KEYS[name];
+    const info = Object.hasOwn(KEYS, name) ? KEYS[name] : undefined;
     if (info === undefined) {
       warnings.push(unknownSetting(name, lineOf(key)));
       continue;
@@ -89,7 +89,7 @@ export function parseSettings(text: string): ParsedSettings {
       const name = String(issue.path[0] ?? "");
       if (seen.has(name)) continue;
       seen.add(name);
-      const info = KEYS[name];
+      const info = Object.hasOwn(KEYS, name) ? KEYS[name] : undefined;
       if (info === undefined) continue;
       problems.push(
         problem(

@@ -158,7 +158,6 @@ describe("plain frontier.yml is read without the YAML parser or zod, exactly as 
       'max_parallel: "4"\n',
       "run: [a\n",
       "run: a\nrun: b\n",
-      "constructor: 1\n",
     ]) {
       expect(parseSettingsQuick(text), JSON.stringify(text)).toBeUndefined();
     }

@@ -57,6 +57,15 @@ describe("frontier.yml", () => {
     });
   });
 
+  test("a setting named like a JavaScript built-in (constructor, toString) is an unknown setting, not silently taken", () => {
+    const r = parseSettings("constructor: 3\ntoString: x\nmax_parallel: 2\n");
+    expect(r.settings).toEqual({ max_parallel: 2 });
+    expect(r.warnings.map((p) => formatProblem(p))).toEqual([
+      'frontier.yml:1: warning: unknown setting "constructor" — remove it (it is ignored)',
+      'frontier.yml:2: warning: unknown setting "toString" — remove it (it is ignored)',
+    ]);
+  });
+
   test("a tag the YAML parser cannot decode is named as such, not as a JavaScript error", () => {
     expect(
       parseSettings("max_parallel: 2\nbound: !!%de 3\n").problems.map((p) => formatProblem(p)),
