@@ -29,16 +29,22 @@ const HELPER_FLAG = "--frontier-launcher-helper";
 type ToHelper =
   | { type: "base"; env: Env }
   | { type: "launch"; id: number; req: Omit<LaunchRequest, "baseEnv"> };
-type FromHelper =
+type Reply =
   | { type: "spawned"; id: number; pgid: number }
   | { type: "exit"; id: number; exit: ChildExit };
+/** What the helper sends: the replies of one turn of its loop, in order, in one message. */
+type FromHelper = { type: "replies"; replies: Reply[] };
 
 export interface Launcher {
   launch(req: LaunchRequest, onSpawn: (pgid: number) => void): Promise<ChildExit>;
-  close(): void;
+  /**
+   * Stop taking attempts and let the helper end; resolves once it has (at most ~1 s
+   * later), so the runner reaps it: its CPU time, and its children's, count as the run's.
+   */
+  close(): Promise<void>;
 }
 
-export const inProcess: Launcher = { launch: launchHere, close: () => {} };
+export const inProcess: Launcher = { launch: launchHere, close: async () => {} };
 
 interface Pending {
   req: LaunchRequest;
@@ -76,20 +82,23 @@ export function helperLauncher(): Launcher {
   idle();
 
   helper.on("message", (message: FromHelper) => {
-    const p = pending.get(message.id);
-    if (!p) return;
-    if (message.type === "spawned") {
-      p.spawned = true;
-      p.onSpawn(message.pgid);
-    } else {
-      pending.delete(message.id);
-      p.resolve({
-        ...message.exit,
-        stdout: Buffer.from(message.exit.stdout),
-        stderrTail: Buffer.from(message.exit.stderrTail),
-      });
-      idle();
+    if (message.type !== "replies") return;
+    for (const reply of message.replies) {
+      const p = pending.get(reply.id);
+      if (!p) continue;
+      if (reply.type === "spawned") {
+        p.spawned = true;
+        p.onSpawn(reply.pgid);
+      } else {
+        pending.delete(reply.id);
+        p.resolve({
+          ...reply.exit,
+          stdout: Buffer.from(reply.exit.stdout),
+          stderrTail: Buffer.from(reply.exit.stderrTail),
+        });
+      }
     }
+    idle();
   });
   const lost = () => {
     if (!alive) return;
@@ -113,6 +122,30 @@ export function helperLauncher(): Launcher {
   };
   helper.on("exit", lost);
   helper.on("error", lost);
+  let exited = false;
+  helper.once("exit", () => {
+    exited = true;
+  });
+  /** ends the helper and waits (at most 1 s) to reap it */
+  const end = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (exited || !helper) return resolve();
+      const child = helper;
+      child.ref(); // keep the loop alive until it is reaped…
+      const timer = setTimeout(() => {
+        child.unref(); // …but a helper that does not end promptly is not waited for
+        resolve();
+      }, 1000);
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if (child.connected) child.disconnect();
+      // with nothing in flight it holds nothing (its children's groups were killed as
+      // they ended): no need to wait for it to boot or notice the disconnect
+      if (pending.size === 0) child.kill("SIGKILL");
+    });
+  let ending: Promise<void> | undefined;
 
   return {
     launch(req, onSpawn) {
@@ -136,7 +169,8 @@ export function helperLauncher(): Launcher {
     },
     close() {
       alive = false;
-      if (helper?.connected) helper.disconnect();
+      ending ??= end();
+      return ending;
     },
   };
 }
@@ -157,13 +191,22 @@ function serve(): void {
       return;
     }
     if (message.type !== "launch") return;
-    const send = (reply: FromHelper) => {
-      if (process.connected) process.send?.(reply);
-    };
     void launchHere({ ...message.req, baseEnv }, (pgid) =>
       send({ type: "spawned", id: message.id, pgid }),
     ).then((exit) => send({ type: "exit", id: message.id, exit }));
   });
+  // Replies are gathered for the rest of this turn of the loop and sent as one message:
+  // children that end together (while a spawn held the loop) cost the runner one wake-up.
+  let replies: Reply[] = [];
+  const flush = () => {
+    const batch = replies;
+    replies = [];
+    if (process.connected) process.send?.({ type: "replies", replies: batch } satisfies FromHelper);
+  };
+  function send(reply: Reply): void {
+    if (replies.length === 0) setImmediate(flush);
+    replies.push(reply);
+  }
 }
 
 if (process.send !== undefined && process.argv[2] === HELPER_FLAG) serve();

@@ -3,15 +3,18 @@
  * for how long, what just finished, the counts) redrawn by log-update; elsewhere — a
  * pipe, a file, CI — it is one plain line per event, so logs stay greppable.
  */
-import { createLogUpdate } from "log-update";
+import type { createLogUpdate } from "log-update";
 import type { AttemptOutcome, Status } from "../core/model.js";
 import { STATUS_ICON } from "../report/states.js";
-import { shortDuration } from "./executor.js";
+import { shortDuration } from "./attempt.js";
 
 export interface ProgressOptions {
   stream: NodeJS.WritableStream;
-  /** redraw a live block (a terminal, not CI) instead of one line per event */
-  live: boolean;
+  /**
+   * redraw a live block (a terminal, not CI) instead of one line per event: log-update's
+   * `createLogUpdate`, loaded by the caller (see `loadLive`) — plain lines never load it
+   */
+  live: false | typeof createLogUpdate;
   run: string;
   total: number;
   /** the clock; tests pass their own */
@@ -56,6 +59,11 @@ export function tallyText(total: number, tally: Tally): string {
   return parts.join(", ");
 }
 
+/** What `live` takes: log-update, loaded only for a terminal (~60 ms of start-up). */
+export async function loadLive(): Promise<typeof createLogUpdate> {
+  return (await import("log-update")).createLogUpdate;
+}
+
 export class Progress {
   private readonly running = new Map<string, Running>();
   private readonly recent: string[] = [];
@@ -67,7 +75,7 @@ export class Progress {
   constructor(private readonly options: ProgressOptions) {
     this.now = options.now ?? Date.now;
     if (options.live) {
-      this.log = createLogUpdate(options.stream as NodeJS.WriteStream);
+      this.log = options.live(options.stream as NodeJS.WriteStream);
       // Only the elapsed times need a clock; scheduling never waits on it.
       this.timer = setInterval(() => this.render(), 1000);
       this.timer.unref();

@@ -16,19 +16,20 @@ import { EXIT, line } from "../cli/io.js";
 import { printProblems } from "../cli/problems.js";
 import { formatDuration } from "../core/bound.js";
 import { engineConfig } from "../core/config.js";
+import { DEFAULTS } from "../core/constants.js";
 import { type Claim, Frontier } from "../core/engine.js";
-import { DEFAULTS, type RunBound, type RunState, type Settings } from "../core/model.js";
+import type { RunBound, RunState, Settings } from "../core/model.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
 import { RecyclingStore } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
-import { type AttemptResult, type RunningAttempt, startAttempt } from "./executor.js";
+import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { helperLauncher, type Launcher } from "./launcher.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
-import { Progress, tallyText } from "./progress.js";
+import { loadLive, Progress, tallyText } from "./progress.js";
 
 export interface RunOptions {
   exec?: string;
@@ -196,7 +197,7 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
   try {
     return await loadAndRun(dir, absDir, options, io, inherited.bound, started, launcher);
   } finally {
-    launcher.close();
+    await launcher.close();
   }
 }
 
@@ -238,6 +239,8 @@ async function loadAndRun(
   const bound = tighter(config.bound ?? saved?.run.bound, inheritedBound);
   if (bound) config.bound = bound;
 
+  // the live progress block (a terminal): its module loads while the lock is taken
+  const live = io.isTTY && !io.env.CI ? loadLive().catch(() => false as const) : undefined;
   const lock = await acquireLock(absDir, started);
   if (lock.kind === "held") {
     line(err, `error: ${lock.message}`);
@@ -260,6 +263,7 @@ async function loadAndRun(
       options,
       io,
       launcher,
+      (await live) ?? false,
     );
     return await runner.run(started);
   } finally {
@@ -310,6 +314,7 @@ class LocalRun {
     private readonly options: RunOptions,
     private readonly io: RunIo,
     private readonly launcher: Launcher,
+    live: ConstructorParameters<typeof Progress>[0]["live"],
   ) {
     // The command runs where the ticket directory lives (its parent: usually the
     // repository root), so `tickets/` and the code it talks about resolve the same way.
@@ -322,7 +327,7 @@ class LocalRun {
     this.maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
     this.progress = new Progress({
       stream: io.stderr,
-      live: io.isTTY && !io.env.CI,
+      live,
       run: frontier.runRecord().run,
       total: frontier.specs().length,
     });
@@ -372,7 +377,7 @@ class LocalRun {
       process.off("SIGTERM", onSignal);
       rmSync(this.scratch, { recursive: true, force: true });
       await this.store.close();
-      this.launcher.close();
+      void this.launcher.close(); // it ends while the reports are written; reaped at the end
       this.progress.stop();
     }
     return this.conclude(started);

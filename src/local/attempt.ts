@@ -1,0 +1,386 @@
+/**
+ * One attempt of one ticket, run as a shell command (SPEC §6).
+ *
+ * The command runs under `sh -c` in a process group of its own, so a timeout or a
+ * Ctrl-C stops everything it started, not just the shell. Its outcome is the JSON it
+ * writes to `$FRONTIER_OUTCOME_FILE` if it writes one; otherwise its exit code and
+ * stdout decide. Output is captured with bounded memory: a result over the cap is a
+ * failed attempt with a clear reason, never a truncated result.
+ */
+import {
+  closeSync,
+  ftruncateSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { formatDuration } from "../core/bound.js";
+import type { Outcome, Usage } from "../core/model.js";
+import { signalGroup } from "./launch.js";
+import { inProcess, type Launcher } from "./launcher.js";
+import type { OutcomeFile } from "./outcome.js";
+
+/** The exit code that means "I have a question" (EX_TEMPFAIL). */
+export const EXIT_SUSPEND = 75;
+
+/** How long a stopped attempt gets between SIGTERM and SIGKILL. */
+export const KILL_GRACE_MS = 2000;
+
+const STDERR_TAIL_BYTES = 2048;
+const STDERR_TAIL_LINES = 10;
+
+export interface AttemptInput {
+  /** the shell command, run as `sh -c COMMAND` */
+  command: string;
+  /** working directory of the command */
+  cwd: string;
+  /** the context text: on stdin and in `$FRONTIER_CONTEXT_FILE` */
+  context: string;
+  /**
+   * the environment to start from (the runner's): pass the same plain object to every
+   * attempt of a run, so the launcher helper is sent it once
+   */
+  baseEnv: Record<string, string | undefined>;
+  /** the FRONTIER_* variables of this attempt (CONTEXT_FILE and OUTCOME_FILE are added here) */
+  vars: Record<string, string>;
+  /** the ticket's bound as a duration: past it the attempt is stopped, failed `timeout` */
+  timeoutMs?: number;
+  /** a result (stdout, or `result` in the outcome file) over this many bytes fails the attempt */
+  maxResultBytes: number;
+  /** SIGTERM → SIGKILL grace; default 2 s */
+  graceMs?: number;
+  /** what starts the command: the runner's helper process; default in this process */
+  launcher?: Launcher;
+  /**
+   * a directory for the context and outcome files (the runner's, made once per run);
+   * without it each attempt makes and removes a temporary directory of its own
+   */
+  scratch?: string;
+  /** names this attempt's files in `scratch` (unique among live attempts) */
+  tag?: string;
+  /**
+   * the context file, when the caller keeps a few and reuses them (the runner: one per
+   * attempt running at once): rewritten in place, and left for the caller to remove
+   */
+  contextFile?: string;
+}
+
+export interface AttemptResult {
+  outcome: Outcome;
+  /** the result text (may be blank for `empty`) */
+  result?: string;
+  question?: string;
+  reason?: string;
+  usage?: Usage;
+  /** set when the attempt was stopped from outside (Ctrl-C), not by its own doing */
+  stopped: boolean;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  durationMs: number;
+}
+
+export interface RunningAttempt {
+  /** the process group id (= the shell's pid) */
+  pgid: number | undefined;
+  done: Promise<AttemptResult>;
+  /** stop the whole process group: SIGTERM, SIGKILL after the grace */
+  stop(): void;
+}
+
+/** The end of stderr as a reason: its last lines, at most 2 KB. */
+export function stderrReason(text: string): string | undefined {
+  const lines = text.replace(/\s+$/, "").split(/\r?\n/);
+  const tail = lines.slice(-STDERR_TAIL_LINES).join("\n").trim();
+  if (tail === "") return undefined;
+  const bytes = Buffer.from(tail, "utf8");
+  if (bytes.length <= STDERR_TAIL_BYTES) return tail;
+  return `…${bytes.subarray(bytes.length - STDERR_TAIL_BYTES).toString("utf8")}`;
+}
+
+function tooLarge(what: string, bytes: number, cap: number): string {
+  return `${what} is ${bytes} bytes, over max_result_bytes (${cap}): write large output to a file and return its path, or raise max_result_bytes in frontier.yml`;
+}
+
+function isBlank(text: string | undefined): boolean {
+  return text === undefined || text.trim() === "";
+}
+
+/**
+ * Read and check the outcome file. `none` when the executor did not write one;
+ * an invalid file is a failed attempt whose reason says what is wrong with it.
+ */
+async function readOutcomeFile(
+  path: string,
+  maxResultBytes: number,
+): Promise<
+  { kind: "none" } | { kind: "ok"; value: OutcomeFile } | { kind: "bad"; reason: string }
+> {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return { kind: "none" };
+  }
+  // JSON escaping can at most double-ish a string; leave generous room for the envelope.
+  if (size > maxResultBytes * 6 + 64 * 1024) {
+    return { kind: "bad", reason: tooLarge("the outcome file", size, maxResultBytes) };
+  }
+  const text = readFileSync(path, "utf8");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return {
+      kind: "bad",
+      reason: `the outcome file ($FRONTIER_OUTCOME_FILE) is not valid JSON (${(error as Error).message}): write e.g. {"status": "complete", "result": "…"}`,
+    };
+  }
+  // the schema (zod) is loaded on the first outcome file, not by every run
+  const { OutcomeFile } = await import("./outcome.js");
+  const parsed = OutcomeFile.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .map(
+        (issue) => `${issue.path.length ? issue.path.join(".") : "(top level)"}: ${issue.message}`,
+      )
+      .join("; ");
+    return {
+      kind: "bad",
+      reason: `the outcome file ($FRONTIER_OUTCOME_FILE) is not a valid outcome — ${issues}. It needs "status": one of complete, empty, failed, suspended, limited`,
+    };
+  }
+  return { kind: "ok", value: parsed.data };
+}
+
+/** Start one attempt. The returned promise never rejects: every way it can end is an outcome. */
+export function startAttempt(input: AttemptInput): RunningAttempt {
+  const started = Date.now();
+  const grace = input.graceMs ?? KILL_GRACE_MS;
+  let pgid: number | undefined;
+  let stopFn: () => void = () => {};
+  let stopRequested = false;
+  let wroteOutcome = false;
+
+  const done = (async (): Promise<AttemptResult> => {
+    // Small files, written and removed synchronously: a thread-pool round trip per file
+    // costs more than the write itself, and an instant executor feels every one of them.
+    const own = input.scratch === undefined;
+    const scratch = input.scratch ?? mkdtempSync(join(tmpdir(), "frontier-attempt-"));
+    const tag = input.tag ?? "attempt";
+    const outcomeFile = join(scratch, `${tag}.outcome.json`);
+    // (a fresh scratch directory and a unique tag: the outcome file does not exist yet)
+    const contextFile = input.contextFile ?? join(scratch, `${tag}.context.md`);
+    if (input.contextFile !== undefined) rewrite(contextFile, input.context);
+    else writeFileSync(contextFile, input.context, "utf8");
+    try {
+      return await runChild(contextFile, outcomeFile);
+    } finally {
+      if (own) rmSync(scratch, { recursive: true, force: true });
+      else {
+        if (input.contextFile === undefined) rmSync(contextFile, { force: true });
+        if (wroteOutcome) rmSync(outcomeFile, { force: true });
+      }
+    }
+  })();
+
+  async function runChild(contextFile: string, outcomeFile: string): Promise<AttemptResult> {
+    const vars: Record<string, string> = {
+      ...input.vars,
+      FRONTIER_CONTEXT_FILE: contextFile,
+      FRONTIER_OUTCOME_FILE: outcomeFile,
+    };
+    let timedOut = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    let timeoutTimer: NodeJS.Timeout | undefined;
+    const terminate = () => {
+      if (pgid === undefined) return; // not started yet: terminated as soon as it is
+      signalGroup(pgid, "SIGTERM");
+      if (!killTimer) {
+        killTimer = setTimeout(() => signalGroup(pgid, "SIGKILL"), grace);
+        killTimer.unref();
+      }
+    };
+    stopFn = terminate;
+    if (input.timeoutMs !== undefined) {
+      timeoutTimer = setTimeout(() => {
+        timedOut = true;
+        terminate();
+      }, input.timeoutMs);
+    }
+    const launcher = input.launcher ?? inProcess;
+    const exit = await launcher.launch(
+      {
+        command: input.command,
+        cwd: input.cwd,
+        baseEnv: input.baseEnv,
+        vars,
+        // the context file is the same text: the command reads it, no pipe to feed
+        stdin: { file: contextFile },
+        cap: input.maxResultBytes,
+        graceMs: grace,
+      },
+      (group) => {
+        pgid = group;
+        if (stopRequested || timedOut) terminate();
+      },
+    );
+    if (timeoutTimer) clearTimeout(timeoutTimer);
+    if (killTimer) clearTimeout(killTimer);
+    const stdout = {
+      overflow: exit.stdoutTotal > input.maxResultBytes,
+      total: exit.stdoutTotal,
+      text: () => Buffer.from(exit.stdout).toString("utf8"),
+    };
+    const stderr = { text: () => Buffer.from(exit.stderrTail).toString("utf8") };
+    const signal = exit.signal;
+
+    const base = {
+      stopped: stopRequested,
+      exitCode: exit.code,
+      signal,
+      durationMs: Date.now() - started,
+    };
+    if (exit.spawnError) {
+      return {
+        ...base,
+        outcome: "failed",
+        reason: `could not start sh: ${exit.spawnError}`,
+      };
+    }
+    if (timedOut) {
+      return { ...base, outcome: "failed", reason: "timeout" };
+    }
+    if (stopRequested) {
+      return { ...base, outcome: "failed", reason: "interrupted" };
+    }
+
+    const file = await readOutcomeFile(outcomeFile, input.maxResultBytes);
+    wroteOutcome = file.kind !== "none";
+    const out = stdout.overflow ? undefined : stdout.text();
+    if (file.kind === "bad") return { ...base, outcome: "failed", reason: file.reason };
+    if (file.kind === "ok") {
+      const value = file.value;
+      const result = value.result ?? out;
+      if (value.result !== undefined) {
+        const bytes = Buffer.byteLength(value.result, "utf8");
+        if (bytes > input.maxResultBytes) {
+          return {
+            ...base,
+            outcome: "failed",
+            reason: tooLarge("the result in the outcome file", bytes, input.maxResultBytes),
+          };
+        }
+      } else if (stdout.overflow && (value.status === "complete" || value.status === "empty")) {
+        return {
+          ...base,
+          outcome: "failed",
+          reason: tooLarge("the result on stdout", stdout.total, input.maxResultBytes),
+        };
+      }
+      const res: AttemptResult = { ...base, outcome: value.status };
+      if (value.usage) res.usage = value.usage;
+      if (value.reason !== undefined) res.reason = value.reason;
+      switch (value.status) {
+        case "complete":
+          if (!isBlank(result)) res.result = result;
+          break;
+        case "empty":
+          break;
+        case "suspended": {
+          const question = value.question ?? (isBlank(out) ? undefined : out?.trim());
+          if (question === undefined || question.trim() === "") {
+            return {
+              ...base,
+              outcome: "failed",
+              reason:
+                'the outcome file says "suspended" but gives no "question": add the question the ticket is waiting on',
+            };
+          }
+          res.question = question;
+          break;
+        }
+        case "failed":
+          if (res.reason === undefined) {
+            res.reason = stderrReason(stderr.text()) ?? "the executor reported failed";
+          }
+          break;
+        case "limited":
+          if (res.reason === undefined) res.reason = "the ticket's bound ran out";
+          break;
+      }
+      return res;
+    }
+
+    if (exit.code === 0) {
+      if (stdout.overflow) {
+        return {
+          ...base,
+          outcome: "failed",
+          reason: tooLarge("the result on stdout", stdout.total, input.maxResultBytes),
+        };
+      }
+      return isBlank(out)
+        ? { ...base, outcome: "empty" }
+        : { ...base, outcome: "complete", result: out as string };
+    }
+    if (exit.code === EXIT_SUSPEND) {
+      const question = isBlank(out) ? undefined : out?.trim();
+      if (question === undefined) {
+        return {
+          ...base,
+          outcome: "failed",
+          reason: `exit code ${EXIT_SUSPEND} (suspend) without a question: print the question on stdout`,
+        };
+      }
+      return { ...base, outcome: "suspended", question };
+    }
+    const reason =
+      stderrReason(stderr.text()) ??
+      (signal ? `killed by ${signal}` : `exit code ${exit.code ?? "unknown"}`);
+    return { ...base, outcome: "failed", reason };
+  }
+
+  return {
+    get pgid() {
+      return pgid;
+    },
+    done,
+    stop: () => {
+      stopRequested = true;
+      stopFn();
+    },
+  };
+}
+
+/**
+ * Write `text` as the whole of `path`, in place. Not truncated to zero first: on ext4 a
+ * file truncated to zero and written is sent to the disk when it is closed.
+ */
+function rewrite(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, "r+");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    fd = openSync(path, "wx");
+  }
+  try {
+    const bytes = Buffer.from(text, "utf8");
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off, off);
+    ftruncateSync(fd, bytes.length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `1.2s`, for progress lines. */
+export function shortDuration(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(ms);
+}

@@ -1,0 +1,16 @@
+/**
+ * The shape of `$FRONTIER_OUTCOME_FILE` (SPEC §6), as a zod schema. Its own module so
+ * that a run whose executors never write one never loads zod (~60 ms of start-up).
+ */
+import { z } from "zod";
+import { Outcome, Usage } from "../core/model.js";
+
+/** What the executor reports, when it writes `$FRONTIER_OUTCOME_FILE`. */
+export const OutcomeFile = z.object({
+  status: Outcome,
+  result: z.string().optional(),
+  question: z.string().optional(),
+  reason: z.string().optional(),
+  usage: Usage.optional(),
+});
+export type OutcomeFile = z.infer<typeof OutcomeFile>;
