@@ -53,6 +53,37 @@ interface Pending {
   spawned: boolean;
 }
 
+/**
+ * Up to `size` helpers: the first starts at once, the next only when every helper
+ * already has two attempts in flight. An attempt goes to the helper with the fewest in
+ * flight. Starting a process blocks its starter until the child has exec'd, so two
+ * starters on two cores start many short attempts faster than one.
+ */
+export function helperPool(size: number, make: () => Launcher = helperLauncher): Launcher {
+  const helpers: Array<{ launcher: Launcher; inFlight: number }> = [
+    { launcher: make(), inFlight: 0 },
+  ];
+  return {
+    launch(req, onSpawn) {
+      let pick = helpers[0]!;
+      for (const h of helpers) if (h.inFlight < pick.inFlight) pick = h;
+      if (pick.inFlight >= 2 && helpers.length < size) {
+        pick = { launcher: make(), inFlight: 0 };
+        helpers.push(pick);
+      }
+      const chosen = pick;
+      chosen.inFlight++;
+      return chosen.launcher.launch(req, onSpawn).then((exit) => {
+        chosen.inFlight--;
+        return exit;
+      });
+    },
+    async close() {
+      await Promise.all(helpers.map((h) => h.launcher.close()));
+    },
+  };
+}
+
 /** A launcher backed by the helper process; falls back to `inProcess` when it cannot be used. */
 export function helperLauncher(): Launcher {
   const script = fileURLToPath(import.meta.url);

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { EXIT, line } from "../cli/io.js";
 import { printProblems } from "../cli/problems.js";
@@ -26,7 +26,7 @@ import { formatProblem } from "../tickets/problems.js";
 import { RecyclingStore } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
-import { helperLauncher, type Launcher } from "./launcher.js";
+import { helperPool, type Launcher } from "./launcher.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
 import { loadLive, Progress, tallyText } from "./progress.js";
@@ -193,7 +193,7 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
   // The launcher helper is a second Node process that takes 50–100 ms to boot: started
   // here, it boots while the tickets load instead of holding back the first attempt.
   // It holds nothing and does nothing until asked; a run that ends early closes it.
-  const launcher = helperLauncher();
+  const launcher = helperPool(Math.min(2, availableParallelism()));
   try {
     return await loadAndRun(dir, absDir, options, io, inherited.bound, started, launcher);
   } finally {
