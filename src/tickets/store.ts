@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import {
   appendFileSync,
   closeSync,
+  constants,
   fstatSync,
   ftruncateSync,
   linkSync,
@@ -184,7 +185,8 @@ const NO_LINKS = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "
  * What differs: a reader that opened a ticket file and reads it only after
  * SPARE_MIN_DEPTH more files were replaced may read other content (the old version's
  * file is reused; a fresh file would have kept it); a spare whose file has another
- * link (someone hard-linked a ticket) is never written, only dropped. A process killed
+ * link (someone hard-linked a ticket) or is not a plain file (a ticket that was a
+ * symbolic link) is never written, only dropped. A process killed
  * mid-run leaves its spare folder behind — names only: removing them never changes a
  * ticket or a record. `clearSpares` removes them; call it only while holding the run
  * lock, so no live store is using them.
@@ -375,11 +377,18 @@ export class RecyclingStore {
         this.spares.length > SPARE_MIN_DEPTH ? this.spares.shift()! : this.fresh.shift()!;
       // Written in place, never truncated to zero first (ext4 would start writing it
       // to disk on close, as for a rename over a file).
-      const fd = openSync(name, "r+");
+      // never through a symbolic link (a ticket that was one): its target is not ours
+      let fd: number;
+      try {
+        fd = openSync(name, constants.O_RDWR | constants.O_NOFOLLOW);
+      } catch {
+        this.drop(name);
+        continue;
+      }
       let reused = false;
       try {
         const st = fstatSync(fd);
-        if (st.nlink === 1) {
+        if (st.isFile() && st.nlink === 1) {
           writeAll(fd, bytes);
           if (st.size > bytes.length) ftruncateSync(fd, bytes.length);
           reused = true;
@@ -389,7 +398,7 @@ export class RecyclingStore {
       }
       if (this.fresh.length < FRESH_TARGET / 2) this.prefill();
       if (reused) return name;
-      unlinkSync(name); // someone else links this file: never ours to write
+      unlinkSync(name); // not a plain file of ours alone: never ours to write
     }
     this.prefill();
     const name = this.nextName();

@@ -1,4 +1,4 @@
-import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -174,6 +174,25 @@ describe("the runner's RecyclingStore keeps every guarantee of applyEdits", () =
     expect(await readFile(join(dir, "backup"), "utf8")).toBe("authored\n");
     expect(await readFile(join(dir, "a.md"), "utf8")).toBe("engine\n");
     await store.close();
+  });
+
+  test("a ticket that is a symbolic link is replaced, and the file it pointed to is never written", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "frontier-outside-"));
+    try {
+      await writeFile(join(outside, "real.md"), "the author's file\n");
+      await symlink(join(outside, "real.md"), join(dir, "a.md"));
+      const store = new RecyclingStore(dir);
+      store.apply([{ path: "a.md", kind: "replace", content: "engine\n" }]);
+      for (let n = 0; n < many; n++) {
+        store.apply([{ path: `f${n % 7}.md`, kind: "replace", content: `${n}\n` }]);
+        store.apply([{ path: `.frontier/results/r${n}.md`, kind: "create", content: `${n}\n` }]);
+      }
+      expect(await readFile(join(outside, "real.md"), "utf8")).toBe("the author's file\n");
+      expect(await readFile(join(dir, "a.md"), "utf8")).toBe("engine\n");
+      await store.close();
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   test("matches applyEdits on any sequence of edits", async () => {
