@@ -1,8 +1,8 @@
-export const id = 379;
-export const ids = [379];
+export const id = 985;
+export const ids = [985];
 export const modules = {
 
-/***/ 2760:
+/***/ 985:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -13,8 +13,95 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: AUTHORED_FIELDS, ENGINE_FIELDS, KNOWN_FIELDS, checkFields, headingOf, idFromFile, nearField, parseTicket, parseTicketQuick, readYamlFields
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 17 modules
+var schemas = __webpack_require__(8816);
+// EXTERNAL MODULE: ./src/core/model.ts
+var model = __webpack_require__(4146);
 // EXTERNAL MODULE: ./src/tickets/fields.ts
 var fields = __webpack_require__(7764);
+// EXTERNAL MODULE: ./src/tickets/problems.ts
+var tickets_problems = __webpack_require__(1261);
+;// CONCATENATED MODULE: ./src/tickets/field-types.ts
+/**
+ * The zod check of a ticket's fields, and what it says is wrong, in words. Only
+ * needed when a field is not of its type: for well-typed fields (fields.ts,
+ * `fieldsWellTyped`, proved to agree with this check) zod is never loaded.
+ */
+
+
+
+
+const Text = schemas/* string */.YjP();
+const List = schemas/* array */.YOg(schemas/* string */.YjP());
+const TicketFields = schemas/* object */.Ikc({
+    id: Text.optional(),
+    title: Text.optional(),
+    depends_on: List.optional(),
+    inputs: List.optional(),
+    executor: Text.optional(),
+    agent: Text.optional(),
+    write_scope: List.optional(),
+    bound: Text.optional(),
+    retries: schemas/* int */.Whr().min(0).optional(),
+    priority: schemas/* int */.Whr().optional(),
+    run: Text.optional(),
+    status: model.Status.optional(),
+    attempt: schemas/* int */.Whr().min(0).optional(),
+    claimed_by: Text.optional(),
+    claimed_at: Text.optional(),
+    claim: Text.optional(),
+    blocked_by: model.BlockedBy.optional(),
+    reason: Text.optional(),
+    updated_at: Text.optional(),
+});
+// the schema and the hand-written type agree
+const _sameShape = {};
+const _sameShapeBack = {};
+void _sameShape;
+void _sameShapeBack;
+function valueAt(root, path) {
+    let v = root;
+    for (const k of path) {
+        if (v === null || typeof v !== "object")
+            return undefined;
+        v = v[k];
+    }
+    return v;
+}
+/** Check the fields' types: which are bad, and one problem (with its line) for each. */
+function typeFields(raw, file) {
+    if ((0,fields/* fieldsWellTyped */.Cc)(raw.values))
+        return fields/* WELL_TYPED */.Gr;
+    const { values, lines } = raw;
+    const parsed = TicketFields.safeParse(values);
+    if (parsed.success)
+        return fields/* WELL_TYPED */.Gr;
+    const problems = [];
+    const bad = new Set();
+    const seen = new Set();
+    for (const issue of parsed.error.issues) {
+        const path = issue.path.map(String);
+        const name = path[0] ?? "";
+        bad.add(name);
+        const isItem = path.length > 1 && /^\d+$/.test(path[1]);
+        const key = isItem ? name : path.join(".");
+        if (seen.has(key))
+            continue;
+        seen.add(key);
+        const info = fields/* SUBFIELDS */.wD[key] ?? fields/* FIELDS */.cJ[name];
+        if (info === undefined)
+            continue;
+        const got = valueAt(values, isItem ? path.slice(0, 2) : path);
+        const line = lines.get(path.slice(0, 2).join(".")) ?? lines.get(name);
+        const where = isItem ? ` (item ${Number(path[1]) + 1})` : "";
+        const message = got === undefined && path.length > 1
+            ? `${key} is missing`
+            : `${key} must be ${info.expect}, got ${(0,tickets_problems/* describeValue */.bp)(got)}${where}`;
+        problems.push((0,tickets_problems/* problem */.CC)("wrong-type", file, line, message, `write ${info.example}`));
+    }
+    return { bad, problems };
+}
+
 // EXTERNAL MODULE: ./node_modules/gray-matter/index.js
 var gray_matter = __webpack_require__(9599);
 var gray_matter_default = /*#__PURE__*/__webpack_require__.n(gray_matter);
@@ -22,8 +109,8 @@ var gray_matter_default = /*#__PURE__*/__webpack_require__.n(gray_matter);
 var dist = __webpack_require__(8815);
 // EXTERNAL MODULE: ./src/tickets/frontmatter.ts
 var frontmatter = __webpack_require__(9703);
-// EXTERNAL MODULE: ./src/tickets/problems.ts
-var problems = __webpack_require__(1261);
+// EXTERNAL MODULE: ./src/tickets/yaml-errors.ts
+var yaml_errors = __webpack_require__(5680);
 ;// CONCATENATED MODULE: ./src/tickets/yaml-fields.ts
 /**
  * The full path for front matter the quick path does not take: gray-matter splits
@@ -32,6 +119,7 @@ var problems = __webpack_require__(1261);
  * numbers from its LineCounter. The split's first line break ends the `---` line, so
  * YAML line numbers are file line numbers.
  */
+
 
 
 
@@ -97,7 +185,7 @@ function readYamlFields(yaml, file, known = fields/* FIELDS */.cJ) {
         return {
             kind: "problems",
             problems: [
-                (0,problems/* problem */.CC)("malformed-front-matter", file, undefined, `front matter could not be read as YAML (${e instanceof Error ? e.message : String(e)})`, "check the front matter between the --- lines"),
+                (0,tickets_problems/* problem */.CC)("malformed-front-matter", file, undefined, `front matter could not be read as YAML (${e instanceof Error ? e.message : String(e)})`, "check the front matter between the --- lines"),
             ],
         };
     }
@@ -108,8 +196,8 @@ function readYamlFields(yaml, file, known = fields/* FIELDS */.cJ) {
                 const line = err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line;
                 const opened = unclosedFlowLine(yaml, line, err.message);
                 return opened === undefined
-                    ? (0,problems/* problem */.CC)("malformed-front-matter", file, line, `front matter is not valid YAML: ${firstLine(err.message)}`, "fix the YAML between the --- lines (quote text that contains : or #)")
-                    : (0,problems/* problem */.CC)("malformed-front-matter", file, opened.line, `front matter is not valid YAML: the ${opened.bracket} opened here is never closed`, opened.bracket === "["
+                    ? (0,tickets_problems/* problem */.CC)("malformed-front-matter", file, line, `front matter is not valid YAML: ${(0,yaml_errors/* yamlErrorText */.j)(err)}`, "fix the YAML between the --- lines (quote text that contains : or #)")
+                    : (0,tickets_problems/* problem */.CC)("malformed-front-matter", file, opened.line, `front matter is not valid YAML: the ${opened.bracket} opened here is never closed`, opened.bracket === "["
                         ? "close the list on the same line, e.g. depends_on: [a, b]"
                         : "close the mapping on the same line, e.g. blocked_by: {ticket: a, kind: dep-failed, root: a}");
             })),
@@ -127,7 +215,7 @@ function readYamlFields(yaml, file, known = fields/* FIELDS */.cJ) {
         return {
             kind: "problems",
             problems: [
-                (0,problems/* problem */.CC)("malformed-front-matter", file, lineOf(contents, 2), `front matter must be fields (name: value lines), got ${(0,dist/* isSeq */.oP)(contents) ? "a list" : "a single value"}`, "write one field per line, e.g. depends_on: [research]"),
+                (0,tickets_problems/* problem */.CC)("malformed-front-matter", file, lineOf(contents, 2), `front matter must be fields (name: value lines), got ${(0,dist/* isSeq */.oP)(contents) ? "a list" : "a single value"}`, "write one field per line, e.g. depends_on: [research]"),
             ],
         };
     }
@@ -140,7 +228,7 @@ function readYamlFields(yaml, file, known = fields/* FIELDS */.cJ) {
             return {
                 kind: "problems",
                 problems: [
-                    (0,problems/* problem */.CC)("malformed-front-matter", file, keyLine, "a field name must be plain text", "write the field as name: value"),
+                    (0,tickets_problems/* problem */.CC)("malformed-front-matter", file, keyLine, "a field name must be plain text", "write the field as name: value"),
                 ],
             };
         }
@@ -198,10 +286,6 @@ function dedupe(problems) {
         seen.add(key);
         return true;
     });
-}
-function firstLine(message) {
-    const line = message.split("\n", 1)[0] ?? message;
-    return line.replace(/ at line \d+, column \d+:?$/, "");
 }
 /** A scalar as the author wrote it: plain scalars by their source text, quoted ones by their value. */
 function scalarText(n) {
@@ -281,6 +365,7 @@ function shapeOf(n) {
 
 
 
+
 /** Parse one ticket file: `file` is relative to the ticket directory, `order` its file-order index. */
 function parseTicket(text, file, order, opts = {}) {
     return parseTicketQuick(text, file, order, opts) ?? parseTicketFull(text, file, order, opts);
@@ -292,12 +377,13 @@ function parseTicketFull(text, file, order, opts = {}) {
         return (0,fields/* brokenTicket */.Mz)([(0,fields/* languageProblem */.q1)(file, m.language)], file, order);
     if (m.kind === "unclosed")
         return (0,fields/* brokenTicket */.Mz)([(0,fields/* unclosedProblem */.hG)(file)], file, order);
-    if (m.split.kind === "none")
-        return (0,fields/* checkFields */.oA)(NO_FIELDS, m.body, file, order, opts);
+    if (m.split.kind === "none") {
+        return (0,fields/* checkFields */.oA)(NO_FIELDS, typeFields(NO_FIELDS, file), m.body, file, order, opts);
+    }
     const read = readYamlFields(m.split.yaml, file);
     if (read.kind === "problems")
         return (0,fields/* brokenTicket */.Mz)(read.problems, file, order);
-    return (0,fields/* checkFields */.oA)(read.raw, m.body, file, order, opts);
+    return (0,fields/* checkFields */.oA)(read.raw, typeFields(read.raw, file), m.body, file, order, opts);
 }
 const NO_FIELDS = { values: {}, lines: new Map(), unknown: [] };
 
