@@ -21,6 +21,7 @@ import {
   mkdirSync,
   open,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmdirSync,
@@ -185,8 +186,10 @@ const NO_LINKS = new Set(["EXDEV", "EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "
  * What differs: a reader that opened a ticket file and reads it only after
  * SPARE_MIN_DEPTH more files were replaced may read other content (the old version's
  * file is reused; a fresh file would have kept it); a spare whose file has another
- * link (someone hard-linked a ticket) or is not a plain file (a ticket that was a
- * symbolic link) is never written, only dropped. A process killed
+ * link (someone hard-linked a ticket), is not a plain file (a ticket that was a
+ * symbolic link), or has another owner or mode than a new file (a read-only or
+ * executable ticket) is never written, only dropped. The spare root holds a
+ * `.gitignore` of `*`, so `git add` and `git clean` leave it alone. A process killed
  * mid-run leaves its spare folder behind — names only: removing them never changes a
  * ticket or a record. `clearSpares` removes them; call it only while holding the run
  * lock, so no live store is using them.
@@ -205,6 +208,13 @@ export class RecyclingStore {
   private readonly madeDirs = new Set<string>();
   /** hard links or cross-folder renames are refused here: every edit goes the plain way */
   private plain = false;
+  /**
+   * A spare is written only if it is a file as this process would create it: its
+   * owner, and the mode of a new file (a retired read-only, executable or someone
+   * else's ticket would hand its mode or owner to another ticket or a record).
+   */
+  private readonly uid = process.getuid?.();
+  private readonly mode = 0o666 & ~process.umask();
 
   constructor(private readonly dir: string) {
     this.spareDir = join(dir, SPARE_DIR, `${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -213,6 +223,17 @@ export class RecyclingStore {
   /** Remove the spare folders of stores that are gone (see the class comment). */
   static clearSpares(dir: string): void {
     rmSync(join(dir, SPARE_DIR), { recursive: true, force: true });
+  }
+
+  /** Make this store's spare folder, and keep the spare root out of git (`git add`, `git clean`). */
+  private makeSpareDir(): void {
+    mkdirSync(this.spareDir, { recursive: true });
+    try {
+      writeFileSync(join(dirname(this.spareDir), ".gitignore"), "*\n", { flag: "wx" });
+    } catch {
+      // already there (or not writable: it only keeps git away)
+    }
+    this.spareDirMade = true;
   }
 
   /** Start making empty files for records ahead of time (see `prefill`). */
@@ -252,7 +273,7 @@ export class RecyclingStore {
     this.makeParent(path);
     const spare = this.spareWith(content);
     try {
-      linkSync(spare, path);
+      this.again(path, () => linkSync(spare, path));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? "";
       if (code === "EEXIST") {
@@ -293,7 +314,7 @@ export class RecyclingStore {
       }
     }
     try {
-      renameSync(spare, path);
+      this.again(path, () => renameSync(spare, path));
     } catch (e) {
       // the old file stays where it was: its second name must never be written
       if (kept) this.drop(retired);
@@ -320,10 +341,31 @@ export class RecyclingStore {
     if (!this.spareDirMade) return;
     rmSync(this.spareDir, { recursive: true, force: true });
     this.spareDirMade = false;
+    const root = dirname(this.spareDir);
     try {
-      rmdirSync(dirname(this.spareDir)); // only when no other store's folder is left in it
+      // only when no other store's folder is left in it
+      const left = readdirSync(root);
+      if (left.length === 1 && left[0] === ".gitignore") rmSync(join(root, ".gitignore"));
+      rmdirSync(root);
     } catch {
       // not empty, or gone
+    }
+  }
+
+  /**
+   * `put` (a link or rename to `path`), made again once if `path`'s folder is gone: a
+   * folder made earlier in the run (`.frontier/results`) may have been removed since.
+   */
+  private again(path: string, put: () => void): void {
+    try {
+      put();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      const parent = dirname(path);
+      this.madeDirs.delete(parent);
+      mkdirSync(parent, { recursive: true });
+      this.madeDirs.add(parent);
+      put();
     }
   }
 
@@ -335,10 +377,7 @@ export class RecyclingStore {
   }
 
   private nextName(): string {
-    if (!this.spareDirMade) {
-      mkdirSync(this.spareDir, { recursive: true });
-      this.spareDirMade = true;
-    }
+    if (!this.spareDirMade) this.makeSpareDir();
     return join(this.spareDir, String(this.seq++));
   }
 
@@ -388,7 +427,12 @@ export class RecyclingStore {
       let reused = false;
       try {
         const st = fstatSync(fd);
-        if (st.isFile() && st.nlink === 1) {
+        if (
+          st.isFile() &&
+          st.nlink === 1 &&
+          (this.uid === undefined || st.uid === this.uid) &&
+          (st.mode & 0o7777) === this.mode
+        ) {
           writeAll(fd, bytes);
           if (st.size > bytes.length) ftruncateSync(fd, bytes.length);
           reused = true;
@@ -401,8 +445,17 @@ export class RecyclingStore {
       unlinkSync(name); // not a plain file of ours alone: never ours to write
     }
     this.prefill();
-    const name = this.nextName();
-    const fd = openSync(name, "wx");
+    let name = this.nextName();
+    let fd: number;
+    try {
+      fd = openSync(name, "wx");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      // the spare folder was removed under us (rm -rf, git clean -x): make it again
+      this.makeSpareDir();
+      name = this.nextName();
+      fd = openSync(name, "wx");
+    }
     try {
       writeAll(fd, bytes);
     } finally {

@@ -1,4 +1,15 @@
-import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import {
+  link,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -193,6 +204,73 @@ describe("the runner's RecyclingStore keeps every guarantee of applyEdits", () =
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
+  });
+
+  test("a ticket's mode (read-only, executable) never passes to another ticket or a record", async () => {
+    const store = new RecyclingStore(dir);
+    store.warm();
+    await writeFile(join(dir, "ro.md"), "read-only\n", { mode: 0o444 });
+    await writeFile(join(dir, "x.md"), "executable\n", { mode: 0o755 });
+    store.apply([
+      { path: "ro.md", kind: "replace", content: "engine ro\n" },
+      { path: "x.md", kind: "replace", content: "engine x\n" },
+    ]);
+    for (let n = 0; n < many; n++) {
+      store.apply([
+        { path: `.frontier/results/r${n}.md`, kind: "create", content: `${n}\n` },
+        { path: `f${n % 7}.md`, kind: "replace", content: `${n}\n` },
+      ]);
+    }
+    const mode = 0o666 & ~process.umask();
+    const files = Object.keys(await tree(dir)).filter((f) => !f.startsWith(".frontier/.spare"));
+    const modes = await Promise.all(
+      files.map(async (f) => (await stat(join(dir, f))).mode & 0o777),
+    );
+    expect(files.filter((_, i) => modes[i] !== mode)).toEqual([]);
+    await store.close();
+  });
+
+  test("a spare folder or a record folder removed mid-run is made again", async () => {
+    const store = new RecyclingStore(dir);
+    store.warm();
+    for (let n = 0; n < 40; n++) {
+      store.apply([
+        { path: `.frontier/results/r${n}.md`, kind: "create", content: `${n}\n` },
+        { path: `f${n % 3}.md`, kind: "replace", content: `${n}\n` },
+      ]);
+    }
+    await rm(join(dir, ".frontier"), { recursive: true, force: true });
+    for (let n = 40; n < 80; n++) {
+      store.apply([
+        { path: `.frontier/results/r${n}.md`, kind: "create", content: `${n}\n` },
+        { path: `f${n % 3}.md`, kind: "replace", content: `${n}\n` },
+        { path: ".frontier/run.json", kind: "replace", content: `${n}\n` },
+      ]);
+    }
+    expect(await readFile(join(dir, ".frontier/results/r79.md"), "utf8")).toBe("79\n");
+    expect(await readFile(join(dir, "f1.md"), "utf8")).toBe("79\n");
+    await store.close();
+  });
+
+  test("the spare folder is ignored by git while a run uses it, and gone after", async () => {
+    execFileSync("git", ["init", "-q", dir]);
+    await writeFile(join(dir, "a.md"), "a\n");
+    const store = new RecyclingStore(dir);
+    store.warm();
+    for (let n = 0; n < 40; n++) {
+      store.apply([
+        { path: `.frontier/results/r${n}.md`, kind: "create", content: `${n}\n` },
+        { path: "a.md", kind: "replace", content: `${n}\n` },
+      ]);
+    }
+    const untracked = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    expect(untracked).not.toContain(".spare");
+    expect(untracked).toContain(".frontier/results/r0.md");
+    await store.close();
+    expect((await readdir(join(dir, ".frontier"))).sort()).toEqual(["results"]);
   });
 
   test("matches applyEdits on any sequence of edits", async () => {
