@@ -9,6 +9,8 @@
  */
 import {
   closeSync,
+  constants,
+  fstatSync,
   ftruncateSync,
   mkdtempSync,
   openSync,
@@ -363,11 +365,24 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
  * file truncated to zero and written is sent to the disk when it is closed.
  */
 function rewrite(path: string, text: string): void {
-  let fd: number;
+  let fd: number | undefined;
   try {
-    fd = openSync(path, "r+");
+    // never through a symbolic link, nor into a file that has another name: an earlier
+    // command may have linked its context file to keep it (it keeps that attempt's text)
+    fd = openSync(path, constants.O_RDWR | constants.O_NOFOLLOW);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.nlink !== 1) {
+      closeSync(fd);
+      fd = undefined;
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    }
+  }
+  if (fd === undefined) {
+    rmSync(path, { force: true });
     fd = openSync(path, "wx");
   }
   try {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,5 +116,29 @@ describe("the executor's outcome (SPEC §6)", () => {
     const result = await run.done;
     expect(result.stopped).toBe(true);
     expect(await groupGone(run.pgid as number)).toEqual([]);
+  });
+});
+
+describe("a context file reused for the next attempt", () => {
+  it("is a new file when a command kept the last one (a hard link) or left a link in its place", async () => {
+    const scratch = await mkdtemp(join(tmpdir(), "frontier-ctx-"));
+    const contextFile = join(scratch, "context-0.md");
+    const kept = join(scratch, "kept.md");
+    const outside = join(scratch, "outside.md");
+    writeFileSync(outside, "not the runner's\n");
+    const first = await attempt(`ln "$FRONTIER_CONTEXT_FILE" "${kept}"; cat`, {
+      context: "first\n",
+      contextFile,
+    });
+    expect(first.result.result).toBe("first\n");
+    const second = await attempt(`cat; ln -sf "${outside}" "$FRONTIER_CONTEXT_FILE"`, {
+      context: "second\n",
+      contextFile,
+    });
+    expect(second.result.result).toBe("second\n");
+    const third = await attempt("cat", { context: "third\n", contextFile });
+    expect(third.result.result).toBe("third\n");
+    expect(readFileSync(kept, "utf8")).toBe("first\n");
+    expect(readFileSync(outside, "utf8")).toBe("not the runner's\n");
   });
 });
