@@ -23,7 +23,7 @@ import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { RecyclingStore } from "../tickets/store.js";
+import { applyEdits, createRecord } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { helperPool, type Launcher } from "./launcher.js";
@@ -277,8 +277,6 @@ class LocalRun {
   /** results settled but not yet written: written by the next commit, with the records */
   private readonly results: Array<{ ticket: string; attempt: number; text: string }> = [];
   private readonly holder = localHolder();
-  /** writes the state; recycles the files it replaces (see RecyclingStore) */
-  private readonly store: RecyclingStore;
   private readonly progress: Progress;
   private draining: Promise<void> | undefined;
   private stopping: NodeJS.Signals | undefined;
@@ -320,10 +318,6 @@ class LocalRun {
     // repository root), so `tickets/` and the code it talks about resolve the same way.
     this.cwd = dirname(dir);
     this.baseEnv = { ...io.env };
-    // Spare files left by a runner that was killed: ours to remove, as we hold the lock.
-    RecyclingStore.clearSpares(dir);
-    this.store = new RecyclingStore(dir);
-    this.store.warm();
     this.maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
     this.progress = new Progress({
       stream: io.stderr,
@@ -376,7 +370,6 @@ class LocalRun {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       rmSync(this.scratch, { recursive: true, force: true });
-      await this.store.close();
       void this.launcher.close(); // it ends while the reports are written; reaped at the end
       this.progress.stop();
     }
@@ -452,16 +445,16 @@ class LocalRun {
         );
         for (const { claim, context } of ready) this.spawn(claim, context);
       }
-      this.store.apply(rest);
+      applyEdits(this.dir, rest);
     } while (this.exits.length > 0);
   }
 
   /**
    * Write what must be on disk before `claims` start: result files and attempt records
-   * (created once), then the claimed tickets' files and the run record — so a run
+   * (created once), then the claimed tickets' files, the run record and the worklog — so a run
    * killed mid-write never leaves a ticket naming a missing record, and never an
    * attempt running whose claim is not on disk. Returns the rest of the edits, in
-   * order, for after the start. Synchronous on purpose (see RecyclingStore).
+   * order, for after the start. Synchronous on purpose (see src/tickets/store.ts).
    */
   private commit(claims: readonly Claim[]): FileEdit[] {
     const changes = this.frontier.drainChanges();
@@ -470,7 +463,7 @@ class LocalRun {
     );
     for (const r of this.results.splice(0)) {
       const file = resultFile(r.ticket, r.attempt);
-      this.store.create(join(this.dir, file), r.text, file);
+      createRecord(join(this.dir, file), r.text, file);
     }
     const claimed = new Set<string>();
     for (const claim of claims) {
@@ -480,15 +473,13 @@ class LocalRun {
     const now: FileEdit[] = [];
     const rest: FileEdit[] = [];
     for (const edit of edits) {
-      // records, claims and the run record (its dispatch count) before any start
-      if (
-        edit.kind === "create" ||
-        (edit.kind === "replace" && (claimed.has(edit.path) || edit.path === RUN_FILE))
-      )
+      // records, claims, the run record (its dispatch count) and the worklog's lines
+      // before any start: a kill after the start never loses what the log says
+      if (edit.kind !== "replace" || claimed.has(edit.path) || edit.path === RUN_FILE)
         now.push(edit);
       else rest.push(edit);
     }
-    this.store.apply(now);
+    applyEdits(this.dir, now);
     return rest;
   }
 

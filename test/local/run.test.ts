@@ -303,6 +303,33 @@ describe("--json", () => {
   });
 });
 
+describe("what is on disk when an attempt starts", () => {
+  it("its ticket file says claimed and the worklog has its claim line", async () => {
+    // a fan-out whose later claims are made in the middle of the run, after exits
+    const g = makeGraph({
+      a: {},
+      b: { depends_on: ["a"] },
+      c: { depends_on: ["a"] },
+      d: { depends_on: ["a"] },
+      e: { depends_on: ["b", "c"] },
+      f: {},
+      g: { depends_on: ["f"] },
+    });
+    const exec = counted(
+      g.marks,
+      [
+        `grep -q '^status: claimed' "$FRONTIER_TICKET_FILE" || { echo "ticket not claimed on disk" >&2; exit 1; }`,
+        `grep -qF '"event":"claim","ticket":"'"$FRONTIER_TICKET"'"' "$FRONTIER_DIR/.frontier/worklog.jsonl" || { echo "no claim line in the worklog" >&2; exit 1; }`,
+        "echo ok",
+      ].join("; "),
+    );
+    const ran = await run(g, exec, "--max-parallel", "2");
+    expect(ran.stderr).not.toMatch(/not claimed on disk|no claim line/);
+    expect(ran.code).toBe(0);
+    expect(receipt(g).counts.complete).toBe(7);
+  });
+});
+
 describe("running a finished directory again", () => {
   it("does nothing and exits with its state's code", async () => {
     const g = makeGraph({ a: {}, b: {} });
