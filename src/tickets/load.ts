@@ -2,7 +2,7 @@
  * A ticket directory → checked specs, settings and the saved state, or every
  * problem with it at once. Nothing here decides what runs; it only reads.
  */
-import { isAscii } from "node:buffer";
+import { constants as bufferConstants, isAscii } from "node:buffer";
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -217,6 +217,7 @@ export type Read =
   | { kind: "unreadable"; message: string };
 
 const WHOLE_STRING_BYTES = 64 * 1024 * 1024;
+const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 /** the read buffer: filled with file after file, decoded when full */
 const BUFFER_BYTES = 4 * 1024 * 1024;
 
@@ -244,13 +245,24 @@ export function readFiles(
   // the texts of files first..upTo-1, which are in buf[0, bytes); the texts are copies,
   // so buf can be filled again afterwards
   const decode = (upTo: number, bytes: number) => {
-    const whole = buf.toString("latin1", 0, bytes);
+    // past a string's maximum length (a file of over 512 MB, with max_file_bytes raised
+    // that far) there is no string of the whole buffer: each file is decoded on its own
+    const whole = bytes <= MAX_STRING_LENGTH ? buf.toString("latin1", 0, bytes) : undefined;
     for (let i = first; i < upTo; i++) {
       if (out[i] !== undefined) continue;
       const s = starts[i]!;
       const e = ends[i]!;
-      const text = isAscii(buf.subarray(s, e)) ? whole.slice(s, e) : buf.toString("utf8", s, e);
-      out[i] = { kind: "ok", text };
+      try {
+        const text = !isAscii(buf.subarray(s, e))
+          ? buf.toString("utf8", s, e)
+          : whole !== undefined
+            ? whole.slice(s, e)
+            : buf.toString("latin1", s, e);
+        out[i] = { kind: "ok", text };
+      } catch (err) {
+        // a file too long for one string: unreadable, as a file that fails to read is
+        out[i] = { kind: "unreadable", message: (err as Error).message };
+      }
     }
     first = upTo;
   };
@@ -283,7 +295,7 @@ export function readFiles(
             start = 0;
           } else {
             // one file larger than the buffer
-            const bigger = Buffer.allocUnsafe(buf.length * 2);
+            const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, cap + 1));
             buf.copy(bigger, 0, 0, used);
             buf = bigger;
           }
