@@ -7,7 +7,6 @@ import { z } from "zod";
 import { BlockedBy, Status } from "../core/model.js";
 import {
   FIELDS,
-  type FieldValues,
   fieldsWellTyped,
   type RawFields,
   SUBFIELDS,
@@ -39,12 +38,6 @@ export const TicketFields = z.object({
   reason: Text.optional(),
   updated_at: Text.optional(),
 });
-
-// the schema and the hand-written type agree
-const _sameShape: FieldValues = {} as z.infer<typeof TicketFields>;
-const _sameShapeBack: z.infer<typeof TicketFields> = {} as FieldValues;
-void _sameShape;
-void _sameShapeBack;
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let v = root;

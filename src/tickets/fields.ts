@@ -9,36 +9,22 @@
  * source text, so `id: 2026-01-02` and `depends_on: [010]` keep their spelling;
  * numbers are read only where numbers are meant, and always in decimal.
  */
+
+import type { z } from "zod";
 import { parseBound, parseDuration } from "../core/bound.js";
 import { closest, type GraphNode } from "../core/checks.js";
-import { BLOCK_KINDS, DEFAULTS, STATUSES, type Status, TICKET_ID } from "../core/constants.js";
+import { BLOCK_KINDS, DEFAULTS, STATUSES, TICKET_ID } from "../core/constants.js";
 import type { BlockedBy as BlockedByT, TicketSpec } from "../core/model.js";
 import { fastFields } from "./fast.js";
+import type { TicketFields } from "./field-types.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { type Problem, problem, quoted } from "./problems.js";
 
-/** The fields as their types say they are: what zod's check of them gives back. */
-export interface FieldValues {
-  id?: string;
-  title?: string;
-  depends_on?: string[];
-  inputs?: string[];
-  executor?: string;
-  agent?: string;
-  write_scope?: string[];
-  bound?: string;
-  retries?: number;
-  priority?: number;
-  run?: string;
-  status?: Status;
-  attempt?: number;
-  claimed_by?: string;
-  claimed_at?: string;
-  claim?: string;
-  blocked_by?: BlockedByT;
-  reason?: string;
-  updated_at?: string;
-}
+/**
+ * The fields as their types say they are: what zod's check of them gives back. A type
+ * only: nothing of field-types.ts (or zod) is loaded by this import.
+ */
+export type FieldValues = z.infer<typeof TicketFields>;
 
 /** The fields the engine writes into a ticket's front matter. */
 export const ENGINE_FIELDS = [
@@ -67,16 +53,7 @@ export const AUTHORED_FIELDS = [
 ] as const;
 
 /** The engine-written fields as read back from a ticket file. */
-export interface EngineFields {
-  status?: Status;
-  attempt?: number;
-  claimed_by?: string;
-  claimed_at?: string;
-  claim?: string;
-  blocked_by?: BlockedByT;
-  reason?: string;
-  updated_at?: string;
-}
+export type EngineFields = Pick<FieldValues, EngineFieldName>;
 
 export type FieldKind = "text" | "list" | "int" | "map";
 
