@@ -450,11 +450,9 @@ class LocalRun {
   }
 
   /**
-   * Write what must be on disk before `claims` start: result files and attempt records
-   * (created once), then the claimed tickets' files, the run record and the worklog — so a run
-   * killed mid-write never leaves a ticket naming a missing record, and never an
-   * attempt running whose claim is not on disk. Returns the rest of the edits, in
-   * order, for after the start. Synchronous on purpose (see src/tickets/store.ts).
+   * Write the result files, then what must be on disk before `claims` start (see
+   * splitForStart); returns the rest of the edits, in order, for after the start.
+   * Synchronous on purpose (see src/tickets/store.ts).
    */
   private commit(claims: readonly Claim[]): FileEdit[] {
     const changes = this.frontier.drainChanges();
@@ -470,15 +468,7 @@ class LocalRun {
       const file = this.frontier.spec(claim.ticket)?.file;
       if (file !== undefined) claimed.add(file);
     }
-    const now: FileEdit[] = [];
-    const rest: FileEdit[] = [];
-    for (const edit of edits) {
-      // records, claims, the run record (its dispatch count) and the worklog's lines
-      // before any start: a kill after the start never loses what the log says
-      if (edit.kind !== "replace" || claimed.has(edit.path) || edit.path === RUN_FILE)
-        now.push(edit);
-      else rest.push(edit);
-    }
+    const { now, rest } = splitForStart(edits, claimed);
     applyEdits(this.dir, now);
     return rest;
   }
@@ -706,4 +696,25 @@ function token(ticket: string, attempt: number): string {
 
 function failedBeforeStart(reason: string): AttemptResult {
   return { outcome: "failed", reason, stopped: false, exitCode: null, signal: null, durationMs: 0 };
+}
+
+/**
+ * A batch's edits, split by what must be on disk before its claimed attempts start:
+ * records (created once), the claimed tickets' files, the run record (its dispatch
+ * count) and the worklog's lines — so a kill after a start never leaves an attempt
+ * running whose claim is not on disk, nor loses what the log says. The rest (settled,
+ * newly ready and blocked tickets) follows the start. Order is kept within each part.
+ */
+export function splitForStart(
+  edits: readonly FileEdit[],
+  claimedFiles: ReadonlySet<string>,
+): { now: FileEdit[]; rest: FileEdit[] } {
+  const now: FileEdit[] = [];
+  const rest: FileEdit[] = [];
+  for (const edit of edits) {
+    if (edit.kind !== "replace" || claimedFiles.has(edit.path) || edit.path === RUN_FILE)
+      now.push(edit);
+    else rest.push(edit);
+  }
+  return { now, rest };
 }

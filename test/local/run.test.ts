@@ -6,6 +6,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { splitForStart } from "../../src/local/run.js";
+import { RUN_FILE, WORKLOG_FILE } from "../../src/tickets/layout.js";
+import type { FileEdit } from "../../src/tickets/writeback.js";
 import {
   CLI,
   concurrency,
@@ -304,6 +307,25 @@ describe("--json", () => {
 });
 
 describe("what is on disk when an attempt starts", () => {
+  it("a batch writes its records, claims, run record and worklog lines before its attempts start; the rest after", () => {
+    const edits: FileEdit[] = [
+      { kind: "create", path: ".frontier/attempts/a@1.json", content: "{}" },
+      { kind: "replace", path: "a.md", content: "settled" },
+      { kind: "replace", path: "b.md", content: "claimed" },
+      { kind: "replace", path: "c.md", content: "blocked" },
+      { kind: "replace", path: RUN_FILE, content: "{}" },
+      { kind: "append", path: WORKLOG_FILE, content: "{}\n" },
+    ];
+    const { now, rest } = splitForStart(edits, new Set(["b.md"]));
+    expect(now.map((e) => e.path)).toEqual([
+      ".frontier/attempts/a@1.json",
+      "b.md",
+      RUN_FILE,
+      WORKLOG_FILE,
+    ]);
+    expect(rest.map((e) => e.path)).toEqual(["a.md", "c.md"]);
+  });
+
   it("its ticket file says claimed and the worklog has its claim line", async () => {
     // a fan-out whose later claims are made in the middle of the run, after exits
     const g = makeGraph({
