@@ -135,13 +135,9 @@ export function fastFields(yaml: string): RawFields | undefined {
     if (BLANK_OR_COMMENT.test(line)) continue;
     // a line that does not start with a name (an indented or `- ` line) belongs to a
     // block value the full parser must read
-    const k = KEY.exec(line);
-    if (k === null) return undefined;
-    const key = k[1]!;
-    if (seen.has(key) || NULLS.has(key)) return undefined;
-    seen.add(key);
-    const rest = stripComment(line.slice(k[0].length));
-    if (rest === undefined) return undefined;
+    const named = nameLine(line, seen);
+    if (named === undefined) return undefined;
+    const { key, rest } = named;
     const kind = KINDS[key];
     if (kind === undefined) {
       if (rest !== "" && readValue(rest) === undefined) return undefined;
@@ -221,18 +217,29 @@ export function fastScalarMap(
     lineNo++;
     if (line.endsWith("\r")) line = line.slice(0, -1);
     if (BLANK_OR_COMMENT.test(line)) continue;
-    const k = KEY.exec(line);
-    if (k === null) return undefined;
-    const key = k[1]!;
-    if (seen.has(key) || NULLS.has(key)) return undefined;
-    seen.add(key);
-    const rest = stripComment(line.slice(k[0].length));
-    if (rest === undefined) return undefined;
+    const named = nameLine(line, seen);
+    if (named === undefined) return undefined;
+    const { key, rest } = named;
     const value = rest === "" ? null : blockScalar(rest);
     if (value === undefined) return undefined;
     out.push({ key, line: lineNo, value });
   }
   return out;
+}
+
+/**
+ * A `name: …` line of a mapping: its name (a plain one, not seen before in `seen`, which
+ * it joins) and what follows the colon without its comment; undefined when the full
+ * parser must read the line.
+ */
+function nameLine(line: string, seen: Set<string>): { key: string; rest: string } | undefined {
+  const k = KEY.exec(line);
+  if (k === null) return undefined;
+  const key = k[1]!;
+  if (seen.has(key) || NULLS.has(key)) return undefined;
+  seen.add(key);
+  const rest = stripComment(line.slice(k[0].length));
+  return rest === undefined ? undefined : { key, rest };
 }
 
 /**
