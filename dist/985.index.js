@@ -54,11 +54,6 @@ const TicketFields = schemas/* object */.Ikc({
     reason: Text.optional(),
     updated_at: Text.optional(),
 });
-// the schema and the hand-written type agree
-const _sameShape = {};
-const _sameShapeBack = {};
-void _sameShape;
-void _sameShapeBack;
 function valueAt(root, path) {
     let v = root;
     for (const k of path) {
