@@ -10,6 +10,13 @@ import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { type FlatEntry, GitError, GitStore, type Signature, type TreeMode } from "./git.js";
 import {
+  applyFileChanges,
+  executeRequest as executeGraphQL,
+  type GraphQLHost,
+  githubError,
+  parseRequest as parseGraphQLRequest,
+} from "./graphql.js";
+import {
   getOperation,
   matchRoute,
   type OperationSpec,
@@ -22,6 +29,7 @@ import {
 
 import { userObject } from "./webhooks.js";
 
+export { BLOB_TEXT_LIMIT, GRAPHQL_SCHEMA_SOURCE, githubSchema } from "./graphql.js";
 export { OPENAPI_SOURCE, schemaProblems } from "./openapi.js";
 export {
   assertValidPayload,
@@ -44,8 +52,29 @@ export interface TokenInfo {
   login: string;
   /** installation tokens (GITHUB_TOKEN, apps) get 403 from GET /user; user tokens get the user */
   kind: "installation" | "user";
-  /** requests an hour (x-ratelimit-limit); default 1000 for installation, 5000 for user */
+  /** REST requests an hour (x-ratelimit-limit); default 1000 for installation, 5000 for user */
   rateLimit?: number;
+  /** GraphQL points an hour (each query or mutation costs 1); default 1000 for installation, 5000 for user */
+  graphqlRateLimit?: number;
+}
+
+/** The budget a request draws on: REST (`core`) or GraphQL, counted apart as on GitHub. */
+export type RateResource = "core" | "graphql";
+
+/** Content-creation limits (GitHub's secondary limits): writes per token per minute and hour. */
+export interface SecondaryLimits {
+  perMinute: number;
+  perHour: number;
+}
+
+/** Traffic counters, per token or overall: see `fake.usage(token?)`. */
+export interface Usage {
+  rest: { reads: number; writes: number };
+  graphql: { queries: number; mutations: number };
+  /** request body bytes */
+  bytesIn: number;
+  /** response body bytes */
+  bytesOut: number;
 }
 
 export interface FakeGitHubOptions {
@@ -68,6 +97,15 @@ export interface FakeGitHubOptions {
   latencyMs?: number;
   /** how many dispatched runs the onDispatch hooks execute at once; default Infinity */
   runners?: number;
+  /**
+   * GitHub's content-creation limits: `true` is 80 writes a minute and 500 an hour per token
+   * (REST POST/PATCH/PUT/DELETE and GraphQL mutations together); default off.
+   */
+  secondaryLimits?: boolean | Partial<SecondaryLimits>;
+  /** a run shows in the runs listings only this many ms after it was created; default 0 */
+  runsListingLagMs?: number;
+  /** status of a REST answer when the hour's budget is spent: 403 (default) or 429 */
+  primaryLimitStatus?: 403 | 429;
 }
 
 export interface RequestRecord {
@@ -86,6 +124,20 @@ export interface RequestRecord {
   body?: unknown;
   /** the kind of the fault that answered it, if one did */
   fault?: FaultKind;
+  /** request body size in bytes */
+  bytes: number;
+  /** response body size in bytes */
+  bytesOut: number;
+  /** the token string it was sent with */
+  token?: string;
+  /** for POST /graphql: the document, its variables, and what it is */
+  graphql?: {
+    query: string;
+    variables?: Record<string, unknown>;
+    operationName?: string;
+    kind: "query" | "mutation" | "subscription";
+    rootField?: string;
+  };
 }
 
 export interface Violation {
@@ -101,7 +153,10 @@ export interface RequestFilter {
   method?: string;
   /** exact pathname, an OpenAPI template ("/repos/{owner}/{repo}/git/refs/{ref}") or a RegExp on the pathname */
   path?: string | RegExp;
-  /** operationId, e.g. "issues/create-comment" */
+  /**
+   * operationId, e.g. "issues/create-comment"; for GraphQL "graphql/query" or
+   * "graphql/mutation:createCommitOnBranch" ("graphql/mutation" matches every mutation)
+   */
   operation?: string;
   status?: number;
 }
@@ -112,7 +167,9 @@ export type FaultKind =
   | "latency"
   | "non-fast-forward"
   | "race"
-  | "refuse-dispatch";
+  | "refuse-dispatch"
+  | "ref-conflict"
+  | "graphql-error";
 
 export interface FaultOptions extends RequestFilter {
   /** how many matching requests it answers; default 1; Infinity for all */
@@ -556,8 +613,10 @@ interface Ctx {
   headers: http.IncomingHttpHeaders;
   login: string;
   token: TokenInfo;
+  tokenKey: string;
   repo: () => FakeRepo;
-  op: OperationSpec;
+  /** undefined for GraphQL */
+  op?: OperationSpec;
 }
 
 interface Result {
@@ -582,11 +641,30 @@ interface FaultRecord extends Fault {
   applied?: boolean;
 }
 
+/** what a GraphQL query or mutation costs here (GitHub: 1 for most, more for wide connections) */
+const GRAPHQL_COST = 1;
+
+const CONTENT_CREATION_MESSAGE =
+  "You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000.";
+
+const SECONDARY_DOCS =
+  "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
+
 const SECONDARY_MESSAGE =
   "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000.";
 
 export class FakeGitHub {
-  readonly options: Required<Omit<FakeGitHubOptions, "now" | "latencyMs" | "runners">>;
+  readonly options: Required<
+    Omit<
+      FakeGitHubOptions,
+      | "now"
+      | "latencyMs"
+      | "runners"
+      | "secondaryLimits"
+      | "runsListingLagMs"
+      | "primaryLimitStatus"
+    >
+  >;
   readonly repos = new Map<string, FakeRepo>();
   readonly tokens = new Map<string, TokenInfo>();
   readonly knownUsers = new Set<string>();
@@ -604,6 +682,20 @@ export class FakeGitHub {
    * rest stay `queued` until a runner frees. Default Infinity.
    */
   runners: number;
+  /**
+   * GitHub's content-creation limits per token, counted over REST writes and GraphQL
+   * mutations together; `false` (default) never limits.
+   */
+  secondaryLimits: SecondaryLimits | false;
+  /** a run shows in GET actions/runs (and a workflow's runs) only this many ms after creation */
+  runsListingLagMs: number;
+  /** status of a REST answer once the hour's budget is spent: 403 (default) or 429 */
+  primaryLimitStatus: 403 | 429;
+  /**
+   * the `type` of GraphQL's rate-limit error: "RATE_LIMITED" (documented, default) or
+   * "RATE_LIMIT" (what GitHub has also been seen to send)
+   */
+  graphqlRateLimitType: "RATE_LIMITED" | "RATE_LIMIT" = "RATE_LIMITED";
 
   private server?: http.Server;
   private port = 0;
@@ -614,7 +706,10 @@ export class FakeGitHub {
   private dispatchHooks: DispatchHook[] = [];
   private pending = new Set<Promise<void>>();
   private runNameFn?: (inputs: Record<string, string>, run: FakeRun) => string;
-  private usage = new Map<string, { used: number; reset: number }>();
+  private rateState = new Map<string, { used: number; reset: number }>();
+  private contentWrites = new Map<string, number[]>();
+  private traffic = new Map<string, Usage>();
+  private runCreatedMs = new Map<number, number>();
   private aborters = new Map<number, AbortController>();
   private handlers: Record<string, Handler>;
 
@@ -629,6 +724,13 @@ export class FakeGitHub {
     this.now = options.now ?? Date.now;
     this.latencyMs = options.latencyMs ?? 0;
     this.runners = options.runners ?? Number.POSITIVE_INFINITY;
+    const sl = options.secondaryLimits;
+    this.secondaryLimits =
+      sl === undefined || sl === false
+        ? false
+        : { perMinute: 80, perHour: 500, ...(sl === true ? {} : sl) };
+    this.runsListingLagMs = options.runsListingLagMs ?? 0;
+    this.primaryLimitStatus = options.primaryLimitStatus ?? 403;
     this.knownUsers.add(this.options.login);
     this.handlers = this.makeHandlers();
   }
@@ -699,6 +801,7 @@ export class FakeGitHub {
       kind: info.kind ?? "installation",
       login: info.login,
       rateLimit: info.rateLimit,
+      graphqlRateLimit: info.graphqlRateLimit,
     });
     this.knownUsers.add(info.login);
   }
@@ -920,11 +1023,44 @@ export class FakeGitHub {
     );
   }
 
-  /** Set the primary rate limit state of a token (or every token when omitted). */
-  setRateLimit(options: { token?: string; used: number; resetInSeconds?: number }): void {
+  /**
+   * Set the primary rate limit state of a token (or of every token seen so far when
+   * omitted), for REST (`resource: "core"`, the default) or GraphQL.
+   */
+  setRateLimit(options: {
+    token?: string;
+    used: number;
+    resetInSeconds?: number;
+    resource?: RateResource;
+  }): void {
+    const resource = options.resource ?? "core";
     const reset = Math.floor(this.now() / 1000) + (options.resetInSeconds ?? 3600);
-    if (options.token) this.usage.set(options.token, { used: options.used, reset });
-    else for (const [k] of this.usage) this.usage.set(k, { used: options.used, reset });
+    if (options.token) {
+      this.rateState.set(`${resource}:${options.token}`, { used: options.used, reset });
+      return;
+    }
+    for (const k of [...this.rateState.keys()]) {
+      if (k.startsWith(`${resource}:`)) this.rateState.set(k, { used: options.used, reset });
+    }
+  }
+
+  /**
+   * What was sent and received, for one token or (omitted) overall: REST reads (GET/HEAD)
+   * and writes, GraphQL queries and mutations, request and response body bytes. Every
+   * request counts, whatever it was answered (errors, faults, limits included).
+   */
+  usage(token?: string): Usage {
+    if (token !== undefined) return cloneUsage(this.traffic.get(token) ?? emptyUsage());
+    const total = emptyUsage();
+    for (const u of this.traffic.values()) {
+      total.rest.reads += u.rest.reads;
+      total.rest.writes += u.rest.writes;
+      total.graphql.queries += u.graphql.queries;
+      total.graphql.mutations += u.graphql.mutations;
+      total.bytesIn += u.bytesIn;
+      total.bytesOut += u.bytesOut;
+    }
+    return total;
   }
 
   // ---- helpers shared with FakeRepo
@@ -962,24 +1098,33 @@ export class FakeGitHub {
     const rawPath = url.pathname.replace(/\/+$/, "") || "/";
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const rawBody = Buffer.concat(chunks).toString("utf8");
+    const rawBuffer = Buffer.concat(chunks);
+    const rawBody = rawBuffer.toString("utf8");
     const record: RequestRecord = {
       seq: ++this.seq,
       method,
       path: rawPath,
       query: url.search,
       status: 0,
+      bytes: rawBuffer.length,
+      bytesOut: 0,
     };
     this.requests.push(record);
+    const isGraphQL = method === "POST" && rawPath === "/graphql";
 
     if (this.latencyMs > 0) await sleep(this.latencyMs);
 
-    const send = (result: Result, tokenKey?: string, op?: OperationSpec) => {
+    const send = (
+      result: Result,
+      tokenKey?: string,
+      op?: OperationSpec,
+      resource: RateResource = "core",
+    ) => {
       record.status = result.status;
       const headers: Record<string, string> = {
         "x-github-request-id": `FAKE:${record.seq}`,
         "x-github-media-type": "github.v3; format=json",
-        ...this.rateHeaders(tokenKey),
+        ...this.rateHeaders(tokenKey, resource),
         ...(result.headers ?? {}),
       };
       let payload: string | Buffer = "";
@@ -1019,31 +1164,48 @@ export class FakeGitHub {
           });
         }
       }
+      record.bytesOut = Buffer.byteLength(payload);
+      this.countUsage(tokenKey ?? "", record);
       res.writeHead(result.status, headers);
       res.end(payload);
       if (result.after) setImmediate(result.after);
     };
 
     // ---- route
-    const match = matchRoute(method, rawPath);
-    if (!match) {
-      this.violations.push({
-        kind: "unknown-route",
-        method,
-        path: rawPath,
-        problems: [`no operation in GitHub's OpenAPI description matches ${method} ${rawPath}`],
-      });
-      send(errorResult(404, "Not Found"));
-      return;
+    let op: OperationSpec | undefined;
+    let params: Record<string, string> = {};
+    if (isGraphQL) {
+      record.operation = "graphql/query";
+      record.route = "/graphql";
+    } else {
+      const match = matchRoute(method, rawPath);
+      if (!match) {
+        this.violations.push({
+          kind: "unknown-route",
+          method,
+          path: rawPath,
+          problems: [`no operation in GitHub's OpenAPI description matches ${method} ${rawPath}`],
+        });
+        send(errorResult(404, "Not Found"));
+        return;
+      }
+      record.operation = match.entry.operationId;
+      record.route = match.entry.path;
+      op = getOperation(match.entry);
+      params = match.params;
     }
-    record.operation = match.entry.operationId;
-    record.route = match.entry.path;
-    const op = getOperation(match.entry);
 
     // ---- auth
     const auth = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? "");
     if (!auth) {
-      send(errorResult(401, "Requires authentication"), undefined, op);
+      if (isGraphQL) {
+        send(
+          errorResult(401, "This endpoint requires you to be authenticated.", undefined, {
+            documentation_url:
+              "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql",
+          }),
+        );
+      } else send(errorResult(401, "Requires authentication"), undefined, op);
       return;
     }
     const tokenKey = auth[1]!;
@@ -1056,6 +1218,7 @@ export class FakeGitHub {
       token = { login: this.options.login, kind: "installation" };
     }
     record.login = token.login;
+    record.token = tokenKey;
 
     // ---- body
     let body: unknown;
@@ -1069,12 +1232,26 @@ export class FakeGitHub {
     }
     record.body = body;
 
+    if (isGraphQL) {
+      await this.handleGraphQL(record, body, tokenKey, token, req.headers, send);
+      return;
+    }
+    op = op!;
+
     // ---- primary rate limit (GET /rate_limit is free, as on GitHub)
     if (op.operationId !== "rate-limit/get") {
-      const u = this.usageOf(tokenKey, token);
-      if (u.used >= this.limitOf(token)) {
+      const u = this.usageOf(tokenKey, "core");
+      if (u.used >= this.limitOf(token, "core")) {
         send(
-          errorResult(403, `API rate limit exceeded for installation. Wait until the reset.`),
+          errorResult(
+            this.primaryLimitStatus,
+            `API rate limit exceeded for ${token.kind === "installation" ? "installation" : "user"} ID ${this.userId(token.login)}.`,
+            undefined,
+            {
+              documentation_url:
+                "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits",
+            },
+          ),
           tokenKey,
           op,
         );
@@ -1083,9 +1260,19 @@ export class FakeGitHub {
       u.used++;
     }
 
+    // ---- secondary (content creation) limit, when switched on
+    if (method !== "GET" && method !== "HEAD") {
+      const limited = this.secondaryLimit(tokenKey);
+      if (limited) {
+        record.fault = "secondary-rate-limit";
+        send(limited, tokenKey, op);
+        return;
+      }
+    }
+
     // ---- OpenAPI check of the request
     if (this.options.validate) {
-      const paramProblems = validateParams(op, match.params, url.searchParams);
+      const paramProblems = validateParams(op, params, url.searchParams);
       const bodyProblems =
         method === "GET" || method === "HEAD" || (method === "DELETE" && body === undefined)
           ? []
@@ -1102,7 +1289,7 @@ export class FakeGitHub {
         send(
           errorResult(422, `Invalid request.\n\n${problems.join("\n")}`, undefined, {
             errors: problems.map((p) => ({
-              resource: op.operationId,
+              resource: op!.operationId,
               code: "invalid",
               message: p,
             })),
@@ -1117,45 +1304,29 @@ export class FakeGitHub {
     const ctx: Ctx = {
       method,
       rawPath,
-      params: match.params,
+      params,
       query: url.searchParams,
       body,
       headers: req.headers,
       login: token.login,
       token,
+      tokenKey,
       op,
       repo: () => {
-        const r = this.repos.get(`${match.params.owner}/${match.params.repo}`.toLowerCase());
+        const r = this.repos.get(`${params.owner}/${params.repo}`.toLowerCase());
         if (!r) throw notFound();
         return r;
       },
     };
 
+    const handler = this.handlers[op.operationId];
+    const finalOp = op;
     try {
-      const handler = this.handlers[op.operationId];
-
       // ---- faults
-      for (const fault of this.faults as FaultRecord[]) {
-        if (fault.remaining <= 0) continue;
-        if (!matchesFilter(record, fault.filter)) continue;
-        if (!fault.predicate(ctx)) continue;
-        fault.seen++;
-        if (fault.seen <= fault.after) continue;
-        fault.remaining--;
-        fault.fired++;
-        if (fault.applied && handler) {
-          // The request takes effect; only its answer is lost.
-          const done = await Promise.resolve()
-            .then(() => handler(ctx))
-            .catch(() => undefined);
-          done?.after?.();
-        }
-        const result = await fault.apply(ctx);
-        if (result) {
-          record.fault = fault.kind;
-          send(result, tokenKey, op);
-          return;
-        }
+      const faulted = await this.runFaults(record, ctx, handler);
+      if (faulted) {
+        send(faulted, tokenKey, finalOp);
+        return;
       }
 
       // ---- the operation
@@ -1186,6 +1357,189 @@ export class FakeGitHub {
     }
   }
 
+  /**
+   * The faults that match a request, in order: the first that answers wins (its result is
+   * returned); latency and race faults act and let the request go on (undefined).
+   */
+  private async runFaults(
+    record: RequestRecord,
+    ctx: Ctx,
+    handler: Handler | undefined,
+  ): Promise<Result | undefined> {
+    for (const fault of this.faults as FaultRecord[]) {
+      if (fault.remaining <= 0) continue;
+      if (!matchesFilter(record, fault.filter)) continue;
+      if (!fault.predicate(ctx)) continue;
+      fault.seen++;
+      if (fault.seen <= fault.after) continue;
+      fault.remaining--;
+      fault.fired++;
+      if (fault.applied && handler) {
+        // The request takes effect; only its answer is lost.
+        const done = await Promise.resolve()
+          .then(() => handler(ctx))
+          .catch(() => undefined);
+        done?.after?.();
+      }
+      const result = await fault.apply(ctx);
+      if (result) {
+        record.fault = fault.kind;
+        return result;
+      }
+    }
+    return undefined;
+  }
+
+  // ================================================================ GraphQL
+
+  private async handleGraphQL(
+    record: RequestRecord,
+    body: unknown,
+    tokenKey: string,
+    token: TokenInfo,
+    headers: http.IncomingHttpHeaders,
+    send: (result: Result, tokenKey?: string, op?: OperationSpec, resource?: RateResource) => void,
+  ): Promise<void> {
+    const answer = (result: Result) => send(result, tokenKey, undefined, "graphql");
+    const parsed = parseGraphQLRequest(body);
+    const b = (body ?? {}) as { query?: string; variables?: unknown; operationName?: string };
+    record.graphql = {
+      query: typeof b.query === "string" ? b.query : "",
+      variables: (b.variables as Record<string, unknown> | undefined) ?? undefined,
+      operationName: b.operationName,
+      kind: parsed.kind,
+      rootField: parsed.rootField,
+    };
+    record.operation =
+      parsed.kind === "mutation" ? `graphql/mutation:${parsed.rootField ?? ""}` : "graphql/query";
+
+    // ---- the GraphQL budget (its own, as on GitHub)
+    const u = this.usageOf(tokenKey, "graphql");
+    const limit = this.limitOf(token, "graphql");
+    if (u.used >= limit) {
+      answer({
+        status: 200,
+        body: {
+          errors: [
+            {
+              type: this.graphqlRateLimitType,
+              code: "graphql_rate_limit",
+              message: `API rate limit already exceeded for ${token.kind === "installation" ? "installation" : "user"} ID ${this.userId(token.login)}.`,
+            },
+          ],
+        },
+      });
+      return;
+    }
+
+    // ---- parse and validate against GitHub's schema
+    if (parsed.errors.length > 0) {
+      if (this.options.validate) {
+        this.violations.push({
+          kind: "request",
+          method: "POST",
+          path: "/graphql",
+          operation: record.operation,
+          problems: parsed.errors.map(
+            (e) =>
+              `${e.message}${e.locations?.[0] ? ` (line ${e.locations[0].line}, column ${e.locations[0].column})` : ""}`,
+          ),
+        });
+      }
+      answer({ status: 200, body: { errors: parsed.errors } });
+      return;
+    }
+    u.used += GRAPHQL_COST;
+
+    // ---- secondary (content creation) limit: mutations count with REST writes
+    if (parsed.kind === "mutation") {
+      const limited = this.secondaryLimit(tokenKey);
+      if (limited) {
+        record.fault = "secondary-rate-limit";
+        answer(limited);
+        return;
+      }
+    }
+
+    const problems: string[] = [];
+    const unmodeled = new Set<string>();
+    const execute: Handler = async () => {
+      const out = await executeGraphQL(
+        parsed,
+        body,
+        {
+          fake: this,
+          login: token.login,
+          rateLimit: () => ({
+            cost: GRAPHQL_COST,
+            limit,
+            used: u.used,
+            remaining: Math.max(0, limit - u.used),
+            resetAt: new Date(u.reset * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+          }),
+          unmodeled: (field) => unmodeled.add(field),
+          invalid: (problem) => problems.push(problem),
+        },
+        this.graphqlHost(),
+      );
+      // graphql-js answers without `data` when the variables do not fit the operation:
+      // GitHub refuses those before running anything too.
+      if (out.data === undefined && out.errors) {
+        problems.push(...out.errors.map((e) => e.message));
+      }
+      return { status: 200, body: out };
+    };
+    const ctx: Ctx = {
+      method: "POST",
+      rawPath: "/graphql",
+      params: {},
+      query: new URLSearchParams(),
+      body,
+      headers,
+      login: token.login,
+      token,
+      tokenKey,
+      repo: () => {
+        throw notFound();
+      },
+    };
+    const report = () => {
+      if (!this.options.validate) return;
+      if (problems.length > 0) {
+        this.violations.push({
+          kind: "request",
+          method: "POST",
+          path: "/graphql",
+          operation: record.operation,
+          problems: [...problems],
+        });
+      }
+      if (unmodeled.size > 0) {
+        this.violations.push({
+          kind: "unimplemented",
+          method: "POST",
+          path: "/graphql",
+          operation: record.operation,
+          problems: [...unmodeled].map(
+            (f) => `GitHub's schema has ${f}, but the fake does not model it (answered null)`,
+          ),
+        });
+      }
+    };
+    try {
+      const faulted = await this.runFaults(record, ctx, execute);
+      if (faulted) {
+        report();
+        answer(faulted);
+        return;
+      }
+      const result = await execute(ctx);
+      report();
+      answer(result);
+    } catch (error) {
+      answer(errorResult(500, `fake GitHub: ${(error as Error).message}`));
+    }
+  }
   private addFault(
     kind: FaultKind,
     options: FaultOptions,
@@ -1221,34 +1575,132 @@ export class FakeGitHub {
     return true;
   }
 
-  private limitOf(token: TokenInfo): number {
-    return token.rateLimit ?? (token.kind === "installation" ? 1000 : 5000);
+  private limitOf(token: TokenInfo, resource: RateResource): number {
+    const set = resource === "graphql" ? token.graphqlRateLimit : token.rateLimit;
+    return set ?? (token.kind === "installation" ? 1000 : 5000);
   }
 
-  private usageOf(tokenKey: string, _token: TokenInfo): { used: number; reset: number } {
+  private usageOf(tokenKey: string, resource: RateResource): { used: number; reset: number } {
     const nowS = Math.floor(this.now() / 1000);
-    let u = this.usage.get(tokenKey);
+    const key = `${resource}:${tokenKey}`;
+    let u = this.rateState.get(key);
     if (!u || u.reset <= nowS) {
       u = { used: 0, reset: nowS + 3600 };
-      this.usage.set(tokenKey, u);
+      this.rateState.set(key, u);
     }
     return u;
   }
 
-  private rateHeaders(tokenKey: string | undefined): Record<string, string> {
+  private rateHeaders(
+    tokenKey: string | undefined,
+    resource: RateResource,
+  ): Record<string, string> {
     if (!tokenKey) return {};
     const token = this.tokens.get(tokenKey) ?? {
       login: this.options.login,
       kind: "installation" as const,
     };
-    const u = this.usageOf(tokenKey, token);
-    const limit = this.limitOf(token);
+    const u = this.usageOf(tokenKey, resource);
+    const limit = this.limitOf(token, resource);
     return {
       "x-ratelimit-limit": String(limit),
       "x-ratelimit-remaining": String(Math.max(0, limit - u.used)),
       "x-ratelimit-reset": String(u.reset),
       "x-ratelimit-used": String(u.used),
-      "x-ratelimit-resource": "core",
+      "x-ratelimit-resource": resource,
+    };
+  }
+
+  private countUsage(tokenKey: string, record: RequestRecord): void {
+    let u = this.traffic.get(tokenKey);
+    if (!u) {
+      u = emptyUsage();
+      this.traffic.set(tokenKey, u);
+    }
+    if (record.operation?.startsWith("graphql/")) {
+      if (record.operation.startsWith("graphql/mutation")) u.graphql.mutations++;
+      else u.graphql.queries++;
+    } else if (record.method === "GET" || record.method === "HEAD") u.rest.reads++;
+    else u.rest.writes++;
+    u.bytesIn += record.bytes;
+    u.bytesOut += record.bytesOut;
+  }
+
+  /**
+   * Count one content-creating request against the token's secondary limits; the answer
+   * GitHub gives when it is over them (nothing is counted then), else undefined.
+   */
+  private secondaryLimit(tokenKey: string): Result | undefined {
+    const limits = this.secondaryLimits;
+    if (!limits) return undefined;
+    const now = this.now();
+    const hour = (this.contentWrites.get(tokenKey) ?? []).filter((t) => t > now - 3_600_000);
+    const minute = hour.filter((t) => t > now - 60_000);
+    let freeAt: number | undefined;
+    if (minute.length >= limits.perMinute)
+      freeAt = minute[minute.length - limits.perMinute]! + 60_000;
+    if (hour.length >= limits.perHour) {
+      freeAt = Math.max(freeAt ?? 0, hour[hour.length - limits.perHour]! + 3_600_000);
+    }
+    this.contentWrites.set(tokenKey, hour);
+    if (freeAt !== undefined) {
+      const retryAfter = Math.max(1, Math.ceil((freeAt - now) / 1000));
+      return errorResult(
+        403,
+        CONTENT_CREATION_MESSAGE,
+        { "retry-after": String(retryAfter) },
+        { documentation_url: SECONDARY_DOCS },
+      );
+    }
+    hour.push(now);
+    return undefined;
+  }
+
+  /** The fake's side of GraphQL: repositories, commits through the git store, comments. */
+  private graphqlHost(): GraphQLHost {
+    return {
+      findRepo: (fullName) => this.repos.get(fullName.toLowerCase()),
+      allRepos: () => [...this.repos.values()],
+      serverUrl: this.options.serverUrl,
+      commitOnBranch: (repo, branch, input) => {
+        const ref = `refs/heads/${branch}`;
+        const head = repo.refs.get(ref);
+        // The compare-and-swap: the branch must still be where the client saw it.
+        if (!head || head !== input.expectedHeadOid.toLowerCase()) {
+          throw githubError(
+            "STALE_DATA",
+            `Expected branch to point to "${input.expectedHeadOid}" but it did not.  Pull and try again.`,
+          );
+        }
+        const parent = repo.git.expect(head, "commit");
+        const flat = applyFileChanges(repo.git.flatten(parent.tree), head, {
+          deletions: input.deletions,
+          additions: input.additions.map((a) => ({
+            path: a.path,
+            sha: repo.git.writeBlob(a.contents),
+          })),
+        });
+        const sig = this.signature(input.login);
+        const sha = repo.git.writeCommit({
+          tree: repo.git.buildTree(flat),
+          parents: [head],
+          message: input.message,
+          author: sig,
+          committer: sig,
+        });
+        repo.refs.set(ref, sha);
+        return sha;
+      },
+      addComment: (repo, issueNumber, body, login) => repo.addComment(issueNumber, body, login),
+      touchComment: (c) => {
+        c.updatedAt = this.isoNow();
+      },
+      commentUrl: (repo, c) => {
+        const issue = repo.issues.get(c.issueNumber);
+        return this.htmlUrl(
+          `/${repo.fullName}/${issue?.pull ? "pull" : "issues"}/${c.issueNumber}#issuecomment-${c.id}`,
+        );
+      },
     };
   }
 
@@ -1751,14 +2203,20 @@ export class FakeGitHub {
       return { status: 200, body: { ...this.userView(ctx.login), name: ctx.login, email: null } };
     };
     h["rate-limit/get"] = (ctx) => {
-      const tokenKey = /\S+$/.exec(ctx.headers.authorization ?? "")![0];
-      const u = this.usageOf(tokenKey, ctx.token);
-      const limit = this.limitOf(ctx.token);
-      const core = { limit, remaining: Math.max(0, limit - u.used), reset: u.reset, used: u.used };
+      const state = (resource: RateResource) => {
+        const u = this.usageOf(ctx.tokenKey, resource);
+        const limit = this.limitOf(ctx.token, resource);
+        return { limit, remaining: Math.max(0, limit - u.used), reset: u.reset, used: u.used };
+      };
+      const core = state("core");
       return {
         status: 200,
         body: {
-          resources: { core, search: { ...core, limit: 30, used: 0, remaining: 30 } },
+          resources: {
+            core,
+            graphql: state("graphql"),
+            search: { ...core, limit: 30, used: 0, remaining: 30 },
+          },
           rate: core,
         },
       };
@@ -2828,7 +3286,13 @@ function defaultMessage(status: number): string {
 
 function matchesFilter(r: RequestRecord, f: RequestFilter): boolean {
   if (f.method && r.method !== f.method.toUpperCase()) return false;
-  if (f.operation && r.operation !== f.operation) return false;
+  if (
+    f.operation &&
+    r.operation !== f.operation &&
+    !(f.operation === "graphql/mutation" && r.operation?.startsWith("graphql/mutation:"))
+  ) {
+    return false;
+  }
   if (f.status !== undefined && r.status !== f.status) return false;
   if (f.path !== undefined) {
     if (f.path instanceof RegExp) {
@@ -3020,6 +3484,19 @@ function parseSearch(q: string): SearchQuery {
   }
   if (out.in.length === 0) out.in = ["title", "body"];
   return out;
+}
+
+function emptyUsage(): Usage {
+  return {
+    rest: { reads: 0, writes: 0 },
+    graphql: { queries: 0, mutations: 0 },
+    bytesIn: 0,
+    bytesOut: 0,
+  };
+}
+
+function cloneUsage(u: Usage): Usage {
+  return { ...u, rest: { ...u.rest }, graphql: { ...u.graphql } };
 }
 
 function sleep(ms: number): Promise<void> {
