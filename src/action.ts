@@ -13,7 +13,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as core from "@actions/core";
 import { DEFAULTS } from "./core/model.js";
-import { type AdvanceOutcome, advance, loadSpecs } from "./github/advance.js";
+import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { handleIssueComment } from "./github/commands.js";
 import { writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
@@ -27,15 +27,38 @@ import {
   sweepEvent,
 } from "./github/events.js";
 import { readInputs } from "./github/inputs.js";
+import { reportInvalidGraph } from "./github/invalid.js";
+import { rateLimitOf } from "./github/octokit.js";
+import { findLiveBranches } from "./github/sweep.js";
 import {
   type ActionContext,
   createActionContext,
   readPayload,
   runBranch,
 } from "./github/run-context.js";
-import { renderHtml } from "./report/html.js";
+
+/** Runs of at most this many tickets get their HTML report on every event. */
+const HTML_EVERY_EVENT_MAX = 200;
+
+
+function rateLimitMessage(limit: NonNullable<ReturnType<typeof rateLimitOf>>, kept: readonly string[]): string {
+  const budget = limit.resource === "graphql" ? "GraphQL" : "REST";
+  const when = limit.resetAt
+    ? ` It resets at ${new Date(limit.resetAt).toISOString().slice(11, 16)} UTC (in ${Math.max(1, Math.round((limit.resetAt - Date.now()) / 60_000))} min).`
+    : "";
+  const what = limit.secondary
+    ? `GitHub's secondary rate limit (content-creating requests per minute or hour) stopped this step.`
+    : `GitHub's ${budget} rate limit for this token is spent.${when}`;
+  const keptText =
+    kept.length > 0
+      ? ` Recorded before it stopped: ${kept.join("; ")}.`
+      : " Nothing of this event was recorded: a job's outcome is lost with its runner, and its claim's lease reclaims it (retries apply).";
+  return `${what}${keptText} The run resumes on the next event or the scheduled sweep; nothing needs re-running by hand. A GitHub App token has a larger budget (see the README's request budget).`;
+}
 
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // what this step recorded before it stopped (for a budget that ran out part way)
+  const recorded: string[] = [];
   try {
     const inputs = readInputs(env);
     if (inputs.kind === "bad") {
@@ -45,10 +68,26 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     const settings = inputs.settings;
     const payload = await readPayload(settings.env.eventPath);
     const ctx = createActionContext(settings, payload, (line) => core.info(line));
-    await route(ctx);
+    ctx.onRecorded = (what) => recorded.push(what);
+    try {
+      await route(ctx);
+    } catch (error) {
+      if (error instanceof UserError && error.code === "invalid-graph") {
+        // nothing was started: say why where people look, not only in the raw log
+        await reportInvalidGraph(ctx, error).catch((e) =>
+          core.warning(`could not post the problems to the pull request: ${(e as Error).message}`),
+        );
+      }
+      throw error;
+    }
   } catch (error) {
     if (error instanceof UserError) {
       core.setFailed([error.message, ...error.details].join("\n"));
+      return;
+    }
+    const limit = rateLimitOf(error);
+    if (limit) {
+      core.setFailed(rateLimitMessage(limit, recorded));
       return;
     }
     const e = error as Error;
@@ -74,12 +113,7 @@ async function route(ctx: ActionContext): Promise<void> {
         ),
       );
     case "sweep":
-      return finish(
-        ctx,
-        await advance(ctx.runContext(runBranch(ctx)), allOf(sweepEvent), "sweep stale claims", {
-          start: false,
-        }),
-      );
+      return sweep(ctx);
     case "settle":
       return settle(ctx);
     case "context":
@@ -128,7 +162,7 @@ async function settle(ctx: ActionContext): Promise<void> {
     );
   }
   const rc = ctx.runContext(runBranch(ctx));
-  const { settings: runSettings } = await loadSpecs(rc);
+  const { settings: runSettings } = await rc.checkout.tickets();
   const maxResultBytes = runSettings.max_result_bytes ?? DEFAULTS.maxResultBytes;
   const job = await readJobOutcome(s, maxResultBytes);
   const outcome = await advance(
@@ -166,6 +200,38 @@ async function workflowRun(ctx: ActionContext): Promise<void> {
   return finish(ctx, outcome);
 }
 
+/**
+ * Every live run, on whatever branch it lives (one query per 100 branches), each swept:
+ * expired claims reclaimed, the outbox drained, what became ready dispatched. The
+ * branch the workflow ran on is swept too when an input names it.
+ */
+async function sweep(ctx: ActionContext): Promise<void> {
+  const branches = ctx.settings.branch
+    ? [ctx.settings.branch]
+    : await findLiveBranches(ctx.gh, ctx.repo, ctx.settings.tickets);
+  core.info(
+    branches.length === 0
+      ? "sweep: no live run on any branch"
+      : `sweep: live runs on ${branches.join(", ")}`,
+  );
+  let last: AdvanceOutcome | undefined;
+  const failures: string[] = [];
+  for (const branch of branches) {
+    try {
+      last = await advance(ctx.runContext(branch), allOf(sweepEvent), "sweep stale claims", {
+        start: false,
+        readBase: true,
+      });
+      if (last.result.kind !== "ok") core.info(`${branch}: ${last.result.message}`);
+    } catch (error) {
+      if (rateLimitOf(error)) throw error;
+      failures.push(`${branch}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (last && branches.length === 1) await finish(ctx, last);
+  if (failures.length > 0) throw new UserError(`the sweep could not advance ${failures.length} run${failures.length === 1 ? "" : "s"}`, failures);
+}
+
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
 }
@@ -176,13 +242,21 @@ export async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promi
   const outDir = join(ctx.settings.env.runnerTemp, "ticket-frontier");
   await mkdir(outDir, { recursive: true });
   const receiptFile = join(outDir, "receipt.json");
-  const htmlFile = join(outDir, "report.html");
   await writeFile(receiptFile, `${JSON.stringify(outcome.receipt, null, 2)}\n`);
-  await writeFile(htmlFile, renderHtml(outcome.receipt));
   core.setOutput("state", outcome.receipt.state);
   core.setOutput("dispatched", JSON.stringify(outcome.dispatched.map((d) => d.ticket)));
   core.setOutput("receipt", receiptFile);
-  core.setOutput("report-html", htmlFile);
+  // Laying out a large graph costs more CPU than the rest of an event: a large run's
+  // HTML report is written when the run ends (and on every event of a small one).
+  if (outcome.receipt.tickets.length <= HTML_EVERY_EVENT_MAX || outcome.receipt.state !== "running") {
+    const htmlFile = join(outDir, "report.html");
+    const { renderHtml } = await import("./report/html.js");
+    await writeFile(htmlFile, renderHtml(outcome.receipt));
+    core.setOutput("report-html", htmlFile);
+  } else {
+    core.setOutput("report-html", "");
+  }
+  for (const line of outcome.deferred) core.warning(`left for the next event: ${line}`);
   core.info(
     `run ${outcome.receipt.run}: ${outcome.receipt.state}; dispatched ${outcome.dispatched.length}${
       outcome.dispatched.length

@@ -1,44 +1,51 @@
 /**
- * The loop every event runs, on the Action and in the bot alike:
+ * One event of a run on GitHub, for every entry point (push, settle, a dead job, the
+ * sweep, the context step's take, the bot's commands):
  *
- *   read the head of the run's branch (ref → commit → state.json, worklog.jsonl)
- *   → Frontier.create(the run's specs, config, saved state, now) — the checkout's when
- *     its authored tickets are the run's base (state.authored_digest), else read at base
- *     through the API (see loadRunSource)
- *   → apply the event → claimReady → drainChanges
- *   → ONE commit (ticket front matter, .frontier/ files, worklog, state.json), parent =
- *     the head read, ref moved with force:false
- *   → on "not a fast forward": read again and re-apply the whole event on the new head
- *   → only after the commit landed: dispatch the claims it recorded
- *   → a refused dispatch is one more event (the attempt fails with GitHub's message)
- *   → the sticky report comment shows the result.
+ *   read    ONE query: the head of the run's branch and, at that commit, state.json,
+ *           worklog.jsonl (and base.json when the checkout is not the run's base)
+ *   decide  Frontier.create(the run's tickets, config, saved state, now) → the event →
+ *           reclaim expired claims → the outbox (claims nobody dispatched) → claimReady
+ *           → drainChanges: every file the event changes, the report's headline
+ *   commit  ONE createCommitOnBranch on the head read (compare-and-swap). A lost race
+ *           re-reads and re-applies after a jittered back-off; a lost answer re-reads and
+ *           finds the event's id in the state if its commit landed
+ *   effects only after the outcome is recorded: dispatch the claims, open question
+ *           issues, post or refresh the report comment — each idempotent, each retried by
+ *           a later event if it fails, none undone by a lost race
  *
- * Requests per event are constant (2 reads: the branch and state.json; 3 writes: tree,
- * commit, ref; 2 for the comment) plus one per dispatch: nothing here reads or writes
- * per ticket of the graph — except on an event whose checkout is not the run's base
- * (a comment steering a run on another branch), which reads the ticket directory at
- * base once: one listing plus one read per ticket file. The worklog lines live in state.json too, so
- * worklog.jsonl is written from them and never read.
+ * Requests per event: 2 GraphQL (read, commit) plus one REST request per dispatch, the
+ * report comment at most every 30 s or when its headline changes, and one runs listing a
+ * minute while claims are overdue. Nothing here reads or writes per ticket of the graph.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { type Dirent, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
 import { engineConfig, type RunFlags } from "../core/config.js";
 import { type Claim, type EventResult, Frontier } from "../core/engine.js";
-import { type Receipt, type Settings, type TicketSpec, WorklogEntry } from "../core/model.js";
+import type { Receipt, Settings, TicketSpec } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
-import { ENGINE_FIELDS, idFromFile } from "../tickets/fields.js";
-import { loadDirectory, ticketFileNames } from "../tickets/load.js";
-import { formatProblem } from "../tickets/problems.js";
-import { SETTINGS_FILE } from "../tickets/settings.js";
-import { type EngineFieldValues, editFrontMatter, planWrites } from "../tickets/writeback.js";
+import { planWrites } from "../tickets/writeback.js";
+import {
+  type BranchRead,
+  type BranchStore,
+  type FileChanges,
+  graphqlStore,
+  restStore,
+} from "./branch.js";
 import { type DispatchSession, dispatchClaim } from "./dispatch.js";
 import { UserError } from "./errors.js";
-import { commitFiles, type FileWrite, type Repo, readHead, readText } from "./git.js";
-import { apiFailure, type GitHub } from "./octokit.js";
+import type { Repo } from "./git.js";
+import { type GitHub, isPushRefused, rateLimitOf } from "./octokit.js";
+import {
+  adoptUntracked,
+  findRunsByClaims,
+  liveEntries,
+  OUTBOX_CHECK_EVERY_MS,
+  OUTBOX_LAG_MS,
+  type Outbox,
+  overdue,
+  unsent,
+} from "./outbox.js";
 import { openQuestionIssue } from "./questions.js";
 import {
   createReportComment,
@@ -49,16 +56,26 @@ import {
   updateReportComment,
 } from "./report-comment.js";
 import {
+  addedSince,
+  type Checkout,
+  type RunSource,
+  snapshotText,
+  sourceFromSnapshot,
+} from "./source.js";
+import {
   GITHUB_STATE_SCHEMA,
   type GitHubState,
   joinRepoPath,
+  livePath,
   parseState,
   type QuestionRecord,
   type ReportRecord,
+  type ReportShown,
   serializeState,
+  snapshotPath,
   statePath,
+  worklogChunkPath,
   worklogPath,
-  worklogText,
 } from "./state.js";
 
 /** Everything an event needs to know about where it runs. Built once per process. */
@@ -69,8 +86,8 @@ export interface RunContext {
   branch: string;
   /** the ticket directory, relative to the repository root */
   dir: string;
-  /** the checkout's root (GITHUB_WORKSPACE): authored tickets are read from there */
-  workspace: string;
+  /** the checkout (GITHUB_WORKSPACE): the run's tickets when it is the run's base */
+  checkout: Checkout;
   /** the orch-task workflow file */
   workflow: string;
   /** action inputs that override frontier.yml */
@@ -80,6 +97,8 @@ export interface RunContext {
   /** who claims, for the record */
   claimedBy: string;
   clock: () => number;
+  /** uniform in [0, 1): the back-off's jitter */
+  random?: () => number;
   /** a fresh claim token per dispatch */
   claimToken: (ticket: string, attempt: number) => string;
   links: { workflowRun?: string; repository?: string; htmlReport?: string; blob?: string };
@@ -97,6 +116,12 @@ export interface RunContext {
   sleep?: (ms: number) => Promise<void>;
   /** keep the sticky report comment (default true) */
   report?: boolean;
+  /** how long a committed claim may go unseen before the runs listing is searched (default 2 min) */
+  outboxLagMs?: number;
+  /** the branch's reads and commits; GraphQL unless its budget is spent */
+  store?: BranchStore;
+  /** told of every commit of state this event makes ("settle a#1 (commit 1a2b3c)") */
+  onRecorded?: (what: string) => void;
 }
 
 /** What an event sees besides the engine: the bookkeeping it may change, files it may add. */
@@ -105,6 +130,10 @@ export interface RunView {
   readonly state: GitHubState | undefined;
   /** ticket id → question issue; the bot marks an answered one closed */
   questions: Record<string, QuestionRecord>;
+  /** where the report comment is */
+  report: ReportRecord | undefined;
+  /** the dispatch outbox of the live claims */
+  outbox: Outbox;
   /** add a file to the event's commit (path relative to the ticket directory) */
   writeFile(path: string, content: string): void;
 }
@@ -119,7 +148,7 @@ export interface Dispatched {
 }
 
 export interface AdvanceOutcome {
-  /** what the event itself did (the first event, not the follow-ups of refused dispatches) */
+  /** what the event itself did (the first event, not the follow-ups) */
   result: EventResult;
   dispatched: Dispatched[];
   /** dispatches GitHub refused; each attempt was settled as failed with GitHub's message */
@@ -133,271 +162,8 @@ export interface AdvanceOutcome {
   commit?: string;
   /** tries it took (1 = no race lost) */
   tries: number;
-}
-
-interface Loaded {
-  settings: Settings;
-  specs: readonly TicketSpec[];
-}
-
-const loadedCache = new WeakMap<RunContext, Loaded>();
-
-/** The authored tickets of the checkout; a graph that does not hold together starts nothing. */
-export async function loadSpecs(ctx: RunContext): Promise<Loaded> {
-  const cached = loadedCache.get(ctx);
-  if (cached) return cached;
-  const dir = join(ctx.workspace, ctx.dir);
-  const loaded = await loadDirectory(dir, {});
-  if (loaded.kind === "invalid") {
-    const errors = loaded.problems.filter((p) => p.severity === "error");
-    throw new UserError(
-      `${errors.length} problem${errors.length === 1 ? "" : "s"} in ${ctx.dir}: nothing was started. Fix ${errors.length === 1 ? "it" : "them"} and push again.`,
-      loaded.problems.map((p) => formatProblem(p, ctx.dir)),
-    );
-  }
-  for (const w of loaded.warnings) ctx.log(`warning: ${formatProblem(w, ctx.dir)}`);
-  const out = { settings: loaded.settings, specs: loaded.specs };
-  loadedCache.set(ctx, out);
-  return out;
-}
-
-/**
- * The tickets an event of a run works with: the engine is built from their specs and the
- * engine fields are written into their text. Either the checkout's (when it holds the
- * run's tickets) or the ticket directory as it was at the run's `base`.
- */
-interface RunSource extends Loaded {
-  /** a ticket file's text (path relative to the ticket directory) */
-  read(file: string): string;
-  /** the checkout's authored digest, when it is the run's base to record */
-  digest?: string;
-}
-
-/** Every engine field, set to be removed: what is left is the author's part. */
-const NO_ENGINE_FIELDS = Object.fromEntries(
-  ENGINE_FIELDS.map((k) => [k, undefined]),
-) as EngineFieldValues;
-const MAY_HOLD_ENGINE_FIELD = new RegExp(`\\b(?:${ENGINE_FIELDS.join("|")})\\s*:`);
-
-/** A ticket's text without the engine-written fields (as authored); unparseable text as it is. */
-function authoredText(text: string): string {
-  // the YAML parse only for text that may hold an engine field: most authored files do not
-  if (!MAY_HOLD_ENGINE_FIELD.test(text)) return text;
-  try {
-    return editFrontMatter(text, NO_ENGINE_FIELDS);
-  } catch {
-    return text;
-  }
-}
-
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-
-/**
- * One digest of a ticket directory as authored: every ticket file without the engine's
- * fields, and frontier.yml. The same at the run's base and on its branch however many
- * commits of state the run made; different when a ticket or the settings changed.
- */
-export function authoredDigest(files: ReadonlyMap<string, string>): string {
-  const hash = createHash("sha256");
-  for (const name of [...files.keys()].sort()) {
-    const text = files.get(name) as string;
-    hash.update(`${name}\0${sha256(name === SETTINGS_FILE ? text : authoredText(text))}\n`);
-  }
-  return `sha256:${hash.digest("hex")}`;
-}
-
-/** The checkout's ticket files and frontier.yml, or undefined when it has no such directory. */
-async function checkoutFiles(ctx: RunContext): Promise<Map<string, string> | undefined> {
-  const dir = join(ctx.workspace, ctx.dir);
-  let entries: Dirent[];
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  const names = ticketFileNames(
-    entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name),
-  );
-  if (entries.some((e) => e.name === SETTINGS_FILE)) names.push(SETTINGS_FILE);
-  const files = new Map<string, string>();
-  for (const name of names) {
-    try {
-      files.set(name, await readFile(join(dir, name), "utf8"));
-    } catch {
-      // unreadable: loadDirectory says so if these tickets are used
-    }
-  }
-  return files;
-}
-
-const checkoutDigestCache = new WeakMap<RunContext, Promise<string | undefined>>();
-
-function checkoutDigest(ctx: RunContext): Promise<string | undefined> {
-  let digest = checkoutDigestCache.get(ctx);
-  if (!digest) {
-    digest = checkoutFiles(ctx).then((files) => (files ? authoredDigest(files) : undefined));
-    checkoutDigestCache.set(ctx, digest);
-  }
-  return digest;
-}
-
-const baseSourceCache = new WeakMap<RunContext, { base: string; source: Promise<RunSource> }>();
-
-/**
- * The run's tickets for this event. A run is pinned to its `base`: its tickets are the
- * ticket directory there. When the checkout's authored digest equals the one recorded
- * when the run started (push, settle: jobs check out `base`), the checkout is used and
- * nothing more is read. Otherwise — a comment steering a run on another branch (the
- * workflow checks out the default branch), a sweep or a workflow_run whose checkout moved
- * on — the directory is read at `base` through the API: one listing and one read per
- * ticket file, on those rare events only, once per process.
- */
-export async function loadRunSource(
-  ctx: RunContext,
-  state: GitHubState | undefined,
-): Promise<RunSource> {
-  const fromCheckout = async (record: boolean): Promise<RunSource> => {
-    const loaded = await loadSpecs(ctx);
-    const digest = record ? await checkoutDigest(ctx) : undefined;
-    return {
-      ...loaded,
-      read: (file) => readFileSync(join(ctx.workspace, ctx.dir, file), "utf8"),
-      ...(digest ? { digest } : {}),
-    };
-  };
-  if (!state) return fromCheckout(true);
-  const base = state.run.base;
-  if (!base) return fromCheckout(false);
-  const recorded = state.authored_digest;
-  if (recorded !== undefined ? (await checkoutDigest(ctx)) === recorded : ctx.sha === base) {
-    // a run recorded before the digest was: its checkout at base gets one now
-    return fromCheckout(recorded === undefined);
-  }
-  const cached = baseSourceCache.get(ctx);
-  if (cached?.base === base) return cached.source;
-  const source = loadAtBase(ctx, base);
-  baseSourceCache.set(ctx, { base, source });
-  source.catch(() => baseSourceCache.delete(ctx));
-  return source;
-}
-
-/** Entries the contents API lists of one directory, at most. */
-export const CONTENTS_LIST_MAX = 1000;
-
-/** A directory's entries at `base` through the Git trees API (up to 100,000 entries). */
-async function listTree(
-  ctx: RunContext,
-  base: string,
-  dirPath: string,
-): Promise<Array<{ name: string; type: string }>> {
-  let treeSha: string | undefined;
-  const cut = dirPath.lastIndexOf("/");
-  if (cut > 0) {
-    // the parent directory's listing names this one's tree
-    const parent = (
-      await ctx.gh.rest.repos.getContent({ ...ctx.repo, path: dirPath.slice(0, cut), ref: base })
-    ).data;
-    const name = dirPath.slice(cut + 1);
-    if (Array.isArray(parent))
-      treeSha = parent.find((e) => e.name === name && e.type === "dir")?.sha;
-  } else {
-    // the repository's root: the commit's tree (the contents API has no route for it)
-    const root = (await ctx.gh.rest.git.getCommit({ ...ctx.repo, commit_sha: base })).data.tree.sha;
-    if (dirPath === "") treeSha = root;
-    else {
-      const top = (await ctx.gh.rest.git.getTree({ ...ctx.repo, tree_sha: root })).data;
-      treeSha = top.tree.find((e) => e.path === dirPath && e.type === "tree")?.sha;
-    }
-  }
-  if (!treeSha)
-    throw new UserError(`${ctx.dir} is not a directory at the run's base ${base.slice(0, 12)}`);
-  const tree = (await ctx.gh.rest.git.getTree({ ...ctx.repo, tree_sha: treeSha })).data;
-  if (tree.truncated) {
-    throw new UserError(
-      `${ctx.dir} at the run's base ${base.slice(0, 12)} has more entries than GitHub lists: move files that are not tickets out of it`,
-    );
-  }
-  return tree.tree.map((e) => ({
-    name: e.path ?? "",
-    type: e.type === "blob" ? (e.mode === "120000" ? "symlink" : "file") : "dir",
-  }));
-}
-
-/** The ticket directory at `base`, read through the API into a temporary directory. */
-async function loadAtBase(ctx: RunContext, base: string): Promise<RunSource> {
-  const dirPath = joinRepoPath(ctx.dir, "x").slice(0, -1).replace(/\/$/, "");
-  let listing: unknown;
-  try {
-    listing =
-      dirPath === ""
-        ? await listTree(ctx, base, dirPath)
-        : (await ctx.gh.rest.repos.getContent({ ...ctx.repo, path: dirPath, ref: base })).data;
-  } catch (error) {
-    if (apiFailure(error)?.status !== 404) throw error;
-    listing = undefined;
-  }
-  if (!Array.isArray(listing)) {
-    throw new UserError(
-      `${ctx.dir} is not a directory at the run's base ${base.slice(0, 12)} on ${ctx.branch}: the run's tickets cannot be read. Delete ${statePath(ctx.dir)} on ${ctx.branch} to start a new run.`,
-    );
-  }
-  let entries = listing as Array<{ name: string; type: string }>;
-  // The contents API lists at most 1,000 entries of a directory: a larger one is listed
-  // through its git tree (two requests more).
-  if (dirPath !== "" && entries.length >= CONTENTS_LIST_MAX)
-    entries = await listTree(ctx, base, dirPath);
-  const names = ticketFileNames(
-    entries.filter((e) => e.type === "file" || e.type === "symlink").map((e) => e.name),
-  );
-  if (entries.some((e) => e.name === SETTINGS_FILE && e.type === "file")) names.push(SETTINGS_FILE);
-  ctx.log(
-    `the checkout's tickets are not the run's (base ${base.slice(0, 12)}): reading ${names.length} file${names.length === 1 ? "" : "s"} of ${ctx.dir} at the base`,
-  );
-  // the same directory name as the checkout's, so a run named after it keeps its name
-  const root = await mkdtemp(join(tmpdir(), "frontier-base-"));
-  const dir = join(root, basename(resolve(ctx.workspace, ctx.dir)) || "frontier");
-  await mkdir(dir, { recursive: true });
-  const files = new Map<string, string>();
-  let next = 0;
-  const worker = async () => {
-    while (next < names.length) {
-      const name = names[next++] as string;
-      const text = await readText(ctx.gh, ctx.repo, joinRepoPath(ctx.dir, name), base);
-      if (text === undefined) continue;
-      files.set(name, text);
-      await writeFile(join(dir, name), text);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(4, names.length) }, worker));
-  const loaded = await loadDirectory(dir, {});
-  if (loaded.kind === "invalid") {
-    const errors = loaded.problems.filter((p) => p.severity === "error");
-    throw new UserError(
-      `${errors.length} problem${errors.length === 1 ? "" : "s"} in ${ctx.dir} at the run's base ${base.slice(0, 12)}: nothing was changed.`,
-      loaded.problems.map((p) => formatProblem(p, ctx.dir)),
-    );
-  }
-  // tickets the checkout has and the run has not wait for the next run: say so
-  const checkout = await checkoutFiles(ctx);
-  const ids = new Set(loaded.specs.map((s) => s.id));
-  const added = [...(checkout?.keys() ?? [])]
-    .filter((n) => n !== SETTINGS_FILE && !files.has(n))
-    .map(idFromFile)
-    .filter((id) => !ids.has(id));
-  if (added.length > 0) {
-    ctx.log(
-      `warning: ${added.join(", ")} ${added.length === 1 ? "was" : "were"} added after the run started at ${base.slice(0, 12)}; ${added.length === 1 ? "it runs" : "they run"} in the next run (delete ${statePath(ctx.dir)} on the branch to start one)`,
-    );
-  }
-  return {
-    settings: loaded.settings,
-    specs: loaded.specs,
-    read: (file) => {
-      const text = files.get(file);
-      if (text === undefined) throw new Error(`${file}: not in ${ctx.dir} at ${base}`);
-      return text;
-    },
-  };
+  /** optional work that failed and is left to the next event, in words */
+  deferred: string[];
 }
 
 export function randomClaimToken(): string {
@@ -411,178 +177,356 @@ export interface AdvanceOptions {
    * run changes nothing and says so.
    */
   start?: boolean;
+  /**
+   * Read the run's base.json with the state at once (the bot, the sweep: their checkout
+   * is seldom the run's base), instead of a second query when it turns out to be needed.
+   */
+  readBase?: boolean;
 }
 
-/** Run one event to completion: commit by compare-and-swap, dispatch, report. */
+/** Outbox claims to send after the commit. */
+interface Send {
+  ticket: string;
+  attempt: number;
+  claim: string;
+  workflow: string;
+}
+
+interface Committed {
+  result: EventResult;
+  frontier: Frontier;
+  state: GitHubState;
+  settings: Settings;
+  /** claims to dispatch now: this event's, and the outbox's that are due */
+  sends: Send[];
+  /** this event brings the report comment up to date */
+  refreshReport: boolean;
+  commit?: string;
+  tries: number;
+}
+
+/** Run one event to completion: record it by compare-and-swap, then dispatch and report. */
 export async function advance(
   ctx: RunContext,
   event: RunEvent,
   label: string,
   options: AdvanceOptions = {},
 ): Promise<AdvanceOutcome> {
-  const first = await commitEvent(ctx, event, label, options.start !== false);
+  const first = await recordEvent(ctx, event, label, options.start !== false, options.readBase);
   let last = first;
   const dispatched: Dispatched[] = [];
   const refused: AdvanceOutcome["refused"] = [];
-  let pending = first.claims;
-  // A refused dispatch is settled as failed: one more event, which may claim a retry.
-  for (let round = 0; pending.length > 0 && round < 10; round++) {
-    const refusedNow: Array<{ claim: Claim; message: string }> = [];
-    for (const claim of pending) {
-      const res = await dispatchClaim(
-        ctx.gh,
-        ctx.repo,
-        ctx.session,
-        {
-          workflow: workflowOf(ctx, last.frontier, claim.ticket),
-          ref: ctx.branch,
-          inputs: {
-            run: last.frontier.runRecord().run,
-            ticket: claim.ticket,
-            attempt: String(claim.attempt),
-            claim: claim.claim,
-            base: last.state.run.base ?? ctx.sha,
-          },
-        },
-        ctx.clock(),
-      );
-      switch (res.kind) {
-        case "dispatched":
-          ctx.log(
-            `dispatched ${claim.ticket}#${claim.attempt}${res.runUrl ? ` → ${res.runUrl}` : ""}`,
-          );
-          dispatched.push(
-            res.runUrl
-              ? {
-                  ticket: claim.ticket,
-                  attempt: claim.attempt,
-                  claim: claim.claim,
-                  runUrl: res.runUrl,
-                }
-              : { ticket: claim.ticket, attempt: claim.attempt, claim: claim.claim },
-          );
-          break;
-        case "refused":
-          ctx.log(`GitHub refused to dispatch ${claim.ticket}#${claim.attempt}: ${res.message}`);
-          refusedNow.push({ claim, message: res.message });
-          refused.push({ ticket: claim.ticket, attempt: claim.attempt, message: res.message });
-          break;
-        case "unknown":
-          // It may have started: dispatching again could run it twice. The claim stays;
-          // if no job settles it, its lease runs out and the schedule sweep reclaims it.
-          ctx.log(
-            `warning: no clear answer dispatching ${claim.ticket}#${claim.attempt} (${res.message}); the claim is kept and its lease reclaims it if no job settles it`,
-          );
-          break;
-      }
-    }
-    if (refusedNow.length === 0) break;
-    last = await commitEvent(
-      ctx,
-      (frontier, now) => {
-        const changed: string[] = [];
-        for (const { claim, message } of refusedNow) {
-          const r = frontier.settle(
-            {
-              ticket: claim.ticket,
-              attempt: claim.attempt,
-              claim: claim.claim,
-              outcome: "failed",
-              reason: `dispatch refused by GitHub: ${message}`,
-              by: "github",
-            },
-            now,
-          );
-          if (r.kind === "ok") changed.push(...r.changed);
-        }
-        return { kind: "ok", changed };
-      },
-      "dispatch refused",
-    );
-    pending = last.claims;
+  const deferred: string[] = [];
+  let refresh = first.refreshReport;
+
+  // Effects, after the outcome is on the branch. A refused dispatch and anything the
+  // effects learn (an issue opened, a comment posted, a dispatch GitHub did not start)
+  // is one more event, which may claim more: at most a few rounds.
+  let sends = first.sends;
+  for (let round = 0; round < 10; round++) {
+    const learned = await performEffects(ctx, last, sends, dispatched, refused, deferred);
+    if (!learned) break;
+    const next = await recordEvent(ctx, learned.event, learned.label, false);
+    await learned.after?.();
+    if (next.commit !== undefined) last = next;
+    else last = { ...last, frontier: next.frontier, state: next.state };
+    refresh ||= next.refreshReport;
+    sends = next.sends;
   }
 
-  const markdown = await showReport(ctx, last);
+  const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
+  const markdown = renderReport(ctx, receipt, last.state.seq);
+  if (refresh && ctx.report !== false && last.state.report) {
+    await showReport(ctx, last, markdown, deferred);
+  }
+  const commit = last.commit ?? first.commit;
   return {
     result: first.result,
     dispatched,
     refused,
     frontier: last.frontier,
     state: last.state,
-    receipt: last.receipt,
+    receipt,
     markdown,
-    ...((last.commit ?? first.commit) ? { commit: (last.commit ?? first.commit) as string } : {}),
+    ...(commit ? { commit } : {}),
     tries: first.tries,
+    deferred,
   };
 }
 
-interface Committed {
-  result: EventResult;
-  claims: Claim[];
-  frontier: Frontier;
-  state: GitHubState;
-  receipt: Receipt;
-  commit?: string;
-  tries: number;
+/** What the effects learned that the state must record, as one more event. */
+interface Learned {
+  event: RunEvent;
+  label: string;
+  /** once the event is recorded */
+  after?: () => Promise<void>;
 }
 
-async function commitEvent(
+async function performEffects(
+  ctx: RunContext,
+  last: Committed,
+  sends: readonly Send[],
+  dispatched: Dispatched[],
+  refused: AdvanceOutcome["refused"],
+  deferred: string[],
+): Promise<Learned | undefined> {
+  const state = last.state;
+  const refusedNow: Array<{ send: Send; message: string }> = [];
+  const notStarted: Send[] = [];
+  for (const send of sends) {
+    let res: Awaited<ReturnType<typeof dispatchClaim>>;
+    try {
+      res = await dispatchClaim(
+        ctx.gh,
+        ctx.repo,
+        ctx.session,
+        {
+          workflow: send.workflow,
+          ref: ctx.branch,
+          inputs: {
+            run: state.run.run,
+            ticket: send.ticket,
+            attempt: String(send.attempt),
+            claim: send.claim,
+            base: state.run.base ?? ctx.sha,
+          },
+        },
+        ctx.clock(),
+      );
+    } catch (error) {
+      const limit = rateLimitOf(error);
+      if (!limit) throw error;
+      // GitHub answered that it started nothing: sent again by the next event
+      notStarted.push(send);
+      continue;
+    }
+    switch (res.kind) {
+      case "dispatched":
+        ctx.log(`dispatched ${send.ticket}#${send.attempt}${res.runUrl ? ` → ${res.runUrl}` : ""}`);
+        dispatched.push({
+          ticket: send.ticket,
+          attempt: send.attempt,
+          claim: send.claim,
+          ...(res.runUrl ? { runUrl: res.runUrl } : {}),
+        });
+        break;
+      case "refused":
+        ctx.log(`GitHub refused to dispatch ${send.ticket}#${send.attempt}: ${res.message}`);
+        refusedNow.push({ send, message: res.message });
+        refused.push({ ticket: send.ticket, attempt: send.attempt, message: res.message });
+        break;
+      case "unknown":
+        // It may have started: sending it again could run it twice. The outbox looks
+        // for a run carrying its token once the listing has caught up, and only then
+        // sends it again.
+        ctx.log(
+          `warning: no clear answer dispatching ${send.ticket}#${send.attempt} (${res.message}); the next event looks for its run before sending it again`,
+        );
+        break;
+    }
+  }
+  if (notStarted.length > 0) {
+    deferred.push(
+      `${notStarted.length} dispatch${notStarted.length === 1 ? "" : "es"} (${notStarted.map((s) => s.ticket).join(", ")}) not made: the rate limit is spent; they are sent by the next event or sweep`,
+    );
+  }
+
+  // Question issues of suspended attempts, opened once each (found by their marker
+  // before one is made), and the report comment of a run that has none yet.
+  const opened = new Map<string, number>();
+  for (const [ticket, q] of Object.entries(state.questions)) {
+    if (q.issue_number !== undefined || q.closed) continue;
+    const s = last.frontier.state(ticket);
+    if (s?.status !== "suspended" || s.attempt !== q.attempt) continue;
+    const record = s.attempts.find((a) => a.n === q.attempt);
+    try {
+      const issue = await openQuestionIssue(ctx.gh, ctx.repo, {
+        run: state.run.run,
+        branch: ctx.branch,
+        ticket,
+        title: last.frontier.spec(ticket)?.title ?? ticket,
+        attempt: q.attempt,
+        question: record?.question ?? "(the attempt asked no question text)",
+        ...(ctx.links.workflowRun ? { reportUrl: ctx.links.workflowRun } : {}),
+      });
+      opened.set(ticket, issue);
+      ctx.log(`opened question issue #${issue} for ${ticket}#${q.attempt}`);
+    } catch (error) {
+      if (!rateLimitOf(error) && !isTransient(error)) throw error;
+      deferred.push(`the question issue of ${ticket} (${describe(error)}): opened by the next event`);
+    }
+  }
+  let report: ReportRecord | undefined;
+  // posted by an event that recorded something; one that changed nothing leaves it to that one
+  if (!state.report && ctx.report !== false && last.commit !== undefined) {
+    try {
+      report = await startReport(ctx, last);
+    } catch (error) {
+      if (!rateLimitOf(error) && !isTransient(error)) throw error;
+      deferred.push(`the report comment (${describe(error)}): posted by the next event`);
+    }
+  }
+
+  if (refusedNow.length === 0 && notStarted.length === 0 && opened.size === 0 && !report)
+    return undefined;
+  const lost: { report?: ReportRecord } = {};
+  return {
+    label: refusedNow.length > 0 ? "dispatch refused" : "record what the event's effects made",
+    event: (frontier, now, view) => {
+      const changed: string[] = [];
+      for (const { send, message } of refusedNow) {
+        const r = frontier.settle(
+          {
+            ticket: send.ticket,
+            attempt: send.attempt,
+            claim: send.claim,
+            outcome: "failed",
+            reason: `dispatch refused by GitHub: ${message}`,
+            by: "github",
+          },
+          now,
+        );
+        if (r.kind === "ok") changed.push(...r.changed);
+      }
+      for (const send of notStarted) {
+        const e = view.outbox[send.ticket];
+        if (e?.claim === send.claim) view.outbox[send.ticket] = { ...e, status: "unsent" };
+      }
+      for (const [ticket, issue] of opened) {
+        const q = view.questions[ticket];
+        if (q && q.issue_number === undefined) view.questions[ticket] = { ...q, issue_number: issue };
+      }
+      if (report && !view.report) view.report = report;
+      else if (report && view.report?.comment_id !== report.comment_id) lost.report = report;
+      return { kind: "ok", changed };
+    },
+    after: async () => {
+      // Another event started the run at the same time and its comment is the report:
+      // ours goes (and our tracking issue, if we each made one).
+      const mine = lost.report;
+      if (!mine) return;
+      lost.report = undefined;
+      await ctx.gh.rest.issues
+        .deleteComment({ ...ctx.repo, comment_id: mine.comment_id })
+        .catch(() => undefined);
+      const kept = (await readRecordedReport(ctx)) ?? undefined;
+      if (mine.on === "issue" && kept && kept.issue_number !== mine.issue_number) {
+        await ctx.gh.rest.issues
+          .update({ ...ctx.repo, issue_number: mine.issue_number, state: "closed", state_reason: "not_planned" })
+          .catch(() => undefined);
+      }
+    },
+  };
+}
+
+/** The report comment the state on the branch records, if any (one query). */
+async function readRecordedReport(ctx: RunContext): Promise<ReportRecord | undefined> {
+  const read = await graphqlStore(ctx.gh, ctx.repo, ctx.branch).read([statePath(ctx.dir)]);
+  const text = read?.files.get(statePath(ctx.dir))?.text;
+  if (text === undefined) return undefined;
+  const parsed = parseState(text, statePath(ctx.dir));
+  return parsed.kind === "ok" ? parsed.state.report : undefined;
+}
+
+function isTransient(error: unknown): boolean {
+  const status = (error as { status?: unknown })?.status;
+  return typeof status !== "number" || status >= 500;
+}
+
+function describe(error: unknown): string {
+  const limit = rateLimitOf(error);
+  if (limit) return `rate limit spent${limit.resetAt ? `, resets ${new Date(limit.resetAt).toISOString()}` : ""}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The files an event reads at the head of the run's branch. */
+function runPaths(ctx: RunContext, withSnapshot: boolean): string[] {
+  const paths = [statePath(ctx.dir), worklogPath(ctx.dir), livePath(ctx.dir)];
+  if (withSnapshot) paths.push(snapshotPath(ctx.dir));
+  return paths;
+}
+
+/** Lines a worklog.jsonl holds before it is sealed as a chunk under worklog/. */
+export const WORKLOG_CHUNK_LINES = 200;
+
+async function readWithFallback(
+  ctx: RunContext,
+  store: { current: BranchStore },
+  paths: string[],
+): Promise<BranchRead | undefined> {
+  try {
+    return await store.current.read(paths);
+  } catch (error) {
+    if (store.current.api === "graphql" && rateLimitOf(error)) {
+      ctx.log(`GitHub's GraphQL budget is spent (${describe(error)}): using the REST API for this event`);
+      store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
+      return store.current.read(paths);
+    }
+    throw error;
+  }
+}
+
+/** The outcome of one try whose commit's answer was lost: if it landed, this is the event. */
+interface Unclear {
+  committed: Omit<Committed, "tries" | "commit">;
+}
+
+/**
+ * Record one event by compare-and-swap. The only side effect inside the loop is the
+ * runs listing read of overdue claims (a read): everything else waits for the commit.
+ */
+async function recordEvent(
   ctx: RunContext,
   event: RunEvent,
   label: string,
-  mayStart = true,
+  mayStart: boolean,
+  readBase = false,
 ): Promise<Committed> {
   const maxTries = ctx.maxTries ?? 25;
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  // Made once and reused on every try, so a lost race never opens a second issue.
-  const openedQuestions = new Map<string, number>();
-  let createdReport: ReportRecord | undefined;
+  const random = ctx.random ?? Math.random;
+  const store = { current: ctx.store ?? graphqlStore(ctx.gh, ctx.repo, ctx.branch) };
+  const eventId = `e${randomBytes(6).toString("hex")}`;
+  // the runs listing, read once per event however often the race is lost
+  let seenRuns: Map<string, { id: number; url: string }> | undefined;
+  let unclear: Unclear | undefined;
+  let withSnapshot = readBase;
 
   for (let tries = 1; ; tries++) {
-    const tryStarted = Date.now();
-    const head = await readHead(ctx.gh, ctx.repo, ctx.branch);
-    if (!head) {
+    const tryStarted = ctx.clock();
+    const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
+    if (!read) {
       throw new UserError(
         `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
       );
     }
-    const stateText = await readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha);
+    const stateText = read.files.get(statePath(ctx.dir))?.text;
     let state: GitHubState | undefined;
     if (stateText !== undefined) {
       const parsed = parseState(stateText, statePath(ctx.dir));
       if (parsed.kind === "bad") throw new UserError(parsed.message);
       state = parsed.state;
     }
-    // A state written before the worklog moved into it: read the file once.
-    let worklog = state?.worklog;
-    if (state && !worklog) {
-      const text = (await readText(ctx.gh, ctx.repo, worklogPath(ctx.dir), head.sha)) ?? "";
-      worklog = parseWorklog(text);
+    let foreign: GitHubState | undefined;
+    if (state && state.branch !== ctx.branch) {
+      // A copy carried along when this branch was cut from the run's: not this branch's run.
+      foreign = state;
+      state = undefined;
     }
-    if (state?.report && createdReport && createdReport.comment_id !== state.report.comment_id) {
-      // Another event started the run first and its comment is the report: ours goes.
-      await ctx.gh.rest.issues
-        .deleteComment({ ...ctx.repo, comment_id: createdReport.comment_id })
-        .catch(() => undefined);
-      if (
-        createdReport.on === "issue" &&
-        createdReport.issue_number !== state.report.issue_number
-      ) {
-        // both made a tracking issue at once; only the recorded one stays open
-        await ctx.gh.rest.issues
-          .update({
-            ...ctx.repo,
-            issue_number: createdReport.issue_number,
-            state: "closed",
-            state_reason: "not_planned",
-          })
-          .catch(() => undefined);
-      }
-      createdReport = undefined;
+    if (unclear && state?.events?.includes(eventId)) {
+      ctx.log(`${label}: the commit landed although GitHub's answer was lost`);
+      ctx.onRecorded?.(`${label} (commit ${read.head.slice(0, 12)} or before)`);
+      return { ...unclear.committed, state, tries };
     }
-    const source = await loadRunSource(ctx, state);
+    unclear = undefined;
+
+    const source = await runSource(ctx, state, read, withSnapshot);
+    if (source === "need-snapshot") {
+      withSnapshot = true;
+      tries--;
+      continue;
+    }
     const { settings, specs } = source;
-    const digest = state?.authored_digest ?? source.digest;
     const now = ctx.clock();
     const saved = state ? { run: state.run, tickets: state.tickets } : undefined;
     const configured = engineConfig(
@@ -594,63 +538,100 @@ async function commitEvent(
     if (configured.kind === "bad") throw new UserError(configured.message);
     const frontier = Frontier.create(runSpecs(ctx, specs, state), configured.config, saved, now);
     if (!state && !mayStart) {
-      const empty = frontier.snapshot();
+      const message = foreign
+        ? `${label}: the state on ${ctx.branch} belongs to the run on ${foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
+        : `${label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
       return {
-        result: {
-          kind: "rejected",
-          message: `${label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`,
-        },
-        claims: [],
+        result: { kind: "rejected", message },
         frontier,
-        state: {
-          schema: GITHUB_STATE_SCHEMA,
-          branch: ctx.branch,
-          dir: ctx.dir,
-          ...empty,
-          seq: 0,
-          questions: {},
-        },
-        receipt: receiptOf(ctx, frontier, settings, now),
+        state: emptyState(ctx, frontier),
+        settings,
+        sends: [],
+        refreshReport: false,
         tries,
       };
     }
 
-    const files: FileWrite[] = [];
+    const files = new Map<string, string>();
+    const deletions: string[] = [];
+    const workflowOf = (t: string) => workflowFor(ctx, frontier, t);
     const view: RunView = {
       state,
       questions: { ...(state?.questions ?? {}) },
-      writeFile: (path, content) => files.push({ path: joinRepoPath(ctx.dir, path), content }),
+      report: state?.report,
+      outbox: liveEntries(state?.outbox, frontier),
+      writeFile: (path, content) => files.set(joinRepoPath(ctx.dir, path), content),
     };
     const result = event(frontier, now, view);
+    // every event reclaims the claims whose lease ran out, on the run it touches
+    frontier.expire(now);
+
+    // The outbox: drop what ended, adopt what an older version claimed, and send again
+    // what GitHub said it did not start or what no run carries long after its commit.
+    view.outbox = liveEntries(view.outbox, frontier);
+    adoptUntracked(view.outbox, frontier, workflowOf);
+    const sends: Send[] = [];
+    const iso = new Date(now).toISOString();
+    for (const t of unsent(view.outbox)) {
+      const e = view.outbox[t]!;
+      view.outbox[t] = { ...e, status: "pending", at: iso, sends: e.sends + 1 };
+      sends.push({ ticket: t, attempt: e.attempt, claim: e.claim, workflow: e.workflow });
+    }
+    const lagMs = ctx.outboxLagMs ?? OUTBOX_LAG_MS;
+    let checkedAt = state?.outbox_checked_at;
+    const late = overdue(view.outbox, now, lagMs);
+    const checkDue =
+      checkedAt === undefined || now - Date.parse(checkedAt) >= Math.min(OUTBOX_CHECK_EVERY_MS, lagMs);
+    if (late.length > 0 && (checkDue || seenRuns)) {
+      seenRuns ??= await lookForRuns(ctx, late.map((t) => view.outbox[t]!));
+      checkedAt = iso;
+      for (const t of late) {
+        const e = view.outbox[t]!;
+        const run = seenRuns.get(e.claim);
+        if (run) {
+          view.outbox[t] = { ...e, status: "sent", run_id: run.id };
+        } else {
+          ctx.log(
+            `${t}#${e.attempt}: no workflow run carries claim ${e.claim} ${Math.round((now - Date.parse(e.at)) / 1000)}s after it was committed; sending it again`,
+          );
+          view.outbox[t] = { ...e, status: "resent", at: iso, sends: e.sends + 1 };
+          sends.push({ ticket: t, attempt: e.attempt, claim: e.claim, workflow: e.workflow });
+        }
+      }
+    }
+
     const claims = frontier.claimReady(now, ctx.claimedBy, ctx.claimToken);
+    for (const c of claims) {
+      const workflow = workflowOf(c.ticket);
+      view.outbox[c.ticket] = {
+        claim: c.claim,
+        attempt: c.attempt,
+        workflow,
+        at: iso,
+        event: eventId,
+        status: "pending",
+        sends: 1,
+      };
+      sends.push({ ticket: c.ticket, attempt: c.attempt, claim: c.claim, workflow });
+    }
     const changes = frontier.drainChanges();
     const runName = frontier.runRecord().run;
 
-    // A suspended attempt opens its question issue before the commit, so the commit
-    // records the issue number; made once per process however often the race is lost.
+    // A suspended attempt asks its question in an issue, opened after the commit.
     for (const { ticket, record } of changes.attempts) {
       if (record.outcome !== "suspended") continue;
-      const key = `${ticket}#${record.n}`;
-      let issue =
-        openedQuestions.get(key) ??
-        (view.questions[ticket]?.attempt === record.n
-          ? view.questions[ticket]?.issue_number
-          : undefined);
-      if (issue === undefined) {
-        issue = await openQuestionIssue(ctx.gh, ctx.repo, {
-          run: runName,
-          branch: ctx.branch,
-          ticket,
-          title: frontier.spec(ticket)?.title ?? ticket,
-          attempt: record.n,
-          question: record.question ?? "(the attempt asked no question text)",
-          ...(ctx.links.workflowRun ? { reportUrl: ctx.links.workflowRun } : {}),
-        });
-        openedQuestions.set(key, issue);
-        ctx.log(`opened question issue #${issue} for ${ticket}#${record.n}`);
-      }
-      view.questions[ticket] = { issue_number: issue, attempt: record.n };
+      const q = view.questions[ticket];
+      if (q?.attempt !== record.n) view.questions[ticket] = { attempt: record.n };
     }
+
+    const seq = (state?.seq ?? 0) + 1;
+    const headline = headlineOf(frontier, now);
+    const shown = state?.report_shown;
+    const refreshReport =
+      ctx.report !== false &&
+      (shown === undefined ||
+        shown.headline !== headline ||
+        now - Date.parse(shown.at) >= REPORT_EVERY_MS);
 
     const nothingChanged =
       state !== undefined &&
@@ -659,87 +640,232 @@ async function commitEvent(
       changes.answers.length === 0 &&
       changes.log.length === 0 &&
       !changes.run &&
-      files.length === 0 &&
-      JSON.stringify(view.questions) === JSON.stringify(state.questions);
+      files.size === 0 &&
+      sends.length === 0 &&
+      JSON.stringify(view.questions) === JSON.stringify(state.questions) &&
+      JSON.stringify(view.outbox) === JSON.stringify(state.outbox ?? {}) &&
+      JSON.stringify(view.report) === JSON.stringify(state.report);
     if (nothingChanged && state) {
-      await closeOrphanQuestions(ctx, openedQuestions, view.questions);
       return {
         result,
-        claims: [],
         frontier,
         state,
-        receipt: receiptOf(ctx, frontier, settings, now),
+        settings,
+        sends: [],
+        refreshReport: false,
         tries,
       };
     }
 
-    let report = state?.report;
-    if (!report && ctx.report !== false) {
-      report =
-        createdReport ??
-        (await startReport(ctx, runName, frontier, settings, now, (state?.seq ?? 0) + 1));
-      createdReport = report;
-    }
-
+    const hadLiveFile = read.files.has(livePath(ctx.dir));
     const next: GitHubState = {
       schema: GITHUB_STATE_SCHEMA,
       branch: ctx.branch,
       dir: ctx.dir,
       ...frontier.snapshot(),
-      seq: (state?.seq ?? 0) + 1,
+      seq,
       questions: view.questions,
-      ...(report ? { report } : {}),
-      worklog: [...(worklog ?? []), ...changes.log],
-      ...(digest ? { authored_digest: digest } : {}),
+      ...(view.report ? { report: view.report } : {}),
+      ...(refreshReport
+        ? { report_shown: { at: iso, seq, headline } satisfies ReportShown }
+        : shown
+          ? { report_shown: shown }
+          : {}),
+      outbox: view.outbox,
+      ...(checkedAt ? { outbox_checked_at: checkedAt } : {}),
+      events: [...(state?.events ?? []), eventId].slice(-EVENTS_KEPT),
+      ...(state?.worklog_chunks ? { worklog_chunks: state.worklog_chunks } : {}),
+      ...(state?.authored_digest
+        ? { authored_digest: state.authored_digest }
+        : source.files
+          ? { authored_digest: (await ctx.checkout.digest()) as string }
+          : {}),
+      ...(state?.base_snapshot || source.files ? { base_snapshot: true } : {}),
     };
-    // the run's own ticket text (at base), so front matter never carries another branch's
-    const edits = planWrites(changes, frontier, source.read);
-    for (const edit of edits) {
+
+    // Every file of the event: records (created once), ticket front matter (from the
+    // run's own text at base), the worklog, the state; base.json when the run starts.
+    for (const edit of planWrites(changes, frontier, source.read)) {
       const path = joinRepoPath(ctx.dir, edit.path);
-      if (path === worklogPath(ctx.dir)) {
-        files.push({ path, content: worklogText(next.worklog ?? []) });
-      } else if (edit.kind === "append") {
-        const before = (await readText(ctx.gh, ctx.repo, path, head.sha)) ?? "";
-        files.push({ path, content: joinLines(before, edit.content) });
+      if (path === worklogPath(ctx.dir)) continue;
+      files.set(path, edit.content);
+    }
+    if (changes.log.length > 0) {
+      const before = read.files.get(worklogPath(ctx.dir))?.text ?? "";
+      const lines = changes.log.map((e) => `${JSON.stringify(e)}\n`).join("");
+      const count = before === "" ? 0 : before.split("\n").length - 1;
+      if (count + changes.log.length > WORKLOG_CHUNK_LINES && count > 0) {
+        // the full worklog.jsonl is sealed as a chunk, never written again
+        const n = (next.worklog_chunks ?? 0) + 1;
+        files.set(worklogChunkPath(ctx.dir, n), before);
+        next.worklog_chunks = n;
+        files.set(worklogPath(ctx.dir), lines);
       } else {
-        files.push({ path, content: edit.content });
+        files.set(worklogPath(ctx.dir), joinLines(before, lines));
       }
     }
-    files.push({ path: statePath(ctx.dir), content: serializeState(next) });
+    if (source.files && !state?.base_snapshot) {
+      // the run's tickets as authored at its base, for events whose checkout is elsewhere
+      files.set(snapshotPath(ctx.dir), snapshotText(next.run.base ?? ctx.sha, source.files));
+    }
+    const liveNow = frontier.runState(now) === "running";
+    if (liveNow && (!hadLiveFile || foreign)) {
+      files.set(livePath(ctx.dir), liveText(runName, ctx.branch));
+    } else if (!liveNow && hadLiveFile) {
+      deletions.push(livePath(ctx.dir));
+    }
+    files.set(statePath(ctx.dir), serializeState(next));
 
-    const committed = await commitFiles(
-      ctx.gh,
-      ctx.repo,
-      ctx.branch,
-      head,
-      mergeWrites(files),
-      commitMessage(runName, label, changes.log.length, claims),
-    );
-    if (committed.kind === "ok") {
+    const committed: Omit<Committed, "tries" | "commit"> = {
+      result,
+      frontier,
+      state: next,
+      settings,
+      sends,
+      refreshReport,
+    };
+    let answer: Awaited<ReturnType<BranchStore["commit"]>>;
+    try {
+      answer = await store.current.commit(
+        read.head,
+        { additions: files, deletions } satisfies FileChanges,
+        commitMessage(runName, label, changes.log.length, claims),
+      );
+    } catch (error) {
+      if (isPushRefused(error)) throw pushRefused(ctx, error);
+      if (store.current.api === "graphql" && rateLimitOf(error)) {
+        ctx.log(`GitHub's GraphQL budget is spent (${describe(error)}): recording with the REST API`);
+        store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
+        tries--;
+        continue;
+      }
+      throw error;
+    }
+    if (answer.kind === "ok") {
+      ctx.onRecorded?.(`${label} (commit ${answer.sha.slice(0, 12)})`);
       if (tries > 1) ctx.log(`${label}: recorded after ${tries} tries (the branch moved under us)`);
-      await closeOrphanQuestions(ctx, openedQuestions, view.questions);
-      return {
-        result,
-        claims,
-        frontier,
-        state: next,
-        receipt: receiptOf(ctx, frontier, settings, now),
-        commit: committed.sha,
-        tries,
-      };
+      return { ...committed, commit: answer.sha, tries };
     }
     if (tries >= maxTries) {
       throw new Error(
         `${label}: the branch ${ctx.branch} kept moving; gave up after ${tries} tries. Nothing was dispatched; the next event records it.`,
       );
     }
-    const tryMs = Math.max(ctx.backoffMs ?? 250, Date.now() - tryStarted);
+    if (answer.kind === "unclear") {
+      // It may have landed: the next read tells, by this event's id in the state.
+      ctx.log(`${label}: no clear answer to the commit (${answer.message}); reading the branch again`);
+      unclear = { committed };
+      await sleep(random() * (ctx.backoffMs ?? 250));
+      continue;
+    }
+    const tryMs = Math.max(ctx.backoffMs ?? 250, ctx.clock() - tryStarted);
     const window = Math.min(30_000, tryMs * 2 ** Math.min(tries, 6));
-    await sleep(Math.random() * window);
+    await sleep(random() * window);
   }
 }
 
-const warnedAdded = new WeakSet<RunContext>();
+/** The run on the branch as it stands, read-only: nothing is committed or dispatched. */
+export async function openRun(
+  ctx: RunContext,
+): Promise<{ frontier: Frontier; state: GitHubState; settings: Settings } | undefined> {
+  const store = { current: ctx.store ?? graphqlStore(ctx.gh, ctx.repo, ctx.branch) };
+  let withSnapshot = false;
+  for (;;) {
+    const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
+    const text = read?.files.get(statePath(ctx.dir))?.text;
+    if (!read || text === undefined) return undefined;
+    const parsed = parseState(text, statePath(ctx.dir));
+    if (parsed.kind === "bad") throw new UserError(parsed.message);
+    if (parsed.state.branch !== ctx.branch) return undefined;
+    const source = await runSource(ctx, parsed.state, read, withSnapshot);
+    if (source === "need-snapshot") {
+      withSnapshot = true;
+      continue;
+    }
+    const now = ctx.clock();
+    const saved = { run: parsed.state.run, tickets: parsed.state.tickets };
+    const configured = engineConfig(
+      source.settings,
+      saved,
+      { ...ctx.flags, base: saved.run.base ?? ctx.sha },
+      now,
+    );
+    if (configured.kind === "bad") throw new UserError(configured.message);
+    const frontier = Frontier.create(
+      runSpecs(ctx, source.specs, parsed.state),
+      configured.config,
+      saved,
+      now,
+    );
+    return { frontier, state: parsed.state, settings: source.settings };
+  }
+}
+
+/** Ids of the newest events kept in the state (a lost commit answer is found among them). */
+const EVENTS_KEPT = 64;
+/** The report comment is refreshed at least this often while its headline stays the same. */
+export const REPORT_EVERY_MS = 30_000;
+
+/** live.json: which run lives on the branch (a copy on a branch cut from it names the original). */
+function liveText(run: string, branch: string): string {
+  return `${JSON.stringify({ schema: "ticket-frontier/live@1", run, branch })}\n`;
+}
+
+/**
+ * What the report's first lines say: the run's state and the count of every state a
+ * reader must act on. A change here refreshes the comment at once.
+ */
+function headlineOf(frontier: Frontier, now: number): string {
+  const c = frontier.counts();
+  return `${frontier.runState(now)} failed=${c.failed ?? 0} blocked=${c.blocked ?? 0} suspended=${c.suspended ?? 0} limited=${c.limited ?? 0} cancelled=${c.cancelled ?? 0}`;
+}
+
+function emptyState(ctx: RunContext, frontier: Frontier): GitHubState {
+  return {
+    schema: GITHUB_STATE_SCHEMA,
+    branch: ctx.branch,
+    dir: ctx.dir,
+    ...frontier.snapshot(),
+    seq: 0,
+    questions: {},
+  };
+}
+
+/**
+ * The run's tickets for this event: the checkout's when it is the run's base (its
+ * authored digest is the one recorded), else base.json, read in the same query as the
+ * state (`need-snapshot`: read again with it).
+ */
+async function runSource(
+  ctx: RunContext,
+  state: GitHubState | undefined,
+  read: BranchRead,
+  askedSnapshot: boolean,
+): Promise<RunSource | "need-snapshot"> {
+  if (!state) return ctx.checkout.source();
+  const recorded = state.authored_digest;
+  const digest = await ctx.checkout.digest();
+  if (recorded !== undefined ? digest === recorded : ctx.sha === state.run.base) {
+    return ctx.checkout.source();
+  }
+  const snapshot = read.files.get(snapshotPath(ctx.dir));
+  if (!snapshot) {
+    if (!askedSnapshot) return "need-snapshot";
+    throw new UserError(
+      `the checkout's ${ctx.dir} is not the run's (started at ${state.run.base?.slice(0, 12) ?? "an unknown commit"} on ${ctx.branch}), and the run has no ${snapshotPath(ctx.dir)} to read its tickets from (it was started by an older version): run this on the run's branch, or delete ${statePath(ctx.dir)} there to start a new run`,
+    );
+  }
+  const source = await sourceFromSnapshot(snapshot.text, ctx.dir, ctx.checkout.workspace);
+  const added = addedSince(source.specs, await ctx.checkout.authoredFiles());
+  if (added.length > 0 && ctx.sha !== state.run.base) {
+    ctx.log(
+      `warning: ${added.join(", ")} ${added.length === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12)}; ${added.length === 1 ? "it runs" : "they run"} in the next run (delete ${statePath(ctx.dir)} on the branch to start one)`,
+    );
+  }
+  return source;
+}
+
+const warned = new Set<string>();
 
 /**
  * The tickets of this run. Every job checks out the commit the run started from, so a
@@ -757,8 +883,9 @@ function runSpecs(
   if (added.size === 0) return specs;
   const kept = specs.filter((s) => !added.has(s.id));
   if (kept.some((s) => s.dependsOn.some((d) => added.has(d)))) return specs;
-  if (!warnedAdded.has(ctx)) {
-    warnedAdded.add(ctx);
+  const key = [...added].join(",");
+  if (!warned.has(key)) {
+    warned.add(key);
     ctx.log(
       `warning: ${[...added].join(", ")} ${added.size === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12) ?? "its base"}; ${added.size === 1 ? "it runs" : "they run"} in the next run (delete ${statePath(ctx.dir)} on the branch to start one)`,
     );
@@ -766,43 +893,34 @@ function runSpecs(
   return kept;
 }
 
-/**
- * A question issue this process opened on a try that lost its race, for an attempt the
- * winning event recorded (with its own issue): closed, so each question has one issue.
- */
-async function closeOrphanQuestions(
+/** One runs listing per workflow for the overdue claims; an error reads as "none seen". */
+async function lookForRuns(
   ctx: RunContext,
-  opened: ReadonlyMap<string, number>,
-  recorded: Record<string, QuestionRecord>,
-): Promise<void> {
-  for (const [key, issue] of opened) {
-    const ticket = key.slice(0, key.lastIndexOf("#"));
-    if (recorded[ticket]?.issue_number === issue) continue;
-    await ctx.gh.rest.issues
-      .update({ ...ctx.repo, issue_number: issue, state: "closed", state_reason: "not_planned" })
-      .catch(() => undefined);
+  entries: ReadonlyArray<{ claim: string; workflow: string; at: string }>,
+): Promise<Map<string, { id: number; url: string }>> {
+  const found = new Map<string, { id: number; url: string }>();
+  const byWorkflow = new Map<string, Array<{ claim: string; at: string }>>();
+  for (const e of entries) byWorkflow.set(e.workflow, [...(byWorkflow.get(e.workflow) ?? []), e]);
+  for (const [workflow, list] of byWorkflow) {
+    const since = Math.min(...list.map((e) => Date.parse(e.at) || 0));
+    const runs = await findRunsByClaims(
+      ctx.gh,
+      ctx.repo,
+      workflow,
+      new Set(list.map((e) => e.claim)),
+      // a resent claim's first send was earlier than its entry says
+      since - (ctx.outboxLagMs ?? OUTBOX_LAG_MS) * 2,
+    );
+    for (const [k, v] of runs) found.set(k, v);
   }
+  return found;
 }
 
-function parseWorklog(text: string): WorklogEntry[] {
-  const out: WorklogEntry[] = [];
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      const parsed = WorklogEntry.safeParse(JSON.parse(line));
-      if (parsed.success) out.push(parsed.data);
-    } catch {
-      // a line that is not JSON is not ours to keep
-    }
-  }
-  return out;
-}
-
-/** Two edits of one path in one commit (e.g. two appends) collapse into the last. */
-function mergeWrites(files: FileWrite[]): FileWrite[] {
-  const byPath = new Map<string, FileWrite>();
-  for (const f of files) byPath.set(f.path, f);
-  return [...byPath.values()];
+function pushRefused(ctx: RunContext, error: unknown): UserError {
+  const said = error instanceof Error ? error.message : String(error);
+  return new UserError(
+    `the token may not push to branch ${ctx.branch} (GitHub said: ${said.split("\n")[0]}). Ticket Frontier records the run's state by committing to the run's branch: run it on a branch the token can push to — the pull request's branch, or set the action's \`branch\` input to an unprotected branch such as frontier-state — or let GitHub Actions bypass the branch's protection or ruleset. The README's "Branch layouts" section shows each.`,
+  );
 }
 
 function joinLines(before: string, added: string): string {
@@ -823,10 +941,16 @@ function commitMessage(
   return `frontier ${run}: ${label}${short} [skip ci]\n\n${logLines} worklog line${logLines === 1 ? "" : "s"}.`;
 }
 
-function workflowOf(ctx: RunContext, frontier: Frontier, ticket: string): string {
+/**
+ * An executor that names a workflow file (`*.yml`/`*.yaml`) is dispatched as that
+ * workflow; anything else (a local command name) runs through the default workflow.
+ */
+export function workflowFor(
+  ctx: Pick<RunContext, "workflow">,
+  frontier: Pick<Frontier, "spec">,
+  ticket: string,
+): string {
   const executor = frontier.spec(ticket)?.executor;
-  // An executor that names a workflow file (`*.yml`/`*.yaml`) is dispatched as that
-  // workflow; anything else (a local command name) runs through the default workflow.
   return executor && /\.ya?ml$/.test(executor) ? executor.replace(/^.*\//, "") : ctx.workflow;
 }
 
@@ -848,7 +972,8 @@ export function receiptOf(
 }
 
 export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): string {
-  const tail = `\n${seqLine(seq)}`;
+  const updated = `\n<sub>Updated ${receipt.generated_at.replace("T", " ").replace(/\.\d+Z$/, " UTC")} · state commit ${seq}</sub>\n`;
+  const tail = `${updated}\n${seqLine(seq)}`;
   const body = renderMarkdown(receipt, {
     marker: reportMarker(receipt.run),
     maxChars: GITHUB_COMMENT_MAX - tail.length - 64,
@@ -860,14 +985,8 @@ export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): st
 }
 
 /** Posted when the run starts, so the page never sits silent while jobs run. */
-async function startReport(
-  ctx: RunContext,
-  run: string,
-  frontier: Frontier,
-  settings: Settings,
-  now: number,
-  seq: number,
-): Promise<ReportRecord> {
+async function startReport(ctx: RunContext, last: Committed): Promise<ReportRecord> {
+  const run = last.state.run.run;
   const target = await findReportTarget(ctx.gh, ctx.repo, ctx.branch, run, ctx.links.workflowRun);
   const found = await findReportComment(ctx.gh, ctx.repo, target.issue_number, run);
   if (found)
@@ -877,27 +996,51 @@ async function startReport(
       comment_id: found.id,
       login: found.login,
     };
-  const body = renderReport(ctx, receiptOf(ctx, frontier, settings, now), seq);
-  const record = await createReportComment(ctx.gh, ctx.repo, target, body, run);
+  const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
+  const record = await createReportComment(
+    ctx.gh,
+    ctx.repo,
+    target,
+    renderReport(ctx, receipt, last.state.seq),
+    run,
+  );
   ctx.log(`report comment posted on #${record.issue_number}`);
   return record;
 }
 
-async function showReport(ctx: RunContext, last: Committed): Promise<string> {
-  const markdown = renderReport(ctx, last.receipt, last.state.seq);
-  const record = last.state.report;
-  if (ctx.report === false || !record || last.commit === undefined) return markdown;
-  const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
-  if (res === "gone") {
-    // Someone deleted it: post it again; the next commit of state records the new id.
-    const again = await findReportComment(
-      ctx.gh,
-      ctx.repo,
-      record.issue_number,
-      last.state.run.run,
-      record.login,
+/**
+ * Bring the comment up to date. One that someone deleted is posted again and its new id
+ * recorded, so later events update the new one.
+ */
+async function showReport(
+  ctx: RunContext,
+  last: Committed,
+  markdown: string,
+  deferred: string[],
+): Promise<void> {
+  const record = last.state.report as ReportRecord;
+  try {
+    const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
+    if (res !== "gone") return;
+    const run = last.state.run.run;
+    let again = await findReportComment(ctx.gh, ctx.repo, record.issue_number, run, record.login);
+    if (!again) {
+      const posted = await createReportComment(ctx.gh, ctx.repo, record, markdown, run);
+      again = { id: posted.comment_id, login: posted.login };
+    }
+    ctx.log(`the report comment was deleted: posted again as ${again.id}`);
+    const replaced: ReportRecord = { ...record, comment_id: again.id, login: again.login };
+    await recordEvent(
+      ctx,
+      (_frontier, _now, view) => {
+        if (view.report?.comment_id === record.comment_id) view.report = replaced;
+        return { kind: "ok", changed: [] };
+      },
+      "record the report comment posted again",
+      false,
     );
-    if (!again) await createReportComment(ctx.gh, ctx.repo, record, markdown, last.state.run.run);
+  } catch (error) {
+    if (!rateLimitOf(error) && !isTransient(error)) throw error;
+    deferred.push(`the report comment update (${describe(error)}): made by the next event`);
   }
-  return markdown;
 }

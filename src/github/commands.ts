@@ -14,8 +14,7 @@
  * from there into its own JSON file. Nothing from a comment reaches a shell, a YAML
  * document, a ticket's front matter or a workflow input.
  */
-import { engineConfig } from "../core/config.js";
-import { type EventResult, Frontier } from "../core/engine.js";
+import type { EventResult } from "../core/engine.js";
 import type { Status } from "../core/model.js";
 import { mdId } from "../report/escape.js";
 import { renderMarkdown } from "../report/markdown.js";
@@ -23,7 +22,7 @@ import { answerFile } from "../tickets/layout.js";
 import {
   type AdvanceOutcome,
   advance,
-  loadRunSource,
+  openRun,
   type RunContext,
   type RunEvent,
   type RunView,
@@ -36,7 +35,7 @@ import {
   type QuestionMarker,
 } from "./command-parse.js";
 import { parseRunName } from "./dispatch.js";
-import { readHead, readText } from "./git.js";
+import { graphqlStore } from "./branch.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import { isBot, steeringPermission } from "./permissions.js";
 import {
@@ -60,7 +59,7 @@ import {
   who,
 } from "./replies.js";
 import { type ActionContext, runBranch } from "./run-context.js";
-import { joinRepoPath, parseState, statePath } from "./state.js";
+import { joinRepoPath, livePath, parseState, statePath } from "./state.js";
 
 /* ------------------------------------------------------------------------- */
 /* The event payload, read defensively: it is input like any other.          */
@@ -302,6 +301,15 @@ function trackedBranch(ev: IssueCommentPayload): string | undefined {
   }
 }
 
+function liveBranch(text: string): string | undefined {
+  try {
+    const branch = (JSON.parse(text) as { branch?: unknown }).branch;
+    return typeof branch === "string" ? branch : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The first candidate branch that holds a run's state: its own, not a copy. */
 async function findRunBranch(
   ctx: RunContext,
@@ -311,13 +319,20 @@ async function findRunBranch(
   for (const branch of candidates) {
     if (!branch || seen.has(branch)) continue;
     seen.add(branch);
-    const head = await readHead(ctx.gh, ctx.repo, branch);
-    if (!head) continue;
-    const text = await readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha);
+    // A branch cut from the run's branch carries a copy of its live.json; the run itself
+    // lives on the branch it names. One small query per candidate branch.
+    const read = await graphqlStore(ctx.gh, ctx.repo, branch)
+      .read([livePath(ctx.dir), statePath(ctx.dir)])
+      .catch(() => undefined);
+    if (!read) continue;
+    const live = read.files.get(livePath(ctx.dir))?.text;
+    if (live !== undefined) {
+      if (liveBranch(live) === branch) return branch;
+      continue;
+    }
+    const text = read.files.get(statePath(ctx.dir))?.text;
     if (text === undefined) continue;
     const parsed = parseState(text, statePath(ctx.dir));
-    // A branch cut from the run's branch carries a copy of its state; the run itself
-    // lives on the branch its state names.
     if (parsed.kind === "ok" && parsed.state.branch === branch) return branch;
   }
   return undefined;
@@ -465,11 +480,7 @@ async function answerCommand(
     }
     return result;
   };
-  const outcome = await advance(
-    ctx,
-    event,
-    `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`,
-  );
+  const outcome = await advance(ctx, event, `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`, { readBase: true });
   if (repeat) {
     return {
       outcome: { kind: "answered", ...repeat },
@@ -517,7 +528,7 @@ async function retryCommand(ctx: RunContext, ticket: string, login: string): Pro
     if (result.kind === "ok") changed = result.changed;
     return result;
   };
-  const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`);
+  const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`, { readBase: true });
   if (outcome.result.kind !== "ok") return failed("retry", refusals.text(outcome.result));
   const next = outcome.frontier.state(ticket);
   const reopened = changed.filter((id) => {
@@ -576,11 +587,11 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
     for (const [ticket, q] of Object.entries(view.questions)) {
       if (q.closed) continue;
       view.questions[ticket] = { ...q, closed: true };
-      questions.push(q.issue_number);
+      if (q.issue_number !== undefined) questions.push(q.issue_number);
     }
     return result;
   };
-  const outcome = await advance(ctx, event, `cancel by ${login}`);
+  const outcome = await advance(ctx, event, `cancel by ${login}`, { readBase: true });
   if (outcome.result.kind !== "ok") return failed("cancel", new Refusals().text(outcome.result));
   // Only after the cancel is committed: a job that settles now is told its attempt is
   // no longer live, whether or not its run was stopped in time.
@@ -675,29 +686,13 @@ async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<
 /* ------------------------------------------------------------------------- */
 
 async function statusCommand(ctx: RunContext): Promise<Done> {
-  // Read-only: the summary of the state at the head of the run's branch. Asking for the
-  // status commits nothing and dispatches nothing.
-  const head = await readHead(ctx.gh, ctx.repo, ctx.branch);
-  const text = head ? await readText(ctx.gh, ctx.repo, statePath(ctx.dir), head.sha) : undefined;
-  const parsed =
-    text === undefined
-      ? { kind: "bad" as const, message: `no ${statePath(ctx.dir)} on ${ctx.branch}` }
-      : parseState(text, statePath(ctx.dir));
-  if (parsed.kind === "bad") return failed("status", failedToApply(parsed.message));
-  // The run's own tickets (as at its base), not this checkout's: a comment's checkout is
-  // the default branch, and a run on a pull request may have other tickets.
-  const { settings, specs } = await loadRunSource(ctx, parsed.state);
-  const now = ctx.clock();
-  const saved = { run: parsed.state.run, tickets: parsed.state.tickets };
-  const configured = engineConfig(
-    settings,
-    saved,
-    { ...ctx.flags, base: saved.run.base ?? ctx.sha },
-    now,
-  );
-  if (configured.kind === "bad") return failed("status", failedToApply(configured.message));
-  const frontier = Frontier.create(specs, configured.config, saved, now);
-  const outcome = { receipt: receiptOf(ctx, frontier, settings, now) };
+  // Read-only: the summary of the state at the head of the run's branch, with the run's
+  // own tickets (its base.json, read in the same query: a comment's checkout is the
+  // default branch). Asking for the status commits nothing and dispatches nothing.
+  const run = await openRun(ctx);
+  if (!run)
+    return failed("status", failedToApply(`no ${statePath(ctx.dir)} of a run on ${ctx.branch}`));
+  const outcome = { receipt: receiptOf(ctx, run.frontier, run.settings, ctx.clock()) };
   const summary = renderMarkdown(outcome.receipt, {
     marker: "ticket-frontier:status",
     maxChars: 12_000,

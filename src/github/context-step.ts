@@ -6,8 +6,12 @@
  *
  * The state and the input results are read from the head of the run's branch (the
  * checkout is at `base`, which predates them): from a second checkout of the branch
- * (`records` input: git, no REST request) when the workflow makes one, else through
- * the API (one request for state.json plus one per input result).
+ * (`records` input: git, no API request) when the workflow makes one, else through
+ * the API (one GraphQL query for state.json, one for every input result at once).
+ *
+ * One claim, one agent run: a claim the outbox sent more than once, or whose run starts
+ * late enough that a resend may race it, is taken by this workflow run by
+ * compare-and-swap before the agent runs. A run that finds it taken by another skips.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -15,9 +19,10 @@ import * as core from "@actions/core";
 import { engineConfig } from "../core/config.js";
 import { Frontier } from "../core/engine.js";
 import { readContext } from "../tickets/context-io.js";
-import { loadSpecs } from "./advance.js";
+import { advance } from "./advance.js";
+import { graphqlStore } from "./branch.js";
 import { UserError } from "./errors.js";
-import { readText } from "./git.js";
+import { OUTBOX_LAG_MS } from "./outbox.js";
 import { type ActionContext, runBranch } from "./run-context.js";
 import { joinRepoPath, parseState, statePath } from "./state.js";
 
@@ -41,7 +46,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     );
   }
   const rc = ctx.runContext(runBranch(ctx));
-  const { settings, specs } = await loadSpecs(rc);
+  const { settings, specs } = await rc.checkout.tickets();
   const spec = specs.find((x) => x.id === ticket);
   if (!spec) {
     throw new UserError(
@@ -51,15 +56,24 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   const records = ctx.settings.records
     ? resolve(ctx.settings.env.workspace, ctx.settings.records)
     : undefined;
-  const read = async (repoPath: string): Promise<string | undefined> => {
-    if (!records) return readText(rc.gh, rc.repo, repoPath, rc.branch);
-    try {
-      return await readFile(join(records, repoPath), "utf8");
-    } catch {
-      return undefined;
+  const readAll = async (paths: string[]): Promise<Map<string, string>> => {
+    const out = new Map<string, string>();
+    if (paths.length === 0) return out;
+    if (!records) {
+      const answer = await graphqlStore(rc.gh, rc.repo, rc.branch).read(paths);
+      for (const [k, v] of answer?.files ?? []) out.set(k, v.text);
+      return out;
     }
+    for (const path of paths) {
+      try {
+        out.set(path, await readFile(join(records, path), "utf8"));
+      } catch {
+        // absent: the context says so
+      }
+    }
+    return out;
   };
-  const stateText = await read(statePath(rc.dir));
+  const stateText = (await readAll([statePath(rc.dir)])).get(statePath(rc.dir));
   if (stateText === undefined) {
     throw new UserError(
       `${statePath(rc.dir)} is missing on branch ${rc.branch}: this run was not started by Ticket Frontier`,
@@ -74,10 +88,46 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   if (configured.kind === "bad") throw new UserError(configured.message);
   const frontier = Frontier.create(specs, configured.config, saved, now);
   const live = frontier.state(ticket);
-  const isLive =
+  let isLive =
     live?.status === "claimed" &&
     live.attempt === attempt &&
     (claim === undefined || live.claim === claim);
+  let takenBy: number | undefined;
+  const entry = state.outbox?.[ticket];
+  const runId = Number(ctx.settings.env.runId ?? "0");
+  if (isLive && entry && claim !== undefined && entry.claim === claim) {
+    const lag = rc.outboxLagMs ?? OUTBOX_LAG_MS;
+    if (entry.taken_by !== undefined && entry.taken_by !== runId) {
+      isLive = false;
+      takenBy = entry.taken_by;
+    } else if (
+      entry.taken_by === undefined &&
+      runId > 0 &&
+      (entry.status === "resent" || entry.sends > 1 || now - Date.parse(entry.at) > lag / 2)
+    ) {
+      // It may have been sent twice: only the run that takes it first runs the agent.
+      let took = false;
+      await advance(
+        rc,
+        (f, _now, view) => {
+          const e = view.outbox[ticket];
+          const s = f.state(ticket);
+          if (!e || e.claim !== claim || s?.status !== "claimed" || s.claim !== claim)
+            return { kind: "stale", message: `${ticket}#${attempt} is no longer live` };
+          if (e.taken_by !== undefined && e.taken_by !== runId) {
+            takenBy = e.taken_by;
+            return { kind: "stale", message: `taken by workflow run ${e.taken_by}` };
+          }
+          view.outbox[ticket] = { ...e, status: "sent", run_id: runId, taken_by: runId };
+          took = true;
+          return { kind: "ok", changed: [] };
+        },
+        `take ${ticket}#${attempt} for workflow run ${runId}`,
+        { start: false },
+      );
+      isLive = took;
+    }
+  }
 
   // The input results this context quotes, fetched into a scratch directory laid out
   // like the ticket directory, so the local runner's context code reads them unchanged.
@@ -90,7 +140,8 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
           ?.attempts.filter((a) => a.outcome === "complete")
           .sort((a, b) => b.n - a.n)[0];
         if (!last?.result_file) return;
-        const text = await read(joinRepoPath(rc.dir, last.result_file));
+        const path = joinRepoPath(rc.dir, last.result_file);
+        const text = (await readAll([path])).get(path);
         if (text === undefined) return;
         const file = join(scratch, last.result_file);
         await mkdir(dirname(file), { recursive: true });
@@ -127,7 +178,9 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
       core.info(`context of ${ticket}#${attempt} written to ${contextFile}`);
     } else {
       core.warning(
-        `${ticket}#${attempt} is not the ticket's live attempt any more (it is ${live?.status ?? "unknown"}, attempt ${live?.attempt ?? 0}): skip the agent step — a settle of it would change nothing`,
+        takenBy !== undefined
+          ? `${ticket}#${attempt} (claim ${claim}) was dispatched twice and workflow run ${takenBy} took it first: this run skips the agent step`
+          : `${ticket}#${attempt} is not the ticket's live attempt any more (it is ${live?.status ?? "unknown"}, attempt ${live?.attempt ?? 0}): skip the agent step — a settle of it would change nothing`,
       );
     }
     return { contextFile, outcomeFile, live: isLive, text };

@@ -1,7 +1,7 @@
 /**
  * Claim, then dispatch: once the claim commit has landed, start the orch-task
- * workflow for it through `workflow_dispatch`. Only the process whose commit recorded
- * a claim dispatches it, so a claim is dispatched at most once.
+ * workflow for it through `workflow_dispatch`. The process whose commit recorded a claim
+ * sends it once; only the outbox (outbox.ts) ever sends it again, after looking for it.
  */
 import type { Repo } from "./git.js";
 import {
@@ -120,12 +120,13 @@ export async function dispatchClaim(
   if (result === "unsupported" || result.kind !== "unknown") {
     return result === "unsupported" ? { kind: "unknown", message: "no answer" } : result;
   }
-  // No clear answer (5xx, network): did the run start anyway? Only when no run carries
-  // this claim is it sent once more.
+  // No clear answer (5xx, network): did the run start anyway? A run the listing shows
+  // settles it. One it does not show yet may still exist (the listing lags), so nothing
+  // is sent again here: the claim stays in the outbox, and a later event sends it only
+  // when, long after, no run carries its token.
   const found = await byClaim();
   if (found) return { kind: "dispatched", runId: found.id, runUrl: found.url };
-  const again = await send();
-  return again === "unsupported" ? result : again;
+  return result;
 }
 
 function failed(error: unknown): DispatchResult {

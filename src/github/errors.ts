@@ -6,8 +6,11 @@ export class UserError extends Error {
   override readonly name = "UserError";
   /** extra lines (one problem each), printed after the message */
   readonly details: readonly string[];
-  constructor(message: string, details: readonly string[] = []) {
+  /** `invalid-graph`: the ticket directory does not hold together (nothing was started) */
+  readonly code: "invalid-graph" | undefined;
+  constructor(message: string, details: readonly string[] = [], code?: "invalid-graph") {
     super(message);
     this.details = details;
+    this.code = code;
   }
 }

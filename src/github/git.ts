@@ -2,9 +2,10 @@
  * The run's branch as a compare-and-swap register, through the Git Data API: read the
  * head, then write every file of an event in ONE commit whose parent is that head, and
  * move the branch with `force: false`. If the branch moved meanwhile GitHub answers
- * 422 "not a fast forward" and the caller re-reads and re-applies: no update is lost.
+ * 422 ("Update is not a fast forward", or "Reference cannot be updated" under concurrent
+ * writes) and the caller re-reads and re-applies: no update is lost.
  */
-import { apiFailure, type GitHub, isNotFastForward } from "./octokit.js";
+import { apiFailure, type GitHub, isConflict } from "./octokit.js";
 
 export interface Repo {
   owner: string;
@@ -88,16 +89,25 @@ export async function commitFiles(
   head: Head,
   files: readonly FileWrite[],
   message: string,
+  deletions: readonly string[] = [],
 ): Promise<CommitResult> {
   const tree = await gh.rest.git.createTree({
     ...repo,
     base_tree: head.tree,
-    tree: files.map((f) => ({
-      path: f.path,
-      mode: "100644" as const,
-      type: "blob" as const,
-      content: f.content,
-    })),
+    tree: [
+      ...files.map((f) => ({
+        path: f.path,
+        mode: "100644" as const,
+        type: "blob" as const,
+        content: f.content,
+      })),
+      ...deletions.map((path) => ({
+        path,
+        mode: "100644" as const,
+        type: "blob" as const,
+        sha: null,
+      })),
+    ],
   });
   const commit = await gh.rest.git.createCommit({
     ...repo,
@@ -111,9 +121,11 @@ export async function commitFiles(
       ref: `heads/${branch}`,
       sha: commit.data.sha,
       force: false,
+      // never re-sent blindly: a lost answer is settled by re-reading the branch
+      request: { retries: 0 },
     });
   } catch (error) {
-    if (isNotFastForward(error)) return { kind: "moved" };
+    if (isConflict(error)) return { kind: "moved" };
     throw error;
   }
   return { kind: "ok", sha: commit.data.sha };

@@ -56,6 +56,8 @@ export interface RunnerEnv {
   runId?: string;
   /** tests only: no write spacing, millisecond back-offs */
   fastApi: boolean;
+  /** tests only: how long a claim may go unseen before the outbox looks for its run */
+  outboxLagMs?: number;
 }
 
 export type InputsResult =
@@ -148,6 +150,9 @@ export function readInputs(
       runnerTemp: env.RUNNER_TEMP ?? env.TMPDIR ?? "/tmp",
       ...(env.GITHUB_RUN_ID ? { runId: env.GITHUB_RUN_ID } : {}),
       fastApi: env.FRONTIER_TEST_FAST_API === "1",
+      ...(/^\d+$/.test(env.FRONTIER_TEST_OUTBOX_LAG_MS ?? "")
+        ? { outboxLagMs: Number(env.FRONTIER_TEST_OUTBOX_LAG_MS) }
+        : {}),
     },
   };
   const maxParallel = int("max-parallel", 1);

@@ -30,26 +30,36 @@ export interface ClientOptions {
 
 /** Each retry of a secondary rate limit or a primary limit waits as GitHub says. */
 const MAX_RATE_LIMIT_RETRIES = 4;
+/** A primary budget that comes back within a minute is waited for; a longer one is not. */
+const MAX_PRIMARY_WAIT_S = 60;
+/** GitHub asks for a minute or so after a secondary limit: honoured, up to five. */
+const MAX_SECONDARY_WAIT_S = 300;
 
 export function createGitHub(options: ClientOptions): GitHub {
   const log = options.log ?? (() => {});
   const fast = options.fast === true;
   const onLimit =
-    (what: string) =>
+    (what: string, longestWaitS: number) =>
     (
       retryAfter: number,
       request: { method: string; url: string },
       _octokit: unknown,
       retryCount: number,
     ) => {
+      if (retryAfter > longestWaitS) {
+        // An hour's budget spent: waiting for it would hold the runner for up to an hour.
+        // The step says so plainly and the run resumes on the next event or sweep.
+        log(`GitHub ${what} on ${request.method} ${request.url}: resets in ${retryAfter}s`);
+        return false;
+      }
       log(
         `GitHub ${what} on ${request.method} ${request.url}: waiting ${retryAfter}s (retry ${retryCount + 1})`,
       );
       return retryCount < MAX_RATE_LIMIT_RETRIES;
     };
   const throttle: ThrottlingOptions = {
-    onRateLimit: onLimit("rate limit"),
-    onSecondaryRateLimit: onLimit("secondary rate limit"),
+    onRateLimit: onLimit("rate limit", MAX_PRIMARY_WAIT_S),
+    onSecondaryRateLimit: onLimit("secondary rate limit", MAX_SECONDARY_WAIT_S),
   };
   if (fast) {
     // Own limiter groups, so no module-wide 1 s / 3 s spacing between writes in tests.
@@ -79,13 +89,35 @@ export function createGitHub(options: ClientOptions): GitHub {
 
 /** An error from GitHub as the action reports it: status and GitHub's own message. */
 export interface ApiFailure {
+  /** the HTTP status; 200 for a GraphQL answer that carries errors */
   status: number;
   message: string;
+  /** GraphQL error types (STALE_DATA, RATE_LIMITED, NOT_FOUND, FORBIDDEN, …) */
+  types?: string[];
 }
 
 export function apiFailure(error: unknown): ApiFailure | undefined {
   if (typeof error !== "object" || error === null) return undefined;
-  const e = error as { status?: unknown; message?: unknown; response?: { data?: unknown } };
+  const e = error as {
+    status?: unknown;
+    message?: unknown;
+    errors?: unknown;
+    response?: { data?: unknown };
+  };
+  // A GraphQL answer with errors (HTTP 200): GraphqlResponseError carries them
+  const gqlErrors = Array.isArray(e.errors)
+    ? e.errors
+    : Array.isArray((e.response?.data as { errors?: unknown } | undefined)?.errors)
+      ? ((e.response?.data as { errors: unknown[] }).errors as unknown[])
+      : undefined;
+  if (typeof e.status !== "number" && gqlErrors) {
+    const list = gqlErrors as Array<{ type?: unknown; message?: unknown }>;
+    return {
+      status: 200,
+      message: list.map((x) => String(x.message ?? "")).join("; "),
+      types: list.map((x) => String(x.type ?? "")).filter(Boolean),
+    };
+  }
   if (typeof e.status !== "number") return undefined;
   const data = e.response?.data as { message?: unknown; errors?: unknown } | undefined;
   let message = typeof data?.message === "string" ? data.message : String(e.message ?? "");
@@ -98,24 +130,98 @@ export function apiFailure(error: unknown): ApiFailure | undefined {
   return { status: e.status, message };
 }
 
-/** The named answers the action acts on. */
-export const API_ERRORS = {
-  /** PATCH git/refs with force:false when the branch moved: re-read and re-apply */
-  notFastForward: "not-fast-forward",
-  /** the ref named does not exist (first commit to a branch that is gone) */
-  refMissing: "ref-missing",
-  /** POST …/dispatches answered 4xx: the attempt fails with GitHub's message */
-  dispatchRefused: "dispatch-refused",
-  /** an older server refuses `return_run_details`: retry once without it */
-  returnRunDetailsUnsupported: "return-run-details-unsupported",
-} as const;
-export type ApiErrorName = (typeof API_ERRORS)[keyof typeof API_ERRORS];
+/**
+ * Every answer GitHub gives when a compare-and-swap write lost its race: the branch
+ * moved (422 "Update is not a fast forward"), the ref was being written by someone else
+ * (422 "Reference cannot be updated", "Reference update failed"), or GraphQL's
+ * expected-head check failed (STALE_DATA, "Expected branch to point to …"). Each means:
+ * re-read and re-apply, never "give up".
+ */
+const CONFLICT =
+  /fast[ -]forward|reference cannot be updated|reference update failed|expected branch to point to|head (?:oid|sha) .*(?:did not match|mismatch)/i;
 
-/** A ref update refused because the branch moved on (422 "Update is not a fast forward"). */
-export function isNotFastForward(error: unknown): boolean {
+export function isConflict(error: unknown): boolean {
   const f = apiFailure(error);
+  if (!f) return false;
+  if (f.types?.includes("STALE_DATA")) return true;
+  return (f.status === 422 || f.status === 409 || f.status === 200) && CONFLICT.test(f.message);
+}
+
+/** A ref update refused because the branch moved on: one of the conflict answers. */
+export const isNotFastForward = isConflict;
+
+/**
+ * An answer that says nothing about whether the request took effect: a 5xx, a timeout or a
+ * connection that died. A write that got one may have landed.
+ */
+export function isUnclear(error: unknown): boolean {
+  const f = apiFailure(error);
+  if (f) return f.status >= 500;
+  return error instanceof Error && !("status" in error);
+}
+
+/** Which budget ran out, and when it comes back. */
+export interface RateLimitSpent {
+  /** "core" (REST) or "graphql" */
+  resource: string;
+  /** when GitHub restores it (ms since the epoch), when it said */
+  resetAt?: number;
+  secondary: boolean;
+  message: string;
+}
+
+/** A primary or secondary rate limit GitHub answered with, after the client's own waits. */
+export function rateLimitOf(error: unknown): RateLimitSpent | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const e = error as {
+    status?: number;
+    message?: string;
+    errors?: Array<{ type?: string }>;
+    response?: { headers?: Record<string, string | undefined>; data?: unknown };
+  };
+  const headers = e.response?.headers ?? {};
+  const f = apiFailure(error);
+  const graphqlLimited =
+    (e.errors ?? []).some((x) => x.type === "RATE_LIMITED") ||
+    (f?.types ?? []).includes("RATE_LIMITED") ||
+    /GraphQL Rate Limit Exceeded/i.test(e.message ?? "");
+  const secondary = /secondary rate limit/i.test(`${f?.message ?? ""} ${e.message ?? ""}`);
+  const primary =
+    graphqlLimited ||
+    ((e.status === 403 || e.status === 429) &&
+      (headers["x-ratelimit-remaining"] === "0" ||
+        /API rate limit exceeded/i.test(f?.message ?? "")));
+  if (!primary && !secondary) return undefined;
+  const reset = Number(headers["x-ratelimit-reset"]);
+  const retryAfter = Number(headers["retry-after"]);
+  const resetAt = Number.isFinite(reset) && reset > 0
+    ? reset * 1000
+    : Number.isFinite(retryAfter) && retryAfter > 0
+      ? Date.now() + retryAfter * 1000
+      : undefined;
+  return {
+    resource: headers["x-ratelimit-resource"] ?? (graphqlLimited ? "graphql" : "core"),
+    ...(resetAt !== undefined ? { resetAt } : {}),
+    secondary: secondary && !primary,
+    message: f?.message ?? e.message ?? "rate limit",
+  };
+}
+
+export const isRateLimit = (error: unknown): boolean => rateLimitOf(error) !== undefined;
+
+/**
+ * A write to the branch that GitHub will never take from this token: branch protection,
+ * a ruleset, or a token without `contents: write`.
+ */
+export function isPushRefused(error: unknown): boolean {
+  const f = apiFailure(error);
+  if (!f) return false;
+  if (f.types?.some((t) => t === "FORBIDDEN")) return true;
   return (
-    f !== undefined && (f.status === 422 || f.status === 409) && /fast[ -]forward/i.test(f.message)
+    (f.status === 403 || f.status === 422 || f.status === 200 || f.status === 409) &&
+    /protected branch|rule violations?|repository rule|ruleset|resource not accessible by integration|push declined|not authorized to push|permission to .* denied|must not contain merge commits|changes must be made through a pull request/i.test(
+      f.message,
+    )
   );
 }
 

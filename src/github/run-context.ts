@@ -11,6 +11,7 @@ import { UserError } from "./errors.js";
 import type { Repo } from "./git.js";
 import type { ActionSettings } from "./inputs.js";
 import { createGitHub, type GitHub } from "./octokit.js";
+import { Checkout } from "./source.js";
 
 export interface ActionContext {
   settings: ActionSettings;
@@ -26,6 +27,8 @@ export interface ActionContext {
   runContext(branch: string): RunContext;
   /** the link to this workflow run, when on a runner */
   workflowRunUrl?: string;
+  /** told of every commit of state this process makes */
+  onRecorded?: (what: string) => void;
 }
 
 export async function readPayload(path: string | undefined): Promise<Record<string, unknown>> {
@@ -50,12 +53,14 @@ export function createActionContext(
     gh ?? createGitHub({ token: settings.token, baseUrl: env.apiUrl, fast: env.fastApi, log });
   const repo = { owner: env.owner, repo: env.repo };
   const session = new DispatchSession();
+  // one checkout per process: its tickets are loaded and digested once
+  const checkout = new Checkout(env.workspace, settings.tickets);
   if (env.fastApi) {
     session.findRunDelayMs = 20;
   }
   const repoUrl = `${env.serverUrl}/${env.owner}/${env.repo}`;
   const workflowRunUrl = env.runId ? `${repoUrl}/actions/runs/${env.runId}` : undefined;
-  return {
+  const self: ActionContext = {
     settings,
     gh: client,
     repo,
@@ -70,7 +75,7 @@ export function createActionContext(
         repo,
         branch,
         dir: settings.tickets,
-        workspace: env.workspace,
+        checkout,
         workflow: settings.workflow,
         flags: {
           ...(settings.maxParallel !== undefined ? { maxParallel: settings.maxParallel } : {}),
@@ -89,11 +94,14 @@ export function createActionContext(
         },
         log,
         session,
+        onRecorded: (what) => self.onRecorded?.(what),
       };
       if (env.fastApi) ctx.backoffMs = 20;
+      if (env.outboxLagMs !== undefined) ctx.outboxLagMs = env.outboxLagMs;
       return ctx;
     },
   };
+  return self;
 }
 
 /** The branch the run lives on: the input, else the workflow_run's branch, else GITHUB_REF. */

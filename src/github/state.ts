@@ -1,13 +1,19 @@
 /**
- * The run's state on GitHub: one blob, `DIR/.frontier/state.json` at the head of the
- * run's branch — the engine's SavedState plus the action's own bookkeeping (where the
- * report comment lives, which question issues are open). One read per event, however
- * large the graph, instead of one per ticket file.
+ * The run's state on GitHub: `DIR/.frontier/state.json` at the head of the run's branch —
+ * the engine's SavedState plus the action's own bookkeeping (where the report comment
+ * lives and when it was last shown, which question issues are open, the dispatch outbox,
+ * the ids of the events that landed). One blob read per event, however large the graph.
+ *
+ * What grows with history lives elsewhere and is never rewritten whole: the worklog in
+ * `worklog.jsonl` (the newest lines) and sealed chunks under `worklog/`, the authored
+ * tickets of the run in `base.json` (written once when the run starts).
  */
 import { z } from "zod";
-import { SavedState, WorklogEntry } from "../core/model.js";
+import { SavedState } from "../core/model.js";
 
-export const GITHUB_STATE_SCHEMA = "ticket-frontier/github-state@1";
+export const GITHUB_STATE_SCHEMA = "ticket-frontier/github-state@2";
+/** State written before the worklog moved out of it; read, never written. */
+const GITHUB_STATE_SCHEMA_V1 = "ticket-frontier/github-state@1";
 
 /** Where the sticky report comment lives, and whose it is (the token's own login). */
 export const ReportRecord = z.object({
@@ -21,40 +27,87 @@ export const ReportRecord = z.object({
 });
 export type ReportRecord = z.infer<typeof ReportRecord>;
 
-/** The question issue opened for one suspended attempt. */
+/** When the report comment was last brought up to date, and with which headline. */
+export const ReportShown = z.object({
+  at: z.string(),
+  seq: z.number().int().nonnegative(),
+  headline: z.string(),
+});
+export type ReportShown = z.infer<typeof ReportShown>;
+
+/** The question issue of one suspended attempt; `issue_number` once it has been opened. */
 export const QuestionRecord = z.object({
-  issue_number: z.number().int().positive(),
+  issue_number: z.number().int().positive().optional(),
   attempt: z.number().int().positive(),
   /** set once the issue has been answered or closed */
   closed: z.boolean().optional(),
 });
 export type QuestionRecord = z.infer<typeof QuestionRecord>;
 
-export const GitHubState = SavedState.extend({
-  schema: z.literal(GITHUB_STATE_SCHEMA),
-  /** the branch the run lives on */
+/**
+ * A claim in the dispatch outbox: committed before it is dispatched, and kept until its
+ * attempt ends. `pending`: the event that committed it dispatches it right after the
+ * commit, but nothing on record says it did; `sent`: a workflow run carrying its token
+ * was seen; `unsent`: GitHub said no run was made (a rate limit) — the next event sends
+ * it without looking; `resent`: nothing carried its token long after it was committed,
+ * so it was sent again, and the run that starts first takes it (`taken_by`).
+ */
+export const OutboxEntry = z.object({
+  claim: z.string(),
+  attempt: z.number().int().positive(),
+  workflow: z.string(),
+  /** when the claim was committed */
+  at: z.string(),
+  /** the event that committed it */
+  event: z.string().optional(),
+  status: z.enum(["pending", "sent", "unsent", "resent"]),
+  sends: z.number().int().nonnegative(),
+  run_id: z.number().int().positive().optional(),
+  /** the workflow run that took the claim at its context step */
+  taken_by: z.number().int().positive().optional(),
+});
+export type OutboxEntry = z.infer<typeof OutboxEntry>;
+
+const Bookkeeping = z.object({
+  /** the branch the run lives on: a copy of this file on another branch is not that branch's run */
   branch: z.string(),
   /** the ticket directory, relative to the repository root */
   dir: z.string(),
   /** commits recorded so far: orders report updates that race each other */
   seq: z.number().int().nonnegative(),
   report: ReportRecord.optional(),
+  report_shown: ReportShown.optional(),
   /** ticket id → its question issue */
   questions: z.record(z.string(), QuestionRecord),
   /**
-   * Every worklog line so far. worklog.jsonl is written from this on every commit, so an
-   * event reads one file, not two: one request fewer per event and per lost race.
-   */
-  worklog: z.array(WorklogEntry).optional(),
-  /**
    * The ticket directory as authored at the run's base (every ticket without the engine's
    * fields, and frontier.yml), one sha256 digest, recorded when the run starts. An event
-   * whose checkout has another digest reads the tickets at base instead. Absent in state
-   * written before it was recorded.
+   * whose checkout has another digest reads the run's tickets from base.json instead.
    */
   authored_digest: z.string().optional(),
+  /** ticket id → its live claim's dispatch (see OutboxEntry) */
+  outbox: z.record(z.string(), OutboxEntry).optional(),
+  /** when the runs listing was last searched for overdue claims */
+  outbox_checked_at: z.string().optional(),
+  /** the newest events that landed (their ids): a commit whose answer was lost is found here */
+  events: z.array(z.string()).optional(),
+  /** base.json (the run's tickets as authored at its base) has been written */
+  base_snapshot: z.boolean().optional(),
+  /** sealed worklog chunks under .frontier/worklog/ */
+  worklog_chunks: z.number().int().nonnegative().optional(),
+});
+
+export const GitHubState = SavedState.extend({
+  schema: z.literal(GITHUB_STATE_SCHEMA),
+  ...Bookkeeping.shape,
 });
 export type GitHubState = z.infer<typeof GitHubState>;
+
+const GitHubStateV1 = SavedState.extend({
+  schema: z.literal(GITHUB_STATE_SCHEMA_V1),
+  ...Bookkeeping.shape,
+  worklog: z.array(z.unknown()).optional(),
+});
 
 export type ParsedState = { kind: "ok"; state: GitHubState } | { kind: "bad"; message: string };
 
@@ -69,7 +122,11 @@ export function parseState(text: string, path: string): ParsedState {
       message: `${path}: not valid JSON (${(error as Error).message}). It is written by Ticket Frontier; restore it from git history, or delete it to start the run afresh.`,
     };
   }
-  const parsed = GitHubState.safeParse(json);
+  const schema = (json as { schema?: unknown } | null)?.schema;
+  const parsed =
+    schema === GITHUB_STATE_SCHEMA_V1
+      ? GitHubStateV1.safeParse(json)
+      : GitHubState.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.join(".") || "(top)";
@@ -78,25 +135,32 @@ export function parseState(text: string, path: string): ParsedState {
       message: `${path}: ${where}: ${issue?.message ?? "invalid"}. It is written by Ticket Frontier; restore it from git history, or delete it to start the run afresh.`,
     };
   }
-  return { kind: "ok", state: parsed.data };
+  const { worklog: _old, ...rest } = parsed.data as z.infer<typeof GitHubStateV1>;
+  return { kind: "ok", state: { ...rest, schema: GITHUB_STATE_SCHEMA } };
 }
 
+/**
+ * Compact JSON, one ticket a line: a diff of the state shows which tickets an event
+ * touched, and the bytes an event sends stay close to the graph's size.
+ */
 export function serializeState(state: GitHubState): string {
-  return `${JSON.stringify(state, null, 1)}\n`;
+  const { tickets, ...head } = state;
+  const lines = Object.entries(tickets).map(
+    ([id, t]) => `${JSON.stringify(id)}:${JSON.stringify(t)}`,
+  );
+  const headText = JSON.stringify(head);
+  return `${headText.slice(0, -1)},"tickets":{\n${lines.join(",\n")}\n}}\n`;
 }
 
-export function statePath(dir: string): string {
-  return joinRepoPath(dir, ".frontier/state.json");
-}
-
-/** The worklog file's text: one JSON object per line, as the local runner writes it. */
-export function worklogText(entries: readonly WorklogEntry[]): string {
-  return entries.map((e) => `${JSON.stringify(e)}\n`).join("");
-}
-
-export function worklogPath(dir: string): string {
-  return joinRepoPath(dir, ".frontier/worklog.jsonl");
-}
+export const frontierPath = (dir: string, file: string) => joinRepoPath(dir, `.frontier/${file}`);
+export const statePath = (dir: string) => frontierPath(dir, "state.json");
+export const worklogPath = (dir: string) => frontierPath(dir, "worklog.jsonl");
+export const worklogChunkPath = (dir: string, n: number) =>
+  frontierPath(dir, `worklog/${String(n).padStart(6, "0")}.jsonl`);
+/** The run's tickets as authored at its base, written once when it starts. */
+export const snapshotPath = (dir: string) => frontierPath(dir, "base.json");
+/** Present while the run is live: what the scheduled sweep looks for on every branch. */
+export const livePath = (dir: string) => frontierPath(dir, "live.json");
 
 /** Join repository paths with `/`, whatever the platform; `.` and `` mean the root. */
 export function joinRepoPath(dir: string, file: string): string {

@@ -36,8 +36,10 @@ describe("claim, then dispatch", () => {
     const dispatch = world.fake.findRequests({ operation: "actions/create-workflow-dispatch" })[0];
     expect(dispatch?.body).toMatchObject({ ref: "main", return_run_details: true });
     const firstDispatch = dispatch?.seq ?? 0;
-    const refUpdate = world.fake.findRequests({ operation: "git/update-ref" })[0]?.seq ?? Infinity;
-    expect(refUpdate).toBeLessThan(firstDispatch);
+    const commit =
+      world.fake.findRequests({ operation: "graphql/mutation:createCommitOnBranch" })[0]?.seq ??
+      Infinity;
+    expect(commit).toBeLessThan(firstDispatch);
   });
 
   it("settling a ticket records it and dispatches what became ready in the same step", async () => {
@@ -101,7 +103,10 @@ describe("claim, then dispatch", () => {
     expect(out.result.kind === "rejected" && out.result.message).toMatch(/no run on branch main/);
     expect(out.dispatched).toEqual([]);
     expect(world.repo.head("main")).toBe(head);
-    expect(world.fake.countRequests({ method: "POST" })).toBe(0);
+    // reads only: no commit, no dispatch, no comment
+    expect(
+      world.fake.countRequests((r) => r.method !== "GET" && r.operation !== "graphql/query"),
+    ).toBe(0);
   });
 
   it("two events starting the run at once: one report comment, one tracking issue, each ticket dispatched once", async () => {

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { type RunContext, randomClaimToken } from "../../src/github/advance.js";
 import { DispatchSession } from "../../src/github/dispatch.js";
 import { createGitHub, type GitHub } from "../../src/github/octokit.js";
+import { Checkout } from "../../src/github/source.js";
 import { FakeGitHub, type FakeRepo } from "../fake-github/server.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -79,7 +80,7 @@ export function runContext(world: World, over: Partial<RunContext> = {}): RunCon
     repo: { owner: "acme", repo: "widgets" },
     branch: "main",
     dir: "tickets",
-    workspace: world.workspace,
+    checkout: new Checkout(world.workspace, "tickets"),
     workflow: "orch-task.yml",
     flags: {},
     sha: world.sha,

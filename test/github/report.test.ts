@@ -18,7 +18,8 @@ describe("one sticky report comment per run", () => {
       branch: "feature",
     });
     const pr = world.repo.openPull({ head: "feature", title: "Add tickets" });
-    const ctx = runContext(world, { branch: "feature" });
+    let now = Date.now();
+    const ctx = runContext(world, { branch: "feature", clock: () => now });
     const start = await advance(ctx, advanceOnly, "start");
     const comments = world.repo.commentsOn(pr.number).filter((c) => c.body.includes(MARKER));
     expect(comments).toHaveLength(1);
@@ -34,6 +35,7 @@ describe("one sticky report comment per run", () => {
     });
 
     const a = start.dispatched[0];
+    now += 31_000;
     await advance(
       ctx,
       settleEvent({
@@ -111,5 +113,64 @@ describe("one sticky report comment per run", () => {
         : 0,
     )[0];
     expect(comment?.body.length).toBeLessThan(65_536);
+  });
+
+  it("is refreshed at once when its headline changes, else at most every 30 seconds, and says when", async () => {
+    world = await makeWorld(
+      Object.fromEntries([ticket("a"), ticket("b"), ticket("c"), ticket("d", ["a"])]),
+    );
+    let now = Date.parse("2026-11-30T10:00:00Z");
+    const ctx = runContext(world, { clock: () => now });
+    const start = await advance(ctx, advanceOnly, "start");
+    const claim = (t: string) => start.dispatched.find((d) => d.ticket === t)?.claim;
+    const patches = () => world!.fake.countRequests({ operation: "issues/update-comment" });
+    const settle = (t: string, outcome: "complete" | "failed") =>
+      advance(
+        ctx,
+        settleEvent({ ticket: t, attempt: 1, claim: claim(t), outcome, result: t, by: "job" }),
+        `settle ${t}`,
+      );
+    const before = patches();
+    now += 5_000;
+    await settle("a", "complete"); // same headline, 5 s later: not refreshed
+    expect(patches()).toBe(before);
+    now += 5_000;
+    await settle("b", "failed"); // a failure changes the headline: refreshed at once
+    expect(patches()).toBe(before + 1);
+    const body = [...world.repo.comments.values()].find((c) => c.body.includes(MARKER))?.body;
+    expect(body).toMatch(/Updated 2026-11-30 10:00:10 UTC/);
+    now += 31_000;
+    await settle("c", "complete"); // 31 s since the last refresh: refreshed
+    expect(patches()).toBe(before + 2);
+  });
+
+  it("deleted by someone, is posted again and the new one is kept up to date", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b"), ticket("c", ["a"])]));
+    let now = Date.now();
+    const ctx = runContext(world, { clock: () => now });
+    const start = await advance(ctx, advanceOnly, "start");
+    const first = (stateOf(world) as { report: { comment_id: number } }).report.comment_id;
+    world.repo.comments.delete(first);
+    const claim = (t: string) => start.dispatched.find((d) => d.ticket === t)?.claim;
+    now += 31_000;
+    await advance(
+      ctx,
+      settleEvent({ ticket: "a", attempt: 1, claim: claim("a"), outcome: "complete", result: "A", by: "job" }),
+      "settle a",
+    );
+    const second = (stateOf(world) as { report: { comment_id: number } }).report.comment_id;
+    expect(second).not.toBe(first);
+    expect(world.repo.comments.get(second)?.body).toMatch(/\ba\b/);
+    const bodyBefore = world.repo.comments.get(second)?.body;
+    now += 31_000;
+    await advance(
+      ctx,
+      settleEvent({ ticket: "b", attempt: 1, claim: claim("b"), outcome: "complete", result: "B", by: "job" }),
+      "settle b",
+    );
+    // the later event updated the comment posted again, not the deleted one
+    expect(world.repo.comments.get(second)?.body).not.toBe(bodyBefore);
+    const reports = [...world.repo.comments.values()].filter((c) => c.body.includes(MARKER));
+    expect(reports).toHaveLength(1);
   });
 });

@@ -1,0 +1,216 @@
+/**
+ * Where the tickets of a run come from. A run is pinned to its `base`: its tickets are
+ * the ticket directory there. When the run starts, the authored files are snapshotted
+ * into `.frontier/base.json` (once), with one digest of them recorded in the state.
+ *
+ * An event whose checkout has that digest (push, settle: jobs check out `base`) uses the
+ * checkout and reads nothing more. Any other event (a comment on a run on another branch,
+ * the sweep) uses the snapshot, read in the same query as the state: no request per
+ * ticket file, however large the graph.
+ */
+import { createHash } from "node:crypto";
+import { type Dirent, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import type { Settings, TicketSpec } from "../core/model.js";
+import { ENGINE_FIELDS, idFromFile } from "../tickets/fields.js";
+import { loadDirectory, ticketFileNames } from "../tickets/load.js";
+import { formatProblem } from "../tickets/problems.js";
+import { SETTINGS_FILE } from "../tickets/settings.js";
+import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js";
+import { UserError } from "./errors.js";
+
+export const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
+
+export interface Loaded {
+  settings: Settings;
+  specs: readonly TicketSpec[];
+  warnings: string[];
+}
+
+export interface RunSource extends Loaded {
+  /** a ticket file's text as at the run's base (path relative to the ticket directory) */
+  read(file: string): string;
+  /** the authored files, when this source is the checkout (for a run that starts now) */
+  files?: ReadonlyMap<string, string>;
+}
+
+/** The ticket directory's files on disk: ticket files and frontier.yml; undefined when absent. */
+export async function directoryFiles(dir: string): Promise<Map<string, string> | undefined> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const names = ticketFileNames(
+    entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name),
+  );
+  if (entries.some((e) => e.name === SETTINGS_FILE)) names.push(SETTINGS_FILE);
+  const files = new Map<string, string>();
+  for (const name of names) {
+    try {
+      files.set(name, await readFile(join(dir, name), "utf8"));
+    } catch {
+      // unreadable: loadDirectory says so if these tickets are used
+    }
+  }
+  return files;
+}
+
+/** Every engine field, set to be removed: what is left is the author's part. */
+const NO_ENGINE_FIELDS = Object.fromEntries(
+  ENGINE_FIELDS.map((k) => [k, undefined]),
+) as EngineFieldValues;
+const MAY_HOLD_ENGINE_FIELD = new RegExp(`\\b(?:${ENGINE_FIELDS.join("|")})\\s*:`);
+
+/** A ticket's text without the engine-written fields (as authored); unparseable text as it is. */
+function authoredText(text: string): string {
+  // the YAML parse only for text that may hold an engine field: most authored files do not
+  if (!MAY_HOLD_ENGINE_FIELD.test(text)) return text;
+  try {
+    return editFrontMatter(text, NO_ENGINE_FIELDS);
+  } catch {
+    return text;
+  }
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * One digest of a ticket directory as authored: every ticket file without the engine's
+ * fields, and frontier.yml. The same at the run's base and on its branch however many
+ * commits of state the run made; different when a ticket or the settings changed.
+ */
+export function authoredDigest(files: ReadonlyMap<string, string>): string {
+  const hash = createHash("sha256");
+  for (const name of [...files.keys()].sort()) {
+    const text = files.get(name) as string;
+    hash.update(`${name}\0${sha256(name === SETTINGS_FILE ? text : authoredText(text))}\n`);
+  }
+  return `sha256:${hash.digest("hex")}`;
+}
+
+/** Problems of a directory that does not hold together, as the error a person reads. */
+function invalid(
+  problems: Parameters<typeof formatProblem>[0][],
+  dir: string,
+  where: string,
+): UserError {
+  const errors = problems.filter((p) => p.severity === "error");
+  return new UserError(
+    `${errors.length} problem${errors.length === 1 ? "" : "s"} in ${dir}${where}: nothing was started. Fix ${errors.length === 1 ? "it" : "them"} and push again.`,
+    problems.map((p) => formatProblem(p, dir)),
+    "invalid-graph",
+  );
+}
+
+/** The tickets in directory `path` (shown as `dir`); a graph that does not hold together starts nothing. */
+export async function loadTickets(path: string, dir: string, where = ""): Promise<Loaded> {
+  const loaded = await loadDirectory(path, {});
+  if (loaded.kind === "invalid") throw invalid(loaded.problems, dir, where);
+  return {
+    settings: loaded.settings,
+    specs: loaded.specs,
+    warnings: loaded.warnings.map((w) => formatProblem(w, dir)),
+  };
+}
+
+/** The checkout's tickets, with their files and digest, once per process. */
+export class Checkout {
+  private loaded?: Promise<Loaded>;
+  private files?: Promise<Map<string, string> | undefined>;
+  private digestOf?: Promise<string | undefined>;
+  constructor(
+    readonly workspace: string,
+    readonly dir: string,
+  ) {}
+  get path(): string {
+    return join(this.workspace, this.dir);
+  }
+  tickets(): Promise<Loaded> {
+    this.loaded ??= loadTickets(this.path, this.dir);
+    return this.loaded;
+  }
+  authoredFiles(): Promise<Map<string, string> | undefined> {
+    this.files ??= directoryFiles(this.path);
+    return this.files;
+  }
+  digest(): Promise<string | undefined> {
+    this.digestOf ??= this.authoredFiles().then((f) => (f ? authoredDigest(f) : undefined));
+    return this.digestOf;
+  }
+  async source(): Promise<RunSource> {
+    const loaded = await this.tickets();
+    const files = await this.authoredFiles();
+    return {
+      ...loaded,
+      read: (file) => readFileSync(join(this.path, file), "utf8"),
+      ...(files ? { files } : {}),
+    };
+  }
+}
+
+/** base.json: the authored files of the run's ticket directory at its base. */
+export function snapshotText(base: string, files: ReadonlyMap<string, string>): string {
+  const sorted = Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
+  return `${JSON.stringify({ schema: SNAPSHOT_SCHEMA, base, files: sorted })}\n`;
+}
+
+/** The run's tickets from its snapshot, parsed exactly as the checkout's would be. */
+export async function sourceFromSnapshot(
+  text: string,
+  dir: string,
+  workspace: string,
+): Promise<RunSource> {
+  let files: Record<string, string>;
+  let base = "";
+  try {
+    const json = JSON.parse(text) as { schema?: unknown; base?: unknown; files?: unknown };
+    if (json.schema !== SNAPSHOT_SCHEMA || typeof json.files !== "object" || !json.files)
+      throw new Error(`not a ${SNAPSHOT_SCHEMA} file`);
+    files = json.files as Record<string, string>;
+    base = typeof json.base === "string" ? json.base : "";
+  } catch (error) {
+    throw new UserError(
+      `${dir}/.frontier/base.json: ${(error as Error).message}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/.frontier/state.json to start a new run.`,
+    );
+  }
+  // the same directory name as the checkout's, so a run named after it keeps its name
+  const root = await mkdtemp(join(tmpdir(), "frontier-base-"));
+  const path = join(root, basename(resolve(workspace, dir)) || "frontier");
+  try {
+    await mkdir(path, { recursive: true });
+    const map = new Map<string, string>();
+    for (const [name, content] of Object.entries(files)) {
+      if (name.includes("/") || name.includes("\\") || name.startsWith(".")) continue;
+      map.set(name, content);
+      await writeFile(join(path, name), content);
+    }
+    const loaded = await loadTickets(path, dir, ` at the run's base ${base.slice(0, 12)}`);
+    return {
+      ...loaded,
+      read: (file) => {
+        const content = map.get(file);
+        if (content === undefined) throw new Error(`${file}: not in the run's base.json`);
+        return content;
+      },
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** Ticket ids of the checkout that the run (started at `base`) does not have. */
+export function addedSince(
+  run: readonly TicketSpec[],
+  checkout: ReadonlyMap<string, string> | undefined,
+): string[] {
+  const ids = new Set(run.map((s) => s.id));
+  const files = new Set(run.map((s) => s.file));
+  return [...(checkout?.keys() ?? [])]
+    .filter((n) => n !== SETTINGS_FILE && !files.has(n))
+    .map(idFromFile)
+    .filter((id) => !ids.has(id));
+}

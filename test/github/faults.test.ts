@@ -1,0 +1,165 @@
+/**
+ * What GitHub really does under concurrent writes and lost answers, and what an event
+ * must never lose to it: an outcome, a claim's dispatch, a lease that ran out.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { advance } from "../../src/github/advance.js";
+import { type FileChanges, graphqlStore, restStore } from "../../src/github/branch.js";
+import { advanceOnly, settleEvent } from "../../src/github/events.js";
+import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
+
+let world: World | undefined;
+afterEach(async () => {
+  world?.fake.assertNoViolations();
+  await world?.cleanup();
+  world = undefined;
+});
+
+type State = {
+  tickets: Record<string, { status: string; attempt: number; attempts: Array<{ outcome?: string; reason?: string }> }>;
+  outbox?: Record<string, { claim: string; status: string }>;
+};
+
+const dispatchesOf = (w: World, t: string) =>
+  w.fake.allRuns().filter((r) => r.inputs.ticket === t).length;
+
+describe("every conflict answer is a conflict: re-read, re-apply, nothing lost", () => {
+  it('422 "Reference cannot be updated" on the REST ref update: the outcome is recorded and the dependent dispatched', async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"])]));
+    const ctx = runContext(world, { store: restStore(world.gh, { owner: "acme", repo: "widgets" }, "main") });
+    const start = await advance(ctx, advanceOnly, "start");
+    world.fake.inject({
+      operation: "git/update-ref",
+      status: 422,
+      message: "Reference cannot be updated",
+      times: 2,
+    });
+    const out = await advance(
+      ctx,
+      settleEvent({ ticket: "a", attempt: 1, claim: start.dispatched[0]?.claim, outcome: "complete", result: "A", by: "job" }),
+      "settle a",
+    );
+    expect(out.result.kind).toBe("ok");
+    expect(out.tries).toBe(3);
+    const state = stateOf(world) as State;
+    expect(state.tickets.a?.status).toBe("complete");
+    expect(state.tickets.b?.status).toBe("claimed");
+    expect(out.dispatched.map((d) => d.ticket)).toEqual(["b"]);
+  });
+
+  it("a GraphQL commit on a head that moved (expected-head mismatch) is re-read and re-applied", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"])]));
+    const ctx = runContext(world);
+    const start = await advance(ctx, advanceOnly, "start");
+    // a concurrent job's commit lands between this event's read and its commit, twice
+    const w = world;
+    const store = graphqlStore(w.gh, { owner: "acme", repo: "widgets" }, "main");
+    let races = 2;
+    const racing = {
+      ...store,
+      commit: (head: string, changes: FileChanges, message: string) => {
+        if (races-- > 0) w.repo.commit("main", { [`notes-${races}.md`]: "another job\n" });
+        return store.commit(head, changes, message);
+      },
+    };
+    const out = await advance(
+      { ...ctx, store: racing },
+      settleEvent({ ticket: "a", attempt: 1, claim: start.dispatched[0]?.claim, outcome: "complete", result: "A", by: "job" }),
+      "settle a",
+    );
+    expect(out.result.kind).toBe("ok");
+    expect(out.tries).toBe(3);
+    expect((stateOf(world) as State).tickets.a?.status).toBe("complete");
+    // the concurrent commits are kept: compare-and-swap, never last-writer-wins
+    expect(world.repo.readFile("notes-0.md", "main")).toBe("another job\n");
+    expect(world.repo.readFile("notes-1.md", "main")).toBe("another job\n");
+    expect(out.dispatched.map((d) => d.ticket)).toEqual(["b"]);
+  });
+});
+
+describe("nothing is lost to an unclear answer", () => {
+  it("a commit whose answer was lost, with another commit landing before the re-read: its claims are dispatched by this event, once", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"]), ticket("c", ["a"])]));
+    const base = runContext(world);
+    const start = await advance(base, advanceOnly, "start");
+    // the settle's commit lands, its answer is lost (502) ...
+    world.fake.inject({
+      operation: "graphql/mutation:createCommitOnBranch",
+      status: 502,
+      applied: true,
+      times: 1,
+    });
+    // ... and another commit lands before the event reads the branch again
+    const w = world;
+    const ctx = runContext(world, {
+      sleep: async () => {
+        w.repo.commit("main", { "notes.md": "another job\n" }, { message: "another commit" });
+      },
+    });
+    const out = await advance(
+      ctx,
+      settleEvent({ ticket: "a", attempt: 1, claim: start.dispatched[0]?.claim, outcome: "complete", result: "A", by: "job" }),
+      "settle a",
+    );
+    expect(out.result.kind).toBe("ok");
+    expect(out.dispatched.map((d) => d.ticket).sort()).toEqual(["b", "c"]);
+    const state = stateOf(world) as State;
+    expect(state.tickets.a?.status).toBe("complete");
+    expect(state.tickets.b?.status).toBe("claimed");
+    // recorded once: one attempt record, not a second settle on top
+    expect(state.tickets.a?.attempts).toHaveLength(1);
+    expect(dispatchesOf(world, "b")).toBe(1);
+    expect(dispatchesOf(world, "c")).toBe(1);
+  });
+
+  it("a claim committed by an event that died before dispatching is sent by a later event, after looking for its run", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b")]));
+    let now = Date.parse("2026-11-30T10:00:00Z");
+    const ctx = runContext(world, { clock: () => now, outboxLagMs: 60_000 });
+    // the start's dispatches never happen (the job died after its commit)
+    world.fake.inject({ operation: "actions/create-workflow-dispatch", status: 500, times: 2 });
+    world.fake.inject({ operation: "actions/list-workflow-runs", status: 500, times: 10 });
+    await advance({ ...ctx, session: Object.assign(ctx.session, { findRunTries: 1 }) }, advanceOnly, "start");
+    world.fake.clearFaults();
+    expect(world.fake.allRuns()).toHaveLength(0);
+    // an event soon after leaves them alone: a run may just not be listed yet
+    now += 10_000;
+    const soon = await advance(ctx, advanceOnly, "push");
+    expect(soon.dispatched).toEqual([]);
+    // past the lag, the next event finds no run carrying the claims and sends them
+    now += 60_000;
+    const later = await advance(ctx, advanceOnly, "push");
+    expect(later.dispatched.map((d) => d.ticket).sort()).toEqual(["a", "b"]);
+    const state = stateOf(world) as State;
+    expect(state.outbox?.a?.status).toBe("resent");
+    expect(dispatchesOf(world, "a")).toBe(1);
+    // and once a run carries it, it is never sent again
+    now += 120_000;
+    await advance(ctx, advanceOnly, "push");
+    expect(dispatchesOf(world, "a")).toBe(1);
+    expect((stateOf(world) as State).outbox?.a?.status).toBe("sent");
+  });
+});
+
+describe("leases everywhere: every event reclaims expired claims of its run", () => {
+  it("a claim whose lease ran out is failed lease-expired by the next event, and retries apply", async () => {
+    world = await makeWorld({
+      "a.md": "---\nbound: 10m\nretries: 1\n---\n# a\n",
+      ...Object.fromEntries([ticket("b")]),
+    });
+    let now = Date.parse("2026-11-30T10:00:00Z");
+    const ctx = runContext(world, { clock: () => now });
+    const start = await advance(ctx, advanceOnly, "start");
+    now += 11 * 60_000;
+    // b's job settles; a's never started: this event reclaims a
+    const out = await advance(
+      ctx,
+      settleEvent({ ticket: "b", attempt: 1, claim: start.dispatched.find((d) => d.ticket === "b")?.claim, outcome: "complete", result: "B", by: "job" }),
+      "settle b",
+    );
+    const state = stateOf(world) as State;
+    expect(state.tickets.a?.attempts[0]).toMatchObject({ outcome: "failed", reason: "lease-expired" });
+    expect(state.tickets.a?.attempt).toBe(2);
+    expect(out.dispatched.map((d) => `${d.ticket}#${d.attempt}`)).toEqual(["a#2"]);
+  });
+});
