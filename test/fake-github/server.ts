@@ -617,6 +617,8 @@ interface Ctx {
   repo: () => FakeRepo;
   /** undefined for GraphQL */
   op?: OperationSpec;
+  /** set for GraphQL */
+  graphql?: { kind: string; rootField?: string };
 }
 
 interface Result {
@@ -957,18 +959,103 @@ export class FakeGitHub {
       "race",
       { operation: "git/update-ref", ...options },
       async (ctx) => {
-        const repo = ctx.repo();
-        const branch = refName(ctx.params.ref ?? "").replace(/^refs\/heads\//, "");
-        const n = fault.fired;
-        const files = options.files?.(n) ?? {
-          [`.fake-github/race-${n}.txt`]: `concurrent commit ${n}\n`,
-        };
-        repo.commit(branch, files, { message: options.message ?? `concurrent commit ${n}` });
+        this.landConcurrentCommit(ctx, fault.fired, options);
         return undefined;
       },
       (ctx) => this.refFilter(ctx, options),
     );
     return fault;
+  }
+
+  /**
+   * GitHub's answers to a ref write that loses a race inside GitHub: `PATCH git/refs/…`
+   * answers 422 "Reference cannot be updated", `POST git/refs` 422 "Reference update
+   * failed" (both by default; `operation` narrows). Nothing changes, unless `applied`
+   * (the write landed, only the answer is the error) or `raceFirst` (another job's commit
+   * lands on the branch first, as with raceNextRefUpdate, and the client's write does not).
+   */
+  refUpdateConflict(
+    options: FaultOptions & {
+      message?: string;
+      repo?: string;
+      branch?: string;
+      applied?: boolean;
+      raceFirst?: boolean;
+      files?: (n: number) => Record<string, string | null>;
+    } = {},
+  ): Fault {
+    const operations = options.operation
+      ? [options.operation]
+      : ["git/update-ref", "git/create-ref"];
+    const fault = this.addFault(
+      "ref-conflict",
+      { ...options, operation: undefined },
+      async (ctx) => {
+        const create = ctx.op?.operationId === "git/create-ref";
+        if (options.raceFirst) this.landConcurrentCommit(ctx, fault.fired, options);
+        return errorResult(
+          422,
+          options.message ?? (create ? "Reference update failed" : "Reference cannot be updated"),
+        );
+      },
+      (ctx) => operations.includes(ctx.op?.operationId ?? "") && this.refFilter(ctx, options),
+    );
+    (fault as FaultRecord).applied = options.applied === true;
+    return fault;
+  }
+
+  /**
+   * Answer matching GraphQL requests with HTTP 200 and a GraphQL error, as GitHub does for
+   * errors found while running an operation: `{ data: { <field>: null }, errors: [{ type,
+   * message, path }] }`. `applied: true` runs the operation first (a mutation lands).
+   */
+  injectGraphQLError(
+    options: FaultOptions & { type: string; message?: string; applied?: boolean },
+  ): Fault {
+    const fault = this.addFault(
+      "graphql-error",
+      options,
+      async (ctx) => {
+        const field = ctx.graphql?.rootField;
+        return {
+          status: 200,
+          body: {
+            data: field ? { [field]: null } : null,
+            errors: [
+              {
+                type: options.type,
+                ...(field ? { path: [field] } : {}),
+                locations: [{ line: 1, column: 1 }],
+                message: options.message ?? defaultGraphQLMessage(options.type),
+              },
+            ],
+          },
+        };
+      },
+      (ctx) => ctx.graphql !== undefined,
+    );
+    (fault as FaultRecord).applied = options.applied === true;
+    return fault;
+  }
+
+  /** A commit by another job lands on the branch a ref write targets (see raceNextRefUpdate). */
+  private landConcurrentCommit(
+    ctx: Ctx,
+    n: number,
+    options: { files?: (n: number) => Record<string, string | null>; message?: string },
+  ): void {
+    const repo = ctx.repo();
+    const create = ctx.op?.operationId === "git/create-ref";
+    const body = (ctx.body ?? {}) as { ref?: string; sha?: string };
+    const full = create ? (body.ref ?? "") : refName(ctx.params.ref ?? "");
+    if (!full.startsWith("refs/heads/")) return;
+    const branch = full.slice("refs/heads/".length);
+    const files = options.files?.(n) ?? {
+      [`.fake-github/race-${n}.txt`]: `concurrent commit ${n}\n`,
+    };
+    const from = create && body.sha && !repo.refs.has(full) ? body.sha : undefined;
+    if (from) repo.refs.set(full, from.toLowerCase());
+    repo.commit(branch, files, { message: options.message ?? `concurrent commit ${n}` });
   }
 
   /** Dispatches of a workflow answer 422 with GitHub's message (default: no workflow_dispatch trigger). */
@@ -1502,6 +1589,7 @@ export class FakeGitHub {
       repo: () => {
         throw notFound();
       },
+      graphql: { kind: parsed.kind, rootField: parsed.rootField },
     };
     const report = () => {
       if (!this.options.validate) return;
@@ -1569,7 +1657,10 @@ export class FakeGitHub {
       return false;
     }
     if (options.branch) {
-      const ref = refName(ctx.params.ref ?? "");
+      const ref =
+        ctx.op?.operationId === "git/create-ref"
+          ? String((ctx.body as { ref?: string } | undefined)?.ref ?? "")
+          : refName(ctx.params.ref ?? "");
       if (ref !== `refs/heads/${options.branch}`) return false;
     }
     return true;
@@ -2126,6 +2217,7 @@ export class FakeGitHub {
       signal: aborter.signal,
     };
     this.aborters.set(run.id, aborter);
+    this.runCreatedMs.set(run.id, this.now());
     run.displayTitle = this.runNameFor(wf, run);
     repo.runs.push(run);
     return run;
@@ -3024,9 +3116,12 @@ export class FakeGitHub {
     };
     const listRuns = (ctx: Ctx, runs: FakeRun[]): Result => {
       const q = ctx.query;
+      const listedBefore = this.now() - this.runsListingLagMs;
       const filtered = runs
         .filter(
           (r) =>
+            // GitHub's listings lag behind: a new run shows up only after a while.
+            (this.runsListingLagMs <= 0 || (this.runCreatedMs.get(r.id) ?? 0) <= listedBefore) &&
             (!q.get("event") || r.event === q.get("event")) &&
             (!q.get("branch") || r.ref === q.get("branch")) &&
             (!q.get("actor") || r.actor === q.get("actor")) &&
@@ -3259,6 +3354,21 @@ function errorResult(
     headers,
     body: { message, documentation_url: DOCS, status: String(status), ...extra },
   };
+}
+
+function defaultGraphQLMessage(type: string): string {
+  switch (type) {
+    case "STALE_DATA":
+      return "Expected branch to point to the given oid but it did not.  Pull and try again.";
+    case "NOT_FOUND":
+      return "Could not resolve to a node.";
+    case "FORBIDDEN":
+      return "Resource not accessible by integration";
+    case "RATE_LIMITED":
+      return "API rate limit already exceeded.";
+    default:
+      return `Something went wrong while executing your query (${type}).`;
+  }
 }
 
 function defaultMessage(status: number): string {
