@@ -13,7 +13,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as core from "@actions/core";
 import { DEFAULTS } from "./core/model.js";
-import { type AdvanceOutcome, advance } from "./github/advance.js";
+import { type AdvanceOutcome, advance, budgetWords } from "./github/advance.js";
 import { handleIssueComment } from "./github/commands.js";
 import { writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
@@ -29,31 +29,26 @@ import {
 import { readInputs } from "./github/inputs.js";
 import { reportInvalidGraph } from "./github/invalid.js";
 import { rateLimitOf } from "./github/octokit.js";
-import { findLiveBranches } from "./github/sweep.js";
 import {
   type ActionContext,
   createActionContext,
   readPayload,
   runBranch,
 } from "./github/run-context.js";
+import { findLiveBranches } from "./github/sweep.js";
 
 /** Runs of at most this many tickets get their HTML report on every event. */
 const HTML_EVERY_EVENT_MAX = 200;
 
-
-function rateLimitMessage(limit: NonNullable<ReturnType<typeof rateLimitOf>>, kept: readonly string[]): string {
-  const budget = limit.resource === "graphql" ? "GraphQL" : "REST";
-  const when = limit.resetAt
-    ? ` It resets at ${new Date(limit.resetAt).toISOString().slice(11, 16)} UTC (in ${Math.max(1, Math.round((limit.resetAt - Date.now()) / 60_000))} min).`
-    : "";
-  const what = limit.secondary
-    ? `GitHub's secondary rate limit (content-creating requests per minute or hour) stopped this step.`
-    : `GitHub's ${budget} rate limit for this token is spent.${when}`;
+function rateLimitMessage(
+  limit: NonNullable<ReturnType<typeof rateLimitOf>>,
+  kept: readonly string[],
+): string {
   const keptText =
     kept.length > 0
       ? ` Recorded before it stopped: ${kept.join("; ")}.`
       : " Nothing of this event was recorded: a job's outcome is lost with its runner, and its claim's lease reclaims it (retries apply).";
-  return `${what}${keptText} The run resumes on the next event or the scheduled sweep; nothing needs re-running by hand. A GitHub App token has a larger budget (see the README's request budget).`;
+  return `${budgetWords(limit)}.${keptText} The run resumes on the next event or the scheduled sweep; nothing needs re-running by hand. A GitHub App token has a larger budget (see the README's request budget).`;
 }
 
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -229,7 +224,11 @@ async function sweep(ctx: ActionContext): Promise<void> {
     }
   }
   if (last && branches.length === 1) await finish(ctx, last);
-  if (failures.length > 0) throw new UserError(`the sweep could not advance ${failures.length} run${failures.length === 1 ? "" : "s"}`, failures);
+  if (failures.length > 0)
+    throw new UserError(
+      `the sweep could not advance ${failures.length} run${failures.length === 1 ? "" : "s"}`,
+      failures,
+    );
 }
 
 function str(v: unknown): string | undefined {
@@ -248,7 +247,10 @@ export async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promi
   core.setOutput("receipt", receiptFile);
   // Laying out a large graph costs more CPU than the rest of an event: a large run's
   // HTML report is written when the run ends (and on every event of a small one).
-  if (outcome.receipt.tickets.length <= HTML_EVERY_EVENT_MAX || outcome.receipt.state !== "running") {
+  if (
+    outcome.receipt.tickets.length <= HTML_EVERY_EVENT_MAX ||
+    outcome.receipt.state !== "running"
+  ) {
     const htmlFile = join(outDir, "report.html");
     const { renderHtml } = await import("./report/html.js");
     await writeFile(htmlFile, renderHtml(outcome.receipt));

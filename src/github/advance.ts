@@ -35,7 +35,7 @@ import {
 import { type DispatchSession, dispatchClaim } from "./dispatch.js";
 import { UserError } from "./errors.js";
 import type { Repo } from "./git.js";
-import { type GitHub, isPushRefused, rateLimitOf } from "./octokit.js";
+import { type GitHub, isConflict, isPushRefused, isUnclear, rateLimitOf } from "./octokit.js";
 import {
   adoptUntracked,
   findRunsByClaims,
@@ -72,6 +72,8 @@ import {
   type ReportRecord,
   type ReportShown,
   serializeState,
+  shardCountFor,
+  shardDirPath,
   snapshotPath,
   statePath,
   worklogChunkPath,
@@ -226,7 +228,8 @@ export async function advance(
   for (let round = 0; round < 10; round++) {
     const learned = await performEffects(ctx, last, sends, dispatched, refused, deferred);
     if (!learned) break;
-    const next = await recordEvent(ctx, learned.event, learned.label, false);
+    // a follow-up sends only what it claims itself: the outbox waits for the next event
+    const next = await recordEvent(ctx, learned.event, learned.label, false, false, false);
     await learned.after?.();
     if (next.commit !== undefined) last = next;
     else last = { ...last, frontier: next.frontier, state: next.state };
@@ -237,7 +240,10 @@ export async function advance(
   const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
   const markdown = renderReport(ctx, receipt, last.state.seq);
   if (refresh && ctx.report !== false && last.state.report) {
-    await showReport(ctx, last, markdown, deferred);
+    const again = await showReport(ctx, last, markdown, deferred);
+    // the commit that recorded a comment posted again may have claimed what became ready
+    if (again && again.sends.length > 0)
+      await performEffects(ctx, again, again.sends, dispatched, refused, deferred);
   }
   const commit = last.commit ?? first.commit;
   return {
@@ -271,8 +277,21 @@ async function performEffects(
   deferred: string[],
 ): Promise<Learned | undefined> {
   const state = last.state;
+  // The report comment first: the page never sits silent while the jobs run.
+  let report: ReportRecord | undefined;
+  // posted by an event that recorded something; one that changed nothing leaves it to that one
+  if (!state.report && ctx.report !== false && last.commit !== undefined) {
+    try {
+      report = await startReport(ctx, last);
+    } catch (error) {
+      if (!rateLimitOf(error) && !isTransient(error)) throw error;
+      deferred.push(`the report comment (${describe(error)}): posted by the next event`);
+    }
+  }
+
   const refusedNow: Array<{ send: Send; message: string }> = [];
   const notStarted: Send[] = [];
+  let spent: ReturnType<typeof rateLimitOf>;
   for (const send of sends) {
     let res: Awaited<ReturnType<typeof dispatchClaim>>;
     try {
@@ -298,6 +317,7 @@ async function performEffects(
       if (!limit) throw error;
       // GitHub answered that it started nothing: sent again by the next event
       notStarted.push(send);
+      spent ??= limit;
       continue;
     }
     switch (res.kind) {
@@ -327,7 +347,7 @@ async function performEffects(
   }
   if (notStarted.length > 0) {
     deferred.push(
-      `${notStarted.length} dispatch${notStarted.length === 1 ? "" : "es"} (${notStarted.map((s) => s.ticket).join(", ")}) not made: the rate limit is spent; they are sent by the next event or sweep`,
+      `${notStarted.length} dispatch${notStarted.length === 1 ? "" : "es"} (${notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(spent)}; the claims are recorded and sent by the next event or the scheduled sweep`,
     );
   }
 
@@ -353,23 +373,14 @@ async function performEffects(
       ctx.log(`opened question issue #${issue} for ${ticket}#${q.attempt}`);
     } catch (error) {
       if (!rateLimitOf(error) && !isTransient(error)) throw error;
-      deferred.push(`the question issue of ${ticket} (${describe(error)}): opened by the next event`);
+      deferred.push(
+        `the question issue of ${ticket} (${describe(error)}): opened by the next event`,
+      );
     }
   }
-  let report: ReportRecord | undefined;
-  // posted by an event that recorded something; one that changed nothing leaves it to that one
-  if (!state.report && ctx.report !== false && last.commit !== undefined) {
-    try {
-      report = await startReport(ctx, last);
-    } catch (error) {
-      if (!rateLimitOf(error) && !isTransient(error)) throw error;
-      deferred.push(`the report comment (${describe(error)}): posted by the next event`);
-    }
-  }
-
   if (refusedNow.length === 0 && notStarted.length === 0 && opened.size === 0 && !report)
     return undefined;
-  const lost: { report?: ReportRecord } = {};
+  const lost: { report?: ReportRecord; questions: number[] } = { questions: [] };
   return {
     label: refusedNow.length > 0 ? "dispatch refused" : "record what the event's effects made",
     event: (frontier, now, view) => {
@@ -394,7 +405,10 @@ async function performEffects(
       }
       for (const [ticket, issue] of opened) {
         const q = view.questions[ticket];
-        if (q && q.issue_number === undefined) view.questions[ticket] = { ...q, issue_number: issue };
+        if (q && q.issue_number === undefined)
+          view.questions[ticket] = { ...q, issue_number: issue };
+        else if (q?.issue_number !== undefined && q.issue_number !== issue)
+          lost.questions.push(issue);
       }
       if (report && !view.report) view.report = report;
       else if (report && view.report?.comment_id !== report.comment_id) lost.report = report;
@@ -403,6 +417,17 @@ async function performEffects(
     after: async () => {
       // Another event started the run at the same time and its comment is the report:
       // ours goes (and our tracking issue, if we each made one).
+      // Another event opened the same question's issue at the same time: ours is closed.
+      for (const issue of lost.questions.splice(0)) {
+        await ctx.gh.rest.issues
+          .update({
+            ...ctx.repo,
+            issue_number: issue,
+            state: "closed",
+            state_reason: "not_planned",
+          })
+          .catch(() => undefined);
+      }
       const mine = lost.report;
       if (!mine) return;
       lost.report = undefined;
@@ -412,7 +437,12 @@ async function performEffects(
       const kept = (await readRecordedReport(ctx)) ?? undefined;
       if (mine.on === "issue" && kept && kept.issue_number !== mine.issue_number) {
         await ctx.gh.rest.issues
-          .update({ ...ctx.repo, issue_number: mine.issue_number, state: "closed", state_reason: "not_planned" })
+          .update({
+            ...ctx.repo,
+            issue_number: mine.issue_number,
+            state: "closed",
+            state_reason: "not_planned",
+          })
           .catch(() => undefined);
       }
     },
@@ -424,8 +454,23 @@ async function readRecordedReport(ctx: RunContext): Promise<ReportRecord | undef
   const read = await graphqlStore(ctx.gh, ctx.repo, ctx.branch).read([statePath(ctx.dir)]);
   const text = read?.files.get(statePath(ctx.dir))?.text;
   if (text === undefined) return undefined;
-  const parsed = parseState(text, statePath(ctx.dir));
-  return parsed.kind === "ok" ? parsed.state.report : undefined;
+  try {
+    return (JSON.parse(text) as { report?: ReportRecord }).report;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "GitHub's REST rate limit for this token is spent (resets 10:42 UTC, in 18 min)" */
+export function budgetWords(limit: ReturnType<typeof rateLimitOf>): string {
+  if (!limit) return "GitHub's rate limit is spent";
+  if (limit.secondary)
+    return "GitHub's secondary rate limit (content-creating requests) stopped it";
+  const budget = limit.resource === "graphql" ? "GraphQL" : "REST";
+  const when = limit.resetAt
+    ? ` (resets ${new Date(limit.resetAt).toISOString().slice(11, 16)} UTC, in ${Math.max(1, Math.round((limit.resetAt - Date.now()) / 60_000))} min)`
+    : "";
+  return `GitHub's ${budget} rate limit for this token is spent${when}`;
 }
 
 function isTransient(error: unknown): boolean {
@@ -435,7 +480,7 @@ function isTransient(error: unknown): boolean {
 
 function describe(error: unknown): string {
   const limit = rateLimitOf(error);
-  if (limit) return `rate limit spent${limit.resetAt ? `, resets ${new Date(limit.resetAt).toISOString()}` : ""}`;
+  if (limit) return budgetWords(limit);
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -447,23 +492,37 @@ function runPaths(ctx: RunContext, withSnapshot: boolean): string[] {
 }
 
 /** Lines a worklog.jsonl holds before it is sealed as a chunk under worklog/. */
-export const WORKLOG_CHUNK_LINES = 200;
+export const WORKLOG_CHUNK_LINES = 32;
 
 async function readWithFallback(
   ctx: RunContext,
   store: { current: BranchStore },
   paths: string[],
 ): Promise<BranchRead | undefined> {
+  const dirs = [shardDirPath(ctx.dir)];
   try {
-    return await store.current.read(paths);
+    return await store.current.read(paths, dirs);
   } catch (error) {
     if (store.current.api === "graphql" && rateLimitOf(error)) {
-      ctx.log(`GitHub's GraphQL budget is spent (${describe(error)}): using the REST API for this event`);
+      ctx.log(
+        `GitHub's GraphQL budget is spent (${describe(error)}): using the REST API for this event`,
+      );
       store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
-      return store.current.read(paths);
+      return store.current.read(paths, dirs);
     }
     throw error;
   }
+}
+
+/** The state a read found (state.json and its shards), or undefined when the branch has none. */
+export function stateOfRead(dir: string, read: BranchRead): GitHubState | undefined {
+  const text = read.files.get(statePath(dir))?.text;
+  if (text === undefined) return undefined;
+  const shards = new Map<string, string>();
+  for (const [name, blob] of read.dirs.get(shardDirPath(dir)) ?? []) shards.set(name, blob.text);
+  const parsed = parseState(text, statePath(dir), shards);
+  if (parsed.kind === "bad") throw new UserError(parsed.message);
+  return parsed.state;
 }
 
 /** The outcome of one try whose commit's answer was lost: if it landed, this is the event. */
@@ -481,6 +540,7 @@ async function recordEvent(
   label: string,
   mayStart: boolean,
   readBase = false,
+  drainOutbox = true,
 ): Promise<Committed> {
   const maxTries = ctx.maxTries ?? 25;
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -491,27 +551,34 @@ async function recordEvent(
   let seenRuns: Map<string, { id: number; url: string }> | undefined;
   let unclear: Unclear | undefined;
   let withSnapshot = readBase;
+  // The checkout's tickets and digest load while the branch is read, not between the
+  // read and the commit: the shorter that window, the fewer races a busy run loses.
+  const prefetch = Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(
+    () => undefined,
+  );
 
   for (let tries = 1; ; tries++) {
     const tryStarted = ctx.clock();
     const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
+    await prefetch;
     if (!read) {
       throw new UserError(
         `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
       );
     }
-    const stateText = read.files.get(statePath(ctx.dir))?.text;
-    let state: GitHubState | undefined;
-    if (stateText !== undefined) {
-      const parsed = parseState(stateText, statePath(ctx.dir));
-      if (parsed.kind === "bad") throw new UserError(parsed.message);
-      state = parsed.state;
-    }
+    let state = stateOfRead(ctx.dir, read);
     let foreign: GitHubState | undefined;
     if (state && state.branch !== ctx.branch) {
       // A copy carried along when this branch was cut from the run's: not this branch's run.
       foreign = state;
       state = undefined;
+    }
+    if (foreign && mayStart) {
+      // A new run of this branch: the copied run's records move under runs/ first, so
+      // no record of it is overwritten and none is taken for this run's.
+      await archiveForeignRun(ctx, read.head, foreign);
+      tries--;
+      continue;
     }
     if (unclear && state?.events?.includes(eventId)) {
       ctx.log(`${label}: the commit landed although GitHub's answer was lost`);
@@ -572,18 +639,22 @@ async function recordEvent(
     adoptUntracked(view.outbox, frontier, workflowOf);
     const sends: Send[] = [];
     const iso = new Date(now).toISOString();
-    for (const t of unsent(view.outbox)) {
+    for (const t of drainOutbox ? unsent(view.outbox) : []) {
       const e = view.outbox[t]!;
       view.outbox[t] = { ...e, status: "pending", at: iso, sends: e.sends + 1 };
       sends.push({ ticket: t, attempt: e.attempt, claim: e.claim, workflow: e.workflow });
     }
     const lagMs = ctx.outboxLagMs ?? OUTBOX_LAG_MS;
     let checkedAt = state?.outbox_checked_at;
-    const late = overdue(view.outbox, now, lagMs);
+    const late = drainOutbox ? overdue(view.outbox, now, lagMs) : [];
     const checkDue =
-      checkedAt === undefined || now - Date.parse(checkedAt) >= Math.min(OUTBOX_CHECK_EVERY_MS, lagMs);
+      checkedAt === undefined ||
+      now - Date.parse(checkedAt) >= Math.min(OUTBOX_CHECK_EVERY_MS, lagMs);
     if (late.length > 0 && (checkDue || seenRuns)) {
-      seenRuns ??= await lookForRuns(ctx, late.map((t) => view.outbox[t]!));
+      seenRuns ??= await lookForRuns(
+        ctx,
+        late.map((t) => view.outbox[t]!),
+      );
       checkedAt = iso;
       for (const t of late) {
         const e = view.outbox[t]!;
@@ -714,7 +785,15 @@ async function recordEvent(
     } else if (!liveNow && hadLiveFile) {
       deletions.push(livePath(ctx.dir));
     }
-    files.set(statePath(ctx.dir), serializeState(next));
+    // the state: state.json, and only the shards whose tickets this event changed
+    next.shards = state?.shards ?? shardCountFor(Object.keys(next.tickets).length);
+    const written = serializeState(next);
+    files.set(statePath(ctx.dir), written.head);
+    const shardsBefore = state?.shards ? read.dirs.get(shardDirPath(ctx.dir)) : undefined;
+    for (const [name, text] of written.shards) {
+      if (shardsBefore?.get(name)?.text !== text)
+        files.set(`${shardDirPath(ctx.dir)}/${name}`, text);
+    }
 
     const committed: Omit<Committed, "tries" | "commit"> = {
       result,
@@ -734,7 +813,9 @@ async function recordEvent(
     } catch (error) {
       if (isPushRefused(error)) throw pushRefused(ctx, error);
       if (store.current.api === "graphql" && rateLimitOf(error)) {
-        ctx.log(`GitHub's GraphQL budget is spent (${describe(error)}): recording with the REST API`);
+        ctx.log(
+          `GitHub's GraphQL budget is spent (${describe(error)}): recording with the REST API`,
+        );
         store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
         tries--;
         continue;
@@ -753,7 +834,9 @@ async function recordEvent(
     }
     if (answer.kind === "unclear") {
       // It may have landed: the next read tells, by this event's id in the state.
-      ctx.log(`${label}: no clear answer to the commit (${answer.message}); reading the branch again`);
+      ctx.log(
+        `${label}: no clear answer to the commit (${answer.message}); reading the branch again`,
+      );
       unclear = { committed };
       await sleep(random() * (ctx.backoffMs ?? 250));
       continue;
@@ -772,11 +855,9 @@ export async function openRun(
   let withSnapshot = false;
   for (;;) {
     const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
-    const text = read?.files.get(statePath(ctx.dir))?.text;
-    if (!read || text === undefined) return undefined;
-    const parsed = parseState(text, statePath(ctx.dir));
-    if (parsed.kind === "bad") throw new UserError(parsed.message);
-    if (parsed.state.branch !== ctx.branch) return undefined;
+    const state = read ? stateOfRead(ctx.dir, read) : undefined;
+    if (!read || !state || state.branch !== ctx.branch) return undefined;
+    const parsed = { state };
     const source = await runSource(ctx, parsed.state, read, withSnapshot);
     if (source === "need-snapshot") {
       withSnapshot = true;
@@ -891,6 +972,96 @@ function runSpecs(
     );
   }
   return kept;
+}
+
+/** The tree at `path` under the tree `root` (one request per path segment), if any. */
+async function subtree(ctx: RunContext, root: string, path: string): Promise<string | undefined> {
+  let sha: string | undefined = root;
+  for (const part of path.split("/").filter(Boolean)) {
+    if (!sha) return undefined;
+    const entries: Array<{ path?: string; type?: string; sha?: string }> = (
+      await ctx.gh.rest.git.getTree({ ...ctx.repo, tree_sha: sha })
+    ).data.tree;
+    sha = entries.find((e) => e.path === part && e.type === "tree")?.sha;
+  }
+  return sha;
+}
+
+/**
+ * Move `.frontier/` of a run copied from another branch to `.frontier/runs/<run>-<branch>-<sha>/`
+ * in one commit (compare-and-swap). Trees are moved by id: no record is sent again.
+ */
+async function archiveForeignRun(
+  ctx: RunContext,
+  head: string,
+  foreign: GitHubState,
+): Promise<void> {
+  const gh = ctx.gh;
+  const rootTree = (await gh.rest.git.getCommit({ ...ctx.repo, commit_sha: head })).data.tree.sha;
+  const frontierDir = joinRepoPath(ctx.dir, ".frontier");
+  const old = await subtree(ctx, rootTree, frontierDir);
+  if (!old) return;
+  const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60);
+  const name = `${safe(foreign.run.run)}-${safe(foreign.branch)}-${head.slice(0, 7)}`;
+  const oldRuns = await subtree(ctx, old, "runs");
+  const runs = await gh.rest.git.createTree({
+    ...ctx.repo,
+    ...(oldRuns ? { base_tree: oldRuns } : {}),
+    tree: [{ path: name, mode: "040000", type: "tree", sha: old }],
+  });
+  const frontier = await gh.rest.git.createTree({
+    ...ctx.repo,
+    tree: [{ path: "runs", mode: "040000", type: "tree", sha: runs.data.sha }],
+  });
+  const answer = await commitFilesAsTree(
+    ctx,
+    head,
+    rootTree,
+    frontierDir,
+    frontier.data.sha,
+    `frontier: ${ctx.branch} starts its own run; the run copied from ${foreign.branch} is kept under .frontier/runs/${name} [skip ci]`,
+  );
+  if (answer)
+    ctx.log(
+      `the state on ${ctx.branch} was copied from ${foreign.branch}: kept under ${frontierDir}/runs/${name}; this branch starts its own run`,
+    );
+}
+
+/** One commit whose tree replaces the directory `path` by the tree `sha`; false when the branch moved. */
+async function commitFilesAsTree(
+  ctx: RunContext,
+  head: string,
+  rootTree: string,
+  path: string,
+  sha: string,
+  message: string,
+): Promise<boolean> {
+  const gh = ctx.gh;
+  const tree = await gh.rest.git.createTree({
+    ...ctx.repo,
+    base_tree: rootTree,
+    tree: [{ path, mode: "040000", type: "tree", sha }],
+  });
+  const commit = await gh.rest.git.createCommit({
+    ...ctx.repo,
+    message,
+    tree: tree.data.sha,
+    parents: [head],
+  });
+  try {
+    await gh.rest.git.updateRef({
+      ...ctx.repo,
+      ref: `heads/${ctx.branch}`,
+      sha: commit.data.sha,
+      force: false,
+      request: { retries: 0 },
+    });
+    return true;
+  } catch (error) {
+    if (isConflict(error) || isUnclear(error)) return false;
+    if (isPushRefused(error)) throw pushRefused(ctx, error);
+    throw error;
+  }
 }
 
 /** One runs listing per workflow for the overdue claims; an error reads as "none seen". */
@@ -1017,11 +1188,11 @@ async function showReport(
   last: Committed,
   markdown: string,
   deferred: string[],
-): Promise<void> {
+): Promise<Committed | undefined> {
   const record = last.state.report as ReportRecord;
   try {
     const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
-    if (res !== "gone") return;
+    if (res !== "gone") return undefined;
     const run = last.state.run.run;
     let again = await findReportComment(ctx.gh, ctx.repo, record.issue_number, run, record.login);
     if (!again) {
@@ -1030,7 +1201,7 @@ async function showReport(
     }
     ctx.log(`the report comment was deleted: posted again as ${again.id}`);
     const replaced: ReportRecord = { ...record, comment_id: again.id, login: again.login };
-    await recordEvent(
+    return await recordEvent(
       ctx,
       (_frontier, _now, view) => {
         if (view.report?.comment_id === record.comment_id) view.report = replaced;
@@ -1038,9 +1209,12 @@ async function showReport(
       },
       "record the report comment posted again",
       false,
+      false,
+      false,
     );
   } catch (error) {
     if (!rateLimitOf(error) && !isTransient(error)) throw error;
     deferred.push(`the report comment update (${describe(error)}): made by the next event`);
+    return undefined;
   }
 }

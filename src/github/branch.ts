@@ -10,9 +10,10 @@
  * caller re-reads and re-applies. An answer that says nothing (a 5xx, a timeout, a reset
  * connection) is `unclear`: the write may have landed, and only a re-read can tell.
  */
-import { apiFailure, type GitHub, isConflict, isRateLimit, isUnclear } from "./octokit.js";
-import { commitFiles, type FileWrite, type Repo, readHead, readText } from "./git.js";
+
 import { UserError } from "./errors.js";
+import { commitFiles, type FileWrite, type Repo, readHead, readText } from "./git.js";
+import { apiFailure, type GitHub, isConflict, isRateLimit, isUnclear } from "./octokit.js";
 
 export interface BlobText {
   /** the blob's id (for a read through the REST blob API when GraphQL truncates it) */
@@ -24,6 +25,8 @@ export interface BranchRead {
   /** the head commit */
   head: string;
   files: Map<string, BlobText>;
+  /** directory path → its files (name → text), for each directory asked for that exists */
+  dirs: Map<string, Map<string, BlobText>>;
 }
 
 const FILE_FIELDS = "oid object { ... on Blob { text isTruncated isBinary } }";
@@ -37,11 +40,19 @@ export async function readBranch(
   repo: Repo,
   branch: string,
   paths: readonly string[],
+  dirPaths: readonly string[] = [],
 ): Promise<BranchRead | undefined> {
-  const fields = paths
-    .map((_, i) => `f${i}: file(path: $p${i}) { ${FILE_FIELDS} }`)
-    .join("\n          ");
-  const params = paths.map((_, i) => `, $p${i}: String!`).join("");
+  const fields = [
+    ...paths.map((_, i) => `f${i}: file(path: $p${i}) { ${FILE_FIELDS} }`),
+    ...dirPaths.map(
+      (_, i) =>
+        `d${i}: file(path: $d${i}) { object { ... on Tree { entries { name type ${FILE_FIELDS} } } } }`,
+    ),
+  ].join("\n          ");
+  const params = [
+    ...paths.map((_, i) => `, $p${i}: String!`),
+    ...dirPaths.map((_, i) => `, $d${i}: String!`),
+  ].join("");
   const query = `query FrontierRead($owner: String!, $name: String!, $ref: String!${params}) {
   repository(owner: $owner, name: $name) {
     ref(qualifiedName: $ref) {
@@ -62,6 +73,9 @@ export async function readBranch(
   paths.forEach((p, i) => {
     variables[`p${i}`] = p;
   });
+  dirPaths.forEach((p, i) => {
+    variables[`d${i}`] = p;
+  });
   type Entry = {
     oid: string;
     object: { text?: string | null; isTruncated?: boolean; isBinary?: boolean | null } | null;
@@ -74,23 +88,37 @@ export async function readBranch(
   }
   const target = data.repository.ref?.target;
   if (!target) return undefined;
+  const blobText = async (entry: NonNullable<Entry>): Promise<string> => {
+    const blob = entry.object;
+    const text = blob?.text ?? undefined;
+    if (text !== undefined && !blob?.isTruncated) return text;
+    // GraphQL gives no text for a large (or binary-looking) blob: the REST blob API does
+    const answer = await gh.rest.git.getBlob({ ...repo, file_sha: entry.oid });
+    return answer.data.encoding === "base64"
+      ? Buffer.from(answer.data.content, "base64").toString("utf8")
+      : answer.data.content;
+  };
   const files = new Map<string, BlobText>();
   for (let i = 0; i < paths.length; i++) {
     const entry = target[`f${i}`] as Entry;
     if (!entry?.object) continue;
-    const blob = entry.object;
-    let text = blob.text ?? undefined;
-    if (text === undefined || blob.isTruncated) {
-      // GraphQL gives no text for a large (or binary-looking) blob: the REST blob API does
-      const answer = await gh.rest.git.getBlob({ ...repo, file_sha: entry.oid });
-      text =
-        answer.data.encoding === "base64"
-          ? Buffer.from(answer.data.content, "base64").toString("utf8")
-          : answer.data.content;
-    }
-    files.set(paths[i] as string, { oid: entry.oid, text });
+    files.set(paths[i] as string, { oid: entry.oid, text: await blobText(entry) });
   }
-  return { head: target.oid, files };
+  const dirs = new Map<string, Map<string, BlobText>>();
+  for (let i = 0; i < dirPaths.length; i++) {
+    const dir = target[`d${i}`] as {
+      object: { entries?: Array<NonNullable<Entry> & { name: string; type: string }> } | null;
+    } | null;
+    const entries = dir?.object?.entries;
+    if (!entries) continue;
+    const out = new Map<string, BlobText>();
+    for (const e of entries) {
+      if (e.type !== "blob") continue;
+      out.set(e.name, { oid: e.oid, text: await blobText(e) });
+    }
+    dirs.set(dirPaths[i] as string, out);
+  }
+  return { head: target.oid, files, dirs };
 }
 
 export interface FileChanges {
@@ -155,14 +183,14 @@ export async function commitOnBranch(
 /** Reads and compare-and-swap commits of one branch: GraphQL, or REST when GraphQL's budget is spent. */
 export interface BranchStore {
   readonly api: "graphql" | "rest";
-  read(paths: readonly string[]): Promise<BranchRead | undefined>;
+  read(paths: readonly string[], dirs?: readonly string[]): Promise<BranchRead | undefined>;
   commit(expectedHead: string, changes: FileChanges, message: string): Promise<CommitAnswer>;
 }
 
 export function graphqlStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
   return {
     api: "graphql",
-    read: (paths) => readBranch(gh, repo, branch, paths),
+    read: (paths, dirs) => readBranch(gh, repo, branch, paths, dirs),
     commit: (head, changes, message) => commitOnBranch(gh, repo, branch, head, changes, message),
   };
 }
@@ -176,7 +204,7 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
   const trees = new Map<string, string>();
   return {
     api: "rest",
-    async read(paths) {
+    async read(paths, dirPaths = []) {
       const head = await readHead(gh, repo, branch);
       if (!head) return undefined;
       trees.set(head.sha, head.tree);
@@ -185,7 +213,25 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         const text = await readText(gh, repo, path, head.sha);
         if (text !== undefined) files.set(path, { oid: "", text });
       }
-      return { head: head.sha, files };
+      const dirs = new Map<string, Map<string, BlobText>>();
+      for (const dir of dirPaths) {
+        let listing: unknown;
+        try {
+          listing = (await gh.rest.repos.getContent({ ...repo, path: dir, ref: head.sha })).data;
+        } catch (error) {
+          if (apiFailure(error)?.status === 404) continue;
+          throw error;
+        }
+        if (!Array.isArray(listing)) continue;
+        const out = new Map<string, BlobText>();
+        for (const e of listing as Array<{ name: string; type: string; path: string }>) {
+          if (e.type !== "file") continue;
+          const text = await readText(gh, repo, e.path, head.sha);
+          if (text !== undefined) out.set(e.name, { oid: "", text });
+        }
+        dirs.set(dir, out);
+      }
+      return { head: head.sha, files, dirs };
     },
     async commit(expectedHead, changes, message) {
       let tree = trees.get(expectedHead);

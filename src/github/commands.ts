@@ -28,6 +28,7 @@ import {
   type RunView,
   receiptOf,
 } from "./advance.js";
+import { graphqlStore } from "./branch.js";
 import {
   type Command,
   parseCommands,
@@ -35,7 +36,6 @@ import {
   type QuestionMarker,
 } from "./command-parse.js";
 import { parseRunName } from "./dispatch.js";
-import { graphqlStore } from "./branch.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import { isBot, steeringPermission } from "./permissions.js";
 import {
@@ -59,7 +59,7 @@ import {
   who,
 } from "./replies.js";
 import { type ActionContext, runBranch } from "./run-context.js";
-import { joinRepoPath, livePath, parseState, statePath } from "./state.js";
+import { joinRepoPath, livePath, statePath } from "./state.js";
 
 /* ------------------------------------------------------------------------- */
 /* The event payload, read defensively: it is input like any other.          */
@@ -301,6 +301,10 @@ function trackedBranch(ev: IssueCommentPayload): string | undefined {
   }
 }
 
+function stateBranch(text: string): string | undefined {
+  return liveBranch(text);
+}
+
 function liveBranch(text: string): string | undefined {
   try {
     const branch = (JSON.parse(text) as { branch?: unknown }).branch;
@@ -330,10 +334,9 @@ async function findRunBranch(
       if (liveBranch(live) === branch) return branch;
       continue;
     }
+    // a finished run has no live.json: its state.json names its branch
     const text = read.files.get(statePath(ctx.dir))?.text;
-    if (text === undefined) continue;
-    const parsed = parseState(text, statePath(ctx.dir));
-    if (parsed.kind === "ok" && parsed.state.branch === branch) return branch;
+    if (text !== undefined && stateBranch(text) === branch) return branch;
   }
   return undefined;
 }
@@ -480,7 +483,12 @@ async function answerCommand(
     }
     return result;
   };
-  const outcome = await advance(ctx, event, `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`, { readBase: true });
+  const outcome = await advance(
+    ctx,
+    event,
+    `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`,
+    { readBase: true },
+  );
   if (repeat) {
     return {
       outcome: { kind: "answered", ...repeat },

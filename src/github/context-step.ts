@@ -13,18 +13,18 @@
  * late enough that a resend may race it, is taken by this workflow run by
  * compare-and-swap before the agent runs. A run that finds it taken by another skips.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { engineConfig } from "../core/config.js";
 import { Frontier } from "../core/engine.js";
 import { readContext } from "../tickets/context-io.js";
-import { advance } from "./advance.js";
+import { advance, type RunContext, stateOfRead } from "./advance.js";
 import { graphqlStore } from "./branch.js";
 import { UserError } from "./errors.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import { type ActionContext, runBranch } from "./run-context.js";
-import { joinRepoPath, parseState, statePath } from "./state.js";
+import { joinRepoPath, parseState, shardDirPath, statePath } from "./state.js";
 
 export interface ContextStepResult {
   contextFile: string;
@@ -73,15 +73,12 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     }
     return out;
   };
-  const stateText = (await readAll([statePath(rc.dir)])).get(statePath(rc.dir));
-  if (stateText === undefined) {
+  const state = await readState(rc, records);
+  if (state === undefined) {
     throw new UserError(
       `${statePath(rc.dir)} is missing on branch ${rc.branch}: this run was not started by Ticket Frontier`,
     );
   }
-  const parsed = parseState(stateText, statePath(rc.dir));
-  if (parsed.kind === "bad") throw new UserError(parsed.message);
-  const state = parsed.state;
   const now = ctx.clock();
   const saved = { run: state.run, tickets: state.tickets };
   const configured = engineConfig(settings, saved, { ...rc.flags }, now);
@@ -187,6 +184,31 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The run's state: from the records checkout (state.json and its shards), else one query. */
+async function readState(rc: RunContext, records: string | undefined) {
+  if (!records) {
+    const read = await graphqlStore(rc.gh, rc.repo, rc.branch).read(
+      [statePath(rc.dir)],
+      [shardDirPath(rc.dir)],
+    );
+    return read ? stateOfRead(rc.dir, read) : undefined;
+  }
+  let text: string;
+  try {
+    text = await readFile(join(records, statePath(rc.dir)), "utf8");
+  } catch {
+    return undefined;
+  }
+  const shards = new Map<string, string>();
+  const shardDir = join(records, shardDirPath(rc.dir));
+  for (const name of await readdir(shardDir).catch(() => [] as string[])) {
+    if (name.endsWith(".json")) shards.set(name, await readFile(join(shardDir, name), "utf8"));
+  }
+  const parsed = parseState(text, statePath(rc.dir), shards);
+  if (parsed.kind === "bad") throw new UserError(parsed.message);
+  return parsed.state;
 }
 
 function str(v: unknown): string | undefined {

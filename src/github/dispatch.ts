@@ -10,6 +10,7 @@ import {
   type GitHub,
   isRefusal,
   isReturnRunDetailsUnsupported,
+  rateLimitOf,
 } from "./octokit.js";
 
 /** The inputs every orch-task run receives (all strings, as GitHub requires). */
@@ -130,6 +131,9 @@ export async function dispatchClaim(
 }
 
 function failed(error: unknown): DispatchResult {
+  // A spent budget is no refusal of the dispatch: nothing was started, and the claim is
+  // sent again once the budget is back (the caller records it as unsent).
+  if (rateLimitOf(error)) throw error;
   if (isRefusal(error))
     return { kind: "refused", message: apiFailure(error)?.message ?? describeApiError(error) };
   return { kind: "unknown", message: describeApiError(error) };

@@ -50,7 +50,12 @@ export function invalidGraphMarkdown(run: string, error: UserError, marker: stri
     lines.push(line);
     size += line.length + 1;
   }
-  return [...head, ...lines, "", "Fix them and push again; `frontier validate` lists the same problems locally."].join("\n");
+  return [
+    ...head,
+    ...lines,
+    "",
+    "Fix them and push again; `frontier validate` lists the same problems locally.",
+  ].join("\n");
 }
 
 export async function reportInvalidGraph(ctx: ActionContext, error: UserError): Promise<void> {

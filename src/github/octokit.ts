@@ -105,10 +105,11 @@ export function apiFailure(error: unknown): ApiFailure | undefined {
     response?: { data?: unknown };
   };
   // A GraphQL answer with errors (HTTP 200): GraphqlResponseError carries them
+  const dataErrors = (e.response?.data as { errors?: unknown } | undefined)?.errors;
   const gqlErrors = Array.isArray(e.errors)
     ? e.errors
-    : Array.isArray((e.response?.data as { errors?: unknown } | undefined)?.errors)
-      ? ((e.response?.data as { errors: unknown[] }).errors as unknown[])
+    : Array.isArray(dataErrors)
+      ? (dataErrors as unknown[])
       : undefined;
   if (typeof e.status !== "number" && gqlErrors) {
     const list = gqlErrors as Array<{ type?: unknown; message?: unknown }>;
@@ -194,11 +195,12 @@ export function rateLimitOf(error: unknown): RateLimitSpent | undefined {
   if (!primary && !secondary) return undefined;
   const reset = Number(headers["x-ratelimit-reset"]);
   const retryAfter = Number(headers["retry-after"]);
-  const resetAt = Number.isFinite(reset) && reset > 0
-    ? reset * 1000
-    : Number.isFinite(retryAfter) && retryAfter > 0
-      ? Date.now() + retryAfter * 1000
-      : undefined;
+  const resetAt =
+    Number.isFinite(reset) && reset > 0
+      ? reset * 1000
+      : Number.isFinite(retryAfter) && retryAfter > 0
+        ? Date.now() + retryAfter * 1000
+        : undefined;
   return {
     resource: headers["x-ratelimit-resource"] ?? (graphqlLimited ? "graphql" : "core"),
     ...(resetAt !== undefined ? { resetAt } : {}),

@@ -37,7 +37,11 @@ export function liveEntries(outbox: Outbox | undefined, frontier: Frontier): Out
  * Claims that are live but not in the outbox: written by an older version, or recorded
  * by hand. They are treated as committed at their claim time and not yet seen.
  */
-export function adoptUntracked(outbox: Outbox, frontier: Frontier, workflowOf: (t: string) => string): void {
+export function adoptUntracked(
+  outbox: Outbox,
+  frontier: Frontier,
+  workflowOf: (t: string) => string,
+): void {
   for (const id of frontier.claimedIds()) {
     if (outbox[id]) continue;
     const s = frontier.state(id);

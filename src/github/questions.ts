@@ -54,27 +54,28 @@ export async function openQuestionIssue(gh: GitHub, repo: Repo, q: QuestionIssue
     attempt: q.attempt,
     branch: q.branch,
   });
-  return createOnce(
-    async () => {
-      const created = await gh.rest.issues.create({
-        ...repo,
-        title,
-        body,
-        labels: [QUESTION_LABEL],
-        ...NO_RETRY,
-      });
-      return created.data.number;
-    },
-    async () => {
-      const open = await gh.rest.issues.listForRepo({
-        ...repo,
-        labels: QUESTION_LABEL,
-        state: "open",
-        per_page: 100,
-      });
-      return open.data.find((i) => (i.body ?? "").includes(marker))?.number;
-    },
-  );
+  const find = async () => {
+    const open = await gh.rest.issues.listForRepo({
+      ...repo,
+      labels: QUESTION_LABEL,
+      state: "open",
+      per_page: 100,
+    });
+    return open.data.find((i) => (i.body ?? "").includes(marker))?.number;
+  };
+  // opened already by another event of the run (whose record has not landed yet)?
+  const existing = await find();
+  if (existing !== undefined) return existing;
+  return createOnce(async () => {
+    const created = await gh.rest.issues.create({
+      ...repo,
+      title,
+      body,
+      labels: [QUESTION_LABEL],
+      ...NO_RETRY,
+    });
+    return created.data.number;
+  }, find);
 }
 
 function oneLine(text: string, max: number): string {

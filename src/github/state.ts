@@ -4,12 +4,17 @@
  * lives and when it was last shown, which question issues are open, the dispatch outbox,
  * the ids of the events that landed). One blob read per event, however large the graph.
  *
+ * The tickets' engine state is sharded: `state.json` holds the bookkeeping and the run
+ * record, `state/NNN.json` the tickets whose id hashes to shard NNN, one a line. An event
+ * rewrites only the shards of the tickets it changed, so the bytes it sends stay flat as
+ * the run's history grows; one query reads them all (the directory's entries).
+ *
  * What grows with history lives elsewhere and is never rewritten whole: the worklog in
  * `worklog.jsonl` (the newest lines) and sealed chunks under `worklog/`, the authored
  * tickets of the run in `base.json` (written once when the run starts).
  */
 import { z } from "zod";
-import { SavedState } from "../core/model.js";
+import { RunRecord, SavedState, TicketState } from "../core/model.js";
 
 export const GITHUB_STATE_SCHEMA = "ticket-frontier/github-state@2";
 /** State written before the worklog moved out of it; read, never written. */
@@ -95,6 +100,8 @@ const Bookkeeping = z.object({
   base_snapshot: z.boolean().optional(),
   /** sealed worklog chunks under .frontier/worklog/ */
   worklog_chunks: z.number().int().nonnegative().optional(),
+  /** the tickets live in this many shards under .frontier/state/ (absent: inline) */
+  shards: z.number().int().positive().optional(),
 });
 
 export const GitHubState = SavedState.extend({
@@ -109,10 +116,30 @@ const GitHubStateV1 = SavedState.extend({
   worklog: z.array(z.unknown()).optional(),
 });
 
+/** state.json of a sharded state: everything but the tickets. */
+const GitHubStateHead = z.object({
+  schema: z.literal(GITHUB_STATE_SCHEMA),
+  run: RunRecord,
+  ...Bookkeeping.shape,
+  shards: z.number().int().positive(),
+});
+
 export type ParsedState = { kind: "ok"; state: GitHubState } | { kind: "bad"; message: string };
 
-/** Parse state.json text; `path` is named in the message a person reads. */
-export function parseState(text: string, path: string): ParsedState {
+const bad = (path: string, what: string): ParsedState => ({
+  kind: "bad",
+  message: `${path}: ${what}. It is written by Ticket Frontier; restore it from git history, or delete it to start the run afresh.`,
+});
+
+/**
+ * Parse state.json text (and, for a sharded state, the texts of its shard files by file
+ * name); `path` is named in the message a person reads.
+ */
+export function parseState(
+  text: string,
+  path: string,
+  shards?: ReadonlyMap<string, string>,
+): ParsedState {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -123,10 +150,34 @@ export function parseState(text: string, path: string): ParsedState {
     };
   }
   const schema = (json as { schema?: unknown } | null)?.schema;
+  if (typeof (json as { shards?: unknown } | null)?.shards === "number") {
+    const head = GitHubStateHead.safeParse(json);
+    if (!head.success) {
+      const issue = head.error.issues[0];
+      return bad(path, `${issue?.path.join(".") || "(top)"}: ${issue?.message ?? "invalid"}`);
+    }
+    const tickets: Record<string, TicketState> = {};
+    for (let n = 0; n < head.data.shards; n++) {
+      const name = shardName(n);
+      const shardText = shards?.get(name);
+      if (shardText === undefined) return bad(path, `its shard state/${name} is missing`);
+      let entries: unknown;
+      try {
+        entries = JSON.parse(shardText);
+      } catch (error) {
+        return bad(path, `state/${name} is not valid JSON (${(error as Error).message})`);
+      }
+      const parsed = z.record(z.string(), TicketState).safeParse(entries);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return bad(path, `state/${name}: ${issue?.path.join(".")}: ${issue?.message ?? "invalid"}`);
+      }
+      Object.assign(tickets, parsed.data);
+    }
+    return { kind: "ok", state: { ...head.data, tickets } };
+  }
   const parsed =
-    schema === GITHUB_STATE_SCHEMA_V1
-      ? GitHubStateV1.safeParse(json)
-      : GitHubState.safeParse(json);
+    schema === GITHUB_STATE_SCHEMA_V1 ? GitHubStateV1.safeParse(json) : GitHubState.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.join(".") || "(top)";
@@ -139,21 +190,47 @@ export function parseState(text: string, path: string): ParsedState {
   return { kind: "ok", state: { ...rest, schema: GITHUB_STATE_SCHEMA } };
 }
 
+/** Tickets per shard the state aims at; a run's shard count is fixed when it starts. */
+const TICKETS_PER_SHARD = 8;
+const MAX_SHARDS = 128;
+
+export function shardCountFor(tickets: number): number {
+  return Math.min(MAX_SHARDS, Math.max(1, Math.ceil(tickets / TICKETS_PER_SHARD)));
+}
+
+export const shardName = (n: number) => `${String(n).padStart(3, "0")}.json`;
+
+/** The shard a ticket's state lives in: FNV-1a of its id, so it never moves within a run. */
+export function shardOf(id: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % shards;
+}
+
 /**
- * Compact JSON, one ticket a line: a diff of the state shows which tickets an event
- * touched, and the bytes an event sends stay close to the graph's size.
+ * The files of a state: state.json (bookkeeping and the run record) and one file per
+ * shard (shard file name → text), compact JSON, one ticket a line, so a diff shows which
+ * tickets an event touched.
  */
-export function serializeState(state: GitHubState): string {
-  const { tickets, ...head } = state;
-  const lines = Object.entries(tickets).map(
-    ([id, t]) => `${JSON.stringify(id)}:${JSON.stringify(t)}`,
-  );
-  const headText = JSON.stringify(head);
-  return `${headText.slice(0, -1)},"tickets":{\n${lines.join(",\n")}\n}}\n`;
+export function serializeState(state: GitHubState): { head: string; shards: Map<string, string> } {
+  const { tickets, ...rest } = state;
+  const count = state.shards ?? shardCountFor(Object.keys(tickets).length);
+  const lines: string[][] = Array.from({ length: count }, () => []);
+  for (const [id, t] of Object.entries(tickets)) {
+    lines[shardOf(id, count)]!.push(`${JSON.stringify(id)}:${JSON.stringify(t)}`);
+  }
+  const shards = new Map<string, string>();
+  for (const [n, l] of lines.entries()) shards.set(shardName(n), `{\n${l.join(",\n")}\n}\n`);
+  return { head: `${JSON.stringify({ ...rest, shards: count })}\n`, shards };
 }
 
 export const frontierPath = (dir: string, file: string) => joinRepoPath(dir, `.frontier/${file}`);
 export const statePath = (dir: string) => frontierPath(dir, "state.json");
+/** The directory of the state's shards. */
+export const shardDirPath = (dir: string) => frontierPath(dir, "state");
 export const worklogPath = (dir: string) => frontierPath(dir, "worklog.jsonl");
 export const worklogChunkPath = (dir: string, n: number) =>
   frontierPath(dir, `worklog/${String(n).padStart(6, "0")}.jsonl`);

@@ -385,7 +385,7 @@ describe("/cancel cancels the run and its live orch-task runs", () => {
     w.script.docs = [{ hold: true }];
     // The held runs never finish on their own, so do not wait for the fake to go idle.
     const started = w.start();
-    await waitFor(() => w.ran.length === 3);
+    await waitFor(() => w.ran.length === 3 && w.state().report !== undefined);
     const live = w.fake
       .allRuns()
       .filter((r) => r.inputs.ticket === "build" || r.inputs.ticket === "docs");

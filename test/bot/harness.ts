@@ -16,7 +16,7 @@ import type { ActionSettings } from "../../src/github/inputs.js";
 import { createGitHub, type GitHub } from "../../src/github/octokit.js";
 import { REPLY_MARKER } from "../../src/github/replies.js";
 import { type ActionContext, createActionContext } from "../../src/github/run-context.js";
-import { type GitHubState, parseState } from "../../src/github/state.js";
+import type { GitHubState } from "../../src/github/state.js";
 import {
   FakeGitHub,
   type FakeRepo,
@@ -24,6 +24,7 @@ import {
   makeIssueCommentPayload,
   type Role,
 } from "../fake-github/server.js";
+import { readRunState } from "../support/run-state.js";
 
 export const OWNER = "acme";
 export const NAME = "app";
@@ -228,11 +229,9 @@ export async function botWorld(
       return result;
     },
     state() {
-      const text = repo.readFile(`${DIR}/.frontier/state.json`, "main");
-      if (text === undefined) throw new Error("no state.json on main");
-      const parsed = parseState(text, "state.json");
-      if (parsed.kind !== "ok") throw new Error(parsed.message);
-      return parsed.state;
+      const state = readRunState(repo, DIR, "main");
+      if (state === undefined) throw new Error("no state.json on main");
+      return state;
     },
     file(path) {
       return repo.readFile(path, "main");

@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Outcome } from "../../src/core/model.js";
-import { advance, CONTENTS_LIST_MAX } from "../../src/github/advance.js";
+import { advance } from "../../src/github/advance.js";
 import { handleComment } from "../../src/github/commands.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import type { ActionSettings } from "../../src/github/inputs.js";
 import { createGitHub, type GitHub } from "../../src/github/octokit.js";
 import { type ActionContext, createActionContext } from "../../src/github/run-context.js";
-import { type GitHubState, parseState } from "../../src/github/state.js";
+import type { GitHubState } from "../../src/github/state.js";
 import { ENGINE_FIELDS } from "../../src/tickets/fields.js";
 import { type EngineFieldValues, editFrontMatter } from "../../src/tickets/writeback.js";
 import {
@@ -24,6 +24,7 @@ import {
   makeIssueCommentPayload,
   type RequestRecord,
 } from "../fake-github/server.js";
+import { readRunState } from "../support/run-state.js";
 
 const DIR = "tickets";
 const FEATURE = "feature";
@@ -151,12 +152,9 @@ async function makeWorld(options: { clutter?: number } = {}): Promise<World> {
       );
     },
     state() {
-      const parsed = parseState(
-        repo.readFile(`${DIR}/.frontier/state.json`, FEATURE)!,
-        "state.json",
-      );
-      if (parsed.kind !== "ok") throw new Error(parsed.message);
-      return parsed.state;
+      const state = readRunState(repo, DIR, FEATURE);
+      if (!state) throw new Error("no state.json on the branch");
+      return state;
     },
   };
   // the orch-task job: checks out base (run.inputs.base) and settles in its last step
@@ -234,13 +232,10 @@ describe("a comment steers the run of a pull request's branch with the run's own
     }
     expect(w.repo.readFile(`${DIR}/build.md`, FEATURE)).not.toContain("Main says");
     expect(w.repo.readFile(`${DIR}/extra.md`, FEATURE)).toBeUndefined();
-    // the ticket directory was read at base once: one listing, one read per file
-    // (frontier.yml, build.md, ship.md) — only on this event, whose checkout is not the run's
-    const atBase = w.fake.requests.filter(
-      (r) => r.operation === "repos/get-content" && r.query.includes(w.base),
-    );
-    expect(atBase).toHaveLength(4);
-    expect(w.log.join("\n")).toMatch(/checkout's tickets are not the run's/);
+    // the run's tickets came from its base.json, read in the query that read the state:
+    // no ticket file read through the API, however many there are
+    expect(w.fake.countRequests({ operation: "repos/get-content" })).toBe(0);
+    expect(w.fake.countRequests({ operation: "graphql/query" })).toBeLessThanOrEqual(3);
 
     w.release();
     await w.fake.idle();
@@ -285,8 +280,8 @@ describe("a comment steers the run of a pull request's branch with the run's own
     expect(w.repo.head(FEATURE)).toBe(head);
   });
 
-  it("a ticket directory of more than 1,000 entries is listed through its git tree", async () => {
-    world = await makeWorld({ clutter: CONTENTS_LIST_MAX });
+  it("a ticket directory of more than 1,000 entries: the comment reads no listing and no file of it", async () => {
+    world = await makeWorld({ clutter: 1000 });
     const w = world;
     const pr = w.repo.openPull({ head: FEATURE });
     w.script.build = ["failed", "complete"];
@@ -303,15 +298,9 @@ describe("a comment steers the run of a pull request's branch with the run's own
       w.context(w.mainWs, w.repo.head("main")!, "refs/heads/main", "issue_comment", payload),
     );
     expect(result).toMatchObject({ kind: "handled", ok: true, branch: FEATURE });
-    // the listing, then the commit's tree and the directory's tree, and the three files:
-    // not one read per entry
-    expect(w.fake.countRequests({ operation: "git/get-commit" })).toBe(1);
-    expect(w.fake.countRequests({ operation: "git/get-tree" })).toBe(2);
-    expect(
-      w.fake.requests.filter(
-        (r) => r.operation === "repos/get-content" && r.query.includes(w.base),
-      ),
-    ).toHaveLength(4);
+    // the run's tickets are in base.json: no listing, no tree, no read per entry
+    expect(w.fake.countRequests({ operation: "git/get-tree" })).toBe(0);
+    expect(w.fake.countRequests({ operation: "repos/get-content" })).toBe(0);
     await w.fake.idle();
     expect(Object.keys(w.state().tickets).sort()).toEqual(["build", "ship"]);
     expect(w.state().tickets.ship?.status).toBe("complete");
@@ -346,17 +335,12 @@ describe("a comment steers the run of a pull request's branch with the run's own
       { start: false },
     );
     expect(out.dispatched.map((d) => d.ticket)).toEqual(["ship"]);
-    // the branch and state.json, one commit, ship's dispatch, the report: nothing read
-    // per ticket, nothing read at base
+    // one query (head, state, worklog), one commit, ship's dispatch; the report's headline
+    // did not change within 30 s: nothing read per ticket, nothing read at base
     expect(ops(w.fake.requests)).toEqual([
-      "repos/get-branch",
-      "repos/get-content",
-      "git/create-tree",
-      "git/create-commit",
-      "git/update-ref",
+      "graphql/query",
+      "graphql/mutation:createCommitOnBranch",
       "actions/create-workflow-dispatch",
-      "issues/get-comment",
-      "issues/update-comment",
     ]);
     expect(w.log.join("\n")).not.toMatch(/checkout's tickets are not the run's/);
     w.release();
@@ -388,7 +372,8 @@ describe("a comment steers the run of a pull request's branch with the run's own
         "advance (push)",
       );
       expect(Object.keys(out.state.tickets).sort()).toEqual(["build", "ship"]);
-      expect(w.fake.requests.some((r) => r.query.includes(w.base))).toBe(true);
+      // the checkout is not the run's: the run's tickets come from its base.json
+      expect(w.fake.countRequests({ operation: "graphql/query" })).toBeGreaterThanOrEqual(2);
       expect(w.log.join("\n")).toMatch(/extra was added after the run started/);
     } finally {
       rmSync(ws, { recursive: true, force: true });

@@ -223,9 +223,10 @@ describe("the context step", () => {
     runner.fake.clearRequests();
     const online = await runner.step({ ...common, inputs: { command: "context" } });
     expect(online.code).toBe(0);
+    // without the records checkout: one query for the state, one for the input's result
     expect(runner.fake.requests.map((r) => r.operation)).toEqual([
-      "repos/get-content",
-      "repos/get-content",
+      "graphql/query",
+      "graphql/query",
     ]);
     expect(
       (await import("node:fs")).readFileSync(online.outputs["context-file"] as string, "utf8"),

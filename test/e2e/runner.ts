@@ -29,6 +29,7 @@ import {
   makeWorkflowDispatchPayload,
   makeWorkflowRunPayload,
 } from "../fake-github/server.js";
+import { readRunState } from "../support/run-state.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BUNDLE = join(ROOT, "dist", "index.js");
@@ -130,6 +131,8 @@ export class Runner {
   withRecords = true;
   /** extra INPUT_* for every step */
   inputs: Record<string, string> = {};
+  /** extra environment variables for every step */
+  env: Record<string, string> = {};
   private unhook?: () => void;
 
   constructor(options: { returnRunDetails?: "supported" | "refused" } = {}) {
@@ -226,6 +229,7 @@ export class Runner {
             v,
           ]),
         ),
+        ...this.env,
         ...(options.env ?? {}),
       };
       const started = Date.now();
@@ -363,9 +367,9 @@ export class Runner {
     report?: { issue_number: number; comment_id: number; login: string };
     questions: Record<string, { issue_number: number }>;
   } {
-    const text = this.repo.readFile("tickets/.frontier/state.json", "main");
-    if (!text) throw new Error("no state.json on main");
-    return JSON.parse(text);
+    const state = readRunState(this.repo, "tickets", "main");
+    if (!state) throw new Error("no state.json on main");
+    return state as unknown as ReturnType<Runner["state"]>;
   }
 }
 

@@ -70,7 +70,7 @@ describe("a 100-ticket run", () => {
       latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
     const settleMs = runner.jobs.map((j) => j.settle?.ms ?? 0).sort((a, b) => a - b);
     const report = [
-      `[e2e] 100-ticket run: ${total} API requests, ${perTicket.toFixed(2)} per ticket; ${(byOp.get("repos/get-branch") ?? 0) - (TICKETS + 1)} commit tries lost to a concurrent settle (of ${TICKETS + 1} events)`,
+      `[e2e] 100-ticket run: ${total} API requests, ${perTicket.toFixed(2)} per ticket; ${(byOp.get("graphql/mutation:createCommitOnBranch") ?? 0) - (TICKETS + 1)} commit tries lost to a concurrent settle (of ${TICKETS + 1} events)`,
       ...ops.map((o) => `  ${o}`),
       `  settle→dispatch latency (settle step spawn → dependent's dispatch at GitHub): median ${pct(0.5)} ms, p90 ${pct(0.9)} ms`,
       `  settle step wall time: median ${settleMs[Math.floor(settleMs.length / 2)]} ms`,
@@ -78,21 +78,25 @@ describe("a 100-ticket run", () => {
     console.log(report);
     mkdirSync(join(ROOT, "test-output"), { recursive: true });
     writeFileSync(join(ROOT, "test-output", "github-requests.txt"), `${report}\n`);
-    // Each try of an event (a first try, or a re-try after losing a race) is exactly one
-    // read of the branch, one of state.json, and one tree, commit and ref update: nothing
-    // is read or written per ticket of the graph. How many races are lost depends on
-    // timing, so it is reported, not asserted.
-    const tries = byOp.get("repos/get-branch") ?? 0;
+    // Each try of an event (a first try, or a re-try after losing a race) is one GraphQL
+    // query (head, state, worklog) and one commit: nothing is read or written per ticket
+    // of the graph, and no ticket file is ever read through the API.
+    const queries = byOp.get("graphql/query") ?? 0;
+    const commits = byOp.get("graphql/mutation:createCommitOnBranch") ?? 0;
+    expect(commits).toBeLessThanOrEqual(queries);
     for (const op of [
       "repos/get-content",
       "git/create-tree",
       "git/create-commit",
       "git/update-ref",
-    ]) {
-      expect(byOp.get(op), op).toBe(tries);
-    }
-    // besides the tries: the dispatch, and reading and updating the report comment
-    const rest = total - 5 * tries;
-    expect(rest / TICKETS).toBeLessThanOrEqual(3.1);
+    ])
+      expect(byOp.get(op) ?? 0, op).toBe(0);
+    // Besides the tries: a dispatch per ticket, and the report comment now and then. How
+    // many races are lost depends on timing (every job here settles the instant it is
+    // dispatched), so it is reported, and the budget is measured at GitHub's pace by
+    // `npm run bench`.
+    const rest = total - queries - commits;
+    expect(rest / TICKETS).toBeLessThanOrEqual(1.15);
+    expect(queries - commits).toBeLessThanOrEqual(3);
   });
 });

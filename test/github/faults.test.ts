@@ -16,7 +16,10 @@ afterEach(async () => {
 });
 
 type State = {
-  tickets: Record<string, { status: string; attempt: number; attempts: Array<{ outcome?: string; reason?: string }> }>;
+  tickets: Record<
+    string,
+    { status: string; attempt: number; attempts: Array<{ outcome?: string; reason?: string }> }
+  >;
   outbox?: Record<string, { claim: string; status: string }>;
 };
 
@@ -26,7 +29,9 @@ const dispatchesOf = (w: World, t: string) =>
 describe("every conflict answer is a conflict: re-read, re-apply, nothing lost", () => {
   it('422 "Reference cannot be updated" on the REST ref update: the outcome is recorded and the dependent dispatched', async () => {
     world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"])]));
-    const ctx = runContext(world, { store: restStore(world.gh, { owner: "acme", repo: "widgets" }, "main") });
+    const ctx = runContext(world, {
+      store: restStore(world.gh, { owner: "acme", repo: "widgets" }, "main"),
+    });
     const start = await advance(ctx, advanceOnly, "start");
     world.fake.inject({
       operation: "git/update-ref",
@@ -36,7 +41,14 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
     });
     const out = await advance(
       ctx,
-      settleEvent({ ticket: "a", attempt: 1, claim: start.dispatched[0]?.claim, outcome: "complete", result: "A", by: "job" }),
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim: start.dispatched[0]?.claim,
+        outcome: "complete",
+        result: "A",
+        by: "job",
+      }),
       "settle a",
     );
     expect(out.result.kind).toBe("ok");
@@ -64,7 +76,14 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
     };
     const out = await advance(
       { ...ctx, store: racing },
-      settleEvent({ ticket: "a", attempt: 1, claim: start.dispatched[0]?.claim, outcome: "complete", result: "A", by: "job" }),
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim: start.dispatched[0]?.claim,
+        outcome: "complete",
+        result: "A",
+        by: "job",
+      }),
       "settle a",
     );
     expect(out.result.kind).toBe("ok");
@@ -79,7 +98,9 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
 
 describe("nothing is lost to an unclear answer", () => {
   it("a commit whose answer was lost, with another commit landing before the re-read: its claims are dispatched by this event, once", async () => {
-    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"]), ticket("c", ["a"])]));
+    world = await makeWorld(
+      Object.fromEntries([ticket("a"), ticket("b", ["a"]), ticket("c", ["a"])]),
+    );
     const base = runContext(world);
     const start = await advance(base, advanceOnly, "start");
     // the settle's commit lands, its answer is lost (502) ...
@@ -98,7 +119,14 @@ describe("nothing is lost to an unclear answer", () => {
     });
     const out = await advance(
       ctx,
-      settleEvent({ ticket: "a", attempt: 1, claim: start.dispatched[0]?.claim, outcome: "complete", result: "A", by: "job" }),
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim: start.dispatched[0]?.claim,
+        outcome: "complete",
+        result: "A",
+        by: "job",
+      }),
       "settle a",
     );
     expect(out.result.kind).toBe("ok");
@@ -119,7 +147,11 @@ describe("nothing is lost to an unclear answer", () => {
     // the start's dispatches never happen (the job died after its commit)
     world.fake.inject({ operation: "actions/create-workflow-dispatch", status: 500, times: 2 });
     world.fake.inject({ operation: "actions/list-workflow-runs", status: 500, times: 10 });
-    await advance({ ...ctx, session: Object.assign(ctx.session, { findRunTries: 1 }) }, advanceOnly, "start");
+    await advance(
+      { ...ctx, session: Object.assign(ctx.session, { findRunTries: 1 }) },
+      advanceOnly,
+      "start",
+    );
     world.fake.clearFaults();
     expect(world.fake.allRuns()).toHaveLength(0);
     // an event soon after leaves them alone: a run may just not be listed yet
@@ -154,11 +186,21 @@ describe("leases everywhere: every event reclaims expired claims of its run", ()
     // b's job settles; a's never started: this event reclaims a
     const out = await advance(
       ctx,
-      settleEvent({ ticket: "b", attempt: 1, claim: start.dispatched.find((d) => d.ticket === "b")?.claim, outcome: "complete", result: "B", by: "job" }),
+      settleEvent({
+        ticket: "b",
+        attempt: 1,
+        claim: start.dispatched.find((d) => d.ticket === "b")?.claim,
+        outcome: "complete",
+        result: "B",
+        by: "job",
+      }),
       "settle b",
     );
     const state = stateOf(world) as State;
-    expect(state.tickets.a?.attempts[0]).toMatchObject({ outcome: "failed", reason: "lease-expired" });
+    expect(state.tickets.a?.attempts[0]).toMatchObject({
+      outcome: "failed",
+      reason: "lease-expired",
+    });
     expect(state.tickets.a?.attempt).toBe(2);
     expect(out.dispatched.map((d) => `${d.ticket}#${d.attempt}`)).toEqual(["a#2"]);
   });

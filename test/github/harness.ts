@@ -11,6 +11,7 @@ import { DispatchSession } from "../../src/github/dispatch.js";
 import { createGitHub, type GitHub } from "../../src/github/octokit.js";
 import { Checkout } from "../../src/github/source.js";
 import { FakeGitHub, type FakeRepo } from "../fake-github/server.js";
+import { readRunState } from "../support/run-state.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const EXAMPLES = join(ROOT, "examples", "workflows");
@@ -96,7 +97,7 @@ export function runContext(world: World, over: Partial<RunContext> = {}): RunCon
 }
 
 export function stateOf(world: World, branch = "main"): Record<string, unknown> {
-  const text = world.repo.readFile("tickets/.frontier/state.json", branch);
-  if (text === undefined) throw new Error("no state.json on the branch");
-  return JSON.parse(text) as Record<string, unknown>;
+  const state = readRunState(world.repo, "tickets", branch);
+  if (state === undefined) throw new Error("no state.json on the branch");
+  return state as unknown as Record<string, unknown>;
 }

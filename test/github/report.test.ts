@@ -155,7 +155,14 @@ describe("one sticky report comment per run", () => {
     now += 31_000;
     await advance(
       ctx,
-      settleEvent({ ticket: "a", attempt: 1, claim: claim("a"), outcome: "complete", result: "A", by: "job" }),
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim: claim("a"),
+        outcome: "complete",
+        result: "A",
+        by: "job",
+      }),
       "settle a",
     );
     const second = (stateOf(world) as { report: { comment_id: number } }).report.comment_id;
@@ -165,7 +172,14 @@ describe("one sticky report comment per run", () => {
     now += 31_000;
     await advance(
       ctx,
-      settleEvent({ ticket: "b", attempt: 1, claim: claim("b"), outcome: "complete", result: "B", by: "job" }),
+      settleEvent({
+        ticket: "b",
+        attempt: 1,
+        claim: claim("b"),
+        outcome: "complete",
+        result: "B",
+        by: "job",
+      }),
       "settle b",
     );
     // the later event updated the comment posted again, not the deleted one
