@@ -21,7 +21,7 @@ export interface ReceiptOptions {
   /** the run's goal, from frontier.yml */
   goal?: string;
   /**
-   * Where the run ran (default `github`): a local run's reports name `frontier` commands
+   * Where the run ran (absent: read as `github`): a local run's reports name `frontier` commands
    * and the files under DIR/.frontier/, a GitHub run's name `/answer`, workflow runs
    * and artifacts.
    */
@@ -126,7 +126,6 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     schema: RECEIPT_SCHEMA,
     run: run.run,
     state: frontier.runState(opts.now),
-    where: opts.where ?? "github",
     generated_at: new Date(opts.now).toISOString(),
     counts,
     // the engine's query answers are fresh copies already
@@ -138,6 +137,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     remainder: frontier.remainder(opts.now),
   };
   if (opts.goal !== undefined) receipt.goal = opts.goal;
+  if (opts.where !== undefined) receipt.where = opts.where;
   if (run.base !== undefined) receipt.base = run.base;
   if (run.started_at !== undefined) receipt.started_at = run.started_at;
   if (run.bound || run.dispatched > 0) {

@@ -344,11 +344,13 @@ describe("the comment's mermaid graph renders with mermaid itself", () => {
 
 describe("the HTML report of the example run, as `npm start` makes it", () => {
   let receipt: Receipt;
+  let local: Receipt;
   let opened: Opened;
   beforeAll(async () => {
     receipt = runExample();
     // the local runner says where it ran; a receipt from before that field reads as local here
-    const html = renderHtml({ ...receipt, where: receipt.where ?? "local" });
+    local = { ...receipt, where: receipt.where ?? "local" };
+    const html = renderHtml(local);
     writeFileSync(new URL("report-example-run.html", OUT), html);
     opened = await open("/example-run.html", html, "light", "Asia/Tokyo");
   }, 60_000);
@@ -405,8 +407,20 @@ describe("the HTML report of the example run, as `npm start` makes it", () => {
   it("speaks of local things: no GitHub run column, no workflow artifacts", async () => {
     const text = (await opened.page.locator("main").textContent()) ?? "";
     expect(text).not.toMatch(/GitHub run|workflow artifact|\/answer/);
+    const md = renderMarkdown(local, { marker: "ticket-frontier:payments-retry-review" });
+    expect(md).not.toMatch(/workflow artifact|\/answer|\/retry|\| run \|/);
+    expect(md).toContain("`.frontier/report.html`");
     expect(opened.requests).toEqual([`${base}/example-run.html`]);
     expect(opened.errors).toEqual([]);
+  });
+
+  it("is the README's screenshot", async () => {
+    const { page } = await open("/example-run-shot.html", renderHtml(local));
+    const clip = { x: 0, y: 0, width: 1280, height: 900 };
+    await page.screenshot({ path: new URL("report-screenshot.png", OUT).pathname, clip });
+    if (process.env.FRONTIER_UPDATE_DOCS === "1")
+      await page.screenshot({ path: new URL("report-screenshot.png", DOCS).pathname, clip });
+    await page.close();
   });
 });
 
@@ -422,14 +436,14 @@ describe("state symbols with the fonts a stock Debian has", () => {
   });
 });
 
-describe("the README's screenshot and example comment", () => {
-  it("renders the example run and saves its screenshot", async () => {
+describe("the README's example comment", () => {
+  it("renders a GitHub run with every state present, and its comment", async () => {
     const receipt = exampleReceipt();
     const html = renderHtml(receipt);
     writeFileSync(new URL("report-example.html", OUT), html);
     const { page, requests, errors } = await open("/example.html", html);
     expect(await visibleTickets(page)).toBe(receipt.tickets.length);
-    const shot = new URL("report-screenshot.png", OUT).pathname;
+    const shot = new URL("report-example.png", OUT).pathname;
     await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: 900 } });
     const md = renderMarkdown(receipt, {
       marker: "ticket-frontier:payments-retry-review",
@@ -437,13 +451,8 @@ describe("the README's screenshot and example comment", () => {
       repoBlobUrl: "https://github.com/acme/payments/blob/9f2c4e1a7b3d/tickets",
     });
     writeFileSync(new URL("report-comment-example.md", OUT), md);
-    if (process.env.FRONTIER_UPDATE_DOCS === "1") {
-      await page.screenshot({
-        path: new URL("report-screenshot.png", DOCS).pathname,
-        clip: { x: 0, y: 0, width: 1280, height: 900 },
-      });
+    if (process.env.FRONTIER_UPDATE_DOCS === "1")
       writeFileSync(new URL("report-comment-example.md", DOCS), md);
-    }
     expect(requests).toEqual([`${base}/example.html`]);
     expect(errors).toEqual([]);
     await page.close();
