@@ -440,7 +440,7 @@ function layerLayout(ctx: Ctx): Layout {
   const nodes = new Map<string, Point>();
   const bands: Layout["bands"] = [];
   const lineWidth = LAYER_LINE * NODE_W + (LAYER_LINE - 1) * GAP_X;
-  // order key: a ticket's column left to right, then its line, as one number
+  // a placed ticket -> its column: where its dependents would rather sit
   const key = new Map<string, number>();
   let y = MARGIN;
   waves.forEach((ids, wi) => {
@@ -455,20 +455,37 @@ function layerLayout(ctx: Ctx): Layout {
           n++;
         }
       }
-      return n ? sum / n : i;
+      return n ? sum / n : i % LAYER_LINE;
     };
-    const order = ids
+    // each ticket goes to the column under its dependencies (wave 1: round robin); a line
+    // takes one ticket per column, and its empty slots from the fullest columns
+    const cols: string[][] = Array.from({ length: LAYER_LINE }, () => []);
+    ids
       .map((id, i) => ({ id, k: at(id, i), i }))
-      .sort((a, b) => a.k - b.k || a.i - b.i);
-    bands.push({ label: `wave ${wi + 1}`, y });
-    for (let start = 0; start < order.length; start += LAYER_LINE) {
-      const line = order.slice(start, start + LAYER_LINE);
-      const used = line.length * NODE_W + (line.length - 1) * GAP_X;
-      const x0 = LEFT + (lineWidth - used) / 2;
-      line.forEach(({ id }, j) => {
-        nodes.set(id, { x: x0 + j * (NODE_W + GAP_X) + NODE_W / 2, y: y + NODE_H / 2 });
-        key.set(id, j + (LAYER_LINE - line.length) / 2);
+      .sort((a, b) => a.k - b.k || a.i - b.i)
+      .forEach(({ id, k }) => {
+        cols[Math.min(LAYER_LINE - 1, Math.max(0, Math.round(k)))]?.push(id);
       });
+    const next = cols.map(() => 0);
+    const left = (c: number) => (cols[c]?.length ?? 0) - (next[c] ?? 0);
+    let remaining = ids.length;
+    bands.push({ label: `wave ${wi + 1}`, y });
+    while (remaining > 0) {
+      for (let c = 0; c < LAYER_LINE && remaining > 0; c++) {
+        let from = c;
+        if (left(c) === 0) {
+          from = -1;
+          for (let o = 0; o < LAYER_LINE; o++)
+            if (left(o) > 0 && (from < 0 || left(o) > left(from))) from = o;
+          if (from < 0) break;
+        }
+        const id = cols[from]?.[next[from] ?? 0];
+        next[from] = (next[from] ?? 0) + 1;
+        remaining--;
+        if (id === undefined) continue;
+        nodes.set(id, { x: LEFT + c * (NODE_W + GAP_X) + NODE_W / 2, y: y + NODE_H / 2 });
+        key.set(id, c);
+      }
       y += NODE_H + GAP_LINE;
     }
     y += GAP_WAVE - GAP_LINE;

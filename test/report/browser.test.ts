@@ -453,6 +453,19 @@ describe("the README's example comment", () => {
     writeFileSync(new URL("report-comment-example.md", OUT), md);
     if (process.env.FRONTIER_UPDATE_DOCS === "1")
       writeFileSync(new URL("report-comment-example.md", DOCS), md);
+    // GitHub draws the comment with the reader's fonts: in its font stack on a stock
+    // Debian, every symbol of the comment (counts, states, mermaid labels) has a glyph
+    const stack =
+      '-apple-system,BlinkMacSystemFont,"Segoe UI","Noto Sans",Helvetica,Arial,sans-serif,"Apple Color Emoji","Segoe UI Emoji"';
+    const shown = await open(
+      "/comment.html",
+      `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><body style='font-family:${stack}'><div id="md"></div><pre id="code" style="font-family:ui-monospace,SFMono-Regular,'SF Mono',Menlo,Consolas,'Liberation Mono',monospace"></pre>`,
+    );
+    await shown.page.evaluate(
+      `document.getElementById("md").textContent = ${JSON.stringify(md)}; document.getElementById("code").textContent = ${JSON.stringify(md)};`,
+    );
+    expect(await missingGlyphs(shown.page)).toEqual([]);
+    await shown.page.close();
     expect(requests).toEqual([`${base}/example.html`]);
     expect(errors).toEqual([]);
     await page.close();
