@@ -195,6 +195,15 @@ describe("large runs", () => {
     // every dependency is drawn from its ticket's band to a later band
     const edges = receipt.tickets.reduce((n, t) => n + new Set(t.depends_on).size, 0);
     expect(big.match(/<path class="edge/g)).toHaveLength(edges);
+    // a ticket sits in the column of what it depends on: t10 (blocked by t2) under t2
+    const x = (i: number) =>
+      big.match(
+        new RegExp(
+          `<a href="#ticket-${i}" class="node[^"]*"[^>]*>\\s*<title>[^<]*</title>\\s*(?:<rect class="halo"[^>]*/>)?<rect x="([\\d.]+)"`,
+        ),
+      )?.[1];
+    expect(x(10)).toBeDefined();
+    expect(x(10)).toBe(x(2));
   });
 });
 
