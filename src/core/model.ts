@@ -262,6 +262,8 @@ export const ReceiptTicket = z.object({
   write_scope: z.array(z.string()),
   priority: z.number(),
   bound: z.string().optional(),
+  /** the ticket's markdown body: the task as its author wrote it */
+  task: z.string().optional(),
   attempt: z.number().int().nonnegative(),
   claimed_by: z.string().optional(),
   claimed_at: z.string().optional(),
@@ -292,11 +294,17 @@ export const BlockerGroup = z.object({
 });
 export type BlockerGroup = z.infer<typeof BlockerGroup>;
 
+/** Where the run ran: its reports speak of `frontier` commands or of GitHub. */
+export const RunPlace = z.enum(["local", "github"]);
+export type RunPlace = z.infer<typeof RunPlace>;
+
 export const Receipt = z.object({
   schema: z.literal(RECEIPT_SCHEMA),
   run: z.string(),
   goal: z.string().optional(),
   state: RunState,
+  /** where the run ran (absent in older receipts: read as `github`) */
+  where: RunPlace.optional(),
   base: z.string().optional(),
   started_at: z.string().optional(),
   generated_at: z.string(),

@@ -4,57 +4,80 @@
  * It makes no network request: no external script, font, stylesheet or image, and a
  * Content-Security-Policy of `default-src 'none'` that allows only its own inline
  * style and the one inline script whose hash it carries — so even text that slipped
- * past escaping could not load or run anything. The graph is laid out with dagre
- * when the report is made and drawn as inline SVG; every node carries its state as a
- * word, not only a colour.
+ * past escaping could not load or run anything. The graph is laid out when the report is
+ * made (dagre for small graphs, layers by wave for large ones) and drawn as inline SVG;
+ * every node carries its state as a word, not only a colour, and state icons are SVG, so
+ * no reader sees an empty box for a glyph their fonts lack.
  */
 import { createHash } from "node:crypto";
 import dagre from "@dagrejs/dagre";
 import { STATUSES } from "../core/constants.js";
-import type { Receipt, ReceiptAttempt, ReceiptTicket, Status } from "../core/model.js";
+import type { Receipt, ReceiptAttempt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
 import { clip, escapeHtml, oneLine } from "./escape.js";
+import { markdownToHtml } from "./richtext.js";
 import {
-  ATTEMPT_ICON,
   COUNT_ORDER,
   formatDuration,
   formatInt,
-  RUN_STATE_ICON,
+  type IconName,
+  RUN_STATE_ICON_NAME,
+  STATE_ICON_SVG,
   STATUS_COLOURS,
-  STATUS_ICON,
   STATUS_MEANING,
   safeUrl,
   totalDuration,
 } from "./states.js";
 
 /**
- * dagre's layout grows faster than linearly (measured here: 200 tickets 0.35 s,
- * 1,000 tickets 4.5 s, 2,000 tickets 23 s); past this many tickets the graph is shown
- * as its waves instead, which is also what a reader can take in.
+ * Past this many tickets the graph is not drawn but listed as its waves: an SVG of more
+ * nodes is more than a reader can take in, and more than a browser draws smoothly.
  */
-export const HTML_GRAPH_MAX_NODES = 400;
+export const HTML_GRAPH_MAX_NODES = 2_000;
+/**
+ * dagre lays out graphs up to this many tickets (and no wave wider than DAGRE_MAX_WAVE);
+ * larger ones are laid out in layers, one band per wave. dagre's cost grows faster than
+ * linearly (measured on a 2-core machine: 100 tickets 0.12 s, 300 tickets 0.4 s, 1,000
+ * tickets 14 s) while the layers cost a few milliseconds at 1,000 tickets.
+ */
+export const DAGRE_MAX_NODES = 150;
+/** A wider wave would make dagre's drawing wider than FIT_WIDTH: too small when fitted. */
+const DAGRE_MAX_WAVE = 8;
+/** Tickets per line of a wave in the layered layout: six fit a page at 80% scale. */
+const LAYER_LINE = 6;
 /** Longest result text shown per attempt; the rest stays in the result file. */
 const RESULT_MAX_CHARS = 20_000;
+/** Longest task text shown per ticket; the rest is in the ticket's file. */
+const TASK_MAX_CHARS = 20_000;
 
 const NODE_W = 224;
 const NODE_H = 74;
 /** characters per line that fit a node at 12px (monospace id, proportional title) */
 const ID_CHARS = 28;
 const TITLE_CHARS = 31;
-/** Graphs up to this wide are scaled to the page; wider ones scroll at full size. */
+/**
+ * Graphs up to this wide are scaled to the page on first paint (text stays at 60% or
+ * more); wider ones open at full size, scrolled to where the run starts.
+ */
 const FIT_WIDTH = 2_000;
 
 export interface HtmlOptions {
   /** draw the graph up to this many tickets (default HTML_GRAPH_MAX_NODES) */
   maxGraphNodes?: number;
+  /** lay out with dagre up to this many tickets (default DAGRE_MAX_NODES) */
+  maxDagreNodes?: number;
 }
 
 interface Ctx {
   receipt: Receipt;
+  /** where the run ran: which commands the report names */
+  where: RunPlace;
   /** ticket id -> element id (`ticket-0`, …): receipt ids never become element ids */
   anchor: Map<string, string>;
   byId: Map<string, ReceiptTicket>;
   /** memo of chainLength */
   chainLen: Map<string, number>;
+  /** ticket id -> its place on the critical path (0-based) */
+  crit: Map<string, number>;
 }
 
 const e = escapeHtml;
@@ -62,14 +85,20 @@ const e = escapeHtml;
 export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
   const ctx: Ctx = {
     receipt,
+    where: receipt.where ?? "github",
     anchor: new Map(),
     byId: new Map(),
     chainLen: new Map(),
+    crit: new Map(),
   };
   receipt.tickets.forEach((t, i) => {
     if (!ctx.anchor.has(t.id)) ctx.anchor.set(t.id, `ticket-${i}`);
     if (!ctx.byId.has(t.id)) ctx.byId.set(t.id, t);
   });
+  if (receipt.critical_path.length > 1)
+    receipt.critical_path.forEach((id, i) => {
+      if (!ctx.crit.has(id)) ctx.crit.set(id, i);
+    });
 
   const script = SCRIPT;
   const scriptHash = createHash("sha256").update(script).digest("base64");
@@ -86,12 +115,16 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
   const body = [
     renderHeader(ctx),
     renderFilter(ctx),
-    renderGraph(ctx, opts.maxGraphNodes ?? HTML_GRAPH_MAX_NODES),
+    renderGraph(
+      ctx,
+      opts.maxGraphNodes ?? HTML_GRAPH_MAX_NODES,
+      opts.maxDagreNodes ?? DAGRE_MAX_NODES,
+    ),
     renderBlockers(ctx),
     renderQuestions(ctx),
     renderRemainder(ctx),
     renderTickets(ctx),
-    `<footer><p>Receipt schema <code>${e(receipt.schema)}</code> · generated ${e(receipt.generated_at)} · made by Ticket Frontier. This file makes no network request.</p></footer>`,
+    `<footer><p>Receipt schema <code>${e(receipt.schema)}</code> · generated ${time(receipt.generated_at)} · made by Ticket Frontier. This file makes no network request.</p></footer>`,
   ].join("\n");
 
   return `<!doctype html>
@@ -106,6 +139,7 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
 <style>${CSS}</style>
 </head>
 <body>
+<svg class="sprite" aria-hidden="true"><defs>${SPRITE}</defs></svg>
 <main>
 ${body}
 </main>
@@ -117,16 +151,54 @@ ${body}
 
 /* ------------------------------------------------------------------------- */
 
+const ICON_NAMES = Object.keys(STATE_ICON_SVG) as IconName[];
+const SPRITE = ICON_NAMES.map(
+  (n) => `<symbol id="i-${n}" viewBox="0 0 16 16">${STATE_ICON_SVG[n]}</symbol>`,
+).join("");
+
+/** A state icon, drawn from the page's own SVG symbols (the word always follows it). */
+function icon(name: IconName | undefined): string {
+  if (!name || !(name in STATE_ICON_SVG)) return "";
+  return `<svg class="ic" aria-hidden="true"><use href="#i-${name}"/></svg>`;
+}
+
 function stateBadge(s: Status): string {
-  return `<span class="badge st-${s}" title="${e(STATUS_MEANING[s] ?? s)}">${STATUS_ICON[s] ?? "?"} ${e(s)}</span>`;
+  return `<span class="badge st-${s}" title="${e(STATUS_MEANING[s] ?? s)}">${icon(s)}${e(s)}</span>`;
 }
 
 function ticketLink(ctx: Ctx, id: string): string {
   const a = ctx.anchor.get(id);
   const t = ctx.byId.get(id);
-  const icon = t ? `${STATUS_ICON[t.status] ?? ""} ` : "";
   if (!a) return `<code>${e(id)}</code>`;
-  return `<a class="tref" href="#${a}">${icon}<code>${e(id)}</code></a>`;
+  return `<a class="tref" href="#${a}">${t ? icon(t.status) : ""}<code>${e(id)}</code></a>`;
+}
+
+/**
+ * A point in time: UTC in the file, the reader's local time once the page's script has
+ * run (the exact instant stays in the tooltip). Text that is not a time is shown as is.
+ */
+function time(iso: string | undefined): string {
+  if (!iso) return "";
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) return e(iso);
+  const utc = `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+  return `<time datetime="${e(new Date(ms).toISOString())}" title="${e(iso)}">${utc}</time>`;
+}
+
+/** The time between two instants, as the rest of the report prints durations. */
+function between(from: string | undefined, to: string | undefined): number | undefined {
+  if (!from || !to) return undefined;
+  const d = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(d) && d >= 0 ? d : undefined;
+}
+
+/** How to answer an open question, in the words of where the run ran. */
+function howToAnswer(ctx: Ctx, id: string, onIssue: boolean): string {
+  if (ctx.where === "local")
+    return `Answer with <code>frontier answer DIR ${e(id)} "YOUR ANSWER"</code>, then <code>frontier run DIR</code> to go on.`;
+  return onIssue
+    ? `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code> on the report's PR or issue.`
+    : `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code>.`;
 }
 
 function link(text: string, url: string | undefined): string {
@@ -141,16 +213,19 @@ function renderHeader(ctx: Ctx): string {
   const chips = COUNT_ORDER.filter((s) => (r.counts[s] ?? 0) > 0)
     .map(
       (s) =>
-        `<li class="count st-${s}"><span class="n">${formatInt(r.counts[s] ?? 0)}</span> ${STATUS_ICON[s]} ${e(s === "empty" ? "empty (ran, returned nothing)" : s)}</li>`,
+        `<li class="count st-${s}"><span class="n">${formatInt(r.counts[s] ?? 0)}</span> ${icon(s)}${e(s === "empty" ? "empty (ran, returned nothing)" : s)}</li>`,
     )
     .join("");
   const meta: string[] = [];
   if (r.base) meta.push(`<div><dt>base</dt><dd><code>${e(r.base)}</code></dd></div>`);
-  if (r.started_at) meta.push(`<div><dt>started</dt><dd>${e(r.started_at)}</dd></div>`);
-  meta.push(`<div><dt>updated</dt><dd>${e(r.generated_at)}</dd></div>`);
+  if (r.started_at) meta.push(`<div><dt>started</dt><dd>${time(r.started_at)}</dd></div>`);
+  const elapsed = between(r.started_at, r.generated_at);
+  meta.push(
+    `<div><dt>updated</dt><dd>${time(r.generated_at)}${elapsed !== undefined ? ` <span class="sub">(${formatDuration(elapsed)} after the start)</span>` : ""}</dd></div>`,
+  );
   if (r.bound) {
     const cap = r.bound.dispatches !== undefined ? ` of ${formatInt(r.bound.dispatches)}` : "";
-    const deadline = r.bound.deadline ? `, deadline ${e(r.bound.deadline)}` : "";
+    const deadline = r.bound.deadline ? `, deadline ${time(r.bound.deadline)}` : "";
     meta.push(
       `<div><dt>dispatches</dt><dd>${formatInt(r.bound.dispatched)}${cap}${deadline}</dd></div>`,
     );
@@ -163,7 +238,7 @@ function renderHeader(ctx: Ctx): string {
   }
   if (r.cancelled)
     meta.push(
-      `<div><dt>cancelled</dt><dd>by ${e(r.cancelled.by)} at ${e(r.cancelled.at)}</dd></div>`,
+      `<div><dt>cancelled</dt><dd>by ${e(r.cancelled.by)} at ${time(r.cancelled.at)}</dd></div>`,
     );
   const links: string[] = [];
   if (safeUrl(r.links?.workflow_run)) links.push(link("workflow run", r.links?.workflow_run));
@@ -175,11 +250,13 @@ function renderHeader(ctx: Ctx): string {
       .map((id) => ticketLink(ctx, id))
       .join(" → ");
     const more = r.critical_path.length > 40 ? ` → … ${r.critical_path.length - 40} more` : "";
-    meta.push(`<div><dt>critical path</dt><dd>${path}${more}</dd></div>`);
+    meta.push(
+      `<div class="crit-path"><dt>critical path</dt><dd>${path}${more} <span class="sub">(${formatInt(r.critical_path.length)} tickets, outlined in the graph)</span></dd></div>`,
+    );
   }
   return `<header>
 <p class="kicker">Ticket Frontier report</p>
-<h1><span class="runstate rs-${e(r.state)}">${RUN_STATE_ICON[r.state] ?? ""} ${e(r.state)}</span> ${e(r.run)}</h1>
+<h1><span class="runstate rs-${e(r.state)}">${icon(RUN_STATE_ICON_NAME[r.state])}${e(r.state)}</span> ${e(r.run)}</h1>
 ${r.goal ? `<p class="goal">${e(r.goal)}</p>` : ""}
 <p class="progress"><strong>${formatInt(done)} of ${formatInt(total)} tickets complete</strong></p>
 <ul class="counts">${chips}</ul>
@@ -193,7 +270,7 @@ function renderFilter(ctx: Ctx): string {
   const boxes = present
     .map(
       (s) =>
-        `<label class="st-${s}"><input type="checkbox" value="${s}" data-filter checked> ${STATUS_ICON[s]} ${e(s)} <span class="n">${formatInt(r.counts[s] ?? 0)}</span></label>`,
+        `<label class="st-${s}"><input type="checkbox" value="${s}" data-filter checked> ${icon(s)}${e(s)} <span class="n">${formatInt(r.counts[s] ?? 0)}</span></label>`,
     )
     .join("");
   return `<nav class="filter" aria-label="Filter tickets by state">
@@ -206,45 +283,58 @@ function renderFilter(ctx: Ctx): string {
 
 /* ------------------------------------------------------------------------- */
 
-function renderGraph(ctx: Ctx, maxNodes: number): string {
+interface Point {
+  x: number;
+  y: number;
+}
+
+/** Where every node sits (its centre) and how each edge runs: what the SVG draws. */
+interface Layout {
+  kind: "dagre" | "layers";
+  width: number;
+  height: number;
+  nodes: Map<string, Point>;
+  edges: Array<{ v: string; w: string; d: string }>;
+  /** wave bands of the layered layout: label and top edge */
+  bands: Array<{ label: string; y: number }>;
+}
+
+function renderGraph(ctx: Ctx, maxNodes: number, maxDagre: number): string {
   const r = ctx.receipt;
   if (r.tickets.length === 0) return "";
   if (ctx.byId.size > maxNodes) return renderWaves(ctx, maxNodes);
+  const widest = r.waves.reduce((m, w) => Math.max(m, w.length), 0);
+  const lay =
+    ctx.byId.size <= maxDagre && widest <= DAGRE_MAX_WAVE ? dagreLayout(ctx) : layerLayout(ctx);
+  const { width, height } = lay;
 
-  const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: "TB", nodesep: 22, ranksep: 46, marginx: 12, marginy: 12 });
-  g.setDefaultEdgeLabel(() => ({}));
-  for (const id of ctx.byId.keys()) g.setNode(id, { width: NODE_W, height: NODE_H });
-  for (const t of ctx.byId.values()) {
-    for (const d of t.depends_on) if (ctx.byId.has(d) && d !== t.id) g.setEdge(d, t.id);
-  }
-  dagre.layout(g);
-  const size = g.graph();
-  const width = Math.ceil(size.width ?? 0);
-  const height = Math.ceil(size.height ?? 0);
-
+  const critEdge = (v: string, w: string) => {
+    const i = ctx.crit.get(v);
+    return i !== undefined && ctx.crit.get(w) === i + 1;
+  };
   const edges: string[] = [];
-  for (const edge of g.edges()) {
-    const pts: Array<{ x: number; y: number }> = g.edge(edge).points ?? [];
-    if (pts.length === 0) continue;
-    const d = smoothPath(pts);
-    const to = ctx.byId.get(edge.w);
+  for (const { v, w, d } of lay.edges) {
+    const to = ctx.byId.get(w);
     // the edge along which a failure blocked its dependent is drawn as such
-    const blocking = to?.status === "blocked" && to.blocked_by?.ticket === edge.v;
+    const blocking = to?.status === "blocked" && to.blocked_by?.ticket === v;
+    const cls = `edge${blocking ? " blocking" : ""}${critEdge(v, w) ? " crit" : ""}`;
     edges.push(
-      `<path class="edge${blocking ? " blocking" : ""}" d="${d}" marker-end="url(#${blocking ? "arrow-b" : "arrow"})"/>`,
+      `<path class="${cls}" d="${d}" marker-end="url(#${blocking ? "arrow-b" : "arrow"})"/>`,
     );
   }
   const nodes: string[] = [];
+  let start: Point | undefined;
   for (const t of ctx.byId.values()) {
-    const n = g.node(t.id);
-    if (!n || n.x === undefined || n.y === undefined) continue;
+    const n = lay.nodes.get(t.id);
+    if (!n) continue;
+    if (!start || n.y < start.y || (n.y === start.y && n.x < start.x)) start = n;
     const x = n.x - NODE_W / 2;
     const y = n.y - NODE_H / 2;
     const title = oneLine(t.title);
-    nodes.push(`<a href="#${ctx.anchor.get(t.id)}" class="node st-${t.status}" data-node-status="${t.status}">
-<title>${e(`${t.id}: ${title} — ${t.status}${t.blocked_by ? ` (blocked by ${t.blocked_by.ticket})` : ""}`)}</title>
-<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${NODE_W}" height="${NODE_H}" rx="7"/>
+    const crit = ctx.crit.has(t.id);
+    nodes.push(`<a href="#${ctx.anchor.get(t.id)}" class="node st-${t.status}${crit ? " crit" : ""}" data-node-status="${t.status}">
+<title>${e(`${t.id}: ${title} — ${t.status}${t.blocked_by ? ` (blocked by ${t.blocked_by.ticket})` : ""}${crit ? " · on the critical path" : ""}`)}</title>
+${crit ? `<rect class="halo" x="${(x - 4).toFixed(1)}" y="${(y - 4).toFixed(1)}" width="${NODE_W + 8}" height="${NODE_H + 8}" rx="10"/>` : ""}<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${NODE_W}" height="${NODE_H}" rx="7"/>
 <text x="${(x + 10).toFixed(1)}" y="${(y + 18).toFixed(1)}" class="nid">${e(clip(t.id, ID_CHARS))}</text>
 ${titleLines(title === t.id ? "" : title)
   .map(
@@ -252,22 +342,177 @@ ${titleLines(title === t.id ? "" : title)
       `<text x="${(x + 10).toFixed(1)}" y="${(y + 34 + k * 15).toFixed(1)}" class="ntitle">${e(line)}</text>`,
   )
   .join("\n")}
-<text x="${(x + 10).toFixed(1)}" y="${(y + 66).toFixed(1)}" class="nstate">${STATUS_ICON[t.status] ?? ""} ${e(t.status)}</text>
+<use href="#i-${t.status}" x="${(x + 10).toFixed(1)}" y="${(y + 56).toFixed(1)}" width="13" height="13"/><text x="${(x + 27).toFixed(1)}" y="${(y + 66).toFixed(1)}" class="nstate">${e(t.status)}</text>
 </a>`);
   }
+  const bands = lay.bands
+    .map(
+      (b) =>
+        `<text class="band" x="10" y="${(b.y + 14).toFixed(1)}">${e(b.label)}</text><line class="band" x1="0" x2="${width}" y1="${(b.y - 8).toFixed(1)}" y2="${(b.y - 8).toFixed(1)}"/>`,
+    )
+    .join("");
+  const fit = width <= FIT_WIDTH;
+  const how =
+    lay.kind === "dagre"
+      ? "dependencies above their dependents"
+      : `one band per wave, ${LAYER_LINE} tickets a line: dependencies in earlier bands`;
+  const critNote = ctx.crit.size > 1 ? " · the critical path is outlined" : "";
   return `<section id="graph">
-<h2>Graph <span class="sub">${formatInt(ctx.byId.size)} tickets · ${formatInt(g.edgeCount())} dependencies · dependencies above their dependents</span></h2> <button type="button" id="graph-fit" aria-pressed="${width <= FIT_WIDTH}">fit to width</button>
-<div class="graph-scroll">
-<svg xmlns="http://www.w3.org/2000/svg"${width <= FIT_WIDTH ? ' class="fit"' : ""} width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Dependency graph of the run">
+<h2>Graph <span class="sub">${formatInt(ctx.byId.size)} tickets · ${formatInt(lay.edges.length)} dependencies · ${how}${critNote}</span></h2> <button type="button" id="graph-fit" aria-pressed="${fit}">fit to width</button>
+<div class="graph-scroll" data-start-x="${Math.round(start?.x ?? 0)}">
+<svg xmlns="http://www.w3.org/2000/svg" class="${lay.kind}${fit ? " fit" : ""}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Dependency graph of the run">
 <defs>
-<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker>
-<marker id="arrow-b" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead-b"/></marker>
+<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker>
+<marker id="arrow-b" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead-b"/></marker>
 </defs>
+<g class="bands">${bands}</g>
 <g class="edges">${edges.join("")}</g>
 <g class="nodes">${nodes.join("")}</g>
 </svg>
 </div>
 </section>`;
+}
+
+/** The edges of the graph: each dependency once, only between tickets of the receipt. */
+function graphEdges(ctx: Ctx): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const t of ctx.byId.values()) {
+    const seen = new Set<string>();
+    for (const d of t.depends_on) {
+      if (!ctx.byId.has(d) || d === t.id || seen.has(d)) continue;
+      seen.add(d);
+      out.push([d, t.id]);
+    }
+  }
+  return out;
+}
+
+function dagreLayout(ctx: Ctx): Layout {
+  const g = new dagre.graphlib.Graph();
+  g.setGraph({ rankdir: "TB", nodesep: 22, ranksep: 46, marginx: 12, marginy: 12 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const id of ctx.byId.keys()) g.setNode(id, { width: NODE_W, height: NODE_H });
+  for (const [v, w] of graphEdges(ctx)) g.setEdge(v, w);
+  dagre.layout(g);
+  const size = g.graph();
+  const nodes = new Map<string, Point>();
+  for (const id of ctx.byId.keys()) {
+    const n = g.node(id);
+    if (n && n.x !== undefined && n.y !== undefined) nodes.set(id, { x: n.x, y: n.y });
+  }
+  const edges: Layout["edges"] = [];
+  for (const edge of g.edges()) {
+    const pts: Point[] = g.edge(edge).points ?? [];
+    if (pts.length) edges.push({ v: edge.v, w: edge.w, d: smoothPath(pts) });
+  }
+  return {
+    kind: "dagre",
+    width: Math.ceil(size.width ?? 0),
+    height: Math.ceil(size.height ?? 0),
+    nodes,
+    edges,
+    bands: [],
+  };
+}
+
+/**
+ * The layout for large graphs, linear in tickets and edges: one band per wave (every
+ * dependency sits in an earlier band), LAYER_LINE tickets a line, each wave ordered by
+ * where its dependencies sit so edges cross less.
+ */
+function layerLayout(ctx: Ctx): Layout {
+  const GAP_X = 22;
+  const GAP_LINE = 18;
+  const GAP_WAVE = 46;
+  const LEFT = 84;
+  const MARGIN = 12;
+  const waves: string[][] = [];
+  const placed = new Set<string>();
+  for (const w of ctx.receipt.waves) {
+    const ids = w.filter((id) => ctx.byId.has(id) && !placed.has(id));
+    for (const id of ids) placed.add(id);
+    if (ids.length) waves.push(ids);
+  }
+  // a hand-made receipt may leave tickets out of its waves: they still get drawn
+  const rest = [...ctx.byId.keys()].filter((id) => !placed.has(id));
+  if (rest.length) waves.push(rest);
+
+  const nodes = new Map<string, Point>();
+  const bands: Layout["bands"] = [];
+  const lineWidth = LAYER_LINE * NODE_W + (LAYER_LINE - 1) * GAP_X;
+  // a placed ticket -> its column: where its dependents would rather sit
+  const key = new Map<string, number>();
+  let y = MARGIN;
+  waves.forEach((ids, wi) => {
+    const at = (id: string, i: number) => {
+      const deps = ctx.byId.get(id)?.depends_on ?? [];
+      let sum = 0;
+      let n = 0;
+      for (const d of deps) {
+        const k = key.get(d);
+        if (k !== undefined) {
+          sum += k;
+          n++;
+        }
+      }
+      return n ? sum / n : i % LAYER_LINE;
+    };
+    // each ticket goes to the column under its dependencies (wave 1: round robin); a line
+    // takes one ticket per column, and its empty slots from the fullest columns
+    const cols: string[][] = Array.from({ length: LAYER_LINE }, () => []);
+    ids
+      .map((id, i) => ({ id, k: at(id, i), i }))
+      .sort((a, b) => a.k - b.k || a.i - b.i)
+      .forEach(({ id, k }) => {
+        cols[Math.min(LAYER_LINE - 1, Math.max(0, Math.round(k)))]?.push(id);
+      });
+    const next = cols.map(() => 0);
+    const left = (c: number) => (cols[c]?.length ?? 0) - (next[c] ?? 0);
+    let remaining = ids.length;
+    bands.push({ label: `wave ${wi + 1}`, y });
+    while (remaining > 0) {
+      for (let c = 0; c < LAYER_LINE && remaining > 0; c++) {
+        let from = c;
+        if (left(c) === 0) {
+          from = -1;
+          for (let o = 0; o < LAYER_LINE; o++)
+            if (left(o) > 0 && (from < 0 || left(o) > left(from))) from = o;
+          if (from < 0) break;
+        }
+        const id = cols[from]?.[next[from] ?? 0];
+        next[from] = (next[from] ?? 0) + 1;
+        remaining--;
+        if (id === undefined) continue;
+        nodes.set(id, { x: LEFT + c * (NODE_W + GAP_X) + NODE_W / 2, y: y + NODE_H / 2 });
+        key.set(id, c);
+      }
+      y += NODE_H + GAP_LINE;
+    }
+    y += GAP_WAVE - GAP_LINE;
+  });
+  const f = (n: number) => n.toFixed(1);
+  const edges: Layout["edges"] = [];
+  for (const [v, w] of graphEdges(ctx)) {
+    const a = nodes.get(v);
+    const b = nodes.get(w);
+    if (!a || !b) continue;
+    const y1 = a.y + NODE_H / 2;
+    const y2 = b.y - NODE_H / 2 - 1;
+    const bend = Math.max(12, Math.min(40, (y2 - y1) / 2));
+    edges.push({
+      v,
+      w,
+      d: `M${f(a.x)},${f(y1)} C${f(a.x)},${f(y1 + bend)} ${f(b.x)},${f(y2 - bend)} ${f(b.x)},${f(y2)}`,
+    });
+  }
+  return {
+    kind: "layers",
+    width: LEFT + lineWidth + MARGIN,
+    height: Math.ceil(y - GAP_WAVE + MARGIN),
+    nodes,
+    edges,
+    bands,
+  };
 }
 
 /** A title in at most two lines of a node, cut at a word where it can be. */
@@ -303,7 +548,7 @@ function renderWaves(ctx: Ctx, maxNodes: number): string {
           const t = ctx.byId.get(id);
           const s = t?.status ?? "pending";
           const a = ctx.anchor.get(id);
-          const inner = `${STATUS_ICON[s]} ${e(id)}`;
+          const inner = `${icon(s)}${e(id)}`;
           return a
             ? `<a class="chip st-${s}" data-node-status="${s}" href="#${a}" title="${e(`${s}: ${oneLine(t?.title ?? id)}`)}">${inner}</a>`
             : `<span class="chip">${inner}</span>`;
@@ -341,7 +586,7 @@ function renderQuestions(ctx: Ctx): string {
   const items = qs
     .map(
       (q) =>
-        `<li>${ticketLink(ctx, q.ticket)} attempt ${q.attempt} asks:<blockquote>${e(q.question)}</blockquote><p class="how">Answer with <code>/answer YOUR ANSWER</code> on its question issue, <code>/answer ${e(q.ticket)} YOUR ANSWER</code> on the report's PR or issue, or locally <code>frontier answer DIR ${e(q.ticket)} "YOUR ANSWER"</code>.</p></li>`,
+        `<li>${ticketLink(ctx, q.ticket)} attempt ${q.attempt} asks:<blockquote>${e(q.question)}</blockquote><p class="how">${howToAnswer(ctx, q.ticket, true)}</p></li>`,
     )
     .join("\n");
   return `<section id="questions"><h2>Open questions <span class="sub">${formatInt(qs.length)}</span></h2><ul class="questions">${items}</ul></section>`;
@@ -373,7 +618,9 @@ const OPEN_BY_DEFAULT: ReadonlySet<Status> = new Set(["failed", "limited", "susp
 
 function renderTicket(ctx: Ctx, t: ReceiptTicket, i: number): string {
   const duration = formatDuration(totalDuration(t.attempts));
-  const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e(clip(oneLine(t.title), 160))}</span> <span class="tmeta">${t.attempts.length} ${t.attempts.length === 1 ? "attempt" : "attempts"} · ${duration}</span></summary>`;
+  const step = ctx.crit.get(t.id);
+  const critTag = step !== undefined ? ' <span class="crit-tag">critical path</span>' : "";
+  const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e(clip(oneLine(t.title), 160))}</span>${critTag} <span class="tmeta">${t.attempts.length} ${t.attempts.length === 1 ? "attempt" : "attempts"} · ${duration}</span></summary>`;
 
   const facts: string[] = [`<dt>file</dt><dd><code>${e(t.file)}</code></dd>`];
   if (t.depends_on.length)
@@ -392,32 +639,54 @@ function renderTicket(ctx: Ctx, t: ReceiptTicket, i: number): string {
   if (t.priority) facts.push(`<dt>priority</dt><dd>${e(String(t.priority))}</dd>`);
   if (t.claimed_by)
     facts.push(
-      `<dt>claimed</dt><dd>by ${e(t.claimed_by)}${t.claimed_at ? ` at ${e(t.claimed_at)}` : ""}</dd>`,
+      `<dt>claimed</dt><dd>by ${e(t.claimed_by)}${t.claimed_at ? ` at ${time(t.claimed_at)}` : ""}</dd>`,
     );
   if (t.reason) facts.push(`<dt>reason</dt><dd class="reason">${e(t.reason)}</dd>`);
-  if (t.updated_at) facts.push(`<dt>updated</dt><dd>${e(t.updated_at)}</dd>`);
+  if (t.updated_at) facts.push(`<dt>updated</dt><dd>${time(t.updated_at)}</dd>`);
+  if (step !== undefined)
+    facts.push(
+      `<dt>critical path</dt><dd>step ${step + 1} of ${ctx.receipt.critical_path.length}: the longest chain of dependencies in the run</dd>`,
+    );
 
-  const parts: string[] = [`<dl class="facts">${facts.join("")}</dl>`];
+  const parts: string[] = [];
+  const task = taskText(t);
+  if (task)
+    parts.push(
+      `<section class="task"><h3>Task</h3><div class="md">${markdownToHtml(clip(task, TASK_MAX_CHARS))}</div></section>`,
+    );
+  parts.push(`<dl class="facts">${facts.join("")}</dl>`);
   if (t.blocked_by) parts.push(blockerChain(ctx, t));
   if (t.status === "suspended" && t.question) {
     parts.push(
-      `<div class="question"><strong>Open question:</strong><blockquote>${e(t.question)}</blockquote><p class="how">Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(t.id)} YOUR ANSWER</code>.</p></div>`,
+      `<div class="question"><strong>Open question:</strong><blockquote>${e(t.question)}</blockquote><p class="how">${howToAnswer(ctx, t.id, false)}</p></div>`,
     );
   }
   if (t.attempts.length) parts.push(attemptsTable(t.attempts));
-  const results = t.attempts.map((a) => resultBlock(a)).filter(Boolean);
+  const last = t.attempts.length - 1;
+  const results = t.attempts.map((a, k) => resultBlock(a, k === last)).filter(Boolean);
   if (results.length) parts.push(`<div class="results">${results.join("")}</div>`);
   if (t.answers.length) {
     const qa = t.answers
       .map(
         (a) =>
-          `<li><p class="q">Attempt ${a.attempt} asked:</p><blockquote>${e(a.question)}</blockquote><p class="a">Answer ${a.n} by ${e(a.by)} at ${e(a.at)}:</p><blockquote>${e(a.text)}</blockquote></li>`,
+          `<li><p class="q">Attempt ${a.attempt} asked:</p><blockquote>${e(a.question)}</blockquote><p class="a">Answer ${a.n} by ${e(a.by)} at ${time(a.at)}:</p><blockquote>${e(a.text)}</blockquote></li>`,
       )
       .join("");
     parts.push(`<div class="answers"><strong>Questions and answers</strong><ol>${qa}</ol></div>`);
   }
   const open = OPEN_BY_DEFAULT.has(t.status) ? " open" : "";
   return `<details class="ticket st-${t.status}" id="ticket-${i}" data-status="${t.status}" data-id="${e(t.id)}"${open}>${summary}<div class="tbody">${parts.join("\n")}</div></details>`;
+}
+
+/**
+ * The task as its author wrote it, less a first `# heading` that only repeats the title
+ * (the summary line shows the title already).
+ */
+function taskText(t: ReceiptTicket): string {
+  const body = (t.task ?? "").replace(/\r\n?/g, "\n").trim();
+  const m = body.match(/^#{1,6}[ \t]+(.*?)[ \t#]*(?:\n|$)/);
+  if (m && oneLine(m[1] ?? "") === oneLine(t.title)) return body.slice(m[0].length).trim();
+  return body;
 }
 
 /** Steps of a blocker chain shown before the chain is cut to "… N more …" and its root. */
@@ -500,8 +769,7 @@ function attemptsTable(attempts: ReceiptAttempt[]): string {
     ["#", (a) => String(a.n), true],
     [
       "outcome",
-      (a) =>
-        a.outcome ? `${ATTEMPT_ICON[a.outcome]} ${e(a.outcome)}` : `${STATUS_ICON.claimed} running`,
+      (a) => (a.outcome ? `${icon(a.outcome)}${e(a.outcome)}` : `${icon("claimed")}running`),
       true,
     ],
     [
@@ -517,7 +785,7 @@ function attemptsTable(attempts: ReceiptAttempt[]): string {
         `${e(a.claimed_by)}${a.settled_by && a.settled_by !== a.claimed_by ? `<div class="sub">settled by ${e(a.settled_by)}</div>` : ""}`,
       true,
     ],
-    ["started", (a) => e(a.started_at), true],
+    ["started", (a) => time(a.started_at), true],
     [
       "GitHub run",
       (a) => (safeUrl(a.run_url) ? link("run", a.run_url) : ""),
@@ -543,14 +811,21 @@ function attemptsTable(attempts: ReceiptAttempt[]): string {
   return `<table class="attempts"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function resultBlock(a: ReceiptAttempt): string {
+/**
+ * An attempt's result, rendered as markdown (safely: see richtext.ts). The latest
+ * attempt's result is open when its ticket is; earlier ones fold.
+ */
+function resultBlock(a: ReceiptAttempt, latest: boolean): string {
   if (a.result !== undefined) {
     const more =
       a.result.length > RESULT_MAX_CHARS
-        ? `\n… ${formatInt(a.result.length - RESULT_MAX_CHARS)} more characters${a.result_file ? ` in ${a.result_file}` : ""}`
+        ? `<p class="sub">… ${formatInt(a.result.length - RESULT_MAX_CHARS)} more characters${a.result_file ? ` in <code>${e(a.result_file)}</code>` : ""}</p>`
         : "";
     const size = a.result_bytes !== undefined ? ` · ${formatInt(a.result_bytes)} bytes` : "";
-    return `<details class="result"><summary>Result of attempt ${a.n}${size}</summary><pre>${e(clip(a.result, RESULT_MAX_CHARS) + more)}</pre></details>`;
+    const body = a.result.trim()
+      ? markdownToHtml(clip(a.result, RESULT_MAX_CHARS))
+      : '<p class="sub">(blank)</p>';
+    return `<details class="result"${latest ? " open" : ""}><summary>Result of attempt ${a.n}${size}</summary><div class="md">${body}${more}</div></details>`;
   }
   if (a.result_file)
     return `<p class="sub">Result of attempt ${a.n}: <code>${e(a.result_file)}</code></p>`;
@@ -616,7 +891,16 @@ svg.fit{width:100%;height:auto}
 .edge{fill:none;stroke:var(--edge);stroke-width:1.4}
 .edge.blocking{stroke:var(--blocked-stroke);stroke-dasharray:5 4;stroke-width:1.8}
 .arrowhead{fill:var(--edge)}.arrowhead-b{fill:var(--blocked-stroke)}
+.node{color:var(--fg)}
 .node rect{fill:var(--fill);stroke:var(--stroke);stroke-width:1.6}
+.node rect.halo{fill:none;stroke:var(--fg);stroke-width:2.4;stroke-dasharray:none}
+.edge.crit{stroke:var(--fg);stroke-width:2.6;opacity:1}
+svg.layers .edge{opacity:.55}
+svg.layers .edge.blocking,svg.layers .edge.crit{opacity:1}
+text.band{fill:var(--muted);font-size:12px}line.band{stroke:var(--line)}
+.sprite{position:absolute;width:0;height:0;overflow:hidden}
+svg.ic{display:inline-block;width:1.05em;height:1.05em;vertical-align:-.17em;margin-right:.3em;flex:none}
+.crit-tag{border:1.5px solid var(--fg);border-radius:999px;padding:0 7px;font-size:11.5px;white-space:nowrap}
 .node.st-empty rect,.node.st-cancelled rect{stroke-dasharray:5 3}
 .node.st-claimed rect{stroke-width:2.6}
 .node text{fill:var(--fg);font-size:12px}
@@ -652,7 +936,19 @@ details>summary{cursor:pointer}
 .chain ol{margin:4px 0;padding-left:22px}
 .kind{color:var(--muted);font-family:ui-monospace,monospace;font-size:12px}
 .result{margin:6px 0}
-.result pre{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:8px 10px;white-space:pre-wrap;overflow-wrap:anywhere;max-height:480px;overflow:auto}
+.result .md{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:4px 12px;max-height:480px;overflow:auto}
+.task h3{font-size:12px;margin:8px 0 0;color:var(--muted);text-transform:uppercase;letter-spacing:.06em}
+.md{overflow-wrap:anywhere}
+.md h1,.md h2,.md h3,.md h4,.md h5,.md h6{display:block;font-size:15px;margin:10px 0 4px}
+.md p{margin:4px 0 8px}
+.md ul,.md ol{margin:4px 0 8px;padding-left:22px}
+.md blockquote{white-space:normal}
+.md code{background:var(--panel);border-radius:4px;padding:0 3px}
+.md pre{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto}
+.md pre code{background:none;padding:0}
+.result .md code,.result .md pre{background:var(--bg)}
+.md table{width:auto;margin:6px 0 10px}
+.md th,.md td{border:1px solid var(--line)}
 .tools{margin:0}
 .tools button{margin-right:6px}
 footer{margin-top:36px;color:var(--muted);font-size:12.5px;border-top:1px solid var(--line)}
@@ -670,8 +966,9 @@ footer{margin-top:36px;color:var(--muted);font-size:12.5px;border-top:1px solid 
 `.trim();
 
 /**
- * The only script: the state filter, opening a ticket when it is linked to, and
- * opening every <details> for print. Inline, no data from the receipt in it; its hash
+ * The only script: the state filter, opening a ticket when it is linked to, expanding
+ * every ticket and result, showing times in the reader's time zone, opening a graph
+ * too wide to fit where the run starts, and opening every <details> for print. Inline, no data from the receipt in it; its hash
  * is the only script the page's CSP allows.
  */
 const SCRIPT = `(function(){
@@ -699,9 +996,13 @@ var a=document.getElementById("filter-all");if(a)a.addEventListener("click",func
 var z=document.getElementById("filter-none");if(z)z.addEventListener("click",function(){all(false);});
 var fit=document.getElementById("graph-fit");var svg=document.querySelector("#graph svg");
 if(fit&&svg)fit.addEventListener("click",function(){var on=!svg.classList.contains("fit");svg.classList.toggle("fit",on);fit.setAttribute("aria-pressed",String(on));});
-function setOpen(v){tickets.forEach(function(t){t.open=v;});}
-var ex=document.getElementById("expand-all");if(ex)ex.addEventListener("click",function(){setOpen(true);});
-var co=document.getElementById("collapse-all");if(co)co.addEventListener("click",function(){setOpen(false);});
+var ex=document.getElementById("expand-all");if(ex)ex.addEventListener("click",function(){document.querySelectorAll("#tickets details").forEach(function(d){d.open=true;});});
+var co=document.getElementById("collapse-all");if(co)co.addEventListener("click",function(){tickets.forEach(function(t){t.open=false;});});
+var sc=document.querySelector(".graph-scroll");
+function toStart(){if(sc&&svg&&!svg.classList.contains("fit"))sc.scrollLeft=Math.max(0,(+sc.getAttribute("data-start-x")||0)-sc.clientWidth/2);}
+toStart();if(fit)fit.addEventListener("click",toStart);
+var fmt=null;try{fmt=new Intl.DateTimeFormat(undefined,{year:"numeric",month:"short",day:"numeric",hour:"2-digit",minute:"2-digit",second:"2-digit",hour12:false,timeZoneName:"short"});}catch(x){}
+if(fmt)document.querySelectorAll("time[datetime]").forEach(function(t){var d=new Date(t.getAttribute("datetime"));if(!isNaN(d.getTime()))t.textContent=fmt.format(d);});
 function reveal(){
 var id=location.hash.slice(1);if(!id)return;
 var el=document.getElementById(id);

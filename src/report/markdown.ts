@@ -10,7 +10,7 @@
  * <details>; cut tables say how many rows they left out and point to the HTML report.
  */
 import { TICKET_ID } from "../core/constants.js";
-import type { Receipt, ReceiptTicket, Status } from "../core/model.js";
+import type { Receipt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
 import {
   clip,
   escapeMarkdown,
@@ -57,6 +57,8 @@ const OPEN_GRAPH_NODES = 40;
 
 interface Ctx {
   receipt: Receipt;
+  /** where the run ran: which commands and files the report names */
+  where: RunPlace;
   byId: Map<string, ReceiptTicket>;
   htmlUrl?: string;
   runUrl?: string;
@@ -68,6 +70,7 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
   const maxChars = opts.maxChars ?? GITHUB_COMMENT_MAX;
   const ctx: Ctx = {
     receipt,
+    where: receipt.where ?? "github",
     byId: new Map(receipt.tickets.map((t) => [t.id, t])),
     htmlUrl: safeUrl(opts.htmlReportUrl ?? receipt.links?.html_report),
     runUrl: safeUrl(opts.workflowRunUrl ?? receipt.links?.workflow_run),
@@ -203,7 +206,22 @@ function renderBlockers(ctx: Ctx, maxChars: number): string {
 function renderQuestions(ctx: Ctx, maxChars: number): string {
   const qs = ctx.receipt.questions;
   if (qs.length === 0) return "";
-  const head = `#### ⏸ Open ${plural(qs.length, "question")} (${formatInt(qs.length)})\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
+  const title = `#### ${STATUS_ICON.suspended} Open ${plural(qs.length, "question")} (${formatInt(qs.length)})`;
+  if (ctx.where === "local") {
+    const rows = qs.map((q) => {
+      const how = TICKET_ID.test(q.ticket)
+        ? `\n  To answer: \`frontier answer DIR ${q.ticket} "YOUR ANSWER"\``
+        : "";
+      return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how}`;
+    });
+    return list(
+      `${title}\nAnswer with \`frontier answer DIR TICKET "YOUR ANSWER"\`, then \`frontier run DIR\` to go on.`,
+      rows,
+      maxChars,
+      (n) => `- … and ${formatInt(n)} more ${plural(n, "question")}${seeHtml(ctx)}`,
+    );
+  }
+  const head = `${title}\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
   const rows = qs.map((q) => {
     const issue = safeUrl(ctx.questionUrls?.[q.ticket]);
     const there = issue ? `[its question issue](${mdUrl(issue)}) with \`/answer YOUR ANSWER\`` : "";
@@ -258,7 +276,8 @@ function renderGraph(ctx: Ctx, maxChars: number): string {
     return open ? `${head}\n\n${body}` : fold(head, body);
   }
   // Too big for GitHub to draw: the waves as text (tickets that can run together).
-  const why = `The graph has ${formatInt(graph.nodes)} tickets and ${formatInt(graph.edges)} dependencies: more than GitHub's mermaid can draw (we stop at ${MERMAID_LIMITS.nodes} tickets / ${MERMAID_LIMITS.edges} edges). The waves below list the tickets that can run together${ctx.htmlUrl ? `; the [HTML report](${mdUrl(ctx.htmlUrl)}) draws the graph` : "; the HTML report draws the graph"}.`;
+  const drawer = ctx.where === "local" ? "a mermaid diagram" : "GitHub's mermaid";
+  const why = `The graph has ${formatInt(graph.nodes)} tickets and ${formatInt(graph.edges)} dependencies: more than ${drawer} can draw (we stop at ${MERMAID_LIMITS.nodes} tickets / ${MERMAID_LIMITS.edges} edges). The waves below list the tickets that can run together${ctx.htmlUrl ? `; the [HTML report](${mdUrl(ctx.htmlUrl)}) draws the graph` : "; the HTML report draws the graph"}.`;
   const rows = r.waves.map((w, i) => {
     const items = w.map((id) => {
       const t = ctx.byId.get(id);
@@ -280,20 +299,24 @@ function renderGraph(ctx: Ctx, maxChars: number): string {
 function renderTickets(ctx: Ctx, maxChars: number): string {
   const r = ctx.receipt;
   if (r.tickets.length === 0) return "";
+  // the run column only when some attempt ran somewhere with a link (a GitHub workflow run)
+  const runs = r.tickets.some((t) => safeUrl(t.attempts[t.attempts.length - 1]?.run_url));
   const rowOf = (t: ReceiptTicket) => {
     const last = t.attempts[t.attempts.length - 1];
     const url = safeUrl(last?.run_url);
-    return [
+    const row = [
       ticketRef(ctx, t.id),
       escapeMarkdown(clip(oneLine(t.title), 80)),
       stateCell(ctx, t),
       String(t.attempts.length),
       formatDuration(totalDuration(t.attempts)),
       t.executor ? escapeMarkdown(clip(t.executor, 40)) : "default",
-      url ? `[attempt ${last?.n}](${mdUrl(url)})` : "—",
     ];
+    if (runs) row.push(url ? `[attempt ${last?.n}](${mdUrl(url)})` : "—");
+    return row;
   };
-  const header = ["ticket", "title", "state", "attempts", "duration", "executor", "run"];
+  const header = ["ticket", "title", "state", "attempts", "duration", "executor"];
+  if (runs) header.push("run");
   const more = (n: number) => `… and ${formatInt(n)} more ${plural(n, "ticket")}${seeHtml(ctx)}`;
   const head = `#### Tickets (${formatInt(r.tickets.length)})`;
   const fold = r.tickets.length > FOLD_ROWS;
@@ -317,10 +340,14 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
 }
 
 function renderFooter(ctx: Ctx): string {
+  const i = STATUS_ICON;
+  const states = `States: ${i.pending} not yet run · ${i.claimed} claimed · ${i.complete} complete · ${i.empty} empty (ran, returned nothing; never counted as done) · ${i.failed} failed · ${i.blocked} blocked · ${i.suspended} suspended · ${i.limited} limited · ${i.cancelled} cancelled.`;
+  if (ctx.where === "local")
+    return `<sub>${states} The full record is in the HTML report and the JSON receipt, \`.frontier/report.html\` and \`.frontier/receipt.json\` in the ticket directory. Commands: \`frontier status DIR\`, \`frontier retry DIR TICKET\`, \`frontier cancel DIR\`.</sub>`;
   const full = ctx.htmlUrl
     ? `the [HTML report](${mdUrl(ctx.htmlUrl)}) and the JSON receipt`
     : "the HTML report and the JSON receipt (workflow artifacts)";
-  return `<sub>States: ○ not yet run · ● claimed · ✓ complete · ◌ empty (ran, returned nothing; never counted as done) · ✗ failed · ⊘ blocked · ⏸ suspended · ⧗ limited · – cancelled. The full record is in ${full}. Commands: \`/retry TICKET\`, \`/cancel\`, \`/status\`.</sub>`;
+  return `<sub>${states} The full record is in ${full}. Commands: \`/retry TICKET\`, \`/cancel\`, \`/status\`.</sub>`;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -377,7 +404,10 @@ function plural(n: number, word: string): string {
 }
 
 function seeHtml(ctx: Ctx): string {
-  return ctx.htmlUrl ? ` — see the [HTML report](${mdUrl(ctx.htmlUrl)})` : " — see the HTML report";
+  if (ctx.htmlUrl) return ` — see the [HTML report](${mdUrl(ctx.htmlUrl)})`;
+  return ctx.where === "local"
+    ? " — see the HTML report (`.frontier/report.html`)"
+    : " — see the HTML report";
 }
 
 function clipList(items: string[], max: number, sep: string): string {

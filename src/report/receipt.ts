@@ -6,13 +6,26 @@
 
 import { RECEIPT_SCHEMA, STATUSES } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
-import type { Receipt, ReceiptAttempt, ReceiptTicket, Status, Usage } from "../core/model.js";
+import type {
+  Receipt,
+  ReceiptAttempt,
+  ReceiptTicket,
+  RunPlace,
+  Status,
+  Usage,
+} from "../core/model.js";
 
 export interface ReceiptOptions {
   /** the clock: when the receipt is made (ms since the epoch) */
   now: number;
   /** the run's goal, from frontier.yml */
   goal?: string;
+  /**
+   * Where the run ran (absent: read as `github`): a local run's reports name `frontier` commands
+   * and the files under DIR/.frontier/, a GitHub run's name `/answer`, workflow runs
+   * and artifacts.
+   */
+  where?: RunPlace;
   /** where the full record lives, when known */
   links?: { html_report?: string; workflow_run?: string; repository?: string };
   /**
@@ -91,6 +104,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     if (spec.executor !== undefined) t.executor = spec.executor;
     if (spec.agent !== undefined) t.agent = spec.agent;
     if (spec.bound) t.bound = spec.bound.raw;
+    if (spec.body.trim()) t.task = spec.body;
     if (state?.claimed_by !== undefined) t.claimed_by = state.claimed_by;
     if (state?.claimed_at !== undefined) t.claimed_at = state.claimed_at;
     if (state?.blocked_by) t.blocked_by = { ...state.blocked_by };
@@ -123,6 +137,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     remainder: frontier.remainder(opts.now),
   };
   if (opts.goal !== undefined) receipt.goal = opts.goal;
+  if (opts.where !== undefined) receipt.where = opts.where;
   if (run.base !== undefined) receipt.base = run.base;
   if (run.started_at !== undefined) receipt.started_at = run.started_at;
   if (run.bound || run.dispatched > 0) {

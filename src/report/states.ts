@@ -2,6 +2,11 @@
  * How each state is shown. Every renderer pairs the glyph with the word, so neither
  * colour nor glyph is ever the only signal (a reader on a screen reader, in print or
  * colour-blind still tells `failed` from `blocked`).
+ *
+ * The text glyphs are ones every common font set draws — DejaVu Sans (the font a stock
+ * Debian or Ubuntu falls back to), Segoe UI Symbol, Apple's system fonts — because the
+ * markdown comment is drawn with the reader's fonts. `⏸` and `⧗` are not among them:
+ * they were empty boxes there. The HTML report draws its own icons (`STATE_ICON_SVG`).
  */
 import { formatDuration as formatBoundDuration } from "../core/bound.js";
 import type { AttemptOutcome, RunState, Status } from "../core/model.js";
@@ -15,8 +20,8 @@ export const STATUS_ICON: Readonly<Record<Status, string>> = {
   empty: "◌",
   failed: "✗",
   blocked: "⊘",
-  suspended: "⏸",
-  limited: "⧗",
+  suspended: "‖",
+  limited: "◷",
   cancelled: "–",
 };
 
@@ -25,10 +30,37 @@ export const ATTEMPT_ICON: Readonly<Record<AttemptOutcome, string>> = {
   complete: "✓",
   empty: "◌",
   failed: "✗",
-  suspended: "⏸",
-  limited: "⧗",
+  suspended: "‖",
+  limited: "◷",
   cancelled: "–",
   interrupted: "↺",
+};
+
+/** What an icon of the HTML report draws: every state, plus an attempt's `interrupted`. */
+export type IconName = Status | AttemptOutcome;
+
+const ring = (extra = "") =>
+  `<circle cx="8" cy="8" r="5.4" fill="none" stroke="currentColor" stroke-width="1.7"${extra}/>`;
+const line = (d: string, w = 2) =>
+  `<path d="${d}" fill="none" stroke="currentColor" stroke-width="${w}" stroke-linecap="round" stroke-linejoin="round"/>`;
+
+/**
+ * The HTML report's state icons, drawn as SVG (16×16, in the text's colour): they look
+ * the same whatever fonts the reader has. Shapes follow the text glyphs above.
+ */
+export const STATE_ICON_SVG: Readonly<Record<IconName, string>> = {
+  pending: ring(),
+  ready: ring(),
+  claimed: '<circle cx="8" cy="8" r="5.6" fill="currentColor"/>',
+  complete: line("M3.2 8.6l3.2 3.2 6.4-7.2", 2.2),
+  empty: ring(' stroke-dasharray="2.4 1.9"'),
+  failed: line("M4.2 4.2l7.6 7.6M11.8 4.2l-7.6 7.6", 2.2),
+  blocked: ring() + line("M4.3 11.7l7.4-7.4", 1.7),
+  suspended:
+    '<rect x="3.8" y="3" width="2.8" height="10" rx=".7" fill="currentColor"/><rect x="9.4" y="3" width="2.8" height="10" rx=".7" fill="currentColor"/>',
+  limited: '<path d="M4 2.2h8L8 8l4 5.8H4L8 8z" fill="currentColor"/>',
+  cancelled: line("M3.5 8h9", 2.2),
+  interrupted: line("M12.6 8.6A4.7 4.7 0 1 1 9.4 3.5", 1.8) + line("M7.4 1.6l2.4 1.9-1.9 2.4", 1.8),
 };
 
 /** A few words that say what the state means to a reviewer. */
@@ -49,9 +81,19 @@ export const RUN_STATE_ICON: Readonly<Record<RunState, string>> = {
   running: "●",
   complete: "✓",
   failed: "✗",
-  suspended: "⏸",
-  limited: "⧗",
+  suspended: "‖",
+  limited: "◷",
   cancelled: "–",
+};
+
+/** The icon of a run state in the HTML report. */
+export const RUN_STATE_ICON_NAME: Readonly<Record<RunState, IconName>> = {
+  running: "claimed",
+  complete: "complete",
+  failed: "failed",
+  suspended: "suspended",
+  limited: "limited",
+  cancelled: "cancelled",
 };
 
 /**

@@ -6,11 +6,15 @@
  * Set FRONTIER_UPDATE_DOCS=1 to also refresh docs/report-screenshot.png and
  * docs/report-comment-example.md for the README.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Receipt } from "../../src/core/model.js";
 import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { MERMAID_LIMITS, renderMermaidGraph } from "../../src/report/mermaid.js";
@@ -79,9 +83,14 @@ async function open(
   path: string,
   html: string,
   colorScheme: "light" | "dark" = "light",
+  timezoneId = "UTC",
 ): Promise<Opened> {
   pages.set(path, html);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme });
+  const page = await browser.newPage({
+    viewport: { width: 1280, height: 900 },
+    colorScheme,
+    timezoneId,
+  });
   const requests: string[] = [];
   const errors: string[] = [];
   page.on("request", (r) => requests.push(r.url()));
@@ -95,6 +104,57 @@ async function open(
 
 async function visibleTickets(page: Page): Promise<number> {
   return page.locator("details.ticket:visible").count();
+}
+
+/**
+ * Every character on the page (closed tickets and SVG text included) that the page's
+ * fonts cannot draw: drawn in its element's font, it comes out pixel for pixel as the
+ * "missing glyph" box of an unassigned code point — the empty box a reader would see.
+ */
+async function missingGlyphs(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const seen = new Map();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || el.closest("script,style")) continue;
+      const font = getComputedStyle(el).fontFamily;
+      for (const c of n.data) {
+        if (c.codePointAt(0) < 128 || /[\\s\\p{Cf}]/u.test(c)) continue;
+        seen.set(c + "|" + font, [c, font]);
+      }
+    }
+    const canvas = document.createElement("canvas");
+    canvas.width = 64;
+    canvas.height = 64;
+    const ctx = canvas.getContext("2d", { willReadFrequently: true });
+    const draw = (c, font) => {
+      ctx.clearRect(0, 0, 64, 64);
+      ctx.font = "40px " + font;
+      ctx.fillText(c, 8, 48);
+      return Array.from(ctx.getImageData(0, 0, 64, 64).data).join(",");
+    };
+    const missing = new Set();
+    for (const [c, font] of seen.values()) {
+      const boxes = [draw("\\u0378", font), draw("\\u{E0FFF}", font), draw("", font)];
+      if (boxes.includes(draw(c, font))) missing.add(c);
+    }
+    return [...missing];
+  })()`)) as string[];
+}
+
+/** The example's tickets run by the CLI on a fresh copy, as `npm start` does: its receipt. */
+function runExample(): Receipt {
+  const cli = new URL("../../build/src/cli.js", import.meta.url).pathname;
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first`);
+  const dir = join(mkdtempSync(join(tmpdir(), "frontier-example-")), "tickets");
+  cpSync(new URL("../../tickets-example", import.meta.url).pathname, dir, {
+    recursive: true,
+    filter: (src) => !src.includes("/.frontier"),
+  });
+  const run = spawnSync(process.execPath, [cli, "run", dir], { encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`the example run failed (${run.status}): ${run.stderr}`);
+  return JSON.parse(readFileSync(join(dir, ".frontier", "receipt.json"), "utf8")) as Receipt;
 }
 
 describe("the HTML report of a 200-ticket run in headless Chromium", () => {
@@ -157,13 +217,15 @@ describe("the HTML report of a 200-ticket run in headless Chromium", () => {
     // its blocker chain walks down to the root
     expect(await t10.locator(".chain").textContent()).toContain("t2");
 
-    // a graph wider than the page can be fitted to it and back
+    // the graph opens fitted to the page; it can be shown at full size and fitted again
     const svg = page.locator("#graph svg");
-    const natural = (await svg.boundingBox())?.width ?? 0;
-    await page.locator("#graph-fit").click();
     const fitted = (await svg.boundingBox())?.width ?? 0;
-    expect(fitted).toBeLessThan(natural);
     expect(fitted).toBeLessThanOrEqual(1280);
+    await page.locator("#graph-fit").click();
+    const natural = (await svg.boundingBox())?.width ?? 0;
+    expect(natural).toBeGreaterThan(fitted);
+    await page.locator("#graph-fit").click();
+    expect((await svg.boundingBox())?.width ?? 0).toBe(fitted);
 
     await page.screenshot({ path: new URL("report-200.png", OUT).pathname, fullPage: false });
     expect(requests).toEqual([`${base}/report-200.html`]);
@@ -276,18 +338,112 @@ describe("the comment's mermaid graph renders with mermaid itself", () => {
     expect(t3).toContain('x"] --> n1["pwned');
     expect(t3).toContain("<img src=x onerror=alert(1)>");
     expect(t3).toContain("style: #fff;");
-    expect(t3.endsWith("⧗ limited")).toBe(true);
+    expect(t3.endsWith("◷ limited")).toBe(true);
   });
 });
 
-describe("the README's screenshot and example comment", () => {
-  it("renders the example run and saves its screenshot", async () => {
+describe("the HTML report of the example run, as `npm start` makes it", () => {
+  let receipt: Receipt;
+  let local: Receipt;
+  let opened: Opened;
+  beforeAll(async () => {
+    receipt = runExample();
+    // the local runner says where it ran; a receipt from before that field reads as local here
+    local = { ...receipt, where: receipt.where ?? "local" };
+    const html = renderHtml(local);
+    writeFileSync(new URL("report-example-run.html", OUT), html);
+    opened = await open("/example-run.html", html, "light", "Asia/Tokyo");
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.page.close();
+  });
+
+  it("shows each ticket's task text", async () => {
+    const { page } = opened;
+    const task = page.locator('details.ticket[data-id="research-incidents"] .task');
+    expect((await task.textContent())?.replace(/\s+/g, " ")).toContain(
+      "an empty result is an answer here, and the plan must not invent incidents",
+    );
+    // the task's own markdown is rendered: its code span is code
+    expect(await task.locator("code").first().textContent()).toBe("payments");
+  });
+
+  it("renders results as markdown: the inventory's table is a table, the idempotency list a list", async () => {
+    const { page } = opened;
+    const inventory = page.locator('details.ticket[data-id="inventory-retry-paths"] .result');
+    expect(await inventory.locator("table th").first().textContent()).toBe("path");
+    expect(await inventory.locator("table tbody tr").count()).toBe(5);
+    const idem = page.locator('details.ticket[data-id="research-idempotency"] .result');
+    expect(await idem.locator("li").count()).toBeGreaterThanOrEqual(4);
+    expect(await idem.locator("strong").first().textContent()).toBe("different");
+    expect(await idem.textContent()).not.toContain("**");
+  });
+
+  it("draws every state symbol with the fonts a stock Debian has: no empty boxes", async () => {
+    expect(await missingGlyphs(opened.page)).toEqual([]);
+  });
+
+  it("shows times in the reader's local time", async () => {
+    const { page } = opened;
+    const started = page.locator("header time").first();
+    const iso = (await started.getAttribute("datetime")) ?? "";
+    const tokyo = new Date(Date.parse(iso) + 9 * 3_600_000);
+    const hh = String(tokyo.getUTCHours()).padStart(2, "0");
+    const mm = String(tokyo.getUTCMinutes()).padStart(2, "0");
+    expect(await started.textContent()).toContain(`${hh}:${mm}`);
+  });
+
+  it('"expand all" opens every ticket and every result', async () => {
+    const { page } = opened;
+    await page.locator("#expand-all").click();
+    expect(await page.locator("#tickets details:not([open])").count()).toBe(0);
+    expect(await page.locator("#tickets details.result[open]").count()).toBe(
+      receipt.tickets.filter((t) => t.attempts.some((a) => a.result)).length,
+    );
+    await page.locator("#collapse-all").click();
+    expect(await page.locator("details.ticket[open]").count()).toBe(0);
+  });
+
+  it("speaks of local things: no GitHub run column, no workflow artifacts", async () => {
+    const text = (await opened.page.locator("main").textContent()) ?? "";
+    expect(text).not.toMatch(/GitHub run|workflow artifact|\/answer/);
+    const md = renderMarkdown(local, { marker: "ticket-frontier:payments-retry-review" });
+    expect(md).not.toMatch(/workflow artifact|\/answer|\/retry|\| run \|/);
+    expect(md).toContain("`.frontier/report.html`");
+    expect(opened.requests).toEqual([`${base}/example-run.html`]);
+    expect(opened.errors).toEqual([]);
+  });
+
+  it("is the README's screenshot", async () => {
+    const { page } = await open("/example-run-shot.html", renderHtml(local));
+    const clip = { x: 0, y: 0, width: 1280, height: 900 };
+    await page.screenshot({ path: new URL("report-screenshot.png", OUT).pathname, clip });
+    if (process.env.FRONTIER_UPDATE_DOCS === "1")
+      await page.screenshot({ path: new URL("report-screenshot.png", DOCS).pathname, clip });
+    await page.close();
+  });
+});
+
+describe("state symbols with the fonts a stock Debian has", () => {
+  it("no state of a run with every state present falls back to an empty box", async () => {
+    const { page, errors } = await open("/every-state.html", renderHtml(makeReceipt(40)));
+    expect(await missingGlyphs(page)).toEqual([]);
+    // and the check itself sees a missing glyph when there is one
+    await page.evaluate('document.body.append("\\u23F8")');
+    expect((await missingGlyphs(page)).length).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("the README's example comment", () => {
+  it("renders a GitHub run with every state present, and its comment", async () => {
     const receipt = exampleReceipt();
     const html = renderHtml(receipt);
     writeFileSync(new URL("report-example.html", OUT), html);
     const { page, requests, errors } = await open("/example.html", html);
     expect(await visibleTickets(page)).toBe(receipt.tickets.length);
-    const shot = new URL("report-screenshot.png", OUT).pathname;
+    const shot = new URL("report-example.png", OUT).pathname;
     await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: 900 } });
     const md = renderMarkdown(receipt, {
       marker: "ticket-frontier:payments-retry-review",
@@ -295,13 +451,21 @@ describe("the README's screenshot and example comment", () => {
       repoBlobUrl: "https://github.com/acme/payments/blob/9f2c4e1a7b3d/tickets",
     });
     writeFileSync(new URL("report-comment-example.md", OUT), md);
-    if (process.env.FRONTIER_UPDATE_DOCS === "1") {
-      await page.screenshot({
-        path: new URL("report-screenshot.png", DOCS).pathname,
-        clip: { x: 0, y: 0, width: 1280, height: 900 },
-      });
+    if (process.env.FRONTIER_UPDATE_DOCS === "1")
       writeFileSync(new URL("report-comment-example.md", DOCS), md);
-    }
+    // GitHub draws the comment with the reader's fonts: in its font stack on a stock
+    // Debian, every symbol of the comment (counts, states, mermaid labels) has a glyph
+    const stack =
+      '-apple-system,BlinkMacSystemFont,"Segoe UI","Noto Sans",Helvetica,Arial,sans-serif,"Apple Color Emoji","Segoe UI Emoji"';
+    const shown = await open(
+      "/comment.html",
+      `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><body style='font-family:${stack}'><div id="md"></div><pre id="code" style="font-family:ui-monospace,SFMono-Regular,'SF Mono',Menlo,Consolas,'Liberation Mono',monospace"></pre>`,
+    );
+    await shown.page.evaluate(
+      `document.getElementById("md").textContent = ${JSON.stringify(md)}; document.getElementById("code").textContent = ${JSON.stringify(md)};`,
+    );
+    expect(await missingGlyphs(shown.page)).toEqual([]);
+    await shown.page.close();
     expect(requests).toEqual([`${base}/example.html`]);
     expect(errors).toEqual([]);
     await page.close();

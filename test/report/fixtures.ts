@@ -18,7 +18,7 @@ import {
 export interface FixtureOptions {
   /** title of ticket i (default: a plain sentence) */
   title?: (i: number) => string;
-  /** extra text put into results, questions, answers and reasons (for injection tests) */
+  /** extra text put into tasks, results, questions, answers and reasons (for injection tests) */
   text?: string;
   /** include result text on attempts (as a local report does) */
   results?: boolean;
@@ -177,6 +177,7 @@ export function makeReceipt(n: number, opts: FixtureOptions = {}): Receipt {
       executor: i % 3 === 0 ? "agent.yml" : undefined,
       write_scope: i % 4 === 0 ? [`src/${id}/**`] : [],
       priority: 0,
+      task: `# ${title(i)}\n\nDo step ${i} of the plan. ${extra}\n`,
       attempt: attempts.length,
       blocked_by: blocked,
       reason: st === "failed" ? `timeout ${extra}` : undefined,

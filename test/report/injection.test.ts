@@ -219,6 +219,11 @@ describe("no text whatever breaks a renderer (property)", () => {
         "</script>",
         MARKER,
         "```",
+        "<img src=x onerror=alert(1)>",
+        "[x](javascript:alert(1))",
+        "![x](javascript:alert(1))",
+        "<style>",
+        "\n| a | b |\n|---|---|\n",
       ),
       fc.string({ unit: "grapheme", maxLength: 1 }),
     ),
@@ -270,6 +275,10 @@ describe("no text whatever breaks a renderer (property)", () => {
         const html = renderHtml(r);
         expect(html.match(/<script/g)).toHaveLength(1);
         expect(html.match(/<\/script>/g)).toHaveLength(1);
+        // task and results are rendered as markdown, and still make no element of their own
+        expect(html.match(/<style/g)).toHaveLength(1);
+        expect(html).not.toMatch(/<img|<iframe|<a [^>]*href="(?:javascript|data):/i);
+        expect(html).not.toMatch(/<[a-z][^<>]*\son[a-z]+\s*=/i);
         expect(html.match(/<details class="ticket /g)).toHaveLength(15);
         expect(html).not.toContain("<!-- ");
       }),

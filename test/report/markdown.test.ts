@@ -46,9 +46,9 @@ describe("the report comment for a run with every state present", () => {
       ["●", "claimed"],
       ["○", "ready"],
       ["○", "pending"],
-      ["⏸", "suspended"],
+      ["‖", "suspended"],
       ["✗", "failed"],
-      ["⧗", "limited"],
+      ["◷", "limited"],
       ["⊘", "blocked"],
       ["–", "cancelled"],
     ] as const) {
@@ -79,7 +79,7 @@ describe("the report comment for a run with every state present", () => {
   });
 
   it("lists open questions with exactly how to answer them", () => {
-    const s = section(md, "#### ⏸ Open question");
+    const s = section(md, "#### ‖ Open question");
     expect(s).toContain("Which license should t5 use?");
     expect(s).toContain("`/answer YOUR ANSWER`");
     expect(s).toContain("`/answer t5 YOUR ANSWER`");
@@ -214,5 +214,39 @@ describe("the comment stays under GitHub's 65,536 characters however large the g
     const md = renderMarkdown(makeReceipt(120), { marker: MARKER });
     expect(md).toContain("<details><summary><b>Graph (120 tickets");
     expect(md).toContain("```mermaid");
+  });
+});
+
+describe("a local run's report speaks of local things", () => {
+  const receipt = { ...makeReceipt(15), where: "local" as const };
+  for (const t of receipt.tickets) for (const a of t.attempts) delete a.run_url;
+  const md = renderMarkdown(receipt, { marker: MARKER });
+
+  it("says how to answer with `frontier answer DIR TICKET`, never /answer", () => {
+    const s = section(md, "#### ‖ Open question");
+    expect(s).toContain('`frontier answer DIR TICKET "YOUR ANSWER"`, then `frontier run DIR`');
+    expect(s).toContain('To answer: `frontier answer DIR t5 "YOUR ANSWER"`');
+    expect(md).not.toContain("/answer");
+  });
+
+  it("names the local files and commands, not workflow artifacts or bot commands", () => {
+    const footer = md.slice(md.indexOf("<sub>"));
+    expect(footer).toContain("`.frontier/report.html`");
+    expect(footer).toContain("`frontier retry DIR TICKET`");
+    expect(md).not.toMatch(/workflow artifact|\/retry|\/cancel|GitHub/);
+  });
+
+  it("has no empty run column", () => {
+    const header = md.split("\n").find((l) => l.startsWith("| ticket | title |")) ?? "";
+    expect(header).toBe("| ticket | title | state | attempts | duration | executor |");
+  });
+});
+
+describe("the comment's state symbols are ones every common font draws", () => {
+  it("uses no ⏸ or ⧗ (empty boxes with a stock Debian's fonts)", () => {
+    const md = renderMarkdown(makeReceipt(40), { marker: MARKER });
+    expect(md).not.toMatch(/[⏸⧗]/u);
+    expect(md).toContain("‖ 1 suspended");
+    expect(md).toContain("◷ 1 limited");
   });
 });

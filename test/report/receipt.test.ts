@@ -212,6 +212,21 @@ describe("the receipt is built from the engine's query API", () => {
     expect(html.match(/<details class="ticket /g)).toHaveLength(10);
   });
 
+  it("carries each ticket's task, its markdown body as written", () => {
+    expect(receipt.tickets.find((t) => t.id === "c")?.task).toBe("do c");
+  });
+
+  it("says where the run ran when the caller says so, and the reports follow it", () => {
+    expect(receipt.where).toBeUndefined();
+    const local = buildReceipt(run(), { now: T + 10_000, where: "local" });
+    expect(local.where).toBe("local");
+    expect(Receipt.safeParse(local).success).toBe(true);
+    const md = renderMarkdown(local, { marker: "ticket-frontier:demo" });
+    expect(md).toContain('`frontier answer DIR q "YOUR ANSWER"`');
+    expect(md).not.toContain("/answer");
+    expect(renderHtml(local)).toContain('frontier answer DIR q "YOUR ANSWER"');
+  });
+
   it("builds without optional inputs: no goal, no links, no result texts", () => {
     const bare = buildReceipt(run(), { now: T });
     expect(bare.goal).toBeUndefined();
