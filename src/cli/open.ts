@@ -32,7 +32,7 @@ export async function openDirectory(
 ): Promise<OpenResult> {
   const loaded = await loadDirectory(dir);
   if (loaded.kind === "invalid") {
-    printProblems(loaded.problems, io);
+    printProblems(loaded.problems, io, dir);
     return { kind: "exit", code: EXIT.usage };
   }
   const configured = engineConfig(loaded.settings, loaded.saved, flags, now);
