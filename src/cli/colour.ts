@@ -33,9 +33,10 @@ export function painter(
   env: NodeJS.ProcessEnv,
 ): Paint {
   const enabled = colourEnabled(stream, env);
-  // styleText (Node ≥ 20.12) only adds the codes; whether to is decided above.
+  // Whether to colour is decided above, for this stream: styleText would look at
+  // process.stdout instead (validateStream), which is the wrong stream for stderr.
   const paint = (style: Style, text: string) =>
-    enabled && text !== "" ? styleText(style, text) : text;
+    enabled && text !== "" ? styleText(style, text, { validateStream: false }) : text;
   return Object.assign(paint, { enabled });
 }
 
