@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isMap, isSeq, parseDocument } from "yaml";
+import { parse } from "yaml";
 import { DEFAULT_DIR } from "./argv.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
@@ -143,13 +143,18 @@ export async function initCommand(
       );
     }
   }
-  out.push("Try it:");
-  out.push(`  frontier validate ${shellWord(dir)}`);
-  out.push(`  frontier run ${shellWord(dir)}`);
   if (opts.github) {
+    // a local run writes its state into the tickets: committed, GitHub would continue it
+    out.push("Check them:");
+    out.push(`  frontier validate ${shellWord(dir)}`);
+    out.push(`  frontier plan ${shellWord(dir)}`);
     out.push(
-      "Then commit and push to your default branch; the README's GitHub setup lists the settings the first run needs.",
+      "Then commit the workflows to the default branch and the tickets to a branch of their own (the README's GitHub setup, steps 3 and 4). Try local runs on a copy: a run's state in the tickets would be committed with them.",
     );
+  } else {
+    out.push("Try it:");
+    out.push(`  frontier validate ${shellWord(dir)}`);
+    out.push(`  frontier run ${shellWord(dir)}`);
   }
   line(io.stdout, out.join("\n"));
   return EXIT.complete;
@@ -173,30 +178,51 @@ function findRepoRoot(from: string): string {
  * workflow-level FRONTIER_TICKETS every step reads, and the push filter, which GitHub
  * reads before any variable exists), the action's reference in every `uses:` of it
  * (GitHub allows no expression there), and the starter executor as the agent step.
+ *
+ * The example text is edited line by line, so its comments and layout survive as
+ * written; the result is then parsed and checked, so an example that changes shape
+ * fails here (and in the tests) instead of producing a workflow that misses a value.
  */
 export function workflowTexts(tickets: string, uses: string): Record<string, string> {
   const examples = join(PACKAGE_ROOT, "examples", "workflows");
   const out: Record<string, string> = {};
+  const quotedTickets = /^[A-Za-z0-9._/-]+$/.test(tickets) ? tickets : JSON.stringify(tickets);
   for (const name of ["frontier.yml", "orch-task.yml"]) {
-    const doc = parseDocument(readFileSync(join(examples, name), "utf8"));
-    doc.setIn(["env", "FRONTIER_TICKETS"], tickets);
-    if (doc.hasIn(["on", "push", "paths"])) {
-      const paths = doc.createNode([`${tickets}/**`], { flow: true });
-      doc.setIn(["on", "push", "paths"], paths);
-    }
-    const jobs = doc.get("jobs");
-    if (!isMap(jobs)) throw new Error(`examples/workflows/${name} has no jobs`);
-    for (const job of jobs.items) {
-      const steps = isMap(job.value) ? job.value.get("steps") : undefined;
-      if (!isSeq(steps)) continue;
-      for (const step of steps.items) {
-        if (!isMap(step)) continue;
-        const used = step.get("uses");
-        if (typeof used === "string" && /ticket-frontier/.test(used)) step.set("uses", uses);
-        if (step.get("id") === "agent") step.set("run", `${STARTER_AGENT_STEP}\n`);
-      }
-    }
-    out[name] = doc.toString({ lineWidth: 0 });
+    const text = readFileSync(join(examples, name), "utf8")
+      .replace(/^( {2}FRONTIER_TICKETS: ).*$/m, `$1${quotedTickets}`)
+      .replace(/^( {4}paths: \[)"[^"]*"\]/m, `$1${JSON.stringify(`${tickets}/**`)}]`)
+      .replace(/^( +uses: )\S*ticket-frontier\S*$/gm, `$1${uses}`)
+      .replace(
+        /^( {6}- id: agent\n(?: {8}.*\n)*? {8}run: \|\n)(?: {10}.*\n)+/m,
+        `$1          ${STARTER_AGENT_STEP}\n`,
+      );
+    checkWorkflow(name, text, tickets, uses);
+    out[name] = text;
   }
   return out;
+}
+
+function checkWorkflow(name: string, text: string, tickets: string, uses: string): void {
+  const doc = parse(text) as {
+    env?: Record<string, unknown>;
+    on?: { push?: { paths?: unknown[] } };
+    jobs?: Record<string, { steps?: Array<Record<string, unknown>> }>;
+  };
+  const steps = Object.values(doc.jobs ?? {}).flatMap((j) => j.steps ?? []);
+  const ours = steps.filter((s) => typeof s.uses === "string" && !s.uses.startsWith("actions/"));
+  const wrong: string[] = [];
+  if (doc.env?.FRONTIER_TICKETS !== tickets) wrong.push("env.FRONTIER_TICKETS");
+  if (name === "frontier.yml" && doc.on?.push?.paths?.[0] !== `${tickets}/**`)
+    wrong.push("on.push.paths");
+  if (ours.length === 0 || ours.some((s) => s.uses !== uses)) wrong.push("uses");
+  if (
+    name === "orch-task.yml" &&
+    steps.find((s) => s.id === "agent")?.run !== `${STARTER_AGENT_STEP}\n`
+  )
+    wrong.push("the agent step");
+  if (wrong.length > 0) {
+    throw new Error(
+      `examples/workflows/${name} is not shaped as init expects: ${wrong.join(", ")}`,
+    );
+  }
 }
