@@ -4,6 +4,7 @@
  * can paste, and text from records squeezed onto one line.
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { singleLine } from "../core/text.js";
 
 /** `1 ticket`, `2 tickets`, `0 tickets`. */
 export function plural(n: number, one: string, many = `${one}s`): string {
@@ -24,13 +25,9 @@ export function shownPath(path: string, cwd: string = process.cwd()): string {
   return rel;
 }
 
-/** Text from a record (a reason, a question) on one line: the record keeps it whole. */
+/** Text from a record (a reason, a question) on one line, cut at `max`: the record keeps it whole. */
 export function oneLine(text: string, max = 200): string {
-  const flat = text
-    .split(/\r?\n/)
-    .map((part) => part.trim())
-    .filter((part) => part !== "")
-    .join(" ⏎ ");
+  const flat = singleLine(text);
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

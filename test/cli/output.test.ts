@@ -131,6 +131,19 @@ describe("status prints an aligned table of the open remainder", () => {
     }
     expect(r.stdout).toMatch(/failed: line one ⏎ line two/);
   });
+
+  it("a multi-line reason is one line in the run's summary too, and whole in the record", () => {
+    const { root } = workspace({ "flaky.md": "---\n---\n# Flaky\n" });
+    const run = frontier(["run", "--exec", 'printf "line one\\nline two\\n" >&2; exit 1'], {
+      cwd: root,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^ {2}flaky +failed +failed: line one ⏎ line two$/m);
+    const receipt = JSON.parse(frontier(["status", "--json"], { cwd: root }).stdout) as {
+      tickets: Array<{ attempts: Array<{ reason?: string }> }>;
+    };
+    expect(receipt.tickets[0]?.attempts[0]?.reason).toMatch(/line one\nline two/);
+  });
 });
 
 describe("every message names paths relative to where the user stands", () => {
