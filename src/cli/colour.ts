@@ -59,3 +59,11 @@ export function paintStatus(paint: Paint, status: Status, text: string): string 
   const style = STATUS_STYLE[status];
   return style === undefined ? text : paint(style, text);
 }
+
+/** `error: …` on stderr, the word in red on a terminal. */
+export function errorLine(
+  io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
+  message: string,
+): void {
+  io.stderr.write(`${painter(io.stderr, io.env)("red", "error:")} ${message}\n`);
+}

@@ -10,6 +10,7 @@ import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
 import { writeReports } from "../report/write.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
+import { errorLine } from "./colour.js";
 import { continueCommand } from "./continue.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { commitChanges, localUser, openDirectory } from "./open.js";
@@ -29,9 +30,9 @@ export async function planCommand(
   now: number,
 ) {
   if (opts.json && opts.mermaid) {
-    line(
-      io.stderr,
-      "error: --json and --mermaid print two different things; pass one of them (run `frontier plan` twice for both)",
+    errorLine(
+      io,
+      "--json and --mermaid print two different things; pass one of them (run `frontier plan` twice for both)",
     );
     return EXIT.usage;
   }
@@ -67,7 +68,7 @@ export async function contextCommand(typed: string, ticket: string, io: CliIo, n
   if (opened.kind === "exit") return opened.code;
   const { frontier, settings } = opened.opened;
   if (!frontier.spec(ticket)) {
-    line(io.stderr, `error: ${unknownTicket(ticket, dir, frontier.specs())}`);
+    errorLine(io, unknownTicket(ticket, dir, frontier.specs()));
     return EXIT.usage;
   }
   io.stdout.write(await readContext(dir, frontier, ticket, settings));
@@ -94,18 +95,18 @@ export async function mutateCommand(
 ) {
   const dir = shownPath(typed);
   if (kind === "answer" && (args.text ?? "").trim() === "") {
-    line(
-      io.stderr,
-      `error: the answer is empty; write it after the ticket id: frontier answer ${shellWord(dir)} ${shellWord(args.ticket ?? "TICKET")} "YOUR ANSWER"`,
+    errorLine(
+      io,
+      `the answer is empty; write it after the ticket id: frontier answer ${shellWord(dir)} ${shellWord(args.ticket ?? "TICKET")} "YOUR ANSWER"`,
     );
     return EXIT.usage;
   }
   // The live runner holds the graph in memory and would not see this change.
   const holder = liveLockHolder(dir);
   if (holder) {
-    line(
-      io.stderr,
-      `error: a frontier run (pid ${holder.pid} on ${holder.host}) is working on ${dir}; ${kind} after it stops, or stop it with Ctrl-C first`,
+    errorLine(
+      io,
+      `a frontier run (pid ${holder.pid} on ${holder.host}) is working on ${dir}; ${kind} after it stops, or stop it with Ctrl-C first`,
     );
     return EXIT.usage;
   }
@@ -113,7 +114,7 @@ export async function mutateCommand(
   if (opened.kind === "exit") return opened.code;
   const { frontier, settings } = opened.opened;
   if (args.ticket !== undefined && !frontier.spec(args.ticket)) {
-    line(io.stderr, `error: ${unknownTicket(args.ticket, dir, frontier.specs())}`);
+    errorLine(io, unknownTicket(args.ticket, dir, frontier.specs()));
     return EXIT.usage;
   }
   const by = localUser(io.env);
@@ -143,7 +144,7 @@ export async function mutateCommand(
       line(io.stdout, result.message);
       return EXIT.complete;
     case "rejected":
-      line(io.stderr, `error: ${result.message}`);
+      errorLine(io, result.message);
       return EXIT.usage;
     default: {
       const never: never = result;

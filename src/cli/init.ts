@@ -18,6 +18,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { DEFAULT_DIR } from "./argv.js";
+import { errorLine } from "./colour.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 import { plural, shellWord, shownPath } from "./text.js";
@@ -46,7 +47,7 @@ export async function initCommand(
   io: CliIo,
 ): Promise<number> {
   const fail = (message: string) => {
-    line(io.stderr, `error: ${message}`);
+    errorLine(io, message);
     return EXIT.usage;
   };
   const cwd = process.cwd();

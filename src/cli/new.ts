@@ -9,6 +9,7 @@ import { TICKET_ID } from "../core/constants.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { DEFAULT_DIR } from "./argv.js";
+import { errorLine } from "./colour.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { nearIds } from "./suggest.js";
 import { plural, shellWord, shownPath } from "./text.js";
@@ -25,7 +26,7 @@ export async function newCommand(
   io: CliIo,
 ): Promise<number> {
   const fail = (message: string) => {
-    line(io.stderr, `error: ${message}`);
+    errorLine(io, message);
     return EXIT.usage;
   };
   if (positional.length === 0 || positional.length > 2) {

@@ -11,7 +11,8 @@ import { Frontier } from "../core/engine.js";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { loadDirectory } from "../tickets/load.js";
 import type { Problem } from "../tickets/problems.js";
-import { type CliIo, EXIT, line } from "./io.js";
+import { errorLine } from "./colour.js";
+import { type CliIo, EXIT } from "./io.js";
 import { printProblems } from "./problems.js";
 
 export interface Opened {
@@ -37,7 +38,7 @@ export async function openDirectory(
   }
   const configured = engineConfig(loaded.settings, loaded.saved, flags, now);
   if (configured.kind === "bad") {
-    line(io.stderr, `error: ${configured.message}`);
+    errorLine(io, configured.message);
     return { kind: "exit", code: EXIT.usage };
   }
   const frontier = Frontier.create(loaded.specs, configured.config, loaded.saved, now);
