@@ -50,6 +50,9 @@ export async function initCommand(
     errorLine(io, message);
     return EXIT.usage;
   };
+  if (opts.action !== undefined && !opts.github) {
+    return fail("--action names the action the GitHub workflows use: pass it with --github");
+  }
   const cwd = process.cwd();
   const dir = shownPath(typedDir ?? DEFAULT_DIR, cwd);
   const absDir = resolve(cwd, dir);
@@ -97,6 +100,11 @@ export async function initCommand(
       });
     }
     if (opts.action === undefined) {
+      if (!existsSync(join(PACKAGE_ROOT, "dist", "index.js"))) {
+        return fail(
+          `this copy of ticket-frontier has no bundled action (${join(PACKAGE_ROOT, "dist")} is missing) to copy into the repository: pass --action OWNER/ticket-frontier@SHA to reference it instead`,
+        );
+      }
       const target = join(repoRoot, VENDORED_ACTION);
       planned.push({
         path: join(target, "action.yml"),

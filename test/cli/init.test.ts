@@ -155,6 +155,14 @@ describe("frontier init --github: the two workflows, the ticket directory and th
     expect(existsSync(join(root, "tickets"))).toBe(false);
   });
 
+  it("refuses --action without --github", () => {
+    const { root } = workspace();
+    const r = frontier(["init", "--action", "acme/tf@0123abc"], { cwd: root });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/pass it with --github/);
+    expect(existsSync(join(root, "tickets"))).toBe(false);
+  });
+
   it("refuses an action reference that is not owner/repo@ref", () => {
     const { r } = initGithub(["--github", "--action", "ticket-frontier"]);
     expect(r.code).toBe(2);
