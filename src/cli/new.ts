@@ -3,7 +3,7 @@
  * matter and a `# title` heading, after checking what a later `validate` would refuse:
  * the id, that it is not taken, and that every dependency exists.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TICKET_ID } from "../core/constants.js";
 import { parseTicketQuick } from "../tickets/fields.js";
@@ -96,10 +96,26 @@ export async function newCommand(
     if (code === "EEXIST") return fail(`${shown} already exists; nothing was written`);
     return fail(`could not write ${shown}: ${(e as Error).message}`);
   }
+  const loaded = await loadDirectory(dir);
+  // A loop can only be seen with the file in place (a ticket already waiting on this id
+  // and named in --after): then the file goes again, and the loop is the error.
+  const loops =
+    loaded.kind === "invalid"
+      ? loaded.problems.filter(
+          (p) =>
+            p.kind === "cycle" &&
+            (p.file === file || p.message.includes(`${file}:`) || p.message.includes(`${file} `)),
+        )
+      : [];
+  if (loops.length > 0) {
+    rmSync(join(dir, file), { force: true });
+    return fail(
+      `${id} after ${after.join(", ")} would close a loop; nothing was written — ${loops.map((p) => p.message).join("; ")}`,
+    );
+  }
   const deps = after.length > 0 ? ` (after ${after.join(", ")})` : "";
   line(io.stdout, `wrote ${shown}${deps}. Write its task under the heading, then:`);
   line(io.stdout, `  frontier validate ${shellWord(dir)}`);
-  const loaded = await loadDirectory(dir);
   if (loaded.kind === "invalid") {
     const errors = loaded.problems.filter((p) => p.severity === "error").length;
     if (errors > 0) {

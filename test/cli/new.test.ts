@@ -107,6 +107,16 @@ describe("frontier new refuses what validate would refuse, and writes nothing", 
     expect(existsSync(join(dir, "survey.md"))).toBe(false);
   });
 
+  it("a dependency that would close a loop with a ticket already waiting on this id", () => {
+    const { root, dir } = workspace({ "plan.md": "---\ndepends_on: [research]\n---\n# Plan\n" });
+    const r = frontier(["new", "research", "--after", "plan"], { cwd: root });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /research after plan would close a loop; nothing was written — cycle: /,
+    );
+    expect(existsSync(join(dir, "research.md"))).toBe(false);
+  });
+
   it("a directory that is not there, with how to make one", () => {
     const { root } = workspace();
     const r = frontier(["new", "plan"], { cwd: root });
