@@ -196,6 +196,18 @@ describe("a bound that reads like a duration but is not one is flagged", () => {
     );
   });
 
+  it("frontier.yml's ticket_bound is flagged the same way", () => {
+    const { root } = workspace({
+      "frontier.yml": "run: r\nticket_bound: about 5 minutes\n",
+      "a.md": "---\n---\n# A\n",
+    });
+    const r = frontier(["validate"], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /^tickets\/frontier\.yml:2: warning: ticket_bound "about 5 minutes" .* 5m/m,
+    );
+  });
+
   it("10 minutes is a duration: no warning", () => {
     const { root } = workspace({ "a.md": "---\nbound: 10 minutes\n---\n# A\n" });
     const r = frontier(["validate"], { cwd: root });
