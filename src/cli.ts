@@ -4,7 +4,9 @@
  * src/cli/commands.ts, and `run` in src/local/run.ts.
  */
 import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
+import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
 import { type CliIo, EXIT, line } from "./cli/io.js";
+import { shownPath } from "./cli/text.js";
 
 // Each command loads only what it needs: `frontier validate` over 10k tickets should cost
 // little more than reading them, not the report renderers and the runner too.
@@ -59,6 +61,37 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .showHelpAfterError("(run `frontier --help` for usage)");
 
   program
+    .command("init")
+    .description("write a starter ticket directory that runs as it is (and the GitHub workflows)")
+    .argument("[dir]", "the ticket directory to make", DEFAULT_DIR)
+    .option("--github", "also write .github/workflows/frontier.yml and orch-task.yml")
+    .option(
+      "--action <ref>",
+      "with --github: use the action at owner/repo@ref (else a copy in .github/actions/)",
+    )
+    .action(async (dir: string, o: { github?: boolean; action?: string }) => {
+      code = await (await import("./cli/init.js")).initCommand(
+        dir,
+        { github: !!o.github, ...(o.action !== undefined && { action: o.action }) },
+        io,
+      );
+    });
+
+  program
+    .command("new")
+    .description("write a new ticket file, checking its id and its dependencies")
+    .usage("[DIR] ID [--after ID...] [--title T]")
+    .argument(
+      "<dir-and-id...>",
+      `[DIR] ID: the ticket directory (default ${DEFAULT_DIR}), then the id`,
+    )
+    .option("--after <ids...>", "ids it depends on (space- or comma-separated)")
+    .option("--title <title>", "its title (default: from the id)")
+    .action(async (args: string[], o: { after?: string[]; title?: string }) => {
+      code = await (await import("./cli/new.js")).newCommand(args, o, io);
+    });
+
+  program
     .command("validate")
     .description("check the ticket directory; every problem with file:line; exit 2 if any")
     .argument("[dir]", "ticket directory", DEFAULT_DIR)
@@ -109,8 +142,9 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
         dir: string,
         o: { exec?: string; maxParallel?: number; bound?: number; json?: boolean },
       ) => {
+        const shown = shownPath(dir);
         code = await (await import("./local/run.js")).runCommand(
-          dir,
+          shown,
           {
             json: !!o.json,
             ...(o.exec !== undefined && { exec: o.exec }),
@@ -119,6 +153,7 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
           },
           io,
         );
+        await (await import("./cli/after-run.js")).afterRun(shown, o.exec, code, io);
       },
     );
 
@@ -174,6 +209,12 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .action(async (dir: string, o: { html?: string; json?: string; markdown?: string }) => {
       code = await (await commands()).reportCommand(dir, o, io, now());
     });
+
+  program.addHelpText(
+    "after",
+    `\nStart with:\n  $ frontier init\n  $ frontier run\n${EXIT_CODES_HELP}`,
+  );
+  for (const command of program.commands) command.addHelpText("after", commandHelp(command.name()));
 
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -10,8 +10,12 @@ import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
 import { writeReports } from "../report/write.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
+import { errorLine } from "./colour.js";
+import { continueCommand } from "./continue.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { commitChanges, localUser, openDirectory } from "./open.js";
+import { didYouMean } from "./suggest.js";
+import { plural, shellWord, shownPath } from "./text.js";
 
 export { statusCommand } from "./status.js";
 
@@ -20,14 +24,26 @@ function json(io: CliIo, value: unknown): void {
 }
 
 export async function planCommand(
-  dir: string,
+  typed: string,
   opts: { json: boolean; mermaid: boolean },
   io: CliIo,
   now: number,
 ) {
+  if (opts.json && opts.mermaid) {
+    errorLine(
+      io,
+      "--json and --mermaid print two different things; pass one of them (run `frontier plan` twice for both)",
+    );
+    return EXIT.usage;
+  }
+  const dir = shownPath(typed);
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
-  const receipt = buildReceipt(opened.opened.frontier, { now, goal: opened.opened.settings.goal });
+  const receipt = buildReceipt(opened.opened.frontier, {
+    now,
+    goal: opened.opened.settings.goal,
+    where: "local",
+  });
   if (opts.json) json(io, receipt);
   else if (opts.mermaid) io.stdout.write(`${renderMermaid(receipt)}\n`);
   else printPlan(receipt, io);
@@ -38,7 +54,7 @@ function printPlan(receipt: Receipt, io: CliIo): void {
   const out = io.stdout;
   line(
     out,
-    `run ${receipt.run}: ${receipt.tickets.length} tickets in ${receipt.waves.length} waves`,
+    `run ${receipt.run}: ${plural(receipt.tickets.length, "ticket")} in ${plural(receipt.waves.length, "wave")}`,
   );
   if (receipt.goal) line(out, `goal: ${receipt.goal}`);
   receipt.waves.forEach((wave, i) => {
@@ -46,19 +62,17 @@ function printPlan(receipt: Receipt, io: CliIo): void {
   });
   line(
     out,
-    `critical path (${receipt.critical_path.length} tickets): ${receipt.critical_path.join(" → ")}`,
+    `critical path (${plural(receipt.critical_path.length, "ticket")}): ${receipt.critical_path.join(" → ")}`,
   );
 }
 
-export async function contextCommand(dir: string, ticket: string, io: CliIo, now: number) {
+export async function contextCommand(typed: string, ticket: string, io: CliIo, now: number) {
+  const dir = shownPath(typed);
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
   const { frontier, settings } = opened.opened;
   if (!frontier.spec(ticket)) {
-    line(
-      io.stderr,
-      `error: no ticket "${ticket}" in ${dir} — \`frontier status ${dir}\` lists them`,
-    );
+    errorLine(io, unknownTicket(ticket, dir, frontier.specs()));
     return EXIT.usage;
   }
   io.stdout.write(await readContext(dir, frontier, ticket, settings));
@@ -67,25 +81,46 @@ export async function contextCommand(dir: string, ticket: string, io: CliIo, now
 
 type Mutation = "answer" | "retry" | "cancel";
 
+/** `no ticket "retyr-plan" in tickets. Did you mean retry-plan? — `frontier status tickets` lists them` */
+function unknownTicket(ticket: string, dir: string, specs: readonly { id: string }[]): string {
+  const near = didYouMean(
+    ticket,
+    specs.map((s) => s.id),
+  );
+  return `no ticket "${ticket}" in ${dir}.${near} (\`frontier status ${shellWord(dir)}\` lists them)`;
+}
+
 export async function mutateCommand(
   kind: Mutation,
-  dir: string,
+  typed: string,
   args: { ticket?: string; text?: string },
   io: CliIo,
   now: number,
 ) {
+  const dir = shownPath(typed);
+  if (kind === "answer" && (args.text ?? "").trim() === "") {
+    errorLine(
+      io,
+      `the answer is empty; write it after the ticket id: frontier answer ${shellWord(dir)} ${shellWord(args.ticket ?? "TICKET")} "YOUR ANSWER"`,
+    );
+    return EXIT.usage;
+  }
   // The live runner holds the graph in memory and would not see this change.
   const holder = liveLockHolder(dir);
   if (holder) {
-    line(
-      io.stderr,
-      `error: a frontier run (pid ${holder.pid} on ${holder.host}) is working on ${dir}; ${kind} after it stops, or stop it with Ctrl-C first`,
+    errorLine(
+      io,
+      `a frontier run (pid ${holder.pid} on ${holder.host}) is working on ${dir}; ${kind} after it stops, or stop it with Ctrl-C first`,
     );
     return EXIT.usage;
   }
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
-  const { frontier } = opened.opened;
+  const { frontier, settings } = opened.opened;
+  if (args.ticket !== undefined && !frontier.spec(args.ticket)) {
+    errorLine(io, unknownTicket(args.ticket, dir, frontier.specs()));
+    return EXIT.usage;
+  }
   const by = localUser(io.env);
   const result =
     kind === "answer"
@@ -96,13 +131,24 @@ export async function mutateCommand(
   switch (result.kind) {
     case "ok":
       await commitChanges(dir, frontier);
-      line(io.stdout, confirmation(kind, args.ticket, dir, result.changed.length));
+      line(
+        io.stdout,
+        confirmation(
+          kind,
+          args.ticket,
+          result.changed.length,
+          continueCommand(dir, {
+            settings,
+            open: frontier.remainder(now).flatMap((r) => frontier.spec(r.id) ?? []),
+          }),
+        ),
+      );
       return EXIT.complete;
     case "stale":
       line(io.stdout, result.message);
       return EXIT.complete;
     case "rejected":
-      line(io.stderr, `error: ${result.message}`);
+      errorLine(io, result.message);
       return EXIT.usage;
     default: {
       const never: never = result;
@@ -111,28 +157,35 @@ export async function mutateCommand(
   }
 }
 
-function confirmation(kind: Mutation, ticket: string | undefined, dir: string, changed: number) {
+function confirmation(
+  kind: Mutation,
+  ticket: string | undefined,
+  changed: number,
+  next: string,
+): string {
   switch (kind) {
     case "answer":
-      return `answered ${ticket}: it is ready again — \`frontier run ${dir}\` continues.`;
+      return `answered ${ticket}: it is ready again. Continue with:\n  ${next}`;
     case "retry":
-      return `${ticket} will run again (${changed} ticket${changed === 1 ? "" : "s"} back in play) — \`frontier run ${dir}\` continues.`;
+      return `${ticket} will run again (${plural(changed, "ticket")} back in play). Continue with:\n  ${next}`;
     case "cancel":
-      return `run cancelled: ${changed} open ticket${changed === 1 ? "" : "s"} closed as cancelled.`;
+      return `run cancelled: ${plural(changed, "open ticket")} closed as cancelled.`;
   }
 }
 
 export async function reportCommand(
-  dir: string,
+  typed: string,
   opts: { html?: string; json?: string; markdown?: string },
   io: CliIo,
   now: number,
 ) {
+  const dir = shownPath(typed);
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
   const receipt = buildReceipt(opened.opened.frontier, {
     now,
     goal: opened.opened.settings.goal,
+    where: "local",
     resultText: resultReader(dir),
   });
   const targets =
@@ -145,7 +198,7 @@ export async function reportCommand(
         };
   writeReports(receipt, targets);
   for (const [what, path] of Object.entries(targets)) {
-    if (path) line(io.stdout, `${what}: ${path}`);
+    if (path) line(io.stdout, `${what}: ${shownPath(path)}`);
   }
   return EXIT.complete;
 }

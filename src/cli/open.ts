@@ -11,7 +11,8 @@ import { Frontier } from "../core/engine.js";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { loadDirectory } from "../tickets/load.js";
 import type { Problem } from "../tickets/problems.js";
-import { type CliIo, EXIT, line } from "./io.js";
+import { errorLine } from "./colour.js";
+import { type CliIo, EXIT } from "./io.js";
 import { printProblems } from "./problems.js";
 
 export interface Opened {
@@ -32,12 +33,12 @@ export async function openDirectory(
 ): Promise<OpenResult> {
   const loaded = await loadDirectory(dir);
   if (loaded.kind === "invalid") {
-    printProblems(loaded.problems, io);
+    printProblems(loaded.problems, io, dir);
     return { kind: "exit", code: EXIT.usage };
   }
   const configured = engineConfig(loaded.settings, loaded.saved, flags, now);
   if (configured.kind === "bad") {
-    line(io.stderr, `error: ${configured.message}`);
+    errorLine(io, configured.message);
     return { kind: "exit", code: EXIT.usage };
   }
   const frontier = Frontier.create(loaded.specs, configured.config, loaded.saved, now);

@@ -1,10 +1,13 @@
 /** `frontier validate`: loads nothing but the ticket reader, so checking 10k files stays fast. */
 import { loadDirectory } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
+import { painter } from "./colour.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { printProblems } from "./problems.js";
+import { plural, shownPath } from "./text.js";
 
-export async function validateCommand(dir: string, opts: { json: boolean }, io: CliIo) {
+export async function validateCommand(typed: string, opts: { json: boolean }, io: CliIo) {
+  const dir = shownPath(typed);
   const loaded = await loadDirectory(dir);
   const problems = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
   const errors = problems.filter((p) => p.severity === "error").length;
@@ -22,10 +25,14 @@ export async function validateCommand(dir: string, opts: { json: boolean }, io: 
       )}\n`,
     );
   } else if (loaded.kind === "invalid") {
-    printProblems(problems, io);
+    printProblems(problems, io, dir);
   } else {
-    if (problems.length > 0) line(io.stderr, problems.map((p) => formatProblem(p)).join("\n"));
-    line(io.stdout, `${dir}: ${loaded.specs.length} tickets, no problems.`);
+    if (problems.length > 0) printProblems(problems, io, dir);
+    const paint = painter(io.stdout, io.env);
+    line(
+      io.stdout,
+      `${dir}: ${plural(loaded.specs.length, "ticket")}, ${paint("green", "no problems")}.`,
+    );
   }
   return errors > 0 ? EXIT.usage : EXIT.complete;
 }

@@ -28,6 +28,9 @@ const UNIT_MS: Record<string, number> = {
   hrs: 3_600_000,
   hour: 3_600_000,
   hours: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
 };
 
 const PART = /(\d+(?:\.\d+)?)\s*([a-z]+)\s*/gy;
@@ -50,6 +53,36 @@ export function parseDuration(text: string): number | undefined {
     end = PART.lastIndex;
   }
   return end === s.length ? Math.round(total) : undefined;
+}
+
+const NUMBER_WORD =
+  "a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|half|few|couple of|several";
+const UNIT_WORD =
+  "milliseconds?|msecs?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?";
+const SPELLED = new RegExp(
+  `(?:^|[^a-z0-9])(\\d+(?:\\.\\d+)?|${NUMBER_WORD})[\\s-]*(${UNIT_WORD})(?![a-z])`,
+);
+/** `1h30`, `2m30`: a number after the last unit, whose unit is left to guess. */
+const UNITLESS_TAIL = /^(?:\d+(?:\.\d+)?\s*[a-z]+\s*)+\d+$/;
+
+/**
+ * For text that is not a duration but reads like one (`about 10 minutes`, `2 weeks`,
+ * `half an hour`, `1h30`): a note saying what to write instead. Such a `bound` would
+ * otherwise set no timeout without a word. Undefined for text that is a duration, and
+ * for a budget that names no time (`5 tool calls`).
+ */
+export function durationHint(text: string): string | undefined {
+  const s = text.trim().toLowerCase();
+  if (s === "" || parseDuration(s) !== undefined) return undefined;
+  if (UNITLESS_TAIL.test(s)) {
+    return `the last number has no unit: write ${s}${/h\s*\d+$/.test(s) ? "m" : "s"}`;
+  }
+  const m = SPELLED.exec(s);
+  if (m === null) return undefined;
+  const [, amount, unit] = m as unknown as [string, string, string];
+  const ms = /^\d/.test(amount) ? parseDuration(`${amount} ${unit}`) : undefined;
+  if (ms !== undefined && ms > 0) return `write just the duration, e.g. ${formatDuration(ms)}`;
+  return "write it in digits and units: 45s, 30m, 2h, 1h30m or 2d";
 }
 
 /** A ticket's (or the run's default) `bound`: a duration is its timeout and lease. */

@@ -37,6 +37,7 @@ import type {
   WorklogEntry,
 } from "./model.js";
 import { type CompiledScope, compileScope, scopesOverlap } from "./scope.js";
+import { singleLine } from "./text.js";
 
 export interface EngineConfig {
   /** the run's name */
@@ -1312,7 +1313,8 @@ export class Frontier {
         return b.ticket === b.root ? `${b.root} ${word}` : `${b.root} ${word} (via ${b.ticket})`;
       }
       case "suspended":
-        return `question: ${s.reason ?? s.attempts.at(-1)?.question ?? "(no question given)"}`;
+        // one line: a table cell and a terminal line summarise it; the attempt keeps it whole
+        return `question: ${singleLine(s.reason ?? s.attempts.at(-1)?.question ?? "(no question given)")}`;
       case "pending": {
         // the unmet dependencies, in the author's order (one string, no arrays: at 10k
         // tickets this runs for nearly every one of them)
@@ -1331,7 +1333,7 @@ export class Frontier {
       case "claimed":
         return `running attempt ${s.attempt} (${s.claimed_by ?? "unknown"})`;
       case "failed":
-        return `failed: ${s.reason ?? "no reason given"}`;
+        return `failed: ${singleLine(s.reason ?? "no reason given")}`;
       case "limited":
         return "its bound ran out";
       case "cancelled":

@@ -1133,6 +1133,7 @@ export function receiptOf(
 ): Receipt {
   const receipt = buildReceipt(frontier, {
     now,
+    where: "github",
     ...(settings.goal ? { goal: settings.goal } : {}),
   });
   const links: NonNullable<Receipt["links"]> = { ...(receipt.links ?? {}) };

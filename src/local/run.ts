@@ -671,6 +671,7 @@ class LocalRun {
     const { buildReceipt, writeReports } = await this.reportCode();
     const receipt = buildReceipt(this.frontier, {
       now,
+      where: "local",
       goal: this.settings.goal,
       resultText: resultReader(this.dir),
     });

@@ -11,14 +11,14 @@
  */
 
 import type { z } from "zod";
-import { parseBound, parseDuration } from "../core/bound.js";
+import { durationHint, parseBound, parseDuration } from "../core/bound.js";
 import { closest, type GraphNode } from "../core/checks.js";
 import { BLOCK_KINDS, DEFAULTS, STATUSES, TICKET_ID } from "../core/constants.js";
 import type { BlockedBy as BlockedByT, TicketSpec } from "../core/model.js";
 import { fastFields } from "./fast.js";
 import type { TicketFields } from "./field-types.js";
 import { splitFrontMatter } from "./frontmatter.js";
-import { type Problem, problem, quoted } from "./problems.js";
+import { notADuration, type Problem, problem, quoted } from "./problems.js";
 
 /**
  * The fields as their types say they are: what zod's check of them gives back. A type
@@ -404,6 +404,9 @@ export function checkFields(
       );
     } else {
       bound = parseBound(boundText, opts.leaseMs ?? DEFAULTS.leaseMs);
+      const hint = durationHint(boundText);
+      if (hint !== undefined)
+        warnings.push(notADuration("bound", boundText, hint, file, lines.get("bound")));
     }
   }
 

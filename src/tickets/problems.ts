@@ -68,6 +68,24 @@ export function problem(
     : { kind, file, line, message, fix, severity };
 }
 
+/** A `bound` that reads like a duration but is not one sets no timeout: say so. */
+export function notADuration(
+  field: string,
+  text: string,
+  hint: string,
+  file: string,
+  line: number | undefined,
+): Problem {
+  return problem(
+    "wrong-type",
+    file,
+    line,
+    `${field} ${quoted(text)} reads like a duration but is not one, so it sets no timeout (it is passed to the executor as text)`,
+    `${hint}; leave it as it is if it is a budget in words`,
+    "warning",
+  );
+}
+
 /**
  * `plan.md:3: depends_on must be a list of ticket ids, got a mapping — write depends_on: [research]`.
  * With `dir`, the file is shown under it (`tickets/plan.md:3: …`) so terminals can open it.

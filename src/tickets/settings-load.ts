@@ -6,10 +6,11 @@
  */
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
+import { durationHint } from "../core/bound.js";
 import { closest } from "../core/checks.js";
 import type { Settings } from "../core/model.js";
 import { DECIMAL, fastScalarMap } from "./fast.js";
-import { type Problem, problem, quoted } from "./problems.js";
+import { notADuration, type Problem, problem, quoted } from "./problems.js";
 
 export const SETTINGS_FILE = "frontier.yml";
 
@@ -176,6 +177,12 @@ export function parseSettingsQuick(text: string): ParsedSettings | undefined {
   const settings: Record<string, unknown> = {};
   for (const name of Object.keys(KEYS)) {
     if (values[name] !== undefined) settings[name] = values[name];
+  }
+  const ticketBound = settings.ticket_bound;
+  const hint = typeof ticketBound === "string" ? durationHint(ticketBound) : undefined;
+  if (typeof ticketBound === "string" && hint !== undefined) {
+    const line = pairs.find((p) => p.key === "ticket_bound")?.line;
+    warnings.push(notADuration("ticket_bound", ticketBound, hint, SETTINGS_FILE, line));
   }
   return { settings: settings as Partial<Settings>, problems: [], warnings };
 }

@@ -4,9 +4,9 @@
  * every error names the line and the fix.
  */
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
-import { parseDuration } from "../core/bound.js";
+import { durationHint, parseDuration } from "../core/bound.js";
 import { Settings } from "../core/model.js";
-import { describeValue, type Problem, problem } from "./problems.js";
+import { describeValue, notADuration, type Problem, problem } from "./problems.js";
 import {
   KEYS,
   type SettingKind as Kind,
@@ -114,6 +114,11 @@ export function parseSettings(text: string): ParsedSettings {
         "write bound: {duration: 2h}",
       ),
     );
+  }
+  const ticketBound = settings.ticket_bound;
+  const hint = ticketBound === undefined ? undefined : durationHint(ticketBound);
+  if (ticketBound !== undefined && hint !== undefined) {
+    warnings.push(notADuration("ticket_bound", ticketBound, hint, file, lines.get("ticket_bound")));
   }
   return { settings: problems.length > 0 ? {} : settings, problems, warnings };
 }

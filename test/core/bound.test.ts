@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseBound, parseDuration } from "../../src/core/bound.js";
+import { durationHint, formatDuration, parseBound, parseDuration } from "../../src/core/bound.js";
 
 describe("bound: a duration is the timeout and the lease; other text is passed on", () => {
   it.each([
@@ -29,4 +29,38 @@ describe("bound: a duration is the timeout and the lease; other text is passed o
     expect(formatDuration(90_000)).toBe("1m30s");
     expect(formatDuration(3_600_000)).toBe("1h");
   });
+});
+
+describe("bound: durations as people write them are durations; text that only looks like one is flagged", () => {
+  it.each([
+    ["10 minutes", 600_000],
+    ["1 hour", 3_600_000],
+    ["2 hours 15 minutes", 8_100_000],
+    ["90 secs", 90_000],
+    ["2 days", 172_800_000],
+    ["1d", 86_400_000],
+  ])("%j is %d ms", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+    expect(durationHint(text)).toBeUndefined();
+  });
+
+  it.each([
+    ["about 10 minutes", /10m/],
+    ["10 minutes max", /10m/],
+    ["max 3 hrs", /3h/],
+    ["1h30", /1h30m/],
+    ["half an hour", /digits/],
+    ["ten minutes", /digits/],
+    ["2 weeks", /digits/],
+  ])("%j is not a duration but reads like one: the hint says what to write", (text, fix) => {
+    expect(parseDuration(text)).toBeUndefined();
+    expect(durationHint(text)).toMatch(fix);
+  });
+
+  it.each(["5 tool calls", "3 steps", "1000 tokens", "a careful review", "two passes"])(
+    "%j names no time: no hint",
+    (text) => {
+      expect(durationHint(text)).toBeUndefined();
+    },
+  );
 });

@@ -1,0 +1,62 @@
+/**
+ * The exact command that continues a local run, `--exec` included: printed after a run
+ * stops on a question and after `answer` / `retry`, so the user pastes it and goes on.
+ *
+ * `frontier run` is told its command with `--exec` each time; nothing else records it.
+ * So the command line's `--exec` is remembered in `DIR/.frontier/last-exec.json` when a
+ * run ends, and read back by the hints. A directory whose tickets all have a command of
+ * their own (frontier.yml `executor`, a ticket's named executor) needs no `--exec`.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Settings, TicketSpec } from "../core/model.js";
+import { replaceAtomically } from "../tickets/store.js";
+import { shellWord } from "./text.js";
+
+export const LAST_EXEC_FILE = ".frontier/last-exec.json";
+
+/**
+ * Remember the `--exec` of a run that has records (a run that never started leaves
+ * nothing), or that it had none: then frontier.yml's executor ran, and so it will again.
+ */
+export function rememberExec(dir: string, exec: string | undefined): void {
+  if (!existsSync(join(dir, ".frontier"))) return;
+  try {
+    replaceAtomically(join(dir, LAST_EXEC_FILE), `${JSON.stringify({ exec: exec ?? null })}\n`);
+  } catch {
+    // a hint is not worth failing a run over: the hint then shows `--exec CMD`
+  }
+}
+
+/** The last run's `--exec`; null when it had none; undefined when no run was remembered. */
+export function lastExec(dir: string): string | null | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(join(dir, LAST_EXEC_FILE), "utf8")) as unknown;
+    if (parsed && typeof parsed === "object" && "exec" in parsed) {
+      const exec = (parsed as { exec: unknown }).exec;
+      if (typeof exec === "string" || exec === null) return exec;
+    }
+  } catch {
+    // no run with --exec yet
+  }
+  return undefined;
+}
+
+/**
+ * `frontier run tickets --exec 'my-agent "$FRONTIER_CONTEXT_FILE"'`: `exec` when the run
+ * was given one, else the remembered one, else none when every open ticket has a command
+ * of its own, else a placeholder the user has to fill in.
+ */
+export function continueCommand(
+  dir: string,
+  opts: { exec?: string; settings?: Settings; open?: readonly TicketSpec[] },
+): string {
+  const base = `frontier run ${shellWord(dir)}`;
+  const exec = opts.exec ?? lastExec(dir);
+  if (typeof exec === "string") return `${base} --exec ${shellWord(exec)}`;
+  if (exec === null) return base;
+  const needsExec =
+    opts.settings?.executor === undefined &&
+    (opts.open ?? []).some((t) => t.executor === undefined);
+  return needsExec ? `${base} --exec CMD` : base;
+}

@@ -1,0 +1,84 @@
+/** What `--help` shows besides the options: the exit codes, and two examples per command. */
+import { EXIT } from "./io.js";
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  ${EXIT.complete}    complete (for run); success (for every other command)
+  ${EXIT.failed}    a ticket failed, so the run cannot complete
+  ${EXIT.usage}    the tickets do not hold together, or the command line is wrong
+  ${EXIT.suspended}    suspended: a ticket asked a question (answer it, then run again)
+  ${EXIT.limited}    limited: a bound ran out before the run completed
+  ${EXIT.cancelled}    cancelled
+  130  stopped with Ctrl-C (run again to resume)
+
+Environment: NO_COLOR turns colour off, FORCE_COLOR=1 turns it on when not on a terminal.`;
+
+/** Two command lines a user can try, each with what it does. */
+export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
+  init: [
+    ["frontier init", "a starter directory tickets/ that runs as it is"],
+    ["frontier init tasks --github", "tasks/ and the two GitHub workflows that run it"],
+  ],
+  new: [
+    ["frontier new research", "tickets/research.md, depending on nothing"],
+    [
+      'frontier new tickets plan --after research,survey --title "Plan the migration"',
+      "tickets/plan.md, run once research and survey are complete",
+    ],
+  ],
+  validate: [
+    ["frontier validate", "check tickets/: every problem with file:line, exit 2 if any"],
+    ["frontier validate tasks --json", "the same as JSON, for an editor or CI"],
+  ],
+  plan: [
+    ["frontier plan", "the waves of tickets/ and the critical path"],
+    ["frontier plan tasks --mermaid > graph.mmd", "the graph as a mermaid flowchart"],
+  ],
+  status: [
+    ["frontier status", "where the run in tickets/ stands: ready, blocked, questions"],
+    ["frontier status tasks --json", "the receipt (ticket-frontier/receipt@1)"],
+  ],
+  run: [
+    [
+      "frontier run tickets --exec 'my-agent --task-file \"$FRONTIER_CONTEXT_FILE\"'",
+      "run every ticket with your agent, at most max_parallel at once",
+    ],
+    ["frontier run tickets --max-parallel 1 --bound 3", "one at a time, at most 3 dispatches"],
+  ],
+  context: [
+    ["frontier context tickets plan", "the text the executor of plan is given"],
+    ["frontier context tickets plan > plan-context.md", "the same, to a file"],
+  ],
+  answer: [
+    ['frontier answer tickets plan "Use eu-west-1"', "answer plan's question; it is ready again"],
+    ["frontier answer tickets plan yes, keep the old API", "the words after the id are the answer"],
+  ],
+  retry: [
+    [
+      "frontier retry tickets research",
+      "a new attempt for a failed ticket; its dependents wait again",
+    ],
+    ["frontier status tickets && frontier retry tickets plan", "see what failed, then retry it"],
+  ],
+  cancel: [
+    ["frontier cancel tickets", "every open ticket becomes cancelled"],
+    ["frontier cancel tickets && frontier report tickets", "cancel, then write the final reports"],
+  ],
+  report: [
+    ["frontier report tickets", "tickets/.frontier/report.html, receipt.json and report.md"],
+    ["frontier report tickets --html out/report.html", "only the HTML report, where you want it"],
+  ],
+};
+
+/** The text after a command's options: its examples and the exit codes. */
+export function commandHelp(name: string): string {
+  const examples = EXAMPLES[name];
+  const lines = examples
+    ? [
+        "",
+        "Examples:",
+        ...examples.flatMap(([command, what]) => [`  $ ${command}`, `      ${what}`]),
+      ]
+    : [];
+  return `${lines.join("\n")}\n${EXIT_CODES_HELP}`;
+}

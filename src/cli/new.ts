@@ -1,0 +1,199 @@
+/**
+ * `frontier new [DIR] ID [--after ID...] [--title T]`: write one ticket file, front
+ * matter and a `# title` heading, after checking what a later `validate` would refuse:
+ * the id, that it is not taken, and that every dependency exists.
+ */
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { TICKET_ID } from "../core/constants.js";
+import { parseTicketQuick } from "../tickets/fields.js";
+import { loadDirectory, ticketFileNames } from "../tickets/load.js";
+import { DEFAULT_DIR } from "./argv.js";
+import { errorLine } from "./colour.js";
+import { type CliIo, EXIT, line } from "./io.js";
+import { nearIds } from "./suggest.js";
+import { plural, shellWord, shownPath } from "./text.js";
+
+export interface NewOptions {
+  /** ids this ticket depends on; each may also be a comma-separated list */
+  after?: readonly string[];
+  title?: string;
+}
+
+export async function newCommand(
+  positional: readonly string[],
+  opts: NewOptions,
+  io: CliIo,
+): Promise<number> {
+  const fail = (message: string) => {
+    errorLine(io, message);
+    return EXIT.usage;
+  };
+  if (positional.length === 0 || positional.length > 2) {
+    return fail(
+      `frontier new takes the ticket's id, after the ticket directory if it is not ${DEFAULT_DIR}: frontier new [DIR] ID (got ${plural(positional.length, "argument")})`,
+    );
+  }
+  const [typedDir, id] = positional.length === 2 ? positional : [DEFAULT_DIR, positional[0]!];
+  const dir = shownPath(typedDir!);
+  if (!TICKET_ID.test(id!)) return fail(badId(id!, ""));
+
+  const isDir = (() => {
+    try {
+      return statSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  })();
+  if (!isDir) {
+    return fail(
+      `no ticket directory at ${dir} — make one with \`frontier init ${shellWord(dir)}\` (a starter directory), or \`mkdir ${shellWord(dir)}\` first`,
+    );
+  }
+
+  const after = [
+    ...new Set((opts.after ?? []).flatMap((a) => a.split(",")).map((a) => a.trim())),
+  ].filter((a) => a !== "");
+  for (const dep of after) {
+    if (!TICKET_ID.test(dep)) return fail(badId(dep, "--after"));
+    if (dep === id) return fail(`${id} cannot come after itself: drop it from --after`);
+  }
+
+  const title = (opts.title ?? humanise(id!)).trim();
+  if (title === "")
+    return fail('--title is empty: give the ticket a title, e.g. --title "Plan the migration"');
+  if (/[\r\n]/.test(title))
+    return fail("--title must be one line; put the rest in the ticket's body");
+
+  const file = `${id}.md`;
+  const shown = join(dir, file);
+  const scan = await knownTickets(dir);
+  const taken = scan.ids.get(id!);
+  if (taken !== undefined) {
+    return fail(
+      taken === file
+        ? `${shown} already exists; nothing was written — edit it, or pick another id`
+        : `${join(dir, taken)} already has the id ${id}; nothing was written — pick another id`,
+    );
+  }
+  const missing = after.filter((dep) => !scan.ids.has(dep));
+  if (missing.length > 0) {
+    const known = [...scan.ids.keys()];
+    const each = missing.map((dep) => {
+      const near = nearIds(dep, known);
+      return near.length > 0 ? `"${dep}" (did you mean ${near.join(" or ")}?)` : `"${dep}"`;
+    });
+    return fail(
+      `--after names ${missing.length === 1 ? "a ticket" : "tickets"} not in ${dir}: ${each.join("; ")} — create ${missing.length === 1 ? "it" : "them"} first with \`frontier new ${shellWord(dir)} ${missing[0]}\`, or fix the id`,
+    );
+  }
+
+  try {
+    // `wx`: never overwrite, even a file that appeared since the check above
+    writeFileSync(join(dir, file), ticketText(title, after), { flag: "wx" });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return fail(`${shown} already exists; nothing was written`);
+    return fail(`could not write ${shown}: ${(e as Error).message}`);
+  }
+  const loaded = await loadDirectory(dir);
+  // A loop can only be seen with the file in place (a ticket already waiting on this id
+  // and named in --after): then the file goes again, and the loop is the error.
+  const loops =
+    loaded.kind === "invalid"
+      ? loaded.problems.filter(
+          (p) =>
+            p.kind === "cycle" &&
+            (p.file === file || p.message.includes(`${file}:`) || p.message.includes(`${file} `)),
+        )
+      : [];
+  if (loops.length > 0) {
+    rmSync(join(dir, file), { force: true });
+    return fail(
+      `${id} after ${after.join(", ")} would close a loop; nothing was written — ${loops.map((p) => p.message).join("; ")}`,
+    );
+  }
+  const deps = after.length > 0 ? ` (after ${after.join(", ")})` : "";
+  line(io.stdout, `wrote ${shown}${deps}. Write its task under the heading, then:`);
+  line(io.stdout, `  frontier validate ${shellWord(dir)}`);
+  if (loaded.kind === "invalid") {
+    const errors = loaded.problems.filter((p) => p.severity === "error").length;
+    if (errors > 0) {
+      line(
+        io.stderr,
+        `note: ${dir} has ${plural(errors, "problem")} to fix before it can run (\`frontier validate ${shellWord(dir)}\` lists them)`,
+      );
+    }
+  }
+  return EXIT.complete;
+}
+
+/** The file `frontier new` writes: front matter with its dependencies, a heading, a prompt. */
+export function ticketText(title: string, after: readonly string[]): string {
+  return [
+    "---",
+    `depends_on: [${after.map(yamlId).join(", ")}]`,
+    "---",
+    `# ${title}`,
+    "",
+    "What should be done, and what a good result looks like. The executor is given this",
+    "text, followed by the results of the tickets in depends_on.",
+    "",
+  ].join("\n");
+}
+
+/**
+ * An id in a YAML flow list: bare when YAML reads it back as the same string, else in
+ * double quotes (`"1.5"`, `"2026-01-02"`, `"yes"`, `"null"` would come back as a number,
+ * a date, a boolean or nothing).
+ */
+function yamlId(id: string): string {
+  const plain =
+    /^[A-Za-z_][A-Za-z0-9._-]*$/.test(id) &&
+    !/^(?:y|yes|n|no|true|false|on|off|null|nan|inf)$/i.test(id);
+  return plain ? id : JSON.stringify(id);
+}
+
+/** `plan-the-migration` → `Plan the migration`. */
+function humanise(id: string): string {
+  const words = id.replace(/[-_]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function badId(id: string, what: string): string {
+  return `${what}${what ? " " : ""}${JSON.stringify(id)} is not a ticket id: use letters, digits, ".", "_" and "-", starting with a letter or digit, at most 128 characters (e.g. plan-migration)`;
+}
+
+/**
+ * The ids in `dir` and the file of each, read even when the directory does not hold
+ * together yet (a dependency not written yet is what `new` is often for): the id in a
+ * ticket's front matter when it has one that reads plainly, else the file name.
+ */
+async function knownTickets(dir: string): Promise<{ ids: Map<string, string> }> {
+  const ids = new Map<string, string>();
+  let names: string[] = [];
+  try {
+    names = ticketFileNames(
+      readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isFile() || e.isSymbolicLink())
+        .map((e) => e.name),
+    );
+  } catch {
+    return { ids };
+  }
+  for (const [order, file] of names.entries()) {
+    let id = file.slice(0, -3);
+    try {
+      const text = readFileSync(join(dir, file), "utf8");
+      // the full YAML parser only for front matter the quick reader leaves to it
+      const parsed =
+        parseTicketQuick(text, file, order) ??
+        (await import("../tickets/parse.js")).parseTicketFull(text, file, order);
+      id = parsed.node.id;
+    } catch {
+      // unreadable: validate reports it; its file name stands for it here
+    }
+    if (!ids.has(id)) ids.set(id, file);
+  }
+  return { ids };
+}

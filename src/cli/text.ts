@@ -1,0 +1,38 @@
+/**
+ * Small pieces of wording every command shares, so the same thing is said the same way:
+ * counts with their plurals, paths as seen from where the user stands, commands a user
+ * can paste, and text from records squeezed onto one line.
+ */
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { singleLine } from "../core/text.js";
+
+/** `1 ticket`, `2 tickets`, `0 tickets`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * A path as the user should see it: relative to the working directory (`tickets`,
+ * `../other/tickets`), `.` for the directory itself. A path that would climb out of
+ * the working directory further than it goes down is clearer absolute.
+ */
+export function shownPath(path: string, cwd: string = process.cwd()): string {
+  const absolute = resolve(cwd, path);
+  const rel = relative(cwd, absolute);
+  if (rel === "") return ".";
+  const climbs = rel.split(sep).filter((part) => part === "..").length;
+  if (isAbsolute(rel) || climbs > 1) return absolute;
+  return rel;
+}
+
+/** Text from a record (a reason, a question) on one line, cut at `max`: the record keeps it whole. */
+export function oneLine(text: string, max = 200): string {
+  const flat = singleLine(text);
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A word for `sh`: left bare when it is plain, else in single quotes. */
+export function shellWord(word: string): string {
+  if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -1,0 +1,182 @@
+/**
+ * `frontier init`: a starter ticket directory that runs as it is, and with --github the
+ * two workflows that run it on GitHub — written once, never over anything.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { frontier, ROOT, STACK_TRACE, workspace } from "./harness.js";
+
+/** Every `uses:` of a workflow, and the `with:` it passes. */
+function steps(doc: unknown): Array<Record<string, unknown>> {
+  const jobs = (doc as { jobs: Record<string, { steps: Array<Record<string, unknown>> }> }).jobs;
+  return Object.values(jobs).flatMap((j) => j.steps);
+}
+
+/** `${{ env.FRONTIER_TICKETS }}`, as GitHub's expression syntax writes it. */
+const FROM_ENV = ["$", "{{ env.FRONTIER_TICKETS }}"].join("");
+
+const actionInputs = Object.keys(
+  (parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as { inputs: Record<string, unknown> })
+    .inputs,
+);
+
+describe("frontier init: a starter directory that runs as it is", () => {
+  it("writes tickets/ that validates and runs to complete with the starter executor", () => {
+    const { root } = workspace();
+    const init = frontier(["init"], { cwd: root });
+    expect(init.code).toBe(0);
+    expect(init.stdout).toMatch(/frontier run tickets/);
+    const validate = frontier(["validate"], { cwd: root });
+    expect(validate.stderr).toBe("");
+    expect(validate.stdout).toMatch(/^tickets: 3 tickets, no problems\.$/m);
+    expect(validate.code).toBe(0);
+    const run = frontier(["run"], { cwd: root });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/3\/3 complete/);
+    const summary = readFileSync(
+      join(root, "tickets", ".frontier", "results", "write-summary@1.md"),
+      "utf8",
+    );
+    expect(summary).toMatch(/list-questions, gather-facts/);
+  });
+
+  it("takes another directory name", () => {
+    const { root } = workspace();
+    expect(frontier(["init", "work/tasks"], { cwd: root }).code).toBe(0);
+    expect(frontier(["validate", "work/tasks"], { cwd: root }).code).toBe(0);
+    expect(existsSync(join(root, "tickets"))).toBe(false);
+  });
+
+  it("refuses a directory that already holds tickets, and writes nothing", () => {
+    const { root, dir } = workspace({ "mine.md": "---\n---\n# Mine\n" });
+    const r = frontier(["init"], { cwd: root });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/tickets already holds 1 ticket; nothing was written/);
+    expect(r.stderr).toMatch(/frontier new tickets ID/);
+    expect(existsSync(join(dir, "frontier.yml"))).toBe(false);
+  });
+
+  it("refuses to overwrite any file it would write, and then writes none of them", () => {
+    const { root, dir } = workspace({ "frontier.yml": "run: mine\n" });
+    const r = frontier(["init"], { cwd: root });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/tickets\/frontier\.yml already exists; nothing was written/);
+    expect(readFileSync(join(dir, "frontier.yml"), "utf8")).toBe("run: mine\n");
+    expect(existsSync(join(dir, "write-summary.md"))).toBe(false);
+    expect(r.stderr).not.toMatch(STACK_TRACE);
+  });
+});
+
+describe("frontier init --github: the two workflows, the ticket directory and the action filled in", () => {
+  function initGithub(args: string[]) {
+    const { root } = workspace();
+    mkdirSync(join(root, ".git"));
+    const sub = join(root, "svc");
+    mkdirSync(sub);
+    // run from a subfolder: the workflows go to the repository root, the directory is named from it
+    const r = frontier(["init", ...args], { cwd: sub });
+    const read = (name: string) =>
+      parse(readFileSync(join(root, ".github", "workflows", name), "utf8")) as Record<
+        string,
+        unknown
+      >;
+    return { root, sub, r, read };
+  }
+
+  it("names the ticket directory once per workflow and in the push filter, and the action in every uses:", () => {
+    const { sub, r, read } = initGithub(["work", "--github", "--action", "acme/tf@0123abc"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(frontier(["validate", "work"], { cwd: sub }).code).toBe(0);
+
+    const main = read("frontier.yml");
+    const task = read("orch-task.yml");
+    expect((main.env as Record<string, string>).FRONTIER_TICKETS).toBe("svc/work");
+    expect((task.env as Record<string, string>).FRONTIER_TICKETS).toBe("svc/work");
+    expect((main.on as { push: { paths: string[] } }).push.paths).toEqual(["svc/work/**"]);
+
+    const ours = [...steps(main), ...steps(task)].filter(
+      (s) => typeof s.uses === "string" && !s.uses.startsWith("actions/"),
+    );
+    expect(ours.map((s) => s.uses)).toEqual([
+      "acme/tf@0123abc",
+      "acme/tf@0123abc",
+      "acme/tf@0123abc",
+    ]);
+    for (const step of ours) {
+      const given = Object.keys((step.with as Record<string, string>) ?? {});
+      // every input passed is one the action declares
+      for (const input of given) expect(actionInputs).toContain(input);
+      expect((step.with as Record<string, string>).tickets).toBe(FROM_ENV);
+    }
+    const records = steps(task).find(
+      (s) => (s.with as { path?: string })?.path === ".frontier-records",
+    );
+    expect((records?.with as Record<string, string> | undefined)?.["sparse-checkout"]).toBe(
+      `${FROM_ENV}/.frontier`,
+    );
+    // the agent step runs the starter executor, with no expression inside the script
+    const agent = steps(task).find((s) => s.id === "agent");
+    expect(agent?.run).toMatch(/starter-executor\.mjs/);
+    expect(agent?.run).not.toMatch(/\$\{\{/);
+  });
+
+  it("without --action, copies the action into the repository and uses it by path", () => {
+    const { root, r, read } = initGithub(["--github"]);
+    expect(r.code).toBe(0);
+    const vendored = join(root, ".github", "actions", "ticket-frontier");
+    expect(readFileSync(join(vendored, "action.yml"), "utf8")).toBe(
+      readFileSync(join(ROOT, "action.yml"), "utf8"),
+    );
+    expect(existsSync(join(vendored, "dist", "index.js"))).toBe(true);
+    const uses = [...steps(read("frontier.yml")), ...steps(read("orch-task.yml"))]
+      .map((s) => s.uses)
+      .filter((u) => typeof u === "string" && !u.startsWith("actions/"));
+    expect(uses).toEqual([
+      "./.github/actions/ticket-frontier",
+      "./.github/actions/ticket-frontier",
+      "./.github/actions/ticket-frontier",
+    ]);
+  });
+
+  it("never overwrites a workflow that is there, and writes no tickets either", () => {
+    const { root } = workspace();
+    mkdirSync(join(root, ".git"));
+    mkdirSync(join(root, ".github", "workflows"), { recursive: true });
+    writeFileSync(join(root, ".github", "workflows", "orch-task.yml"), "name: mine\n");
+    const r = frontier(["init", "--github"], { cwd: root });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/\.github\/workflows\/orch-task\.yml already exists/);
+    expect(readFileSync(join(root, ".github", "workflows", "orch-task.yml"), "utf8")).toBe(
+      "name: mine\n",
+    );
+    expect(existsSync(join(root, "tickets"))).toBe(false);
+  });
+
+  it("refuses --action without --github", () => {
+    const { root } = workspace();
+    const r = frontier(["init", "--action", "acme/tf@0123abc"], { cwd: root });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/pass it with --github/);
+    expect(existsSync(join(root, "tickets"))).toBe(false);
+  });
+
+  it("refuses an action reference that is not owner/repo@ref", () => {
+    const { r } = initGithub(["--github", "--action", "ticket-frontier"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/owner\/repo@ref/);
+  });
+});
+
+describe("the example workflows name the ticket directory once, the push filter aside", () => {
+  it.each(["frontier.yml", "orch-task.yml"])("%s", (name) => {
+    const text = readFileSync(join(ROOT, "examples", "workflows", name), "utf8");
+    const code = text.replace(/#.*$/gm, "");
+    const literal = [...code.matchAll(/\btickets\b(?!:)/g)].length;
+    // the env value, plus the push paths filter in frontier.yml (GitHub reads `on:` before any variable)
+    expect(literal).toBe(name === "frontier.yml" ? 2 : 1);
+    expect(code).toMatch(/FRONTIER_TICKETS: tickets/);
+  });
+});
