@@ -59,7 +59,9 @@ export function exitCodeOf(state: RunState): number {
     case "cancelled":
       return EXIT.cancelled;
     case "running":
-      // Only when claims held elsewhere (another machine, a GitHub job) are still live.
+    // Only when claims held elsewhere (another machine, a GitHub job) are still live.
+    case "not started":
+      // Only when nothing could be dispatched and nothing said why: not a success.
       return EXIT.failed;
   }
 }

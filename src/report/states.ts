@@ -46,6 +46,7 @@ export const STATUS_MEANING: Readonly<Record<Status, string>> = {
 };
 
 export const RUN_STATE_ICON: Readonly<Record<RunState, string>> = {
+  "not started": "○",
   running: "●",
   complete: "✓",
   failed: "✗",
