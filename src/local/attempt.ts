@@ -290,7 +290,9 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       if (value.reason !== undefined) res.reason = value.reason;
       switch (value.status) {
         case "complete":
-          if (!isBlank(result)) res.result = result;
+          // nothing is passed off as done: a complete without a result is empty
+          if (isBlank(result)) res.outcome = "empty";
+          else res.result = result;
           break;
         case "empty":
           break;
