@@ -3,9 +3,10 @@
  * (validate.ts, status.ts: kept apart so they load only what they need). Each returns
  * its exit code; none throws for a user's mistake.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Receipt } from "../core/model.js";
-import { liveLockHolder } from "../local/lock.js";
+import { acquireLock } from "../local/lock.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
 import { writeReports } from "../report/write.js";
@@ -74,41 +75,57 @@ export async function mutateCommand(
   io: CliIo,
   now: number,
 ) {
-  // The live runner holds the graph in memory and would not see this change.
-  const holder = liveLockHolder(dir);
-  if (holder) {
-    line(
-      io.stderr,
-      `error: a frontier run (pid ${holder.pid} on ${holder.host}) is working on ${dir}; ${kind} after it stops, or stop it with Ctrl-C first`,
-    );
-    return EXIT.usage;
-  }
-  const opened = await openDirectory(dir, {}, io, now);
-  if (opened.kind === "exit") return opened.code;
-  const { frontier } = opened.opened;
-  const by = localUser(io.env);
-  const result =
-    kind === "answer"
-      ? frontier.answer(args.ticket ?? "", args.text ?? "", by, now)
-      : kind === "retry"
-        ? frontier.retry(args.ticket ?? "", by, now)
-        : frontier.cancel(by, now);
-  switch (result.kind) {
-    case "ok":
-      await commitChanges(dir, frontier);
-      line(io.stdout, confirmation(kind, args.ticket, dir, result.changed.length));
-      return EXIT.complete;
-    case "stale":
-      line(io.stdout, result.message);
-      return EXIT.complete;
-    case "rejected":
-      line(io.stderr, `error: ${result.message}`);
-      return EXIT.usage;
-    default: {
-      const never: never = result;
-      return never;
+  // The live runner holds the graph in memory and would not see this change: the change
+  // is made under the run's lock, so it never lands while a run is working.
+  const lock = await takeLock(dir, io, kind, now);
+  if (lock === undefined) return EXIT.usage;
+  try {
+    const opened = await openDirectory(dir, {}, io, now);
+    if (opened.kind === "exit") return opened.code;
+    const { frontier } = opened.opened;
+    const by = localUser(io.env);
+    const result =
+      kind === "answer"
+        ? frontier.answer(args.ticket ?? "", args.text ?? "", by, now)
+        : kind === "retry"
+          ? frontier.retry(args.ticket ?? "", by, now)
+          : frontier.cancel(by, now);
+    switch (result.kind) {
+      case "ok":
+        await commitChanges(dir, frontier);
+        line(io.stdout, confirmation(kind, args.ticket, dir, result.changed.length));
+        return EXIT.complete;
+      case "stale":
+        line(io.stdout, result.message);
+        return EXIT.complete;
+      case "rejected":
+        line(io.stderr, `error: ${result.message}`);
+        return EXIT.usage;
+      default: {
+        const never: never = result;
+        return never;
+      }
     }
+  } finally {
+    await lock();
   }
+}
+
+/**
+ * Take the run's lock for a command that changes the directory; undefined (and said
+ * why) when a run holds it. Returns the release.
+ */
+export async function takeLock(
+  dir: string,
+  io: CliIo,
+  what: string,
+  now: number,
+): Promise<(() => Promise<void>) | undefined> {
+  if (!existsSync(dir)) return async () => {}; // openDirectory says what is wrong
+  const lock = await acquireLock(dir, now);
+  if (lock.kind === "ok") return lock.release;
+  line(io.stderr, `error: ${lock.message}; ${what} after it stops`);
+  return undefined;
 }
 
 function confirmation(kind: Mutation, ticket: string | undefined, dir: string, changed: number) {
