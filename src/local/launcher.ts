@@ -17,13 +17,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import {
-  type ChildExit,
-  type Env,
-  groupEnded,
-  type LaunchRequest,
-  launchHere,
-} from "./launch.js";
+import { type ChildExit, type Env, groupEnded, type LaunchRequest, launchHere } from "./launch.js";
 
 /** Marks the helper's command line: the module is also bundled into other entry points. */
 const HELPER_FLAG = "--frontier-launcher-helper";
