@@ -91,10 +91,13 @@ export async function mutateCommand(
           ? frontier.retry(args.ticket ?? "", by, now)
           : frontier.cancel(by, now);
     switch (result.kind) {
-      case "ok":
-        await commitChanges(dir, frontier);
+      case "ok": {
+        const unwritable = await commitChanges(dir, frontier);
+        for (const message of unwritable) line(io.stderr, `error: ${join(dir, message)}`);
+        if (unwritable.length > 0) return EXIT.failed;
         line(io.stdout, confirmation(kind, args.ticket, dir, result.changed.length));
         return EXIT.complete;
+      }
       case "stale":
         line(io.stdout, result.message);
         return EXIT.complete;

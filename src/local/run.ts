@@ -23,7 +23,7 @@ import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { applyEdits, createRecord } from "../tickets/store.js";
+import { applyEdits, createRecord, writeError } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { helperPool, type Launcher } from "./launcher.js";
@@ -284,6 +284,8 @@ class LocalRun {
   private stopping: NodeJS.Signals | undefined;
   /** a write failed: the run stopped its children and ends with exit 1 */
   private crashed = false;
+  /** tickets whose file could not be written (the author broke it): why */
+  private readonly unwritten = new Map<string, string>();
   private finish: (() => void) | undefined;
   private dispatched = 0;
   private settled = 0;
@@ -458,12 +460,37 @@ class LocalRun {
    */
   private commit(claims: readonly Claim[]): FileEdit[] {
     const changes = this.frontier.drainChanges();
-    const edits = planWrites(changes, this.frontier, (file) =>
-      readFileSync(join(this.dir, file), "utf8"),
+    const failed = new Map<string, string>();
+    const edits = planWrites(
+      changes,
+      this.frontier,
+      // bytes, not text: a body that is not UTF-8 is kept as it is
+      (file) => readFileSync(join(this.dir, file)),
+      (problem) => failed.set(problem.ticket, problem.message),
+      this.unwritten.keys(),
     );
+    for (const id of this.unwritten.keys()) {
+      if (!failed.has(id)) {
+        this.unwritten.delete(id);
+        this.progress.note(`${id}: its state is written again`);
+      }
+    }
+    for (const [id, message] of failed) {
+      // that ticket's problem alone: the run goes on, its records are in .frontier/,
+      // and its file is tried again on every later event
+      if (!this.unwritten.has(id)) {
+        this.progress.note(`warning: ${message}; the run goes on`);
+      }
+      this.unwritten.set(id, message);
+    }
     for (const r of this.results.splice(0)) {
       const file = resultFile(r.ticket, r.attempt);
-      createRecord(join(this.dir, file), r.text, file);
+      const path = join(this.dir, file);
+      try {
+        createRecord(path, r.text, file);
+      } catch (error) {
+        throw writeError(path, error);
+      }
     }
     const claimed = new Set<string>();
     for (const claim of claims) {
@@ -623,7 +650,7 @@ class LocalRun {
       return this.stopping === "SIGTERM" ? 143 : 130;
     }
     const state = frontier.runState(now);
-    const code = exitCodeOf(state);
+    let code = exitCodeOf(state);
     const nothingHappened = this.dispatched === 0 && this.settled === 0;
     const receiptPath = join(this.dir, ".frontier", "receipt.json");
     let receiptJson: string | undefined;
@@ -648,6 +675,16 @@ class LocalRun {
         err,
         `  claims held by other processes are still live (${frontier.claimedIds().join(", ")}): run again when they have settled`,
       );
+    }
+    for (const message of this.unwritten.values()) {
+      line(err, `error: ${join(this.shownDir, message)}`);
+    }
+    if (this.unwritten.size > 0) {
+      line(
+        err,
+        `  what those tickets did is recorded in ${join(this.shownDir, ".frontier")}/: once the files are fixed, \`frontier run ${this.shownDir}\` reads it and runs nothing complete again`,
+      );
+      if (code === EXIT.complete) code = EXIT.failed;
     }
     const shown = (file: string) => join(this.shownDir, ".frontier", file);
     line(
