@@ -213,7 +213,7 @@ async function loadAndRun(
   launcher: Launcher,
 ): Promise<number> {
   const err = io.stderr;
-  const loaded = await loadDirectory(absDir);
+  const loaded = await loadDirectory(absDir, {}, { localExecutors: true });
   if (loaded.kind === "invalid") {
     printProblems(
       loaded.problems.map((p) => ({ ...p, file: p.file === absDir ? dir : join(dir, p.file) })),

@@ -20,6 +20,7 @@ export type ProblemKind =
   | "too-many-tickets"
   | "file-too-large"
   | "unknown-field"
+  | "unknown-executor"
   | "invalid-settings"
   | "corrupt-state";
 
