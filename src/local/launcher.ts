@@ -18,6 +18,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type ChildExit, type Env, groupEnded, type LaunchRequest, launchHere } from "./launch.js";
+import { claimedGroup } from "./orphans.js";
 
 /** Marks the helper's command line: the module is also bundled into other entry points. */
 const HELPER_FLAG = "--frontier-launcher-helper";
@@ -142,11 +143,16 @@ export function helperLauncher(): Launcher {
     // helper; an outcome file it writes is still read.
     for (const [id, p] of pending) {
       pending.delete(id);
-      if (p.pgid === undefined) {
+      // the helper may have started it without having said so yet: its claim token
+      // (in its environment) finds it; only an attempt that never started starts here
+      const token = p.req.vars.FRONTIER_CLAIM;
+      const pgid = p.pgid ?? (token === undefined ? undefined : claimedGroup(token));
+      if (pgid === undefined) {
         void launchHere(p.req, p.onSpawn).then(p.resolve);
         continue;
       }
-      void groupEnded(p.pgid).then(() =>
+      if (p.pgid === undefined) p.onSpawn(pgid);
+      void groupEnded(pgid).then(() =>
         p.resolve({
           code: null,
           signal: null,
