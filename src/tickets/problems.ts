@@ -21,6 +21,7 @@ export type ProblemKind =
   | "file-too-large"
   | "unknown-field"
   | "unknown-executor"
+  | "authored-status"
   | "invalid-settings"
   | "corrupt-state";
 
