@@ -3,15 +3,14 @@
  * (validate.ts, status.ts: kept apart so they load only what they need). Each returns
  * its exit code; none throws for a user's mistake.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Receipt } from "../core/model.js";
-import { acquireLock } from "../local/lock.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
 import { writeReports } from "../report/write.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { type CliIo, EXIT, line } from "./io.js";
+import { takeLock } from "./lock.js";
 import { commitChanges, localUser, openDirectory } from "./open.js";
 
 export { statusCommand } from "./status.js";
@@ -112,23 +111,6 @@ export async function mutateCommand(
   } finally {
     await lock();
   }
-}
-
-/**
- * Take the run's lock for a command that changes the directory; undefined (and said
- * why) when a run holds it. Returns the release.
- */
-export async function takeLock(
-  dir: string,
-  io: CliIo,
-  what: string,
-  now: number,
-): Promise<(() => Promise<void>) | undefined> {
-  if (!existsSync(dir)) return async () => {}; // openDirectory says what is wrong
-  const lock = await acquireLock(dir, now);
-  if (lock.kind === "ok") return lock.release;
-  line(io.stderr, `error: ${lock.message}; ${what} after it stops`);
-  return undefined;
 }
 
 function confirmation(kind: Mutation, ticket: string | undefined, dir: string, changed: number) {

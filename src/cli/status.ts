@@ -5,6 +5,7 @@
 import { STATUSES } from "../core/constants.js";
 import { buildReceipt } from "../report/receipt.js";
 import { STATUS_ICON } from "../report/states.js";
+import { boundHint } from "./bound-hint.js";
 import { type CliIo, EXIT } from "./io.js";
 import { openDirectory } from "./open.js";
 
@@ -53,6 +54,8 @@ export async function statusCommand(dir: string, opts: { json: boolean }, io: Cl
     out.push(`question from ${r.id}: ${asked.question}`);
     out.push(`  answer with: frontier answer ${dir} ${r.id} "YOUR ANSWER"`);
   }
+  const hint = boundHint(frontier, dir, now);
+  if (hint !== undefined) out.push(hint);
   if (remainder.length > 0) {
     out.push("open remainder:");
     for (const r of remainder) out.push(`  ${r.id}  ${r.status}  ${r.waiting_on}`);

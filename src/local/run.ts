@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { boundHint } from "../cli/bound-hint.js";
 import { EXIT, line } from "../cli/io.js";
 import { printProblems } from "../cli/problems.js";
 import { formatDuration } from "../core/bound.js";
@@ -27,6 +28,7 @@ import { applyEdits, createRecord, writeError } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { helperPool, type Launcher } from "./launcher.js";
+import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
 import { loadLive, Progress, tallyText } from "./progress.js";
@@ -292,7 +294,7 @@ class LocalRun {
   private readonly cwd: string;
   private readonly maxResultBytes: number;
   /** context and outcome files of live attempts: one temporary directory per run */
-  private readonly scratch = mkdtempSync(join(tmpdir(), "frontier-run-"));
+  private readonly scratch = mkdtempSync(join(tmpdir(), `frontier-run-${process.pid}-`));
   /**
    * context files no live attempt uses: one per attempt running at once, each rewritten
    * in place for the next (creating and removing a file per attempt costs more)
@@ -333,6 +335,12 @@ class LocalRun {
 
   async run(started: number): Promise<number> {
     const frontier = this.frontier;
+    const leftovers = removeLeftovers(this.dir);
+    if (leftovers > 0) {
+      this.progress.note(
+        `removed ${leftovers} temporary file${leftovers === 1 ? "" : "s"} left by a run that was killed mid-write`,
+      );
+    }
     // Attempts a dead runner left behind must not run on beside their re-runs.
     const deadClaims = new Map<string, string>();
     for (const id of frontier.claimedIds()) {
@@ -670,6 +678,8 @@ class LocalRun {
     const remainder = frontier.remainder(now);
     for (const r of remainder.slice(0, 10)) line(err, `  ${r.id}  ${r.status}  ${r.waiting_on}`);
     if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
+    const hint = boundHint(frontier, this.shownDir, now);
+    if (hint !== undefined) line(err, `  ${hint}`);
     if (state === "running") {
       line(
         err,
