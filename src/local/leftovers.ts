@@ -10,20 +10,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { STATE_DIR } from "../tickets/layout.js";
 
+/** in `.frontier/`, frontier's own directory: any of its temporary names */
 const TEMP = /\.(\d+)(?:\.[0-9a-f]{8})?\.tmp$/;
+/** beside the tickets, where the author's files live: only the store's exact shape */
+const TICKET_TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 const SCRATCH = /^frontier-run-(\d+)-/;
 
 /** Remove leftovers in the ticket directory and the system's temporary directory; returns how many. */
 export function removeLeftovers(dir: string): number {
   let removed = 0;
-  for (const sub of [
-    "",
-    STATE_DIR,
-    `${STATE_DIR}/attempts`,
-    `${STATE_DIR}/results`,
-    `${STATE_DIR}/answers`,
-  ]) {
-    removed += sweep(join(dir, sub), TEMP);
+  removed += sweep(dir, TICKET_TEMP);
+  for (const sub of ["", "/attempts", "/results", "/answers"]) {
+    removed += sweep(join(dir, `${STATE_DIR}${sub}`), TEMP);
   }
   sweep(tmpdir(), SCRATCH);
   return removed;
