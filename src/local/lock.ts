@@ -94,9 +94,17 @@ function readLock(path: string): LockRead {
 /** A holder that is certainly gone: same host, and its process is not a live frontier. */
 function isDeadHolder(info: LockInfo): boolean {
   if (info.host !== hostname()) return false; // another machine: cannot tell
-  if (info.pid === process.pid) return false;
+  if (info.pid === process.pid) {
+    // our own pid: ours (another command of this process holds it), unless it was taken
+    // before this process started — an earlier process that had our pid (a container's
+    // runner often gets the same small pid every time)
+    const taken = Date.parse(info.started_at);
+    return Number.isFinite(taken) && taken < PROCESS_STARTED - 1000;
+  }
   return !isLiveFrontierProcess(info.pid);
 }
+
+const PROCESS_STARTED = Date.now() - process.uptime() * 1000;
 
 export type LockResult =
   | { kind: "ok"; release: () => Promise<void> }
