@@ -126,7 +126,8 @@ export function readYamlFields(
   // aliases that expand past the parser's limit (a "billion laughs") are refused here,
   // in any field, known or not — never first when the run writes its state.
   try {
-    doc.toJS({ maxAliasCount: 100 });
+    // (only a document with an alias can expand: the rest skip the resolve)
+    if (yaml.includes("*")) doc.toJS({ maxAliasCount: 100 });
   } catch (e) {
     const at = /[&*][^\s,\]}]/.exec(yaml);
     return {
