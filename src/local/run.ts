@@ -9,7 +9,7 @@
  * once, and nothing complete runs again.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { boundHint } from "../cli/bound-hint.js";
@@ -205,7 +205,36 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
   }
 }
 
+/**
+ * Take the lock, then read the directory: state read before the lock could be a run
+ * that another runner finishes meanwhile, and running it would run it all again.
+ */
 async function loadAndRun(
+  dir: string,
+  absDir: string,
+  options: RunOptions,
+  io: RunIo,
+  inheritedRunBound: RunBound,
+  started: number,
+  launcher: Launcher,
+): Promise<number> {
+  // a directory that is not there is reported by the loader (and no lock creates it)
+  if (!isDirectory(absDir)) {
+    return loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started, launcher);
+  }
+  const lock = await acquireLock(absDir, started);
+  if (lock.kind === "held") {
+    line(io.stderr, `error: ${lock.message}`);
+    return EXIT.usage;
+  }
+  try {
+    return await loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started, launcher);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function loadLockedAndRun(
   dir: string,
   absDir: string,
   options: RunOptions,
@@ -243,36 +272,26 @@ async function loadAndRun(
   const bound = tighter(config.bound ?? saved?.run.bound, inheritedBound);
   if (bound) config.bound = bound;
 
-  // the live progress block (a terminal): its module loads while the lock is taken
+  // the live progress block (a terminal)
   const live = io.isTTY && !io.env.CI ? loadLive().catch(() => false as const) : undefined;
-  const lock = await acquireLock(absDir, started);
-  if (lock.kind === "held") {
-    line(err, `error: ${lock.message}`);
+  const frontier = Frontier.create(specs, config, saved, started);
+  const executors = resolveExecutors(frontier, settings, options.exec, dir);
+  if (executors.kind === "bad") {
+    for (const message of executors.messages) line(err, `error: ${message}`);
     return EXIT.usage;
   }
-
-  try {
-    const frontier = Frontier.create(specs, config, saved, started);
-    const executors = resolveExecutors(frontier, settings, options.exec, dir);
-    if (executors.kind === "bad") {
-      for (const message of executors.messages) line(err, `error: ${message}`);
-      return EXIT.usage;
-    }
-    const runner = new LocalRun(
-      absDir,
-      dir,
-      settings,
-      frontier,
-      executors.commands,
-      options,
-      io,
-      launcher,
-      (await live) ?? false,
-    );
-    return await runner.run(started);
-  } finally {
-    await lock.release();
-  }
+  const runner = new LocalRun(
+    absDir,
+    dir,
+    settings,
+    frontier,
+    executors.commands,
+    options,
+    io,
+    launcher,
+    (await live) ?? false,
+  );
+  return await runner.run(started);
 }
 
 class LocalRun {
@@ -766,4 +785,12 @@ export function splitForStart(
     else rest.push(edit);
   }
   return { now, rest };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
