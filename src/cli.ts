@@ -62,7 +62,12 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       writeErr: (s) => io.stderr.write(s),
     })
     .showHelpAfterError("(run `frontier --help` for usage)")
-    .version((await import("./cli/version.js")).packageVersion(), "-V, --version");
+    .version((await import("./cli/version.js")).packageVersion(), "-V, --version")
+    // each command as its usage line says it (`retry [dir] <ticket>`, not its raw words)
+    .configureHelp({
+      subcommandTerm: (cmd) =>
+        `${cmd.name()} ${cmd.options.length === 0 ? cmd.usage().replace("[options] ", "") : cmd.usage()}`.trimEnd(),
+    });
   const { dirAndTicket, dirTicketAndText } = await import("./cli/dir-args.js");
   const usageError = (message: string) => {
     line(io.stderr, `error: ${message}`);
