@@ -61,9 +61,9 @@ export function exitCodeOf(state: RunState): number {
     case "cancelled":
       return EXIT.cancelled;
     case "running":
-    // Only when claims held elsewhere (another machine, a GitHub job) are still live.
     case "not started":
-      // Only when nothing could be dispatched and nothing said why: not a success.
+      // running: claims held elsewhere (another machine, a GitHub job) are still live;
+      // not started: nothing could be dispatched. Neither is a success.
       return EXIT.failed;
   }
 }
@@ -132,14 +132,9 @@ function resolveExecutors(
     // Closed tickets never run again in this run; they need no executor.
     if (status === "complete" || status === "empty" || status === "failed") continue;
     if (status === "blocked" || status === "limited" || status === "cancelled") continue;
-    if (spec.executor !== undefined) {
-      const named = settings.executors?.[spec.executor];
-      if (named === undefined) {
-        messages.push(
-          `${join(shownDir, spec.file)}: ticket ${spec.id} names executor "${spec.executor}", which frontier.yml does not define — add it under \`executors:\` in ${join(shownDir, "frontier.yml")}, or remove \`executor:\` from the ticket`,
-        );
-        continue;
-      }
+    // a named executor is defined: the loader checked it (as `frontier validate` does)
+    const named = spec.executor === undefined ? undefined : settings.executors?.[spec.executor];
+    if (named !== undefined) {
       commands.set(spec.id, named);
       continue;
     }
