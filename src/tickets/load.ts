@@ -362,6 +362,7 @@ async function readSaved(
 
   const attempts = await readRecords(dir, "attempts", known, problems);
   const answers = await readRecords(dir, "answers", known, problems);
+  await recoverResults(dir, attempts, known, fields);
 
   const tickets: Record<string, TicketState> = {};
   let dispatched = 0;
@@ -410,6 +411,56 @@ async function readSaved(
   // state in the tickets without a run record: the dispatches are the attempts made
   run ??= { schema: "ticket-frontier/run@1", run: settings.run, dispatched };
   return { saved: { run, tickets }, problems };
+}
+
+/**
+ * A result on disk is never discarded. A result file is written just before its
+ * attempt's record; a run killed between the two (or stopped by a full disk) leaves a
+ * result with no record. Only a complete attempt has a result file, so that attempt is
+ * read back as complete, with its result — never reclaimed and run again.
+ */
+async function recoverResults(
+  dir: string,
+  attempts: Map<string, AttemptRecord[]>,
+  known: () => ReadonlySet<string>,
+  fields: ReadonlyMap<string, EngineFields>,
+): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(join(dir, STATE_DIR, "results"));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^(.+)@(\d+)\.md$/.exec(name);
+    if (m === null || !known().has(m[1]!)) continue;
+    const id = m[1]!;
+    const n = Number(m[2]);
+    const list = attempts.get(id) ?? [];
+    if (list.some((a) => a.n === n)) continue;
+    const file = `${STATE_DIR}/results/${name}`;
+    let info: Awaited<ReturnType<typeof stat>>;
+    try {
+      info = await stat(join(dir, file));
+    } catch {
+      continue;
+    }
+    const f = fields.get(id);
+    const live = f?.attempt === n ? f : undefined;
+    const ended = info.mtime.toISOString();
+    list.push({
+      n,
+      claim: live?.claim ?? "",
+      claimed_by: live?.claimed_by ?? "",
+      started_at: live?.claimed_at ?? ended,
+      ended_at: ended,
+      outcome: "complete",
+      result_file: file,
+      result_bytes: info.size,
+      settled_by: "frontier, from its result file (the run stopped before recording it)",
+    });
+    attempts.set(id, list);
+  }
 }
 
 async function readOptional(path: string): Promise<string | undefined> {

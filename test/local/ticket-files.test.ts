@@ -2,7 +2,8 @@
  * Ticket files during a run: one that cannot be written is that ticket's problem alone,
  * a result on disk is never discarded, and the author's bytes are kept exactly.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -10,6 +11,7 @@ import {
   counted,
   executions,
   fileStatus,
+  frontier,
   makeGraph,
   receipt,
   run,
@@ -53,6 +55,29 @@ describe("a ticket file that cannot be written is that ticket's problem alone", 
     expect(executions(g)).toEqual({ a: 1, b: 1, c: 1 });
     expect(ticketOf(receipt(g), "a").status).toBe("complete");
     expect(fileStatus(g, "a")).toBe("complete");
+  });
+});
+
+describe("a result on disk is never discarded", () => {
+  it("a run killed between writing a result and its attempt record: the attempt is complete, not run again", async () => {
+    const g = makeGraph({ b: { depends_on: ["a"] } });
+    // what the killed run left: a claimed, its result written, no attempt record
+    writeFileSync(
+      join(g.dir, "a.md"),
+      `---\ntitle: A\nstatus: claimed\nattempt: 1\nclaimed_by: "local:${hostname()}:4194000"\nclaimed_at: "2026-01-01T00:00:00.000Z"\nclaim: "a#1-0badf00d"\nupdated_at: "2026-01-01T00:00:00.000Z"\n---\n# A\n`,
+    );
+    mkdirSync(join(g.dir, ".frontier", "results"), { recursive: true });
+    writeFileSync(join(g.dir, ".frontier", "results", "a@1.md"), "what a found\n");
+    const r = await run(g, counted(g.marks, "cat > /dev/null; echo done"));
+    expect(r.code).toBe(0);
+    expect(executions(g)).toEqual({ b: 1 });
+    const a = ticketOf(receipt(g), "a");
+    expect(a.status).toBe("complete");
+    expect(a.attempts).toHaveLength(1);
+    expect(a.attempts[0]).toMatchObject({ n: 1, outcome: "complete" });
+    // b was given a's result
+    const context = await frontier(["context", g.dir, "b"]);
+    expect(context.stdout).toContain("what a found");
   });
 });
 
