@@ -198,6 +198,23 @@ function readYamlFields(yaml, file, known = fields/* FIELDS */.cJ) {
             })),
         };
     }
+    // The whole document is resolved once, as writing the ticket back resolves it: YAML
+    // aliases that expand past the parser's limit (a "billion laughs") are refused here,
+    // in any field, known or not — never first when the run writes its state.
+    try {
+        // (only a document with an alias can expand: the rest skip the resolve)
+        if (yaml.includes("*"))
+            doc.toJS({ maxAliasCount: 100 });
+    }
+    catch (e) {
+        const at = /[&*][^\s,\]}]/.exec(yaml);
+        return {
+            kind: "problems",
+            problems: [
+                (0,tickets_problems/* problem */.CC)("malformed-front-matter", file, at === null ? undefined : lc.linePos(at.index).line, `front matter could not be read as YAML (${e instanceof Error ? e.message : String(e)})`, "write the values out instead of repeating YAML aliases (*name)"),
+            ],
+        };
+    }
     const contents = doc.contents;
     const values = {};
     const lines = new Map();

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * `frontier`: the local command (SPEC §6). Parsing only; each command lives in
+ * `frontier`: the local command. Parsing only; each command lives in
  * src/cli/commands.ts, and `run` in src/local/run.ts.
  */
 import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
+import { quietWhenClosed } from "./cli/closed-output.js";
 import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
 import { type CliIo, EXIT, line } from "./cli/io.js";
 import { shownPath } from "./cli/text.js";
@@ -13,6 +14,10 @@ import { shownPath } from "./cli/text.js";
 const commands = () => import("./cli/commands.js");
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    line(io.stdout, (await import("./cli/version.js")).packageVersion());
+    return EXIT.complete;
+  }
   const quick = quickCommand(argv);
   if (quick?.command === "validate") {
     const { validateCommand } = await import("./cli/validate.js");
@@ -58,7 +63,18 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     })
-    .showHelpAfterError("(run `frontier --help` for usage)");
+    .showHelpAfterError("(run `frontier --help` for usage)")
+    .version((await import("./cli/version.js")).packageVersion(), "-V, --version")
+    // each command as its usage line says it (`retry [dir] <ticket>`, not its raw words)
+    .configureHelp({
+      subcommandTerm: (cmd) =>
+        `${cmd.name()} ${cmd.options.length === 0 ? cmd.usage().replace("[options] ", "") : cmd.usage()}`.trimEnd(),
+    });
+  const { dirAndTicket, dirTicketAndText } = await import("./cli/dir-args.js");
+  const usageError = (message: string) => {
+    line(io.stderr, `error: ${message}`);
+    code = EXIT.usage;
+  };
 
   program
     .command("init")
@@ -137,12 +153,22 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .option("--max-parallel <n>", "at most N tickets at once", positiveInt("--max-parallel"))
     .option("--bound <n>", "at most N dispatches in this run", nonNegativeInt("--bound"))
     .option("--json", "print the receipt on stdout and nothing else there")
+    .option("--fresh", "start a new run first (as `frontier reset`), then run")
     .action(
       async (
         dir: string,
-        o: { exec?: string; maxParallel?: number; bound?: number; json?: boolean },
+        o: { exec?: string; maxParallel?: number; bound?: number; json?: boolean; fresh?: boolean },
       ) => {
         const shown = shownPath(dir);
+        if (o.fresh) {
+          // the reset's report goes to stderr: with --json, stdout holds the receipt only
+          code = await (await import("./cli/reset.js")).resetCommand(
+            shown,
+            { ...io, stdout: io.stderr },
+            now(),
+          );
+          if (code !== EXIT.complete) return;
+        }
         code = await (await import("./local/run.js")).runCommand(
           shown,
           {
@@ -160,23 +186,33 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
   program
     .command("context")
     .description("print the text an executor is given for a ticket")
-    .argument("<dir>", "ticket directory")
-    .argument("<ticket>", "ticket id")
-    .action(async (dir: string, ticket: string) => {
-      code = await (await commands()).contextCommand(dir, ticket, io, now());
+    .usage("[dir] <ticket>")
+    .argument(
+      "<words...>",
+      `[dir] ticket: the ticket directory (default "${DEFAULT_DIR}") and the ticket id`,
+    )
+    .action(async (words: string[]) => {
+      const args = dirAndTicket(words, "[dir] <ticket>");
+      if (args.kind === "bad") return usageError(args.message);
+      code = await (await commands()).contextCommand(args.dir, args.rest[0]!, io, now());
     });
 
   program
     .command("answer")
     .description("answer a suspended ticket's question; it becomes ready again")
-    .argument("<dir>", "ticket directory")
-    .argument("<ticket>", "ticket id")
-    .argument("<text...>", "the answer")
-    .action(async (dir: string, ticket: string, text: string[]) => {
+    .usage("[dir] <ticket> <text...>")
+    .argument(
+      "<words...>",
+      `[dir] ticket text: the ticket directory (default "${DEFAULT_DIR}"; taken when the first word names a directory), the ticket id and the answer`,
+    )
+    .action(async (words: string[]) => {
+      const args = dirTicketAndText(words, "[dir] <ticket> <text...>");
+      if (args.kind === "bad") return usageError(args.message);
+      const [ticket, ...text] = args.rest;
       code = await (await commands()).mutateCommand(
         "answer",
-        dir,
-        { ticket, text: text.join(" ") },
+        args.dir,
+        { ticket: ticket!, text: text.join(" ") },
         io,
         now(),
       );
@@ -185,24 +221,43 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
   program
     .command("retry")
     .description("a new attempt for a failed, limited or cancelled ticket")
-    .argument("<dir>", "ticket directory")
-    .argument("<ticket>", "ticket id")
-    .action(async (dir: string, ticket: string) => {
-      code = await (await commands()).mutateCommand("retry", dir, { ticket }, io, now());
+    .usage("[dir] <ticket>")
+    .argument(
+      "<words...>",
+      `[dir] ticket: the ticket directory (default "${DEFAULT_DIR}") and the ticket id`,
+    )
+    .action(async (words: string[]) => {
+      const args = dirAndTicket(words, "[dir] <ticket>");
+      if (args.kind === "bad") return usageError(args.message);
+      code = await (await commands()).mutateCommand(
+        "retry",
+        args.dir,
+        { ticket: args.rest[0]! },
+        io,
+        now(),
+      );
     });
 
   program
     .command("cancel")
     .description("cancel the run: every open ticket becomes cancelled")
-    .argument("<dir>", "ticket directory")
+    .argument("[dir]", "ticket directory", DEFAULT_DIR)
     .action(async (dir: string) => {
       code = await (await commands()).mutateCommand("cancel", dir, {}, io, now());
     });
 
   program
+    .command("reset")
+    .description("start a new run: the old run's records archived, engine fields cleared")
+    .argument("[dir]", "ticket directory", DEFAULT_DIR)
+    .action(async (dir: string) => {
+      code = await (await import("./cli/reset.js")).resetCommand(dir, io, now());
+    });
+
+  program
     .command("report")
     .description("write the HTML report, the JSON receipt and the markdown comment")
-    .argument("<dir>", "ticket directory")
+    .argument("[dir]", "ticket directory", DEFAULT_DIR)
     .option("--html <file>", "self-contained HTML report")
     .option("--json <file>", "JSON receipt (ticket-frontier/receipt@1)")
     .option("--markdown <file>", "markdown, as posted on a PR")
@@ -235,11 +290,21 @@ const io: CliIo = {
   env: process.env,
 };
 
+// a reader that went away (`frontier status | head -1`) ends the output quietly
+quietWhenClosed(process.stdout);
+quietWhenClosed(process.stderr);
+
 main(process.argv.slice(2), io).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
+    if (error instanceof Error && error.name === "WriteError") {
+      // a full disk, a refused write: the message names the file and the fix
+      line(io.stderr, `error: ${error.message}`);
+      process.exitCode = EXIT.failed;
+      return;
+    }
     // Anything reaching here is our bug, not the user's: say so plainly, once.
     line(
       io.stderr,

@@ -5,7 +5,6 @@
  */
 import { join } from "node:path";
 import type { Receipt } from "../core/model.js";
-import { liveLockHolder } from "../local/lock.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
 import { writeReports } from "../report/write.js";
@@ -13,6 +12,7 @@ import { readContext, resultReader } from "../tickets/context-io.js";
 import { errorLine } from "./colour.js";
 import { continueCommand } from "./continue.js";
 import { type CliIo, EXIT, line } from "./io.js";
+import { takeLock } from "./lock.js";
 import { commitChanges, localUser, openDirectory } from "./open.js";
 import { didYouMean } from "./suggest.js";
 import { plural, shellWord, shownPath } from "./text.js";
@@ -105,55 +105,57 @@ export async function mutateCommand(
     );
     return EXIT.usage;
   }
-  // The live runner holds the graph in memory and would not see this change.
-  const holder = liveLockHolder(dir);
-  if (holder) {
-    errorLine(
-      io,
-      `a frontier run (pid ${holder.pid} on ${holder.host}) is working on ${dir}; ${kind} after it stops, or stop it with Ctrl-C first`,
-    );
-    return EXIT.usage;
-  }
-  const opened = await openDirectory(dir, {}, io, now);
-  if (opened.kind === "exit") return opened.code;
-  const { frontier, settings } = opened.opened;
-  if (args.ticket !== undefined && !frontier.spec(args.ticket)) {
-    errorLine(io, unknownTicket(args.ticket, dir, frontier.specs()));
-    return EXIT.usage;
-  }
-  const by = localUser(io.env);
-  const result =
-    kind === "answer"
-      ? frontier.answer(args.ticket ?? "", args.text ?? "", by, now)
-      : kind === "retry"
-        ? frontier.retry(args.ticket ?? "", by, now)
-        : frontier.cancel(by, now);
-  switch (result.kind) {
-    case "ok":
-      await commitChanges(dir, frontier);
-      line(
-        io.stdout,
-        confirmation(
-          kind,
-          args.ticket,
-          result.changed.length,
-          continueCommand(dir, {
-            settings,
-            open: frontier.remainder(now).flatMap((r) => frontier.spec(r.id) ?? []),
-          }),
-        ),
-      );
-      return EXIT.complete;
-    case "stale":
-      line(io.stdout, result.message);
-      return EXIT.complete;
-    case "rejected":
-      errorLine(io, result.message);
+  // The live runner holds the graph in memory and would not see this change: the change
+  // is made under the run's lock, so it never lands while a run is working.
+  const lock = await takeLock(dir, io, kind, now);
+  if (lock === undefined) return EXIT.usage;
+  try {
+    const opened = await openDirectory(dir, {}, io, now);
+    if (opened.kind === "exit") return opened.code;
+    const { frontier, settings } = opened.opened;
+    if (args.ticket !== undefined && !frontier.spec(args.ticket)) {
+      errorLine(io, unknownTicket(args.ticket, dir, frontier.specs()));
       return EXIT.usage;
-    default: {
-      const never: never = result;
-      return never;
     }
+    const by = localUser(io.env);
+    const result =
+      kind === "answer"
+        ? frontier.answer(args.ticket ?? "", args.text ?? "", by, now)
+        : kind === "retry"
+          ? frontier.retry(args.ticket ?? "", by, now)
+          : frontier.cancel(by, now);
+    switch (result.kind) {
+      case "ok": {
+        const unwritable = await commitChanges(dir, frontier);
+        for (const message of unwritable) errorLine(io, join(dir, message));
+        if (unwritable.length > 0) return EXIT.failed;
+        line(
+          io.stdout,
+          confirmation(
+            kind,
+            args.ticket,
+            result.changed.length,
+            continueCommand(dir, {
+              settings,
+              open: frontier.remainder(now).flatMap((r) => frontier.spec(r.id) ?? []),
+            }),
+          ),
+        );
+        return EXIT.complete;
+      }
+      case "stale":
+        line(io.stdout, result.message);
+        return EXIT.complete;
+      case "rejected":
+        errorLine(io, result.message);
+        return EXIT.usage;
+      default: {
+        const never: never = result;
+        return never;
+      }
+    }
+  } finally {
+    await lock();
   }
 }
 

@@ -54,16 +54,27 @@ export async function openDirectory(
   };
 }
 
-/** Write whatever the engine changed since the last drain: ticket files, attempts, answers, worklog. */
-export async function commitChanges(dir: string, frontier: Frontier): Promise<void> {
+/**
+ * Write whatever the engine changed since the last drain: ticket files, attempts,
+ * answers, worklog. Returns what could not be written of ticket files (each the
+ * problem of its ticket alone; the rest is written).
+ */
+export async function commitChanges(dir: string, frontier: Frontier): Promise<string[]> {
   // Loaded on demand: read-only commands never pay for the YAML document editor.
   const [{ planWrites }, { applyEdits }] = await Promise.all([
     import("../tickets/writeback.js"),
     import("../tickets/store.js"),
   ]);
   const changes = frontier.drainChanges();
-  const edits = planWrites(changes, frontier, (file) => readFileSync(join(dir, file), "utf8"));
+  const unwritable: string[] = [];
+  const edits = planWrites(
+    changes,
+    frontier,
+    (file) => readFileSync(join(dir, file)),
+    (problem) => unwritable.push(problem.message),
+  );
   applyEdits(dir, edits);
+  return unwritable;
 }
 
 /** Who a local command acts as, for the record. */

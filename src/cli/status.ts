@@ -6,6 +6,7 @@ import { STATUSES } from "../core/constants.js";
 import type { Status } from "../core/model.js";
 import { buildReceipt } from "../report/receipt.js";
 import { STATUS_ICON } from "../report/states.js";
+import { boundHint } from "./bound-hint.js";
 import { type Paint, painter, paintStatus } from "./colour.js";
 import { type CliIo, EXIT } from "./io.js";
 import { openDirectory } from "./open.js";
@@ -105,6 +106,8 @@ export async function statusCommand(
     out.push(`${paint("yellow", "question")} from ${r.id}: ${oneLine(asked.question)}`);
     out.push(`  answer with: frontier answer ${shellWord(dir)} ${shellWord(r.id)} "YOUR ANSWER"`);
   }
+  const hint = boundHint(frontier, dir, now);
+  if (hint !== undefined) out.push(hint);
   if (remainder.length > 0) {
     out.push(`open remainder (${plural(remainder.length, "ticket")}):`);
     out.push(...remainderTable(remainder, paint));

@@ -8,7 +8,8 @@ import { plural, shownPath } from "./text.js";
 
 export async function validateCommand(typed: string, opts: { json: boolean }, io: CliIo) {
   const dir = shownPath(typed);
-  const loaded = await loadDirectory(dir);
+  // the same checks `frontier run` makes, executors included
+  const loaded = await loadDirectory(dir, {}, { localExecutors: true });
   const problems = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
   const errors = problems.filter((p) => p.severity === "error").length;
   if (opts.json) {

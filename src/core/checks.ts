@@ -106,12 +106,15 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
   for (let i = 0; i < nodes.length; i++) {
     offsets[i] = targets.length;
     const node = nodes[i]!;
-    if (!node.certain || byId.get(node.id) !== i) continue;
+    if (!node.certain) continue;
+    // a duplicate's own dependencies are still checked (every problem at once), but it
+    // adds no edges: the graph is the first file's
+    const duplicate = byId.get(node.id) !== i;
     for (const dep of node.dependsOn) {
       const t = byId.get(dep.id);
-      if (t !== undefined && t !== i) {
-        targets.push(t);
-      } else if (t === i) {
+      if (t !== undefined && dep.id !== node.id) {
+        if (!duplicate) targets.push(t);
+      } else if (t !== undefined) {
         problems.push(
           problem(
             "self-dependency",

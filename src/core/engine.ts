@@ -1194,6 +1194,15 @@ export class Frontier {
         message: `the run was already cancelled by ${this.run.cancelled.by} at ${this.run.cancelled.at}; nothing changed`,
       };
     }
+    // a finished run stays what it ended as: cancelling it would rewrite its outcome
+    let open = 0;
+    for (const s of this.states) if (OPEN.has(s.status)) open++;
+    if (open === 0) {
+      return {
+        kind: "rejected",
+        message: `the run has finished (${this.runState(now)}); nothing is open to cancel`,
+      };
+    }
     this.begin(now);
     const reason = `run cancelled by ${by}`;
     this.run.cancelled = { by, at: this.at! };
@@ -1266,12 +1275,19 @@ export class Frontier {
     const c = this.statusCounts;
     const cancelled = this.run.cancelled !== undefined;
     const spent = this.boundSpent(now);
+    // nothing dispatched, nothing closed: the graph has not been run yet
+    if (this.run.dispatched === 0 && !cancelled && !spent && c.claimed === 0) {
+      const closed = this.states.length - c.pending - c.ready;
+      if (closed === 0 && c.pending + c.ready > 0) return "not started";
+    }
     if (c.claimed > 0 || (c.ready > 0 && !spent && !cancelled)) return "running";
     if (cancelled) return "cancelled";
+    // a failure outranks what else waits: the run cannot complete without a retry, and
+    // its open questions and spent bound are still listed in the remainder
+    if (c.failed > 0 || c.blocked > 0) return "failed";
     const open = c.pending + c.ready + c.claimed + c.suspended;
     if ((spent && open > 0) || c.limited > 0) return "limited";
     if (c.suspended > 0) return "suspended";
-    if (c.failed > 0 || c.blocked > 0) return "failed";
     return "complete";
   }
 

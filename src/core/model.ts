@@ -145,6 +145,7 @@ export const TicketState = z.object({
 export type TicketState = z.infer<typeof TicketState>;
 
 export const RunState = z.enum([
+  "not started",
   "running",
   "cancelled",
   "limited",

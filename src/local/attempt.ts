@@ -264,6 +264,14 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
 
     const file = await readOutcomeFile(outcomeFile, input.maxResultBytes);
     wroteOutcome = file.kind !== "none";
+    if (exit.helperLost && file.kind === "none") {
+      return {
+        ...base,
+        outcome: "failed",
+        reason:
+          "the launcher helper stopped while the attempt ran: its exit status and output were lost (its processes ran to their end); write $FRONTIER_OUTCOME_FILE to keep an outcome through that",
+      };
+    }
     const out = stdout.overflow ? undefined : stdout.text();
     if (file.kind === "bad") return { ...base, outcome: "failed", reason: file.reason };
     if (file.kind === "ok") {
@@ -290,7 +298,9 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       if (value.reason !== undefined) res.reason = value.reason;
       switch (value.status) {
         case "complete":
-          if (!isBlank(result)) res.result = result;
+          // nothing is passed off as done: a complete without a result is empty
+          if (isBlank(result)) res.outcome = "empty";
+          else res.result = result;
           break;
         case "empty":
           break;

@@ -4,7 +4,7 @@
  * launcher helper (launcher.ts), which must stay small (see there for why).
  */
 import { spawn } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
 
 export type Env = Record<string, string | undefined>;
 
@@ -38,6 +38,11 @@ export interface ChildExit {
   stdoutTotal: number;
   /** the last bytes of stderr */
   stderrTail: Uint8Array;
+  /**
+   * the helper that started it died while it ran: its exit status and output are lost;
+   * reported only once its whole process group has ended
+   */
+  helperLost?: true;
 }
 
 export const STDERR_KEEP_BYTES = 8 * 1024;
@@ -169,5 +174,45 @@ export function launchHere(
       lingerTimer.unref();
     });
     child.on("close", (code, signal) => finish(exited ?? { code, signal }));
+  });
+}
+
+/** Does any process of group `pgid` still run (zombies aside)? */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  // kill(0) also answers for zombies no one reaps (a container's init may not): where
+  // /proc tells, only members that still run count
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    if (name.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
+}
+
+/** Resolves once no process of group `pgid` runs any more. */
+export function groupEnded(pgid: number, pollMs = 100): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!groupAlive(pgid)) resolve();
+      else setTimeout(check, pollMs);
+    };
+    check();
   });
 }

@@ -17,7 +17,8 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type ChildExit, type Env, type LaunchRequest, launchHere } from "./launch.js";
+import { type ChildExit, type Env, groupEnded, type LaunchRequest, launchHere } from "./launch.js";
+import { claimedGroup } from "./orphans.js";
 
 /** Marks the helper's command line: the module is also bundled into other entry points. */
 const HELPER_FLAG = "--frontier-launcher-helper";
@@ -50,7 +51,8 @@ interface Pending {
   req: LaunchRequest;
   onSpawn: (pgid: number) => void;
   resolve: (exit: ChildExit) => void;
-  spawned: boolean;
+  /** its process group, once the helper has started it */
+  pgid?: number;
 }
 
 /**
@@ -118,7 +120,7 @@ export function helperLauncher(): Launcher {
       const p = pending.get(reply.id);
       if (!p) continue;
       if (reply.type === "spawned") {
-        p.spawned = true;
+        p.pgid = reply.pgid;
         p.onSpawn(reply.pgid);
       } else {
         pending.delete(reply.id);
@@ -134,21 +136,32 @@ export function helperLauncher(): Launcher {
   const lost = () => {
     if (!alive) return;
     alive = false;
-    // Attempts the helper never started are started here; one it had started is
-    // reported as failed (its process group, if any, is still signalled by the runner).
+    // Attempts the helper never started are started here. One it had started still
+    // runs in its own process group (the runner still signals it on a timeout or
+    // Ctrl-C): it ends only when that group has ended — never while a process of it
+    // runs, or a retry would run beside it. Its exit status and stdout went with the
+    // helper; an outcome file it writes is still read.
     for (const [id, p] of pending) {
       pending.delete(id);
-      if (!p.spawned) void launchHere(p.req, p.onSpawn).then(p.resolve);
-      else {
+      // the helper may have started it without having said so yet: its claim token
+      // (in its environment) finds it; only an attempt that never started starts here
+      const token = p.req.vars.FRONTIER_CLAIM;
+      const pgid = p.pgid ?? (token === undefined ? undefined : claimedGroup(token));
+      if (pgid === undefined) {
+        void launchHere(p.req, p.onSpawn).then(p.resolve);
+        continue;
+      }
+      if (p.pgid === undefined) p.onSpawn(pgid);
+      void groupEnded(pgid).then(() =>
         p.resolve({
           code: null,
           signal: null,
-          spawnError: "the launcher helper stopped while the attempt ran",
+          helperLost: true,
           stdout: Buffer.alloc(0),
           stdoutTotal: 0,
           stderrTail: Buffer.alloc(0),
-        });
-      }
+        }),
+      );
     }
   };
   helper.on("exit", lost);
@@ -183,7 +196,7 @@ export function helperLauncher(): Launcher {
       if (!alive || !helper?.connected) return launchHere(req, onSpawn);
       const id = nextId++;
       return new Promise<ChildExit>((resolve) => {
-        pending.set(id, { req, onSpawn, resolve, spawned: false });
+        pending.set(id, { req, onSpawn, resolve });
         helper?.ref();
         helper?.channel?.ref();
         const onError = (error: Error | null) => {

@@ -1,13 +1,15 @@
 /**
  * `DIR/.frontier/lock`: one live `frontier run` per ticket directory.
  *
- * The file holds `{"pid", "host", "started_at"}` as JSON and is created with O_EXCL.
- * A lock whose process is gone (same host, pid not alive or not a frontier process) is
- * stale and taken over; a live one is refused, naming its pid. The same liveness test
+ * The file holds `{"pid", "host", "started_at"}` as JSON and appears whole (see
+ * acquireLock). A lock whose process is gone (same host, pid not alive or not a
+ * frontier process) is stale and taken over; a live one, or one that cannot be read,
+ * is refused. The same liveness test
  * decides whether a claim `local:<host>:<pid>` is dead and can be reclaimed at once.
  */
-import { readFileSync } from "node:fs";
-import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import { link, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 
@@ -60,23 +62,62 @@ export function isDeadLocalHolder(claimedBy: string, self: number = process.pid)
   return !isLiveFrontierProcess(pid);
 }
 
-/** Who holds the lock, if a live process does; undefined when free or stale. */
-export function liveLockHolder(dir: string): LockInfo | undefined {
-  let info: LockInfo;
+/** What the lock file says, as far as it can be read. */
+type LockRead =
+  | { kind: "free" }
+  | { kind: "holder"; info: LockInfo; text: string }
+  | { kind: "unreadable"; message: string };
+
+function readLock(path: string): LockRead {
+  let text: string;
   try {
-    info = JSON.parse(readFileSync(lockPath(dir), "utf8")) as LockInfo;
-  } catch {
-    return undefined;
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "free" };
+    return { kind: "unreadable", message: (error as Error).message };
   }
-  if (info.host !== hostname()) return info; // cannot tell: treat as held
-  if (info.pid === process.pid) return info;
-  return isLiveFrontierProcess(info.pid) ? info : undefined;
+  try {
+    const info = JSON.parse(text) as Partial<LockInfo>;
+    if (typeof info.pid === "number" && typeof info.host === "string") {
+      return {
+        kind: "holder",
+        info: { pid: info.pid, host: info.host, started_at: String(info.started_at ?? "") },
+        text,
+      };
+    }
+  } catch {
+    // fall through
+  }
+  return { kind: "unreadable", message: "it does not hold a frontier lock record" };
 }
+
+/** A holder that is certainly gone: same host, and its process is not a live frontier. */
+function isDeadHolder(info: LockInfo): boolean {
+  if (info.host !== hostname()) return false; // another machine: cannot tell
+  if (info.pid === process.pid) {
+    // our own pid: ours (another command of this process holds it), unless it was taken
+    // before this process started — an earlier process that had our pid (a container's
+    // runner often gets the same small pid every time)
+    const taken = Date.parse(info.started_at);
+    return Number.isFinite(taken) && taken < PROCESS_STARTED - 1000;
+  }
+  return !isLiveFrontierProcess(info.pid);
+}
+
+const PROCESS_STARTED = Date.now() - process.uptime() * 1000;
 
 export type LockResult =
   | { kind: "ok"; release: () => Promise<void> }
   | { kind: "held"; holder: LockInfo; message: string };
 
+/**
+ * Take `DIR/.frontier/lock`. The lock file appears whole or not at all: its record is
+ * written to a temporary file first and hard-linked into place (link fails if the lock
+ * exists). A lock that cannot be read is never taken for a dead one. A lock whose
+ * holder is certainly gone is replaced by one process only: the one that first creates
+ * `lock.takeover` (again by link), which checks the lock is still the dead one and
+ * renames its own record over it.
+ */
 export async function acquireLock(dir: string, now: number): Promise<LockResult> {
   const path = lockPath(dir);
   await mkdir(join(dir, ".frontier"), { recursive: true });
@@ -85,41 +126,77 @@ export async function acquireLock(dir: string, now: number): Promise<LockResult>
     host: hostname(),
     started_at: new Date(now).toISOString(),
   };
-  for (let tries = 0; tries < 3; tries++) {
-    try {
-      const handle = await open(path, "wx");
-      await handle.writeFile(`${JSON.stringify(info)}\n`);
-      await handle.close();
-      return {
-        kind: "ok",
-        release: async () => {
-          // Only remove the lock if it is still ours.
-          try {
-            const held = JSON.parse(await readFile(path, "utf8")) as LockInfo;
-            if (held.pid === info.pid && held.host === info.host) await rm(path, { force: true });
-          } catch {
-            // already gone
-          }
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  const record = `${JSON.stringify(info)}\n`;
+  const ours = (): { kind: "ok"; release: () => Promise<void> } => ({
+    kind: "ok",
+    release: async () => {
+      // only the lock that is still ours is removed
+      const held = readLock(path);
+      if (held.kind === "holder" && held.text === record) await rm(path, { force: true });
+    },
+  });
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  await writeFile(tmp, record, { flag: "wx" });
+  try {
+    for (let tries = 0; tries < 20; tries++) {
+      try {
+        await link(tmp, path);
+        return ours();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const read = readLock(path);
+      if (read.kind === "free") continue; // released meanwhile: try again
+      if (read.kind === "unreadable") {
+        return {
+          kind: "held",
+          holder: { pid: 0, host: "?", started_at: "" },
+          message: `${path} exists but cannot be read (${read.message}); another frontier run may hold it — if none is running on ${dir}, delete ${path}`,
+        };
+      }
+      if (!isDeadHolder(read.info)) return held(read.info, path, dir);
+      // its holder is gone: one process replaces it
+      const takeover = `${path}.takeover`;
+      try {
+        await link(tmp, takeover);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        clearDeadTakeover(takeover);
+        await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
+        continue;
+      }
+      try {
+        const again = readLock(path);
+        if (again.kind === "holder" && again.text === read.text) {
+          await rename(tmp, path);
+          return ours();
+        }
+      } finally {
+        await rm(takeover, { force: true });
+      }
     }
-    const holder = liveLockHolder(dir);
-    if (holder) {
-      const where =
-        holder.host === hostname() ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.host}`;
-      return {
-        kind: "held",
-        holder,
-        message: `another frontier run (${where}, since ${holder.started_at}) is running ${dir} — wait for it to finish or stop it; if it is gone, delete ${path}`,
-      };
-    }
-    await rm(path, { force: true }); // stale: its process is gone
+  } finally {
+    await rm(tmp, { force: true });
   }
   return {
     kind: "held",
     holder: info,
-    message: `could not take ${path}: it keeps reappearing — is another frontier run starting on ${dir}?`,
+    message: `could not take ${path}: it keeps changing hands — is another frontier run starting on ${dir}?`,
+  };
+}
+
+/** A takeover left by a process that died in the middle of one (microseconds wide). */
+function clearDeadTakeover(takeover: string): void {
+  const read = readLock(takeover);
+  if (read.kind === "holder" && isDeadHolder(read.info)) rmSync(takeover, { force: true });
+}
+
+function held(holder: LockInfo, path: string, dir: string): LockResult {
+  const where =
+    holder.host === hostname() ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.host}`;
+  return {
+    kind: "held",
+    holder,
+    message: `another frontier run (${where}, since ${holder.started_at}) is running ${dir} — wait for it to finish or stop it; if it is gone, delete ${path}`,
   };
 }

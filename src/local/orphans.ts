@@ -16,16 +16,34 @@ import { readdirSync, readFileSync } from "node:fs";
  * Returns the claim tokens that were found still running.
  */
 export function stopClaimedGroups(claims: ReadonlySet<string>): Set<string> {
+  const { found, groups } = claimedGroups(claims);
+  for (const group of groups) {
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  return found;
+}
+
+/** The process group still running the attempt of claim `token`, if one is found. */
+export function claimedGroup(token: string): number | undefined {
+  const { groups } = claimedGroups(new Set([token]));
+  return groups.values().next().value;
+}
+
+function claimedGroups(claims: ReadonlySet<string>): { found: Set<string>; groups: Set<number> } {
   const found = new Set<string>();
-  if (claims.size === 0) return found;
+  const groups = new Set<number>();
+  if (claims.size === 0) return { found, groups };
   let names: string[];
   try {
     names = readdirSync("/proc");
   } catch {
-    return found;
+    return { found, groups };
   }
   const ownGroup = groupOf(process.pid);
-  const groups = new Set<number>();
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
     let environ: string;
@@ -44,14 +62,7 @@ export function stopClaimedGroups(claims: ReadonlySet<string>): Set<string> {
     groups.add(group);
     found.add(token);
   }
-  for (const group of groups) {
-    try {
-      process.kill(-group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-  return found;
+  return { found, groups };
 }
 
 function groupOf(pid: number): number | undefined {

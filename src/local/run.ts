@@ -9,9 +9,10 @@
  * once, and nothing complete runs again.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { boundHint } from "../cli/bound-hint.js";
 import { EXIT, line } from "../cli/io.js";
 import { printProblems } from "../cli/problems.js";
 import { formatDuration } from "../core/bound.js";
@@ -23,10 +24,11 @@ import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { applyEdits, createRecord } from "../tickets/store.js";
+import { applyEdits, createRecord, writeError } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { helperPool, type Launcher } from "./launcher.js";
+import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
 import { loadLive, Progress, tallyText } from "./progress.js";
@@ -59,7 +61,9 @@ export function exitCodeOf(state: RunState): number {
     case "cancelled":
       return EXIT.cancelled;
     case "running":
-      // Only when claims held elsewhere (another machine, a GitHub job) are still live.
+    case "not started":
+      // running: claims held elsewhere (another machine, a GitHub job) are still live;
+      // not started: nothing could be dispatched. Neither is a success.
       return EXIT.failed;
   }
 }
@@ -128,14 +132,9 @@ function resolveExecutors(
     // Closed tickets never run again in this run; they need no executor.
     if (status === "complete" || status === "empty" || status === "failed") continue;
     if (status === "blocked" || status === "limited" || status === "cancelled") continue;
-    if (spec.executor !== undefined) {
-      const named = settings.executors?.[spec.executor];
-      if (named === undefined) {
-        messages.push(
-          `${join(shownDir, spec.file)}: ticket ${spec.id} names executor "${spec.executor}", which frontier.yml does not define — add it under \`executors:\` in ${join(shownDir, "frontier.yml")}, or remove \`executor:\` from the ticket`,
-        );
-        continue;
-      }
+    // a named executor is defined: the loader checked it (as `frontier validate` does)
+    const named = spec.executor === undefined ? undefined : settings.executors?.[spec.executor];
+    if (named !== undefined) {
       commands.set(spec.id, named);
       continue;
     }
@@ -201,6 +200,10 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
   }
 }
 
+/**
+ * Take the lock, then read the directory: state read before the lock could be a run
+ * that another runner finishes meanwhile, and running it would run it all again.
+ */
 async function loadAndRun(
   dir: string,
   absDir: string,
@@ -210,8 +213,33 @@ async function loadAndRun(
   started: number,
   launcher: Launcher,
 ): Promise<number> {
+  // a directory that is not there is reported by the loader (and no lock creates it)
+  if (!isDirectory(absDir)) {
+    return loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started, launcher);
+  }
+  const lock = await acquireLock(absDir, started);
+  if (lock.kind === "held") {
+    line(io.stderr, `error: ${lock.message}`);
+    return EXIT.usage;
+  }
+  try {
+    return await loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started, launcher);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function loadLockedAndRun(
+  dir: string,
+  absDir: string,
+  options: RunOptions,
+  io: RunIo,
+  inheritedRunBound: RunBound,
+  started: number,
+  launcher: Launcher,
+): Promise<number> {
   const err = io.stderr;
-  const loaded = await loadDirectory(absDir);
+  const loaded = await loadDirectory(absDir, {}, { localExecutors: true });
   if (loaded.kind === "invalid") {
     printProblems(
       loaded.problems.map((p) => ({ ...p, file: p.file === absDir ? dir : join(dir, p.file) })),
@@ -239,36 +267,26 @@ async function loadAndRun(
   const bound = tighter(config.bound ?? saved?.run.bound, inheritedBound);
   if (bound) config.bound = bound;
 
-  // the live progress block (a terminal): its module loads while the lock is taken
+  // the live progress block (a terminal)
   const live = io.isTTY && !io.env.CI ? loadLive().catch(() => false as const) : undefined;
-  const lock = await acquireLock(absDir, started);
-  if (lock.kind === "held") {
-    line(err, `error: ${lock.message}`);
+  const frontier = Frontier.create(specs, config, saved, started);
+  const executors = resolveExecutors(frontier, settings, options.exec, dir);
+  if (executors.kind === "bad") {
+    for (const message of executors.messages) line(err, `error: ${message}`);
     return EXIT.usage;
   }
-
-  try {
-    const frontier = Frontier.create(specs, config, saved, started);
-    const executors = resolveExecutors(frontier, settings, options.exec, dir);
-    if (executors.kind === "bad") {
-      for (const message of executors.messages) line(err, `error: ${message}`);
-      return EXIT.usage;
-    }
-    const runner = new LocalRun(
-      absDir,
-      dir,
-      settings,
-      frontier,
-      executors.commands,
-      options,
-      io,
-      launcher,
-      (await live) ?? false,
-    );
-    return await runner.run(started);
-  } finally {
-    await lock.release();
-  }
+  const runner = new LocalRun(
+    absDir,
+    dir,
+    settings,
+    frontier,
+    executors.commands,
+    options,
+    io,
+    launcher,
+    (await live) ?? false,
+  );
+  return await runner.run(started);
 }
 
 class LocalRun {
@@ -282,13 +300,15 @@ class LocalRun {
   private stopping: NodeJS.Signals | undefined;
   /** a write failed: the run stopped its children and ends with exit 1 */
   private crashed = false;
+  /** tickets whose file could not be written (the author broke it): why */
+  private readonly unwritten = new Map<string, string>();
   private finish: (() => void) | undefined;
   private dispatched = 0;
   private settled = 0;
   private readonly cwd: string;
   private readonly maxResultBytes: number;
   /** context and outcome files of live attempts: one temporary directory per run */
-  private readonly scratch = mkdtempSync(join(tmpdir(), "frontier-run-"));
+  private readonly scratch = mkdtempSync(join(tmpdir(), `frontier-run-${process.pid}-`));
   /**
    * context files no live attempt uses: one per attempt running at once, each rewritten
    * in place for the next (creating and removing a file per attempt costs more)
@@ -329,6 +349,12 @@ class LocalRun {
 
   async run(started: number): Promise<number> {
     const frontier = this.frontier;
+    const leftovers = removeLeftovers(this.dir);
+    if (leftovers > 0) {
+      this.progress.note(
+        `removed ${leftovers} temporary file${leftovers === 1 ? "" : "s"} left by a run that was killed mid-write`,
+      );
+    }
     // Attempts a dead runner left behind must not run on beside their re-runs.
     const deadClaims = new Map<string, string>();
     for (const id of frontier.claimedIds()) {
@@ -456,12 +482,37 @@ class LocalRun {
    */
   private commit(claims: readonly Claim[]): FileEdit[] {
     const changes = this.frontier.drainChanges();
-    const edits = planWrites(changes, this.frontier, (file) =>
-      readFileSync(join(this.dir, file), "utf8"),
+    const failed = new Map<string, string>();
+    const edits = planWrites(
+      changes,
+      this.frontier,
+      // bytes, not text: a body that is not UTF-8 is kept as it is
+      (file) => readFileSync(join(this.dir, file)),
+      (problem) => failed.set(problem.ticket, problem.message),
+      this.unwritten.keys(),
     );
+    for (const id of this.unwritten.keys()) {
+      if (!failed.has(id)) {
+        this.unwritten.delete(id);
+        this.progress.note(`${id}: its state is written again`);
+      }
+    }
+    for (const [id, message] of failed) {
+      // that ticket's problem alone: the run goes on, its records are in .frontier/,
+      // and its file is tried again on every later event
+      if (!this.unwritten.has(id)) {
+        this.progress.note(`warning: ${message}; the run goes on`);
+      }
+      this.unwritten.set(id, message);
+    }
     for (const r of this.results.splice(0)) {
       const file = resultFile(r.ticket, r.attempt);
-      createRecord(join(this.dir, file), r.text, file);
+      const path = join(this.dir, file);
+      try {
+        createRecord(path, r.text, file);
+      } catch (error) {
+        throw writeError(path, error);
+      }
     }
     const claimed = new Set<string>();
     for (const claim of claims) {
@@ -621,7 +672,7 @@ class LocalRun {
       return this.stopping === "SIGTERM" ? 143 : 130;
     }
     const state = frontier.runState(now);
-    const code = exitCodeOf(state);
+    let code = exitCodeOf(state);
     const nothingHappened = this.dispatched === 0 && this.settled === 0;
     const receiptPath = join(this.dir, ".frontier", "receipt.json");
     let receiptJson: string | undefined;
@@ -641,11 +692,23 @@ class LocalRun {
     const remainder = frontier.remainder(now);
     for (const r of remainder.slice(0, 10)) line(err, `  ${r.id}  ${r.status}  ${r.waiting_on}`);
     if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
+    const hint = boundHint(frontier, this.shownDir, now);
+    if (hint !== undefined) line(err, `  ${hint}`);
     if (state === "running") {
       line(
         err,
         `  claims held by other processes are still live (${frontier.claimedIds().join(", ")}): run again when they have settled`,
       );
+    }
+    for (const message of this.unwritten.values()) {
+      line(err, `error: ${join(this.shownDir, message)}`);
+    }
+    if (this.unwritten.size > 0) {
+      line(
+        err,
+        `  what those tickets did is recorded in ${join(this.shownDir, ".frontier")}/: once the files are fixed, \`frontier run ${this.shownDir}\` reads it and runs nothing complete again`,
+      );
+      if (code === EXIT.complete) code = EXIT.failed;
     }
     const shown = (file: string) => join(this.shownDir, ".frontier", file);
     line(
@@ -718,4 +781,12 @@ export function splitForStart(
     else rest.push(edit);
   }
   return { now, rest };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -78,6 +78,7 @@ export const STATUS_MEANING: Readonly<Record<Status, string>> = {
 };
 
 export const RUN_STATE_ICON: Readonly<Record<RunState, string>> = {
+  "not started": "○",
   running: "●",
   complete: "✓",
   failed: "✗",
@@ -88,6 +89,7 @@ export const RUN_STATE_ICON: Readonly<Record<RunState, string>> = {
 
 /** The icon of a run state in the HTML report. */
 export const RUN_STATE_ICON_NAME: Readonly<Record<RunState, IconName>> = {
+  "not started": "pending",
   running: "claimed",
   complete: "complete",
   failed: "failed",

@@ -284,9 +284,15 @@ export function checkFields(
   order: number,
   opts: ParseOptions = {},
 ): ParsedTicket {
-  const problems: Problem[] = [...typed.problems];
-  const warnings: Problem[] = [];
   const { values, lines } = raw;
+  const problems: Problem[] = [];
+  const authored = authoredStatus(values, file, lines.get("status"));
+  if (authored !== undefined) {
+    problems.push(authored);
+    // the one problem with that line says it all
+    for (const p of typed.problems) if (p.line !== authored.line) problems.push(p);
+  } else problems.push(...typed.problems);
+  const warnings: Problem[] = [];
   const stem = idFromFile(file);
   const { bad } = typed;
   const anyBad = bad.size > 0;
@@ -460,6 +466,31 @@ export function checkFields(
   if (retries !== undefined) spec.retries = retries;
 
   return { kind: "ok", spec, fields: engineFields(values), node, warnings };
+}
+
+/**
+ * A `status:` the author wrote (orchflows tickets carry one): a status with none of
+ * the fields frontier writes beside it (attempt, updated_at, …). Refused rather than
+ * taken: a ticket frontier never ran would be passed off as done, in every report.
+ */
+function authoredStatus(
+  values: Readonly<Record<string, unknown>>,
+  file: string,
+  line: number | undefined,
+): Problem | undefined {
+  const status = values.status;
+  // not started yet is what a ticket without state is: nothing is taken on trust
+  if (status === undefined || status === "pending" || status === "ready") return undefined;
+  for (const name of ENGINE_FIELDS) {
+    if (name !== "status" && values[name] !== undefined) return undefined;
+  }
+  return problem(
+    "authored-status",
+    file,
+    line,
+    `status: ${quoted(String(status))} was not written by frontier — it records each ticket's status itself and never takes one on trust`,
+    "delete the line (a ticket already done by hand belongs out of the graph: move it aside and remove it from depends_on)",
+  );
 }
 
 /** The first `# ` heading of the body outside fenced code. */

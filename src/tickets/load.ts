@@ -3,10 +3,10 @@
  * problem with it at once. Nothing here decides what runs; it only reads.
  */
 import { constants as bufferConstants, isAscii } from "node:buffer";
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { checkCaps, checkGraph, fileTooLarge, type GraphNode } from "../core/checks.js";
+import { checkCaps, checkGraph, closest, fileTooLarge, type GraphNode } from "../core/checks.js";
 import { DEFAULTS } from "../core/constants.js";
 import type {
   AnswerRecord,
@@ -19,7 +19,7 @@ import type {
 } from "../core/model.js";
 import { type EngineFields, type ParsedTicket, parseTicketQuick } from "./fields.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
-import { isError, type Problem, problem, sortProblems } from "./problems.js";
+import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
 import { loadSettings } from "./settings-load.js";
 
 export type Loaded =
@@ -61,9 +61,19 @@ export function ticketFileNames(names: Iterable<string>): string[] {
  * Read and check every ticket in `dir`. Problems come back all together: caps,
  * front matter, field types, ids, dependencies, cycles, settings and saved state.
  */
+export interface LoadOptions {
+  /**
+   * Check what `frontier run` needs on this machine too: every executor a ticket
+   * names is defined in frontier.yml. `validate` and `run` both ask for it, so the
+   * one passes exactly what the other accepts.
+   */
+  localExecutors?: boolean;
+}
+
 export async function loadDirectory(
   dir: string,
   overrides: Partial<Settings> = {},
+  options: LoadOptions = {},
 ): Promise<Loaded> {
   try {
     const s = await stat(dir);
@@ -184,6 +194,7 @@ export async function loadDirectory(
     if (hasKeys(p.fields)) fields.set(p.spec.id, p.fields);
   }
   problems.push(...checkGraph(nodes));
+  if (options.localExecutors) problems.push(...checkExecutors(base, specs, settings));
 
   if (problems.some(isError)) {
     return { kind: "invalid", problems: sortProblems([...problems, ...warnings]) };
@@ -351,6 +362,7 @@ async function readSaved(
 
   const attempts = await readRecords(dir, "attempts", known, problems);
   const answers = await readRecords(dir, "answers", known, problems);
+  await recoverResults(dir, attempts, known, fields);
 
   const tickets: Record<string, TicketState> = {};
   let dispatched = 0;
@@ -399,6 +411,56 @@ async function readSaved(
   // state in the tickets without a run record: the dispatches are the attempts made
   run ??= { schema: "ticket-frontier/run@1", run: settings.run, dispatched };
   return { saved: { run, tickets }, problems };
+}
+
+/**
+ * A result on disk is never discarded. A result file is written just before its
+ * attempt's record; a run killed between the two (or stopped by a full disk) leaves a
+ * result with no record. Only a complete attempt has a result file, so that attempt is
+ * read back as complete, with its result — never reclaimed and run again.
+ */
+async function recoverResults(
+  dir: string,
+  attempts: Map<string, AttemptRecord[]>,
+  known: () => ReadonlySet<string>,
+  fields: ReadonlyMap<string, EngineFields>,
+): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(join(dir, STATE_DIR, "results"));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^(.+)@(\d+)\.md$/.exec(name);
+    if (m === null || !known().has(m[1]!)) continue;
+    const id = m[1]!;
+    const n = Number(m[2]);
+    const list = attempts.get(id) ?? [];
+    if (list.some((a) => a.n === n)) continue;
+    const file = `${STATE_DIR}/results/${name}`;
+    let info: Awaited<ReturnType<typeof stat>>;
+    try {
+      info = await stat(join(dir, file));
+    } catch {
+      continue;
+    }
+    const f = fields.get(id);
+    const live = f?.attempt === n ? f : undefined;
+    const ended = info.mtime.toISOString();
+    list.push({
+      n,
+      claim: live?.claim ?? "",
+      claimed_by: live?.claimed_by ?? "",
+      started_at: live?.claimed_at ?? ended,
+      ended_at: ended,
+      outcome: "complete",
+      result_file: file,
+      result_bytes: info.size,
+      settled_by: "frontier, from its result file (the run stopped before recording it)",
+    });
+    attempts.set(id, list);
+  }
 }
 
 async function readOptional(path: string): Promise<string | undefined> {
@@ -485,4 +547,46 @@ async function readRecords<K extends "attempts" | "answers">(
     else list.push(record);
   });
   return out;
+}
+
+/**
+ * Each executor a ticket names must be defined under `executors:` in frontier.yml, for
+ * `frontier run` (on GitHub a workflow file name is dispatched as that workflow).
+ */
+function checkExecutors(base: string, specs: readonly TicketSpec[], settings: Settings): Problem[] {
+  const problems: Problem[] = [];
+  const defined = Object.keys(settings.executors ?? {});
+  for (const spec of specs) {
+    const name = spec.executor;
+    if (name === undefined || Object.hasOwn(settings.executors ?? {}, name)) continue;
+    const near = closest(name, defined);
+    problems.push(
+      problem(
+        "unknown-executor",
+        spec.file,
+        fieldLine(`${base}${spec.file}`, "executor"),
+        `executor ${quoted(name)} is not defined in frontier.yml${near === undefined ? "" : ` (did you mean ${quoted(near)}?)`}`,
+        near === undefined
+          ? `define it under executors: in frontier.yml (e.g. executors: {${name}: "CMD"}), or remove executor: from the ticket`
+          : `write executor: ${near}, or define ${quoted(name)} under executors: in frontier.yml`,
+      ),
+    );
+  }
+  return problems;
+}
+
+/** The line of a top-level field in a file's front matter (read again: rare, only for a problem). */
+function fieldLine(path: string, name: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  const lines = text.split("\n");
+  const field = new RegExp(`^${name}\\s*:`);
+  for (let i = 1; i < lines.length && !/^---\r?$/.test(lines[i]!); i++) {
+    if (field.test(lines[i]!)) return i + 1;
+  }
+  return undefined;
 }

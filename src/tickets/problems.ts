@@ -20,6 +20,8 @@ export type ProblemKind =
   | "too-many-tickets"
   | "file-too-large"
   | "unknown-field"
+  | "unknown-executor"
+  | "authored-status"
   | "invalid-settings"
   | "corrupt-state";
 

@@ -102,9 +102,20 @@ export function parseSettings(text: string): ParsedSettings {
       );
     }
   }
-  const settings = parsed.success ? (parsed.data as Partial<Settings>) : {};
+  // the settings that are right still count (max_file_bytes, max_tickets): one wrong
+  // setting must not hide what the others would find in the tickets
+  let settings: Partial<Settings> = {};
+  if (parsed.success) settings = parsed.data as Partial<Settings>;
+  else {
+    const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? "")));
+    const rest = Settings.partial().safeParse(
+      Object.fromEntries(Object.entries(values).filter(([name]) => !bad.has(name))),
+    );
+    if (rest.success) settings = rest.data as Partial<Settings>;
+  }
   const duration = typeof settings.bound === "object" ? settings.bound.duration : undefined;
   if (duration !== undefined && !parseDuration(duration)) {
+    delete settings.bound;
     problems.push(
       problem(
         "invalid-settings",
@@ -120,7 +131,7 @@ export function parseSettings(text: string): ParsedSettings {
   if (ticketBound !== undefined && hint !== undefined) {
     warnings.push(notADuration("ticket_bound", ticketBound, hint, file, lines.get("ticket_bound")));
   }
-  return { settings: problems.length > 0 ? {} : settings, problems, warnings };
+  return { settings, problems, warnings };
 }
 
 function text_(n: { value: unknown; source?: string }): string {

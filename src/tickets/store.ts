@@ -38,36 +38,72 @@ export class RecordExistsError extends Error {
   }
 }
 
+/**
+ * A file that could not be written, named: a full disk or a refused write says which
+ * file it was and what to do, never a bare system error.
+ */
+export class WriteError extends Error {
+  constructor(
+    readonly path: string,
+    readonly code: string | undefined,
+    cause: string,
+  ) {
+    super(`could not write ${path}: ${cause}`);
+    this.name = "WriteError";
+  }
+}
+
+/** `error` (from writing `path`) as a WriteError that names the file and the fix. */
+export function writeError(path: string, error: unknown): Error {
+  if (error instanceof WriteError || error instanceof RecordExistsError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const cause =
+    code === "ENOSPC" || code === "EDQUOT"
+      ? "the disk is full (no space left on the device, or over quota) — free some space"
+      : code === "EACCES" || code === "EPERM" || code === "EROFS"
+        ? `writing is not allowed there (${code}) — make it writable`
+        : (error as Error).message;
+  return new WriteError(path, code, cause);
+}
+
 /** Apply edits in order (records first, then what points at them, then the log). */
 export function applyEdits(dir: string, edits: readonly FileEdit[]): void {
   const made = new Set<string>();
   for (const edit of edits) {
     const path = join(dir, edit.path);
-    const parent = dirname(path);
-    if (!made.has(parent)) {
-      mkdirSync(parent, { recursive: true });
-      made.add(parent);
+    try {
+      applyEdit(path, edit, made);
+    } catch (error) {
+      throw writeError(path, error);
     }
-    switch (edit.kind) {
-      case "replace":
-        replaceAtomically(path, edit.content);
-        break;
-      case "create":
-        createRecord(path, edit.content, edit.path);
-        break;
-      case "append":
-        appendFileSync(path, edit.content, "utf8");
-        break;
-      default: {
-        const never: never = edit.kind;
-        throw new Error(`unknown edit kind ${String(never)}`);
-      }
+  }
+}
+
+function applyEdit(path: string, edit: FileEdit, made: Set<string>): void {
+  const parent = dirname(path);
+  if (!made.has(parent)) {
+    mkdirSync(parent, { recursive: true });
+    made.add(parent);
+  }
+  switch (edit.kind) {
+    case "replace":
+      replaceAtomically(path, edit.bytes ?? edit.content);
+      break;
+    case "create":
+      createRecord(path, edit.content, edit.path);
+      break;
+    case "append":
+      appendFileSync(path, edit.content, "utf8");
+      break;
+    default: {
+      const never: never = edit.kind;
+      throw new Error(`unknown edit kind ${String(never)}`);
     }
   }
 }
 
 /** Write a temporary file in the same directory, then rename it over `path`. */
-export function replaceAtomically(path: string, content: string): void {
+export function replaceAtomically(path: string, content: string | Uint8Array): void {
   const tmp = tempBeside(path);
   try {
     writeFileSync(tmp, content, "utf8");

@@ -9,6 +9,7 @@
  * as it was. Plain front matter finds those lines with the fast reader; anything
  * else with the YAML document.
  */
+import { isUtf8 } from "node:buffer";
 import { isMap, isScalar, parseDocument } from "yaml";
 import type { Changes } from "../core/engine.js";
 import type { BlockedBy, RunRecord, TicketSpec, TicketState } from "../core/model.js";
@@ -35,6 +36,18 @@ export interface FileEdit {
   /** replace: whole file (atomically); create: new file, never overwrite; append: add to the end */
   kind: "replace" | "create" | "append";
   content: string;
+  /**
+   * the exact bytes to write, when they are not `content` in UTF-8: a ticket whose body
+   * holds bytes that are not UTF-8 keeps them (content is then its text as decoded)
+   */
+  bytes?: Uint8Array;
+}
+
+/** A ticket file that could not be written: the problem of that ticket alone. */
+export interface Unwritable {
+  ticket: string;
+  file: string;
+  message: string;
 }
 
 export interface EngineView {
@@ -66,7 +79,15 @@ export function fieldsOfState(state: Readonly<TicketState>): EngineFieldValues {
 export function planWrites(
   changes: Changes,
   engine: EngineView,
-  readTicketText: (file: string) => string,
+  readTicketText: (file: string) => string | Uint8Array,
+  /**
+   * Called for a ticket file whose state cannot be written (the author broke its
+   * front matter meanwhile, it is gone): its edit is left out and the rest go on.
+   * Without it such a file throws.
+   */
+  unwritable?: (problem: Unwritable) => void,
+  /** tickets to write although `changes` does not name them (an earlier write failed) */
+  alsoTickets: Iterable<string> = [],
 ): FileEdit[] {
   const edits: FileEdit[] = [];
   for (const { ticket, record } of changes.attempts) {
@@ -75,21 +96,21 @@ export function planWrites(
   for (const { ticket, record } of changes.answers) {
     edits.push({ path: answerFile(ticket, record.n), kind: "create", content: json(record) });
   }
-  for (const id of new Set(changes.tickets)) {
+  for (const id of new Set([...changes.tickets, ...alsoTickets])) {
     const spec = engine.spec(id);
     const state = engine.state(id);
     if (spec === undefined || state === undefined) continue;
-    const text = readTicketText(spec.file);
-    let content: string;
+    let edit: FileEdit | undefined;
     try {
-      content = editFrontMatter(text, fieldsOfState(state));
+      edit = editTicket(spec.file, readTicketText(spec.file), fieldsOfState(state));
     } catch (e) {
       // the author broke the file while the run was going: say which, keep the rest
-      throw new Error(
-        `${spec.file}: ${(e as Error).message} — fix the file, then run again (state of ${id} was not written)`,
-      );
+      const message = `${spec.file}: ${(e as Error).message} — fix the file, then run again (state of ${id} was not written)`;
+      if (unwritable === undefined) throw new Error(message);
+      unwritable({ ticket: id, file: spec.file, message });
+      continue;
     }
-    if (content !== text) edits.push({ path: spec.file, kind: "replace", content });
+    if (edit !== undefined) edits.push(edit);
   }
   if (changes.run) {
     edits.push({ path: RUN_FILE, kind: "replace", content: json(engine.runRecord()) });
@@ -102,6 +123,32 @@ export function planWrites(
     });
   }
   return edits;
+}
+
+/**
+ * The edit of one ticket file, or undefined when nothing changes. Text that is not
+ * valid UTF-8 is edited as bytes: the front matter (which must be UTF-8) is edited as
+ * text, and the body's bytes are kept exactly — never decoded and encoded again.
+ */
+export function editTicket(
+  file: string,
+  raw: string | Uint8Array,
+  fields: EngineFieldValues,
+): FileEdit | undefined {
+  const text = typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8");
+  const content = editFrontMatter(text, fields);
+  if (content === text) return undefined;
+  if (typeof raw === "string" || isUtf8(raw)) return { path: file, kind: "replace", content };
+  const head = (t: string) => {
+    const split = splitFrontMatter(t);
+    return t.slice(0, split.kind === "front" ? split.bodyStart : split.bom);
+  };
+  const before = Buffer.from(head(text), "utf8");
+  if (!before.equals(raw.subarray(0, before.length))) {
+    throw new Error("the ticket's front matter is not valid UTF-8");
+  }
+  const bytes = Buffer.concat([Buffer.from(head(content), "utf8"), raw.subarray(before.length)]);
+  return { path: file, kind: "replace", content, bytes };
 }
 
 function json(value: unknown): string {

@@ -697,6 +697,20 @@ describe("cancel: every open ticket is cancelled; nothing more is dispatched", (
     });
   });
 
+  it("a finished run refuses: a complete run stays complete", () => {
+    const f = engine(inOrder(ticket("a")));
+    claimAll(f);
+    settle(f, "a", "complete");
+    f.drainChanges();
+    expect(f.cancel("sam", 2)).toMatchObject({
+      kind: "rejected",
+      message: expect.stringContaining("has finished (complete)"),
+    });
+    expect(f.runState(2)).toBe("complete");
+    expect(f.runRecord().cancelled).toBeUndefined();
+    expect(f.drainChanges().run).toBe(false);
+  });
+
   it("a settle arriving after the cancel is stale", () => {
     const f = engine(inOrder(ticket("a")));
     claimAll(f);
@@ -833,7 +847,7 @@ describe("waves and the critical path", () => {
   });
 });
 
-describe("run state: running while anything is ready or claimed; else the first match of cancelled, limited, suspended, failed, complete", () => {
+describe("run state: not started, running while anything is ready or claimed; else the first match of cancelled, failed, limited, suspended, complete", () => {
   it("running while a ticket is claimed, even with the bound spent", () => {
     const f = engine(inOrder(ticket("a"), ticket("b")), { bound: { dispatches: 1 } });
     claimAll(f);
@@ -842,21 +856,29 @@ describe("run state: running while anything is ready or claimed; else the first 
     expect(f.runState(0)).toBe("limited");
   });
 
-  it("limited before suspended before failed", () => {
+  it("failed before limited before suspended: a failed run still lists its question and spent bound", () => {
     const f = engine(inOrder(ticket("l"), ticket("s"), ticket("x")));
     claimAll(f);
     settle(f, "l", "limited");
-    settle(f, "s", "suspended", 0, { question: "?" });
+    settle(f, "s", "suspended", 0, { question: "which?" });
     settle(f, "x", "failed");
+    expect(f.runState(0)).toBe("failed");
+    expect(f.remainder(0).map((r) => r.status)).toEqual(["limited", "suspended", "failed"]);
+    f.retry("x", "sam", 0);
+    claimAll(f);
+    settle(f, "x", "complete");
     expect(f.runState(0)).toBe("limited");
     f.retry("l", "sam", 0);
     claimAll(f);
     settle(f, "l", "complete");
     expect(f.runState(0)).toBe("suspended");
-    f.answer("s", "ok", "sam", 0);
+  });
+
+  it("not started before the first dispatch; running once one is claimed", () => {
+    const f = engine(chain());
+    expect(f.runState(0)).toBe("not started");
     claimAll(f);
-    settle(f, "s", "complete");
-    expect(f.runState(0)).toBe("failed");
+    expect(f.runState(0)).toBe("running");
   });
 
   it("cancelled wins over everything once nothing runs", () => {

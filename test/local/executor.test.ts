@@ -33,6 +33,14 @@ describe("the executor's outcome (SPEC §6)", () => {
     expect(result.result).toBeUndefined();
   });
 
+  it('an outcome file of "complete" with no result, or a blank one, is empty', async () => {
+    for (const outcome of ['{"status":"complete"}', '{"status":"complete","result":"  \\n"}']) {
+      const { result } = await attempt(`printf '%s' '${outcome}' > "$FRONTIER_OUTCOME_FILE"`);
+      expect(result.outcome).toBe("empty");
+      expect(result.result).toBeUndefined();
+    }
+  });
+
   it("exit 75 is suspended, and stdout is the question", async () => {
     const { result } = await attempt("echo 'Which region?'; exit 75");
     expect(result).toMatchObject({ outcome: "suspended", question: "Which region?" });

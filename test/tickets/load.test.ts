@@ -281,3 +281,28 @@ describe("files that cannot be read", () => {
     expect(formatProblem(ps[1]!)).toMatch(/^b\.md: could not read the file: ENOENT/);
   });
 });
+
+describe("a status: the author wrote is refused, never passed off as frontier's", () => {
+  test("status: complete with nothing frontier writes beside it is a problem with its line", async () => {
+    await files({
+      "a.md": "---\ntitle: A\nstatus: complete\n---\n# A\n",
+      "b.md": "---\nstatus: done\n---\n# B\n",
+      "c.md": "---\nstatus: pending\n---\n# C\n",
+    });
+    const ps = problemsOf(await loadDirectory(dir));
+    expect(ps.map((p) => [p.kind, p.file, p.line])).toEqual([
+      ["authored-status", "a.md", 3],
+      ["authored-status", "b.md", 2],
+    ]);
+    expect(formatProblem(ps[0]!)).toContain('status: "complete" was not written by frontier');
+    expect(formatProblem(ps[0]!)).toContain("delete the line");
+  });
+
+  test("a status frontier wrote (with its attempt and updated_at) is its state", async () => {
+    await files({
+      "a.md": '---\nstatus: complete\nattempt: 1\nupdated_at: "2026-01-02T10:00:00.000Z"\n---\n',
+    });
+    const l = okLoad(await loadDirectory(dir));
+    expect(l.saved?.tickets.a?.status).toBe("complete");
+  });
+});

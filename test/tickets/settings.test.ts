@@ -50,7 +50,10 @@ describe("frontier.yml", () => {
     const r = parseSettings("run: x\nmax_parallel: 0\nbound: {duration: soon}\n");
     expect(r.problems.map((p) => formatProblem(p))).toEqual([
       "frontier.yml:2: max_parallel must be a whole number, 1 or more, got 0 — write max_parallel: 4",
+      // one wrong setting hides nothing: the rest are still checked
+      'frontier.yml:3: bound.duration must be a duration such as 2h or 90m, got "soon" — write bound: {duration: 2h}',
     ]);
+    expect(r.settings).toEqual({ run: "x" });
     expect(parseSettings("bound: {duration: soon}\n").problems[0]).toMatchObject({
       line: 1,
       kind: "invalid-settings",

@@ -1,0 +1,40 @@
+/**
+ * `DIR` defaults to `tickets` for every command, also where a ticket id follows it:
+ * `frontier retry a` and `frontier retry tickets a` both work.
+ */
+import { statSync } from "node:fs";
+import { DEFAULT_DIR } from "./argv.js";
+
+export type DirArgs =
+  | { kind: "ok"; dir: string; rest: string[] }
+  | { kind: "bad"; message: string };
+
+/**
+ * `[DIR] TICKET`: one word is the ticket, two are the directory and the ticket.
+ * `usage` is the command's usage line for the message.
+ */
+export function dirAndTicket(words: readonly string[], usage: string): DirArgs {
+  if (words.length === 1) return { kind: "ok", dir: DEFAULT_DIR, rest: [...words] };
+  if (words.length === 2) return { kind: "ok", dir: words[0]!, rest: [words[1]!] };
+  return { kind: "bad", message: `expected ${usage}, got ${words.length} words` };
+}
+
+/**
+ * `[DIR] TICKET TEXT…`: the first word is the directory when it names one (and a
+ * ticket and an answer follow it); otherwise the directory is `tickets`.
+ */
+export function dirTicketAndText(words: readonly string[], usage: string): DirArgs {
+  if (words.length >= 3 && isDirectory(words[0]!)) {
+    return { kind: "ok", dir: words[0]!, rest: words.slice(1) };
+  }
+  if (words.length >= 2) return { kind: "ok", dir: DEFAULT_DIR, rest: [...words] };
+  return { kind: "bad", message: `expected ${usage}: the ticket and the answer` };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Temporary files a killed run left behind. Every file frontier writes whole goes to a
+ * temporary name first (`.a.md.<pid>.<hex>.tmp` beside a ticket, `receipt.json.<pid>.tmp`,
+ * `lock.<pid>.<hex>.tmp`), and each run's scratch directory is `frontier-run-<pid>-…` in
+ * the system's temporary directory. A run killed mid-write leaves one; the next run,
+ * holding the lock, removes those whose process is gone.
+ */
+import { readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { STATE_DIR } from "../tickets/layout.js";
+
+/** in `.frontier/`, frontier's own directory: any of its temporary names */
+const TEMP = /\.(\d+)(?:\.[0-9a-f]{8})?\.tmp$/;
+/** beside the tickets, where the author's files live: only the store's exact shape */
+const TICKET_TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+const SCRATCH = /^frontier-run-(\d+)-/;
+
+/** Remove leftovers in the ticket directory and the system's temporary directory; returns how many. */
+export function removeLeftovers(dir: string): number {
+  let removed = 0;
+  removed += sweep(dir, TICKET_TEMP);
+  for (const sub of ["", "/attempts", "/results", "/answers"]) {
+    removed += sweep(join(dir, `${STATE_DIR}${sub}`), TEMP);
+  }
+  sweep(tmpdir(), SCRATCH);
+  return removed;
+}
+
+function sweep(where: string, pattern: RegExp): number {
+  let names: string[];
+  try {
+    names = readdirSync(where);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const m = pattern.exec(name);
+    if (m === null || isAlive(Number(m[1]))) continue;
+    try {
+      rmSync(join(where, name), { recursive: true, force: true });
+      removed++;
+    } catch {
+      // not ours to remove: leave it
+    }
+  }
+  return removed;
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
