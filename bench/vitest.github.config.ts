@@ -4,8 +4,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["bench/github.e2e.ts"],
-    testTimeout: 600_000,
-    hookTimeout: 600_000,
+    testTimeout: 3_600_000,
+    hookTimeout: 3_600_000,
     pool: "forks",
   },
 });

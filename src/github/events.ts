@@ -67,6 +67,8 @@ export function settleEvent(
         input.resultBytes = bytes;
       }
     }
+    // `complete` with no result, or a blank one, is `empty`: nothing is passed off as done
+    if (input.outcome === "complete" && resultText === undefined) input.outcome = "empty";
     const result = frontier.settle(input, now);
     if (result.kind === "ok" && resultText !== undefined && input.resultFile)
       view.writeFile(input.resultFile, resultText);

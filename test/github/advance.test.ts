@@ -145,4 +145,35 @@ describe("claim, then dispatch", () => {
     );
     expect(Object.keys((stateOf(world) as { tickets: object }).tickets)).toEqual(["a"]);
   });
+
+  it("a job that reports complete with no result, or a blank one, is recorded empty: nothing is passed off as done", async () => {
+    world = await makeWorld(
+      Object.fromEntries([ticket("a"), ticket("b"), ticket("c", ["a", "b"])]),
+    );
+    const ctx = runContext(world);
+    const start = await advance(ctx, advanceOnly, "start");
+    const claim = (t: string) => start.dispatched.find((d) => d.ticket === t)?.claim;
+    await advance(
+      ctx,
+      settleEvent({ ticket: "a", attempt: 1, claim: claim("a"), outcome: "complete", by: "job" }),
+      "settle a",
+    );
+    await advance(
+      ctx,
+      settleEvent({
+        ticket: "b",
+        attempt: 1,
+        claim: claim("b"),
+        outcome: "complete",
+        result: "  \n",
+        by: "job",
+      }),
+      "settle b",
+    );
+    const state = stateOf(world) as { tickets: Record<string, { status: string }> };
+    expect(state.tickets.a?.status).toBe("empty");
+    expect(state.tickets.b?.status).toBe("empty");
+    // empty still satisfies the dependent
+    expect(state.tickets.c?.status).toBe("claimed");
+  });
 });

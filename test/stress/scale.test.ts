@@ -5,8 +5,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, Runner } from "./runner.js";
-import { layeredGraph, writeTickets } from "./tickets.js";
+import { ROOT, Runner } from "../e2e/runner.js";
+import { layeredGraph, writeTickets } from "../e2e/tickets.js";
 
 const LAYERS = 10;
 const WIDTH = 10;
