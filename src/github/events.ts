@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import type { EventResult, SettleInput } from "../core/engine.js";
 import { DEFAULTS, type Outcome, type Usage } from "../core/model.js";
-import { OutcomeFile } from "../local/executor.js";
+import { OutcomeFile } from "../core/outcome.js";
 import { resultFile } from "../tickets/load.js";
 import type { RunEvent } from "./advance.js";
 import { parseRunName } from "./dispatch.js";

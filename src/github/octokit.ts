@@ -148,9 +148,6 @@ export function isConflict(error: unknown): boolean {
   return (f.status === 422 || f.status === 409 || f.status === 200) && CONFLICT.test(f.message);
 }
 
-/** A ref update refused because the branch moved on: one of the conflict answers. */
-export const isNotFastForward = isConflict;
-
 /**
  * An answer that says nothing about whether the request took effect: a 5xx, a timeout or a
  * connection that died. A write that got one may have landed.

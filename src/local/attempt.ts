@@ -24,9 +24,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
 import type { Outcome, Usage } from "../core/model.js";
+import type { OutcomeFile } from "../core/outcome.js";
 import { signalGroup } from "./launch.js";
 import { inProcess, type Launcher } from "./launcher.js";
-import type { OutcomeFile } from "./outcome.js";
 
 /** The exit code that means "I have a question" (EX_TEMPFAIL). */
 export const EXIT_SUSPEND = 75;
@@ -144,7 +144,7 @@ async function readOutcomeFile(
     };
   }
   // the schema (zod) is loaded on the first outcome file, not by every run
-  const { OutcomeFile } = await import("./outcome.js");
+  const { OutcomeFile } = await import("../core/outcome.js");
   const parsed = OutcomeFile.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues

@@ -245,6 +245,50 @@ describe("one claim, one agent run", () => {
   });
 });
 
+describe("one claim, one agent run, even when it was sent twice", () => {
+  it("a claim sent again by the outbox while its first run was still queued: whichever run takes it first runs the agent, the other skips", async () => {
+    const { r, sha } = await started([{ id: "a" }]);
+    r.env = { FRONTIER_TEST_OUTBOX_LAG_MS: "600" };
+    r.fake.runsListingLagMs = 60_000; // the listing never shows the first run in time
+    r.fake.inject({
+      operation: "actions/create-workflow-dispatch",
+      status: 502,
+      applied: true,
+      times: 1,
+    });
+    let firstHeld = true;
+    let release: () => void = () => {};
+    const held = new Promise<void>((res) => {
+      release = res;
+    });
+    r.beforeContext = async () => {
+      if (firstHeld) {
+        firstHeld = false;
+        await held; // the first run waits for a runner
+      }
+    };
+    const agentRuns: number[] = [];
+    r.script = (t, _a, job) => {
+      if (job.context?.outputs.live === "true") agentRuns.push(job.run.id);
+      return { status: "complete", result: `result of ${t}` };
+    };
+    const push = await r.push(sha);
+    expect(push.code, push.stdout + push.stderr).toBe(0);
+    await new Promise((res) => setTimeout(res, 900));
+    // the sweep: a's claim is unseen past the lag and no run carries it in the listing
+    const sweep = await r.schedule();
+    expect(sweep.code, sweep.stdout + sweep.stderr).toBe(0);
+    expect(r.fake.allRuns().filter((x) => x.inputs.ticket === "a")).toHaveLength(2);
+    await new Promise((res) => setTimeout(res, 300));
+    release();
+    await r.fake.idle();
+    expect(agentRuns).toHaveLength(1);
+    const skipped = r.jobs.find((j) => j.context?.outputs.live === "false");
+    expect(`${skipped?.context?.stdout}`).toMatch(/took it first/);
+    allComplete(r, ["a"]);
+  });
+});
+
 describe("a run belongs to its branch", () => {
   it("a branch cut from a branch with a finished run starts its own run on push, with its new tickets", async () => {
     const { r, sha } = await started([{ id: "a" }]);

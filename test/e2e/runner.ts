@@ -123,6 +123,8 @@ export class Runner {
     status: "complete",
     result: `result of ${t} attempt ${a}`,
   });
+  /** before the context step of a job runs (e.g. a runner that is slow to pick the job up) */
+  beforeContext?: (job: JobRecord) => Promise<void>;
   /** before the settle step of a job runs (e.g. a barrier) */
   beforeSettle?: (job: JobRecord) => Promise<void>;
   /** run the context step in every job (costs a spawn; default true) */
@@ -315,6 +317,7 @@ export class Runner {
     let outcomeFile = join(this.scratch, `outcome-${run.id}.json`);
     let live = true;
     if (this.withContext) {
+      await this.beforeContext?.(job);
       // the workflow's second checkout: the run's branch, sparse to the records
       const inputs: Record<string, string> = { command: "context" };
       if (this.withRecords)

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commitFiles, readHead, readText } from "../../src/github/git.js";
-import { createGitHub, describeApiError, isNotFastForward } from "../../src/github/octokit.js";
+import { createGitHub, describeApiError, isConflict } from "../../src/github/octokit.js";
 import { FakeGitHub } from "../fake-github/server.js";
 
 const fake = new FakeGitHub();
@@ -80,13 +80,13 @@ describe("the branch is a compare-and-swap register", () => {
 
   it("recognises GitHub's non-fast-forward answer", () => {
     expect(
-      isNotFastForward({
+      isConflict({
         status: 422,
         response: { data: { message: "Update is not a fast forward" } },
       }),
     ).toBe(true);
     expect(
-      isNotFastForward({
+      isConflict({
         status: 422,
         response: { data: { message: "Reference does not exist" } },
       }),

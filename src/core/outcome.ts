@@ -3,7 +3,7 @@
  * that a run whose executors never write one never loads zod (~60 ms of start-up).
  */
 import { z } from "zod";
-import { Outcome, Usage } from "../core/model.js";
+import { Outcome, Usage } from "./model.js";
 
 /** What the executor reports, when it writes `$FRONTIER_OUTCOME_FILE`. */
 export const OutcomeFile = z.object({
