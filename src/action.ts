@@ -170,6 +170,9 @@ async function settle(ctx: ActionContext): Promise<void> {
         ...job,
         by: ctx.workflowRunUrl ? `orch-task ${ctx.workflowRunUrl}` : "orch-task",
         ...(ctx.workflowRunUrl ? { runUrl: ctx.workflowRunUrl } : {}),
+        ...(/^\d+$/.test(ctx.settings.env.runId ?? "")
+          ? { runId: Number(ctx.settings.env.runId) }
+          : {}),
       },
       maxResultBytes,
     ),

@@ -32,13 +32,19 @@ import {
   graphqlStore,
   restStore,
 } from "./branch.js";
-import { type DispatchSession, dispatchClaim } from "./dispatch.js";
+import { type DispatchSession, dispatchClaim, findRunsByClaims } from "./dispatch.js";
 import { UserError } from "./errors.js";
 import type { Repo } from "./git.js";
-import { type GitHub, isConflict, isPushRefused, isUnclear, rateLimitOf } from "./octokit.js";
+import {
+  apiFailure,
+  type GitHub,
+  isConflict,
+  isPushRefused,
+  isUnclear,
+  rateLimitOf,
+} from "./octokit.js";
 import {
   adoptUntracked,
-  findRunsByClaims,
   liveEntries,
   OUTBOX_CHECK_EVERY_MS,
   OUTBOX_LAG_MS,
@@ -203,6 +209,8 @@ interface Committed {
   sends: Send[];
   /** this event brings the report comment up to date */
   refreshReport: boolean;
+  /** tickets whose question this event recorded: it opens their issues */
+  asked?: string[];
   commit?: string;
   tries: number;
 }
@@ -224,26 +232,29 @@ export async function advance(
   // Effects, after the outcome is on the branch. A refused dispatch and anything the
   // effects learn (an issue opened, a comment posted, a dispatch GitHub did not start)
   // is one more event, which may claim more: at most a few rounds.
-  let sends = first.sends;
-  for (let round = 0; round < 10; round++) {
-    const learned = await performEffects(ctx, last, sends, dispatched, refused, deferred);
-    if (!learned) break;
-    // a follow-up sends only what it claims itself: the outbox waits for the next event
-    const next = await recordEvent(ctx, learned.event, learned.label, false, false, false);
-    await learned.after?.();
-    if (next.commit !== undefined) last = next;
-    else last = { ...last, frontier: next.frontier, state: next.state };
-    refresh ||= next.refreshReport;
-    sends = next.sends;
-  }
+  const drive = async (from: Committed): Promise<Committed> => {
+    let at = from;
+    let sends = from.sends;
+    for (let round = 0; round < 10; round++) {
+      const learned = await performEffects(ctx, at, sends, dispatched, refused, deferred);
+      if (!learned) break;
+      // a follow-up sends only what it claims itself: the outbox waits for the next event
+      const next = await recordEvent(ctx, learned.event, learned.label, false, false, false);
+      await learned.after?.();
+      at = next.commit !== undefined ? next : { ...at, frontier: next.frontier, state: next.state };
+      refresh ||= next.refreshReport;
+      sends = next.sends;
+    }
+    return at;
+  };
+  last = await drive(first);
 
   const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
   const markdown = renderReport(ctx, receipt, last.state.seq);
   if (refresh && ctx.report !== false && last.state.report) {
     const again = await showReport(ctx, last, markdown, deferred);
     // the commit that recorded a comment posted again may have claimed what became ready
-    if (again && again.sends.length > 0)
-      await performEffects(ctx, again, again.sends, dispatched, refused, deferred);
+    if (again && again.sends.length > 0) await drive(again);
   }
   const commit = last.commit ?? first.commit;
   return {
@@ -359,6 +370,10 @@ async function performEffects(
     const s = last.frontier.state(ticket);
     if (s?.status !== "suspended" || s.attempt !== q.attempt) continue;
     const record = s.attempts.find((a) => a.n === q.attempt);
+    // The event that recorded the question opens its issue; another event only once that
+    // one has had time to (it failed, or died): two events never race to open one.
+    const waited = ctx.clock() - Date.parse(record?.ended_at ?? "") >= QUESTION_GRACE_MS;
+    if (!last.asked?.includes(ticket) && !waited) continue;
     try {
       const issue = await openQuestionIssue(ctx.gh, ctx.repo, {
         run: state.run.run,
@@ -473,9 +488,12 @@ export function budgetWords(limit: ReturnType<typeof rateLimitOf>): string {
   return `GitHub's ${budget} rate limit for this token is spent${when}`;
 }
 
+/**
+ * An optional effect (a question issue, the report comment) that GitHub refused or did
+ * not answer: left for the next event, with a warning. A bug in our own code is thrown.
+ */
 function isTransient(error: unknown): boolean {
-  const status = (error as { status?: unknown })?.status;
-  return typeof status !== "number" || status >= 500;
+  return apiFailure(error) !== undefined || isUnclear(error);
 }
 
 function describe(error: unknown): string {
@@ -549,6 +567,8 @@ async function recordEvent(
   const eventId = `e${randomBytes(6).toString("hex")}`;
   // the runs listing, read once per event however often the race is lost
   let seenRuns: Map<string, { id: number; url: string }> | undefined;
+  const searched = new Set<string>();
+  let archives = 0;
   let unclear: Unclear | undefined;
   let withSnapshot = readBase;
   // The checkout's tickets and digest load while the branch is read, not between the
@@ -576,8 +596,13 @@ async function recordEvent(
     if (foreign && mayStart) {
       // A new run of this branch: the copied run's records move under runs/ first, so
       // no record of it is overwritten and none is taken for this run's.
+      if (++archives > 10) {
+        throw new Error(
+          `${label}: could not move the run copied from ${foreign.branch} aside on ${ctx.branch} after 10 tries; nothing was started`,
+        );
+      }
       await archiveForeignRun(ctx, read.head, foreign);
-      tries--;
+      await sleep(random() * (ctx.backoffMs ?? 250) * archives);
       continue;
     }
     if (unclear && state?.events?.includes(eventId)) {
@@ -585,7 +610,7 @@ async function recordEvent(
       ctx.onRecorded?.(`${label} (commit ${read.head.slice(0, 12)} or before)`);
       return { ...unclear.committed, state, tries };
     }
-    unclear = undefined;
+    // (an unclear commit may still land later: every later read looks for its id)
 
     const source = await runSource(ctx, state, read, withSnapshot);
     if (source === "need-snapshot") {
@@ -651,13 +676,28 @@ async function recordEvent(
       checkedAt === undefined ||
       now - Date.parse(checkedAt) >= Math.min(OUTBOX_CHECK_EVERY_MS, lagMs);
     if (late.length > 0 && (checkDue || seenRuns)) {
-      seenRuns ??= await lookForRuns(
-        ctx,
-        late.map((t) => view.outbox[t]!),
-      );
-      checkedAt = iso;
+      // the listing is searched once per event; a claim that became overdue on a later try
+      // was not searched for, and waits for the next event
+      const unsearched = late.filter((t) => !searched.has(view.outbox[t]!.claim));
+      if (!seenRuns || unsearched.length === late.length) {
+        try {
+          seenRuns = await lookForRuns(
+            ctx,
+            late.map((t) => view.outbox[t]!),
+          );
+          for (const t of late) searched.add(view.outbox[t]!.claim);
+        } catch (error) {
+          // optional work: a listing that fails sends nothing again and records the event
+          ctx.log(
+            `could not search the runs listing for overdue claims (${describe(error)}); the next event looks again`,
+          );
+          seenRuns = undefined;
+        }
+      }
+      if (seenRuns) checkedAt = iso;
       for (const t of late) {
         const e = view.outbox[t]!;
+        if (!seenRuns || !searched.has(e.claim)) continue;
         const run = seenRuns.get(e.claim);
         if (run) {
           view.outbox[t] = { ...e, status: "sent", run_id: run.id };
@@ -689,8 +729,10 @@ async function recordEvent(
     const runName = frontier.runRecord().run;
 
     // A suspended attempt asks its question in an issue, opened after the commit.
+    const asked: string[] = [];
     for (const { ticket, record } of changes.attempts) {
       if (record.outcome !== "suspended") continue;
+      asked.push(ticket);
       const q = view.questions[ticket];
       if (q?.attempt !== record.n) view.questions[ticket] = { attempt: record.n };
     }
@@ -802,6 +844,7 @@ async function recordEvent(
       settings,
       sends,
       refreshReport,
+      asked,
     };
     let answer: Awaited<ReturnType<BranchStore["commit"]>>;
     try {
@@ -881,6 +924,9 @@ export async function openRun(
     return { frontier, state: parsed.state, settings: source.settings };
   }
 }
+
+/** How long a recorded question waits for its own event to open its issue before another does. */
+const QUESTION_GRACE_MS = 60_000;
 
 /** Ids of the newest events kept in the state (a lost commit answer is found among them). */
 const EVENTS_KEPT = 64;

@@ -107,6 +107,9 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
       await advance(
         rc,
         (f, _now, view) => {
+          // each try decides anew: a try that lost its race took nothing
+          took = false;
+          takenBy = undefined;
           const e = view.outbox[ticket];
           const s = f.state(ticket);
           if (!e || e.claim !== claim || s?.status !== "claimed" || s.claim !== claim)

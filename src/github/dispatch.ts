@@ -148,24 +148,48 @@ export async function findRunByClaim(
   claim: string,
   since: number,
 ): Promise<{ id: number; url: string } | undefined> {
-  const created = `>=${new Date(since - 60_000).toISOString().replace(/\.\d+Z$/, "Z")}`;
   for (let i = 0; i < session.findRunTries; i++) {
     if (i > 0) await session.sleep(session.findRunDelayMs * i);
-    let runs: Array<{ id: number; html_url: string; name?: string | null; display_title?: string }>;
     try {
-      const answer = await gh.rest.actions.listWorkflowRuns({
-        ...repo,
-        workflow_id: workflow,
-        event: "workflow_dispatch",
-        created,
-        per_page: 100,
-      });
-      runs = answer.data.workflow_runs;
+      const found = (await findRunsByClaims(gh, repo, workflow, new Set([claim]), since)).get(
+        claim,
+      );
+      if (found) return found;
     } catch {
       return undefined;
     }
-    const run = runs.find((r) => parseRunName(r.display_title ?? r.name)?.claim === claim);
-    if (run) return { id: run.id, url: run.html_url };
   }
   return undefined;
+}
+
+/**
+ * The runs of `workflow` whose run-name carries one of `claims`, created since `since`
+ * (ms). Newest first, up to ten pages of 100.
+ */
+export async function findRunsByClaims(
+  gh: GitHub,
+  repo: Repo,
+  workflow: string,
+  claims: ReadonlySet<string>,
+  since: number,
+): Promise<Map<string, { id: number; url: string }>> {
+  const found = new Map<string, { id: number; url: string }>();
+  const created = `>=${new Date(since - 60_000).toISOString().replace(/\.\d+Z$/, "Z")}`;
+  for (let page = 1; page <= 10 && found.size < claims.size; page++) {
+    const answer = await gh.rest.actions.listWorkflowRuns({
+      ...repo,
+      workflow_id: workflow,
+      event: "workflow_dispatch",
+      created,
+      per_page: 100,
+      page,
+    });
+    for (const r of answer.data.workflow_runs) {
+      const claim = parseRunName(r.display_title ?? r.name)?.claim;
+      if (claim && claims.has(claim) && !found.has(claim))
+        found.set(claim, { id: r.id, url: r.html_url });
+    }
+    if (answer.data.workflow_runs.length < 100) break;
+  }
+  return found;
 }

@@ -30,6 +30,8 @@ export interface JobOutcome {
   usage?: Usage;
   by: string;
   runUrl?: string;
+  /** the workflow run that reports it: a run that did not take a claim another took settles nothing */
+  runId?: number;
 }
 
 /** Where an attempt's result is stored, relative to the ticket directory. Never overwritten. */
@@ -44,6 +46,19 @@ export function settleEvent(
   maxResultBytes: number = DEFAULTS.maxResultBytes,
 ): RunEvent {
   return (frontier, now, view) => {
+    const entry = view.outbox[job.ticket];
+    if (
+      job.runId !== undefined &&
+      entry !== undefined &&
+      (job.claim === undefined || entry.claim === job.claim) &&
+      entry.taken_by !== undefined &&
+      entry.taken_by !== job.runId
+    ) {
+      return {
+        kind: "stale",
+        message: `${job.ticket}#${job.attempt} was taken by workflow run ${entry.taken_by}; workflow run ${job.runId} (a second dispatch of the same claim) changes nothing`,
+      };
+    }
     const input: SettleInput = {
       ticket: job.ticket,
       attempt: job.attempt,
@@ -246,5 +261,11 @@ export function deadJobEvent(job: DeadJob): RunEvent {
     reason: `the orch-task run ended ${job.conclusion} before its settle step recorded an outcome${job.url ? ` (${job.url})` : ""}`,
     by: "workflow_run",
     ...(job.url ? { runUrl: job.url } : {}),
+    ...(runIdOf(job.url) !== undefined ? { runId: runIdOf(job.url) as number } : {}),
   });
+}
+
+function runIdOf(url: string): number | undefined {
+  const m = /\/actions\/runs\/(\d+)/.exec(url);
+  return m ? Number(m[1]) : undefined;
 }

@@ -154,9 +154,22 @@ export function isConflict(error: unknown): boolean {
  */
 export function isUnclear(error: unknown): boolean {
   const f = apiFailure(error);
-  if (f) return f.status >= 500;
-  return error instanceof Error && !("status" in error);
+  if (f) return f.status >= 500 || (f.status === 200 && UNCLEAR_GRAPHQL.test(f.message));
+  if (!(error instanceof Error)) return false;
+  const code = String(
+    (error as { code?: unknown; cause?: { code?: unknown } }).code ??
+      (error as { cause?: { code?: unknown } }).cause?.code ??
+      "",
+  );
+  return (
+    error.name === "AbortError" ||
+    /^(ECONNRESET|ETIMEDOUT|ECONNREFUSED|EPIPE|EAI_AGAIN|UND_ERR_)/.test(code) ||
+    /fetch failed|socket hang up|network|timed? ?out/i.test(error.message)
+  );
 }
+
+/** GraphQL answers (HTTP 200) that say the operation may not have finished. */
+const UNCLEAR_GRAPHQL = /something went wrong|timeout|timed out|try again later|internal/i;
 
 /** Which budget ran out, and when it comes back. */
 export interface RateLimitSpent {

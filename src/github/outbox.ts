@@ -8,12 +8,9 @@
  * marked `resent` before the send, and its runs take it by compare-and-swap at their
  * context step: only the first runs the agent.
  *
- * Pure decisions here; the listing lookup is `findRunsByClaims`.
+ * Pure decisions here; the listing lookup is `findRunsByClaims` (dispatch.ts).
  */
 import type { Frontier } from "../core/engine.js";
-import { parseRunName } from "./dispatch.js";
-import type { Repo } from "./git.js";
-import type { GitHub } from "./octokit.js";
 import type { OutboxEntry } from "./state.js";
 
 /** How long a committed claim may go unseen before the runs listing is searched for it. */
@@ -74,36 +71,4 @@ export function unsent(outbox: Outbox): string[] {
   return Object.entries(outbox)
     .filter(([, e]) => e.status === "unsent")
     .map(([ticket]) => ticket);
-}
-
-/**
- * The runs of `workflow` whose run-name carries one of `claims`, created since `since`
- * (ms). Newest first, up to five pages of 100.
- */
-export async function findRunsByClaims(
-  gh: GitHub,
-  repo: Repo,
-  workflow: string,
-  claims: ReadonlySet<string>,
-  since: number,
-): Promise<Map<string, { id: number; url: string }>> {
-  const found = new Map<string, { id: number; url: string }>();
-  const created = `>=${new Date(since - 60_000).toISOString().replace(/\.\d+Z$/, "Z")}`;
-  for (let page = 1; page <= 5 && found.size < claims.size; page++) {
-    const answer = await gh.rest.actions.listWorkflowRuns({
-      ...repo,
-      workflow_id: workflow,
-      event: "workflow_dispatch",
-      created,
-      per_page: 100,
-      page,
-    });
-    for (const r of answer.data.workflow_runs) {
-      const claim = parseRunName(r.display_title ?? r.name)?.claim;
-      if (claim && claims.has(claim) && !found.has(claim))
-        found.set(claim, { id: r.id, url: r.html_url });
-    }
-    if (answer.data.workflow_runs.length < 100) break;
-  }
-  return found;
 }

@@ -289,7 +289,7 @@ describe("GraphQL's own budget", () => {
   });
 
   it("the throttling plugin sees the spent GraphQL budget as a primary limit", async () => {
-    fake.setRateLimit({ token: "ghs_test", used: 1000, resource: "graphql", resetInSeconds: 1 });
+    fake.setRateLimit({ token: "ghs_test", used: 1000, resource: "graphql", resetInSeconds: 3600 });
     const error = await octokit.graphql("{ rateLimit { used } }").catch((e) => e);
     expect(error).toBeInstanceOf(Error);
     expect(limits[0]).toMatchObject({ kind: "primary" });

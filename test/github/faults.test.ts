@@ -205,3 +205,52 @@ describe("leases everywhere: every event reclaims expired claims of its run", ()
     expect(out.dispatched.map((d) => `${d.ticket}#${d.attempt}`)).toEqual(["a#2"]);
   });
 });
+
+describe("one claim, one agent run", () => {
+  it("a second workflow run of a claim another run took settles nothing, and the taker's settle records", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a")]));
+    const ctx = runContext(world);
+    const start = await advance(ctx, advanceOnly, "start");
+    const claim = start.dispatched[0]?.claim as string;
+    await advance(
+      ctx,
+      (_f, _now, view) => {
+        const e = view.outbox.a;
+        if (e) view.outbox.a = { ...e, status: "sent", run_id: 111, taken_by: 111 };
+        return { kind: "ok", changed: [] };
+      },
+      "take a#1 for workflow run 111",
+      { start: false },
+    );
+    const other = await advance(
+      ctx,
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim,
+        outcome: "failed",
+        reason: "skipped",
+        by: "job",
+        runId: 222,
+      }),
+      "settle a (run 222)",
+    );
+    expect(other.result.kind).toBe("stale");
+    expect((stateOf(world) as State).tickets.a?.status).toBe("claimed");
+    const taker = await advance(
+      ctx,
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim,
+        outcome: "complete",
+        result: "A",
+        by: "job",
+        runId: 111,
+      }),
+      "settle a (run 111)",
+    );
+    expect(taker.result.kind).toBe("ok");
+    expect((stateOf(world) as State).tickets.a?.status).toBe("complete");
+  });
+});
