@@ -4,6 +4,7 @@
  * its exit code; none throws for a user's mistake.
  */
 import { join } from "node:path";
+import { step } from "../core/event.js";
 import type { Receipt } from "../core/model.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
@@ -13,7 +14,7 @@ import { errorLine } from "./colour.js";
 import { continueCommand } from "./continue.js";
 import { type CliIo, EXIT, line } from "./io.js";
 import { takeLock } from "./lock.js";
-import { commitChanges, localUser, openDirectory } from "./open.js";
+import { localUser, openDirectory, writeChanges } from "./open.js";
 import { didYouMean } from "./suggest.js";
 import { plural, shellWord, shownPath } from "./text.js";
 
@@ -118,15 +119,21 @@ export async function mutateCommand(
       return EXIT.usage;
     }
     const by = localUser(io.env);
-    const result =
-      kind === "answer"
-        ? frontier.answer(args.ticket ?? "", args.text ?? "", by, now)
-        : kind === "retry"
-          ? frontier.retry(args.ticket ?? "", by, now)
-          : frontier.cancel(by, now);
+    // One event (core/event.ts), claiming nothing: the next `frontier run` starts what it
+    // made ready. Claims are not reclaimed here: that is the runner's, under the same lock.
+    const { result, changes } = step(
+      frontier,
+      (f, at) =>
+        kind === "answer"
+          ? f.answer(args.ticket ?? "", args.text ?? "", by, at)
+          : kind === "retry"
+            ? f.retry(args.ticket ?? "", by, at)
+            : f.cancel(by, at),
+      { now, reclaim: false },
+    );
     switch (result.kind) {
       case "ok": {
-        const unwritable = await commitChanges(dir, frontier);
+        const unwritable = await writeChanges(dir, frontier, changes);
         for (const message of unwritable) errorLine(io, join(dir, message));
         if (unwritable.length > 0) return EXIT.failed;
         line(

@@ -19,15 +19,7 @@ import type { Status } from "../core/model.js";
 import { mdId } from "../report/escape.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { answerFile } from "../tickets/layout.js";
-import {
-  type AdvanceOutcome,
-  advance,
-  openRun,
-  type RunContext,
-  type RunEvent,
-  type RunView,
-  receiptOf,
-} from "./advance.js";
+import { type AdvanceOutcome, advance, readRun } from "./advance.js";
 import { graphqlStore } from "./branch.js";
 import {
   type Command,
@@ -36,6 +28,7 @@ import {
   type QuestionMarker,
 } from "./command-parse.js";
 import { parseRunName } from "./dispatch.js";
+import { receiptOf } from "./effects.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import { isBot, steeringPermission } from "./permissions.js";
 import {
@@ -58,7 +51,13 @@ import {
   unknownTicket,
   who,
 } from "./replies.js";
-import { type ActionContext, runBranch } from "./run-context.js";
+import {
+  type ActionContext,
+  type RunContext,
+  type RunEvent,
+  type RunView,
+  runBranch,
+} from "./run-context.js";
 import { joinRepoPath, livePath, statePath } from "./state.js";
 
 /* ------------------------------------------------------------------------- */
@@ -697,7 +696,7 @@ async function statusCommand(ctx: RunContext): Promise<Done> {
   // Read-only: the summary of the state at the head of the run's branch, with the run's
   // own tickets (its base.json, read in the same query: a comment's checkout is the
   // default branch). Asking for the status commits nothing and dispatches nothing.
-  const run = await openRun(ctx);
+  const run = await readRun(ctx);
   if (!run)
     return failed("status", failedToApply(`no ${statePath(ctx.dir)} of a run on ${ctx.branch}`));
   const outcome = { receipt: receiptOf(ctx, run.frontier, run.settings, ctx.clock()) };

@@ -8,9 +8,9 @@ import type { EventResult, SettleInput } from "../core/engine.js";
 import { DEFAULTS, type Outcome, type Usage } from "../core/model.js";
 import { OutcomeFile } from "../core/outcome.js";
 import { resultFile } from "../tickets/load.js";
-import type { RunEvent } from "./advance.js";
 import { parseRunName } from "./dispatch.js";
 import type { SettleInputs } from "./inputs.js";
+import type { RunEvent } from "./run-context.js";
 
 /** Push / workflow_dispatch / a redelivered event: nothing to record; claim what is ready. */
 export const advanceOnly: RunEvent = () => ({ kind: "ok", changed: [] });

@@ -16,9 +16,10 @@ import { boundHint } from "../cli/bound-hint.js";
 import { EXIT, line } from "../cli/io.js";
 import { printProblems } from "../cli/problems.js";
 import { formatDuration } from "../core/bound.js";
-import { engineConfig } from "../core/config.js";
+import type { RunFlags } from "../core/config.js";
 import { DEFAULTS } from "../core/constants.js";
-import { type Claim, Frontier } from "../core/engine.js";
+import type { Changes, Claim, Frontier } from "../core/engine.js";
+import { openRun, step } from "../core/event.js";
 import type { RunBound, RunState, Settings } from "../core/model.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE } from "../tickets/layout.js";
@@ -95,21 +96,6 @@ export function parseRunBound(text: string | undefined): ParsedRunBound {
     }
   }
   return { kind: "ok", bound };
-}
-
-/** The tighter of two run bounds: a nested run never exceeds what it inherited. */
-function tighter(own: RunBound | undefined, inherited: RunBound): RunBound | undefined {
-  const out: RunBound = { ...own };
-  if (inherited.dispatches !== undefined) {
-    out.dispatches = Math.min(out.dispatches ?? Number.POSITIVE_INFINITY, inherited.dispatches);
-  }
-  if (inherited.deadline !== undefined) {
-    out.deadline =
-      out.deadline === undefined || Date.parse(inherited.deadline) < Date.parse(out.deadline)
-        ? inherited.deadline
-        : out.deadline;
-  }
-  return out.dispatches === undefined && out.deadline === undefined ? undefined : out;
 }
 
 /* ------------------------------- executors ------------------------------- */
@@ -250,26 +236,18 @@ async function loadLockedAndRun(
   for (const warning of loaded.warnings) line(err, formatProblem(warning, dir));
   const { settings, specs, saved } = loaded;
 
-  const flags: { maxParallel?: number; bound?: number } = {};
+  const flags: RunFlags = { within: inheritedRunBound };
   if (options.maxParallel !== undefined) flags.maxParallel = options.maxParallel;
   if (options.bound !== undefined) flags.bound = options.bound;
-  const configured = engineConfig(settings, saved, flags, started);
-  if (configured.kind === "bad") {
-    line(err, `error: ${configured.message}`);
+  const opened = openRun({ specs, settings, saved, flags, now: started });
+  if (opened.kind === "bad") {
+    line(err, `error: ${opened.message}`);
     return EXIT.usage;
   }
-  const config = configured.config;
-  // An inherited dispatch count is what this invocation may still spend, on top of what
-  // the run (when resumed) had already dispatched.
-  const alreadyDispatched = saved?.run.dispatched ?? 0;
-  const inheritedBound: RunBound = { ...inheritedRunBound };
-  if (inheritedBound.dispatches !== undefined) inheritedBound.dispatches += alreadyDispatched;
-  const bound = tighter(config.bound ?? saved?.run.bound, inheritedBound);
-  if (bound) config.bound = bound;
 
   // the live progress block (a terminal)
   const live = io.isTTY && !io.env.CI ? loadLive().catch(() => false as const) : undefined;
-  const frontier = Frontier.create(specs, config, saved, started);
+  const { frontier } = opened;
   const executors = resolveExecutors(frontier, settings, options.exec, dir);
   if (executors.kind === "bad") {
     for (const message of executors.messages) line(err, `error: ${message}`);
@@ -297,6 +275,8 @@ class LocalRun {
   private readonly holder = localHolder();
   private readonly progress: Progress;
   private draining: Promise<void> | undefined;
+  /** what the first event reclaims: claims of runners that are gone, leases that ran out */
+  private reclaimFirst: ((ticket: string, claimedBy: string) => boolean) | undefined;
   private stopping: NodeJS.Signals | undefined;
   /** a write failed: the run stopped its children and ends with exit 1 */
   private crashed = false;
@@ -367,19 +347,7 @@ class LocalRun {
         `stopped what was left running of ${deadClaims.get(claim)} by a runner that is gone`,
       );
     }
-    const expired = frontier.expire(started, (_ticket, claimedBy) => isDeadLocalHolder(claimedBy));
-    if (expired.kind === "ok") {
-      for (const id of expired.changed) {
-        const state = frontier.state(id);
-        const last = state?.attempts.at(-1);
-        if (state === undefined || state.status === "claimed" || last === undefined) continue;
-        this.progress.note(
-          last.reason === "lease-expired"
-            ? `reclaimed ${id}: attempt ${last.n}'s lease ran out (failed, lease-expired)`
-            : `reclaimed ${id}: attempt ${last.n} was held by a runner that is gone (interrupted; it runs again)`,
-        );
-      }
-    }
+    this.reclaimFirst = (_ticket, claimedBy) => isDeadLocalHolder(claimedBy);
 
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
     process.on("SIGINT", onSignal);
@@ -400,6 +368,19 @@ class LocalRun {
       this.progress.stop();
     }
     return this.conclude(started);
+  }
+
+  private noteReclaimed(reclaimed: readonly string[], changes: Changes): void {
+    if (reclaimed.length === 0) return;
+    const ids = new Set(reclaimed);
+    for (const { ticket, record } of changes.attempts) {
+      if (!ids.has(ticket)) continue;
+      this.progress.note(
+        record.reason === "lease-expired"
+          ? `reclaimed ${ticket}: attempt ${record.n}'s lease ran out (failed, lease-expired)`
+          : `reclaimed ${ticket}: attempt ${record.n} was held by a runner that is gone (interrupted; it runs again)`,
+      );
+    }
   }
 
   /** Ctrl-C: stop every live attempt's process group; each is recorded as interrupted. */
@@ -457,12 +438,24 @@ class LocalRun {
     do {
       const batch = this.exits.splice(0);
       const reports: Array<() => void> = [];
-      for (const exited of batch) reports.push(this.record(exited));
-      let claims: Claim[] = [];
-      if (!this.stopping) {
-        claims = this.frontier.claimReady(Date.now(), this.holder, token);
-      }
-      const rest = this.commit(claims);
+      // one event (core/event.ts): the exits that landed, then what became ready is claimed
+      const { claims, changes, reclaimed } = step(
+        this.frontier,
+        () => {
+          for (const exited of batch) reports.push(this.record(exited));
+          return { kind: "ok", changed: [] };
+        },
+        {
+          now: Date.now(),
+          // once, before anything starts: the claims of a runner that is gone, and leases
+          // that ran out; later, every claim is held by a live attempt of this runner
+          reclaim: this.reclaimFirst ?? false,
+          ...(this.stopping ? {} : { claimAs: { by: this.holder, token } }),
+        },
+      );
+      this.reclaimFirst = undefined;
+      this.noteReclaimed(reclaimed, changes);
+      const rest = this.commit(claims, changes);
       // the outcomes are on disk (their attempt records): now they may be reported
       for (const report of reports) report();
       if (claims.length > 0) {
@@ -480,8 +473,7 @@ class LocalRun {
    * splitForStart); returns the rest of the edits, in order, for after the start.
    * Synchronous on purpose (see src/tickets/store.ts).
    */
-  private commit(claims: readonly Claim[]): FileEdit[] {
-    const changes = this.frontier.drainChanges();
+  private commit(claims: readonly Claim[], changes: Changes): FileEdit[] {
     const failed = new Map<string, string>();
     const edits = planWrites(
       changes,
