@@ -196,7 +196,10 @@ export function decide(input: TryInput): Decision {
   }
   const lagMs = ctx.outboxLagMs ?? OUTBOX_LAG_MS;
   let checkedAt = state?.outbox_checked_at;
-  const late = input.drainOutbox ? overdue(outbox, now, lagMs) : [];
+  // (this event's own claims are never overdue, whatever the lag)
+  const late = input.drainOutbox
+    ? overdue(outbox, now, lagMs).filter((t) => outbox[t]!.event !== input.eventId)
+    : [];
   const seen = input.seen;
   const checkDue =
     checkedAt === undefined ||

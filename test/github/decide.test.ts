@@ -109,6 +109,14 @@ describe("one try of an event, decided without a request", () => {
     expect(first.message).toMatch(/claim a#1/);
   });
 
+  it("an event's own claims are sent once, never taken for overdue, whatever the lag", async () => {
+    const source = await sourceOf({ "a.md": a, "b.md": b });
+    const ctx = { ...context(), outboxLagMs: 0 } as RunContext;
+    const first = decide(input({ source, ctx }));
+    expect(first.kind).toBe("commit");
+    if (first.kind === "commit") expect(first.decided.sends.map((s) => s.ticket)).toEqual(["a"]);
+  });
+
   it("a branch without a run is left alone by an event that may not start one", async () => {
     const source = await sourceOf({ "a.md": a });
     const decision = decide(input({ source, mayStart: false, label: "sweep" }));
