@@ -67,16 +67,15 @@ export async function recordEvent(
   /** what a try whose commit answer was lost decided: the event, if that commit landed */
   let unclear: Decided | undefined;
   let withSnapshot = options.readBase ?? false;
-  // The checkout's tickets and digest load while the branch is read, not between the
-  // read and the commit: the shorter that window, the fewer races a busy run loses.
-  const prefetch = Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(
-    () => undefined,
-  );
+  // The checkout's tickets and digest are loaded before the branch is read, not between
+  // the read and the commit: the shorter that window, the fewer races a busy run loses.
+  // (A checkout that cannot be loaded is said so by the source, when it is used.)
+  await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
 
   for (let tries = 1; ; tries++) {
     const tryStarted = clock();
     const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
-    await prefetch;
+    const readAt = clock();
     if (!read) {
       throw new UserError(
         `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
@@ -136,6 +135,7 @@ export async function recordEvent(
     if (decision.kind === "search-runs") throw new Error("the runs listing was searched twice");
     if (decision.kind !== "commit") return { ...decision.decided, tries };
 
+    const decidedAt = clock();
     let answer: Awaited<ReturnType<BranchStore["commit"]>>;
     try {
       answer = await store.current.commit(
@@ -155,6 +155,9 @@ export async function recordEvent(
       }
       throw error;
     }
+    ctx.debug?.(
+      `${label}: try ${tries}: read ${readAt - tryStarted} ms, decided ${decidedAt - readAt} ms, commit ${clock() - decidedAt} ms: ${answer.kind}`,
+    );
     if (answer.kind === "ok") {
       ctx.onRecorded?.(`${label} (commit ${answer.sha.slice(0, 12)})`);
       if (tries > 1) ctx.log(`${label}: recorded after ${tries} tries (the branch moved under us)`);

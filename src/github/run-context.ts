@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import * as core from "@actions/core";
 import type { RunFlags } from "../core/config.js";
 import type { EventResult, Frontier } from "../core/engine.js";
 import type { BranchStore } from "./branch.js";
@@ -44,6 +45,8 @@ export interface RunContext {
   claimToken: (ticket: string, attempt: number) => string;
   links: { workflowRun?: string; repository?: string; htmlReport?: string; blob?: string };
   log: (line: string) => void;
+  /** a line shown only when the workflow's step debug logging is on */
+  debug?: (line: string) => void;
   /** remembers per process whether the server takes return_run_details */
   session: DispatchSession;
   /** tries of the whole event on a moving branch (default 25) */
@@ -168,6 +171,7 @@ export function createActionContext(
             : {}),
         },
         log,
+        debug: (line) => core.debug(line),
         session,
         onRecorded: (what) => self.onRecorded?.(what),
       };
