@@ -28,6 +28,7 @@ import { formatProblem } from "../tickets/problems.js";
 import { applyEdits, createRecord, writeError } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
+import { DeferredWrites } from "./deferred.js";
 import { helperPool, type Launcher } from "./launcher.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
@@ -282,6 +283,8 @@ class LocalRun {
   private crashed = false;
   /** tickets whose file could not be written (the author broke it): why */
   private readonly unwritten = new Map<string, string>();
+  /** writes the next load derives on its own: made when they next matter, or at the end */
+  private readonly deferred = new DeferredWrites();
   private finish: (() => void) | undefined;
   private dispatched = 0;
   private settled = 0;
@@ -360,6 +363,7 @@ class LocalRun {
       // while the first attempts run, load what the end of the run needs
       setImmediate(() => void this.reportCode().catch(() => undefined));
       await done;
+      if (!this.crashed) this.flushDeferred();
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
@@ -430,9 +434,10 @@ class LocalRun {
    * claimed attempts. The writes come in two parts: first everything a start or a
    * report depends on — the attempts' records and results, the claimed tickets' files
    * and the run record — then the attempts start, then the rest of the batch (the
-   * settled tickets' files, whose records are already written; tickets that became
-   * ready or blocked; the worklog) is written while they run. Both parts are written
-   * before the next exit is taken. Exits that land meanwhile are taken straight after.
+   * settled tickets' files, whose records are already written) is written while they
+   * run. Both parts are written before the next exit is taken. Exits that land
+   * meanwhile are taken straight after. What the next load derives on its own (tickets
+   * that became ready or blocked, a dispatch count) waits: see deferred.ts.
    */
   private async drain(): Promise<void> {
     do {
@@ -474,6 +479,20 @@ class LocalRun {
    * Synchronous on purpose (see src/tickets/store.ts).
    */
   private commit(claims: readonly Claim[], changes: Changes): FileEdit[] {
+    return this.planned(this.deferred.take(changes, this.frontier), claims);
+  }
+
+  /** The end of the run: write what was left for later (see deferred.ts). */
+  private flushDeferred(): void {
+    try {
+      applyEdits(this.dir, this.planned(this.deferred.flush(), []));
+    } catch (error) {
+      line(this.io.stderr, `error: ${(error as Error).message}`);
+      this.crashed = true;
+    }
+  }
+
+  private planned(changes: Changes, claims: readonly Claim[]): FileEdit[] {
     const failed = new Map<string, string>();
     const edits = planWrites(
       changes,

@@ -408,7 +408,10 @@ async function readSaved(
   }
   if (problems.length > 0) return { saved: undefined, problems };
   if (run === undefined && Object.keys(tickets).length === 0) return { saved: undefined, problems };
-  // state in the tickets without a run record: the dispatches are the attempts made
+  // state in the tickets without a run record: the dispatches are the attempts made;
+  // with one, never fewer than those (a local run writes its count lazily: every
+  // dispatch is on disk first as the claim in its ticket file)
+  if (run !== undefined && run.dispatched < dispatched) run = { ...run, dispatched };
   run ??= { schema: "ticket-frontier/run@1", run: settings.run, dispatched };
   return { saved: { run, tickets }, problems };
 }
