@@ -12,9 +12,10 @@
 
 import type { z } from "zod";
 import { durationHint, parseBound, parseDuration } from "../core/bound.js";
-import { closest, type GraphNode } from "../core/checks.js";
+import type { CheckNode } from "../core/checks.js";
 import { BLOCK_KINDS, DEFAULTS, STATUSES, TICKET_ID } from "../core/constants.js";
 import type { BlockedBy as BlockedByT, TicketSpec } from "../core/model.js";
+import { closest } from "../core/near.js";
 import { fastFields } from "./fast.js";
 import type { TicketFields } from "./field-types.js";
 import { splitFrontMatter } from "./frontmatter.js";
@@ -227,7 +228,7 @@ export type ParsedTicket =
       kind: "ok";
       spec: TicketSpec;
       fields: EngineFields;
-      node: GraphNode;
+      node: CheckNode;
       warnings: Problem[];
     }
   | {
@@ -235,7 +236,7 @@ export type ParsedTicket =
       problems: Problem[];
       warnings: Problem[];
       /** what the graph checks can still use of it */
-      node: GraphNode;
+      node: CheckNode;
     };
 
 export interface ParseOptions {
@@ -432,7 +433,7 @@ export function checkFields(
     }
   }
 
-  const node: GraphNode = {
+  const node: CheckNode = {
     id: certain ? id : stem,
     file,
     order,

@@ -7,8 +7,8 @@
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { durationHint } from "../core/bound.js";
-import { closest } from "../core/checks.js";
 import type { Settings } from "../core/model.js";
+import { closest } from "../core/near.js";
 import { DECIMAL, fastScalarMap } from "./fast.js";
 import { notADuration, type Problem, problem, quoted } from "./problems.js";
 
