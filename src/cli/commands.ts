@@ -4,18 +4,18 @@
  * its exit code; none throws for a user's mistake.
  */
 import { join } from "node:path";
+import { type CliIo, EXIT, line } from "../core/io.js";
 import type { Receipt } from "../core/model.js";
+import { errorLine } from "../local/colour.js";
+import { plural, shellWord, shownPath } from "../local/text.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
 import { writeReports } from "../report/write.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
-import { errorLine } from "./colour.js";
 import { continueCommand } from "./continue.js";
-import { type CliIo, EXIT, line } from "./io.js";
 import { takeLock } from "./lock.js";
 import { commitChanges, localUser, openDirectory } from "./open.js";
 import { didYouMean } from "./suggest.js";
-import { plural, shellWord, shownPath } from "./text.js";
 
 export { statusCommand } from "./status.js";
 

@@ -10,8 +10,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Settings, TicketSpec } from "../core/model.js";
+import { shellWord } from "../local/text.js";
 import { replaceAtomically } from "../tickets/store.js";
-import { shellWord } from "./text.js";
 
 export const LAST_EXEC_FILE = ".frontier/last-exec.json";
 

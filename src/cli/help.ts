@@ -1,5 +1,5 @@
 /** What `--help` shows besides the options: the exit codes, and two examples per command. */
-import { EXIT } from "./io.js";
+import { EXIT } from "../core/io.js";
 
 export const EXIT_CODES_HELP = `
 Exit codes:

@@ -8,12 +8,12 @@ import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { engineConfig, type RunFlags } from "../core/config.js";
 import { Frontier } from "../core/engine.js";
+import { type CliIo, EXIT } from "../core/io.js";
 import type { Settings, TicketSpec } from "../core/model.js";
+import { errorLine } from "../local/colour.js";
+import { printProblems } from "../local/problems.js";
 import { loadDirectory } from "../tickets/load.js";
 import type { Problem } from "../tickets/problems.js";
-import { errorLine } from "./colour.js";
-import { type CliIo, EXIT } from "./io.js";
-import { printProblems } from "./problems.js";
 
 export interface Opened {
   dir: string;

@@ -12,13 +12,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { boundHint } from "../cli/bound-hint.js";
-import { EXIT, line } from "../cli/io.js";
-import { printProblems } from "../cli/problems.js";
 import { formatDuration } from "../core/bound.js";
 import { engineConfig } from "../core/config.js";
 import { DEFAULTS } from "../core/constants.js";
 import { type Claim, Frontier } from "../core/engine.js";
+import { type CliIo, EXIT, line } from "../core/io.js";
 import type { RunBound, RunState, Settings } from "../core/model.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE } from "../tickets/layout.js";
@@ -27,10 +25,12 @@ import { formatProblem } from "../tickets/problems.js";
 import { applyEdits, createRecord, writeError } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
+import { boundHint } from "./bound-hint.js";
 import { helperPool, type Launcher } from "./launcher.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
+import { printProblems } from "./problems.js";
 import { loadLive, Progress, tallyText } from "./progress.js";
 
 export interface RunOptions {
@@ -40,12 +40,7 @@ export interface RunOptions {
   json: boolean;
 }
 
-export interface RunIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  isTTY: boolean;
-  env: NodeJS.ProcessEnv;
-}
+export type RunIo = CliIo;
 
 /** Exit code of a run that ended in `state`. */
 export function exitCodeOf(state: RunState): number {
