@@ -17,7 +17,7 @@ import type { Settings, TicketSpec } from "../core/model.js";
 import { ENGINE_FIELDS, idFromFile } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { SETTINGS_FILE } from "../tickets/settings.js";
+import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js";
 import { UserError } from "./errors.js";
 
