@@ -24,6 +24,7 @@ import { type Claim, type EventResult, Frontier } from "../core/engine.js";
 import type { Receipt, Settings, TicketSpec } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
+import { STATE_DIR } from "../tickets/layout.js";
 import { planWrites } from "../tickets/writeback.js";
 import {
   type BranchRead,
@@ -1044,7 +1045,7 @@ async function archiveForeignRun(
 ): Promise<void> {
   const gh = ctx.gh;
   const rootTree = (await gh.rest.git.getCommit({ ...ctx.repo, commit_sha: head })).data.tree.sha;
-  const frontierDir = joinRepoPath(ctx.dir, ".frontier");
+  const frontierDir = joinRepoPath(ctx.dir, STATE_DIR);
   const old = await subtree(ctx, rootTree, frontierDir);
   if (!old) return;
   const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60);

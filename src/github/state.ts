@@ -15,6 +15,7 @@
  */
 import { z } from "zod";
 import { RunRecord, SavedState, TicketState } from "../core/model.js";
+import { STATE_DIR } from "../tickets/layout.js";
 
 export const GITHUB_STATE_SCHEMA = "ticket-frontier/github-state@2";
 /** State written before the worklog moved out of it; read, never written. */
@@ -227,7 +228,8 @@ export function serializeState(state: GitHubState): { head: string; shards: Map<
   return { head: `${JSON.stringify({ ...rest, shards: count })}\n`, shards };
 }
 
-export const frontierPath = (dir: string, file: string) => joinRepoPath(dir, `.frontier/${file}`);
+export const frontierPath = (dir: string, file: string) =>
+  joinRepoPath(dir, `${STATE_DIR}/${file}`);
 export const statePath = (dir: string) => frontierPath(dir, "state.json");
 /** The directory of the state's shards. */
 export const shardDirPath = (dir: string) => frontierPath(dir, "state");

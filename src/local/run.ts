@@ -19,7 +19,7 @@ import { type Claim, Frontier } from "../core/engine.js";
 import { type CliIo, EXIT, line } from "../core/io.js";
 import type { RunBound, RunState, Settings } from "../core/model.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
-import { RUN_FILE } from "../tickets/layout.js";
+import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
 import { applyEdits, createRecord, writeError } from "../tickets/store.js";
@@ -669,7 +669,7 @@ class LocalRun {
     const state = frontier.runState(now);
     let code = exitCodeOf(state);
     const nothingHappened = this.dispatched === 0 && this.settled === 0;
-    const receiptPath = join(this.dir, ".frontier", "receipt.json");
+    const receiptPath = join(this.dir, STATE_DIR, "receipt.json");
     let receiptJson: string | undefined;
     if (!nothingHappened || !existsSync(receiptPath) || this.options.json) {
       receiptJson = await this.reports(now);
@@ -701,11 +701,11 @@ class LocalRun {
     if (this.unwritten.size > 0) {
       line(
         err,
-        `  what those tickets did is recorded in ${join(this.shownDir, ".frontier")}/: once the files are fixed, \`frontier run ${this.shownDir}\` reads it and runs nothing complete again`,
+        `  what those tickets did is recorded in ${join(this.shownDir, STATE_DIR)}/: once the files are fixed, \`frontier run ${this.shownDir}\` reads it and runs nothing complete again`,
       );
       if (code === EXIT.complete) code = EXIT.failed;
     }
-    const shown = (file: string) => join(this.shownDir, ".frontier", file);
+    const shown = (file: string) => join(this.shownDir, STATE_DIR, file);
     line(
       err,
       `receipt: ${shown("receipt.json")} · report: ${shown("report.html")} · ${shown("report.md")}`,
@@ -716,7 +716,7 @@ class LocalRun {
   private reportCode(): Promise<ReportModules> {
     this.reportModules ??= Promise.all([
       import("../report/receipt.js"),
-      import("../report/write.js"),
+      import("./report-files.js"),
     ]).then(([receipt, write]) => ({
       buildReceipt: receipt.buildReceipt,
       writeReports: write.writeReports,
@@ -734,9 +734,9 @@ class LocalRun {
       resultText: resultReader(this.dir),
     });
     await writeReports(receipt, {
-      html: join(this.dir, ".frontier", "report.html"),
-      json: join(this.dir, ".frontier", "receipt.json"),
-      markdown: join(this.dir, ".frontier", "report.md"),
+      html: join(this.dir, STATE_DIR, "report.html"),
+      json: join(this.dir, STATE_DIR, "receipt.json"),
+      markdown: join(this.dir, STATE_DIR, "report.md"),
     });
     return `${JSON.stringify(receipt, null, 2)}\n`;
   }
@@ -746,7 +746,7 @@ type ContextOf = { kind: "ok"; text: string } | { kind: "bad"; reason: string };
 
 interface ReportModules {
   buildReceipt: typeof import("../report/receipt.js").buildReceipt;
-  writeReports: typeof import("../report/write.js").writeReports;
+  writeReports: typeof import("./report-files.js").writeReports;
 }
 
 function token(ticket: string, attempt: number): string {
