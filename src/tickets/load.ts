@@ -8,6 +8,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type CheckNode, checkCaps, checkGraph } from "../core/checks.js";
 import { DEFAULTS } from "../core/constants.js";
+import { readJson } from "../core/json.js";
 import type {
   AnswerRecord,
   AttemptRecord,
@@ -22,6 +23,7 @@ import { type EngineFields, type ParsedTicket, parseTicketQuick } from "./fields
 import { graphProblem } from "./graph-problems.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
+import { readOptional } from "./read-optional.js";
 import { loadSettings } from "./settings-load.js";
 
 export type Loaded =
@@ -467,26 +469,13 @@ async function recoverResults(
   }
 }
 
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
-}
-
 function parseJson<T>(
   text: string,
   schema: { safeParse(v: unknown): { success: boolean; data?: T } },
 ): T | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = schema.safeParse(value);
+  const json = readJson(text);
+  if (!json.ok) return undefined;
+  const parsed = schema.safeParse(json.value);
   return parsed.success ? parsed.data : undefined;
 }
 

@@ -4,6 +4,7 @@
  * rule and one set of messages.
  */
 import { readFileSync, statSync } from "node:fs";
+import { readJson } from "../core/json.js";
 import type { OutcomeFile } from "../core/outcome.js";
 
 /** What the executor's outcome file says, or that there is none, or why it is no good. */
@@ -46,18 +47,16 @@ export async function readOutcomeFile(
     return { kind: "none", exists: false };
   }
   if (text.trim() === "") return { kind: "none", exists: true };
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
+  const json = readJson(text);
+  if (!json.ok) {
     return {
       kind: "bad",
-      reason: `the outcome file (${name}) is not valid JSON (${(error as Error).message}): write e.g. {"status": "complete", "result": "…"}`,
+      reason: `the outcome file (${name}) is not valid JSON (${json.error}): write e.g. {"status": "complete", "result": "…"}`,
     };
   }
   // the schema (zod) is loaded on the first outcome file, not by every run
   const { OutcomeFile } = await import("../core/outcome.js");
-  const parsed = OutcomeFile.safeParse(json);
+  const parsed = OutcomeFile.safeParse(json.value);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .map(
