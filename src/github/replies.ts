@@ -161,10 +161,6 @@ export function cancelled(
   return lines.join("\n");
 }
 
-export function alreadyCancelled(by: string, at: string): string {
-  return `This run was already cancelled by ${escapeMarkdown(by)} at ${escapeMarkdown(at)}; nothing more to cancel.`;
-}
-
 /** The engine's own words for a refused or stale event: escaped, one paragraph. */
 export function engineSaid(message: string): string {
   return escapeMarkdown(clip(oneLine(message), 1_000));
