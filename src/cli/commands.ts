@@ -5,18 +5,19 @@
  */
 import { join } from "node:path";
 import { step } from "../core/event.js";
+import { type CliIo, EXIT, line } from "../core/io.js";
 import type { Receipt } from "../core/model.js";
+import { errorLine } from "../local/colour.js";
+import { writeReports } from "../local/report-files.js";
+import { plural, shellWord, shownPath } from "../local/text.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
-import { writeReports } from "../report/write.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
-import { errorLine } from "./colour.js";
+import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
-import { type CliIo, EXIT, line } from "./io.js";
 import { takeLock } from "./lock.js";
 import { localUser, openDirectory, writeChanges } from "./open.js";
 import { didYouMean } from "./suggest.js";
-import { plural, shellWord, shownPath } from "./text.js";
 
 export { statusCommand } from "./status.js";
 
@@ -201,9 +202,9 @@ export async function reportCommand(
     opts.html || opts.json || opts.markdown
       ? opts
       : {
-          html: join(dir, ".frontier", "report.html"),
-          json: join(dir, ".frontier", "receipt.json"),
-          markdown: join(dir, ".frontier", "report.md"),
+          html: join(dir, REPORT_HTML_FILE),
+          json: join(dir, RECEIPT_FILE),
+          markdown: join(dir, REPORT_MD_FILE),
         };
   writeReports(receipt, targets);
   for (const [what, path] of Object.entries(targets)) {

@@ -9,12 +9,12 @@ import { join } from "node:path";
 import type { RunFlags } from "../core/config.js";
 import type { Changes, Frontier } from "../core/engine.js";
 import { openRun } from "../core/event.js";
+import { type CliIo, EXIT } from "../core/io.js";
 import type { Settings, TicketSpec } from "../core/model.js";
+import { errorLine } from "../local/colour.js";
+import { printProblems } from "../local/problems.js";
 import { loadDirectory } from "../tickets/load.js";
 import type { Problem } from "../tickets/problems.js";
-import { errorLine } from "./colour.js";
-import { type CliIo, EXIT } from "./io.js";
-import { printProblems } from "./problems.js";
 
 export interface Opened {
   dir: string;

@@ -15,9 +15,10 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { ENGINE_FIELDS, idFromFile } from "../tickets/fields.js";
+import { STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { SETTINGS_FILE } from "../tickets/settings.js";
+import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
@@ -176,7 +177,7 @@ export async function sourceFromSnapshot(
     base = typeof json.base === "string" ? json.base : "";
   } catch (error) {
     throw new UserError(
-      `${dir}/.frontier/base.json: ${(error as Error).message}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/.frontier/state.json to start a new run.`,
+      `${dir}/${STATE_DIR}/base.json: ${(error as Error).message}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/${STATE_DIR}/state.json to start a new run.`,
     );
   }
   // the same directory name as the checkout's, so a run named after it keeps its name

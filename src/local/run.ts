@@ -12,27 +12,27 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { boundHint } from "../cli/bound-hint.js";
-import { EXIT, line } from "../cli/io.js";
-import { printProblems } from "../cli/problems.js";
 import { formatDuration } from "../core/bound.js";
 import type { RunFlags } from "../core/config.js";
 import { DEFAULTS } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { openRun, step } from "../core/event.js";
+import { type CliIo, EXIT, line } from "../core/io.js";
 import type { RunBound, RunState, Settings } from "../core/model.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
-import { RUN_FILE } from "../tickets/layout.js";
+import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
 import { applyEdits, createRecord, writeError } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
+import { boundHint } from "./bound-hint.js";
 import { DeferredWrites } from "./deferred.js";
 import { helperPool, type Launcher } from "./launcher.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
+import { printProblems } from "./problems.js";
 import { loadLive, Progress, tallyText } from "./progress.js";
 
 export interface RunOptions {
@@ -42,12 +42,7 @@ export interface RunOptions {
   json: boolean;
 }
 
-export interface RunIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  isTTY: boolean;
-  env: NodeJS.ProcessEnv;
-}
+export type RunIo = CliIo;
 
 /** Exit code of a run that ended in `state`. */
 export function exitCodeOf(state: RunState): number {
@@ -685,7 +680,7 @@ class LocalRun {
     const state = frontier.runState(now);
     let code = exitCodeOf(state);
     const nothingHappened = this.dispatched === 0 && this.settled === 0;
-    const receiptPath = join(this.dir, ".frontier", "receipt.json");
+    const receiptPath = join(this.dir, STATE_DIR, "receipt.json");
     let receiptJson: string | undefined;
     if (!nothingHappened || !existsSync(receiptPath) || this.options.json) {
       receiptJson = await this.reports(now);
@@ -717,11 +712,11 @@ class LocalRun {
     if (this.unwritten.size > 0) {
       line(
         err,
-        `  what those tickets did is recorded in ${join(this.shownDir, ".frontier")}/: once the files are fixed, \`frontier run ${this.shownDir}\` reads it and runs nothing complete again`,
+        `  what those tickets did is recorded in ${join(this.shownDir, STATE_DIR)}/: once the files are fixed, \`frontier run ${this.shownDir}\` reads it and runs nothing complete again`,
       );
       if (code === EXIT.complete) code = EXIT.failed;
     }
-    const shown = (file: string) => join(this.shownDir, ".frontier", file);
+    const shown = (file: string) => join(this.shownDir, STATE_DIR, file);
     line(
       err,
       `receipt: ${shown("receipt.json")} · report: ${shown("report.html")} · ${shown("report.md")}`,
@@ -732,7 +727,7 @@ class LocalRun {
   private reportCode(): Promise<ReportModules> {
     this.reportModules ??= Promise.all([
       import("../report/receipt.js"),
-      import("../report/write.js"),
+      import("./report-files.js"),
     ]).then(([receipt, write]) => ({
       buildReceipt: receipt.buildReceipt,
       writeReports: write.writeReports,
@@ -750,9 +745,9 @@ class LocalRun {
       resultText: resultReader(this.dir),
     });
     await writeReports(receipt, {
-      html: join(this.dir, ".frontier", "report.html"),
-      json: join(this.dir, ".frontier", "receipt.json"),
-      markdown: join(this.dir, ".frontier", "report.md"),
+      html: join(this.dir, STATE_DIR, "report.html"),
+      json: join(this.dir, STATE_DIR, "receipt.json"),
+      markdown: join(this.dir, STATE_DIR, "report.md"),
     });
     return `${JSON.stringify(receipt, null, 2)}\n`;
   }
@@ -762,7 +757,7 @@ type ContextOf = { kind: "ok"; text: string } | { kind: "bad"; reason: string };
 
 interface ReportModules {
   buildReceipt: typeof import("../report/receipt.js").buildReceipt;
-  writeReports: typeof import("../report/write.js").writeReports;
+  writeReports: typeof import("./report-files.js").writeReports;
 }
 
 function token(ticket: string, attempt: number): string {

@@ -24,7 +24,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { resultFile } from "./layout.js";
+import { resultFile, STATE_DIR } from "./layout.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
@@ -32,7 +32,7 @@ export class RecordExistsError extends Error {
   constructor(readonly path: string) {
     super(
       `${path} already exists with different content; records are never overwritten — ` +
-        "if it is left from another run, move .frontier/ aside and start again",
+        `if it is left from another run, move ${STATE_DIR}/ aside and start again`,
     );
     this.name = "RecordExistsError";
   }
