@@ -27,7 +27,7 @@ import {
   parseQuestionMarker,
   type QuestionMarker,
 } from "./command-parse.js";
-import { findRunsByClaims, parseRunName } from "./dispatch.js";
+import { findRunsByClaims } from "./dispatch.js";
 import { receiptOf } from "./effects.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import { isBot, steeringPermission } from "./permissions.js";
