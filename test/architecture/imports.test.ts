@@ -25,6 +25,19 @@ describe("the layers import one way only", () => {
   it("no import cycle among the modules", () => {
     expect(importCycles(graph)).toEqual([]);
   });
+
+  it("the action's bundle carries neither the local runner nor the CLI: nothing reachable from action.ts is in local/ or cli/", () => {
+    const reached = new Set<string>();
+    const stack = ["action.ts"];
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      stack.push(...(graph.get(file) ?? []));
+    }
+    expect(reached.size).toBeGreaterThan(20);
+    expect([...reached].filter((f) => /^(local|cli)\//.test(f)).sort()).toEqual([]);
+  });
 });
 
 describe("the import check itself", () => {
