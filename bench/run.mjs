@@ -4,6 +4,11 @@
  * writes it to bench/results.md.
  *
  *   node bench/run.mjs [--smoke] [--only engine,loading,runner,github] [--out FILE]
+ *                      [--before OLD/build/src/cli.js]
+ *
+ * --before: another build of the CLI (a copy of an earlier commit's build/, with its
+ * node_modules) run as one more case in the local runner's interleaved rounds, so a
+ * change to the runner is measured against what it replaced in the same rounds.
  *
  * --smoke: tiny sizes, one round, no goals judged — proves the bench code still works
  * (test/bench/smoke.test.ts). Parts that have not landed yet are reported as pending.
@@ -33,6 +38,7 @@ const smoke = args.includes("--smoke");
 const onlyArg = args[args.indexOf("--only") + 1];
 const only = args.includes("--only") ? new Set(onlyArg.split(",")) : undefined;
 const out = args.includes("--out") ? args[args.indexOf("--out") + 1] : join(HERE, "results.md");
+const beforeCli = args.includes("--before") ? args[args.indexOf("--before") + 1] : undefined;
 
 const node = (argv, opts = {}) => timeProcess(process.execPath, argv, { cwd: ROOT, ...opts });
 const scratch = mkdtempSync(join(tmpdir(), "frontier-bench-"));
@@ -388,18 +394,27 @@ async function runnerSection() {
     return d;
   };
   log(`runner: ${n} instant tickets at max-parallel ${p}, ${rounds} rounds`);
+  const runWith = (cli) => async () => {
+    const d = fresh();
+    return node([cli, "run", d, "--exec", cmd, "--max-parallel", String(p)], {
+      env: { ...process.env, CI: "1" },
+    });
+  };
   const res = await interleave(rounds, [
     { name: "floor", run: () => node(["bench/floor-spawn.mjs", String(n), String(p), cmd]) },
-    {
-      name: "run",
-      run: async () => {
-        const d = fresh();
-        return node([CLI, "run", d, "--exec", cmd, "--max-parallel", String(p)], {
-          env: { ...process.env, CI: "1" },
-        });
-      },
-    },
+    { name: "run", run: runWith(CLI) },
+    ...(beforeCli ? [{ name: "before", run: runWith(beforeCli) }] : []),
   ]);
+  if (beforeCli) {
+    const b = processRatio(res.before, res.floor);
+    const bad = res.before.find((x) => x.code !== 0);
+    notes.push(
+      `Runner, the build given as --before (${beforeCli}) in the same rounds: ${spread(
+        res.before.map((x) => x.ms),
+        fmtMs,
+      )}, ${b.text} the floor${bad ? ` (exit ${bad.code}: ${firstError(bad.stderr)})` : ""}.`,
+    );
+  }
   const failed = res.run.find((x) => x.code !== 0);
   if (failed)
     notes.push(`Runner: \`frontier run\` exited ${failed.code}: ${firstError(failed.stderr)}`);

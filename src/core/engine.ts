@@ -564,6 +564,11 @@ export class Frontier {
         assertNever(outcome);
     }
     this.touch(i);
+    // the state changed when the attempt ended, not when it was read back: exactly the
+    // state its settle gave (a local run leaves the file of a ticket whose failed attempt
+    // will be retried as it was until the retry's claim, and `frontier status` meanwhile
+    // shows what the file will say)
+    if (live.ended_at !== undefined) s.updated_at = live.ended_at;
     this.log({
       event: "settle",
       ticket: this.id(i),

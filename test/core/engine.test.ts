@@ -1165,3 +1165,78 @@ describe("drainChanges returns what the shell must write, once", () => {
     });
   });
 });
+
+describe("a settled ticket whose file still holds its claim loads as its settle left it", () => {
+  // What a local run leaves on disk until the run ends: the ticket file as the claim
+  // wrote it, and the attempt records (the ended attempt's among them).
+  function reloaded(f: Frontier, atClaim: SavedState, now: number): Frontier {
+    const after = f.snapshot();
+    const saved: SavedState = { run: after.run, tickets: {} };
+    for (const [id, state] of Object.entries(atClaim.tickets)) {
+      saved.tickets[id] = { ...state, attempts: after.tickets[id]!.attempts };
+    }
+    return Frontier.create(f.specs(), { run: "test" }, saved, now);
+  }
+
+  const cases: Array<{
+    name: string;
+    retries?: number;
+    before?: Array<[Parameters<typeof settle>[2], Parameters<typeof settle>[4]]>;
+    outcome: Parameters<typeof settle>[2];
+    extra?: Parameters<typeof settle>[4];
+  }> = [
+    {
+      name: "complete with a result",
+      outcome: "complete",
+      extra: { resultFile: "r.md", resultBytes: 3 },
+    },
+    { name: "empty", outcome: "empty" },
+    { name: "failed, no retries left", outcome: "failed", extra: { reason: "exit 2" } },
+    { name: "failed, a retry left", retries: 1, outcome: "failed", extra: { reason: "exit 2" } },
+    {
+      name: "failed on its retry",
+      retries: 1,
+      before: [["failed", { reason: "exit 1" }]],
+      outcome: "failed",
+      extra: { reason: "exit 2" },
+    },
+    { name: "limited", outcome: "limited", extra: { reason: "out of budget" } },
+    {
+      name: "limited without a reason after a failure with one",
+      retries: 1,
+      before: [["failed", { reason: "exit 1" }]],
+      outcome: "limited",
+    },
+    { name: "suspended with a question", outcome: "suspended", extra: { question: "which?" } },
+    { name: "suspended with a reason only", outcome: "suspended", extra: { reason: "why" } },
+    { name: "suspended with neither", outcome: "suspended" },
+  ];
+
+  for (const c of cases) {
+    it(c.name, () => {
+      const specs = inOrder(
+        ticket("a", [], c.retries === undefined ? {} : { retries: c.retries }),
+        ticket("b", ["a"]),
+        ticket("c", ["b"]),
+      );
+      const f = engine(specs);
+      let t = 1;
+      for (const [outcome, extra] of c.before ?? []) {
+        claimAll(f, t++);
+        settle(f, "a", outcome, t++, extra);
+      }
+      claimAll(f, t++);
+      expect(f.state("a")?.status).toBe("claimed");
+      const atClaim = f.snapshot();
+      settle(f, "a", c.outcome, t++, c.extra);
+      const g = reloaded(f, atClaim, t + 100);
+      expect(g.state("a")).toEqual(f.state("a"));
+      for (const id of ["b", "c"]) {
+        expect(g.state(id)?.status).toBe(f.state(id)?.status);
+        expect(g.state(id)?.blocked_by).toEqual(f.state(id)?.blocked_by);
+      }
+      expect(g.claimedIds()).toEqual([]);
+      expect(g.readyIds()).toEqual(f.readyIds());
+    });
+  }
+});

@@ -11,8 +11,10 @@ import {
   counted,
   executions,
   fileStatus,
+  frontier,
   type Graph,
   makeGraph,
+  type Receipt,
   receipt,
   run,
   startFrontier,
@@ -158,5 +160,100 @@ describe("SIGKILL of the runner with a run bound", () => {
     // the interrupted tickets were written back as ready when the run ended
     expect(fileStatus(g, "slow-c")).toBe("ready");
     expect(fileStatus(g, "slow-d")).toBe("ready");
+  });
+});
+
+describe("SIGKILL while settled tickets' files still hold their claims", () => {
+  it("`frontier status` reads each outcome from its record, during the run and after the kill; the resumed run loses nothing and runs nothing complete again", async () => {
+    const g = makeGraph({
+      ok: {},
+      bad: {},
+      "behind-bad": { depends_on: ["bad"] },
+      ask: {},
+      flaky: { retries: 1 },
+      slow: {},
+      after: { depends_on: ["ok"] },
+    });
+    const exec = counted(
+      g.marks,
+      `case "$FRONTIER_TICKET" in
+         ok) echo "made by ok" ;;
+         bad) echo "it broke" >&2; exit 3 ;;
+         ask) if [ "$FRONTIER_ATTEMPT" = 1 ]; then echo "which way?"; exit 75; fi; echo answered ;;
+         flaky) if [ "$FRONTIER_ATTEMPT" = 1 ]; then echo "flaked" >&2; exit 4; fi; echo "flaky done" ;;
+         slow) if [ ! -e ${g.marks}/slow.pgid ]; then echo $$ > ${g.marks}/slow.pgid; sleep 60 & sleep 60; fi
+               echo "slow done" ;;
+         after) cat > ${g.marks}/after.ctx; echo "after done" ;;
+       esac`,
+    );
+    // a bound of 5 dispatches: ok, bad, ask, flaky and slow start; flaky's retry is owed
+    // and not dispatched, so its file keeps the claim of its failed attempt
+    const started = startFrontier(["run", g.dir, "--exec", exec, "--bound", "5"]);
+    const recorded = (id: string) =>
+      existsSync(join(g.dir, ".frontier", "attempts", `${id}@1.json`));
+    await until(
+      () => existsSync(join(g.marks, "slow.pgid")) && ["ok", "bad", "ask", "flaky"].every(recorded),
+      "four tickets to settle and slow to start",
+    );
+
+    const shown = async (): Promise<Record<string, ReturnType<typeof ticketOf>>> => {
+      const ran = await frontier(["status", g.dir, "--json"]);
+      expect(ran.code).toBe(0);
+      const r = JSON.parse(ran.stdout) as Receipt;
+      return Object.fromEntries(r.tickets.map((t) => [t.id, t]));
+    };
+    const expectSettled = (t: Record<string, ReturnType<typeof ticketOf>>) => {
+      expect(t.ok?.status).toBe("complete");
+      expect(t.ok?.attempts.map((a) => a.outcome)).toEqual(["complete"]);
+      expect(t.bad?.status).toBe("failed");
+      expect(t.bad?.reason).toContain("it broke");
+      expect(t["behind-bad"]?.status).toBe("blocked");
+      expect(t["behind-bad"]?.blocked_by).toEqual({
+        ticket: "bad",
+        kind: "dep-failed",
+        root: "bad",
+      });
+      expect(t.ask?.status).toBe("suspended");
+      expect(t.ask?.question).toBe("which way?");
+      expect(t.flaky?.status).toBe("ready");
+      expect(t.flaky?.reason).toContain("flaked");
+      expect(t.slow?.status).toBe("claimed");
+    };
+
+    // `frontier status` in another terminal while the run goes on
+    expectSettled(await shown());
+
+    started.child.kill("SIGKILL");
+    await started.done;
+
+    // flaky's file still holds the claim of its failed attempt: the record is the evidence
+    expect(fileStatus(g, "flaky")).toBe("claimed");
+    expectSettled(await shown());
+
+    // the question can be answered before the run is resumed
+    const answered = await frontier(["answer", g.dir, "ask", "left"]);
+    expect(answered.code).toBe(0);
+
+    const resumed = await run(g, exec, "--bound", "20");
+    expect(resumed.code).toBe(1); // bad failed
+    expect(executions(g)).toEqual({ ok: 1, bad: 1, ask: 2, flaky: 2, slow: 2, after: 1 });
+    expect(readFileSync(join(g.marks, "after.ctx"), "utf8")).toContain("made by ok");
+    const r = receipt(g);
+    expect(ticketOf(r, "ok").attempts.map((a) => [a.outcome, a.result])).toEqual([
+      ["complete", "made by ok\n"],
+    ]);
+    expect(ticketOf(r, "flaky").attempts.map((a) => a.outcome)).toEqual(["failed", "complete"]);
+    expect(ticketOf(r, "slow").attempts.map((a) => a.outcome)).toEqual(["interrupted", "complete"]);
+    for (const [id, status] of Object.entries({
+      ok: "complete",
+      bad: "failed",
+      "behind-bad": "blocked",
+      ask: "complete",
+      flaky: "complete",
+      slow: "complete",
+      after: "complete",
+    })) {
+      expect(fileStatus(g, id)).toBe(status);
+    }
   });
 });

@@ -81,6 +81,55 @@ describe("a result on disk is never discarded", () => {
   });
 });
 
+describe("a run killed between an attempt's record and its ticket file", () => {
+  it("status shows the recorded outcome before the run resumes; the resumed run keeps it and its result", async () => {
+    const g = makeGraph({ b: { depends_on: ["a"] } });
+    // what the killed run left: a's file holds the claim, its result and record are written
+    const claim = "a#1-0badf00d";
+    const by = `local:${hostname()}:4194000`;
+    writeFileSync(
+      join(g.dir, "a.md"),
+      `---\ntitle: A\nstatus: claimed\nattempt: 1\nclaimed_by: "${by}"\nclaimed_at: "2026-01-01T00:00:00.000Z"\nclaim: "${claim}"\nupdated_at: "2026-01-01T00:00:00.000Z"\n---\n# A\n`,
+    );
+    mkdirSync(join(g.dir, ".frontier", "results"), { recursive: true });
+    mkdirSync(join(g.dir, ".frontier", "attempts"), { recursive: true });
+    writeFileSync(join(g.dir, ".frontier", "results", "a@1.md"), "what a found\n");
+    const ended = "2026-01-01T00:00:01.000Z";
+    writeFileSync(
+      join(g.dir, ".frontier", "attempts", "a@1.json"),
+      JSON.stringify({
+        n: 1,
+        claim,
+        claimed_by: by,
+        started_at: "2026-01-01T00:00:00.000Z",
+        result_file: ".frontier/results/a@1.md",
+        result_bytes: 13,
+        settled_by: by,
+        outcome: "complete",
+        ended_at: ended,
+      }),
+    );
+
+    const status = await frontier(["status", g.dir, "--json"]);
+    expect(status.code).toBe(0);
+    const before = JSON.parse(status.stdout) as {
+      tickets: Array<{ id: string; status: string; updated_at?: string }>;
+    };
+    const shownA = before.tickets.find((t) => t.id === "a");
+    expect(shownA).toMatchObject({ status: "complete", updated_at: ended });
+    expect(before.tickets.find((t) => t.id === "b")?.status).toBe("ready");
+
+    const r = await run(g, counted(g.marks, "cat > /dev/null; echo done"));
+    expect(r.code).toBe(0);
+    expect(executions(g)).toEqual({ b: 1 });
+    const a = ticketOf(receipt(g), "a");
+    expect(a.attempts.map((x) => [x.outcome, x.result])).toEqual([["complete", "what a found\n"]]);
+    expect(fileStatus(g, "a")).toBe("complete");
+    const context = await frontier(["context", g.dir, "b"]);
+    expect(context.stdout).toContain("what a found");
+  });
+});
+
 describe("the author's bytes are kept exactly", () => {
   it("a body holding bytes that are not UTF-8 is written back byte for byte", async () => {
     const g = makeGraph({ a: {} });
