@@ -108,7 +108,8 @@ function invalid(
 
 /** The tickets in directory `path` (shown as `dir`); a graph that does not hold together starts nothing. */
 export async function loadTickets(path: string, dir: string, where = ""): Promise<Loaded> {
-  const loaded = await loadDirectory(path, {});
+  // no ticket cache: each event's checkout is fresh, so it could only cost a write
+  const loaded = await loadDirectory(path, {}, { cache: false });
   if (loaded.kind === "invalid") throw invalid(loaded.problems, dir, where);
   return {
     settings: loaded.settings,

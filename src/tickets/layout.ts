@@ -8,6 +8,8 @@
  * - answers/<id>@<n>.json    an AnswerRecord, written once
  * - worklog.jsonl            one WorklogEntry per line, append-only
  * - state.json               (GitHub only) a SavedState snapshot
+ * - cache/tickets            each ticket file's parse, by its stat keys (tickets/cache.ts):
+ *                            local to this machine, safe to delete, never committed
  */
 /** Paths relative to the ticket directory. */
 export const STATE_DIR = ".frontier";
@@ -16,3 +18,5 @@ export const WORKLOG_FILE = ".frontier/worklog.jsonl";
 export const attemptFile = (ticket: string, n: number) => `.frontier/attempts/${ticket}@${n}.json`;
 export const answerFile = (ticket: string, n: number) => `.frontier/answers/${ticket}@${n}.json`;
 export const resultFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.md`;
+export const CACHE_DIR = ".frontier/cache";
+export const CACHE_FILE = ".frontier/cache/tickets";

@@ -17,6 +17,15 @@ import type {
   TicketSpec,
   TicketState,
 } from "../core/model.js";
+import {
+  cached,
+  lastLoad,
+  openCache,
+  STAT_FIELDS,
+  type Stored,
+  statKeys,
+  writeCache,
+} from "./cache.js";
 import { type EngineFields, type ParsedTicket, parseTicketQuick } from "./fields.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
@@ -68,6 +77,13 @@ export interface LoadOptions {
    * one passes exactly what the other accepts.
    */
   localExecutors?: boolean;
+  /**
+   * Use and update the ticket cache in DIR/.frontier/cache/ (tickets/cache.ts): files
+   * whose keys match their entry are not read again. On unless false.
+   */
+  cache?: boolean;
+  /** The cache's racily-clean margin (tests only: the default suits every file system). */
+  cacheMarginMs?: number;
 }
 
 export async function loadDirectory(
@@ -131,20 +147,45 @@ export async function loadDirectory(
     return { kind: "invalid", problems: sortProblems([...problems, ...capProblems, ...warnings]) };
   }
 
-  // read every file; plain ones are parsed at once, the rest wait for the YAML parser
+  // read every file the cache cannot answer for; plain ones are parsed at once, the
+  // rest wait for the YAML parser
   const parsed: Array<ParsedTicket | undefined> = new Array(names.length);
   const texts: Array<string | undefined> = new Array(names.length);
   // in file order: the first file of a loop or a duplicate is the one named first
   const nodes: GraphNode[] = new Array(names.length);
   const base = dir.endsWith("/") ? dir : `${dir}/`;
+  const useCache = options.cache !== false;
+  const loadStart = performance.now();
+  const params = { maxFileBytes, leaseMs };
+  // each file's keys, taken before it is read (or its entry used): a change after that
+  // is seen next time
+  const stats = useCache ? statKeys(names.map((file) => `${base}${file}`)) : undefined;
+  const cache = useCache ? openCache(base, params) : undefined;
+  const toRead: number[] = [];
+  // files whose entry is as it was: taken from the cache, or (a parse it cannot store) read
+  let reused = 0;
+  let unchanged = 0;
+  for (let order = 0; order < names.length; order++) {
+    if (cache !== undefined && stats !== undefined) {
+      const hit = cached(cache, names[order]!, stats, order);
+      if (hit === "unchanged") unchanged++;
+      else if (hit !== undefined) {
+        parsed[order] = hit;
+        reused++;
+        continue;
+      }
+    }
+    toRead.push(order);
+  }
   const reads = readFiles(
-    names.map((file) => `${base}${file}`),
+    toRead.map((order) => `${base}${names[order]}`),
     maxFileBytes,
   );
   let needFull = false;
-  for (let order = 0; order < names.length; order++) {
+  for (let k = 0; k < toRead.length; k++) {
+    const order = toRead[k]!;
     const file = names[order]!;
-    const read = reads[order]!;
+    const read = reads[k]!;
     if (read.kind === "too-large") {
       problems.push(fileTooLarge(file, read.bytes, maxFileBytes));
       nodes[order] = { id: file.slice(0, -3), file, order, certain: false, dependsOn: [] };
@@ -178,6 +219,23 @@ export async function loadDirectory(
       if (text !== undefined)
         parsed[order] = parseTicketFull(text, names[order]!, order, { leaseMs });
     });
+  }
+  if (stats !== undefined) {
+    // every file read whole and parsed, with its keys
+    const stored: Stored[] = [];
+    for (let order = 0; order < names.length; order++) {
+      const p = parsed[order];
+      if (p !== undefined && !Number.isNaN(stats[order * STAT_FIELDS]!))
+        stored.push({ name: names[order]!, order, parsed: p });
+    }
+    // written only when something changed since: a file read again, or one gone
+    lastLoad.reused = reused;
+    lastLoad.read = toRead.length;
+    lastLoad.written = false;
+    const same = reused + unchanged;
+    if (cache === undefined || stored.length > same || same !== cache.index.size) {
+      writeCache(base, params, stored, stats, loadStart, options.cacheMarginMs);
+    }
   }
 
   const specs: TicketSpec[] = [];
