@@ -74,6 +74,9 @@ const isWrite = (r: RequestRecord) =>
 const bytesOf = (r: RequestRecord) => (r as RequestRecord & { bytes?: number }).bytes ?? 0;
 const tokenOf = (r: RequestRecord) => (r as RequestRecord & { token?: string }).token ?? "";
 
+/** Every try of every step: how long its read, its decision and its commit took. */
+let windows: Array<{ read: number; decide: number; commit: number }> = [];
+
 /** Every step a token of its own (and a name for its CPU probe). */
 function tagSteps(runner: Runner): Map<string, { kind: string; tries?: number }> {
   const steps = new Map<string, { kind: string; tries?: number }>();
@@ -91,6 +94,12 @@ function tagSteps(runner: Runner): Map<string, { kind: string; tries?: number }>
     }).then((result) => {
       // "recorded after N tries": the event lost N-1 races, each one read and one commit more
       tag.tries = Number(/recorded after (\d+) tries/.exec(result.stdout)?.[1] ?? 1);
+      // where each try's read → commit window went (the action's debug lines)
+      for (const m of result.stdout.matchAll(
+        /try \d+: read (\d+) ms, decided (\d+) ms, commit (\d+) ms/g,
+      )) {
+        windows.push({ read: +m[1]!, decide: +m[2]!, commit: +m[3]! });
+      }
       return result;
     });
   };
@@ -109,6 +118,7 @@ async function graphRun(tickets: number, key: string, gate = 4): Promise<void> {
   runner.withContext = false; // the context step reads a git checkout: no API request
   runner.gate.limit = gate;
   const steps = tagSteps(runner);
+  windows = [];
   const started = performance.now();
   try {
     const sha = await runner.start(dir);
@@ -169,6 +179,21 @@ async function graphRun(tickets: number, key: string, gate = 4): Promise<void> {
       requestsPerSettle: settles.map((e) => e.withoutDispatches),
       firstTryPerSettle: settles.map((e) => e.firstTry),
       bytesPerEvent: events.map((e) => e.bytes),
+      window: {
+        tries: windows.length,
+        read: pct(
+          windows.map((w) => w.read),
+          0.5,
+        ),
+        decide: pct(
+          windows.map((w) => w.decide),
+          0.5,
+        ),
+        commit: pct(
+          windows.map((w) => w.commit),
+          0.5,
+        ),
+      },
       settleCpuMs: settles.map((e) => e.cpuMs).filter((x): x is number => x !== undefined),
       wallMs: performance.now() - started,
       failedSteps: failedSteps.length,

@@ -141,6 +141,19 @@ export async function githubSection({ root, smoke, row, judge }) {
         "info",
       ),
     );
+    if (g.window) {
+      rows.push(
+        row(
+          "GitHub",
+          `the read → commit window of one try at ${n} tickets (medians): read, decide, commit`,
+          `${g.window.read} ms, ${g.window.decide} ms, ${g.window.commit} ms`,
+          `over ${g.window.tries} tries`,
+          "",
+          "",
+          "info",
+        ),
+      );
+    }
   }
   const q = data.serial;
   if (q) {

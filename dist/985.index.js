@@ -17,8 +17,8 @@ __webpack_require__.d(__webpack_exports__, {
 var schemas = __webpack_require__(8816);
 // EXTERNAL MODULE: ./src/core/model.ts
 var model = __webpack_require__(4146);
-// EXTERNAL MODULE: ./src/tickets/fields.ts
-var fields = __webpack_require__(7764);
+// EXTERNAL MODULE: ./src/tickets/field-table.ts
+var field_table = __webpack_require__(7596);
 // EXTERNAL MODULE: ./src/tickets/problems.ts
 var tickets_problems = __webpack_require__(1261);
 ;// CONCATENATED MODULE: ./src/tickets/field-types.ts
@@ -65,12 +65,12 @@ function valueAt(root, path) {
 }
 /** Check the fields' types: which are bad, and one problem (with its line) for each. */
 function typeFields(raw, file) {
-    if ((0,fields/* fieldsWellTyped */.Cc)(raw.values))
-        return fields/* WELL_TYPED */.Gr;
+    if ((0,field_table/* fieldsWellTyped */.Cc)(raw.values))
+        return field_table/* WELL_TYPED */.Gr;
     const { values, lines } = raw;
     const parsed = TicketFields.safeParse(values);
     if (parsed.success)
-        return fields/* WELL_TYPED */.Gr;
+        return field_table/* WELL_TYPED */.Gr;
     const problems = [];
     const bad = new Set();
     const seen = new Set();
@@ -83,7 +83,7 @@ function typeFields(raw, file) {
         if (seen.has(key))
             continue;
         seen.add(key);
-        const info = fields/* SUBFIELDS */.wD[key] ?? fields/* FIELDS */.cJ[name];
+        const info = field_table/* SUBFIELDS */.wD[key] ?? field_table/* FIELDS */.cJ[name];
         if (info === undefined)
             continue;
         const got = valueAt(values, isItem ? path.slice(0, 2) : path);
@@ -97,6 +97,8 @@ function typeFields(raw, file) {
     return { bad, problems };
 }
 
+// EXTERNAL MODULE: ./src/tickets/fields.ts
+var fields = __webpack_require__(7764);
 // EXTERNAL MODULE: ./node_modules/gray-matter/index.js
 var gray_matter = __webpack_require__(9599);
 var gray_matter_default = /*#__PURE__*/__webpack_require__.n(gray_matter);
@@ -170,7 +172,7 @@ function readMatter(text) {
     return { kind: "ok", split, body };
 }
 /** The full YAML path: the `yaml` package, YAML 1.2 core schema, line numbers from its LineCounter. */
-function readYamlFields(yaml, file, known = fields/* FIELDS */.cJ) {
+function readYamlFields(yaml, file, known = field_table/* FIELDS */.cJ) {
     const lc = new dist/* LineCounter */.HN();
     let doc;
     try {
@@ -378,6 +380,7 @@ function shapeOf(n) {
 
 
 
+
 /** Parse one ticket file: `file` is relative to the ticket directory, `order` its file-order index. */
 function parseTicket(text, file, order, opts = {}) {
     return parseTicketQuick(text, file, order, opts) ?? parseTicketFull(text, file, order, opts);
@@ -398,6 +401,31 @@ function parseTicketFull(text, file, order, opts = {}) {
     return (0,fields/* checkFields */.oA)(read.raw, typeFields(read.raw, file), m.body, file, order, opts);
 }
 const NO_FIELDS = { values: {}, lines: new Map(), unknown: [] };
+
+
+/***/ }),
+
+/***/ 5680:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   j: () => (/* binding */ yamlErrorText)
+/* harmony export */ });
+/**
+ * What the `yaml` package said, for a person: its first line without the position (the
+ * problem carries the line), and without the name of a JavaScript error the package let
+ * through (`URIError: URI malformed` for a tag like `!!%` becomes `a tag it cannot read
+ * (URI malformed)`).
+ */
+function yamlErrorText(err) {
+    const line = (err.message.split("\n", 1)[0] ?? err.message).replace(/ at line \d+, column \d+:?$/, "");
+    const leaked = /^[A-Za-z]*Error: (.*)$/.exec(line);
+    if (leaked === null)
+        return line;
+    return err.code === "TAG_RESOLVE_FAILED"
+        ? `a tag it cannot read (${leaked[1]})`
+        : (leaked[1] ?? line);
+}
 
 
 /***/ })

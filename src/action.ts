@@ -13,7 +13,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as core from "@actions/core";
 import { DEFAULTS } from "./core/model.js";
-import { type AdvanceOutcome, advance, budgetWords } from "./github/advance.js";
+import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { handleIssueComment } from "./github/commands.js";
 import { writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
@@ -28,7 +28,7 @@ import {
 } from "./github/events.js";
 import { readInputs } from "./github/inputs.js";
 import { reportInvalidGraph } from "./github/invalid.js";
-import { rateLimitOf } from "./github/octokit.js";
+import { budgetWords, rateLimitOf } from "./github/octokit.js";
 import {
   type ActionContext,
   createActionContext,
@@ -48,7 +48,7 @@ function rateLimitMessage(
     kept.length > 0
       ? ` Recorded before it stopped: ${kept.join("; ")}.`
       : " Nothing of this event was recorded: a job's outcome is lost with its runner, and its claim's lease reclaims it (retries apply).";
-  return `${budgetWords(limit)}.${keptText} The run resumes on the next event or the scheduled sweep; nothing needs re-running by hand. A GitHub App token has a larger budget (see the README's request budget).`;
+  return `${budgetWords(limit, Date.now())}.${keptText} The run resumes on the next event or the scheduled sweep; nothing needs re-running by hand. A GitHub App token has a larger budget (see the README's request budget).`;
 }
 
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {

@@ -6,8 +6,9 @@
 import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
 import { quietWhenClosed } from "./cli/closed-output.js";
 import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
-import { type CliIo, EXIT, line } from "./cli/io.js";
-import { shownPath } from "./cli/text.js";
+import { RECEIPT_SCHEMA } from "./core/constants.js";
+import { type CliIo, EXIT, line } from "./core/io.js";
+import { shownPath } from "./local/text.js";
 
 // Each command loads only what it needs: `frontier validate` over 10k tickets should cost
 // little more than reading them, not the report renderers and the runner too.
@@ -259,7 +260,7 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .description("write the HTML report, the JSON receipt and the markdown comment")
     .argument("[dir]", "ticket directory", DEFAULT_DIR)
     .option("--html <file>", "self-contained HTML report")
-    .option("--json <file>", "JSON receipt (ticket-frontier/receipt@1)")
+    .option("--json <file>", `JSON receipt (${RECEIPT_SCHEMA})`)
     .option("--markdown <file>", "markdown, as posted on a PR")
     .action(async (dir: string, o: { html?: string; json?: string; markdown?: string }) => {
       code = await (await commands()).reportCommand(dir, o, io, now());

@@ -3,10 +3,11 @@
  * prints the run's outcome and its open tickets; a run that stopped on questions also
  * gets the exact commands that answer them and continue, `--exec` included.
  */
+
+import { type CliIo, EXIT, line } from "../core/io.js";
+import { shellWord } from "../local/text.js";
 import { continueCommand, rememberExec } from "./continue.js";
-import { type CliIo, EXIT, line } from "./io.js";
 import { openDirectory } from "./open.js";
-import { shellWord } from "./text.js";
 
 export async function afterRun(
   dir: string,

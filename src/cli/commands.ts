@@ -4,18 +4,20 @@
  * its exit code; none throws for a user's mistake.
  */
 import { join } from "node:path";
+import { step } from "../core/event.js";
+import { type CliIo, EXIT, line } from "../core/io.js";
 import type { Receipt } from "../core/model.js";
+import { errorLine } from "../local/colour.js";
+import { writeReports } from "../local/report-files.js";
+import { plural, shellWord, shownPath } from "../local/text.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
-import { writeReports } from "../report/write.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
-import { errorLine } from "./colour.js";
+import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
-import { type CliIo, EXIT, line } from "./io.js";
 import { takeLock } from "./lock.js";
-import { commitChanges, localUser, openDirectory } from "./open.js";
+import { localUser, openDirectory, writeChanges } from "./open.js";
 import { didYouMean } from "./suggest.js";
-import { plural, shellWord, shownPath } from "./text.js";
 
 export { statusCommand } from "./status.js";
 
@@ -118,15 +120,21 @@ export async function mutateCommand(
       return EXIT.usage;
     }
     const by = localUser(io.env);
-    const result =
-      kind === "answer"
-        ? frontier.answer(args.ticket ?? "", args.text ?? "", by, now)
-        : kind === "retry"
-          ? frontier.retry(args.ticket ?? "", by, now)
-          : frontier.cancel(by, now);
+    // One event (core/event.ts), claiming nothing: the next `frontier run` starts what it
+    // made ready. Claims are not reclaimed here: that is the runner's, under the same lock.
+    const { result, changes } = step(
+      frontier,
+      (f, at) =>
+        kind === "answer"
+          ? f.answer(args.ticket ?? "", args.text ?? "", by, at)
+          : kind === "retry"
+            ? f.retry(args.ticket ?? "", by, at)
+            : f.cancel(by, at),
+      { now, reclaim: false },
+    );
     switch (result.kind) {
       case "ok": {
-        const unwritable = await commitChanges(dir, frontier);
+        const unwritable = await writeChanges(dir, frontier, changes);
         for (const message of unwritable) errorLine(io, join(dir, message));
         if (unwritable.length > 0) return EXIT.failed;
         line(
@@ -194,9 +202,9 @@ export async function reportCommand(
     opts.html || opts.json || opts.markdown
       ? opts
       : {
-          html: join(dir, ".frontier", "report.html"),
-          json: join(dir, ".frontier", "receipt.json"),
-          markdown: join(dir, ".frontier", "report.md"),
+          html: join(dir, REPORT_HTML_FILE),
+          json: join(dir, RECEIPT_FILE),
+          markdown: join(dir, REPORT_MD_FILE),
         };
   writeReports(receipt, targets);
   for (const [what, path] of Object.entries(targets)) {

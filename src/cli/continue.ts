@@ -10,17 +10,16 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Settings, TicketSpec } from "../core/model.js";
+import { shellWord } from "../local/text.js";
+import { LAST_EXEC_FILE, STATE_DIR } from "../tickets/layout.js";
 import { replaceAtomically } from "../tickets/store.js";
-import { shellWord } from "./text.js";
-
-export const LAST_EXEC_FILE = ".frontier/last-exec.json";
 
 /**
  * Remember the `--exec` of a run that has records (a run that never started leaves
  * nothing), or that it had none: then frontier.yml's executor ran, and so it will again.
  */
 export function rememberExec(dir: string, exec: string | undefined): void {
-  if (!existsSync(join(dir, ".frontier"))) return;
+  if (!existsSync(join(dir, STATE_DIR))) return;
   try {
     replaceAtomically(join(dir, LAST_EXEC_FILE), `${JSON.stringify({ exec: exec ?? null })}\n`);
   } catch {

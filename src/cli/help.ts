@@ -1,5 +1,6 @@
 /** What `--help` shows besides the options: the exit codes, and two examples per command. */
-import { EXIT } from "./io.js";
+import { RECEIPT_SCHEMA } from "../core/constants.js";
+import { EXIT } from "../core/io.js";
 
 export const EXIT_CODES_HELP = `
 Exit codes:
@@ -36,7 +37,7 @@ export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
   ],
   status: [
     ["frontier status", "where the run in tickets/ stands: ready, blocked, questions"],
-    ["frontier status tasks --json", "the receipt (ticket-frontier/receipt@1)"],
+    ["frontier status tasks --json", `the receipt (${RECEIPT_SCHEMA})`],
   ],
   run: [
     [

@@ -17,11 +17,11 @@ import {
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { type CliIo, EXIT, line } from "../core/io.js";
+import { errorLine } from "../local/colour.js";
+import { plural, shellWord, shownPath } from "../local/text.js";
 import { DEFAULT_DIR } from "./argv.js";
-import { errorLine } from "./colour.js";
-import { type CliIo, EXIT, line } from "./io.js";
 import { STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
-import { plural, shellWord, shownPath } from "./text.js";
 
 /** This package's root: build/src/cli/init.js is three levels down. */
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");

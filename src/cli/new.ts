@@ -6,13 +6,13 @@
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TICKET_ID } from "../core/constants.js";
+import { type CliIo, EXIT, line } from "../core/io.js";
+import { nearMatches } from "../core/near.js";
+import { errorLine } from "../local/colour.js";
+import { plural, shellWord, shownPath } from "../local/text.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { DEFAULT_DIR } from "./argv.js";
-import { errorLine } from "./colour.js";
-import { type CliIo, EXIT, line } from "./io.js";
-import { nearIds } from "./suggest.js";
-import { plural, shellWord, shownPath } from "./text.js";
 
 export interface NewOptions {
   /** ids this ticket depends on; each may also be a comma-separated list */
@@ -80,7 +80,7 @@ export async function newCommand(
   if (missing.length > 0) {
     const known = [...scan.ids.keys()];
     const each = missing.map((dep) => {
-      const near = nearIds(dep, known);
+      const near = nearMatches(dep, known);
       return near.length > 0 ? `"${dep}" (did you mean ${near.join(" or ")}?)` : `"${dep}"`;
     });
     return fail(

@@ -1,19 +1,20 @@
 /**
- * Opening a ticket directory for a command: load and check it, build the engine from
- * its saved state, and write back what an event changed. Shared by every command that
- * reads or changes a directory (the local runner has its own loop but the same parts).
+ * Opening a ticket directory for a command: load and check it, open the run at its
+ * saved state (core/event.ts), and write back what an event changed. Shared by every
+ * command that reads or changes a directory; the local runner opens it the same way.
  */
 import { readFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
-import { engineConfig, type RunFlags } from "../core/config.js";
-import { Frontier } from "../core/engine.js";
+import type { RunFlags } from "../core/config.js";
+import type { Changes, Frontier } from "../core/engine.js";
+import { openRun } from "../core/event.js";
+import { type CliIo, EXIT } from "../core/io.js";
 import type { Settings, TicketSpec } from "../core/model.js";
+import { errorLine } from "../local/colour.js";
+import { printProblems } from "../local/problems.js";
 import { loadDirectory } from "../tickets/load.js";
 import type { Problem } from "../tickets/problems.js";
-import { errorLine } from "./colour.js";
-import { type CliIo, EXIT } from "./io.js";
-import { printProblems } from "./problems.js";
 
 export interface Opened {
   dir: string;
@@ -36,12 +37,18 @@ export async function openDirectory(
     printProblems(loaded.problems, io, dir);
     return { kind: "exit", code: EXIT.usage };
   }
-  const configured = engineConfig(loaded.settings, loaded.saved, flags, now);
-  if (configured.kind === "bad") {
-    errorLine(io, configured.message);
+  const run = openRun({
+    specs: loaded.specs,
+    settings: loaded.settings,
+    saved: loaded.saved,
+    flags,
+    now,
+  });
+  if (run.kind === "bad") {
+    errorLine(io, run.message);
     return { kind: "exit", code: EXIT.usage };
   }
-  const frontier = Frontier.create(loaded.specs, configured.config, loaded.saved, now);
+  const { frontier } = run;
   return {
     kind: "ok",
     opened: {
@@ -55,17 +62,20 @@ export async function openDirectory(
 }
 
 /**
- * Write whatever the engine changed since the last drain: ticket files, attempts,
- * answers, worklog. Returns what could not be written of ticket files (each the
- * problem of its ticket alone; the rest is written).
+ * Write what an event changed (its step's changes): ticket files, attempts, answers,
+ * worklog. Returns what could not be written of ticket files (each the problem of its
+ * ticket alone; the rest is written).
  */
-export async function commitChanges(dir: string, frontier: Frontier): Promise<string[]> {
+export async function writeChanges(
+  dir: string,
+  frontier: Frontier,
+  changes: Changes,
+): Promise<string[]> {
   // Loaded on demand: read-only commands never pay for the YAML document editor.
   const [{ planWrites }, { applyEdits }] = await Promise.all([
     import("../tickets/writeback.js"),
     import("../tickets/store.js"),
   ]);
-  const changes = frontier.drainChanges();
   const unwritable: string[] = [];
   const edits = planWrites(
     changes,

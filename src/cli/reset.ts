@@ -16,13 +16,13 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
+import { type CliIo, EXIT, line } from "../core/io.js";
 import { ENGINE_FIELDS } from "../tickets/fields.js";
 import { CACHE_DIR, RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { type EngineFieldValues, editTicket, type FileEdit } from "../tickets/writeback.js";
-import { type CliIo, EXIT, line } from "./io.js";
 import { takeLock } from "./lock.js";
 
 /** Every engine field, set to be removed. */

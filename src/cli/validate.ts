@@ -1,10 +1,11 @@
 /** `frontier validate`: loads nothing but the ticket reader, so checking 10k files stays fast. */
+
+import { type CliIo, EXIT, line } from "../core/io.js";
+import { painter } from "../local/colour.js";
+import { printProblems } from "../local/problems.js";
+import { plural, shownPath } from "../local/text.js";
 import { loadDirectory } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { painter } from "./colour.js";
-import { type CliIo, EXIT, line } from "./io.js";
-import { printProblems } from "./problems.js";
-import { plural, shownPath } from "./text.js";
 
 export async function validateCommand(typed: string, opts: { json: boolean }, io: CliIo) {
   const dir = shownPath(typed);

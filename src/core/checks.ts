@@ -1,11 +1,12 @@
 /**
  * Graph checks (SPEC §2): pure, over every parsed ticket at once, so a broken
- * directory is reported whole instead of one problem per try.
+ * directory is reported whole instead of one problem per try. What is wrong is
+ * returned as data; `src/tickets/graph-problems.ts` words it for a person.
  */
-import { type Problem, problem } from "../tickets/problems.js";
+import { closest } from "./near.js";
 
 /** What the graph checks need to know of one ticket file, valid or not. */
-export interface GraphNode {
+export interface CheckNode {
   id: string;
   /** path relative to the ticket directory */
   file: string;
@@ -21,9 +22,34 @@ export interface GraphNode {
   dependsOn: ReadonlyArray<{ id: string; line?: number }>;
 }
 
+/** A place in a ticket file: the file, and the line when there is one. */
+export interface Place {
+  file: string;
+  line?: number;
+}
+
+/** One step of a loop: `file:line` depends on `dep`. */
+export interface CycleStep extends Place {
+  dep: string;
+}
+
+/** What the graph checks find, as data (the words are the tickets layer's). */
+export type GraphProblem =
+  | { kind: "too-many-tickets"; dir: string; count: number; cap: number }
+  | { kind: "file-too-large"; file: string; bytes: number; cap: number }
+  | { kind: "duplicate-id"; id: string; first: Place; again: Place }
+  | { kind: "self-dependency"; id: string; at: Place }
+  | { kind: "unknown-dependency"; dep: string; at: Place; near?: string }
+  /** `ids` in loop order from the loop's first ticket in file order; `steps[k]` leaves `ids[k]` */
+  | { kind: "cycle"; ids: string[]; steps: CycleStep[] };
+
 export interface Caps {
   maxTickets: number;
   maxFileBytes: number;
+}
+
+function place(file: string, line: number | undefined): Place {
+  return line === undefined ? { file } : { file, line };
 }
 
 /**
@@ -34,43 +60,30 @@ export function checkCaps(
   files: ReadonlyArray<{ file: string; bytes: number }>,
   caps: Caps,
   dir: string,
-): Problem[] {
-  const problems: Problem[] = [];
+): GraphProblem[] {
+  const problems: GraphProblem[] = [];
   if (files.length > caps.maxTickets) {
-    problems.push(
-      problem(
-        "too-many-tickets",
-        dir,
-        undefined,
-        `${files.length} ticket files, more than the cap of ${caps.maxTickets}`,
-        `split the graph into smaller runs, or raise max_tickets in frontier.yml`,
-      ),
-    );
+    problems.push({ kind: "too-many-tickets", dir, count: files.length, cap: caps.maxTickets });
   }
   for (const f of files) {
     if (f.bytes > caps.maxFileBytes) {
-      problems.push(fileTooLarge(f.file, f.bytes, caps.maxFileBytes));
+      problems.push({
+        kind: "file-too-large",
+        file: f.file,
+        bytes: f.bytes,
+        cap: caps.maxFileBytes,
+      });
     }
   }
   return problems;
-}
-
-export function fileTooLarge(file: string, bytes: number, cap: number): Problem {
-  return problem(
-    "file-too-large",
-    file,
-    undefined,
-    `file is ${bytes} bytes, more than the cap of ${cap}`,
-    `move the bulk into a file the ticket points to, or raise max_file_bytes in frontier.yml`,
-  );
 }
 
 /**
  * Duplicate ids, unknown and self dependencies, and cycles. Every problem at once.
  * Costs O(N + E) plus the "did you mean" search for unknown names.
  */
-export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
-  const problems: Problem[] = [];
+export function checkGraph(nodes: readonly CheckNode[]): GraphProblem[] {
+  const problems: GraphProblem[] = [];
   // id -> index of the first certain node with it
   const byId = new Map<string, number>();
   const uncertain = new Set<string>();
@@ -85,18 +98,13 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
       byId.set(node.id, i);
       continue;
     }
-    const where = (n: GraphNode) => (n.idLine === undefined ? n.file : `${n.file}:${n.idLine}`);
-    problems.push(
-      problem(
-        "duplicate-id",
-        node.file,
-        node.idLine,
-        `duplicate id "${node.id}": ${where(nodes[first]!)} and ${where(node)} both use it`,
-        node.idLine === undefined
-          ? `give one of them another id (add id: to its front matter, or rename ${node.file})`
-          : `give one of them another id`,
-      ),
-    );
+    const firstNode = nodes[first]!;
+    problems.push({
+      kind: "duplicate-id",
+      id: node.id,
+      first: place(firstNode.file, firstNode.idLine),
+      again: place(node.file, node.idLine),
+    });
   }
 
   // the edges between known tickets, as one flat adjacency (offsets into targets)
@@ -115,27 +123,14 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
       if (t !== undefined && dep.id !== node.id) {
         if (!duplicate) targets.push(t);
       } else if (t !== undefined) {
-        problems.push(
-          problem(
-            "self-dependency",
-            node.file,
-            dep.line,
-            `"${node.id}" depends on itself`,
-            `remove ${node.id} from depends_on`,
-          ),
-        );
+        problems.push({ kind: "self-dependency", id: node.id, at: place(node.file, dep.line) });
       } else if (!uncertain.has(dep.id)) {
         const near = suggestionsLeft-- > 0 ? closest(dep.id, byId.keys()) : undefined;
+        const at = place(node.file, dep.line);
         problems.push(
-          problem(
-            "unknown-dependency",
-            node.file,
-            dep.line,
-            `depends_on names "${dep.id}", but no ticket has that id${near === undefined ? "" : ` (did you mean "${near}"?)`}`,
-            near === undefined
-              ? `create ${dep.id}.md, or remove "${dep.id}" from depends_on`
-              : `write depends_on: [${near}] (or create ${dep.id}.md)`,
-          ),
+          near === undefined
+            ? { kind: "unknown-dependency", dep: dep.id, at }
+            : { kind: "unknown-dependency", dep: dep.id, at, near },
         );
       }
     }
@@ -143,34 +138,21 @@ export function checkGraph(nodes: readonly GraphNode[]): Problem[] {
   offsets[nodes.length] = targets.length;
 
   for (const cycle of findCycles(nodes, offsets, targets)) {
-    const first = cycle[0]!;
-    const ids = cycle.map((e) => e.node.id);
-    // a loop of thousands is shown by its ends, so the message stays readable
-    const shown =
-      ids.length > 100
-        ? [...ids.slice(0, 50), `… ${ids.length - 99} more …`, ...ids.slice(-49)]
-        : ids;
-    const loop = [...shown, first.node.id].join(" → ");
-    const edges =
-      cycle
-        .slice(0, 20)
-        .map((e) => `${e.node.file}${e.line === undefined ? "" : `:${e.line}`} depends on ${e.dep}`)
-        .join(", ") + (cycle.length > 20 ? `, and ${cycle.length - 20} more` : "");
-    problems.push(
-      problem(
-        "cycle",
-        first.node.file,
-        first.line,
-        `cycle: ${loop} (${edges})`,
-        `remove one of these dependencies so the loop is broken`,
+    problems.push({
+      kind: "cycle",
+      ids: cycle.map((e) => e.node.id),
+      steps: cycle.map((e) =>
+        e.line === undefined
+          ? { file: e.node.file, dep: e.dep }
+          : { file: e.node.file, line: e.line, dep: e.dep },
       ),
-    );
+    });
   }
   return problems;
 }
 
 interface CycleEdge {
-  node: GraphNode;
+  node: CheckNode;
   /** the dependency taken from `node` to the next ticket in the loop */
   dep: string;
   line?: number;
@@ -182,7 +164,7 @@ interface CycleEdge {
  * first ticket in file order: the ids of the loop itself, not what hangs off it.
  */
 function findCycles(
-  nodes: readonly GraphNode[],
+  nodes: readonly CheckNode[],
   offsets: Int32Array,
   targets: readonly number[],
 ): CycleEdge[][] {
@@ -288,48 +270,4 @@ function findCycles(
   }
   cycles.sort((a, b) => a[0]!.node.order - b[0]!.node.order);
   return cycles;
-}
-
-/** Optimal string alignment distance (edits, with adjacent swaps), stopping early past `max`. */
-export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  const m = a.length;
-  const n = b.length;
-  let prev2 = new Array<number>(n + 1).fill(0);
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  let cur = new Array<number>(n + 1).fill(0);
-  for (let i = 1; i <= m; i++) {
-    cur[0] = i;
-    let rowMin = i;
-    for (let j = 1; j <= n; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        v = Math.min(v, prev2[j - 2]! + 1);
-      }
-      cur[j] = v;
-      if (v < rowMin) rowMin = v;
-    }
-    if (rowMin > max) return max + 1;
-    [prev2, prev, cur] = [prev, cur, prev2];
-  }
-  return prev[n]!;
-}
-
-/** The candidate nearest to `name` when it is close enough to be a typo. */
-export function closest(name: string, candidates: Iterable<string>): string | undefined {
-  const max = name.length <= 4 ? 1 : name.length <= 10 ? 2 : 3;
-  let best: string | undefined;
-  let bestD = max + 1;
-  const lower = name.toLowerCase();
-  for (const c of candidates) {
-    if (Math.abs(c.length - name.length) > max) continue;
-    const d = c.toLowerCase() === lower ? 0 : editDistance(lower, c.toLowerCase(), bestD - 1);
-    if (d < bestD) {
-      bestD = d;
-      best = c;
-      if (d === 0) break;
-    }
-  }
-  return best;
 }

@@ -14,6 +14,12 @@ export interface RunFlags {
   bound?: number;
   retries?: number;
   base?: string;
+  /**
+   * The bound an outer run hands down (a run started by an attempt of another): at most
+   * this many more dispatches than the run has made, by this deadline. The run's own
+   * bound is kept where it is tighter.
+   */
+  within?: RunBound;
 }
 
 export type ConfigResult = { kind: "ok"; config: EngineConfig } | { kind: "bad"; message: string };
@@ -59,7 +65,30 @@ export function engineConfig(
   if (retries !== undefined) config.retries = retries;
   if (ticketBound) config.ticketBound = ticketBound;
   if (bound.dispatches !== undefined || bound.deadline !== undefined) config.bound = bound;
+  if (flags.within) {
+    // an inherited dispatch count is what this run may still spend, on top of what it
+    // (when resumed) had already dispatched
+    const inherited: RunBound = { ...flags.within };
+    if (inherited.dispatches !== undefined) inherited.dispatches += saved?.run.dispatched ?? 0;
+    const tight = tighter(config.bound ?? saved?.run.bound, inherited);
+    if (tight) config.bound = tight;
+  }
   const base = flags.base ?? saved?.run.base;
   if (base !== undefined) config.base = base;
   return { kind: "ok", config };
+}
+
+/** The tighter of two bounds, field by field. */
+function tighter(own: RunBound | undefined, inherited: RunBound): RunBound | undefined {
+  const out: RunBound = { ...own };
+  if (inherited.dispatches !== undefined) {
+    out.dispatches = Math.min(out.dispatches ?? Number.POSITIVE_INFINITY, inherited.dispatches);
+  }
+  if (inherited.deadline !== undefined) {
+    out.deadline =
+      out.deadline === undefined || Date.parse(inherited.deadline) < Date.parse(out.deadline)
+        ? inherited.deadline
+        : out.deadline;
+  }
+  return out.dispatches === undefined && out.deadline === undefined ? undefined : out;
 }

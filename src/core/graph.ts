@@ -37,11 +37,6 @@ export interface Graph {
   readonly remaining: readonly number[];
 }
 
-/** Ticket i's dependencies, as a fresh array (for queries and tests, not for events). */
-export function depsOf(g: Graph, i: number): number[] {
-  return Array.from(g.depList.subarray(g.depStart[i]!, g.depStart[i + 1]!));
-}
-
 /** Ticket i's direct dependents in file order, as a fresh array. */
 export function dependentsOf(g: Graph, i: number): number[] {
   return Array.from(g.dependentList.subarray(g.dependentStart[i]!, g.dependentStart[i + 1]!));
@@ -185,23 +180,6 @@ export function criticalPathOf(g: Graph): string[] {
     cur = next;
   }
   return path;
-}
-
-/** Every ticket that depends on `from`, directly or not (BFS over reverse edges). */
-export function dependentsClosure(g: Graph, from: number): number[] {
-  const seen = new Set<number>([from]);
-  const out: number[] = [];
-  for (let head = -1; head < out.length; head++) {
-    const at = head < 0 ? from : out[head]!;
-    for (let k = g.dependentStart[at]!; k < g.dependentStart[at + 1]!; k++) {
-      const d = g.dependentList[k]!;
-      if (!seen.has(d)) {
-        seen.add(d);
-        out.push(d);
-      }
-    }
-  }
-  return out;
 }
 
 /** A binary heap of ticket indices, ordered by `before(a, b)` (a comes out first). */

@@ -37,7 +37,7 @@ export type CompiledScope = readonly ScopeEntry[];
 const MATCH_OPTIONS = { dot: true } as const;
 
 /** `./src/`, `/src`, `src//` and `src` are the same path; `.` is the whole repository. */
-export function normaliseScopePath(raw: string): string {
+function normaliseScopePath(raw: string): string {
   let p = raw.trim().replace(/\/{2,}/g, "/");
   p = p.replace(/(^|\/)\.(?=\/|$)/g, "$1").replace(/\/{2,}/g, "/");
   while (p.startsWith("./")) p = p.slice(2);
@@ -86,7 +86,7 @@ function literalMeetsGlob(literal: string, g: ScopeEntry): boolean {
   }
 }
 
-export function entriesOverlap(a: ScopeEntry, b: ScopeEntry): boolean {
+function entriesOverlap(a: ScopeEntry, b: ScopeEntry): boolean {
   if (!a.glob && !b.glob) return related(a.path, b.path);
   if (a.glob && b.glob) return related(a.base, b.base);
   return a.glob ? literalMeetsGlob(b.path, a) : literalMeetsGlob(a.path, b);
@@ -96,9 +96,4 @@ export function entriesOverlap(a: ScopeEntry, b: ScopeEntry): boolean {
 export function scopesOverlap(a: CompiledScope, b: CompiledScope): boolean {
   for (const x of a) for (const y of b) if (entriesOverlap(x, y)) return true;
   return false;
-}
-
-/** Convenience for callers holding raw `write_scope` lists. */
-export function writeScopesOverlap(a: readonly string[], b: readonly string[]): boolean {
-  return scopesOverlap(compileScope(a), compileScope(b));
 }

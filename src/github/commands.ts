@@ -19,15 +19,7 @@ import type { Status } from "../core/model.js";
 import { mdId } from "../report/escape.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { answerFile } from "../tickets/layout.js";
-import {
-  type AdvanceOutcome,
-  advance,
-  openRun,
-  type RunContext,
-  type RunEvent,
-  type RunView,
-  receiptOf,
-} from "./advance.js";
+import { type AdvanceOutcome, advance, readRun } from "./advance.js";
 import { graphqlStore } from "./branch.js";
 import {
   type Command,
@@ -35,7 +27,8 @@ import {
   parseQuestionMarker,
   type QuestionMarker,
 } from "./command-parse.js";
-import { parseRunName } from "./dispatch.js";
+import { findRunsByClaims } from "./dispatch.js";
+import { receiptOf } from "./effects.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import { isBot, steeringPermission } from "./permissions.js";
 import {
@@ -58,7 +51,13 @@ import {
   unknownTicket,
   who,
 } from "./replies.js";
-import { type ActionContext, runBranch } from "./run-context.js";
+import {
+  type ActionContext,
+  type RunContext,
+  type RunEvent,
+  type RunView,
+  runBranch,
+} from "./run-context.js";
 import { joinRepoPath, livePath, statePath } from "./state.js";
 
 /* ------------------------------------------------------------------------- */
@@ -641,36 +640,28 @@ async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<
   const byWorkflow = new Map<string, LiveClaim[]>();
   for (const c of unknown) byWorkflow.set(c.workflow, [...(byWorkflow.get(c.workflow) ?? []), c]);
   for (const [workflow, claims] of byWorkflow) {
-    const wanted = new Map(claims.map((c) => [c.claim!, c]));
     const earliest = Math.min(...claims.map((c) => Date.parse(c.claimedAt ?? "") || Date.now()));
-    const created = `>=${new Date(earliest - 5 * 60_000).toISOString().replace(/\.\d+Z$/, "Z")}`;
-    for (let page = 1; page <= 5 && wanted.size > 0; page++) {
-      let answer: Awaited<ReturnType<typeof ctx.gh.rest.actions.listWorkflowRuns>>;
-      try {
-        answer = await ctx.gh.rest.actions.listWorkflowRuns({
-          ...ctx.repo,
-          workflow_id: workflow,
-          event: "workflow_dispatch",
-          created,
-          per_page: 100,
-          page,
-        });
-      } catch (error) {
+    const found = await findRunsByClaims(
+      ctx.gh,
+      ctx.repo,
+      workflow,
+      new Set(claims.map((c) => c.claim!)),
+      earliest,
+      {
+        pages: 5,
+        slackMs: 5 * 60_000,
+        openOnly: true,
         // The run is cancelled in the state either way: a job still running is told,
         // when it settles, that its attempt is no longer live.
-        ctx.log(
-          `could not list the runs of ${workflow} to cancel them: ${describeApiError(error)}`,
-        );
-        break;
-      }
-      for (const r of answer.data.workflow_runs) {
-        const name = parseRunName(r.display_title ?? r.name);
-        const c = name ? wanted.get(name.claim) : undefined;
-        if (!c || r.status === "completed") continue;
-        targets.push({ ticket: c.ticket, id: r.id, url: r.html_url });
-        wanted.delete(c.claim!);
-      }
-      if (answer.data.workflow_runs.length < 100) break;
+        onError: (error) =>
+          ctx.log(
+            `could not list the runs of ${workflow} to cancel them: ${describeApiError(error)}`,
+          ),
+      },
+    );
+    for (const c of claims) {
+      const run = found.get(c.claim!);
+      if (run) targets.push({ ticket: c.ticket, id: run.id, url: run.url });
     }
   }
   const out: CancelledRun[] = [];
@@ -697,7 +688,7 @@ async function statusCommand(ctx: RunContext): Promise<Done> {
   // Read-only: the summary of the state at the head of the run's branch, with the run's
   // own tickets (its base.json, read in the same query: a comment's checkout is the
   // default branch). Asking for the status commits nothing and dispatches nothing.
-  const run = await openRun(ctx);
+  const run = await readRun(ctx);
   if (!run)
     return failed("status", failedToApply(`no ${statePath(ctx.dir)} of a run on ${ctx.branch}`));
   const outcome = { receipt: receiptOf(ctx, run.frontier, run.settings, ctx.clock()) };

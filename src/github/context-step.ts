@@ -16,14 +16,14 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import * as core from "@actions/core";
-import { engineConfig } from "../core/config.js";
-import { Frontier } from "../core/engine.js";
+import { openRun } from "../core/event.js";
 import { readContext } from "../tickets/context-io.js";
-import { advance, type RunContext, stateOfRead } from "./advance.js";
+import { advance } from "./advance.js";
 import { graphqlStore } from "./branch.js";
 import { UserError } from "./errors.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
-import { type ActionContext, runBranch } from "./run-context.js";
+import { stateOfRead } from "./record.js";
+import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
 import { joinRepoPath, parseState, shardDirPath, statePath } from "./state.js";
 
 export interface ContextStepResult {
@@ -80,10 +80,15 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     );
   }
   const now = ctx.clock();
-  const saved = { run: state.run, tickets: state.tickets };
-  const configured = engineConfig(settings, saved, { ...rc.flags }, now);
-  if (configured.kind === "bad") throw new UserError(configured.message);
-  const frontier = Frontier.create(specs, configured.config, saved, now);
+  const opened = openRun({
+    specs,
+    settings,
+    saved: { run: state.run, tickets: state.tickets },
+    flags: { ...rc.flags },
+    now,
+  });
+  if (opened.kind === "bad") throw new UserError(opened.message);
+  const { frontier } = opened;
   const live = frontier.state(ticket);
   let isLive =
     live?.status === "claimed" &&

@@ -162,9 +162,20 @@ export async function findRunByClaim(
   return undefined;
 }
 
+export interface FindRunsOptions {
+  /** pages of 100 to look through at most (default 10) */
+  pages?: number;
+  /** how long before `since` a run may have been created (default a minute: clock skew) */
+  slackMs?: number;
+  /** only runs not yet completed */
+  openOnly?: boolean;
+  /** a listing that fails ends the search with what was found so far; without it, it throws */
+  onError?: (error: unknown) => void;
+}
+
 /**
  * The runs of `workflow` whose run-name carries one of `claims`, created since `since`
- * (ms). Newest first, up to ten pages of 100.
+ * (ms). Newest first, up to ten pages of 100 (`options.pages`).
  */
 export async function findRunsByClaims(
   gh: GitHub,
@@ -172,19 +183,29 @@ export async function findRunsByClaims(
   workflow: string,
   claims: ReadonlySet<string>,
   since: number,
+  options: FindRunsOptions = {},
 ): Promise<Map<string, { id: number; url: string }>> {
+  const { pages = 10, slackMs = 60_000, openOnly = false, onError } = options;
   const found = new Map<string, { id: number; url: string }>();
-  const created = `>=${new Date(since - 60_000).toISOString().replace(/\.\d+Z$/, "Z")}`;
-  for (let page = 1; page <= 10 && found.size < claims.size; page++) {
-    const answer = await gh.rest.actions.listWorkflowRuns({
-      ...repo,
-      workflow_id: workflow,
-      event: "workflow_dispatch",
-      created,
-      per_page: 100,
-      page,
-    });
+  const created = `>=${new Date(since - slackMs).toISOString().replace(/\.\d+Z$/, "Z")}`;
+  for (let page = 1; page <= pages && found.size < claims.size; page++) {
+    let answer: Awaited<ReturnType<typeof gh.rest.actions.listWorkflowRuns>>;
+    try {
+      answer = await gh.rest.actions.listWorkflowRuns({
+        ...repo,
+        workflow_id: workflow,
+        event: "workflow_dispatch",
+        created,
+        per_page: 100,
+        page,
+      });
+    } catch (error) {
+      if (onError === undefined) throw error;
+      onError(error);
+      break;
+    }
     for (const r of answer.data.workflow_runs) {
+      if (openOnly && r.status === "completed") continue;
       const claim = parseRunName(r.display_title ?? r.name)?.claim;
       if (claim && claims.has(claim) && !found.has(claim))
         found.set(claim, { id: r.id, url: r.html_url });

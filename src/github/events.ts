@@ -6,11 +6,11 @@
 import { readFile } from "node:fs/promises";
 import type { EventResult, SettleInput } from "../core/engine.js";
 import { DEFAULTS, type Outcome, type Usage } from "../core/model.js";
-import { OutcomeFile } from "../core/outcome.js";
 import { resultFile } from "../tickets/load.js";
-import type { RunEvent } from "./advance.js";
+import { readOutcomeFile } from "../tickets/outcome-file.js";
 import { parseRunName } from "./dispatch.js";
 import type { SettleInputs } from "./inputs.js";
+import type { RunEvent } from "./run-context.js";
 
 /** Push / workflow_dispatch / a redelivered event: nothing to record; claim what is ready. */
 export const advanceOnly: RunEvent = () => ({ kind: "ok", changed: [] });
@@ -121,31 +121,10 @@ export async function readJobOutcome(
   maxResultBytes: number,
 ): Promise<OutcomeRead["job"]> {
   if (inputs.outcomeFile) {
-    let text: string | undefined;
-    try {
-      text = await readFile(inputs.outcomeFile, "utf8");
-    } catch {
-      text = undefined;
-    }
-    if (text !== undefined && text.trim() !== "") {
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (error) {
-        return {
-          outcome: "failed",
-          reason: `the outcome file ${inputs.outcomeFile} is not valid JSON (${(error as Error).message}): write e.g. {"status": "complete", "result": "…"}`,
-        };
-      }
-      const parsed = OutcomeFile.safeParse(json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return {
-          outcome: "failed",
-          reason: `the outcome file ${inputs.outcomeFile}: ${issue?.path.join(".") || "(top)"}: ${issue?.message}: write {"status": "complete"|"empty"|"failed"|"suspended"|"limited", "result"?, "question"?, "reason"?, "usage"?}`,
-        };
-      }
-      const o = parsed.data;
+    const file = await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile);
+    if (file.kind === "bad") return { outcome: "failed", reason: file.reason };
+    if (file.kind === "ok") {
+      const o = file.value;
       const job: OutcomeRead["job"] = { outcome: o.status };
       if (o.result !== undefined) job.result = o.result;
       if (o.question !== undefined) job.question = o.question;

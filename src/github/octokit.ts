@@ -262,6 +262,33 @@ export function describeApiError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** "GitHub's REST rate limit for this token is spent (resets 10:42 UTC, in 18 min)" */
+export function budgetWords(limit: RateLimitSpent | undefined, now: number): string {
+  if (!limit) return "GitHub's rate limit is spent";
+  if (limit.secondary)
+    return "GitHub's secondary rate limit (content-creating requests) stopped it";
+  const budget = limit.resource === "graphql" ? "GraphQL" : "REST";
+  const when = limit.resetAt
+    ? ` (resets ${new Date(limit.resetAt).toISOString().slice(11, 16)} UTC, in ${Math.max(1, Math.round((limit.resetAt - now) / 60_000))} min)`
+    : "";
+  return `GitHub's ${budget} rate limit for this token is spent${when}`;
+}
+
+/** An error in words for the log: a spent budget as the budget, else its message. */
+export function describeError(error: unknown, now: number): string {
+  const limit = rateLimitOf(error);
+  if (limit) return budgetWords(limit, now);
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * What GitHub refused or did not answer (an API failure, a lost answer), as opposed to
+ * a bug in our own code: optional work that meets it is left for the next event.
+ */
+export function isTransient(error: unknown): boolean {
+  return apiFailure(error) !== undefined || isUnclear(error);
+}
+
 /** Request option: the retry plugin must not send this request again. */
 export const NO_RETRY = { request: { retries: 0 } } as const;
 

@@ -7,8 +7,7 @@
 import type { Octokit } from "@octokit/rest";
 
 /** GitHub's built-in repository roles, lowest first. */
-export const BUILT_IN_ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
-export type BuiltInRole = (typeof BUILT_IN_ROLES)[number];
+const BUILT_IN_ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
 
 const STEERING: ReadonlySet<string> = new Set(["write", "maintain", "admin"]);
 
@@ -39,7 +38,7 @@ export type Permission =
  * `role_name`) is judged by `permission`, which GitHub reports as the base role the
  * custom role inherits from.
  */
-export function judge(
+function judge(
   roleName: string | null | undefined,
   permission: string | null | undefined,
 ): Permission {
@@ -80,17 +79,4 @@ export async function steeringPermission(
     const message = error instanceof Error ? error.message : String(error);
     return { kind: "unknown", message };
   }
-}
-
-/** May `login` steer runs in owner/repo? Bots never may. */
-export async function canSteer(
-  octokit: Octokit,
-  owner: string,
-  repo: string,
-  login: string,
-  type?: string | null,
-): Promise<boolean> {
-  if (isBot({ login, type })) return false;
-  const p = await steeringPermission(octokit, owner, repo, login);
-  return p.kind === "allowed";
 }

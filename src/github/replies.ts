@@ -4,6 +4,7 @@
  * never ping someone, open a code block, or plant a marker.
  */
 import type { Status } from "../core/model.js";
+import { closest } from "../core/near.js";
 import { clip, escapeMarkdown, mdId, mdUrl, oneLine } from "../report/escape.js";
 import { type CommandName, quoteWord } from "./command-parse.js";
 
@@ -160,10 +161,6 @@ export function cancelled(
   return lines.join("\n");
 }
 
-export function alreadyCancelled(by: string, at: string): string {
-  return `This run was already cancelled by ${escapeMarkdown(by)} at ${escapeMarkdown(at)}; nothing more to cancel.`;
-}
-
 /** The engine's own words for a refused or stale event: escaped, one paragraph. */
 export function engineSaid(message: string): string {
   return escapeMarkdown(clip(oneLine(message), 1_000));
@@ -194,37 +191,4 @@ function cutMarkdown(text: string, max: number): string {
 export function listIds(ids: readonly string[], max: number): string {
   const shown = ids.slice(0, max).map(mdId).join(", ");
   return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
-}
-
-/** The known id nearest to a mistyped one, if it is plausibly a typo. */
-export function closest(word: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestD = Number.POSITIVE_INFINITY;
-  const w = word.toLowerCase();
-  for (const k of known) {
-    const d = distance(w, k.toLowerCase(), bestD);
-    if (d < bestD) {
-      bestD = d;
-      best = k;
-    }
-  }
-  return best !== undefined && bestD <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-/** Edit distance counting a swap of two neighbours as one edit (optimal string alignment). */
-function distance(a: string, b: string, cap: number): number {
-  if (Math.abs(a.length - b.length) >= cap) return cap;
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-    }
-  }
-  return d[a.length]![b.length]!;
 }

@@ -4,14 +4,90 @@
  * `handleIssueComment` gets the same `ActionContext` and builds a `RunContext` for the
  * branch its comment is about.
  */
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { type RunContext, randomClaimToken } from "./advance.js";
+import * as core from "@actions/core";
+import type { RunFlags } from "../core/config.js";
+import type { EventResult, Frontier } from "../core/engine.js";
+import type { BranchStore } from "./branch.js";
 import { DispatchSession } from "./dispatch.js";
 import { UserError } from "./errors.js";
 import type { Repo } from "./git.js";
 import type { ActionSettings } from "./inputs.js";
 import { createGitHub, type GitHub } from "./octokit.js";
+import type { Outbox } from "./outbox.js";
 import { Checkout } from "./source.js";
+import type { GitHubState, QuestionRecord, ReportRecord } from "./state.js";
+
+/** Everything an event needs to know about where it runs. Built once per process. */
+export interface RunContext {
+  gh: GitHub;
+  repo: Repo;
+  /** the branch the run lives on (its state, its dispatch ref) */
+  branch: string;
+  /** the ticket directory, relative to the repository root */
+  dir: string;
+  /** the checkout (GITHUB_WORKSPACE): the run's tickets when it is the run's base */
+  checkout: Checkout;
+  /** the orch-task workflow file */
+  workflow: string;
+  /** action inputs that override frontier.yml */
+  flags: RunFlags;
+  /** the commit this job runs at: the base of a run that starts now */
+  sha: string;
+  /** who claims, for the record */
+  claimedBy: string;
+  /** the time now; the only clock an event reads */
+  clock: () => number;
+  /** uniform in [0, 1): the back-off's jitter; the only randomness of the timing */
+  random: () => number;
+  /** a fresh claim token per dispatch */
+  claimToken: (ticket: string, attempt: number) => string;
+  links: { workflowRun?: string; repository?: string; htmlReport?: string; blob?: string };
+  log: (line: string) => void;
+  /** a line shown only when the workflow's step debug logging is on */
+  debug?: (line: string) => void;
+  /** remembers per process whether the server takes return_run_details */
+  session: DispatchSession;
+  /** tries of the whole event on a moving branch (default 25) */
+  maxTries?: number;
+  /**
+   * Least back-off window after a lost race (default 250 ms). The window is at least
+   * the time one try took, doubled per lost race, and the wait is drawn uniformly from
+   * it ("full jitter"), so racing jobs spread out instead of colliding again.
+   */
+  backoffMs?: number;
+  /** waits out a back-off */
+  sleep: (ms: number) => Promise<void>;
+  /** keep the sticky report comment (default true) */
+  report?: boolean;
+  /** how long a committed claim may go unseen before the runs listing is searched (default 2 min) */
+  outboxLagMs?: number;
+  /** the branch's reads and commits; GraphQL unless its budget is spent */
+  store?: BranchStore;
+  /** told of every commit of state this event makes ("settle a#1 (commit 1a2b3c)") */
+  onRecorded?: (what: string) => void;
+}
+
+/** What an event sees besides the engine: the bookkeeping it may change, files it may add. */
+export interface RunView {
+  /** the state read from the head; undefined when the run starts with this event */
+  readonly state: GitHubState | undefined;
+  /** ticket id → question issue; the bot marks an answered one closed */
+  questions: Record<string, QuestionRecord>;
+  /** where the report comment is */
+  report: ReportRecord | undefined;
+  /** the dispatch outbox of the live claims */
+  outbox: Outbox;
+  /** add a file to the event's commit (path relative to the ticket directory) */
+  writeFile(path: string, content: string): void;
+}
+
+export type RunEvent = (frontier: Frontier, now: number, view: RunView) => EventResult;
+
+export function randomClaimToken(): string {
+  return `c${randomBytes(6).toString("hex")}`;
+}
 
 export interface ActionContext {
   settings: ActionSettings;
@@ -84,6 +160,8 @@ export function createActionContext(
         sha: env.sha,
         claimedBy: `github:${settings.workflow}@${branch}`,
         clock,
+        random: Math.random,
+        sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
         claimToken: () => randomClaimToken(),
         links: {
           repository: repoUrl,
@@ -93,6 +171,7 @@ export function createActionContext(
             : {}),
         },
         log,
+        debug: (line) => core.debug(line),
         session,
         onRecorded: (what) => self.onRecorded?.(what),
       };

@@ -15,11 +15,14 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { ENGINE_FIELDS, idFromFile } from "../tickets/fields.js";
+import { STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
-import { SETTINGS_FILE } from "../tickets/settings.js";
+import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js";
+import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
+import { type GitHubState, snapshotPath, statePath } from "./state.js";
 
 export const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
 
@@ -175,7 +178,7 @@ export async function sourceFromSnapshot(
     base = typeof json.base === "string" ? json.base : "";
   } catch (error) {
     throw new UserError(
-      `${dir}/.frontier/base.json: ${(error as Error).message}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/.frontier/state.json to start a new run.`,
+      `${dir}/${STATE_DIR}/base.json: ${(error as Error).message}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/${STATE_DIR}/state.json to start a new run.`,
     );
   }
   // the same directory name as the checkout's, so a run named after it keeps its name
@@ -214,4 +217,46 @@ export function addedSince(
     .filter((n) => n !== SETTINGS_FILE && !files.has(n))
     .map(idFromFile)
     .filter((id) => !ids.has(id));
+}
+
+/**
+ * The run's tickets for this event: the checkout's when it is the run's base (its
+ * authored digest is the one recorded), else base.json, read in the same query as the
+ * state (`need-snapshot`: read again with it).
+ */
+export async function runSource(
+  ctx: {
+    checkout: Checkout;
+    /** the ticket directory, relative to the repository root */
+    dir: string;
+    /** the commit this job runs at */
+    sha: string;
+    branch: string;
+    log: (line: string) => void;
+  },
+  state: GitHubState | undefined,
+  read: BranchRead,
+  askedSnapshot: boolean,
+): Promise<RunSource | "need-snapshot"> {
+  if (!state) return ctx.checkout.source();
+  const recorded = state.authored_digest;
+  const digest = await ctx.checkout.digest();
+  if (recorded !== undefined ? digest === recorded : ctx.sha === state.run.base) {
+    return ctx.checkout.source();
+  }
+  const snapshot = read.files.get(snapshotPath(ctx.dir));
+  if (!snapshot) {
+    if (!askedSnapshot) return "need-snapshot";
+    throw new UserError(
+      `the checkout's ${ctx.dir} is not the run's (started at ${state.run.base?.slice(0, 12) ?? "an unknown commit"} on ${ctx.branch}), and the run has no ${snapshotPath(ctx.dir)} to read its tickets from (it was started by an older version): run this on the run's branch, or delete ${statePath(ctx.dir)} there to start a new run`,
+    );
+  }
+  const source = await sourceFromSnapshot(snapshot.text, ctx.dir, ctx.checkout.workspace);
+  const added = addedSince(source.specs, await ctx.checkout.authoredFiles());
+  if (added.length > 0 && ctx.sha !== state.run.base) {
+    ctx.log(
+      `warning: ${added.join(", ")} ${added.length === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12)}; ${added.length === 1 ? "it runs" : "they run"} in the next run (delete ${statePath(ctx.dir)} on the branch to start one)`,
+    );
+  }
+  return source;
 }

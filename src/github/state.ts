@@ -14,7 +14,9 @@
  * tickets of the run in `base.json` (written once when the run starts).
  */
 import { z } from "zod";
+import { readJson } from "../core/json.js";
 import { RunRecord, SavedState, TicketState } from "../core/model.js";
+import { STATE_DIR } from "../tickets/layout.js";
 
 export const GITHUB_STATE_SCHEMA = "ticket-frontier/github-state@2";
 /** State written before the worklog moved out of it; read, never written. */
@@ -140,15 +142,14 @@ export function parseState(
   path: string,
   shards?: ReadonlyMap<string, string>,
 ): ParsedState {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
+  const read = readJson(text);
+  if (!read.ok) {
     return {
       kind: "bad",
-      message: `${path}: not valid JSON (${(error as Error).message}). It is written by Ticket Frontier; restore it from git history, or delete it to start the run afresh.`,
+      message: `${path}: not valid JSON (${read.error}). It is written by Ticket Frontier; restore it from git history, or delete it to start the run afresh.`,
     };
   }
+  const json = read.value;
   const schema = (json as { schema?: unknown } | null)?.schema;
   if (typeof (json as { shards?: unknown } | null)?.shards === "number") {
     const head = GitHubStateHead.safeParse(json);
@@ -161,13 +162,9 @@ export function parseState(
       const name = shardName(n);
       const shardText = shards?.get(name);
       if (shardText === undefined) return bad(path, `its shard state/${name} is missing`);
-      let entries: unknown;
-      try {
-        entries = JSON.parse(shardText);
-      } catch (error) {
-        return bad(path, `state/${name} is not valid JSON (${(error as Error).message})`);
-      }
-      const parsed = z.record(z.string(), TicketState).safeParse(entries);
+      const entries = readJson(shardText);
+      if (!entries.ok) return bad(path, `state/${name} is not valid JSON (${entries.error})`);
+      const parsed = z.record(z.string(), TicketState).safeParse(entries.value);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         return bad(path, `state/${name}: ${issue?.path.join(".")}: ${issue?.message ?? "invalid"}`);
@@ -227,7 +224,10 @@ export function serializeState(state: GitHubState): { head: string; shards: Map<
   return { head: `${JSON.stringify({ ...rest, shards: count })}\n`, shards };
 }
 
-export const frontierPath = (dir: string, file: string) => joinRepoPath(dir, `.frontier/${file}`);
+/** The run's records directory (.frontier/) on the branch. */
+export const frontierDirPath = (dir: string) => joinRepoPath(dir, STATE_DIR);
+export const frontierPath = (dir: string, file: string) =>
+  joinRepoPath(dir, `${STATE_DIR}/${file}`);
 export const statePath = (dir: string) => frontierPath(dir, "state.json");
 /** The directory of the state's shards. */
 export const shardDirPath = (dir: string) => frontierPath(dir, "state");

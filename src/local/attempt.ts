@@ -14,9 +14,7 @@ import {
   ftruncateSync,
   mkdtempSync,
   openSync,
-  readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -24,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
 import type { Outcome, Usage } from "../core/model.js";
-import type { OutcomeFile } from "../core/outcome.js";
+import { readOutcomeFile, overResultCap as tooLarge } from "../tickets/outcome-file.js";
 import { signalGroup } from "./launch.js";
 import { inProcess, type Launcher } from "./launcher.js";
 
@@ -105,59 +103,8 @@ export function stderrReason(text: string): string | undefined {
   return `…${bytes.subarray(bytes.length - STDERR_TAIL_BYTES).toString("utf8")}`;
 }
 
-function tooLarge(what: string, bytes: number, cap: number): string {
-  return `${what} is ${bytes} bytes, over max_result_bytes (${cap}): write large output to a file and return its path, or raise max_result_bytes in frontier.yml`;
-}
-
 function isBlank(text: string | undefined): boolean {
   return text === undefined || text.trim() === "";
-}
-
-/**
- * Read and check the outcome file. `none` when the executor did not write one;
- * an invalid file is a failed attempt whose reason says what is wrong with it.
- */
-async function readOutcomeFile(
-  path: string,
-  maxResultBytes: number,
-): Promise<
-  { kind: "none" } | { kind: "ok"; value: OutcomeFile } | { kind: "bad"; reason: string }
-> {
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    return { kind: "none" };
-  }
-  // JSON escaping can at most double-ish a string; leave generous room for the envelope.
-  if (size > maxResultBytes * 6 + 64 * 1024) {
-    return { kind: "bad", reason: tooLarge("the outcome file", size, maxResultBytes) };
-  }
-  const text = readFileSync(path, "utf8");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return {
-      kind: "bad",
-      reason: `the outcome file ($FRONTIER_OUTCOME_FILE) is not valid JSON (${(error as Error).message}): write e.g. {"status": "complete", "result": "…"}`,
-    };
-  }
-  // the schema (zod) is loaded on the first outcome file, not by every run
-  const { OutcomeFile } = await import("../core/outcome.js");
-  const parsed = OutcomeFile.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .map(
-        (issue) => `${issue.path.length ? issue.path.join(".") : "(top level)"}: ${issue.message}`,
-      )
-      .join("; ");
-    return {
-      kind: "bad",
-      reason: `the outcome file ($FRONTIER_OUTCOME_FILE) is not a valid outcome — ${issues}. It needs "status": one of complete, empty, failed, suspended, limited`,
-    };
-  }
-  return { kind: "ok", value: parsed.data };
 }
 
 /** Start one attempt. The returned promise never rejects: every way it can end is an outcome. */
@@ -263,7 +210,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     }
 
     const file = await readOutcomeFile(outcomeFile, input.maxResultBytes);
-    wroteOutcome = file.kind !== "none";
+    wroteOutcome = file.kind !== "none" || file.exists;
     if (exit.helperLost && file.kind === "none") {
       return {
         ...base,
@@ -277,16 +224,11 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     if (file.kind === "ok") {
       const value = file.value;
       const result = value.result ?? out;
-      if (value.result !== undefined) {
-        const bytes = Buffer.byteLength(value.result, "utf8");
-        if (bytes > input.maxResultBytes) {
-          return {
-            ...base,
-            outcome: "failed",
-            reason: tooLarge("the result in the outcome file", bytes, input.maxResultBytes),
-          };
-        }
-      } else if (stdout.overflow && (value.status === "complete" || value.status === "empty")) {
+      if (
+        value.result === undefined &&
+        stdout.overflow &&
+        (value.status === "complete" || value.status === "empty")
+      ) {
         return {
           ...base,
           outcome: "failed",

@@ -12,6 +12,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { link, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { LOCK_FILE, STATE_DIR } from "../tickets/layout.js";
 
 export interface LockInfo {
   pid: number;
@@ -20,7 +21,7 @@ export interface LockInfo {
 }
 
 export function lockPath(dir: string): string {
-  return join(dir, ".frontier", "lock");
+  return join(dir, LOCK_FILE);
 }
 
 /** The claim holder name of this process: `local:<host>:<pid>`. */
@@ -120,7 +121,7 @@ export type LockResult =
  */
 export async function acquireLock(dir: string, now: number): Promise<LockResult> {
   const path = lockPath(dir);
-  await mkdir(join(dir, ".frontier"), { recursive: true });
+  await mkdir(join(dir, STATE_DIR), { recursive: true });
   const info: LockInfo = {
     pid: process.pid,
     host: hostname(),

@@ -12,25 +12,27 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { boundHint } from "../cli/bound-hint.js";
-import { EXIT, line } from "../cli/io.js";
-import { printProblems } from "../cli/problems.js";
 import { formatDuration } from "../core/bound.js";
-import { engineConfig } from "../core/config.js";
+import type { RunFlags } from "../core/config.js";
 import { DEFAULTS } from "../core/constants.js";
-import { type Claim, Frontier } from "../core/engine.js";
+import type { Changes, Claim, Frontier } from "../core/engine.js";
+import { openRun, step } from "../core/event.js";
+import { type CliIo, EXIT, line } from "../core/io.js";
 import type { RunBound, RunState, Settings } from "../core/model.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
-import { RUN_FILE } from "../tickets/layout.js";
+import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
 import { applyEdits, createRecord, writeError } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
+import { boundHint } from "./bound-hint.js";
+import { DeferredWrites } from "./deferred.js";
 import { helperPool, type Launcher } from "./launcher.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
+import { printProblems } from "./problems.js";
 import { loadLive, Progress, tallyText } from "./progress.js";
 
 export interface RunOptions {
@@ -40,12 +42,7 @@ export interface RunOptions {
   json: boolean;
 }
 
-export interface RunIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  isTTY: boolean;
-  env: NodeJS.ProcessEnv;
-}
+export type RunIo = CliIo;
 
 /** Exit code of a run that ended in `state`. */
 export function exitCodeOf(state: RunState): number {
@@ -95,21 +92,6 @@ export function parseRunBound(text: string | undefined): ParsedRunBound {
     }
   }
   return { kind: "ok", bound };
-}
-
-/** The tighter of two run bounds: a nested run never exceeds what it inherited. */
-function tighter(own: RunBound | undefined, inherited: RunBound): RunBound | undefined {
-  const out: RunBound = { ...own };
-  if (inherited.dispatches !== undefined) {
-    out.dispatches = Math.min(out.dispatches ?? Number.POSITIVE_INFINITY, inherited.dispatches);
-  }
-  if (inherited.deadline !== undefined) {
-    out.deadline =
-      out.deadline === undefined || Date.parse(inherited.deadline) < Date.parse(out.deadline)
-        ? inherited.deadline
-        : out.deadline;
-  }
-  return out.dispatches === undefined && out.deadline === undefined ? undefined : out;
 }
 
 /* ------------------------------- executors ------------------------------- */
@@ -250,26 +232,18 @@ async function loadLockedAndRun(
   for (const warning of loaded.warnings) line(err, formatProblem(warning, dir));
   const { settings, specs, saved } = loaded;
 
-  const flags: { maxParallel?: number; bound?: number } = {};
+  const flags: RunFlags = { within: inheritedRunBound };
   if (options.maxParallel !== undefined) flags.maxParallel = options.maxParallel;
   if (options.bound !== undefined) flags.bound = options.bound;
-  const configured = engineConfig(settings, saved, flags, started);
-  if (configured.kind === "bad") {
-    line(err, `error: ${configured.message}`);
+  const opened = openRun({ specs, settings, saved, flags, now: started });
+  if (opened.kind === "bad") {
+    line(err, `error: ${opened.message}`);
     return EXIT.usage;
   }
-  const config = configured.config;
-  // An inherited dispatch count is what this invocation may still spend, on top of what
-  // the run (when resumed) had already dispatched.
-  const alreadyDispatched = saved?.run.dispatched ?? 0;
-  const inheritedBound: RunBound = { ...inheritedRunBound };
-  if (inheritedBound.dispatches !== undefined) inheritedBound.dispatches += alreadyDispatched;
-  const bound = tighter(config.bound ?? saved?.run.bound, inheritedBound);
-  if (bound) config.bound = bound;
 
   // the live progress block (a terminal)
   const live = io.isTTY && !io.env.CI ? loadLive().catch(() => false as const) : undefined;
-  const frontier = Frontier.create(specs, config, saved, started);
+  const { frontier } = opened;
   const executors = resolveExecutors(frontier, settings, options.exec, dir);
   if (executors.kind === "bad") {
     for (const message of executors.messages) line(err, `error: ${message}`);
@@ -297,11 +271,15 @@ class LocalRun {
   private readonly holder = localHolder();
   private readonly progress: Progress;
   private draining: Promise<void> | undefined;
+  /** what the first event reclaims: claims of runners that are gone, leases that ran out */
+  private reclaimFirst: ((ticket: string, claimedBy: string) => boolean) | undefined;
   private stopping: NodeJS.Signals | undefined;
   /** a write failed: the run stopped its children and ends with exit 1 */
   private crashed = false;
   /** tickets whose file could not be written (the author broke it): why */
   private readonly unwritten = new Map<string, string>();
+  /** writes the next load derives on its own: made when they next matter, or at the end */
+  private readonly deferred = new DeferredWrites();
   private finish: (() => void) | undefined;
   private dispatched = 0;
   private settled = 0;
@@ -367,19 +345,7 @@ class LocalRun {
         `stopped what was left running of ${deadClaims.get(claim)} by a runner that is gone`,
       );
     }
-    const expired = frontier.expire(started, (_ticket, claimedBy) => isDeadLocalHolder(claimedBy));
-    if (expired.kind === "ok") {
-      for (const id of expired.changed) {
-        const state = frontier.state(id);
-        const last = state?.attempts.at(-1);
-        if (state === undefined || state.status === "claimed" || last === undefined) continue;
-        this.progress.note(
-          last.reason === "lease-expired"
-            ? `reclaimed ${id}: attempt ${last.n}'s lease ran out (failed, lease-expired)`
-            : `reclaimed ${id}: attempt ${last.n} was held by a runner that is gone (interrupted; it runs again)`,
-        );
-      }
-    }
+    this.reclaimFirst = (_ticket, claimedBy) => isDeadLocalHolder(claimedBy);
 
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
     process.on("SIGINT", onSignal);
@@ -392,6 +358,7 @@ class LocalRun {
       // while the first attempts run, load what the end of the run needs
       setImmediate(() => void this.reportCode().catch(() => undefined));
       await done;
+      if (!this.crashed) this.flushDeferred();
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
@@ -400,6 +367,19 @@ class LocalRun {
       this.progress.stop();
     }
     return this.conclude(started);
+  }
+
+  private noteReclaimed(reclaimed: readonly string[], changes: Changes): void {
+    if (reclaimed.length === 0) return;
+    const ids = new Set(reclaimed);
+    for (const { ticket, record } of changes.attempts) {
+      if (!ids.has(ticket)) continue;
+      this.progress.note(
+        record.reason === "lease-expired"
+          ? `reclaimed ${ticket}: attempt ${record.n}'s lease ran out (failed, lease-expired)`
+          : `reclaimed ${ticket}: attempt ${record.n} was held by a runner that is gone (interrupted; it runs again)`,
+      );
+    }
   }
 
   /** Ctrl-C: stop every live attempt's process group; each is recorded as interrupted. */
@@ -449,20 +429,33 @@ class LocalRun {
    * claimed attempts. The writes come in two parts: first everything a start or a
    * report depends on — the attempts' records and results, the claimed tickets' files
    * and the run record — then the attempts start, then the rest of the batch (the
-   * settled tickets' files, whose records are already written; tickets that became
-   * ready or blocked; the worklog) is written while they run. Both parts are written
-   * before the next exit is taken. Exits that land meanwhile are taken straight after.
+   * settled tickets' files, whose records are already written) is written while they
+   * run. Both parts are written before the next exit is taken. Exits that land
+   * meanwhile are taken straight after. What the next load derives on its own (tickets
+   * that became ready or blocked, a dispatch count) waits: see deferred.ts.
    */
   private async drain(): Promise<void> {
     do {
       const batch = this.exits.splice(0);
       const reports: Array<() => void> = [];
-      for (const exited of batch) reports.push(this.record(exited));
-      let claims: Claim[] = [];
-      if (!this.stopping) {
-        claims = this.frontier.claimReady(Date.now(), this.holder, token);
-      }
-      const rest = this.commit(claims);
+      // one event (core/event.ts): the exits that landed, then what became ready is claimed
+      const { claims, changes, reclaimed } = step(
+        this.frontier,
+        () => {
+          for (const exited of batch) reports.push(this.record(exited));
+          return { kind: "ok", changed: [] };
+        },
+        {
+          now: Date.now(),
+          // once, before anything starts: the claims of a runner that is gone, and leases
+          // that ran out; later, every claim is held by a live attempt of this runner
+          reclaim: this.reclaimFirst ?? false,
+          ...(this.stopping ? {} : { claimAs: { by: this.holder, token } }),
+        },
+      );
+      this.reclaimFirst = undefined;
+      this.noteReclaimed(reclaimed, changes);
+      const rest = this.commit(claims, changes);
       // the outcomes are on disk (their attempt records): now they may be reported
       for (const report of reports) report();
       if (claims.length > 0) {
@@ -480,8 +473,21 @@ class LocalRun {
    * splitForStart); returns the rest of the edits, in order, for after the start.
    * Synchronous on purpose (see src/tickets/store.ts).
    */
-  private commit(claims: readonly Claim[]): FileEdit[] {
-    const changes = this.frontier.drainChanges();
+  private commit(claims: readonly Claim[], changes: Changes): FileEdit[] {
+    return this.planned(this.deferred.take(changes, this.frontier), claims);
+  }
+
+  /** The end of the run: write what was left for later (see deferred.ts). */
+  private flushDeferred(): void {
+    try {
+      applyEdits(this.dir, this.planned(this.deferred.flush(), []));
+    } catch (error) {
+      line(this.io.stderr, `error: ${(error as Error).message}`);
+      this.crashed = true;
+    }
+  }
+
+  private planned(changes: Changes, claims: readonly Claim[]): FileEdit[] {
     const failed = new Map<string, string>();
     const edits = planWrites(
       changes,
@@ -674,7 +680,7 @@ class LocalRun {
     const state = frontier.runState(now);
     let code = exitCodeOf(state);
     const nothingHappened = this.dispatched === 0 && this.settled === 0;
-    const receiptPath = join(this.dir, ".frontier", "receipt.json");
+    const receiptPath = join(this.dir, STATE_DIR, "receipt.json");
     let receiptJson: string | undefined;
     if (!nothingHappened || !existsSync(receiptPath) || this.options.json) {
       receiptJson = await this.reports(now);
@@ -706,11 +712,11 @@ class LocalRun {
     if (this.unwritten.size > 0) {
       line(
         err,
-        `  what those tickets did is recorded in ${join(this.shownDir, ".frontier")}/: once the files are fixed, \`frontier run ${this.shownDir}\` reads it and runs nothing complete again`,
+        `  what those tickets did is recorded in ${join(this.shownDir, STATE_DIR)}/: once the files are fixed, \`frontier run ${this.shownDir}\` reads it and runs nothing complete again`,
       );
       if (code === EXIT.complete) code = EXIT.failed;
     }
-    const shown = (file: string) => join(this.shownDir, ".frontier", file);
+    const shown = (file: string) => join(this.shownDir, STATE_DIR, file);
     line(
       err,
       `receipt: ${shown("receipt.json")} · report: ${shown("report.html")} · ${shown("report.md")}`,
@@ -721,7 +727,7 @@ class LocalRun {
   private reportCode(): Promise<ReportModules> {
     this.reportModules ??= Promise.all([
       import("../report/receipt.js"),
-      import("../report/write.js"),
+      import("./report-files.js"),
     ]).then(([receipt, write]) => ({
       buildReceipt: receipt.buildReceipt,
       writeReports: write.writeReports,
@@ -739,9 +745,9 @@ class LocalRun {
       resultText: resultReader(this.dir),
     });
     await writeReports(receipt, {
-      html: join(this.dir, ".frontier", "report.html"),
-      json: join(this.dir, ".frontier", "receipt.json"),
-      markdown: join(this.dir, ".frontier", "report.md"),
+      html: join(this.dir, STATE_DIR, "report.html"),
+      json: join(this.dir, STATE_DIR, "receipt.json"),
+      markdown: join(this.dir, STATE_DIR, "report.md"),
     });
     return `${JSON.stringify(receipt, null, 2)}\n`;
   }
@@ -751,7 +757,7 @@ type ContextOf = { kind: "ok"; text: string } | { kind: "bad"; reason: string };
 
 interface ReportModules {
   buildReceipt: typeof import("../report/receipt.js").buildReceipt;
-  writeReports: typeof import("../report/write.js").writeReports;
+  writeReports: typeof import("./report-files.js").writeReports;
 }
 
 function token(ticket: string, attempt: number): string {

@@ -94,12 +94,6 @@ export function mdUrl(url: string): string {
   return url.replace(/[()|[\]'"<> `*_]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-/** `[text](url)`, with text escaped; the text alone when there is no safe URL. */
-export function mdLink(text: string, url: string | undefined): string {
-  if (!url) return escapeMarkdown(text);
-  return `[${escapeMarkdown(text)}](${mdUrl(url)})`;
-}
-
 /**
  * The hidden marker comment. Its text is reduced to characters that cannot end an
  * HTML comment, so the caller's marker always yields exactly one well-formed comment.

@@ -484,3 +484,8 @@ function list(head: string, rows: string[], maxChars: number, more: (n: number) 
   if (i < rows.length) out.push(more(rows.length - i));
   return head ? `${out[0]}\n\n${out.slice(1).join("\n")}` : out.join("\n");
 }
+
+/** The sticky comment's default marker for a run. */
+export function defaultMarker(run: string): string {
+  return `ticket-frontier:${run}`;
+}

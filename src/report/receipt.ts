@@ -161,3 +161,8 @@ function durationMs(start: string | undefined, end: string | undefined): number 
   if (!Number.isFinite(a) || !Number.isFinite(b) || b < a) return undefined;
   return b - a;
 }
+
+/** The receipt as its file holds it: two-space JSON and a final newline. */
+export function receiptJson(receipt: Receipt): string {
+  return `${JSON.stringify(receipt, null, 2)}\n`;
+}

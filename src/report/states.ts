@@ -25,17 +25,6 @@ export const STATUS_ICON: Readonly<Record<Status, string>> = {
   cancelled: "–",
 };
 
-/** How an attempt ended: the state icons, plus `interrupted` (Ctrl-C, re-readied). */
-export const ATTEMPT_ICON: Readonly<Record<AttemptOutcome, string>> = {
-  complete: "✓",
-  empty: "◌",
-  failed: "✗",
-  suspended: "‖",
-  limited: "◷",
-  cancelled: "–",
-  interrupted: "↺",
-};
-
 /** What an icon of the HTML report draws: every state, plus an attempt's `interrupted`. */
 export type IconName = Status | AttemptOutcome;
 

@@ -3,10 +3,10 @@
  * the result file of each input's last complete (or empty) attempt.
  */
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildContext, type ContextArgs, type ContextInput } from "../core/context.js";
 import type { RunRecord, Settings, TicketSpec, TicketState } from "../core/model.js";
+import { readOptional } from "./read-optional.js";
 
 export interface ContextSource {
   spec(id: string): TicketSpec | undefined;
@@ -65,15 +65,6 @@ export async function readContext(
   settings: Pick<Settings, "goal"> = {},
 ): Promise<string> {
   return buildContext(await gatherContext(dir, frontier, ticket, settings));
-}
-
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
 }
 
 /** Reads result files of a directory for the reports; a missing file reads as undefined. */

@@ -9,7 +9,7 @@
  * property tests prove that whenever this returns fields, they equal what the full
  * parser gives.
  */
-import type { RawFields } from "./fields.js";
+import type { RawFields } from "./field-table.js";
 
 type Kind = "text" | "list" | "int" | "map";
 

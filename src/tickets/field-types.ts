@@ -12,7 +12,7 @@ import {
   SUBFIELDS,
   type TypedFields,
   WELL_TYPED,
-} from "./fields.js";
+} from "./field-table.js";
 import { describeValue, type Problem, problem } from "./problems.js";
 
 const Text = z.string();

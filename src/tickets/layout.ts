@@ -10,11 +10,19 @@
  * - state.json               (GitHub only) a SavedState snapshot
  * - cache/tickets            each ticket file's parse, by its stat keys (tickets/cache.ts):
  *                            local to this machine, safe to delete, never committed
+ * - receipt.json, report.html, report.md   the reports of the last local run
+ * - lock                     (local only) the live `frontier run`
+ * - last-exec.json           (local only) the `--exec` a later `frontier retry` goes on with
  */
 /** Paths relative to the ticket directory. */
 export const STATE_DIR = ".frontier";
 export const RUN_FILE = ".frontier/run.json";
 export const WORKLOG_FILE = ".frontier/worklog.jsonl";
+export const RECEIPT_FILE = ".frontier/receipt.json";
+export const REPORT_HTML_FILE = ".frontier/report.html";
+export const REPORT_MD_FILE = ".frontier/report.md";
+export const LOCK_FILE = ".frontier/lock";
+export const LAST_EXEC_FILE = ".frontier/last-exec.json";
 export const attemptFile = (ticket: string, n: number) => `.frontier/attempts/${ticket}@${n}.json`;
 export const answerFile = (ticket: string, n: number) => `.frontier/answers/${ticket}@${n}.json`;
 export const resultFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.md`;

@@ -6,8 +6,9 @@ import { constants as bufferConstants, isAscii } from "node:buffer";
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { checkCaps, checkGraph, closest, fileTooLarge, type GraphNode } from "../core/checks.js";
+import { type CheckNode, checkCaps, checkGraph } from "../core/checks.js";
 import { DEFAULTS } from "../core/constants.js";
+import { readJson } from "../core/json.js";
 import type {
   AnswerRecord,
   AttemptRecord,
@@ -17,6 +18,7 @@ import type {
   TicketSpec,
   TicketState,
 } from "../core/model.js";
+import { closest } from "../core/near.js";
 import {
   cached,
   lastLoad,
@@ -27,8 +29,10 @@ import {
   writeCache,
 } from "./cache.js";
 import { type EngineFields, type ParsedTicket, parseTicketQuick } from "./fields.js";
+import { graphProblem } from "./graph-problems.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
+import { readOptional } from "./read-optional.js";
 import { loadSettings } from "./settings-load.js";
 
 export type Loaded =
@@ -141,7 +145,7 @@ export async function loadDirectory(
     names.length > maxTickets ? names.map((file) => ({ file, bytes: 0 })) : [],
     { maxTickets, maxFileBytes },
     dir,
-  );
+  ).map(graphProblem);
   if (capProblems.length > 0) {
     // past the ticket cap nothing else is worth reading
     return { kind: "invalid", problems: sortProblems([...problems, ...capProblems, ...warnings]) };
@@ -152,7 +156,7 @@ export async function loadDirectory(
   const parsed: Array<ParsedTicket | undefined> = new Array(names.length);
   const texts: Array<string | undefined> = new Array(names.length);
   // in file order: the first file of a loop or a duplicate is the one named first
-  const nodes: GraphNode[] = new Array(names.length);
+  const nodes: CheckNode[] = new Array(names.length);
   const base = dir.endsWith("/") ? dir : `${dir}/`;
   const useCache = options.cache !== false;
   const loadStart = performance.now();
@@ -187,7 +191,9 @@ export async function loadDirectory(
     const file = names[order]!;
     const read = reads[k]!;
     if (read.kind === "too-large") {
-      problems.push(fileTooLarge(file, read.bytes, maxFileBytes));
+      problems.push(
+        graphProblem({ kind: "file-too-large", file, bytes: read.bytes, cap: maxFileBytes }),
+      );
       nodes[order] = { id: file.slice(0, -3), file, order, certain: false, dependsOn: [] };
       continue;
     }
@@ -251,7 +257,7 @@ export async function loadDirectory(
     specs.push(p.spec);
     if (hasKeys(p.fields)) fields.set(p.spec.id, p.fields);
   }
-  problems.push(...checkGraph(nodes));
+  problems.push(...checkGraph(nodes).map(graphProblem));
   if (options.localExecutors) problems.push(...checkExecutors(base, specs, settings));
 
   if (problems.some(isError)) {
@@ -466,7 +472,10 @@ async function readSaved(
   }
   if (problems.length > 0) return { saved: undefined, problems };
   if (run === undefined && Object.keys(tickets).length === 0) return { saved: undefined, problems };
-  // state in the tickets without a run record: the dispatches are the attempts made
+  // state in the tickets without a run record: the dispatches are the attempts made;
+  // with one, never fewer than those (a local run writes its count lazily: every
+  // dispatch is on disk first as the claim in its ticket file)
+  if (run !== undefined && run.dispatched < dispatched) run = { ...run, dispatched };
   run ??= { schema: "ticket-frontier/run@1", run: settings.run, dispatched };
   return { saved: { run, tickets }, problems };
 }
@@ -521,26 +530,13 @@ async function recoverResults(
   }
 }
 
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
-}
-
 function parseJson<T>(
   text: string,
   schema: { safeParse(v: unknown): { success: boolean; data?: T } },
 ): T | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = schema.safeParse(value);
+  const json = readJson(text);
+  if (!json.ok) return undefined;
+  const parsed = schema.safeParse(json.value);
   return parsed.success ? parsed.data : undefined;
 }
 

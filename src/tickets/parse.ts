@@ -5,6 +5,7 @@
  * (yaml-fields.ts). Both end in the same checks.
  */
 
+import type { RawFields } from "./field-table.js";
 import { typeFields } from "./field-types.js";
 import {
   brokenTicket,
@@ -13,26 +14,23 @@ import {
   type ParsedTicket,
   type ParseOptions,
   parseTicketQuick,
-  type RawFields,
   unclosedProblem,
 } from "./fields.js";
 import { readMatter, readYamlFields } from "./yaml-fields.js";
 
+export { type FieldKind, KNOWN_FIELDS, type RawFields } from "./field-table.js";
 export {
   AUTHORED_FIELDS,
   checkFields,
   ENGINE_FIELDS,
   type EngineFieldName,
   type EngineFields,
-  type FieldKind,
   headingOf,
   idFromFile,
-  KNOWN_FIELDS,
   nearField,
   type ParsedTicket,
   type ParseOptions,
   parseTicketQuick,
-  type RawFields,
 } from "./fields.js";
 export { readYamlFields } from "./yaml-fields.js";
 

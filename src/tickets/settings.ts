@@ -13,15 +13,8 @@ import {
   type ParsedSettings,
   SETTINGS_FILE,
   unknownSetting,
-} from "./settings-load.js";
+} from "./setting-keys.js";
 import { yamlErrorText } from "./yaml-errors.js";
-
-export {
-  defaultRunName,
-  type LoadedSettings,
-  loadSettings,
-  SETTINGS_FILE,
-} from "./settings-load.js";
 
 /** The settings a `frontier.yml` text sets (without defaults), or its problems. */
 export function parseSettings(text: string): ParsedSettings {

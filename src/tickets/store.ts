@@ -19,12 +19,12 @@ import {
   openSync,
   readFileSync,
   renameSync,
-  rmSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { resultFile } from "./layout.js";
+import { resultFile, STATE_DIR } from "./layout.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
@@ -32,7 +32,7 @@ export class RecordExistsError extends Error {
   constructor(readonly path: string) {
     super(
       `${path} already exists with different content; records are never overwritten — ` +
-        "if it is left from another run, move .frontier/ aside and start again",
+        `if it is left from another run, move ${STATE_DIR}/ aside and start again`,
     );
     this.name = "RecordExistsError";
   }
@@ -68,23 +68,17 @@ export function writeError(path: string, error: unknown): Error {
 
 /** Apply edits in order (records first, then what points at them, then the log). */
 export function applyEdits(dir: string, edits: readonly FileEdit[]): void {
-  const made = new Set<string>();
   for (const edit of edits) {
     const path = join(dir, edit.path);
     try {
-      applyEdit(path, edit, made);
+      applyEdit(path, edit);
     } catch (error) {
       throw writeError(path, error);
     }
   }
 }
 
-function applyEdit(path: string, edit: FileEdit, made: Set<string>): void {
-  const parent = dirname(path);
-  if (!made.has(parent)) {
-    mkdirSync(parent, { recursive: true });
-    made.add(parent);
-  }
+function applyEdit(path: string, edit: FileEdit): void {
   switch (edit.kind) {
     case "replace":
       replaceAtomically(path, edit.bytes ?? edit.content);
@@ -93,7 +87,7 @@ function applyEdit(path: string, edit: FileEdit, made: Set<string>): void {
       createRecord(path, edit.content, edit.path);
       break;
     case "append":
-      appendFileSync(path, edit.content, "utf8");
+      inDirectory(path, () => appendFileSync(path, edit.content, "utf8"));
       break;
     default: {
       const never: never = edit.kind;
@@ -102,14 +96,40 @@ function applyEdit(path: string, edit: FileEdit, made: Set<string>): void {
   }
 }
 
+/**
+ * Directories this process has made or written into. A run writes thousands of files
+ * into a handful of directories: asking for each one again (mkdir, then stat on
+ * EEXIST) was a tenth of its system calls. A directory removed meanwhile is made again
+ * when a write into it fails with ENOENT.
+ */
+const knownDirs = new Set<string>();
+
+/** Run `write` (which writes into `path`'s directory), making the directory when needed. */
+function inDirectory<T>(path: string, write: () => T): T {
+  const parent = dirname(path);
+  if (!knownDirs.has(parent)) {
+    mkdirSync(parent, { recursive: true });
+    knownDirs.add(parent);
+    return write();
+  }
+  try {
+    return write();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    // removed while we were not looking: make it again, once
+    mkdirSync(parent, { recursive: true });
+    return write();
+  }
+}
+
 /** Write a temporary file in the same directory, then rename it over `path`. */
 export function replaceAtomically(path: string, content: string | Uint8Array): void {
   const tmp = tempBeside(path);
   try {
-    writeFileSync(tmp, content, "utf8");
+    inDirectory(tmp, () => writeFileSync(tmp, content, "utf8"));
     renameSync(tmp, path);
   } catch (e) {
-    rmSync(tmp, { force: true });
+    removeTemp(tmp);
     throw e;
   }
 }
@@ -122,10 +142,9 @@ export function replaceAtomically(path: string, content: string | Uint8Array): v
  * `shown` is the path named in the error.
  */
 export function createRecord(path: string, content: string, shown: string): void {
-  mkdirSync(dirname(path), { recursive: true });
   const tmp = tempBeside(path);
   try {
-    writeFileSync(tmp, content, "utf8");
+    inDirectory(tmp, () => writeFileSync(tmp, content, "utf8"));
     try {
       linkSync(tmp, path);
       return;
@@ -138,7 +157,7 @@ export function createRecord(path: string, content: string, shown: string): void
       if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV" && code !== "ENOSYS") throw e;
     }
   } finally {
-    rmSync(tmp, { force: true });
+    removeTemp(tmp);
   }
   let fd: number;
   try {
@@ -159,11 +178,27 @@ function sameOrThrow(path: string, content: string, shown: string): void {
   if (readFileSync(path, "utf8") !== content) throw new RecordExistsError(shown);
 }
 
+/** Remove a temporary file that may not exist (it was never made, or was renamed). */
+function removeTemp(tmp: string): void {
+  try {
+    unlinkSync(tmp);
+  } catch {
+    // never made, or already gone: the next run's sweep takes anything left
+  }
+}
+
+/** This process's pid (`process.pid` is a system call each time) and a random start. */
+const PID = process.pid;
+let tempSeq = randomBytes(4).readUInt32BE(0);
+
 function tempBeside(path: string): string {
-  // starts with "." so a half-written temporary file is never taken for a ticket
+  // starts with "." so a half-written temporary file is never taken for a ticket; the
+  // pid and a counter from a random start make it unique (8 hex digits: the shape the
+  // next run's sweep of leftovers knows)
+  tempSeq = (tempSeq + 1) >>> 0;
   return join(
     dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+    `.${basename(path)}.${PID}.${tempSeq.toString(16).padStart(8, "0")}.tmp`,
   );
 }
 

@@ -14,7 +14,8 @@ import { isMap, isScalar, parseDocument } from "yaml";
 import type { Changes } from "../core/engine.js";
 import type { BlockedBy, RunRecord, TicketSpec, TicketState } from "../core/model.js";
 import { fastFields } from "./fast.js";
-import { ENGINE_FIELDS, type EngineFieldName, type RawFields } from "./fields.js";
+import type { RawFields } from "./field-table.js";
+import { ENGINE_FIELDS, type EngineFieldName } from "./fields.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
 

@@ -7,7 +7,7 @@
  */
 import matter from "gray-matter";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
-import { FIELDS, type FieldInfo, type FieldKind, type RawFields } from "./fields.js";
+import { FIELDS, type FieldInfo, type FieldKind, type RawFields } from "./field-table.js";
 import { type Split, splitFrontMatter } from "./frontmatter.js";
 import { type Problem, problem } from "./problems.js";
 import { yamlErrorText } from "./yaml-errors.js";

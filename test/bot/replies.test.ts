@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { closest } from "../../src/core/near.js";
 import {
   COMMENT_MAX,
   cancelled,
-  closest,
   notSuspended,
   REPLY_MARKER,
   refusal,

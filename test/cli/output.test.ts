@@ -4,8 +4,8 @@
  */
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { colourEnabled } from "../../src/cli/colour.js";
 import { statusCommand } from "../../src/cli/status.js";
+import { colourEnabled } from "../../src/local/colour.js";
 import { frontier, ROOT, workspace } from "./harness.js";
 
 const ESC = "\u001b[";

@@ -1,17 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import {
-  checkCaps,
-  checkGraph,
-  closest,
-  editDistance,
-  type GraphNode,
+  type CheckNode,
+  checkCaps as checkCapsData,
+  checkGraph as checkGraphData,
 } from "../../src/core/checks.js";
+import { closest, editDistance } from "../../src/core/near.js";
+import { graphProblem } from "../../src/tickets/graph-problems.js";
 import { formatProblem } from "../../src/tickets/problems.js";
 import { runs } from "../support/runs.js";
 
 /** `a: b c` lines → nodes (file a.md, one dependency per line starting at line 2). */
-function graph(...defs: string[]): GraphNode[] {
+function graph(...defs: string[]): CheckNode[] {
   return defs.map((def, order) => {
     const [id, deps = ""] = def.split(":").map((s) => s.trim()) as [string, string?];
     return {
@@ -28,7 +28,12 @@ function graph(...defs: string[]): GraphNode[] {
   });
 }
 
-const text = (nodes: GraphNode[]) => checkGraph(nodes).map((p) => formatProblem(p));
+// the checks find problems as data; the tickets layer words them (the words are asserted here)
+const checkGraph = (nodes: readonly CheckNode[]) => checkGraphData(nodes).map(graphProblem);
+const checkCaps = (...args: Parameters<typeof checkCapsData>) =>
+  checkCapsData(...args).map(graphProblem);
+
+const text = (nodes: CheckNode[]) => checkGraph(nodes).map((p) => formatProblem(p));
 
 describe("a duplicate id names both files", () => {
   test("two files, one id", () => {
@@ -40,7 +45,7 @@ describe("a duplicate id names both files", () => {
     expect(ps[0]!.message).toBe('duplicate id "a": a.md:1 and copy.md:3 both use it');
   });
   test("without id lines, the fix says how to change it", () => {
-    const nodes: GraphNode[] = [
+    const nodes: CheckNode[] = [
       { id: "x", file: "x.md", order: 0, certain: true, dependsOn: [] },
       { id: "x", file: "y.md", order: 1, certain: true, dependsOn: [] },
     ];
@@ -97,7 +102,7 @@ describe("a cycle names the ids of the loop itself, in loop order", () => {
   });
   test("a 100k-long chain closing into a loop does not overflow the stack", () => {
     const n = 100_000;
-    const nodes: GraphNode[] = Array.from({ length: n }, (_, i) => ({
+    const nodes: CheckNode[] = Array.from({ length: n }, (_, i) => ({
       id: `t${i}`,
       file: `t${i}.md`,
       order: i,
@@ -119,7 +124,7 @@ describe("a cycle names the ids of the loop itself, in loop order", () => {
     );
     fc.assert(
       fc.property(arb, (adj) => {
-        const nodes: GraphNode[] = adj.map((deps, i) => ({
+        const nodes: CheckNode[] = adj.map((deps, i) => ({
           id: `n${i}`,
           file: `n${i}.md`,
           order: i,
@@ -202,5 +207,26 @@ describe("did-you-mean distance", () => {
   test("short names need to be very close", () => {
     expect(closest("ab", ["xy"])).toBeUndefined();
     expect(closest("abc", ["abd", "xyz"])).toBe("abd");
+  });
+});
+
+describe("the checks return problems as data, not words", () => {
+  test("a cycle is its ids and steps; an unknown dependency its name and near match", () => {
+    expect(checkGraphData(graph("a: b", "b: a", "c: reserch", "research"))).toEqual([
+      {
+        kind: "unknown-dependency",
+        dep: "reserch",
+        at: { file: "c.md", line: 2 },
+        near: "research",
+      },
+      {
+        kind: "cycle",
+        ids: ["a", "b"],
+        steps: [
+          { file: "a.md", line: 2, dep: "b" },
+          { file: "b.md", line: 2, dep: "a" },
+        ],
+      },
+    ]);
   });
 });

@@ -13,7 +13,7 @@ import {
   type Status,
   type TicketSpec,
 } from "../../src/core/model.js";
-import { writeScopesOverlap } from "../../src/core/scope.js";
+import { compileScope, scopesOverlap } from "../../src/core/scope.js";
 import { runs } from "../support/runs.js";
 import { ticket } from "./engine.fixtures.js";
 
@@ -191,7 +191,7 @@ class World {
           const conflict = live.some(
             (o) =>
               (spec.agent !== undefined && o.agent === spec.agent) ||
-              writeScopesOverlap(spec.writeScope, o.writeScope),
+              scopesOverlap(compileScope(spec.writeScope), compileScope(o.writeScope)),
           );
           expect(full || spent || conflict).toBe(true);
         }
@@ -345,7 +345,7 @@ class World {
         const a = claimed[x]!;
         const b = claimed[y]!;
         if (a.agent !== undefined) expect(a.agent).not.toBe(b.agent);
-        expect(writeScopesOverlap(a.writeScope, b.writeScope)).toBe(false);
+        expect(scopesOverlap(compileScope(a.writeScope), compileScope(b.writeScope))).toBe(false);
       }
     }
   }

@@ -1,9 +1,12 @@
 /** SPEC §4: "a live ticket with an overlapping write_scope" holds a ready ticket back. */
 import { describe, expect, it } from "vitest";
-import { compileScope, normaliseScopePath, writeScopesOverlap } from "../../src/core/scope.js";
+import { compileScope, scopesOverlap } from "../../src/core/scope.js";
 
+const list = (a: string | string[]) => (typeof a === "string" ? [a] : a);
 const overlap = (a: string | string[], b: string | string[]) =>
-  writeScopesOverlap(typeof a === "string" ? [a] : a, typeof b === "string" ? [b] : b);
+  scopesOverlap(compileScope(list(a)), compileScope(list(b)));
+/** the path a single write_scope entry is compared by, after normalising */
+const normaliseScopePath = (raw: string) => compileScope([raw])[0]!.path;
 
 describe("two write scopes overlap when some path could be in both", () => {
   it.each([

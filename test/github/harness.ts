@@ -6,9 +6,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type RunContext, randomClaimToken } from "../../src/github/advance.js";
 import { DispatchSession } from "../../src/github/dispatch.js";
 import { createGitHub, type GitHub } from "../../src/github/octokit.js";
+import { type RunContext, randomClaimToken } from "../../src/github/run-context.js";
 import { Checkout } from "../../src/github/source.js";
 import { FakeGitHub, type FakeRepo } from "../fake-github/server.js";
 import { readRunState } from "../support/run-state.js";
@@ -87,6 +87,8 @@ export function runContext(world: World, over: Partial<RunContext> = {}): RunCon
     sha: world.sha,
     claimedBy: "github:orch-task.yml@main",
     clock: Date.now,
+    random: Math.random,
+    sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
     claimToken: () => randomClaimToken(),
     links: { workflowRun: "https://github.com/acme/widgets/actions/runs/1" },
     log: () => {},

@@ -130,3 +130,33 @@ describe("SIGKILL of the runner", () => {
     });
   });
 });
+
+describe("SIGKILL of the runner with a run bound", () => {
+  it("every dispatch counts on resume, though the run record on disk was behind", async () => {
+    const { g, exec } = graph();
+    const started = startFrontier(["run", g.dir, "--exec", exec]);
+    await until(() => bothSlowStarted(g), "both slow tickets to start");
+    started.child.kill("SIGKILL");
+    await started.done;
+
+    // four dispatches were made (quick-a, quick-b, slow-c, slow-d), each claim on disk
+    // in its ticket file before it started; the run record's count is written lazily
+    const onDisk = JSON.parse(readFileSync(join(g.dir, ".frontier/run.json"), "utf8")) as {
+      dispatched: number;
+    };
+    expect(onDisk.dispatched).toBeLessThan(4);
+
+    // a bound of 4 is spent: nothing more is dispatched, nothing runs twice
+    const resumed = await run(g, exec, "--bound", "4");
+    expect(resumed.code).toBe(4);
+    expect(receipt(g).state).toBe("limited");
+    expect(executions(g)).toEqual({ "quick-a": 1, "quick-b": 1, "slow-c": 1, "slow-d": 1 });
+    const after = JSON.parse(readFileSync(join(g.dir, ".frontier/run.json"), "utf8")) as {
+      dispatched: number;
+    };
+    expect(after.dispatched).toBe(4);
+    // the interrupted tickets were written back as ready when the run ended
+    expect(fileStatus(g, "slow-c")).toBe("ready");
+    expect(fileStatus(g, "slow-d")).toBe("ready");
+  });
+});

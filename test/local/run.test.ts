@@ -202,6 +202,21 @@ describe("the run bound", () => {
     const r = receipt(g);
     expect(r.state).toBe("limited");
     expect(Object.values(executions(g)).reduce((s, n) => s + n, 0)).toBe(2);
+    // what never ran is written back as ready when the run ends, and the run record
+    // holds every dispatch
+    const statuses = ["a", "b", "c", "d"].map((id) => fileStatus(g, id)).sort();
+    expect(statuses).toEqual(["complete", "complete", "ready", "ready"]);
+    expect(JSON.parse(readFileSync(join(g.dir, RUN_FILE), "utf8")).dispatched).toBe(2);
+  });
+
+  it("a dependent written ready only at the end still runs on the next invocation", async () => {
+    // b becomes ready when a completes; the bound stops the run before b is claimed
+    const g = makeGraph({ a: {}, b: { depends_on: ["a"] } });
+    expect((await run(g, echoExec(g.marks), "--bound", "1")).code).toBe(4);
+    expect(fileStatus(g, "b")).toBe("ready");
+    const again = await run(g, echoExec(g.marks), "--bound", "2");
+    expect(again.code).toBe(0);
+    expect(executions(g)).toEqual({ a: 1, b: 1 });
   });
 
   it("hands each dispatch what remains of the bound in FRONTIER_RUN_BOUND", async () => {

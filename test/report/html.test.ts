@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Receipt } from "../../src/core/model.js";
+import { ReportWriteError, writeReports } from "../../src/local/report-files.js";
 import { DAGRE_MAX_NODES, HTML_GRAPH_MAX_NODES, renderHtml } from "../../src/report/html.js";
-import { ReportWriteError, writeReports } from "../../src/report/write.js";
 import { exampleReceipt } from "./example.js";
 import { makeReceipt } from "./fixtures.js";
 

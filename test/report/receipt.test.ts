@@ -10,8 +10,7 @@ import { Frontier } from "../../src/core/engine.js";
 import { Receipt, type TicketSpec } from "../../src/core/model.js";
 import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
-import { buildReceipt } from "../../src/report/receipt.js";
-import { receiptJson } from "../../src/report/write.js";
+import { buildReceipt, receiptJson } from "../../src/report/receipt.js";
 
 function spec(id: string, order: number, deps: string[] = [], title = `Do ${id}`): TicketSpec {
   return {

@@ -3,8 +3,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { RECEIPT_SCHEMA, Receipt } from "../../src/core/model.js";
+import { receiptJson } from "../../src/report/receipt.js";
 import { receiptJsonSchemaText } from "../../src/report/schema.js";
-import { receiptJson } from "../../src/report/write.js";
 import { makeReceipt } from "./fixtures.js";
 
 const committed = readFileSync(

@@ -238,6 +238,49 @@ describe("the saved state is rebuilt from the front matter and .frontier/", () =
     expect(l.saved?.tickets.b).toMatchObject({ status: "failed", reason: "boom" });
   });
 
+  test("run.json counting fewer dispatches than the ticket files show: the files' count wins", async () => {
+    // a local run writes its dispatch count lazily; every dispatch is on disk first as
+    // the claim in its ticket file
+    await files({
+      "a.md": "---\nstatus: complete\nattempt: 2\n---\n",
+      "b.md": [
+        "---",
+        "status: claimed",
+        "attempt: 1",
+        "claimed_by: me",
+        'claimed_at: "2026-01-01T00:02:00.000Z"',
+        "claim: c1",
+        "---",
+      ].join("\n"),
+      ".frontier/run.json": JSON.stringify({
+        schema: "ticket-frontier/run@1",
+        run: "r",
+        dispatched: 1,
+        bound: { dispatches: 5 },
+      }),
+    });
+    const l = okLoad(await loadDirectory(dir));
+    expect(l.saved?.run).toEqual({
+      schema: "ticket-frontier/run@1",
+      run: "r",
+      dispatched: 3,
+      bound: { dispatches: 5 },
+    });
+  });
+
+  test("run.json counting more dispatches than the ticket files show keeps its count", async () => {
+    await files({
+      "a.md": "---\nstatus: complete\nattempt: 1\n---\n",
+      ".frontier/run.json": JSON.stringify({
+        schema: "ticket-frontier/run@1",
+        run: "r",
+        dispatched: 4,
+      }),
+    });
+    const l = okLoad(await loadDirectory(dir));
+    expect(l.saved?.run.dispatched).toBe(4);
+  });
+
   test("a corrupt record is a problem naming its file", async () => {
     await files({
       "a.md": "---\nstatus: failed\nattempt: 1\n---\n",

@@ -2,10 +2,11 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { BLOCK_KINDS, STATUSES } from "../../src/core/constants.js";
 import { Settings } from "../../src/core/model.js";
+import { fieldsWellTyped, KNOWN_FIELDS, typedValue } from "../../src/tickets/field-table.js";
 import { TicketFields } from "../../src/tickets/field-types.js";
-import { fieldsWellTyped, KNOWN_FIELDS, typedValue } from "../../src/tickets/fields.js";
+import { KEYS } from "../../src/tickets/setting-keys.js";
 import { parseSettings } from "../../src/tickets/settings.js";
-import { KEYS, parseSettingsQuick, settingsWellTyped } from "../../src/tickets/settings-load.js";
+import { parseSettingsQuick, settingsWellTyped } from "../../src/tickets/settings-load.js";
 import { runs } from "../support/runs.js";
 
 // values of every shape the readers can hand over, and the edges of zod's number checks

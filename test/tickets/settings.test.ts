@@ -3,7 +3,8 @@ import matter from "gray-matter";
 import { describe, expect, test } from "vitest";
 import { splitFrontMatter } from "../../src/tickets/frontmatter.js";
 import { formatProblem } from "../../src/tickets/problems.js";
-import { defaultRunName, parseSettings } from "../../src/tickets/settings.js";
+import { parseSettings } from "../../src/tickets/settings.js";
+import { defaultRunName } from "../../src/tickets/settings-load.js";
 import { readMatter } from "../../src/tickets/yaml-fields.js";
 import { runs } from "../support/runs.js";
 

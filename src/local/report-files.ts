@@ -1,13 +1,15 @@
 /**
- * The one place the report module touches the disk: `frontier report --html F --json F
- * --markdown F`. Each file is written whole (to a temporary name, then renamed) so a
- * reader never sees half a report.
+ * Writing the reports of a local run to disk: `frontier report --html F --json F
+ * --markdown F`, and DIR/.frontier/ after `frontier run`. Each file is written whole
+ * (to a temporary name, then renamed: tickets/store.ts) so a reader never sees half a report.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Receipt } from "../core/model.js";
-import { renderHtml } from "./html.js";
-import { type MarkdownOptions, renderMarkdown } from "./markdown.js";
+import { renderHtml } from "../report/html.js";
+import { defaultMarker, type MarkdownOptions, renderMarkdown } from "../report/markdown.js";
+import { receiptJson } from "../report/receipt.js";
+import { replaceAtomically } from "../tickets/store.js";
 
 export interface ReportFiles {
   html?: string;
@@ -15,16 +17,6 @@ export interface ReportFiles {
   markdown?: string;
   /** options of the markdown renderer (default marker: `ticket-frontier:RUN`) */
   markdownOptions?: Partial<MarkdownOptions>;
-}
-
-/** The receipt as its file holds it: two-space JSON and a final newline. */
-export function receiptJson(receipt: Receipt): string {
-  return `${JSON.stringify(receipt, null, 2)}\n`;
-}
-
-/** The sticky comment's default marker for a run. */
-export function defaultMarker(run: string): string {
-  return `ticket-frontier:${run}`;
 }
 
 /** A report file that could not be written: what, where, and how to fix it. */
@@ -69,17 +61,10 @@ export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
 
 function writeWhole(path: string, what: string, render: () => string): void {
   const text = render();
-  const tmp = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
+    replaceAtomically(path, text);
   } catch (err) {
-    try {
-      rmSync(tmp, { force: true });
-    } catch {
-      // the temporary file was never made
-    }
     throw new ReportWriteError(path, what, err);
   }
 }

@@ -1,4 +1,4 @@
-/** The streams and environment a command talks to: passed in, so tests can drive the CLI in-process. */
+/** The streams and environment a command talks to (the CLI and the local runner): passed in, so tests can drive them in-process. */
 export interface CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;

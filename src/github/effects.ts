@@ -1,0 +1,348 @@
+/**
+ * What an event performs once its outcome is on the branch: dispatch the claims, open
+ * the question issues, post or refresh the report comment. Each is idempotent (found by
+ * its marker or claim token before it is made again), each that fails is left for the
+ * next event with a warning, and none is undone by a later lost race. What they learn
+ * (an issue's number, a comment's id, a dispatch GitHub refused or did not start) is
+ * one more small event for the state.
+ */
+import type { Frontier } from "../core/engine.js";
+import type { Receipt, Settings } from "../core/model.js";
+import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
+import { buildReceipt } from "../report/receipt.js";
+import { graphqlStore } from "./branch.js";
+import type { Send } from "./decide.js";
+import { dispatchClaim } from "./dispatch.js";
+import { budgetWords, describeError, isTransient, rateLimitOf } from "./octokit.js";
+import { openQuestionIssue } from "./questions.js";
+import { type Recorded, recordEvent } from "./record.js";
+import {
+  createReportComment,
+  findReportComment,
+  findReportTarget,
+  reportMarker,
+  seqLine,
+  updateReportComment,
+} from "./report-comment.js";
+import type { RunContext, RunEvent } from "./run-context.js";
+import { type ReportRecord, statePath } from "./state.js";
+
+/** A dispatch made by this event. */
+export interface Dispatched {
+  ticket: string;
+  attempt: number;
+  claim: string;
+  runUrl?: string;
+}
+
+/** A dispatch GitHub refused; its attempt was settled as failed with GitHub's message. */
+export interface Refused {
+  ticket: string;
+  attempt: number;
+  message: string;
+}
+
+/** How long a recorded question waits for its own event to open its issue before another does. */
+const QUESTION_GRACE_MS = 60_000;
+
+/** What the effects learned that the state must record, as one more event. */
+export interface Learned {
+  event: RunEvent;
+  label: string;
+  /** once the event is recorded */
+  after?: () => Promise<void>;
+}
+
+export async function performEffects(
+  ctx: RunContext,
+  last: Recorded,
+  sends: readonly Send[],
+  dispatched: Dispatched[],
+  refused: Refused[],
+  deferred: string[],
+): Promise<Learned | undefined> {
+  const state = last.state;
+  // The report comment first: the page never sits silent while the jobs run.
+  let report: ReportRecord | undefined;
+  // posted by an event that recorded something; one that changed nothing leaves it to that one
+  if (!state.report && ctx.report !== false && last.commit !== undefined) {
+    try {
+      report = await startReport(ctx, last);
+    } catch (error) {
+      if (!rateLimitOf(error) && !isTransient(error)) throw error;
+      deferred.push(
+        `the report comment (${describeError(error, ctx.clock())}): posted by the next event`,
+      );
+    }
+  }
+
+  const refusedNow: Array<{ send: Send; message: string }> = [];
+  const notStarted: Send[] = [];
+  let spent: ReturnType<typeof rateLimitOf>;
+  for (const send of sends) {
+    let res: Awaited<ReturnType<typeof dispatchClaim>>;
+    try {
+      res = await dispatchClaim(
+        ctx.gh,
+        ctx.repo,
+        ctx.session,
+        {
+          workflow: send.workflow,
+          ref: ctx.branch,
+          inputs: {
+            run: state.run.run,
+            ticket: send.ticket,
+            attempt: String(send.attempt),
+            claim: send.claim,
+            base: state.run.base ?? ctx.sha,
+          },
+        },
+        ctx.clock(),
+      );
+    } catch (error) {
+      const limit = rateLimitOf(error);
+      if (!limit) throw error;
+      // GitHub answered that it started nothing: sent again by the next event
+      notStarted.push(send);
+      spent ??= limit;
+      continue;
+    }
+    switch (res.kind) {
+      case "dispatched":
+        ctx.log(`dispatched ${send.ticket}#${send.attempt}${res.runUrl ? ` → ${res.runUrl}` : ""}`);
+        dispatched.push({
+          ticket: send.ticket,
+          attempt: send.attempt,
+          claim: send.claim,
+          ...(res.runUrl ? { runUrl: res.runUrl } : {}),
+        });
+        break;
+      case "refused":
+        ctx.log(`GitHub refused to dispatch ${send.ticket}#${send.attempt}: ${res.message}`);
+        refusedNow.push({ send, message: res.message });
+        refused.push({ ticket: send.ticket, attempt: send.attempt, message: res.message });
+        break;
+      case "unknown":
+        // It may have started: sending it again could run it twice. The outbox looks
+        // for a run carrying its token once the listing has caught up, and only then
+        // sends it again.
+        ctx.log(
+          `warning: no clear answer dispatching ${send.ticket}#${send.attempt} (${res.message}); the next event looks for its run before sending it again`,
+        );
+        break;
+    }
+  }
+  if (notStarted.length > 0) {
+    deferred.push(
+      `${notStarted.length} dispatch${notStarted.length === 1 ? "" : "es"} (${notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(spent, ctx.clock())}; the claims are recorded and sent by the next event or the scheduled sweep`,
+    );
+  }
+
+  // Question issues of suspended attempts, opened once each (found by their marker
+  // before one is made), and the report comment of a run that has none yet.
+  const opened = new Map<string, number>();
+  for (const [ticket, q] of Object.entries(state.questions)) {
+    if (q.issue_number !== undefined || q.closed) continue;
+    const s = last.frontier.state(ticket);
+    if (s?.status !== "suspended" || s.attempt !== q.attempt) continue;
+    const record = s.attempts.find((a) => a.n === q.attempt);
+    // The event that recorded the question opens its issue; another event only once that
+    // one has had time to (it failed, or died): two events never race to open one.
+    const waited = ctx.clock() - Date.parse(record?.ended_at ?? "") >= QUESTION_GRACE_MS;
+    if (!last.asked?.includes(ticket) && !waited) continue;
+    try {
+      const issue = await openQuestionIssue(ctx.gh, ctx.repo, {
+        run: state.run.run,
+        branch: ctx.branch,
+        ticket,
+        title: last.frontier.spec(ticket)?.title ?? ticket,
+        attempt: q.attempt,
+        question: record?.question ?? "(the attempt asked no question text)",
+        ...(ctx.links.workflowRun ? { reportUrl: ctx.links.workflowRun } : {}),
+      });
+      opened.set(ticket, issue);
+      ctx.log(`opened question issue #${issue} for ${ticket}#${q.attempt}`);
+    } catch (error) {
+      if (!rateLimitOf(error) && !isTransient(error)) throw error;
+      deferred.push(
+        `the question issue of ${ticket} (${describeError(error, ctx.clock())}): opened by the next event`,
+      );
+    }
+  }
+  if (refusedNow.length === 0 && notStarted.length === 0 && opened.size === 0 && !report)
+    return undefined;
+  const lost: { report?: ReportRecord; questions: number[] } = { questions: [] };
+  return {
+    label: refusedNow.length > 0 ? "dispatch refused" : "record what the event's effects made",
+    event: (frontier, now, view) => {
+      const changed: string[] = [];
+      for (const { send, message } of refusedNow) {
+        const r = frontier.settle(
+          {
+            ticket: send.ticket,
+            attempt: send.attempt,
+            claim: send.claim,
+            outcome: "failed",
+            reason: `dispatch refused by GitHub: ${message}`,
+            by: "github",
+          },
+          now,
+        );
+        if (r.kind === "ok") changed.push(...r.changed);
+      }
+      for (const send of notStarted) {
+        const e = view.outbox[send.ticket];
+        if (e?.claim === send.claim) view.outbox[send.ticket] = { ...e, status: "unsent" };
+      }
+      for (const [ticket, issue] of opened) {
+        const q = view.questions[ticket];
+        if (q && q.issue_number === undefined)
+          view.questions[ticket] = { ...q, issue_number: issue };
+        else if (q?.issue_number !== undefined && q.issue_number !== issue)
+          lost.questions.push(issue);
+      }
+      if (report && !view.report) view.report = report;
+      else if (report && view.report?.comment_id !== report.comment_id) lost.report = report;
+      return { kind: "ok", changed };
+    },
+    after: async () => {
+      // Another event started the run at the same time and its comment is the report:
+      // ours goes (and our tracking issue, if we each made one).
+      // Another event opened the same question's issue at the same time: ours is closed.
+      for (const issue of lost.questions.splice(0)) {
+        await ctx.gh.rest.issues
+          .update({
+            ...ctx.repo,
+            issue_number: issue,
+            state: "closed",
+            state_reason: "not_planned",
+          })
+          .catch(() => undefined);
+      }
+      const mine = lost.report;
+      if (!mine) return;
+      lost.report = undefined;
+      await ctx.gh.rest.issues
+        .deleteComment({ ...ctx.repo, comment_id: mine.comment_id })
+        .catch(() => undefined);
+      const kept = (await readRecordedReport(ctx)) ?? undefined;
+      if (mine.on === "issue" && kept && kept.issue_number !== mine.issue_number) {
+        await ctx.gh.rest.issues
+          .update({
+            ...ctx.repo,
+            issue_number: mine.issue_number,
+            state: "closed",
+            state_reason: "not_planned",
+          })
+          .catch(() => undefined);
+      }
+    },
+  };
+}
+
+/** The report comment the state on the branch records, if any (one query). */
+async function readRecordedReport(ctx: RunContext): Promise<ReportRecord | undefined> {
+  const read = await graphqlStore(ctx.gh, ctx.repo, ctx.branch).read([statePath(ctx.dir)]);
+  const text = read?.files.get(statePath(ctx.dir))?.text;
+  if (text === undefined) return undefined;
+  try {
+    return (JSON.parse(text) as { report?: ReportRecord }).report;
+  } catch {
+    return undefined;
+  }
+}
+
+export function receiptOf(
+  ctx: RunContext,
+  frontier: Frontier,
+  settings: Settings,
+  now: number,
+): Receipt {
+  const receipt = buildReceipt(frontier, {
+    now,
+    where: "github",
+    ...(settings.goal ? { goal: settings.goal } : {}),
+  });
+  const links: NonNullable<Receipt["links"]> = { ...(receipt.links ?? {}) };
+  if (ctx.links.workflowRun) links.workflow_run = ctx.links.workflowRun;
+  if (ctx.links.repository) links.repository = ctx.links.repository;
+  if (ctx.links.htmlReport) links.html_report = ctx.links.htmlReport;
+  return Object.keys(links).length > 0 ? { ...receipt, links } : receipt;
+}
+
+export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): string {
+  const updated = `\n<sub>Updated ${receipt.generated_at.replace("T", " ").replace(/\.\d+Z$/, " UTC")} · state commit ${seq}</sub>\n`;
+  const tail = `${updated}\n${seqLine(seq)}`;
+  const body = renderMarkdown(receipt, {
+    marker: reportMarker(receipt.run),
+    maxChars: GITHUB_COMMENT_MAX - tail.length - 64,
+    ...(ctx.links.htmlReport ? { htmlReportUrl: ctx.links.htmlReport } : {}),
+    ...(ctx.links.workflowRun ? { workflowRunUrl: ctx.links.workflowRun } : {}),
+    ...(ctx.links.blob ? { repoBlobUrl: ctx.links.blob } : {}),
+  });
+  return body + tail;
+}
+
+/** Posted when the run starts, so the page never sits silent while jobs run. */
+export async function startReport(ctx: RunContext, last: Recorded): Promise<ReportRecord> {
+  const run = last.state.run.run;
+  const target = await findReportTarget(ctx.gh, ctx.repo, ctx.branch, run, ctx.links.workflowRun);
+  const found = await findReportComment(ctx.gh, ctx.repo, target.issue_number, run);
+  if (found)
+    return {
+      issue_number: target.issue_number,
+      on: target.on,
+      comment_id: found.id,
+      login: found.login,
+    };
+  const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
+  const record = await createReportComment(
+    ctx.gh,
+    ctx.repo,
+    target,
+    renderReport(ctx, receipt, last.state.seq),
+    run,
+  );
+  ctx.log(`report comment posted on #${record.issue_number}`);
+  return record;
+}
+
+/**
+ * Bring the comment up to date. One that someone deleted is posted again and its new id
+ * recorded, so later events update the new one.
+ */
+export async function showReport(
+  ctx: RunContext,
+  last: Recorded,
+  markdown: string,
+  deferred: string[],
+): Promise<Recorded | undefined> {
+  const record = last.state.report as ReportRecord;
+  try {
+    const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
+    if (res !== "gone") return undefined;
+    const run = last.state.run.run;
+    let again = await findReportComment(ctx.gh, ctx.repo, record.issue_number, run, record.login);
+    if (!again) {
+      const posted = await createReportComment(ctx.gh, ctx.repo, record, markdown, run);
+      again = { id: posted.comment_id, login: posted.login };
+    }
+    ctx.log(`the report comment was deleted: posted again as ${again.id}`);
+    const replaced: ReportRecord = { ...record, comment_id: again.id, login: again.login };
+    return await recordEvent(
+      ctx,
+      (_frontier, _now, view) => {
+        if (view.report?.comment_id === record.comment_id) view.report = replaced;
+        return { kind: "ok", changed: [] };
+      },
+      "record the report comment posted again",
+      { mayStart: false, drainOutbox: false },
+    );
+  } catch (error) {
+    if (!rateLimitOf(error) && !isTransient(error)) throw error;
+    deferred.push(
+      `the report comment update (${describeError(error, ctx.clock())}): made by the next event`,
+    );
+    return undefined;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * A branch cut from a run's branch carries a copy of that run's records. When the new
+ * branch starts its own run, the copy moves under `.frontier/runs/<run>-<branch>-<sha>/`
+ * in one commit, trees moved by id (nothing is sent again), so no record of either run
+ * is overwritten or taken for the other's.
+ */
+import { UserError } from "./errors.js";
+import { isConflict, isPushRefused, isUnclear } from "./octokit.js";
+import type { RunContext } from "./run-context.js";
+import { frontierDirPath, type GitHubState } from "./state.js";
+
+/** The tree at `path` under the tree `root` (one request per path segment), if any. */
+async function subtree(ctx: RunContext, root: string, path: string): Promise<string | undefined> {
+  let sha: string | undefined = root;
+  for (const part of path.split("/").filter(Boolean)) {
+    if (!sha) return undefined;
+    const entries: Array<{ path?: string; type?: string; sha?: string }> = (
+      await ctx.gh.rest.git.getTree({ ...ctx.repo, tree_sha: sha })
+    ).data.tree;
+    sha = entries.find((e) => e.path === part && e.type === "tree")?.sha;
+  }
+  return sha;
+}
+
+/**
+ * Move `.frontier/` of a run copied from another branch to `.frontier/runs/<run>-<branch>-<sha>/`
+ * in one commit (compare-and-swap). Trees are moved by id: no record is sent again.
+ */
+export async function archiveForeignRun(
+  ctx: RunContext,
+  head: string,
+  foreign: GitHubState,
+): Promise<void> {
+  const gh = ctx.gh;
+  const rootTree = (await gh.rest.git.getCommit({ ...ctx.repo, commit_sha: head })).data.tree.sha;
+  const frontierDir = frontierDirPath(ctx.dir);
+  const old = await subtree(ctx, rootTree, frontierDir);
+  if (!old) return;
+  const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60);
+  const name = `${safe(foreign.run.run)}-${safe(foreign.branch)}-${head.slice(0, 7)}`;
+  const oldRuns = await subtree(ctx, old, "runs");
+  const runs = await gh.rest.git.createTree({
+    ...ctx.repo,
+    ...(oldRuns ? { base_tree: oldRuns } : {}),
+    tree: [{ path: name, mode: "040000", type: "tree", sha: old }],
+  });
+  const frontier = await gh.rest.git.createTree({
+    ...ctx.repo,
+    tree: [{ path: "runs", mode: "040000", type: "tree", sha: runs.data.sha }],
+  });
+  const answer = await commitFilesAsTree(
+    ctx,
+    head,
+    rootTree,
+    frontierDir,
+    frontier.data.sha,
+    `frontier: ${ctx.branch} starts its own run; the run copied from ${foreign.branch} is kept under .frontier/runs/${name} [skip ci]`,
+  );
+  if (answer)
+    ctx.log(
+      `the state on ${ctx.branch} was copied from ${foreign.branch}: kept under ${frontierDir}/runs/${name}; this branch starts its own run`,
+    );
+}
+
+/** One commit whose tree replaces the directory `path` by the tree `sha`; false when the branch moved. */
+async function commitFilesAsTree(
+  ctx: RunContext,
+  head: string,
+  rootTree: string,
+  path: string,
+  sha: string,
+  message: string,
+): Promise<boolean> {
+  const gh = ctx.gh;
+  const tree = await gh.rest.git.createTree({
+    ...ctx.repo,
+    base_tree: rootTree,
+    tree: [{ path, mode: "040000", type: "tree", sha }],
+  });
+  const commit = await gh.rest.git.createCommit({
+    ...ctx.repo,
+    message,
+    tree: tree.data.sha,
+    parents: [head],
+  });
+  try {
+    await gh.rest.git.updateRef({
+      ...ctx.repo,
+      ref: `heads/${ctx.branch}`,
+      sha: commit.data.sha,
+      force: false,
+      request: { retries: 0 },
+    });
+    return true;
+  } catch (error) {
+    if (isConflict(error) || isUnclear(error)) return false;
+    if (isPushRefused(error)) throw pushRefused(ctx, error);
+    throw error;
+  }
+}
+
+export function pushRefused(ctx: RunContext, error: unknown): UserError {
+  const said = error instanceof Error ? error.message : String(error);
+  return new UserError(
+    `the token may not push to branch ${ctx.branch} (GitHub said: ${said.split("\n")[0]}). Ticket Frontier records the run's state by committing to the run's branch: run it on a branch the token can push to — the pull request's branch, or set the action's \`branch\` input to an unprotected branch such as frontier-state — or let GitHub Actions bypass the branch's protection or ruleset. The README's "Branch layouts" section shows each.`,
+  );
+}

@@ -1,0 +1,258 @@
+/**
+ * Record one event on the run's branch by compare-and-swap:
+ *
+ *   read    ONE query: the head of the branch and, at that commit, state.json and its
+ *           shards, worklog.jsonl, live.json (and base.json when the checkout is not the
+ *           run's base)
+ *   decide  decide.ts, without a request
+ *   commit  ONE createCommitOnBranch on the head read
+ *
+ * A lost race reads again and decides again after a jittered back-off; a lost answer
+ * reads again and finds the event's id in the state if its commit landed. The clock,
+ * the jitter and the sleep are the context's: nothing here reads the time of day.
+ * The only request besides the read and the commit is the runs listing of overdue
+ * claims (a read, at most once per event); every other effect waits for the commit.
+ */
+import { randomBytes } from "node:crypto";
+import { type BranchRead, type BranchStore, graphqlStore, restStore } from "./branch.js";
+import { type Decided, decide, type RunsSeen } from "./decide.js";
+import { findRunsByClaims } from "./dispatch.js";
+import { UserError } from "./errors.js";
+import { archiveForeignRun, pushRefused } from "./foreign.js";
+import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
+import { OUTBOX_LAG_MS } from "./outbox.js";
+import type { RunContext, RunEvent } from "./run-context.js";
+import { runSource } from "./source.js";
+import {
+  type GitHubState,
+  livePath,
+  parseState,
+  shardDirPath,
+  snapshotPath,
+  statePath,
+  worklogPath,
+} from "./state.js";
+
+export interface Recorded extends Decided {
+  /** the commit that recorded the event; undefined when it changed nothing */
+  commit?: string;
+  /** tries it took (1 = no race lost) */
+  tries: number;
+}
+
+export interface RecordOptions {
+  /** may this event start a run when the branch has none */
+  mayStart: boolean;
+  /** read base.json with the state at once (the bot, the sweep) */
+  readBase?: boolean;
+  /** send again what the outbox holds (default true; a follow-up sends only its own claims) */
+  drainOutbox?: boolean;
+}
+
+/** Record one event: read, decide, commit on the head read; again on a lost race. */
+export async function recordEvent(
+  ctx: RunContext,
+  event: RunEvent,
+  label: string,
+  options: RecordOptions,
+): Promise<Recorded> {
+  const { clock, random, sleep } = ctx;
+  const maxTries = ctx.maxTries ?? 25;
+  const backoffMs = ctx.backoffMs ?? 250;
+  const store = { current: ctx.store ?? graphqlStore(ctx.gh, ctx.repo, ctx.branch) };
+  const eventId = `e${randomBytes(6).toString("hex")}`;
+  // the runs listing, searched once per event however often the race is lost
+  let seen: RunsSeen | undefined;
+  let archives = 0;
+  /** what a try whose commit answer was lost decided: the event, if that commit landed */
+  let unclear: Decided | undefined;
+  let withSnapshot = options.readBase ?? false;
+  // The checkout's tickets and digest are loaded before the branch is read, not between
+  // the read and the commit: the shorter that window, the fewer races a busy run loses.
+  // (A checkout that cannot be loaded is said so by the source, when it is used.)
+  await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
+
+  for (let tries = 1; ; tries++) {
+    const tryStarted = clock();
+    const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
+    const readAt = clock();
+    if (!read) {
+      throw new UserError(
+        `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
+      );
+    }
+    let state = stateOfRead(ctx.dir, read);
+    let foreign: GitHubState | undefined;
+    if (state && state.branch !== ctx.branch) {
+      // A copy carried along when this branch was cut from the run's: not this branch's run.
+      foreign = state;
+      state = undefined;
+    }
+    if (foreign && options.mayStart) {
+      // A new run of this branch: the copied run's records move under runs/ first, so
+      // no record of it is overwritten and none is taken for this run's.
+      if (++archives > 10) {
+        throw new Error(
+          `${label}: could not move the run copied from ${foreign.branch} aside on ${ctx.branch} after 10 tries; nothing was started`,
+        );
+      }
+      await archiveForeignRun(ctx, read.head, foreign);
+      await sleep(random() * backoffMs * archives);
+      continue;
+    }
+    if (unclear && state?.events?.includes(eventId)) {
+      ctx.log(`${label}: the commit landed although GitHub's answer was lost`);
+      ctx.onRecorded?.(`${label} (commit ${read.head.slice(0, 12)} or before)`);
+      return { ...unclear, state, tries };
+    }
+    // (an unclear commit may still land later: every later read looks for its id)
+
+    const source = await runSource(ctx, state, read, withSnapshot);
+    if (source === "need-snapshot") {
+      withSnapshot = true;
+      tries--;
+      continue;
+    }
+    const digest = source.files ? await ctx.checkout.digest() : undefined;
+    const input = {
+      ctx,
+      event,
+      label,
+      eventId,
+      read,
+      state,
+      foreign,
+      source,
+      digest,
+      mayStart: options.mayStart,
+      drainOutbox: options.drainOutbox ?? true,
+    };
+    let decision = decide({ ...input, now: clock(), seen });
+    if (decision.kind === "search-runs") {
+      seen = await searchRuns(ctx, decision.entries);
+      decision = decide({ ...input, now: clock(), seen });
+    }
+    if (decision.kind === "search-runs") throw new Error("the runs listing was searched twice");
+    if (decision.kind !== "commit") return { ...decision.decided, tries };
+
+    const decidedAt = clock();
+    let answer: Awaited<ReturnType<BranchStore["commit"]>>;
+    try {
+      answer = await store.current.commit(
+        read.head,
+        { additions: decision.additions, deletions: decision.deletions },
+        decision.message,
+      );
+    } catch (error) {
+      if (isPushRefused(error)) throw pushRefused(ctx, error);
+      if (store.current.api === "graphql" && rateLimitOf(error)) {
+        ctx.log(
+          `GitHub's GraphQL budget is spent (${describeError(error, clock())}): recording with the REST API`,
+        );
+        store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
+        tries--;
+        continue;
+      }
+      throw error;
+    }
+    ctx.debug?.(
+      `${label}: try ${tries}: read ${readAt - tryStarted} ms, decided ${decidedAt - readAt} ms, commit ${clock() - decidedAt} ms: ${answer.kind}`,
+    );
+    if (answer.kind === "ok") {
+      ctx.onRecorded?.(`${label} (commit ${answer.sha.slice(0, 12)})`);
+      if (tries > 1) ctx.log(`${label}: recorded after ${tries} tries (the branch moved under us)`);
+      return { ...decision.decided, commit: answer.sha, tries };
+    }
+    if (tries >= maxTries) {
+      throw new Error(
+        `${label}: the branch ${ctx.branch} kept moving; gave up after ${tries} tries. Nothing was dispatched; the next event records it.`,
+      );
+    }
+    if (answer.kind === "unclear") {
+      // It may have landed: the next read tells, by this event's id in the state.
+      ctx.log(
+        `${label}: no clear answer to the commit (${answer.message}); reading the branch again`,
+      );
+      unclear = decision.decided;
+      await sleep(random() * backoffMs);
+      continue;
+    }
+    // full jitter over a window that grows with each lost race and with how long a try takes
+    const tryMs = Math.max(backoffMs, clock() - tryStarted);
+    const window = Math.min(30_000, tryMs * 2 ** Math.min(tries, 6));
+    await sleep(random() * window);
+  }
+}
+
+/** The files an event reads at the head of the run's branch. */
+export function runPaths(ctx: RunContext, withSnapshot: boolean): string[] {
+  const paths = [statePath(ctx.dir), worklogPath(ctx.dir), livePath(ctx.dir)];
+  if (withSnapshot) paths.push(snapshotPath(ctx.dir));
+  return paths;
+}
+
+/** A read of the branch; a spent GraphQL budget reads with REST for the rest of the event. */
+export async function readWithFallback(
+  ctx: RunContext,
+  store: { current: BranchStore },
+  paths: string[],
+): Promise<BranchRead | undefined> {
+  const dirs = [shardDirPath(ctx.dir)];
+  try {
+    return await store.current.read(paths, dirs);
+  } catch (error) {
+    if (store.current.api === "graphql" && rateLimitOf(error)) {
+      ctx.log(
+        `GitHub's GraphQL budget is spent (${describeError(error, ctx.clock())}): using the REST API for this event`,
+      );
+      store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
+      return store.current.read(paths, dirs);
+    }
+    throw error;
+  }
+}
+
+/** The state a read found (state.json and its shards), or undefined when the branch has none. */
+export function stateOfRead(dir: string, read: BranchRead): GitHubState | undefined {
+  const text = read.files.get(statePath(dir))?.text;
+  if (text === undefined) return undefined;
+  const shards = new Map<string, string>();
+  for (const [name, blob] of read.dirs.get(shardDirPath(dir)) ?? []) shards.set(name, blob.text);
+  const parsed = parseState(text, statePath(dir), shards);
+  if (parsed.kind === "bad") throw new UserError(parsed.message);
+  return parsed.state;
+}
+
+/**
+ * One runs listing per workflow for the overdue claims. Optional work: a listing that
+ * fails sends nothing again, and the next event looks again.
+ */
+async function searchRuns(
+  ctx: RunContext,
+  entries: ReadonlyArray<{ claim: string; workflow: string; at: string }>,
+): Promise<RunsSeen> {
+  const searched = new Set(entries.map((e) => e.claim));
+  const found = new Map<string, { id: number; url: string }>();
+  const byWorkflow = new Map<string, Array<{ claim: string; at: string }>>();
+  for (const e of entries) byWorkflow.set(e.workflow, [...(byWorkflow.get(e.workflow) ?? []), e]);
+  try {
+    for (const [workflow, list] of byWorkflow) {
+      const since = Math.min(...list.map((e) => Date.parse(e.at) || 0));
+      const runs = await findRunsByClaims(
+        ctx.gh,
+        ctx.repo,
+        workflow,
+        new Set(list.map((e) => e.claim)),
+        // a resent claim's first send was earlier than its entry says
+        since - (ctx.outboxLagMs ?? OUTBOX_LAG_MS) * 2,
+      );
+      for (const [k, v] of runs) found.set(k, v);
+    }
+  } catch (error) {
+    ctx.log(
+      `could not search the runs listing for overdue claims (${describeError(error, ctx.clock())}); the next event looks again`,
+    );
+    return { runs: undefined, searched };
+  }
+  return { runs: found, searched };
+}

@@ -1,0 +1,81 @@
+/**
+ * The graph checks' findings (`src/core/checks.ts`, as data) worded for a person:
+ * what is wrong, where, and how to fix it.
+ */
+import type { GraphProblem, Place } from "../core/checks.js";
+import { type Problem, problem } from "./problems.js";
+
+function shown(p: Place): string {
+  return p.line === undefined ? p.file : `${p.file}:${p.line}`;
+}
+
+export function graphProblem(p: GraphProblem): Problem {
+  switch (p.kind) {
+    case "too-many-tickets":
+      return problem(
+        "too-many-tickets",
+        p.dir,
+        undefined,
+        `${p.count} ticket files, more than the cap of ${p.cap}`,
+        `split the graph into smaller runs, or raise max_tickets in frontier.yml`,
+      );
+    case "file-too-large":
+      return problem(
+        "file-too-large",
+        p.file,
+        undefined,
+        `file is ${p.bytes} bytes, more than the cap of ${p.cap}`,
+        `move the bulk into a file the ticket points to, or raise max_file_bytes in frontier.yml`,
+      );
+    case "duplicate-id":
+      return problem(
+        "duplicate-id",
+        p.again.file,
+        p.again.line,
+        `duplicate id "${p.id}": ${shown(p.first)} and ${shown(p.again)} both use it`,
+        p.again.line === undefined
+          ? `give one of them another id (add id: to its front matter, or rename ${p.again.file})`
+          : `give one of them another id`,
+      );
+    case "self-dependency":
+      return problem(
+        "self-dependency",
+        p.at.file,
+        p.at.line,
+        `"${p.id}" depends on itself`,
+        `remove ${p.id} from depends_on`,
+      );
+    case "unknown-dependency":
+      return problem(
+        "unknown-dependency",
+        p.at.file,
+        p.at.line,
+        `depends_on names "${p.dep}", but no ticket has that id${p.near === undefined ? "" : ` (did you mean "${p.near}"?)`}`,
+        p.near === undefined
+          ? `create ${p.dep}.md, or remove "${p.dep}" from depends_on`
+          : `write depends_on: [${p.near}] (or create ${p.dep}.md)`,
+      );
+    case "cycle": {
+      const ids = p.ids;
+      // a loop of thousands is shown by its ends, so the message stays readable
+      const loopIds =
+        ids.length > 100
+          ? [...ids.slice(0, 50), `… ${ids.length - 99} more …`, ...ids.slice(-49)]
+          : ids;
+      const loop = [...loopIds, ids[0]].join(" → ");
+      const edges =
+        p.steps
+          .slice(0, 20)
+          .map((e) => `${shown(e)} depends on ${e.dep}`)
+          .join(", ") + (p.steps.length > 20 ? `, and ${p.steps.length - 20} more` : "");
+      const first = p.steps[0]!;
+      return problem(
+        "cycle",
+        first.file,
+        first.line,
+        `cycle: ${loop} (${edges})`,
+        `remove one of these dependencies so the loop is broken`,
+      );
+    }
+  }
+}
