@@ -3,7 +3,14 @@
  * beside the keys of the file it came from — like git's index. A file whose size,
  * mtime, ctime, inode and device all match its entry is not read again: its parsed
  * result (spec, engine fields, per-file problems and warnings) is taken from the cache.
- * The graph checks (duplicates, unknown dependencies, cycles) always run afresh.
+ *
+ * It serves loads that show no ticket's body (`validate`, `status`): it stores no
+ * bodies, and a load through it gives every spec an empty body, warm or cold. A load
+ * that needs the bodies (a run, a report, `status --json`) neither reads nor writes it.
+ *
+ * The graph checks (duplicates, unknown dependencies, cycles) are a pure function of
+ * every file's node, in file order: their result is stored too, and used only when the
+ * directory holds exactly the files of the cache, in its order, each taken from it.
  *
  * Never trusted beyond what it can prove:
  * - the whole file is ignored unless its format, the build of the parser (the files it
@@ -18,13 +25,13 @@
  * Safe to delete at any time, never required: a write that fails (a read-only
  * directory, a full disk) is ignored. Written whole to a temporary file and renamed.
  *
- * The file, made to be read back fast (a JSON.parse of the specs alone would cost more
- * than the stat of every file):
- *   a line of JSON: the header (format, build, settings, counts, byte lengths)
+ * The file, made to be read back fast (a JSON.parse of the specs as objects would cost
+ * more than the stat of every file):
+ *   a line of JSON: the header (format, build, settings, counts, byte lengths, the
+ *     graph checks' result)
  *   the file names, UTF-8, one per line
- *   each file's keys and body length: KEY_FIELDS float64s a file, native byte order
+ *   each file's keys: KEY_FIELDS float64s a file, native byte order
  *   one JSON array (ASCII: every other character escaped), an element a file (see plainOf)
- *   the bodies, UTF-8, one after another
  */
 import {
   closeSync,
@@ -43,12 +50,13 @@ import {
 import { endianness } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { GraphProblem } from "../core/checks.js";
 import type { TicketSpec } from "../core/model.js";
 import type { EngineFields, ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
-export const CACHE_FORMAT = "ticket-frontier/ticket-cache@1";
+export const CACHE_FORMAT = "ticket-frontier/ticket-cache@2";
 
 /**
  * Files modified this long before the load began are still re-read next time: the
@@ -57,7 +65,7 @@ export const CACHE_FORMAT = "ticket-frontier/ticket-cache@1";
 export const RACY_MARGIN_MS = 2000;
 
 /** What the last load did with the cache: for the tests and the bench. */
-export const lastLoad = { reused: 0, read: 0, written: false };
+export const lastLoad = { reused: 0, read: 0, written: false, graph: false };
 
 /** The settings a ticket's parse depends on. */
 export interface CacheParams {
@@ -65,8 +73,8 @@ export interface CacheParams {
   leaseMs: number;
 }
 
-/** size, mtimeMs, ctimeMs, ino, dev, body bytes, body is ASCII (1/0) */
-const KEY_FIELDS = 7;
+/** size, mtimeMs, ctimeMs, ino, dev: the keys of a file, KEY_FIELDS numbers in a key array */
+export const KEY_FIELDS = 5;
 
 interface Header {
   format: string;
@@ -78,19 +86,19 @@ interface Header {
   count: number;
   namesBytes: number;
   entriesBytes: number;
-  bodyBytes: number;
+  /** checkGraph's result on the nodes of exactly these files, or null */
+  graph: GraphProblem[] | null;
 }
 
 export interface OpenCache {
-  /** name → index */
-  index: Map<string, number>;
+  /** in file order */
+  names: string[];
+  /** name → index, made only when a name is not where it was */
+  index: Map<string, number> | undefined;
   keys: Float64Array;
-  /** where each file's body starts in `whole` */
-  bodyAt: Float64Array;
   entries: unknown[];
-  /** the bodies, latin1-decoded (an ASCII body is a slice of it) */
-  bodies: string;
   racyFrom: number;
+  graph: GraphProblem[] | undefined;
 }
 
 export function cachePath(dir: string): string {
@@ -118,6 +126,7 @@ function build(): string {
     "parse.js",
     "yaml-fields.js",
     "field-types.js",
+    "field-table.js",
     "../core/bound.js",
     "../core/checks.js",
     "../core/constants.js",
@@ -156,7 +165,7 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
       closeSync(fd);
     }
     const nl = buf.indexOf(10);
-    if (nl < 0 || nl > 64 * 1024) return undefined;
+    if (nl < 0) return undefined;
     const header = JSON.parse(buf.toString("latin1", 0, nl)) as Header;
     if (
       header === null ||
@@ -170,7 +179,7 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
       !Number.isSafeInteger(header.count) ||
       !Number.isSafeInteger(header.namesBytes) ||
       !Number.isSafeInteger(header.entriesBytes) ||
-      !Number.isSafeInteger(header.bodyBytes)
+      !(header.graph === null || Array.isArray(header.graph))
     ) {
       return undefined;
     }
@@ -178,46 +187,33 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
     const namesAt = nl + 1;
     const keysAt = namesAt + header.namesBytes;
     const entriesAt = keysAt + n * KEY_FIELDS * 8;
-    const bodiesAt = entriesAt + header.entriesBytes;
-    if (n < 0 || bodiesAt + header.bodyBytes !== buf.length) return undefined;
+    if (n < 0 || entriesAt + header.entriesBytes !== buf.length) return undefined;
     const names = n === 0 ? [] : buf.toString("utf8", namesAt, keysAt - 1).split("\n");
     if (names.length !== n) return undefined;
     const keys = new Float64Array(n * KEY_FIELDS);
     buf.copy(new Uint8Array(keys.buffer), 0, keysAt, entriesAt);
-    const entries = JSON.parse(buf.toString("latin1", entriesAt, bodiesAt)) as unknown[];
+    const entries = JSON.parse(buf.toString("latin1", entriesAt)) as unknown[];
     if (!Array.isArray(entries) || entries.length !== n) return undefined;
-    const index = new Map<string, number>();
-    const bodyAt = new Float64Array(n);
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      index.set(names[i]!, i);
-      bodyAt[i] = at;
-      at += keys[i * KEY_FIELDS + 5]!;
-    }
-    if (at !== header.bodyBytes) return undefined;
     return {
-      index,
+      names,
+      index: undefined,
       keys,
-      bodyAt,
       entries,
-      bodies: buf.toString("latin1", bodiesAt),
       racyFrom: Math.min(header.racyFrom, mtimeMs),
+      graph: header.graph ?? undefined,
     };
   } catch {
     return undefined;
   }
 }
 
-/** size, mtimeMs, ctimeMs, ino, dev: the keys of a file, in statKeys' array */
-export const STAT_FIELDS = 5;
-
 /**
- * The keys of every path, STAT_FIELDS numbers a path (NaN where it cannot be stat'ed).
+ * The keys of every path, KEY_FIELDS numbers a path (NaN where it cannot be stat'ed).
  * Kept as numbers, not Stats objects: 10k of those (each with four Dates) outlive
  * every young-generation GC that runs while the cache is read.
  */
 export function statKeys(paths: readonly string[]): Float64Array {
-  const out = new Float64Array(paths.length * STAT_FIELDS).fill(Number.NaN);
+  const out = new Float64Array(paths.length * KEY_FIELDS).fill(Number.NaN);
   for (let i = 0; i < paths.length; i++) {
     let st: Stats | undefined;
     try {
@@ -225,41 +221,55 @@ export function statKeys(paths: readonly string[]): Float64Array {
     } catch {
       st = undefined;
     }
-    if (st === undefined) continue;
-    const at = i * STAT_FIELDS;
-    out[at] = st.size;
-    out[at + 1] = st.mtimeMs;
-    out[at + 2] = st.ctimeMs;
-    out[at + 3] = st.ino;
-    out[at + 4] = st.dev;
+    if (st !== undefined) putKeys(out, i, st);
   }
   return out;
 }
 
+/** A file's keys into `keys` at `i`: from the stat of its path or of the open file. */
+export function putKeys(keys: Float64Array, i: number, st: Stats): void {
+  const at = i * KEY_FIELDS;
+  keys[at] = st.size;
+  keys[at + 1] = st.mtimeMs;
+  keys[at + 2] = st.ctimeMs;
+  keys[at + 3] = st.ino;
+  keys[at + 4] = st.dev;
+}
+
+/** Where `name` (file order `order`) is in the cache: at the same place, or looked up. */
+function slotOf(cache: OpenCache, name: string, order: number): number | undefined {
+  if (cache.names[order] === name) return order;
+  if (cache.index === undefined) {
+    cache.index = new Map();
+    for (let i = 0; i < cache.names.length; i++) cache.index.set(cache.names[i]!, i);
+  }
+  return cache.index.get(name);
+}
+
 /**
  * The cached parse of `name` (file order `order`) when the keys of its file (at
- * `stats[order * STAT_FIELDS]`) match its entry and it is not racily clean; undefined
+ * `keys[order * KEY_FIELDS]`) match its entry and it is not racily clean; undefined
  * otherwise, or "unchanged" when the file is as it was but its parse is not stored.
  */
 export function cached(
   cache: OpenCache,
   name: string,
-  stats: Float64Array,
+  keys: Float64Array,
   order: number,
 ): ParsedTicket | "unchanged" | undefined {
-  const i = cache.index.get(name);
+  const i = slotOf(cache, name, order);
   if (i === undefined) return undefined;
   const k = cache.keys;
   const at = i * KEY_FIELDS;
-  const s = order * STAT_FIELDS;
-  const mtimeMs = stats[s + 1]!;
-  const ctimeMs = stats[s + 2]!;
+  const s = order * KEY_FIELDS;
+  const mtimeMs = keys[s + 1]!;
+  const ctimeMs = keys[s + 2]!;
   if (
-    k[at] !== stats[s] ||
+    k[at] !== keys[s] ||
     k[at + 1] !== mtimeMs ||
     k[at + 2] !== ctimeMs ||
-    k[at + 3] !== stats[s + 3] ||
-    k[at + 4] !== stats[s + 4] ||
+    k[at + 3] !== keys[s + 3] ||
+    k[at + 4] !== keys[s + 4] ||
     !(mtimeMs < cache.racyFrom) ||
     !(ctimeMs < cache.racyFrom)
   ) {
@@ -268,29 +278,35 @@ export function cached(
   // a parse JSON cannot give back exactly: the file is unchanged, and read again
   if (cache.entries[i] === null) return "unchanged";
   try {
-    return fromEntry(cache, i, name, order);
+    return fromEntry(cache.entries[i], name, order);
   } catch {
     // not what this code writes: read the file
     return undefined;
   }
 }
 
-function bodyOf(cache: OpenCache, i: number): string {
-  const start = cache.bodyAt[i]!;
-  const bytes = cache.keys[i * KEY_FIELDS + 5]!;
-  const text = cache.bodies.slice(start, start + bytes);
-  // decoded as latin1: a body with other characters is UTF-8 again
-  return cache.keys[i * KEY_FIELDS + 6] === 1 ? text : Buffer.from(text, "latin1").toString("utf8");
+/**
+ * The stored result of the graph checks, when it is for exactly these files: the
+ * directory's names are the cache's, in its order, and every file was taken from it.
+ */
+export function cachedGraph(
+  cache: OpenCache,
+  names: readonly string[],
+  reused: number,
+): GraphProblem[] | undefined {
+  if (cache.graph === undefined || reused !== names.length || cache.names.length !== names.length)
+    return undefined;
+  for (let i = 0; i < names.length; i++) if (cache.names[i] !== names[i]) return undefined;
+  return cache.graph;
 }
 
-function fromEntry(cache: OpenCache, i: number, file: string, order: number): ParsedTicket {
-  const e = cache.entries[i];
+function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
   if (e === null || typeof e !== "object") throw new Error("not an entry");
-  if (Array.isArray(e)) return fromPlain(e, file, order, () => bodyOf(cache, i));
+  if (Array.isArray(e)) return fromPlain(e, file, order);
   // JSON.parse made it, for this load alone: it is used as it is
   const p = (e as { p: ParsedTicket }).p;
   if (p.kind === "ok") {
-    p.spec.body = bodyOf(cache, i);
+    if (p.spec.body !== "") throw new Error("a body in the cache");
     p.spec.order = order;
   } else if (p.kind !== "invalid") throw new Error("unknown entry");
   p.node.order = order;
@@ -300,12 +316,13 @@ function fromEntry(cache: OpenCache, i: number, file: string, order: number): Pa
 
 /**
  * A plain entry: a valid ticket with no warnings and no engine fields, its node what the
- * spec says. [id, title, dependsOn, depLines, inputs, writeScope, priority, idLine,
- * executor, agent, bound, retries]: id 0 when it is the file's stem, depLines 0 when no
- * dependency has a line, inputs 0 when it is dependsOn, writeScope 0 when empty, idLine
- * 0 when there is none; the optional fields null (or left off the end) when unset.
+ * spec says, its body empty (the cache keeps none). [id, title, dependsOn, depLines,
+ * inputs, writeScope, priority, idLine, executor, agent, bound, retries]: id 0 when it is
+ * the file's stem, depLines 0 when no dependency has a line, inputs 0 when it is
+ * dependsOn, writeScope 0 when empty, idLine 0 when there is none; the optional fields
+ * null (or left off the end) when unset.
  */
-function fromPlain(e: unknown[], file: string, order: number, body: () => string): ParsedTicket {
+function fromPlain(e: unknown[], file: string, order: number): ParsedTicket {
   const id = e[0] === 0 ? file.slice(0, -3) : (e[0] as string);
   const title = e[1] as string;
   const dependsOn = e[2] as string[];
@@ -320,7 +337,7 @@ function fromPlain(e: unknown[], file: string, order: number, body: () => string
     inputs: e[4] === 0 ? dependsOn : (e[4] as string[]),
     writeScope: e[5] === 0 ? [] : (e[5] as string[]),
     priority: e[6] as number,
-    body: body(),
+    body: "",
     order,
   };
   if (e[8] != null) spec.executor = e[8] as string;
@@ -345,52 +362,50 @@ function fromPlain(e: unknown[], file: string, order: number, body: () => string
 
 const NO_FIELDS: EngineFields = {};
 
-/** One file's parse, to be stored: its keys (at `stats[order * STAT_FIELDS]`) and its parsed ticket. */
-export interface Stored {
-  name: string;
-  order: number;
-  parsed: ParsedTicket;
-}
-
 /**
- * Write the cache of `dir` with `stored` (in file order), whole, to a temporary file
- * renamed into place. `loadStart` is `performance.now()` when the load began, before any
- * file was stat'ed. Any failure leaves the old cache (or none) and is not reported.
+ * Write the cache of `dir`: every file of `names` that was parsed (`parsed[order]`, its
+ * body empty) with its keys (`keys[order * KEY_FIELDS]`, not NaN), in file order, and
+ * `graph`, checkGraph's result on the nodes of all of `names` — kept only when every
+ * file is stored. Whole, to a temporary file renamed into place. `loadStart` is
+ * `performance.now()` when the load began, before any file's keys were taken. Any
+ * failure leaves the old cache (or none) and is not reported.
  */
 export function writeCache(
   dir: string,
   params: CacheParams,
-  stored: readonly Stored[],
-  stats: Float64Array,
+  names: readonly string[],
+  parsed: ReadonlyArray<ParsedTicket | undefined>,
+  keys: Float64Array,
+  graph: readonly GraphProblem[],
   loadStart: number,
   marginMs = RACY_MARGIN_MS,
 ): void {
   let tmp: string | undefined;
   let fd: number | undefined;
   try {
-    const names: string[] = [];
+    const stored: string[] = [];
     const entries: unknown[] = [];
-    const bodies: string[] = [];
-    const keys = new Float64Array(stored.length * KEY_FIELDS);
-    let bodyBytes = 0;
-    for (const s of stored) {
+    const out = new Float64Array(names.length * KEY_FIELDS);
+    // every file stored, and each as data: the graph's result holds for a load of them all
+    let whole = true;
+    for (let order = 0; order < names.length; order++) {
+      const p = parsed[order];
+      const at = order * KEY_FIELDS;
+      if (p === undefined || Number.isNaN(keys[at]!)) {
+        whole = false;
+        continue;
+      }
       // null: the file's keys only, its parse read afresh each time
-      const entry = entryOf(s) ?? null;
-      const body = entry !== null && s.parsed.kind === "ok" ? s.parsed.spec.body : "";
-      const bytes = Buffer.byteLength(body);
-      const at = s.order * STAT_FIELDS;
-      const to = names.length * KEY_FIELDS;
-      for (let f = 0; f < STAT_FIELDS; f++) keys[to + f] = stats[at + f]!;
-      keys[to + 5] = bytes;
-      keys[to + 6] = bytes === body.length ? 1 : 0;
-      bodyBytes += bytes;
-      names.push(s.name);
-      bodies.push(body);
+      const entry = entryOf(names[order]!, p) ?? null;
+      if (entry === null) whole = false;
+      const to = stored.length * KEY_FIELDS;
+      for (let f = 0; f < KEY_FIELDS; f++) out[to + f] = keys[at + f]!;
+      stored.push(names[order]!);
       entries.push(entry);
     }
-    const namesText = names.length === 0 ? "" : `${names.join("\n")}\n`;
-    const entriesText = JSON.stringify(entries).replace(NOT_ASCII, escapeChar);
-    const keyBytes = new Uint8Array(keys.buffer, 0, names.length * KEY_FIELDS * 8);
+    const namesText = stored.length === 0 ? "" : `${stored.join("\n")}\n`;
+    const entriesText = ascii(JSON.stringify(entries));
+    const keyBytes = new Uint8Array(out.buffer, 0, stored.length * KEY_FIELDS * 8);
 
     const cacheDir = join(dir, CACHE_DIR);
     if (mkdirSync(cacheDir, { recursive: true }) !== undefined) {
@@ -404,8 +419,8 @@ export function writeCache(
     tmp = join(cacheDir, `tickets.${process.pid}.${hex}.tmp`);
     fd = openSync(tmp, "wx");
     removeStaleTemps(cacheDir);
-    // the file system's clock now, after every file was stat'ed: less the time the load
-    // took, it is no later than when the first file was
+    // the file system's clock now, after every file's keys were taken: less the time the
+    // load took, it is no later than when the first file's were
     const now = fstatSync(fd).mtimeMs;
     const racyFrom = now - (performance.now() - loadStart) - marginMs;
     const header: Header = {
@@ -414,16 +429,15 @@ export function writeCache(
       endian: endianness(),
       params: { maxFileBytes: params.maxFileBytes, leaseMs: params.leaseMs },
       racyFrom,
-      count: names.length,
+      count: stored.length,
       namesBytes: Buffer.byteLength(namesText),
       entriesBytes: entriesText.length,
-      bodyBytes,
+      graph: whole && roundTrips(graph) ? (graph as GraphProblem[]) : null,
     };
-    const headerText = JSON.stringify(header).replace(NOT_ASCII, escapeChar);
+    const headerText = ascii(JSON.stringify(header));
     writeAll(fd, Buffer.from(`${headerText}\n${namesText}`, "utf8"));
     writeAll(fd, keyBytes);
-    writeText(fd, entriesText, "latin1");
-    writeText(fd, bodies.join(""), "utf8");
+    writeText(fd, entriesText);
     closeSync(fd);
     fd = undefined;
     renameSync(tmp, cachePath(dir));
@@ -467,12 +481,11 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A string written whole, encoded as it is written (no copy of it in a Buffer first). */
-function writeText(fd: number, text: string, encoding: "latin1" | "utf8"): void {
-  const bytes = Buffer.byteLength(text, encoding);
-  const done = writeSync(fd, text, null, encoding);
+/** An ASCII string written whole, encoded as it is written (no copy of it in a Buffer first). */
+function writeText(fd: number, text: string): void {
+  const done = writeSync(fd, text, null, "latin1");
   // a short write (rare: a full disk, a signal) writes the rest from a Buffer
-  if (done < bytes) writeAll(fd, Buffer.from(text, encoding).subarray(done));
+  if (done < text.length) writeAll(fd, Buffer.from(text, "latin1").subarray(done));
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {
@@ -483,22 +496,19 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 const NOT_ASCII = /[\u007f-\uffff]/g;
 const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** JSON text in ASCII: every other character escaped. */
+const ascii = (json: string) => json.replace(NOT_ASCII, escapeChar);
 
 /** The stored form of one parse, or undefined when it would not read back exactly. */
-function entryOf(s: Stored): unknown | undefined {
-  const { name, parsed } = s;
+function entryOf(name: string, parsed: ParsedTicket): unknown | undefined {
   // names are stored one a line
   if (name.includes("\n") || !name.endsWith(".md")) return undefined;
-  if (parsed.kind === "ok") {
-    const body = parsed.spec.body;
-    if (body.length !== Buffer.byteLength(body) && LONE_SURROGATE.test(body)) return undefined;
-  }
+  // the cache keeps no bodies: a load through it has none
+  if (parsed.kind === "ok" && parsed.spec.body !== "") return undefined;
   const plain = plainOf(parsed, name);
   if (plain !== undefined) return plain;
   // as JSON: only when JSON gives it back exactly (no -0, no undefined values)
-  const copy =
-    parsed.kind === "ok" ? { ...parsed, spec: { ...parsed.spec, body: "", order: 0 } } : parsed;
+  const copy = parsed.kind === "ok" ? { ...parsed, spec: { ...parsed.spec, order: 0 } } : parsed;
   if (!roundTrips(copy)) return undefined;
   return { p: copy };
 }
@@ -509,44 +519,55 @@ function plainOf(p: ParsedTicket, name: string): unknown[] | undefined {
   const { spec, node } = p;
   if (!node.certain || node.id !== spec.id || node.file !== spec.file || spec.file !== name)
     return undefined;
-  if (node.dependsOn.length !== spec.dependsOn.length) return undefined;
-  let anyLine = false;
-  const depLines: number[] = [];
-  for (let i = 0; i < spec.dependsOn.length; i++) {
+  const deps = spec.dependsOn;
+  if (node.dependsOn.length !== deps.length) return undefined;
+  let depLines: number[] | 0 = 0;
+  for (let i = 0; i < deps.length; i++) {
     const d = node.dependsOn[i]!;
-    if (d.id !== spec.dependsOn[i]) return undefined;
+    if (d.id !== deps[i]) return undefined;
     if (d.line !== undefined) {
       if (!(d.line > 0)) return undefined;
-      anyLine = true;
+      if (depLines === 0) depLines = new Array<number>(deps.length).fill(0);
+      depLines[i] = d.line;
     }
-    depLines.push(d.line ?? 0);
   }
-  if (!roundTrips(spec.priority) || !roundTrips(spec.retries ?? 0) || !roundTrips(spec.bound ?? 0))
-    return undefined;
+  if (!finite(spec.priority)) return undefined;
   if (node.idLine !== undefined && !(node.idLine > 0)) return undefined;
-  // only the fields this form knows: anything else is stored as JSON
-  for (const k in spec) if (!SPEC_KEYS.has(k)) return undefined;
+  // only the fields this form knows, each set or absent: anything else is stored as JSON
+  let keys = 0;
+  for (const k in spec) {
+    if (!SPEC_KEYS.has(k) || (spec as unknown as Record<string, unknown>)[k] === undefined)
+      return undefined;
+    keys++;
+  }
+  if (keys > SPEC_KEYS.size) return undefined;
   for (const k in node) if (!NODE_KEYS.has(k)) return undefined;
-  const sameInputs =
-    spec.inputs.length === spec.dependsOn.length &&
-    spec.inputs.every((x, i) => x === spec.dependsOn[i]);
+  if (spec.retries !== undefined && !finite(spec.retries)) return undefined;
+  if (spec.bound !== undefined && !roundTrips(spec.bound)) return undefined;
+  const inputs = spec.inputs;
+  let sameInputs = inputs.length === deps.length;
+  for (let i = 0; sameInputs && i < deps.length; i++) sameInputs = inputs[i] === deps[i];
   const out: unknown[] = [
     spec.id === name.slice(0, -3) ? 0 : spec.id,
     spec.title,
-    spec.dependsOn,
-    anyLine ? depLines : 0,
-    sameInputs ? 0 : spec.inputs,
+    deps,
+    depLines,
+    sameInputs ? 0 : inputs,
     spec.writeScope.length === 0 ? 0 : spec.writeScope,
     spec.priority,
     node.idLine ?? 0,
-    spec.executor ?? null,
-    spec.agent ?? null,
-    spec.bound ?? null,
-    spec.retries ?? null,
   ];
-  while (out.length > 8 && out[out.length - 1] === null) out.pop();
+  if (spec.retries !== undefined) out[11] = spec.retries;
+  if (spec.bound !== undefined) out[10] = spec.bound;
+  if (spec.agent !== undefined) out[9] = spec.agent;
+  if (spec.executor !== undefined) out[8] = spec.executor;
+  // holes are null in JSON
+  for (let i = 8; i < out.length; i++) if (out[i] === undefined) out[i] = null;
   return out;
 }
+
+/** A number JSON gives back exactly: no -0, NaN or infinities. */
+const finite = (v: unknown) => typeof v === "number" && Number.isFinite(v) && !Object.is(v, -0);
 
 const NODE_KEYS = new Set(["id", "file", "order", "certain", "dependsOn", "idLine"]);
 const SPEC_KEYS = new Set([

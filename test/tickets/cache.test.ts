@@ -43,11 +43,19 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const warm = (opts: LoadOptions = {}) => loadDirectory(dir, {}, { cacheMarginMs: MARGIN, ...opts });
-const cold = (opts: LoadOptions = {}) => loadDirectory(dir, {}, { ...opts, cache: false });
+/** What `validate` and `status` load: no bodies, through the cache. */
+const warm = (opts: LoadOptions = {}) =>
+  loadDirectory(dir, {}, { bodies: false, cacheMarginMs: MARGIN, ...opts });
+const cold = (opts: LoadOptions = {}) =>
+  loadDirectory(dir, {}, { ...opts, bodies: false, cache: false });
 
 /** A warm load equals a cold one, with and without the executor checks. */
-async function same(): Promise<{ reused: number; read: number; written: boolean }> {
+async function same(): Promise<{
+  reused: number;
+  read: number;
+  written: boolean;
+  graph: boolean;
+}> {
   const w = await warm();
   const counts = { ...lastLoad };
   expect(w).toStrictEqual(await cold());
@@ -77,7 +85,7 @@ async function primed(): Promise<void> {
   expect(lastLoad.written).toBe(true);
   const again = await same();
   // nothing changed: every file from the cache, and the cache is not written again
-  expect(again).toEqual({ reused: 3, read: 0, written: false });
+  expect(again).toEqual({ reused: 3, read: 0, written: false, graph: true });
 }
 
 describe("every change to a file's keys gives what a cold load gives", () => {
@@ -121,9 +129,10 @@ describe("every change to a file's keys gives what a cold load gives", () => {
 
   test("a racily clean entry is read again, and the cache rewritten, until it is old enough", async () => {
     put("a.md", A);
-    await loadDirectory(dir); // the default margin: the file is racily clean
-    await loadDirectory(dir);
-    expect(lastLoad).toEqual({ reused: 0, read: 1, written: true });
+    // the default margin: the file is racily clean
+    await loadDirectory(dir, {}, { bodies: false });
+    await loadDirectory(dir, {}, { bodies: false });
+    expect(lastLoad).toEqual({ reused: 0, read: 1, written: true, graph: false });
   });
 
   test("touch (the same bytes, new times)", async () => {
@@ -168,7 +177,7 @@ describe("every change to a file's keys gives what a cold load gives", () => {
     rmSync(join(dir, "a.md"));
     await settle();
     const r = await same();
-    expect(r).toEqual({ reused: 2, read: 0, written: true });
+    expect(r).toEqual({ reused: 2, read: 0, written: true, graph: false });
     // b and c name a, which is gone: the graph checks run on the cached specs
     expect((await warm()).kind).toBe("invalid");
   });
@@ -203,6 +212,45 @@ describe("every change to a file's keys gives what a cold load gives", () => {
   });
 });
 
+describe("the graph checks' result is stored, and used only for exactly the same files", () => {
+  test("duplicates, unknown dependencies and a cycle, served warm as they were found cold", async () => {
+    put("a.md", "---\ndepends_on: [c, nope]\n---\n");
+    put("b.md", "---\nid: a\n---\n");
+    put("c.md", "---\ndepends_on: [a]\n---\n");
+    await settle();
+    await warm();
+    const r = await same();
+    expect(r).toEqual({ reused: 3, read: 0, written: false, graph: true });
+    const l = await warm();
+    expect(l.kind === "invalid" && l.problems.map((p) => p.kind).sort()).toEqual([
+      "cycle",
+      "duplicate-id",
+      "unknown-dependency",
+    ]);
+  });
+
+  test("a file read again, added or gone: the checks run afresh", async () => {
+    await primed();
+    put("d.md", "---\ndepends_on: [c]\n---\n");
+    await settle();
+    expect((await same()).graph).toBe(false);
+    expect((await same()).graph).toBe(true);
+    rmSync(join(dir, "d.md"));
+    expect((await same()).graph).toBe(false);
+  });
+
+  test("a file the cache cannot hold (too large) keeps the checks afresh every time", async () => {
+    put("frontier.yml", "max_file_bytes: 60\n");
+    put("a.md", A);
+    put("big.md", `---\ntitle: Big\n---\n${"x".repeat(100)}\n`);
+    await settle();
+    await warm();
+    const r = await same();
+    expect(r.graph).toBe(false);
+    expect(r.written).toBe(false);
+  });
+});
+
 describe("a cache that cannot be trusted is ignored and written anew", () => {
   const damaged: Array<[string, (path: string) => void]> = [
     ["corrupt", (p) => writeFileSync(p, "{not json\n\u0000\u0001")],
@@ -213,7 +261,7 @@ describe("a cache that cannot be trusted is ignored and written anew", () => {
       "of another version",
       (p) => {
         const text = readFileSync(p, "latin1");
-        writeFileSync(p, text.replace("ticket-cache@1", "ticket-cache@0"), "latin1");
+        writeFileSync(p, text.replace("ticket-cache@2", "ticket-cache@1"), "latin1");
       },
     ],
     [
@@ -224,7 +272,7 @@ describe("a cache that cannot be trusted is ignored and written anew", () => {
       },
     ],
     [
-      "a body cut short",
+      "cut short by a byte",
       (p) => {
         const bytes = readFileSync(p);
         writeFileSync(p, bytes.subarray(0, bytes.length - 1));
@@ -295,6 +343,30 @@ describe("a cache that cannot be trusted is ignored and written anew", () => {
     await cold();
     expect(existsSync(join(dir, ".frontier"))).toBe(false);
   });
+
+  test("a load with bodies neither reads nor writes it, and gives the bodies", async () => {
+    put("a.md", A);
+    put("b.md", B);
+    await settle();
+    const full = await loadDirectory(dir);
+    expect(existsSync(join(dir, ".frontier"))).toBe(false);
+    await primed();
+    // a cache whose entries are wrong is not even opened by a load with bodies
+    const path = cachePath(dir);
+    writeFileSync(path, readFileSync(path, "latin1").replace('"Alpha"', '"Zelda"'), "latin1");
+    const again = await loadDirectory(dir);
+    expect(again.kind === "ok" && again.specs.map((s) => [s.title, s.body])).toEqual([
+      ["Alpha", "# A\n\nDo a.\n"],
+      ["Beta", "Do b.\n"],
+      ["c", "Do c, é and 😀.\n"],
+    ]);
+    // without bodies, the same load but for them
+    const none = await cold();
+    const strip = (l: typeof full) =>
+      l.kind === "ok" ? { ...l, specs: l.specs.map((s) => ({ ...s, body: "" })) } : l;
+    expect(strip(again)).toStrictEqual(none);
+    expect(full.kind === "ok" && full.specs.length).toBe(2);
+  });
 });
 
 describe("the runner rewrites tickets: the cache never serves their old front matter", () => {
@@ -312,8 +384,8 @@ describe("the runner rewrites tickets: the cache never serves their old front ma
     expect(after.stdout).toMatch(/^run tickets: complete/);
     // and again, from the cache the status above wrote
     expect(frontier(["status", tickets]).stdout).toBe(after.stdout);
-    const l = await loadDirectory(tickets);
-    expect(l).toStrictEqual(await loadDirectory(tickets, {}, { cache: false }));
+    const l = await loadDirectory(tickets, {}, { bodies: false });
+    expect(l).toStrictEqual(await loadDirectory(tickets, {}, { bodies: false, cache: false }));
   });
 });
 
