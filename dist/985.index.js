@@ -389,16 +389,16 @@ function parseTicket(text, file, order, opts = {}) {
 function parseTicketFull(text, file, order, opts = {}) {
     const m = readMatter(text);
     if (m.kind === "language")
-        return (0,fields/* brokenTicket */.Mz)([(0,fields/* languageProblem */.q1)(file, m.language)], file, order);
+        return (0,fields.brokenTicket)([(0,fields.languageProblem)(file, m.language)], file, order);
     if (m.kind === "unclosed")
-        return (0,fields/* brokenTicket */.Mz)([(0,fields/* unclosedProblem */.hG)(file)], file, order);
+        return (0,fields.brokenTicket)([(0,fields.unclosedProblem)(file)], file, order);
     if (m.split.kind === "none") {
-        return (0,fields/* checkFields */.oA)(NO_FIELDS, typeFields(NO_FIELDS, file), m.body, file, order, opts);
+        return (0,fields.checkFields)(NO_FIELDS, typeFields(NO_FIELDS, file), m.body, file, order, opts);
     }
     const read = readYamlFields(m.split.yaml, file);
     if (read.kind === "problems")
-        return (0,fields/* brokenTicket */.Mz)(read.problems, file, order);
-    return (0,fields/* checkFields */.oA)(read.raw, typeFields(read.raw, file), m.body, file, order, opts);
+        return (0,fields.brokenTicket)(read.problems, file, order);
+    return (0,fields.checkFields)(read.raw, typeFields(read.raw, file), m.body, file, order, opts);
 }
 const NO_FIELDS = { values: {}, lines: new Map(), unknown: [] };
 

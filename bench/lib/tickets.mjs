@@ -65,7 +65,10 @@ export function ticketText(spec, rand) {
   if (rand() < 0.2)
     fm.push(`agent: ${["code-reader", "writer", "reviewer"][Math.floor(rand() * 3)]}`);
   if (rand() < 0.15) fm.push(`write_scope:\n  - "services/payments/${spec.id}/**"`);
-  if (rand() < 0.05) fm.push("executor: claude");
+  // a named executor must be defined in frontier.yml (validate refuses it otherwise), and
+  // an executors: mapping takes the settings off their quick path: the draw is kept (so
+  // the rest of the directory is what it was) and the field left out
+  rand();
   return `---\n${fm.join("\n")}\n---\n${body(rand, plainTitle)}`;
 }
 

@@ -13,7 +13,7 @@ import { type CliIo, EXIT } from "../core/io.js";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { errorLine } from "../local/colour.js";
 import { printProblems } from "../local/problems.js";
-import { loadDirectory } from "../tickets/load.js";
+import { type LoadOptions, loadDirectory } from "../tickets/load.js";
 import type { Problem } from "../tickets/problems.js";
 
 export interface Opened {
@@ -31,8 +31,9 @@ export async function openDirectory(
   flags: RunFlags,
   io: CliIo,
   now: number,
+  load: LoadOptions = {},
 ): Promise<OpenResult> {
-  const loaded = await loadDirectory(dir);
+  const loaded = await loadDirectory(dir, {}, load);
   if (loaded.kind === "invalid") {
     printProblems(loaded.problems, io, dir);
     return { kind: "exit", code: EXIT.usage };

@@ -12,12 +12,13 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
 } from "node:fs";
 import { join } from "node:path";
 import { type CliIo, EXIT, line } from "../core/io.js";
 import { ENGINE_FIELDS } from "../tickets/fields.js";
-import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
+import { CACHE_DIR, RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
@@ -27,8 +28,11 @@ import { takeLock } from "./lock.js";
 /** Every engine field, set to be removed. */
 const CLEARED = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, undefined])) as EngineFieldValues;
 
-/** What stays in `.frontier/` across a reset: the archive itself and the lock. */
-const KEPT = /^(?:runs|lock(?:\.takeover)?|lock\..*\.tmp)$/;
+/**
+ * What is not archived by a reset: the archive itself and the lock, and the ticket
+ * cache (removed: the ticket files are rewritten, and it is safe to delete).
+ */
+const KEPT = /^(?:runs|cache|lock(?:\.takeover)?|lock\..*\.tmp)$/;
 
 export async function resetCommand(dir: string, io: CliIo, now: number): Promise<number> {
   if (!isDirectory(dir)) {
@@ -76,6 +80,7 @@ async function reset(dir: string, io: CliIo): Promise<number> {
     return EXIT.complete;
   }
 
+  rmSync(join(dir, CACHE_DIR), { recursive: true, force: true });
   const run = await runName(dir);
   const archive = nextArchive(join(stateDir, "runs"), run);
   const shown = join(dir, STATE_DIR, "runs", archive.name);

@@ -62,7 +62,8 @@ export async function statusCommand(
   now: number,
 ) {
   const dir = shownPath(typed);
-  const opened = await openDirectory(dir, {}, io, now);
+  // the text shows no ticket's body: the ticket cache can serve it (the receipt has them)
+  const opened = await openDirectory(dir, {}, io, now, { bodies: opts.json });
   if (opened.kind === "exit") return opened.code;
   const frontier = opened.opened.frontier;
   if (opts.json) {

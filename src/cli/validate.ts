@@ -9,8 +9,9 @@ import { formatProblem } from "../tickets/problems.js";
 
 export async function validateCommand(typed: string, opts: { json: boolean }, io: CliIo) {
   const dir = shownPath(typed);
-  // the same checks `frontier run` makes, executors included
-  const loaded = await loadDirectory(dir, {}, { localExecutors: true });
+  // the same checks `frontier run` makes, executors included; no body is shown, so the
+  // ticket cache can serve it
+  const loaded = await loadDirectory(dir, {}, { localExecutors: true, bodies: false });
   const problems = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
   const errors = problems.filter((p) => p.severity === "error").length;
   if (opts.json) {

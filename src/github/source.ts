@@ -111,6 +111,7 @@ function invalid(
 
 /** The tickets in directory `path` (shown as `dir`); a graph that does not hold together starts nothing. */
 export async function loadTickets(path: string, dir: string, where = ""): Promise<Loaded> {
+  // with bodies, so no ticket cache: each event's checkout is fresh anyway
   const loaded = await loadDirectory(path, {});
   if (loaded.kind === "invalid") throw invalid(loaded.problems, dir, where);
   return {

@@ -8,6 +8,8 @@
  * - answers/<id>@<n>.json    an AnswerRecord, written once
  * - worklog.jsonl            one WorklogEntry per line, append-only
  * - state.json               (GitHub only) a SavedState snapshot
+ * - cache/tickets            each ticket file's parse, by its stat keys (tickets/cache.ts):
+ *                            local to this machine, safe to delete, never committed
  * - receipt.json, report.html, report.md   the reports of the last local run
  * - lock                     (local only) the live `frontier run`
  * - last-exec.json           (local only) the `--exec` a later `frontier retry` goes on with
@@ -24,3 +26,5 @@ export const LAST_EXEC_FILE = ".frontier/last-exec.json";
 export const attemptFile = (ticket: string, n: number) => `.frontier/attempts/${ticket}@${n}.json`;
 export const answerFile = (ticket: string, n: number) => `.frontier/answers/${ticket}@${n}.json`;
 export const resultFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.md`;
+export const CACHE_DIR = ".frontier/cache";
+export const CACHE_FILE = ".frontier/cache/tickets";

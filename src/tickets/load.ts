@@ -19,7 +19,18 @@ import type {
   TicketState,
 } from "../core/model.js";
 import { closest } from "../core/near.js";
-import { type EngineFields, type ParsedTicket, parseTicketQuick } from "./fields.js";
+import {
+  cached,
+  cachedGraph,
+  KEY_FIELDS,
+  lastLoad,
+  type OpenCache,
+  openCache,
+  putKeys,
+  statKeys,
+  writeCache,
+} from "./cache.js";
+import type { EngineFields, ParsedTicket } from "./fields.js";
 import { graphProblem } from "./graph-problems.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
@@ -72,6 +83,19 @@ export interface LoadOptions {
    * one passes exactly what the other accepts.
    */
   localExecutors?: boolean;
+  /**
+   * false: every spec's body is "" — for what shows no body (`validate`, `status`), and
+   * what lets the ticket cache serve the load. Default true.
+   */
+  bodies?: boolean;
+  /**
+   * With `bodies: false`, use and update the ticket cache in DIR/.frontier/cache/
+   * (tickets/cache.ts): files whose keys match their entry are not read again. On unless
+   * false; a load with bodies never touches it.
+   */
+  cache?: boolean;
+  /** The cache's racily-clean margin (tests only: the default suits every file system). */
+  cacheMarginMs?: number;
 }
 
 export async function loadDirectory(
@@ -135,20 +159,74 @@ export async function loadDirectory(
     return { kind: "invalid", problems: sortProblems([...problems, ...capProblems, ...warnings]) };
   }
 
-  // read every file; plain ones are parsed at once, the rest wait for the YAML parser
+  // read every file the cache cannot answer for; plain ones are parsed at once, the
+  // rest wait for the YAML parser
   const parsed: Array<ParsedTicket | undefined> = new Array(names.length);
   const texts: Array<string | undefined> = new Array(names.length);
   // in file order: the first file of a loop or a duplicate is the one named first
   const nodes: CheckNode[] = new Array(names.length);
   const base = dir.endsWith("/") ? dir : `${dir}/`;
-  const reads = readFiles(
-    names.map((file) => `${base}${file}`),
-    maxFileBytes,
-  );
+  const bodies = options.bodies !== false;
+  const useCache = !bodies && options.cache !== false;
+  const loadStart = performance.now();
+  const params = { maxFileBytes, leaseMs };
+  const cache = useCache ? openCache(base, params) : undefined;
+  // each file's keys (when the cache is in use), taken before it is read or its entry
+  // used: a change after that is seen next time. With a cache, from a stat of every
+  // file; the files read take theirs from the open file, as they are read.
+  const keys = !useCache
+    ? undefined
+    : cache !== undefined
+      ? statKeys(names.map((file) => `${base}${file}`))
+      : new Float64Array(names.length * KEY_FIELDS).fill(Number.NaN);
+  let toRead: number[] | undefined;
+  // files whose entry is as it was: taken from the cache, or (a parse it cannot store) read
+  let reused = 0;
+  let unchanged = 0;
+  if (cache !== undefined && keys !== undefined) {
+    toRead = [];
+    for (let order = 0; order < names.length; order++) {
+      const hit = cached(cache, names[order]!, keys, order);
+      if (hit === "unchanged") unchanged++;
+      else if (hit !== undefined) {
+        parsed[order] = hit;
+        reused++;
+        continue;
+      }
+      toRead.push(order);
+    }
+  }
+  const readCount = toRead === undefined ? names.length : toRead.length;
+  const readKeys =
+    keys === undefined
+      ? undefined
+      : toRead === undefined
+        ? keys
+        : new Float64Array(readCount * KEY_FIELDS).fill(Number.NaN);
+  const reads =
+    readCount === 0
+      ? []
+      : readFiles(
+          toRead === undefined
+            ? names.map((file) => `${base}${file}`)
+            : toRead.map((order) => `${base}${names[order]}`),
+          maxFileBytes,
+          undefined,
+          undefined,
+          readKeys,
+        );
+  if (toRead !== undefined && keys !== undefined && readKeys !== undefined) {
+    // the keys of the open file replace those of the stat before it
+    for (let k = 0; k < toRead.length; k++) {
+      keys.set(readKeys.subarray(k * KEY_FIELDS, (k + 1) * KEY_FIELDS), toRead[k]! * KEY_FIELDS);
+    }
+  }
   let needFull = false;
-  for (let order = 0; order < names.length; order++) {
+  const parseQuick = readCount === 0 ? undefined : (await import("./fields.js")).parseTicketQuick;
+  for (let k = 0; k < readCount; k++) {
+    const order = toRead === undefined ? k : toRead[k]!;
     const file = names[order]!;
-    const read = reads[order]!;
+    const read = reads[k]!;
     if (read.kind === "too-large") {
       problems.push(
         graphProblem({ kind: "file-too-large", file, bytes: read.bytes, cap: maxFileBytes }),
@@ -169,11 +247,12 @@ export async function loadDirectory(
       nodes[order] = { id: file.slice(0, -3), file, order, certain: false, dependsOn: [] };
       continue;
     }
-    const quick = parseTicketQuick(read.text, file, order, { leaseMs });
+    const quick = parseQuick!(read.text, file, order, { leaseMs });
     if (quick === undefined) {
       texts[order] = read.text;
       needFull = true;
     } else {
+      if (!bodies && quick.kind === "ok") quick.spec.body = "";
       parsed[order] = quick;
     }
   }
@@ -181,8 +260,10 @@ export async function loadDirectory(
     // loaded only when some front matter is not plain: most directories never need it
     const { parseTicketFull } = await import("./parse.js");
     texts.forEach((text, order) => {
-      if (text !== undefined)
-        parsed[order] = parseTicketFull(text, names[order]!, order, { leaseMs });
+      if (text === undefined) return;
+      const p = parseTicketFull(text, names[order]!, order, { leaseMs });
+      if (!bodies && p.kind === "ok") p.spec.body = "";
+      parsed[order] = p;
     });
   }
 
@@ -199,7 +280,24 @@ export async function loadDirectory(
     specs.push(p.spec);
     if (hasKeys(p.fields)) fields.set(p.spec.id, p.fields);
   }
-  problems.push(...checkGraph(nodes).map(graphProblem));
+  // the graph checks: stored with the cache, for exactly these files
+  const stored = cache === undefined ? undefined : cachedGraph(cache, names, reused);
+  const graph = stored ?? checkGraph(nodes);
+  problems.push(...graph.map(graphProblem));
+  if (keys !== undefined) {
+    lastLoad.reused = reused;
+    lastLoad.read = readCount;
+    lastLoad.written = false;
+    lastLoad.graph = stored !== undefined;
+    // written only when something changed since: a file read again, or one gone
+    let storable = 0;
+    for (let order = 0; order < names.length; order++) {
+      if (parsed[order] !== undefined && !Number.isNaN(keys[order * KEY_FIELDS]!)) storable++;
+    }
+    if (cacheChanged(cache, storable, reused, unchanged)) {
+      writeCache(base, params, names, parsed, keys, graph, loadStart, options.cacheMarginMs);
+    }
+  }
   if (options.localExecutors) problems.push(...checkExecutors(base, specs, settings));
 
   if (problems.some(isError)) {
@@ -228,6 +326,36 @@ export async function loadDirectory(
   return { kind: "ok", dir, settings, specs, saved: state.saved, warnings: sortProblems(warnings) };
 }
 
+/**
+ * Whether the cache must be written again: of the `storable` files (parsed, with keys),
+ * one was read afresh, or a file of the cache is gone.
+ */
+function cacheChanged(
+  cache: OpenCache | undefined,
+  storable: number,
+  reused: number,
+  unchanged: number,
+): boolean {
+  if (cache === undefined) return true;
+  const same = reused + unchanged;
+  return storable > same || same !== cache.names.length;
+}
+
+/**
+ * The keys of the open file `fd` into `keys` at `i`, and its size (-1 when it is not a
+ * regular file, whose size says nothing); left NaN (not stored) if fstat fails.
+ */
+function keyOf(keys: Float64Array, i: number, fd: number): number {
+  try {
+    const st = fstatSync(fd);
+    putKeys(keys, i, st);
+    return st.isFile() ? st.size : -1;
+  } catch {
+    // no keys: the file is read, not cached
+    return -1;
+  }
+}
+
 export type Read =
   | { kind: "ok"; text: string }
   | { kind: "too-large"; bytes: number }
@@ -251,6 +379,7 @@ export function readFiles(
   cap: number,
   chunkBytes = WHOLE_STRING_BYTES,
   bufferBytes = BUFFER_BYTES,
+  keys?: Float64Array,
 ): Read[] {
   const out: Read[] = new Array(paths.length);
   const starts = new Float64Array(paths.length);
@@ -298,6 +427,11 @@ export function readFiles(
     }
     let start = used;
     try {
+      // the file's keys for the ticket cache: of the file read, before it is read
+      // with the file's keys, its size: a read that reaches it is the last (no read of
+      // nothing after it). A file that grew since is read as it was then; its keys, taken
+      // before, no longer match it next time.
+      const size = keys === undefined ? -1 : keyOf(keys, i, fd);
       for (;;) {
         if (used - start > cap) {
           out[i] = { kind: "too-large", bytes: fstatSync(fd).size };
@@ -321,6 +455,7 @@ export function readFiles(
         const n = readSync(fd, buf, used, room, null);
         if (n === 0) break;
         used += n;
+        if (used - start === size) break;
       }
     } catch (e) {
       out[i] = { kind: "unreadable", message: (e as Error).message };

@@ -1,0 +1,601 @@
+/**
+ * The ticket cache: each ticket file's parsed result, kept in DIR/.frontier/cache/tickets
+ * beside the keys of the file it came from — like git's index. A file whose size,
+ * mtime, ctime, inode and device all match its entry is not read again: its parsed
+ * result (spec, engine fields, per-file problems and warnings) is taken from the cache.
+ *
+ * It serves loads that show no ticket's body (`validate`, `status`): it stores no
+ * bodies, and a load through it gives every spec an empty body, warm or cold. A load
+ * that needs the bodies (a run, a report, `status --json`) neither reads nor writes it.
+ *
+ * The graph checks (duplicates, unknown dependencies, cycles) are a pure function of
+ * every file's node, in file order: their result is stored too, and used only when the
+ * directory holds exactly the files of the cache, in its order, each taken from it.
+ *
+ * Never trusted beyond what it can prove:
+ * - the whole file is ignored unless its format, the build of the parser (the files it
+ *   is made of) and the settings that change parsing (max_file_bytes, the lease) match;
+ *   a file that is corrupt, truncated, foreign, unreadable or not a file is ignored;
+ * - an entry is used only when every key of its file matches;
+ * - racily clean: an entry whose file changed (mtime or ctime) at or after the moment
+ *   the cache's load began — less a margin for coarse file-system clocks — or at or
+ *   after the cache file's own mtime is read again. A file modified in the same clock
+ *   tick as it was read would keep its keys; it is never trusted.
+ *
+ * Safe to delete at any time, never required: a write that fails (a read-only
+ * directory, a full disk) is ignored. Written whole to a temporary file and renamed.
+ *
+ * The file, made to be read back fast (a JSON.parse of the specs as objects would cost
+ * more than the stat of every file):
+ *   a line of JSON: the header (format, build, settings, counts, byte lengths, the
+ *     graph checks' result)
+ *   the file names, UTF-8, one per line
+ *   each file's keys: KEY_FIELDS float64s a file, native byte order
+ *   one JSON array (ASCII: every other character escaped), an element a file (see plainOf)
+ */
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { endianness } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { GraphProblem } from "../core/checks.js";
+import type { TicketSpec } from "../core/model.js";
+import type { EngineFields, ParsedTicket } from "./fields.js";
+import { CACHE_DIR, CACHE_FILE } from "./layout.js";
+
+/** Bump when what is stored, or how a ticket is parsed, changes. */
+export const CACHE_FORMAT = "ticket-frontier/ticket-cache@2";
+
+/**
+ * Files modified this long before the load began are still re-read next time: the
+ * coarsest file-system clock in use (FAT's two seconds) cannot place them before it.
+ */
+export const RACY_MARGIN_MS = 2000;
+
+/** What the last load did with the cache: for the tests and the bench. */
+export const lastLoad = { reused: 0, read: 0, written: false, graph: false };
+
+/** The settings a ticket's parse depends on. */
+export interface CacheParams {
+  maxFileBytes: number;
+  leaseMs: number;
+}
+
+/** size, mtimeMs, ctimeMs, ino, dev: the keys of a file, KEY_FIELDS numbers in a key array */
+export const KEY_FIELDS = 5;
+
+interface Header {
+  format: string;
+  build: string;
+  endian: string;
+  params: CacheParams;
+  /** entries whose file changed (mtime or ctime) at or after this are re-read */
+  racyFrom: number;
+  count: number;
+  namesBytes: number;
+  entriesBytes: number;
+  /** checkGraph's result on the nodes of exactly these files, or null */
+  graph: GraphProblem[] | null;
+}
+
+export interface OpenCache {
+  /** in file order */
+  names: string[];
+  /** name → index, made only when a name is not where it was */
+  index: Map<string, number> | undefined;
+  keys: Float64Array;
+  entries: unknown[];
+  racyFrom: number;
+  graph: GraphProblem[] | undefined;
+}
+
+export function cachePath(dir: string): string {
+  return join(dir, CACHE_FILE);
+}
+
+let buildKey: string | undefined;
+
+/**
+ * The build of the parser: the size and mtime of each file it is made of (a new
+ * version, a rebuild or an edit changes them), read once per process. In a bundle the
+ * one file is the bundle itself.
+ */
+function build(): string {
+  if (buildKey !== undefined) return buildKey;
+  const here = fileURLToPath(import.meta.url);
+  const at = dirname(here);
+  const parts = [CACHE_FORMAT];
+  const files = [
+    here,
+    "load.js",
+    "fields.js",
+    "fast.js",
+    "frontmatter.js",
+    "parse.js",
+    "yaml-fields.js",
+    "field-types.js",
+    "field-table.js",
+    "../core/bound.js",
+    "../core/checks.js",
+    "../core/constants.js",
+  ];
+  for (const f of files) {
+    let s: Stats | undefined;
+    try {
+      s = statSync(f === here ? f : [at, f].join("/"), { throwIfNoEntry: false });
+    } catch {
+      s = undefined;
+    }
+    parts.push(s === undefined ? "-" : `${s.size}:${s.mtimeMs}`);
+  }
+  buildKey = parts.join(" ");
+  return buildKey;
+}
+
+/** The cache of `dir`, if there is one that can be trusted at all for `params`. */
+export function openCache(dir: string, params: CacheParams): OpenCache | undefined {
+  let buf: Buffer;
+  let mtimeMs: number;
+  try {
+    const fd = openSync(cachePath(dir), "r");
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) return undefined;
+      mtimeMs = st.mtimeMs;
+      buf = Buffer.allocUnsafe(st.size);
+      let got = 0;
+      while (got < buf.length) {
+        const n = readSync(fd, buf, got, buf.length - got, null);
+        if (n === 0) return undefined;
+        got += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const nl = buf.indexOf(10);
+    if (nl < 0) return undefined;
+    const header = JSON.parse(buf.toString("latin1", 0, nl)) as Header;
+    if (
+      header === null ||
+      typeof header !== "object" ||
+      header.format !== CACHE_FORMAT ||
+      header.build !== build() ||
+      header.endian !== endianness() ||
+      header.params?.maxFileBytes !== params.maxFileBytes ||
+      header.params?.leaseMs !== params.leaseMs ||
+      typeof header.racyFrom !== "number" ||
+      !Number.isSafeInteger(header.count) ||
+      !Number.isSafeInteger(header.namesBytes) ||
+      !Number.isSafeInteger(header.entriesBytes) ||
+      !(header.graph === null || Array.isArray(header.graph))
+    ) {
+      return undefined;
+    }
+    const n = header.count;
+    const namesAt = nl + 1;
+    const keysAt = namesAt + header.namesBytes;
+    const entriesAt = keysAt + n * KEY_FIELDS * 8;
+    if (n < 0 || entriesAt + header.entriesBytes !== buf.length) return undefined;
+    const names = n === 0 ? [] : buf.toString("utf8", namesAt, keysAt - 1).split("\n");
+    if (names.length !== n) return undefined;
+    const keys = new Float64Array(n * KEY_FIELDS);
+    buf.copy(new Uint8Array(keys.buffer), 0, keysAt, entriesAt);
+    const entries = JSON.parse(buf.toString("latin1", entriesAt)) as unknown[];
+    if (!Array.isArray(entries) || entries.length !== n) return undefined;
+    return {
+      names,
+      index: undefined,
+      keys,
+      entries,
+      racyFrom: Math.min(header.racyFrom, mtimeMs),
+      graph: header.graph ?? undefined,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The keys of every path, KEY_FIELDS numbers a path (NaN where it cannot be stat'ed).
+ * Kept as numbers, not Stats objects: 10k of those (each with four Dates) outlive
+ * every young-generation GC that runs while the cache is read.
+ */
+export function statKeys(paths: readonly string[]): Float64Array {
+  const out = new Float64Array(paths.length * KEY_FIELDS).fill(Number.NaN);
+  for (let i = 0; i < paths.length; i++) {
+    let st: Stats | undefined;
+    try {
+      st = statSync(paths[i]!, { throwIfNoEntry: false });
+    } catch {
+      st = undefined;
+    }
+    if (st !== undefined) putKeys(out, i, st);
+  }
+  return out;
+}
+
+/** A file's keys into `keys` at `i`: from the stat of its path or of the open file. */
+export function putKeys(keys: Float64Array, i: number, st: Stats): void {
+  const at = i * KEY_FIELDS;
+  keys[at] = st.size;
+  keys[at + 1] = st.mtimeMs;
+  keys[at + 2] = st.ctimeMs;
+  keys[at + 3] = st.ino;
+  keys[at + 4] = st.dev;
+}
+
+/** Where `name` (file order `order`) is in the cache: at the same place, or looked up. */
+function slotOf(cache: OpenCache, name: string, order: number): number | undefined {
+  if (cache.names[order] === name) return order;
+  if (cache.index === undefined) {
+    cache.index = new Map();
+    for (let i = 0; i < cache.names.length; i++) cache.index.set(cache.names[i]!, i);
+  }
+  return cache.index.get(name);
+}
+
+/**
+ * The cached parse of `name` (file order `order`) when the keys of its file (at
+ * `keys[order * KEY_FIELDS]`) match its entry and it is not racily clean; undefined
+ * otherwise, or "unchanged" when the file is as it was but its parse is not stored.
+ */
+export function cached(
+  cache: OpenCache,
+  name: string,
+  keys: Float64Array,
+  order: number,
+): ParsedTicket | "unchanged" | undefined {
+  const i = slotOf(cache, name, order);
+  if (i === undefined) return undefined;
+  const k = cache.keys;
+  const at = i * KEY_FIELDS;
+  const s = order * KEY_FIELDS;
+  const mtimeMs = keys[s + 1]!;
+  const ctimeMs = keys[s + 2]!;
+  if (
+    k[at] !== keys[s] ||
+    k[at + 1] !== mtimeMs ||
+    k[at + 2] !== ctimeMs ||
+    k[at + 3] !== keys[s + 3] ||
+    k[at + 4] !== keys[s + 4] ||
+    !(mtimeMs < cache.racyFrom) ||
+    !(ctimeMs < cache.racyFrom)
+  ) {
+    return undefined;
+  }
+  // a parse JSON cannot give back exactly: the file is unchanged, and read again
+  if (cache.entries[i] === null) return "unchanged";
+  try {
+    return fromEntry(cache.entries[i], name, order);
+  } catch {
+    // not what this code writes: read the file
+    return undefined;
+  }
+}
+
+/**
+ * The stored result of the graph checks, when it is for exactly these files: the
+ * directory's names are the cache's, in its order, and every file was taken from it.
+ */
+export function cachedGraph(
+  cache: OpenCache,
+  names: readonly string[],
+  reused: number,
+): GraphProblem[] | undefined {
+  if (cache.graph === undefined || reused !== names.length || cache.names.length !== names.length)
+    return undefined;
+  for (let i = 0; i < names.length; i++) if (cache.names[i] !== names[i]) return undefined;
+  return cache.graph;
+}
+
+function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
+  if (e === null || typeof e !== "object") throw new Error("not an entry");
+  if (Array.isArray(e)) return fromPlain(e, file, order);
+  // JSON.parse made it, for this load alone: it is used as it is
+  const p = (e as { p: ParsedTicket }).p;
+  if (p.kind === "ok") {
+    if (p.spec.body !== "") throw new Error("a body in the cache");
+    p.spec.order = order;
+  } else if (p.kind !== "invalid") throw new Error("unknown entry");
+  p.node.order = order;
+  if (p.node.file !== file) throw new Error("another file's entry");
+  return p;
+}
+
+/**
+ * A plain entry: a valid ticket with no warnings and no engine fields, its node what the
+ * spec says, its body empty (the cache keeps none). [id, title, dependsOn, depLines,
+ * inputs, writeScope, priority, idLine, executor, agent, bound, retries]: id 0 when it is
+ * the file's stem, depLines 0 when no dependency has a line, inputs 0 when it is
+ * dependsOn, writeScope 0 when empty, idLine 0 when there is none; the optional fields
+ * null (or left off the end) when unset.
+ */
+function fromPlain(e: unknown[], file: string, order: number): ParsedTicket {
+  const id = e[0] === 0 ? file.slice(0, -3) : (e[0] as string);
+  const title = e[1] as string;
+  const dependsOn = e[2] as string[];
+  const depLines = e[3] as number[] | 0;
+  if (typeof id !== "string" || typeof title !== "string" || !Array.isArray(dependsOn))
+    throw new Error("not a plain entry");
+  const spec: TicketSpec = {
+    id,
+    title,
+    file,
+    dependsOn,
+    inputs: e[4] === 0 ? dependsOn : (e[4] as string[]),
+    writeScope: e[5] === 0 ? [] : (e[5] as string[]),
+    priority: e[6] as number,
+    body: "",
+    order,
+  };
+  if (e[8] != null) spec.executor = e[8] as string;
+  if (e[9] != null) spec.agent = e[9] as string;
+  if (e[10] != null) spec.bound = e[10] as TicketSpec["bound"];
+  if (e[11] != null) spec.retries = e[11] as number;
+  const deps: Array<{ id: string; line?: number }> = new Array(dependsOn.length);
+  for (let i = 0; i < dependsOn.length; i++) {
+    const line = depLines === 0 ? 0 : depLines[i]!;
+    deps[i] = line === 0 ? { id: dependsOn[i]! } : { id: dependsOn[i]!, line };
+  }
+  const node: Extract<ParsedTicket, { kind: "ok" }>["node"] = {
+    id,
+    file,
+    order,
+    certain: true,
+    dependsOn: deps,
+  };
+  if (e[7] !== 0) node.idLine = e[7] as number;
+  return { kind: "ok", spec, fields: NO_FIELDS, node, warnings: [] };
+}
+
+const NO_FIELDS: EngineFields = {};
+
+/**
+ * Write the cache of `dir`: every file of `names` that was parsed (`parsed[order]`, its
+ * body empty) with its keys (`keys[order * KEY_FIELDS]`, not NaN), in file order, and
+ * `graph`, checkGraph's result on the nodes of all of `names` — kept only when every
+ * file is stored. Whole, to a temporary file renamed into place. `loadStart` is
+ * `performance.now()` when the load began, before any file's keys were taken. Any
+ * failure leaves the old cache (or none) and is not reported.
+ */
+export function writeCache(
+  dir: string,
+  params: CacheParams,
+  names: readonly string[],
+  parsed: ReadonlyArray<ParsedTicket | undefined>,
+  keys: Float64Array,
+  graph: readonly GraphProblem[],
+  loadStart: number,
+  marginMs = RACY_MARGIN_MS,
+): void {
+  let tmp: string | undefined;
+  let fd: number | undefined;
+  try {
+    const stored: string[] = [];
+    const entries: unknown[] = [];
+    const out = new Float64Array(names.length * KEY_FIELDS);
+    // every file stored, and each as data: the graph's result holds for a load of them all
+    let whole = true;
+    for (let order = 0; order < names.length; order++) {
+      const p = parsed[order];
+      const at = order * KEY_FIELDS;
+      if (p === undefined || Number.isNaN(keys[at]!)) {
+        whole = false;
+        continue;
+      }
+      // null: the file's keys only, its parse read afresh each time
+      const entry = entryOf(names[order]!, p) ?? null;
+      if (entry === null) whole = false;
+      const to = stored.length * KEY_FIELDS;
+      for (let f = 0; f < KEY_FIELDS; f++) out[to + f] = keys[at + f]!;
+      stored.push(names[order]!);
+      entries.push(entry);
+    }
+    const namesText = stored.length === 0 ? "" : `${stored.join("\n")}\n`;
+    const entriesText = ascii(JSON.stringify(entries));
+    const keyBytes = new Uint8Array(out.buffer, 0, stored.length * KEY_FIELDS * 8);
+
+    const cacheDir = join(dir, CACHE_DIR);
+    if (mkdirSync(cacheDir, { recursive: true }) !== undefined) {
+      // never committed by a `git add` of .frontier/
+      writeFileSync(join(cacheDir, ".gitignore"), "*\n");
+    }
+    // node:crypto is not loaded for this: a name unique enough beside the exclusive open
+    const hex = Math.floor(Math.random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, "0");
+    tmp = join(cacheDir, `tickets.${process.pid}.${hex}.tmp`);
+    fd = openSync(tmp, "wx");
+    removeStaleTemps(cacheDir);
+    // the file system's clock now, after every file's keys were taken: less the time the
+    // load took, it is no later than when the first file's were
+    const now = fstatSync(fd).mtimeMs;
+    const racyFrom = now - (performance.now() - loadStart) - marginMs;
+    const header: Header = {
+      format: CACHE_FORMAT,
+      build: build(),
+      endian: endianness(),
+      params: { maxFileBytes: params.maxFileBytes, leaseMs: params.leaseMs },
+      racyFrom,
+      count: stored.length,
+      namesBytes: Buffer.byteLength(namesText),
+      entriesBytes: entriesText.length,
+      graph: whole && roundTrips(graph) ? (graph as GraphProblem[]) : null,
+    };
+    const headerText = ascii(JSON.stringify(header));
+    writeAll(fd, Buffer.from(`${headerText}\n${namesText}`, "utf8"));
+    writeAll(fd, keyBytes);
+    writeText(fd, entriesText);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, cachePath(dir));
+    tmp = undefined;
+    lastLoad.written = true;
+  } catch {
+    // a cache is never worth failing a command over
+  } finally {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+    }
+    if (tmp !== undefined) {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // left for the next run's sweep
+      }
+    }
+  }
+}
+
+/** Temporary files of writers killed mid-write: their process is gone. */
+function removeStaleTemps(cacheDir: string): void {
+  for (const name of readdirSync(cacheDir)) {
+    const m = /^tickets\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
+    if (m === null || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    rmSync(join(cacheDir, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** An ASCII string written whole, encoded as it is written (no copy of it in a Buffer first). */
+function writeText(fd: number, text: string): void {
+  const done = writeSync(fd, text, null, "latin1");
+  // a short write (rare: a full disk, a signal) writes the rest from a Buffer
+  if (done < text.length) writeAll(fd, Buffer.from(text, "latin1").subarray(done));
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+const NOT_ASCII = /[\u007f-\uffff]/g;
+const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/** JSON text in ASCII: every other character escaped. */
+const ascii = (json: string) => json.replace(NOT_ASCII, escapeChar);
+
+/** The stored form of one parse, or undefined when it would not read back exactly. */
+function entryOf(name: string, parsed: ParsedTicket): unknown | undefined {
+  // names are stored one a line
+  if (name.includes("\n") || !name.endsWith(".md")) return undefined;
+  // the cache keeps no bodies: a load through it has none
+  if (parsed.kind === "ok" && parsed.spec.body !== "") return undefined;
+  const plain = plainOf(parsed, name);
+  if (plain !== undefined) return plain;
+  // as JSON: only when JSON gives it back exactly (no -0, no undefined values)
+  const copy = parsed.kind === "ok" ? { ...parsed, spec: { ...parsed.spec, order: 0 } } : parsed;
+  if (!roundTrips(copy)) return undefined;
+  return { p: copy };
+}
+
+function plainOf(p: ParsedTicket, name: string): unknown[] | undefined {
+  if (p.kind !== "ok" || p.warnings.length > 0) return undefined;
+  for (const _ in p.fields) return undefined;
+  const { spec, node } = p;
+  if (!node.certain || node.id !== spec.id || node.file !== spec.file || spec.file !== name)
+    return undefined;
+  const deps = spec.dependsOn;
+  if (node.dependsOn.length !== deps.length) return undefined;
+  let depLines: number[] | 0 = 0;
+  for (let i = 0; i < deps.length; i++) {
+    const d = node.dependsOn[i]!;
+    if (d.id !== deps[i]) return undefined;
+    if (d.line !== undefined) {
+      if (!(d.line > 0)) return undefined;
+      if (depLines === 0) depLines = new Array<number>(deps.length).fill(0);
+      depLines[i] = d.line;
+    }
+  }
+  if (!finite(spec.priority)) return undefined;
+  if (node.idLine !== undefined && !(node.idLine > 0)) return undefined;
+  // only the fields this form knows, each set or absent: anything else is stored as JSON
+  let keys = 0;
+  for (const k in spec) {
+    if (!SPEC_KEYS.has(k) || (spec as unknown as Record<string, unknown>)[k] === undefined)
+      return undefined;
+    keys++;
+  }
+  if (keys > SPEC_KEYS.size) return undefined;
+  for (const k in node) if (!NODE_KEYS.has(k)) return undefined;
+  if (spec.retries !== undefined && !finite(spec.retries)) return undefined;
+  if (spec.bound !== undefined && !roundTrips(spec.bound)) return undefined;
+  const inputs = spec.inputs;
+  let sameInputs = inputs.length === deps.length;
+  for (let i = 0; sameInputs && i < deps.length; i++) sameInputs = inputs[i] === deps[i];
+  const out: unknown[] = [
+    spec.id === name.slice(0, -3) ? 0 : spec.id,
+    spec.title,
+    deps,
+    depLines,
+    sameInputs ? 0 : inputs,
+    spec.writeScope.length === 0 ? 0 : spec.writeScope,
+    spec.priority,
+    node.idLine ?? 0,
+  ];
+  if (spec.retries !== undefined) out[11] = spec.retries;
+  if (spec.bound !== undefined) out[10] = spec.bound;
+  if (spec.agent !== undefined) out[9] = spec.agent;
+  if (spec.executor !== undefined) out[8] = spec.executor;
+  // holes are null in JSON
+  for (let i = 8; i < out.length; i++) if (out[i] === undefined) out[i] = null;
+  return out;
+}
+
+/** A number JSON gives back exactly: no -0, NaN or infinities. */
+const finite = (v: unknown) => typeof v === "number" && Number.isFinite(v) && !Object.is(v, -0);
+
+const NODE_KEYS = new Set(["id", "file", "order", "certain", "dependsOn", "idLine"]);
+const SPEC_KEYS = new Set([
+  "id",
+  "title",
+  "file",
+  "dependsOn",
+  "inputs",
+  "writeScope",
+  "priority",
+  "body",
+  "order",
+  "executor",
+  "agent",
+  "bound",
+  "retries",
+]);
+
+/** Whether JSON gives `v` back exactly: no -0, NaN or infinities, no undefined in objects. */
+function roundTrips(v: unknown): boolean {
+  if (typeof v === "number") return Number.isFinite(v) && !Object.is(v, -0);
+  if (typeof v === "string" || typeof v === "boolean" || v === null) return true;
+  if (Array.isArray(v)) return v.every(roundTrips);
+  if (typeof v === "object") {
+    for (const k in v as Record<string, unknown>) {
+      if (!roundTrips((v as Record<string, unknown>)[k])) return false;
+    }
+    return Object.getPrototypeOf(v) === Object.prototype;
+  }
+  return false;
+}
