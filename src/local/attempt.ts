@@ -221,6 +221,16 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     }
     const out = stdout.overflow ? undefined : stdout.text();
     if (file.kind === "bad") return { ...base, outcome: "failed", reason: file.reason };
+    if (file.kind === "none" && file.exists) {
+      // The runner never creates it: an empty file was opened by the executor and left
+      // unwritten (an agent that died while its output was redirected there).
+      return {
+        ...base,
+        outcome: "failed",
+        reason:
+          'the outcome file ($FRONTIER_OUTCOME_FILE) is empty: write its JSON, e.g. {"status": "complete", "result": "…"}, or leave it unwritten and let the exit code decide',
+      };
+    }
     if (file.kind === "ok") {
       const value = file.value;
       const result = value.result ?? out;

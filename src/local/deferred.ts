@@ -63,6 +63,16 @@ export class DeferredWrites {
     return { ...changes, tickets: now, run };
   }
 
+  /**
+   * The run record now, when its dispatch count alone is owed: a ticket whose file
+   * cannot be written does not show its claims on disk, so the count must be.
+   */
+  takeRun(): Changes | undefined {
+    if (!this.runDirty) return undefined;
+    this.runDirty = false;
+    return { tickets: [], attempts: [], answers: [], log: [], run: true };
+  }
+
   /** What is still owed: the remembered tickets and run record, to write at the end. */
   flush(): Changes {
     const out: Changes = {

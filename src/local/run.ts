@@ -511,6 +511,18 @@ class LocalRun {
       }
       this.unwritten.set(id, message);
     }
+    // A ticket file that cannot be written does not show its claim: the run record's
+    // dispatch count goes on disk with this batch, so --bound holds after a kill.
+    const run = this.unwritten.size > 0 ? this.deferred.takeRun() : undefined;
+    if (run)
+      edits.push(
+        ...planWrites(
+          run,
+          this.frontier,
+          () => Buffer.alloc(0),
+          () => {},
+        ),
+      );
     for (const r of this.results.splice(0)) {
       const file = resultFile(r.ticket, r.attempt);
       const path = join(this.dir, file);

@@ -127,9 +127,17 @@ function build(): string {
     "yaml-fields.js",
     "field-types.js",
     "field-table.js",
+    "problems.js",
+    "graph-problems.js",
+    "yaml-errors.js",
+    "settings.js",
+    "settings-load.js",
+    "setting-keys.js",
     "../core/bound.js",
     "../core/checks.js",
     "../core/constants.js",
+    "../core/model.js",
+    "../core/near.js",
   ];
   for (const f of files) {
     let s: Stats | undefined;
@@ -305,6 +313,16 @@ function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
   if (Array.isArray(e)) return fromPlain(e, file, order);
   // JSON.parse made it, for this load alone: it is used as it is
   const p = (e as { p: ParsedTicket }).p;
+  if (
+    p === null ||
+    typeof p !== "object" ||
+    !Array.isArray(p.warnings) ||
+    p.node === null ||
+    typeof p.node !== "object" ||
+    (p.kind === "invalid" && !Array.isArray(p.problems))
+  ) {
+    throw new Error("not an entry");
+  }
   if (p.kind === "ok") {
     if (p.spec.body !== "") throw new Error("a body in the cache");
     p.spec.order = order;

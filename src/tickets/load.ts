@@ -281,9 +281,19 @@ export async function loadDirectory(
     if (hasKeys(p.fields)) fields.set(p.spec.id, p.fields);
   }
   // the graph checks: stored with the cache, for exactly these files
-  const stored = cache === undefined ? undefined : cachedGraph(cache, names, reused);
-  const graph = stored ?? checkGraph(nodes);
-  problems.push(...graph.map(graphProblem));
+  let stored = cache === undefined ? undefined : cachedGraph(cache, names, reused);
+  let graph = stored ?? checkGraph(nodes);
+  let worded: Problem[];
+  try {
+    worded = graph.map(graphProblem);
+  } catch (error) {
+    // a stored result this code cannot word is not trusted: the checks run again
+    if (stored === undefined) throw error;
+    stored = undefined;
+    graph = checkGraph(nodes);
+    worded = graph.map(graphProblem);
+  }
+  problems.push(...worded);
   if (keys !== undefined) {
     lastLoad.reused = reused;
     lastLoad.read = readCount;
@@ -455,7 +465,8 @@ export function readFiles(
         const n = readSync(fd, buf, used, room, null);
         if (n === 0) break;
         used += n;
-        if (used - start === size) break;
+        // (a file of cap + 1 bytes has reached its size too: the cap check above says so)
+        if (used - start === size && size <= cap) break;
       }
     } catch (e) {
       out[i] = { kind: "unreadable", message: (e as Error).message };
@@ -545,7 +556,8 @@ async function readSaved(
     if (f?.reason !== undefined) state.reason = f.reason;
     if (f?.updated_at !== undefined) state.updated_at = f.updated_at;
     tickets[spec.id] = state;
-    dispatched += attempt;
+    // an attempt recorded past the file's (its file could not be written) was dispatched too
+    dispatched += Math.max(attempt, ...ended.map((a) => a.n));
   }
   if (problems.length > 0) return { saved: undefined, problems };
   if (run === undefined && Object.keys(tickets).length === 0) return { saved: undefined, problems };

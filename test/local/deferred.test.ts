@@ -87,3 +87,15 @@ describe("deferred writes", () => {
     expect(d.flush().run).toBe(false);
   });
 });
+
+describe("a dispatch count owed while a ticket file cannot be written", () => {
+  it("is handed out at once by takeRun, once, and no longer owed at the end", () => {
+    const d = new DeferredWrites();
+    d.take(changes([], true), view({}, record(1)));
+    // only the count changed: it waits
+    expect(d.take(changes([], true), view({}, record(2))).run).toBe(false);
+    expect(d.takeRun()).toEqual(changes([], true));
+    expect(d.takeRun()).toBeUndefined();
+    expect(d.flush().run).toBe(false);
+  });
+});

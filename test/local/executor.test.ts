@@ -83,6 +83,12 @@ describe("the executor's outcome (SPEC §6)", () => {
     expect(bad.result.reason).toMatch(/not valid JSON/);
   });
 
+  it("an outcome file written empty (an agent that died mid-write) fails the attempt: its stdout is not passed off as done", async () => {
+    const { result } = await attempt(`: > "$FRONTIER_OUTCOME_FILE"; echo partial output`);
+    expect(result.outcome).toBe("failed");
+    expect(result.reason).toMatch(/outcome file .* is empty/);
+  });
+
   it("a result over max_result_bytes fails with a clear reason, never truncated", async () => {
     const { result } = await attempt("head -c 5000 /dev/zero | tr '\\0' x");
     expect(result.outcome).toBe("failed");

@@ -212,6 +212,22 @@ describe("every change to a file's keys gives what a cold load gives", () => {
   });
 });
 
+describe("a file one byte over max_file_bytes", () => {
+  test("is too large for validate and status (cold and warm) exactly as for a run", async () => {
+    put("frontier.yml", "max_file_bytes: 100\n");
+    put("a.md", `---\ntitle: A\n---\n${"x".repeat(100 - 17)}\n`);
+    expect(statSync(join(dir, "a.md")).size).toBe(101);
+    const run = await loadDirectory(dir);
+    expect(run.kind).toBe("invalid");
+    const message = run.kind === "invalid" ? run.problems[0]?.message : "";
+    expect(message).toMatch(/101 bytes/);
+    for (const load of [await warm(), await warm(), await cold()]) {
+      expect(load.kind).toBe("invalid");
+      if (load.kind === "invalid") expect(load.problems[0]?.message).toBe(message);
+    }
+  });
+});
+
 describe("the graph checks' result is stored, and used only for exactly the same files", () => {
   test("duplicates, unknown dependencies and a cycle, served warm as they were found cold", async () => {
     put("a.md", "---\ndepends_on: [c, nope]\n---\n");
@@ -313,6 +329,20 @@ describe("a cache that cannot be trusted is ignored and written anew", () => {
       }
     });
   }
+
+  test("a stored graph result of another shape is not trusted: the checks run again", async () => {
+    await primed();
+    const text = readFileSync(cachePath(dir), "latin1");
+    expect(text).toMatch(/"graph":\[\]/);
+    writeFileSync(
+      cachePath(dir),
+      text.replace('"graph":[]', '"graph":[{"kind":"cycle"}]'),
+      "latin1",
+    );
+    const w = await warm();
+    expect(w).toStrictEqual(await cold());
+    expect(lastLoad.graph).toBe(false);
+  });
 
   test("unreadable: ignored (where permissions hold)", async () => {
     await primed();

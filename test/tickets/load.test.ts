@@ -281,6 +281,23 @@ describe("the saved state is rebuilt from the front matter and .frontier/", () =
     expect(l.saved?.run.dispatched).toBe(4);
   });
 
+  test("an attempt recorded past what its ticket file says (the file could not be written) still counts as a dispatch", async () => {
+    await files({
+      "a.md":
+        '---\nstatus: claimed\nattempt: 1\nclaimed_by: me\nclaimed_at: "2026-01-01T00:00:00.000Z"\nclaim: c1\n---\n',
+      ".frontier/attempts/a@1.json": JSON.stringify(attempt1),
+      ".frontier/attempts/a@2.json": JSON.stringify({ ...attempt1, n: 2, claim: "c2" }),
+      ".frontier/run.json": JSON.stringify({
+        schema: "ticket-frontier/run@1",
+        run: "r",
+        dispatched: 1,
+        bound: { dispatches: 2 },
+      }),
+    });
+    const l = okLoad(await loadDirectory(dir));
+    expect(l.saved?.run.dispatched).toBe(2);
+  });
+
   test("a corrupt record is a problem naming its file", async () => {
     await files({
       "a.md": "---\nstatus: failed\nattempt: 1\n---\n",
