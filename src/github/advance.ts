@@ -28,10 +28,10 @@ import {
   showReport,
 } from "./effects.js";
 import { UserError } from "./errors.js";
-import { type Recorded, readWithFallback, recordEvent, runPaths, stateOfRead } from "./record.js";
+import { type Recorded, readWithFallback, recordEvent, runPaths } from "./record.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import { runSource } from "./source.js";
-import type { GitHubState } from "./state.js";
+import { type GitHubState, stateOfRead } from "./state.js";
 
 export interface AdvanceOutcome {
   /** what the event itself did (the first event, not the follow-ups) */

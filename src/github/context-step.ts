@@ -22,9 +22,8 @@ import { advance } from "./advance.js";
 import { graphqlStore } from "./branch.js";
 import { UserError } from "./errors.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
-import { stateOfRead } from "./record.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
-import { joinRepoPath, parseState, shardDirPath, statePath } from "./state.js";
+import { joinRepoPath, parseState, shardDirPath, stateOfRead, statePath } from "./state.js";
 
 export interface ContextStepResult {
   contextFile: string;

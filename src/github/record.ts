@@ -21,14 +21,15 @@ import { UserError } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
+import { rehearse } from "./rehearse.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import { runSource } from "./source.js";
 import {
   type GitHubState,
   livePath,
-  parseState,
   shardDirPath,
   snapshotPath,
+  stateOfRead,
   statePath,
   worklogPath,
 } from "./state.js";
@@ -71,6 +72,8 @@ export async function recordEvent(
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
   await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
+  // and the decision's code is compiled on a two-ticket run in memory, not inside it
+  rehearse(ctx);
 
   for (let tries = 1; ; tries++) {
     const tryStarted = clock();
@@ -210,17 +213,6 @@ export async function readWithFallback(
     }
     throw error;
   }
-}
-
-/** The state a read found (state.json and its shards), or undefined when the branch has none. */
-export function stateOfRead(dir: string, read: BranchRead): GitHubState | undefined {
-  const text = read.files.get(statePath(dir))?.text;
-  if (text === undefined) return undefined;
-  const shards = new Map<string, string>();
-  for (const [name, blob] of read.dirs.get(shardDirPath(dir)) ?? []) shards.set(name, blob.text);
-  const parsed = parseState(text, statePath(dir), shards);
-  if (parsed.kind === "bad") throw new UserError(parsed.message);
-  return parsed.state;
 }
 
 /**

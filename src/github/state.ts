@@ -17,6 +17,8 @@ import { z } from "zod";
 import { readJson } from "../core/json.js";
 import { RunRecord, SavedState, TicketState } from "../core/model.js";
 import { STATE_DIR } from "../tickets/layout.js";
+import type { BranchRead } from "./branch.js";
+import { UserError } from "./errors.js";
 
 export const GITHUB_STATE_SCHEMA = "ticket-frontier/github-state@2";
 /** State written before the worklog moved out of it; read, never written. */
@@ -247,4 +249,15 @@ export function joinRepoPath(dir: string, file: string): string {
     .replace(/\/+$/, "");
   if (clean === "" || clean === ".") return file.replace(/^\/+/, "");
   return `${clean}/${file.replace(/^\/+/, "")}`;
+}
+
+/** The state a read found (state.json and its shards), or undefined when the branch has none. */
+export function stateOfRead(dir: string, read: BranchRead): GitHubState | undefined {
+  const text = read.files.get(statePath(dir))?.text;
+  if (text === undefined) return undefined;
+  const shards = new Map<string, string>();
+  for (const [name, blob] of read.dirs.get(shardDirPath(dir)) ?? []) shards.set(name, blob.text);
+  const parsed = parseState(text, statePath(dir), shards);
+  if (parsed.kind === "bad") throw new UserError(parsed.message);
+  return parsed.state;
 }

@@ -208,3 +208,15 @@ describe("one try of an event, decided without a request", () => {
     expect(settle.decided.state.events).toEqual(["e1", "e2"]);
   });
 });
+
+describe("the rehearsal before the first read", () => {
+  it("decides a start and a settle of a two-ticket run in memory, once per process, with no request", async () => {
+    const { rehearse } = await import("../../src/github/rehearse.js");
+    const log: string[] = [];
+    // no client in the context: a request would throw, and the rehearsal would say false
+    const ctx = { ...context(log), clock: () => T0 } as RunContext;
+    expect(rehearse(ctx)).toBe(true);
+    expect(rehearse(ctx)).toBe(false);
+    expect(log).toEqual([]);
+  });
+});
