@@ -174,9 +174,10 @@ export function decide(input: TryInput): Decision {
   // claimed is adopted; what GitHub said it did not start, or what no run carries long
   // after its commit, is sent again.
   const outbox: Outbox = liveEntries(view.outbox, frontier);
-  const sends: Send[] = [];
+  const claimed: Send[] = [];
   for (const c of claims) {
     const workflow = workflowOf(c.ticket);
+    claimed.push({ ticket: c.ticket, attempt: c.attempt, claim: c.claim, workflow });
     outbox[c.ticket] = {
       claim: c.claim,
       attempt: c.attempt,
@@ -225,15 +226,7 @@ export function decide(input: TryInput): Decision {
       }
     }
   }
-  sends.push(...resends);
-  for (const c of claims) {
-    sends.push({
-      ticket: c.ticket,
-      attempt: c.attempt,
-      claim: c.claim,
-      workflow: workflowOf(c.ticket),
-    });
-  }
+  const sends = [...resends, ...claimed];
 
   // A suspended attempt asks its question in an issue, opened after the commit.
   for (const { ticket, record } of changes.attempts) {

@@ -99,8 +99,8 @@ export function rehearse(ctx: RunContext): boolean {
   }
 }
 
-/** The branch as a commit of `decision` leaves it. */
-function readAfter(
+/** The branch as a commit of `decision` leaves it (what the next read would find). */
+export function readAfter(
   dir: string,
   before: BranchRead,
   decision: Decision,
@@ -108,7 +108,7 @@ function readAfter(
 ): BranchRead | undefined {
   if (decision.kind !== "commit") return undefined;
   const files = new Map(before.files);
-  const dirs = new Map<string, Map<string, BlobText>>();
+  const dirs = new Map([...before.dirs].map(([k, v]) => [k, new Map(v)]));
   const shardDir = shardDirPath(dir);
   for (const [path, text] of decision.additions) {
     const blob = { oid: path, text };
@@ -118,5 +118,6 @@ function readAfter(
       dirs.set(shardDir, shards);
     } else files.set(path, blob);
   }
+  for (const path of decision.deletions) files.delete(path);
   return { head, files, dirs };
 }

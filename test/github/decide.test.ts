@@ -7,12 +7,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { BlobText, BranchRead } from "../../src/github/branch.js";
+import type { BranchRead } from "../../src/github/branch.js";
 import { type Decision, decide, type TryInput } from "../../src/github/decide.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
+import { readAfter } from "../../src/github/rehearse.js";
 import type { RunContext } from "../../src/github/run-context.js";
 import { loadTickets, type RunSource } from "../../src/github/source.js";
-import { shardDirPath, statePath } from "../../src/github/state.js";
+import { statePath } from "../../src/github/state.js";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -53,21 +54,10 @@ function context(log: string[] = []): RunContext {
 const empty: BranchRead = { head: "h0", files: new Map(), dirs: new Map() };
 
 /** The branch as it is after a commit of `decision`, for the next event's read. */
-function readAfter(before: BranchRead, decision: Decision, head: string): BranchRead {
-  if (decision.kind !== "commit") throw new Error(`expected a commit, got ${decision.kind}`);
-  const files = new Map(before.files);
-  const dirs = new Map([...before.dirs].map(([k, v]) => [k, new Map(v)]));
-  for (const [path, text] of decision.additions) {
-    const blob: BlobText = { oid: `${head}:${path}`, text };
-    const shardDir = shardDirPath("tickets");
-    if (path.startsWith(`${shardDir}/`)) {
-      const shards = dirs.get(shardDir) ?? new Map<string, BlobText>();
-      shards.set(path.slice(shardDir.length + 1), blob);
-      dirs.set(shardDir, shards);
-    } else files.set(path, blob);
-  }
-  for (const path of decision.deletions) files.delete(path);
-  return { head, files, dirs };
+function readAfterCommit(before: BranchRead, decision: Decision, head: string): BranchRead {
+  const read = readAfter("tickets", before, decision, head);
+  if (!read) throw new Error(`expected a commit, got ${decision.kind}`);
+  return read;
 }
 
 function input(over: Partial<TryInput> & Pick<TryInput, "source">): TryInput {
@@ -130,7 +120,7 @@ describe("one try of an event, decided without a request", () => {
   it("a claim no run carries two minutes after its commit is looked for once, then sent again only when absent", async () => {
     const source = await sourceOf({ "a.md": a, "b.md": b });
     const start = decide(input({ source }));
-    const read = readAfter(empty, start, "h1");
+    const read = readAfterCommit(empty, start, "h1");
     const state = start.kind === "commit" ? start.decided.state : undefined;
     const later = T0 + 3 * 60_000;
     const base = { source, read, state, now: later, eventId: "e2", label: "sweep" };
@@ -180,7 +170,7 @@ describe("one try of an event, decided without a request", () => {
   it("a settle records the outcome and claims what became ready in the same commit", async () => {
     const source = await sourceOf({ "a.md": a, "b.md": b });
     const start = decide(input({ source }));
-    const read = readAfter(empty, start, "h1");
+    const read = readAfterCommit(empty, start, "h1");
     const state = start.kind === "commit" ? start.decided.state : undefined;
     const settle = decide(
       input({

@@ -3,7 +3,7 @@
  * second `frontier run` completes them; after a SIGKILL of the runner, claims held by the
  * dead process are reclaimed at once, and nothing complete runs again.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -160,6 +160,41 @@ describe("SIGKILL of the runner with a run bound", () => {
     // the interrupted tickets were written back as ready when the run ended
     expect(fileStatus(g, "slow-c")).toBe("ready");
     expect(fileStatus(g, "slow-d")).toBe("ready");
+  });
+});
+
+describe("SIGKILL while a claimed ticket's file cannot be written", () => {
+  it("the run record on disk already counts that claim, so a resumed --bound spends nothing twice", async () => {
+    const g = makeGraph({ breaker: { title: "Breaker", retries: 1 }, slow: {} });
+    // breaker's first attempt breaks its own front matter and fails: the claim of its
+    // retry cannot be written into its file, so only the run record can count it
+    const exec = counted(
+      g.marks,
+      `case "$FRONTIER_TICKET#$FRONTIER_ATTEMPT" in
+         breaker#1) sed -i 's/^title: .*/title: [oops/' "$FRONTIER_TICKET_FILE"; exit 1 ;;
+         *) touch ${g.marks}/started-$FRONTIER_TICKET-$FRONTIER_ATTEMPT; sleep 3 ;;
+       esac`,
+    );
+    const started = startFrontier(["run", g.dir, "--exec", exec]);
+    await until(
+      () =>
+        existsSync(join(g.marks, "started-breaker-2")) &&
+        existsSync(join(g.marks, "started-slow-1")),
+      "breaker's retry and slow to start",
+    );
+    started.child.kill("SIGKILL");
+    await started.done;
+    const onDisk = JSON.parse(readFileSync(join(g.dir, ".frontier/run.json"), "utf8")) as {
+      dispatched: number;
+    };
+    expect(onDisk.dispatched).toBe(3);
+
+    // the author mends the file; a bound of 3 is spent: nothing more is dispatched
+    const file = join(g.dir, "breaker.md");
+    writeFileSync(file, readFileSync(file, "utf8").replace("title: [oops", "title: Breaker"));
+    const resumed = await run(g, exec, "--bound", "3");
+    expect(resumed.code).toBe(4);
+    expect(executions(g)).toEqual({ breaker: 2, slow: 1 });
   });
 });
 
