@@ -9,5 +9,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // two files at a time: most of the suite waits on the processes it spawns, so two
+    // workers on a 2-core machine take about two thirds of the time one does
+    maxWorkers: 2,
   },
 });

@@ -162,20 +162,17 @@ async function settle(ctx: ActionContext): Promise<void> {
   const job = await readJobOutcome(s, maxResultBytes);
   const outcome = await advance(
     rc,
-    settleEvent(
-      {
-        ticket,
-        attempt,
-        ...(claim ? { claim } : {}),
-        ...job,
-        by: ctx.workflowRunUrl ? `orch-task ${ctx.workflowRunUrl}` : "orch-task",
-        ...(ctx.workflowRunUrl ? { runUrl: ctx.workflowRunUrl } : {}),
-        ...(/^\d+$/.test(ctx.settings.env.runId ?? "")
-          ? { runId: Number(ctx.settings.env.runId) }
-          : {}),
-      },
-      maxResultBytes,
-    ),
+    settleEvent({
+      ticket,
+      attempt,
+      ...(claim ? { claim } : {}),
+      ...job,
+      by: ctx.workflowRunUrl ? `orch-task ${ctx.workflowRunUrl}` : "orch-task",
+      ...(ctx.workflowRunUrl ? { runUrl: ctx.workflowRunUrl } : {}),
+      ...(/^\d+$/.test(ctx.settings.env.runId ?? "")
+        ? { runId: Number(ctx.settings.env.runId) }
+        : {}),
+    }),
     `settle ${ticket}#${attempt} ${job.outcome}`,
     { start: false },
   );

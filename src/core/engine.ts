@@ -8,6 +8,7 @@
  */
 
 import { SATISFIED, STATUSES } from "./constants.js";
+import type { RunBoundLeft } from "./executor.js";
 import {
   buildGraph,
   criticalPathOf,
@@ -69,7 +70,7 @@ export interface Claim {
   /** the ticket's bound (its own, else the run default) */
   bound?: Bound;
   /** what remains of the run bound, handed down to this dispatch */
-  runBound: { dispatchesLeft?: number; deadline?: string };
+  runBound: RunBoundLeft;
 }
 
 export interface SettleInput {
@@ -936,10 +937,7 @@ export class Frontier {
       this.changedLog.push({ at: this.at, event: "claim", ticket: id, attempt, by: claimedBy });
     }
 
-    const runBound: Claim["runBound"] = {};
-    const limit = this.run.bound?.dispatches;
-    if (limit !== undefined) runBound.dispatchesLeft = Math.max(0, limit - this.run.dispatched);
-    if (this.run.bound?.deadline !== undefined) runBound.deadline = this.run.bound.deadline;
+    const runBound = this.runBoundLeft();
     const result: Claim = {
       ticket: id,
       attempt,
@@ -1269,6 +1267,15 @@ export class Frontier {
   dependentsOf(id: string): string[] {
     const i = this.lookup(id);
     return i === undefined ? [] : dependentsOf(this.graph, i).map((d) => this.id(d));
+  }
+
+  /** What remains of the run's bound now: what a dispatch is handed down (FRONTIER_RUN_BOUND). */
+  runBoundLeft(): RunBoundLeft {
+    const left: RunBoundLeft = {};
+    const limit = this.run.bound?.dispatches;
+    if (limit !== undefined) left.dispatchesLeft = Math.max(0, limit - this.run.dispatched);
+    if (this.run.bound?.deadline !== undefined) left.deadline = this.run.bound.deadline;
+    return left;
   }
 
   /** The run bound is spent at `now` (dispatch count reached or deadline passed). */

@@ -55,6 +55,40 @@ export type AttemptOutcome = z.infer<typeof AttemptOutcome>;
 export const Usage = z.record(z.string(), z.number());
 export type Usage = z.infer<typeof Usage>;
 
+/** One path an attempt changed (SPEC §4b), as its record keeps it. */
+export const ChangedPathRecord = z.object({
+  path: z.string(),
+  status: z.enum(["added", "modified", "deleted", "renamed"]),
+  /** a rename's old path */
+  from: z.string().optional(),
+  /** git mode now: 100644, 100755 (executable), 120000 (symlink); absent for a deletion */
+  mode: z.string().optional(),
+  /** the blob id now; absent for a deletion */
+  blob: z.string().optional(),
+  /** lines added and removed; absent for a binary file */
+  added: z.number().int().nonnegative().optional(),
+  removed: z.number().int().nonnegative().optional(),
+});
+export type ChangedPathRecord = z.infer<typeof ChangedPathRecord>;
+
+/** What became of an attempt's changes to the repository. */
+export const AttemptChanges = z.object({
+  /** the commit the attempt started from */
+  start: z.string(),
+  /**
+   * `integrated`: one commit of the ticket on the integration branch; `breach`,
+   * `conflict`: its attempt failed and nothing was integrated; `kept`: the attempt did
+   * not complete, so its changes were kept as evidence and not integrated
+   */
+  verdict: z.enum(["integrated", "breach", "conflict", "kept"]),
+  paths: z.array(ChangedPathRecord),
+  /** the commit that integrated them, once known */
+  commit: z.string().optional(),
+  /** the changes as a patch among the results (relative to the ticket directory), when not integrated */
+  patch_file: z.string().optional(),
+});
+export type AttemptChanges = z.infer<typeof AttemptChanges>;
+
 /**
  * One attempt. Immutable once it has an outcome: written once to
  * `DIR/.frontier/<ticket>/attempt-<n>.json`, never overwritten. The live attempt
@@ -80,15 +114,23 @@ export const AttemptRecord = z.object({
   settled_by: z.string().optional(),
   /** link to the GitHub Actions run that ran it, when known */
   run_url: z.string().optional(),
+  /** what it changed in the repository, when its changes were collected (SPEC §4b) */
+  changes: AttemptChanges.optional(),
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
 
-/** An answer to a suspended attempt's question: a new immutable input. */
+/**
+ * An answer to a suspended attempt's question, or a reviewer's feedback on a retry: a
+ * new immutable input of the ticket's next attempt.
+ */
 export const AnswerRecord = z.object({
-  /** 1-based sequence of answers for this ticket */
+  /** 1-based sequence of answers (and feedback) for this ticket */
   n: z.number().int().positive(),
-  /** the attempt whose question it answers */
+  /** the attempt whose question it answers, or that the feedback is about */
   attempt: z.number().int().positive(),
+  /** `feedback`: a reviewer's note given with a retry (absent: an answer) */
+  kind: z.enum(["answer", "feedback"]).optional(),
+  /** the question answered; "" for feedback */
   question: z.string(),
   text: z.string(),
   by: z.string(),
@@ -155,11 +197,13 @@ export const RunState = z.enum([
 ]);
 export type RunState = z.infer<typeof RunState>;
 
-/** The run bound: spent by dispatches. */
+/** The run bound: spent by dispatches, by the clock, and by the usage attempts report. */
 export const RunBound = z.object({
   dispatches: z.number().int().nonnegative().optional(),
   /** ISO time after which nothing more is dispatched */
   deadline: z.string().optional(),
+  /** totals of the attempts' `usage` (keys as the outcomes name them) the run may reach */
+  usage: z.record(z.string(), z.number().nonnegative()).optional(),
 });
 export type RunBound = z.infer<typeof RunBound>;
 
@@ -215,13 +259,14 @@ export const Settings = z.object({
   run: z.string(),
   goal: z.string().optional(),
   max_parallel: z.number().int().positive().optional(),
-  /** run bound: a dispatch count, or {dispatches, duration} */
+  /** run bound: a dispatch count, or {dispatches, duration, usage} */
   bound: z
     .union([
       z.number().int().nonnegative(),
       z.object({
         dispatches: z.number().int().nonnegative().optional(),
         duration: z.string().optional(),
+        usage: z.record(z.string(), z.number().nonnegative()).optional(),
       }),
     ])
     .optional(),

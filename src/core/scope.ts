@@ -97,3 +97,26 @@ export function scopesOverlap(a: CompiledScope, b: CompiledScope): boolean {
   for (const x of a) for (const y of b) if (entriesOverlap(x, y)) return true;
   return false;
 }
+
+/**
+ * `path` (a file path from the repository root, `/`-separated) is one a ticket with
+ * `scope` may change: it is, or lies under, a literal entry; or it, or a directory
+ * above it, matches a glob entry. The same rules as overlap, seen from one path: when
+ * two scopes do not overlap, no path is in both (a property test holds them to it).
+ * A ticket without a write_scope may change nothing.
+ */
+export function pathInScope(path: string, scope: CompiledScope): boolean {
+  const p = normaliseScopePath(path);
+  for (const entry of scope) {
+    if (!entry.glob) {
+      if (entry.path === "" || p === entry.path || p.startsWith(`${entry.path}/`)) return true;
+      continue;
+    }
+    if (entry.base !== "" && p !== entry.base && !p.startsWith(`${entry.base}/`)) continue;
+    // the path itself, or a directory holding it, matched by the glob
+    for (let at = p.length; at > 0; at = p.lastIndexOf("/", at - 1)) {
+      if (picomatch.isMatch(p.slice(0, at), entry.path, MATCH_OPTIONS)) return true;
+    }
+  }
+  return false;
+}

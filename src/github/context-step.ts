@@ -17,6 +17,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { dirname, join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { openRun } from "../core/event.js";
+import { executorVariables } from "../core/executor.js";
 import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
 import { graphqlStore } from "./branch.js";
@@ -167,16 +168,19 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     core.setOutput("context-file", contextFile);
     core.setOutput("outcome-file", outcomeFile);
     core.setOutput("live", isLive ? "true" : "false");
-    const vars: Record<string, string> = {
-      FRONTIER_RUN: state.run.run,
-      FRONTIER_TICKET: ticket,
-      FRONTIER_ATTEMPT: String(attempt),
-      FRONTIER_CONTEXT_FILE: contextFile,
-      FRONTIER_OUTCOME_FILE: outcomeFile,
-      FRONTIER_TICKET_FILE: join(ctx.settings.env.workspace, rc.dir, spec.file),
-      FRONTIER_DIR: join(ctx.settings.env.workspace, rc.dir),
-      FRONTIER_BOUND: spec.bound?.raw ?? settings.ticket_bound ?? "",
-    };
+    // the executor contract, as the local runner sets it (core/executor.ts)
+    const vars = executorVariables({
+      run: state.run.run,
+      ticket,
+      attempt,
+      ticketFile: join(ctx.settings.env.workspace, rc.dir, spec.file),
+      dir: join(ctx.settings.env.workspace, rc.dir),
+      bound: spec.bound?.raw ?? settings.ticket_bound ?? "",
+      runBound: frontier.runBoundLeft(),
+      claim: claim ?? live?.claim ?? "",
+      contextFile,
+      outcomeFile,
+    });
     for (const [k, v] of Object.entries(vars)) core.exportVariable(k, v);
     if (isLive) {
       core.info(`context of ${ticket}#${attempt} written to ${contextFile}`);

@@ -3,9 +3,17 @@
  * job that died (workflow_run), the lease sweep (schedule), and "nothing but advance"
  * (push, workflow_dispatch). Each is a `RunEvent` for `advance`.
  */
-import { readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
 import type { EventResult, SettleInput } from "../core/engine.js";
-import { DEFAULTS, type Outcome, type Usage } from "../core/model.js";
+import type { Outcome, Usage } from "../core/model.js";
+import {
+  type Interpreted,
+  interpretOutcome,
+  type JobReport,
+  type Observation,
+  type OutcomeFileRead,
+} from "../core/settle.js";
 import { resultFile } from "../tickets/load.js";
 import { readOutcomeFile } from "../tickets/outcome-file.js";
 import { parseRunName } from "./dispatch.js";
@@ -37,14 +45,8 @@ export interface JobOutcome {
 /** Where an attempt's result is stored, relative to the ticket directory. Never overwritten. */
 export const resultPath = resultFile;
 
-/**
- * Record a job's outcome. A result over the size cap fails the attempt with a reason
- * that says so: never a silent truncation.
- */
-export function settleEvent(
-  job: JobOutcome,
-  maxResultBytes: number = DEFAULTS.maxResultBytes,
-): RunEvent {
+/** Record a job's outcome, as interpreted (readJobOutcome): its result is written once. */
+export function settleEvent(job: JobOutcome): RunEvent {
   return (frontier, now, view) => {
     const entry = view.outbox[job.ticket];
     if (
@@ -70,20 +72,14 @@ export function settleEvent(
     if (job.usage !== undefined) input.usage = job.usage;
     if (job.question !== undefined) input.question = job.question;
     if (job.reason !== undefined) input.reason = job.reason;
+    // the outcome was interpreted once (core/settle.ts): a result here is non-blank and
+    // within the cap, and a complete without one is already empty
     let resultText: string | undefined;
     if (job.result !== undefined && job.result.trim() !== "") {
-      const bytes = Buffer.byteLength(job.result, "utf8");
-      if (bytes > maxResultBytes) {
-        input.outcome = "failed";
-        input.reason = `the result is ${bytes} bytes, over max_result_bytes (${maxResultBytes}): write large output to a file in the repository and return its path, or raise max_result_bytes in frontier.yml`;
-      } else {
-        resultText = job.result;
-        input.resultFile = resultPath(job.ticket, job.attempt);
-        input.resultBytes = bytes;
-      }
+      resultText = job.result;
+      input.resultFile = resultPath(job.ticket, job.attempt);
+      input.resultBytes = Buffer.byteLength(job.result, "utf8");
     }
-    // `complete` with no result, or a blank one, is `empty`: nothing is passed off as done
-    if (input.outcome === "complete" && resultText === undefined) input.outcome = "empty";
     const result = frontier.settle(input, now);
     if (result.kind === "ok" && resultText !== undefined && input.resultFile)
       view.writeFile(input.resultFile, resultText);
@@ -104,84 +100,67 @@ export function allOf(...events: RunEvent[]): RunEvent {
   };
 }
 
-export type OutcomeRead = {
-  kind: "ok";
-  job: Omit<JobOutcome, "ticket" | "attempt" | "claim" | "by">;
-};
-
 /**
- * The outcome of the job, from (first match): the outcome file (the local executor's
- * JSON protocol), the explicit `outcome` input with `result-file`/`question`/`reason`,
- * else the job's status. A job that succeeded but reported no outcome FAILS: counting
- * it complete would hand its dependents a result nobody produced, and the reason tells
- * the author which file to write.
+ * The outcome of the job, interpreted by the one rule both runners share
+ * (core/settle.ts) from what the settle step saw: the outcome file (the executor
+ * protocol's JSON), else the explicit `outcome` input with `result-file`/`question`/
+ * `reason`, else the job's status. A job that succeeded but reported no outcome FAILS:
+ * counting it complete would hand its dependents a result nobody produced.
  */
 export async function readJobOutcome(
   inputs: SettleInputs,
   maxResultBytes: number,
-): Promise<OutcomeRead["job"]> {
-  if (inputs.outcomeFile) {
-    const file = await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile);
-    if (file.kind === "bad") return { outcome: "failed", reason: file.reason };
-    if (file.kind === "ok") {
-      const o = file.value;
-      const job: OutcomeRead["job"] = { outcome: o.status };
-      if (o.result !== undefined) job.result = o.result;
-      if (o.question !== undefined) job.question = o.question;
-      if (o.reason !== undefined) job.reason = o.reason;
-      if (o.usage !== undefined) job.usage = o.usage;
-      if (job.outcome === "suspended" && !job.question?.trim()) job.question = job.result ?? "";
-      return job;
-    }
+): Promise<Interpreted> {
+  return interpretOutcome(await observeJob(inputs, maxResultBytes));
+}
+
+/** What the settle step saw of the job's end. */
+export async function observeJob(
+  inputs: SettleInputs,
+  maxResultBytes: number,
+): Promise<Observation> {
+  const file: OutcomeFileRead = inputs.outcomeFile
+    ? await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile)
+    : { kind: "none" };
+  const job: JobReport = {};
+  if (inputs.outcome) job.outcome = inputs.outcome;
+  if (inputs.question !== undefined) job.question = inputs.question;
+  if (inputs.reason !== undefined) job.reason = inputs.reason;
+  if (inputs.jobStatus !== undefined) job.status = inputs.jobStatus;
+  if (inputs.outcome && inputs.resultFile)
+    job.result = await readResultFile(inputs.resultFile, maxResultBytes);
+  return { file, job, maxResultBytes };
+}
+
+/** The `result-file` input's text, at most the cap and a byte (a bigger one is only measured). */
+async function readResultFile(
+  path: string,
+  cap: number,
+): Promise<NonNullable<JobReport["result"]>> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return { kind: "unreadable", path };
   }
-  if (inputs.outcome) {
-    const job: OutcomeRead["job"] = { outcome: inputs.outcome };
-    if (inputs.resultFile) {
-      try {
-        const st = await readFile(inputs.resultFile);
-        if (st.byteLength > maxResultBytes) {
-          return {
-            outcome: "failed",
-            reason: `the result file ${inputs.resultFile} is ${st.byteLength} bytes, over max_result_bytes (${maxResultBytes}): keep large output in the repository and return its path, or raise max_result_bytes in frontier.yml`,
-          };
-        }
-        job.result = st.toString("utf8");
-      } catch {
-        return {
-          outcome: "failed",
-          reason: `input result-file: ${inputs.resultFile} could not be read — write the result there before the settle step, or leave result-file out`,
-        };
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return { kind: "unreadable", path };
+    if (st.size > cap) return { kind: "over", bytes: st.size };
+    const buffer = Buffer.alloc(cap + 1);
+    let got = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, got, buffer.length - got, got);
+      if (bytesRead === 0 || got + bytesRead >= buffer.length) {
+        got += bytesRead;
+        break;
       }
+      got += bytesRead;
     }
-    if (inputs.question !== undefined) job.question = inputs.question;
-    if (inputs.reason !== undefined) job.reason = inputs.reason;
-    return job;
-  }
-  switch (inputs.jobStatus) {
-    case "success":
-      return {
-        outcome: "failed",
-        reason:
-          'the job succeeded but reported no outcome: write {"status": …} to $FRONTIER_OUTCOME_FILE, or pass outcome to the settle step',
-      };
-    case "cancelled":
-      return { outcome: "failed", reason: "the job was cancelled before it reported an outcome" };
-    case "failure":
-      return {
-        outcome: "failed",
-        reason: "the job failed before it reported an outcome (see its log)",
-      };
-    case "skipped":
-      return {
-        outcome: "failed",
-        reason:
-          "the agent step was skipped (did the context step fail?) and nothing reported an outcome",
-      };
-    default:
-      return {
-        outcome: "failed",
-        reason: `the settle step got no outcome-file, no outcome and no job-status${inputs.jobStatus ? ` it knows ("${inputs.jobStatus}")` : ""}: pass job-status: \${{ job.status }}`,
-      };
+    if (got > cap) return { kind: "over", bytes: got };
+    return { kind: "text", text: buffer.subarray(0, got).toString("utf8") };
+  } finally {
+    await handle.close();
   }
 }
 

@@ -21,19 +21,15 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
+import { type ExecutorAttempt, executorVariables } from "../core/executor.js";
 import type { Outcome, Usage } from "../core/model.js";
-import { readOutcomeFile, overResultCap as tooLarge } from "../tickets/outcome-file.js";
+import { interpretOutcome } from "../core/settle.js";
+import { readOutcomeFile } from "../tickets/outcome-file.js";
 import { signalGroup } from "./launch.js";
 import { inProcess, type Launcher } from "./launcher.js";
 
-/** The exit code that means "I have a question" (EX_TEMPFAIL). */
-export const EXIT_SUSPEND = 75;
-
 /** How long a stopped attempt gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2000;
-
-const STDERR_TAIL_BYTES = 2048;
-const STDERR_TAIL_LINES = 10;
 
 export interface AttemptInput {
   /** the shell command, run as `sh -c COMMAND` */
@@ -47,7 +43,12 @@ export interface AttemptInput {
    * attempt of a run, so the launcher helper is sent it once
    */
   baseEnv: Record<string, string | undefined>;
-  /** the FRONTIER_* variables of this attempt (CONTEXT_FILE and OUTCOME_FILE are added here) */
+  /**
+   * the executor contract of this attempt (core/executor.ts), less the context and
+   * outcome files, which are named here; its variables are set for the command
+   */
+  contract?: Omit<ExecutorAttempt, "contextFile" | "outcomeFile">;
+  /** further variables (tests); the contract's win */
   vars: Record<string, string>;
   /** the ticket's bound as a duration: past it the attempt is stopped, failed `timeout` */
   timeoutMs?: number;
@@ -93,20 +94,6 @@ export interface RunningAttempt {
   stop(): void;
 }
 
-/** The end of stderr as a reason: its last lines, at most 2 KB. */
-export function stderrReason(text: string): string | undefined {
-  const lines = text.replace(/\s+$/, "").split(/\r?\n/);
-  const tail = lines.slice(-STDERR_TAIL_LINES).join("\n").trim();
-  if (tail === "") return undefined;
-  const bytes = Buffer.from(tail, "utf8");
-  if (bytes.length <= STDERR_TAIL_BYTES) return tail;
-  return `…${bytes.subarray(bytes.length - STDERR_TAIL_BYTES).toString("utf8")}`;
-}
-
-function isBlank(text: string | undefined): boolean {
-  return text === undefined || text.trim() === "";
-}
-
 /** Start one attempt. The returned promise never rejects: every way it can end is an outcome. */
 export function startAttempt(input: AttemptInput): RunningAttempt {
   const started = Date.now();
@@ -133,7 +120,14 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       if (own) rmSync(scratch, { recursive: true, force: true });
       else {
         if (input.contextFile === undefined) rmSync(contextFile, { force: true });
-        if (wroteOutcome) rmSync(outcomeFile, { force: true });
+        if (wroteOutcome) {
+          try {
+            // whatever the executor made there: a file, a link, a directory, a FIFO
+            rmSync(outcomeFile, { recursive: true, force: true });
+          } catch {
+            // left in the run's scratch directory, removed with it
+          }
+        }
       }
     }
   })();
@@ -141,6 +135,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
   async function runChild(contextFile: string, outcomeFile: string): Promise<AttemptResult> {
     const vars: Record<string, string> = {
       ...input.vars,
+      ...(input.contract ? executorVariables({ ...input.contract, contextFile, outcomeFile }) : {}),
       FRONTIER_CONTEXT_FILE: contextFile,
       FRONTIER_OUTCOME_FILE: outcomeFile,
     };
@@ -181,133 +176,42 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     );
     if (timeoutTimer) clearTimeout(timeoutTimer);
     if (killTimer) clearTimeout(killTimer);
-    const stdout = {
-      overflow: exit.stdoutTotal > input.maxResultBytes,
-      total: exit.stdoutTotal,
-      text: () => Buffer.from(exit.stdout).toString("utf8"),
-    };
-    const stderr = { text: () => Buffer.from(exit.stderrTail).toString("utf8") };
-    const signal = exit.signal;
-
     const base = {
       stopped: stopRequested,
       exitCode: exit.code,
-      signal,
+      signal: exit.signal,
       durationMs: Date.now() - started,
     };
-    if (exit.spawnError) {
-      return {
-        ...base,
-        outcome: "failed",
-        reason: `could not start sh: ${exit.spawnError}`,
-      };
-    }
-    if (timedOut) {
-      return { ...base, outcome: "failed", reason: "timeout" };
-    }
-    if (stopRequested) {
+    if (stopRequested && !timedOut && !exit.spawnError) {
       return { ...base, outcome: "failed", reason: "interrupted" };
     }
-
-    const file = await readOutcomeFile(outcomeFile, input.maxResultBytes);
-    wroteOutcome = file.kind !== "none" || file.exists;
-    if (exit.helperLost && file.kind === "none") {
-      return {
-        ...base,
-        outcome: "failed",
-        reason:
-          "the launcher helper stopped while the attempt ran: its exit status and output were lost (its processes ran to their end); write $FRONTIER_OUTCOME_FILE to keep an outcome through that",
-      };
-    }
-    const out = stdout.overflow ? undefined : stdout.text();
-    if (file.kind === "bad") return { ...base, outcome: "failed", reason: file.reason };
-    if (file.kind === "none" && file.exists) {
-      // The runner never creates it: an empty file was opened by the executor and left
-      // unwritten (an agent that died while its output was redirected there).
-      return {
-        ...base,
-        outcome: "failed",
-        reason:
-          'the outcome file ($FRONTIER_OUTCOME_FILE) is empty: write its JSON, e.g. {"status": "complete", "result": "…"}, or leave it unwritten and let the exit code decide',
-      };
-    }
-    if (file.kind === "ok") {
-      const value = file.value;
-      const result = value.result ?? out;
-      if (
-        value.result === undefined &&
-        stdout.overflow &&
-        (value.status === "complete" || value.status === "empty")
-      ) {
-        return {
-          ...base,
-          outcome: "failed",
-          reason: tooLarge("the result on stdout", stdout.total, input.maxResultBytes),
-        };
-      }
-      const res: AttemptResult = { ...base, outcome: value.status };
-      if (value.usage) res.usage = value.usage;
-      if (value.reason !== undefined) res.reason = value.reason;
-      switch (value.status) {
-        case "complete":
-          // nothing is passed off as done: a complete without a result is empty
-          if (isBlank(result)) res.outcome = "empty";
-          else res.result = result;
-          break;
-        case "empty":
-          break;
-        case "suspended": {
-          const question = value.question ?? (isBlank(out) ? undefined : out?.trim());
-          if (question === undefined || question.trim() === "") {
-            return {
-              ...base,
-              outcome: "failed",
-              reason:
-                'the outcome file says "suspended" but gives no "question": add the question the ticket is waiting on',
-            };
-          }
-          res.question = question;
-          break;
-        }
-        case "failed":
-          if (res.reason === undefined) {
-            res.reason = stderrReason(stderr.text()) ?? "the executor reported failed";
-          }
-          break;
-        case "limited":
-          if (res.reason === undefined) res.reason = "the ticket's bound ran out";
-          break;
-      }
-      return res;
-    }
-
-    if (exit.code === 0) {
-      if (stdout.overflow) {
-        return {
-          ...base,
-          outcome: "failed",
-          reason: tooLarge("the result on stdout", stdout.total, input.maxResultBytes),
-        };
-      }
-      return isBlank(out)
-        ? { ...base, outcome: "empty" }
-        : { ...base, outcome: "complete", result: out as string };
-    }
-    if (exit.code === EXIT_SUSPEND) {
-      const question = isBlank(out) ? undefined : out?.trim();
-      if (question === undefined) {
-        return {
-          ...base,
-          outcome: "failed",
-          reason: `exit code ${EXIT_SUSPEND} (suspend) without a question: print the question on stdout`,
-        };
-      }
-      return { ...base, outcome: "suspended", question };
-    }
-    const reason =
-      stderrReason(stderr.text()) ??
-      (signal ? `killed by ${signal}` : `exit code ${exit.code ?? "unknown"}`);
-    return { ...base, outcome: "failed", reason };
+    // what this runner saw, read by the one interpreter both runners share
+    const file =
+      exit.spawnError || timedOut
+        ? ({ kind: "none" } as const)
+        : await readOutcomeFile(outcomeFile, input.maxResultBytes);
+    wroteOutcome = file.kind !== "none";
+    const interpreted = interpretOutcome({
+      file,
+      maxResultBytes: input.maxResultBytes,
+      ...(exit.spawnError ? { notStarted: `could not start sh: ${exit.spawnError}` } : {}),
+      ...(timedOut ? { timedOut: true } : {}),
+      process: {
+        code: exit.code,
+        signal: exit.signal,
+        stdout:
+          exit.stdoutTotal > input.maxResultBytes
+            ? { kind: "over", bytes: exit.stdoutTotal }
+            : { kind: "text", text: Buffer.from(exit.stdout).toString("utf8") },
+        stderr: Buffer.from(exit.stderrTail).toString("utf8"),
+        ...(exit.helperLost
+          ? {
+              lost: "the launcher helper stopped while the attempt ran: its exit status and output were lost (its processes ran to their end); write $FRONTIER_OUTCOME_FILE to keep an outcome through that",
+            }
+          : {}),
+      },
+    });
+    return { ...base, ...interpreted };
   }
 
   return {

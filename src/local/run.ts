@@ -17,6 +17,7 @@ import type { RunFlags } from "../core/config.js";
 import { DEFAULTS } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { openRun, step } from "../core/event.js";
+import { parseRunBound } from "../core/executor.js";
 import { type CliIo, EXIT, line } from "../core/io.js";
 import type { RunBound, RunState, Settings } from "../core/model.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
@@ -63,35 +64,6 @@ export function exitCodeOf(state: RunState): number {
       // not started: nothing could be dispatched. Neither is a success.
       return EXIT.failed;
   }
-}
-
-/* ---------------------------- FRONTIER_RUN_BOUND ---------------------------- */
-
-/** What remains of the run bound, as handed to a dispatch: `dispatches=3 deadline=ISO`. */
-export function formatRunBound(bound: { dispatchesLeft?: number; deadline?: string }): string {
-  const parts: string[] = [];
-  if (bound.dispatchesLeft !== undefined) parts.push(`dispatches=${bound.dispatchesLeft}`);
-  if (bound.deadline !== undefined) parts.push(`deadline=${bound.deadline}`);
-  return parts.join(" ");
-}
-
-export type ParsedRunBound = { kind: "ok"; bound: RunBound } | { kind: "bad"; message: string };
-
-export function parseRunBound(text: string | undefined): ParsedRunBound {
-  const bound: RunBound = {};
-  for (const part of (text ?? "").trim().split(/\s+/).filter(Boolean)) {
-    const [key, value = ""] = part.split("=", 2);
-    if (key === "dispatches" && /^\d+$/.test(value)) bound.dispatches = Number(value);
-    else if (key === "deadline" && !Number.isNaN(Date.parse(value))) {
-      bound.deadline = new Date(Date.parse(value)).toISOString();
-    } else {
-      return {
-        kind: "bad",
-        message: `FRONTIER_RUN_BOUND has "${part}", which is not understood — it takes "dispatches=N" and/or "deadline=ISO-TIME", space-separated (a parent run sets it; unset it to run without one)`,
-      };
-    }
-  }
-  return { kind: "ok", bound };
 }
 
 /* ------------------------------- executors ------------------------------- */
@@ -632,16 +604,7 @@ class LocalRun {
       this.exits.push({ claim, result: failedBeforeStart(reason) });
       return;
     }
-    const vars: Record<string, string> = {
-      FRONTIER_RUN: this.frontier.runRecord().run,
-      FRONTIER_TICKET: claim.ticket,
-      FRONTIER_ATTEMPT: String(claim.attempt),
-      FRONTIER_TICKET_FILE: join(this.dir, spec.file),
-      FRONTIER_BOUND: claim.bound?.raw ?? "",
-      FRONTIER_RUN_BOUND: formatRunBound(claim.runBound),
-      FRONTIER_DIR: this.dir,
-      FRONTIER_CLAIM: claim.claim,
-    };
+
     const contextFile =
       this.freeContextFiles.pop() ?? join(this.scratch, `context-${this.contextFiles++}.md`);
     const attempt = startAttempt({
@@ -650,7 +613,17 @@ class LocalRun {
       context: context.text,
       contextFile,
       baseEnv: this.baseEnv,
-      vars,
+      contract: {
+        run: this.frontier.runRecord().run,
+        ticket: claim.ticket,
+        attempt: claim.attempt,
+        ticketFile: join(this.dir, spec.file),
+        dir: this.dir,
+        bound: claim.bound?.raw ?? "",
+        runBound: claim.runBound,
+        claim: claim.claim,
+      },
+      vars: {},
       ...(claim.bound?.timeoutMs !== undefined ? { timeoutMs: claim.bound.timeoutMs } : {}),
       maxResultBytes: this.maxResultBytes,
       launcher: this.launcher,

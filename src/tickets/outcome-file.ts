@@ -1,52 +1,94 @@
 /**
  * Reading `$FRONTIER_OUTCOME_FILE` (SPEC §6): the one reader of the outcome JSON an
- * executor writes, for the local runner and the action's settle step alike — one size
- * rule and one set of messages.
+ * executor writes, for the local runner and the action's settle step alike. What the
+ * outcome means is decided in core/settle.ts; this only reads it, safely:
+ *
+ * - only a regular file is read: a symbolic link (to /dev/zero, to a file elsewhere), a
+ *   FIFO, a device or a directory is refused without being opened for reading, and
+ *   nothing of what it points at is quoted;
+ * - the file is opened without blocking (a FIFO swapped in after the check cannot stall
+ *   the runner) and read asynchronously, at most the cap and one byte more: an executor
+ *   cannot make the runner read without end.
  */
-import { readFileSync, statSync } from "node:fs";
+import { constants } from "node:fs";
+import { lstat, open } from "node:fs/promises";
 import { readJson } from "../core/json.js";
-import type { OutcomeFile } from "../core/outcome.js";
+import type { OutcomeFileRead } from "../core/settle.js";
+import { overResultCap } from "../core/settle.js";
 
-/** What the executor's outcome file says, or that there is none, or why it is no good. */
-export type OutcomeFileRead =
-  /** no file, or an empty one: the executor reported nothing there (`exists`: the file is there, empty) */
-  | { kind: "none"; exists: boolean }
-  | { kind: "ok"; value: OutcomeFile }
-  /** not valid JSON, not of the shape, or too large: a failed attempt with this reason */
-  | { kind: "bad"; reason: string };
+export type { OutcomeFileRead };
 
-/** The reason for a result over `max_result_bytes`: `what` is `the result on stdout`, … */
-export function overResultCap(what: string, bytes: number, cap: number): string {
-  return `${what} is ${bytes} bytes, over max_result_bytes (${cap}): write large output to a file and return its path, or raise max_result_bytes in frontier.yml`;
+/** The most an outcome file may hold: a result of up to the cap, JSON escaping, the envelope. */
+export function outcomeFileLimit(maxResultBytes: number): number {
+  return maxResultBytes * 6 + 64 * 1024;
+}
+
+function kindOf(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  return "a device";
 }
 
 /**
  * Read and check the outcome file at `path`; `name` is how messages call it
- * (`$FRONTIER_OUTCOME_FILE`, or the path the settle step was given). The file may hold
- * a result of up to `maxResultBytes` (in UTF-8), and JSON escaping room around it.
+ * (`$FRONTIER_OUTCOME_FILE`, or the path the settle step was given).
  */
 export async function readOutcomeFile(
   path: string,
   maxResultBytes: number,
   name = "$FRONTIER_OUTCOME_FILE",
 ): Promise<OutcomeFileRead> {
-  let size: number;
+  const refuse = (what: string): OutcomeFileRead => ({
+    kind: "bad",
+    reason: `the outcome file (${name}) is ${what}, so it was not read: write the outcome JSON into a plain file at that path, e.g. {"status": "complete", "result": "…"}`,
+  });
   try {
-    size = statSync(path).size;
-  } catch {
-    return { kind: "none", exists: false };
+    const st = await lstat(path);
+    if (st.isSymbolicLink()) return refuse("a symbolic link");
+    if (!st.isFile()) return refuse(kindOf(st));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "none" };
+    return refuse(`unreadable (${code ?? "error"})`);
   }
-  // JSON escaping can at most double-ish a string; leave generous room for the envelope.
-  if (size > maxResultBytes * 6 + 64 * 1024) {
-    return { kind: "bad", reason: overResultCap("the outcome file", size, maxResultBytes) };
-  }
-  let text: string;
+  const limit = outcomeFileLimit(maxResultBytes);
+  let handle: Awaited<ReturnType<typeof open>>;
   try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return { kind: "none", exists: false };
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { kind: "none" };
+    return refuse(code === "ELOOP" ? "a symbolic link" : `unreadable (${code ?? "error"})`);
   }
-  if (text.trim() === "") return { kind: "none", exists: true };
+  let bytes: Buffer;
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return refuse(kindOf(st));
+    // at most the limit and one byte more, however large the file says it is or grows
+    const chunks: Buffer[] = [];
+    let got = 0;
+    let chunk = Math.min(limit + 1, Math.max(st.size, 0) + 1, 1 << 20);
+    while (got <= limit) {
+      const buffer = Buffer.alloc(Math.min(chunk, limit + 1 - got));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, got);
+      if (bytesRead === 0) break;
+      chunks.push(buffer.subarray(0, bytesRead));
+      got += bytesRead;
+      chunk = 1 << 20;
+    }
+    if (got > limit) {
+      return {
+        kind: "bad",
+        reason: overResultCap(`the outcome file (${name})`, Math.max(st.size, got), maxResultBytes),
+      };
+    }
+    bytes = Buffer.concat(chunks, got);
+  } finally {
+    await handle.close();
+  }
+  const text = bytes.toString("utf8");
+  if (text.trim() === "") return { kind: "blank" };
   const json = readJson(text);
   if (!json.ok) {
     return {
@@ -67,16 +109,6 @@ export async function readOutcomeFile(
       kind: "bad",
       reason: `the outcome file (${name}) is not a valid outcome — ${issues}. It needs "status": one of complete, empty, failed, suspended, limited`,
     };
-  }
-  const result = parsed.data.result;
-  if (result !== undefined) {
-    const bytes = Buffer.byteLength(result, "utf8");
-    if (bytes > maxResultBytes) {
-      return {
-        kind: "bad",
-        reason: overResultCap("the result in the outcome file", bytes, maxResultBytes),
-      };
-    }
   }
   return { kind: "ok", value: parsed.data };
 }

@@ -1,6 +1,6 @@
 /**
  * The import graph of src/ and the layer rules, for test/architecture/imports.test.ts:
- *   core (0) ← tickets, report (1) ← local, github (2) ← cli/, cli.ts, action.ts (3)
+ *   core (0) ← tickets, report, workspace (1) ← local, github (2) ← cli/, cli.ts, action.ts (3)
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, posix, relative, resolve } from "node:path";
@@ -20,6 +20,7 @@ export function layerOf(file: string): { name: string; rank: number } {
       return { name: "core", rank: 0 };
     case "tickets":
     case "report":
+    case "workspace":
       return { name: top, rank: 1 };
     case "local":
     case "github":

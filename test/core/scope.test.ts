@@ -1,6 +1,7 @@
 /** SPEC §4: "a live ticket with an overlapping write_scope" holds a ready ticket back. */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileScope, scopesOverlap } from "../../src/core/scope.js";
+import { compileScope, pathInScope, scopesOverlap } from "../../src/core/scope.js";
 
 const list = (a: string | string[]) => (typeof a === "string" ? [a] : a);
 const overlap = (a: string | string[], b: string | string[]) =>
@@ -103,5 +104,51 @@ describe("paths are normalised before they are compared", () => {
     expect(compileScope(["./src/**/*.ts"])).toEqual([
       { raw: "./src/**/*.ts", path: "src/**/*.ts", glob: true, base: "src", rest: "**/*.ts" },
     ]);
+  });
+});
+
+describe("a changed path is in a ticket's write_scope by the same rules", () => {
+  const inScope = (path: string, scope: string[]) => pathInScope(path, compileScope(scope));
+
+  it.each([
+    ["src/api/x.ts", ["src/api/**"]],
+    ["src/api/x.ts", ["src/api"]],
+    ["src/api/x.ts", ["./src/api/"]],
+    ["docs/api.md", ["docs/*.md"]],
+    ["src/lib/deep/a.ts", ["src/*"]],
+    ["README.md", ["."]],
+    [".github/x.yml", ["**"]],
+  ])("%s is in %j", (path, scope) => {
+    expect(inScope(path, scope)).toBe(true);
+  });
+
+  it.each([
+    ["src/apix/x.ts", ["src/api"]],
+    ["src/ui/x.ts", ["src/api/**"]],
+    ["docs/guide/api.md", ["docs/*.md"]],
+    ["README.md", []],
+  ])("%s is not in %j", (path, scope) => {
+    expect(inScope(path, scope)).toBe(false);
+  });
+
+  it("no path is in two scopes that do not overlap (property)", () => {
+    const segment = fc.constantFrom("src", "api", "ui", "docs", "a.ts", "b.md", "lib", "x");
+    const path = fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join("/"));
+    const entry = fc.oneof(
+      path,
+      path.map((p) => `${p}/**`),
+      path.map((p) => p.replace(/[^/]+$/, "*")),
+      path.map((p) => p.replace(/[^/]+$/, "*.ts")),
+      path.map((p) => `${p.split("/")[0]}/**/*.md`),
+    );
+    const scope = fc.array(entry, { minLength: 1, maxLength: 3 });
+    fc.assert(
+      fc.property(path, scope, scope, (p, a, b) => {
+        const ca = compileScope(a);
+        const cb = compileScope(b);
+        if (pathInScope(p, ca) && pathInScope(p, cb)) return scopesOverlap(ca, cb);
+        return true;
+      }),
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { interpretOutcome } from "../../src/core/settle.js";
 import { advance } from "../../src/github/advance.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
@@ -153,9 +154,18 @@ describe("claim, then dispatch", () => {
     const ctx = runContext(world);
     const start = await advance(ctx, advanceOnly, "start");
     const claim = (t: string) => start.dispatched.find((d) => d.ticket === t)?.claim;
+    // the settle step interprets what the job reported (the one rule both runners share)
+    const reported = (value: { status: "complete"; result?: string }) =>
+      interpretOutcome({ file: { kind: "ok", value }, job: {}, maxResultBytes: 1000 });
     await advance(
       ctx,
-      settleEvent({ ticket: "a", attempt: 1, claim: claim("a"), outcome: "complete", by: "job" }),
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim: claim("a"),
+        ...reported({ status: "complete" }),
+        by: "job",
+      }),
       "settle a",
     );
     await advance(
@@ -164,8 +174,7 @@ describe("claim, then dispatch", () => {
         ticket: "b",
         attempt: 1,
         claim: claim("b"),
-        outcome: "complete",
-        result: "  \n",
+        ...reported({ status: "complete", result: "  \n" }),
         by: "job",
       }),
       "settle b",

@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,36 +14,62 @@ function file(name: string, text: string): string {
 }
 
 describe("one reader of the outcome file, for the local runner and the settle step", () => {
-  it("no file, or an empty one, is no outcome", async () => {
-    expect(await readOutcomeFile(join(dir, "missing.json"), 100)).toEqual({
-      kind: "none",
-      exists: false,
-    });
-    expect(await readOutcomeFile(file("blank.json", " \n"), 100)).toEqual({
-      kind: "none",
-      exists: true,
-    });
+  it("no file is no outcome; a blank one is told apart (it fails the attempt)", async () => {
+    expect(await readOutcomeFile(join(dir, "missing.json"), 100)).toEqual({ kind: "none" });
+    expect(await readOutcomeFile(file("blank.json", " \n"), 100)).toEqual({ kind: "blank" });
   });
 
-  it("a result over max_result_bytes is a bad outcome, whichever path reads it", async () => {
+  it("a result over max_result_bytes fails the attempt the same way, whichever runner reads it", async () => {
     const path = file("big.json", JSON.stringify({ status: "complete", result: "é".repeat(60) }));
-    const local = await readOutcomeFile(path, 100);
-    expect(local).toEqual({
-      kind: "bad",
+    const settle = await readJobOutcome({ outcomeFile: path, jobStatus: "success" }, 100);
+    expect(settle).toEqual({
+      outcome: "failed",
       reason:
         "the result in the outcome file is 120 bytes, over max_result_bytes (100): write large output to a file and return its path, or raise max_result_bytes in frontier.yml",
     });
-    const settle = await readJobOutcome({ outcomeFile: path, jobStatus: "success" }, 100);
-    expect(settle).toEqual({ outcome: "failed", reason: (local as { reason: string }).reason });
   });
 
-  it("a file far over the cap is refused before it is read", async () => {
+  it("a file far over the cap is refused after reading at most the cap and a byte", async () => {
     const path = file("huge.json", `{"status":"complete","result":"${"x".repeat(70 * 1024)}"}`);
     const read = await readOutcomeFile(path, 10);
     expect(read.kind).toBe("bad");
     expect((read as { reason: string }).reason).toMatch(
-      /^the outcome file is \d+ bytes, over max_result_bytes \(10\)/,
+      /^the outcome file \(\$FRONTIER_OUTCOME_FILE\) is \d+ bytes, over max_result_bytes \(10\)/,
     );
+  });
+
+  it("a symbolic link is never followed: not to /dev/zero, not to a file elsewhere, nothing quoted", async () => {
+    const zero = join(dir, "zero.json");
+    symlinkSync("/dev/zero", zero);
+    const secret = file("secret.txt", "TOP-SECRET first bytes");
+    const outside = join(dir, "outside.json");
+    symlinkSync(secret, outside);
+    for (const path of [zero, outside]) {
+      const read = await readOutcomeFile(path, 100);
+      expect(read.kind).toBe("bad");
+      const reason = (read as { reason: string }).reason;
+      expect(reason).toMatch(/is a symbolic link, so it was not read/);
+      expect(reason).not.toContain("TOP-SECRET");
+    }
+  });
+
+  it("a FIFO or a directory is refused without blocking, saying what it is", async () => {
+    const fifo = join(dir, "fifo.json");
+    execFileSync("mkfifo", [fifo]);
+    // nothing ever writes the FIFO: a reader that opened it would wait for ever
+    const read = await readOutcomeFile(fifo, 100);
+    expect(read).toEqual({
+      kind: "bad",
+      reason: expect.stringMatching(
+        /^the outcome file \(\$FRONTIER_OUTCOME_FILE\) is a FIFO, so it was not read/,
+      ),
+    });
+    const folder = join(dir, "folder.json");
+    mkdirSync(folder);
+    expect((await readOutcomeFile(folder, 100)) as { reason: string }).toMatchObject({
+      kind: "bad",
+      reason: expect.stringMatching(/is a directory, so it was not read/),
+    });
   });
 
   it("the same words for a file that is not JSON or not an outcome, naming the file as given", async () => {

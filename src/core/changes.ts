@@ -1,0 +1,105 @@
+/**
+ * What a ticket writes (SPEC §4b), judged: the one rule both runners apply when an
+ * attempt ends — integrate its changes, or fail it as a scope breach or a conflict.
+ * Pure: the shells collect the changes from a git workspace (src/workspace/) and find
+ * what moved on the integration branch; this decides.
+ */
+import { type CompiledScope, pathInScope } from "./scope.js";
+
+/** The git modes a change can carry: a file, an executable, a symlink, a nested repository. */
+export type ChangeMode = "100644" | "100755" | "120000" | "160000";
+
+/** One path an attempt changed, against the commit it started from. */
+export interface ChangedPath {
+  /** the path now (for a deletion: the path that was deleted), from the repository root */
+  path: string;
+  status: "added" | "modified" | "deleted" | "renamed";
+  /** a rename's old path */
+  from?: string;
+  /** the mode now; undefined for a deletion */
+  mode?: ChangeMode;
+  /** the mode at the start commit; undefined for an addition */
+  oldMode?: ChangeMode;
+  /** the blob id now; undefined for a deletion */
+  blob?: string;
+  /** the blob id at the start commit; undefined for an addition */
+  oldBlob?: string;
+  /** lines added and removed; undefined for a binary file */
+  added?: number;
+  removed?: number;
+  /** bytes of the new content; undefined for a deletion */
+  bytes?: number;
+}
+
+/** Every path a change touches: a rename touches its old path too. */
+export function touchedPaths(changes: readonly ChangedPath[]): string[] {
+  const out: string[] = [];
+  for (const c of changes) {
+    if (c.from !== undefined) out.push(c.from);
+    out.push(c.path);
+  }
+  return out;
+}
+
+export type ChangeVerdict =
+  /** the attempt changed nothing */
+  | { kind: "none" }
+  /** every path is in scope and none moved on the branch: one commit of the ticket */
+  | { kind: "integrate" }
+  /** paths outside the ticket's write_scope (every path, for a ticket without one) */
+  | { kind: "breach"; paths: string[]; scoped: boolean }
+  /** paths another commit changed on the integration branch since the attempt started */
+  | { kind: "conflict"; conflicts: Array<{ path: string; commit: string }> };
+
+/**
+ * Judge an attempt's changes.
+ *
+ * `moved` maps a path to the commit that changed it on the integration branch after the
+ * attempt's start commit (only the paths the attempt touched need be looked up).
+ * A breach is judged before a conflict: a path the ticket was never allowed to write is
+ * its own fault, whatever else happened on the branch.
+ */
+export function judgeChanges(
+  changes: readonly ChangedPath[],
+  scope: CompiledScope,
+  moved: ReadonlyMap<string, string>,
+): ChangeVerdict {
+  if (changes.length === 0) return { kind: "none" };
+  const touched = touchedPaths(changes);
+  const outside = touched.filter((p) => !pathInScope(p, scope));
+  if (outside.length > 0) return { kind: "breach", paths: outside, scoped: scope.length > 0 };
+  const conflicts: Array<{ path: string; commit: string }> = [];
+  for (const p of touched) {
+    const commit = moved.get(p);
+    if (commit !== undefined) conflicts.push({ path: p, commit });
+  }
+  if (conflicts.length > 0) return { kind: "conflict", conflicts };
+  return { kind: "integrate" };
+}
+
+/** How a path is shown in a reason: at most this many are named, then a count. */
+const NAMED = 20;
+
+function named(paths: readonly string[]): string {
+  const shown = paths.slice(0, NAMED).join(", ");
+  return paths.length > NAMED ? `${shown} and ${paths.length - NAMED} more` : shown;
+}
+
+/** The reason a breach or a conflict fails its attempt with. */
+export function verdictReason(
+  verdict: Extract<ChangeVerdict, { kind: "breach" | "conflict" }>,
+): string {
+  if (verdict.kind === "breach") {
+    const n = verdict.paths.length;
+    return verdict.scoped
+      ? `scope-breach: changed ${n} path${n === 1 ? "" : "s"} outside its write_scope: ${named(verdict.paths)} — widen write_scope, or keep the ticket to it; nothing was integrated, the change is kept as evidence`
+      : `scope-breach: the ticket has no write_scope but changed ${n} path${n === 1 ? "" : "s"}: ${named(verdict.paths)} — give it a write_scope that covers them; nothing was integrated, the change is kept as evidence`;
+  }
+  const byCommit = verdict.conflicts
+    .slice(0, NAMED)
+    .map((c) => `${c.path} (changed by ${c.commit.slice(0, 12)})`)
+    .join(", ");
+  const more =
+    verdict.conflicts.length > NAMED ? ` and ${verdict.conflicts.length - NAMED} more` : "";
+  return `conflict: ${byCommit}${more} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
+}

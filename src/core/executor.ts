@@ -1,0 +1,114 @@
+/**
+ * The executor contract (SPEC §6): the variables every executor is given, with the same
+ * names, meanings and encodings locally and on GitHub — one definition, which both the
+ * local runner and the orch-task job's context step use, so an agent written for
+ * `frontier run` works unchanged in orch-task.
+ */
+import type { RunBound } from "./model.js";
+
+/** What remains of the run's bound when an attempt starts: handed down to it. */
+export interface RunBoundLeft {
+  /** dispatches the run may still make */
+  dispatchesLeft?: number;
+  /** ISO time after which the run dispatches nothing */
+  deadline?: string;
+  /** usage the run may still spend, per key (`tokens`, `cost_usd`, …) */
+  usage?: Record<string, number>;
+}
+
+/** What the contract needs to know about one attempt. */
+export interface ExecutorAttempt {
+  run: string;
+  ticket: string;
+  attempt: number;
+  /** absolute path of the ticket's `.md` file */
+  ticketFile: string;
+  /** absolute path of the ticket directory */
+  dir: string;
+  /** the ticket's `bound` as written (its own, else the run's ticket_bound); "" for none */
+  bound: string;
+  runBound: RunBoundLeft;
+  /** the claim token of this dispatch */
+  claim: string;
+  contextFile: string;
+  outcomeFile: string;
+}
+
+/** Every variable of the contract, in the order the README lists them. */
+export const EXECUTOR_VARIABLES = [
+  "FRONTIER_RUN",
+  "FRONTIER_TICKET",
+  "FRONTIER_ATTEMPT",
+  "FRONTIER_TICKET_FILE",
+  "FRONTIER_BOUND",
+  "FRONTIER_RUN_BOUND",
+  "FRONTIER_OUTCOME_FILE",
+  "FRONTIER_CONTEXT_FILE",
+  "FRONTIER_DIR",
+  "FRONTIER_CLAIM",
+] as const;
+export type ExecutorVariable = (typeof EXECUTOR_VARIABLES)[number];
+
+/** The environment an executor of `a` is given (beside the runner's own). */
+export function executorVariables(a: ExecutorAttempt): Record<ExecutorVariable, string> {
+  return {
+    FRONTIER_RUN: a.run,
+    FRONTIER_TICKET: a.ticket,
+    FRONTIER_ATTEMPT: String(a.attempt),
+    FRONTIER_TICKET_FILE: a.ticketFile,
+    FRONTIER_BOUND: a.bound,
+    FRONTIER_RUN_BOUND: formatRunBound(a.runBound),
+    FRONTIER_OUTCOME_FILE: a.outcomeFile,
+    FRONTIER_CONTEXT_FILE: a.contextFile,
+    FRONTIER_DIR: a.dir,
+    FRONTIER_CLAIM: a.claim,
+  };
+}
+
+/** A usage key as it may appear in FRONTIER_RUN_BOUND: letters, digits, `_`, `-`, `.`. */
+const USAGE_KEY = /^[A-Za-z0-9_.-]+$/;
+
+/**
+ * What remains of the run bound, as FRONTIER_RUN_BOUND carries it: space-separated
+ * `dispatches=N`, `deadline=ISO` and `usage.KEY=N`, each present only when bounded;
+ * empty when the run is unbounded.
+ */
+export function formatRunBound(bound: RunBoundLeft): string {
+  const parts: string[] = [];
+  if (bound.dispatchesLeft !== undefined) parts.push(`dispatches=${bound.dispatchesLeft}`);
+  if (bound.deadline !== undefined) parts.push(`deadline=${bound.deadline}`);
+  for (const [key, left] of Object.entries(bound.usage ?? {}).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  )) {
+    if (USAGE_KEY.test(key)) parts.push(`usage.${key}=${Math.max(0, left)}`);
+  }
+  return parts.join(" ");
+}
+
+export type ParsedRunBound = { kind: "ok"; bound: RunBound } | { kind: "bad"; message: string };
+
+/** FRONTIER_RUN_BOUND as a parent run set it: the bound a nested run inherits. */
+export function parseRunBound(text: string | undefined): ParsedRunBound {
+  const bound: RunBound = {};
+  for (const part of (text ?? "").trim().split(/\s+/).filter(Boolean)) {
+    const at = part.indexOf("=");
+    const key = at < 0 ? part : part.slice(0, at);
+    const value = at < 0 ? "" : part.slice(at + 1);
+    if (key === "dispatches" && /^\d+$/.test(value)) bound.dispatches = Number(value);
+    else if (key === "deadline" && !Number.isNaN(Date.parse(value))) {
+      bound.deadline = new Date(Date.parse(value)).toISOString();
+    } else if (
+      key.startsWith("usage.") &&
+      USAGE_KEY.test(key.slice(6)) &&
+      /^\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i.test(value)
+    ) {
+      bound.usage = { ...bound.usage, [key.slice(6)]: Number(value) };
+    } else {
+      return {
+        kind: "bad",
+        message: `FRONTIER_RUN_BOUND has "${part}", which is not understood — it takes "dispatches=N", "deadline=ISO-TIME" and "usage.KEY=N", space-separated (a parent run sets it; unset it to run without one)`,
+      };
+    }
+  }
+  return { kind: "ok", bound };
+}

@@ -1,0 +1,399 @@
+/**
+ * How an attempt's end becomes the settle the engine gets — the one interpreter of
+ * outcomes, for the local runner and the action's settle step alike (SPEC §6):
+ *
+ *   observe    the shell reports what it saw: the outcome file, and either how the
+ *              process ended (locally) or what the settle step was told (GitHub)
+ *   interpret  interpretOutcome: one outcome, with its result, question, reason, usage
+ *   judge      planSettle: the changes the attempt made (when they were collected) are
+ *              integrated, or fail it as a breach or a conflict (core/changes.ts)
+ *
+ * Both runners call these two functions and nothing else decides what an outcome means,
+ * so the rules cannot drift apart: a `complete` with a blank result is `empty`; a
+ * `suspended` without a question is a failure; a blank outcome file is a failure; a
+ * result over the cap is a failure, never a truncation; a timeout is `reason: timeout`.
+ */
+import { type ChangedPath, type ChangeVerdict, judgeChanges, verdictReason } from "./changes.js";
+import type { AttemptChanges, ChangedPathRecord, Outcome, Usage } from "./model.js";
+import type { OutcomeFile } from "./outcome.js";
+import type { CompiledScope } from "./scope.js";
+
+/** What the outcome file held, as read (tickets/outcome-file.ts reads it, safely). */
+export type OutcomeFileRead =
+  /** no file: the executor wrote none */
+  | { kind: "none" }
+  /** a file with nothing but whitespace in it */
+  | { kind: "blank" }
+  | { kind: "ok"; value: OutcomeFile }
+  /** it could not be taken as an outcome (not JSON, not of the shape, not a regular file, too large): why */
+  | { kind: "bad"; reason: string };
+
+/** Text an attempt produced; over the cap it is not kept, only its size. */
+export type Captured = { kind: "text"; text: string } | { kind: "over"; bytes: number };
+
+/** How a local attempt's process ended. */
+export interface ProcessEnd {
+  code: number | null;
+  signal: string | null;
+  stdout: Captured;
+  /** the end of stderr */
+  stderr: string;
+  /** set when the exit status and output were lost (the launcher helper died): why */
+  lost?: string;
+}
+
+/** What the settle step of a GitHub job was told, when no outcome file decided. */
+export interface JobReport {
+  /** the `outcome` input */
+  outcome?: Outcome;
+  /** the `result-file` input's text */
+  result?: Captured | { kind: "unreadable"; path: string };
+  question?: string;
+  reason?: string;
+  /** the job's (or the agent step's) status: success, failure, cancelled, skipped */
+  status?: string;
+}
+
+/** Everything a runner saw of an attempt's end. */
+export interface Observation {
+  file: OutcomeFileRead;
+  /** the attempt ran past its bound and was stopped */
+  timedOut?: boolean;
+  /** it could not be started at all: why */
+  notStarted?: string;
+  /** locally: how its process ended */
+  process?: ProcessEnd;
+  /** on GitHub: what the settle step was told */
+  job?: JobReport;
+  maxResultBytes: number;
+}
+
+/** The outcome an attempt ends with, before its changes are judged. */
+export interface Interpreted {
+  outcome: Outcome;
+  /** non-blank, within the cap: the result to record */
+  result?: string;
+  question?: string;
+  reason?: string;
+  usage?: Usage;
+}
+
+/** The exit code that means "I have a question" (EX_TEMPFAIL). */
+export const EXIT_SUSPEND = 75;
+
+const STDERR_TAIL_BYTES = 2048;
+const STDERR_TAIL_LINES = 10;
+
+/** The end of stderr as a reason: its last lines, at most 2 KB; undefined when blank. */
+export function stderrReason(text: string): string | undefined {
+  const lines = text.replace(/\s+$/, "").split(/\r?\n/);
+  const tail = lines.slice(-STDERR_TAIL_LINES).join("\n").trim();
+  if (tail === "") return undefined;
+  const bytes = Buffer.from(tail, "utf8");
+  if (bytes.length <= STDERR_TAIL_BYTES) return tail;
+  return `…${bytes.subarray(bytes.length - STDERR_TAIL_BYTES).toString("utf8")}`;
+}
+
+/** The reason for a result over `max_result_bytes`: `what` is `the result on stdout`, … */
+export function overResultCap(what: string, bytes: number, cap: number): string {
+  return `${what} is ${bytes} bytes, over max_result_bytes (${cap}): write large output to a file and return its path, or raise max_result_bytes in frontier.yml`;
+}
+
+const isBlank = (text: string | undefined): boolean => text === undefined || text.trim() === "";
+
+const failed = (reason: string): Interpreted => ({ outcome: "failed", reason });
+
+/** One outcome from what a runner saw. Pure; the same rules for both runners. */
+export function interpretOutcome(seen: Observation): Interpreted {
+  const cap = seen.maxResultBytes;
+  if (seen.notStarted !== undefined) return failed(seen.notStarted);
+  // a timeout is a failure whatever the executor managed to write before it was stopped
+  if (seen.timedOut) return failed("timeout");
+  const file = seen.file;
+  if (file.kind === "bad") return failed(file.reason);
+  if (file.kind === "blank") {
+    // never made by the runner: the executor opened it and left it unwritten (an agent
+    // that died while its output was redirected there)
+    return failed(
+      'the outcome file ($FRONTIER_OUTCOME_FILE) is empty: write its JSON, e.g. {"status": "complete", "result": "…"}, or leave it unwritten and let the exit code decide',
+    );
+  }
+  const proc = seen.process;
+  if (file.kind === "none" && proc?.lost !== undefined) return failed(proc.lost);
+
+  if (file.kind === "ok") {
+    // the file decides; stdout stands in for a result or question it does not give
+    const value = file.value;
+    const stdout = proc?.stdout;
+    let result: Captured | undefined;
+    if (value.result !== undefined) result = { kind: "text", text: value.result };
+    else if (stdout !== undefined) result = stdout;
+    return reported(
+      {
+        outcome: value.status,
+        result,
+        question: value.question,
+        reason: value.reason,
+        usage: value.usage,
+        stderr: proc?.stderr,
+        resultWhat:
+          value.result !== undefined ? "the result in the outcome file" : "the result on stdout",
+        questionWhere: 'the outcome file says "suspended" but gives no "question"',
+      },
+      cap,
+    );
+  }
+
+  if (proc !== undefined) {
+    const out = proc.stdout;
+    if (proc.code === 0) {
+      if (out.kind === "over") return failed(overResultCap("the result on stdout", out.bytes, cap));
+      return isBlank(out.text) ? { outcome: "empty" } : { outcome: "complete", result: out.text };
+    }
+    if (proc.code === EXIT_SUSPEND) {
+      const question = out.kind === "text" && !isBlank(out.text) ? out.text.trim() : undefined;
+      if (question === undefined) {
+        return failed(
+          `exit code ${EXIT_SUSPEND} (suspend) without a question: print the question on stdout`,
+        );
+      }
+      return { outcome: "suspended", question };
+    }
+    return failed(
+      stderrReason(proc.stderr) ??
+        (proc.signal ? `killed by ${proc.signal}` : `exit code ${proc.code ?? "unknown"}`),
+    );
+  }
+
+  const job = seen.job;
+  if (job?.outcome !== undefined) {
+    if (job.result?.kind === "unreadable") {
+      return failed(
+        `input result-file: ${job.result.path} could not be read — write the result there before the settle step, or leave result-file out`,
+      );
+    }
+    return reported(
+      {
+        outcome: job.outcome,
+        result: job.result,
+        question: job.question,
+        reason: job.reason,
+        usage: undefined,
+        stderr: undefined,
+        resultWhat: "the result file",
+        questionWhere: "outcome: suspended was given without a question",
+      },
+      cap,
+    );
+  }
+  switch (job?.status) {
+    case "success":
+      return failed(
+        'the job succeeded but reported no outcome: write {"status": …} to $FRONTIER_OUTCOME_FILE, or pass outcome to the settle step',
+      );
+    case "cancelled":
+      return failed("the job was cancelled before it reported an outcome");
+    case "failure":
+      return failed("the job failed before it reported an outcome (see its log)");
+    case "skipped":
+      return failed(
+        "the agent step was skipped (did the context step fail?) and nothing reported an outcome",
+      );
+    default:
+      return failed(
+        job?.status
+          ? `the settle step got no outcome-file, no outcome and a job-status it does not know ("${job.status}"): pass job-status: \${{ job.status }}`
+          : `the settle step got no outcome-file, no outcome and no job-status: pass job-status: \${{ job.status }}`,
+      );
+  }
+}
+
+/** An outcome the executor reported (outcome file, or the settle step's inputs). */
+function reported(
+  r: {
+    outcome: Outcome;
+    result: Captured | undefined;
+    question: string | undefined;
+    reason: string | undefined;
+    usage: Usage | undefined;
+    stderr: string | undefined;
+    resultWhat: string;
+    questionWhere: string;
+  },
+  cap: number,
+): Interpreted {
+  const res: Interpreted = { outcome: r.outcome };
+  if (r.usage !== undefined) res.usage = r.usage;
+  if (r.reason !== undefined) res.reason = r.reason;
+  const text = r.result?.kind === "text" ? r.result.text : undefined;
+  if (r.result !== undefined) {
+    const bytes = r.result.kind === "over" ? r.result.bytes : Buffer.byteLength(r.result.text);
+    // a result the outcome carries over the cap fails it, whatever the status; stdout
+    // beyond the cap only matters when it would be the result
+    if (
+      bytes > cap &&
+      (r.resultWhat !== "the result on stdout" || r.outcome === "complete" || r.outcome === "empty")
+    ) {
+      return withUsage(failed(overResultCap(r.resultWhat, bytes, cap)), r.usage);
+    }
+  }
+  switch (r.outcome) {
+    case "complete":
+      // nothing is passed off as done: a complete without a result is empty
+      if (isBlank(text)) res.outcome = "empty";
+      else res.result = text;
+      break;
+    case "empty":
+      break;
+    case "suspended": {
+      const question = !isBlank(r.question)
+        ? r.question
+        : !isBlank(text)
+          ? text?.trim()
+          : undefined;
+      if (question === undefined) {
+        return withUsage(
+          failed(`${r.questionWhere}: add the question the ticket is waiting on`),
+          r.usage,
+        );
+      }
+      res.question = question;
+      break;
+    }
+    case "failed":
+      res.reason ??=
+        (r.stderr !== undefined ? stderrReason(r.stderr) : undefined) ??
+        "the executor reported failed";
+      break;
+    case "limited":
+      res.reason ??= "the ticket's bound ran out";
+      break;
+  }
+  return res;
+}
+
+function withUsage(i: Interpreted, usage: Usage | undefined): Interpreted {
+  return usage === undefined ? i : { ...i, usage };
+}
+
+/* ------------------------------------------------------------------------- */
+/* changes                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/** An attempt's changes as the runner collected them, and what moved on the branch. */
+export interface CollectedChanges {
+  /** the commit the attempt started from */
+  start: string;
+  paths: readonly ChangedPath[];
+  /** path → the commit that changed it on the integration branch since `start` */
+  moved: ReadonlyMap<string, string>;
+}
+
+/** What a runner does with an attempt's end: the settle, and what becomes of its changes. */
+export interface SettlePlan {
+  /** the engine's settle, less who and which attempt */
+  outcome: Outcome;
+  result?: string;
+  question?: string;
+  reason?: string;
+  usage?: Usage;
+  /**
+   * `integrate`: write the changes as the ticket's commit, with its outcome; `evidence`:
+   * keep them (a patch among the results), integrate nothing; `none`: nothing changed,
+   * or nothing was collected
+   */
+  changes: "integrate" | "evidence" | "none";
+  /** for the attempt record (the commit and patch file are the runner's to add) */
+  record?: AttemptChanges;
+  verdict: ChangeVerdict;
+}
+
+/** Outcomes whose changes are the ticket's work: the only ones integrated. */
+const INTEGRATES: ReadonlySet<Outcome> = new Set<Outcome>(["complete", "empty"]);
+
+function recordPaths(paths: readonly ChangedPath[]): ChangedPathRecord[] {
+  return paths.map((c) => {
+    const r: ChangedPathRecord = { path: c.path, status: c.status };
+    if (c.from !== undefined) r.from = c.from;
+    if (c.mode !== undefined) r.mode = c.mode;
+    if (c.blob !== undefined) r.blob = c.blob;
+    if (c.added !== undefined) r.added = c.added;
+    if (c.removed !== undefined) r.removed = c.removed;
+    return r;
+  });
+}
+
+/** A line for a result that is only changes: what they were. */
+export function changesSummary(paths: readonly ChangedPath[]): string {
+  const shown = paths.slice(0, 20).map((c) => {
+    const lines =
+      c.added !== undefined || c.removed !== undefined
+        ? ` (+${c.added ?? 0} −${c.removed ?? 0})`
+        : "";
+    const what = c.status === "renamed" ? `renamed ${c.from} → ${c.path}` : `${c.status} ${c.path}`;
+    return `- ${what}${lines}`;
+  });
+  const more = paths.length > 20 ? [`- … and ${paths.length - 20} more`] : [];
+  return [
+    `Changed ${paths.length} path${paths.length === 1 ? "" : "s"}:`,
+    "",
+    ...shown,
+    ...more,
+  ].join("\n");
+}
+
+/**
+ * The settle of an attempt that ended with `interpreted`, given its collected changes
+ * (undefined: the runner did not collect any — a local ticket that does not run
+ * isolated). Changes are the ticket's work only when it completed: then they are
+ * integrated, unless they breach its scope or meet a conflict, which fail it. A ticket
+ * that failed, asked or ran out keeps what it changed as evidence; nothing of it lands.
+ * A completed ticket whose changes were integrated did something even without a word
+ * of result: it is `complete`, its result the list of what it changed.
+ */
+export function planSettle(
+  interpreted: Interpreted,
+  collected: CollectedChanges | undefined,
+  scope: CompiledScope,
+): SettlePlan {
+  const plan: SettlePlan = { ...interpreted, changes: "none", verdict: { kind: "none" } };
+  if (collected === undefined || collected.paths.length === 0) return plan;
+  const record: AttemptChanges = {
+    start: collected.start,
+    verdict: "kept",
+    paths: recordPaths(collected.paths),
+  };
+  plan.record = record;
+  if (!INTEGRATES.has(interpreted.outcome)) {
+    plan.changes = "evidence";
+    return plan;
+  }
+  const verdict = judgeChanges(collected.paths, scope, collected.moved);
+  plan.verdict = verdict;
+  switch (verdict.kind) {
+    case "none":
+      return plan;
+    case "integrate":
+      record.verdict = "integrated";
+      plan.changes = "integrate";
+      if (plan.outcome === "empty") {
+        plan.outcome = "complete";
+        plan.result = changesSummary(collected.paths);
+      }
+      return plan;
+    case "breach":
+    case "conflict": {
+      record.verdict = verdict.kind;
+      plan.changes = "evidence";
+      const out: SettlePlan = {
+        outcome: "failed",
+        reason: verdictReason(verdict),
+        changes: "evidence",
+        record,
+        verdict,
+      };
+      if (interpreted.usage !== undefined) out.usage = interpreted.usage;
+      return out;
+    }
+  }
+}

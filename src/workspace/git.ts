@@ -1,0 +1,92 @@
+/**
+ * Running git on a workspace: the one place that spawns it. A command gets its
+ * arguments as a list (never a shell), optional input on stdin and extra environment
+ * (a temporary index), and answers its stdout as bytes; a failure is a GitError that
+ * quotes git's own stderr.
+ */
+import { spawn } from "node:child_process";
+
+export class GitError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly code: number | null,
+    readonly stderr: string,
+  ) {
+    super(
+      `git ${args.slice(0, 3).join(" ")} failed${code === null ? "" : ` (exit ${code})`}: ${stderr.trim().split("\n").slice(-3).join(" ") || "no message"}`,
+    );
+  }
+}
+
+export interface GitOptions {
+  /** the repository's working directory */
+  cwd: string;
+  /** written to git's stdin */
+  input?: string | Buffer;
+  /** added to the environment (e.g. GIT_INDEX_FILE) */
+  env?: Record<string, string>;
+}
+
+/**
+ * A stable environment for plumbing: no pager, no prompts, no user config that could
+ * change what a command prints (colours, external diff, rename limits), author and
+ * committer taken from the caller.
+ */
+function gitEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_PAGER: "cat",
+    GIT_OPTIONAL_LOCKS: "0",
+    LC_ALL: "C",
+    ...extra,
+  };
+}
+
+/** Run `git ARGS` and answer its stdout; throws GitError when it exits non-zero. */
+export function git(args: readonly string[], options: GitOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", ["-c", "core.quotepath=false", "-c", "color.ui=false", ...args], {
+      cwd: options.cwd,
+      env: gitEnv(options.env),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.stderr.on("data", (d: Buffer) => err.push(d));
+    child.on("error", (error) =>
+      reject(
+        new GitError(
+          args,
+          null,
+          (error as NodeJS.ErrnoException).code === "ENOENT"
+            ? "git is not installed (or not on PATH)"
+            : error.message,
+        ),
+      ),
+    );
+    child.on("close", (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new GitError(args, code, Buffer.concat(err).toString("utf8")));
+    });
+    child.stdin.on("error", () => undefined); // a command that exits before reading its input
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** `git ARGS` as text, its trailing newline removed. */
+export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
+  return (await git(args, options)).toString("utf8").replace(/\n$/, "");
+}
+
+/** The installed git's version as [major, minor], or undefined when there is none. */
+export async function gitVersion(cwd: string): Promise<[number, number] | undefined> {
+  try {
+    const text = await gitText(["--version"], { cwd });
+    const m = /(\d+)\.(\d+)/.exec(text);
+    return m ? [Number(m[1]), Number(m[2])] : undefined;
+  } catch {
+    return undefined;
+  }
+}
