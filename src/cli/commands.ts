@@ -44,6 +44,7 @@ export async function planCommand(
   const receipt = buildReceipt(opened.opened.frontier, {
     now,
     goal: opened.opened.settings.goal,
+    isolation: opened.opened.settings.isolation,
     where: "local",
   });
   if (opts.json) json(io, receipt);
@@ -195,6 +196,7 @@ export async function reportCommand(
   const receipt = buildReceipt(opened.opened.frontier, {
     now,
     goal: opened.opened.settings.goal,
+    isolation: opened.opened.settings.isolation,
     where: "local",
     resultText: resultReader(dir),
   });
