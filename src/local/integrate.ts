@@ -318,7 +318,18 @@ export class Integrator {
       const live =
         state?.status === "claimed" && state.claim === p.claim && state.attempt === p.attempt;
       if (!live || spec === undefined || state === undefined) {
-        // recorded after all (a kill between its record and this file's removal), or settled otherwise
+        // recorded after all (a kill between its record and this file's removal), or settled
+        // otherwise meanwhile (its lease ran out, the run was cancelled): then what it changed
+        // is kept beside this file before its worktree goes
+        const recorded = state?.attempts.find((a) => a.n === p.attempt)?.changes !== undefined;
+        if (!recorded) {
+          const kept = await this.keepStale(p).catch(() => undefined);
+          if (kept !== undefined) {
+            notes.push(
+              `${p.ticket}: attempt ${p.attempt} had ended, but was settled otherwise before its changes were integrated (${state?.attempts.find((a) => a.n === p.attempt)?.reason ?? "no longer live"}): they are kept as ${kept}`,
+            );
+          }
+        }
         this.done(p);
         continue;
       }
@@ -378,6 +389,29 @@ export class Integrator {
       if (!keep.has(path)) this.tidy(path);
     }
     return { recovered, notes, held };
+  }
+
+  /** The changes of an attempt that can no longer be integrated, as a patch beside its outcome. */
+  private async keepStale(p: Pending): Promise<string | undefined> {
+    if (!existsSync(p.worktree)) return undefined;
+    const head = await resolveCommit(this.root, this.ref);
+    if (
+      head !== undefined &&
+      (await commitWithTrailer(this.root, p.start, head, `Frontier-Claim: ${p.claim}`))
+    ) {
+      return undefined; // it landed: the branch has it
+    }
+    const collected = await this.serial(() =>
+      collectChanges(p.worktree, p.start, { exclude: [recordsPath(this.branch)] }),
+    );
+    if (collected.paths.length === 0) return undefined;
+    const file = `${INTEGRATING_DIR}/${p.ticket}@${p.attempt}.patch`;
+    createRecord(
+      join(this.dir, file),
+      await patchOf(this.root, collected.start, collected.tree),
+      file,
+    );
+    return file;
   }
 
   private pendings(): Pending[] {

@@ -350,3 +350,30 @@ describe("SIGKILL between an attempt's end and its integration", () => {
     expect(otherWorktrees(repo.root)).toEqual([]);
   });
 });
+
+describe("the run's branch is made from HEAD when the run starts", () => {
+  it("a branch of that name holding commits HEAD lacks starts nothing; once HEAD holds them, the run starts it again from HEAD", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: again\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["a.txt"] }),
+    });
+    git(repo.root, "checkout", "-q", "-b", "frontier/again");
+    git(repo.root, "commit", "-q", "--allow-empty", "-m", "an earlier run's work");
+    git(repo.root, "checkout", "-q", "main");
+    const refused = await runHere(repo.dir, "echo a > a.txt; echo done");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      "error: the branch frontier/again holds 1 commit that HEAD does not have (an earlier run's changes?) — merge it (git merge frontier/again) or delete it (git branch -D frontier/again), or give this run another name (run: in frontier.yml); nothing was started",
+    );
+    expect(readFileSync(join(repo.dir, "a.md"), "utf8")).not.toContain("status:");
+
+    git(repo.root, "merge", "-q", "--no-ff", "-m", "merge the earlier run", "frontier/again");
+    const head = git(repo.root, "rev-parse", "HEAD");
+    const ran = await runHere(repo.dir, "echo a > a.txt; echo done");
+    expect(ran.stderr).toContain(
+      `frontier/again was left by an earlier run and HEAD holds all of it: it starts again from HEAD (${head.slice(0, 10)})`,
+    );
+    expect(ran.code).toBe(0);
+    expect(commitsOf(repo.root, `${head}..frontier/again`).map((c) => c.ticket)).toEqual(["a"]);
+  });
+});
