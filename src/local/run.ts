@@ -19,7 +19,7 @@ import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { openRun, step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
 import { type CliIo, EXIT, line } from "../core/io.js";
-import type { AttemptChanges, RunBound, RunState, Settings } from "../core/model.js";
+import type { AttemptChanges, RunBound, RunState, Settings, TicketSpec } from "../core/model.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
@@ -251,14 +251,16 @@ async function loadLockedAndRun(
 async function openIsolation(
   absDir: string,
   shownDir: string,
-  specs: Parameters<typeof import("./worktree.js").isolationProblems>[1],
+  specs: readonly TicketSpec[],
   settings: Settings,
   frontier: Frontier,
   io: RunIo,
   now: number,
 ): Promise<{ kind: "ok"; integrator?: Integrator } | { kind: "bad"; code: number }> {
+  if (!specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
+    return { kind: "ok" };
+  }
   const worktree = await import("./worktree.js");
-  if (worktree.isolatedTickets(specs, settings).length === 0) return { kind: "ok" };
   const problems = await worktree.isolationProblems(absDir, specs, settings);
   if (problems.length > 0) {
     printProblems(problems, io, shownDir);

@@ -61,7 +61,7 @@ interface BranchRecord {
 }
 
 /** The tickets of `specs` that run isolated. */
-export function isolatedTickets(
+function isolatedTickets(
   specs: readonly TicketSpec[],
   settings: Pick<Settings, "isolation">,
 ): TicketSpec[] {

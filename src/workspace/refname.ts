@@ -7,7 +7,7 @@
  */
 
 /** The branch's prefix: every local run's branch lives under it. */
-export const RUN_BRANCH_PREFIX = "frontier/";
+const RUN_BRANCH_PREFIX = "frontier/";
 
 /** `frontier/<run>`, made acceptable to git. */
 export function runBranchName(run: string): string {
