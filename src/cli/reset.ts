@@ -83,9 +83,17 @@ async function reset(dir: string, io: CliIo): Promise<number> {
   rmSync(join(dir, CACHE_DIR), { recursive: true, force: true });
   // the run's worktrees go (what ended unintegrated is kept among the records first); its
   // branch stays: it is the user's work
-  const worktrees = existsSync(join(dir, BRANCH_FILE))
-    ? await (await import("../local/worktree.js")).resetWorktrees(dir)
-    : [];
+  let worktrees: string[] = [];
+  if (existsSync(join(dir, BRANCH_FILE))) {
+    try {
+      worktrees = await (await import("../local/worktree.js")).resetWorktrees(dir);
+    } catch (error) {
+      // the records are still archived: a worktree left behind is git's to prune
+      worktrees = [
+        `warning: the run's worktrees could not all be removed (${(error as Error).message}); \`git worktree prune\` tidies what is left`,
+      ];
+    }
+  }
   const run = await runName(dir);
   const archive = nextArchive(join(stateDir, "runs"), run);
   const shown = join(dir, STATE_DIR, "runs", archive.name);

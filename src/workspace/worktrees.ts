@@ -5,7 +5,7 @@
  * ticket's integration made, found again by its trailer. Nothing here touches the
  * user's working tree, index or branch.
  */
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { git, gitText, gitVersion } from "./git.js";
@@ -47,7 +47,8 @@ export async function checkRepository(dir: string): Promise<RepositoryCheck> {
     return { kind: "not-a-repository" };
   }
   if (!root || !common) return { kind: "not-a-repository" };
-  const commonDir = isAbsolute(common) ? common : resolve(dir, common);
+  // as git names it in `worktree list`: symbolic links resolved
+  const commonDir = realpathSync(isAbsolute(common) ? common : resolve(dir, common));
   const head = await resolveCommit(root, "HEAD");
   if (head === undefined) return { kind: "no-commit", root };
   return { kind: "ok", repository: { root, commonDir }, head };

@@ -152,6 +152,9 @@ describe("a conflict: someone else's commit on frontier/<run> touched the same p
     });
     const exec = [
       "set -e",
+      // it runs in its worktree, in the repository's git directory; the records stay the user's
+      `test "$FRONTIER_DIR" = '${repo.dir}' && test "$FRONTIER_TICKET_FILE" = '${repo.dir}/api.md'`,
+      'case "$(pwd -P)" in "$(cd "$(git rev-parse --git-common-dir)" && pwd -P)"/frontier/worktrees/*) ;; *) exit 3 ;; esac',
       'if [ "$FRONTIER_ATTEMPT" = 1 ]; then',
       // another writer commits app/api/x.js on the run's branch while this attempt runs
       '  idx="$(mktemp -u)"',
