@@ -23,8 +23,16 @@ import { plural, shellWord, shownPath } from "../local/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 
-/** This package's root: build/src/cli/init.js is three levels down. */
-const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+/**
+ * This package's root, where action.yml, dist/ and examples/ are: the nearest folder above
+ * this module with a package.json (build/src/cli/init.js when installed or built,
+ * src/cli/init.ts when a test imports it).
+ */
+const PACKAGE_ROOT = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+})();
 
 /** Where `--github` copies the action when no published reference is given. */
 export const VENDORED_ACTION = ".github/actions/ticket-frontier";

