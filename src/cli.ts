@@ -86,10 +86,18 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       "--action <ref>",
       "with --github: use the action at owner/repo@ref (else a copy in .github/actions/)",
     )
-    .action(async (dir: string, o: { github?: boolean; action?: string }) => {
+    .option(
+      "--sweep <every>",
+      "with --github: how often the workflow sweeps for claims whose lease ran out — 15m, 30m, 1h (default), 6h, 1d or off",
+    )
+    .action(async (dir: string, o: { github?: boolean; action?: string; sweep?: string }) => {
       code = await (await import("./cli/init.js")).initCommand(
         dir,
-        { github: !!o.github, ...(o.action !== undefined && { action: o.action }) },
+        {
+          github: !!o.github,
+          ...(o.action !== undefined && { action: o.action }),
+          ...(o.sweep !== undefined && { sweep: o.sweep }),
+        },
         io,
       );
     });

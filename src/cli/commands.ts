@@ -50,8 +50,41 @@ export async function planCommand(
   });
   if (opts.json) json(io, receipt);
   else if (opts.mermaid) io.stdout.write(`${renderMermaid(receipt)}\n`);
-  else printPlan(receipt, io);
+  else {
+    printPlan(receipt, io);
+    const { settings, specs } = opened.opened;
+    const { githubCost, MEASURED } = await import("../report/github-cost.js");
+    const cost = githubCost(specs.map((t) => t.retries ?? settings.retries ?? 0));
+    for (const text of githubCostLines(cost, MEASURED)) line(io.stdout, text);
+  }
   return EXIT.complete;
+}
+
+/** `0.05`, `4.1`: hours of a budget, to a precision that still says something. */
+function hoursText(hours: number): string {
+  return hours < 0.1 ? hours.toFixed(2) : hours.toFixed(1);
+}
+
+const BUDGET_WORDS = {
+  writes: "write budget (500 writes an hour)",
+  graphql: "GraphQL budget (1,000 points an hour)",
+  rest: "REST budget (1,000 requests an hour)",
+} as const;
+
+/** What `plan` says the run will cost on GitHub, and where the figures come from. */
+export function githubCostLines(
+  cost: import("../report/github-cost.js").GithubCost,
+  measured: import("../report/github-cost.js").Measured,
+): string[] {
+  const { typical, worst, jobs } = cost;
+  const retried = jobs.most > jobs.least ? `, up to ${jobs.most} with retries` : "";
+  return [
+    "on GitHub:",
+    `  jobs: ${plural(jobs.least, "orch-task job")} (one per attempt${retried}) and 1 frontier job for the push; on a private repository each is billed at least a minute`,
+    `  API requests: about ${typical.requests} (GraphQL ${typical.graphql}, REST ${typical.rest}), ${plural(typical.writes, "write")}; up to ${worst.requests} and ${plural(worst.writes, "write")} when settles race`,
+    `  needs ${hoursText(typical.hours[typical.binding])} hours of GITHUB_TOKEN's ${BUDGET_WORDS[typical.binding]}, up to ${hoursText(worst.hours[worst.binding])}${worst.hours[worst.binding] > 1 ? ": the run takes at least that long there" : ""}`,
+    `  (per-ticket figures measured by \`npm run bench\` on ${measured.measured_at.slice(0, 10)}: ${measured.typical.graphql} GraphQL, ${measured.typical.rest} REST, ${measured.typical.writes} writes a ticket)`,
+  ];
 }
 
 function printPlan(receipt: Receipt, io: CliIo): void {

@@ -37,10 +37,33 @@ const PACKAGE_ROOT = (() => {
 /** Where `--github` copies the action when no published reference is given. */
 export const VENDORED_ACTION = ".github/actions/ticket-frontier";
 
+/**
+ * How often the frontier workflow sweeps for claims whose lease ran out, and what that costs:
+ * one job per sweep, billed at least a minute on a private repository. A lease that ran out
+ * is reclaimed by the run's next event anyway; the sweep is for a run with no next event.
+ */
+export const SWEEPS = {
+  "15m": { cron: "*/15 * * * *", perDay: 96 },
+  "30m": { cron: "*/30 * * * *", perDay: 48 },
+  "1h": { cron: "17 * * * *", perDay: 24 },
+  "6h": { cron: "17 */6 * * *", perDay: 4 },
+  "1d": { cron: "17 4 * * *", perDay: 1 },
+  off: { cron: undefined, perDay: 0 },
+} as const satisfies Record<string, { cron: string | undefined; perDay: number }>;
+
+export type Sweep = keyof typeof SWEEPS;
+export const DEFAULT_SWEEP: Sweep = "1h";
+
+export function isSweep(value: string): value is Sweep {
+  return Object.hasOwn(SWEEPS, value);
+}
+
 export interface InitOptions {
   github: boolean;
   /** `owner/repo@sha-or-tag`; without it the action is copied into the repository */
   action?: string;
+  /** the sweep's cadence (default hourly) */
+  sweep?: string;
 }
 
 interface Planned {
@@ -60,6 +83,15 @@ export async function initCommand(
   };
   if (opts.action !== undefined && !opts.github) {
     return fail("--action names the action the GitHub workflows use: pass it with --github");
+  }
+  if (opts.sweep !== undefined && !opts.github) {
+    return fail("--sweep sets how often the GitHub workflow sweeps: pass it with --github");
+  }
+  const sweep = opts.sweep ?? DEFAULT_SWEEP;
+  if (!isSweep(sweep)) {
+    return fail(
+      `--sweep takes one of ${Object.keys(SWEEPS).join(", ")} (how often the workflow reclaims claims whose lease ran out; default ${DEFAULT_SWEEP}), got ${JSON.stringify(sweep)}`,
+    );
   }
   const cwd = process.cwd();
   const dir = shownPath(typedDir ?? DEFAULT_DIR, cwd);
@@ -100,7 +132,7 @@ export async function initCommand(
     ticketsInRepo = rel.split(sep).join("/");
     uses = opts.action ?? `./${VENDORED_ACTION}`;
     const workflows = join(repoRoot, ".github", "workflows");
-    const made = workflowTexts(ticketsInRepo, uses);
+    const made = workflowTexts(ticketsInRepo, uses, { sweep });
     for (const [name, text] of Object.entries(made)) {
       planned.push({
         path: join(workflows, name),
@@ -140,8 +172,12 @@ export async function initCommand(
       `${there.join(", ")} already ${there.length === 1 ? "exists" : "exist"}; nothing was written — move ${there.length === 1 ? "it" : "them"} aside, or pass another DIR`,
     );
   }
+  let generated: string | undefined;
   try {
     for (const p of planned) p.write();
+    if (repoRoot !== undefined && ticketsInRepo !== undefined) {
+      generated = markGenerated(repoRoot, ticketsInRepo);
+    }
   } catch (e) {
     return fail(`could not write the starter files: ${(e as Error).message}`);
   }
@@ -157,6 +193,11 @@ export async function initCommand(
     if (opts.action === undefined) {
       out.push(
         `copied the action to ${shownPath(join(repoRoot, VENDORED_ACTION), cwd)} (no published release needed).`,
+      );
+    }
+    if (generated !== undefined) {
+      out.push(
+        `${shownPath(join(repoRoot, ".gitattributes"), cwd)}: ${generated} is marked linguist-generated, so pull requests show the run's records collapsed.`,
       );
     }
   }
@@ -175,6 +216,26 @@ export async function initCommand(
   }
   line(io.stdout, out.join("\n"));
   return EXIT.complete;
+}
+
+/**
+ * Mark the run's records (`DIR/.frontier/**`) as generated in the repository's
+ * .gitattributes, so GitHub collapses them in a pull request's diff and leaves them out of
+ * the language statistics. A line is added to a .gitattributes that exists (the author's
+ * lines stay as they are), never twice. Returns the pattern.
+ */
+function markGenerated(repoRoot: string, ticketsInRepo: string): string {
+  const plain = `${ticketsInRepo}/.frontier/**`;
+  // git reads a pattern with spaces or quotes only in C-style quotes
+  const pattern = /^[^\s"\\]+$/.test(plain) ? plain : JSON.stringify(plain);
+  const entry = `${pattern} linguist-generated=true`;
+  const file = join(repoRoot, ".gitattributes");
+  const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+  if (!before.split(/\r?\n/).some((l) => l.trim() === entry)) {
+    const gap = before === "" || before.endsWith("\n") ? "" : "\n";
+    writeFileSync(file, `${before}${gap}${entry}\n`);
+  }
+  return pattern;
 }
 
 function writeNew(path: string, text: string): void {
@@ -200,7 +261,12 @@ function findRepoRoot(from: string): string {
  * written; the result is then parsed and checked, so an example that changes shape
  * fails here (and in the tests) instead of producing a workflow that misses a value.
  */
-export function workflowTexts(tickets: string, uses: string): Record<string, string> {
+export function workflowTexts(
+  tickets: string,
+  uses: string,
+  opts: { sweep?: Sweep } = {},
+): Record<string, string> {
+  const sweep = SWEEPS[opts.sweep ?? DEFAULT_SWEEP];
   const examples = join(PACKAGE_ROOT, "examples", "workflows");
   const out: Record<string, string> = {};
   const quotedTickets = /^[A-Za-z0-9._/-]+$/.test(tickets) ? tickets : JSON.stringify(tickets);
@@ -212,17 +278,28 @@ export function workflowTexts(tickets: string, uses: string): Record<string, str
       .replace(
         /^( {6}- id: agent\n(?: {8}.*\n)*? {8}run: \|\n)(?: {10}.*\n)+/m,
         `$1          ${STARTER_AGENT_STEP}\n`,
+      )
+      .replace(/^((?: {2}#.*\n)*) {2}schedule:\n {4}- cron: "[^"]*"\n/m, (all, comments) =>
+        sweep.cron === undefined
+          ? "  # No sweep (frontier init --github --sweep off): a claim whose lease ran out waits\n  # for its run's next event; Actions → frontier → Run workflow sweeps by hand.\n"
+          : `${comments}  schedule:\n    - cron: "${sweep.cron}"\n`,
       );
-    checkWorkflow(name, text, tickets, uses);
+    checkWorkflow(name, text, tickets, uses, sweep.cron);
     out[name] = text;
   }
   return out;
 }
 
-function checkWorkflow(name: string, text: string, tickets: string, uses: string): void {
+function checkWorkflow(
+  name: string,
+  text: string,
+  tickets: string,
+  uses: string,
+  cron: string | undefined,
+): void {
   const doc = parse(text) as {
     env?: Record<string, unknown>;
-    on?: { push?: { paths?: unknown[] } };
+    on?: { push?: { paths?: unknown[] }; schedule?: Array<{ cron?: unknown }> };
     jobs?: Record<string, { steps?: Array<Record<string, unknown>> }>;
   };
   const steps = Object.values(doc.jobs ?? {}).flatMap((j) => j.steps ?? []);
@@ -231,6 +308,7 @@ function checkWorkflow(name: string, text: string, tickets: string, uses: string
   if (doc.env?.FRONTIER_TICKETS !== tickets) wrong.push("env.FRONTIER_TICKETS");
   if (name === "frontier.yml" && doc.on?.push?.paths?.[0] !== `${tickets}/**`)
     wrong.push("on.push.paths");
+  if (name === "frontier.yml" && doc.on?.schedule?.[0]?.cron !== cron) wrong.push("on.schedule");
   if (ours.length === 0 || ours.some((s) => s.uses !== uses)) wrong.push("uses");
   if (
     name === "orch-task.yml" &&

@@ -163,6 +163,18 @@ describe("frontier init --github: the two workflows, the ticket directory and th
     expect(existsSync(join(root, "tickets"))).toBe(false);
   });
 
+  it("marks the run's records as generated, so a pull request collapses them (.gitattributes)", () => {
+    const { root } = workspace();
+    mkdirSync(join(root, ".git"));
+    writeFileSync(join(root, ".gitattributes"), "*.png binary");
+    const r = frontier(["init", "svc/work", "--github"], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(root, ".gitattributes"), "utf8")).toBe(
+      "*.png binary\nsvc/work/.frontier/** linguist-generated=true\n",
+    );
+    expect(r.stdout).toMatch(/\.gitattributes: svc\/work\/\.frontier\/\*\* is marked linguist-generated/);
+  });
+
   it("refuses an action reference that is not owner/repo@ref", () => {
     const { r } = initGithub(["--github", "--action", "ticket-frontier"]);
     expect(r.code).toBe(2);

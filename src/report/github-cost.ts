@@ -1,0 +1,82 @@
+/**
+ * What a run costs on GitHub, before it is pushed: the jobs it starts and the API requests
+ * and writes it makes, from the per-ticket figures `npm run bench` measures on the fake
+ * GitHub (github-measured.json, rewritten by bench/github.mjs after a full run: the one
+ * place those figures live), against the budgets of a workflow's GITHUB_TOKEN.
+ */
+import measured from "./github-measured.json" with { type: "json" };
+
+/** GitHub's hourly budgets for a workflow's GITHUB_TOKEN, per repository. */
+export const GITHUB_TOKEN_BUDGET = {
+  /** REST requests an hour */
+  rest: 1000,
+  /** GraphQL points an hour (a query or mutation here costs 1) */
+  graphql: 1000,
+  /** content-creating requests an hour (REST writes and GraphQL mutations together) */
+  writes: 500,
+} as const;
+
+export type Budget = keyof typeof GITHUB_TOKEN_BUDGET;
+
+export interface PerTicket {
+  graphql: number;
+  rest: number;
+  writes: number;
+}
+
+export interface Measured {
+  source: string;
+  measured_at: string;
+  typical: PerTicket & { what: string; tickets: number };
+  worst: PerTicket & { what: string; tickets: number };
+}
+
+export const MEASURED: Measured = measured;
+
+export interface RequestCost {
+  requests: number;
+  graphql: number;
+  rest: number;
+  writes: number;
+  /** hours of each budget the run needs, and the budget that takes longest */
+  hours: Record<Budget, number>;
+  binding: Budget;
+}
+
+export interface GithubCost {
+  tickets: number;
+  /** orch-task jobs: one per attempt — every ticket once, and at most this many with retries */
+  jobs: { least: number; most: number };
+  /** a run without lost races, and the worst density measured */
+  typical: RequestCost;
+  worst: RequestCost;
+}
+
+function requestCost(tickets: number, per: PerTicket): RequestCost {
+  const graphql = Math.ceil(tickets * per.graphql);
+  const rest = Math.ceil(tickets * per.rest);
+  const writes = Math.ceil(tickets * per.writes);
+  const hours = {
+    rest: rest / GITHUB_TOKEN_BUDGET.rest,
+    graphql: graphql / GITHUB_TOKEN_BUDGET.graphql,
+    writes: writes / GITHUB_TOKEN_BUDGET.writes,
+  };
+  const binding = (Object.keys(hours) as Budget[]).reduce((a, b) => (hours[b] > hours[a] ? b : a));
+  return { requests: graphql + rest, graphql, rest, writes, hours, binding };
+}
+
+/**
+ * The cost of running `retries` (each ticket's automatic retries) on GitHub: one orch-task
+ * job per attempt, and the measured requests per ticket. A retry's requests are a ticket's
+ * again, so the most is counted over every attempt.
+ */
+export function githubCost(retries: readonly number[], figures: Measured = MEASURED): GithubCost {
+  const tickets = retries.length;
+  const most = retries.reduce((sum, r) => sum + 1 + r, 0);
+  return {
+    tickets,
+    jobs: { least: tickets, most },
+    typical: requestCost(tickets, figures.typical),
+    worst: requestCost(most, figures.worst),
+  };
+}
