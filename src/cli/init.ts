@@ -279,7 +279,7 @@ export function workflowTexts(
         /^( {6}- id: agent\n(?: {8}.*\n)*? {8}run: \|\n)(?: {10}.*\n)+/m,
         `$1          ${STARTER_AGENT_STEP}\n`,
       )
-      .replace(/^((?: {2}#.*\n)*) {2}schedule:\n {4}- cron: "[^"]*"\n/m, (all, comments) =>
+      .replace(/^((?: {2}#.*\n)*) {2}schedule:\n {4}- cron: "[^"]*"\n/m, (_all, comments) =>
         sweep.cron === undefined
           ? "  # No sweep (frontier init --github --sweep off): a claim whose lease ran out waits\n  # for its run's next event; Actions → frontier → Run workflow sweeps by hand.\n"
           : `${comments}  schedule:\n    - cron: "${sweep.cron}"\n`,

@@ -172,7 +172,9 @@ describe("frontier init --github: the two workflows, the ticket directory and th
     expect(readFileSync(join(root, ".gitattributes"), "utf8")).toBe(
       "*.png binary\nsvc/work/.frontier/** linguist-generated=true\n",
     );
-    expect(r.stdout).toMatch(/\.gitattributes: svc\/work\/\.frontier\/\*\* is marked linguist-generated/);
+    expect(r.stdout).toMatch(
+      /\.gitattributes: svc\/work\/\.frontier\/\*\* is marked linguist-generated/,
+    );
   });
 
   it("refuses an action reference that is not owner/repo@ref", () => {
