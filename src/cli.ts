@@ -266,6 +266,27 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       code = await (await commands()).reportCommand(dir, o, io, now());
     });
 
+  program
+    .command("agent")
+    .description(
+      "the built-in executor: the ticket's context to one chat-completions model, its outcome to $FRONTIER_OUTCOME_FILE",
+    )
+    .option(
+      "--model <name>",
+      "the model (a ticket's model: comes first; else frontier.yml model; else openai/gpt-4.1-mini on GitHub Models)",
+    )
+    .option(
+      "--endpoint <url>",
+      "base URL of an OpenAI-compatible API (else frontier.yml model_endpoint; else GitHub Models)",
+    )
+    .option(
+      "--key-env <var>",
+      "the variable holding the API key (else model_key_env; else GITHUB_TOKEN for GitHub Models, OPENAI_API_KEY for others)",
+    )
+    .action(async (o: { model?: string; endpoint?: string; keyEnv?: string }) => {
+      code = await (await import("./cli/agent.js")).agentCommand(o, io);
+    });
+
   program.addHelpText(
     "after",
     `\nStart with:\n  $ frontier init\n  $ frontier run\n${EXIT_CODES_HELP}`,

@@ -65,6 +65,16 @@ export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
     ["frontier cancel tickets", "every open ticket becomes cancelled"],
     ["frontier cancel tickets && frontier report tickets", "cancel, then write the final reports"],
   ],
+  agent: [
+    [
+      "frontier run tickets --exec 'frontier agent'",
+      "every ticket asks GitHub Models (openai/gpt-4.1-mini) with $GITHUB_TOKEN",
+    ],
+    [
+      "frontier context tickets plan | frontier agent --endpoint https://api.openai.com/v1 --model gpt-4.1-mini",
+      "try one ticket by hand on another endpoint, its key in $OPENAI_API_KEY",
+    ],
+  ],
   report: [
     ["frontier report tickets", "tickets/.frontier/report.html, receipt.json and report.md"],
     ["frontier report tickets --html out/report.html", "only the HTML report, where you want it"],
