@@ -135,16 +135,21 @@ export function readInputs(
   setIf("jobStatus", text("job-status")?.toLowerCase());
 
   const agent: NonNullable<ActionSettings["agent"]> = {};
-  for (const [input, key, shape, example] of [
-    ["model", "model", MODEL_NAME, "openai/gpt-4.1-mini"],
-    ["endpoint", "endpoint", ENDPOINT_URL, "https://models.github.ai/inference"],
-    ["key-env", "keyEnv", ENV_NAME, "OPENAI_API_KEY"],
+  for (const [input, key, shape, what, example] of [
+    ["model", "model", MODEL_NAME, "a model's name (no spaces)", "openai/gpt-4.1-mini"],
+    [
+      "endpoint",
+      "endpoint",
+      ENDPOINT_URL,
+      "the http(s) base URL of an OpenAI-compatible API",
+      "https://models.github.ai/inference",
+    ],
+    ["key-env", "keyEnv", ENV_NAME, "the name of an environment variable", "OPENAI_API_KEY"],
   ] as const) {
     const v = text(input);
     if (v === undefined) continue;
     if (shape.test(v)) agent[key] = v;
-    else
-      problems.push(`input ${input}: "${v}" is not of its shape — write e.g. ${input}: ${example}`);
+    else problems.push(`input ${input}: "${v}" is not ${what} — write e.g. ${input}: ${example}`);
   }
 
   const settings: ActionSettings = {
