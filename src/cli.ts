@@ -86,10 +86,18 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       "--action <ref>",
       "with --github: use the action at owner/repo@ref (else a copy in .github/actions/)",
     )
-    .action(async (dir: string, o: { github?: boolean; action?: string }) => {
+    .option(
+      "--agent <name>",
+      "with --github: the orch-task job's agent — model (the built-in agent on GitHub Models, the default), stand-in, codex or claude-code",
+    )
+    .action(async (dir: string, o: { github?: boolean; action?: string; agent?: string }) => {
       code = await (await import("./cli/init.js")).initCommand(
         dir,
-        { github: !!o.github, ...(o.action !== undefined && { action: o.action }) },
+        {
+          github: !!o.github,
+          ...(o.action !== undefined && { action: o.action }),
+          ...(o.agent !== undefined && { agent: o.agent }),
+        },
         io,
       );
     });

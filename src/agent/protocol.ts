@@ -30,7 +30,8 @@ export const OUTCOME_SCHEMA = {
     },
     result: {
       type: ["string", "null"],
-      description: "with complete: the work itself, in markdown; else null",
+      description:
+        "with complete: the work (what was found, or what was done) in markdown; else null",
     },
     question: {
       type: ["string", "null"],

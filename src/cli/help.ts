@@ -18,7 +18,10 @@ Environment: NO_COLOR turns colour off, FORCE_COLOR=1 turns it on when not on a 
 export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
   init: [
     ["frontier init", "a starter directory tickets/ that runs as it is"],
-    ["frontier init tasks --github", "tasks/ and the two GitHub workflows that run it"],
+    [
+      "frontier init tasks --github",
+      "tasks/ and the two GitHub workflows, the built-in agent on GitHub Models",
+    ],
   ],
   new: [
     ["frontier new research", "tickets/research.md, depending on nothing"],
