@@ -13,7 +13,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { parseDuration } from "../core/bound.js";
 import { EXIT_SUSPEND } from "../core/settle.js";
-import { parseTicket } from "../tickets/parse.js";
+import { parseTicketQuick } from "../tickets/fields.js";
 import { formatProblem } from "../tickets/problems.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { type Budget, budgetOf, type CallDeps, callModel } from "./call.js";
@@ -171,7 +171,11 @@ async function ticketModelOf(file: string | undefined): Promise<string | undefin
   } catch {
     return undefined;
   }
-  const parsed = parseTicket(text, basename(file), 0);
+  // most tickets take the quick path; the YAML parser and zod (~150 ms to load, on every
+  // attempt) only for the rest
+  const parsed =
+    parseTicketQuick(text, basename(file), 0) ??
+    (await import("../tickets/parse.js")).parseTicket(text, basename(file), 0);
   return parsed.kind === "ok" ? parsed.spec.model : undefined;
 }
 
