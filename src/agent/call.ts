@@ -40,6 +40,27 @@ const MIN_REQUEST_MS = 1000;
 const TRANSIENT_TRIES = 2;
 /** Requests in all, at most (rate limits that keep asking for a wait of 0). */
 const MAX_REQUESTS = 12;
+/** The most of an answer that is read: a completion is far smaller; more is not kept in memory. */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** The body's text, or undefined when it is larger than MAX_ANSWER_BYTES (then it is not read on). */
+async function boundedText(res: Response): Promise<string | undefined> {
+  const reader = res.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
 
 /** The time an attempt has: the ticket's bound less min(5 s, a fifth of it); else UNBOUNDED_MS. */
 export function budgetOf(
@@ -107,7 +128,16 @@ export async function callModel(
   let transient = 0;
   let requests = 0;
   let waitedMs = 0;
-  const done = (outcome: AgentOutcome): CallResult => ({ outcome, requests, waitedMs });
+  // whatever an endpoint echoes back, the key is never written into a reason
+  // (a key too short to be a real one would only garble the words)
+  const redact = (text: string) =>
+    config.key.length >= 8 ? text.split(config.key).join("***") : text;
+  const done = (outcome: AgentOutcome): CallResult => ({
+    outcome:
+      outcome.reason === undefined ? outcome : { ...outcome, reason: redact(outcome.reason) },
+    requests,
+    waitedMs,
+  });
   const failed = (reason: string) => done({ status: "failed", reason });
   const timedOut = () =>
     failed(
@@ -137,7 +167,7 @@ export async function callModel(
     requests++;
     let status: number;
     let headers: Headers;
-    let text: string;
+    let text: string | undefined;
     try {
       const res = await deps.fetch(config.url, {
         method: "POST",
@@ -151,7 +181,7 @@ export async function callModel(
       });
       status = res.status;
       headers = res.headers;
-      text = await res.text();
+      text = await boundedText(res);
     } catch (error) {
       const name = (error as { name?: unknown })?.name;
       if (name === "TimeoutError" || name === "AbortError") return timedOut();
@@ -169,6 +199,11 @@ export async function callModel(
       );
     }
 
+    if (text === undefined) {
+      return failed(
+        `${config.endpoint} answered ${status} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: check that --endpoint is the base URL of an OpenAI-compatible API`,
+      );
+    }
     if (status >= 200 && status < 300) {
       let body: unknown;
       try {

@@ -339,6 +339,27 @@ describe("refusals are failed attempts whose reason says what to change", () => 
     expect(JSON.stringify(run.written)).not.toContain("sk-wrong");
   });
 
+  it("a key the endpoint echoes back is never written into the reason", async () => {
+    models.addToken("sk-live-0123456789abcdef");
+    models.model("fake/echo", (req) => ({
+      kind: "error",
+      status: 400,
+      body: { error: { message: `key ${req.token} may not use this model` } },
+    }));
+    const run = await attempt({
+      flags: { endpoint: models.baseUrl, model: "fake/echo" },
+      env: { OPENAI_API_KEY: "sk-live-0123456789abcdef" },
+    });
+    expect(run.written?.reason).toMatch(/\(400: key \*\*\* may not use this model\)/);
+    expect(JSON.stringify(run.written)).not.toContain("sk-live-0123456789abcdef");
+  });
+
+  it("an answer larger than any completion is not read on, and fails saying so", async () => {
+    models.model("fake/flood", () => ({ kind: "answer", content: "x".repeat(9 * 1024 * 1024) }));
+    const run = await attempt({ ticket: ticket("fake/flood") });
+    expect(run.written?.reason).toMatch(/answered 200 with more than 8 MiB/);
+  });
+
   it("404 names the model, where its name came from, and how GitHub Models names models", async () => {
     const run = await attempt({ ticket: ticket("openai/gpt-9") });
     expect(run.written?.reason).toMatch(
