@@ -84,6 +84,15 @@ export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
   ],
 };
 
+/** `frontier agent` is an executor: its exit codes are the executor protocol's. */
+const AGENT_EXIT_CODES_HELP = `
+Exit codes:
+  0    the outcome was written to $FRONTIER_OUTCOME_FILE (it decides); without that
+       variable: complete (the result on stdout) or empty
+  1    failed (the reason on stderr), or the outcome file could not be written
+  2    the command line is wrong, or there is no context to work on
+  75   suspended: the model's question on stdout`;
+
 /** The text after a command's options: its examples and the exit codes. */
 export function commandHelp(name: string): string {
   const examples = EXAMPLES[name];
@@ -94,5 +103,5 @@ export function commandHelp(name: string): string {
         ...examples.flatMap(([command, what]) => [`  $ ${command}`, `      ${what}`]),
       ]
     : [];
-  return `${lines.join("\n")}\n${EXIT_CODES_HELP}`;
+  return `${lines.join("\n")}\n${name === "agent" ? AGENT_EXIT_CODES_HELP : EXIT_CODES_HELP}`;
 }
