@@ -46,7 +46,7 @@ export const OUTCOME_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export const SYSTEM_PROMPT = `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, and any earlier questions with their maintainers' answers (those answers are final: act on them).
+export const SYSTEM_PROMPT = `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
 
 You have no tools and no access to files, the network or the repository: work only from the context. Do the task and report its outcome as one JSON object, with no other text:
 

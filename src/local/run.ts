@@ -20,6 +20,7 @@ import { openRun, step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
 import { type CliIo, EXIT, line } from "../core/io.js";
 import type { RunBound, RunState, Settings } from "../core/model.js";
+import { remainderOf } from "../report/remainder.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
@@ -680,7 +681,7 @@ class LocalRun {
     } else {
       line(err, `run ${frontier.runRecord().run}: ${state} in ${elapsed} — ${tally}`);
     }
-    const remainder = frontier.remainder(now);
+    const remainder = remainderOf(frontier, now);
     for (const r of remainder.slice(0, 10)) line(err, `  ${r.id}  ${r.status}  ${r.waiting_on}`);
     if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
     const hint = boundHint(frontier, this.shownDir, now);

@@ -14,6 +14,7 @@ import type {
   Status,
   Usage,
 } from "../core/model.js";
+import { remainderOf } from "./remainder.js";
 
 export interface ReceiptOptions {
   /** the clock: when the receipt is made (ms since the epoch) */
@@ -134,7 +135,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     tickets,
     blockers: frontier.blockerGroups(),
     questions,
-    remainder: frontier.remainder(opts.now),
+    remainder: remainderOf(frontier, opts.now),
   };
   if (opts.goal !== undefined) receipt.goal = opts.goal;
   if (opts.where !== undefined) receipt.where = opts.where;
