@@ -63,7 +63,7 @@ const OUTCOME_SCHEMA = {
     required: ["status", "result", "question", "reason"],
     additionalProperties: false,
 };
-const SYSTEM_PROMPT = `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, and any earlier questions with their maintainers' answers (those answers are final: act on them).
+const SYSTEM_PROMPT = `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
 
 You have no tools and no access to files, the network or the repository: work only from the context. Do the task and report its outcome as one JSON object, with no other text:
 
@@ -333,6 +333,28 @@ const MIN_REQUEST_MS = 1000;
 const TRANSIENT_TRIES = 2;
 /** Requests in all, at most (rate limits that keep asking for a wait of 0). */
 const MAX_REQUESTS = 12;
+/** The most of an answer that is read: a completion is far smaller; more is not kept in memory. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+/** The body's text, or undefined when it is larger than MAX_ANSWER_BYTES (then it is not read on). */
+async function boundedText(res) {
+    const reader = res.body?.getReader();
+    if (reader === undefined)
+        return "";
+    const chunks = [];
+    let bytes = 0;
+    for (;;) {
+        const { done, value } = await reader.read();
+        if (done)
+            break;
+        bytes += value.byteLength;
+        if (bytes > MAX_ANSWER_BYTES) {
+            await reader.cancel();
+            return undefined;
+        }
+        chunks.push(value);
+    }
+    return Buffer.concat(chunks).toString("utf8");
+}
 /** The time an attempt has: the ticket's bound less min(5 s, a fifth of it); else UNBOUNDED_MS. */
 function budgetOf(boundMs, boundText, startedAt) {
     if (boundMs === undefined || boundMs <= 0) {
@@ -375,7 +397,14 @@ async function callModel(config, context, budget, deps) {
     let transient = 0;
     let requests = 0;
     let waitedMs = 0;
-    const done = (outcome) => ({ outcome, requests, waitedMs });
+    // whatever an endpoint echoes back, the key is never written into a reason
+    // (a key too short to be a real one would only garble the words)
+    const redact = (text) => config.key.length >= 8 ? text.split(config.key).join("***") : text;
+    const done = (outcome) => ({
+        outcome: outcome.reason === undefined ? outcome : { ...outcome, reason: redact(outcome.reason) },
+        requests,
+        waitedMs,
+    });
     const failed = (reason) => done({ status: "failed", reason });
     const timedOut = () => failed(`timeout: no answer from ${config.endpoint} (model ${config.model}) within ${budget.bounded
         ? `the ticket's bound (${budget.boundText})`
@@ -413,7 +442,7 @@ async function callModel(config, context, budget, deps) {
             });
             status = res.status;
             headers = res.headers;
-            text = await res.text();
+            text = await boundedText(res);
         }
         catch (error) {
             const name = error?.name;
@@ -427,6 +456,9 @@ async function callModel(config, context, budget, deps) {
                 continue;
             }
             return failed(`could not reach ${config.endpoint} (${NETWORK_WORDS[code] ? `${code}: ${NETWORK_WORDS[code]}` : code}): check the endpoint's URL (--endpoint, or model_endpoint in frontier.yml) and that this machine can reach it`);
+        }
+        if (text === undefined) {
+            return failed(`${config.endpoint} answered ${status} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: check that --endpoint is the base URL of an OpenAI-compatible API`);
         }
         if (status >= 200 && status < 300) {
             let body;
