@@ -355,16 +355,20 @@ async function boundedText(res) {
     }
     return Buffer.concat(chunks).toString("utf8");
 }
-/** The time an attempt has: the ticket's bound less min(5 s, a fifth of it); else UNBOUNDED_MS. */
-function budgetOf(boundMs, boundText, startedAt) {
+/**
+ * The time an attempt has: until the ticket's bound runs out — at `deadline`
+ * ($FRONTIER_DEADLINE: the claim's time plus the bound, which on GitHub is earlier than this
+ * step's start by however long the job took to start), else `boundMs` from `startedAt` —
+ * less min(5 s, a fifth of the bound) to write the outcome; without a duration bound,
+ * UNBOUNDED_MS from `startedAt`.
+ */
+function budgetOf(boundMs, boundText, startedAt, deadline) {
     if (boundMs === undefined || boundMs <= 0) {
         return { deadline: startedAt + UNBOUNDED_MS, bounded: false, boundText };
     }
-    return {
-        deadline: startedAt + boundMs - Math.min(5000, boundMs / 5),
-        bounded: true,
-        boundText,
-    };
+    const at = deadline === undefined || deadline === "" ? Number.NaN : Date.parse(deadline);
+    const end = Number.isNaN(at) ? startedAt + boundMs : at;
+    return { deadline: end - Math.min(5000, boundMs / 5), bounded: true, boundText };
 }
 /** Network errors worth a second try; the rest (refused, no such host) are configuration. */
 const TRANSIENT_NETWORK = new Set([
@@ -627,7 +631,7 @@ async function runAgent(flags, io, options) {
         outcome = { status: "failed", reason: decided.reason };
     else {
         config = decided.config;
-        const called = await callModel(config, decided.text, budgetFor(env.FRONTIER_BOUND ?? "", options.startedAt), options.deps ?? defaultDeps);
+        const called = await callModel(config, decided.text, budgetOf((0,bound/* parseDuration */.E9)(env.FRONTIER_BOUND ?? ""), env.FRONTIER_BOUND ?? "", options.startedAt, env.FRONTIER_DEADLINE), options.deps ?? defaultDeps);
         outcome = called.outcome;
     }
     const summary = summarize(config, outcome);
@@ -720,9 +724,6 @@ async function ticketModelOf(file) {
     const parsed = (0,fields.parseTicketQuick)(text, (0,external_node_path_.basename)(file), 0) ??
         (await Promise.all(/* import() */[__webpack_require__.e(599), __webpack_require__.e(985)]).then(__webpack_require__.bind(__webpack_require__, 985))).parseTicket(text, (0,external_node_path_.basename)(file), 0);
     return parsed.kind === "ok" ? parsed.spec.model : undefined;
-}
-function budgetFor(boundText, startedAt) {
-    return budgetOf((0,bound/* parseDuration */.E9)(boundText), boundText, startedAt);
 }
 function summarize(config, outcome) {
     const who = config ? `${config.model} at ${config.endpoint}` : "no model asked";

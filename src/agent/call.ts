@@ -62,20 +62,25 @@ async function boundedText(res: Response): Promise<string | undefined> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** The time an attempt has: the ticket's bound less min(5 s, a fifth of it); else UNBOUNDED_MS. */
+/**
+ * The time an attempt has: until the ticket's bound runs out — at `deadline`
+ * ($FRONTIER_DEADLINE: the claim's time plus the bound, which on GitHub is earlier than this
+ * step's start by however long the job took to start), else `boundMs` from `startedAt` —
+ * less min(5 s, a fifth of the bound) to write the outcome; without a duration bound,
+ * UNBOUNDED_MS from `startedAt`.
+ */
 export function budgetOf(
   boundMs: number | undefined,
   boundText: string,
   startedAt: number,
+  deadline?: string,
 ): Budget {
   if (boundMs === undefined || boundMs <= 0) {
     return { deadline: startedAt + UNBOUNDED_MS, bounded: false, boundText };
   }
-  return {
-    deadline: startedAt + boundMs - Math.min(5000, boundMs / 5),
-    bounded: true,
-    boundText,
-  };
+  const at = deadline === undefined || deadline === "" ? Number.NaN : Date.parse(deadline);
+  const end = Number.isNaN(at) ? startedAt + boundMs : at;
+  return { deadline: end - Math.min(5000, boundMs / 5), bounded: true, boundText };
 }
 
 export interface CallResult {

@@ -16,7 +16,7 @@ import { EXIT_SUSPEND } from "../core/settle.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { formatProblem } from "../tickets/problems.js";
 import { loadSettings } from "../tickets/settings-load.js";
-import { type Budget, budgetOf, type CallDeps, callModel } from "./call.js";
+import { budgetOf, type CallDeps, callModel } from "./call.js";
 import { type AgentConfig, type AgentFlags, resolveConfig } from "./config.js";
 import type { AgentOutcome } from "./protocol.js";
 
@@ -72,7 +72,12 @@ export async function runAgent(
     const called = await callModel(
       config,
       decided.text,
-      budgetFor(env.FRONTIER_BOUND ?? "", options.startedAt),
+      budgetOf(
+        parseDuration(env.FRONTIER_BOUND ?? ""),
+        env.FRONTIER_BOUND ?? "",
+        options.startedAt,
+        env.FRONTIER_DEADLINE,
+      ),
       options.deps ?? defaultDeps,
     );
     outcome = called.outcome;
@@ -177,10 +182,6 @@ async function ticketModelOf(file: string | undefined): Promise<string | undefin
     parseTicketQuick(text, basename(file), 0) ??
     (await import("../tickets/parse.js")).parseTicket(text, basename(file), 0);
   return parsed.kind === "ok" ? parsed.spec.model : undefined;
-}
-
-function budgetFor(boundText: string, startedAt: number): Budget {
-  return budgetOf(parseDuration(boundText), boundText, startedAt);
 }
 
 function summarize(config: AgentConfig | undefined, outcome: AgentOutcome): string {

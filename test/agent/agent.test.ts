@@ -456,6 +456,19 @@ describe("refusals are failed attempts whose reason says what to change", () => 
     expect(took).toBeLessThan(1000);
   });
 
+  it("the bound counts from the claim ($FRONTIER_DEADLINE), not from the agent's own start", async () => {
+    const started = Date.now();
+    // a 10m bound claimed long ago: 6 s of it left, less its margin (5 s) to write the outcome
+    const run = await attempt({
+      ticket: ticket("fake/slow"),
+      env: { FRONTIER_BOUND: "10m", FRONTIER_DEADLINE: new Date(started + 6000).toISOString() },
+    });
+    const took = Date.now() - started;
+    expect(run.written?.reason).toMatch(/^timeout: .* within the ticket's bound \(10m\)/);
+    expect(took).toBeGreaterThanOrEqual(900);
+    expect(took).toBeLessThan(3000);
+  });
+
   it("an endpoint that cannot be reached fails naming it; a 5xx is tried again within the bound", async () => {
     const port = await freePort();
     const closed = await attempt({

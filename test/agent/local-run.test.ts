@@ -28,13 +28,19 @@ describe("frontier run --exec 'frontier agent'", () => {
         denied: { model: "fake/complete", executor: "no-models" },
         busy: { model: "fake/busy", bound: "20s" },
         garbled: { model: "fake/garbled" },
-        slow: { model: "fake/slow", bound: "2s" },
+        // (room for a busy machine: the agent must be running well before its bound's end)
+        slow: { model: "fake/slow", bound: "4s" },
+        // what the runner tells every executor: when its bound runs out
+        deadline: { executor: "echo-deadline", bound: "1m" },
       },
       {
         run: "agents",
         max_parallel: 8,
         // a ticket with a token that may not use GitHub Models
-        executors: { "no-models": `GITHUB_TOKEN=ghs_no_models ${agent}` },
+        executors: {
+          "no-models": `GITHUB_TOKEN=ghs_no_models ${agent}`,
+          "echo-deadline": `printf '%s' "$FRONTIER_DEADLINE"`,
+        },
       },
     );
     const env = { FRONTIER_TEST_MODELS_URL: models.baseUrl, GITHUB_TOKEN: "ghs_user" };
@@ -73,8 +79,14 @@ describe("frontier run --exec 'frontier agent'", () => {
     });
     expect(ticketOf(r, "garbled").attempts[0]?.result).toBeUndefined();
     expect(ticketOf(r, "slow").attempts[0]?.reason).toMatch(
-      /^timeout: no answer from https:\/\/models\.github\.ai\/inference \(model fake\/slow\) within the ticket's bound \(2s\)/,
+      /^timeout: no answer from https:\/\/models\.github\.ai\/inference \(model fake\/slow\) within the ticket's bound \(4s\)/,
     );
+
+    const deadline = ticketOf(r, "deadline").attempts[0] as {
+      result?: string;
+      started_at?: string;
+    };
+    expect(Date.parse(deadline.result ?? "")).toBe(Date.parse(deadline.started_at ?? "") + 60_000);
 
     const answered = await frontier(["answer", g.dir, "ask", "eu-west-1"], { env });
     expect(answered.code, answered.stderr).toBe(0);

@@ -51,7 +51,7 @@ describe("orch-task with command: agent", () => {
           { id: "garbled", extra: "model: fake/garbled" },
         ]),
       ),
-      lone.start(writeTickets([{ id: "slow", extra: "model: fake/slow\nbound: 3s" }])),
+      lone.start(writeTickets([{ id: "slow", extra: "model: fake/slow\nbound: 8s" }])),
     ]);
     await Promise.all([main.push(sha), lone.push(loneSha)]);
     await Promise.all([main.fake.idle(), lone.fake.idle()]);
@@ -91,13 +91,19 @@ describe("orch-task with command: agent", () => {
       /::warning::frontier agent: fake\/garbled at https:\/\/models\.github\.ai\/inference → failed/,
     );
 
+    // the agent's time runs from the claim, not from its own start: FRONTIER_DEADLINE
     const slow = lone.state().tickets.slow?.attempts[0] as Record<string, unknown>;
     expect(slow).toMatchObject({
       outcome: "failed",
       reason: expect.stringMatching(
-        /^timeout: no answer from https:\/\/models\.github\.ai\/inference \(model fake\/slow\) within the ticket's bound \(3s\)/,
+        /^timeout: no answer from https:\/\/models\.github\.ai\/inference \(model fake\/slow\) within the ticket's bound \(8s\)/,
       ),
     });
+    const exported = lone.jobs[0]?.context?.exported ?? {};
+    expect(Date.parse(exported.FRONTIER_DEADLINE ?? "")).toBe(
+      Date.parse(slow.started_at as string) + 8000,
+    );
+    expect(exported.FRONTIER_BOUND).toBe("8s");
 
     // the question: an issue, answered by a maintainer; the next attempt's context has it
     expect(state.tickets.ask?.status).toBe("suspended");
