@@ -76,8 +76,12 @@ export function resolveConfig(s: AgentSources): ResolvedConfig {
     /\/+$/,
     "",
   );
-  const githubModels = endpoint === GITHUB_MODELS;
-  const served = githubModels ? (s.env[TEST_MODELS_URL] || endpoint).replace(/\/+$/, "") : endpoint;
+  // GitHub Models, also its organization-attributed endpoints (/orgs/ORG/inference)
+  const githubModels = /^https:\/\/models\.github\.ai\//.test(`${endpoint}/`);
+  const served =
+    endpoint === GITHUB_MODELS && s.env[TEST_MODELS_URL]
+      ? s.env[TEST_MODELS_URL].replace(/\/+$/, "")
+      : endpoint;
 
   let model: string | undefined;
   let modelFrom: AgentConfig["modelFrom"] = "the default";

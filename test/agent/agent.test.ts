@@ -266,6 +266,22 @@ describe("which model, where, with which key", () => {
     ).toMatchObject({ config: { model: "from/ticket", modelFrom: "the ticket" } });
   });
 
+  it("GitHub Models' organization endpoint is GitHub Models too: its key is GITHUB_TOKEN", () => {
+    expect(
+      resolveConfig({
+        ...base,
+        flags: { endpoint: "https://models.github.ai/orgs/acme/inference" },
+      }),
+    ).toMatchObject({
+      config: {
+        url: "https://models.github.ai/orgs/acme/inference/chat/completions",
+        githubModels: true,
+        keyEnv: "GITHUB_TOKEN",
+        model: DEFAULT_MODEL,
+      },
+    });
+  });
+
   it("another endpoint: its key from OPENAI_API_KEY, or the variable --key-env names; it needs a model named", () => {
     expect(
       resolveConfig({ ...base, flags: { endpoint: "https://api.example.com/v1/", model: "m" } }),
