@@ -544,8 +544,11 @@ function resolveConfig(s) {
     if (bad !== undefined)
         return { kind: "bad", reason: bad };
     const endpoint = (s.flags.endpoint ?? s.settings.model_endpoint ?? GITHUB_MODELS).replace(/\/+$/, "");
-    const githubModels = endpoint === GITHUB_MODELS;
-    const served = githubModels ? (s.env[TEST_MODELS_URL] || endpoint).replace(/\/+$/, "") : endpoint;
+    // GitHub Models, also its organization-attributed endpoints (/orgs/ORG/inference)
+    const githubModels = /^https:\/\/models\.github\.ai\//.test(`${endpoint}/`);
+    const served = endpoint === GITHUB_MODELS && s.env[TEST_MODELS_URL]
+        ? s.env[TEST_MODELS_URL].replace(/\/+$/, "")
+        : endpoint;
     let model;
     let modelFrom = "the default";
     if (s.ticketModel !== undefined)
