@@ -97,7 +97,7 @@ describe("the sweep's cadence is a choice, hourly by default", () => {
   });
 
   it.each(Object.entries(SWEEPS))("--sweep %s writes its schedule", (choice, sweep) => {
-    const text = workflowTexts("tickets", "./x", { sweep: choice as keyof typeof SWEEPS })[
+    const text = workflowTexts("tickets", "./x", "model", { sweep: choice as keyof typeof SWEEPS })[
       "frontier.yml"
     ]!;
     if (sweep.cron === undefined) {
