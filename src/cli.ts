@@ -185,6 +185,7 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
             shown,
             { ...io, stdout: io.stderr },
             now(),
+            { fresh: true },
           );
           if (code !== EXIT.complete) return;
         }

@@ -16,16 +16,25 @@ export async function afterRun(
   code: number,
   io: CliIo,
 ): Promise<void> {
+  // a run refused before it started (no executor, a bad graph, a held lock) used no
+  // command: what the last real run used stays remembered
+  if (code === EXIT.usage) return;
   rememberExec(dir, exec);
-  if (code !== EXIT.suspended) return;
+  if (code !== EXIT.suspended && code !== EXIT.failed && code !== EXIT.limited) return;
   const now = Date.now();
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return;
   const { frontier, settings } = opened.opened;
   const open = remainderOf(frontier, now);
   const waiting = open.filter((r) => r.status === "suspended").map((r) => r.id);
-  if (waiting.length === 0) return;
-  const out = [`${waiting.length === 1 ? "answer it" : "answer them"}, then continue:`];
+  const failed = open.filter((r) => RETRYABLE.has(r.status)).map((r) => r.id);
+  if (waiting.length === 0 && failed.length === 0) return;
+  const steps = [
+    waiting.length > 0 && (waiting.length === 1 ? "answer it" : "answer them"),
+    failed.length > 0 && "retry what failed",
+  ].filter(Boolean);
+  const out = [`${steps.join(" and ")}, then continue:`];
+  for (const id of failed) out.push(`  frontier retry ${shellWord(dir)} ${shellWord(id)}`);
   for (const id of waiting) {
     out.push(`  frontier answer ${shellWord(dir)} ${shellWord(id)} "YOUR ANSWER"`);
   }
@@ -38,3 +47,6 @@ export async function afterRun(
   );
   line(io.stderr, out.join("\n"));
 }
+
+/** What `frontier retry` takes in a live run: a blocked ticket is retried through its root. */
+const RETRYABLE: ReadonlySet<string> = new Set(["failed", "limited"]);

@@ -249,7 +249,7 @@ export async function reportCommand(
           json: join(dir, RECEIPT_FILE),
           markdown: join(dir, REPORT_MD_FILE),
         };
-  writeReports(receipt, targets);
+  writeReports(receipt, { ...targets, dir: shellWord(dir) });
   for (const [what, path] of Object.entries(targets)) {
     if (path) line(io.stdout, `${what}: ${shownPath(path)}`);
   }

@@ -20,7 +20,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { type CliIo, EXIT, line } from "../core/io.js";
-import { errorLine } from "../local/colour.js";
+import { errorLine, painter } from "../local/colour.js";
 import { plural, shellWord, shownPath } from "../local/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
@@ -196,10 +196,13 @@ export async function initCommand(
     }
   }
 
-  const there = planned.filter((p) => existsSync(p.path)).map((p) => shownPath(p.path, cwd));
+  const there = planned.filter((p) => existsSync(p.path));
   if (there.length > 0) {
+    // another DIR moves the tickets, never the workflows or the action's copy
+    const inDir = there.every((p) => !relative(absDir, p.path).startsWith(".."));
+    const shown = there.map((p) => shownPath(p.path, cwd));
     return fail(
-      `${there.join(", ")} already ${there.length === 1 ? "exists" : "exist"}; nothing was written — move ${there.length === 1 ? "it" : "them"} aside, or pass another DIR`,
+      `${shown.join(", ")} already ${there.length === 1 ? "exists" : "exist"}; nothing was written — move ${there.length === 1 ? "it" : "them"} aside${inDir ? ", or pass another DIR" : " (or delete them) and run it again"}`,
     );
   }
   let generated: string | undefined;
@@ -212,6 +215,15 @@ export async function initCommand(
     return fail(`could not write the starter files: ${(e as Error).message}`);
   }
 
+  // a tag or a branch can be moved to other code after you reviewed it; a commit cannot
+  const ref = opts.action?.slice(opts.action.lastIndexOf("@") + 1);
+  const repo = opts.action?.slice(0, opts.action.lastIndexOf("@"));
+  if (ref !== undefined && !/^[0-9a-f]{40}$/.test(ref)) {
+    line(
+      io.stderr,
+      `${painter(io.stderr, io.env)("yellow", "warning:")} ${opts.action} does not pin a commit: a tag or a branch can be moved to other code after you chose it — pin the full 40-character commit sha (\`git ls-remote https://github.com/${repo} ${ref}\` prints it), e.g. --action ${repo}@<sha>`,
+    );
+  }
   const out: string[] = [
     `wrote ${dir}/: ${plural(Object.keys(STARTER_FILES).filter((f) => f.endsWith(".md")).length, "ticket")}, frontier.yml and a stand-in executor (_bin/).`,
   ];

@@ -29,12 +29,23 @@ import { takeLock } from "./lock.js";
 const CLEARED = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, undefined])) as EngineFieldValues;
 
 /**
- * What is not archived by a reset: the archive itself and the lock, and the ticket
- * cache (removed: the ticket files are rewritten, and it is safe to delete).
+ * What is not archived by a reset: the archive itself and the lock, the ticket cache
+ * (removed: the ticket files are rewritten, and it is safe to delete), and the --exec the
+ * last run was given (the user's, not the run's: the next run's hints still name it).
  */
-const KEPT = /^(?:runs|cache|lock(?:\.takeover)?|lock\..*\.tmp)$/;
+const KEPT = /^(?:runs|cache|last-exec\.json|lock(?:\.takeover)?|lock\..*\.tmp)$/;
 
-export async function resetCommand(dir: string, io: CliIo, now: number): Promise<number> {
+export interface ResetOptions {
+  /** `run --fresh`: a run starts next, so "nothing to reset" and "run starts a new run" go unsaid */
+  fresh?: boolean;
+}
+
+export async function resetCommand(
+  dir: string,
+  io: CliIo,
+  now: number,
+  opts: ResetOptions = {},
+): Promise<number> {
   if (!isDirectory(dir)) {
     line(
       io.stderr,
@@ -45,13 +56,13 @@ export async function resetCommand(dir: string, io: CliIo, now: number): Promise
   const release = await takeLock(dir, io, "reset", now);
   if (release === undefined) return EXIT.usage;
   try {
-    return await reset(dir, io);
+    return await reset(dir, io, opts);
   } finally {
     await release();
   }
 }
 
-async function reset(dir: string, io: CliIo): Promise<number> {
+async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number> {
   // every ticket file's edit is planned before anything moves: a file that cannot be
   // edited stops the reset with nothing changed
   const edits: FileEdit[] = [];
@@ -76,7 +87,7 @@ async function reset(dir: string, io: CliIo): Promise<number> {
     ? readdirSync(stateDir).filter((name) => !KEPT.test(name))
     : [];
   if (records.length === 0 && edits.length === 0) {
-    line(io.stdout, `${dir}: nothing to reset — no run has left state here.`);
+    if (!opts.fresh) line(io.stdout, `${dir}: nothing to reset — no run has left state here.`);
     return EXIT.complete;
   }
 
@@ -116,7 +127,7 @@ async function reset(dir: string, io: CliIo): Promise<number> {
   }
   line(
     io.stdout,
-    `reset run ${run}: its records are in ${shown}/; ${edits.length} ticket file${edits.length === 1 ? "" : "s"} cleared of run state — \`frontier run ${dir}\` starts a new run.`,
+    `reset run ${run}: its records are in ${shown}/; ${edits.length} ticket file${edits.length === 1 ? "" : "s"} cleared of run state${opts.fresh ? "." : ` — \`frontier run ${dir}\` starts a new run.`}`,
   );
   for (const text of worktrees) line(io.stdout, text);
   return EXIT.complete;

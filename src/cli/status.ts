@@ -6,7 +6,9 @@ import { STATUSES } from "../core/constants.js";
 import { type CliIo, EXIT } from "../core/io.js";
 import type { Status } from "../core/model.js";
 import { boundHint } from "../local/bound-hint.js";
-import { type Paint, painter, paintStatus } from "../local/colour.js";
+import { painter, paintStatus } from "../local/colour.js";
+import { isDeadLocalHolder } from "../local/lock.js";
+import { remainderTable } from "../local/table.js";
 import { oneLine, plural, shellWord, shownPath } from "../local/text.js";
 import { buildReceipt } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
@@ -15,45 +17,6 @@ import { openDirectory } from "./open.js";
 
 function json(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-/** A row of the open-remainder table. */
-export interface RemainderRow {
-  id: string;
-  status: Status;
-  waiting_on: string;
-}
-
-/** Ids longer than this push only their own row out of line, not every column. */
-const ID_COLUMN_MAX = 40;
-
-/**
- * The open remainder as an aligned table: ticket, state (glyph and word), what it waits
- * on — each on one line, however many lines a failure's reason has (the record keeps it
- * whole). Shared by `status` and anything else that lists open tickets in a terminal.
- */
-export function remainderTable(
-  rows: readonly RemainderRow[],
-  paint: Paint,
-  indent = "  ",
-): string[] {
-  if (rows.length === 0) return [];
-  let idWidth = "TICKET".length;
-  for (const r of rows) idWidth = Math.max(idWidth, Math.min(r.id.length, ID_COLUMN_MAX));
-  let stateWidth = "STATE".length;
-  for (const r of rows) stateWidth = Math.max(stateWidth, r.status.length + 2);
-  const out = [
-    paint("dim", `${indent}${"TICKET".padEnd(idWidth)}  ${"STATE".padEnd(stateWidth)}  WAITING ON`),
-  ];
-  for (const r of rows) {
-    const state = `${STATUS_ICON[r.status]} ${r.status}`;
-    // padding is counted on the plain text: colour codes take no room on screen
-    const pad = " ".repeat(Math.max(0, stateWidth - state.length));
-    out.push(
-      `${indent}${r.id.padEnd(idWidth)}  ${paintStatus(paint, r.status, state)}${pad}  ${oneLine(r.waiting_on)}`,
-    );
-  }
-  return out;
 }
 
 export async function statusCommand(
@@ -99,13 +62,25 @@ export async function statusCommand(
   for (const r of remainder) {
     if (r.status !== "claimed") continue;
     const state = frontier.state(r.id);
-    out.push(`running: ${r.id} (attempt ${state?.attempt ?? 0}, ${state?.claimed_by})`);
+    const by = state?.claimed_by ?? "";
+    // a runner killed with -9 leaves its claims: the next `frontier run` reclaims them
+    if (isDeadLocalHolder(by, -1)) {
+      out.push(
+        `${paint("yellow", "interrupted")}: ${r.id} (attempt ${state?.attempt ?? 0}) claimed by ${by}, a process that is gone: \`frontier run ${shellWord(dir)}\` reclaims it and runs it again`,
+      );
+    } else out.push(`running: ${r.id} (attempt ${state?.attempt ?? 0}, ${by})`);
   }
   for (const group of frontier.blockerGroups()) {
     const why = group.reason ? ` (${oneLine(group.reason)})` : "";
     out.push(
       `${paint("red", "blocked")}: ${group.root} ${group.root_status}${why}: blocks ${group.tickets.length} — ${group.tickets.join(", ")}`,
     );
+  }
+  if (frontier.runState(now) !== "cancelled") {
+    for (const r of remainder) {
+      if (r.status !== "failed" && r.status !== "limited") continue;
+      out.push(`  retry with: frontier retry ${shellWord(dir)} ${shellWord(r.id)}`);
+    }
   }
   for (const r of remainder) {
     if (r.status !== "suspended") continue;

@@ -7,7 +7,13 @@ import { spentWords } from "../report/remainder.js";
  * The dispatch count is the run's (it counts across resumes), so going on means a
  * higher --bound; a passed deadline stays passed, so only a new run goes on.
  */
-export function boundHint(frontier: Frontier, dir: string, now: number): string | undefined {
+export function boundHint(
+  frontier: Frontier,
+  dir: string,
+  now: number,
+  /** the command that continues this run (`frontier run DIR --exec …`) */
+  resume = `frontier run ${dir}`,
+): string | undefined {
   const spent = frontier.spentBound(now);
   if (spent === undefined) return undefined;
   const run = frontier.runRecord();
@@ -17,10 +23,10 @@ export function boundHint(frontier: Frontier, dir: string, now: number): string 
   const tickets = `${open} ticket${open === 1 ? "" : "s"} open`;
   switch (spent.kind) {
     case "dispatches":
-      return `the run bound of ${spent.limit} dispatch${spent.limit === 1 ? "" : "es"} is spent (${run.dispatched} made, ${tickets}): raise --bound to go on, e.g. \`frontier run ${dir} --bound ${run.dispatched + open}\``;
+      return `the run bound of ${spent.limit} dispatch${spent.limit === 1 ? "" : "es"} is spent (${run.dispatched} made, ${tickets}): raise --bound to go on, e.g. \`${resume} --bound ${run.dispatched + open}\``;
     case "deadline":
-      return `the run's deadline (${spent.deadline}) has passed with ${tickets}: \`frontier run ${dir} --fresh\` starts a new run`;
+      return `the run's deadline (${spent.deadline}) has passed with ${tickets}: \`${resume} --fresh\` starts a new run`;
     case "usage":
-      return `the run's usage bound is spent — ${spentWords(spent)} (${tickets}): raise bound.usage.${spent.key} in ${dir}/frontier.yml to go on, or \`frontier run ${dir} --fresh\` starts a new run`;
+      return `the run's usage bound is spent — ${spentWords(spent)} (${tickets}): raise bound.usage.${spent.key} in ${dir}/frontier.yml to go on, or \`${resume} --fresh\` starts a new run`;
   }
 }

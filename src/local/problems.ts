@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import { type CliIo, line } from "../core/io.js";
 import { formatProblem, type Problem } from "../tickets/problems.js";
 import { painter } from "./colour.js";
@@ -31,12 +33,41 @@ export function printProblems(problems: readonly Problem[], io: CliIo, dir?: str
   if (out.length > 0) line(io.stderr, out.join("\n"));
 }
 
-/** On the command line, a missing ticket directory can be made with one command. */
+/**
+ * On the command line, a missing ticket directory is named as it was typed, and can be made
+ * with one command — unless the user stands in a ticket directory already (`cd tickets`,
+ * then `frontier run`): then that is what to say.
+ */
 function forTheCommandLine(p: Problem, dir: string | undefined): Problem {
   if (p.kind !== "no-ticket-directory") return p;
-  const where = shellWord(dir ?? p.file);
+  const typed = dir ?? p.file;
+  const where = shellWord(typed);
+  const message = `no ticket directory at ${typed}`;
+  if (!isAbsolute(typed) && looksLikeTicketDirectory(process.cwd())) {
+    return {
+      ...p,
+      message,
+      fix: "this directory holds tickets itself: pass . as DIR (`frontier run .`), or run from its parent",
+    };
+  }
   return {
     ...p,
+    message,
     fix: `make one with \`frontier init ${where}\` (a starter directory with example tickets), or \`mkdir ${where}\` and \`frontier new ${where} ID\`; or pass the directory that holds your tickets as DIR`,
   };
+}
+
+/** Run settings, a run's records, or a markdown file with front matter: a ticket directory. */
+function looksLikeTicketDirectory(path: string): boolean {
+  try {
+    if (existsSync(join(path, "frontier.yml")) || existsSync(join(path, ".frontier"))) return true;
+    return readdirSync(path).some(
+      (name) =>
+        name.endsWith(".md") &&
+        !/^[._]/.test(name) &&
+        readFileSync(join(path, name), "utf8").slice(0, 4) === "---\n",
+    );
+  } catch {
+    return false;
+  }
 }

@@ -17,6 +17,8 @@ export interface ReportFiles {
   markdown?: string;
   /** options of the markdown renderer (default marker: `ticket-frontier:RUN`) */
   markdownOptions?: Partial<MarkdownOptions>;
+  /** the ticket directory as a shell word, for the commands the reports name */
+  dir?: string;
 }
 
 /** A report file that could not be written: what, where, and how to fix it. */
@@ -41,7 +43,9 @@ export class ReportWriteError extends Error {
 export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
   const written: string[] = [];
   if (files.html) {
-    writeWhole(files.html, "HTML report", () => renderHtml(receipt));
+    writeWhole(files.html, "HTML report", () =>
+      renderHtml(receipt, files.dir !== undefined ? { dir: files.dir } : {}),
+    );
     written.push(files.html);
   }
   if (files.json) {
@@ -51,6 +55,7 @@ export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
   if (files.markdown) {
     const opts: MarkdownOptions = {
       marker: defaultMarker(receipt.run),
+      ...(files.dir !== undefined && { dir: files.dir }),
       ...files.markdownOptions,
     };
     writeWhole(files.markdown, "markdown report", () => renderMarkdown(receipt, opts));

@@ -29,6 +29,7 @@ import { applyEdits, createRecord, writeError } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { boundHint } from "./bound-hint.js";
+import { painter, type Style } from "./colour.js";
 import { DeferredWrites } from "./deferred.js";
 import type { Ended, Integrator, Workspace } from "./integrate.js";
 import { helperPool, type Launcher } from "./launcher.js";
@@ -37,6 +38,8 @@ import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { stopClaimedGroups } from "./orphans.js";
 import { printProblems } from "./problems.js";
 import { loadLive, Progress, tallyText } from "./progress.js";
+import { remainderTable } from "./table.js";
+import { shellWord } from "./text.js";
 
 export interface RunOptions {
   exec?: string;
@@ -107,6 +110,17 @@ function resolveExecutors(
   }
   return messages.length > 0 ? { kind: "bad", messages } : { kind: "ok", commands };
 }
+
+/** The colour of a run's state in its last line: green done, red failed, yellow waiting. */
+const STATE_STYLE: Readonly<Record<RunState, Style>> = {
+  "not started": "gray",
+  running: "blue",
+  complete: "green",
+  failed: "red",
+  limited: "yellow",
+  suspended: "yellow",
+  cancelled: "gray",
+};
 
 /* --------------------------------- the run --------------------------------- */
 
@@ -220,7 +234,12 @@ async function loadLockedAndRun(
   }
 
   // the live progress block (a terminal)
-  const live = io.isTTY && !io.env.CI ? loadLive().catch(() => false as const) : undefined;
+  // (a terminal that reports no size — 0×0, as some CI terminals do — gets plain lines:
+  // a live block there would be cursor movements and nothing else)
+  const sized =
+    (io.stderr as { columns?: number; rows?: number }).columns !== 0 &&
+    (io.stderr as { columns?: number; rows?: number }).rows !== 0;
+  const live = io.isTTY && !io.env.CI && sized ? loadLive().catch(() => false as const) : undefined;
   const { frontier } = opened;
   const executors = resolveExecutors(frontier, settings, options.exec, dir);
   if (executors.kind === "bad") {
@@ -762,13 +781,19 @@ class LocalRun {
     return { counts: this.frontier.counts(), running: this.live.size };
   }
 
+  /** The command that continues this run: the same directory, the same --exec. */
+  private resume(): string {
+    const exec = this.options.exec;
+    return `frontier run ${shellWord(this.shownDir)}${exec !== undefined ? ` --exec ${shellWord(exec)}` : ""}`;
+  }
+
   private async conclude(started: number): Promise<number> {
     const now = Date.now();
     const frontier = this.frontier;
     if (this.crashed) {
       line(
         this.io.stderr,
-        `the run stopped because its state could not be written (above); once that is fixed, \`frontier run ${this.shownDir}\` resumes it`,
+        `the run stopped because its state could not be written (above); once that is fixed, \`${this.resume()}\` resumes it`,
       );
       return EXIT.failed;
     }
@@ -777,7 +802,7 @@ class LocalRun {
       await this.reports(now).catch(() => undefined);
       line(
         this.io.stderr,
-        `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`frontier run ${this.shownDir}\` resumes it (interrupted attempts run again, nothing complete does)`,
+        `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`${this.resume()}\` resumes it (interrupted attempts run again, nothing complete does)`,
       );
       return this.stopping === "SIGTERM" ? 143 : 130;
     }
@@ -792,17 +817,21 @@ class LocalRun {
     if (this.options.json && receiptJson !== undefined) this.io.stdout.write(receiptJson);
 
     const err = this.io.stderr;
+    // coloured as `frontier status` is: decided for stderr, where the run writes
+    const paint = painter(err, this.io.env);
     const elapsed = formatDuration(now - started);
     const tally = tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 });
+    const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(STATE_STYLE[state], state)}`;
     if (nothingHappened) {
-      line(err, `run ${frontier.runRecord().run}: ${state}, nothing to do (${tally})`);
+      line(err, `${head}, nothing to do (${tally})`);
     } else {
-      line(err, `run ${frontier.runRecord().run}: ${state} in ${elapsed} — ${tally}`);
+      line(err, `${head} in ${elapsed} — ${tally}`);
     }
     const remainder = remainderOf(frontier, now);
-    for (const r of remainder.slice(0, 10)) line(err, `  ${r.id}  ${r.status}  ${r.waiting_on}`);
+    const table = remainderTable(remainder.slice(0, 10), paint);
+    if (table.length > 0) line(err, table.join("\n"));
     if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
-    const hint = boundHint(frontier, this.shownDir, now);
+    const hint = boundHint(frontier, this.shownDir, now, this.resume());
     if (hint !== undefined) line(err, `  ${hint}`);
     const elsewhere = frontier.claimedIds().filter((id) => !this.held.has(id));
     if (state === "running" && elsewhere.length > 0) {
@@ -822,7 +851,7 @@ class LocalRun {
     if (this.unwritten.size > 0) {
       line(
         err,
-        `  what those tickets did is recorded in ${join(this.shownDir, STATE_DIR)}/: once the files are fixed, \`frontier run ${this.shownDir}\` reads it and runs nothing complete again`,
+        `  what those tickets did is recorded in ${join(this.shownDir, STATE_DIR)}/: once the files are fixed, \`${this.resume()}\` reads it and runs nothing complete again`,
       );
       if (code === EXIT.complete) code = EXIT.failed;
     }
@@ -856,6 +885,7 @@ class LocalRun {
       resultText: resultReader(this.dir),
     });
     await writeReports(receipt, {
+      dir: shellWord(this.shownDir),
       html: join(this.dir, STATE_DIR, "report.html"),
       json: join(this.dir, STATE_DIR, "receipt.json"),
       markdown: join(this.dir, STATE_DIR, "report.md"),

@@ -61,6 +61,8 @@ const TITLE_CHARS = 31;
 const FIT_WIDTH = 2_000;
 
 export interface HtmlOptions {
+  /** the ticket directory as a shell word, for the local commands it names (default `DIR`) */
+  dir?: string;
   /** draw the graph up to this many tickets (default HTML_GRAPH_MAX_NODES) */
   maxGraphNodes?: number;
   /** lay out with dagre up to this many tickets (default DAGRE_MAX_NODES) */
@@ -71,6 +73,8 @@ interface Ctx {
   receipt: Receipt;
   /** where the run ran: which commands the report names */
   where: RunPlace;
+  /** the ticket directory in those commands */
+  dir: string;
   /** ticket id -> element id (`ticket-0`, …): receipt ids never become element ids */
   anchor: Map<string, string>;
   byId: Map<string, ReceiptTicket>;
@@ -86,6 +90,7 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
   const ctx: Ctx = {
     receipt,
     where: receipt.where ?? "github",
+    dir: opts.dir ?? "DIR",
     anchor: new Map(),
     byId: new Map(),
     chainLen: new Map(),
@@ -195,7 +200,7 @@ function between(from: string | undefined, to: string | undefined): number | und
 /** How to answer an open question, in the words of where the run ran. */
 function howToAnswer(ctx: Ctx, id: string, onIssue: boolean): string {
   if (ctx.where === "local")
-    return `Answer with <code>frontier answer DIR ${e(id)} "YOUR ANSWER"</code>, then <code>frontier run DIR</code> to go on.`;
+    return `Answer with <code>frontier answer ${e(ctx.dir)} ${e(id)} "YOUR ANSWER"</code>, then <code>frontier run ${e(ctx.dir)}</code> to go on.`;
   return onIssue
     ? `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code> on the report's PR or issue.`
     : `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code>.`;

@@ -36,6 +36,8 @@ import {
 export const GITHUB_COMMENT_MAX = 65_536;
 
 export interface MarkdownOptions {
+  /** the ticket directory as a shell word, for the local commands it names (default `DIR`) */
+  dir?: string;
   /** the sticky comment's marker text; rendered as the first line, `<!-- marker -->` */
   marker: string;
   /** hard ceiling on the output length (default: GitHub's comment limit, 65,536) */
@@ -59,6 +61,8 @@ interface Ctx {
   receipt: Receipt;
   /** where the run ran: which commands and files the report names */
   where: RunPlace;
+  /** the ticket directory in those commands (inside a code span: no backtick, no newline) */
+  dir: string;
   byId: Map<string, ReceiptTicket>;
   htmlUrl?: string;
   runUrl?: string;
@@ -71,6 +75,7 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
   const ctx: Ctx = {
     receipt,
     where: receipt.where ?? "github",
+    dir: opts.dir !== undefined && /^[^`\r\n]+$/.test(opts.dir) ? opts.dir : "DIR",
     byId: new Map(receipt.tickets.map((t) => [t.id, t])),
     htmlUrl: safeUrl(opts.htmlReportUrl ?? receipt.links?.html_report),
     runUrl: safeUrl(opts.workflowRunUrl ?? receipt.links?.workflow_run),
@@ -214,12 +219,12 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
   if (ctx.where === "local") {
     const rows = qs.map((q) => {
       const how = TICKET_ID.test(q.ticket)
-        ? `\n  To answer: \`frontier answer DIR ${q.ticket} "YOUR ANSWER"\``
+        ? `\n  To answer: \`frontier answer ${ctx.dir} ${q.ticket} "YOUR ANSWER"\``
         : "";
       return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how}`;
     });
     return list(
-      `${title}\nAnswer with \`frontier answer DIR TICKET "YOUR ANSWER"\`, then \`frontier run DIR\` to go on.`,
+      `${title}\nAnswer with \`frontier answer ${ctx.dir} TICKET "YOUR ANSWER"\`, then \`frontier run ${ctx.dir}\` to go on.`,
       rows,
       maxChars,
       (n) => `- … and ${formatInt(n)} more ${plural(n, "question")}${seeHtml(ctx)}`,
@@ -347,7 +352,7 @@ function renderFooter(ctx: Ctx): string {
   const i = STATUS_ICON;
   const states = `States: ${i.pending} not yet run · ${i.claimed} claimed · ${i.complete} complete · ${i.empty} empty (ran, returned nothing; never counted as done) · ${i.failed} failed · ${i.blocked} blocked · ${i.suspended} suspended · ${i.limited} limited · ${i.cancelled} cancelled.`;
   if (ctx.where === "local")
-    return `<sub>${states} The full record is in the HTML report and the JSON receipt, \`.frontier/report.html\` and \`.frontier/receipt.json\` in the ticket directory. Commands: \`frontier status DIR\`, \`frontier retry DIR TICKET\`, \`frontier cancel DIR\`.</sub>`;
+    return `<sub>${states} The full record is in the HTML report and the JSON receipt, \`.frontier/report.html\` and \`.frontier/receipt.json\` in the ticket directory. Commands: \`frontier status ${ctx.dir}\`, \`frontier retry ${ctx.dir} TICKET\`, \`frontier cancel ${ctx.dir}\`.</sub>`;
   const full = ctx.htmlUrl
     ? `the [HTML report](${mdUrl(ctx.htmlUrl)}) and the JSON receipt`
     : "the HTML report and the JSON receipt (workflow artifacts)";

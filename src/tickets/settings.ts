@@ -14,7 +14,7 @@ import {
   SETTINGS_FILE,
   unknownSetting,
 } from "./setting-keys.js";
-import { yamlErrorText } from "./yaml-errors.js";
+import { yamlErrorText, yamlFixText } from "./yaml-errors.js";
 
 /** The settings a `frontier.yml` text sets (without defaults), or its problems. */
 export function parseSettings(text: string): ParsedSettings {
@@ -32,7 +32,7 @@ export function parseSettings(text: string): ParsedSettings {
             file,
             err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line,
             `${file} is not valid YAML: ${yamlErrorText(err)}`,
-            "fix the YAML (quote text that contains : or #)",
+            yamlFixText(err, "fix the YAML (quote text that contains : or #)"),
           ),
         ),
       warnings: [],

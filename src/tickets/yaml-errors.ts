@@ -5,6 +5,8 @@
  * (URI malformed)`).
  */
 export function yamlErrorText(err: { message: string; code?: string }): string {
+  if (err.code === "TAB_AS_INDENT")
+    return "a tab indents this line (YAML indents with spaces only)";
   const line = (err.message.split("\n", 1)[0] ?? err.message).replace(
     / at line \d+, column \d+:?$/,
     "",
@@ -14,4 +16,9 @@ export function yamlErrorText(err: { message: string; code?: string }): string {
   return err.code === "TAG_RESOLVE_FAILED"
     ? `a tag it cannot read (${leaked[1]})`
     : (leaked[1] ?? line);
+}
+
+/** How to fix what the `yaml` package said: a tab has one fix; the rest, `otherwise`. */
+export function yamlFixText(err: { code?: string }, otherwise: string): string {
+  return err.code === "TAB_AS_INDENT" ? "replace the tab with spaces" : otherwise;
 }

@@ -10,7 +10,7 @@ import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument 
 import { FIELDS, type FieldInfo, type FieldKind, type RawFields } from "./field-table.js";
 import { type Split, splitFrontMatter } from "./frontmatter.js";
 import { type Problem, problem } from "./problems.js";
-import { yamlErrorText } from "./yaml-errors.js";
+import { yamlErrorText, yamlFixText } from "./yaml-errors.js";
 
 function refuse(language: string) {
   return () => {
@@ -107,7 +107,10 @@ export function readYamlFields(
                 file,
                 line,
                 `front matter is not valid YAML: ${yamlErrorText(err)}`,
-                "fix the YAML between the --- lines (quote text that contains : or #)",
+                yamlFixText(
+                  err,
+                  "fix the YAML between the --- lines (quote text that contains : or #)",
+                ),
               )
             : problem(
                 "malformed-front-matter",

@@ -115,7 +115,7 @@ describe("the run state a user reads", () => {
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/run test: failed/);
-    expect(r.stderr).toMatch(/ask\s+suspended.*Which region\?/);
+    expect(r.stderr).toMatch(/ask\s+‖ suspended\s+question: Which region\?/);
     expect(receipt(g).state).toBe("failed");
     const status = await frontier(["status", g.dir]);
     expect(status.stdout).toContain("question from ask: Which region?");
@@ -153,7 +153,8 @@ describe("a fresh start: frontier reset and run --fresh", () => {
       expect.arrayContaining(["attempts", "results", "run.json", "tickets", "worklog.jsonl"]),
     );
     expect(readFileSync(join(archive, "tickets", "a.md"), "utf8")).toMatch(/status: complete/);
-    expect(readdirSync(join(g.dir, ".frontier"))).toEqual(["runs"]);
+    // the --exec of the last run is the user's, not the run's: it stays for the next hints
+    expect(readdirSync(join(g.dir, ".frontier")).sort()).toEqual(["last-exec.json", "runs"]);
     expect((await frontier(["status", g.dir])).stdout).toMatch(/^run test: not started/);
 
     // the graph runs again, whole; a second reset archives under the next number

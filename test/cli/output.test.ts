@@ -138,7 +138,7 @@ describe("status prints an aligned table of the open remainder", () => {
       cwd: root,
     });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^ {2}flaky +failed +failed: line one ⏎ line two$/m);
+    expect(run.stderr).toMatch(/^ {2}flaky +✗ failed +failed: line one ⏎ line two$/m);
     const receipt = JSON.parse(frontier(["status", "--json"], { cwd: root }).stdout) as {
       tickets: Array<{ attempts: Array<{ reason?: string }> }>;
     };
