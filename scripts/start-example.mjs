@@ -48,9 +48,10 @@ if (existsSync(receiptPath)) {
     );
     console.error("");
   }
-  console.error(`Receipt (JSON):  ${shown(receiptPath)}`);
-  console.error(`HTML report:     ${shown(join(tickets, ".frontier", "report.html"))}`);
-  console.error(`Markdown report: ${shown(join(tickets, ".frontier", "report.md"))}`);
+  // the run named its receipt and reports in its last line: open the HTML report first
+  console.error(
+    `Open the HTML report in a browser: ${shown(join(tickets, ".frontier", "report.html"))}`,
+  );
   console.error(`Ticket files now carry their state: ${shown(tickets)}/*.md`);
   console.error("Run `npm start` again for a fresh copy; tickets-example/ is never changed.");
 }

@@ -65,6 +65,9 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       writeErr: (s) => io.stderr.write(s),
     })
     .showHelpAfterError("(run `frontier --help` for usage)")
+    // "did you mean" by the one near-match rule (core/near.ts), not commander's looser one,
+    // which offers `retry` for `ready` and `help` for `dep`
+    .showSuggestionAfterError(false)
     .version((await import("./cli/version.js")).packageVersion(), "-V, --version")
     // each command as its usage line says it (`retry [dir] <ticket>`, not its raw words)
     .configureHelp({
@@ -117,13 +120,15 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .description("write a new ticket file, checking its id and its dependencies")
     .usage("[DIR] ID [--after ID...] [--title T]")
     .argument(
-      "<dir-and-id...>",
+      "[dir-and-id...]",
       `[DIR] ID: the ticket directory (default ${DEFAULT_DIR}), then the id`,
     )
     .option("--after <ids...>", "ids it depends on (space- or comma-separated)")
     .option("--title <title>", "its title (default: from the id)")
     .action(async (args: string[], o: { after?: string[]; title?: string }) => {
-      code = await (await import("./cli/new.js")).newCommand(args, o, io);
+      const { newCommand, positionalsAfter } = await import("./cli/new.js");
+      const words = positionalsAfter(args, o.after);
+      code = await newCommand(words.positional, { ...o, after: words.after }, io);
     });
 
   program
@@ -325,6 +330,14 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
+      if (error.code === "commander.unknownCommand" && argv[0] !== undefined) {
+        const { didYouMean } = await import("./cli/suggest.js");
+        const near = didYouMean(
+          argv[0],
+          program.commands.map((c) => c.name()),
+        ).trim();
+        if (near !== "") line(io.stderr, near);
+      }
       // --help and --version end here with code 0; usage errors were already printed.
       return error.exitCode === 0 ? EXIT.complete : EXIT.usage;
     }

@@ -14,6 +14,38 @@ Exit codes:
 
 Environment: NO_COLOR turns colour off, FORCE_COLOR=1 turns it on when not on a terminal.`;
 
+const ENVIRONMENT =
+  "Environment: NO_COLOR turns colour off, FORCE_COLOR=1 turns it on when not on a terminal.";
+
+/**
+ * The exit codes of a command other than `run` (and `agent`): only the run ends
+ * suspended, limited or cancelled, so only its help lists 3, 4 and 5.
+ */
+function exitCodesOf(name: string): string {
+  const codes: Array<[number, string]> =
+    name === "validate"
+      ? [
+          [EXIT.complete, "the tickets hold together (warnings may be printed)"],
+          [EXIT.usage, "the tickets do not hold together, or the command line is wrong"],
+        ]
+      : [
+          [EXIT.complete, "success"],
+          ...(WRITES.has(name)
+            ? [
+                [EXIT.failed, "a file could not be written (the message names it)"] as [
+                  number,
+                  string,
+                ],
+              ]
+            : []),
+          [EXIT.usage, "the tickets do not hold together, or the command line is wrong"],
+        ];
+  return `\nExit codes:\n${codes.map(([c, what]) => `  ${c}    ${what}`).join("\n")}\n\n${ENVIRONMENT}`;
+}
+
+/** The commands that write files, and so can fail at a full disk or a read-only folder. */
+const WRITES = new Set(["init", "new", "answer", "retry", "cancel", "reset", "report", "dep"]);
+
 /** Two command lines a user can try, each with what it does. */
 export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
   init: [
@@ -78,6 +110,10 @@ export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
       "try one ticket by hand on another endpoint, its key in $OPENAI_API_KEY",
     ],
   ],
+  reset: [
+    ["frontier reset", "start tickets/ afresh: the old run's records go to .frontier/runs/"],
+    ["frontier reset tickets && frontier run tickets", "the same as frontier run tickets --fresh"],
+  ],
   report: [
     ["frontier report tickets", "tickets/.frontier/report.html, receipt.json and report.md"],
     ["frontier report tickets --html out/report.html", "only the HTML report, where you want it"],
@@ -103,5 +139,7 @@ export function commandHelp(name: string): string {
         ...examples.flatMap(([command, what]) => [`  $ ${command}`, `      ${what}`]),
       ]
     : [];
-  return `${lines.join("\n")}\n${name === "agent" ? AGENT_EXIT_CODES_HELP : EXIT_CODES_HELP}`;
+  const codes =
+    name === "agent" ? AGENT_EXIT_CODES_HELP : name === "run" ? EXIT_CODES_HELP : exitCodesOf(name);
+  return `${lines.join("\n")}\n${codes}`;
 }

@@ -128,6 +128,31 @@ export async function newCommand(
   return EXIT.complete;
 }
 
+/**
+ * `frontier new --after a b tickets plan`: a list option takes every word after it, so
+ * when no DIR or ID came before `--after`, they are the list's last words — the ID last,
+ * and before it the DIR when that word names a directory.
+ */
+export function positionalsAfter(
+  positional: readonly string[],
+  after: readonly string[] | undefined,
+  isDir: (path: string) => boolean = isDirectory,
+): { positional: string[]; after: string[] | undefined } {
+  if (positional.length > 0 || after === undefined || after.length < 2) {
+    return { positional: [...positional], after: after && [...after] };
+  }
+  const dir = after.length >= 3 && isDir(after.at(-2)!) ? 2 : 1;
+  return { positional: after.slice(-dir), after: after.slice(0, -dir) };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The file `frontier new` writes: front matter with its dependencies, a heading, a prompt. */
 export function ticketText(title: string, after: readonly string[]): string {
   return [

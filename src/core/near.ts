@@ -1,13 +1,17 @@
 /**
  * "Did you mean": the one near-match rule for every mistyped name (ticket ids,
  * dependencies, fields, settings, executors). A name is a typo of a candidate when it
- * is within a typo's distance: one edit up to 4 characters, two up to 10, three beyond,
+ * is within a typo's distance: one edit up to 6 characters, two up to 10, three beyond,
  * ignoring case, a swap of two neighbours counting one edit.
+ *
+ * Short words two edits apart are usually other words, not typos (`ready` is not `retry`,
+ * `parent` is not `agent`): suggesting one would change what the user meant, so only
+ * what is one slip away from a short name is offered.
  */
 
 /** How many edits a name of this length may be off by and still be a typo. */
 export function typoLimit(name: string): number {
-  return name.length <= 4 ? 1 : name.length <= 10 ? 2 : 3;
+  return name.length <= 6 ? 1 : name.length <= 10 ? 2 : 3;
 }
 
 /** Optimal string alignment distance (edits, with adjacent swaps), stopping early past `max`. */

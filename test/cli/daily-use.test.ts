@@ -270,3 +270,39 @@ describe("frontier init --github", () => {
     expect(existsSync(join(root, "tickets"))).toBe(false);
   });
 });
+
+describe("suggestions only offer what means the same", () => {
+  it("a short word two edits from another is not a typo of it", async () => {
+    const { nearMatches } = await import("../../src/core/near.js");
+    expect(nearMatches("ready", ["retry", "reset"])).toEqual([]);
+    expect(nearMatches("parent", ["agent"])).toEqual([]);
+    expect(nearMatches("stauts", ["status"])).toEqual(["status"]);
+    expect(nearMatches("reserch", ["research"])).toEqual(["research"]);
+  });
+
+  it("a field named parent is not taken for agent", async () => {
+    const { loadDirectory } = await import("../../src/tickets/load.js");
+    const { dir } = workspace({ "a.md": "---\nparent: epic-1\n---\n# A\n" });
+    const loaded = await loadDirectory(dir);
+    expect(loaded.kind).toBe("ok");
+    const warnings = loaded.kind === "ok" ? loaded.warnings.map((w) => w.message) : [];
+    expect(warnings.join("\n")).not.toMatch(/agent/);
+  });
+
+  it("an unknown command gets the commands one slip away, and nothing else", () => {
+    const typo = frontier(["reday"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("Did you mean ready?");
+    const other = frontier(["deploy"]);
+    expect(other.stderr).not.toMatch(/Did you mean/);
+  });
+});
+
+describe("frontier new", () => {
+  it("--after takes its ids and leaves DIR and ID to follow", () => {
+    const { root, dir } = workspace({ "announce.md": "---\n---\n# Announce\n" });
+    const r = frontier(["new", "--after", "announce", "tickets", "publish"], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, "publish.md"), "utf8")).toMatch(/^depends_on: \[announce\]$/m);
+  });
+});

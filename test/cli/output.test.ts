@@ -88,6 +88,7 @@ describe("--help lists the exit codes and two examples for every command", () =>
     "retry",
     "cancel",
     "report",
+    "reset",
   ];
   it.each(commands)("frontier %s --help", (command) => {
     const r = frontier([command, "--help"]);
@@ -97,6 +98,12 @@ describe("--help lists the exit codes and two examples for every command", () =>
     expect(lines.length).toBe(2);
     expect(r.stdout).toMatch(/Exit codes:\n\s+0 /);
     expect(r.stdout).toMatch(/^ {2}2 +the tickets do not hold together/m);
+    // only a run ends suspended, limited or cancelled
+    const codes = [...(r.stdout.split("Exit codes:")[1] ?? "").matchAll(/^ {2}(\d+) /gm)].map(
+      (m) => m[1],
+    );
+    if (command === "run") expect(codes).toEqual(expect.arrayContaining(["3", "4", "5", "130"]));
+    else expect(codes.filter((c) => ["3", "4", "5", "130"].includes(c!))).toEqual([]);
   });
 });
 

@@ -2,6 +2,7 @@
  * The README's GitHub setup, walked step by step on a fresh repository: each command it
  * gives that can run here runs, and each "Check:" it promises holds.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -114,5 +115,20 @@ describe("the README's first commands on your own tickets", () => {
       const r = frontier(words, { cwd: root });
       expect(r.code, `${l}\n${r.stderr}`).toBe(0);
     }
+  });
+});
+
+describe("the README's first command", () => {
+  it("npm start runs the example on a fresh copy and names each report once", () => {
+    expect(readme).toMatch(/npm ci && npm start/);
+    const r = spawnSync(process.execPath, [join(ROOT, "scripts", "start-example.mjs")], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, CI: "true", NO_COLOR: "1" },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr.match(/receipt\.json/g)).toHaveLength(1);
+    expect(r.stderr.match(/report\.md/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/The summary ticket's result/);
   });
 });
