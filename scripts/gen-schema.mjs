@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Writes schema/receipt.schema.json from the zod Receipt (run after `npm run build`).
+// Writes schema/receipt.schema.json and schema/command.schema.json from their zod schemas
+// (run after `npm run build`).
 // test/report/schema.test.ts fails when the committed file differs from a fresh generation.
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -15,6 +16,10 @@ try {
   );
   process.exit(2);
 }
-const out = join(root, "schema/receipt.schema.json");
-writeFileSync(out, mod.receiptJsonSchemaText());
-console.log(`gen-schema: wrote ${out}`);
+for (const [file, text] of [
+  ["schema/receipt.schema.json", mod.receiptJsonSchemaText()],
+  ["schema/command.schema.json", mod.commandJsonSchemaText()],
+]) {
+  writeFileSync(join(root, file), text);
+  console.log(`gen-schema: wrote ${join(root, file)}`);
+}

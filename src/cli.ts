@@ -118,17 +118,21 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
   program
     .command("new")
     .description("write a new ticket file, checking its id and its dependencies")
-    .usage("[DIR] ID [--after ID...] [--title T]")
+    .usage("[DIR] ID|TITLE [--after ID...] [--title T] [--json]")
     .argument(
       "[dir-and-id...]",
-      `[DIR] ID: the ticket directory (default ${DEFAULT_DIR}), then the id`,
+      `[DIR] ID: the ticket directory (default ${DEFAULT_DIR}), then the id — or a title in quotes, to make the id from`,
     )
     .option("--after <ids...>", "ids it depends on (space- or comma-separated)")
     .option("--title <title>", "its title (default: from the id)")
-    .action(async (args: string[], o: { after?: string[]; title?: string }) => {
+    .option(
+      "--json",
+      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
+    )
+    .action(async (args: string[], o: { after?: string[]; title?: string; json?: boolean }) => {
       const { newCommand, positionalsAfter } = await import("./cli/new.js");
       const words = positionalsAfter(args, o.after);
-      code = await newCommand(words.positional, { ...o, after: words.after }, io);
+      code = await newCommand(words.positional, { ...o, after: words.after, json: !!o.json }, io);
     });
 
   program
@@ -230,7 +234,11 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       "<words...>",
       `[dir] ticket text: the ticket directory (default "${DEFAULT_DIR}"; taken when the first word names a directory), the ticket id and the answer`,
     )
-    .action(async (words: string[]) => {
+    .option(
+      "--json",
+      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
+    )
+    .action(async (words: string[], o: { json?: boolean }) => {
       const args = dirTicketAndText(words, "[dir] <ticket> <text...>");
       if (args.kind === "bad") return usageError(args.message);
       const [ticket, ...text] = args.rest;
@@ -240,6 +248,7 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
         { ticket: ticket!, text: text.join(" ") },
         io,
         now(),
+        { json: !!o.json },
       );
     });
 
@@ -257,7 +266,11 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       "--note <text>",
       "feedback for the next attempt (it appears in its context as the reviewer's request)",
     )
-    .action(async (words: string[], opts: { note?: string }) => {
+    .option(
+      "--json",
+      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
+    )
+    .action(async (words: string[], opts: { note?: string; json?: boolean }) => {
       const args = dirAndTicket(words, "[dir] <ticket>");
       if (args.kind === "bad") return usageError(args.message);
       if (opts.note !== undefined && opts.note.trim() === "") {
@@ -269,6 +282,7 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
         { ticket: args.rest[0]!, ...(opts.note !== undefined ? { text: opts.note } : {}) },
         io,
         now(),
+        { json: !!opts.json },
       );
     });
 
@@ -276,17 +290,75 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .command("cancel")
     .description("cancel the run: every open ticket becomes cancelled")
     .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .action(async (dir: string) => {
-      code = await (await commands()).mutateCommand("cancel", dir, {}, io, now());
+    .option(
+      "--json",
+      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
+    )
+    .action(async (dir: string, o: { json?: boolean }) => {
+      code = await (await commands()).mutateCommand("cancel", dir, {}, io, now(), {
+        json: !!o.json,
+      });
     });
 
   program
     .command("reset")
     .description("start a new run: the old run's records archived, engine fields cleared")
     .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .action(async (dir: string) => {
-      code = await (await import("./cli/reset.js")).resetCommand(dir, io, now());
+    .option(
+      "--json",
+      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
+    )
+    .action(async (dir: string, o: { json?: boolean }) => {
+      code = await (await import("./cli/reset.js")).resetCommand(dir, io, now(), {
+        json: !!o.json,
+      });
     });
+
+  program
+    .command("ready")
+    .description("the tickets that may be dispatched now, in dispatch order")
+    .argument("[dir]", "ticket directory", DEFAULT_DIR)
+    .option("--json", "print a ticket-frontier/command@1 object with the list")
+    .action(async (dir: string, o: { json?: boolean }) => {
+      code = await (await import("./cli/deps.js")).readyCommand(dir, { json: !!o.json }, io, now());
+    });
+
+  const dep = program
+    .command("dep")
+    .description(
+      "add or remove a dependency: TICKET depends on DEP (its depends_on, edited in place)",
+    );
+  for (const action of ["add", "rm"] as const) {
+    dep
+      .command(action)
+      .description(
+        action === "add" ? "TICKET depends on DEP from now on" : "TICKET no longer depends on DEP",
+      )
+      .usage("[dir] <ticket> <dep> [--json]")
+      .argument(
+        "<words...>",
+        `[dir] ticket dep: the ticket directory (default "${DEFAULT_DIR}"), the ticket and its dependency`,
+      )
+      .option(
+        "--json",
+        `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
+      )
+      .action(async (words: string[], o: { json?: boolean }) => {
+        if (words.length !== 2 && words.length !== 3) {
+          return usageError(`expected [dir] <ticket> <dep>, got ${words.length} words`);
+        }
+        const [dirWord, ticket, depId] = words.length === 3 ? words : [DEFAULT_DIR, ...words];
+        code = await (await import("./cli/deps.js")).depCommand(
+          action,
+          dirWord!,
+          ticket!,
+          depId!,
+          { json: !!o.json },
+          io,
+          now(),
+        );
+      });
+  }
 
   program
     .command("report")
@@ -331,12 +403,14 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === "commander.unknownCommand" && argv[0] !== undefined) {
-        const { didYouMean } = await import("./cli/suggest.js");
-        const near = didYouMean(
+        // a typo's distance only: a command contained in the word (`dep` in `deploy`) is
+        // another command, not what was meant
+        const { closest } = await import("./core/near.js");
+        const near = closest(
           argv[0],
           program.commands.map((c) => c.name()),
-        ).trim();
-        if (near !== "") line(io.stderr, near);
+        );
+        if (near !== undefined) line(io.stderr, `Did you mean ${near}?`);
       }
       // --help and --version end here with code 0; usage errors were already printed.
       return error.exitCode === 0 ? EXIT.complete : EXIT.usage;

@@ -16,6 +16,7 @@ import { remainderOf } from "../report/remainder.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
+import { printResult } from "./json.js";
 import { takeLock } from "./lock.js";
 import { localUser, openDirectory, writeChanges } from "./open.js";
 import { didYouMean } from "./suggest.js";
@@ -133,26 +134,39 @@ export async function mutateCommand(
   args: { ticket?: string; text?: string },
   io: CliIo,
   now: number,
+  opts: { json?: boolean } = {},
 ) {
   const dir = shownPath(typed);
+  const ticket = args.ticket !== undefined ? { ticket: args.ticket } : {};
+  /** the refusal in words on stderr, and with --json as an object on stdout */
+  const refuse = (message: string, code: number = EXIT.usage) => {
+    errorLine(io, message);
+    if (opts.json) printResult(io, kind, dir, { ok: false, message, ...ticket });
+    return code;
+  };
   if (kind === "answer" && (args.text ?? "").trim() === "") {
-    errorLine(
-      io,
+    return refuse(
       `the answer is empty; write it after the ticket id: frontier answer ${shellWord(dir)} ${shellWord(args.ticket ?? "TICKET")} "YOUR ANSWER"`,
     );
-    return EXIT.usage;
   }
   // The live runner holds the graph in memory and would not see this change: the change
   // is made under the run's lock, so it never lands while a run is working.
   const lock = await takeLock(dir, io, kind, now);
-  if (lock === undefined) return EXIT.usage;
+  if (lock === undefined) {
+    if (opts.json)
+      printResult(io, kind, dir, {
+        ok: false,
+        message: "a frontier run holds the directory",
+        ...ticket,
+      });
+    return EXIT.usage;
+  }
   try {
     const opened = await openDirectory(dir, {}, io, now);
     if (opened.kind === "exit") return opened.code;
     const { frontier, settings } = opened.opened;
     if (args.ticket !== undefined && !frontier.spec(args.ticket)) {
-      errorLine(io, unknownTicket(args.ticket, dir, frontier.specs()));
-      return EXIT.usage;
+      return refuse(unknownTicket(args.ticket, dir, frontier.specs()));
     }
     const by = localUser(io.env);
     // One event (core/event.ts), claiming nothing: the next `frontier run` starts what it
@@ -173,32 +187,38 @@ export async function mutateCommand(
         for (const message of unwritable) errorLine(io, join(dir, message));
         if (unwritable.length > 0) return EXIT.failed;
         const ran = kind === "retry" ? frontier.ranDependents(args.ticket ?? "") : [];
-        if (ran.length > 0) {
-          line(
-            io.stdout,
-            `${plural(ran.length, "dependent")} of ${args.ticket} already ran on its earlier result and ${ran.length === 1 ? "is" : "are"} not re-run unless retried too: ${ran.join(", ")}`,
-          );
+        const notes =
+          ran.length > 0
+            ? [
+                `${plural(ran.length, "dependent")} of ${args.ticket} already ran on its earlier result and ${ran.length === 1 ? "is" : "are"} not re-run unless retried too: ${ran.join(", ")}`,
+              ]
+            : [];
+        const next = continueCommand(dir, {
+          settings,
+          open: remainderOf(frontier, now).flatMap((r) => frontier.spec(r.id) ?? []),
+        });
+        const said = confirmation(kind, args.ticket, result.changed.length);
+        if (opts.json) {
+          printResult(io, kind, dir, {
+            ok: true,
+            message: [...notes, said].join(" "),
+            ...ticket,
+            changed: result.changed,
+            ...(kind !== "cancel" && { next }),
+          });
+          return EXIT.complete;
         }
-        line(
-          io.stdout,
-          confirmation(
-            kind,
-            args.ticket,
-            result.changed.length,
-            continueCommand(dir, {
-              settings,
-              open: remainderOf(frontier, now).flatMap((r) => frontier.spec(r.id) ?? []),
-            }),
-          ),
-        );
+        for (const note of notes) line(io.stdout, note);
+        line(io.stdout, kind === "cancel" ? said : `${said} Continue with:\n  ${next}`);
         return EXIT.complete;
       }
       case "stale":
-        line(io.stdout, result.message);
+        if (opts.json)
+          printResult(io, kind, dir, { ok: false, message: result.message, ...ticket });
+        else line(io.stdout, result.message);
         return EXIT.complete;
       case "rejected":
-        errorLine(io, result.message);
-        return EXIT.usage;
+        return refuse(result.message);
       default: {
         const never: never = result;
         return never;
@@ -209,17 +229,12 @@ export async function mutateCommand(
   }
 }
 
-function confirmation(
-  kind: Mutation,
-  ticket: string | undefined,
-  changed: number,
-  next: string,
-): string {
+function confirmation(kind: Mutation, ticket: string | undefined, changed: number): string {
   switch (kind) {
     case "answer":
-      return `answered ${ticket}: it is ready again. Continue with:\n  ${next}`;
+      return `answered ${ticket}: it is ready again.`;
     case "retry":
-      return `${ticket} will run again (${plural(changed, "ticket")} back in play). Continue with:\n  ${next}`;
+      return `${ticket} will run again (${plural(changed, "ticket")} back in play).`;
     case "cancel":
       return `run cancelled: ${plural(changed, "open ticket")} closed as cancelled.`;
   }

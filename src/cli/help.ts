@@ -110,6 +110,14 @@ export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
       "try one ticket by hand on another endpoint, its key in $OPENAI_API_KEY",
     ],
   ],
+  ready: [
+    ["frontier ready", "the tickets of tickets/ that may start now, in the order they would"],
+    ["frontier ready --json | jq -r '.ready[].id'", "their ids, for a script"],
+  ],
+  dep: [
+    ["frontier dep add plan research", "plan depends on research from now on (its depends_on)"],
+    ["frontier dep rm tickets plan research", "and no longer does"],
+  ],
   reset: [
     ["frontier reset", "start tickets/ afresh: the old run's records go to .frontier/runs/"],
     ["frontier reset tickets && frontier run tickets", "the same as frontier run tickets --fresh"],

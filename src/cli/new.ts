@@ -13,11 +13,14 @@ import { plural, shellWord, shownPath } from "../local/text.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { DEFAULT_DIR } from "./argv.js";
+import { printResult } from "./json.js";
 
 export interface NewOptions {
   /** ids this ticket depends on; each may also be a comma-separated list */
   after?: readonly string[];
   title?: string;
+  /** print a ticket-frontier/command@1 object instead of words */
+  json?: boolean;
 }
 
 export async function newCommand(
@@ -25,18 +28,23 @@ export async function newCommand(
   opts: NewOptions,
   io: CliIo,
 ): Promise<number> {
+  let shownDir = DEFAULT_DIR;
   const fail = (message: string) => {
     errorLine(io, message);
+    if (opts.json) printResult(io, "new", shownDir, { ok: false, message });
     return EXIT.usage;
   };
   if (positional.length === 0 || positional.length > 2) {
     return fail(
-      `frontier new takes the ticket's id, after the ticket directory if it is not ${DEFAULT_DIR}: frontier new [DIR] ID (got ${plural(positional.length, "argument")})`,
+      `frontier new takes the ticket's id (or its title, to make the id from), after the ticket directory if it is not ${DEFAULT_DIR}: frontier new [DIR] ID (got ${plural(positional.length, "argument")})`,
     );
   }
-  const [typedDir, id] = positional.length === 2 ? positional : [DEFAULT_DIR, positional[0]!];
+  const [typedDir, word] = positional.length === 2 ? positional : [DEFAULT_DIR, positional[0]!];
   const dir = shownPath(typedDir!);
-  if (!TICKET_ID.test(id!)) return fail(badId(id!, ""));
+  shownDir = dir;
+  // `frontier new "Plan the migration"`: a title where the id goes makes the id
+  const fromTitle = !TICKET_ID.test(word!) && opts.title === undefined && idFromTitle(word!) !== "";
+  if (!fromTitle && !TICKET_ID.test(word!)) return fail(badId(word!, ""));
 
   const isDir = (() => {
     try {
@@ -51,6 +59,13 @@ export async function newCommand(
     );
   }
 
+  const scanned = await knownTickets(dir);
+  let id = word!;
+  if (fromTitle) {
+    const base = idFromTitle(word!);
+    id = base;
+    for (let n = 2; scanned.ids.has(id); n++) id = `${base}-${n}`;
+  }
   const after = [
     ...new Set((opts.after ?? []).flatMap((a) => a.split(",")).map((a) => a.trim())),
   ].filter((a) => a !== "");
@@ -59,7 +74,7 @@ export async function newCommand(
     if (dep === id) return fail(`${id} cannot come after itself: drop it from --after`);
   }
 
-  const title = (opts.title ?? humanise(id!)).trim();
+  const title = (opts.title ?? (fromTitle ? word! : humanise(id))).trim();
   if (title === "")
     return fail('--title is empty: give the ticket a title, e.g. --title "Plan the migration"');
   if (/[\r\n]/.test(title))
@@ -67,7 +82,7 @@ export async function newCommand(
 
   const file = `${id}.md`;
   const shown = join(dir, file);
-  const scan = await knownTickets(dir);
+  const scan = scanned;
   const taken = scan.ids.get(id!);
   if (taken !== undefined) {
     return fail(
@@ -114,8 +129,18 @@ export async function newCommand(
     );
   }
   const deps = after.length > 0 ? ` (after ${after.join(", ")})` : "";
-  line(io.stdout, `wrote ${shown}${deps}. Write its task under the heading, then:`);
-  line(io.stdout, `  frontier validate ${shellWord(dir)}`);
+  if (opts.json) {
+    printResult(io, "new", dir, {
+      ok: true,
+      message: `wrote ${shown}${deps}`,
+      ticket: id,
+      file: shown,
+      depends_on: after,
+    });
+  } else {
+    line(io.stdout, `wrote ${shown}${deps}. Write its task under the heading, then:`);
+    line(io.stdout, `  frontier validate ${shellWord(dir)}`);
+  }
   if (loaded.kind === "invalid") {
     const errors = loaded.problems.filter((p) => p.severity === "error").length;
     if (errors > 0) {
@@ -177,6 +202,22 @@ function yamlId(id: string): string {
     /^[A-Za-z_][A-Za-z0-9._-]*$/.test(id) &&
     !/^(?:y|yes|n|no|true|false|on|off|null|nan|inf)$/i.test(id);
   return plain ? id : JSON.stringify(id);
+}
+
+/**
+ * `Plan the Q3 migration!` → `plan-the-q3-migration`: lower case, accents dropped, every
+ * run of other characters one `-`, at most 60 characters (cut at a word).
+ */
+export function idFromTitle(title: string): string {
+  const slug = title
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  if (slug.length <= 60) return slug;
+  const cut = slug.slice(0, 61);
+  return cut.slice(0, cut.lastIndexOf("-") > 20 ? cut.lastIndexOf("-") : 60).replace(/-+$/, "");
 }
 
 /** `plan-the-migration` → `Plan the migration`. */

@@ -23,6 +23,7 @@ import { ticketFileNames } from "../tickets/load.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { type EngineFieldValues, editTicket, type FileEdit } from "../tickets/writeback.js";
+import { printResult } from "./json.js";
 import { takeLock } from "./lock.js";
 
 /** Every engine field, set to be removed. */
@@ -38,6 +39,8 @@ const KEPT = /^(?:runs|cache|last-exec\.json|lock(?:\.takeover)?|lock\..*\.tmp)$
 export interface ResetOptions {
   /** `run --fresh`: a run starts next, so "nothing to reset" and "run starts a new run" go unsaid */
   fresh?: boolean;
+  /** print a ticket-frontier/command@1 object instead of words */
+  json?: boolean;
 }
 
 export async function resetCommand(
@@ -47,14 +50,17 @@ export async function resetCommand(
   opts: ResetOptions = {},
 ): Promise<number> {
   if (!isDirectory(dir)) {
-    line(
-      io.stderr,
-      `error: no ticket directory at ${dir} — pass the directory that holds the tickets`,
-    );
+    const message = `no ticket directory at ${dir} — pass the directory that holds the tickets`;
+    line(io.stderr, `error: ${message}`);
+    if (opts.json) printResult(io, "reset", dir, { ok: false, message });
     return EXIT.usage;
   }
   const release = await takeLock(dir, io, "reset", now);
-  if (release === undefined) return EXIT.usage;
+  if (release === undefined) {
+    if (opts.json)
+      printResult(io, "reset", dir, { ok: false, message: "a frontier run holds the directory" });
+    return EXIT.usage;
+  }
   try {
     return await reset(dir, io, opts);
   } finally {
@@ -80,6 +86,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
   if (problems.length > 0) {
     for (const p of problems) line(io.stderr, `error: ${p}`);
     line(io.stderr, "nothing was reset.");
+    if (opts.json) printResult(io, "reset", dir, { ok: false, message: problems.join("; ") });
     return EXIT.usage;
   }
   const stateDir = join(dir, STATE_DIR);
@@ -87,7 +94,9 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
     ? readdirSync(stateDir).filter((name) => !KEPT.test(name))
     : [];
   if (records.length === 0 && edits.length === 0) {
-    if (!opts.fresh) line(io.stdout, `${dir}: nothing to reset — no run has left state here.`);
+    const message = `${dir}: nothing to reset — no run has left state here.`;
+    if (opts.json) printResult(io, "reset", dir, { ok: false, message });
+    else if (!opts.fresh) line(io.stdout, message);
     return EXIT.complete;
   }
 
@@ -125,10 +134,17 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       throw writeError(path, error);
     }
   }
-  line(
-    io.stdout,
-    `reset run ${run}: its records are in ${shown}/; ${edits.length} ticket file${edits.length === 1 ? "" : "s"} cleared of run state${opts.fresh ? "." : ` — \`frontier run ${dir}\` starts a new run.`}`,
-  );
+  const said = `reset run ${run}: its records are in ${shown}/; ${edits.length} ticket file${edits.length === 1 ? "" : "s"} cleared of run state`;
+  if (opts.json) {
+    printResult(io, "reset", dir, {
+      ok: true,
+      message: [said, ...worktrees].join("; "),
+      archive: `${shown}/`,
+      next: `frontier run ${dir}`,
+    });
+    return EXIT.complete;
+  }
+  line(io.stdout, `${said}${opts.fresh ? "." : ` — \`frontier run ${dir}\` starts a new run.`}`);
   for (const text of worktrees) line(io.stdout, text);
   return EXIT.complete;
 }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { type CliIo, line } from "../core/io.js";
-import { formatProblem, type Problem } from "../tickets/problems.js";
+import { formatProblem, type Problem, problem } from "../tickets/problems.js";
 import { painter } from "./colour.js";
 import { plural, shellWord } from "./text.js";
 
@@ -9,8 +9,9 @@ import { plural, shellWord } from "./text.js";
  * Every problem, one line each, then what it means for the run. With `dir`, files are
  * shown under it (`tickets/plan.md:3`), the way every other message names them.
  */
-export function printProblems(problems: readonly Problem[], io: CliIo, dir?: string): void {
+export function printProblems(all: readonly Problem[], io: CliIo, dir?: string): void {
   const paint = painter(io.stderr, io.env);
+  const problems = tkDirectory(all, dir);
   const errors = problems.filter((p) => p.severity === "error");
   // one write for them all: thousands of problems are thousands of lines
   const out = problems.map((p) => {
@@ -43,6 +44,13 @@ function forTheCommandLine(p: Problem, dir: string | undefined): Problem {
   const typed = dir ?? p.file;
   const where = shellWord(typed);
   const message = `no ticket directory at ${typed}`;
+  if (!isAbsolute(typed) && typed !== ".tickets" && existsSync(".tickets")) {
+    return {
+      ...p,
+      message,
+      fix: "there is a .tickets directory here (tk's): `frontier validate .tickets` says what to change to run those tickets, or pass the directory that holds yours as DIR",
+    };
+  }
   if (!isAbsolute(typed) && looksLikeTicketDirectory(process.cwd())) {
     return {
       ...p,
@@ -70,4 +78,33 @@ function looksLikeTicketDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A directory of tk tickets (`deps:`, `status: open|closed`): every file has the same two
+ * problems, so they are said once, with what to change. tk's fields are not read as they
+ * are: `status: closed` is a person's word that work is done, and frontier takes no such
+ * word on trust (a ticket nobody ran would be reported complete), and `deps` would then
+ * mean two things. Other problems are kept as they are.
+ */
+function tkDirectory(problems: readonly Problem[], dir: string | undefined): readonly Problem[] {
+  const isTkStatus = (p: Problem) =>
+    p.kind === "authored-status" && /status: "(open|closed|in_progress)"/.test(p.message);
+  const isDeps = (p: Problem) =>
+    p.kind === "unknown-field" && /unknown field "deps"/.test(p.message);
+  const statuses = problems.filter(isTkStatus);
+  if (statuses.length === 0 || !problems.some(isDeps)) return problems;
+  const files = new Set([...statuses, ...problems.filter(isDeps)].map((p) => p.file));
+  const rest = problems.filter((p) => !isTkStatus(p) && !isDeps(p));
+  const where = dir ?? ([...files][0]!.split("/").slice(0, -1).join("/") || ".");
+  return [
+    problem(
+      "authored-status",
+      where,
+      undefined,
+      `${plural(files.size, "ticket")} here ${files.size === 1 ? "is" : "are"} written for tk (deps:, status: open/closed); frontier reads depends_on: and records each ticket's status itself, never taking one on trust`,
+      "rename deps: to depends_on: and delete the status: lines (a closed ticket belongs out of the directory, and out of depends_on); tk's other fields (type, links, assignee, …) may stay",
+    ),
+    ...rest,
+  ];
 }

@@ -4,6 +4,7 @@
  * equal to a fresh generation; `node scripts/gen-schema.mjs` rewrites it after a build.
  */
 import { z } from "zod";
+import { COMMAND_SCHEMA, CommandResult } from "../core/command-result.js";
 import { RECEIPT_SCHEMA, Receipt } from "../core/model.js";
 
 export const RECEIPT_SCHEMA_ID =
@@ -33,4 +34,25 @@ export function receiptJsonSchema(): Record<string, unknown> {
 /** The file's exact text: two-space JSON and a final newline. */
 export function receiptJsonSchemaText(): string {
   return `${JSON.stringify(receiptJsonSchema(), null, 2)}\n`;
+}
+
+export const COMMAND_SCHEMA_ID =
+  "https://github.com/ticket-frontier/ticket-frontier/schema/command.schema.json";
+
+/** What the commands that change something print with --json (and `ready --json`). */
+export function commandJsonSchemaText(): string {
+  const generated = z.toJSONSchema(CommandResult, {
+    target: "draft-2020-12",
+    io: "input",
+  }) as Record<string, unknown>;
+  const { $schema, ...rest } = generated;
+  const schema = {
+    $schema,
+    $id: COMMAND_SCHEMA_ID,
+    title: COMMAND_SCHEMA,
+    description:
+      "What a frontier command that changes something prints with --json (answer, retry, cancel, new, reset, dep add, dep rm), and ready --json. Fields may be added; none may change meaning without a new schema version.",
+    ...rest,
+  };
+  return `${JSON.stringify(schema, null, 2)}\n`;
 }

@@ -89,6 +89,8 @@ describe("--help lists the exit codes and two examples for every command", () =>
     "cancel",
     "report",
     "reset",
+    "ready",
+    "dep",
   ];
   it.each(commands)("frontier %s --help", (command) => {
     const r = frontier([command, "--help"]);

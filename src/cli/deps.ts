@@ -1,0 +1,177 @@
+/**
+ * `frontier ready [DIR]` — the tickets that may be dispatched now, in dispatch order (tk's
+ * and bd's `ready`) — and `frontier dep add|rm [DIR] TICKET DEP` — TICKET depends on DEP, or
+ * no longer does (tk's `dep`, bd's `dep add`): the ticket's depends_on edited in place, the
+ * rest of its file byte-for-byte (tickets/writeback.ts `editDependsOn`).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CliIo, EXIT, line } from "../core/io.js";
+import { errorLine } from "../local/colour.js";
+import { plural, shellWord, shownPath } from "../local/text.js";
+import { loadDirectory } from "../tickets/load.js";
+import { printResult } from "./json.js";
+import { takeLock } from "./lock.js";
+import { openDirectory } from "./open.js";
+import { didYouMean } from "./suggest.js";
+
+export async function readyCommand(typed: string, opts: { json: boolean }, io: CliIo, now: number) {
+  const dir = shownPath(typed);
+  const opened = await openDirectory(dir, {}, io, now);
+  if (opened.kind === "exit") return opened.code;
+  const { frontier } = opened.opened;
+  const ready = frontier.readyIds().map((id) => {
+    const spec = frontier.spec(id)!;
+    return { id, title: spec.title, priority: spec.priority ?? 0 };
+  });
+  if (opts.json) {
+    printResult(io, "ready", dir, {
+      ok: true,
+      message: `${plural(ready.length, "ticket")} ready`,
+      ready,
+    });
+    return EXIT.complete;
+  }
+  if (ready.length === 0) {
+    line(
+      io.stderr,
+      `${dir}: nothing is ready (\`frontier status ${shellWord(dir)}\` says what holds the rest)`,
+    );
+    return EXIT.complete;
+  }
+  const width = Math.min(40, Math.max(...ready.map((r) => r.id.length)));
+  line(io.stdout, ready.map((r) => `${r.id.padEnd(width)}  ${r.title}`).join("\n"));
+  return EXIT.complete;
+}
+
+export async function depCommand(
+  action: "add" | "rm",
+  typed: string,
+  ticket: string,
+  dep: string,
+  opts: { json: boolean },
+  io: CliIo,
+  now: number,
+): Promise<number> {
+  const dir = shownPath(typed);
+  const command = action === "add" ? "dep add" : "dep rm";
+  const fail = (message: string, code: number = EXIT.usage) => {
+    errorLine(io, message);
+    if (opts.json) printResult(io, command, dir, { ok: false, message, ticket });
+    return code;
+  };
+  const release = await takeLock(dir, io, `frontier ${command}`, now);
+  if (release === undefined) return EXIT.usage;
+  try {
+    // the graph may not hold together yet (a dependency written next): read what is there
+    const loaded = await loadDirectory(dir);
+    if (
+      loaded.kind === "invalid" &&
+      loaded.problems.some((p) => p.kind === "no-ticket-directory")
+    ) {
+      const opened = await openDirectory(dir, {}, io, now);
+      return opened.kind === "exit" ? opened.code : EXIT.usage;
+    }
+    const files = await ticketFiles(dir);
+    const known = [...files.keys()];
+    for (const id of action === "add" ? [ticket, dep] : [ticket]) {
+      if (!files.has(id)) {
+        return fail(
+          `no ticket "${id}" in ${dir}.${didYouMean(id, known)} (\`frontier status ${shellWord(dir)}\` lists them)`,
+        );
+      }
+    }
+    if (action === "add" && ticket === dep) return fail(`${ticket} cannot depend on itself`);
+    const file = files.get(ticket)!;
+    const path = join(dir, file.file);
+    const before = file.depends_on;
+    const next =
+      action === "add"
+        ? [...before.filter((d) => d !== dep), dep]
+        : before.filter((d) => d !== dep);
+    if (action === "add" && before.includes(dep)) {
+      const message = `${ticket} already depends on ${dep}; nothing was changed`;
+      line(io.stderr, message);
+      if (opts.json)
+        printResult(io, command, dir, {
+          ok: false,
+          message,
+          ticket,
+          file: path,
+          depends_on: before,
+        });
+      return EXIT.complete;
+    }
+    if (action === "rm" && !before.includes(dep)) {
+      const message = `${ticket} does not depend on ${dep}${before.length > 0 ? ` (it depends on ${before.join(", ")})` : ""}; nothing was changed`;
+      line(io.stderr, message);
+      if (opts.json)
+        printResult(io, command, dir, {
+          ok: false,
+          message,
+          ticket,
+          file: path,
+          depends_on: before,
+        });
+      return EXIT.complete;
+    }
+    const raw = readFileSync(path);
+    const { editDependsOn } = await import("../tickets/writeback.js");
+    let edited: string;
+    try {
+      edited = editDependsOn(raw.toString("utf8"), next);
+    } catch (error) {
+      return fail(`${path}: ${(error as Error).message} — edit depends_on by hand`);
+    }
+    writeFileSync(path, edited);
+    // a loop shows only with the edit in place: then the file goes back as it was
+    const after = await loadDirectory(dir);
+    const loops =
+      after.kind === "invalid"
+        ? after.problems.filter((p) => p.kind === "cycle" && p.message.includes(file.file))
+        : [];
+    if (loops.length > 0) {
+      writeFileSync(path, raw);
+      return fail(
+        `${ticket} after ${dep} would close a loop; nothing was changed — ${loops.map((p) => p.message).join("; ")}`,
+      );
+    }
+    const message =
+      action === "add"
+        ? `${ticket} now depends on ${dep} (${path}: depends_on: [${next.join(", ")}])`
+        : `${ticket} no longer depends on ${dep} (${path}: depends_on: [${next.join(", ")}])`;
+    if (opts.json)
+      printResult(io, command, dir, { ok: true, message, ticket, file: path, depends_on: next });
+    else line(io.stdout, message);
+    return EXIT.complete;
+  } finally {
+    await release();
+  }
+}
+
+/** Each ticket's file and depends_on as written, read even when the graph does not hold. */
+async function ticketFiles(
+  dir: string,
+): Promise<Map<string, { file: string; depends_on: string[] }>> {
+  const { readdirSync } = await import("node:fs");
+  const { ticketFileNames } = await import("../tickets/load.js");
+  const { parseTicketFull } = await import("../tickets/parse.js");
+  const out = new Map<string, { file: string; depends_on: string[] }>();
+  const names = ticketFileNames(
+    readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() || e.isSymbolicLink())
+      .map((e) => e.name),
+  );
+  for (const [order, file] of names.entries()) {
+    try {
+      const parsed = parseTicketFull(readFileSync(join(dir, file), "utf8"), file, order);
+      if (parsed.kind !== "ok") continue;
+      if (!out.has(parsed.spec.id)) {
+        out.set(parsed.spec.id, { file, depends_on: [...parsed.spec.dependsOn] });
+      }
+    } catch {
+      // unreadable: validate reports it
+    }
+  }
+  return out;
+}
