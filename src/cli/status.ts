@@ -4,7 +4,6 @@
  */
 import { STATUSES } from "../core/constants.js";
 import { type CliIo, EXIT } from "../core/io.js";
-import type { Status } from "../core/model.js";
 import { boundHint } from "../local/bound-hint.js";
 import { painter, paintStatus } from "../local/colour.js";
 import { isDeadLocalHolder } from "../local/lock.js";

@@ -13,11 +13,11 @@ export function captured(env: NodeJS.ProcessEnv = {}, opts: { tty?: boolean } = 
     opts.tty ? Object.assign(s, { isTTY: true, columns: 100, rows: 40 }) : s,
   );
   const texts = ["", ""];
-  streams.forEach((s, i) =>
+  for (const [i, s] of streams.entries()) {
     s.on("data", (chunk) => {
       texts[i] += String(chunk);
-    }),
-  );
+    });
+  }
   return {
     io: { stdout: streams[0]!, stderr: streams[1]!, isTTY: !!opts.tty, env },
     stdout: () => texts[0]!,
