@@ -7,8 +7,8 @@ import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
 import { quietWhenClosed } from "./cli/closed-output.js";
 import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
 import { RECEIPT_SCHEMA } from "./core/constants.js";
-import { type CliIo, EXIT, line } from "./core/io.js";
-import { shownPath } from "./local/text.js";
+import { type CliIo, EXIT, line } from "./terminal/io.js";
+import { shownPath } from "./terminal/text.js";
 
 // Each command loads only what it needs: `frontier validate` over 10k tickets should cost
 // little more than reading them, not the report renderers and the runner too.

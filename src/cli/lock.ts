@@ -1,7 +1,7 @@
 /** The run's lock, for the commands that change a ticket directory. */
 import { existsSync } from "node:fs";
-import { type CliIo, line } from "../core/io.js";
 import { acquireLock } from "../local/lock.js";
+import { type CliIo, line } from "../terminal/io.js";
 
 /**
  * Take the run's lock for a command that changes the directory; undefined (and said

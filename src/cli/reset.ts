@@ -16,7 +16,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
-import { type CliIo, EXIT, line } from "../core/io.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { ENGINE_FIELDS } from "../tickets/fields.js";
 import { CACHE_DIR, RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";

@@ -1,9 +1,9 @@
 /** `frontier validate`: loads nothing but the ticket reader, so checking 10k files stays fast. */
 
-import { type CliIo, EXIT, line } from "../core/io.js";
-import { painter } from "../local/colour.js";
-import { printProblems } from "../local/problems.js";
-import { plural, shownPath } from "../local/text.js";
+import { painter } from "../terminal/colour.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { printProblems } from "../terminal/problems.js";
+import { plural, shownPath } from "../terminal/text.js";
 import { loadDirectory } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
 

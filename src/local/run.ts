@@ -16,25 +16,24 @@ import { formatDuration } from "../core/bound.js";
 import type { RunFlags } from "../core/config.js";
 import { DEFAULTS } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
-import { openRun, step } from "../core/event.js";
+import { step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
-import { type CliIo, EXIT, line } from "../core/io.js";
 import type { RunBound, RunState, Settings } from "../core/model.js";
 import { remainderOf } from "../report/remainder.js";
+import { boundHint } from "../terminal/bound-hint.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
-import { loadDirectory, resultFile } from "../tickets/load.js";
+import { resultFile } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
 import { applyEdits, createRecord, writeError } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
-import { boundHint } from "./bound-hint.js";
-import { DeferredWrites } from "./deferred.js";
 import { helperPool, type Launcher } from "./launcher.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
+import { firstWrite, type Opened, openDirectory } from "./open.js";
 import { stopClaimedGroups } from "./orphans.js";
-import { printProblems } from "./problems.js";
 import { loadLive, Progress, tallyText } from "./progress.js";
 
 export interface RunOptions {
@@ -194,25 +193,14 @@ async function loadLockedAndRun(
   launcher: Launcher,
 ): Promise<number> {
   const err = io.stderr;
-  const loaded = await loadDirectory(absDir, {}, { localExecutors: true });
-  if (loaded.kind === "invalid") {
-    printProblems(
-      loaded.problems.map((p) => ({ ...p, file: p.file === absDir ? dir : join(dir, p.file) })),
-      io,
-    );
-    return EXIT.usage;
-  }
-  for (const warning of loaded.warnings) line(err, formatProblem(warning, dir));
-  const { settings, specs, saved } = loaded;
-
   const flags: RunFlags = { within: inheritedRunBound };
   if (options.maxParallel !== undefined) flags.maxParallel = options.maxParallel;
   if (options.bound !== undefined) flags.bound = options.bound;
-  const opened = openRun({ specs, settings, saved, flags, now: started });
-  if (opened.kind === "bad") {
-    line(err, `error: ${opened.message}`);
-    return EXIT.usage;
-  }
+  const open = await openDirectory(absDir, flags, io, started, { localExecutors: true }, dir);
+  if (open.kind === "exit") return open.code;
+  const { opened } = open;
+  for (const warning of opened.warnings) line(err, formatProblem(warning, dir));
+  const { settings } = opened;
 
   // the live progress block (a terminal)
   const live = io.isTTY && !io.env.CI ? loadLive().catch(() => false as const) : undefined;
@@ -223,10 +211,8 @@ async function loadLockedAndRun(
     return EXIT.usage;
   }
   const runner = new LocalRun(
-    absDir,
+    opened,
     dir,
-    settings,
-    frontier,
     executors.commands,
     options,
     io,
@@ -251,8 +237,6 @@ class LocalRun {
   private crashed = false;
   /** tickets whose file could not be written (the author broke it): why */
   private readonly unwritten = new Map<string, string>();
-  /** writes the next load derives on its own: made when they next matter, or at the end */
-  private readonly deferred = new DeferredWrites();
   private finish: (() => void) | undefined;
   private dispatched = 0;
   private settled = 0;
@@ -274,27 +258,35 @@ class LocalRun {
    */
   private reportModules: Promise<ReportModules> | undefined;
 
+  private readonly dir: string;
+  private readonly settings: Settings;
+  private readonly frontier: Frontier;
+  /** the directory as opened, until its first write (local/open.ts `firstWrite`) */
+  private opened: Opened | undefined;
+
   constructor(
-    private readonly dir: string,
+    opened: Opened,
     private readonly shownDir: string,
-    private readonly settings: Settings,
-    private readonly frontier: Frontier,
     private readonly commands: Map<string, string>,
     private readonly options: RunOptions,
     private readonly io: RunIo,
     private readonly launcher: Launcher,
     live: ConstructorParameters<typeof Progress>[0]["live"],
   ) {
+    this.opened = opened;
+    this.dir = opened.dir;
+    this.settings = opened.settings;
+    this.frontier = opened.frontier;
     // The command runs where the ticket directory lives (its parent: usually the
     // repository root), so `tickets/` and the code it talks about resolve the same way.
-    this.cwd = dirname(dir);
+    this.cwd = dirname(this.dir);
     this.baseEnv = { ...io.env };
-    this.maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
+    this.maxResultBytes = this.settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
     this.progress = new Progress({
       stream: io.stderr,
       live,
-      run: frontier.runRecord().run,
-      total: frontier.specs().length,
+      run: this.frontier.runRecord().run,
+      total: this.frontier.specs().length,
     });
   }
 
@@ -331,7 +323,6 @@ class LocalRun {
       // while the first attempts run, load what the end of the run needs
       setImmediate(() => void this.reportCode().catch(() => undefined));
       await done;
-      if (!this.crashed) this.flushDeferred();
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
@@ -404,8 +395,7 @@ class LocalRun {
    * and the run record — then the attempts start, then the rest of the batch (the
    * settled tickets' files, whose records are already written) is written while they
    * run. Both parts are written before the next exit is taken. Exits that land
-   * meanwhile are taken straight after. What the next load derives on its own (tickets
-   * that became ready or blocked, a dispatch count) waits: see deferred.ts.
+   * meanwhile are taken straight after.
    */
   private async drain(): Promise<void> {
     do {
@@ -447,17 +437,9 @@ class LocalRun {
    * Synchronous on purpose (see src/tickets/store.ts).
    */
   private commit(claims: readonly Claim[], changes: Changes): FileEdit[] {
-    return this.planned(this.deferred.take(changes, this.frontier), claims);
-  }
-
-  /** The end of the run: write what was left for later (see deferred.ts). */
-  private flushDeferred(): void {
-    try {
-      applyEdits(this.dir, this.planned(this.deferred.flush(), []));
-    } catch (error) {
-      line(this.io.stderr, `error: ${(error as Error).message}`);
-      this.crashed = true;
-    }
+    const opened = this.opened;
+    this.opened = undefined;
+    return this.planned(opened ? firstWrite(opened, changes) : changes, claims);
   }
 
   private planned(changes: Changes, claims: readonly Claim[]): FileEdit[] {
@@ -484,18 +466,6 @@ class LocalRun {
       }
       this.unwritten.set(id, message);
     }
-    // A ticket file that cannot be written does not show its claim: the run record's
-    // dispatch count goes on disk with this batch, so --bound holds after a kill.
-    const run = this.unwritten.size > 0 ? this.deferred.takeRun() : undefined;
-    if (run)
-      edits.push(
-        ...planWrites(
-          run,
-          this.frontier,
-          () => Buffer.alloc(0),
-          () => {},
-        ),
-      );
     for (const r of this.results.splice(0)) {
       const file = resultFile(r.ticket, r.attempt);
       const path = join(this.dir, file);

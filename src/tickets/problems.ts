@@ -3,6 +3,7 @@
  * (file and line) and how. Every check reports into this one shape so the CLI, the
  * action's annotations and the report comment print the same words.
  */
+import { MAX_DURATION_TEXT, tooLong } from "../core/bound.js";
 
 export type ProblemKind =
   | "no-ticket-directory"
@@ -71,6 +72,24 @@ export function problem(
 }
 
 /** A `bound` that reads like a duration but is not one sets no timeout: say so. */
+/** A duration field past the longest bound (core/bound.ts MAX_DURATION_MS), or undefined. */
+export function durationTooLong(
+  field: string,
+  text: string,
+  file: string,
+  line: number | undefined,
+  kind: ProblemKind = "wrong-type",
+): Problem | undefined {
+  if (tooLong(text) === undefined) return undefined;
+  return problem(
+    kind,
+    file,
+    line,
+    `${field} ${quoted(text)} is longer than the longest bound, ${MAX_DURATION_TEXT}`,
+    `write at most ${field === "bound.duration" ? "bound: {duration: 365d}" : `${field}: ${MAX_DURATION_TEXT}`}; for no time limit at all, leave ${field} out`,
+  );
+}
+
 export function notADuration(
   field: string,
   text: string,
