@@ -16,6 +16,6 @@ export async function takeLock(
   if (!existsSync(dir)) return async () => {}; // openDirectory says what is wrong
   const lock = await acquireLock(dir, now);
   if (lock.kind === "ok") return lock.release;
-  line(io.stderr, `error: ${lock.message}; ${what} after it stops`);
+  line(io.stderr, `error: ${lock.message}; \`frontier ${what}\` after it stops`);
   return undefined;
 }

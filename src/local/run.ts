@@ -313,8 +313,11 @@ class LocalRun {
     this.reclaimFirst = (_ticket, claimedBy) => isDeadLocalHolder(claimedBy);
 
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
+    // a closed terminal or a dropped SSH session (SIGHUP) stops the run as SIGTERM does:
+    // the attempts' groups are stopped and recorded interrupted, nothing runs on unwatched
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    process.on("SIGHUP", onSignal);
     try {
       const done = new Promise<void>((resolveDone) => {
         this.finish = resolveDone;
@@ -326,6 +329,7 @@ class LocalRun {
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      process.off("SIGHUP", onSignal);
       rmSync(this.scratch, { recursive: true, force: true });
       void this.launcher.close(); // it ends while the reports are written; reaped at the end
       this.progress.stop();
@@ -631,7 +635,7 @@ class LocalRun {
         this.io.stderr,
         `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`frontier run ${this.shownDir}\` resumes it (interrupted attempts run again, nothing complete does)`,
       );
-      return this.stopping === "SIGTERM" ? 143 : 130;
+      return SIGNAL_EXIT[this.stopping] ?? 130;
     }
     const state = frontier.runState(now);
     let code = exitCodeOf(state);
@@ -715,6 +719,13 @@ interface ReportModules {
   buildReceipt: typeof import("../report/receipt.js").buildReceipt;
   writeReports: typeof import("./report-files.js").writeReports;
 }
+
+/** The exit code of a run stopped by a signal: 128 + its number, as a shell reports it. */
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 129,
+  SIGINT: 130,
+  SIGTERM: 143,
+};
 
 function token(ticket: string, attempt: number): string {
   return `${ticket}#${attempt}-${randomBytes(4).toString("hex")}`;

@@ -4,6 +4,7 @@
  * action's annotations and the report comment print the same words.
  */
 import { MAX_DURATION_TEXT, tooLong } from "../core/bound.js";
+import { UnsafeInteger } from "./integers.js";
 
 export type ProblemKind =
   | "no-ticket-directory"
@@ -54,6 +55,8 @@ export function describeValue(v: unknown): string {
   if (v === undefined || v === null) return "nothing";
   if (typeof v === "string") return quoted(v);
   if (typeof v === "number" || typeof v === "boolean") return String(v);
+  if (v instanceof UnsafeInteger)
+    return `${v.text}, beyond ±${Number.MAX_SAFE_INTEGER} (the largest whole number a field holds)`;
   if (Array.isArray(v)) return "a list";
   return "a mapping";
 }

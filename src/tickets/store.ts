@@ -12,8 +12,10 @@
  */
 import { randomBytes } from "node:crypto";
 import {
+  accessSync,
   appendFileSync,
   closeSync,
+  constants,
   linkSync,
   mkdirSync,
   openSync,
@@ -64,6 +66,50 @@ export function writeError(path: string, error: unknown): Error {
         ? `writing is not allowed there (${code}) — make it writable`
         : (error as Error).message;
   return new WriteError(path, code, cause);
+}
+
+/**
+ * Make `dir/.frontier/`, where the run's state lives, or throw a WriteError that says
+ * why it cannot be: a file in its place, a read-only file system, a refused write.
+ */
+export function ensureStateDir(dir: string): void {
+  const path = join(dir, STATE_DIR);
+  try {
+    mkdirSync(path, { recursive: true });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const keeps = `frontier keeps the run's state in ${path}/`;
+    if (code === "EEXIST" || code === "ENOTDIR") {
+      throw new WriteError(
+        path,
+        code,
+        `it is a file, not a directory — ${keeps}; move the file aside (e.g. mv ${path} ${path}.bak) and run again`,
+      );
+    }
+    // mkdir -p on a read-only file system says ENOENT: ask the directory itself
+    let cause = code;
+    try {
+      accessSync(dir, constants.W_OK);
+    } catch (access) {
+      cause = (access as NodeJS.ErrnoException).code ?? cause;
+    }
+    if (cause === "EROFS") {
+      throw new WriteError(
+        path,
+        cause,
+        `the file system is read-only (EROFS) — ${keeps}; run on a writable copy of the ticket directory`,
+      );
+    }
+    if (cause === "EACCES" || cause === "EPERM") {
+      throw new WriteError(
+        path,
+        cause,
+        `writing in ${dir} is not allowed (${cause}) — ${keeps}; make the directory writable, or run on a copy`,
+      );
+    }
+    throw writeError(path, error);
+  }
 }
 
 /** Apply edits in order (records first, then what points at them, then the log). */

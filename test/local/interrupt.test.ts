@@ -99,6 +99,44 @@ describe("Ctrl-C", () => {
   });
 });
 
+describe("a closed terminal (SIGHUP)", () => {
+  it("stops the run as SIGTERM does: the attempts' groups are stopped and recorded interrupted, exit 129, and nothing finished runs again", async () => {
+    const { g, exec } = graph();
+    const started = startFrontier(["run", g.dir, "--exec", exec], { ownGroup: true });
+    await until(() => bothSlowStarted(g), "both slow tickets to start");
+
+    // `run --fresh` is refused while the run lives, naming the run and what to do
+    const fresh = await run(g, exec, "--fresh");
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr).toContain("of run test");
+    expect(fresh.stderr).toContain(`pid ${started.child.pid}`);
+    expect(fresh.stderr).toContain("`frontier run --fresh` after it stops");
+
+    // the terminal closes: SIGHUP to its foreground process group
+    process.kill(-(started.child.pid as number), "SIGHUP");
+    const ran = await started.done;
+    expect(ran.code).toBe(129);
+    expect(await groupGone(pgid(g, "slow-c"))).toEqual([]);
+    expect(await groupGone(pgid(g, "slow-d"))).toEqual([]);
+    expect(existsSync(join(g.dir, ".frontier", "lock"))).toBe(false);
+    expect(existsSync(join(g.dir, ".frontier", "attempts", "slow-c@1.json"))).toBe(true);
+
+    const resumed = await run(g, exec);
+    expect(resumed.code).toBe(0);
+    expect(ticketOf(receipt(g), "slow-d").attempts.map((a) => a.outcome)).toEqual([
+      "interrupted",
+      "complete",
+    ]);
+    expect(executions(g)).toEqual({
+      "quick-a": 1,
+      "quick-b": 1,
+      "slow-c": 2,
+      "slow-d": 2,
+      after: 1,
+    });
+  });
+});
+
 describe("SIGKILL of the runner", () => {
   it("resumes with `frontier run`: dead claims are reclaimed at once and nothing complete runs again", async () => {
     const { g, exec } = graph();

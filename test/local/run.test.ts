@@ -101,8 +101,8 @@ describe("a failure blocks exactly its dependents", () => {
 });
 
 describe("an attempt past its bound is stopped", () => {
-  it("kills the sleeping executor's whole process group and fails it with reason timeout", async () => {
-    const g = makeGraph({ slow: { bound: "1s" }, other: {} });
+  it("kills the sleeping executor's whole process group and fails it with reason timeout; its dependent is blocked", async () => {
+    const g = makeGraph({ slow: { bound: "1s" }, other: {}, after: { depends_on: ["slow"] } });
     const exec = counted(
       g.marks,
       `if [ "$FRONTIER_TICKET" = slow ]; then echo $$ > ${g.marks}/pgid; sleep 60 & sleep 60; fi; echo ok`,
@@ -115,6 +115,10 @@ describe("an attempt past its bound is stopped", () => {
     const pgid = Number(readFileSync(join(g.marks, "pgid"), "utf8"));
     expect(await groupGone(pgid)).toEqual([]);
     expect(ticketOf(receipt(g), "other").status).toBe("complete");
+    expect(ticketOf(receipt(g), "after")).toMatchObject({
+      status: "blocked",
+      blocked_by: { ticket: "slow", kind: "dep-failed", root: "slow" },
+    });
   });
 });
 
