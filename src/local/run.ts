@@ -18,15 +18,22 @@ import { DEFAULTS } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
-import type { RunBound, RunState, Settings } from "../core/model.js";
+import type { RunBound, RunState, Settings, TicketSpec } from "../core/model.js";
 import { remainderOf } from "../report/remainder.js";
 import { boundHint } from "../terminal/bound-hint.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { resultFile } from "../tickets/load.js";
+import { parseTicket } from "../tickets/parse.js";
 import { formatProblem } from "../tickets/problems.js";
-import { applyEdits, createRecord, writeError } from "../tickets/store.js";
+import {
+  applyEdits,
+  createRecord,
+  currentSignature,
+  type FileSignature,
+  writeError,
+} from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { helperPool, type Launcher } from "./launcher.js";
@@ -237,6 +244,13 @@ class LocalRun {
   private crashed = false;
   /** tickets whose file could not be written (the author broke it): why */
   private readonly unwritten = new Map<string, string>();
+  /** each open ticket file's signature as this run last read or wrote it */
+  private readonly signatures = new Map<string, FileSignature>();
+  /** claimed tickets whose file someone else changed (or deleted) during the run */
+  private readonly edited = new Map<string, "changed" | "deleted">();
+  private readonly noteWritten = (file: string, signature: FileSignature) => {
+    this.signatures.set(file, signature);
+  };
   private finish: (() => void) | undefined;
   private dispatched = 0;
   private settled = 0;
@@ -311,6 +325,15 @@ class LocalRun {
       );
     }
     this.reclaimFirst = (_ticket, claimedBy) => isDeadLocalHolder(claimedBy);
+    // what each ticket that may still be claimed looks like now: a file changed by
+    // someone else before its claim (its dependencies edited, the file deleted) is seen
+    for (const spec of frontier.specs()) {
+      const status = frontier.state(spec.id)?.status ?? "pending";
+      if (!CLOSED.has(status)) {
+        const signature = currentSignature(join(this.dir, spec.file));
+        if (signature !== undefined) this.signatures.set(spec.file, signature);
+      }
+    }
 
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
     // a closed terminal or a dropped SSH session (SIGHUP) stops the run as SIGTERM does:
@@ -417,10 +440,11 @@ class LocalRun {
           // once, before anything starts: the claims of a runner that is gone, and leases
           // that ran out; later, every claim is held by a live attempt of this runner
           reclaim: this.reclaimFirst ?? false,
-          ...(this.stopping ? {} : { claimAs: { by: this.holder, token } }),
+          ...(this.stopping || this.edited.size > 0 ? {} : { claimAs: { by: this.holder, token } }),
         },
       );
       this.reclaimFirst = undefined;
+      this.noticeEdits(claims);
       this.noteReclaimed(reclaimed, changes);
       const rest = this.commit(claims, changes);
       // the outcomes are on disk (their attempt records): now they may be reported
@@ -431,8 +455,36 @@ class LocalRun {
         );
         for (const { claim, context } of ready) this.spawn(claim, context);
       }
-      applyEdits(this.dir, rest);
+      applyEdits(this.dir, rest, this.noteWritten);
     } while (this.exits.length > 0);
+  }
+
+  /**
+   * A claimed ticket whose file is not as this run last saw it was edited by someone
+   * else. Read again: when its id or its dependencies (depends_on, inputs) changed, or
+   * the file was deleted, the graph the engine claimed from no longer holds — that claim
+   * does not start, and nothing more is claimed; the live attempts finish, and the next
+   * `frontier run` reads the tickets as they are. Any other edit changes no rule of the
+   * run (a file made unreadable is reported when its state cannot be written).
+   */
+  private noticeEdits(claims: readonly Claim[]): void {
+    for (const claim of claims) {
+      const spec = this.frontier.spec(claim.ticket);
+      if (spec === undefined) continue;
+      const path = join(this.dir, spec.file);
+      const now = currentSignature(path);
+      if (now === this.signatures.get(spec.file)) continue;
+      let how: "changed" | "deleted" | undefined = "deleted";
+      if (now !== undefined) {
+        how = graphChanged(spec, readFileOrEmpty(path)) ? "changed" : undefined;
+        this.signatures.set(spec.file, now);
+      }
+      if (how === undefined) continue;
+      this.progress.note(
+        `${join(this.shownDir, spec.file)} was ${how === "changed" ? "changed (its id or dependencies)" : "deleted"} during the run: ${claim.ticket} is not started and nothing more is claimed; the running attempts finish`,
+      );
+      this.edited.set(claim.ticket, how);
+    }
   }
 
   /**
@@ -443,6 +495,12 @@ class LocalRun {
   private commit(claims: readonly Claim[], changes: Changes): FileEdit[] {
     const opened = this.opened;
     this.opened = undefined;
+    // a ticket whose file was deleted during the run has no file to write: its records do
+    const deleted = [...this.edited].filter(([, how]) => how === "deleted").map(([id]) => id);
+    if (deleted.length > 0) {
+      const gone = new Set(deleted);
+      changes = { ...changes, tickets: changes.tickets.filter((id) => !gone.has(id)) };
+    }
     return this.planned(opened ? firstWrite(opened, changes) : changes, claims);
   }
 
@@ -485,7 +543,7 @@ class LocalRun {
       if (file !== undefined) claimed.add(file);
     }
     const { now, rest } = splitForStart(edits, claimed);
-    applyEdits(this.dir, now);
+    applyEdits(this.dir, now, this.noteWritten);
     return rest;
   }
 
@@ -568,8 +626,9 @@ class LocalRun {
     const spec = this.frontier.spec(claim.ticket);
     const command = this.commands.get(claim.ticket);
     this.dispatched++;
-    if (this.stopping) {
-      // Ctrl-C landed between the claim and the start: it never started; re-ready it.
+    if (this.stopping || this.edited.has(claim.ticket)) {
+      // Ctrl-C landed between the claim and the start, or its file changed: it never
+      // started; re-ready it.
       this.exits.push({ claim, result: { ...failedBeforeStart("interrupted"), stopped: true } });
       return;
     }
@@ -660,11 +719,21 @@ class LocalRun {
     if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
     const hint = boundHint(frontier, this.shownDir, now);
     if (hint !== undefined) line(err, `  ${hint}`);
-    if (state === "running") {
+    if (state === "running" && frontier.claimedIds().length > 0) {
       line(
         err,
         `  claims held by other processes are still live (${frontier.claimedIds().join(", ")}): run again when they have settled`,
       );
+    }
+    if (this.edited.size > 0) {
+      const files = [...this.edited].map(
+        ([id, how]) => `${join(this.shownDir, frontier.spec(id)?.file ?? id)} (${how})`,
+      );
+      line(
+        err,
+        `error: ticket files changed during the run: ${files.join(", ")} — no ticket was claimed after that; \`frontier run ${this.shownDir}\` goes on with the tickets as they are now (nothing complete runs again)`,
+      );
+      if (code === EXIT.complete) code = EXIT.failed;
     }
     for (const message of this.unwritten.values()) {
       line(err, `error: ${join(this.shownDir, message)}`);
@@ -720,12 +789,41 @@ interface ReportModules {
   writeReports: typeof import("./report-files.js").writeReports;
 }
 
+/** Statuses no claim can come from in this run. */
+const CLOSED: ReadonlySet<string> = new Set([
+  "complete",
+  "empty",
+  "failed",
+  "limited",
+  "cancelled",
+]);
+
 /** The exit code of a run stopped by a signal: 128 + its number, as a shell reports it. */
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = {
   SIGHUP: 129,
   SIGINT: 130,
   SIGTERM: 143,
 };
+
+/** Whether `text` (a ticket file read again) gives `spec` another id or other dependencies. */
+function graphChanged(spec: TicketSpec, text: string): boolean {
+  const parsed = parseTicket(text, spec.file, spec.order);
+  if (parsed.kind !== "ok") return false;
+  const now = parsed.spec;
+  const same = (a: readonly string[], b: readonly string[]) =>
+    a.length === b.length && a.every((x, i) => x === b[i]);
+  return (
+    now.id !== spec.id || !same(now.dependsOn, spec.dependsOn) || !same(now.inputs, spec.inputs)
+  );
+}
+
+function readFileOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
 
 function token(ticket: string, attempt: number): string {
   return `${ticket}#${attempt}-${randomBytes(4).toString("hex")}`;

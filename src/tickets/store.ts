@@ -16,11 +16,13 @@ import {
   appendFileSync,
   closeSync,
   constants,
+  fstatSync,
   linkSync,
   mkdirSync,
   openSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeFileSync,
   writeSync,
@@ -112,29 +114,55 @@ export function ensureStateDir(dir: string): void {
   }
 }
 
-/** Apply edits in order (records first, then what points at them, then the log). */
-export function applyEdits(dir: string, edits: readonly FileEdit[]): void {
+/**
+ * What identifies one version of a file: inode, size and modification time. A file
+ * whose signature is not the one this process wrote was changed by someone else.
+ */
+export type FileSignature = string;
+
+export function signatureOf(st: { ino: number; size: number; mtimeMs: number }): FileSignature {
+  return `${st.ino}:${st.size}:${st.mtimeMs}`;
+}
+
+/** The signature of `path` now; undefined when it is gone. */
+export function currentSignature(path: string): FileSignature | undefined {
+  try {
+    return signatureOf(statSync(path));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Apply edits in order (records first, then what points at them, then the log).
+ * `replaced` hears the signature of each file replaced (its path relative to `dir`).
+ */
+export function applyEdits(
+  dir: string,
+  edits: readonly FileEdit[],
+  replaced?: (file: string, signature: FileSignature) => void,
+): void {
   for (const edit of edits) {
     const path = join(dir, edit.path);
     try {
-      applyEdit(path, edit);
+      const signature = applyEdit(path, edit);
+      if (signature !== undefined) replaced?.(edit.path, signature);
     } catch (error) {
       throw writeError(path, error);
     }
   }
 }
 
-function applyEdit(path: string, edit: FileEdit): void {
+function applyEdit(path: string, edit: FileEdit): FileSignature | undefined {
   switch (edit.kind) {
     case "replace":
-      replaceAtomically(path, edit.bytes ?? edit.content);
-      break;
+      return replaceAtomically(path, edit.bytes ?? edit.content);
     case "create":
       createRecord(path, edit.content, edit.path);
-      break;
+      return undefined;
     case "append":
       inDirectory(path, () => appendFileSync(path, edit.content, "utf8"));
-      break;
+      return undefined;
     default: {
       const never: never = edit.kind;
       throw new Error(`unknown edit kind ${String(never)}`);
@@ -168,12 +196,25 @@ function inDirectory<T>(path: string, write: () => T): T {
   }
 }
 
-/** Write a temporary file in the same directory, then rename it over `path`. */
-export function replaceAtomically(path: string, content: string | Uint8Array): void {
+/**
+ * Write a temporary file in the same directory, then rename it over `path`. Returns the
+ * new file's signature (a rename keeps inode, size and modification time).
+ */
+export function replaceAtomically(path: string, content: string | Uint8Array): FileSignature {
   const tmp = tempBeside(path);
   try {
-    inDirectory(tmp, () => writeFileSync(tmp, content, "utf8"));
+    const fd = inDirectory(tmp, () => openSync(tmp, "w"));
+    let signature: FileSignature;
+    try {
+      const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      signature = signatureOf(fstatSync(fd));
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, path);
+    return signature;
   } catch (e) {
     removeTemp(tmp);
     throw e;

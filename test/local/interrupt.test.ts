@@ -419,3 +419,53 @@ describe("a run killed mid-batch, resumed", () => {
     expect(new Set(facts).size).toBe(facts.length);
   });
 });
+
+describe("outcome files that are not plain files", () => {
+  it("a link to /dev/zero, a FIFO, a directory, a link to a file elsewhere: each fails its attempt saying so and quoting nothing; the run records the rest, answers SIGTERM and releases its lock", async () => {
+    const g = makeGraph(
+      { zero: {}, fifo: {}, dir: {}, link: {}, ok: {}, slow: {} },
+      { run: "test", max_parallel: 8 },
+    );
+    const secret = join(g.marks, "secret.txt");
+    writeFileSync(secret, "SECRET-TOKEN-1234\n");
+    const exec = counted(
+      g.marks,
+      `case "$FRONTIER_TICKET" in
+         zero) ln -s /dev/zero "$FRONTIER_OUTCOME_FILE" ;;
+         fifo) mkfifo "$FRONTIER_OUTCOME_FILE" ;;
+         dir) mkdir "$FRONTIER_OUTCOME_FILE" ;;
+         link) ln -s ${secret} "$FRONTIER_OUTCOME_FILE" ;;
+         slow) echo $$ > ${g.marks}/slow.pgid; sleep 60 & sleep 60 ;;
+       esac
+       echo "stdout of $FRONTIER_TICKET"`,
+    );
+    const started = startFrontier(["run", g.dir, "--exec", exec]);
+    const recorded = (id: string) =>
+      existsSync(join(g.dir, ".frontier", "attempts", `${id}@1.json`));
+    await until(
+      () =>
+        existsSync(join(g.marks, "slow.pgid")) &&
+        ["zero", "fifo", "dir", "link", "ok"].every(recorded),
+      "five tickets to settle and slow to start",
+    );
+    started.child.kill("SIGTERM");
+    const ran = await started.done;
+    expect(ran.code).toBe(143);
+    expect(existsSync(join(g.dir, ".frontier", "lock"))).toBe(false);
+    expect(await groupGone(pgid(g, "slow"))).toEqual([]);
+
+    const r = receipt(g);
+    const reasons = Object.fromEntries(
+      ["zero", "fifo", "dir", "link"].map((id) => [id, ticketOf(r, id).attempts[0]]),
+    );
+    expect(reasons.zero).toMatchObject({ outcome: "failed" });
+    expect(reasons.zero?.reason).toMatch(/outcome file .* is a symbolic link, so it was not read/);
+    expect(reasons.fifo?.reason).toMatch(/is a FIFO, so it was not read/);
+    expect(reasons.dir?.reason).toMatch(/is a directory, so it was not read/);
+    expect(reasons.link?.reason).toMatch(/is a symbolic link, so it was not read/);
+    expect(ticketOf(r, "ok").status).toBe("complete");
+    expect(ticketOf(r, "slow").attempts.map((a) => a.outcome)).toEqual(["interrupted"]);
+    const everything = `${JSON.stringify(r)}${ran.stderr}${readFileSync(join(g.dir, ".frontier", "worklog.jsonl"), "utf8")}`;
+    expect(everything).not.toContain("SECRET-TOKEN");
+  });
+});

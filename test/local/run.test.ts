@@ -3,7 +3,7 @@
  * small shell executors. Executors count their runs in `marks/runs` so "nothing complete
  * re-runs" is checked by counting, never by timing.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { splitForStart } from "../../src/local/run.js";
@@ -16,10 +16,13 @@ import {
   executions,
   fileStatus,
   frontier,
+  lines,
   makeGraph,
   receipt,
   run,
+  startFrontier,
   ticketOf,
+  until,
 } from "./harness.js";
 import { groupGone } from "./procs.js";
 
@@ -466,5 +469,38 @@ describe("a usage bound in frontier.yml", () => {
     const ran = await frontier(["validate", g.dir]);
     expect(ran.code).toBe(2);
     expect(ran.stderr).toMatch(/frontier\.yml:\d+: bound must be .*usage/);
+  });
+});
+
+describe("ticket files edited during the run", () => {
+  it("a dependency added to a ticket, or a ticket deleted, before its claim: it does not start, nothing more is claimed, and the next run goes by the new graph", async () => {
+    const g = makeGraph({ a: {}, b: { depends_on: ["a"] }, c: { depends_on: ["a"] } });
+    const exec = counted(
+      g.marks,
+      `if [ "$FRONTIER_TICKET" = a ]; then touch ${g.marks}/a-started; while [ ! -e ${g.marks}/go ]; do sleep 0.05; done; fi; echo "did $FRONTIER_TICKET"`,
+    );
+    const started = startFrontier(["run", g.dir, "--exec", exec]);
+    await until(() => existsSync(join(g.marks, "a-started")), "a to start");
+    // while a runs: b now depends on a new ticket z as well, and c is deleted
+    const b = join(g.dir, "b.md");
+    writeFileSync(
+      b,
+      readFileSync(b, "utf8").replace("depends_on:\n  - a", "depends_on:\n  - a\n  - z"),
+    );
+    writeFileSync(join(g.dir, "z.md"), "---\ntitle: Z\n---\nDo z.\n");
+    rmSync(join(g.dir, "c.md"));
+    writeFileSync(join(g.marks, "go"), "");
+    const ran = await started.done;
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(/b\.md \(changed\)/);
+    expect(ran.stderr).toMatch(/c\.md \(deleted\)/);
+    expect(ran.stderr).not.toContain("internal error");
+    expect(executions(g)).toEqual({ a: 1 });
+
+    const again = await run(g, exec);
+    expect(again.code, again.stderr).toBe(0);
+    expect(executions(g)).toEqual({ a: 1, z: 1, b: 1 });
+    const runs = lines(join(g.marks, "runs")).map((l) => l.split(" ")[0]);
+    expect(runs.indexOf("z")).toBeLessThan(runs.indexOf("b"));
   });
 });
