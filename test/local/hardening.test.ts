@@ -19,7 +19,12 @@ function captured(): { io: CliIo; out: () => string; err: () => string } {
   let out = "";
   let err = "";
   const stream = (add: (s: string) => void) =>
-    ({ write: (s: string) => (add(String(s)), true) }) as unknown as NodeJS.WritableStream;
+    ({
+      write: (s: string) => {
+        add(String(s));
+        return true;
+      },
+    }) as unknown as NodeJS.WritableStream;
   return {
     io: {
       stdout: stream((s) => {

@@ -3,7 +3,7 @@
  * small shell executors. Executors count their runs in `marks/runs` so "nothing complete
  * re-runs" is checked by counting, never by timing.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { splitForStart } from "../../src/local/run.js";
@@ -502,5 +502,49 @@ describe("ticket files edited during the run", () => {
     expect(executions(g)).toEqual({ a: 1, z: 1, b: 1 });
     const runs = lines(join(g.marks, "runs")).map((l) => l.split(" ")[0]);
     expect(runs.indexOf("z")).toBeLessThan(runs.indexOf("b"));
+  });
+});
+
+describe("a wide fan-in of large results", () => {
+  it("the context carries at most 8 MiB of results and names the file of each input left out; the receipt and reports stay bounded", async () => {
+    const producers = Array.from({ length: 12 }, (_, i) => `p${String(i).padStart(2, "0")}`);
+    const g = makeGraph({
+      ...Object.fromEntries(producers.map((id) => [id, {}])),
+      fan: { depends_on: producers },
+    });
+    const exec = counted(
+      g.marks,
+      `if [ "$FRONTIER_TICKET" = fan ]; then cp "$FRONTIER_CONTEXT_FILE" ${g.marks}/fan.ctx; echo fanned; else head -c 1000000 /dev/zero | tr '\\0' x; fi`,
+    );
+    const ran = await run(g, exec, "--max-parallel", "4");
+    expect(ran.code, ran.stderr).toBe(0);
+    const ctx = readFileSync(join(g.marks, "fan.ctx"), "utf8");
+    expect(Buffer.byteLength(ctx)).toBeLessThan(8 * 1024 * 1024 + 64 * 1024);
+    // eight results of a million bytes fit in 8 MiB; the other four are named with their file
+    const left = [
+      ...ctx.matchAll(
+        /left out of this context: its result is 1000000 bytes, past the 8388608 bytes of results a context carries — read it from (\S+)\)/g,
+      ),
+    ].map((m) => m[1]!);
+    expect(left).toHaveLength(4);
+    for (const path of left) expect(readFileSync(path, "utf8")).toHaveLength(1_000_000);
+    expect(ctx.split("x".repeat(1000)).length).toBeGreaterThan(8 * 999);
+
+    const r = receipt(g);
+    const results = producers.map((id) => ticketOf(r, id).attempts[0]);
+    expect(results.filter((a) => a?.result !== undefined)).toHaveLength(8);
+    for (const a of results.filter((a) => a?.result === undefined)) {
+      expect(a).toMatchObject({ result_file: expect.stringMatching(/results\/p\d+@1\.md$/) });
+    }
+    const report = await frontier([
+      "report",
+      g.dir,
+      "--json",
+      join(g.root, "r.json"),
+      "--html",
+      join(g.root, "r.html"),
+    ]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(statSync(join(g.root, "r.json")).size).toBeLessThan(9 * 1024 * 1024);
   });
 });
