@@ -149,8 +149,19 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .description("check the ticket directory; every problem with file:line; exit 2 if any")
     .argument("[dir]", "ticket directory", DEFAULT_DIR)
     .option("--json", "print the problems as JSON")
-    .action(async (dir: string, o: { json?: boolean }) => {
-      code = await (await import("./cli/validate.js")).validateCommand(dir, { json: !!o.json }, io);
+    .option(
+      "--for <runner>",
+      "local: exactly what `frontier run` accepts; github: what a run on GitHub accepts (default: both, what stops only one runner as a warning)",
+    )
+    .action(async (dir: string, o: { json?: boolean; for?: string }) => {
+      if (o.for !== undefined && o.for !== "local" && o.for !== "github") {
+        return usageError(`--for takes local or github, got "${o.for}"`);
+      }
+      code = await (await import("./cli/validate.js")).validateCommand(
+        dir,
+        { json: !!o.json, ...(o.for !== undefined && { for: o.for }) },
+        io,
+      );
     });
 
   program

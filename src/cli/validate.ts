@@ -5,14 +5,28 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
 import { plural, shownPath } from "../terminal/text.js";
 import { loadDirectory } from "../tickets/load.js";
-import { formatProblem } from "../tickets/problems.js";
+import { formatProblem, type Problem } from "../tickets/problems.js";
 
-export async function validateCommand(typed: string, opts: { json: boolean }, io: CliIo) {
+/**
+ * `for`: which runner to check for. `local`: exactly what `frontier run` accepts. `github`:
+ * what a run on GitHub accepts (what only a local run refuses is left out). Neither:
+ * both, with what stops only one runner said as a warning naming it.
+ */
+export type ValidateFor = "local" | "github";
+
+export async function validateCommand(
+  typed: string,
+  opts: { json: boolean; for?: ValidateFor },
+  io: CliIo,
+) {
   const dir = shownPath(typed);
   // the same checks `frontier run` makes, executors included; no body is shown, so the
   // ticket cache can serve it
   const loaded = await loadDirectory(dir, {}, { localExecutors: true, bodies: false });
-  const problems = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
+  const problems = forRunner(
+    loaded.kind === "invalid" ? loaded.problems : loaded.warnings,
+    opts.for,
+  );
   const errors = problems.filter((p) => p.severity === "error").length;
   if (opts.json) {
     io.stdout.write(
@@ -27,15 +41,27 @@ export async function validateCommand(typed: string, opts: { json: boolean }, io
         2,
       )}\n`,
     );
-  } else if (loaded.kind === "invalid") {
+  } else if (errors > 0) {
     printProblems(problems, io, dir);
   } else {
     if (problems.length > 0) printProblems(problems, io, dir);
     const paint = painter(io.stdout, io.env);
+    const tickets = loaded.kind === "ok" ? loaded.specs.length : undefined;
     line(
       io.stdout,
-      `${dir}: ${plural(loaded.specs.length, "ticket")}, ${paint("green", "no problems")}.`,
+      `${dir}: ${tickets === undefined ? "" : `${plural(tickets, "ticket")}, `}${paint("green", "no problems")}${opts.for ? ` for a run ${opts.for === "github" ? "on GitHub" : "here"}` : ""}.`,
     );
   }
   return errors > 0 ? EXIT.usage : EXIT.complete;
+}
+
+/** The problems that hold for `runner` (both when undefined: one runner's own as warnings). */
+function forRunner(problems: readonly Problem[], runner: ValidateFor | undefined): Problem[] {
+  if (runner === "local") return [...problems];
+  if (runner === "github") return problems.filter((p) => p.runner !== "local");
+  return problems.map((p) =>
+    p.runner === "local" && p.severity === "error"
+      ? { ...p, severity: "warning", message: `for a local run: ${p.message}` }
+      : p,
+  );
 }

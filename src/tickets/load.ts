@@ -720,12 +720,29 @@ async function readRecords<K extends "attempts" | "answers">(
  * Each executor a ticket names must be defined under `executors:` in frontier.yml, for
  * `frontier run` (on GitHub a workflow file name is dispatched as that workflow).
  */
+/** An executor named like this is a GitHub workflow file (dispatched as it is there). */
+export const WORKFLOW_FILE = /\.ya?ml$/;
+
 function checkExecutors(base: string, specs: readonly TicketSpec[], settings: Settings): Problem[] {
   const problems: Problem[] = [];
   const defined = Object.keys(settings.executors ?? {});
   for (const spec of specs) {
     const name = spec.executor;
     if (name === undefined || Object.hasOwn(settings.executors ?? {}, name)) continue;
+    if (WORKFLOW_FILE.test(name)) {
+      // a workflow file is dispatched as it is on GitHub; only a local run needs a command
+      problems.push({
+        ...problem(
+          "unknown-executor",
+          spec.file,
+          fieldLine(`${base}${spec.file}`, "executor"),
+          `executor ${quoted(name)} is a GitHub workflow file, which a local run cannot start (it is not defined in frontier.yml)`,
+          `to run this directory locally too, define it under executors: in frontier.yml (e.g. executors: {${name}: "CMD"}); on GitHub it is dispatched as it is (frontier validate --for github checks only that)`,
+        ),
+        runner: "local",
+      });
+      continue;
+    }
     const near = closest(name, defined);
     problems.push(
       problem(

@@ -38,6 +38,12 @@ export interface Problem {
   /** how to fix it, in one line */
   fix: string;
   severity: "error" | "warning";
+  /**
+   * The one runner it stops, when it is not both: `local` — a local run cannot do what
+   * the directory asks (a GitHub workflow file named as an executor), while a run on
+   * GitHub can. `frontier validate --for github` leaves such problems out.
+   */
+  runner?: "local";
 }
 
 /**

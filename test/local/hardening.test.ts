@@ -156,3 +156,24 @@ describe("the machine's own trouble is said plainly, naming the path and what to
     expect(sh.stdout).toBe("exit 1\n");
   });
 });
+
+describe("a problem that stops only one runner", () => {
+  it("a GitHub workflow file named as an executor: validate warns (naming the local run) and passes; --for github is clean; --for local and run refuse it", async () => {
+    const dir = directory({
+      "frontier.yml": "run: t\n",
+      "a.md": "---\nexecutor: review.yml\n---\nDo a.\n",
+    });
+    const both = captured();
+    expect(await validateCommand(dir, { json: false }, both.io)).toBe(0);
+    expect(both.err()).toMatch(
+      /a\.md:2: warning: for a local run: executor "review\.yml" is a GitHub workflow file, which a local run cannot start/,
+    );
+    const github = captured();
+    expect(await validateCommand(dir, { json: false, for: "github" }, github.io)).toBe(0);
+    expect(github.err()).toBe("");
+    expect(github.out()).toContain("no problems for a run on GitHub");
+    const local = captured();
+    expect(await validateCommand(dir, { json: false, for: "local" }, local.io)).toBe(2);
+    expect(local.err()).toMatch(/a\.md:2: executor "review\.yml" is a GitHub workflow file/);
+  });
+});
