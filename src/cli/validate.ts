@@ -1,5 +1,6 @@
 /** `frontier validate`: loads nothing but the ticket reader, so checking 10k files stays fast. */
 
+import { ticketIsolation } from "../core/constants.js";
 import { painter } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
@@ -23,10 +24,16 @@ export async function validateCommand(
   // the same checks `frontier run` makes, executors included; no body is shown, so the
   // ticket cache can serve it
   const loaded = await loadDirectory(dir, {}, { localExecutors: true, bodies: false });
-  const problems = forRunner(
-    loaded.kind === "invalid" ? loaded.problems : loaded.warnings,
-    opts.for,
-  );
+  const found = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
+  if (
+    loaded.kind === "ok" &&
+    loaded.specs.some((s) => ticketIsolation(s.isolation, loaded.settings.isolation) === "worktree")
+  ) {
+    // isolated tickets need git and a repository: what `run` checks before it starts
+    const { isolationProblems } = await import("../local/worktree.js");
+    found.unshift(...(await isolationProblems(dir, loaded.specs, loaded.settings)));
+  }
+  const problems = forRunner(found, opts.for);
   const errors = problems.filter((p) => p.severity === "error").length;
   if (opts.json) {
     io.stdout.write(

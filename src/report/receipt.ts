@@ -4,7 +4,13 @@
  * CLI, the runner and the action all report the same thing.
  */
 
-import { DEFAULTS, RECEIPT_SCHEMA, STATUSES } from "../core/constants.js";
+import {
+  DEFAULTS,
+  type IsolationName,
+  RECEIPT_SCHEMA,
+  STATUSES,
+  ticketIsolation,
+} from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import type {
   Receipt,
@@ -40,6 +46,8 @@ export interface ReceiptOptions {
    * `result_file` and `result_bytes` only, and never read.
    */
   resultBudget?: number;
+  /** the run's default `isolation` (frontier.yml), for the tickets that set none */
+  isolation?: IsolationName;
 }
 
 export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt {
@@ -115,6 +123,8 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     if (spec.executor !== undefined) t.executor = spec.executor;
     if (spec.agent !== undefined) t.agent = spec.agent;
     if (spec.bound) t.bound = spec.bound.raw;
+    if (spec.isolation !== undefined || opts.isolation !== undefined)
+      t.isolation = ticketIsolation(spec.isolation, opts.isolation);
     if (spec.body.trim()) t.task = spec.body;
     if (state?.claimed_by !== undefined) t.claimed_by = state.claimed_by;
     if (state?.claimed_at !== undefined) t.claimed_at = state.claimed_at;

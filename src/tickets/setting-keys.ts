@@ -40,6 +40,11 @@ export const KEYS: Record<string, { kind: SettingKind; expect: string; example: 
     expect: "a whole number, 1 or more",
     example: "max_result_bytes: 1048576",
   },
+  isolation: {
+    kind: "text",
+    expect: "worktree, required or none",
+    example: "isolation: worktree",
+  },
 };
 
 export interface ParsedSettings {
