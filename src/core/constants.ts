@@ -32,6 +32,16 @@ export const CLOSED: ReadonlySet<Status> = new Set([
   "cancelled",
 ]);
 
+/**
+ * A model's name as an OpenAI-compatible API takes it (`openai/gpt-4.1-mini`, `gpt-4o`):
+ * no whitespace, at most 200 characters. Checked in `model:` of a ticket and of frontier.yml.
+ */
+export const MODEL_NAME = /^\S{1,200}$/;
+/** The base URL of an OpenAI-compatible API: http(s), a host, a path; no query or fragment. */
+export const ENDPOINT_URL = /^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
+/** The name of an environment variable. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 export const BLOCK_KINDS = ["dep-failed", "dep-limited", "dep-cancelled", "dep-blocked"] as const;
 
 /**

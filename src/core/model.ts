@@ -9,8 +9,11 @@ import {
   BLOCK_KINDS,
   CLOSED,
   DEFAULTS,
+  ENDPOINT_URL,
+  ENV_NAME,
   ISOLATIONS,
   type Isolation,
+  MODEL_NAME,
   RECEIPT_SCHEMA,
   SATISFIED,
   STATUSES,
@@ -163,6 +166,8 @@ export interface TicketSpec {
   inputs: string[];
   executor?: string;
   agent?: string;
+  /** the model the built-in agent (`frontier agent`) uses for this ticket */
+  model?: string;
   writeScope: string[];
   bound?: Bound;
   retries?: number;
@@ -287,6 +292,10 @@ export const Settings = z.object({
   max_result_bytes: z.number().int().positive().optional(),
   /** the default `isolation` of a ticket: `worktree` (or `required`), `none` */
   isolation: z.enum(ISOLATIONS).optional(),
+  /** the built-in agent's model, endpoint and the variable holding its key */
+  model: z.string().regex(MODEL_NAME).optional(),
+  model_endpoint: z.string().regex(ENDPOINT_URL).optional(),
+  model_key_env: z.string().regex(ENV_NAME).optional(),
 });
 export type Settings = z.infer<typeof Settings>;
 

@@ -737,6 +737,9 @@ class LocalRun {
         ticketFile: join(this.dir, spec.file),
         dir: this.dir,
         bound: claim.bound?.raw ?? "",
+        ...(claim.bound?.timeoutMs !== undefined && {
+          deadline: new Date(Date.parse(claim.claimedAt) + claim.bound.timeoutMs).toISOString(),
+        }),
         runBound: claim.runBound,
         claim: claim.claim,
       },

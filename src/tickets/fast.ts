@@ -21,6 +21,7 @@ const KINDS: Record<string, Kind> = {
   inputs: "list",
   executor: "text",
   agent: "text",
+  model: "text",
   write_scope: "list",
   bound: "text",
   isolation: "text",

@@ -55,6 +55,7 @@ export const AUTHORED_FIELDS = [
   "inputs",
   "executor",
   "agent",
+  "model",
   "write_scope",
   "bound",
   "isolation",
@@ -314,6 +315,8 @@ export function checkFields(
   if (executor !== undefined) spec.executor = executor;
   const agent = ok("agent");
   if (agent !== undefined) spec.agent = agent;
+  const model = ok("model");
+  if (model !== undefined) spec.model = model;
   if (bound !== undefined) spec.bound = bound;
   const retries = ok("retries");
   if (retries !== undefined) spec.retries = retries;

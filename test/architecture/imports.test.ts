@@ -1,8 +1,8 @@
 // The layers import one way only:
-//   core (0) ← tickets, report, workspace (1) ← terminal (2) ← local, github (3)
+//   core (0) ← tickets, report, workspace (1) ← terminal (2) ← local, github, agent (3)
 //   ← cli/, cli.ts, action.ts (4)
 // A module may import its own layer's modules or a lower layer's; modules of two different
-// layers of the same rank (tickets and report; local and github) do not import each other.
+// layers of the same rank (tickets and report; local, github and agent) do not import each other.
 // No import cycle among the modules of src/.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";

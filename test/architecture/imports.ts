@@ -1,6 +1,6 @@
 /**
  * The import graph of src/ and the layer rules, for test/architecture/imports.test.ts:
- *   core (0) ← tickets, report, workspace (1) ← terminal (2) ← local, github (3)
+ *   core (0) ← tickets, report, workspace (1) ← terminal (2) ← local, github, agent (3)
  *   ← cli/, cli.ts, action.ts (4)
  * terminal/ is what a person at a terminal is told: streams, exit codes, colour, the
  * wording of problems and hints — shared by the CLI and the local runner, never core's.
@@ -29,6 +29,9 @@ export function layerOf(file: string): { name: string; rank: number } {
       return { name: top, rank: 2 };
     case "local":
     case "github":
+    // the built-in agent: both shells run it (the CLI and the action's bundle), so it
+    // imports neither runner
+    case "agent":
       return { name: top, rank: 3 };
     default:
       throw new Error(
