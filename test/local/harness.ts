@@ -124,6 +124,7 @@ export interface Receipt {
       outcome?: string;
       reason?: string;
       result?: string;
+      result_file?: string;
       usage?: Record<string, number>;
     }>;
   }>;
