@@ -129,6 +129,8 @@ export interface Receipt {
     }>;
   }>;
   remainder: Array<{ id: string; status: string; waiting_on: string }>;
+  usage?: Record<string, number>;
+  bound?: { dispatches?: number; dispatched: number; usage?: Record<string, number> };
 }
 
 export function ticketOf(r: Receipt, id: string) {
