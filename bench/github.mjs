@@ -231,8 +231,9 @@ export async function githubSection({ root, smoke, row, judge }) {
       rest: Number((run.rest / run.tickets).toFixed(2)),
       writes: Number((run.writes / run.tickets).toFixed(2)),
     });
-    const file = join(root, "src", "report", "github-measured.json");
-    const previous = JSON.parse(readFileSync(file, "utf8"));
+    const file = join(root, "src", "report", "github-measured.ts");
+    const text = readFileSync(file, "utf8");
+    const previous = JSON.parse(text.slice(text.indexOf("= {") + 2, text.lastIndexOf("}") + 1));
     const next = {
       source: previous.source,
       measured_at: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
@@ -245,9 +246,12 @@ export async function githubSection({ root, smoke, row, judge }) {
         `${n.toLocaleString("en")} tickets, every job settling the instant it starts, four steps at once`,
       ),
     };
-    writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`);
+    writeFileSync(
+      file,
+      `${text.slice(0, text.indexOf("= {") + 2)}${JSON.stringify(next, null, 2)};\n`,
+    );
     notes.push(
-      `GitHub: the per-ticket figures \`frontier plan\` quotes were written to src/report/github-measured.json (typical ${next.typical.graphql} GraphQL, ${next.typical.rest} REST, ${next.typical.writes} writes; worst ${next.worst.graphql}, ${next.worst.rest}, ${next.worst.writes}).`,
+      `GitHub: the per-ticket figures \`frontier plan\` quotes were written to src/report/github-measured.ts (typical ${next.typical.graphql} GraphQL, ${next.typical.rest} REST, ${next.typical.writes} writes; worst ${next.worst.graphql}, ${next.worst.rest}, ${next.worst.writes}).`,
     );
   }
   return { rows, notes };

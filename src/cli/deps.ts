@@ -6,13 +6,13 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliIo, EXIT, line } from "../core/io.js";
-import { errorLine } from "../local/colour.js";
-import { plural, shellWord, shownPath } from "../local/text.js";
+import { openDirectory } from "../local/open.js";
+import { errorLine } from "../terminal/colour.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { plural, shellWord, shownPath } from "../terminal/text.js";
 import { loadDirectory } from "../tickets/load.js";
 import { printResult } from "./json.js";
 import { takeLock } from "./lock.js";
-import { openDirectory } from "./open.js";
 import { didYouMean } from "./suggest.js";
 
 export async function readyCommand(typed: string, opts: { json: boolean }, io: CliIo, now: number) {

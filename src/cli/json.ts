@@ -4,7 +4,7 @@
  * is still said in words on stderr.
  */
 import { COMMAND_SCHEMA, type CommandResult } from "../core/command-result.js";
-import type { CliIo } from "../core/io.js";
+import type { CliIo } from "../terminal/io.js";
 
 export type Said = Omit<CommandResult, "schema" | "command" | "dir">;
 

@@ -16,7 +16,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
-import { type CliIo, EXIT, line } from "../core/io.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { ENGINE_FIELDS } from "../tickets/fields.js";
 import { BRANCH_FILE, CACHE_DIR, RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
@@ -41,6 +41,8 @@ export interface ResetOptions {
   fresh?: boolean;
   /** print a ticket-frontier/command@1 object instead of words */
   json?: boolean;
+  /** the command as the user typed it, for a refusal (`reset`, or `run --fresh`) */
+  as?: string;
 }
 
 export async function resetCommand(
@@ -55,7 +57,7 @@ export async function resetCommand(
     if (opts.json) printResult(io, "reset", dir, { ok: false, message });
     return EXIT.usage;
   }
-  const release = await takeLock(dir, io, "reset", now);
+  const release = await takeLock(dir, io, opts.as ?? "reset", now);
   if (release === undefined) {
     if (opts.json)
       printResult(io, "reset", dir, { ok: false, message: "a frontier run holds the directory" });

@@ -1,10 +1,10 @@
 /**
  * What a run costs on GitHub, before it is pushed: the jobs it starts and the API requests
  * and writes it makes, from the per-ticket figures `npm run bench` measures on the fake
- * GitHub (github-measured.json, rewritten by bench/github.mjs after a full run: the one
+ * GitHub (github-measured.ts, rewritten by bench/github.mjs after a full run: the one
  * place those figures live), against the budgets of a workflow's GITHUB_TOKEN.
  */
-import measured from "./github-measured.json" with { type: "json" };
+import { MEASURED_FIGURES } from "./github-measured.js";
 
 /** GitHub's hourly budgets for a workflow's GITHUB_TOKEN, per repository. */
 export const GITHUB_TOKEN_BUDGET = {
@@ -31,7 +31,7 @@ export interface Measured {
   worst: PerTicket & { what: string; tickets: number };
 }
 
-export const MEASURED: Measured = measured;
+export const MEASURED: Measured = MEASURED_FIGURES;
 
 export interface RequestCost {
   requests: number;

@@ -1,6 +1,6 @@
 /** A command's io in memory: stdout and stderr as text, a terminal or not, an environment. */
 import { PassThrough } from "node:stream";
-import type { CliIo } from "../../src/core/io.js";
+import type { CliIo } from "../../src/terminal/io.js";
 
 export interface Captured {
   io: CliIo;

@@ -71,7 +71,7 @@ describe("frontier new writes a ticket the graph accepts", () => {
 
 describe("frontier new refuses what validate would refuse, and writes nothing", () => {
   it.each([
-    [["new", "bad id!"], /"bad id!" is not a ticket id/],
+    [["new", "bad!id"], /"bad!id" is not a ticket id/],
     [["new", "../escape"], /is not a ticket id/],
     [["new", "x", "--after", "x"], /x cannot come after itself/],
     [["new", "x", "--title", "two\nlines"], /--title must be one line/],

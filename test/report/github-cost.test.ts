@@ -44,7 +44,7 @@ describe("the cost of a run on GitHub, from the measured per-ticket figures", ()
       for (const k of ["graphql", "rest", "writes"] as const) expect(run[k]).toBeGreaterThan(0);
     }
     const bench = readFileSync(join(ROOT, "bench", "github.mjs"), "utf8");
-    expect(bench).toMatch(/"src", "report", "github-measured\.json"/);
+    expect(bench).toMatch(/"src", "report", "github-measured\.ts"/);
   });
 });
 

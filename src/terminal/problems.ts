@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { type CliIo, line } from "../core/io.js";
 import { formatProblem, type Problem, problem } from "../tickets/problems.js";
 import { painter } from "./colour.js";
+import { type CliIo, line } from "./io.js";
 import { plural, shellWord } from "./text.js";
 
 /**
