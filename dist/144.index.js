@@ -118,6 +118,7 @@ function renderHtml(receipt, opts = {}) {
     const ctx = {
         receipt,
         where: receipt.where ?? "github",
+        dir: opts.dir ?? "DIR",
         anchor: new Map(),
         byId: new Map(),
         chainLen: new Map(),
@@ -218,7 +219,7 @@ function between(from, to) {
 /** How to answer an open question, in the words of where the run ran. */
 function howToAnswer(ctx, id, onIssue) {
     if (ctx.where === "local")
-        return `Answer with <code>frontier answer DIR ${e(id)} "YOUR ANSWER"</code>, then <code>frontier run DIR</code> to go on.`;
+        return `Answer with <code>frontier answer ${e(ctx.dir)} ${e(id)} "YOUR ANSWER"</code>, then <code>frontier run ${e(ctx.dir)}</code> to go on.`;
     return onIssue
         ? `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code> on the report's PR or issue.`
         : `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code>.`;

@@ -36,7 +36,7 @@ function parseSettings(text) {
             settings: {},
             problems: doc.errors
                 .slice(0, 3)
-                .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .yamlErrorText */ .j)(err)}`, "fix the YAML (quote text that contains : or #)")),
+                .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .yamlErrorText */ .j)(err)}`, (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .yamlFixText */ .W)(err, "fix the YAML (quote text that contains : or #)"))),
             warnings: [],
         };
     }
@@ -183,6 +183,7 @@ function value(n, kind) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   W: () => (/* binding */ yamlFixText),
 /* harmony export */   j: () => (/* binding */ yamlErrorText)
 /* harmony export */ });
 /**
@@ -192,6 +193,8 @@ function value(n, kind) {
  * (URI malformed)`).
  */
 function yamlErrorText(err) {
+    if (err.code === "TAB_AS_INDENT")
+        return "a tab indents this line (YAML indents with spaces only)";
     const line = (err.message.split("\n", 1)[0] ?? err.message).replace(/ at line \d+, column \d+:?$/, "");
     const leaked = /^[A-Za-z]*Error: (.*)$/.exec(line);
     if (leaked === null)
@@ -199,6 +202,10 @@ function yamlErrorText(err) {
     return err.code === "TAG_RESOLVE_FAILED"
         ? `a tag it cannot read (${leaked[1]})`
         : (leaked[1] ?? line);
+}
+/** How to fix what the `yaml` package said: a tab has one fix; the rest, `otherwise`. */
+function yamlFixText(err, otherwise) {
+    return err.code === "TAB_AS_INDENT" ? "replace the tab with spaces" : otherwise;
 }
 
 

@@ -211,7 +211,7 @@ function readYamlFields(yaml, file, known = field_table/* FIELDS */.cJ) {
                 const line = err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line;
                 const opened = unclosedFlowLine(yaml, line, err.message);
                 return opened === undefined
-                    ? (0,tickets_problems/* problem */.CC)("malformed-front-matter", file, line, `front matter is not valid YAML: ${(0,yaml_errors/* yamlErrorText */.j)(err)}`, "fix the YAML between the --- lines (quote text that contains : or #)")
+                    ? (0,tickets_problems/* problem */.CC)("malformed-front-matter", file, line, `front matter is not valid YAML: ${(0,yaml_errors/* yamlErrorText */.j)(err)}`, (0,yaml_errors/* yamlFixText */.W)(err, "fix the YAML between the --- lines (quote text that contains : or #)"))
                     : (0,tickets_problems/* problem */.CC)("malformed-front-matter", file, opened.line, `front matter is not valid YAML: the ${opened.bracket} opened here is never closed`, opened.bracket === "["
                         ? "close the list on the same line, e.g. depends_on: [a, b]"
                         : "close the mapping on the same line, e.g. blocked_by: {ticket: a, kind: dep-failed, root: a}");
@@ -427,6 +427,7 @@ const NO_FIELDS = { values: {}, lines: new Map(), unknown: [] };
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   W: () => (/* binding */ yamlFixText),
 /* harmony export */   j: () => (/* binding */ yamlErrorText)
 /* harmony export */ });
 /**
@@ -436,6 +437,8 @@ const NO_FIELDS = { values: {}, lines: new Map(), unknown: [] };
  * (URI malformed)`).
  */
 function yamlErrorText(err) {
+    if (err.code === "TAB_AS_INDENT")
+        return "a tab indents this line (YAML indents with spaces only)";
     const line = (err.message.split("\n", 1)[0] ?? err.message).replace(/ at line \d+, column \d+:?$/, "");
     const leaked = /^[A-Za-z]*Error: (.*)$/.exec(line);
     if (leaked === null)
@@ -443,6 +446,10 @@ function yamlErrorText(err) {
     return err.code === "TAG_RESOLVE_FAILED"
         ? `a tag it cannot read (${leaked[1]})`
         : (leaked[1] ?? line);
+}
+/** How to fix what the `yaml` package said: a tab has one fix; the rest, `otherwise`. */
+function yamlFixText(err, otherwise) {
+    return err.code === "TAB_AS_INDENT" ? "replace the tab with spaces" : otherwise;
 }
 
 
