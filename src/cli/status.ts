@@ -9,10 +9,11 @@ import { buildReceipt } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
 import { STATUS_ICON } from "../report/states.js";
 import { boundHint } from "../terminal/bound-hint.js";
-import { type Paint, painter, paintStatus } from "../terminal/colour.js";
+import { painter, paintStatus } from "../terminal/colour.js";
 import { type CliIo, EXIT } from "../terminal/io.js";
 import { remainderTable } from "../terminal/table.js";
 import { oneLine, plural, shellWord, shownPath } from "../terminal/text.js";
+import { continueCommand } from "./continue.js";
 
 function json(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -90,7 +91,15 @@ export async function statusCommand(
     out.push(`${paint("yellow", "question")} from ${r.id}: ${oneLine(asked.question)}`);
     out.push(`  answer with: frontier answer ${shellWord(dir)} ${shellWord(r.id)} "YOUR ANSWER"`);
   }
-  const hint = boundHint(frontier, dir, now);
+  const hint = boundHint(
+    frontier,
+    dir,
+    now,
+    continueCommand(dir, {
+      settings: opened.opened.settings,
+      open: remainder.flatMap((r) => frontier.spec(r.id) ?? []),
+    }),
+  );
   if (hint !== undefined) out.push(hint);
   if (remainder.length > 0) {
     out.push(`open remainder (${plural(remainder.length, "ticket")}):`);
