@@ -13,6 +13,7 @@ import type { Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
+import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
 import {
   adoptUntracked,
   liveEntries,
@@ -89,6 +90,8 @@ export interface TryInput {
   state: GitHubState | undefined;
   /** a run copied from the branch this one was cut from (moved aside on a start) */
   foreign: GitHubState | undefined;
+  /** a finished run copied from another branch: this branch's history (history.ts) */
+  history?: GitHubState | undefined;
   /** where the run's tickets come from for this event */
   source: RunSource;
   /** the checkout's authored digest, recorded when the run starts */
@@ -120,9 +123,18 @@ export type Decision =
 export function decide(input: TryInput): Decision {
   const { ctx, read, state, source, now } = input;
   const { settings } = source;
-  const saved = state ? { run: state.run, tickets: state.tickets } : undefined;
+  const { history } = input;
+  const specs = runSpecs(ctx, source, state);
+  // on a branch holding a finished run's history, only a push adding tickets starts a run
+  const fromHistory =
+    !state && history && input.mayStart && addedAfter(history, specs).length > 0;
+  const saved = state
+    ? { run: state.run, tickets: state.tickets }
+    : history
+      ? savedFromHistory(history, settings.run, ctx.sha, now)
+      : undefined;
   const opened = openRun({
-    specs: runSpecs(ctx, source, state),
+    specs,
     settings,
     saved,
     flags: { ...ctx.flags, base: state?.run.base ?? ctx.sha },
@@ -130,8 +142,10 @@ export function decide(input: TryInput): Decision {
   });
   if (opened.kind === "bad") throw new UserError(opened.message);
   const { frontier } = opened;
-  if (!state && !input.mayStart) {
-    const message = input.foreign
+  if (!state && (!input.mayStart || (history && !fromHistory))) {
+    const message = history
+      ? historyMessage(input.label, ctx.branch, history)
+      : input.foreign
       ? `${input.label}: the state on ${ctx.branch} belongs to the run on ${input.foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
       : `${input.label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
     return {
@@ -279,7 +293,9 @@ export function decide(input: TryInput): Decision {
     outbox,
     ...(checkedAt ? { outbox_checked_at: checkedAt } : {}),
     events: [...(state?.events ?? []), input.eventId].slice(-EVENTS_KEPT),
-    ...(state?.worklog_chunks ? { worklog_chunks: state.worklog_chunks } : {}),
+    ...((state ?? history)?.worklog_chunks
+      ? { worklog_chunks: (state ?? history)?.worklog_chunks }
+      : {}),
     ...(state?.authored_digest
       ? { authored_digest: state.authored_digest }
       : source.files && input.digest !== undefined

@@ -5,7 +5,7 @@
  * is overwritten or taken for the other's.
  */
 import { UserError } from "./errors.js";
-import { isConflict, isPushRefused, isUnclear } from "./octokit.js";
+import { apiFailure, isConflict, isPushRefused, isUnclear } from "./octokit.js";
 import type { RunContext } from "./run-context.js";
 import { frontierDirPath, type GitHubState } from "./state.js";
 
@@ -100,8 +100,18 @@ async function commitFilesAsTree(
 }
 
 export function pushRefused(ctx: RunContext, error: unknown): UserError {
-  const said = error instanceof Error ? error.message : String(error);
   return new UserError(
-    `the token may not push to branch ${ctx.branch} (GitHub said: ${said.split("\n")[0]}). Ticket Frontier records the run's state by committing to the run's branch: run it on a branch the token can push to — the pull request's branch, or set the action's \`branch\` input to an unprotected branch such as frontier-state — or let GitHub Actions bypass the branch's protection or ruleset. The README's "Branch layouts" section shows each.`,
+    `the token may not push to branch ${ctx.branch} (GitHub said: ${githubSaid(error)}). Ticket Frontier records the run's state by committing to the run's branch: run it on a branch the token can push to — the pull request's branch, or set the action's \`branch\` input to an unprotected branch such as frontier-state — or let GitHub Actions bypass the branch's protection or ruleset. The README's "Branch layouts" section shows each.`,
   );
+}
+
+/**
+ * GitHub's own words for a refused write, on one line: for GraphQL the `errors[].message`
+ * (not Octokit's "Request failed due to following response errors" wrapper), for REST
+ * the body's `message` and its `errors`.
+ */
+export function githubSaid(error: unknown): string {
+  const said =
+    apiFailure(error)?.message || (error instanceof Error ? error.message : String(error));
+  return said.replace(/\s*\n\s*/g, " ").trim();
 }

@@ -19,6 +19,7 @@ import { type Decided, decide, type RunsSeen } from "./decide.js";
 import { findRunsByClaims } from "./dispatch.js";
 import { UserError } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
+import { isFinishedCopy } from "./history.js";
 import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import { rehearse } from "./rehearse.js";
@@ -86,9 +87,12 @@ export async function recordEvent(
     }
     let state = stateOfRead(ctx.dir, read);
     let foreign: GitHubState | undefined;
+    let history: GitHubState | undefined;
     if (state && state.branch !== ctx.branch) {
-      // A copy carried along when this branch was cut from the run's: not this branch's run.
-      foreign = state;
+      // A copy carried along when this branch was cut from the run's (or its pull request
+      // merged): not this branch's run. A finished one is this branch's history (history.ts).
+      if (isFinishedCopy(ctx.dir, read, state)) history = state;
+      else foreign = state;
       state = undefined;
     }
     if (foreign && options.mayStart) {
@@ -125,6 +129,7 @@ export async function recordEvent(
       read,
       state,
       foreign,
+      history,
       source,
       digest,
       mayStart: options.mayStart,
