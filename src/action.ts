@@ -98,15 +98,18 @@ async function route(ctx: ActionContext): Promise<void> {
   const event = settings.env.eventName;
   const command = settings.command === "auto" ? byEvent(event) : settings.command;
   switch (command) {
-    case "advance":
+    case "advance": {
+      const fresh = wantsFresh(ctx);
       return finish(
         ctx,
         await advance(
           ctx.runContext(runBranch(ctx)),
           advanceOnly,
-          `advance (${event || "manual"})`,
+          `${fresh ? "fresh run" : "advance"} (${event || "manual"})`,
+          fresh ? { fresh } : {},
         ),
       );
+    }
     case "sweep":
       return sweep(ctx);
     case "settle":
@@ -229,6 +232,14 @@ async function sweep(ctx: ActionContext): Promise<void> {
       `the sweep could not advance ${failures.length} run${failures.length === 1 ? "" : "s"}`,
       failures,
     );
+}
+
+/** A fresh run: the action's `fresh` input, or a manual run's workflow_dispatch input `fresh`. */
+function wantsFresh(ctx: ActionContext): boolean {
+  if (ctx.settings.fresh) return true;
+  if (ctx.settings.env.eventName !== "workflow_dispatch") return false;
+  const v = (ctx.payload.inputs as Record<string, unknown> | undefined)?.fresh;
+  return v === true || v === "true";
 }
 
 function str(v: unknown): string | undefined {

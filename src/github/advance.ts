@@ -64,6 +64,8 @@ export interface AdvanceOptions {
    * is seldom the run's base), instead of a second query when it turns out to be needed.
    */
   readBase?: boolean;
+  /** archive the branch's run first, as `frontier reset` does, and start a new one */
+  fresh?: boolean;
 }
 
 /** Run one event to completion: record it by compare-and-swap, then dispatch and report. */
@@ -76,6 +78,7 @@ export async function advance(
   const first = await recordEvent(ctx, event, label, {
     mayStart: options.start !== false,
     readBase: options.readBase ?? false,
+    ...(options.fresh ? { fresh: true } : {}),
   });
   let last = first;
   const dispatched: Dispatched[] = [];

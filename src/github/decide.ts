@@ -13,6 +13,7 @@ import type { Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
+import { freshHint } from "./fresh.js";
 import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
 import {
   adoptUntracked,
@@ -390,7 +391,7 @@ const warned = new Set<string>();
  * graph is taken as it is.
  */
 export function runSpecs(
-  ctx: Pick<RunContext, "dir" | "log">,
+  ctx: Pick<RunContext, "dir" | "log" | "branch">,
   source: Pick<RunSource, "specs">,
   state: GitHubState | undefined,
 ): RunSource["specs"] {
@@ -404,7 +405,7 @@ export function runSpecs(
   if (!warned.has(key)) {
     warned.add(key);
     ctx.log(
-      `warning: ${[...added].join(", ")} ${added.size === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12) ?? "its base"}; ${added.size === 1 ? "it runs" : "they run"} in the next run (delete ${statePath(ctx.dir)} on the branch to start one)`,
+      `warning: ${[...added].join(", ")} ${added.size === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12) ?? "its base"}; ${added.size === 1 ? "it runs" : "they run"} in a new run (${freshHint(ctx.branch)} to start one)`,
     );
   }
   return kept;

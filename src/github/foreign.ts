@@ -10,7 +10,7 @@ import type { RunContext } from "./run-context.js";
 import { frontierDirPath, type GitHubState } from "./state.js";
 
 /** The tree at `path` under the tree `root` (one request per path segment), if any. */
-async function subtree(ctx: RunContext, root: string, path: string): Promise<string | undefined> {
+export async function subtree(ctx: RunContext, root: string, path: string): Promise<string | undefined> {
   let sha: string | undefined = root;
   for (const part of path.split("/").filter(Boolean)) {
     if (!sha) return undefined;
@@ -63,7 +63,7 @@ export async function archiveForeignRun(
 }
 
 /** One commit whose tree replaces the directory `path` by the tree `sha`; false when the branch moved. */
-async function commitFilesAsTree(
+export async function commitFilesAsTree(
   ctx: RunContext,
   head: string,
   rootTree: string,
@@ -72,15 +72,21 @@ async function commitFilesAsTree(
   message: string,
 ): Promise<boolean> {
   const gh = ctx.gh;
-  const tree = await gh.rest.git.createTree({
-    ...ctx.repo,
-    base_tree: rootTree,
-    tree: [{ path, mode: "040000", type: "tree", sha }],
-  });
+  // (the directory "" is the repository's root: its tree is the commit's)
+  const tree =
+    path === ""
+      ? sha
+      : (
+          await gh.rest.git.createTree({
+            ...ctx.repo,
+            base_tree: rootTree,
+            tree: [{ path, mode: "040000", type: "tree", sha }],
+          })
+        ).data.sha;
   const commit = await gh.rest.git.createCommit({
     ...ctx.repo,
     message,
-    tree: tree.data.sha,
+    tree,
     parents: [head],
   });
   try {

@@ -38,6 +38,8 @@ export interface ActionSettings {
    * request; without it they are read through the API.
    */
   records?: string;
+  /** archive the branch's run and start a fresh one (also the workflow_dispatch input `fresh`) */
+  fresh?: boolean;
   settle: SettleInputs;
   env: RunnerEnv;
 }
@@ -163,6 +165,10 @@ export function readInputs(
   if (branch !== undefined) settings.branch = branch;
   const records = text("records");
   if (records !== undefined) settings.records = records;
+  const fresh = text("fresh")?.toLowerCase();
+  if (fresh === "true") settings.fresh = true;
+  else if (fresh !== undefined && fresh !== "false")
+    problems.push(`input fresh: "${fresh}" is not true or false`);
 
   return problems.length > 0 ? { kind: "bad", problems } : { kind: "ok", settings };
 }

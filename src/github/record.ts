@@ -19,6 +19,7 @@ import { type Decided, decide, type RunsSeen } from "./decide.js";
 import { findRunsByClaims } from "./dispatch.js";
 import { UserError } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
+import { archiveRun, stillRunning } from "./fresh.js";
 import { isFinishedCopy } from "./history.js";
 import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
@@ -49,6 +50,8 @@ export interface RecordOptions {
   readBase?: boolean;
   /** send again what the outbox holds (default true; a follow-up sends only its own claims) */
   drainOutbox?: boolean;
+  /** archive the branch's run first, as `frontier reset` does, and start a new one (fresh.ts) */
+  fresh?: boolean;
 }
 
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
@@ -69,6 +72,7 @@ export async function recordEvent(
   /** what a try whose commit answer was lost decided: the event, if that commit landed */
   let unclear: Decided | undefined;
   let withSnapshot = options.readBase ?? false;
+  let fresh = options.fresh === true;
   // The checkout's tickets and digest are loaded before the branch is read, not between
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
@@ -91,7 +95,7 @@ export async function recordEvent(
     if (state && state.branch !== ctx.branch) {
       // A copy carried along when this branch was cut from the run's (or its pull request
       // merged): not this branch's run. A finished one is this branch's history (history.ts).
-      if (isFinishedCopy(ctx.dir, read, state)) history = state;
+      if (!fresh && isFinishedCopy(ctx.dir, read, state)) history = state;
       else foreign = state;
       state = undefined;
     }
@@ -105,6 +109,18 @@ export async function recordEvent(
       }
       await archiveForeignRun(ctx, read.head, foreign);
       await sleep(random() * backoffMs * archives);
+      continue;
+    }
+    if (fresh && state) {
+      // a fresh run: the old one is archived in a commit of its own, then this event starts
+      if (read.files.has(livePath(ctx.dir))) throw stillRunning(ctx.branch, state);
+      if (++archives > 10) {
+        throw new Error(
+          `${label}: could not archive run ${state.run.run} on ${ctx.branch} after 10 tries; nothing was started`,
+        );
+      }
+      if ((await archiveRun(ctx, read.head, state)) !== undefined) fresh = false;
+      else await sleep(random() * backoffMs * archives);
       continue;
     }
     if (unclear && state?.events?.includes(eventId)) {

@@ -201,6 +201,17 @@ describe("a fresh run on GitHub archives the old one as `frontier reset` does", 
     expect(world.repo.readFile("tickets/.frontier/results/a@1.md")).toBeUndefined();
   });
 
+  it("a run still running is not archived: the fresh run is refused, saying to cancel it first", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a")]));
+    await advance(runContext(world), advanceOnly, "start");
+    const head = world.repo.head("main");
+    const error = await advance(at(world, "main"), advanceOnly, "fresh", { fresh: true }).catch(
+      (e) => e as Error,
+    );
+    expect((error as Error).message).toMatch(/still running.*Cancel it first/);
+    expect(world.repo.head("main")).toBe(head);
+  });
+
   it("a ticket pushed mid-run names the fresh run in its warning, not deleting state.json", async () => {
     world = await makeWorld(Object.fromEntries([ticket("a")]));
     const lines: string[] = [];
