@@ -100,10 +100,13 @@ async function route(ctx: ActionContext): Promise<void> {
   switch (command) {
     case "advance": {
       const fresh = wantsFresh(ctx);
+      const rc = ctx.runContext(runBranch(ctx));
+      // a push or a manual run checks out the head of the branch it ran for
+      if (!ctx.settings.branch) rc.checkoutIsHead = true;
       return finish(
         ctx,
         await advance(
-          ctx.runContext(runBranch(ctx)),
+          rc,
           advanceOnly,
           `${fresh ? "fresh run" : "advance"} (${event || "manual"})`,
           fresh ? { fresh } : {},

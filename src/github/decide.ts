@@ -97,6 +97,8 @@ export interface TryInput {
   source: RunSource;
   /** the checkout's authored digest, recorded when the run starts */
   digest: string | undefined;
+  /** ticket files the author changed or deleted since the run's base, as this event saw */
+  authoredChanged?: readonly string[];
   /** may this event start a run when the branch has none */
   mayStart: boolean;
   /** send again what the outbox holds (false for a follow-up: it sends only its own claims) */
@@ -250,6 +252,8 @@ export function decide(input: TryInput): Decision {
     if (q?.attempt !== record.n) view.questions[ticket] = { attempt: record.n };
   }
 
+  // what the author changed or deleted since the run's base is never written back
+  const authored = new Set([...(state?.authored_changed ?? []), ...(input.authoredChanged ?? [])]);
   const seq = (state?.seq ?? 0) + 1;
   const headline = headlineOf(frontier, now);
   const shown = state?.report_shown;
@@ -270,7 +274,8 @@ export function decide(input: TryInput): Decision {
     sends.length === 0 &&
     JSON.stringify(view.questions) === JSON.stringify(state.questions) &&
     JSON.stringify(outbox) === JSON.stringify(state.outbox ?? {}) &&
-    JSON.stringify(view.report) === JSON.stringify(state.report)
+    JSON.stringify(view.report) === JSON.stringify(state.report) &&
+    authored.size === (state.authored_changed?.length ?? 0)
   ) {
     return {
       kind: "unchanged",
@@ -303,13 +308,14 @@ export function decide(input: TryInput): Decision {
         ? { authored_digest: input.digest }
         : {}),
     ...(state?.base_snapshot || source.files ? { base_snapshot: true } : {}),
+    ...(authored.size > 0 ? { authored_changed: [...authored].sort() } : {}),
   };
 
   // Every file of the event: records (created once), ticket front matter (from the
   // run's own text at base), the worklog, the state; base.json when the run starts.
   for (const edit of planWrites(changes, frontier, source.read)) {
     const path = joinRepoPath(ctx.dir, edit.path);
-    if (path === worklogPath(ctx.dir)) continue;
+    if (path === worklogPath(ctx.dir) || authored.has(edit.path)) continue;
     files.set(path, edit.content);
   }
   if (changes.log.length > 0) {

@@ -25,7 +25,7 @@ import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import { rehearse } from "./rehearse.js";
 import type { RunContext, RunEvent } from "./run-context.js";
-import { runSource } from "./source.js";
+import { authoredChanges, runSource } from "./source.js";
 import {
   type GitHubState,
   livePath,
@@ -137,6 +137,11 @@ export async function recordEvent(
       continue;
     }
     const digest = source.files ? await ctx.checkout.digest() : undefined;
+    // a push on the branch shows what the author changed or deleted since the run's base
+    const authoredChanged =
+      state && !source.files && ctx.checkoutIsHead
+        ? authoredChanges(source, await ctx.checkout.authoredFiles())
+        : [];
     const input = {
       ctx,
       event,
@@ -148,6 +153,7 @@ export async function recordEvent(
       history,
       source,
       digest,
+      authoredChanged,
       mayStart: options.mayStart,
       drainOutbox: options.drainOutbox ?? true,
     };

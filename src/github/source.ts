@@ -261,3 +261,27 @@ export async function runSource(
   }
   return source;
 }
+
+/**
+ * The run's ticket files that the author changed or deleted since the run's base, as
+ * the checkout (the branch's head) shows them: writing state back never touches them
+ * again — the ticket's state lives on in the run's records (state.json and its shards).
+ */
+export function authoredChanges(
+  run: RunSource,
+  checkout: ReadonlyMap<string, string> | undefined,
+): string[] {
+  if (!checkout) return [];
+  const out: string[] = [];
+  for (const spec of run.specs) {
+    const now = checkout.get(spec.file);
+    let before: string;
+    try {
+      before = run.read(spec.file);
+    } catch {
+      continue;
+    }
+    if (now === undefined || authoredText(now) !== authoredText(before)) out.push(spec.file);
+  }
+  return out;
+}

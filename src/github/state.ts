@@ -104,6 +104,11 @@ const Bookkeeping = z.object({
   base_snapshot: z.boolean().optional(),
   /** sealed worklog chunks under .frontier/worklog/ */
   worklog_chunks: z.number().int().nonnegative().optional(),
+  /**
+   * Ticket files the author changed or deleted on the branch since the run's base: state
+   * is never written back into them (it lives on in the shards)
+   */
+  authored_changed: z.array(z.string()).optional(),
   /** the tickets live in this many shards under .frontier/state/ (absent: inline) */
   shards: z.number().int().positive().optional(),
 });

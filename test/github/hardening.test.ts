@@ -49,6 +49,7 @@ function at(w: World, branch: string, over: Partial<RunContext> = {}): RunContex
     sha,
     checkout: checkoutAt(w, sha),
     claimedBy: `github:orch-task.yml@${branch}`,
+    checkoutIsHead: true,
     ...over,
   });
 }
