@@ -11,6 +11,7 @@ export type ProblemKind =
   | "front-matter-language"
   | "wrong-type"
   | "invalid-id"
+  | "invalid-file-name"
   | "unknown-input"
   | "duplicate-dependency"
   | "duplicate-id"
