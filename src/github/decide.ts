@@ -129,8 +129,7 @@ export function decide(input: TryInput): Decision {
   const { history } = input;
   const specs = runSpecs(ctx, source, state);
   // on a branch holding a finished run's history, only a push adding tickets starts a run
-  const fromHistory =
-    !state && history && input.mayStart && addedAfter(history, specs).length > 0;
+  const fromHistory = !state && history && input.mayStart && addedAfter(history, specs).length > 0;
   const saved = state
     ? { run: state.run, tickets: state.tickets }
     : history
@@ -149,8 +148,8 @@ export function decide(input: TryInput): Decision {
     const message = history
       ? historyMessage(input.label, ctx.branch, history)
       : input.foreign
-      ? `${input.label}: the state on ${ctx.branch} belongs to the run on ${input.foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
-      : `${input.label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
+        ? `${input.label}: the state on ${ctx.branch} belongs to the run on ${input.foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
+        : `${input.label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
     return {
       kind: "no-run",
       decided: {

@@ -10,7 +10,11 @@ import type { RunContext } from "./run-context.js";
 import { frontierDirPath, type GitHubState } from "./state.js";
 
 /** The tree at `path` under the tree `root` (one request per path segment), if any. */
-export async function subtree(ctx: RunContext, root: string, path: string): Promise<string | undefined> {
+export async function subtree(
+  ctx: RunContext,
+  root: string,
+  path: string,
+): Promise<string | undefined> {
   let sha: string | undefined = root;
   for (const part of path.split("/").filter(Boolean)) {
     if (!sha) return undefined;

@@ -23,9 +23,7 @@ import type { RunContext } from "./run-context.js";
 import { type GitHubState, joinRepoPath } from "./state.js";
 
 /** Every engine field, set to be removed (as `frontier reset` does). */
-const CLEARED = Object.fromEntries(
-  ENGINE_FIELDS.map((k) => [k, undefined]),
-) as EngineFieldValues;
+const CLEARED = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, undefined])) as EngineFieldValues;
 
 /** How a person starts a new run of `branch` on GitHub: named wherever one is suggested. */
 export function freshHint(branch: string): string {
@@ -41,10 +39,7 @@ export function stillRunning(branch: string, state: GitHubState): UserError {
 
 const blobSha = (text: string) => {
   const body = Buffer.from(text, "utf8");
-  return createHash("sha1")
-    .update(`blob ${body.length}\0`)
-    .update(body)
-    .digest("hex");
+  return createHash("sha1").update(`blob ${body.length}\0`).update(body).digest("hex");
 };
 
 interface TreeEntry {
@@ -74,8 +69,8 @@ export async function archiveRun(
     .tree;
   const frontierTree = entries.find((e) => e.path === STATE_DIR && e.type === "tree")?.sha;
   if (!frontierTree) return undefined;
-  const records: TreeEntry[] = (await gh.rest.git.getTree({ ...repo, tree_sha: frontierTree }))
-    .data.tree;
+  const records: TreeEntry[] = (await gh.rest.git.getTree({ ...repo, tree_sha: frontierTree })).data
+    .tree;
   const runsTree = records.find((e) => e.path === "runs" && e.type === "tree")?.sha;
   const taken = runsTree
     ? ((await gh.rest.git.getTree({ ...repo, tree_sha: runsTree })).data.tree as TreeEntry[]).map(
