@@ -488,7 +488,12 @@ async function answerCommand(
     ctx,
     event,
     `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`,
-    { readBase: true },
+    {
+      readBase: true,
+      touches: [command.ticket ?? here.question?.marker.ticket].filter(
+        (t): t is string => t !== undefined,
+      ),
+    },
   );
   if (repeat) {
     return {
@@ -550,7 +555,10 @@ async function retryCommand(
     }
     return result;
   };
-  const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`, { readBase: true });
+  const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`, {
+    readBase: true,
+    touches: [ticket],
+  });
   if (outcome.result.kind !== "ok") return failed("retry", refusals.text(outcome.result));
   const next = outcome.frontier.state(ticket);
   const reopened = changed.filter((id) => {

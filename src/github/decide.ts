@@ -33,13 +33,15 @@ import {
   livePath,
   type ReportShown,
   serializeState,
-  shardCountFor,
   shardDirPath,
+  shardName,
+  shardOf,
   snapshotPath,
   statePath,
   worklogChunkPath,
   worklogPath,
 } from "./state.js";
+import { INDEXED_SHARDS, type Need, need } from "./status-index.js";
 
 /** Ids of the newest events kept in the state (a lost commit answer is found among them). */
 export const EVENTS_KEPT = 64;
@@ -68,6 +70,8 @@ export interface Decided {
   refreshReport: boolean;
   /** tickets whose question this event recorded: it opens their issues */
   asked?: string[];
+  /** the frontier holds only some tickets' histories (the rest are their heads) */
+  partial?: boolean;
 }
 
 /** What the runs listing showed of overdue claims, searched at most once per event. */
@@ -105,6 +109,8 @@ export interface TryInput {
   drainOutbox: boolean;
   /** the runs listing, when this event searched it */
   seen: RunsSeen | undefined;
+  /** the shard files read (names); undefined: every one (status-index.ts) */
+  shardsRead?: ReadonlySet<string>;
 }
 
 export type Decision =
@@ -114,6 +120,8 @@ export type Decision =
   | { kind: "search-runs"; entries: Array<{ claim: string; workflow: string; at: string }> }
   /** the event changed nothing: no commit */
   | { kind: "unchanged"; decided: Decided }
+  /** the decision needs state it did not read: read it and decide again (status-index.ts) */
+  | { kind: "need-shards"; need: Need }
   | {
       kind: "commit";
       decided: Decided;
@@ -262,6 +270,17 @@ export function decide(input: TryInput): Decision {
       shown.headline !== headline ||
       now - Date.parse(shown.at) >= REPORT_EVERY_MS);
 
+  // A state read in part: what this decision changes or shows must have been read.
+  const { shardsRead } = input;
+  if (state && shardsRead !== undefined) {
+    const loaded = (id: string) => shardsRead.has(shardName(shardOf(id, INDEXED_SHARDS)));
+    const unopened = Object.entries(view.questions)
+      .filter(([, q]) => q.issue_number === undefined && !q.closed)
+      .map(([t]) => t);
+    const wanted = need(frontier, changes, loaded, { refreshReport, now, questions: unopened });
+    if (wanted) return { kind: "need-shards", need: wanted };
+  }
+
   if (
     state !== undefined &&
     changes.tickets.length === 0 &&
@@ -278,7 +297,15 @@ export function decide(input: TryInput): Decision {
   ) {
     return {
       kind: "unchanged",
-      decided: { result, frontier, state, settings, sends: [], refreshReport: false },
+      decided: {
+        result,
+        frontier,
+        state,
+        settings,
+        sends: [],
+        refreshReport: false,
+        ...(shardsRead !== undefined ? { partial: true } : {}),
+      },
     };
   }
 
@@ -343,18 +370,33 @@ export function decide(input: TryInput): Decision {
   } else if (!liveNow && hadLiveFile) {
     deletions.push(livePath(ctx.dir));
   }
-  // the state: state.json, and only the shards whose tickets this event changed
-  next.shards = state?.shards ?? shardCountFor(Object.keys(next.tickets).length);
+  // the state: state.json, and only the shards whose tickets' history this event changed
+  // (a shard it did not read it did not change: need() saw to that)
   const written = serializeState(next);
   files.set(statePath(ctx.dir), written.head);
-  const shardsBefore = state?.shards ? read.dirs.get(shardDirPath(ctx.dir)) : undefined;
+  const shardDir = shardDirPath(ctx.dir);
+  const before = shardTexts(read, shardDir);
   for (const [name, text] of written.shards) {
-    if (shardsBefore?.get(name)?.text !== text) files.set(`${shardDirPath(ctx.dir)}/${name}`, text);
+    if (shardsRead !== undefined && !shardsRead.has(name)) continue;
+    if (before.get(name) !== text) files.set(`${shardDir}/${name}`, text);
+  }
+  // a shard file no history is in any more (a state from before the index, re-sharded)
+  for (const name of before.keys()) {
+    if (!written.shards.has(name)) deletions.push(`${shardDir}/${name}`);
   }
 
   return {
     kind: "commit",
-    decided: { result, frontier, state: next, settings, sends, refreshReport, asked },
+    decided: {
+      result,
+      frontier,
+      state: next,
+      settings,
+      sends,
+      refreshReport,
+      asked,
+      ...(shardsRead !== undefined && state ? { partial: true } : {}),
+    },
     additions: files,
     deletions,
     message: commitMessage(runName, input.label, changes.log.length, claims),
@@ -445,4 +487,15 @@ export function workflowFor(
 ): string {
   const executor = frontier.spec(ticket)?.executor;
   return executor && /\.ya?ml$/.test(executor) ? executor.replace(/^.*\//, "") : ctx.workflow;
+}
+
+/** The shard files a read holds (name → text): the whole directory, or the ones read by path. */
+function shardTexts(read: BranchRead, shardDir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, blob] of read.dirs.get(shardDir) ?? []) out.set(name, blob.text);
+  const prefix = `${shardDir}/`;
+  for (const [path, blob] of read.files) {
+    if (path.startsWith(prefix)) out.set(path.slice(prefix.length), blob.text);
+  }
+  return out;
 }

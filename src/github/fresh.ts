@@ -14,7 +14,7 @@
  */
 import { createHash } from "node:crypto";
 import { ENGINE_FIELDS } from "../tickets/fields.js";
-import { RUNS_DIR, STATE_DIR, nextArchiveName } from "../tickets/layout.js";
+import { nextArchiveName, RUNS_DIR, STATE_DIR } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { type EngineFieldValues, editTicket } from "../tickets/writeback.js";
 import { UserError } from "./errors.js";

@@ -29,12 +29,14 @@ import { authoredChanges, runSource } from "./source.js";
 import {
   type GitHubState,
   livePath,
+  partOfRead,
   shardDirPath,
+  shardPathOf,
   snapshotPath,
-  stateOfRead,
   statePath,
   worklogPath,
 } from "./state.js";
+import { FULL_READ_MAX } from "./status-index.js";
 
 export interface Recorded extends Decided {
   /** the commit that recorded the event; undefined when it changed nothing */
@@ -52,6 +54,11 @@ export interface RecordOptions {
   drainOutbox?: boolean;
   /** archive the branch's run first, as `frontier reset` does, and start a new one (fresh.ts) */
   fresh?: boolean;
+  /**
+   * the tickets whose history the event changes (the one it settles, answers, retries):
+   * their shards are read with the state; undefined: none known (status-index.ts)
+   */
+  touches?: readonly string[];
 }
 
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
@@ -73,6 +80,8 @@ export async function recordEvent(
   let unclear: Decided | undefined;
   let withSnapshot = options.readBase ?? false;
   let fresh = options.fresh === true;
+  // which shards the first read takes: every one, or those of the tickets the event touches
+  const reading = await readPlan(ctx, options.touches);
   // The checkout's tickets and digest are loaded before the branch is read, not between
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
@@ -82,14 +91,26 @@ export async function recordEvent(
 
   for (let tries = 1; ; tries++) {
     const tryStarted = clock();
-    const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
+    const read = await readWithFallback(
+      ctx,
+      store,
+      [...runPaths(ctx, withSnapshot), ...(reading.all ? [] : reading.shards)],
+      reading.all ? [shardDirPath(ctx.dir)] : [],
+    );
     const readAt = clock();
     if (!read) {
       throw new UserError(
         `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
       );
     }
-    let state = stateOfRead(ctx.dir, read);
+    const part = partOfRead(ctx.dir, read, reading.all ? undefined : reading.shards);
+    if (part === "need-all") {
+      // a state from before the status index: read whole once, written indexed
+      reading.all = true;
+      tries--;
+      continue;
+    }
+    let state = part?.state;
     let foreign: GitHubState | undefined;
     let history: GitHubState | undefined;
     if (state && state.branch !== ctx.branch) {
@@ -109,6 +130,12 @@ export async function recordEvent(
       }
       await archiveForeignRun(ctx, read.head, foreign);
       await sleep(random() * backoffMs * archives);
+      continue;
+    }
+    if (history && !reading.all) {
+      // a finished run's history is carried whole into a new run: read it whole
+      reading.all = true;
+      tries--;
       continue;
     }
     if (fresh && state) {
@@ -156,6 +183,7 @@ export async function recordEvent(
       authoredChanged,
       mayStart: options.mayStart,
       drainOutbox: options.drainOutbox ?? true,
+      ...(reading.all || !part ? {} : { shardsRead: shardNames(ctx.dir, reading.shards) }),
     };
     let decision = decide({ ...input, now: clock(), seen });
     if (decision.kind === "search-runs") {
@@ -163,6 +191,17 @@ export async function recordEvent(
       decision = decide({ ...input, now: clock(), seen });
     }
     if (decision.kind === "search-runs") throw new Error("the runs listing was searched twice");
+    if (decision.kind === "need-shards") {
+      // the decision needs state this read did not take: read it with the state, decide again
+      const { need } = decision;
+      if (need.kind === "all" || ++reading.extra > 2) reading.all = true;
+      else for (const t of need.tickets) reading.shards.add(shardPathOf(ctx.dir, t));
+      ctx.debug?.(
+        `${label}: reading ${need.kind === "all" ? `every shard (${need.why})` : `the shards of ${need.tickets.join(", ")}`}`,
+      );
+      tries--;
+      continue;
+    }
     if (decision.kind !== "commit") return { ...decision.decided, tries };
 
     const decidedAt = clock();
@@ -214,6 +253,34 @@ export async function recordEvent(
   }
 }
 
+/** Which shards an event reads with the state (status-index.ts). */
+interface ReadPlan {
+  all: boolean;
+  /** shard paths, when not all */
+  shards: Set<string>;
+  /** reads taken again for shards a decision needed */
+  extra: number;
+}
+
+async function readPlan(
+  ctx: RunContext,
+  touches: readonly string[] | undefined,
+): Promise<ReadPlan> {
+  const plan: ReadPlan = { all: true, shards: new Set(), extra: 0 };
+  // a small run, or one whose bound counts usage, reads its whole state (status-index.ts);
+  // the checkout's tickets say which, before the read (a wrong guess reads again)
+  const checkout = await ctx.checkout.tickets().catch(() => undefined);
+  if (!checkout || checkout.specs.length <= FULL_READ_MAX) return plan;
+  const bound = checkout.settings.bound;
+  if (typeof bound === "object" && bound.usage !== undefined) return plan;
+  plan.all = false;
+  for (const t of touches ?? []) plan.shards.add(shardPathOf(ctx.dir, t));
+  return plan;
+}
+
+const shardNames = (dir: string, paths: ReadonlySet<string>) =>
+  new Set([...paths].map((p) => p.slice(shardDirPath(dir).length + 1)));
+
 /** The files an event reads at the head of the run's branch. */
 export function runPaths(ctx: RunContext, withSnapshot: boolean): string[] {
   const paths = [statePath(ctx.dir), worklogPath(ctx.dir), livePath(ctx.dir)];
@@ -226,8 +293,8 @@ export async function readWithFallback(
   ctx: RunContext,
   store: { current: BranchStore },
   paths: string[],
+  dirs: string[] = [shardDirPath(ctx.dir)],
 ): Promise<BranchRead | undefined> {
-  const dirs = [shardDirPath(ctx.dir)];
   try {
     return await store.current.read(paths, dirs);
   } catch (error) {

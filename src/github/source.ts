@@ -23,7 +23,7 @@ import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
 import { freshHint } from "./fresh.js";
-import { type GitHubState, snapshotPath, statePath } from "./state.js";
+import { type GitHubState, snapshotPath } from "./state.js";
 
 export const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
 

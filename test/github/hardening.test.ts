@@ -56,7 +56,7 @@ function at(w: World, branch: string, over: Partial<RunContext> = {}): RunContex
 
 /** Settle every claim an outcome dispatched, as its job would, until nothing is dispatched. */
 async function runToEnd(ctx: RunContext, first: AdvanceOutcome): Promise<AdvanceOutcome> {
-  let pending = [...first.dispatched];
+  const pending = [...first.dispatched];
   let last = first;
   while (pending.length > 0) {
     const d = pending.shift()!;
