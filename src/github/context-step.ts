@@ -22,7 +22,7 @@ import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
 import { graphqlStore } from "./branch.js";
 import { UserError } from "./errors.js";
-import { freshHint } from "./fresh.js";
+import { freshHint } from "./fresh-words.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
 import { joinRepoPath, parseState, shardDirPath, stateOfRead, statePath } from "./state.js";

@@ -13,7 +13,7 @@ import type { Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
-import { freshHint } from "./fresh.js";
+import { freshHint } from "./fresh-words.js";
 import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
 import {
   adoptUntracked,

@@ -19,23 +19,12 @@ import { ticketFileNames } from "../tickets/load.js";
 import { type EngineFieldValues, editTicket } from "../tickets/writeback.js";
 import { UserError } from "./errors.js";
 import { commitFilesAsTree, subtree } from "./foreign.js";
+
 import type { RunContext } from "./run-context.js";
 import { type GitHubState, joinRepoPath } from "./state.js";
 
 /** Every engine field, set to be removed (as `frontier reset` does). */
 const CLEARED = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, undefined])) as EngineFieldValues;
-
-/** How a person starts a new run of `branch` on GitHub: named wherever one is suggested. */
-export function freshHint(branch: string): string {
-  return `run the frontier workflow by hand on ${branch} with fresh: true`;
-}
-
-/** The refusal for a fresh run while the old one is still running. */
-export function stillRunning(branch: string, state: GitHubState): UserError {
-  return new UserError(
-    `run ${state.run.run} on ${branch} is still running: a fresh run would leave its live jobs settling into nothing. Cancel it first (comment /cancel on its pull request or issue), then start the fresh run; nothing was changed.`,
-  );
-}
 
 const blobSha = (text: string) => {
   const body = Buffer.from(text, "utf8");

@@ -22,7 +22,7 @@ import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
-import { freshHint } from "./fresh.js";
+import { freshHint } from "./fresh-words.js";
 import { type GitHubState, snapshotPath } from "./state.js";
 
 export const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
