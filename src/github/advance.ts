@@ -108,6 +108,8 @@ export async function advance(
       const next = await recordEvent(ctx, learned.event, learned.label, {
         mayStart: false,
         drainOutbox: false,
+        // the report shown at the end is rendered from the last event's frontier: whole
+        ...(refresh ? { readAll: true } : {}),
       });
       await learned.after?.();
       at =

@@ -60,6 +60,8 @@ export interface RecordOptions {
    * their shards are read with the state; undefined: none known (status-index.ts)
    */
   touches?: readonly string[];
+  /** read every shard (a follow-up of an event whose report comment is due) */
+  readAll?: boolean;
 }
 
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
@@ -82,7 +84,7 @@ export async function recordEvent(
   let withSnapshot = options.readBase ?? false;
   let fresh = options.fresh === true;
   // which shards the first read takes: every one, or those of the tickets the event touches
-  const reading = await readPlan(ctx, options.touches);
+  const reading = await readPlan(ctx, options.readAll ? undefined : (options.touches ?? []));
   // The checkout's tickets and digest are loaded before the branch is read, not between
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
@@ -265,9 +267,11 @@ interface ReadPlan {
 
 async function readPlan(
   ctx: RunContext,
+  /** undefined: read everything */
   touches: readonly string[] | undefined,
 ): Promise<ReadPlan> {
   const plan: ReadPlan = { all: true, shards: new Set(), extra: 0 };
+  if (touches === undefined) return plan;
   // a small run, or one whose bound counts usage, reads its whole state (status-index.ts);
   // the checkout's tickets say which, before the read (a wrong guess reads again)
   const checkout = await ctx.checkout.tickets().catch(() => undefined);
@@ -275,7 +279,7 @@ async function readPlan(
   const bound = checkout.settings.bound;
   if (typeof bound === "object" && bound.usage !== undefined) return plan;
   plan.all = false;
-  for (const t of touches ?? []) plan.shards.add(shardPathOf(ctx.dir, t));
+  for (const t of touches) plan.shards.add(shardPathOf(ctx.dir, t));
   return plan;
 }
 
