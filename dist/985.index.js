@@ -5,16 +5,28 @@ export const modules = {
 /***/ 985:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
+// ESM COMPAT FLAG
+__webpack_require__.r(__webpack_exports__);
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
-  parseTicketFull: () => (/* binding */ parseTicketFull)
+  AUTHORED_FIELDS: () => (/* reexport */ fields.AUTHORED_FIELDS),
+  ENGINE_FIELDS: () => (/* reexport */ fields.ENGINE_FIELDS),
+  KNOWN_FIELDS: () => (/* reexport */ field_table/* KNOWN_FIELDS */.sv),
+  checkFields: () => (/* reexport */ fields.checkFields),
+  headingOf: () => (/* reexport */ fields.headingOf),
+  idFromFile: () => (/* reexport */ fields.idFromFile),
+  nearField: () => (/* reexport */ fields.nearField),
+  parseTicket: () => (/* binding */ parseTicket),
+  parseTicketFull: () => (/* binding */ parseTicketFull),
+  parseTicketQuick: () => (/* reexport */ fields.parseTicketQuick),
+  readYamlFields: () => (/* reexport */ readYamlFields)
 });
-
-// UNUSED EXPORTS: AUTHORED_FIELDS, ENGINE_FIELDS, KNOWN_FIELDS, checkFields, headingOf, idFromFile, nearField, parseTicket, parseTicketQuick, readYamlFields
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 17 modules
 var schemas = __webpack_require__(8816);
+// EXTERNAL MODULE: ./src/core/constants.ts
+var constants = __webpack_require__(6214);
 // EXTERNAL MODULE: ./src/core/model.ts
 var model = __webpack_require__(4146);
 // EXTERNAL MODULE: ./src/tickets/field-table.ts
@@ -31,6 +43,7 @@ var tickets_problems = __webpack_require__(1261);
 
 
 
+
 const Text = schemas/* string */.YjP();
 const List = schemas/* array */.YOg(schemas/* string */.YjP());
 const TicketFields = schemas/* object */.Ikc({
@@ -40,8 +53,10 @@ const TicketFields = schemas/* object */.Ikc({
     inputs: List.optional(),
     executor: Text.optional(),
     agent: Text.optional(),
+    model: Text.regex(constants/* MODEL_NAME */.Ub).optional(),
     write_scope: List.optional(),
     bound: Text.optional(),
+    isolation: Text.optional(),
     retries: schemas/* int */.Whr().min(0).optional(),
     priority: schemas/* int */.Whr().optional(),
     run: Text.optional(),
@@ -383,7 +398,7 @@ function shapeOf(n) {
 
 /** Parse one ticket file: `file` is relative to the ticket directory, `order` its file-order index. */
 function parseTicket(text, file, order, opts = {}) {
-    return parseTicketQuick(text, file, order, opts) ?? parseTicketFull(text, file, order, opts);
+    return (0,fields.parseTicketQuick)(text, file, order, opts) ?? parseTicketFull(text, file, order, opts);
 }
 /** The full path: gray-matter's split and the YAML parser, for any front matter at all. */
 function parseTicketFull(text, file, order, opts = {}) {

@@ -4,6 +4,7 @@
  *   push, workflow_dispatch       start or advance the run on the branch
  *   command: settle               record the orch-task job's outcome, dispatch what became ready
  *   command: context              write the ticket's context for the job's agent step
+ *   command: agent                the built-in agent: the context to one model, its outcome written
  *   workflow_run (completed)      settle an orch-task job that died before its settle step
  *   schedule                      reclaim claims whose lease ran out, then advance
  *   issue_comment                 the bot (/answer, /retry, /cancel, /status)
@@ -120,19 +121,33 @@ async function route(ctx: ActionContext): Promise<void> {
     case "context":
       await writeContext(ctx);
       return;
+    case "agent":
+      return (await import("./agent/step.js")).agentStep(
+        settings.agent ?? {},
+        settings.token,
+        process.env,
+      );
     case "workflow_run":
       return workflowRun(ctx);
     case "comment":
       return handleIssueComment(ctx);
     case "nothing":
       core.info(
-        `Ticket Frontier does nothing on "${event || "(no event)"}" events: it runs on push, workflow_dispatch, workflow_run, schedule and issue_comment, or with command: settle / context in the orch-task workflow.`,
+        `Ticket Frontier does nothing on "${event || "(no event)"}" events: it runs on push, workflow_dispatch, workflow_run, schedule and issue_comment, or with command: context / agent / settle in the orch-task workflow.`,
       );
       return;
   }
 }
 
-type Route = "advance" | "sweep" | "settle" | "context" | "workflow_run" | "comment" | "nothing";
+type Route =
+  | "advance"
+  | "sweep"
+  | "settle"
+  | "context"
+  | "agent"
+  | "workflow_run"
+  | "comment"
+  | "nothing";
 
 function byEvent(event: string): Route {
   switch (event) {

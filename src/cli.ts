@@ -86,10 +86,18 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       "--action <ref>",
       "with --github: use the action at owner/repo@ref (else a copy in .github/actions/)",
     )
-    .action(async (dir: string, o: { github?: boolean; action?: string }) => {
+    .option(
+      "--agent <name>",
+      "with --github: the orch-task job's agent — model (the built-in agent on GitHub Models, the default), stand-in, codex or claude-code",
+    )
+    .action(async (dir: string, o: { github?: boolean; action?: string; agent?: string }) => {
       code = await (await import("./cli/init.js")).initCommand(
         dir,
-        { github: !!o.github, ...(o.action !== undefined && { action: o.action }) },
+        {
+          github: !!o.github,
+          ...(o.action !== undefined && { action: o.action }),
+          ...(o.agent !== undefined && { agent: o.agent }),
+        },
         io,
       );
     });
@@ -273,6 +281,27 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .option("--markdown <file>", "markdown, as posted on a PR")
     .action(async (dir: string, o: { html?: string; json?: string; markdown?: string }) => {
       code = await (await commands()).reportCommand(dir, o, io, now());
+    });
+
+  program
+    .command("agent")
+    .description(
+      "the built-in executor: the ticket's context to one chat-completions model, its outcome to $FRONTIER_OUTCOME_FILE",
+    )
+    .option(
+      "--model <name>",
+      "the model (a ticket's model: comes first; else frontier.yml model; else openai/gpt-4.1-mini on GitHub Models)",
+    )
+    .option(
+      "--endpoint <url>",
+      "base URL of an OpenAI-compatible API (else frontier.yml model_endpoint; else GitHub Models)",
+    )
+    .option(
+      "--key-env <var>",
+      "the variable holding the API key (else model_key_env; else GITHUB_TOKEN for GitHub Models, OPENAI_API_KEY for others)",
+    )
+    .action(async (o: { model?: string; endpoint?: string; keyEnv?: string }) => {
+      code = await (await import("./cli/agent.js")).agentCommand(o, io);
     });
 
   program.addHelpText(

@@ -45,6 +45,7 @@ export async function planCommand(
   const receipt = buildReceipt(opened.opened.frontier, {
     now,
     goal: opened.opened.settings.goal,
+    isolation: opened.opened.settings.isolation,
     where: "local",
   });
   if (opts.json) json(io, receipt);
@@ -203,6 +204,7 @@ export async function reportCommand(
   const receipt = buildReceipt(opened.opened.frontier, {
     now,
     goal: opened.opened.settings.goal,
+    isolation: opened.opened.settings.isolation,
     where: "local",
     resultText: resultReader(dir),
   });

@@ -18,7 +18,10 @@ Environment: NO_COLOR turns colour off, FORCE_COLOR=1 turns it on when not on a 
 export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
   init: [
     ["frontier init", "a starter directory tickets/ that runs as it is"],
-    ["frontier init tasks --github", "tasks/ and the two GitHub workflows that run it"],
+    [
+      "frontier init tasks --github",
+      "tasks/ and the two GitHub workflows, the built-in agent on GitHub Models",
+    ],
   ],
   new: [
     ["frontier new research", "tickets/research.md, depending on nothing"],
@@ -65,11 +68,30 @@ export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
     ["frontier cancel tickets", "every open ticket becomes cancelled"],
     ["frontier cancel tickets && frontier report tickets", "cancel, then write the final reports"],
   ],
+  agent: [
+    [
+      "frontier run tickets --exec 'frontier agent'",
+      "every ticket asks GitHub Models (openai/gpt-4.1-mini) with $GITHUB_TOKEN",
+    ],
+    [
+      "frontier context tickets plan | frontier agent --endpoint https://api.openai.com/v1 --model gpt-4.1-mini",
+      "try one ticket by hand on another endpoint, its key in $OPENAI_API_KEY",
+    ],
+  ],
   report: [
     ["frontier report tickets", "tickets/.frontier/report.html, receipt.json and report.md"],
     ["frontier report tickets --html out/report.html", "only the HTML report, where you want it"],
   ],
 };
+
+/** `frontier agent` is an executor: its exit codes are the executor protocol's. */
+const AGENT_EXIT_CODES_HELP = `
+Exit codes:
+  0    the outcome was written to $FRONTIER_OUTCOME_FILE (it decides); without that
+       variable: complete (the result on stdout) or empty
+  1    failed (the reason on stderr), or the outcome file could not be written
+  2    the command line is wrong, or there is no context to work on
+  75   suspended: the model's question on stdout`;
 
 /** The text after a command's options: its examples and the exit codes. */
 export function commandHelp(name: string): string {
@@ -81,5 +103,5 @@ export function commandHelp(name: string): string {
         ...examples.flatMap(([command, what]) => [`  $ ${command}`, `      ${what}`]),
       ]
     : [];
-  return `${lines.join("\n")}\n${EXIT_CODES_HELP}`;
+  return `${lines.join("\n")}\n${name === "agent" ? AGENT_EXIT_CODES_HELP : EXIT_CODES_HELP}`;
 }

@@ -1,9 +1,11 @@
 /**
- * `frontier init [DIR] [--github] [--action REF]`: a starter ticket directory that runs
- * as it is (`frontier run DIR`), and with `--github` the two workflows, written from
- * examples/workflows/ with the ticket directory and the action's reference filled in
- * wherever GitHub needs them. Nothing that exists is overwritten: if any file it would
- * write is there, it writes none.
+ * `frontier init [DIR] [--github] [--action REF] [--agent NAME]`: a starter ticket directory
+ * that runs as it is (`frontier run DIR`), and with `--github` the two workflows, written
+ * from examples/workflows/ with the ticket directory and the action's reference filled in
+ * wherever GitHub needs them, and the orch-task job's agent step: the built-in agent (the
+ * default: GitHub Models with the job's token, nothing to set up), or one of
+ * examples/agents/. Nothing that exists is overwritten: if any file it would write is
+ * there, it writes none.
  */
 import {
   cpSync,
@@ -23,6 +25,19 @@ import { plural, shellWord, shownPath } from "../local/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 
+/**
+ * The agents `--agent` offers for the orch-task job: the built-in one (the example
+ * workflow's own agent step), or the steps of one of examples/agents/.
+ */
+export const AGENTS = {
+  model: "the built-in agent: GitHub Models with the job's token, no secret",
+  "stand-in": "the stand-in: no model, no network (placeholder results)",
+  codex: "Codex (openai/codex-action) editing the checkout; needs the secret OPENAI_API_KEY",
+  "claude-code":
+    "Claude Code (anthropics/claude-code-base-action) editing the checkout; needs the secret ANTHROPIC_API_KEY",
+} as const;
+export type AgentChoice = keyof typeof AGENTS;
+
 /** This package's root: build/src/cli/init.js is three levels down. */
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -33,6 +48,8 @@ export interface InitOptions {
   github: boolean;
   /** `owner/repo@sha-or-tag`; without it the action is copied into the repository */
   action?: string;
+  /** the orch-task job's agent (default `model`) */
+  agent?: string;
 }
 
 interface Planned {
@@ -52,6 +69,19 @@ export async function initCommand(
   };
   if (opts.action !== undefined && !opts.github) {
     return fail("--action names the action the GitHub workflows use: pass it with --github");
+  }
+  if (opts.agent !== undefined && !opts.github) {
+    return fail(
+      "--agent picks the agent of the GitHub orch-task workflow: pass it with --github (locally, set executor: in frontier.yml)",
+    );
+  }
+  const agent = opts.agent ?? "model";
+  if (!Object.hasOwn(AGENTS, agent)) {
+    return fail(
+      `--agent ${JSON.stringify(agent)} is not an agent init knows: ${Object.entries(AGENTS)
+        .map(([name, what]) => `${name} (${what})`)
+        .join("; ")}`,
+    );
   }
   const cwd = process.cwd();
   const dir = shownPath(typedDir ?? DEFAULT_DIR, cwd);
@@ -92,7 +122,7 @@ export async function initCommand(
     ticketsInRepo = rel.split(sep).join("/");
     uses = opts.action ?? `./${VENDORED_ACTION}`;
     const workflows = join(repoRoot, ".github", "workflows");
-    const made = workflowTexts(ticketsInRepo, uses);
+    const made = workflowTexts(ticketsInRepo, uses, agent as AgentChoice);
     for (const [name, text] of Object.entries(made)) {
       planned.push({
         path: join(workflows, name),
@@ -146,6 +176,7 @@ export async function initCommand(
     out.push(
       `wrote ${wf("frontier.yml")} and ${wf("orch-task.yml")} (tickets: ${ticketsInRepo}, uses: ${uses}).`,
     );
+    out.push(`orch-task's agent: ${AGENTS[agent as AgentChoice]}.`);
     if (opts.action === undefined) {
       out.push(
         `copied the action to ${shownPath(join(repoRoot, VENDORED_ACTION), cwd)} (no published release needed).`,
@@ -186,49 +217,112 @@ function findRepoRoot(from: string): string {
  * The two example workflows with this repository's values: the ticket directory (the
  * workflow-level FRONTIER_TICKETS every step reads, and the push filter, which GitHub
  * reads before any variable exists), the action's reference in every `uses:` of it
- * (GitHub allows no expression there), and the starter executor as the agent step.
+ * (GitHub allows no expression there), and the agent: the example's own agent step (the
+ * built-in agent), or the steps of examples/agents/<agent>.yml in its place — then the
+ * job needs no `models: read`.
  *
  * The example text is edited line by line, so its comments and layout survive as
  * written; the result is then parsed and checked, so an example that changes shape
  * fails here (and in the tests) instead of producing a workflow that misses a value.
  */
-export function workflowTexts(tickets: string, uses: string): Record<string, string> {
+export function workflowTexts(
+  tickets: string,
+  uses: string,
+  agent: AgentChoice = "model",
+): Record<string, string> {
   const examples = join(PACKAGE_ROOT, "examples", "workflows");
   const out: Record<string, string> = {};
   const quotedTickets = /^[A-Za-z0-9._/-]+$/.test(tickets) ? tickets : JSON.stringify(tickets);
+  const fragment = agent === "model" ? undefined : agentFragment(agent);
   for (const name of ["frontier.yml", "orch-task.yml"]) {
-    const text = readFileSync(join(examples, name), "utf8")
+    let text = readFileSync(join(examples, name), "utf8")
       .replace(/^( {2}FRONTIER_TICKETS: ).*$/m, `$1${quotedTickets}`)
       .replace(/^( {4}paths: \[)"[^"]*"\]/m, `$1${JSON.stringify(`${tickets}/**`)}]`)
-      .replace(/^( +uses: )\S*ticket-frontier\S*$/gm, `$1${uses}`)
-      .replace(
-        /^( {6}- id: agent\n(?: {8}.*\n)*? {8}run: \|\n)(?: {10}.*\n)+/m,
-        `$1          ${STARTER_AGENT_STEP}\n`,
-      );
-    checkWorkflow(name, text, tickets, uses);
+      .replace(/^( +uses: )\S*ticket-frontier\S*$/gm, `$1${uses}`);
+    if (name === "orch-task.yml" && fragment !== undefined) {
+      text = withAgentSteps(text, fragment).replace(/^ {2}models: read\b.*\n/m, "");
+    }
+    checkWorkflow(name, text, tickets, uses, agent);
     out[name] = text;
   }
   return out;
 }
 
-function checkWorkflow(name: string, text: string, tickets: string, uses: string): void {
+/** examples/agents/<agent>.yml: what its agent is (its first paragraph) and its steps. */
+function agentFragment(agent: AgentChoice): { about: string[]; steps: string[] } {
+  const file = join(PACKAGE_ROOT, "examples", "agents", `${agent}.yml`);
+  const lines = readFileSync(file, "utf8").replace(/\n+$/, "").split("\n");
+  const at = lines.indexOf("steps:");
+  const blank = lines.findIndex((l) => l.trim() === "#");
+  if (at < 0 || blank < 0 || blank > at) {
+    throw new Error(
+      `examples/agents/${agent}.yml is not shaped as init expects: a comment, then steps:`,
+    );
+  }
+  return { about: lines.slice(0, blank), steps: lines.slice(at + 1) };
+}
+
+/**
+ * The workflow with the agent step — and the comment above it — replaced by the
+ * fragment's steps, indented to the job's steps.
+ */
+function withAgentSteps(text: string, fragment: { about: string[]; steps: string[] }): string {
+  const lines = text.split("\n");
+  const start = lines.indexOf("      - id: agent");
+  let first = start;
+  while (first > 0 && lines[first - 1]!.startsWith("      #")) first--;
+  let end = start + 1;
+  while (end < lines.length && (lines[end]!.trim() === "" || /^ {8}/.test(lines[end]!))) end++;
+  // the blank lines before the next step stay where they were
+  while (end > start + 1 && lines[end - 1]!.trim() === "") end--;
+  if (start < 0) throw new Error("examples/workflows/orch-task.yml has no `- id: agent` step");
+  const indent = (l: string) => (l.trim() === "" ? "" : `    ${l}`);
+  return [
+    ...lines.slice(0, first),
+    ...fragment.about.map((l) => `      ${l}`),
+    "      #",
+    ...fragment.steps.map(indent),
+    ...lines.slice(end),
+  ].join("\n");
+}
+
+function checkWorkflow(
+  name: string,
+  text: string,
+  tickets: string,
+  uses: string,
+  agent: AgentChoice,
+): void {
   const doc = parse(text) as {
     env?: Record<string, unknown>;
     on?: { push?: { paths?: unknown[] } };
+    permissions?: Record<string, unknown>;
     jobs?: Record<string, { steps?: Array<Record<string, unknown>> }>;
   };
   const steps = Object.values(doc.jobs ?? {}).flatMap((j) => j.steps ?? []);
-  const ours = steps.filter((s) => typeof s.uses === "string" && !s.uses.startsWith("actions/"));
+  // this action's steps: each names the ticket directory (an agent's steps do not)
+  const ours = steps.filter(
+    (s) => typeof s.uses === "string" && (s.with as { tickets?: unknown })?.tickets !== undefined,
+  );
   const wrong: string[] = [];
   if (doc.env?.FRONTIER_TICKETS !== tickets) wrong.push("env.FRONTIER_TICKETS");
   if (name === "frontier.yml" && doc.on?.push?.paths?.[0] !== `${tickets}/**`)
     wrong.push("on.push.paths");
   if (ours.length === 0 || ours.some((s) => s.uses !== uses)) wrong.push("uses");
-  if (
-    name === "orch-task.yml" &&
-    steps.find((s) => s.id === "agent")?.run !== `${STARTER_AGENT_STEP}\n`
-  )
-    wrong.push("the agent step");
+  if (name === "orch-task.yml") {
+    const step = steps.find((s) => s.id === "agent");
+    const builtIn = agent === "model";
+    if (
+      step === undefined ||
+      (builtIn &&
+        (step.uses !== uses || (step.with as { command?: unknown })?.command !== "agent")) ||
+      (agent === "stand-in" && step.run !== `${STARTER_AGENT_STEP}\n`)
+    )
+      wrong.push("the agent step");
+    if (builtIn !== (doc.permissions?.models === "read")) wrong.push("permissions.models");
+    if (!steps.some((s) => s.id === "context") || !steps.some((s) => s.id === "settle"))
+      wrong.push("the context and settle steps");
+  }
   if (wrong.length > 0) {
     throw new Error(
       `examples/workflows/${name} is not shaped as init expects: ${wrong.join(", ")}`,

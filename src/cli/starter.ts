@@ -13,8 +13,14 @@ goal: See a small graph run end to end, then replace these tickets with your own
 max_parallel: 2
 # The command every ticket runs, once per attempt. It is given the ticket's context on
 # stdin and in $FRONTIER_CONTEXT_FILE, and writes its outcome to $FRONTIER_OUTCOME_FILE.
-# Put your agent here, e.g.  executor: my-agent --task-file "$FRONTIER_CONTEXT_FILE"
+# This stand-in needs no model and no network. For real work:
+#   executor: frontier agent      the built-in agent: GitHub Models with $GITHUB_TOKEN
+#                                 (e.g. export GITHUB_TOKEN=$(gh auth token))
+#   executor: my-agent --task-file "$FRONTIER_CONTEXT_FILE"
 executor: node "$FRONTIER_DIR/${STARTER_EXECUTOR}"
+# The built-in agent's model (a ticket's own model: comes first); model_endpoint and
+# model_key_env point it at any other OpenAI-compatible API.
+# model: openai/gpt-4.1-mini
 `,
 
   "list-questions.md": `---
@@ -23,8 +29,8 @@ bound: 10m
 ---
 # List the open questions
 
-Read the project's README and list the three questions a new contributor is most
-likely to ask, one line each.
+List the three questions a new contributor to an open-source project most often asks
+before their first pull request, one line each.
 `,
 
   "gather-facts.md": `---
@@ -33,8 +39,8 @@ bound: 10m
 ---
 # Gather the facts
 
-Find where the project states how it is built, tested and released, and quote each
-place with its file and line.
+Say where a well-kept repository answers how it is built, tested and released (which
+file, which section), one line each, with what a newcomer should look for there.
 `,
 
   "write-summary.md": `---

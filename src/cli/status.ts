@@ -68,7 +68,15 @@ export async function statusCommand(
   if (opened.kind === "exit") return opened.code;
   const frontier = opened.opened.frontier;
   if (opts.json) {
-    json(io, buildReceipt(frontier, { now, goal: opened.opened.settings.goal, where: "local" }));
+    json(
+      io,
+      buildReceipt(frontier, {
+        now,
+        goal: opened.opened.settings.goal,
+        isolation: opened.opened.settings.isolation,
+        where: "local",
+      }),
+    );
     return EXIT.complete;
   }
   const paint = painter(io.stdout, io.env);

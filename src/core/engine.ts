@@ -19,6 +19,7 @@ import {
 } from "./graph.js";
 import type {
   AnswerRecord,
+  AttemptChanges,
   AttemptOutcome,
   AttemptRecord,
   BlockedBy,
@@ -106,6 +107,8 @@ export interface SettleInput {
   runUrl?: string;
   /** when given, must equal the live claim token, else the settle is stale */
   claim?: string;
+  /** what the attempt changed in the repository, when its changes were collected (SPEC §4b) */
+  changes?: AttemptChanges;
 }
 
 /**
@@ -204,7 +207,14 @@ function zeroCounts(): Record<Status, number> {
 type EndFields = Partial<
   Pick<
     AttemptRecord,
-    "reason" | "question" | "result_file" | "result_bytes" | "usage" | "settled_by" | "run_url"
+    | "reason"
+    | "question"
+    | "result_file"
+    | "result_bytes"
+    | "usage"
+    | "settled_by"
+    | "run_url"
+    | "changes"
   >
 >;
 
@@ -784,6 +794,7 @@ export class Frontier {
     }
     if (fields.settled_by !== undefined) record.settled_by = fields.settled_by;
     if (fields.run_url !== undefined) record.run_url = fields.run_url;
+    if (fields.changes !== undefined) record.changes = fields.changes;
     record.outcome = outcome;
     record.ended_at = this.at!;
     this.changedAttempts.push({ ticket: this.id(i), record: cloneAttempt(record) });
@@ -1015,6 +1026,7 @@ export class Frontier {
       usage: input.usage ? { ...input.usage } : undefined,
       settled_by: input.by,
       run_url: input.runUrl,
+      changes: input.changes,
     });
     // the settle line goes first: the blocks and promotions it causes follow it
     // built whole, keys in the order the worklog always had them (no spreads)

@@ -27,6 +27,12 @@ export interface ExecutorAttempt {
   dir: string;
   /** the ticket's `bound` as written (its own, else the run's ticket_bound); "" for none */
   bound: string;
+  /**
+   * when that bound, if a duration, runs out: the claim's time plus the duration, ISO —
+   * the runner stops the attempt then (locally) or its lease ends (on GitHub, where the
+   * job starts later than the claim); undefined for none
+   */
+  deadline?: string;
   runBound: RunBoundLeft;
   /** the claim token of this dispatch */
   claim: string;
@@ -41,6 +47,7 @@ export const EXECUTOR_VARIABLES = [
   "FRONTIER_ATTEMPT",
   "FRONTIER_TICKET_FILE",
   "FRONTIER_BOUND",
+  "FRONTIER_DEADLINE",
   "FRONTIER_RUN_BOUND",
   "FRONTIER_OUTCOME_FILE",
   "FRONTIER_CONTEXT_FILE",
@@ -57,6 +64,7 @@ export function executorVariables(a: ExecutorAttempt): Record<ExecutorVariable, 
     FRONTIER_ATTEMPT: String(a.attempt),
     FRONTIER_TICKET_FILE: a.ticketFile,
     FRONTIER_BOUND: a.bound,
+    FRONTIER_DEADLINE: a.deadline ?? "",
     FRONTIER_RUN_BOUND: formatRunBound(a.runBound),
     FRONTIER_OUTCOME_FILE: a.outcomeFile,
     FRONTIER_CONTEXT_FILE: a.contextFile,

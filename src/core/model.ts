@@ -9,12 +9,18 @@ import {
   BLOCK_KINDS,
   CLOSED,
   DEFAULTS,
+  ENDPOINT_URL,
+  ENV_NAME,
+  ISOLATIONS,
+  type Isolation,
+  MODEL_NAME,
   RECEIPT_SCHEMA,
   SATISFIED,
   STATUSES,
   TICKET_ID,
 } from "./constants.js";
 
+export type { Isolation };
 export { CLOSED, DEFAULTS, RECEIPT_SCHEMA, SATISFIED, STATUSES, TICKET_ID };
 
 export const Status = z.enum(STATUSES);
@@ -160,10 +166,14 @@ export interface TicketSpec {
   inputs: string[];
   executor?: string;
   agent?: string;
+  /** the model the built-in agent (`frontier agent`) uses for this ticket */
+  model?: string;
   writeScope: string[];
   bound?: Bound;
   retries?: number;
   priority: number;
+  /** `isolation:` as the ticket says it (`required` read as `worktree`); undefined: the run's */
+  isolation?: Isolation;
   /** the markdown body: the task */
   body: string;
   /** position in file order (sorted file names), 0-based: the last tie-breaker */
@@ -280,6 +290,12 @@ export const Settings = z.object({
   max_tickets: z.number().int().positive().optional(),
   max_file_bytes: z.number().int().positive().optional(),
   max_result_bytes: z.number().int().positive().optional(),
+  /** the default `isolation` of a ticket: `worktree` (or `required`), `none` */
+  isolation: z.enum(ISOLATIONS).optional(),
+  /** the built-in agent's model, endpoint and the variable holding its key */
+  model: z.string().regex(MODEL_NAME).optional(),
+  model_endpoint: z.string().regex(ENDPOINT_URL).optional(),
+  model_key_env: z.string().regex(ENV_NAME).optional(),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -308,6 +324,11 @@ export const ReceiptTicket = z.object({
   write_scope: z.array(z.string()),
   priority: z.number(),
   bound: z.string().optional(),
+  /**
+   * `worktree`: locally it ran in a git worktree of its own, and its changes were checked
+   * and integrated (its own `isolation`, else the run's); absent when neither sets one
+   */
+  isolation: z.enum(["worktree", "none"]).optional(),
   /** the ticket's markdown body: the task as its author wrote it */
   task: z.string().optional(),
   attempt: z.number().int().nonnegative(),

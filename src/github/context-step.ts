@@ -16,6 +16,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import * as core from "@actions/core";
+import { parseDuration } from "../core/bound.js";
 import { openRun } from "../core/event.js";
 import { executorVariables } from "../core/executor.js";
 import { readContext } from "../tickets/context-io.js";
@@ -177,6 +178,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
       ticketFile: join(ctx.settings.env.workspace, rc.dir, spec.file),
       dir: join(ctx.settings.env.workspace, rc.dir),
       bound: spec.bound?.raw ?? settings.ticket_bound ?? "",
+      ...deadlineOf(live?.claimed_at, spec.bound?.raw ?? settings.ticket_bound),
       runBound: frontier.runBoundLeft(),
       claim: claim ?? live?.claim ?? "",
       contextFile,
@@ -221,6 +223,15 @@ async function readState(rc: RunContext, records: string | undefined) {
   const parsed = parseState(text, statePath(rc.dir), shards);
   if (parsed.kind === "bad") throw new UserError(parsed.message);
   return parsed.state;
+}
+
+/** When a duration bound, counted from the claim, runs out: its lease's end. */
+function deadlineOf(claimedAt: string | undefined, bound: string | undefined) {
+  const ms = bound === undefined ? undefined : parseDuration(bound);
+  const at = claimedAt === undefined ? Number.NaN : Date.parse(claimedAt);
+  return ms === undefined || ms <= 0 || Number.isNaN(at)
+    ? {}
+    : { deadline: new Date(at + ms).toISOString() };
 }
 
 function str(v: unknown): string | undefined {

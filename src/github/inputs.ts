@@ -3,9 +3,10 @@
  * Nothing here runs at import time; `readInputs` is called by the entry point only.
  */
 import * as core from "@actions/core";
+import { ENDPOINT_URL, ENV_NAME, MODEL_NAME } from "../core/constants.js";
 import { Outcome } from "../core/model.js";
 
-export const COMMANDS = ["auto", "advance", "settle", "context", "sweep"] as const;
+export const COMMANDS = ["auto", "advance", "settle", "context", "agent", "sweep"] as const;
 export type CommandInput = (typeof COMMANDS)[number];
 
 export interface SettleInputs {
@@ -41,6 +42,8 @@ export interface ActionSettings {
   /** archive the branch's run and start a fresh one (also the workflow_dispatch input `fresh`) */
   fresh?: boolean;
   settle: SettleInputs;
+  /** agent: the built-in agent's model, endpoint and the variable holding its key */
+  agent?: { model?: string; endpoint?: string; keyEnv?: string };
   env: RunnerEnv;
 }
 
@@ -133,12 +136,31 @@ export function readInputs(
   setIf("reason", text("reason"));
   setIf("jobStatus", text("job-status")?.toLowerCase());
 
+  const agent: NonNullable<ActionSettings["agent"]> = {};
+  for (const [input, key, shape, what, example] of [
+    ["model", "model", MODEL_NAME, "a model's name (no spaces)", "openai/gpt-4.1-mini"],
+    [
+      "endpoint",
+      "endpoint",
+      ENDPOINT_URL,
+      "the http(s) base URL of an OpenAI-compatible API",
+      "https://models.github.ai/inference",
+    ],
+    ["key-env", "keyEnv", ENV_NAME, "the name of an environment variable", "OPENAI_API_KEY"],
+  ] as const) {
+    const v = text(input);
+    if (v === undefined) continue;
+    if (shape.test(v)) agent[key] = v;
+    else problems.push(`input ${input}: "${v}" is not ${what} — write e.g. ${input}: ${example}`);
+  }
+
   const settings: ActionSettings = {
     command,
     tickets: (text("tickets") ?? "tickets").replace(/^\.\/+/, "").replace(/\/+$/, "") || ".",
     workflow: text("workflow") ?? "orch-task.yml",
     token,
     settle,
+    agent,
     env: {
       apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
       serverUrl: env.GITHUB_SERVER_URL ?? "https://github.com",

@@ -4,7 +4,7 @@
  * (fast.ts), the YAML reader (yaml-fields.ts), zod's check (field-types.ts) and
  * fields.ts, so none of them imports another for it.
  */
-import { BLOCK_KINDS, STATUSES } from "../core/constants.js";
+import { BLOCK_KINDS, MODEL_NAME, STATUSES } from "../core/constants.js";
 import type { BlockedBy as BlockedByT } from "../core/model.js";
 import type { Problem } from "./problems.js";
 
@@ -29,6 +29,11 @@ export const FIELDS: Record<string, FieldInfo> = {
   },
   executor: { kind: "text", expect: "the name of an executor", example: "executor: review" },
   agent: { kind: "text", expect: "the name of one worker", example: "agent: writer" },
+  model: {
+    kind: "text",
+    expect: "a model's name, without spaces",
+    example: "model: openai/gpt-4.1-mini",
+  },
   write_scope: {
     kind: "list",
     expect: "a list of paths or globs",
@@ -38,6 +43,11 @@ export const FIELDS: Record<string, FieldInfo> = {
     kind: "text",
     expect: "a duration such as 30m or 1h30m, or a budget in words",
     example: "bound: 30m",
+  },
+  isolation: {
+    kind: "text",
+    expect: "worktree, required or none",
+    example: "isolation: worktree",
   },
   retries: { kind: "int", expect: "a whole number, 0 or more", example: "retries: 2" },
   priority: { kind: "int", expect: "a whole number", example: "priority: 10" },
@@ -79,6 +89,7 @@ const TEXT_FIELDS = [
   "executor",
   "agent",
   "bound",
+  "isolation",
   "run",
   "claimed_by",
   "claimed_at",
@@ -88,7 +99,10 @@ const TEXT_FIELDS = [
 ] as const;
 const LIST_FIELDS = ["depends_on", "inputs", "write_scope"] as const;
 /** how each field is checked: text, a list of text, a whole number (≥ 0 for a count), … */
-const FIELD_KIND = new Map<string, "text" | "list" | "count" | "int" | "status" | "blocked_by">([
+const FIELD_KIND = new Map<
+  string,
+  "text" | "list" | "count" | "int" | "status" | "blocked_by" | "model"
+>([
   ...TEXT_FIELDS.map((name) => [name, "text"] as const),
   ...LIST_FIELDS.map((name) => [name, "list"] as const),
   ["retries", "count"],
@@ -96,6 +110,7 @@ const FIELD_KIND = new Map<string, "text" | "list" | "count" | "int" | "status" 
   ["priority", "int"],
   ["status", "status"],
   ["blocked_by", "blocked_by"],
+  ["model", "model"],
 ]);
 
 /**
@@ -125,6 +140,9 @@ export function fieldsWellTyped(values: Readonly<Record<string, unknown>>): bool
         break;
       case "status":
         if (!(STATUSES as readonly unknown[]).includes(v)) return false;
+        break;
+      case "model":
+        if (!(typeof v === "string" && MODEL_NAME.test(v))) return false;
         break;
       case "blocked_by": {
         if (v === null || typeof v !== "object" || Array.isArray(v)) return false;

@@ -4,6 +4,7 @@
  * `fieldsWellTyped`, proved to agree with this check) zod is never loaded.
  */
 import { z } from "zod";
+import { MODEL_NAME } from "../core/constants.js";
 import { BlockedBy, Status } from "../core/model.js";
 import {
   FIELDS,
@@ -24,8 +25,10 @@ export const TicketFields = z.object({
   inputs: List.optional(),
   executor: Text.optional(),
   agent: Text.optional(),
+  model: Text.regex(MODEL_NAME).optional(),
   write_scope: List.optional(),
   bound: Text.optional(),
+  isolation: Text.optional(),
   retries: z.int().min(0).optional(),
   priority: z.int().optional(),
   run: Text.optional(),

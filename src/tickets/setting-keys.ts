@@ -40,6 +40,26 @@ export const KEYS: Record<string, { kind: SettingKind; expect: string; example: 
     expect: "a whole number, 1 or more",
     example: "max_result_bytes: 1048576",
   },
+  isolation: {
+    kind: "text",
+    expect: "worktree, required or none",
+    example: "isolation: worktree",
+  },
+  model: {
+    kind: "text",
+    expect: "a model's name, without spaces",
+    example: "model: openai/gpt-4.1-mini",
+  },
+  model_endpoint: {
+    kind: "text",
+    expect: "the http(s) base URL of an OpenAI-compatible API, without ? or #",
+    example: "model_endpoint: https://models.github.ai/inference",
+  },
+  model_key_env: {
+    kind: "text",
+    expect: "the name of an environment variable",
+    example: "model_key_env: OPENAI_API_KEY",
+  },
 };
 
 export interface ParsedSettings {

@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { durationHint } from "../core/bound.js";
+import { ENDPOINT_URL, ENV_NAME, ISOLATIONS, MODEL_NAME } from "../core/constants.js";
 import type { Settings } from "../core/model.js";
 import { DECIMAL, fastScalarMap } from "./fast.js";
 import { notADuration, type Problem, problem } from "./problems.js";
@@ -72,6 +73,12 @@ function withOverrides(base: Settings, overrides: Partial<Settings>): Settings {
 
 const POSITIVE_INTS = ["max_parallel", "max_tickets", "max_file_bytes", "max_result_bytes"];
 const TEXTS = ["schema", "run", "goal", "ticket_bound", "executor"];
+/** text settings of a shape: as Settings checks them (model.ts) */
+const SHAPED: ReadonlyArray<readonly [string, RegExp]> = [
+  ["model", MODEL_NAME],
+  ["model_endpoint", ENDPOINT_URL],
+  ["model_key_env", ENV_NAME],
+];
 
 /**
  * Whether every setting is of its type with nothing to say about it — only when zod's
@@ -83,6 +90,10 @@ export function settingsWellTyped(values: Readonly<Record<string, unknown>>): bo
     const v = values[name];
     if (v !== undefined && typeof v !== "string") return false;
   }
+  for (const [name, shape] of SHAPED) {
+    const v = values[name];
+    if (v !== undefined && !(typeof v === "string" && shape.test(v))) return false;
+  }
   for (const name of POSITIVE_INTS) {
     const v = values[name];
     if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) > 0)) return false;
@@ -91,6 +102,9 @@ export function settingsWellTyped(values: Readonly<Record<string, unknown>>): bo
     const v = values[name];
     if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0)) return false;
   }
+  const isolation = values.isolation;
+  if (isolation !== undefined && !(ISOLATIONS as readonly unknown[]).includes(isolation))
+    return false;
   return values.executors === undefined;
 }
 

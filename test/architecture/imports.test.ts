@@ -1,7 +1,7 @@
 // The layers import one way only:
-//   core (0) ← tickets, report (1) ← local, github (2) ← cli/, cli.ts, action.ts (3)
+//   core (0) ← tickets, report, workspace (1) ← local, github, agent (2) ← cli/, cli.ts, action.ts (3)
 // A module may import its own layer's modules or a lower layer's; modules of two different
-// layers of the same rank (tickets and report; local and github) do not import each other.
+// layers of the same rank (tickets and report; local, github and agent) do not import each other.
 // No import cycle among the modules of src/.
 import { describe, expect, it } from "vitest";
 import { importCycles, importGraph, layerViolations, specifiersIn } from "./imports.js";

@@ -1,7 +1,8 @@
 /**
- * Comment text is data: no example workflow (examples/workflows/*.yml, or a YAML block
- * in the README or docs) expands an expression inside a `run:` script, where a comment
- * body — or any other text someone else wrote — would become shell code.
+ * Comment text is data: no example workflow (examples/workflows/*.yml, the agents' steps
+ * in examples/agents/*.yml, or a YAML block in the README or docs) expands an expression
+ * inside a `run:` script, where a comment body — or any other text someone else wrote —
+ * would become shell code.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,12 +29,14 @@ function runScripts(
 
 function workflowDocs(): Array<{ file: string; doc: unknown }> {
   const docs: Array<{ file: string; doc: unknown }> = [];
-  const dir = join(ROOT, "examples", "workflows");
-  for (const name of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n))) {
-    docs.push({
-      file: `examples/workflows/${name}`,
-      doc: parse(readFileSync(join(dir, name), "utf8")),
-    });
+  for (const folder of ["workflows", "agents"]) {
+    const dir = join(ROOT, "examples", folder);
+    for (const name of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n))) {
+      docs.push({
+        file: `examples/${folder}/${name}`,
+        doc: parse(readFileSync(join(dir, name), "utf8")),
+      });
+    }
   }
   for (const md of ["README.md"]) {
     let text: string;
@@ -61,6 +64,9 @@ describe("example workflows never put untrusted text into a run: script", () => 
       expect.arrayContaining([
         "examples/workflows/frontier.yml",
         "examples/workflows/orch-task.yml",
+        "examples/agents/codex.yml",
+        "examples/agents/claude-code.yml",
+        "examples/agents/stand-in.yml",
       ]),
     );
   });

@@ -104,6 +104,7 @@ describe("frontier init --github: the two workflows, the ticket directory and th
       "acme/tf@0123abc",
       "acme/tf@0123abc",
       "acme/tf@0123abc",
+      "acme/tf@0123abc",
     ]);
     for (const step of ours) {
       const given = Object.keys((step.with as Record<string, string>) ?? {});
@@ -117,10 +118,13 @@ describe("frontier init --github: the two workflows, the ticket directory and th
     expect((records?.with as Record<string, string> | undefined)?.["sparse-checkout"]).toBe(
       `${FROM_ENV}/.frontier`,
     );
-    // the agent step runs the starter executor, with no expression inside the script
+    // the agent step is the built-in agent, on GitHub Models with the job's token
     const agent = steps(task).find((s) => s.id === "agent");
-    expect(agent?.run).toMatch(/starter-executor\.mjs/);
-    expect(agent?.run).not.toMatch(/\$\{\{/);
+    expect(agent).toMatchObject({ uses: "acme/tf@0123abc", with: { command: "agent" } });
+    expect(task.permissions).toMatchObject({ models: "read" });
+    expect(r.stdout).toMatch(
+      /orch-task's agent: the built-in agent: GitHub Models with the job's token, no secret/,
+    );
   });
 
   it("without --action, copies the action into the repository and uses it by path", () => {
@@ -138,7 +142,65 @@ describe("frontier init --github: the two workflows, the ticket directory and th
       "./.github/actions/ticket-frontier",
       "./.github/actions/ticket-frontier",
       "./.github/actions/ticket-frontier",
+      "./.github/actions/ticket-frontier",
     ]);
+  });
+
+  it("--agent stand-in: the stand-in executor as the agent step, and no models permission", () => {
+    const { r, read } = initGithub(["--github", "--agent", "stand-in"]);
+    expect(r.code, r.stderr).toBe(0);
+    const task = read("orch-task.yml");
+    const agent = steps(task).find((s) => s.id === "agent");
+    expect(agent?.run).toMatch(
+      /^node "\$FRONTIER_DIR\/_bin\/starter-executor\.mjs" < "\$FRONTIER_CONTEXT_FILE"\n$/,
+    );
+    expect(agent?.if).toBe("steps.context.outputs.live == 'true'");
+    expect(task.permissions).not.toHaveProperty("models");
+  });
+
+  it.each([
+    ["codex", "openai/codex-action@v1", "OPENAI_API_KEY"],
+    ["claude-code", "anthropics/claude-code-base-action@beta", "ANTHROPIC_API_KEY"],
+  ])(
+    "--agent %s: the recipe's steps in place of the agent step, between context and settle",
+    (name, action, secret) => {
+      const { r, read } = initGithub(["--github", "--agent", name]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(secret);
+      const task = read("orch-task.yml");
+      const ids = steps(task).map((s) => s.id ?? s.uses);
+      expect(ids).toEqual([
+        "actions/checkout@v5",
+        "actions/checkout@v5",
+        "context",
+        "agent-prompt",
+        "agent",
+        "agent-outcome",
+        "settle",
+        "actions/upload-artifact@v4",
+      ]);
+      const recipe = parse(
+        readFileSync(join(ROOT, "examples", "agents", `${name}.yml`), "utf8"),
+      ) as {
+        steps: unknown[];
+      };
+      expect(steps(task).slice(3, 6)).toEqual(recipe.steps);
+      expect(steps(task).find((s) => s.id === "agent")?.uses).toBe(action);
+      expect(task.permissions).not.toHaveProperty("models");
+    },
+  );
+
+  it("refuses an agent it does not know, naming the ones it does; and --agent without --github", () => {
+    const { r } = initGithub(["--github", "--agent", "gpt"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /--agent "gpt" is not an agent init knows: model .*; stand-in .*; codex .*; claude-code/,
+    );
+    const { root } = workspace();
+    const local = frontier(["init", "--agent", "codex"], { cwd: root });
+    expect(local.code).toBe(2);
+    expect(local.stderr).toMatch(/pass it with --github/);
+    expect(existsSync(join(root, "tickets"))).toBe(false);
   });
 
   it("never overwrites a workflow that is there, and writes no tickets either", () => {

@@ -37,13 +37,16 @@ describe("the package says what it is and points at files that exist", () => {
     expect(Object.keys(pkg.exports ?? {})).not.toContain(".");
   });
 
-  it("ships what `frontier init --github` copies: action.yml, dist/ and the example workflows", () => {
+  it("ships what `frontier init --github` copies: action.yml, dist/, the example workflows and the agents' steps", () => {
     const shipped = (path: string) => pkg.files.some((f) => path === f || path.startsWith(`${f}/`));
     for (const path of [
       "action.yml",
       "dist/index.js",
       "examples/workflows/frontier.yml",
       "examples/workflows/orch-task.yml",
+      "examples/agents/stand-in.yml",
+      "examples/agents/codex.yml",
+      "examples/agents/claude-code.yml",
       "build/src/cli.js",
     ]) {
       expect(shipped(path), path).toBe(true);

@@ -4,7 +4,7 @@
  * payload file checked against GitHub's webhook schemas, GITHUB_OUTPUT and
  * GITHUB_STEP_SUMMARY files — against a fake GitHub on 127.0.0.1. Dispatched orch-task
  * runs are executed by spawning the bundle's context and settle steps with a scripted
- * outcome.
+ * outcome — or with the bundle's own agent step (`command: agent`) between them.
  */
 import { spawn } from "node:child_process";
 import {
@@ -94,7 +94,12 @@ export type Scripted =
       usage?: Record<string, number>;
     }
   /** the job dies: no settle step, the run ends with this conclusion (default failure) */
-  | { die: true; conclusion?: "failure" | "cancelled" | "timed_out"; silent?: boolean };
+  | { die: true; conclusion?: "failure" | "cancelled" | "timed_out"; silent?: boolean }
+  /**
+   * the agent step is the built-in agent (`command: agent`, with these inputs), run with
+   * the variables the context step exported; its outcome file is what the settle reads
+   */
+  | { agent: Record<string, string> };
 
 export interface JobRecord {
   run: FakeRun;
@@ -103,6 +108,7 @@ export interface JobRecord {
   claim: string;
   settle?: StepResult;
   context?: StepResult;
+  agent?: StepResult;
   startedAt: number;
 }
 
@@ -338,7 +344,19 @@ export class Runner {
       return;
     }
     if (!live) return;
-    writeFileSync(outcomeFile, JSON.stringify(scripted));
+    if ("agent" in scripted) {
+      job.agent = await this.step({
+        ...common,
+        inputs: { command: "agent", ...scripted.agent },
+        env: job.context?.exported ?? {},
+      });
+      if (job.agent.code !== 0) {
+        this.fake.setRunStatus(run.id, "completed", "failure");
+        throw new Error(
+          `agent step of ${job.ticket}#${job.attempt} failed:\n${job.agent.stdout}${job.agent.stderr}`,
+        );
+      }
+    } else writeFileSync(outcomeFile, JSON.stringify(scripted));
     await this.beforeSettle?.(job);
     job.settle = await this.step({
       ...common,

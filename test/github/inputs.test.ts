@@ -60,11 +60,37 @@ describe("inputs are read once into one typed settings object", () => {
     if (r.kind !== "bad") return;
     expect(r.problems).toHaveLength(5);
     expect(r.problems.join("\n")).toMatch(
-      /command: "launch" is not one of auto, advance, settle, context, sweep/,
+      /command: "launch" is not one of auto, advance, settle, context, agent, sweep/,
     );
     expect(r.problems.join("\n")).toMatch(/max-parallel: "many" is not a whole number/);
     expect(r.problems.join("\n")).toMatch(/outcome: "done" is not one of complete/);
     expect(r.problems.join("\n")).toMatch(/token is empty/);
     expect(r.problems.join("\n")).toMatch(/GITHUB_REPOSITORY/);
+  });
+
+  it("agent: the model, the endpoint and the key's variable, each checked", () => {
+    const ok = readInputs(
+      ENV,
+      inputs({
+        token: "t",
+        command: "agent",
+        model: "openai/gpt-4.1",
+        endpoint: "https://api.openai.com/v1",
+        "key-env": "OPENAI_API_KEY",
+      }),
+    );
+    expect(ok.kind === "ok" && ok.settings.agent).toEqual({
+      model: "openai/gpt-4.1",
+      endpoint: "https://api.openai.com/v1",
+      keyEnv: "OPENAI_API_KEY",
+    });
+    const bad = readInputs(
+      ENV,
+      inputs({ token: "t", command: "agent", endpoint: "api.openai.com", "key-env": "my key" }),
+    );
+    expect(bad.kind === "bad" && bad.problems).toEqual([
+      'input endpoint: "api.openai.com" is not the http(s) base URL of an OpenAI-compatible API — write e.g. endpoint: https://models.github.ai/inference',
+      'input key-env: "my key" is not the name of an environment variable — write e.g. key-env: OPENAI_API_KEY',
+    ]);
   });
 });

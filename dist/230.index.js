@@ -1,0 +1,784 @@
+export const id = 230;
+export const ids = [230];
+export const modules = {
+
+/***/ 4230:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+// ESM COMPAT FLAG
+__webpack_require__.r(__webpack_exports__);
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  agentStep: () => (/* binding */ agentStep)
+});
+
+// EXTERNAL MODULE: external "node:stream"
+var external_node_stream_ = __webpack_require__(7075);
+// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 19 modules
+var core = __webpack_require__(9433);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __webpack_require__(1455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __webpack_require__(6760);
+// EXTERNAL MODULE: ./src/core/bound.ts
+var bound = __webpack_require__(4831);
+// EXTERNAL MODULE: ./src/core/settle.ts + 1 modules
+var settle = __webpack_require__(3430);
+// EXTERNAL MODULE: ./src/tickets/fields.ts
+var fields = __webpack_require__(7764);
+// EXTERNAL MODULE: ./src/tickets/problems.ts
+var problems = __webpack_require__(1261);
+// EXTERNAL MODULE: ./src/tickets/settings-load.ts
+var settings_load = __webpack_require__(5021);
+;// CONCATENATED MODULE: ./src/agent/protocol.ts
+/** The outcomes a model may report (`limited` is the runner's word, not the model's). */
+const MODEL_STATUSES = ["complete", "empty", "failed", "suspended"];
+/**
+ * The answer's JSON schema, strict as OpenAI's structured outputs want it: every property
+ * required, unused ones `null`, nothing else allowed. The coding-agent recipes ask for the
+ * same shape (examples/agents/), so one reader takes them all.
+ */
+const OUTCOME_SCHEMA = {
+    type: "object",
+    properties: {
+        status: {
+            type: "string",
+            enum: [...MODEL_STATUSES],
+            description: "complete: the task is done (result). empty: done, and there is nothing to report. failed: it cannot be done (reason). suspended: a decision only a maintainer can make is needed (question).",
+        },
+        result: {
+            type: ["string", "null"],
+            description: "with complete: the work (what was found, or what was done) in markdown; else null",
+        },
+        question: {
+            type: ["string", "null"],
+            description: "with suspended: one specific question for a maintainer; else null",
+        },
+        reason: {
+            type: ["string", "null"],
+            description: "with failed: why, and what would make it possible; else null",
+        },
+    },
+    required: ["status", "result", "question", "reason"],
+    additionalProperties: false,
+};
+const SYSTEM_PROMPT = `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
+
+You have no tools and no access to files, the network or the repository: work only from the context. Do the task and report its outcome as one JSON object, with no other text:
+
+{"status": "complete" | "empty" | "failed" | "suspended", "result": string | null, "question": string | null, "reason": string | null}
+
+- "complete": the task is done; "result" is the work itself (markdown), complete enough for the tickets that depend on this one.
+- "empty": the task ran and there is nothing to report; "result" is null.
+- "failed": the task cannot be done from this context; "reason" says why and what would make it possible.
+- "suspended": a decision only a maintainer can make is needed before the task can be done; "question" is one specific question they can answer in a sentence. Ask only when guessing would be wrong; never ask again what an earlier answer settled.
+
+Fields that do not apply are null.`;
+/** The request of one attempt; `structured`: with the JSON schema response format. */
+function chatRequest(model, context, structured) {
+    const body = {
+        model,
+        messages: [
+            { role: "system", content: SYSTEM_PROMPT },
+            { role: "user", content: context },
+        ],
+    };
+    if (structured) {
+        body.response_format = {
+            type: "json_schema",
+            json_schema: { name: "ticket_outcome", strict: true, schema: OUTCOME_SCHEMA },
+        };
+    }
+    return body;
+}
+const failed = (reason) => ({ status: "failed", reason });
+/** A short, one-line excerpt of text the model or endpoint sent, for a reason. */
+function excerpt(text, max = 160) {
+    const flat = text.replace(/\s+/g, " ").trim();
+    return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+/** The token counts of a completion as the outcome's `usage` (`tokens` is the total). */
+function usageOf(body) {
+    const u = body?.usage;
+    if (u === null || typeof u !== "object")
+        return undefined;
+    const count = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
+    const prompt = count(u.prompt_tokens);
+    const completion = count(u.completion_tokens);
+    const total = count(u.total_tokens) ??
+        (prompt !== undefined || completion !== undefined
+            ? (prompt ?? 0) + (completion ?? 0)
+            : undefined);
+    if (total === undefined)
+        return undefined;
+    const usage = { tokens: total };
+    if (prompt !== undefined)
+        usage.prompt_tokens = prompt;
+    if (completion !== undefined)
+        usage.completion_tokens = completion;
+    return usage;
+}
+/** What to change when a model will not keep to the shape. */
+const KEEP_TO_SHAPE = "choose a model that answers in a JSON schema (structured outputs), e.g. openai/gpt-4.1-mini on GitHub Models";
+/**
+ * The outcome of a chat completion's body (already parsed as JSON), or a failure that
+ * says what was wrong with it. Usage is the caller's to add.
+ */
+function readCompletion(body) {
+    const choice = body?.choices?.[0];
+    if (choice === undefined || typeof choice !== "object" || choice === null) {
+        return failed("the endpoint's answer is not a chat completion (it has no choices): check that --endpoint is the base URL of an OpenAI-compatible API");
+    }
+    const message = choice.message ?? {};
+    if (typeof message.refusal === "string" && message.refusal.trim() !== "") {
+        return failed(`the model refused the task: "${excerpt(message.refusal, 300)}" — reword the ticket, or choose another model`);
+    }
+    if (choice.finish_reason === "length") {
+        return failed("the model's answer was cut off at its output limit (finish_reason: length): split the ticket into smaller ones, or choose a model with a larger output");
+    }
+    if (choice.finish_reason === "content_filter") {
+        return failed("the endpoint's content filter stopped the model's answer (finish_reason: content_filter): reword the ticket");
+    }
+    const content = message.content;
+    if (typeof content !== "string" || content.trim() === "") {
+        return failed(`the model's answer is empty, not an outcome: ${KEEP_TO_SHAPE}`);
+    }
+    return readAnswer(content);
+}
+/** The model's text as an outcome: one JSON object of the shape, else a failure. */
+function readAnswer(content) {
+    // a model without the schema format may still fence its JSON
+    const text = content
+        .trim()
+        .replace(/^```(?:json)?\s*\n?/i, "")
+        .replace(/\n?```$/, "")
+        .trim();
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch {
+        return failed(`the model's answer is not JSON (it began "${excerpt(content, 80)}"): ${KEEP_TO_SHAPE}`);
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+        return failed(`the model's answer is JSON but not an object: ${KEEP_TO_SHAPE}`);
+    }
+    const o = value;
+    if (!MODEL_STATUSES.includes(o.status)) {
+        return failed(`the model's answer has status ${JSON.stringify(o.status) ?? "undefined"}, not one of ${MODEL_STATUSES.join(", ")}: ${KEEP_TO_SHAPE}`);
+    }
+    for (const field of ["result", "question", "reason"]) {
+        const v = o[field];
+        if (v !== undefined && v !== null && typeof v !== "string") {
+            return failed(`the model's answer has a ${field} that is not text (${typeof v}): ${KEEP_TO_SHAPE}`);
+        }
+    }
+    const given = (field) => {
+        const v = o[field];
+        return typeof v === "string" && v.trim() !== "" ? v : undefined;
+    };
+    const status = o.status;
+    switch (status) {
+        case "complete": {
+            const result = given("result");
+            // a complete without a result is empty: the runners' rule (core/settle.ts) decides it
+            return result === undefined ? { status } : { status, result };
+        }
+        case "empty":
+            return { status };
+        case "failed":
+            return {
+                status,
+                reason: given("reason")
+                    ? `the model reported: ${given("reason")}`
+                    : "the model reported failed and gave no reason",
+            };
+        case "suspended": {
+            const question = given("question");
+            return question === undefined
+                ? failed(`the model asked to suspend the ticket but gave no question: ${KEEP_TO_SHAPE}`)
+                : { status, question: question.trim() };
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agent/refusals.ts
+/**
+ * An endpoint's refusal, in words that say what to change. Pure: the status, the
+ * headers and the body text of an answer in, a reason (or, for a rate limit, how long
+ * to wait and which limit) out.
+ */
+
+
+/** The endpoint's own words: `error.message` (OpenAI, GitHub Models), `message`, else the text. */
+function endpointMessage(bodyText) {
+    try {
+        const body = JSON.parse(bodyText);
+        const e = body?.error;
+        if (typeof e === "string" && e.trim() !== "")
+            return excerpt(e, 300);
+        if (e && typeof e === "object" && typeof e.message === "string" && e.message.trim() !== "")
+            return excerpt(e.message, 300);
+        if (typeof body?.message === "string" && body.message.trim() !== "")
+            return excerpt(body.message, 300);
+    }
+    catch {
+        // not JSON: its text, if any
+    }
+    return excerpt(bodyText, 300);
+}
+/** "403 Forbidden: <message>" — what the endpoint said, shortly. */
+function said(status, bodyText) {
+    const message = endpointMessage(bodyText);
+    return message === "" ? `${status}` : `${status}: ${message}`;
+}
+/**
+ * Whether a 400 refuses the JSON schema response format (some models and endpoints do):
+ * then the same request goes again with the shape in the instructions only.
+ */
+function refusesSchemaFormat(status, bodyText) {
+    return ((status === 400 || status === 422) &&
+        /response_format|json_schema|structured output|response format/i.test(bodyText));
+}
+/** Transient: worth another try within the ticket's bound. */
+function isTransient(status) {
+    return status === 408 || status === 409 || status >= 500;
+}
+/** The reason a refusal fails the attempt with (not for 429: see rateLimit). */
+function refusalReason(status, bodyText, c) {
+    const what = said(status, bodyText);
+    if (status === 401 || status === 403) {
+        if (c.githubModels) {
+            return `GitHub Models refused the token in $${c.keyEnv} (${what}): on GitHub the orch-task workflow needs \`permissions: models: read\` (and GitHub Models allowed for the repository's owner); locally, use a token that may use GitHub Models — a fine-grained token with the Models: read permission, or \`gh auth token\``;
+        }
+        return status === 401
+            ? `${c.endpoint} refused the key in $${c.keyEnv} (${what}): set $${c.keyEnv} to a valid API key for this endpoint, or name the variable that holds one with --key-env`
+            : `${c.endpoint} refused the key in $${c.keyEnv} for model ${c.model} (${what}): give the key access to this model, or choose a model it may use`;
+    }
+    if (status === 404) {
+        return `model ${JSON.stringify(c.model)} (from ${c.modelFrom}) was not found at ${c.endpoint} (${what}): check its name${c.githubModels
+            ? " — GitHub Models names models publisher/name, e.g. openai/gpt-4.1-mini (its catalog lists them)"
+            : ", and that --endpoint is the API's base URL (requests go to <endpoint>/chat/completions)"}`;
+    }
+    if (status === 413 ||
+        /tokens?_limit|context.length|too (many|large)|maximum context/i.test(what)) {
+        return `the ticket's context is larger than model ${c.model} takes in one request (${what}): pass fewer results on (\`inputs:\`), split the ticket, or choose a model with a larger context`;
+    }
+    if (status === 400 || status === 422) {
+        return `${c.endpoint} refused the request for model ${c.model} (${what}): check that the model takes chat completions`;
+    }
+    if (status >= 500) {
+        return `${c.endpoint} failed to answer (${what}), also when asked again: retry the ticket later`;
+    }
+    return `${c.endpoint} refused the request for model ${c.model} (${what})`;
+}
+/** When to try again, from `retry-after` (seconds or a date) or `retry-after-ms`. */
+function retryAfterMs(headers, now) {
+    const ms = headers.get("retry-after-ms");
+    if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim()))
+        return Math.ceil(Number(ms));
+    const after = headers.get("retry-after")?.trim();
+    if (after === undefined || after === "")
+        return undefined;
+    if (/^\d+(\.\d+)?$/.test(after))
+        return Math.ceil(Number(after) * 1000);
+    const at = Date.parse(after);
+    return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+function rateLimit(headers, bodyText, now) {
+    const waitMs = retryAfterMs(headers, now);
+    // GitHub Models names it (UserByModelByMinute, UserByModelByDay, …); OpenAI says which
+    // budget is spent by its remaining counts
+    const type = headers.get("x-ratelimit-type")?.trim();
+    let limit;
+    if (type)
+        limit = type;
+    else if (headers.get("x-ratelimit-remaining-tokens")?.trim() === "0")
+        limit = "tokens per minute";
+    else if (headers.get("x-ratelimit-remaining-requests")?.trim() === "0")
+        limit = "requests per minute";
+    else
+        limit = endpointMessage(bodyText) || "a rate limit";
+    return waitMs === undefined ? { limit } : { waitMs, limit };
+}
+/** Why a rate limit fails the attempt: it asks for a wait the ticket's bound does not allow. */
+function rateLimitReason(r, c, budget) {
+    const who = c.githubModels ? "GitHub Models" : c.endpoint;
+    const wait = r.waitMs === undefined
+        ? "it did not say when to try again"
+        : `it asks to wait ${(0,bound/* formatDuration */.a3)(r.waitMs)}`;
+    const room = budget.bounded
+        ? `the ticket's bound (${budget.boundText}) leaves ${(0,bound/* formatDuration */.a3)(Math.max(0, budget.leftMs))}`
+        : `without a duration bound frontier agent waits at most ${(0,bound/* formatDuration */.a3)(budget.leftMs)}`;
+    return `rate limited by ${who} for model ${c.model} (limit: ${r.limit}): ${wait}, and ${room} — retry the ticket later, raise its bound, or choose a model with another limit (\`model:\`)`;
+}
+
+;// CONCATENATED MODULE: ./src/agent/call.ts
+/**
+ * One attempt's model call: `POST <endpoint>/chat/completions`, once — again only when
+ * the endpoint answered nothing usable yet (a rate limit's `retry-after`, a transient
+ * 5xx or network reset, a model that refuses the JSON schema format), and only within
+ * the ticket's bound. Every way it can go wrong ends in an outcome whose reason says
+ * what to change; nothing here throws.
+ */
+
+
+
+/** Without a duration bound, the agent gives its call at most this long. */
+const UNBOUNDED_MS = 10 * 60_000;
+/** A wait is taken only if at least this much of the bound is left after it. */
+const MIN_REQUEST_MS = 1000;
+/** Transient failures (5xx, a reset connection) tried again, at most. */
+const TRANSIENT_TRIES = 2;
+/** Requests in all, at most (rate limits that keep asking for a wait of 0). */
+const MAX_REQUESTS = 12;
+/** The most of an answer that is read: a completion is far smaller; more is not kept in memory. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+/** The body's text, or undefined when it is larger than MAX_ANSWER_BYTES (then it is not read on). */
+async function boundedText(res) {
+    const reader = res.body?.getReader();
+    if (reader === undefined)
+        return "";
+    const chunks = [];
+    let bytes = 0;
+    for (;;) {
+        const { done, value } = await reader.read();
+        if (done)
+            break;
+        bytes += value.byteLength;
+        if (bytes > MAX_ANSWER_BYTES) {
+            await reader.cancel();
+            return undefined;
+        }
+        chunks.push(value);
+    }
+    return Buffer.concat(chunks).toString("utf8");
+}
+/**
+ * The time an attempt has: until the ticket's bound runs out — at `deadline`
+ * ($FRONTIER_DEADLINE: the claim's time plus the bound, which on GitHub is earlier than this
+ * step's start by however long the job took to start), else `boundMs` from `startedAt` —
+ * less min(5 s, a fifth of the bound) to write the outcome; without a duration bound,
+ * UNBOUNDED_MS from `startedAt`.
+ */
+function budgetOf(boundMs, boundText, startedAt, deadline) {
+    if (boundMs === undefined || boundMs <= 0) {
+        return { deadline: startedAt + UNBOUNDED_MS, bounded: false, boundText };
+    }
+    const at = deadline === undefined || deadline === "" ? Number.NaN : Date.parse(deadline);
+    const end = Number.isNaN(at) ? startedAt + boundMs : at;
+    return { deadline: end - Math.min(5000, boundMs / 5), bounded: true, boundText };
+}
+/** Network errors worth a second try; the rest (refused, no such host) are configuration. */
+const TRANSIENT_NETWORK = new Set([
+    "ECONNRESET",
+    "EPIPE",
+    "ETIMEDOUT",
+    "EAI_AGAIN",
+    "UND_ERR_SOCKET",
+    "UND_ERR_CLOSED",
+]);
+function networkCode(error) {
+    const e = error;
+    const code = e?.cause?.code ?? e?.code;
+    if (typeof code === "string")
+        return code;
+    const message = e?.cause?.message ?? e?.message;
+    return typeof message === "string" ? excerpt(message, 120) : String(error);
+}
+const NETWORK_WORDS = {
+    ECONNREFUSED: "connection refused",
+    ENOTFOUND: "no such host",
+    EAI_AGAIN: "the host's name could not be looked up",
+    ECONNRESET: "the connection was reset",
+    ETIMEDOUT: "the connection timed out",
+    CERT_HAS_EXPIRED: "its certificate has expired",
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its certificate could not be verified",
+};
+async function callModel(config, context, budget, deps) {
+    let structured = true;
+    let transient = 0;
+    let requests = 0;
+    let waitedMs = 0;
+    // whatever an endpoint echoes back, the key is never written into a reason
+    // (a key too short to be a real one would only garble the words)
+    const redact = (text) => config.key.length >= 8 ? text.split(config.key).join("***") : text;
+    const done = (outcome) => ({
+        outcome: outcome.reason === undefined ? outcome : { ...outcome, reason: redact(outcome.reason) },
+        requests,
+        waitedMs,
+    });
+    const failed = (reason) => done({ status: "failed", reason });
+    const timedOut = () => failed(`timeout: no answer from ${config.endpoint} (model ${config.model}) within ${budget.bounded
+        ? `the ticket's bound (${budget.boundText})`
+        : `${(0,bound/* formatDuration */.a3)(UNBOUNDED_MS)} (the ticket has no duration bound)`} — raise the bound, or choose a faster model`);
+    /** waits `ms` if the bound leaves room for a request after it */
+    const waitFits = async (ms) => {
+        if (deps.now() + ms + MIN_REQUEST_MS > budget.deadline)
+            return false;
+        await deps.sleep(ms);
+        waitedMs += ms;
+        return true;
+    };
+    const backoff = () => 1000 * 2 ** transient;
+    for (;;) {
+        if (requests >= MAX_REQUESTS) {
+            return failed(`${config.endpoint} kept asking to try again (${requests} requests for model ${config.model}): retry the ticket later`);
+        }
+        const left = budget.deadline - deps.now();
+        if (left <= 0)
+            return timedOut();
+        requests++;
+        let status;
+        let headers;
+        let text;
+        try {
+            const res = await deps.fetch(config.url, {
+                method: "POST",
+                headers: {
+                    authorization: `Bearer ${config.key}`,
+                    "content-type": "application/json",
+                    accept: "application/json",
+                },
+                body: JSON.stringify(chatRequest(config.model, context, structured)),
+                signal: AbortSignal.timeout(left),
+            });
+            status = res.status;
+            headers = res.headers;
+            text = await boundedText(res);
+        }
+        catch (error) {
+            const name = error?.name;
+            if (name === "TimeoutError" || name === "AbortError")
+                return timedOut();
+            const code = networkCode(error);
+            if (TRANSIENT_NETWORK.has(code) &&
+                transient < TRANSIENT_TRIES &&
+                (await waitFits(backoff()))) {
+                transient++;
+                continue;
+            }
+            return failed(`could not reach ${config.endpoint} (${NETWORK_WORDS[code] ? `${code}: ${NETWORK_WORDS[code]}` : code}): check the endpoint's URL (--endpoint, or model_endpoint in frontier.yml) and that this machine can reach it`);
+        }
+        if (text === undefined) {
+            return failed(`${config.endpoint} answered ${status} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: check that --endpoint is the base URL of an OpenAI-compatible API`);
+        }
+        if (status >= 200 && status < 300) {
+            let body;
+            try {
+                body = JSON.parse(text);
+            }
+            catch {
+                return failed(`${config.endpoint} answered ${status} with something that is not JSON (it began "${excerpt(text, 80)}"): check that --endpoint is the base URL of an OpenAI-compatible API`);
+            }
+            const outcome = readCompletion(body);
+            const usage = usageOf(body);
+            return done(usage === undefined ? outcome : { ...outcome, usage });
+        }
+        if (status === 429) {
+            const limit = rateLimit(headers, text, deps.now());
+            if (await waitFits(limit.waitMs ?? backoff())) {
+                if (limit.waitMs === undefined)
+                    transient++;
+                continue;
+            }
+            return failed(rateLimitReason(limit, config, {
+                boundText: budget.boundText,
+                leftMs: budget.deadline - deps.now(),
+                bounded: budget.bounded,
+            }));
+        }
+        if (structured && refusesSchemaFormat(status, text)) {
+            // the same request, with the shape in the instructions only: one answer still
+            structured = false;
+            continue;
+        }
+        if (isTransient(status) && transient < TRANSIENT_TRIES && (await waitFits(backoff()))) {
+            transient++;
+            continue;
+        }
+        return failed(refusalReason(status, text, config));
+    }
+}
+
+// EXTERNAL MODULE: ./src/core/constants.ts
+var constants = __webpack_require__(6214);
+;// CONCATENATED MODULE: ./src/agent/config.ts
+/**
+ * Which model the built-in agent asks, where, and with which key — decided once, from the
+ * command line (or the action's inputs), the ticket's `model:`, frontier.yml and the
+ * defaults. Pure: the environment is passed in.
+ *
+ *   model     the ticket's `model:`, else --model, else frontier.yml `model`, else the
+ *             default (GitHub Models only: another endpoint has no model we could guess)
+ *   endpoint  --endpoint, else frontier.yml `model_endpoint`, else GitHub Models
+ *   key       the variable --key-env names, else frontier.yml `model_key_env`, else
+ *             GITHUB_TOKEN for GitHub Models and OPENAI_API_KEY for any other endpoint
+ */
+
+/** GitHub Models' OpenAI-compatible API: the job's GITHUB_TOKEN is its key. */
+const GITHUB_MODELS = "https://models.github.ai/inference";
+/**
+ * The default model on GitHub Models: in the catalog's low tier (the most free requests a
+ * day), it answers with a JSON schema (structured outputs), and it is quick and cheap.
+ */
+const DEFAULT_MODEL = "openai/gpt-4.1-mini";
+/**
+ * Tests only: the URL GitHub Models is served at (a fake on 127.0.0.1), so the default
+ * endpoint's own path — its key, its refusals' advice — is what the tests run.
+ */
+const TEST_MODELS_URL = "FRONTIER_TEST_MODELS_URL";
+/** A flag's value, checked: undefined when it is fine, else what is wrong with it. */
+function flagProblem(flags) {
+    if (flags.model !== undefined && !constants/* MODEL_NAME */.Ub.test(flags.model))
+        return `--model ${JSON.stringify(flags.model)} is not a model's name (no spaces), e.g. --model ${DEFAULT_MODEL}`;
+    if (flags.endpoint !== undefined && !constants/* ENDPOINT_URL */.mZ.test(flags.endpoint))
+        return `--endpoint ${JSON.stringify(flags.endpoint)} is not the http(s) base URL of an OpenAI-compatible API, e.g. --endpoint https://api.openai.com/v1`;
+    if (flags.keyEnv !== undefined && !constants/* ENV_NAME */.G1.test(flags.keyEnv))
+        return `--key-env ${JSON.stringify(flags.keyEnv)} is not the name of an environment variable, e.g. --key-env OPENAI_API_KEY`;
+    return undefined;
+}
+function resolveConfig(s) {
+    const bad = flagProblem(s.flags);
+    if (bad !== undefined)
+        return { kind: "bad", reason: bad };
+    const endpoint = (s.flags.endpoint ?? s.settings.model_endpoint ?? GITHUB_MODELS).replace(/\/+$/, "");
+    // GitHub Models, also its organization-attributed endpoints (/orgs/ORG/inference)
+    const githubModels = /^https:\/\/models\.github\.ai\//.test(`${endpoint}/`);
+    const served = endpoint === GITHUB_MODELS && s.env[TEST_MODELS_URL]
+        ? s.env[TEST_MODELS_URL].replace(/\/+$/, "")
+        : endpoint;
+    let model;
+    let modelFrom = "the default";
+    if (s.ticketModel !== undefined)
+        [model, modelFrom] = [s.ticketModel, "the ticket"];
+    else if (s.flags.model !== undefined)
+        [model, modelFrom] = [s.flags.model, "--model"];
+    else if (s.settings.model !== undefined)
+        [model, modelFrom] = [s.settings.model, "frontier.yml"];
+    else if (githubModels)
+        model = DEFAULT_MODEL;
+    if (model === undefined) {
+        return {
+            kind: "bad",
+            reason: `no model named for ${endpoint}: name one with --model, \`model:\` in frontier.yml or \`model:\` in the ticket (only GitHub Models has a default, ${DEFAULT_MODEL})`,
+        };
+    }
+    const keyEnv = s.flags.keyEnv ??
+        s.settings.model_key_env ??
+        (githubModels ? "GITHUB_TOKEN" : "OPENAI_API_KEY");
+    const key = s.env[keyEnv] ?? "";
+    if (key.trim() === "") {
+        return {
+            kind: "bad",
+            reason: githubModels && keyEnv === "GITHUB_TOKEN"
+                ? "no key for GitHub Models: $GITHUB_TOKEN is empty — on GitHub the agent step uses the job's token (keep `permissions: models: read` in the orch-task workflow); locally export a token that may use GitHub Models, e.g. `export GITHUB_TOKEN=$(gh auth token)`"
+                : `no key for ${endpoint}: $${keyEnv} is empty — set it to the endpoint's API key, or name the variable that holds it with --key-env (or model_key_env in frontier.yml)`,
+        };
+    }
+    return {
+        kind: "ok",
+        config: {
+            endpoint,
+            url: `${served}/chat/completions`,
+            githubModels,
+            model,
+            modelFrom,
+            keyEnv,
+            key: key.trim(),
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/agent/run.ts
+/**
+ * `frontier agent`, and the action's `command: agent`: the built-in executor. It reads the
+ * ticket's context ($FRONTIER_CONTEXT_FILE, else stdin), asks one model, and writes the
+ * outcome to $FRONTIER_OUTCOME_FILE — the protocol both runners interpret (core/settle.ts).
+ * Without an outcome file (run by hand, `frontier context … | frontier agent`) it speaks
+ * the exit-code protocol instead: the result on stdout and 0, the question on stdout and
+ * 75, the reason on stderr and 1.
+ *
+ * Its settings come from the ticket directory ($FRONTIER_DIR/frontier.yml) and the
+ * ticket's own `model:` ($FRONTIER_TICKET_FILE), as the runner that started it read them.
+ */
+
+
+
+
+
+
+
+
+
+/** Exit codes of `frontier agent` without an outcome file: the executor protocol's. */
+const EXIT = { ok: 0, failed: 1, usage: 2 };
+const defaultDeps = {
+    fetch: (...args) => fetch(...args),
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+async function runAgent(flags, io, options) {
+    const env = io.env;
+    const outcomeFile = env.FRONTIER_OUTCOME_FILE || undefined;
+    const context = await readContextText(io);
+    if (context.kind === "none") {
+        io.stderr.write("error: frontier agent reads the ticket's context from $FRONTIER_CONTEXT_FILE or stdin: run it as an executor (frontier run --exec 'frontier agent'), or pipe a context in (frontier context tickets TICKET | frontier agent)\n");
+        return { code: EXIT.usage, summary: "no context" };
+    }
+    const decided = await decide(flags, env, context);
+    let outcome;
+    let config;
+    if (decided.kind === "bad")
+        outcome = { status: "failed", reason: decided.reason };
+    else {
+        config = decided.config;
+        const called = await callModel(config, decided.text, budgetOf((0,bound/* parseDuration */.E9)(env.FRONTIER_BOUND ?? ""), env.FRONTIER_BOUND ?? "", options.startedAt, env.FRONTIER_DEADLINE), options.deps ?? defaultDeps);
+        outcome = called.outcome;
+    }
+    const summary = summarize(config, outcome);
+    if (outcomeFile !== undefined) {
+        try {
+            await (0,promises_.writeFile)(outcomeFile, `${JSON.stringify(outcome)}\n`);
+        }
+        catch (error) {
+            io.stderr.write(`error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${error.message}\n`);
+            return { code: EXIT.failed, outcome, summary };
+        }
+        return { code: EXIT.ok, outcome, summary, outcomeFile };
+    }
+    switch (outcome.status) {
+        case "complete":
+            io.stdout.write(outcome.result?.endsWith("\n") ? outcome.result : `${outcome.result ?? ""}\n`);
+            return { code: EXIT.ok, outcome, summary };
+        case "suspended":
+            io.stdout.write(`${outcome.question ?? ""}\n`);
+            return { code: settle/* EXIT_SUSPEND */.US, outcome, summary };
+        case "failed":
+            io.stderr.write(`${outcome.reason ?? "failed"}\n`);
+            return { code: EXIT.failed, outcome, summary };
+        default:
+            return { code: EXIT.ok, outcome, summary };
+    }
+}
+async function readContextText(io) {
+    const file = io.env.FRONTIER_CONTEXT_FILE;
+    if (file) {
+        try {
+            return { kind: "text", text: await (0,promises_.readFile)(file, "utf8") };
+        }
+        catch (error) {
+            return {
+                kind: "bad",
+                reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${error.code ?? error.message}`,
+            };
+        }
+    }
+    const stdin = io.stdin;
+    if (stdin === undefined || stdin.isTTY)
+        return { kind: "none" };
+    let text = "";
+    for await (const chunk of stdin)
+        text += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+    return text.trim() === "" ? { kind: "none" } : { kind: "text", text };
+}
+/** The context, the settings of the ticket directory and the ticket's model: which call to make. */
+async function decide(flags, env, context) {
+    if (context.kind === "bad")
+        return context;
+    let settings = {};
+    const dir = env.FRONTIER_DIR;
+    if (dir) {
+        const loaded = await (0,settings_load/* loadSettings */.M5)(dir);
+        const errors = loaded.problems.filter((p) => p.severity === "error");
+        if (errors.length > 0) {
+            return {
+                kind: "bad",
+                reason: errors.map((p) => (0,problems/* formatProblem */.Vw)(p, dir)).join("; "),
+            };
+        }
+        settings = loaded.settings;
+    }
+    const ticketModel = await ticketModelOf(env.FRONTIER_TICKET_FILE);
+    const resolved = resolveConfig({
+        flags,
+        settings,
+        env,
+        ...(ticketModel !== undefined && { ticketModel }),
+    });
+    if (resolved.kind === "bad")
+        return resolved;
+    return { kind: "ok", config: resolved.config, text: context.text };
+}
+/** The ticket's `model:`, when its file is there and says one. */
+async function ticketModelOf(file) {
+    if (!file)
+        return undefined;
+    let text;
+    try {
+        text = await (0,promises_.readFile)(file, "utf8");
+    }
+    catch {
+        return undefined;
+    }
+    // most tickets take the quick path; the YAML parser and zod (~150 ms to load, on every
+    // attempt) only for the rest
+    const parsed = (0,fields.parseTicketQuick)(text, (0,external_node_path_.basename)(file), 0) ??
+        (await Promise.all(/* import() */[__webpack_require__.e(599), __webpack_require__.e(985)]).then(__webpack_require__.bind(__webpack_require__, 985))).parseTicket(text, (0,external_node_path_.basename)(file), 0);
+    return parsed.kind === "ok" ? parsed.spec.model : undefined;
+}
+function summarize(config, outcome) {
+    const who = config ? `${config.model} at ${config.endpoint}` : "no model asked";
+    const tokens = outcome.usage?.tokens;
+    const used = tokens === undefined ? "" : `, ${tokens} tokens`;
+    const why = outcome.status === "failed"
+        ? `: ${outcome.reason}`
+        : outcome.status === "suspended"
+            ? `: ${outcome.question}`
+            : "";
+    return `frontier agent: ${who} → ${outcome.status}${used}${why}`;
+}
+
+;// CONCATENATED MODULE: ./src/agent/step.ts
+/**
+ * The action's `command: agent`: the built-in executor as the orch-task job's agent step,
+ * from the bundle that is already on the runner (the same version as the action, nothing
+ * to install). The context step before it exported $FRONTIER_CONTEXT_FILE,
+ * $FRONTIER_OUTCOME_FILE and the rest of the executor's variables; the settle step after it
+ * reads the outcome file. GitHub Models' key is the job's token (the `token` input).
+ *
+ * The step succeeds whenever it wrote an outcome — a refusal is a failed attempt the settle
+ * step records, with its reason — and fails only when it could not write one.
+ */
+
+
+
+async function agentStep(flags, token, env) {
+    if (!env.FRONTIER_CONTEXT_FILE || !env.FRONTIER_OUTCOME_FILE) {
+        core/* setFailed */.C1("command: agent runs after the context step (command: context) of the orch-task job, which gives it $FRONTIER_CONTEXT_FILE and $FRONTIER_OUTCOME_FILE: put that step before it");
+        return;
+    }
+    const log = new external_node_stream_.Writable({
+        write(chunk, _encoding, done) {
+            for (const line of chunk.toString("utf8").trimEnd().split("\n"))
+                core/* info */.pq(line);
+            done();
+        },
+    });
+    const run = await runAgent(flags, { env: { ...env, GITHUB_TOKEN: env.GITHUB_TOKEN || token }, stdout: log, stderr: log }, { startedAt: Math.round(performance.timeOrigin) });
+    if (run.outcomeFile === undefined) {
+        core/* setFailed */.C1(`${run.summary} — and the outcome could not be written (see the line above)`);
+        return;
+    }
+    core/* setOutput */.uH("agent-outcome", run.outcome?.status ?? "");
+    if (run.outcome?.status === "failed")
+        core/* warning */.$e(run.summary);
+    else
+        core/* info */.pq(run.summary);
+}
+
+
+/***/ })
+
+};

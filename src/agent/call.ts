@@ -1,0 +1,250 @@
+/**
+ * One attempt's model call: `POST <endpoint>/chat/completions`, once — again only when
+ * the endpoint answered nothing usable yet (a rate limit's `retry-after`, a transient
+ * 5xx or network reset, a model that refuses the JSON schema format), and only within
+ * the ticket's bound. Every way it can go wrong ends in an outcome whose reason says
+ * what to change; nothing here throws.
+ */
+import { formatDuration } from "../core/bound.js";
+import type { AgentConfig } from "./config.js";
+import { type AgentOutcome, chatRequest, excerpt, readCompletion, usageOf } from "./protocol.js";
+import {
+  isTransient,
+  rateLimit,
+  rateLimitReason,
+  refusalReason,
+  refusesSchemaFormat,
+} from "./refusals.js";
+
+export interface CallDeps {
+  fetch: typeof fetch;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** How long the attempt may take, from the ticket's bound (FRONTIER_BOUND). */
+export interface Budget {
+  /** when the outcome must be written: the bound, less a margin for writing it */
+  deadline: number;
+  /** the bound was a duration */
+  bounded: boolean;
+  /** the bound as written, for messages */
+  boundText: string;
+}
+
+/** Without a duration bound, the agent gives its call at most this long. */
+export const UNBOUNDED_MS = 10 * 60_000;
+/** A wait is taken only if at least this much of the bound is left after it. */
+const MIN_REQUEST_MS = 1000;
+/** Transient failures (5xx, a reset connection) tried again, at most. */
+const TRANSIENT_TRIES = 2;
+/** Requests in all, at most (rate limits that keep asking for a wait of 0). */
+const MAX_REQUESTS = 12;
+/** The most of an answer that is read: a completion is far smaller; more is not kept in memory. */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** The body's text, or undefined when it is larger than MAX_ANSWER_BYTES (then it is not read on). */
+async function boundedText(res: Response): Promise<string | undefined> {
+  const reader = res.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * The time an attempt has: until the ticket's bound runs out — at `deadline`
+ * ($FRONTIER_DEADLINE: the claim's time plus the bound, which on GitHub is earlier than this
+ * step's start by however long the job took to start), else `boundMs` from `startedAt` —
+ * less min(5 s, a fifth of the bound) to write the outcome; without a duration bound,
+ * UNBOUNDED_MS from `startedAt`.
+ */
+export function budgetOf(
+  boundMs: number | undefined,
+  boundText: string,
+  startedAt: number,
+  deadline?: string,
+): Budget {
+  if (boundMs === undefined || boundMs <= 0) {
+    return { deadline: startedAt + UNBOUNDED_MS, bounded: false, boundText };
+  }
+  const at = deadline === undefined || deadline === "" ? Number.NaN : Date.parse(deadline);
+  const end = Number.isNaN(at) ? startedAt + boundMs : at;
+  return { deadline: end - Math.min(5000, boundMs / 5), bounded: true, boundText };
+}
+
+export interface CallResult {
+  outcome: AgentOutcome;
+  /** requests sent (each retry counts) */
+  requests: number;
+  /** time spent waiting on rate limits and back-offs */
+  waitedMs: number;
+}
+
+/** Network errors worth a second try; the rest (refused, no such host) are configuration. */
+const TRANSIENT_NETWORK = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+]);
+
+function networkCode(error: unknown): string {
+  const e = error as {
+    cause?: { code?: unknown; message?: unknown };
+    code?: unknown;
+    message?: unknown;
+  };
+  const code = e?.cause?.code ?? e?.code;
+  if (typeof code === "string") return code;
+  const message = e?.cause?.message ?? e?.message;
+  return typeof message === "string" ? excerpt(message, 120) : String(error);
+}
+
+const NETWORK_WORDS: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "no such host",
+  EAI_AGAIN: "the host's name could not be looked up",
+  ECONNRESET: "the connection was reset",
+  ETIMEDOUT: "the connection timed out",
+  CERT_HAS_EXPIRED: "its certificate has expired",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its certificate could not be verified",
+};
+
+export async function callModel(
+  config: AgentConfig,
+  context: string,
+  budget: Budget,
+  deps: CallDeps,
+): Promise<CallResult> {
+  let structured = true;
+  let transient = 0;
+  let requests = 0;
+  let waitedMs = 0;
+  // whatever an endpoint echoes back, the key is never written into a reason
+  // (a key too short to be a real one would only garble the words)
+  const redact = (text: string) =>
+    config.key.length >= 8 ? text.split(config.key).join("***") : text;
+  const done = (outcome: AgentOutcome): CallResult => ({
+    outcome:
+      outcome.reason === undefined ? outcome : { ...outcome, reason: redact(outcome.reason) },
+    requests,
+    waitedMs,
+  });
+  const failed = (reason: string) => done({ status: "failed", reason });
+  const timedOut = () =>
+    failed(
+      `timeout: no answer from ${config.endpoint} (model ${config.model}) within ${
+        budget.bounded
+          ? `the ticket's bound (${budget.boundText})`
+          : `${formatDuration(UNBOUNDED_MS)} (the ticket has no duration bound)`
+      } — raise the bound, or choose a faster model`,
+    );
+  /** waits `ms` if the bound leaves room for a request after it */
+  const waitFits = async (ms: number): Promise<boolean> => {
+    if (deps.now() + ms + MIN_REQUEST_MS > budget.deadline) return false;
+    await deps.sleep(ms);
+    waitedMs += ms;
+    return true;
+  };
+  const backoff = () => 1000 * 2 ** transient;
+
+  for (;;) {
+    if (requests >= MAX_REQUESTS) {
+      return failed(
+        `${config.endpoint} kept asking to try again (${requests} requests for model ${config.model}): retry the ticket later`,
+      );
+    }
+    const left = budget.deadline - deps.now();
+    if (left <= 0) return timedOut();
+    requests++;
+    let status: number;
+    let headers: Headers;
+    let text: string | undefined;
+    try {
+      const res = await deps.fetch(config.url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${config.key}`,
+          "content-type": "application/json",
+          accept: "application/json",
+        },
+        body: JSON.stringify(chatRequest(config.model, context, structured)),
+        signal: AbortSignal.timeout(left),
+      });
+      status = res.status;
+      headers = res.headers;
+      text = await boundedText(res);
+    } catch (error) {
+      const name = (error as { name?: unknown })?.name;
+      if (name === "TimeoutError" || name === "AbortError") return timedOut();
+      const code = networkCode(error);
+      if (
+        TRANSIENT_NETWORK.has(code) &&
+        transient < TRANSIENT_TRIES &&
+        (await waitFits(backoff()))
+      ) {
+        transient++;
+        continue;
+      }
+      return failed(
+        `could not reach ${config.endpoint} (${NETWORK_WORDS[code] ? `${code}: ${NETWORK_WORDS[code]}` : code}): check the endpoint's URL (--endpoint, or model_endpoint in frontier.yml) and that this machine can reach it`,
+      );
+    }
+
+    if (text === undefined) {
+      return failed(
+        `${config.endpoint} answered ${status} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: check that --endpoint is the base URL of an OpenAI-compatible API`,
+      );
+    }
+    if (status >= 200 && status < 300) {
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return failed(
+          `${config.endpoint} answered ${status} with something that is not JSON (it began "${excerpt(text, 80)}"): check that --endpoint is the base URL of an OpenAI-compatible API`,
+        );
+      }
+      const outcome = readCompletion(body);
+      const usage = usageOf(body);
+      return done(usage === undefined ? outcome : { ...outcome, usage });
+    }
+    if (status === 429) {
+      const limit = rateLimit(headers, text, deps.now());
+      if (await waitFits(limit.waitMs ?? backoff())) {
+        if (limit.waitMs === undefined) transient++;
+        continue;
+      }
+      return failed(
+        rateLimitReason(limit, config, {
+          boundText: budget.boundText,
+          leftMs: budget.deadline - deps.now(),
+          bounded: budget.bounded,
+        }),
+      );
+    }
+    if (structured && refusesSchemaFormat(status, text)) {
+      // the same request, with the shape in the instructions only: one answer still
+      structured = false;
+      continue;
+    }
+    if (isTransient(status) && transient < TRANSIENT_TRIES && (await waitFits(backoff()))) {
+      transient++;
+      continue;
+    }
+    return failed(refusalReason(status, text, config));
+  }
+}

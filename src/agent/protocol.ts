@@ -1,0 +1,223 @@
+/**
+ * What the built-in agent says to a chat-completions model and how it reads the answer.
+ * Pure: no request is made here (call.ts makes them).
+ *
+ * The model is asked for one JSON object — the ticket's outcome — by a JSON schema
+ * (`response_format: json_schema`, strict) where the endpoint takes one, and by the
+ * instructions alone where it refuses the format (the same shape is spelled out in the
+ * system message, and the answer is checked the same way). Every answer is checked
+ * against the shape before anything is written: a malformed answer fails the attempt,
+ * and nothing the model did not say is ever passed off as its result.
+ */
+import type { OutcomeFile } from "../core/outcome.js";
+
+/** The outcomes a model may report (`limited` is the runner's word, not the model's). */
+export const MODEL_STATUSES = ["complete", "empty", "failed", "suspended"] as const;
+
+/**
+ * The answer's JSON schema, strict as OpenAI's structured outputs want it: every property
+ * required, unused ones `null`, nothing else allowed. The coding-agent recipes ask for the
+ * same shape (examples/agents/), so one reader takes them all.
+ */
+export const OUTCOME_SCHEMA = {
+  type: "object",
+  properties: {
+    status: {
+      type: "string",
+      enum: [...MODEL_STATUSES],
+      description:
+        "complete: the task is done (result). empty: done, and there is nothing to report. failed: it cannot be done (reason). suspended: a decision only a maintainer can make is needed (question).",
+    },
+    result: {
+      type: ["string", "null"],
+      description:
+        "with complete: the work (what was found, or what was done) in markdown; else null",
+    },
+    question: {
+      type: ["string", "null"],
+      description: "with suspended: one specific question for a maintainer; else null",
+    },
+    reason: {
+      type: ["string", "null"],
+      description: "with failed: why, and what would make it possible; else null",
+    },
+  },
+  required: ["status", "result", "question", "reason"],
+  additionalProperties: false,
+} as const;
+
+export const SYSTEM_PROMPT = `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
+
+You have no tools and no access to files, the network or the repository: work only from the context. Do the task and report its outcome as one JSON object, with no other text:
+
+{"status": "complete" | "empty" | "failed" | "suspended", "result": string | null, "question": string | null, "reason": string | null}
+
+- "complete": the task is done; "result" is the work itself (markdown), complete enough for the tickets that depend on this one.
+- "empty": the task ran and there is nothing to report; "result" is null.
+- "failed": the task cannot be done from this context; "reason" says why and what would make it possible.
+- "suspended": a decision only a maintainer can make is needed before the task can be done; "question" is one specific question they can answer in a sentence. Ask only when guessing would be wrong; never ask again what an earlier answer settled.
+
+Fields that do not apply are null.`;
+
+export interface ChatRequest {
+  model: string;
+  messages: Array<{ role: "system" | "user"; content: string }>;
+  response_format?: {
+    type: "json_schema";
+    json_schema: { name: string; strict: true; schema: typeof OUTCOME_SCHEMA };
+  };
+}
+
+/** The request of one attempt; `structured`: with the JSON schema response format. */
+export function chatRequest(model: string, context: string, structured: boolean): ChatRequest {
+  const body: ChatRequest = {
+    model,
+    messages: [
+      { role: "system", content: SYSTEM_PROMPT },
+      { role: "user", content: context },
+    ],
+  };
+  if (structured) {
+    body.response_format = {
+      type: "json_schema",
+      json_schema: { name: "ticket_outcome", strict: true, schema: OUTCOME_SCHEMA },
+    };
+  }
+  return body;
+}
+
+/** The outcome the agent reports: the outcome file's shape (core/outcome.ts). */
+export type AgentOutcome = OutcomeFile;
+
+const failed = (reason: string): AgentOutcome => ({ status: "failed", reason });
+
+/** A short, one-line excerpt of text the model or endpoint sent, for a reason. */
+export function excerpt(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** The token counts of a completion as the outcome's `usage` (`tokens` is the total). */
+export function usageOf(body: unknown): Record<string, number> | undefined {
+  const u = (body as { usage?: Record<string, unknown> } | null)?.usage;
+  if (u === null || typeof u !== "object") return undefined;
+  const count = (v: unknown) =>
+    typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
+  const prompt = count(u.prompt_tokens);
+  const completion = count(u.completion_tokens);
+  const total =
+    count(u.total_tokens) ??
+    (prompt !== undefined || completion !== undefined
+      ? (prompt ?? 0) + (completion ?? 0)
+      : undefined);
+  if (total === undefined) return undefined;
+  const usage: Record<string, number> = { tokens: total };
+  if (prompt !== undefined) usage.prompt_tokens = prompt;
+  if (completion !== undefined) usage.completion_tokens = completion;
+  return usage;
+}
+
+/** What to change when a model will not keep to the shape. */
+const KEEP_TO_SHAPE =
+  "choose a model that answers in a JSON schema (structured outputs), e.g. openai/gpt-4.1-mini on GitHub Models";
+
+/**
+ * The outcome of a chat completion's body (already parsed as JSON), or a failure that
+ * says what was wrong with it. Usage is the caller's to add.
+ */
+export function readCompletion(body: unknown): AgentOutcome {
+  const choice = (body as { choices?: unknown[] } | null)?.choices?.[0] as
+    | {
+        finish_reason?: unknown;
+        message?: { content?: unknown; refusal?: unknown };
+      }
+    | undefined;
+  if (choice === undefined || typeof choice !== "object" || choice === null) {
+    return failed(
+      "the endpoint's answer is not a chat completion (it has no choices): check that --endpoint is the base URL of an OpenAI-compatible API",
+    );
+  }
+  const message = choice.message ?? {};
+  if (typeof message.refusal === "string" && message.refusal.trim() !== "") {
+    return failed(
+      `the model refused the task: "${excerpt(message.refusal, 300)}" — reword the ticket, or choose another model`,
+    );
+  }
+  if (choice.finish_reason === "length") {
+    return failed(
+      "the model's answer was cut off at its output limit (finish_reason: length): split the ticket into smaller ones, or choose a model with a larger output",
+    );
+  }
+  if (choice.finish_reason === "content_filter") {
+    return failed(
+      "the endpoint's content filter stopped the model's answer (finish_reason: content_filter): reword the ticket",
+    );
+  }
+  const content = message.content;
+  if (typeof content !== "string" || content.trim() === "") {
+    return failed(`the model's answer is empty, not an outcome: ${KEEP_TO_SHAPE}`);
+  }
+  return readAnswer(content);
+}
+
+/** The model's text as an outcome: one JSON object of the shape, else a failure. */
+export function readAnswer(content: string): AgentOutcome {
+  // a model without the schema format may still fence its JSON
+  const text = content
+    .trim()
+    .replace(/^```(?:json)?\s*\n?/i, "")
+    .replace(/\n?```$/, "")
+    .trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return failed(
+      `the model's answer is not JSON (it began "${excerpt(content, 80)}"): ${KEEP_TO_SHAPE}`,
+    );
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return failed(`the model's answer is JSON but not an object: ${KEEP_TO_SHAPE}`);
+  }
+  const o = value as Record<string, unknown>;
+  if (!(MODEL_STATUSES as readonly unknown[]).includes(o.status)) {
+    return failed(
+      `the model's answer has status ${JSON.stringify(o.status) ?? "undefined"}, not one of ${MODEL_STATUSES.join(", ")}: ${KEEP_TO_SHAPE}`,
+    );
+  }
+  for (const field of ["result", "question", "reason"] as const) {
+    const v = o[field];
+    if (v !== undefined && v !== null && typeof v !== "string") {
+      return failed(
+        `the model's answer has a ${field} that is not text (${typeof v}): ${KEEP_TO_SHAPE}`,
+      );
+    }
+  }
+  const given = (field: "result" | "question" | "reason") => {
+    const v = o[field];
+    return typeof v === "string" && v.trim() !== "" ? v : undefined;
+  };
+  const status = o.status as (typeof MODEL_STATUSES)[number];
+  switch (status) {
+    case "complete": {
+      const result = given("result");
+      // a complete without a result is empty: the runners' rule (core/settle.ts) decides it
+      return result === undefined ? { status } : { status, result };
+    }
+    case "empty":
+      return { status };
+    case "failed":
+      return {
+        status,
+        reason: given("reason")
+          ? `the model reported: ${given("reason")}`
+          : "the model reported failed and gave no reason",
+      };
+    case "suspended": {
+      const question = given("question");
+      return question === undefined
+        ? failed(`the model asked to suspend the ticket but gave no question: ${KEEP_TO_SHAPE}`)
+        : { status, question: question.trim() };
+    }
+  }
+}
