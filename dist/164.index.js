@@ -12,8 +12,8 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony import */ var yaml__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8815);
 /* harmony import */ var _core_bound_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4831);
 /* harmony import */ var _core_model_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(4146);
-/* harmony import */ var _problems_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1261);
-/* harmony import */ var _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(6546);
+/* harmony import */ var _problems_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1261);
+/* harmony import */ var _setting_keys_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6546);
 /* harmony import */ var _yaml_errors_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(5680);
 /**
  * Run settings from the optional `frontier.yml` beside the tickets. Read with the
@@ -28,7 +28,7 @@ __webpack_require__.r(__webpack_exports__);
 
 /** The settings a `frontier.yml` text sets (without defaults), or its problems. */
 function parseSettings(text) {
-    const file = _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .SETTINGS_FILE */ .tP;
+    const file = _setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .SETTINGS_FILE */ .tP;
     const lc = new yaml__WEBPACK_IMPORTED_MODULE_0__/* .LineCounter */ .HN();
     const doc = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .parseDocument */ .Tp)(text, { lineCounter: lc, version: "1.2", prettyErrors: true });
     if (doc.errors.length > 0) {
@@ -36,7 +36,7 @@ function parseSettings(text) {
             settings: {},
             problems: doc.errors
                 .slice(0, 3)
-                .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_4__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .yamlErrorText */ .j)(err)}`, "fix the YAML (quote text that contains : or #)")),
+                .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .yamlErrorText */ .j)(err)}`, "fix the YAML (quote text that contains : or #)")),
             warnings: [],
         };
     }
@@ -49,7 +49,7 @@ function parseSettings(text) {
         return {
             settings: {},
             problems: [
-                (0,_problems_js__WEBPACK_IMPORTED_MODULE_4__/* .problem */ .CC)("invalid-settings", file, lineOf(contents), `${file} must be settings (name: value lines)`, "write one setting per line, e.g. max_parallel: 4"),
+                (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, lineOf(contents), `${file} must be settings (name: value lines)`, "write one setting per line, e.g. max_parallel: 4"),
             ],
             warnings: [],
         };
@@ -60,9 +60,9 @@ function parseSettings(text) {
     for (const pair of contents.items) {
         const key = pair.key;
         const name = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(key) ? text_(key) : "";
-        const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk[name] : undefined;
+        const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .KEYS */ .Rk[name] : undefined;
         if (info === undefined) {
-            warnings.push((0,_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .unknownSetting */ .pL)(name, lineOf(key)));
+            warnings.push((0,_setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .unknownSetting */ .pL)(name, lineOf(key)));
             continue;
         }
         lines.set(name, lineOf(pair.value) ?? lineOf(key));
@@ -79,10 +79,10 @@ function parseSettings(text) {
             if (seen.has(name))
                 continue;
             seen.add(name);
-            const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk[name] : undefined;
+            const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .KEYS */ .Rk[name] : undefined;
             if (info === undefined)
                 continue;
-            problems.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_4__/* .problem */ .CC)("invalid-settings", file, lines.get(name), `${name} must be ${info.expect}, got ${(0,_problems_js__WEBPACK_IMPORTED_MODULE_4__/* .describeValue */ .bp)(values[name])}`, `write ${info.example}`));
+            problems.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, lines.get(name), `${name} must be ${info.expect}, got ${(0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .describeValue */ .bp)(values[name])}`, `write ${info.example}`));
         }
     }
     // the settings that are right still count (max_file_bytes, max_tickets): one wrong
@@ -99,12 +99,26 @@ function parseSettings(text) {
     const duration = typeof settings.bound === "object" ? settings.bound.duration : undefined;
     if (duration !== undefined && !(0,_core_bound_js__WEBPACK_IMPORTED_MODULE_1__/* .parseDuration */ .E9)(duration)) {
         delete settings.bound;
-        problems.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_4__/* .problem */ .CC)("invalid-settings", file, lines.get("bound"), `bound.duration must be a duration such as 2h or 90m, got ${(0,_problems_js__WEBPACK_IMPORTED_MODULE_4__/* .describeValue */ .bp)(duration)}`, "write bound: {duration: 2h}"));
+        problems.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, lines.get("bound"), `bound.duration must be a duration such as 2h or 90m, got ${(0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .describeValue */ .bp)(duration)}`, "write bound: {duration: 2h}"));
+    }
+    const longRun = duration === undefined
+        ? undefined
+        : (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .durationTooLong */ .nS)("bound.duration", duration, file, lines.get("bound"), "invalid-settings");
+    if (longRun !== undefined) {
+        delete settings.bound;
+        problems.push(longRun);
     }
     const ticketBound = settings.ticket_bound;
+    const longTicket = ticketBound === undefined
+        ? undefined
+        : (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .durationTooLong */ .nS)("ticket_bound", ticketBound, file, lines.get("ticket_bound"), "invalid-settings");
+    if (longTicket !== undefined) {
+        delete settings.ticket_bound;
+        problems.push(longTicket);
+    }
     const hint = ticketBound === undefined ? undefined : (0,_core_bound_js__WEBPACK_IMPORTED_MODULE_1__/* .durationHint */ .us)(ticketBound);
     if (ticketBound !== undefined && hint !== undefined) {
-        warnings.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_4__/* .notADuration */ .V_)("ticket_bound", ticketBound, hint, file, lines.get("ticket_bound")));
+        warnings.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .notADuration */ .V_)("ticket_bound", ticketBound, hint, file, lines.get("ticket_bound")));
     }
     return { settings, problems, warnings };
 }

@@ -121,6 +121,8 @@ var gray_matter_default = /*#__PURE__*/__webpack_require__.n(gray_matter);
 var dist = __webpack_require__(8815);
 // EXTERNAL MODULE: ./src/tickets/frontmatter.ts
 var frontmatter = __webpack_require__(9703);
+// EXTERNAL MODULE: ./src/tickets/integers.ts
+var integers = __webpack_require__(9954);
 // EXTERNAL MODULE: ./src/tickets/yaml-errors.ts
 var yaml_errors = __webpack_require__(5680);
 ;// CONCATENATED MODULE: ./src/tickets/yaml-fields.ts
@@ -131,6 +133,7 @@ var yaml_errors = __webpack_require__(5680);
  * numbers from its LineCounter. The split's first line break ends the `---` line, so
  * YAML line numbers are file line numbers.
  */
+
 
 
 
@@ -340,8 +343,8 @@ function toValue(n, kind, resolve, lineAt) {
             if (!(0,dist/* isScalar */.jn)(n))
                 return shapeOf(n);
             if (typeof n.value === "number" && n.source !== undefined && DECIMAL.test(n.source)) {
-                // `010` is ten, never eight
-                return Number(n.source);
+                // `010` is ten, never eight; past 2⁵³−1, the text as written
+                return (0,integers/* decimalInt */.R)(n.source);
             }
             return n.value;
         case "list":

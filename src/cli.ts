@@ -3,18 +3,25 @@
  * `frontier`: the local command. Parsing only; each command lives in
  * src/cli/commands.ts, and `run` in src/local/run.ts.
  */
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
 import { quietWhenClosed } from "./cli/closed-output.js";
 import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
 import { RECEIPT_SCHEMA } from "./core/constants.js";
-import { type CliIo, EXIT, line } from "./core/io.js";
-import { shownPath } from "./local/text.js";
+import { type CliIo, EXIT, line } from "./terminal/io.js";
+import { shownPath } from "./terminal/text.js";
 
 // Each command loads only what it needs: `frontier validate` over 10k tickets should cost
 // little more than reading them, not the report renderers and the runner too.
 const commands = () => import("./cli/commands.js");
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const gone = workingDirectoryGone(argv, io);
+  if (gone !== undefined) {
+    line(io.stderr, `error: ${gone}`);
+    return EXIT.usage;
+  }
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     line(io.stdout, (await import("./cli/version.js")).packageVersion());
     return EXIT.complete;
@@ -29,6 +36,35 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return statusCommand(quick.dir, { json: quick.json }, io, Date.now());
   }
   return parseWithCommander(argv, io);
+}
+
+/**
+ * A working directory deleted (or moved) under the shell: every relative path, and Node's
+ * own path resolution, would fail. With the ticket directory given as an absolute path
+ * the command goes on from `/`; otherwise it says so. Undefined when all is well.
+ */
+function workingDirectoryGone(argv: readonly string[], io: CliIo): string | undefined {
+  try {
+    process.cwd();
+    return undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const absoluteDir = argv.find((a) => isAbsolute(a) && isDirectory(a));
+  if (absoluteDir !== undefined) {
+    process.chdir("/");
+    return undefined;
+  }
+  const was = io.env.PWD ? ` ${io.env.PWD}` : "";
+  return `the working directory${was} no longer exists (deleted or moved while the shell was in it) — cd to a directory that exists and run again, or pass the ticket directory as an absolute path`;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<number> {
@@ -121,8 +157,19 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .description("check the ticket directory; every problem with file:line; exit 2 if any")
     .argument("[dir]", "ticket directory", DEFAULT_DIR)
     .option("--json", "print the problems as JSON")
-    .action(async (dir: string, o: { json?: boolean }) => {
-      code = await (await import("./cli/validate.js")).validateCommand(dir, { json: !!o.json }, io);
+    .option(
+      "--for <runner>",
+      "local: exactly what `frontier run` accepts; github: what a run on GitHub accepts (default: both, what stops only one runner as a warning)",
+    )
+    .action(async (dir: string, o: { json?: boolean; for?: string }) => {
+      if (o.for !== undefined && o.for !== "local" && o.for !== "github") {
+        return usageError(`--for takes local or github, got "${o.for}"`);
+      }
+      code = await (await import("./cli/validate.js")).validateCommand(
+        dir,
+        { json: !!o.json, ...(o.for !== undefined && { for: o.for }) },
+        io,
+      );
     });
 
   program
@@ -175,6 +222,7 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
             shown,
             { ...io, stdout: io.stderr },
             now(),
+            "run --fresh",
           );
           if (code !== EXIT.complete) return;
         }

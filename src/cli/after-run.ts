@@ -4,11 +4,11 @@
  * gets the exact commands that answer them and continue, `--exec` included.
  */
 
-import { type CliIo, EXIT, line } from "../core/io.js";
-import { shellWord } from "../local/text.js";
+import { openDirectory } from "../local/open.js";
 import { remainderOf } from "../report/remainder.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { shellWord } from "../terminal/text.js";
 import { continueCommand, rememberExec } from "./continue.js";
-import { openDirectory } from "./open.js";
 
 export async function afterRun(
   dir: string,

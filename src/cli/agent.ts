@@ -7,8 +7,8 @@
 import type { AgentFlags } from "../agent/config.js";
 import { flagProblem } from "../agent/config.js";
 import { runAgent } from "../agent/run.js";
-import { type CliIo, EXIT } from "../core/io.js";
-import { errorLine } from "../local/colour.js";
+import { errorLine } from "../terminal/colour.js";
+import { type CliIo, EXIT } from "../terminal/io.js";
 
 export async function agentCommand(flags: AgentFlags, io: CliIo): Promise<number> {
   const bad = flagProblem(flags);

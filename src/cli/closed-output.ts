@@ -5,7 +5,9 @@
  */
 export function quietWhenClosed(stream: NodeJS.WritableStream): void {
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") return;
+    // EIO: the terminal itself is gone (a closed window, a dropped SSH session)
+    if (error.code === "EPIPE" || error.code === "EIO" || error.code === "ERR_STREAM_DESTROYED")
+      return;
     throw error;
   });
 }

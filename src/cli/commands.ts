@@ -5,19 +5,19 @@
  */
 import { join } from "node:path";
 import { step } from "../core/event.js";
-import { type CliIo, EXIT, line } from "../core/io.js";
 import type { Receipt } from "../core/model.js";
-import { errorLine } from "../local/colour.js";
+import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { writeReports } from "../local/report-files.js";
-import { plural, shellWord, shownPath } from "../local/text.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
+import { errorLine } from "../terminal/colour.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { plural, shellWord, shownPath } from "../terminal/text.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
 import { takeLock } from "./lock.js";
-import { localUser, openDirectory, writeChanges } from "./open.js";
 import { didYouMean } from "./suggest.js";
 
 export { statusCommand } from "./status.js";
@@ -136,7 +136,7 @@ export async function mutateCommand(
     );
     switch (result.kind) {
       case "ok": {
-        const unwritable = await writeChanges(dir, frontier, changes);
+        const unwritable = await writeChanges(opened.opened, changes);
         for (const message of unwritable) errorLine(io, join(dir, message));
         if (unwritable.length > 0) return EXIT.failed;
         const ran = kind === "retry" ? frontier.ranDependents(args.ticket ?? "") : [];

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Settings, TicketSpec } from "../core/model.js";
-import { shellWord } from "../local/text.js";
+import { shellWord } from "../terminal/text.js";
 import { LAST_EXEC_FILE, STATE_DIR } from "../tickets/layout.js";
 import { replaceAtomically } from "../tickets/store.js";
 

@@ -1,6 +1,6 @@
 /** What `--help` shows besides the options: the exit codes, and two examples per command. */
 import { RECEIPT_SCHEMA } from "../core/constants.js";
-import { EXIT } from "../core/io.js";
+import { EXIT } from "../terminal/io.js";
 
 export const EXIT_CODES_HELP = `
 Exit codes:

@@ -19,9 +19,9 @@ import {
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { type CliIo, EXIT, line } from "../core/io.js";
-import { errorLine } from "../local/colour.js";
-import { plural, shellWord, shownPath } from "../local/text.js";
+import { errorLine } from "../terminal/colour.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { plural, shellWord, shownPath } from "../terminal/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 

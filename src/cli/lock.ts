@@ -1,7 +1,7 @@
 /** The run's lock, for the commands that change a ticket directory. */
 import { existsSync } from "node:fs";
-import { type CliIo, line } from "../core/io.js";
 import { acquireLock } from "../local/lock.js";
+import { type CliIo, line } from "../terminal/io.js";
 
 /**
  * Take the run's lock for a command that changes the directory; undefined (and said
@@ -16,6 +16,6 @@ export async function takeLock(
   if (!existsSync(dir)) return async () => {}; // openDirectory says what is wrong
   const lock = await acquireLock(dir, now);
   if (lock.kind === "ok") return lock.release;
-  line(io.stderr, `error: ${lock.message}; ${what} after it stops`);
+  line(io.stderr, `error: ${lock.message}; \`frontier ${what}\` after it stops`);
   return undefined;
 }

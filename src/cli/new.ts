@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TICKET_ID } from "../core/constants.js";
-import { type CliIo, EXIT, line } from "../core/io.js";
 import { nearMatches } from "../core/near.js";
-import { errorLine } from "../local/colour.js";
-import { plural, shellWord, shownPath } from "../local/text.js";
+import { errorLine } from "../terminal/colour.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { plural, shellWord, shownPath } from "../terminal/text.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { DEFAULT_DIR } from "./argv.js";

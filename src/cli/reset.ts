@@ -16,7 +16,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
-import { type CliIo, EXIT, line } from "../core/io.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { ENGINE_FIELDS } from "../tickets/fields.js";
 import {
   archiveRunName,
@@ -41,7 +41,13 @@ const CLEARED = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, undefined])) as 
  */
 const KEPT = /^(?:runs|cache|lock(?:\.takeover)?|lock\..*\.tmp)$/;
 
-export async function resetCommand(dir: string, io: CliIo, now: number): Promise<number> {
+/** `as`: the command as the user typed it, for a refusal (`reset`, or `run --fresh`). */
+export async function resetCommand(
+  dir: string,
+  io: CliIo,
+  now: number,
+  as = "reset",
+): Promise<number> {
   if (!isDirectory(dir)) {
     line(
       io.stderr,
@@ -49,7 +55,7 @@ export async function resetCommand(dir: string, io: CliIo, now: number): Promise
     );
     return EXIT.usage;
   }
-  const release = await takeLock(dir, io, "reset", now);
+  const release = await takeLock(dir, io, as, now);
   if (release === undefined) return EXIT.usage;
   try {
     return await reset(dir, io);

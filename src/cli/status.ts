@@ -3,15 +3,15 @@
  * the report renderers, the runner or the YAML writer — so it stays fast on 10k tickets.
  */
 import { STATUSES } from "../core/constants.js";
-import { type CliIo, EXIT } from "../core/io.js";
 import type { Status } from "../core/model.js";
-import { boundHint } from "../local/bound-hint.js";
-import { type Paint, painter, paintStatus } from "../local/colour.js";
-import { oneLine, plural, shellWord, shownPath } from "../local/text.js";
+import { openDirectory } from "../local/open.js";
 import { buildReceipt } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
 import { STATUS_ICON } from "../report/states.js";
-import { openDirectory } from "./open.js";
+import { boundHint } from "../terminal/bound-hint.js";
+import { type Paint, painter, paintStatus } from "../terminal/colour.js";
+import { type CliIo, EXIT } from "../terminal/io.js";
+import { oneLine, plural, shellWord, shownPath } from "../terminal/text.js";
 
 function json(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -1,27 +1,39 @@
 /** `frontier validate`: loads nothing but the ticket reader, so checking 10k files stays fast. */
 
 import { ticketIsolation } from "../core/constants.js";
-import { type CliIo, EXIT, line } from "../core/io.js";
-import { painter } from "../local/colour.js";
-import { printProblems } from "../local/problems.js";
-import { plural, shownPath } from "../local/text.js";
+import { painter } from "../terminal/colour.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { printProblems } from "../terminal/problems.js";
+import { plural, shownPath } from "../terminal/text.js";
 import { loadDirectory } from "../tickets/load.js";
-import { formatProblem } from "../tickets/problems.js";
+import { formatProblem, type Problem } from "../tickets/problems.js";
 
-export async function validateCommand(typed: string, opts: { json: boolean }, io: CliIo) {
+/**
+ * `for`: which runner to check for. `local`: exactly what `frontier run` accepts. `github`:
+ * what a run on GitHub accepts (what only a local run refuses is left out). Neither:
+ * both, with what stops only one runner said as a warning naming it.
+ */
+export type ValidateFor = "local" | "github";
+
+export async function validateCommand(
+  typed: string,
+  opts: { json: boolean; for?: ValidateFor },
+  io: CliIo,
+) {
   const dir = shownPath(typed);
   // the same checks `frontier run` makes, executors included; no body is shown, so the
   // ticket cache can serve it
   const loaded = await loadDirectory(dir, {}, { localExecutors: true, bodies: false });
-  const problems = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
+  const found = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
   if (
     loaded.kind === "ok" &&
     loaded.specs.some((s) => ticketIsolation(s.isolation, loaded.settings.isolation) === "worktree")
   ) {
     // isolated tickets need git and a repository: what `run` checks before it starts
     const { isolationProblems } = await import("../local/worktree.js");
-    problems.unshift(...(await isolationProblems(dir, loaded.specs, loaded.settings)));
+    found.unshift(...(await isolationProblems(dir, loaded.specs, loaded.settings)));
   }
+  const problems = forRunner(found, opts.for);
   const errors = problems.filter((p) => p.severity === "error").length;
   if (opts.json) {
     io.stdout.write(
@@ -41,8 +53,22 @@ export async function validateCommand(typed: string, opts: { json: boolean }, io
   } else {
     if (problems.length > 0) printProblems(problems, io, dir);
     const paint = painter(io.stdout, io.env);
-    const count = loaded.kind === "ok" ? loaded.specs.length : 0;
-    line(io.stdout, `${dir}: ${plural(count, "ticket")}, ${paint("green", "no problems")}.`);
+    const tickets = loaded.kind === "ok" ? loaded.specs.length : undefined;
+    line(
+      io.stdout,
+      `${dir}: ${tickets === undefined ? "" : `${plural(tickets, "ticket")}, `}${paint("green", "no problems")}${opts.for ? ` for a run ${opts.for === "github" ? "on GitHub" : "here"}` : ""}.`,
+    );
   }
   return errors > 0 ? EXIT.usage : EXIT.complete;
+}
+
+/** The problems that hold for `runner` (both when undefined: one runner's own as warnings). */
+function forRunner(problems: readonly Problem[], runner: ValidateFor | undefined): Problem[] {
+  if (runner === "local") return [...problems];
+  if (runner === "github") return problems.filter((p) => p.runner !== "local");
+  return problems.map((p) =>
+    p.runner === "local" && p.severity === "error"
+      ? { ...p, severity: "warning", message: `for a local run: ${p.message}` }
+      : p,
+  );
 }

@@ -85,6 +85,19 @@ export function durationHint(text: string): string | undefined {
   return "write it in digits and units: 45s, 30m, 2h, 1h30m or 2d";
 }
 
+/**
+ * The longest duration a bound may be: a year. Longer is refused where it is written
+ * (a ticket's `bound`, `ticket_bound`, `bound.duration`), never found out mid-run.
+ */
+export const MAX_DURATION_MS = 365 * 86_400_000;
+export const MAX_DURATION_TEXT = "365d";
+
+/** A duration past MAX_DURATION_MS, or undefined (not a duration, or within it). */
+export function tooLong(text: string): number | undefined {
+  const ms = parseDuration(text);
+  return ms !== undefined && ms > MAX_DURATION_MS ? ms : undefined;
+}
+
 /** A ticket's (or the run's default) `bound`: a duration is its timeout and lease. */
 export function parseBound(raw: string, defaultLeaseMs: number = DEFAULTS.leaseMs): Bound {
   const ms = parseDuration(raw);

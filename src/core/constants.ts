@@ -83,4 +83,12 @@ export const DEFAULTS = {
   maxTickets: 20_000,
   maxFileBytes: 256 * 1024,
   maxResultBytes: 1024 * 1024,
+  /**
+   * The most input results one context carries (8 MiB): inputs past it are named with
+   * the file to read them from, so a wide fan-in of large results stays a context an
+   * executor can be given (and the runner can build).
+   */
+  maxContextResultBytes: 8 * 1024 * 1024,
+  /** The most result text one receipt (and the HTML report) carries (8 MiB); the rest by file. */
+  maxReceiptResultBytes: 8 * 1024 * 1024,
 } as const;

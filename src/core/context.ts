@@ -11,10 +11,17 @@ export interface ContextInput {
   status: Status;
   /** the result text of its last complete attempt; undefined when there is none */
   result: string | undefined;
+  /**
+   * its result, left out because the context's results reached their cap: how large it
+   * is and the file to read it from (a path the executor can open)
+   */
+  omitted?: { bytes: number; path: string };
 }
 
 export interface ContextArgs {
   spec: TicketSpec;
+  /** the cap the inputs' results were held to (bytes), named when one was left out */
+  resultCap?: number;
   /** the run's name */
   run: string;
   goal?: string;
@@ -48,7 +55,11 @@ export function buildContext(args: ContextArgs): string {
       // an empty input is an explicit blank, never dropped: the executor must know it ran
       if (input.status === "empty") out.push(EMPTY_INPUT);
       else if (input.status !== "complete") out.push(`(not available: ${input.status})`);
-      else if (input.result === undefined || input.result.trim() === "") {
+      else if (input.omitted !== undefined) {
+        out.push(
+          `(left out of this context: its result is ${input.omitted.bytes} bytes, past the ${args.resultCap ?? 0} bytes of results a context carries — read it from ${input.omitted.path})`,
+        );
+      } else if (input.result === undefined || input.result.trim() === "") {
         out.push("(complete; no result text was recorded)");
       } else out.push(input.result.replace(/\s+$/, ""));
     }

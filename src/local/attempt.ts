@@ -141,7 +141,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     };
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
-    let timeoutTimer: NodeJS.Timeout | undefined;
+    let timeoutTimer: { clear(): void } | undefined;
     const terminate = () => {
       if (pgid === undefined) return; // not started yet: terminated as soon as it is
       signalGroup(pgid, "SIGTERM");
@@ -152,10 +152,10 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     };
     stopFn = terminate;
     if (input.timeoutMs !== undefined) {
-      timeoutTimer = setTimeout(() => {
+      timeoutTimer = after(input.timeoutMs, () => {
         timedOut = true;
         terminate();
-      }, input.timeoutMs);
+      });
     }
     const launcher = input.launcher ?? inProcess;
     const exit = await launcher.launch(
@@ -174,7 +174,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
         if (stopRequested || timedOut) terminate();
       },
     );
-    if (timeoutTimer) clearTimeout(timeoutTimer);
+    timeoutTimer?.clear();
     if (killTimer) clearTimeout(killTimer);
     const base = {
       stopped: stopRequested,
@@ -224,6 +224,27 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       stopFn();
     },
   };
+}
+
+/** Node's timers hold at most 2³¹−1 ms (24.8 days); a longer wait is made of several. */
+const TIMER_MAX_MS = 2 ** 31 - 1;
+
+/** Run `fn` once `ms` have passed, however long that is. */
+export function after(ms: number, fn: () => void): { clear(): void } {
+  let timer: NodeJS.Timeout;
+  const due = Date.now() + ms;
+  const arm = (left: number) => {
+    timer = setTimeout(
+      () => {
+        const rest = due - Date.now();
+        if (rest > 0) arm(rest);
+        else fn();
+      },
+      Math.min(left, TIMER_MAX_MS),
+    );
+  };
+  arm(ms);
+  return { clear: () => clearTimeout(timer) };
 }
 
 /**

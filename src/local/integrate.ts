@@ -20,6 +20,7 @@ import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
 import { type Interpreted, planSettle, type SettlePlan } from "../core/settle.js";
 import { singleLine } from "../core/text.js";
+import { plural } from "../terminal/text.js";
 import { INTEGRATING_DIR, integratingFile, patchFile } from "../tickets/layout.js";
 import { createRecord, writeError } from "../tickets/store.js";
 import {
@@ -39,7 +40,6 @@ import {
   worktreesUnder,
 } from "../workspace/worktrees.js";
 import type { AttemptResult } from "./attempt.js";
-import { plural } from "./text.js";
 import { type RunBranch, recordsPath, short, worktreePath } from "./worktree.js";
 
 /** Where an isolated attempt runs. */

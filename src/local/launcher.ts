@@ -222,11 +222,12 @@ export function helperLauncher(): Launcher {
 /* ------------------------------ the helper side ------------------------------ */
 
 function serve(): void {
-  // Ctrl-C on a terminal reaches the whole foreground group, this helper included; the
-  // runner decides what happens to attempts, so the helper ignores it and ends when
-  // the runner disconnects (or dies).
+  // Ctrl-C (or a closed terminal's SIGHUP) reaches the whole foreground group, this
+  // helper included; the runner decides what happens to attempts, so the helper ignores
+  // it and ends when the runner disconnects (or dies).
   process.on("SIGINT", () => {});
   process.on("SIGTERM", () => {});
+  process.on("SIGHUP", () => {});
   process.on("disconnect", () => process.exit(0));
   let baseEnv: Env = {};
   process.on("message", (message: ToHelper) => {

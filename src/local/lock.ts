@@ -9,10 +9,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
-import { link, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { link, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { LOCK_FILE, STATE_DIR } from "../tickets/layout.js";
+import { LOCK_FILE, RUN_FILE } from "../tickets/layout.js";
+import { ensureStateDir } from "../tickets/store.js";
 
 export interface LockInfo {
   pid: number;
@@ -121,7 +122,7 @@ export type LockResult =
  */
 export async function acquireLock(dir: string, now: number): Promise<LockResult> {
   const path = lockPath(dir);
-  await mkdir(join(dir, STATE_DIR), { recursive: true });
+  ensureStateDir(dir);
   const info: LockInfo = {
     pid: process.pid,
     host: hostname(),
@@ -195,9 +196,20 @@ function clearDeadTakeover(takeover: string): void {
 function held(holder: LockInfo, path: string, dir: string): LockResult {
   const where =
     holder.host === hostname() ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.host}`;
+  const name = runName(dir);
   return {
     kind: "held",
     holder,
-    message: `another frontier run (${where}, since ${holder.started_at}) is running ${dir} — wait for it to finish or stop it; if it is gone, delete ${path}`,
+    message: `another frontier run${name === undefined ? "" : ` of run ${name}`} (${where}, since ${holder.started_at}) is running ${dir} — wait for it to finish or stop it; if it is gone, delete ${path}`,
   };
+}
+
+/** The name in the run record, if one can be read: which run holds the lock. */
+function runName(dir: string): string | undefined {
+  try {
+    const run = (JSON.parse(readFileSync(join(dir, RUN_FILE), "utf8")) as { run?: unknown }).run;
+    return typeof run === "string" && run !== "" ? run : undefined;
+  } catch {
+    return undefined;
+  }
 }

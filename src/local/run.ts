@@ -16,26 +16,33 @@ import { formatDuration } from "../core/bound.js";
 import type { RunFlags } from "../core/config.js";
 import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
-import { openRun, step } from "../core/event.js";
+import { step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
-import { type CliIo, EXIT, line } from "../core/io.js";
 import type { AttemptChanges, RunBound, RunState, Settings, TicketSpec } from "../core/model.js";
 import { remainderOf } from "../report/remainder.js";
+import { boundHint } from "../terminal/bound-hint.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { printProblems } from "../terminal/problems.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
-import { loadDirectory, resultFile } from "../tickets/load.js";
+import { resultFile } from "../tickets/load.js";
+import { parseTicket } from "../tickets/parse.js";
 import { formatProblem } from "../tickets/problems.js";
-import { applyEdits, createRecord, writeError } from "../tickets/store.js";
+import {
+  applyEdits,
+  createRecord,
+  currentSignature,
+  type FileSignature,
+  writeError,
+} from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
-import { boundHint } from "./bound-hint.js";
-import { DeferredWrites } from "./deferred.js";
 import type { Ended, Integrator, Workspace } from "./integrate.js";
 import { helperPool, type Launcher } from "./launcher.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
+import { firstWrite, type Opened, openDirectory } from "./open.js";
 import { stopClaimedGroups } from "./orphans.js";
-import { printProblems } from "./problems.js";
 import { loadLive, Progress, tallyText } from "./progress.js";
 
 export interface RunOptions {
@@ -199,25 +206,14 @@ async function loadLockedAndRun(
   launcher: Launcher,
 ): Promise<number> {
   const err = io.stderr;
-  const loaded = await loadDirectory(absDir, {}, { localExecutors: true });
-  if (loaded.kind === "invalid") {
-    printProblems(
-      loaded.problems.map((p) => ({ ...p, file: p.file === absDir ? dir : join(dir, p.file) })),
-      io,
-    );
-    return EXIT.usage;
-  }
-  for (const warning of loaded.warnings) line(err, formatProblem(warning, dir));
-  const { settings, specs, saved } = loaded;
-
   const flags: RunFlags = { within: inheritedRunBound };
   if (options.maxParallel !== undefined) flags.maxParallel = options.maxParallel;
   if (options.bound !== undefined) flags.bound = options.bound;
-  const opened = openRun({ specs, settings, saved, flags, now: started });
-  if (opened.kind === "bad") {
-    line(err, `error: ${opened.message}`);
-    return EXIT.usage;
-  }
+  const open = await openDirectory(absDir, flags, io, started, { localExecutors: true }, dir);
+  if (open.kind === "exit") return open.code;
+  const { opened } = open;
+  for (const warning of opened.warnings) line(err, formatProblem(warning, dir));
+  const { settings } = opened;
 
   // the live progress block (a terminal)
   const live = io.isTTY && !io.env.CI ? loadLive().catch(() => false as const) : undefined;
@@ -227,13 +223,11 @@ async function loadLockedAndRun(
     for (const message of executors.messages) line(err, `error: ${message}`);
     return EXIT.usage;
   }
-  const isolation = await openIsolation(absDir, dir, loaded.specs, settings, frontier, io, started);
+  const isolation = await openIsolation(absDir, dir, opened.specs, settings, frontier, io, started);
   if (isolation.kind === "bad") return isolation.code;
   const runner = new LocalRun(
-    absDir,
+    opened,
     dir,
-    settings,
-    frontier,
     executors.commands,
     options,
     io,
@@ -301,12 +295,17 @@ class LocalRun {
   private crashed = false;
   /** tickets whose file could not be written (the author broke it): why */
   private readonly unwritten = new Map<string, string>();
+  /** each open ticket file's signature as this run last read or wrote it */
+  private readonly signatures = new Map<string, FileSignature>();
+  /** claimed tickets whose file someone else changed (or deleted) during the run */
+  private readonly edited = new Map<string, "changed" | "deleted">();
+  private readonly noteWritten = (file: string, signature: FileSignature) => {
+    this.signatures.set(file, signature);
+  };
   /** isolated attempts that ended and could not be integrated: why (they stay claimed) */
   private readonly held = new Map<string, string>();
   /** the worktrees of claimed isolated tickets, made before they start */
   private readonly workspaces = new Map<string, Workspace>();
-  /** writes the next load derives on its own: made when they next matter, or at the end */
-  private readonly deferred = new DeferredWrites();
   private finish: (() => void) | undefined;
   private dispatched = 0;
   private settled = 0;
@@ -328,11 +327,15 @@ class LocalRun {
    */
   private reportModules: Promise<ReportModules> | undefined;
 
+  private readonly dir: string;
+  private readonly settings: Settings;
+  private readonly frontier: Frontier;
+  /** the directory as opened, until its first write (local/open.ts `firstWrite`) */
+  private opened: Opened | undefined;
+
   constructor(
-    private readonly dir: string,
+    opened: Opened,
     private readonly shownDir: string,
-    private readonly settings: Settings,
-    private readonly frontier: Frontier,
     private readonly commands: Map<string, string>,
     private readonly options: RunOptions,
     private readonly io: RunIo,
@@ -341,16 +344,20 @@ class LocalRun {
     /** the isolated tickets' worktrees and integrations, when the run has such tickets */
     private readonly isolation?: Integrator,
   ) {
+    this.opened = opened;
+    this.dir = opened.dir;
+    this.settings = opened.settings;
+    this.frontier = opened.frontier;
     // The command runs where the ticket directory lives (its parent: usually the
     // repository root), so `tickets/` and the code it talks about resolve the same way.
-    this.cwd = dirname(dir);
+    this.cwd = dirname(this.dir);
     this.baseEnv = { ...io.env };
-    this.maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
+    this.maxResultBytes = this.settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
     this.progress = new Progress({
       stream: io.stderr,
       live,
-      run: frontier.runRecord().run,
-      total: frontier.specs().length,
+      run: this.frontier.runRecord().run,
+      total: this.frontier.specs().length,
     });
   }
 
@@ -376,6 +383,15 @@ class LocalRun {
     }
     this.reclaimFirst = (ticket, claimedBy) =>
       isDeadLocalHolder(claimedBy) && !this.held.has(ticket);
+    // what each ticket that may still be claimed looks like now: a file changed by
+    // someone else before its claim (its dependencies edited, the file deleted) is seen
+    for (const spec of frontier.specs()) {
+      const status = frontier.state(spec.id)?.status ?? "pending";
+      if (!CLOSED.has(status)) {
+        const signature = currentSignature(join(this.dir, spec.file));
+        if (signature !== undefined) this.signatures.set(spec.file, signature);
+      }
+    }
     if (this.isolation) {
       // attempts a killed run left ended but not integrated are finished first
       const { recovered, notes } = await this.isolation.recover(frontier);
@@ -384,8 +400,11 @@ class LocalRun {
     }
 
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
+    // a closed terminal or a dropped SSH session (SIGHUP) stops the run as SIGTERM does:
+    // the attempts' groups are stopped and recorded interrupted, nothing runs on unwatched
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    process.on("SIGHUP", onSignal);
     try {
       const done = new Promise<void>((resolveDone) => {
         this.finish = resolveDone;
@@ -394,11 +413,11 @@ class LocalRun {
       // while the first attempts run, load what the end of the run needs
       setImmediate(() => void this.reportCode().catch(() => undefined));
       await done;
-      if (!this.crashed) this.flushDeferred();
       await this.isolation?.idle();
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      process.off("SIGHUP", onSignal);
       rmSync(this.scratch, { recursive: true, force: true });
       void this.launcher.close(); // it ends while the reports are written; reaped at the end
       this.progress.stop();
@@ -468,8 +487,7 @@ class LocalRun {
    * and the run record — then the attempts start, then the rest of the batch (the
    * settled tickets' files, whose records are already written) is written while they
    * run. Both parts are written before the next exit is taken. Exits that land
-   * meanwhile are taken straight after. What the next load derives on its own (tickets
-   * that became ready or blocked, a dispatch count) waits: see deferred.ts.
+   * meanwhile are taken straight after.
    */
   private async drain(): Promise<void> {
     do {
@@ -487,10 +505,11 @@ class LocalRun {
           // once, before anything starts: the claims of a runner that is gone, and leases
           // that ran out; later, every claim is held by a live attempt of this runner
           reclaim: this.reclaimFirst ?? false,
-          ...(this.stopping ? {} : { claimAs: { by: this.holder, token } }),
+          ...(this.stopping || this.edited.size > 0 ? {} : { claimAs: { by: this.holder, token } }),
         },
       );
       this.reclaimFirst = undefined;
+      this.noticeEdits(claims);
       this.noteReclaimed(reclaimed, changes);
       const rest = this.commit(claims, changes);
       // the outcomes are on disk (their attempt records): now they may be reported
@@ -504,8 +523,36 @@ class LocalRun {
         );
         for (const { claim, context } of ready) this.spawn(claim, context);
       }
-      applyEdits(this.dir, rest);
+      applyEdits(this.dir, rest, this.noteWritten);
     } while (this.exits.length > 0);
+  }
+
+  /**
+   * A claimed ticket whose file is not as this run last saw it was edited by someone
+   * else. Read again: when its id or its dependencies (depends_on, inputs) changed, or
+   * the file was deleted, the graph the engine claimed from no longer holds — that claim
+   * does not start, and nothing more is claimed; the live attempts finish, and the next
+   * `frontier run` reads the tickets as they are. Any other edit changes no rule of the
+   * run (a file made unreadable is reported when its state cannot be written).
+   */
+  private noticeEdits(claims: readonly Claim[]): void {
+    for (const claim of claims) {
+      const spec = this.frontier.spec(claim.ticket);
+      if (spec === undefined) continue;
+      const path = join(this.dir, spec.file);
+      const now = currentSignature(path);
+      if (now === this.signatures.get(spec.file)) continue;
+      let how: "changed" | "deleted" | undefined = "deleted";
+      if (now !== undefined) {
+        how = graphChanged(spec, readFileOrEmpty(path)) ? "changed" : undefined;
+        this.signatures.set(spec.file, now);
+      }
+      if (how === undefined) continue;
+      this.progress.note(
+        `${join(this.shownDir, spec.file)} was ${how === "changed" ? "changed (its id or dependencies)" : "deleted"} during the run: ${claim.ticket} is not started and nothing more is claimed; the running attempts finish`,
+      );
+      this.edited.set(claim.ticket, how);
+    }
   }
 
   /**
@@ -514,17 +561,15 @@ class LocalRun {
    * Synchronous on purpose (see src/tickets/store.ts).
    */
   private commit(claims: readonly Claim[], changes: Changes): FileEdit[] {
-    return this.planned(this.deferred.take(changes, this.frontier), claims);
-  }
-
-  /** The end of the run: write what was left for later (see deferred.ts). */
-  private flushDeferred(): void {
-    try {
-      applyEdits(this.dir, this.planned(this.deferred.flush(), []));
-    } catch (error) {
-      line(this.io.stderr, `error: ${(error as Error).message}`);
-      this.crashed = true;
+    const opened = this.opened;
+    this.opened = undefined;
+    // a ticket whose file was deleted during the run has no file to write: its records do
+    const deleted = [...this.edited].filter(([, how]) => how === "deleted").map(([id]) => id);
+    if (deleted.length > 0) {
+      const gone = new Set(deleted);
+      changes = { ...changes, tickets: changes.tickets.filter((id) => !gone.has(id)) };
     }
+    return this.planned(opened ? firstWrite(opened, changes) : changes, claims);
   }
 
   private planned(changes: Changes, claims: readonly Claim[]): FileEdit[] {
@@ -551,18 +596,6 @@ class LocalRun {
       }
       this.unwritten.set(id, message);
     }
-    // A ticket file that cannot be written does not show its claim: the run record's
-    // dispatch count goes on disk with this batch, so --bound holds after a kill.
-    const run = this.unwritten.size > 0 ? this.deferred.takeRun() : undefined;
-    if (run)
-      edits.push(
-        ...planWrites(
-          run,
-          this.frontier,
-          () => Buffer.alloc(0),
-          () => {},
-        ),
-      );
     for (const r of this.results.splice(0)) {
       const file = resultFile(r.ticket, r.attempt);
       const path = join(this.dir, file);
@@ -578,7 +611,7 @@ class LocalRun {
       if (file !== undefined) claimed.add(file);
     }
     const { now, rest } = splitForStart(edits, claimed);
-    applyEdits(this.dir, now);
+    applyEdits(this.dir, now, this.noteWritten);
     return rest;
   }
 
@@ -673,8 +706,9 @@ class LocalRun {
     const spec = this.frontier.spec(claim.ticket);
     const command = this.commands.get(claim.ticket);
     this.dispatched++;
-    if (this.stopping) {
-      // Ctrl-C landed between the claim and the start: it never started; re-ready it.
+    if (this.stopping || this.edited.has(claim.ticket)) {
+      // Ctrl-C landed between the claim and the start, or its file changed: it never
+      // started; re-ready it.
       this.exits.push({ claim, result: { ...failedBeforeStart("interrupted"), stopped: true } });
       return;
     }
@@ -779,7 +813,7 @@ class LocalRun {
         this.io.stderr,
         `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`frontier run ${this.shownDir}\` resumes it (interrupted attempts run again, nothing complete does)`,
       );
-      return this.stopping === "SIGTERM" ? 143 : 130;
+      return SIGNAL_EXIT[this.stopping] ?? 130;
     }
     const state = frontier.runState(now);
     let code = exitCodeOf(state);
@@ -810,6 +844,16 @@ class LocalRun {
         err,
         `  claims held by other processes are still live (${elsewhere.join(", ")}): run again when they have settled`,
       );
+    }
+    if (this.edited.size > 0) {
+      const files = [...this.edited].map(
+        ([id, how]) => `${join(this.shownDir, frontier.spec(id)?.file ?? id)} (${how})`,
+      );
+      line(
+        err,
+        `error: ticket files changed during the run: ${files.join(", ")} — no ticket was claimed after that; \`frontier run ${this.shownDir}\` goes on with the tickets as they are now (nothing complete runs again)`,
+      );
+      if (code === EXIT.complete) code = EXIT.failed;
     }
     for (const message of this.held.values()) line(err, `error: ${message}`);
     if (this.isolation) {
@@ -869,6 +913,42 @@ type ContextOf = { kind: "ok"; text: string } | { kind: "bad"; reason: string };
 interface ReportModules {
   buildReceipt: typeof import("../report/receipt.js").buildReceipt;
   writeReports: typeof import("./report-files.js").writeReports;
+}
+
+/** Statuses no claim can come from in this run. */
+const CLOSED: ReadonlySet<string> = new Set([
+  "complete",
+  "empty",
+  "failed",
+  "limited",
+  "cancelled",
+]);
+
+/** The exit code of a run stopped by a signal: 128 + its number, as a shell reports it. */
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 129,
+  SIGINT: 130,
+  SIGTERM: 143,
+};
+
+/** Whether `text` (a ticket file read again) gives `spec` another id or other dependencies. */
+function graphChanged(spec: TicketSpec, text: string): boolean {
+  const parsed = parseTicket(text, spec.file, spec.order);
+  if (parsed.kind !== "ok") return false;
+  const now = parsed.spec;
+  const same = (a: readonly string[], b: readonly string[]) =>
+    a.length === b.length && a.every((x, i) => x === b[i]);
+  return (
+    now.id !== spec.id || !same(now.dependsOn, spec.dependsOn) || !same(now.inputs, spec.inputs)
+  );
+}
+
+function readFileOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 function token(ticket: string, attempt: number): string {

@@ -17,6 +17,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { ticketIsolation } from "../core/constants.js";
 import type { Settings, TicketSpec } from "../core/model.js";
+import { plural } from "../terminal/text.js";
 import { BRANCH_FILE, integratingFile } from "../tickets/layout.js";
 import { fieldLine } from "../tickets/load.js";
 import { type Problem, problem } from "../tickets/problems.js";
@@ -36,7 +37,6 @@ import {
   validBranchName,
   worktreesUnder,
 } from "../workspace/worktrees.js";
-import { plural } from "./text.js";
 
 /** A run's integration branch, as the runner works with it. */
 export interface RunBranch {

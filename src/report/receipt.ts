@@ -5,6 +5,7 @@
  */
 
 import {
+  DEFAULTS,
   type IsolationName,
   RECEIPT_SCHEMA,
   STATUSES,
@@ -39,6 +40,12 @@ export interface ReceiptOptions {
    * it at hand (local reports). Return undefined when it cannot be read.
    */
   resultText?: (file: string) => string | undefined;
+  /**
+   * The most result text the receipt carries, in bytes (DEFAULTS.maxReceiptResultBytes):
+   * results are taken whole in ticket order while they fit; the rest are named by their
+   * `result_file` and `result_bytes` only, and never read.
+   */
+  resultBudget?: number;
   /** the run's default `isolation` (frontier.yml), for the tickets that set none */
   isolation?: IsolationName;
 }
@@ -49,6 +56,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
   const usage: Usage = {};
   let hasUsage = false;
   const questions: Receipt["questions"] = [];
+  let room = opts.resultBudget ?? DEFAULTS.maxReceiptResultBytes;
 
   for (const spec of frontier.specs()) {
     const state = frontier.state(spec.id);
@@ -58,9 +66,12 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
       const out: ReceiptAttempt = a;
       const duration = durationMs(a.started_at, a.ended_at);
       if (duration !== undefined) out.duration_ms = duration;
-      if (a.result_file && opts.resultText) {
+      if (a.result_file && opts.resultText && (a.result_bytes ?? 0) <= room) {
         const text = opts.resultText(a.result_file);
-        if (text !== undefined) out.result = text;
+        if (text !== undefined && Buffer.byteLength(text, "utf8") <= room) {
+          out.result = text;
+          room -= Buffer.byteLength(text, "utf8");
+        }
       }
       if (a.usage) {
         for (const [k, v] of Object.entries(a.usage)) {

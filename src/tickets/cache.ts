@@ -39,6 +39,7 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  readFileSync,
   readSync,
   renameSync,
   rmSync,
@@ -47,6 +48,7 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { endianness } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -108,45 +110,54 @@ export function cachePath(dir: string): string {
 let buildKey: string | undefined;
 
 /**
- * The build of the parser: the size and mtime of each file it is made of (a new
- * version, a rebuild or an edit changes them), read once per process. In a bundle the
- * one file is the bundle itself.
+ * The build of the parser: the size and mtime of every module of tickets/ and core/ (a
+ * new version, a rebuild or an edit changes them; a module added is in the list by
+ * itself), and the versions of the parser libraries, `yaml` and `gray-matter` (npm
+ * gives every installed file the same mtime, so their own files say nothing), read
+ * once per process. In a bundle the one file is the bundle itself.
  */
 function build(): string {
   if (buildKey !== undefined) return buildKey;
   const here = fileURLToPath(import.meta.url);
   const at = dirname(here);
   const parts = [CACHE_FORMAT];
-  const files = [
-    here,
-    "load.js",
-    "fields.js",
-    "fast.js",
-    "frontmatter.js",
-    "parse.js",
-    "yaml-fields.js",
-    "field-types.js",
-    "field-table.js",
-    "problems.js",
-    "graph-problems.js",
-    "yaml-errors.js",
-    "settings.js",
-    "settings-load.js",
-    "setting-keys.js",
-    "../core/bound.js",
-    "../core/checks.js",
-    "../core/constants.js",
-    "../core/model.js",
-    "../core/near.js",
-  ];
+  const files = [here];
+  for (const folder of [at, join(at, "..", "core")]) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(folder).filter((n) => /\.(js|ts)$/.test(n) && !n.endsWith(".d.ts"));
+    } catch {
+      // a bundle: no folder of modules beside it
+    }
+    for (const n of names.sort()) {
+      const f = join(folder, n);
+      if (f !== here) files.push(f);
+    }
+  }
   for (const f of files) {
     let s: Stats | undefined;
     try {
-      s = statSync(f === here ? f : [at, f].join("/"), { throwIfNoEntry: false });
+      s = statSync(f, { throwIfNoEntry: false });
     } catch {
       s = undefined;
     }
     parts.push(s === undefined ? "-" : `${s.size}:${s.mtimeMs}`);
+  }
+  const require = createRequire(import.meta.url);
+  for (const lib of ["yaml", "gray-matter"]) {
+    let version = "-";
+    try {
+      version = String(
+        (
+          JSON.parse(readFileSync(require.resolve(`${lib}/package.json`), "utf8")) as {
+            version?: unknown;
+          }
+        ).version,
+      );
+    } catch {
+      // bundled: the bundle's own size and mtime cover the library
+    }
+    parts.push(`${lib}@${version}`);
   }
   buildKey = parts.join(" ");
   return buildKey;

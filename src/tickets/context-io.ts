@@ -2,8 +2,9 @@
  * Gathering what an executor is given from a Frontier and the ticket directory:
  * the result file of each input's last complete (or empty) attempt.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULTS } from "../core/constants.js";
 import { buildContext, type ContextArgs, type ContextInput } from "../core/context.js";
 import type { RunRecord, Settings, TicketSpec, TicketState } from "../core/model.js";
 import { readOptional } from "./read-optional.js";
@@ -20,10 +21,16 @@ export async function gatherContext(
   frontier: ContextSource,
   ticket: string,
   settings: Pick<Settings, "goal"> = {},
+  resultCap?: number,
 ): Promise<ContextArgs> {
   const spec = frontier.spec(ticket);
   if (spec === undefined) throw new Error(`no ticket "${ticket}"`);
   const state = frontier.state(ticket);
+  // the inputs' results, in order, while they fit the cap; the rest by their file (the
+  // size is in each attempt's record, so a result left out is never read)
+  const cap = resultCap ?? DEFAULTS.maxContextResultBytes;
+  let room = cap;
+  let leftOut = false;
   const inputs: ContextInput[] = await Promise.all(
     spec.inputs.map(async (id) => {
       const s = frontier.state(id);
@@ -34,7 +41,14 @@ export async function gatherContext(
         .sort((a, b) => b.n - a.n)[0];
       let result: string | undefined;
       if (last?.outcome === "complete" && last.result_file !== undefined) {
-        result = await readOptional(join(dir, last.result_file));
+        const path = join(dir, last.result_file);
+        const bytes = last.result_bytes ?? sizeOf(path);
+        if (bytes > room) {
+          leftOut = true;
+          return { id, title, status, result, omitted: { bytes, path } };
+        }
+        room -= bytes;
+        result = await readOptional(path);
       }
       return { id, title, status, result };
     }),
@@ -48,6 +62,7 @@ export async function gatherContext(
         : state.attempt + 1;
   const args: ContextArgs = {
     spec,
+    ...(leftOut ? { resultCap: cap } : {}),
     run: frontier.runRecord().run,
     inputs,
     answers: state?.answers ?? [],
@@ -57,14 +72,23 @@ export async function gatherContext(
   return args;
 }
 
-/** The text an executor of `ticket` is given. */
+/** The text an executor of `ticket` is given; `resultCap`: DEFAULTS.maxContextResultBytes. */
 export async function readContext(
   dir: string,
   frontier: ContextSource,
   ticket: string,
   settings: Pick<Settings, "goal"> = {},
+  resultCap?: number,
 ): Promise<string> {
-  return buildContext(await gatherContext(dir, frontier, ticket, settings));
+  return buildContext(await gatherContext(dir, frontier, ticket, settings, resultCap));
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** Reads result files of a directory for the reports; a missing file reads as undefined. */

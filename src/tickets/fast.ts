@@ -10,6 +10,7 @@
  * parser gives.
  */
 import type { RawFields } from "./field-table.js";
+import { decimalInt } from "./integers.js";
 
 type Kind = "text" | "list" | "int" | "map";
 
@@ -164,7 +165,7 @@ export function fastFields(yaml: string): RawFields | undefined {
         if (v === null) break;
         if (v.plain) {
           if (!DECIMAL.test(v.text)) return undefined;
-          values[key] = Number(v.text);
+          values[key] = decimalInt(v.text);
         } else {
           values[key] = v.text;
         }
@@ -264,7 +265,7 @@ function takeSimple(
     if (kind === "text" || kind === "list" || (kind === "int" && DECIMAL.test(text))) {
       seen.add(name);
       lines.set(name, lineNo);
-      values[name] = kind === "text" ? text : kind === "list" ? [text] : Number(text);
+      values[name] = kind === "text" ? text : kind === "list" ? [text] : decimalInt(text);
       return true;
     }
   }

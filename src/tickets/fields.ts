@@ -27,7 +27,7 @@ import {
 } from "./field-table.js";
 import type { TicketFields } from "./field-types.js";
 import { splitFrontMatter } from "./frontmatter.js";
-import { notADuration, type Problem, problem, quoted } from "./problems.js";
+import { durationTooLong, notADuration, type Problem, problem, quoted } from "./problems.js";
 
 /**
  * The fields as their types say they are: what zod's check of them gives back. A type
@@ -242,7 +242,9 @@ export function checkFields(
   const boundText = ok("bound");
   let bound: TicketSpec["bound"];
   if (boundText !== undefined) {
-    if (parseDuration(boundText) === 0) {
+    const long = durationTooLong("bound", boundText, file, lines.get("bound"));
+    if (long !== undefined) problems.push(long);
+    else if (parseDuration(boundText) === 0) {
       problems.push(
         problem(
           "wrong-type",

@@ -45,6 +45,11 @@ export type Loaded =
       /** in file order */
       specs: TicketSpec[];
       saved: SavedState | undefined;
+      /**
+       * attempts known only from their result file (a run was killed between writing
+       * the result and its record): the next write creates their records
+       */
+      unrecorded: Array<{ ticket: string; n: number }>;
       warnings: Problem[];
     }
   | {
@@ -334,6 +339,7 @@ export async function loadDirectory(
   } catch (e) {
     state = {
       saved: undefined,
+      unrecorded: [],
       problems: [
         problem(
           "unreadable-file",
@@ -348,7 +354,15 @@ export async function loadDirectory(
   if (state.problems.length > 0) {
     return { kind: "invalid", problems: sortProblems([...state.problems, ...warnings]) };
   }
-  return { kind: "ok", dir, settings, specs, saved: state.saved, warnings: sortProblems(warnings) };
+  return {
+    kind: "ok",
+    dir,
+    settings,
+    specs,
+    saved: state.saved,
+    unrecorded: state.unrecorded,
+    warnings: sortProblems(warnings),
+  };
 }
 
 /**
@@ -510,7 +524,11 @@ async function readSaved(
   settings: Settings,
   specs: readonly TicketSpec[],
   fields: ReadonlyMap<string, EngineFields>,
-): Promise<{ saved: SavedState | undefined; problems: Problem[] }> {
+): Promise<{
+  saved: SavedState | undefined;
+  unrecorded: Array<{ ticket: string; n: number }>;
+  problems: Problem[];
+}> {
   const problems: Problem[] = [];
   let ids: Set<string> | undefined;
   // made only when there are records to match against the tickets
@@ -529,7 +547,7 @@ async function readSaved(
 
   const attempts = await readRecords(dir, "attempts", known, problems);
   const answers = await readRecords(dir, "answers", known, problems);
-  await recoverResults(dir, attempts, known, fields);
+  const unrecorded = await recoverResults(dir, attempts, known, fields);
 
   const tickets: Record<string, TicketState> = {};
   let dispatched = 0;
@@ -574,33 +592,37 @@ async function readSaved(
     // an attempt recorded past the file's (its file could not be written) was dispatched too
     dispatched += Math.max(attempt, ...ended.map((a) => a.n));
   }
-  if (problems.length > 0) return { saved: undefined, problems };
-  if (run === undefined && Object.keys(tickets).length === 0) return { saved: undefined, problems };
+  if (problems.length > 0) return { saved: undefined, unrecorded: [], problems };
+  if (run === undefined && Object.keys(tickets).length === 0)
+    return { saved: undefined, unrecorded: [], problems };
   // state in the tickets without a run record: the dispatches are the attempts made;
-  // with one, never fewer than those (a local run writes its count lazily: every
-  // dispatch is on disk first as the claim in its ticket file)
+  // with one, never fewer than those (every dispatch is on disk first as the claim in
+  // its ticket file, or as its attempt record)
   if (run !== undefined && run.dispatched < dispatched) run = { ...run, dispatched };
   run ??= { schema: "ticket-frontier/run@1", run: settings.run, dispatched };
-  return { saved: { run, tickets }, problems };
+  return { saved: { run, tickets }, unrecorded, problems };
 }
 
 /**
  * A result on disk is never discarded. A result file is written just before its
  * attempt's record; a run killed between the two (or stopped by a full disk) leaves a
  * result with no record. Only a complete attempt has a result file, so that attempt is
- * read back as complete, with its result — never reclaimed and run again.
+ * read back as complete, with its result — never reclaimed and run again — and its
+ * record is written by the next write (returned here), so no finished attempt is ever
+ * left known only from its result.
  */
 async function recoverResults(
   dir: string,
   attempts: Map<string, AttemptRecord[]>,
   known: () => ReadonlySet<string>,
   fields: ReadonlyMap<string, EngineFields>,
-): Promise<void> {
+): Promise<Array<{ ticket: string; n: number }>> {
+  const recovered: Array<{ ticket: string; n: number }> = [];
   let names: string[];
   try {
     names = await readdir(join(dir, STATE_DIR, "results"));
   } catch {
-    return;
+    return recovered;
   }
   for (const name of names) {
     const m = /^(.+)@(\d+)\.md$/.exec(name);
@@ -631,7 +653,9 @@ async function recoverResults(
       settled_by: "frontier, from its result file (the run stopped before recording it)",
     });
     attempts.set(id, list);
+    recovered.push({ ticket: id, n });
   }
+  return recovered;
 }
 
 function parseJson<T>(
@@ -711,12 +735,29 @@ async function readRecords<K extends "attempts" | "answers">(
  * Each executor a ticket names must be defined under `executors:` in frontier.yml, for
  * `frontier run` (on GitHub a workflow file name is dispatched as that workflow).
  */
+/** An executor named like this is a GitHub workflow file (dispatched as it is there). */
+export const WORKFLOW_FILE = /\.ya?ml$/;
+
 function checkExecutors(base: string, specs: readonly TicketSpec[], settings: Settings): Problem[] {
   const problems: Problem[] = [];
   const defined = Object.keys(settings.executors ?? {});
   for (const spec of specs) {
     const name = spec.executor;
     if (name === undefined || Object.hasOwn(settings.executors ?? {}, name)) continue;
+    if (WORKFLOW_FILE.test(name)) {
+      // a workflow file is dispatched as it is on GitHub; only a local run needs a command
+      problems.push({
+        ...problem(
+          "unknown-executor",
+          spec.file,
+          fieldLine(`${base}${spec.file}`, "executor"),
+          `executor ${quoted(name)} is a GitHub workflow file, which a local run cannot start (it is not defined in frontier.yml)`,
+          `to run this directory locally too, define it under executors: in frontier.yml (e.g. executors: {${name}: "CMD"}); on GitHub it is dispatched as it is (frontier validate --for github checks only that)`,
+        ),
+        runner: "local",
+      });
+      continue;
+    }
     const near = closest(name, defined);
     problems.push(
       problem(

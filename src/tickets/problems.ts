@@ -3,6 +3,8 @@
  * (file and line) and how. Every check reports into this one shape so the CLI, the
  * action's annotations and the report comment print the same words.
  */
+import { MAX_DURATION_TEXT, tooLong } from "../core/bound.js";
+import { UnsafeInteger } from "./integers.js";
 
 export type ProblemKind =
   | "no-ticket-directory"
@@ -38,6 +40,12 @@ export interface Problem {
   /** how to fix it, in one line */
   fix: string;
   severity: "error" | "warning";
+  /**
+   * The one runner it stops, when it is not both: `local` — a local run cannot do what
+   * the directory asks (a GitHub workflow file named as an executor), while a run on
+   * GitHub can. `frontier validate --for github` leaves such problems out.
+   */
+  runner?: "local";
 }
 
 /**
@@ -55,6 +63,8 @@ export function describeValue(v: unknown): string {
   if (v === undefined || v === null) return "nothing";
   if (typeof v === "string") return quoted(v);
   if (typeof v === "number" || typeof v === "boolean") return String(v);
+  if (v instanceof UnsafeInteger)
+    return `${v.text}, beyond ±${Number.MAX_SAFE_INTEGER} (the largest whole number a field holds)`;
   if (Array.isArray(v)) return "a list";
   return "a mapping";
 }
@@ -73,6 +83,24 @@ export function problem(
 }
 
 /** A `bound` that reads like a duration but is not one sets no timeout: say so. */
+/** A duration field past the longest bound (core/bound.ts MAX_DURATION_MS), or undefined. */
+export function durationTooLong(
+  field: string,
+  text: string,
+  file: string,
+  line: number | undefined,
+  kind: ProblemKind = "wrong-type",
+): Problem | undefined {
+  if (tooLong(text) === undefined) return undefined;
+  return problem(
+    kind,
+    file,
+    line,
+    `${field} ${quoted(text)} is longer than the longest bound, ${MAX_DURATION_TEXT}`,
+    `write at most ${field === "bound.duration" ? "bound: {duration: 365d}" : `${field}: ${MAX_DURATION_TEXT}`}; for no time limit at all, leave ${field} out`,
+  );
+}
+
 export function notADuration(
   field: string,
   text: string,

@@ -6,7 +6,7 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { durationHint, parseDuration } from "../core/bound.js";
 import { Settings } from "../core/model.js";
-import { describeValue, notADuration, type Problem, problem } from "./problems.js";
+import { describeValue, durationTooLong, notADuration, type Problem, problem } from "./problems.js";
 import {
   KEYS,
   type SettingKind as Kind,
@@ -119,7 +119,29 @@ export function parseSettings(text: string): ParsedSettings {
       ),
     );
   }
+  const longRun =
+    duration === undefined
+      ? undefined
+      : durationTooLong("bound.duration", duration, file, lines.get("bound"), "invalid-settings");
+  if (longRun !== undefined) {
+    delete settings.bound;
+    problems.push(longRun);
+  }
   const ticketBound = settings.ticket_bound;
+  const longTicket =
+    ticketBound === undefined
+      ? undefined
+      : durationTooLong(
+          "ticket_bound",
+          ticketBound,
+          file,
+          lines.get("ticket_bound"),
+          "invalid-settings",
+        );
+  if (longTicket !== undefined) {
+    delete settings.ticket_bound;
+    problems.push(longTicket);
+  }
   const hint = ticketBound === undefined ? undefined : durationHint(ticketBound);
   if (ticketBound !== undefined && hint !== undefined) {
     warnings.push(notADuration("ticket_bound", ticketBound, hint, file, lines.get("ticket_bound")));

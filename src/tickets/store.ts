@@ -12,13 +12,17 @@
  */
 import { randomBytes } from "node:crypto";
 import {
+  accessSync,
   appendFileSync,
   closeSync,
+  constants,
+  fstatSync,
   linkSync,
   mkdirSync,
   openSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeFileSync,
   writeSync,
@@ -66,29 +70,99 @@ export function writeError(path: string, error: unknown): Error {
   return new WriteError(path, code, cause);
 }
 
-/** Apply edits in order (records first, then what points at them, then the log). */
-export function applyEdits(dir: string, edits: readonly FileEdit[]): void {
+/**
+ * Make `dir/.frontier/`, where the run's state lives, or throw a WriteError that says
+ * why it cannot be: a file in its place, a read-only file system, a refused write.
+ */
+export function ensureStateDir(dir: string): void {
+  const path = join(dir, STATE_DIR);
+  try {
+    mkdirSync(path, { recursive: true });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const keeps = `frontier keeps the run's state in ${path}/`;
+    if (code === "EEXIST" || code === "ENOTDIR") {
+      throw new WriteError(
+        path,
+        code,
+        `it is a file, not a directory — ${keeps}; move the file aside (e.g. mv ${path} ${path}.bak) and run again`,
+      );
+    }
+    // mkdir -p on a read-only file system says ENOENT: ask the directory itself
+    let cause = code;
+    try {
+      accessSync(dir, constants.W_OK);
+    } catch (access) {
+      cause = (access as NodeJS.ErrnoException).code ?? cause;
+    }
+    if (cause === "EROFS") {
+      throw new WriteError(
+        path,
+        cause,
+        `the file system is read-only (EROFS) — ${keeps}; run on a writable copy of the ticket directory`,
+      );
+    }
+    if (cause === "EACCES" || cause === "EPERM") {
+      throw new WriteError(
+        path,
+        cause,
+        `writing in ${dir} is not allowed (${cause}) — ${keeps}; make the directory writable, or run on a copy`,
+      );
+    }
+    throw writeError(path, error);
+  }
+}
+
+/**
+ * What identifies one version of a file: inode, size and modification time. A file
+ * whose signature is not the one this process wrote was changed by someone else.
+ */
+export type FileSignature = string;
+
+export function signatureOf(st: { ino: number; size: number; mtimeMs: number }): FileSignature {
+  return `${st.ino}:${st.size}:${st.mtimeMs}`;
+}
+
+/** The signature of `path` now; undefined when it is gone. */
+export function currentSignature(path: string): FileSignature | undefined {
+  try {
+    return signatureOf(statSync(path));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Apply edits in order (records first, then what points at them, then the log).
+ * `replaced` hears the signature of each file replaced (its path relative to `dir`).
+ */
+export function applyEdits(
+  dir: string,
+  edits: readonly FileEdit[],
+  replaced?: (file: string, signature: FileSignature) => void,
+): void {
   for (const edit of edits) {
     const path = join(dir, edit.path);
     try {
-      applyEdit(path, edit);
+      const signature = applyEdit(path, edit);
+      if (signature !== undefined) replaced?.(edit.path, signature);
     } catch (error) {
       throw writeError(path, error);
     }
   }
 }
 
-function applyEdit(path: string, edit: FileEdit): void {
+function applyEdit(path: string, edit: FileEdit): FileSignature | undefined {
   switch (edit.kind) {
     case "replace":
-      replaceAtomically(path, edit.bytes ?? edit.content);
-      break;
+      return replaceAtomically(path, edit.bytes ?? edit.content);
     case "create":
       createRecord(path, edit.content, edit.path);
-      break;
+      return undefined;
     case "append":
       inDirectory(path, () => appendFileSync(path, edit.content, "utf8"));
-      break;
+      return undefined;
     default: {
       const never: never = edit.kind;
       throw new Error(`unknown edit kind ${String(never)}`);
@@ -122,12 +196,25 @@ function inDirectory<T>(path: string, write: () => T): T {
   }
 }
 
-/** Write a temporary file in the same directory, then rename it over `path`. */
-export function replaceAtomically(path: string, content: string | Uint8Array): void {
+/**
+ * Write a temporary file in the same directory, then rename it over `path`. Returns the
+ * new file's signature (a rename keeps inode, size and modification time).
+ */
+export function replaceAtomically(path: string, content: string | Uint8Array): FileSignature {
   const tmp = tempBeside(path);
   try {
-    inDirectory(tmp, () => writeFileSync(tmp, content, "utf8"));
+    const fd = inDirectory(tmp, () => openSync(tmp, "w"));
+    let signature: FileSignature;
+    try {
+      const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      signature = signatureOf(fstatSync(fd));
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, path);
+    return signature;
   } catch (e) {
     removeTemp(tmp);
     throw e;

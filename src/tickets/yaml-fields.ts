@@ -9,6 +9,7 @@ import matter from "gray-matter";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { FIELDS, type FieldInfo, type FieldKind, type RawFields } from "./field-table.js";
 import { type Split, splitFrontMatter } from "./frontmatter.js";
+import { decimalInt } from "./integers.js";
 import { type Problem, problem } from "./problems.js";
 import { yamlErrorText } from "./yaml-errors.js";
 
@@ -276,8 +277,8 @@ function toValue(
     case "int":
       if (!isScalar(n)) return shapeOf(n);
       if (typeof n.value === "number" && n.source !== undefined && DECIMAL.test(n.source)) {
-        // `010` is ten, never eight
-        return Number(n.source);
+        // `010` is ten, never eight; past 2⁵³−1, the text as written
+        return decimalInt(n.source);
       }
       return n.value;
     case "list":

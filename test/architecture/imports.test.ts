@@ -1,10 +1,15 @@
 // The layers import one way only:
-//   core (0) ← tickets, report, workspace (1) ← local, github, agent (2) ← cli/, cli.ts, action.ts (3)
+//   core (0) ← tickets, report, workspace (1) ← terminal (2) ← local, github, agent (3)
+//   ← cli/, cli.ts, action.ts (4)
 // A module may import its own layer's modules or a lower layer's; modules of two different
 // layers of the same rank (tickets and report; local, github and agent) do not import each other.
 // No import cycle among the modules of src/.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { importCycles, importGraph, layerViolations, specifiersIn } from "./imports.js";
+
+const SRC = resolve(import.meta.dirname, "../../src");
 
 describe("the layers import one way only", () => {
   const graph = importGraph();
@@ -37,6 +42,20 @@ describe("the layers import one way only", () => {
     }
     expect(reached.size).toBeGreaterThan(20);
     expect([...reached].filter((f) => /^(local|cli)\//.test(f)).sort()).toEqual([]);
+  });
+});
+
+describe("core/ is pure", () => {
+  const graph = importGraph();
+  it("writes to no stream and holds no exit code: a terminal's concerns live in terminal/", () => {
+    const core = [...graph.keys()].filter((f) => f.startsWith("core/"));
+    expect(core.length).toBeGreaterThan(10);
+    const offenders = core.filter((f) =>
+      /WritableStream|process\.(stdout|stderr|exit)|\bEXIT\b/.test(
+        readFileSync(join(SRC, f), "utf8"),
+      ),
+    );
+    expect(offenders).toEqual([]);
   });
 });
 

@@ -1,6 +1,9 @@
 /**
  * The import graph of src/ and the layer rules, for test/architecture/imports.test.ts:
- *   core (0) ← tickets, report, workspace (1) ← local, github, agent (2) ← cli/, cli.ts, action.ts (3)
+ *   core (0) ← tickets, report, workspace (1) ← terminal (2) ← local, github, agent (3)
+ *   ← cli/, cli.ts, action.ts (4)
+ * terminal/ is what a person at a terminal is told: streams, exit codes, colour, the
+ * wording of problems and hints — shared by the CLI and the local runner, never core's.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, posix, relative, resolve } from "node:path";
@@ -12,7 +15,7 @@ const src = join(root, "src");
 /** The layer a module (path relative to src/, posix) belongs to. */
 export function layerOf(file: string): { name: string; rank: number } {
   if (file === "cli.ts" || file === "action.ts" || file.startsWith("cli/")) {
-    return { name: "shell", rank: 3 };
+    return { name: "shell", rank: 4 };
   }
   const top = file.split("/")[0];
   switch (top) {
@@ -22,12 +25,14 @@ export function layerOf(file: string): { name: string; rank: number } {
     case "report":
     case "workspace":
       return { name: top, rank: 1 };
+    case "terminal":
+      return { name: top, rank: 2 };
     case "local":
     case "github":
     // the built-in agent: both shells run it (the CLI and the action's bundle), so it
     // imports neither runner
     case "agent":
-      return { name: top, rank: 2 };
+      return { name: top, rank: 3 };
     default:
       throw new Error(
         `src/${file}: in no layer; add its folder to test/architecture/imports.test.ts`,

@@ -5,7 +5,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { statusCommand } from "../../src/cli/status.js";
-import { colourEnabled } from "../../src/local/colour.js";
+import { colourEnabled } from "../../src/terminal/colour.js";
 import { frontier, ROOT, workspace } from "./harness.js";
 
 const ESC = "\u001b[";

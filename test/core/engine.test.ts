@@ -66,19 +66,6 @@ describe("complete and empty satisfy dependents; empty is never reported as done
   });
 });
 
-describe("a timed-out attempt is a failed attempt (reason: timeout)", () => {
-  it("records the attempt as failed with reason timeout and blocks its dependents", () => {
-    const f = engine(chain());
-    claimAll(f);
-    settle(f, "a", "failed", 5, { reason: "timeout" });
-    const a = f.state("a")!;
-    expect(a.status).toBe("failed");
-    expect(a.reason).toBe("timeout");
-    expect(a.attempts[0]).toMatchObject({ n: 1, outcome: "failed", reason: "timeout" });
-    expect(f.state("b")?.blocked_by).toEqual({ ticket: "a", kind: "dep-failed", root: "a" });
-  });
-});
-
 describe("when a ticket fails, is limited, is cancelled or is blocked, its dependents are closed at once as blocked", () => {
   it("names the direct dependency, dep-failed and the root", () => {
     const f = engine(chain());

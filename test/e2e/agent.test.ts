@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { contextOf, FakeModels, scriptedModels } from "../fake-models/server.js";
-import { Runner } from "./runner.js";
+import { Runner, type Scripted } from "./runner.js";
 import { writeTickets } from "./tickets.js";
 
 const models = new FakeModels();
@@ -31,7 +31,9 @@ afterEach(async () => {
 function agentRunner(): Runner {
   const runner = new Runner();
   runner.env = { FRONTIER_TEST_MODELS_URL: models.baseUrl };
-  runner.script = (ticket) => ({ agent: ticket === "denied" ? { token: "ghs_no_models" } : {} });
+  runner.script = (ticket): Scripted => ({
+    agent: ticket === "denied" ? { token: "ghs_no_models" } : {},
+  });
   runners.push(runner);
   return runner;
 }

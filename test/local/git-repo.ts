@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { stringify } from "yaml";
-import type { CliIo } from "../../src/core/io.js";
 import { runCommand } from "../../src/local/run.js";
+import type { CliIo } from "../../src/terminal/io.js";
 import { ROOT } from "./harness.js";
 
 export const IDENTITY = {

@@ -124,10 +124,13 @@ export interface Receipt {
       outcome?: string;
       reason?: string;
       result?: string;
+      result_file?: string;
       usage?: Record<string, number>;
     }>;
   }>;
   remainder: Array<{ id: string; status: string; waiting_on: string }>;
+  usage?: Record<string, number>;
+  bound?: { dispatches?: number; dispatched: number; usage?: Record<string, number> };
 }
 
 export function ticketOf(r: Receipt, id: string) {

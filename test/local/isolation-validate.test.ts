@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { validateCommand } from "../../src/cli/validate.js";
-import type { CliIo } from "../../src/core/io.js";
+import type { CliIo } from "../../src/terminal/io.js";
 import { git, repoWith, runHere, ticket } from "./git-repo.js";
 
 function capture(): { io: CliIo; text: () => string } {

@@ -3,7 +3,7 @@
  * small shell executors. Executors count their runs in `marks/runs` so "nothing complete
  * re-runs" is checked by counting, never by timing.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { splitForStart } from "../../src/local/run.js";
@@ -16,10 +16,13 @@ import {
   executions,
   fileStatus,
   frontier,
+  lines,
   makeGraph,
   receipt,
   run,
+  startFrontier,
   ticketOf,
+  until,
 } from "./harness.js";
 import { groupGone } from "./procs.js";
 
@@ -101,8 +104,8 @@ describe("a failure blocks exactly its dependents", () => {
 });
 
 describe("an attempt past its bound is stopped", () => {
-  it("kills the sleeping executor's whole process group and fails it with reason timeout", async () => {
-    const g = makeGraph({ slow: { bound: "1s" }, other: {} });
+  it("kills the sleeping executor's whole process group and fails it with reason timeout; its dependent is blocked", async () => {
+    const g = makeGraph({ slow: { bound: "1s" }, other: {}, after: { depends_on: ["slow"] } });
     const exec = counted(
       g.marks,
       `if [ "$FRONTIER_TICKET" = slow ]; then echo $$ > ${g.marks}/pgid; sleep 60 & sleep 60; fi; echo ok`,
@@ -115,6 +118,10 @@ describe("an attempt past its bound is stopped", () => {
     const pgid = Number(readFileSync(join(g.marks, "pgid"), "utf8"));
     expect(await groupGone(pgid)).toEqual([]);
     expect(ticketOf(receipt(g), "other").status).toBe("complete");
+    expect(ticketOf(receipt(g), "after")).toMatchObject({
+      status: "blocked",
+      blocked_by: { ticket: "slow", kind: "dep-failed", root: "slow" },
+    });
   });
 });
 
@@ -462,5 +469,82 @@ describe("a usage bound in frontier.yml", () => {
     const ran = await frontier(["validate", g.dir]);
     expect(ran.code).toBe(2);
     expect(ran.stderr).toMatch(/frontier\.yml:\d+: bound must be .*usage/);
+  });
+});
+
+describe("ticket files edited during the run", () => {
+  it("a dependency added to a ticket, or a ticket deleted, before its claim: it does not start, nothing more is claimed, and the next run goes by the new graph", async () => {
+    const g = makeGraph({ a: {}, b: { depends_on: ["a"] }, c: { depends_on: ["a"] } });
+    const exec = counted(
+      g.marks,
+      `if [ "$FRONTIER_TICKET" = a ]; then touch ${g.marks}/a-started; while [ ! -e ${g.marks}/go ]; do sleep 0.05; done; fi; echo "did $FRONTIER_TICKET"`,
+    );
+    const started = startFrontier(["run", g.dir, "--exec", exec]);
+    await until(() => existsSync(join(g.marks, "a-started")), "a to start");
+    // while a runs: b now depends on a new ticket z as well, and c is deleted
+    const b = join(g.dir, "b.md");
+    writeFileSync(
+      b,
+      readFileSync(b, "utf8").replace("depends_on:\n  - a", "depends_on:\n  - a\n  - z"),
+    );
+    writeFileSync(join(g.dir, "z.md"), "---\ntitle: Z\n---\nDo z.\n");
+    rmSync(join(g.dir, "c.md"));
+    writeFileSync(join(g.marks, "go"), "");
+    const ran = await started.done;
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(/b\.md \(changed\)/);
+    expect(ran.stderr).toMatch(/c\.md \(deleted\)/);
+    expect(ran.stderr).not.toContain("internal error");
+    expect(executions(g)).toEqual({ a: 1 });
+
+    const again = await run(g, exec);
+    expect(again.code, again.stderr).toBe(0);
+    expect(executions(g)).toEqual({ a: 1, z: 1, b: 1 });
+    const runs = lines(join(g.marks, "runs")).map((l) => l.split(" ")[0]);
+    expect(runs.indexOf("z")).toBeLessThan(runs.indexOf("b"));
+  });
+});
+
+describe("a wide fan-in of large results", () => {
+  it("the context carries at most 8 MiB of results and names the file of each input left out; the receipt and reports stay bounded", async () => {
+    const producers = Array.from({ length: 12 }, (_, i) => `p${String(i).padStart(2, "0")}`);
+    const g = makeGraph({
+      ...Object.fromEntries(producers.map((id) => [id, {}])),
+      fan: { depends_on: producers },
+    });
+    const exec = counted(
+      g.marks,
+      `if [ "$FRONTIER_TICKET" = fan ]; then cp "$FRONTIER_CONTEXT_FILE" ${g.marks}/fan.ctx; echo fanned; else head -c 1000000 /dev/zero | tr '\\0' x; fi`,
+    );
+    const ran = await run(g, exec, "--max-parallel", "4");
+    expect(ran.code, ran.stderr).toBe(0);
+    const ctx = readFileSync(join(g.marks, "fan.ctx"), "utf8");
+    expect(Buffer.byteLength(ctx)).toBeLessThan(8 * 1024 * 1024 + 64 * 1024);
+    // eight results of a million bytes fit in 8 MiB; the other four are named with their file
+    const left = [
+      ...ctx.matchAll(
+        /left out of this context: its result is 1000000 bytes, past the 8388608 bytes of results a context carries — read it from (\S+)\)/g,
+      ),
+    ].map((m) => m[1]!);
+    expect(left).toHaveLength(4);
+    for (const path of left) expect(readFileSync(path, "utf8")).toHaveLength(1_000_000);
+    expect(ctx.split("x".repeat(1000)).length).toBeGreaterThan(8 * 999);
+
+    const r = receipt(g);
+    const results = producers.map((id) => ticketOf(r, id).attempts[0]);
+    expect(results.filter((a) => a?.result !== undefined)).toHaveLength(8);
+    for (const a of results.filter((a) => a?.result === undefined)) {
+      expect(a).toMatchObject({ result_file: expect.stringMatching(/results\/p\d+@1\.md$/) });
+    }
+    const report = await frontier([
+      "report",
+      g.dir,
+      "--json",
+      join(g.root, "r.json"),
+      "--html",
+      join(g.root, "r.html"),
+    ]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(statSync(join(g.root, "r.json")).size).toBeLessThan(9 * 1024 * 1024);
   });
 });

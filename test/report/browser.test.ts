@@ -3,8 +3,8 @@
  * .ci/run with apt-get; never a downloaded browser): every ticket is there, nothing
  * is fetched, nothing logs an error, and the state filter works.
  *
- * Set FRONTIER_UPDATE_DOCS=1 to also refresh docs/report-screenshot.png and
- * docs/report-comment-example.md for the README.
+ * Set FRONTIER_UPDATE_DOCS=1 to also refresh docs/report-comment-example.md for the
+ * README; the README's screenshot is made by `npm run docs:screenshot`.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -412,15 +412,6 @@ describe("the HTML report of the example run, as `npm start` makes it", () => {
     expect(md).toContain("`.frontier/report.html`");
     expect(opened.requests).toEqual([`${base}/example-run.html`]);
     expect(opened.errors).toEqual([]);
-  });
-
-  it("is the README's screenshot", async () => {
-    const { page } = await open("/example-run-shot.html", renderHtml(local));
-    const clip = { x: 0, y: 0, width: 1280, height: 900 };
-    await page.screenshot({ path: new URL("report-screenshot.png", OUT).pathname, clip });
-    if (process.env.FRONTIER_UPDATE_DOCS === "1")
-      await page.screenshot({ path: new URL("report-screenshot.png", DOCS).pathname, clip });
-    await page.close();
   });
 });
 

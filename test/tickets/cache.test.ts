@@ -330,6 +330,20 @@ describe("a cache that cannot be trusted is ignored and written anew", () => {
     });
   }
 
+  test("a cache written by another version of the parser libraries (yaml, gray-matter) is not trusted", async () => {
+    await primed();
+    const text = readFileSync(cachePath(dir), "latin1");
+    for (const lib of ["yaml", "gray-matter"]) {
+      const { version } = JSON.parse(
+        readFileSync(join(import.meta.dirname, "../../node_modules", lib, "package.json"), "utf8"),
+      ) as { version: string };
+      expect(text).toContain(`${lib}@${version}`);
+      writeFileSync(cachePath(dir), text.replace(`${lib}@${version}`, `${lib}@0.0.1`), "latin1");
+      expect(await warm()).toStrictEqual(await cold());
+      expect(lastLoad.reused).toBe(0);
+    }
+  });
+
   test("a stored graph result of another shape is not trusted: the checks run again", async () => {
     await primed();
     const text = readFileSync(cachePath(dir), "latin1");

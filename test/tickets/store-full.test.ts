@@ -14,8 +14,19 @@ vi.mock("node:fs", async (importOriginal) => {
       });
     }
   };
+  // a file opened for writing: its writes fail when its path does
+  const opened = new Map<number, unknown>();
   return {
     ...fs,
+    openSync: (path: Parameters<typeof fs.openSync>[0], ...rest: unknown[]) => {
+      const fd = (fs.openSync as (...a: unknown[]) => number)(path, ...rest);
+      opened.set(fd, path);
+      return fd;
+    },
+    writeSync: (fd: number, ...rest: unknown[]) => {
+      full(opened.get(fd));
+      return (fs.writeSync as (...a: unknown[]) => number)(fd, ...rest);
+    },
     writeFileSync: (path: Parameters<typeof fs.writeFileSync>[0], ...rest: unknown[]) => {
       full(path);
       return (fs.writeFileSync as (...a: unknown[]) => void)(path, ...rest);

@@ -1,7 +1,12 @@
 /**
- * Opening a ticket directory for a command: load and check it, open the run at its
- * saved state (core/event.ts), and write back what an event changed. Shared by every
- * command that reads or changes a directory; the local runner opens it the same way.
+ * Opening a local ticket directory: load and check it, open the run at its saved state
+ * (core/event.ts), and write back what an event changed. The one way in for every
+ * command that reads or changes a directory, the local runner included.
+ *
+ * The first write after opening also finishes what a killed run left half-done: an
+ * attempt known only from its result file gets its record, and the lines the load
+ * derived again (tickets promoted or settled once more from their records) are not
+ * written when the worklog already says them (tickets/worklog.ts).
  */
 import { readFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
@@ -9,12 +14,13 @@ import { join } from "node:path";
 import type { RunFlags } from "../core/config.js";
 import type { Changes, Frontier } from "../core/engine.js";
 import { openRun } from "../core/event.js";
-import { type CliIo, EXIT } from "../core/io.js";
 import type { Settings, TicketSpec } from "../core/model.js";
-import { errorLine } from "../local/colour.js";
-import { printProblems } from "../local/problems.js";
+import { errorLine } from "../terminal/colour.js";
+import { type CliIo, EXIT } from "../terminal/io.js";
+import { printProblems } from "../terminal/problems.js";
 import { type LoadOptions, loadDirectory } from "../tickets/load.js";
 import type { Problem } from "../tickets/problems.js";
+import { withoutRepeats } from "../tickets/worklog.js";
 
 export interface Opened {
   dir: string;
@@ -22,20 +28,33 @@ export interface Opened {
   specs: readonly TicketSpec[];
   frontier: Frontier;
   warnings: Problem[];
+  /** attempts the loader knew only from their result file: the first write records them */
+  unrecorded: Array<{ ticket: string; n: number }>;
 }
 
 export type OpenResult = { kind: "ok"; opened: Opened } | { kind: "exit"; code: number };
 
+/**
+ * Load `dir`, print its problems (files named under `shown`, the path the user typed)
+ * and open its run; warnings are the caller's to print.
+ */
 export async function openDirectory(
   dir: string,
   flags: RunFlags,
   io: CliIo,
   now: number,
   load: LoadOptions = {},
+  shown: string = dir,
 ): Promise<OpenResult> {
   const loaded = await loadDirectory(dir, {}, load);
   if (loaded.kind === "invalid") {
-    printProblems(loaded.problems, io, dir);
+    printProblems(
+      shown === dir
+        ? loaded.problems
+        : loaded.problems.map((p) => (p.file === dir ? { ...p, file: shown } : p)),
+      io,
+      shown,
+    );
     return { kind: "exit", code: EXIT.usage };
   }
   const run = openRun({
@@ -58,7 +77,26 @@ export async function openDirectory(
       specs: loaded.specs,
       frontier,
       warnings: loaded.warnings,
+      unrecorded: loaded.unrecorded,
     },
+  };
+}
+
+/**
+ * The first write after opening: `changes` with the records of the attempts known only
+ * from their result file, and without the worklog lines the log already has.
+ */
+export function firstWrite(opened: Opened, changes: Changes): Changes {
+  const { frontier } = opened;
+  const records: Changes["attempts"] = [];
+  for (const { ticket, n } of opened.unrecorded) {
+    const record = frontier.state(ticket)?.attempts.find((a) => a.n === n);
+    if (record !== undefined) records.push({ ticket, record });
+  }
+  return {
+    ...changes,
+    attempts: [...records, ...changes.attempts],
+    log: withoutRepeats(opened.dir, changes.log),
   };
 }
 
@@ -67,11 +105,8 @@ export async function openDirectory(
  * worklog. Returns what could not be written of ticket files (each the problem of its
  * ticket alone; the rest is written).
  */
-export async function writeChanges(
-  dir: string,
-  frontier: Frontier,
-  changes: Changes,
-): Promise<string[]> {
+export async function writeChanges(opened: Opened, changes: Changes): Promise<string[]> {
+  const { dir, frontier } = opened;
   // Loaded on demand: read-only commands never pay for the YAML document editor.
   const [{ planWrites }, { applyEdits }] = await Promise.all([
     import("../tickets/writeback.js"),
@@ -79,7 +114,7 @@ export async function writeChanges(
   ]);
   const unwritable: string[] = [];
   const edits = planWrites(
-    changes,
+    firstWrite(opened, changes),
     frontier,
     (file) => readFileSync(join(dir, file)),
     (problem) => unwritable.push(problem.message),

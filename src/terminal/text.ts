@@ -18,6 +18,8 @@ export function plural(n: number, one: string, many = `${one}s`): string {
  */
 export function shownPath(path: string, cwd: string = process.cwd()): string {
   const absolute = resolve(cwd, path);
+  // from the root (a working directory that was deleted: see cli.ts), absolute is clearer
+  if (cwd === sep) return absolute;
   const rel = relative(cwd, absolute);
   if (rel === "") return ".";
   const climbs = rel.split(sep).filter((part) => part === "..").length;

@@ -1,6 +1,6 @@
-import { type CliIo, line } from "../core/io.js";
 import { formatProblem, type Problem } from "../tickets/problems.js";
 import { painter } from "./colour.js";
+import { type CliIo, line } from "./io.js";
 import { plural, shellWord } from "./text.js";
 
 /**

@@ -1,0 +1,69 @@
+/**
+ * A resumed run says nothing twice in its worklog.
+ *
+ * A local run appends a batch's worklog lines with the records they describe, before
+ * the files of the tickets they promote, block or settle are rewritten (those follow
+ * the attempts' start). A run killed between the two leaves tickets whose file is
+ * behind the log: the next load derives their state again (a ticket whose dependencies
+ * are complete is ready; a claimed ticket whose attempt record has its outcome is
+ * settled from it) and says so in its own lines. Those lines are repeats when the log
+ * already has them, and are dropped here — the one place that knows what the log on
+ * disk says. A line is a repeat when:
+ *
+ * - `promote`, `block`, `unblock`: the log's last line about that ticket is the same
+ *   event (nothing happened to it since);
+ * - `settle`, `expire`, `interrupt` of attempt N: the log already has a line ending
+ *   attempt N of that ticket.
+ *
+ * Only the first write after a load can hold such lines, so only it is checked; the
+ * log is read (once) only when that write has a line that could be a repeat.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { WorklogEntry } from "../core/model.js";
+import { WORKLOG_FILE } from "./layout.js";
+
+const DERIVED = new Set<WorklogEntry["event"]>(["promote", "block", "unblock"]);
+const ENDS = new Set<WorklogEntry["event"]>(["settle", "expire", "interrupt"]);
+
+/** `lines` less those the worklog of `dir` already says. */
+export function withoutRepeats(dir: string, lines: readonly WorklogEntry[]): WorklogEntry[] {
+  const candidate = (l: WorklogEntry) =>
+    l.ticket !== undefined &&
+    (DERIVED.has(l.event) || (ENDS.has(l.event) && l.attempt !== undefined));
+  if (!lines.some(candidate)) return [...lines];
+  let text: string;
+  try {
+    text = readFileSync(join(dir, WORKLOG_FILE), "utf8");
+  } catch {
+    return [...lines];
+  }
+  const wanted = new Set(lines.filter(candidate).map((l) => l.ticket!));
+  const last = new Map<string, WorklogEntry["event"]>();
+  const ended = new Set<string>();
+  for (const raw of text.split("\n")) {
+    if (raw === "") continue;
+    let entry: Partial<WorklogEntry>;
+    try {
+      entry = JSON.parse(raw) as Partial<WorklogEntry>;
+    } catch {
+      continue; // a line cut short by a kill says nothing
+    }
+    if (typeof entry.ticket !== "string" || !wanted.has(entry.ticket) || !entry.event) continue;
+    last.set(entry.ticket, entry.event);
+    if (ENDS.has(entry.event) && entry.attempt !== undefined)
+      ended.add(`${entry.ticket}#${entry.attempt}`);
+  }
+  const out: WorklogEntry[] = [];
+  for (const l of lines) {
+    if (l.ticket !== undefined && DERIVED.has(l.event) && last.get(l.ticket) === l.event) continue;
+    if (l.ticket !== undefined && ENDS.has(l.event) && ended.has(`${l.ticket}#${l.attempt}`))
+      continue;
+    if (l.ticket !== undefined) {
+      last.set(l.ticket, l.event);
+      if (ENDS.has(l.event) && l.attempt !== undefined) ended.add(`${l.ticket}#${l.attempt}`);
+    }
+    out.push(l);
+  }
+  return out;
+}

@@ -1,0 +1,179 @@
+/**
+ * What an outside tester found wrong at the edges of the local runner: absurd bounds
+ * and numbers refused where they are written, long bounds that work, and the machine's
+ * own trouble (a file where the state directory goes, a read-only file system, a
+ * working directory deleted under the shell) said plainly — never an internal error.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { validateCommand } from "../../src/cli/validate.js";
+import { startAttempt } from "../../src/local/attempt.js";
+import type { CliIo } from "../../src/terminal/io.js";
+import { CLI, makeGraph } from "./harness.js";
+
+/** Streams that keep what is written, for a command run in this process. */
+function captured(): { io: CliIo; out: () => string; err: () => string } {
+  let out = "";
+  let err = "";
+  const stream = (add: (s: string) => void) =>
+    ({
+      write: (s: string) => {
+        add(String(s));
+        return true;
+      },
+    }) as unknown as NodeJS.WritableStream;
+  return {
+    io: {
+      stdout: stream((s) => {
+        out += s;
+      }),
+      stderr: stream((s) => {
+        err += s;
+      }),
+      isTTY: false,
+      env: {},
+    },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+function directory(files: Record<string, string>): string {
+  const dir = join(mkdtempSync(join(tmpdir(), "frontier-hard-")), "tickets");
+  mkdirSync(dir);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+describe("bounds", () => {
+  it("validate refuses a bound past the longest (365d) where it is written, naming the limit", async () => {
+    const dir = directory({
+      "frontier.yml": "run: t\nticket_bound: 400d\nbound:\n  duration: 100000000000h\n",
+      "a.md": "---\nbound: 100000000000h\n---\nDo a.\n",
+      "b.md": "---\nbound: 30d\n---\nDo b.\n",
+    });
+    const c = captured();
+    expect(await validateCommand(dir, { json: false }, c.io)).toBe(2);
+    const text = c.err();
+    expect(text).toMatch(/a\.md:2: bound "100000000000h" is longer than the longest bound, 365d/);
+    expect(text).toMatch(
+      /frontier\.yml:2: ticket_bound "400d" is longer than the longest bound, 365d/,
+    );
+    expect(text).toMatch(
+      /frontier\.yml:4: bound\.duration "100000000000h" is longer than the longest bound, 365d/,
+    );
+    expect(text).not.toContain("b.md");
+    expect(text).toContain("3 problems");
+  });
+
+  it("a bound of 30 days is no instant timeout: the attempt runs to its end", async () => {
+    const attempt = startAttempt({
+      command: "sleep 0.2; echo done",
+      cwd: tmpdir(),
+      context: "",
+      baseEnv: process.env,
+      vars: {},
+      timeoutMs: 30 * 86_400_000,
+      maxResultBytes: 1024,
+    });
+    expect(await attempt.done).toMatchObject({ outcome: "complete", result: "done\n" });
+  });
+});
+
+describe("numbers past 2⁵³", () => {
+  it("are refused as written, never as the neighbouring number YAML reads", async () => {
+    const dir = directory({
+      "frontier.yml": "run: t\n",
+      "a.md": "---\npriority: 9007199254740993\n---\nDo a.\n",
+      "b.md": "---\ntitle: B\npriority:   -9007199254740993 # low\n---\nDo b.\n",
+    });
+    const c = captured();
+    expect(await validateCommand(dir, { json: false }, c.io)).toBe(2);
+    expect(c.err()).toMatch(/a\.md:2: priority must be a whole number, got 9007199254740993,/);
+    expect(c.err()).toMatch(/b\.md:3: priority must be a whole number, got -9007199254740993,/);
+    expect(c.err()).not.toContain("9007199254740992");
+  });
+});
+
+describe("the machine's own trouble is said plainly, naming the path and what to do", () => {
+  it("a file where .frontier/ goes: run and reset say so and exit 1, not 70", () => {
+    const g = makeGraph({ a: {} }, { run: "t", executor: "echo ok" });
+    writeFileSync(join(g.dir, ".frontier"), "not a directory\n");
+    const sh = spawnSync(
+      "sh",
+      [
+        "-c",
+        `node ${CLI} run ${g.dir}; echo "exit $?"; node ${CLI} reset ${g.dir}; echo "exit $?"`,
+      ],
+      { encoding: "utf8" },
+    );
+    const said = `${g.dir}/.frontier: it is a file, not a directory`;
+    expect(sh.stderr.split(said)).toHaveLength(3);
+    expect(sh.stderr).toContain(`mv ${g.dir}/.frontier ${g.dir}/.frontier.bak`);
+    expect(sh.stderr).not.toContain("internal error");
+    expect(sh.stdout).toBe("exit 1\nexit 1\n");
+  });
+
+  it("a working directory deleted under the shell: with an absolute DIR the command works; without, it says what to do", () => {
+    const g = makeGraph({ a: {} }, { run: "t", executor: "echo ok" });
+    const gone = mkdtempSync(join(tmpdir(), "frontier-gone-"));
+    const sh = spawnSync(
+      "sh",
+      [
+        "-c",
+        `cd ${gone} && rmdir ${gone} && node ${CLI} run ${g.dir}; echo "exit $?"; node ${CLI} status; echo "exit $?"`,
+      ],
+      { encoding: "utf8", env: { ...process.env, CI: "1", PWD: gone } },
+    );
+    expect(sh.stdout).toBe("exit 0\nexit 2\n");
+    expect(sh.stderr).toContain(`receipt: ${g.dir}/.frontier/receipt.json`);
+    expect(sh.stderr).toContain(`the working directory ${gone} no longer exists`);
+    expect(sh.stderr).not.toContain("internal error");
+    rmSync(g.root, { recursive: true, force: true });
+  });
+
+  // a read-only file system needs a mount: a user and mount namespace of our own
+  const canMount = spawnSync("unshare", ["-rm", "true"]).status === 0;
+  it.runIf(canMount)("a read-only ticket directory: run says the file system is read-only", () => {
+    const g = makeGraph({ a: {} }, { run: "t", executor: "echo ok" });
+    const sh = spawnSync(
+      "unshare",
+      [
+        "-rm",
+        "sh",
+        "-c",
+        `mount --bind ${g.dir} ${g.dir} && mount -o remount,bind,ro ${g.dir} && node ${CLI} run ${g.dir}; echo "exit $?"`,
+      ],
+      { encoding: "utf8", env: { ...process.env, CI: "1" } },
+    );
+    expect(sh.stderr).toContain(
+      `could not write ${g.dir}/.frontier: the file system is read-only (EROFS)`,
+    );
+    expect(sh.stderr).not.toContain("internal error");
+    expect(sh.stdout).toBe("exit 1\n");
+  });
+});
+
+describe("a problem that stops only one runner", () => {
+  it("a GitHub workflow file named as an executor: validate warns (naming the local run) and passes; --for github is clean; --for local and run refuse it", async () => {
+    const dir = directory({
+      "frontier.yml": "run: t\n",
+      "a.md": "---\nexecutor: review.yml\n---\nDo a.\n",
+    });
+    const both = captured();
+    expect(await validateCommand(dir, { json: false }, both.io)).toBe(0);
+    expect(both.err()).toMatch(
+      /a\.md:2: warning: for a local run: executor "review\.yml" is a GitHub workflow file, which a local run cannot start/,
+    );
+    const github = captured();
+    expect(await validateCommand(dir, { json: false, for: "github" }, github.io)).toBe(0);
+    expect(github.err()).toBe("");
+    expect(github.out()).toContain("no problems for a run on GitHub");
+    const local = captured();
+    expect(await validateCommand(dir, { json: false, for: "local" }, local.io)).toBe(2);
+    expect(local.err()).toMatch(/a\.md:2: executor "review\.yml" is a GitHub workflow file/);
+  });
+});
