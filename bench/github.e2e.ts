@@ -72,6 +72,10 @@ const isGraphQL = (r: RequestRecord) => (r.operation ?? "").startsWith("graphql/
 const isWrite = (r: RequestRecord) =>
   (r.operation ?? "").startsWith("graphql/mutation") || (!isGraphQL(r) && r.method !== "GET");
 const bytesOf = (r: RequestRecord) => (r as RequestRecord & { bytes?: number }).bytes ?? 0;
+/** what the action received: the response body */
+const receivedOf = (r: RequestRecord) => (r as RequestRecord & { bytesOut?: number }).bytesOut ?? 0;
+/** Another build's bundle (BENCH_GITHUB_BEFORE), measured beside ours in the same run. */
+const BEFORE = process.env.BENCH_GITHUB_BEFORE;
 const tokenOf = (r: RequestRecord) => (r as RequestRecord & { token?: string }).token ?? "";
 
 /** Every try of every step: how long its read, its decision and its commit took. */
@@ -111,10 +115,11 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
 };
 
-async function graphRun(tickets: number, key: string, gate = 4): Promise<void> {
+async function graphRun(tickets: number, key: string, gate = 4, bundle?: string): Promise<void> {
   const dir = join(scratch, key);
   writeTickets(dir, tickets, Math.max(2, Math.round(tickets / 10)));
   const runner = new Runner();
+  if (bundle) runner.bundle = bundle;
   runner.withContext = false; // the context step reads a git checkout: no API request
   runner.gate.limit = gate;
   const steps = tagSteps(runner);
@@ -157,6 +162,7 @@ async function graphRun(tickets: number, key: string, gate = 4): Promise<void> {
         withoutDispatches: made.length - dispatches,
         firstTry: made.length - dispatches - 2 * lost,
         bytes: made.reduce((n, r) => n + bytesOf(r), 0),
+        received: made.reduce((n, r) => n + receivedOf(r), 0),
         cpuMs: cpu.get(token),
       };
     });
@@ -179,6 +185,7 @@ async function graphRun(tickets: number, key: string, gate = 4): Promise<void> {
       requestsPerSettle: settles.map((e) => e.withoutDispatches),
       firstTryPerSettle: settles.map((e) => e.firstTry),
       bytesPerEvent: events.map((e) => e.bytes),
+      receivedPerEvent: events.map((e) => e.received),
       window: {
         tries: windows.length,
         read: pct(
@@ -214,6 +221,22 @@ it(`a ${TICKETS}-ticket graph from a push to its end`, async () => {
 it(`a ${SMALL}-ticket graph from a push to its end`, async () => {
   await graphRun(SMALL, "small");
 }, 3_600_000);
+
+it.runIf(BEFORE)(
+  `the build before: a ${TICKETS}-ticket graph from a push to its end`,
+  async () => {
+    await graphRun(TICKETS, "graphBefore", 4, BEFORE);
+  },
+  3_600_000,
+);
+
+it.runIf(BEFORE)(
+  `the build before: a ${SMALL}-ticket graph from a push to its end`,
+  async () => {
+    await graphRun(SMALL, "smallBefore", 4, BEFORE);
+  },
+  3_600_000,
+);
 
 it(`a ${SMALL}-ticket graph, one action step at a time (no settle ever races another)`, async () => {
   await graphRun(SMALL, "serial", 1);

@@ -172,6 +172,56 @@ export async function githubSection({ root, smoke, row, judge }) {
       ),
     );
   }
+  // bytes received per event (what GitHub sends back: the state read above all), ours and,
+  // with --github-before, the other build's in the same run
+  for (const [k, b] of [
+    ["graph", "graphBefore"],
+    ["small", "smallBefore"],
+  ]) {
+    const ours = data[k];
+    if (!ours?.receivedPerEvent) continue;
+    const rx = ours.receivedPerEvent;
+    const before = data[b];
+    const goal = ours.tickets >= 1000 ? "median ≤ 100 KB" : "";
+    rows.push(
+      row(
+        "GitHub",
+        `bytes received per event at ${ours.tickets} tickets: first, median, max`,
+        `${kb(rx[0] ?? 0)}, ${kb(median(rx))}, ${kb(Math.max(...rx))}`,
+        before?.receivedPerEvent
+          ? `before: ${kb(before.receivedPerEvent[0] ?? 0)}, ${kb(median(before.receivedPerEvent))}, ${kb(Math.max(...before.receivedPerEvent))}; total ${kb(rx.reduce((x, y) => x + y, 0))} against ${kb(before.receivedPerEvent.reduce((x, y) => x + y, 0))}`
+          : `total ${kb(rx.reduce((x, y) => x + y, 0))}`,
+        before?.receivedPerEvent
+          ? `${(median(rx) / Math.max(1, median(before.receivedPerEvent))).toFixed(2)}× (median ÷ before)`
+          : "",
+        goal,
+        goal ? judge(median(rx) / 1024, 100, undefined, " KB") : "info",
+      ),
+    );
+    if (before) {
+      const pb = (x) => (x / before.tickets).toFixed(2);
+      const po = (x) => (x / ours.tickets).toFixed(2);
+      const gq = (d) =>
+        (d.byOperation["graphql/query"] ?? 0) +
+        (d.byOperation["graphql/mutation:createCommitOnBranch"] ?? 0);
+      const no = [
+        ours.requests / ours.tickets <= before.requests / before.tickets,
+        ours.graphql / ours.tickets <= before.graphql / before.tickets,
+        ours.writes / ours.tickets <= before.writes / before.tickets,
+      ];
+      rows.push(
+        row(
+          "GitHub",
+          `${ours.tickets} tickets: requests, GraphQL points, writes per ticket — ours against the build before, same run`,
+          `${po(ours.requests)}, ${po(gq(ours))}, ${po(ours.writes)}`,
+          `before: ${pb(before.requests)}, ${pb(gq(before))}, ${pb(before.writes)} (lost races ${(ours.lostRaces / ours.events).toFixed(2)} against ${(before.lostRaces / before.events).toFixed(2)} per event)`,
+          "",
+          "no higher",
+          no.every(Boolean) ? "met" : "**missed**",
+        ),
+      );
+    }
+  }
   const bytes = g.bytesPerEvent;
   const first = bytes[0] ?? 0;
   const last = bytes.at(-1) ?? 0;

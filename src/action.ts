@@ -99,15 +99,21 @@ async function route(ctx: ActionContext): Promise<void> {
   const event = settings.env.eventName;
   const command = settings.command === "auto" ? byEvent(event) : settings.command;
   switch (command) {
-    case "advance":
+    case "advance": {
+      const fresh = wantsFresh(ctx);
+      const rc = ctx.runContext(runBranch(ctx));
+      // a push or a manual run checks out the head of the branch it ran for
+      if (!ctx.settings.branch) rc.checkoutIsHead = true;
       return finish(
         ctx,
         await advance(
-          ctx.runContext(runBranch(ctx)),
+          rc,
           advanceOnly,
-          `advance (${event || "manual"})`,
+          `${fresh ? "fresh run" : "advance"} (${event || "manual"})`,
+          fresh ? { fresh } : {},
         ),
       );
+    }
     case "sweep":
       return sweep(ctx);
     case "settle":
@@ -189,7 +195,7 @@ async function settle(ctx: ActionContext): Promise<void> {
         : {}),
     }),
     `settle ${ticket}#${attempt} ${job.outcome}`,
-    { start: false },
+    { start: false, touches: [ticket] },
   );
   return finish(ctx, outcome);
 }
@@ -205,7 +211,7 @@ async function workflowRun(ctx: ActionContext): Promise<void> {
     rc,
     deadJobEvent(read.job),
     `settle ${read.job.ticket}#${read.job.attempt}: run ended ${read.job.conclusion}`,
-    { start: false },
+    { start: false, touches: [read.job.ticket] },
   );
   return finish(ctx, outcome);
 }
@@ -246,6 +252,14 @@ async function sweep(ctx: ActionContext): Promise<void> {
     );
 }
 
+/** A fresh run: the action's `fresh` input, or a manual run's workflow_dispatch input `fresh`. */
+function wantsFresh(ctx: ActionContext): boolean {
+  if (ctx.settings.fresh) return true;
+  if (ctx.settings.env.eventName !== "workflow_dispatch") return false;
+  const v = (ctx.payload.inputs as Record<string, unknown> | undefined)?.fresh;
+  return v === true || v === "true";
+}
+
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
 }
@@ -253,6 +267,7 @@ function str(v: unknown): string | undefined {
 /** Outputs, the job summary, the receipt and the HTML report of an event. */
 export async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promise<void> {
   if (outcome.result.kind !== "ok") core.info(outcome.result.message);
+  if (!outcome.complete) return finishPart(outcome);
   const outDir = join(ctx.settings.env.runnerTemp, "ticket-frontier");
   await mkdir(outDir, { recursive: true });
   const receiptFile = join(outDir, "receipt.json");
@@ -283,6 +298,32 @@ export async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promi
   );
   if (process.env.GITHUB_STEP_SUMMARY) {
     await core.summary.addRaw(outcome.markdown).write({ overwrite: true });
+  }
+}
+
+/**
+ * An event that read the status index and the tickets it touched, not every ticket's
+ * record (a large run's settle): its state and dispatches as outputs, no receipt or
+ * HTML report (the report comment and the event that ends the run carry the whole).
+ */
+async function finishPart(outcome: AdvanceOutcome): Promise<void> {
+  core.setOutput("state", outcome.receipt.state);
+  core.setOutput("dispatched", JSON.stringify(outcome.dispatched.map((d) => d.ticket)));
+  core.setOutput("receipt", "");
+  core.setOutput("report-html", "");
+  for (const line of outcome.deferred) core.warning(`left for the next event: ${line}`);
+  const line = `run ${outcome.receipt.run}: ${outcome.receipt.state}; dispatched ${outcome.dispatched.length}${
+    outcome.dispatched.length
+      ? ` (${outcome.dispatched.map((d) => `${d.ticket}#${d.attempt}`).join(", ")})`
+      : ""
+  }${outcome.commit ? `; state ${outcome.commit.slice(0, 12)}` : "; nothing changed"}`;
+  core.info(line);
+  if (process.env.GITHUB_STEP_SUMMARY) {
+    await core.summary
+      .addRaw(
+        `${line}\n\nThis event read only the tickets it touched; the run's report comment shows every ticket.\n`,
+      )
+      .write({ overwrite: true });
   }
 }
 

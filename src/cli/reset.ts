@@ -18,7 +18,14 @@ import {
 import { join } from "node:path";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { ENGINE_FIELDS } from "../tickets/fields.js";
-import { BRANCH_FILE, CACHE_DIR, RUN_FILE, STATE_DIR } from "../tickets/layout.js";
+import {
+  archiveRunName,
+  BRANCH_FILE,
+  CACHE_DIR,
+  nextArchiveName,
+  RUN_FILE,
+  STATE_DIR,
+} from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
@@ -155,28 +162,17 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
 async function runName(dir: string): Promise<string> {
   try {
     const record = JSON.parse(readFileSync(join(dir, RUN_FILE), "utf8")) as { run?: unknown };
-    if (typeof record.run === "string" && record.run !== "") return safeName(record.run);
+    if (typeof record.run === "string" && record.run !== "") return archiveRunName(record.run);
   } catch {
     // no record: the settings name it
   }
-  return safeName((await loadSettings(dir)).settings.run);
-}
-
-function safeName(run: string): string {
-  return run.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_") || "run";
+  return archiveRunName((await loadSettings(dir)).settings.run);
 }
 
 /** `runs/<run>-<n>`, n one more than the highest there. */
 function nextArchive(runs: string, run: string): { name: string; path: string } {
-  let n = 1;
-  const taken = existsSync(runs) ? readdirSync(runs) : [];
-  const prefix = `${run}-`;
-  for (const name of taken) {
-    if (!name.startsWith(prefix)) continue;
-    const k = Number(name.slice(prefix.length));
-    if (Number.isInteger(k) && k >= n) n = k + 1;
-  }
-  return { name: `${run}-${n}`, path: join(runs, `${run}-${n}`) };
+  const name = nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []);
+  return { name, path: join(runs, name) };
 }
 
 function isDirectory(path: string): boolean {

@@ -50,6 +50,12 @@ export interface AdvanceOutcome {
   tries: number;
   /** optional work that failed and is left to the next event, in words */
   deferred: string[];
+  /**
+   * the receipt holds every ticket's whole record; false when the event read only the
+   * status index and what it touched (status-index.ts): then the receipt has each
+   * ticket's state, and the attempts of those it read
+   */
+  complete: boolean;
 }
 
 export interface AdvanceOptions {
@@ -64,6 +70,10 @@ export interface AdvanceOptions {
    * is seldom the run's base), instead of a second query when it turns out to be needed.
    */
   readBase?: boolean;
+  /** archive the branch's run first, as `frontier reset` does, and start a new one */
+  fresh?: boolean;
+  /** the tickets whose history the event changes: their shards are read with the state */
+  touches?: readonly string[];
 }
 
 /** Run one event to completion: record it by compare-and-swap, then dispatch and report. */
@@ -76,6 +86,8 @@ export async function advance(
   const first = await recordEvent(ctx, event, label, {
     mayStart: options.start !== false,
     readBase: options.readBase ?? false,
+    ...(options.fresh ? { fresh: true } : {}),
+    ...(options.touches ? { touches: options.touches } : {}),
   });
   let last = first;
   const dispatched: Dispatched[] = [];
@@ -96,9 +108,14 @@ export async function advance(
       const next = await recordEvent(ctx, learned.event, learned.label, {
         mayStart: false,
         drainOutbox: false,
+        // the report shown at the end is rendered from the last event's frontier: whole
+        ...(refresh ? { readAll: true } : {}),
       });
       await learned.after?.();
-      at = next.commit !== undefined ? next : { ...at, frontier: next.frontier, state: next.state };
+      at =
+        next.commit !== undefined
+          ? next
+          : { ...at, frontier: next.frontier, state: next.state, partial: next.partial };
       refresh ||= next.refreshReport;
       sends = next.sends;
     }
@@ -125,6 +142,7 @@ export async function advance(
     ...(commit ? { commit } : {}),
     tries: first.tries,
     deferred,
+    complete: !last.partial,
   };
 }
 

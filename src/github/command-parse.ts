@@ -17,7 +17,8 @@ import { TICKET_ID } from "../core/model.js";
 export type Command =
   /** `ticket` is undefined for `/answer TEXT` on a question issue (the marker names it) */
   | { kind: "answer"; ticket: string | undefined; text: string; line: number }
-  | { kind: "retry"; ticket: string; line: number }
+  /** `feedback`: a reviewer's note for the next attempt (the rest of the command, line for line) */
+  | { kind: "retry"; ticket: string; feedback?: string; line: number }
   | { kind: "cancel"; line: number }
   | { kind: "status"; line: number }
   /** a known command written wrongly: `message` says how to write it */
@@ -113,7 +114,7 @@ function trimBlankLines(lines: string[]): string {
 
 const USAGE: Readonly<Record<CommandName, string>> = {
   answer: "`/answer TICKET TEXT` (or `/answer TEXT` on the ticket's question issue)",
-  retry: "`/retry TICKET`",
+  retry: "`/retry TICKET` (or `/retry TICKET FEEDBACK` for its next attempt)",
   cancel: "`/cancel`",
   status: "`/status`",
 };
@@ -154,30 +155,8 @@ export function parseCommands(body: string, context: ParseContext = {}): Command
         return;
       }
       case "retry": {
-        const words = start.rest.trim().split(/\s+/).filter(Boolean);
-        if (words.length !== 1) {
-          commands.push({
-            kind: "error",
-            command: "retry",
-            line,
-            message:
-              words.length === 0
-                ? "`/retry` needs the ticket to retry: write `/retry TICKET`, e.g. `/retry build`."
-                : "`/retry` takes exactly one ticket: write `/retry TICKET`, one command per line.",
-          });
-          return;
-        }
-        const ticket = words[0]!;
-        if (!TICKET_ID.test(ticket)) {
-          commands.push({
-            kind: "error",
-            command: "retry",
-            line,
-            message: `\`/retry\` needs a ticket id (letters, digits, \`.\`, \`_\`, \`-\`); ${quoteWord(ticket)} is not one.`,
-          });
-          return;
-        }
-        commands.push({ kind: "retry", ticket, line });
+        const following = lines.slice(start.index + 1, nextIndex).map((l) => l.text);
+        commands.push(parseRetry(start.rest, following, line));
         return;
       }
       case "cancel": {
@@ -206,6 +185,35 @@ export function parseCommands(body: string, context: ParseContext = {}): Command
     }
   });
   return commands;
+}
+
+/**
+ * `/retry TICKET` and `/retry TICKET FEEDBACK`: the feedback runs from after the ticket
+ * to the next command line or the end of the comment, kept line for line like an answer.
+ */
+function parseRetry(rest: string, following: string[], line: number): Command {
+  const { word, after } = firstWord(rest);
+  if (word === "") {
+    return {
+      kind: "error",
+      command: "retry",
+      line,
+      message:
+        "`/retry` needs the ticket to retry: write `/retry TICKET`, e.g. `/retry build` (feedback for its next attempt may follow the ticket).",
+    };
+  }
+  if (!TICKET_ID.test(word)) {
+    return {
+      kind: "error",
+      command: "retry",
+      line,
+      message: `\`/retry\` needs a ticket id (letters, digits, \`.\`, \`_\`, \`-\`); ${quoteWord(word)} is not one.`,
+    };
+  }
+  const feedback = trimBlankLines([after, ...following]);
+  return feedback === ""
+    ? { kind: "retry", ticket: word, line }
+    : { kind: "retry", ticket: word, feedback, line };
 }
 
 function parseAnswer(

@@ -1,5 +1,6 @@
 /**
- * The bot: `issue_comment` events carry `/answer`, `/retry`, `/cancel` and `/status`.
+ * The bot: `issue_comment` events carry `/answer`, `/retry` (with a reviewer's feedback for
+ * the next attempt, or without), `/cancel` and `/status`.
  *
  * In order, cheapest first, so a comment that is not for us costs no request:
  *   not a new comment, a bot's comment, or no command in it → ignored, no API call;
@@ -40,6 +41,7 @@ import {
   cancelled,
   engineSaid,
   failedToApply,
+  feedbackRecorded,
   notSuspended,
   type OpenQuestion,
   parseError,
@@ -365,7 +367,7 @@ async function runCommand(
       case "answer":
         return await answerCommand(ctx, command, login, here);
       case "retry":
-        return await retryCommand(ctx, command.ticket, login);
+        return await retryCommand(ctx, command, login);
       case "cancel":
         return await cancelCommand(ctx, login);
       case "status":
@@ -486,7 +488,12 @@ async function answerCommand(
     ctx,
     event,
     `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`,
-    { readBase: true },
+    {
+      readBase: true,
+      touches: [command.ticket ?? here.question?.marker.ticket].filter(
+        (t): t is string => t !== undefined,
+      ),
+    },
   );
   if (repeat) {
     return {
@@ -525,17 +532,33 @@ async function answerCommand(
 /* /retry                                                                     */
 /* ------------------------------------------------------------------------- */
 
-async function retryCommand(ctx: RunContext, ticket: string, login: string): Promise<Done> {
+async function retryCommand(
+  ctx: RunContext,
+  command: Extract<Command, { kind: "retry" }>,
+  login: string,
+): Promise<Done> {
+  const { ticket, feedback } = command;
   let changed: string[] = [];
+  let ran: string[] = [];
+  let note: number | undefined;
   const refusals = new Refusals();
   const event: RunEvent = (frontier, now) => {
     changed = [];
+    note = undefined;
     if (!frontier.spec(ticket)) return refusals.reject(unknownTicket(ticket, ticketIds(frontier)));
-    const result = frontier.retry(ticket, login, now);
-    if (result.kind === "ok") changed = result.changed;
+    // read before the retry: the dependents that already ran on the result it replaces
+    ran = feedback !== undefined ? frontier.ranDependents(ticket) : [];
+    const result = frontier.retry(ticket, login, now, feedback);
+    if (result.kind === "ok") {
+      changed = result.changed;
+      if (feedback !== undefined) note = frontier.state(ticket)?.answers.at(-1)?.n;
+    }
     return result;
   };
-  const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`, { readBase: true });
+  const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`, {
+    readBase: true,
+    touches: [ticket],
+  });
   if (outcome.result.kind !== "ok") return failed("retry", refusals.text(outcome.result));
   const next = outcome.frontier.state(ticket);
   const reopened = changed.filter((id) => {
@@ -543,14 +566,14 @@ async function retryCommand(ctx: RunContext, ticket: string, login: string): Pro
     const st = outcome.frontier.state(id)?.status;
     return st === "pending" || st === "ready" || st === "claimed";
   });
-  return {
-    outcome: { kind: "retried", ticket },
-    section: retried(
-      ticket,
-      { status: next?.status ?? "ready", attempt: next?.attempt ?? 0 },
-      reopened,
-    ),
-  };
+  let section = retried(
+    ticket,
+    { status: next?.status ?? "ready", attempt: next?.attempt ?? 0 },
+    reopened,
+  );
+  if (note !== undefined)
+    section += ` ${feedbackRecorded(joinRepoPath(ctx.dir, answerFile(ticket, note)), ran)}`;
+  return { outcome: { kind: "retried", ticket }, section };
 }
 
 /* ------------------------------------------------------------------------- */

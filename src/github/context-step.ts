@@ -23,6 +23,7 @@ import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
 import { graphqlStore } from "./branch.js";
 import { UserError } from "./errors.js";
+import { freshHint } from "./fresh-words.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
 import { joinRepoPath, parseState, shardDirPath, stateOfRead, statePath } from "./state.js";
@@ -51,7 +52,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   const spec = specs.find((x) => x.id === ticket);
   if (!spec) {
     throw new UserError(
-      `${rc.dir}: no ticket "${ticket}" in this checkout (${ctx.settings.env.sha.slice(0, 12)}). Jobs check out the commit the run started from (ref: \${{ inputs.base }}); a ticket added after the run started runs in a new run — delete ${statePath(rc.dir)} on the branch to start one.`,
+      `${rc.dir}: no ticket "${ticket}" in this checkout (${ctx.settings.env.sha.slice(0, 12)}). Jobs check out the commit the run started from (ref: \${{ inputs.base }}); a ticket added after the run started runs in a new run — ${freshHint(rc.branch)} to start one.`,
     );
   }
   const records = ctx.settings.records

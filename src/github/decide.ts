@@ -13,6 +13,8 @@ import type { Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
+import { freshHint } from "./fresh-words.js";
+import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
 import {
   adoptUntracked,
   liveEntries,
@@ -31,13 +33,15 @@ import {
   livePath,
   type ReportShown,
   serializeState,
-  shardCountFor,
   shardDirPath,
+  shardName,
+  shardOf,
   snapshotPath,
   statePath,
   worklogChunkPath,
   worklogPath,
 } from "./state.js";
+import { INDEXED_SHARDS, type Need, need } from "./status-index.js";
 
 /** Ids of the newest events kept in the state (a lost commit answer is found among them). */
 export const EVENTS_KEPT = 64;
@@ -66,6 +70,8 @@ export interface Decided {
   refreshReport: boolean;
   /** tickets whose question this event recorded: it opens their issues */
   asked?: string[];
+  /** the frontier holds only some tickets' histories (the rest are their heads) */
+  partial?: boolean;
 }
 
 /** What the runs listing showed of overdue claims, searched at most once per event. */
@@ -89,16 +95,22 @@ export interface TryInput {
   state: GitHubState | undefined;
   /** a run copied from the branch this one was cut from (moved aside on a start) */
   foreign: GitHubState | undefined;
+  /** a finished run copied from another branch: this branch's history (history.ts) */
+  history?: GitHubState | undefined;
   /** where the run's tickets come from for this event */
   source: RunSource;
   /** the checkout's authored digest, recorded when the run starts */
   digest: string | undefined;
+  /** ticket files the author changed or deleted since the run's base, as this event saw */
+  authoredChanged?: readonly string[];
   /** may this event start a run when the branch has none */
   mayStart: boolean;
   /** send again what the outbox holds (false for a follow-up: it sends only its own claims) */
   drainOutbox: boolean;
   /** the runs listing, when this event searched it */
   seen: RunsSeen | undefined;
+  /** the shard files read (names); undefined: every one (status-index.ts) */
+  shardsRead?: ReadonlySet<string>;
 }
 
 export type Decision =
@@ -108,6 +120,8 @@ export type Decision =
   | { kind: "search-runs"; entries: Array<{ claim: string; workflow: string; at: string }> }
   /** the event changed nothing: no commit */
   | { kind: "unchanged"; decided: Decided }
+  /** the decision needs state it did not read: read it and decide again (status-index.ts) */
+  | { kind: "need-shards"; need: Need }
   | {
       kind: "commit";
       decided: Decided;
@@ -120,9 +134,17 @@ export type Decision =
 export function decide(input: TryInput): Decision {
   const { ctx, read, state, source, now } = input;
   const { settings } = source;
-  const saved = state ? { run: state.run, tickets: state.tickets } : undefined;
+  const { history } = input;
+  const specs = runSpecs(ctx, source, state);
+  // on a branch holding a finished run's history, only a push adding tickets starts a run
+  const fromHistory = !state && history && input.mayStart && addedAfter(history, specs).length > 0;
+  const saved = state
+    ? { run: state.run, tickets: state.tickets }
+    : history
+      ? savedFromHistory(history, settings.run, ctx.sha, now)
+      : undefined;
   const opened = openRun({
-    specs: runSpecs(ctx, source, state),
+    specs,
     settings,
     saved,
     flags: { ...ctx.flags, base: state?.run.base ?? ctx.sha },
@@ -130,10 +152,12 @@ export function decide(input: TryInput): Decision {
   });
   if (opened.kind === "bad") throw new UserError(opened.message);
   const { frontier } = opened;
-  if (!state && !input.mayStart) {
-    const message = input.foreign
-      ? `${input.label}: the state on ${ctx.branch} belongs to the run on ${input.foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
-      : `${input.label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
+  if (!state && (!input.mayStart || (history && !fromHistory))) {
+    const message = history
+      ? historyMessage(input.label, ctx.branch, history)
+      : input.foreign
+        ? `${input.label}: the state on ${ctx.branch} belongs to the run on ${input.foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
+        : `${input.label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
     return {
       kind: "no-run",
       decided: {
@@ -235,6 +259,8 @@ export function decide(input: TryInput): Decision {
     if (q?.attempt !== record.n) view.questions[ticket] = { attempt: record.n };
   }
 
+  // what the author changed or deleted since the run's base is never written back
+  const authored = new Set([...(state?.authored_changed ?? []), ...(input.authoredChanged ?? [])]);
   const seq = (state?.seq ?? 0) + 1;
   const headline = headlineOf(frontier, now);
   const shown = state?.report_shown;
@@ -243,6 +269,17 @@ export function decide(input: TryInput): Decision {
     (shown === undefined ||
       shown.headline !== headline ||
       now - Date.parse(shown.at) >= REPORT_EVERY_MS);
+
+  // A state read in part: what this decision changes or shows must have been read.
+  const { shardsRead } = input;
+  if (state && shardsRead !== undefined) {
+    const loaded = (id: string) => shardsRead.has(shardName(shardOf(id, INDEXED_SHARDS)));
+    const unopened = Object.entries(view.questions)
+      .filter(([, q]) => q.issue_number === undefined && !q.closed)
+      .map(([t]) => t);
+    const wanted = need(frontier, changes, loaded, { refreshReport, now, questions: unopened });
+    if (wanted) return { kind: "need-shards", need: wanted };
+  }
 
   if (
     state !== undefined &&
@@ -255,11 +292,20 @@ export function decide(input: TryInput): Decision {
     sends.length === 0 &&
     JSON.stringify(view.questions) === JSON.stringify(state.questions) &&
     JSON.stringify(outbox) === JSON.stringify(state.outbox ?? {}) &&
-    JSON.stringify(view.report) === JSON.stringify(state.report)
+    JSON.stringify(view.report) === JSON.stringify(state.report) &&
+    authored.size === (state.authored_changed?.length ?? 0)
   ) {
     return {
       kind: "unchanged",
-      decided: { result, frontier, state, settings, sends: [], refreshReport: false },
+      decided: {
+        result,
+        frontier,
+        state,
+        settings,
+        sends: [],
+        refreshReport: false,
+        ...(shardsRead !== undefined ? { partial: true } : {}),
+      },
     };
   }
 
@@ -279,20 +325,23 @@ export function decide(input: TryInput): Decision {
     outbox,
     ...(checkedAt ? { outbox_checked_at: checkedAt } : {}),
     events: [...(state?.events ?? []), input.eventId].slice(-EVENTS_KEPT),
-    ...(state?.worklog_chunks ? { worklog_chunks: state.worklog_chunks } : {}),
+    ...((state ?? history)?.worklog_chunks
+      ? { worklog_chunks: (state ?? history)?.worklog_chunks }
+      : {}),
     ...(state?.authored_digest
       ? { authored_digest: state.authored_digest }
       : source.files && input.digest !== undefined
         ? { authored_digest: input.digest }
         : {}),
     ...(state?.base_snapshot || source.files ? { base_snapshot: true } : {}),
+    ...(authored.size > 0 ? { authored_changed: [...authored].sort() } : {}),
   };
 
   // Every file of the event: records (created once), ticket front matter (from the
   // run's own text at base), the worklog, the state; base.json when the run starts.
   for (const edit of planWrites(changes, frontier, source.read)) {
     const path = joinRepoPath(ctx.dir, edit.path);
-    if (path === worklogPath(ctx.dir)) continue;
+    if (path === worklogPath(ctx.dir) || authored.has(edit.path)) continue;
     files.set(path, edit.content);
   }
   if (changes.log.length > 0) {
@@ -321,18 +370,33 @@ export function decide(input: TryInput): Decision {
   } else if (!liveNow && hadLiveFile) {
     deletions.push(livePath(ctx.dir));
   }
-  // the state: state.json, and only the shards whose tickets this event changed
-  next.shards = state?.shards ?? shardCountFor(Object.keys(next.tickets).length);
+  // the state: state.json, and only the shards whose tickets' history this event changed
+  // (a shard it did not read it did not change: need() saw to that)
   const written = serializeState(next);
   files.set(statePath(ctx.dir), written.head);
-  const shardsBefore = state?.shards ? read.dirs.get(shardDirPath(ctx.dir)) : undefined;
+  const shardDir = shardDirPath(ctx.dir);
+  const before = shardTexts(read, shardDir);
   for (const [name, text] of written.shards) {
-    if (shardsBefore?.get(name)?.text !== text) files.set(`${shardDirPath(ctx.dir)}/${name}`, text);
+    if (shardsRead !== undefined && !shardsRead.has(name)) continue;
+    if (before.get(name) !== text) files.set(`${shardDir}/${name}`, text);
+  }
+  // a shard file no history is in any more (a state from before the index, re-sharded)
+  for (const name of before.keys()) {
+    if (!written.shards.has(name)) deletions.push(`${shardDir}/${name}`);
   }
 
   return {
     kind: "commit",
-    decided: { result, frontier, state: next, settings, sends, refreshReport, asked },
+    decided: {
+      result,
+      frontier,
+      state: next,
+      settings,
+      sends,
+      refreshReport,
+      asked,
+      ...(shardsRead !== undefined && state ? { partial: true } : {}),
+    },
     additions: files,
     deletions,
     message: commitMessage(runName, input.label, changes.log.length, claims),
@@ -374,7 +438,7 @@ const warned = new Set<string>();
  * graph is taken as it is.
  */
 export function runSpecs(
-  ctx: Pick<RunContext, "dir" | "log">,
+  ctx: Pick<RunContext, "dir" | "log" | "branch">,
   source: Pick<RunSource, "specs">,
   state: GitHubState | undefined,
 ): RunSource["specs"] {
@@ -388,7 +452,7 @@ export function runSpecs(
   if (!warned.has(key)) {
     warned.add(key);
     ctx.log(
-      `warning: ${[...added].join(", ")} ${added.size === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12) ?? "its base"}; ${added.size === 1 ? "it runs" : "they run"} in the next run (delete ${statePath(ctx.dir)} on the branch to start one)`,
+      `warning: ${[...added].join(", ")} ${added.size === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12) ?? "its base"}; ${added.size === 1 ? "it runs" : "they run"} in a new run (${freshHint(ctx.branch)} to start one)`,
     );
   }
   return kept;
@@ -423,4 +487,15 @@ export function workflowFor(
 ): string {
   const executor = frontier.spec(ticket)?.executor;
   return executor && /\.ya?ml$/.test(executor) ? executor.replace(/^.*\//, "") : ctx.workflow;
+}
+
+/** The shard files a read holds (name → text): the whole directory, or the ones read by path. */
+function shardTexts(read: BranchRead, shardDir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, blob] of read.dirs.get(shardDir) ?? []) out.set(name, blob.text);
+  const prefix = `${shardDir}/`;
+  for (const [path, blob] of read.files) {
+    if (path.startsWith(prefix)) out.set(path.slice(prefix.length), blob.text);
+  }
+  return out;
 }

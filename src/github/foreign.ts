@@ -5,12 +5,16 @@
  * is overwritten or taken for the other's.
  */
 import { UserError } from "./errors.js";
-import { isConflict, isPushRefused, isUnclear } from "./octokit.js";
+import { apiFailure, isConflict, isPushRefused, isUnclear } from "./octokit.js";
 import type { RunContext } from "./run-context.js";
 import { frontierDirPath, type GitHubState } from "./state.js";
 
 /** The tree at `path` under the tree `root` (one request per path segment), if any. */
-async function subtree(ctx: RunContext, root: string, path: string): Promise<string | undefined> {
+export async function subtree(
+  ctx: RunContext,
+  root: string,
+  path: string,
+): Promise<string | undefined> {
   let sha: string | undefined = root;
   for (const part of path.split("/").filter(Boolean)) {
     if (!sha) return undefined;
@@ -63,7 +67,7 @@ export async function archiveForeignRun(
 }
 
 /** One commit whose tree replaces the directory `path` by the tree `sha`; false when the branch moved. */
-async function commitFilesAsTree(
+export async function commitFilesAsTree(
   ctx: RunContext,
   head: string,
   rootTree: string,
@@ -72,15 +76,21 @@ async function commitFilesAsTree(
   message: string,
 ): Promise<boolean> {
   const gh = ctx.gh;
-  const tree = await gh.rest.git.createTree({
-    ...ctx.repo,
-    base_tree: rootTree,
-    tree: [{ path, mode: "040000", type: "tree", sha }],
-  });
+  // (the directory "" is the repository's root: its tree is the commit's)
+  const tree =
+    path === ""
+      ? sha
+      : (
+          await gh.rest.git.createTree({
+            ...ctx.repo,
+            base_tree: rootTree,
+            tree: [{ path, mode: "040000", type: "tree", sha }],
+          })
+        ).data.sha;
   const commit = await gh.rest.git.createCommit({
     ...ctx.repo,
     message,
-    tree: tree.data.sha,
+    tree,
     parents: [head],
   });
   try {
@@ -100,8 +110,18 @@ async function commitFilesAsTree(
 }
 
 export function pushRefused(ctx: RunContext, error: unknown): UserError {
-  const said = error instanceof Error ? error.message : String(error);
   return new UserError(
-    `the token may not push to branch ${ctx.branch} (GitHub said: ${said.split("\n")[0]}). Ticket Frontier records the run's state by committing to the run's branch: run it on a branch the token can push to — the pull request's branch, or set the action's \`branch\` input to an unprotected branch such as frontier-state — or let GitHub Actions bypass the branch's protection or ruleset. The README's "Branch layouts" section shows each.`,
+    `the token may not push to branch ${ctx.branch} (GitHub said: ${githubSaid(error)}). Ticket Frontier records the run's state by committing to the run's branch: run it on a branch the token can push to — the pull request's branch, or set the action's \`branch\` input to an unprotected branch such as frontier-state — or let GitHub Actions bypass the branch's protection or ruleset. The README's "Branch layouts" section shows each.`,
   );
+}
+
+/**
+ * GitHub's own words for a refused write, on one line: for GraphQL the `errors[].message`
+ * (not Octokit's "Request failed due to following response errors" wrapper), for REST
+ * the body's `message` and its `errors`.
+ */
+export function githubSaid(error: unknown): string {
+  const said =
+    apiFailure(error)?.message || (error instanceof Error ? error.message : String(error));
+  return said.replace(/\s*\n\s*/g, " ").trim();
 }

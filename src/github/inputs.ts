@@ -39,6 +39,8 @@ export interface ActionSettings {
    * request; without it they are read through the API.
    */
   records?: string;
+  /** archive the branch's run and start a fresh one (also the workflow_dispatch input `fresh`) */
+  fresh?: boolean;
   settle: SettleInputs;
   /** agent: the built-in agent's model, endpoint and the variable holding its key */
   agent?: { model?: string; endpoint?: string; keyEnv?: string };
@@ -185,6 +187,10 @@ export function readInputs(
   if (branch !== undefined) settings.branch = branch;
   const records = text("records");
   if (records !== undefined) settings.records = records;
+  const fresh = text("fresh")?.toLowerCase();
+  if (fresh === "true") settings.fresh = true;
+  else if (fresh !== undefined && fresh !== "false")
+    problems.push(`input fresh: "${fresh}" is not true or false`);
 
   return problems.length > 0 ? { kind: "bad", problems } : { kind: "ok", settings };
 }

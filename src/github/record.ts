@@ -19,20 +19,25 @@ import { type Decided, decide, type RunsSeen } from "./decide.js";
 import { findRunsByClaims } from "./dispatch.js";
 import { UserError } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
+import { archiveRun } from "./fresh.js";
+import { stillRunning } from "./fresh-words.js";
+import { isFinishedCopy } from "./history.js";
 import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import { rehearse } from "./rehearse.js";
 import type { RunContext, RunEvent } from "./run-context.js";
-import { runSource } from "./source.js";
+import { authoredChanges, runSource } from "./source.js";
 import {
   type GitHubState,
   livePath,
+  partOfRead,
   shardDirPath,
+  shardPathOf,
   snapshotPath,
-  stateOfRead,
   statePath,
   worklogPath,
 } from "./state.js";
+import { FULL_READ_MAX } from "./status-index.js";
 
 export interface Recorded extends Decided {
   /** the commit that recorded the event; undefined when it changed nothing */
@@ -48,6 +53,15 @@ export interface RecordOptions {
   readBase?: boolean;
   /** send again what the outbox holds (default true; a follow-up sends only its own claims) */
   drainOutbox?: boolean;
+  /** archive the branch's run first, as `frontier reset` does, and start a new one (fresh.ts) */
+  fresh?: boolean;
+  /**
+   * the tickets whose history the event changes (the one it settles, answers, retries):
+   * their shards are read with the state; undefined: none known (status-index.ts)
+   */
+  touches?: readonly string[];
+  /** read every shard (a follow-up of an event whose report comment is due) */
+  readAll?: boolean;
 }
 
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
@@ -68,6 +82,9 @@ export async function recordEvent(
   /** what a try whose commit answer was lost decided: the event, if that commit landed */
   let unclear: Decided | undefined;
   let withSnapshot = options.readBase ?? false;
+  let fresh = options.fresh === true;
+  // which shards the first read takes: every one, or those of the tickets the event touches
+  const reading = await readPlan(ctx, options.readAll ? undefined : (options.touches ?? []));
   // The checkout's tickets and digest are loaded before the branch is read, not between
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
@@ -77,18 +94,33 @@ export async function recordEvent(
 
   for (let tries = 1; ; tries++) {
     const tryStarted = clock();
-    const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
+    const read = await readWithFallback(
+      ctx,
+      store,
+      [...runPaths(ctx, withSnapshot), ...(reading.all ? [] : reading.shards)],
+      reading.all ? [shardDirPath(ctx.dir)] : [],
+    );
     const readAt = clock();
     if (!read) {
       throw new UserError(
         `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
       );
     }
-    let state = stateOfRead(ctx.dir, read);
+    const part = partOfRead(ctx.dir, read, reading.all ? undefined : reading.shards);
+    if (part === "need-all") {
+      // a state from before the status index: read whole once, written indexed
+      reading.all = true;
+      tries--;
+      continue;
+    }
+    let state = part?.state;
     let foreign: GitHubState | undefined;
+    let history: GitHubState | undefined;
     if (state && state.branch !== ctx.branch) {
-      // A copy carried along when this branch was cut from the run's: not this branch's run.
-      foreign = state;
+      // A copy carried along when this branch was cut from the run's (or its pull request
+      // merged): not this branch's run. A finished one is this branch's history (history.ts).
+      if (!fresh && isFinishedCopy(ctx.dir, read, state)) history = state;
+      else foreign = state;
       state = undefined;
     }
     if (foreign && options.mayStart) {
@@ -101,6 +133,24 @@ export async function recordEvent(
       }
       await archiveForeignRun(ctx, read.head, foreign);
       await sleep(random() * backoffMs * archives);
+      continue;
+    }
+    if (history && !reading.all) {
+      // a finished run's history is carried whole into a new run: read it whole
+      reading.all = true;
+      tries--;
+      continue;
+    }
+    if (fresh && state) {
+      // a fresh run: the old one is archived in a commit of its own, then this event starts
+      if (read.files.has(livePath(ctx.dir))) throw stillRunning(ctx.branch, state);
+      if (++archives > 10) {
+        throw new Error(
+          `${label}: could not archive run ${state.run.run} on ${ctx.branch} after 10 tries; nothing was started`,
+        );
+      }
+      if ((await archiveRun(ctx, read.head, state)) !== undefined) fresh = false;
+      else await sleep(random() * backoffMs * archives);
       continue;
     }
     if (unclear && state?.events?.includes(eventId)) {
@@ -117,6 +167,11 @@ export async function recordEvent(
       continue;
     }
     const digest = source.files ? await ctx.checkout.digest() : undefined;
+    // a push on the branch shows what the author changed or deleted since the run's base
+    const authoredChanged =
+      state && !source.files && ctx.checkoutIsHead
+        ? authoredChanges(source, await ctx.checkout.authoredFiles())
+        : [];
     const input = {
       ctx,
       event,
@@ -125,10 +180,13 @@ export async function recordEvent(
       read,
       state,
       foreign,
+      history,
       source,
       digest,
+      authoredChanged,
       mayStart: options.mayStart,
       drainOutbox: options.drainOutbox ?? true,
+      ...(reading.all || !part ? {} : { shardsRead: shardNames(ctx.dir, reading.shards) }),
     };
     let decision = decide({ ...input, now: clock(), seen });
     if (decision.kind === "search-runs") {
@@ -136,6 +194,17 @@ export async function recordEvent(
       decision = decide({ ...input, now: clock(), seen });
     }
     if (decision.kind === "search-runs") throw new Error("the runs listing was searched twice");
+    if (decision.kind === "need-shards") {
+      // the decision needs state this read did not take: read it with the state, decide again
+      const { need } = decision;
+      if (need.kind === "all" || ++reading.extra > 2) reading.all = true;
+      else for (const t of need.tickets) reading.shards.add(shardPathOf(ctx.dir, t));
+      ctx.debug?.(
+        `${label}: reading ${need.kind === "all" ? `every shard (${need.why})` : `the shards of ${need.tickets.join(", ")}`}`,
+      );
+      tries--;
+      continue;
+    }
     if (decision.kind !== "commit") return { ...decision.decided, tries };
 
     const decidedAt = clock();
@@ -187,6 +256,36 @@ export async function recordEvent(
   }
 }
 
+/** Which shards an event reads with the state (status-index.ts). */
+interface ReadPlan {
+  all: boolean;
+  /** shard paths, when not all */
+  shards: Set<string>;
+  /** reads taken again for shards a decision needed */
+  extra: number;
+}
+
+async function readPlan(
+  ctx: RunContext,
+  /** undefined: read everything */
+  touches: readonly string[] | undefined,
+): Promise<ReadPlan> {
+  const plan: ReadPlan = { all: true, shards: new Set(), extra: 0 };
+  if (touches === undefined) return plan;
+  // a small run, or one whose bound counts usage, reads its whole state (status-index.ts);
+  // the checkout's tickets say which, before the read (a wrong guess reads again)
+  const checkout = await ctx.checkout.tickets().catch(() => undefined);
+  if (!checkout || checkout.specs.length <= FULL_READ_MAX) return plan;
+  const bound = checkout.settings.bound;
+  if (typeof bound === "object" && bound.usage !== undefined) return plan;
+  plan.all = false;
+  for (const t of touches) plan.shards.add(shardPathOf(ctx.dir, t));
+  return plan;
+}
+
+const shardNames = (dir: string, paths: ReadonlySet<string>) =>
+  new Set([...paths].map((p) => p.slice(shardDirPath(dir).length + 1)));
+
 /** The files an event reads at the head of the run's branch. */
 export function runPaths(ctx: RunContext, withSnapshot: boolean): string[] {
   const paths = [statePath(ctx.dir), worklogPath(ctx.dir), livePath(ctx.dir)];
@@ -199,8 +298,8 @@ export async function readWithFallback(
   ctx: RunContext,
   store: { current: BranchStore },
   paths: string[],
+  dirs: string[] = [shardDirPath(ctx.dir)],
 ): Promise<BranchRead | undefined> {
-  const dirs = [shardDirPath(ctx.dir)];
   try {
     return await store.current.read(paths, dirs);
   } catch (error) {

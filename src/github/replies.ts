@@ -130,6 +130,16 @@ export function retried(
   return `${mdId(ticket)} ${state}.${back}`;
 }
 
+/**
+ * What a retry with feedback adds to its reply: where the feedback is kept, and the
+ * dependents that already ran on the result it replaces (not re-run unless retried too).
+ */
+export function feedbackRecorded(file: string, ran: readonly string[]): string {
+  const kept = `The feedback is recorded for its next attempt (\`${file}\`) and shown in its context.`;
+  if (ran.length === 0) return kept;
+  return `${kept} ${listIds(ran, 20)} already ran on its earlier result and ${ran.length === 1 ? "is" : "are"} not re-run unless retried too (\`/retry TICKET\`).`;
+}
+
 export interface CancelledRun {
   ticket: string;
   id: number;

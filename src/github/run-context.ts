@@ -29,6 +29,11 @@ export interface RunContext {
   dir: string;
   /** the checkout (GITHUB_WORKSPACE): the run's tickets when it is the run's base */
   checkout: Checkout;
+  /**
+   * the checkout is the head of the run's branch (a push or a manual run on it): what
+   * the author changed since the run's base shows there
+   */
+  checkoutIsHead?: boolean;
   /** the orch-task workflow file */
   workflow: string;
   /** action inputs that override frontier.yml */

@@ -22,7 +22,8 @@ import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
-import { type GitHubState, snapshotPath, statePath } from "./state.js";
+import { freshHint } from "./fresh-words.js";
+import { type GitHubState, snapshotPath } from "./state.js";
 
 export const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
 
@@ -248,15 +249,39 @@ export async function runSource(
   if (!snapshot) {
     if (!askedSnapshot) return "need-snapshot";
     throw new UserError(
-      `the checkout's ${ctx.dir} is not the run's (started at ${state.run.base?.slice(0, 12) ?? "an unknown commit"} on ${ctx.branch}), and the run has no ${snapshotPath(ctx.dir)} to read its tickets from (it was started by an older version): run this on the run's branch, or delete ${statePath(ctx.dir)} there to start a new run`,
+      `the checkout's ${ctx.dir} is not the run's (started at ${state.run.base?.slice(0, 12) ?? "an unknown commit"} on ${ctx.branch}), and the run has no ${snapshotPath(ctx.dir)} to read its tickets from (it was started by an older version): run this on the run's branch, or ${freshHint(ctx.branch)} to start a new run`,
     );
   }
   const source = await sourceFromSnapshot(snapshot.text, ctx.dir, ctx.checkout.workspace);
   const added = addedSince(source.specs, await ctx.checkout.authoredFiles());
   if (added.length > 0 && ctx.sha !== state.run.base) {
     ctx.log(
-      `warning: ${added.join(", ")} ${added.length === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12)}; ${added.length === 1 ? "it runs" : "they run"} in the next run (delete ${statePath(ctx.dir)} on the branch to start one)`,
+      `warning: ${added.join(", ")} ${added.length === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12)}; ${added.length === 1 ? "it runs" : "they run"} in a new run (${freshHint(ctx.branch)} to start one)`,
     );
   }
   return source;
+}
+
+/**
+ * The run's ticket files that the author changed or deleted since the run's base, as
+ * the checkout (the branch's head) shows them: writing state back never touches them
+ * again — the ticket's state lives on in the run's records (state.json and its shards).
+ */
+export function authoredChanges(
+  run: RunSource,
+  checkout: ReadonlyMap<string, string> | undefined,
+): string[] {
+  if (!checkout) return [];
+  const out: string[] = [];
+  for (const spec of run.specs) {
+    const now = checkout.get(spec.file);
+    let before: string;
+    try {
+      before = run.read(spec.file);
+    } catch {
+      continue;
+    }
+    if (now === undefined || authoredText(now) !== authoredText(before)) out.push(spec.file);
+  }
+  return out;
 }

@@ -19,8 +19,18 @@ import { RunRecord, SavedState, TicketState } from "../core/model.js";
 import { STATE_DIR } from "../tickets/layout.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
+import {
+  History,
+  headOf,
+  historyOf,
+  INDEXED_SHARDS,
+  IndexEntry,
+  ticketOf,
+} from "./status-index.js";
 
-export const GITHUB_STATE_SCHEMA = "ticket-frontier/github-state@2";
+export const GITHUB_STATE_SCHEMA = "ticket-frontier/github-state@3";
+/** Sharded (or inline) state before the status index: read, never written. */
+const GITHUB_STATE_SCHEMA_V2 = "ticket-frontier/github-state@2";
 /** State written before the worklog moved out of it; read, never written. */
 const GITHUB_STATE_SCHEMA_V1 = "ticket-frontier/github-state@1";
 
@@ -104,6 +114,11 @@ const Bookkeeping = z.object({
   base_snapshot: z.boolean().optional(),
   /** sealed worklog chunks under .frontier/worklog/ */
   worklog_chunks: z.number().int().nonnegative().optional(),
+  /**
+   * Ticket files the author changed or deleted on the branch since the run's base: state
+   * is never written back into them (it lives on in the shards)
+   */
+  authored_changed: z.array(z.string()).optional(),
   /** the tickets live in this many shards under .frontier/state/ (absent: inline) */
   shards: z.number().int().positive().optional(),
 });
@@ -114,21 +129,42 @@ export const GitHubState = SavedState.extend({
 });
 export type GitHubState = z.infer<typeof GitHubState>;
 
+const GitHubStateV2 = SavedState.extend({
+  schema: z.literal(GITHUB_STATE_SCHEMA_V2),
+  ...Bookkeeping.shape,
+});
+
+/** state.json of an indexed state: everything but the tickets' histories (status-index.ts). */
+const IndexedHead = z.object({
+  schema: z.literal(GITHUB_STATE_SCHEMA),
+  run: RunRecord,
+  ...Bookkeeping.shape,
+  shards: z.number().int().positive(),
+  index: z.record(z.string(), IndexEntry),
+});
+
 const GitHubStateV1 = SavedState.extend({
   schema: z.literal(GITHUB_STATE_SCHEMA_V1),
   ...Bookkeeping.shape,
   worklog: z.array(z.unknown()).optional(),
 });
 
-/** state.json of a sharded state: everything but the tickets. */
+/** state.json of a sharded state before the index: everything but the tickets. */
 const GitHubStateHead = z.object({
-  schema: z.literal(GITHUB_STATE_SCHEMA),
+  schema: z.literal(GITHUB_STATE_SCHEMA_V2),
   run: RunRecord,
   ...Bookkeeping.shape,
   shards: z.number().int().positive(),
 });
 
-export type ParsedState = { kind: "ok"; state: GitHubState } | { kind: "bad"; message: string };
+export type ParsedState =
+  | {
+      kind: "ok";
+      state: GitHubState;
+      /** the shards read (file names); undefined: every one (the state is whole) */
+      loaded?: ReadonlySet<string>;
+    }
+  | { kind: "bad"; message: string };
 
 const bad = (path: string, what: string): ParsedState => ({
   kind: "bad",
@@ -144,6 +180,21 @@ export function parseState(
   path: string,
   shards?: ReadonlyMap<string, string>,
 ): ParsedState {
+  const parsed = parseStatePart(text, path, shards, undefined);
+  return parsed.kind === "need-all" ? bad(path, "its shards were not read") : parsed;
+}
+
+/**
+ * parseState of a state read in part: `asked` names the shard files asked for (one
+ * absent from `shards` is empty); undefined: `shards` is the whole directory.
+ * `need-all`: a state from before the index, which is read whole.
+ */
+export function parseStatePart(
+  text: string,
+  path: string,
+  shards: ReadonlyMap<string, string> | undefined,
+  asked: ReadonlySet<string> | undefined,
+): ParsedState | { kind: "need-all" } {
   const read = readJson(text);
   if (!read.ok) {
     return {
@@ -153,7 +204,35 @@ export function parseState(
   }
   const json = read.value;
   const schema = (json as { schema?: unknown } | null)?.schema;
-  if (typeof (json as { shards?: unknown } | null)?.shards === "number") {
+  if (schema === GITHUB_STATE_SCHEMA && (json as { index?: unknown }).index !== undefined) {
+    const head = IndexedHead.safeParse(json);
+    if (!head.success) {
+      const issue = head.error.issues[0];
+      return bad(path, `${issue?.path.join(".") || "(top)"}: ${issue?.message ?? "invalid"}`);
+    }
+    const histories = new Map<string, z.infer<typeof History>>();
+    for (const [name, shardText] of shards ?? []) {
+      if (asked && !asked.has(name)) continue;
+      const entries = readJson(shardText);
+      if (!entries.ok) return bad(path, `state/${name} is not valid JSON (${entries.error})`);
+      const parsed = z.record(z.string(), History).safeParse(entries.value);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return bad(path, `state/${name}: ${issue?.path.join(".")}: ${issue?.message ?? "invalid"}`);
+      }
+      for (const [id, h] of Object.entries(parsed.data)) histories.set(id, h);
+    }
+    const { index, ...rest } = head.data;
+    const tickets: Record<string, TicketState> = {};
+    for (const [id, entry] of Object.entries(index))
+      tickets[id] = ticketOf(entry, histories.get(id));
+    return { kind: "ok", state: { ...rest, tickets }, ...(asked ? { loaded: asked } : {}) };
+  }
+  const shardedV2 =
+    schema !== GITHUB_STATE_SCHEMA &&
+    typeof (json as { shards?: unknown } | null)?.shards === "number";
+  if (asked && shardedV2) return { kind: "need-all" };
+  if (shardedV2) {
     const head = GitHubStateHead.safeParse(json);
     if (!head.success) {
       const issue = head.error.issues[0];
@@ -173,10 +252,14 @@ export function parseState(
       }
       Object.assign(tickets, parsed.data);
     }
-    return { kind: "ok", state: { ...head.data, tickets } };
+    return { kind: "ok", state: { ...head.data, schema: GITHUB_STATE_SCHEMA, tickets } };
   }
   const parsed =
-    schema === GITHUB_STATE_SCHEMA_V1 ? GitHubStateV1.safeParse(json) : GitHubState.safeParse(json);
+    schema === GITHUB_STATE_SCHEMA_V1
+      ? GitHubStateV1.safeParse(json)
+      : schema === GITHUB_STATE_SCHEMA
+        ? GitHubState.safeParse(json)
+        : GitHubStateV2.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.join(".") || "(top)";
@@ -210,20 +293,28 @@ export function shardOf(id: string, shards: number): number {
 }
 
 /**
- * The files of a state: state.json (bookkeeping and the run record) and one file per
- * shard (shard file name → text), compact JSON, one ticket a line, so a diff shows which
- * tickets an event touched.
+ * The files of a state (status-index.ts): state.json (bookkeeping, the run record and
+ * every ticket's head in its index, one ticket a line) and the shards holding a history
+ * (shard file name → text, one ticket a line), so a diff shows which tickets an event
+ * touched. A shard no ticket has a history in is not a file.
  */
 export function serializeState(state: GitHubState): { head: string; shards: Map<string, string> } {
   const { tickets, ...rest } = state;
-  const count = state.shards ?? shardCountFor(Object.keys(tickets).length);
+  const count = INDEXED_SHARDS;
   const lines: string[][] = Array.from({ length: count }, () => []);
+  const index: string[] = [];
   for (const [id, t] of Object.entries(tickets)) {
-    lines[shardOf(id, count)]!.push(`${JSON.stringify(id)}:${JSON.stringify(t)}`);
+    const key = JSON.stringify(id);
+    index.push(`${key}:${JSON.stringify(headOf(t))}`);
+    const history = historyOf(t);
+    if (history !== undefined) lines[shardOf(id, count)]!.push(`${key}:${history}`);
   }
   const shards = new Map<string, string>();
-  for (const [n, l] of lines.entries()) shards.set(shardName(n), `{\n${l.join(",\n")}\n}\n`);
-  return { head: `${JSON.stringify({ ...rest, shards: count })}\n`, shards };
+  for (const [n, l] of lines.entries()) {
+    if (l.length > 0) shards.set(shardName(n), `{\n${l.join(",\n")}\n}\n`);
+  }
+  const head = JSON.stringify({ ...rest, schema: GITHUB_STATE_SCHEMA, shards: count });
+  return { head: `${head.slice(0, -1)},"index":{\n${index.join(",\n")}\n}}\n`, shards };
 }
 
 /** The run's records directory (.frontier/) on the branch. */
@@ -253,11 +344,48 @@ export function joinRepoPath(dir: string, file: string): string {
 
 /** The state a read found (state.json and its shards), or undefined when the branch has none. */
 export function stateOfRead(dir: string, read: BranchRead): GitHubState | undefined {
+  const found = partOfRead(dir, read, undefined);
+  if (found === "need-all") throw new Error(`${statePath(dir)} was read without its shards`);
+  return found?.state;
+}
+
+/** The path of the shard file a ticket's history lives in. */
+export const shardPathOf = (dir: string, ticket: string) =>
+  `${shardDirPath(dir)}/${shardName(shardOf(ticket, INDEXED_SHARDS))}`;
+
+/**
+ * The state a read found, read in part: state.json, and the shards at `asked` (paths
+ * from the repository root; undefined: the whole shard directory, read as `dirs`).
+ * `loaded` says whose history was read; `need-all`: a state from before the index,
+ * which is read whole.
+ */
+export function partOfRead(
+  dir: string,
+  read: BranchRead,
+  asked: ReadonlySet<string> | undefined,
+): { state: GitHubState; loaded: (ticket: string) => boolean } | "need-all" | undefined {
   const text = read.files.get(statePath(dir))?.text;
   if (text === undefined) return undefined;
   const shards = new Map<string, string>();
-  for (const [name, blob] of read.dirs.get(shardDirPath(dir)) ?? []) shards.set(name, blob.text);
-  const parsed = parseState(text, statePath(dir), shards);
+  const prefix = `${shardDirPath(dir)}/`;
+  let names: Set<string> | undefined;
+  if (asked === undefined) {
+    for (const [name, blob] of read.dirs.get(shardDirPath(dir)) ?? []) shards.set(name, blob.text);
+  } else {
+    names = new Set([...asked].map((p) => p.slice(prefix.length)));
+    for (const path of asked) {
+      const blob = read.files.get(path);
+      if (blob) shards.set(path.slice(prefix.length), blob.text);
+    }
+  }
+  const parsed = parseStatePart(text, statePath(dir), shards, names);
   if (parsed.kind === "bad") throw new UserError(parsed.message);
-  return parsed.state;
+  if (parsed.kind === "need-all") return "need-all";
+  const loaded = parsed.loaded;
+  return {
+    state: parsed.state,
+    loaded: loaded
+      ? (ticket) => loaded.has(shardName(shardOf(ticket, INDEXED_SHARDS)))
+      : () => true,
+  };
 }

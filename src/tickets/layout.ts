@@ -37,3 +37,24 @@ export const integratingFile = (ticket: string, n: number) =>
   `${INTEGRATING_DIR}/${ticket}@${n}.json`;
 export const CACHE_DIR = ".frontier/cache";
 export const CACHE_FILE = ".frontier/cache/tickets";
+
+/** Where a reset moves a run's records: `.frontier/runs/<run>-<n>/` (both runners). */
+export const RUNS_DIR = ".frontier/runs";
+
+/** A run's name as an archive folder's name: no path separators, no leading dot. */
+export function archiveRunName(run: string): string {
+  return run.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_") || "run";
+}
+
+/** `<run>-<n>`, n one more than the highest among the archive's folder names `taken`. */
+export function nextArchiveName(run: string, taken: Iterable<string>): string {
+  const safe = archiveRunName(run);
+  let n = 1;
+  const prefix = `${safe}-`;
+  for (const name of taken) {
+    if (!name.startsWith(prefix)) continue;
+    const k = Number(name.slice(prefix.length));
+    if (Number.isInteger(k) && k >= n) n = k + 1;
+  }
+  return `${safe}-${n}`;
+}

@@ -154,6 +154,21 @@ export async function loadDirectory(
       ],
     };
   }
+  // A backslash is a path separator on Windows and in many tools, and a ticket's file
+  // name travels as a path (on GitHub inside .frontier/base.json): refused everywhere.
+  for (const file of names) {
+    if (file.includes("\\")) {
+      problems.push(
+        problem(
+          "invalid-file-name",
+          file,
+          undefined,
+          "a ticket file's name may not contain a backslash (\\): it reads as a path separator",
+          `rename it without one, e.g. ${file.replace(/\\+/g, "-")}`,
+        ),
+      );
+    }
+  }
   const capProblems = checkCaps(
     names.length > maxTickets ? names.map((file) => ({ file, bytes: 0 })) : [],
     { maxTickets, maxFileBytes },

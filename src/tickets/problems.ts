@@ -13,6 +13,7 @@ export type ProblemKind =
   | "front-matter-language"
   | "wrong-type"
   | "invalid-id"
+  | "invalid-file-name"
   | "unknown-input"
   | "duplicate-dependency"
   | "duplicate-id"

@@ -369,6 +369,77 @@ describe("/retry TICKET makes a new attempt and unblocks its dependents", () => 
   });
 });
 
+/** A ticket's context for its live attempt, built from the branch's state as the context step builds it. */
+async function contextOf(w: BotWorld, id: string): Promise<string> {
+  const { loadDirectory } = await import("../../src/tickets/load.js");
+  const { openRun } = await import("../../src/core/event.js");
+  const { readContext } = await import("../../src/tickets/context-io.js");
+  const loaded = await loadDirectory(`${w.workspace}/${DIR}`);
+  if (loaded.kind !== "ok") throw new Error("tickets did not load");
+  const state = w.state();
+  const opened = openRun({
+    specs: loaded.specs,
+    settings: loaded.settings,
+    saved: { run: state.run, tickets: state.tickets },
+    flags: {},
+    now: Date.now(),
+  });
+  if (opened.kind !== "ok") throw new Error(opened.message);
+  return readContext(`${w.workspace}/${DIR}`, opened.frontier, id);
+}
+
+describe("/retry TICKET FEEDBACK: a reviewer's feedback reaches the next attempt", () => {
+  it("a complete ticket retried with feedback gets a new attempt whose context carries it; the old attempt is kept and its dependents that ran are named, not re-run", async () => {
+    world = await botWorld(GRAPH, { roles: { ...ROLES } });
+    const w = world;
+    w.script.plan = [
+      { outcome: "complete", result: "plan v1" },
+      { outcome: "complete", result: "plan v2" },
+    ];
+    // the context of plan's next attempt, built as the context step builds it, when it is dispatched
+    const contexts: string[] = [];
+    w.fake.onDispatch(async (run) => {
+      if (run.inputs.ticket === "plan" && run.inputs.attempt === "2")
+        contexts.push(await contextOf(w, "plan"));
+    });
+    await w.start();
+    expect(w.state().tickets.ship?.status).toBe("complete");
+    const report = reportIssue(w);
+    const r = await w.comment(
+      report,
+      "/retry plan keep the public API as it was\n\n- and `status: done` stays text",
+      "maint",
+    );
+    expect(r).toMatchObject({ kind: "handled", ok: true, outcomes: [{ kind: "retried" }] });
+    const plan = w.state().tickets.plan!;
+    expect(plan.status).toBe("complete");
+    expect(plan.attempts.map((a) => [a.n, a.outcome])).toEqual([
+      [1, "complete"],
+      [2, "complete"],
+    ]);
+    expect(plan.answers).toEqual([
+      expect.objectContaining({
+        kind: "feedback",
+        attempt: 1,
+        by: "maint",
+        text: "keep the public API as it was\n\n- and `status: done` stays text",
+      }),
+    ]);
+    expect(contexts).toHaveLength(1);
+    expect(contexts[0]).toContain("Review feedback");
+    expect(contexts[0]).toContain("keep the public API as it was");
+    // the front matter was not touched by the comment's text
+    expect(w.file(`${DIR}/plan.md`)).not.toMatch(/^status: done$/m);
+    const reply = botReplies(w.repo, report).at(-1)!;
+    expect(reply).toMatch(/`plan` was dispatched for a new attempt \(attempt 2\)/);
+    expect(reply).toMatch(/feedback is recorded for its next attempt/);
+    expect(reply).toMatch(
+      /`build` already ran on its earlier result and is not re-run unless retried too/,
+    );
+    expect(w.ran.filter((x) => x.ticket === "build")).toHaveLength(1);
+  });
+});
+
 describe("/cancel cancels the run and its live orch-task runs", () => {
   it("cancels live runs through the API, cancels open tickets, and the report says who", async () => {
     world = await botWorld(

@@ -197,8 +197,24 @@ describe("malformed commands produce a parse error to reply with", () => {
     expect(c?.kind === "error" && c.message).toContain("/retry TICKET");
   });
 
-  it("/retry with two tickets", () => {
-    expect(parseCommands("/retry a b")[0]).toMatchObject({ kind: "error", command: "retry" });
+  it("/retry with words after the ticket: they are feedback for its next attempt, line for line", () => {
+    expect(parseCommands("/retry a b")[0]).toEqual({
+      kind: "retry",
+      ticket: "a",
+      feedback: "b",
+      line: 1,
+    });
+    expect(parseCommands("/retry plan keep the API\n\n> as it was\n- and `x: 1`\n/status")).toEqual(
+      [
+        {
+          kind: "retry",
+          ticket: "plan",
+          feedback: "keep the API\n\n> as it was\n- and `x: 1`",
+          line: 1,
+        },
+        { kind: "status", line: 5 },
+      ],
+    );
   });
 
   it("/retry with something that is not a ticket id", () => {

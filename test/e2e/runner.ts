@@ -141,6 +141,8 @@ export class Runner {
   inputs: Record<string, string> = {};
   /** extra environment variables for every step */
   env: Record<string, string> = {};
+  /** the bundle each step spawns (another build's, to compare in the same bench run) */
+  bundle = BUNDLE;
   private unhook?: () => void;
 
   constructor(options: { returnRunDetails?: "supported" | "refused" } = {}) {
@@ -148,7 +150,7 @@ export class Runner {
   }
 
   async start(ticketsDir: string): Promise<string> {
-    if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`);
+    if (!existsSync(this.bundle)) throw new Error(`${this.bundle} is missing: run npm run package`);
     await this.fake.start();
     this.repo = this.fake.createRepo("acme/widgets");
     this.repo.commit(
@@ -241,7 +243,7 @@ export class Runner {
         ...(options.env ?? {}),
       };
       const started = Date.now();
-      const child = spawn(process.execPath, [BUNDLE], { env, cwd: env.GITHUB_WORKSPACE });
+      const child = spawn(process.execPath, [this.bundle], { env, cwd: env.GITHUB_WORKSPACE });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => {

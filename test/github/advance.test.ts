@@ -141,9 +141,7 @@ describe("claim, then dispatch", () => {
       "push",
     );
     expect(out.dispatched).toEqual([]);
-    expect(lines.join("\n")).toMatch(
-      /late was added after the run started .* runs in the next run/,
-    );
+    expect(lines.join("\n")).toMatch(/late was added after the run started .* runs in a new run/);
     expect(Object.keys((stateOf(world) as { tickets: object }).tickets)).toEqual(["a"]);
   });
 

@@ -1,0 +1,156 @@
+/**
+ * A fresh run on GitHub: the old run is archived exactly as `frontier reset` archives a
+ * local one — every record under `.frontier/` (but the archive itself) moves to
+ * `.frontier/runs/<run>-<n>/`, beside a `tickets/` folder holding each ticket file as it
+ * stood, and the engine-written fields are removed from the ticket files — in one
+ * commit on the run's branch (compare-and-swap). Records move as trees by id: nothing
+ * of the old run is sent again, and nothing of it is overwritten. The event that asked
+ * for it then starts the new run at the commit it runs at.
+ *
+ * Asked by a manual run of the frontier workflow with `fresh: true` (its
+ * workflow_dispatch input, or the action's `fresh` input): that run checks out the
+ * branch's head, so the new run reads its tickets there. A run that is still running is
+ * not archived: cancel it first.
+ */
+import { createHash } from "node:crypto";
+import { ENGINE_FIELDS } from "../tickets/fields.js";
+import { nextArchiveName, RUNS_DIR, STATE_DIR } from "../tickets/layout.js";
+import { ticketFileNames } from "../tickets/load.js";
+import { type EngineFieldValues, editTicket } from "../tickets/writeback.js";
+import { UserError } from "./errors.js";
+import { commitFilesAsTree, subtree } from "./foreign.js";
+
+import type { RunContext } from "./run-context.js";
+import { type GitHubState, joinRepoPath } from "./state.js";
+
+/** Every engine field, set to be removed (as `frontier reset` does). */
+const CLEARED = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, undefined])) as EngineFieldValues;
+
+const blobSha = (text: string) => {
+  const body = Buffer.from(text, "utf8");
+  return createHash("sha1").update(`blob ${body.length}\0`).update(body).digest("hex");
+};
+
+interface TreeEntry {
+  path?: string;
+  mode?: string;
+  type?: string;
+  sha?: string;
+}
+
+/**
+ * Archive the run on the branch at `head` in one commit. Returns the archive's path
+ * (relative to the ticket directory), or undefined when the branch moved meanwhile
+ * (read again and retry).
+ */
+export async function archiveRun(
+  ctx: RunContext,
+  head: string,
+  state: GitHubState,
+): Promise<string | undefined> {
+  const { gh, repo } = ctx;
+  const rootTree = (await gh.rest.git.getCommit({ ...repo, commit_sha: head })).data.tree.sha;
+  // the ticket directory from the repository root ("" for the root itself)
+  const dirPath = joinRepoPath(ctx.dir, STATE_DIR).slice(0, -STATE_DIR.length).replace(/\/$/, "");
+  const dirTree = dirPath === "" ? rootTree : await subtree(ctx, rootTree, dirPath);
+  if (!dirTree) return undefined;
+  const entries: TreeEntry[] = (await gh.rest.git.getTree({ ...repo, tree_sha: dirTree })).data
+    .tree;
+  const frontierTree = entries.find((e) => e.path === STATE_DIR && e.type === "tree")?.sha;
+  if (!frontierTree) return undefined;
+  const records: TreeEntry[] = (await gh.rest.git.getTree({ ...repo, tree_sha: frontierTree })).data
+    .tree;
+  const runsTree = records.find((e) => e.path === "runs" && e.type === "tree")?.sha;
+  const taken = runsTree
+    ? ((await gh.rest.git.getTree({ ...repo, tree_sha: runsTree })).data.tree as TreeEntry[]).map(
+        (e) => e.path ?? "",
+      )
+    : [];
+  const name = nextArchiveName(state.run.run, taken);
+
+  // the ticket files as the run left them, by blob id, and each cleared of run state
+  const blobs = new Map(
+    entries.filter((e) => e.type === "blob" && e.path && e.sha).map((e) => [e.path!, e]),
+  );
+  const files = ticketFileNames(blobs.keys());
+  const local = await ctx.checkout.authoredFiles().catch(() => undefined);
+  const cleared: TreeEntry[] = [];
+  const clearedText: Array<{ path: string; content: string }> = [];
+  for (const file of files) {
+    const entry = blobs.get(file)!;
+    cleared.push({ path: `tickets/${file}`, mode: entry.mode, type: "blob", sha: entry.sha });
+    const mine = local?.get(file);
+    const text =
+      mine !== undefined && blobSha(mine) === entry.sha
+        ? mine
+        : Buffer.from(
+            (await gh.rest.git.getBlob({ ...repo, file_sha: entry.sha! })).data.content,
+            "base64",
+          ).toString("utf8");
+    let edit: ReturnType<typeof editTicket>;
+    try {
+      edit = editTicket(file, text, CLEARED);
+    } catch (error) {
+      throw new UserError(
+        `${joinRepoPath(ctx.dir, file)}: ${(error as Error).message} — fix the file, then start the fresh run again; nothing was changed`,
+      );
+    }
+    if (edit !== undefined) clearedText.push({ path: file, content: String(edit.content) });
+  }
+
+  const archive = await gh.rest.git.createTree({
+    ...repo,
+    tree: [
+      ...records
+        .filter((e) => e.path !== "runs" && e.path !== "cache")
+        .map((e) => ({
+          path: e.path!,
+          mode: e.mode as "100644",
+          type: e.type as "blob",
+          sha: e.sha!,
+        })),
+      ...cleared.map((e) => ({
+        path: e.path!,
+        mode: e.mode as "100644",
+        type: "blob" as const,
+        sha: e.sha!,
+      })),
+    ],
+  });
+  const runs = await gh.rest.git.createTree({
+    ...repo,
+    ...(runsTree ? { base_tree: runsTree } : {}),
+    tree: [{ path: name, mode: "040000", type: "tree", sha: archive.data.sha }],
+  });
+  const frontier = await gh.rest.git.createTree({
+    ...repo,
+    tree: [{ path: "runs", mode: "040000", type: "tree", sha: runs.data.sha }],
+  });
+  const dir = await gh.rest.git.createTree({
+    ...repo,
+    base_tree: dirTree,
+    tree: [
+      { path: STATE_DIR, mode: "040000", type: "tree", sha: frontier.data.sha },
+      ...clearedText.map((f) => ({
+        path: f.path,
+        mode: "100644" as const,
+        type: "blob" as const,
+        content: f.content,
+      })),
+    ],
+  });
+  const shown = `${RUNS_DIR}/${name}`;
+  const landed = await commitFilesAsTree(
+    ctx,
+    head,
+    rootTree,
+    dirPath,
+    dir.data.sha,
+    `frontier ${state.run.run}: a fresh run; the old run is kept under ${shown} [skip ci]`,
+  );
+  if (!landed) return undefined;
+  ctx.log(
+    `run ${state.run.run} on ${ctx.branch} archived under ${joinRepoPath(ctx.dir, shown)}/ (${clearedText.length} ticket file${clearedText.length === 1 ? "" : "s"} cleared of run state); a fresh run starts`,
+  );
+  return shown;
+}
