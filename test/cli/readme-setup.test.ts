@@ -129,6 +129,25 @@ describe("the README's first commands on your own tickets", () => {
   });
 });
 
+describe("the README's command synopsis", () => {
+  it("lists every command frontier --help lists, and each option of run", () => {
+    const block = /## `frontier` — the command\n\n```\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const listed = new Set([...block.matchAll(/^frontier ([a-z]+)/gm)].map((m) => m[1]));
+    const help = frontier(["--help"]).stdout;
+    const commands = [...help.matchAll(/^ {2}([a-z]+) /gm)]
+      .map((m) => m[1])
+      .filter((c) => c !== "help");
+    expect(commands.length).toBeGreaterThan(10);
+    expect(commands.filter((c) => !listed.has(c))).toEqual([]);
+    const runLine = /^frontier run .*$/m.exec(block)?.[0] ?? "";
+    const runHelp = frontier(["run", "--help"]).stdout;
+    const options = [...runHelp.matchAll(/^ {2}(--[a-z-]+)/gm)]
+      .map((m) => m[1])
+      .filter((o) => o !== "--help");
+    expect(options.filter((o) => !runLine.includes(o!))).toEqual([]);
+  });
+});
+
 describe("the README's first command", () => {
   it("npm start runs the example on a fresh copy and names each report once", () => {
     expect(readme).toMatch(/npm ci && npm start/);
