@@ -49,6 +49,7 @@ const SHIPPED = [
   "examples/workflows/frontier.yml",
   "examples/workflows/orch-task.yml",
   "schema/receipt.schema.json",
+  "schema/command.schema.json",
 ];
 
 try {

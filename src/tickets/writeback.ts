@@ -543,8 +543,13 @@ export function editDependsOn(text: string, next: readonly string[]): string {
         const k = (p as { key: unknown }).key;
         return isScalar(k) && String(k.value) === "depends_on";
       });
-  const src = (node: { range?: [number, number, number] | null }) =>
-    node.range ? text.slice(at(node.range[0]), at(node.range[1])) : "";
+  /** a node's own text in the file, as the author wrote it */
+  const src = (node: unknown): string => {
+    const range = (node as { range?: readonly number[] | null } | null)?.range;
+    return range ? text.slice(at(range[0]!), at(range[1]!)) : "";
+  };
+  /** what an id written this way reads as: its text, without the quotes around it */
+  const idOf = (node: unknown) => src(node).replace(/^(["'])(.*)\1$/, "$2");
   let out: string;
   if (pair === undefined) {
     if (next.length === 0) return text;
@@ -561,11 +566,10 @@ export function editDependsOn(text: string, next: readonly string[]): string {
     const kept = new Map<string, string>();
     if (isSeq(value)) {
       for (const item of value.items) {
-        if (isScalar(item))
-          kept.set(String(src(item as never)).replace(/^(["'])(.*)\1$/, "$2"), src(item as never));
+        if (isScalar(item)) kept.set(idOf(item), src(item));
       }
     } else if (isScalar(value) && value.value !== null) {
-      kept.set(String(value.value), src(value as never));
+      kept.set(String(value.value), src(value));
     }
     const written = next.map((id) => kept.get(id) ?? yamlString(id));
     if (isSeq(value) && !value.flow && next.length > 0) {
@@ -582,7 +586,7 @@ export function editDependsOn(text: string, next: readonly string[]): string {
       const lines = items.map((item) => ({ item, ...lineOf(item) }));
       const keptIds = new Set(next);
       for (const l of lines) {
-        const id = String(src(l.item as never)).replace(/^(["'])(.*)\1$/, "$2");
+        const id = idOf(l.item);
         if (keptIds.has(id)) body += text.slice(l.start, l.end);
       }
       for (const id of next) if (!kept.has(id)) body += `${prefix}${yamlString(id)}${eol}`;
