@@ -19,6 +19,7 @@ import {
 } from "./graph.js";
 import type {
   AnswerRecord,
+  AttemptChanges,
   AttemptOutcome,
   AttemptRecord,
   BlockedBy,
@@ -87,6 +88,8 @@ export interface SettleInput {
   runUrl?: string;
   /** when given, must equal the live claim token, else the settle is stale */
   claim?: string;
+  /** what the attempt changed in the repository, as the runner collected and judged it */
+  changes?: AttemptChanges;
 }
 
 /**
@@ -183,12 +186,21 @@ function zeroCounts(): Record<Status, number> {
 type EndFields = Partial<
   Pick<
     AttemptRecord,
-    "reason" | "question" | "result_file" | "result_bytes" | "usage" | "settled_by" | "run_url"
+    | "reason"
+    | "question"
+    | "result_file"
+    | "result_bytes"
+    | "usage"
+    | "settled_by"
+    | "run_url"
+    | "changes"
   >
 >;
 
 function cloneAttempt(a: AttemptRecord): AttemptRecord {
-  return a.usage ? { ...a, usage: { ...a.usage } } : { ...a };
+  const out = a.usage ? { ...a, usage: { ...a.usage } } : { ...a };
+  if (a.changes) out.changes = { ...a.changes, paths: a.changes.paths.map((p) => ({ ...p })) };
+  return out;
 }
 
 /** A copy for the outside: only the fields that are set. */
@@ -745,6 +757,7 @@ export class Frontier {
     if (fields.usage !== undefined) record.usage = fields.usage;
     if (fields.settled_by !== undefined) record.settled_by = fields.settled_by;
     if (fields.run_url !== undefined) record.run_url = fields.run_url;
+    if (fields.changes !== undefined) record.changes = fields.changes;
     record.outcome = outcome;
     record.ended_at = this.at!;
     this.changedAttempts.push({ ticket: this.id(i), record: cloneAttempt(record) });
@@ -976,6 +989,7 @@ export class Frontier {
       usage: input.usage ? { ...input.usage } : undefined,
       settled_by: input.by,
       run_url: input.runUrl,
+      changes: input.changes,
     });
     // the settle line goes first: the blocks and promotions it causes follow it
     // built whole, keys in the order the worklog always had them (no spreads)
@@ -1253,6 +1267,12 @@ export class Frontier {
   }
 
   /** tickets currently claimed, in file order */
+  /** How long a claim of `id` holds (its bound's lease, else the run's): a job's timeout on GitHub. */
+  leaseMsOf(id: string): number | undefined {
+    const i = this.lookup(id);
+    return i === undefined ? undefined : this.leaseOf(i);
+  }
+
   claimedIds(): string[] {
     return [...this.claimed].sort((a, b) => a - b).map((i) => this.id(i));
   }

@@ -15,10 +15,10 @@
  * minute while claims are overdue. Nothing here reads or writes per ticket of the graph.
  */
 import type { EventResult, Frontier } from "../core/engine.js";
-import { openRun } from "../core/event.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { graphqlStore } from "./branch.js";
-import { runSpecs } from "./decide.js";
+import type { JobChanges } from "./changes.js";
+import { openBranchRun } from "./decide.js";
 import {
   type Dispatched,
   performEffects,
@@ -27,7 +27,6 @@ import {
   renderReport,
   showReport,
 } from "./effects.js";
-import { UserError } from "./errors.js";
 import { type Recorded, readWithFallback, recordEvent, runPaths } from "./record.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import { runSource } from "./source.js";
@@ -64,6 +63,8 @@ export interface AdvanceOptions {
    * is seldom the run's base), instead of a second query when it turns out to be needed.
    */
   readBase?: boolean;
+  /** a job's changes the event may integrate (a settle) */
+  changes?: JobChanges;
 }
 
 /** Run one event to completion: record it by compare-and-swap, then dispatch and report. */
@@ -76,6 +77,7 @@ export async function advance(
   const first = await recordEvent(ctx, event, label, {
     mayStart: options.start !== false,
     readBase: options.readBase ?? false,
+    ...(options.changes ? { changes: options.changes } : {}),
   });
   let last = first;
   const dispatched: Dispatched[] = [];
@@ -98,7 +100,10 @@ export async function advance(
         drainOutbox: false,
       });
       await learned.after?.();
-      at = next.commit !== undefined ? next : { ...at, frontier: next.frontier, state: next.state };
+      // (what the first round performed once — the CI dispatch — is not carried on)
+      const { ci: _done, ...was } = at;
+      at =
+        next.commit !== undefined ? next : { ...was, frontier: next.frontier, state: next.state };
       refresh ||= next.refreshReport;
       sends = next.sends;
     }
@@ -143,14 +148,7 @@ export async function readRun(
       withSnapshot = true;
       continue;
     }
-    const opened = openRun({
-      specs: runSpecs(ctx, source, state),
-      settings: source.settings,
-      saved: { run: state.run, tickets: state.tickets },
-      flags: { ...ctx.flags, base: state.run.base ?? ctx.sha },
-      now: ctx.clock(),
-    });
-    if (opened.kind === "bad") throw new UserError(opened.message);
-    return { frontier: opened.frontier, state, settings: source.settings };
+    const frontier = openBranchRun(ctx, source, state, ctx.clock());
+    return { frontier, state, settings: source.settings };
   }
 }

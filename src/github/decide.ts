@@ -11,18 +11,22 @@ import type { Claim, EventResult, Frontier } from "../core/engine.js";
 import { openRun, step } from "../core/event.js";
 import type { Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
-import type { BranchRead } from "./branch.js";
+import type { BranchRead, FileChanges } from "./branch.js";
+import { HISTORY_READ, nameCommits, trailers, type Unnamed } from "./changes.js";
 import { UserError } from "./errors.js";
 import {
   adoptUntracked,
+  enqueue,
   liveEntries,
   OUTBOX_CHECK_EVERY_MS,
   OUTBOX_LAG_MS,
   type Outbox,
   overdue,
+  resend,
+  seen as seenRun,
   unsent,
 } from "./outbox.js";
-import type { RunContext, RunEvent, RunView } from "./run-context.js";
+import type { Integration, RunContext, RunEvent, RunView } from "./run-context.js";
 import { type RunSource, snapshotText } from "./source.js";
 import {
   GITHUB_STATE_SCHEMA,
@@ -66,6 +70,8 @@ export interface Decided {
   refreshReport: boolean;
   /** tickets whose question this event recorded: it opens their issues */
   asked?: string[];
+  /** the run ended with this event: dispatch the user's CI workflow on its branch */
+  ci?: string;
 }
 
 /** What the runs listing showed of overdue claims, searched at most once per event. */
@@ -99,6 +105,8 @@ export interface TryInput {
   drainOutbox: boolean;
   /** the runs listing, when this event searched it */
   seen: RunsSeen | undefined;
+  /** the paths this event's changes touch that moved on the branch, with the commit of each */
+  moved?: ReadonlyMap<string, string>;
 }
 
 export type Decision =
@@ -111,8 +119,10 @@ export type Decision =
   | {
       kind: "commit";
       decided: Decided;
-      additions: Map<string, string>;
+      additions: Map<string, string | Uint8Array>;
       deletions: string[];
+      /** files written by id with a mode (an integration through the Git Data API) */
+      entries?: FileChanges["entries"];
       message: string;
     };
 
@@ -120,16 +130,16 @@ export type Decision =
 export function decide(input: TryInput): Decision {
   const { ctx, read, state, source, now } = input;
   const { settings } = source;
-  const saved = state ? { run: state.run, tickets: state.tickets } : undefined;
-  const opened = openRun({
-    specs: runSpecs(ctx, source, state),
-    settings,
-    saved,
-    flags: { ...ctx.flags, base: state?.run.base ?? ctx.sha },
-    now,
-  });
-  if (opened.kind === "bad") throw new UserError(opened.message);
-  const { frontier } = opened;
+  // the commits of integrated attempts that the branch's newest commits name (found by
+  // their trailers) go into their records; the rest wait for a later read
+  let unnamed: Unnamed[] = state?.unnamed ?? [];
+  if (state && unnamed.length > 0 && read.history) {
+    // one that more commits of the run followed than a read takes is not looked for again
+    unnamed = nameCommits(state.tickets, unnamed, read.history).filter(
+      (u) => state.seq - u.seq < HISTORY_READ,
+    );
+  }
+  const frontier = openBranchRun(ctx, source, state, now);
   if (!state && !input.mayStart) {
     const message = input.foreign
       ? `${input.label}: the state on ${ctx.branch} belongs to the run on ${input.foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
@@ -149,14 +159,19 @@ export function decide(input: TryInput): Decision {
 
   // The event, then every step every event takes (core/event.ts): reclaim the claims
   // whose lease ran out, claim what became ready, drain what changed.
-  const files = new Map<string, string>();
+  const files = new Map<string, string | Uint8Array>();
   const deletions: string[] = [];
+  let integration: Integration | undefined;
   const view: RunView = {
     state,
     questions: { ...(state?.questions ?? {}) },
     report: state?.report,
     outbox: {},
     writeFile: (path, content) => files.set(joinRepoPath(ctx.dir, path), content),
+    moved: input.moved ?? new Map(),
+    integrate: (i) => {
+      integration = i;
+    },
   };
   const workflowOf = (t: string) => workflowFor(ctx, frontier, t);
   const iso = new Date(now).toISOString();
@@ -178,29 +193,19 @@ export function decide(input: TryInput): Decision {
   for (const c of claims) {
     const workflow = workflowOf(c.ticket);
     claimed.push({ ticket: c.ticket, attempt: c.attempt, claim: c.claim, workflow });
-    outbox[c.ticket] = {
-      claim: c.claim,
-      attempt: c.attempt,
-      workflow,
-      at: iso,
-      event: input.eventId,
-      status: "pending",
-      sends: 1,
-    };
+    enqueue(outbox, c, workflow, iso, input.eventId);
   }
   adoptUntracked(outbox, frontier, workflowOf);
   const resends: Send[] = [];
   for (const t of input.drainOutbox ? unsent(outbox) : []) {
     const e = outbox[t]!;
-    outbox[t] = { ...e, status: "pending", at: iso, sends: e.sends + 1 };
+    resend(outbox, t, iso, "pending");
     resends.push({ ticket: t, attempt: e.attempt, claim: e.claim, workflow: e.workflow });
   }
   const lagMs = ctx.outboxLagMs ?? OUTBOX_LAG_MS;
   let checkedAt = state?.outbox_checked_at;
   // (this event's own claims are never overdue, whatever the lag)
-  const late = input.drainOutbox
-    ? overdue(outbox, now, lagMs).filter((t) => outbox[t]!.event !== input.eventId)
-    : [];
+  const late = input.drainOutbox ? overdue(outbox, now, lagMs, input.eventId) : [];
   const seen = input.seen;
   const checkDue =
     checkedAt === undefined ||
@@ -216,12 +221,12 @@ export function decide(input: TryInput): Decision {
       if (!seen.runs || !seen.searched.has(e.claim)) continue;
       const run = seen.runs.get(e.claim);
       if (run) {
-        outbox[t] = { ...e, status: "sent", run_id: run.id };
+        seenRun(outbox, t, e.claim, run.id);
       } else {
         ctx.log(
           `${t}#${e.attempt}: no workflow run carries claim ${e.claim} ${Math.round((now - Date.parse(e.at)) / 1000)}s after it was committed; sending it again`,
         );
-        outbox[t] = { ...e, status: "resent", at: iso, sends: e.sends + 1 };
+        resend(outbox, t, iso, "resent");
         resends.push({ ticket: t, attempt: e.attempt, claim: e.claim, workflow: e.workflow });
       }
     }
@@ -252,6 +257,7 @@ export function decide(input: TryInput): Decision {
     changes.log.length === 0 &&
     !changes.run &&
     files.size === 0 &&
+    integration === undefined &&
     sends.length === 0 &&
     JSON.stringify(view.questions) === JSON.stringify(state.questions) &&
     JSON.stringify(outbox) === JSON.stringify(state.outbox ?? {}) &&
@@ -286,7 +292,15 @@ export function decide(input: TryInput): Decision {
         ? { authored_digest: input.digest }
         : {}),
     ...(state?.base_snapshot || source.files ? { base_snapshot: true } : {}),
+    ...(state?.ci ? { ci: state.ci } : {}),
   };
+  if (integration) {
+    unnamed = [
+      ...unnamed,
+      { ticket: integration.ticket, attempt: integration.attempt, claim: integration.claim, seq },
+    ];
+  }
+  if (unnamed.length > 0) next.unnamed = unnamed;
 
   // Every file of the event: records (created once), ticket front matter (from the
   // run's own text at base), the worklog, the state; base.json when the run starts.
@@ -316,10 +330,17 @@ export function decide(input: TryInput): Decision {
   const runName = frontier.runRecord().run;
   const liveNow = frontier.runState(now) === "running";
   const hadLiveFile = read.files.has(livePath(ctx.dir));
+  let ci: string | undefined;
   if (liveNow && (!hadLiveFile || input.foreign)) {
     files.set(livePath(ctx.dir), liveText(runName, ctx.branch));
   } else if (!liveNow && hadLiveFile) {
     deletions.push(livePath(ctx.dir));
+    // the run ends in this commit (once: a redelivered event finds no live.json): the
+    // user's CI runs on the branch, since the job token's commits start no workflow
+    if (ctx.ciWorkflow) {
+      ci = ctx.ciWorkflow;
+      next.ci = { workflow: ci, at: iso, state: frontier.runState(now) };
+    }
   }
   // the state: state.json, and only the shards whose tickets this event changed
   next.shards = state?.shards ?? shardCountFor(Object.keys(next.tickets).length);
@@ -330,13 +351,74 @@ export function decide(input: TryInput): Decision {
     if (shardsBefore?.get(name)?.text !== text) files.set(`${shardDirPath(ctx.dir)}/${name}`, text);
   }
 
+  // the ticket's own changes, in the commit that records its outcome
+  let entries: FileChanges["entries"];
+  if (integration) {
+    for (const [path, content] of integration.files.additions) files.set(path, content);
+    deletions.push(...integration.files.deletions);
+    entries = integration.files.entries;
+  }
   return {
     kind: "commit",
-    decided: { result, frontier, state: next, settings, sends, refreshReport, asked },
+    decided: {
+      result,
+      frontier,
+      state: next,
+      settings,
+      sends,
+      refreshReport,
+      asked,
+      ...(ci ? { ci } : {}),
+    },
     additions: files,
     deletions,
-    message: commitMessage(runName, input.label, changes.log.length, claims),
+    ...(entries && entries.size > 0 ? { entries } : {}),
+    message: integration
+      ? integrationMessage(runName, integration, changes.log.length, claims)
+      : commitMessage(runName, input.label, changes.log.length, claims),
   };
+}
+
+/**
+ * The commit of a ticket attempt: its headline names the ticket as a pull request's
+ * commit list shows it; its trailers name run, ticket, attempt and claim (a later event
+ * finds the commit's id by them).
+ */
+function integrationMessage(
+  run: string,
+  i: Integration,
+  logLines: number,
+  claims: readonly Claim[],
+): string {
+  const title = i.title.length > 72 ? `${i.title.slice(0, 71)}…` : i.title;
+  const claimed =
+    claims.length === 0
+      ? ""
+      : claims.length <= 10
+        ? ` Claims ${claims.map((c) => `${c.ticket}#${c.attempt}`).join(", ")}.`
+        : ` Claims ${claims.length} tickets.`;
+  return `${i.ticket}: ${title}\n\nTicket ${i.ticket}, attempt ${i.attempt} of run ${run}: ${i.paths} changed path${i.paths === 1 ? "" : "s"}, with its outcome (${logLines} worklog line${logLines === 1 ? "" : "s"}).${claimed} [skip ci]\n\n${trailers(run, i.ticket, i.attempt, i.claim)}`;
+}
+
+/**
+ * The run on a branch as an engine: its tickets (from the source) with the state read
+ * from the branch. Every event, the read-only view and the context step open it here.
+ */
+export function openBranchRun(
+  ctx: Pick<RunContext, "dir" | "log" | "flags" | "sha">,
+  source: Pick<RunSource, "specs" | "settings">,
+  state: GitHubState | undefined,
+  now: number,
+): Frontier {
+  const opened = openRun({
+    specs: runSpecs(ctx, source, state),
+    settings: source.settings,
+    saved: state ? { run: state.run, tickets: state.tickets } : undefined,
+    flags: { ...ctx.flags, base: state?.run.base ?? ctx.sha },
+    now,
+  });
+  if (opened.kind === "bad") throw new UserError(opened.message);
+  return opened.frontier;
 }
 
 /** The state of a run that is not there: what an event on a branch without one reports. */

@@ -12,7 +12,7 @@ import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
 import { graphqlStore } from "./branch.js";
 import type { Send } from "./decide.js";
-import { dispatchClaim } from "./dispatch.js";
+import { dispatchClaim, dispatchWorkflow } from "./dispatch.js";
 import { budgetWords, describeError, isTransient, rateLimitOf } from "./octokit.js";
 import { openQuestionIssue } from "./questions.js";
 import { type Recorded, recordEvent } from "./record.js";
@@ -40,6 +40,16 @@ export interface Refused {
   ticket: string;
   attempt: number;
   message: string;
+}
+
+/**
+ * An orch-task job's timeout in minutes: its ticket's lease (the bound), so a job never
+ * outlives its claim and a longer bound is never cut at a fixed hour. GitHub allows at
+ * most 6 hours on its own runners and 5 days on self-hosted ones.
+ */
+export function jobMinutes(leaseMs: number | undefined): number {
+  const minutes = Math.ceil((leaseMs ?? 3_600_000) / 60_000);
+  return Math.min(7_200, Math.max(1, minutes));
 }
 
 /** How long a recorded question waits for its own event to open its issue before another does. */
@@ -95,6 +105,10 @@ export async function performEffects(
             attempt: String(send.attempt),
             claim: send.claim,
             base: state.run.base ?? ctx.sha,
+            // the commit that recorded the claim (or, for a resend, this event's: it holds
+            // everything that one held) — the job checks it out
+            ref: last.commit ?? last.head,
+            timeout: String(jobMinutes(last.frontier.leaseMsOf(send.ticket))),
           },
         },
         ctx.clock(),
@@ -130,6 +144,19 @@ export async function performEffects(
           `warning: no clear answer dispatching ${send.ticket}#${send.attempt} (${res.message}); the next event looks for its run before sending it again`,
         );
         break;
+    }
+  }
+  if (last.ci && last.commit !== undefined) {
+    // once: the commit that ended the run recorded it, and only its event dispatches it
+    try {
+      const refusedCi = await dispatchWorkflow(ctx.gh, ctx.repo, last.ci, ctx.branch);
+      if (refusedCi === undefined) ctx.log(`dispatched ${last.ci} on ${ctx.branch}: the run ended`);
+      else
+        deferred.push(`the CI workflow ${last.ci} on ${ctx.branch} was not started: ${refusedCi}`);
+    } catch (error) {
+      deferred.push(
+        `the CI workflow ${last.ci} on ${ctx.branch} (${describeError(error, ctx.clock())}): not started`,
+      );
     }
   }
   if (notStarted.length > 0) {

@@ -38,6 +38,8 @@ export interface ActionSettings {
    * request; without it they are read through the API.
    */
   records?: string;
+  /** the user's CI workflow (a file that accepts workflow_dispatch), dispatched on the run's branch when the run ends */
+  ciWorkflow?: string;
   settle: SettleInputs;
   env: RunnerEnv;
 }
@@ -163,6 +165,15 @@ export function readInputs(
   if (branch !== undefined) settings.branch = branch;
   const records = text("records");
   if (records !== undefined) settings.records = records;
+  const ci = text("ci-workflow");
+  if (ci !== undefined) {
+    if (/^[A-Za-z0-9._-]+\.ya?ml$/.test(ci.replace(/^\.github\/workflows\//, "")))
+      settings.ciWorkflow = ci.replace(/^\.github\/workflows\//, "");
+    else
+      problems.push(
+        `input ci-workflow: "${ci}" is not a workflow file name — write e.g. ci-workflow: ci.yml (a workflow in .github/workflows that has on: workflow_dispatch)`,
+      );
+  }
 
   return problems.length > 0 ? { kind: "bad", problems } : { kind: "ok", settings };
 }

@@ -14,7 +14,20 @@
  * claims (a read, at most once per event); every other effect waits for the commit.
  */
 import { randomBytes } from "node:crypto";
-import { type BranchRead, type BranchStore, graphqlStore, restStore } from "./branch.js";
+import {
+  type BranchRead,
+  type BranchStore,
+  graphqlStore,
+  type ReadExtra,
+  restStore,
+} from "./branch.js";
+import {
+  commitThatChanged,
+  HISTORY_READ,
+  type JobChanges,
+  movedPaths,
+  probesOf,
+} from "./changes.js";
 import { type Decided, decide, type RunsSeen } from "./decide.js";
 import { findRunsByClaims } from "./dispatch.js";
 import { UserError } from "./errors.js";
@@ -37,6 +50,8 @@ import {
 export interface Recorded extends Decided {
   /** the commit that recorded the event; undefined when it changed nothing */
   commit?: string;
+  /** the head the last try read (holds the event when its commit answer was lost) */
+  head: string;
   /** tries it took (1 = no race lost) */
   tries: number;
 }
@@ -48,6 +63,8 @@ export interface RecordOptions {
   readBase?: boolean;
   /** send again what the outbox holds (default true; a follow-up sends only its own claims) */
   drainOutbox?: boolean;
+  /** a ticket attempt's changes the event may integrate: each try reads their paths' ids */
+  changes?: JobChanges;
 }
 
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
@@ -68,6 +85,9 @@ export async function recordEvent(
   /** what a try whose commit answer was lost decided: the event, if that commit landed */
   let unclear: Decided | undefined;
   let withSnapshot = options.readBase ?? false;
+  const extra = { probes: probesOf(options.changes), history: HISTORY_READ };
+  // the commit that moved a path, looked up once per path and id (only on a conflict)
+  const movers = new Map<string, string>();
   // The checkout's tickets and digest are loaded before the branch is read, not between
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
@@ -77,7 +97,7 @@ export async function recordEvent(
 
   for (let tries = 1; ; tries++) {
     const tryStarted = clock();
-    const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
+    const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot), extra);
     const readAt = clock();
     if (!read) {
       throw new UserError(
@@ -106,7 +126,7 @@ export async function recordEvent(
     if (unclear && state?.events?.includes(eventId)) {
       ctx.log(`${label}: the commit landed although GitHub's answer was lost`);
       ctx.onRecorded?.(`${label} (commit ${read.head.slice(0, 12)} or before)`);
-      return { ...unclear, state, tries };
+      return { ...unclear, state, head: read.head, tries };
     }
     // (an unclear commit may still land later: every later read looks for its id)
 
@@ -117,6 +137,19 @@ export async function recordEvent(
       continue;
     }
     const digest = source.files ? await ctx.checkout.digest() : undefined;
+    // what moved on the branch under the changes since their start: judged on every try
+    const moved = new Map<string, string>();
+    for (const path of movedPaths(options.changes, read.oids)) {
+      const key = `${path}\0${read.oids?.get(path) ?? ""}`;
+      let commit = movers.get(key);
+      if (commit === undefined) {
+        commit =
+          (await commitThatChanged(ctx.gh, ctx.repo, ctx.branch, path).catch(() => undefined)) ??
+          read.head;
+        movers.set(key, commit);
+      }
+      moved.set(path, commit);
+    }
     const input = {
       ctx,
       event,
@@ -129,6 +162,7 @@ export async function recordEvent(
       digest,
       mayStart: options.mayStart,
       drainOutbox: options.drainOutbox ?? true,
+      moved,
     };
     let decision = decide({ ...input, now: clock(), seen });
     if (decision.kind === "search-runs") {
@@ -136,15 +170,20 @@ export async function recordEvent(
       decision = decide({ ...input, now: clock(), seen });
     }
     if (decision.kind === "search-runs") throw new Error("the runs listing was searched twice");
-    if (decision.kind !== "commit") return { ...decision.decided, tries };
+    if (decision.kind !== "commit") return { ...decision.decided, head: read.head, tries };
 
     const decidedAt = clock();
     let answer: Awaited<ReturnType<BranchStore["commit"]>>;
     try {
       answer = await store.current.commit(
         read.head,
-        { additions: decision.additions, deletions: decision.deletions },
+        {
+          additions: decision.additions,
+          deletions: decision.deletions,
+          ...(decision.entries ? { entries: decision.entries } : {}),
+        },
         decision.message,
+        read.tree,
       );
     } catch (error) {
       if (isPushRefused(error)) throw pushRefused(ctx, error);
@@ -164,7 +203,7 @@ export async function recordEvent(
     if (answer.kind === "ok") {
       ctx.onRecorded?.(`${label} (commit ${answer.sha.slice(0, 12)})`);
       if (tries > 1) ctx.log(`${label}: recorded after ${tries} tries (the branch moved under us)`);
-      return { ...decision.decided, commit: answer.sha, tries };
+      return { ...decision.decided, commit: answer.sha, head: read.head, tries };
     }
     if (tries >= maxTries) {
       throw new Error(
@@ -199,17 +238,18 @@ export async function readWithFallback(
   ctx: RunContext,
   store: { current: BranchStore },
   paths: string[],
+  extra: ReadExtra = {},
 ): Promise<BranchRead | undefined> {
   const dirs = [shardDirPath(ctx.dir)];
   try {
-    return await store.current.read(paths, dirs);
+    return await store.current.read(paths, dirs, extra);
   } catch (error) {
     if (store.current.api === "graphql" && rateLimitOf(error)) {
       ctx.log(
         `GitHub's GraphQL budget is spent (${describeError(error, ctx.clock())}): using the REST API for this event`,
       );
       store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
-      return store.current.read(paths, dirs);
+      return store.current.read(paths, dirs, extra);
     }
     throw error;
   }

@@ -111,7 +111,10 @@ export function readAfter(
   const dirs = new Map([...before.dirs].map(([k, v]) => [k, new Map(v)]));
   const shardDir = shardDirPath(dir);
   for (const [path, text] of decision.additions) {
-    const blob = { oid: path, text };
+    const blob = {
+      oid: path,
+      text: typeof text === "string" ? text : Buffer.from(text).toString("utf8"),
+    };
     if (path.startsWith(`${shardDir}/`)) {
       const shards = dirs.get(shardDir) ?? new Map<string, BlobText>();
       shards.set(path.slice(shardDir.length + 1), blob);

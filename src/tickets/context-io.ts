@@ -14,9 +14,12 @@ export interface ContextSource {
   runRecord(): RunRecord;
 }
 
-/** The arguments of buildContext for `ticket`, with every input's result read from disk. */
+/** Where an input's result file is read: a ticket directory on disk, or a reader (path relative to it → text). */
+export type Results = string | ((file: string) => Promise<string | undefined>);
+
+/** The arguments of buildContext for `ticket`, with every input's result read from `results`. */
 export async function gatherContext(
-  dir: string,
+  results: Results,
   frontier: ContextSource,
   ticket: string,
   settings: Pick<Settings, "goal"> = {},
@@ -34,7 +37,10 @@ export async function gatherContext(
         .sort((a, b) => b.n - a.n)[0];
       let result: string | undefined;
       if (last?.outcome === "complete" && last.result_file !== undefined) {
-        result = await readOptional(join(dir, last.result_file));
+        result =
+          typeof results === "string"
+            ? await readOptional(join(results, last.result_file))
+            : await results(last.result_file);
       }
       return { id, title, status, result };
     }),
@@ -59,12 +65,12 @@ export async function gatherContext(
 
 /** The text an executor of `ticket` is given. */
 export async function readContext(
-  dir: string,
+  results: Results,
   frontier: ContextSource,
   ticket: string,
   settings: Pick<Settings, "goal"> = {},
 ): Promise<string> {
-  return buildContext(await gatherContext(dir, frontier, ticket, settings));
+  return buildContext(await gatherContext(results, frontier, ticket, settings));
 }
 
 /** Reads result files of a directory for the reports; a missing file reads as undefined. */

@@ -26,5 +26,7 @@ export const LAST_EXEC_FILE = ".frontier/last-exec.json";
 export const attemptFile = (ticket: string, n: number) => `.frontier/attempts/${ticket}@${n}.json`;
 export const answerFile = (ticket: string, n: number) => `.frontier/answers/${ticket}@${n}.json`;
 export const resultFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.md`;
+/** The changes of an attempt that were not integrated, as a patch: evidence among its results. */
+export const patchFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.patch`;
 export const CACHE_DIR = ".frontier/cache";
 export const CACHE_FILE = ".frontier/cache/tickets";
