@@ -5,11 +5,10 @@
  * exported (core/executor.ts), so an agent written for `frontier run` works unchanged on
  * GitHub.
  *
- * The run's records (state, input results) are read without an API request where they
- * are on disk: from a checkout of the run's branch (`records` input), else from the
- * job's own checkout when it is the commit that recorded the claim (`ref`: it holds the
- * claim and every result that came before it), else through the API (one GraphQL query
- * for the state, one for every input result at once).
+ * The run's records (state, input results) are read at the head of the run's branch, so
+ * a claim cancelled since the job was dispatched is seen: from a checkout of it
+ * (`records` input: git, no API request) when the workflow makes one, else through the
+ * API (one GraphQL query for the state, one for every input result at once).
  *
  * One claim, one agent run: whether this run may run the agent is the outbox's rule
  * (outbox.ts `admit`); when it says so, the claim is taken by compare-and-swap first.
@@ -107,12 +106,8 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
       `${rc.dir}: no ticket "${ticket}" in this checkout (${ctx.settings.env.sha.slice(0, 12)}). Jobs check out the commit that recorded their claim (ref: \${{ inputs.ref }}); a ticket added after the run started runs in a new run — delete ${statePath(rc.dir)} on the branch to start one.`,
     );
   }
-  // the records on disk: a checkout of the run's branch, else this checkout when it is the claim's commit
-  const records = ctx.settings.records
-    ? resolve(workspace, ctx.settings.records)
-    : str(dispatchInputs.ref)
-      ? workspace
-      : undefined;
+  // the records on disk, in a checkout of the run's branch; else through the API
+  const records = ctx.settings.records ? resolve(workspace, ctx.settings.records) : undefined;
   const state = await readState(rc, records);
   if (state === undefined) {
     throw new UserError(
