@@ -186,6 +186,23 @@ export class Runner {
     return dir;
   }
 
+  private gitCheckouts = new Map<string, Promise<string>>();
+
+  /** A git work tree of `sha` to copy each job's checkout from (made once per commit). */
+  private gitCheckout(sha: string): Promise<string> {
+    let made = this.gitCheckouts.get(sha);
+    if (!made) {
+      made = checkoutCommit(
+        this.repo,
+        sha,
+        join(this.scratch, `git-${sha.slice(0, 12)}`),
+        this.lightCheckouts ? (p) => !p.startsWith("tickets/.frontier/") : undefined,
+      );
+      this.gitCheckouts.set(sha, made);
+    }
+    return made;
+  }
+
   /** Spawn the bundle as one step of a job. */
   async step(options: {
     event: string;
@@ -303,13 +320,9 @@ export class Runner {
     if (!run.workflow.path.endsWith("orch-task.yml")) return;
     const base = run.inputs.base as string;
     const ref = (run.inputs.ref as string | undefined) || base;
-    // actions/checkout of ref: a git work tree the agent may change
-    const workspace = await checkoutCommit(
-      this.repo,
-      ref,
-      mkdtempSync(join(this.scratch, `job-${run.id}-`)),
-      this.lightCheckouts ? (p) => !p.startsWith("tickets/.frontier/") : undefined,
-    );
+    // actions/checkout of ref: a git work tree the agent may change (each job its own copy)
+    const workspace = mkdtempSync(join(this.scratch, `job-${run.id}-`));
+    cpSync(await this.gitCheckout(ref), workspace, { recursive: true, verbatimSymlinks: true });
     const job: JobRecord = {
       run,
       ticket: run.inputs.ticket as string,
