@@ -112,6 +112,17 @@ export async function advance(
   last = await drive(first);
 
   const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
+  // the attempt this event integrated: its commit is this event's (a later one names it in the record)
+  const integrated = first.commit
+    ? first.state.unnamed?.find((u) => u.seq === first.state.seq)
+    : undefined;
+  if (integrated && first.commit) {
+    const a = receipt.tickets
+      .find((t) => t.id === integrated.ticket)
+      ?.attempts.find((x) => x.n === integrated.attempt);
+    if (a?.changes && a.changes.commit === undefined)
+      a.changes = { ...a.changes, commit: first.commit };
+  }
   const markdown = renderReport(ctx, receipt, last.state.seq);
   if (refresh && ctx.report !== false && last.state.report) {
     const again = await showReport(ctx, last, markdown, deferred);

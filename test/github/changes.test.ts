@@ -22,6 +22,7 @@ import { advance } from "../../src/github/advance.js";
 import { collectJobChanges, uploadChanges } from "../../src/github/changes.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import { Checkout } from "../../src/github/source.js";
+import { renderHtml } from "../../src/report/html.js";
 import type { FakeRun } from "../fake-github/server.js";
 import { checkoutCommit } from "../support/git-checkout.js";
 import { makeWorld, runContext, stateOf, type World } from "./harness.js";
@@ -78,13 +79,21 @@ async function job(
 ) {
   const run = runOf(w, ticket);
   const ref = run.inputs.ref as string;
-  const ws = await checkoutCommit(w.repo, ref, mkdtempSync(join(tmpdir(), `frontier-job-${ticket}-`)));
+  const ws = await checkoutCommit(
+    w.repo,
+    ref,
+    mkdtempSync(join(tmpdir(), `frontier-job-${ticket}-`)),
+  );
   scratch.push(ws);
   await agent(ws);
   const changes = await collectJobChanges(ws, "tickets", { start: ref });
   if (!changes) throw new Error("the checkout is not a git work tree");
   await uploadChanges(w.gh, { owner: "acme", repo: "widgets" }, changes);
-  const ctx = runContext(w, { checkout: new Checkout(ws, "tickets"), ...over });
+  const ctx = runContext(w, {
+    checkout: new Checkout(ws, "tickets"),
+    links: { repository: "https://github.com/acme/widgets" },
+    ...over,
+  });
   const out = await advance(
     ctx,
     settleEvent({
@@ -144,6 +153,14 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
       write(ws, "src/api/logo.png", png);
     });
     expect(api.out.result.kind).toBe("ok");
+    // the report shows what the ticket changed, linked to its commit
+    const apiCommit = commitsOf(w, "api")[0]!.sha;
+    expect(api.out.markdown).toContain(
+      `[2 paths +1 −0](https://github.com/acme/widgets/commit/${apiCommit})`,
+    );
+    const html = renderHtml(api.out.receipt);
+    expect(html).toContain("Changes of attempt 1: 2 paths · commit");
+    expect(html).toContain(`/commit/${apiCommit}`);
     const ui = await job(w, "ui", (ws) => {
       // the dependency's changes are in this job's checkout
       expect(readFileSync(join(ws, "src/api/server.ts"), "utf8")).toBe(
