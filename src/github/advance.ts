@@ -125,9 +125,15 @@ export async function advance(
   }
   const markdown = renderReport(ctx, receipt, last.state.seq);
   if (refresh && ctx.report !== false && last.state.report) {
-    const again = await showReport(ctx, last, markdown, deferred);
-    // the commit that recorded a comment posted again may have claimed what became ready
-    if (again && again.sends.length > 0) await drive(again);
+    const learned = await showReport(ctx, last, markdown, deferred);
+    if (learned) {
+      const again = await recordEvent(ctx, learned.event, learned.label, {
+        mayStart: false,
+        drainOutbox: false,
+      });
+      // the commit that recorded a comment posted again may have claimed what became ready
+      if (again.sends.length > 0) await drive(again);
+    }
   }
   const commit = last.commit ?? first.commit;
   return {

@@ -14,8 +14,9 @@ import { graphqlStore } from "./branch.js";
 import type { Send } from "./decide.js";
 import { dispatchClaim, dispatchWorkflow } from "./dispatch.js";
 import { budgetWords, describeError, isTransient, rateLimitOf } from "./octokit.js";
+import { markUnsent, seen } from "./outbox.js";
 import { openQuestionIssue } from "./questions.js";
-import { type Recorded, recordEvent } from "./record.js";
+import type { Recorded } from "./record.js";
 import {
   createReportComment,
   findReportComment,
@@ -87,6 +88,7 @@ export async function performEffects(
   }
 
   const refusedNow: Array<{ send: Send; message: string }> = [];
+  const started: Array<{ ticket: string; claim: string; runId: number }> = [];
   const notStarted: Send[] = [];
   let spent: ReturnType<typeof rateLimitOf>;
   for (const send of sends) {
@@ -124,6 +126,8 @@ export async function performEffects(
     switch (res.kind) {
       case "dispatched":
         ctx.log(`dispatched ${send.ticket}#${send.attempt}${res.runUrl ? ` → ${res.runUrl}` : ""}`);
+        if (res.runId !== undefined)
+          started.push({ ticket: send.ticket, claim: send.claim, runId: res.runId });
         dispatched.push({
           ticket: send.ticket,
           attempt: send.attempt,
@@ -217,10 +221,10 @@ export async function performEffects(
         );
         if (r.kind === "ok") changed.push(...r.changed);
       }
-      for (const send of notStarted) {
-        const e = view.outbox[send.ticket];
-        if (e?.claim === send.claim) view.outbox[send.ticket] = { ...e, status: "unsent" };
-      }
+      for (const send of notStarted) markUnsent(view.outbox, send.ticket, send.claim);
+      // the runs GitHub named for this event's dispatches, since a commit is made anyway:
+      // a later event never sends them again
+      for (const d of started) seen(view.outbox, d.ticket, d.claim, d.runId);
       for (const [ticket, issue] of opened) {
         const q = view.questions[ticket];
         if (q && q.issue_number === undefined)
@@ -343,7 +347,7 @@ export async function showReport(
   last: Recorded,
   markdown: string,
   deferred: string[],
-): Promise<Recorded | undefined> {
+): Promise<Learned | undefined> {
   const record = last.state.report as ReportRecord;
   try {
     const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
@@ -356,15 +360,13 @@ export async function showReport(
     }
     ctx.log(`the report comment was deleted: posted again as ${again.id}`);
     const replaced: ReportRecord = { ...record, comment_id: again.id, login: again.login };
-    return await recordEvent(
-      ctx,
-      (_frontier, _now, view) => {
+    return {
+      event: (_frontier, _now, view) => {
         if (view.report?.comment_id === record.comment_id) view.report = replaced;
         return { kind: "ok", changed: [] };
       },
-      "record the report comment posted again",
-      { mayStart: false, drainOutbox: false },
-    );
+      label: "record the report comment posted again",
+    };
   } catch (error) {
     if (!rateLimitOf(error) && !isTransient(error)) throw error;
     deferred.push(

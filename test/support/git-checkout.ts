@@ -6,8 +6,8 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { promisify } from "node:util";
 import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import type { FakeRepo } from "../fake-github/server.js";
 
 const GIT_ENV = {
