@@ -246,9 +246,12 @@ function renderHeader(ctx) {
         const deadline = r.bound.deadline ? `, deadline ${time(r.bound.deadline)}` : "";
         meta.push(`<div><dt>dispatches</dt><dd>${(0,states/* formatInt */.Dw)(r.bound.dispatched)}${cap}${deadline}</dd></div>`);
     }
-    if (r.usage && Object.keys(r.usage).length > 0) {
-        const u = Object.entries(r.usage)
-            .map(([k, v]) => `${e(k)} ${e(v.toLocaleString("en-US", { maximumFractionDigits: 4 }))}`)
+    const limits = r.bound?.usage ?? {};
+    const usageKeys = [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])];
+    if (usageKeys.length > 0) {
+        const num = (v) => e(v.toLocaleString("en-US", { maximumFractionDigits: 4 }));
+        const u = usageKeys
+            .map((k) => `${e(k)} ${num(r.usage?.[k] ?? 0)}${limits[k] !== undefined ? ` of ${num(limits[k])}` : ""}`)
             .join(", ");
         meta.push(`<div><dt>usage</dt><dd>${u}</dd></div>`);
     }

@@ -136,7 +136,16 @@ function value(n, kind) {
             const out = {};
             for (const pair of n.items) {
                 const k = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(pair.key) ? text_(pair.key) : "";
-                out[k] = scalar(pair.value, k === "duration" ? "text" : "int");
+                if (k === "usage" && (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(pair.value)) {
+                    // usage totals by key: {tokens: 2000000, cost_usd: 5}
+                    const usage = {};
+                    for (const u of pair.value.items) {
+                        usage[(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(u.key) ? text_(u.key) : ""] = scalar(u.value, "int");
+                    }
+                    out[k] = usage;
+                }
+                else
+                    out[k] = scalar(pair.value, k === "duration" ? "text" : "int");
             }
             return out;
         }

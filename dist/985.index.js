@@ -42,6 +42,7 @@ const TicketFields = schemas/* object */.Ikc({
     agent: Text.optional(),
     write_scope: List.optional(),
     bound: Text.optional(),
+    isolation: Text.optional(),
     retries: schemas/* int */.Whr().min(0).optional(),
     priority: schemas/* int */.Whr().optional(),
     run: Text.optional(),

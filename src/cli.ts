@@ -221,19 +221,28 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
 
   program
     .command("retry")
-    .description("a new attempt for a failed, limited or cancelled ticket")
-    .usage("[dir] <ticket>")
+    .description(
+      "a new attempt for a failed, limited or cancelled ticket — or, with --note, for a complete one a reviewer wants changed",
+    )
+    .usage("[dir] <ticket> [--note TEXT]")
     .argument(
       "<words...>",
       `[dir] ticket: the ticket directory (default "${DEFAULT_DIR}") and the ticket id`,
     )
-    .action(async (words: string[]) => {
+    .option(
+      "--note <text>",
+      "feedback for the next attempt (it appears in its context as the reviewer's request)",
+    )
+    .action(async (words: string[], opts: { note?: string }) => {
       const args = dirAndTicket(words, "[dir] <ticket>");
       if (args.kind === "bad") return usageError(args.message);
+      if (opts.note !== undefined && opts.note.trim() === "") {
+        return usageError('--note is empty: write the feedback, e.g. --note "use the v2 API"');
+      }
       code = await (await commands()).mutateCommand(
         "retry",
         args.dir,
-        { ticket: args.rest[0]! },
+        { ticket: args.rest[0]!, ...(opts.note !== undefined ? { text: opts.note } : {}) },
         io,
         now(),
       );

@@ -6,6 +6,7 @@
 
 import { type CliIo, EXIT, line } from "../core/io.js";
 import { shellWord } from "../local/text.js";
+import { remainderOf } from "../report/remainder.js";
 import { continueCommand, rememberExec } from "./continue.js";
 import { openDirectory } from "./open.js";
 
@@ -21,7 +22,7 @@ export async function afterRun(
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return;
   const { frontier, settings } = opened.opened;
-  const open = frontier.remainder(now);
+  const open = remainderOf(frontier, now);
   const waiting = open.filter((r) => r.status === "suspended").map((r) => r.id);
   if (waiting.length === 0) return;
   const out = [`${waiting.length === 1 ? "answer it" : "answer them"}, then continue:`];

@@ -12,6 +12,7 @@ import { writeReports } from "../local/report-files.js";
 import { plural, shellWord, shownPath } from "../local/text.js";
 import { renderMermaid } from "../report/mermaid.js";
 import { buildReceipt } from "../report/receipt.js";
+import { remainderOf } from "../report/remainder.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
@@ -44,6 +45,7 @@ export async function planCommand(
   const receipt = buildReceipt(opened.opened.frontier, {
     now,
     goal: opened.opened.settings.goal,
+    isolation: opened.opened.settings.isolation,
     where: "local",
   });
   if (opts.json) json(io, receipt);
@@ -128,7 +130,7 @@ export async function mutateCommand(
         kind === "answer"
           ? f.answer(args.ticket ?? "", args.text ?? "", by, at)
           : kind === "retry"
-            ? f.retry(args.ticket ?? "", by, at)
+            ? f.retry(args.ticket ?? "", by, at, args.text)
             : f.cancel(by, at),
       { now, reclaim: false },
     );
@@ -137,6 +139,13 @@ export async function mutateCommand(
         const unwritable = await writeChanges(dir, frontier, changes);
         for (const message of unwritable) errorLine(io, join(dir, message));
         if (unwritable.length > 0) return EXIT.failed;
+        const ran = kind === "retry" ? frontier.ranDependents(args.ticket ?? "") : [];
+        if (ran.length > 0) {
+          line(
+            io.stdout,
+            `${plural(ran.length, "dependent")} of ${args.ticket} already ran on its earlier result and ${ran.length === 1 ? "is" : "are"} not re-run unless retried too: ${ran.join(", ")}`,
+          );
+        }
         line(
           io.stdout,
           confirmation(
@@ -145,7 +154,7 @@ export async function mutateCommand(
             result.changed.length,
             continueCommand(dir, {
               settings,
-              open: frontier.remainder(now).flatMap((r) => frontier.spec(r.id) ?? []),
+              open: remainderOf(frontier, now).flatMap((r) => frontier.spec(r.id) ?? []),
             }),
           ),
         );
@@ -195,6 +204,7 @@ export async function reportCommand(
   const receipt = buildReceipt(opened.opened.frontier, {
     now,
     goal: opened.opened.settings.goal,
+    isolation: opened.opened.settings.isolation,
     where: "local",
     resultText: resultReader(dir),
   });

@@ -18,7 +18,7 @@ import {
 import { join } from "node:path";
 import { type CliIo, EXIT, line } from "../core/io.js";
 import { ENGINE_FIELDS } from "../tickets/fields.js";
-import { CACHE_DIR, RUN_FILE, STATE_DIR } from "../tickets/layout.js";
+import { BRANCH_FILE, CACHE_DIR, RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
@@ -81,6 +81,19 @@ async function reset(dir: string, io: CliIo): Promise<number> {
   }
 
   rmSync(join(dir, CACHE_DIR), { recursive: true, force: true });
+  // the run's worktrees go (what ended unintegrated is kept among the records first); its
+  // branch stays: it is the user's work
+  let worktrees: string[] = [];
+  if (existsSync(join(dir, BRANCH_FILE))) {
+    try {
+      worktrees = await (await import("../local/worktree.js")).resetWorktrees(dir);
+    } catch (error) {
+      // the records are still archived: a worktree left behind is git's to prune
+      worktrees = [
+        `warning: the run's worktrees could not all be removed (${(error as Error).message}); \`git worktree prune\` tidies what is left`,
+      ];
+    }
+  }
   const run = await runName(dir);
   const archive = nextArchive(join(stateDir, "runs"), run);
   const shown = join(dir, STATE_DIR, "runs", archive.name);
@@ -105,6 +118,7 @@ async function reset(dir: string, io: CliIo): Promise<number> {
     io.stdout,
     `reset run ${run}: its records are in ${shown}/; ${edits.length} ticket file${edits.length === 1 ? "" : "s"} cleared of run state — \`frontier run ${dir}\` starts a new run.`,
   );
+  for (const text of worktrees) line(io.stdout, text);
   return EXIT.complete;
 }
 

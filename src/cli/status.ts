@@ -9,6 +9,7 @@ import { boundHint } from "../local/bound-hint.js";
 import { type Paint, painter, paintStatus } from "../local/colour.js";
 import { oneLine, plural, shellWord, shownPath } from "../local/text.js";
 import { buildReceipt } from "../report/receipt.js";
+import { remainderOf } from "../report/remainder.js";
 import { STATUS_ICON } from "../report/states.js";
 import { openDirectory } from "./open.js";
 
@@ -67,14 +68,22 @@ export async function statusCommand(
   if (opened.kind === "exit") return opened.code;
   const frontier = opened.opened.frontier;
   if (opts.json) {
-    json(io, buildReceipt(frontier, { now, goal: opened.opened.settings.goal, where: "local" }));
+    json(
+      io,
+      buildReceipt(frontier, {
+        now,
+        goal: opened.opened.settings.goal,
+        isolation: opened.opened.settings.isolation,
+        where: "local",
+      }),
+    );
     return EXIT.complete;
   }
   const paint = painter(io.stdout, io.env);
   // The text shows a few fields of the receipt: read them from the engine, not the whole
   // receipt (waves, critical path and a copy of every ticket's record, unused here).
   // Every ticket it names is open, so the remainder (file order) lists them all.
-  const remainder = frontier.remainder(now);
+  const remainder = remainderOf(frontier, now);
   // one write: at 10k tickets a write per line was a tenth of the command
   const out: string[] = [];
   const all = frontier.counts();

@@ -52,6 +52,7 @@ export function engineConfig(
       const startedAt = saved?.run.started_at ? Date.parse(saved.run.started_at) : now;
       bound.deadline = saved?.run.bound?.deadline ?? new Date(startedAt + ms).toISOString();
     }
+    if (configured.usage !== undefined) bound.usage = { ...configured.usage };
   }
   if (flags.bound !== undefined) bound.dispatches = flags.bound;
 
@@ -64,12 +65,19 @@ export function engineConfig(
   const retries = flags.retries ?? settings.retries;
   if (retries !== undefined) config.retries = retries;
   if (ticketBound) config.ticketBound = ticketBound;
-  if (bound.dispatches !== undefined || bound.deadline !== undefined) config.bound = bound;
+  if (bound.dispatches !== undefined || bound.deadline !== undefined || bound.usage !== undefined)
+    config.bound = bound;
   if (flags.within) {
-    // an inherited dispatch count is what this run may still spend, on top of what it
-    // (when resumed) had already dispatched
+    // an inherited dispatch count (or usage) is what this run may still spend, on top of
+    // what it (when resumed) had already dispatched (or used)
     const inherited: RunBound = { ...flags.within };
     if (inherited.dispatches !== undefined) inherited.dispatches += saved?.run.dispatched ?? 0;
+    if (inherited.usage !== undefined) {
+      const used = usageOf(saved);
+      inherited.usage = Object.fromEntries(
+        Object.entries(inherited.usage).map(([k, v]) => [k, v + (used[k] ?? 0)]),
+      );
+    }
     const tight = tighter(config.bound ?? saved?.run.bound, inherited);
     if (tight) config.bound = tight;
   }
@@ -90,5 +98,25 @@ function tighter(own: RunBound | undefined, inherited: RunBound): RunBound | und
         ? inherited.deadline
         : out.deadline;
   }
-  return out.dispatches === undefined && out.deadline === undefined ? undefined : out;
+  if (inherited.usage !== undefined) {
+    const usage = { ...out.usage };
+    for (const [k, v] of Object.entries(inherited.usage)) usage[k] = Math.min(usage[k] ?? v, v);
+    out.usage = usage;
+  }
+  return out.dispatches === undefined && out.deadline === undefined && out.usage === undefined
+    ? undefined
+    : out;
+}
+
+/** The usage a saved run's attempts reported, summed per key. */
+function usageOf(saved: SavedState | undefined): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const t of Object.values(saved?.tickets ?? {})) {
+    for (const a of t.attempts) {
+      for (const [k, v] of Object.entries(a.usage ?? {})) {
+        if (Number.isFinite(v)) total[k] = (total[k] ?? 0) + v;
+      }
+    }
+  }
+  return total;
 }

@@ -34,6 +34,37 @@ export const CLOSED: ReadonlySet<Status> = new Set([
 
 export const BLOCK_KINDS = ["dep-failed", "dep-limited", "dep-cancelled", "dep-blocked"] as const;
 
+/**
+ * How a ticket's workspace is kept apart (`isolation:`): `worktree` — locally, in a git
+ * worktree of its own whose changes are checked and integrated; `required` is
+ * orchflows' spelling of the same; `none` — in the directory the run was started in,
+ * where nothing checks or integrates what it changes.
+ */
+export const ISOLATIONS = ["worktree", "required", "none"] as const;
+export type IsolationName = (typeof ISOLATIONS)[number];
+/** What an `isolation:` means, once orchflows' spelling is read as ours. */
+export type Isolation = "worktree" | "none";
+
+/** `required` is `worktree`; undefined when the value is not an isolation at all. */
+export function isolationOf(value: string): Isolation | undefined {
+  if (value === "worktree" || value === "required") return "worktree";
+  if (value === "none") return "none";
+  return undefined;
+}
+
+/**
+ * Whether a ticket runs isolated (SPEC §4b): its own `isolation`, else the run's
+ * (frontier.yml), else `none`. The one place that decides it, for validate, the runner
+ * and the receipt.
+ */
+export function ticketIsolation(
+  own: Isolation | undefined,
+  runDefault: IsolationName | undefined,
+): Isolation {
+  if (own !== undefined) return own;
+  return runDefault === undefined ? "none" : (isolationOf(runDefault) ?? "none");
+}
+
 /** The receipt's schema name (SPEC §7). */
 export const RECEIPT_SCHEMA = "ticket-frontier/receipt@1";
 

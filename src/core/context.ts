@@ -54,12 +54,26 @@ export function buildContext(args: ContextArgs): string {
     }
   }
 
-  if (answers.length > 0) {
+  const sorted = [...answers].sort((x, y) => x.n - y.n);
+  const answered = sorted.filter((a) => a.kind !== "feedback");
+  const feedback = sorted.filter((a) => a.kind === "feedback");
+  if (answered.length > 0) {
     out.push("", "## Earlier questions and answers", "");
     out.push("Earlier attempts of this ticket asked these questions; the answers are final.");
-    for (const a of [...answers].sort((x, y) => x.n - y.n)) {
+    for (const a of answered) {
       out.push("", `### Question from attempt ${a.attempt}`, "", a.question.trim(), "");
       out.push(`Answer (by ${a.by}, ${a.at}):`, "", a.text.trim());
+    }
+  }
+  if (feedback.length > 0) {
+    // a reviewer read what an earlier attempt did and asked for a change: this attempt's task
+    out.push("", "## Review feedback", "");
+    out.push(
+      "A reviewer read what earlier attempts of this ticket did and asked for changes; do what they ask, keeping the task above.",
+    );
+    for (const f of feedback) {
+      out.push("", `### On attempt ${f.attempt}, the reviewer asked (${f.by}, ${f.at}):`, "");
+      out.push(f.text.trim());
     }
   }
   return `${out.join("\n")}\n`;

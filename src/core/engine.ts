@@ -27,7 +27,6 @@ import type {
   BlockKind,
   Bound,
   Outcome,
-  RemainderEntry,
   RunBound,
   RunRecord,
   RunState,
@@ -39,7 +38,6 @@ import type {
   WorklogEntry,
 } from "./model.js";
 import { type CompiledScope, compileScope, scopesOverlap } from "./scope.js";
-import { singleLine } from "./text.js";
 
 export interface EngineConfig {
   /** the run's name */
@@ -74,6 +72,27 @@ export interface Claim {
   runBound: RunBoundLeft;
 }
 
+/** What holds an open ticket: the data its remainder line is worded from. */
+export type Hold =
+  /** behind a closed dependency: the root that started the chain, and the direct one */
+  | { kind: "blocked"; root?: string; rootStatus?: Status; via?: string }
+  | { kind: "question"; question: string | undefined }
+  /** the dependencies not complete yet, in the author's order */
+  | { kind: "waiting"; on: string[] }
+  | { kind: "ready" }
+  | { kind: "run-cancelled"; by: string }
+  | { kind: "bound-spent"; spent: SpentBound }
+  | { kind: "running"; attempt: number; by: string | undefined }
+  | { kind: "failed"; reason: string | undefined }
+  | { kind: "limited" }
+  | { kind: "cancelled"; by?: string; reason?: string | undefined };
+
+/** The part of a run's bound that is spent. */
+export type SpentBound =
+  | { kind: "dispatches"; limit: number; spent: number }
+  | { kind: "deadline"; deadline: string }
+  | { kind: "usage"; key: string; limit: number; total: number };
+
 export interface SettleInput {
   ticket: string;
   attempt: number;
@@ -88,7 +107,7 @@ export interface SettleInput {
   runUrl?: string;
   /** when given, must equal the live claim token, else the settle is stale */
   claim?: string;
-  /** what the attempt changed in the repository, as the runner collected and judged it */
+  /** what the attempt changed in the repository, when its changes were collected (SPEC §4b) */
   changes?: AttemptChanges;
 }
 
@@ -122,6 +141,8 @@ const RUN_SCHEMA = "ticket-frontier/run@1";
 
 /** Closed and bad: a dependent of such a ticket can never run, so it is blocked. */
 const BAD: ReadonlySet<Status> = new Set(["failed", "limited", "cancelled", "blocked"]);
+/** Has not started in this run: a dependent that a retry of its dependency simply waits. */
+const OPEN_WAITING: ReadonlySet<Status> = new Set(["pending", "ready", "blocked"]);
 /** Open: still has somewhere to go in this run. */
 const OPEN: ReadonlySet<Status> = new Set(["pending", "ready", "claimed", "suspended"]);
 
@@ -311,6 +332,8 @@ export class Frontier {
   private readonly statusCounts = zeroCounts();
   private run: RunRecord;
   private deadlineMs: number | undefined;
+  /** the usage every attempt reported, summed per key: what a usage bound is spent by */
+  private readonly usage: Record<string, number> = {};
   private waveCache: string[][] | undefined;
   private pathCache: string[] | undefined;
 
@@ -418,11 +441,19 @@ export class Frontier {
     }
     // the flags of this invocation win over the saved bound
     const flags = this.config.bound;
-    if (flags && (flags.dispatches !== undefined || flags.deadline !== undefined)) {
+    if (
+      flags &&
+      (flags.dispatches !== undefined || flags.deadline !== undefined || flags.usage !== undefined)
+    ) {
       const merged: RunBound = { ...run.bound };
       if (flags.dispatches !== undefined) merged.dispatches = flags.dispatches;
       if (flags.deadline !== undefined) merged.deadline = flags.deadline;
-      if (merged.dispatches !== run.bound?.dispatches || merged.deadline !== run.bound?.deadline) {
+      if (flags.usage !== undefined) merged.usage = { ...flags.usage };
+      if (
+        merged.dispatches !== run.bound?.dispatches ||
+        merged.deadline !== run.bound?.deadline ||
+        JSON.stringify(merged.usage) !== JSON.stringify(run.bound?.usage)
+      ) {
         this.runChanged = true;
       }
       run.bound = merged;
@@ -473,6 +504,7 @@ export class Frontier {
 
     for (let i = 0; i < n; i++) {
       const s = this.states[i]!;
+      for (const a of s.attempts) if (a.usage !== undefined) this.addUsage(a.usage);
       this.statusCounts[s.status]++;
       this.failures[i] = this.failuresSinceRetry(i, !CLOSED_BAD_OWN.has(s.status));
       let unmet = 0;
@@ -688,9 +720,13 @@ export class Frontier {
   }
 
   private boundSpent(now: number): boolean {
-    const limit = this.run.bound?.dispatches;
-    if (limit !== undefined && this.run.dispatched >= limit) return true;
-    return this.deadlineMs !== undefined && now >= this.deadlineMs;
+    return this.spentBound(now) !== undefined;
+  }
+
+  private addUsage(usage: Usage): void {
+    for (const [key, value] of Object.entries(usage)) {
+      if (Number.isFinite(value)) this.usage[key] = (this.usage[key] ?? 0) + value;
+    }
   }
 
   private lookup(ticket: string): number | undefined {
@@ -754,7 +790,10 @@ export class Frontier {
     if (fields.question !== undefined) record.question = fields.question;
     if (fields.result_file !== undefined) record.result_file = fields.result_file;
     if (fields.result_bytes !== undefined) record.result_bytes = fields.result_bytes;
-    if (fields.usage !== undefined) record.usage = fields.usage;
+    if (fields.usage !== undefined) {
+      record.usage = fields.usage;
+      this.addUsage(fields.usage);
+    }
     if (fields.settled_by !== undefined) record.settled_by = fields.settled_by;
     if (fields.run_url !== undefined) record.run_url = fields.run_url;
     if (fields.changes !== undefined) record.changes = fields.changes;
@@ -1059,7 +1098,14 @@ export class Frontier {
     return this.done();
   }
 
-  retry(ticket: string, by: string, now: number): EventResult {
+  /**
+   * A new attempt of a ticket that failed, was limited or cancelled — or, with a
+   * reviewer's `note`, of one that completed (a reviewer asking for a change). The note
+   * is recorded as an immutable input of the next attempt, like an answer. Retrying a
+   * completed ticket makes its dependents that have not started wait for the new
+   * result; those that already ran keep what they did (`ranDependents` lists them).
+   */
+  retry(ticket: string, by: string, now: number, note?: string): EventResult {
     const i = this.lookup(ticket);
     if (i === undefined) return this.unknown(ticket);
     const s = this.states[i]!;
@@ -1069,11 +1115,19 @@ export class Frontier {
         message: `the run was cancelled by ${this.run.cancelled.by}; nothing in it can be retried (start a new run)`,
       };
     }
+    const feedback = note !== undefined && note.trim() !== "" ? note : undefined;
     switch (s.status) {
       case "failed":
       case "limited":
       case "cancelled":
         break;
+      case "complete":
+      case "empty":
+        if (feedback !== undefined) break;
+        return {
+          kind: "rejected",
+          message: `${ticket} is ${s.status}; to ask for a change, retry it with feedback for its next attempt`,
+        };
       case "blocked": {
         const root = s.blocked_by?.root ?? "?";
         return { kind: "rejected", message: `${ticket} is blocked by root ${root}; retry ${root}` };
@@ -1088,13 +1142,11 @@ export class Frontier {
           kind: "rejected",
           message: `${ticket} is suspended on a question; answer it to run it again`,
         };
-      case "complete":
-      case "empty":
       case "pending":
       case "ready":
         return {
           kind: "rejected",
-          message: `${ticket} is ${s.status}; only a failed, limited or cancelled ticket can be retried`,
+          message: `${ticket} is ${s.status}; it has not run yet, so there is nothing to retry`,
         };
       default:
         assertNever(s.status);
@@ -1111,10 +1163,53 @@ export class Frontier {
     const was = s.status;
     this.failures[i] = 0;
     s.reason = undefined;
-    this.log({ event: "retry", ticket, attempt: s.attempt, by, detail: `was ${was}` });
+    if (feedback !== undefined) {
+      const record: AnswerRecord = {
+        n: s.answers.length + 1,
+        attempt: s.attempt,
+        kind: "feedback",
+        question: "",
+        text: feedback,
+        by,
+        at: this.at!,
+      };
+      s.answers = appended(s.answers, record);
+      this.changedAnswers.push({ ticket, record: { ...record } });
+    }
+    this.log({
+      event: "retry",
+      ticket,
+      attempt: s.attempt,
+      by,
+      detail: feedback !== undefined ? `was ${was}, with feedback` : `was ${was}`,
+    });
+    if (SATISFIED.has(was)) this.unsatisfyDependents(i);
     this.reopen(i);
     this.reevaluateBlocked(i);
     return this.done();
+  }
+
+  /**
+   * i is no longer complete (a reviewer retried it): each dependent has one more unmet
+   * dependency, and one that was ready waits again. One that is running or has run keeps
+   * going: it is never re-run unless it is retried too.
+   */
+  private unsatisfyDependents(i: number): void {
+    const { dependentStart, dependentList } = this.graph;
+    for (let k = dependentStart[i]!; k < dependentStart[i + 1]!; k++) {
+      const d = dependentList[k]!;
+      this.unmet[d]!++;
+      if (this.states[d]!.status === "ready") this.setStatus(d, "pending");
+    }
+  }
+
+  /** The dependents of `id` that are running or have run: what a retry of it does not re-run. */
+  ranDependents(id: string): string[] {
+    const i = this.lookup(id);
+    if (i === undefined) return [];
+    return dependentsOf(this.graph, i)
+      .filter((d) => !OPEN_WAITING.has(this.states[d]!.status))
+      .map((d) => this.id(d));
   }
 
   /**
@@ -1266,13 +1361,13 @@ export class Frontier {
     return ready.map((i) => this.id(i));
   }
 
-  /** tickets currently claimed, in file order */
   /** How long a claim of `id` holds (its bound's lease, else the run's): a job's timeout on GitHub. */
   leaseMsOf(id: string): number | undefined {
     const i = this.lookup(id);
     return i === undefined ? undefined : this.leaseOf(i);
   }
 
+  /** tickets currently claimed, in file order */
   claimedIds(): string[] {
     return [...this.claimed].sort((a, b) => a - b).map((i) => this.id(i));
   }
@@ -1292,10 +1387,43 @@ export class Frontier {
   /** What remains of the run's bound now: what a dispatch is handed down (FRONTIER_RUN_BOUND). */
   runBoundLeft(): RunBoundLeft {
     const left: RunBoundLeft = {};
-    const limit = this.run.bound?.dispatches;
+    const bound = this.run.bound;
+    const limit = bound?.dispatches;
     if (limit !== undefined) left.dispatchesLeft = Math.max(0, limit - this.run.dispatched);
-    if (this.run.bound?.deadline !== undefined) left.deadline = this.run.bound.deadline;
+    if (bound?.deadline !== undefined) left.deadline = bound.deadline;
+    if (bound?.usage !== undefined) {
+      left.usage = {};
+      for (const [key, max] of Object.entries(bound.usage)) {
+        left.usage[key] = Math.max(0, max - (this.usage[key] ?? 0));
+      }
+    }
     return left;
+  }
+
+  /**
+   * Which part of the run's bound is spent at `now`, first match: the dispatch count,
+   * the deadline, a usage total (the first key, in the bound's order, that reached its
+   * limit); undefined while none is.
+   */
+  spentBound(now: number): SpentBound | undefined {
+    const bound = this.run.bound;
+    const limit = bound?.dispatches;
+    if (limit !== undefined && this.run.dispatched >= limit) {
+      return { kind: "dispatches", limit, spent: this.run.dispatched };
+    }
+    if (this.deadlineMs !== undefined && now >= this.deadlineMs) {
+      return { kind: "deadline", deadline: bound?.deadline ?? "" };
+    }
+    for (const [key, max] of Object.entries(bound?.usage ?? {})) {
+      const total = this.usage[key] ?? 0;
+      if (total >= max) return { kind: "usage", key, limit: max, total };
+    }
+    return undefined;
+  }
+
+  /** Every attempt's usage, summed per key. */
+  usageTotals(): Usage {
+    return { ...this.usage };
   }
 
   /** The run bound is spent at `now` (dispatch count reached or deadline passed). */
@@ -1337,61 +1465,62 @@ export class Frontier {
     return [...this.pathCache];
   }
 
-  /** Every ticket not complete or empty, in file order, with what holds it, in words. */
-  remainder(now: number): RemainderEntry[] {
-    const spent = this.boundSpent(now);
-    const out: RemainderEntry[] = [];
+  /**
+   * Every ticket not complete or empty, in file order, with what holds it — as data:
+   * the reports and the terminal word it (src/report/remainder.ts).
+   */
+  holds(now: number): Array<{ id: string; status: Status; hold: Hold }> {
+    const spent = this.spentBound(now);
+    const out: Array<{ id: string; status: Status; hold: Hold }> = [];
     for (let i = 0; i < this.states.length; i++) {
       const s = this.states[i]!;
       if (SATISFIED.has(s.status)) continue;
-      out.push({ id: this.id(i), status: s.status, waiting_on: this.holding(i, spent) });
+      out.push({ id: this.id(i), status: s.status, hold: this.holdOf(i, spent) });
     }
     return out;
   }
 
-  private holding(i: number, spent: boolean): string {
+  private holdOf(i: number, spent: SpentBound | undefined): Hold {
     const s = this.states[i]!;
     switch (s.status) {
       case "blocked": {
         const b = s.blocked_by;
-        if (!b) return "blocked";
+        if (!b) return { kind: "blocked" };
         const rootIndex = this.graph.index.get(b.root);
         const rootStatus = rootIndex === undefined ? "failed" : this.states[rootIndex]!.status;
-        const word = rootStatus === "limited" || rootStatus === "cancelled" ? rootStatus : "failed";
-        return b.ticket === b.root ? `${b.root} ${word}` : `${b.root} ${word} (via ${b.ticket})`;
+        return b.ticket === b.root
+          ? { kind: "blocked", root: b.root, rootStatus }
+          : { kind: "blocked", root: b.root, rootStatus, via: b.ticket };
       }
       case "suspended":
-        // one line: a table cell and a terminal line summarise it; the attempt keeps it whole
-        return `question: ${singleLine(s.reason ?? s.attempts.at(-1)?.question ?? "(no question given)")}`;
+        return { kind: "question", question: s.reason ?? s.attempts.at(-1)?.question };
       case "pending": {
-        // the unmet dependencies, in the author's order (one string, no arrays: at 10k
-        // tickets this runs for nearly every one of them)
+        // the unmet dependencies, in the author's order
         const { depStart, depList } = this.graph;
-        let waiting = "";
+        const on: string[] = [];
         for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {
           const d = depList[k]!;
-          if (SATISFIED.has(this.states[d]!.status)) continue;
-          waiting = waiting === "" ? this.id(d) : `${waiting}, ${this.id(d)}`;
+          if (!SATISFIED.has(this.states[d]!.status)) on.push(this.id(d));
         }
-        return `waiting on ${waiting}`;
+        return { kind: "waiting", on };
       }
       case "ready":
-        if (this.run.cancelled) return `run cancelled by ${this.run.cancelled.by}`;
-        return spent ? "run bound spent" : "ready";
+        if (this.run.cancelled) return { kind: "run-cancelled", by: this.run.cancelled.by };
+        return spent ? { kind: "bound-spent", spent } : { kind: "ready" };
       case "claimed":
-        return `running attempt ${s.attempt} (${s.claimed_by ?? "unknown"})`;
+        return { kind: "running", attempt: s.attempt, by: s.claimed_by };
       case "failed":
-        return `failed: ${singleLine(s.reason ?? "no reason given")}`;
+        return { kind: "failed", reason: s.reason };
       case "limited":
-        return "its bound ran out";
+        return { kind: "limited" };
       case "cancelled":
         // a ticket cancelled in an earlier, cancelled run that was resumed says why it was
         return this.run.cancelled
-          ? `cancelled by ${this.run.cancelled.by}`
-          : (s.reason ?? "cancelled");
+          ? { kind: "cancelled", by: this.run.cancelled.by }
+          : { kind: "cancelled", reason: s.reason };
       case "complete":
       case "empty":
-        return s.status;
+        return { kind: "ready" };
       default:
         return assertNever(s.status);
     }

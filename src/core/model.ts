@@ -9,12 +9,15 @@ import {
   BLOCK_KINDS,
   CLOSED,
   DEFAULTS,
+  ISOLATIONS,
+  type Isolation,
   RECEIPT_SCHEMA,
   SATISFIED,
   STATUSES,
   TICKET_ID,
 } from "./constants.js";
 
+export type { Isolation };
 export { CLOSED, DEFAULTS, RECEIPT_SCHEMA, SATISFIED, STATUSES, TICKET_ID };
 
 export const Status = z.enum(STATUSES);
@@ -164,6 +167,8 @@ export interface TicketSpec {
   bound?: Bound;
   retries?: number;
   priority: number;
+  /** `isolation:` as the ticket says it (`required` read as `worktree`); undefined: the run's */
+  isolation?: Isolation;
   /** the markdown body: the task */
   body: string;
   /** position in file order (sorted file names), 0-based: the last tie-breaker */
@@ -280,6 +285,8 @@ export const Settings = z.object({
   max_tickets: z.number().int().positive().optional(),
   max_file_bytes: z.number().int().positive().optional(),
   max_result_bytes: z.number().int().positive().optional(),
+  /** the default `isolation` of a ticket: `worktree` (or `required`), `none` */
+  isolation: z.enum(ISOLATIONS).optional(),
 });
 export type Settings = z.infer<typeof Settings>;
 
@@ -308,6 +315,11 @@ export const ReceiptTicket = z.object({
   write_scope: z.array(z.string()),
   priority: z.number(),
   bound: z.string().optional(),
+  /**
+   * `worktree`: locally it ran in a git worktree of its own, and its changes were checked
+   * and integrated (its own `isolation`, else the run's); absent when neither sets one
+   */
+  isolation: z.enum(["worktree", "none"]).optional(),
   /** the ticket's markdown body: the task as its author wrote it */
   task: z.string().optional(),
   attempt: z.number().int().nonnegative(),

@@ -1,5 +1,6 @@
 /** What to do about a run left `limited` because its run bound is spent. */
 import type { Frontier } from "../core/engine.js";
+import { spentWords } from "../report/remainder.js";
 
 /**
  * One line saying how to go on, or undefined when the run bound is not what holds it.
@@ -7,14 +8,19 @@ import type { Frontier } from "../core/engine.js";
  * higher --bound; a passed deadline stays passed, so only a new run goes on.
  */
 export function boundHint(frontier: Frontier, dir: string, now: number): string | undefined {
-  if (!frontier.boundSpentAt(now)) return undefined;
+  const spent = frontier.spentBound(now);
+  if (spent === undefined) return undefined;
   const run = frontier.runRecord();
   const counts = frontier.counts();
   const open = counts.pending + counts.ready + counts.claimed + counts.suspended;
   if (open === 0) return undefined;
-  const limit = run.bound?.dispatches;
-  if (limit !== undefined && run.dispatched >= limit) {
-    return `the run bound of ${limit} dispatch${limit === 1 ? "" : "es"} is spent (${run.dispatched} made, ${open} ticket${open === 1 ? "" : "s"} open): raise --bound to go on, e.g. \`frontier run ${dir} --bound ${run.dispatched + open}\``;
+  const tickets = `${open} ticket${open === 1 ? "" : "s"} open`;
+  switch (spent.kind) {
+    case "dispatches":
+      return `the run bound of ${spent.limit} dispatch${spent.limit === 1 ? "" : "es"} is spent (${run.dispatched} made, ${tickets}): raise --bound to go on, e.g. \`frontier run ${dir} --bound ${run.dispatched + open}\``;
+    case "deadline":
+      return `the run's deadline (${spent.deadline}) has passed with ${tickets}: \`frontier run ${dir} --fresh\` starts a new run`;
+    case "usage":
+      return `the run's usage bound is spent — ${spentWords(spent)} (${tickets}): raise bound.usage.${spent.key} in ${dir}/frontier.yml to go on, or \`frontier run ${dir} --fresh\` starts a new run`;
   }
-  return `the run's deadline (${run.bound?.deadline}) has passed with ${open} ticket${open === 1 ? "" : "s"} open: \`frontier run ${dir} --fresh\` starts a new run`;
 }

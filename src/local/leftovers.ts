@@ -20,7 +20,7 @@ const SCRATCH = /^frontier-run-(\d+)-/;
 export function removeLeftovers(dir: string): number {
   let removed = 0;
   removed += sweep(dir, TICKET_TEMP);
-  for (const sub of ["", "/attempts", "/results", "/answers"]) {
+  for (const sub of ["", "/attempts", "/results", "/answers", "/integrating"]) {
     removed += sweep(join(dir, `${STATE_DIR}${sub}`), TEMP);
   }
   sweep(tmpdir(), SCRATCH);

@@ -14,12 +14,13 @@ import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { formatDuration } from "../core/bound.js";
 import type { RunFlags } from "../core/config.js";
-import { DEFAULTS } from "../core/constants.js";
+import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { openRun, step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
 import { type CliIo, EXIT, line } from "../core/io.js";
-import type { RunBound, RunState, Settings } from "../core/model.js";
+import type { AttemptChanges, RunBound, RunState, Settings, TicketSpec } from "../core/model.js";
+import { remainderOf } from "../report/remainder.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, resultFile } from "../tickets/load.js";
@@ -29,6 +30,7 @@ import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { boundHint } from "./bound-hint.js";
 import { DeferredWrites } from "./deferred.js";
+import type { Ended, Integrator, Workspace } from "./integrate.js";
 import { helperPool, type Launcher } from "./launcher.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
@@ -116,6 +118,10 @@ interface Live {
 interface Exited {
   claim: Claim;
   result: AttemptResult;
+  /** what an isolated attempt changed, as integrated or kept (integrate.ts) */
+  changes?: AttemptChanges;
+  /** once its record is on disk */
+  written?: () => void;
 }
 
 export async function runCommand(dir: string, options: RunOptions, io: RunIo): Promise<number> {
@@ -221,6 +227,8 @@ async function loadLockedAndRun(
     for (const message of executors.messages) line(err, `error: ${message}`);
     return EXIT.usage;
   }
+  const isolation = await openIsolation(absDir, dir, loaded.specs, settings, frontier, io, started);
+  if (isolation.kind === "bad") return isolation.code;
   const runner = new LocalRun(
     absDir,
     dir,
@@ -231,8 +239,51 @@ async function loadLockedAndRun(
     io,
     launcher,
     (await live) ?? false,
+    isolation.integrator,
   );
   return await runner.run(started);
+}
+
+/**
+ * Tickets that run isolated need a git repository, a git new enough for worktrees and
+ * the run's branch (local/worktree.ts): checked, and the branch opened, before anything
+ * starts. Loaded only for a run that has such tickets.
+ */
+async function openIsolation(
+  absDir: string,
+  shownDir: string,
+  specs: readonly TicketSpec[],
+  settings: Settings,
+  frontier: Frontier,
+  io: RunIo,
+  now: number,
+): Promise<{ kind: "ok"; integrator?: Integrator } | { kind: "bad"; code: number }> {
+  if (!specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
+    return { kind: "ok" };
+  }
+  const worktree = await import("./worktree.js");
+  const problems = await worktree.isolationProblems(absDir, specs, settings);
+  if (problems.length > 0) {
+    printProblems(problems, io, shownDir);
+    return { kind: "bad", code: EXIT.usage };
+  }
+  const run = frontier.runRecord().run;
+  const opened = await worktree.openRunBranch(absDir, run, now);
+  if (opened.kind === "bad") {
+    line(io.stderr, `error: ${opened.message}`);
+    return { kind: "bad", code: EXIT.usage };
+  }
+  for (const note of opened.notes) line(io.stderr, note);
+  const { Integrator } = await import("./integrate.js");
+  return {
+    kind: "ok",
+    integrator: new Integrator(
+      opened.branch,
+      absDir,
+      run,
+      settings.max_result_bytes ?? DEFAULTS.maxResultBytes,
+    ),
+  };
 }
 
 class LocalRun {
@@ -250,6 +301,10 @@ class LocalRun {
   private crashed = false;
   /** tickets whose file could not be written (the author broke it): why */
   private readonly unwritten = new Map<string, string>();
+  /** isolated attempts that ended and could not be integrated: why (they stay claimed) */
+  private readonly held = new Map<string, string>();
+  /** the worktrees of claimed isolated tickets, made before they start */
+  private readonly workspaces = new Map<string, Workspace>();
   /** writes the next load derives on its own: made when they next matter, or at the end */
   private readonly deferred = new DeferredWrites();
   private finish: (() => void) | undefined;
@@ -283,6 +338,8 @@ class LocalRun {
     private readonly io: RunIo,
     private readonly launcher: Launcher,
     live: ConstructorParameters<typeof Progress>[0]["live"],
+    /** the isolated tickets' worktrees and integrations, when the run has such tickets */
+    private readonly isolation?: Integrator,
   ) {
     // The command runs where the ticket directory lives (its parent: usually the
     // repository root), so `tickets/` and the code it talks about resolve the same way.
@@ -317,7 +374,14 @@ class LocalRun {
         `stopped what was left running of ${deadClaims.get(claim)} by a runner that is gone`,
       );
     }
-    this.reclaimFirst = (_ticket, claimedBy) => isDeadLocalHolder(claimedBy);
+    this.reclaimFirst = (ticket, claimedBy) =>
+      isDeadLocalHolder(claimedBy) && !this.held.has(ticket);
+    if (this.isolation) {
+      // attempts a killed run left ended but not integrated are finished first
+      const { recovered, notes } = await this.isolation.recover(frontier);
+      for (const note of notes) this.progress.note(note);
+      for (const { claim, ended } of recovered) this.ended(claim, ended);
+    }
 
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
     process.on("SIGINT", onSignal);
@@ -331,6 +395,7 @@ class LocalRun {
       setImmediate(() => void this.reportCode().catch(() => undefined));
       await done;
       if (!this.crashed) this.flushDeferred();
+      await this.isolation?.idle();
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
@@ -432,7 +497,10 @@ class LocalRun {
       for (const report of reports) report();
       if (claims.length > 0) {
         const ready = await Promise.all(
-          claims.map(async (claim) => ({ claim, context: await this.contextOf(claim) })),
+          claims.map(async (claim) => ({
+            claim,
+            context: await this.workspaceOf(claim, await this.contextOf(claim)),
+          })),
         );
         for (const { claim, context } of ready) this.spawn(claim, context);
       }
@@ -515,15 +583,22 @@ class LocalRun {
   }
 
   /** Settle one exit in the engine; returns its progress report, for once it is written. */
-  private record({ claim, result }: Exited): () => void {
+  private record({ claim, result, changes, written: recorded }: Exited): () => void {
     const frontier = this.frontier;
     this.live.delete(claim.ticket);
+    // a worktree made for an attempt that never started
+    const unused = this.workspaces.get(claim.ticket);
+    if (unused !== undefined) {
+      this.workspaces.delete(claim.ticket);
+      this.isolation?.discard(unused);
+    }
     const now = Date.now();
     this.settled++;
     if (result.stopped) {
       frontier.interrupt(claim.ticket, claim.attempt, now);
       const tally = this.tally();
-      return () =>
+      return () => {
+        recorded?.();
         this.progress.finished(
           claim.ticket,
           claim.attempt,
@@ -531,6 +606,7 @@ class LocalRun {
           result.durationMs,
           tally,
         );
+      };
     }
     // The result file's name is known before it is written; it is written with the
     // attempt record, before any ticket file points at it.
@@ -551,6 +627,7 @@ class LocalRun {
         ...(result.question !== undefined ? { question: result.question } : {}),
         ...(written !== undefined ? { resultFile: written.file, resultBytes: written.bytes } : {}),
         ...(result.usage !== undefined ? { usage: result.usage } : {}),
+        ...(changes !== undefined ? { changes } : {}),
         by: this.holder,
         claim: claim.claim,
       },
@@ -562,9 +639,12 @@ class LocalRun {
         ? `question: ${result.question ?? ""}`
         : result.outcome === "failed" || result.outcome === "limited"
           ? result.reason
-          : undefined;
+          : changes?.commit !== undefined
+            ? `integrated as ${changes.commit.slice(0, 10)} (${changes.paths.length} path${changes.paths.length === 1 ? "" : "s"})`
+            : undefined;
     const tally = this.tally();
     return () => {
+      recorded?.();
       if (note !== undefined) this.progress.note(note);
       this.progress.finished(
         claim.ticket,
@@ -607,9 +687,12 @@ class LocalRun {
 
     const contextFile =
       this.freeContextFiles.pop() ?? join(this.scratch, `context-${this.contextFiles++}.md`);
+    const workspace = this.workspaces.get(claim.ticket);
+    this.workspaces.delete(claim.ticket);
     const attempt = startAttempt({
       command,
-      cwd: this.cwd,
+      // isolated: the worktree's counterpart of the ticket directory's parent
+      cwd: workspace?.cwd ?? this.cwd,
       context: context.text,
       contextFile,
       baseEnv: this.baseEnv,
@@ -632,11 +715,44 @@ class LocalRun {
     });
     this.live.set(claim.ticket, { claim, attempt });
     this.progress.started(claim.ticket, claim.attempt);
-    void attempt.done.then((result) => {
+    void attempt.done.then(async (result) => {
       this.freeContextFiles.push(contextFile);
-      this.exits.push({ claim, result });
+      if (workspace === undefined || this.isolation === undefined) {
+        this.exits.push({ claim, result });
+      } else {
+        this.ended(claim, await this.isolation.finish(claim, spec, workspace, result));
+      }
       this.kick();
     });
+  }
+
+  /** An isolated claim gets its worktree before it starts; a claim that cannot, fails. */
+  private async workspaceOf(claim: Claim, context: ContextOf): Promise<ContextOf> {
+    const spec = this.frontier.spec(claim.ticket);
+    if (this.isolation === undefined || context.kind === "bad" || spec === undefined) {
+      return context;
+    }
+    if (ticketIsolation(spec.isolation, this.settings.isolation) !== "worktree") return context;
+    if (this.stopping) return context;
+    const made = await this.isolation.prepare(claim);
+    if (made.kind === "bad") return made;
+    this.workspaces.set(claim.ticket, made.workspace);
+    return context;
+  }
+
+  /** What an isolated attempt's end came to: settled as usual, or held for the next run. */
+  private ended(claim: Claim, ended: Ended): void {
+    if (ended.kind === "settle") {
+      const exited: Exited = { claim, result: ended.result, written: ended.written };
+      if (ended.changes !== undefined) exited.changes = ended.changes;
+      this.exits.push(exited);
+      return;
+    }
+    // it stays claimed: its outcome and worktree wait on disk for the next run
+    this.live.delete(claim.ticket);
+    this.workspaces.delete(claim.ticket);
+    this.held.set(claim.ticket, ended.message);
+    this.progress.note(`error: ${ended.message}`);
   }
 
   private tally() {
@@ -680,16 +796,22 @@ class LocalRun {
     } else {
       line(err, `run ${frontier.runRecord().run}: ${state} in ${elapsed} — ${tally}`);
     }
-    const remainder = frontier.remainder(now);
+    const remainder = remainderOf(frontier, now);
     for (const r of remainder.slice(0, 10)) line(err, `  ${r.id}  ${r.status}  ${r.waiting_on}`);
     if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
     const hint = boundHint(frontier, this.shownDir, now);
     if (hint !== undefined) line(err, `  ${hint}`);
-    if (state === "running") {
+    const elsewhere = frontier.claimedIds().filter((id) => !this.held.has(id));
+    if (state === "running" && elsewhere.length > 0) {
       line(
         err,
-        `  claims held by other processes are still live (${frontier.claimedIds().join(", ")}): run again when they have settled`,
+        `  claims held by other processes are still live (${elsewhere.join(", ")}): run again when they have settled`,
       );
+    }
+    for (const message of this.held.values()) line(err, `error: ${message}`);
+    if (this.isolation) {
+      const { branchSummary } = await import("./worktree.js");
+      for (const text of await branchSummary(this.isolation.branch)) line(err, text);
     }
     for (const message of this.unwritten.values()) {
       line(err, `error: ${join(this.shownDir, message)}`);
@@ -727,6 +849,7 @@ class LocalRun {
       now,
       where: "local",
       goal: this.settings.goal,
+      isolation: this.settings.isolation,
       resultText: resultReader(this.dir),
     });
     await writeReports(receipt, {

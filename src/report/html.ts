@@ -230,9 +230,15 @@ function renderHeader(ctx: Ctx): string {
       `<div><dt>dispatches</dt><dd>${formatInt(r.bound.dispatched)}${cap}${deadline}</dd></div>`,
     );
   }
-  if (r.usage && Object.keys(r.usage).length > 0) {
-    const u = Object.entries(r.usage)
-      .map(([k, v]) => `${e(k)} ${e(v.toLocaleString("en-US", { maximumFractionDigits: 4 }))}`)
+  const limits = r.bound?.usage ?? {};
+  const usageKeys = [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])];
+  if (usageKeys.length > 0) {
+    const num = (v: number) => e(v.toLocaleString("en-US", { maximumFractionDigits: 4 }));
+    const u = usageKeys
+      .map(
+        (k) =>
+          `${e(k)} ${num(r.usage?.[k] ?? 0)}${limits[k] !== undefined ? ` of ${num(limits[k])}` : ""}`,
+      )
       .join(", ");
     meta.push(`<div><dt>usage</dt><dd>${u}</dd></div>`);
   }

@@ -142,11 +142,15 @@ function renderHeader(ctx: Ctx, maxChars: number): string {
     meta.push(`${formatInt(r.bound.dispatched)}${cap} dispatches`);
     if (r.bound.deadline) meta.push(`deadline ${escapeMarkdown(r.bound.deadline)}`);
   }
-  if (r.usage) {
-    const u = Object.entries(r.usage)
-      .slice(0, 6)
-      .map(([k, v]) => `${escapeMarkdown(clip(k, 30))} ${formatNumber(v)}`);
-    if (u.length) meta.push(`usage: ${u.join(", ")}`);
+  const limits = r.bound?.usage ?? {};
+  const usageKeys = [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])];
+  if (usageKeys.length > 0) {
+    // each total against its bound, when the run has one: "tokens 1,200 of 2,000,000"
+    const u = usageKeys.slice(0, 6).map((k) => {
+      const of = limits[k] !== undefined ? ` of ${formatNumber(limits[k])}` : "";
+      return `${escapeMarkdown(clip(k, 30))} ${formatNumber(r.usage?.[k] ?? 0)}${of}`;
+    });
+    meta.push(`usage: ${u.join(", ")}`);
   }
   if (r.cancelled)
     meta.push(

@@ -4,7 +4,12 @@
  * CLI, the runner and the action all report the same thing.
  */
 
-import { RECEIPT_SCHEMA, STATUSES } from "../core/constants.js";
+import {
+  type IsolationName,
+  RECEIPT_SCHEMA,
+  STATUSES,
+  ticketIsolation,
+} from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import type {
   Receipt,
@@ -14,6 +19,7 @@ import type {
   Status,
   Usage,
 } from "../core/model.js";
+import { remainderOf } from "./remainder.js";
 
 export interface ReceiptOptions {
   /** the clock: when the receipt is made (ms since the epoch) */
@@ -33,6 +39,8 @@ export interface ReceiptOptions {
    * it at hand (local reports). Return undefined when it cannot be read.
    */
   resultText?: (file: string) => string | undefined;
+  /** the run's default `isolation` (frontier.yml), for the tickets that set none */
+  isolation?: IsolationName;
 }
 
 export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt {
@@ -104,6 +112,8 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     if (spec.executor !== undefined) t.executor = spec.executor;
     if (spec.agent !== undefined) t.agent = spec.agent;
     if (spec.bound) t.bound = spec.bound.raw;
+    if (spec.isolation !== undefined || opts.isolation !== undefined)
+      t.isolation = ticketIsolation(spec.isolation, opts.isolation);
     if (spec.body.trim()) t.task = spec.body;
     if (state?.claimed_by !== undefined) t.claimed_by = state.claimed_by;
     if (state?.claimed_at !== undefined) t.claimed_at = state.claimed_at;
@@ -134,7 +144,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     tickets,
     blockers: frontier.blockerGroups(),
     questions,
-    remainder: frontier.remainder(opts.now),
+    remainder: remainderOf(frontier, opts.now),
   };
   if (opts.goal !== undefined) receipt.goal = opts.goal;
   if (opts.where !== undefined) receipt.where = opts.where;

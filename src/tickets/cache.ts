@@ -335,7 +335,7 @@ function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
 /**
  * A plain entry: a valid ticket with no warnings and no engine fields, its node what the
  * spec says, its body empty (the cache keeps none). [id, title, dependsOn, depLines,
- * inputs, writeScope, priority, idLine, executor, agent, bound, retries]: id 0 when it is
+ * inputs, writeScope, priority, idLine, executor, agent, bound, retries, isolation]: id 0 when it is
  * the file's stem, depLines 0 when no dependency has a line, inputs 0 when it is
  * dependsOn, writeScope 0 when empty, idLine 0 when there is none; the optional fields
  * null (or left off the end) when unset.
@@ -362,6 +362,8 @@ function fromPlain(e: unknown[], file: string, order: number): ParsedTicket {
   if (e[9] != null) spec.agent = e[9] as string;
   if (e[10] != null) spec.bound = e[10] as TicketSpec["bound"];
   if (e[11] != null) spec.retries = e[11] as number;
+  if (e[12] === "worktree" || e[12] === "none") spec.isolation = e[12];
+  else if (e[12] != null) throw new Error("not a plain entry");
   const deps: Array<{ id: string; line?: number }> = new Array(dependsOn.length);
   for (let i = 0; i < dependsOn.length; i++) {
     const line = depLines === 0 ? 0 : depLines[i]!;
@@ -575,6 +577,7 @@ function plainOf(p: ParsedTicket, name: string): unknown[] | undefined {
     spec.priority,
     node.idLine ?? 0,
   ];
+  if (spec.isolation !== undefined) out[12] = spec.isolation;
   if (spec.retries !== undefined) out[11] = spec.retries;
   if (spec.bound !== undefined) out[10] = spec.bound;
   if (spec.agent !== undefined) out[9] = spec.agent;
@@ -602,6 +605,7 @@ const SPEC_KEYS = new Set([
   "agent",
   "bound",
   "retries",
+  "isolation",
 ]);
 
 /** Whether JSON gives `v` back exactly: no -0, NaN or infinities, no undefined in objects. */

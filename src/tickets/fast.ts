@@ -22,6 +22,7 @@ const KINDS: Record<string, Kind> = {
   agent: "text",
   write_scope: "list",
   bound: "text",
+  isolation: "text",
   retries: "int",
   priority: "int",
   run: "text",

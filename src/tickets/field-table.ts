@@ -39,6 +39,11 @@ export const FIELDS: Record<string, FieldInfo> = {
     expect: "a duration such as 30m or 1h30m, or a budget in words",
     example: "bound: 30m",
   },
+  isolation: {
+    kind: "text",
+    expect: "worktree, required or none",
+    example: "isolation: worktree",
+  },
   retries: { kind: "int", expect: "a whole number, 0 or more", example: "retries: 2" },
   priority: { kind: "int", expect: "a whole number", example: "priority: 10" },
   // orchflows' work-item floor names the run in each ticket; accepted, not used
@@ -79,6 +84,7 @@ const TEXT_FIELDS = [
   "executor",
   "agent",
   "bound",
+  "isolation",
   "run",
   "claimed_by",
   "claimed_at",

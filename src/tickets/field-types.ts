@@ -26,6 +26,7 @@ export const TicketFields = z.object({
   agent: Text.optional(),
   write_scope: List.optional(),
   bound: Text.optional(),
+  isolation: Text.optional(),
   retries: z.int().min(0).optional(),
   priority: z.int().optional(),
   run: Text.optional(),

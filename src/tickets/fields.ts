@@ -13,7 +13,7 @@
 import type { z } from "zod";
 import { durationHint, parseBound, parseDuration } from "../core/bound.js";
 import type { CheckNode } from "../core/checks.js";
-import { DEFAULTS, TICKET_ID } from "../core/constants.js";
+import { DEFAULTS, ISOLATIONS, type Isolation, isolationOf, TICKET_ID } from "../core/constants.js";
 import type { TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
 import { fastFields } from "./fast.js";
@@ -57,6 +57,7 @@ export const AUTHORED_FIELDS = [
   "agent",
   "write_scope",
   "bound",
+  "isolation",
   "retries",
   "priority",
 ] as const;
@@ -258,6 +259,14 @@ export function checkFields(
     }
   }
 
+  const isolationText = ok("isolation");
+  let isolation: Isolation | undefined;
+  if (isolationText !== undefined) {
+    isolation = isolationOf(isolationText.trim());
+    if (isolation === undefined)
+      problems.push(badIsolation(isolationText, file, lines.get("isolation")));
+  }
+
   for (const u of raw.unknown) {
     const near = nearField(u.key);
     if (near !== undefined) {
@@ -306,8 +315,21 @@ export function checkFields(
   if (bound !== undefined) spec.bound = bound;
   const retries = ok("retries");
   if (retries !== undefined) spec.retries = retries;
+  if (isolation !== undefined) spec.isolation = isolation;
 
   return { kind: "ok", spec, fields: engineFields(values), node, warnings };
+}
+
+/** An `isolation:` that is none of its values (the settings' check words it the same way). */
+export function badIsolation(text: string, file: string, line: number | undefined): Problem {
+  const near = closest(text.trim().toLowerCase(), ISOLATIONS);
+  return problem(
+    "wrong-type",
+    file,
+    line,
+    `isolation ${quoted(text)} is not one of ${ISOLATIONS.join(", ")}${near === undefined ? "" : ` (did you mean ${near}?)`}`,
+    `write isolation: ${near ?? "worktree"} (its own git worktree, its changes checked and integrated), or isolation: none`,
+  );
 }
 
 /**

@@ -13,6 +13,10 @@
  * - receipt.json, report.html, report.md   the reports of the last local run
  * - lock                     (local only) the live `frontier run`
  * - last-exec.json           (local only) the `--exec` a later `frontier retry` goes on with
+ * - results/<id>@<n>.patch   the changes of an attempt that were not integrated (evidence), written once
+ * - branch.json              (local only) the run's integration branch `frontier/<run>` and its base
+ * - integrating/<id>@<n>.json  (local only) an isolated attempt that ended and whose changes are
+ *                            not yet integrated: its outcome and worktree, removed once recorded
  */
 /** Paths relative to the ticket directory. */
 export const STATE_DIR = ".frontier";
@@ -26,7 +30,10 @@ export const LAST_EXEC_FILE = ".frontier/last-exec.json";
 export const attemptFile = (ticket: string, n: number) => `.frontier/attempts/${ticket}@${n}.json`;
 export const answerFile = (ticket: string, n: number) => `.frontier/answers/${ticket}@${n}.json`;
 export const resultFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.md`;
-/** The changes of an attempt that were not integrated, as a patch: evidence among its results. */
 export const patchFile = (ticket: string, n: number) => `.frontier/results/${ticket}@${n}.patch`;
+export const BRANCH_FILE = ".frontier/branch.json";
+export const INTEGRATING_DIR = ".frontier/integrating";
+export const integratingFile = (ticket: string, n: number) =>
+  `${INTEGRATING_DIR}/${ticket}@${n}.json`;
 export const CACHE_DIR = ".frontier/cache";
 export const CACHE_FILE = ".frontier/cache/tickets";

@@ -745,7 +745,7 @@ function checkExecutors(base: string, specs: readonly TicketSpec[], settings: Se
 }
 
 /** The line of a top-level field in a file's front matter (read again: rare, only for a problem). */
-function fieldLine(path: string, name: string): number | undefined {
+export function fieldLine(path: string, name: string): number | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");

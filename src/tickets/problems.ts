@@ -23,6 +23,7 @@ export type ProblemKind =
   | "unknown-executor"
   | "authored-status"
   | "invalid-settings"
+  | "isolation-unavailable"
   | "corrupt-state";
 
 export interface Problem {

@@ -18,8 +18,8 @@ export const KEYS: Record<string, { kind: SettingKind; expect: string; example: 
   max_parallel: { kind: "int", expect: "a whole number, 1 or more", example: "max_parallel: 4" },
   bound: {
     kind: "bound",
-    expect: "a number of dispatches, or {dispatches, duration}",
-    example: "bound: 50 (or bound: {dispatches: 50, duration: 2h})",
+    expect: "a number of dispatches, or {dispatches, duration, usage: {KEY: total}}",
+    example: "bound: 50 (or bound: {dispatches: 50, duration: 2h, usage: {tokens: 2000000}})",
   },
   ticket_bound: { kind: "text", expect: "a duration or a budget", example: "ticket_bound: 30m" },
   retries: { kind: "int", expect: "a whole number, 0 or more", example: "retries: 1" },
@@ -39,6 +39,11 @@ export const KEYS: Record<string, { kind: SettingKind; expect: string; example: 
     kind: "int",
     expect: "a whole number, 1 or more",
     example: "max_result_bytes: 1048576",
+  },
+  isolation: {
+    kind: "text",
+    expect: "worktree, required or none",
+    example: "isolation: worktree",
   },
 };
 

@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { durationHint } from "../core/bound.js";
+import { ISOLATIONS } from "../core/constants.js";
 import type { Settings } from "../core/model.js";
 import { DECIMAL, fastScalarMap } from "./fast.js";
 import { notADuration, type Problem, problem } from "./problems.js";
@@ -94,6 +95,9 @@ export function settingsWellTyped(values: Readonly<Record<string, unknown>>): bo
     const v = values[name];
     if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0)) return false;
   }
+  const isolation = values.isolation;
+  if (isolation !== undefined && !(ISOLATIONS as readonly unknown[]).includes(isolation))
+    return false;
   return values.executors === undefined;
 }
 

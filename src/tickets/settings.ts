@@ -152,7 +152,14 @@ function value(n: unknown, kind: Kind): unknown {
       const out: Record<string, unknown> = {};
       for (const pair of n.items) {
         const k = isScalar(pair.key) ? text_(pair.key) : "";
-        out[k] = scalar(pair.value, k === "duration" ? "text" : "int");
+        if (k === "usage" && isMap(pair.value)) {
+          // usage totals by key: {tokens: 2000000, cost_usd: 5}
+          const usage: Record<string, unknown> = {};
+          for (const u of pair.value.items) {
+            usage[isScalar(u.key) ? text_(u.key) : ""] = scalar(u.value, "int");
+          }
+          out[k] = usage;
+        } else out[k] = scalar(pair.value, k === "duration" ? "text" : "int");
       }
       return out;
     }

@@ -222,7 +222,12 @@ export async function changedSince(
   return moved;
 }
 
-export type CommitOnto = { kind: "ok"; commit: string } | { kind: "moved"; head: string };
+export type CommitOnto =
+  | { kind: "ok"; commit: string }
+  /** the ref no longer points at `head`: read it again and judge again */
+  | { kind: "moved"; head: string }
+  /** the ref still points at `head` but could not be moved (a lock left behind, a full disk): git's words */
+  | { kind: "failed"; message: string };
 
 /**
  * One commit of `changes` on top of `head`, and `ref` moved to it only if it still
@@ -266,10 +271,11 @@ export async function commitOnto(
   });
   try {
     await git(["update-ref", options.ref, commit, options.head], cwd);
-  } catch {
+  } catch (error) {
     const now = await gitText(["rev-parse", "--verify", "--quiet", options.ref], cwd).catch(
       () => "",
     );
+    if (now === options.head) return { kind: "failed", message: (error as Error).message };
     return { kind: "moved", head: now };
   }
   return { kind: "ok", commit };

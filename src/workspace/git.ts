@@ -13,9 +13,16 @@ export class GitError extends Error {
     readonly stderr: string,
   ) {
     super(
-      `git ${args.slice(0, 3).join(" ")} failed${code === null ? "" : ` (exit ${code})`}: ${stderr.trim().split("\n").slice(-3).join(" ") || "no message"}`,
+      `git ${args.slice(0, 3).join(" ")} failed${code === null ? "" : ` (exit ${code})`}: ${gist(stderr) || "no message"}`,
     );
   }
+}
+
+/** What git said, in a line: its `fatal:` / `error:` lines when it has them (advice follows those), else its last lines. */
+function gist(stderr: string): string {
+  const lines = stderr.trim().split("\n");
+  const said = lines.filter((l) => /^(fatal|error): /.test(l));
+  return (said.length > 0 ? said : lines).slice(-3).join(" ");
 }
 
 export interface GitOptions {

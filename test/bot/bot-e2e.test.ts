@@ -367,7 +367,7 @@ describe("/retry TICKET makes a new attempt and unblocks its dependents", () => 
     const reply = botReplies(w.repo, report).at(-1)!;
     expect(reply).toContain("ship is blocked by root build; retry build");
     expect(reply).toContain(
-      "plan is complete; only a failed, limited or cancelled ticket can be retried",
+      "plan is complete; to ask for a change, retry it with feedback for its next attempt",
     );
     expect(reply).toContain("There is no ticket `biuld` in this run. Did you mean `build`?");
     expect(reply).toContain("`/retry` needs the ticket to retry");

@@ -153,6 +153,31 @@ describe("frontier status, answer, retry, cancel, context, report", () => {
     expect(flaky?.attempts.map((a) => a.outcome)).toEqual(["failed", "complete"]);
   });
 
+  it("retry --note: a reviewer's feedback on a complete ticket reaches its next attempt; what ran on it is listed", () => {
+    const dir = tmpTickets({
+      "api.md": "---\n---\n# API\n",
+      "ui.md": "---\ndepends_on: api\n---\n# UI\n",
+    });
+    const exec = 'grep -q "reviewer asked" "$FRONTIER_CONTEXT_FILE" && echo revised || echo first';
+    expect(frontier(["run", dir, "--exec", exec]).code).toBe(0);
+    expect(frontier(["retry", dir, "api"]).stderr).toMatch(/retry it with feedback/);
+    const retry = frontier(["retry", dir, "api", "--note", "use the v2 endpoint"]);
+    expect(retry.code).toBe(0);
+    expect(retry.stdout).toMatch(/1 dependent of api already ran on its earlier result .*: ui/);
+    expect(frontier(["context", dir, "api"]).stdout).toMatch(
+      /## Review feedback[\s\S]*the reviewer asked .*\n\nuse the v2 endpoint/,
+    );
+    expect(frontier(["run", dir, "--exec", exec]).code).toBe(0);
+    const after = Receipt.parse(JSON.parse(frontier(["status", dir, "--json"]).stdout));
+    const api = after.tickets.find((t) => t.id === "api");
+    expect(api?.attempts.map((a) => [a.n, a.outcome])).toEqual([
+      [1, "complete"],
+      [2, "complete"],
+    ]);
+    expect(readFileSync(join(dir, ".frontier/results/api@2.md"), "utf8")).toBe("revised\n");
+    expect(after.tickets.find((t) => t.id === "ui")?.attempts).toHaveLength(1);
+  });
+
   it("retry of a blocked ticket names the root to retry instead", () => {
     const dir = tmpTickets({
       "root.md": "---\n---\n# Root\n",

@@ -2,8 +2,10 @@
  * SPEC §3–4, one `describe` per rule, in a world where no time passes: `now` is a number.
  */
 import { describe, expect, it } from "vitest";
+import { buildContext } from "../../src/core/context.js";
 import { Frontier } from "../../src/core/engine.js";
 import { SavedState } from "../../src/core/model.js";
+import { remainderOf } from "../../src/report/remainder.js";
 import {
   claimAll,
   claimedIds,
@@ -60,7 +62,7 @@ describe("complete and empty satisfy dependents; empty is never reported as done
     claimAll(f);
     settle(f, "a", "empty");
     settle(f, "b", "complete");
-    expect(f.remainder(0)).toEqual([]);
+    expect(remainderOf(f, 0)).toEqual([]);
   });
 });
 
@@ -195,7 +197,7 @@ describe("a suspended ticket is neither complete nor failed; an answer re-readie
     expect(f.expire(10 * 24 * 60 * MIN)).toEqual({ kind: "ok", changed: [] });
     expect(f.state("a")?.status).toBe("suspended");
     expect(f.runState(0)).toBe("suspended");
-    expect(f.remainder(0)[0]).toEqual({
+    expect(remainderOf(f, 0)[0]).toEqual({
       id: "a",
       status: "suspended",
       waiting_on: "question: which database?",
@@ -598,7 +600,9 @@ describe("the run bound is spent by dispatches; each dispatch is handed what rem
     expect(claimAll(f)).toEqual([]);
     expect(f.state("c")?.status).toBe("ready");
     expect(f.runState(0)).toBe("limited");
-    expect(f.remainder(0)).toEqual([{ id: "c", status: "ready", waiting_on: "run bound spent" }]);
+    expect(remainderOf(f, 0)).toEqual([
+      { id: "c", status: "ready", waiting_on: "run bound spent: 2 of 2 dispatches made" },
+    ]);
     expect(f.runRecord().dispatched).toBe(2);
   });
 
@@ -629,7 +633,7 @@ describe("the run bound is spent by dispatches; each dispatch is handed what rem
     settle(f, "a", "limited");
     settle(f, "b", "complete");
     expect(f.runState(0)).toBe("limited");
-    expect(f.remainder(0)).toEqual([
+    expect(remainderOf(f, 0)).toEqual([
       { id: "a", status: "limited", waiting_on: "its bound ran out" },
     ]);
   });
@@ -677,7 +681,7 @@ describe("cancel: every open ticket is cancelled; nothing more is dispatched", (
     expect(f.claimedIds()).toEqual([]);
     expect(claimAll(f, 6)).toEqual([]);
     expect(f.runState(6)).toBe("cancelled");
-    expect(f.remainder(6).find((e) => e.id === "run")).toEqual({
+    expect(remainderOf(f, 6).find((e) => e.id === "run")).toEqual({
       id: "run",
       status: "cancelled",
       waiting_on: "cancelled by sam",
@@ -863,7 +867,7 @@ describe("run state: not started, running while anything is ready or claimed; el
     settle(f, "s", "suspended", 0, { question: "which?" });
     settle(f, "x", "failed");
     expect(f.runState(0)).toBe("failed");
-    expect(f.remainder(0).map((r) => r.status)).toEqual(["limited", "suspended", "failed"]);
+    expect(remainderOf(f, 0).map((r) => r.status)).toEqual(["limited", "suspended", "failed"]);
     f.retry("x", "sam", 0);
     claimAll(f);
     settle(f, "x", "complete");
@@ -923,7 +927,7 @@ describe("the open remainder is every ticket not complete or empty, each with wh
     settle(f, "a", "failed", 0, { reason: "exit 1" });
     settle(f, "q", "suspended", 0, { question: "which port?" });
     settle(f, "t", "complete");
-    expect(f.remainder(0)).toEqual([
+    expect(remainderOf(f, 0)).toEqual([
       { id: "a", status: "failed", waiting_on: "failed: exit 1" },
       { id: "b", status: "blocked", waiting_on: "a failed" },
       { id: "c", status: "blocked", waiting_on: "a failed (via b)" },
@@ -955,7 +959,7 @@ describe("the remainder names the root's own ending for a blocked ticket", () =>
     const g = Frontier.create(specs, { run: "test" }, snap, 0);
     claimAll(g);
     settle(g, "lim", "limited");
-    expect(g.remainder(0).map((r) => [r.id, r.waiting_on])).toEqual([
+    expect(remainderOf(g, 0).map((r) => [r.id, r.waiting_on])).toEqual([
       ["lim", "its bound ran out"],
       ["lim1", "lim limited"],
       ["can", "run cancelled by kim"],
@@ -1239,4 +1243,129 @@ describe("a settled ticket whose file still holds its claim loads as its settle 
       expect(g.readyIds()).toEqual(f.readyIds());
     });
   }
+});
+
+describe("a usage bound: the run stops claiming once its agents have used what it allows", () => {
+  it("nothing more is claimed once a total is reached; live attempts finish; the run ends limited naming the total", () => {
+    const f = engine(inOrder(ticket("a"), ticket("b"), ticket("c", ["a"]), ticket("d", ["b"])), {
+      bound: { usage: { tokens: 1000 } },
+      maxParallel: 2,
+    });
+    const first = claimAll(f);
+    expect(first.map((c) => [c.ticket, c.runBound.usage])).toEqual([
+      ["a", { tokens: 1000 }],
+      ["b", { tokens: 1000 }],
+    ]);
+    settle(f, "a", "complete", 1, { usage: { tokens: 600 }, resultFile: "r", resultBytes: 1 });
+    // c is handed what remains
+    const next = claimAll(f, 1);
+    expect(next.map((c) => [c.ticket, c.runBound.usage])).toEqual([["c", { tokens: 400 }]]);
+    settle(f, "b", "complete", 2, { usage: { tokens: 500 }, resultFile: "r", resultBytes: 1 });
+    // 1100 of 1000: d is ready but not claimed; c, already live, goes on
+    expect(claimAll(f, 2)).toEqual([]);
+    expect(f.state("c")?.status).toBe("claimed");
+    expect(f.runState(2)).toBe("running");
+    settle(f, "c", "complete", 3, { usage: { tokens: 50 }, resultFile: "r", resultBytes: 1 });
+    expect(f.runState(3)).toBe("limited");
+    expect(f.spentBound(3)).toEqual({ kind: "usage", key: "tokens", limit: 1000, total: 1150 });
+    expect(remainderOf(f, 3)).toEqual([
+      { id: "d", status: "ready", waiting_on: "run bound spent: 1,150 of 1,000 tokens used" },
+    ]);
+    expect(f.runBoundLeft().usage).toEqual({ tokens: 0 });
+  });
+
+  it("counts every attempt, failed ones and those of a resumed run included", () => {
+    const f = engine(inOrder(ticket("a"), ticket("b")), {
+      bound: { usage: { cost_usd: 1 } },
+      retries: 1,
+    });
+    claimAll(f);
+    settle(f, "a", "failed", 0, { usage: { cost_usd: 0.6 } });
+    settle(f, "b", "empty", 0, { usage: { cost_usd: 0.3 } });
+    expect(f.usageTotals()).toEqual({ cost_usd: 0.8999999999999999 });
+    const resumed = Frontier.create(
+      f.specs(),
+      { run: "test", bound: { usage: { cost_usd: 0.85 } } },
+      f.snapshot(),
+      1,
+    );
+    // a's automatic retry waits: 0.9 of 0.85 is spent
+    expect(resumed.state("a")?.status).toBe("ready");
+    expect(resumed.claimReady(1, "runner", token)).toEqual([]);
+    expect(resumed.runState(1)).toBe("limited");
+  });
+});
+
+describe("review feedback: a retry with a note is a new immutable input of the next attempt", () => {
+  it("a complete ticket retried with feedback runs again; its old attempt is kept; dependents that ran are listed, not re-run", () => {
+    const f = engine(inOrder(ticket("api"), ticket("ui", ["api"]), ticket("docs", ["api"])), {
+      maxParallel: 2,
+    });
+    claimAll(f);
+    settle(f, "api", "complete", 0, { resultFile: "r1", resultBytes: 1 });
+    claimAll(f); // ui and docs
+    settle(f, "ui", "complete", 0, { resultFile: "r2", resultBytes: 1 });
+    // without a note, a complete ticket is not retried
+    const refused = f.retry("api", "rev", 1);
+    expect(refused.kind).toBe("rejected");
+    expect((refused as { message: string }).message).toMatch(/retry it with feedback/);
+    const r = f.retry("api", "rev", 2, "use the v2 endpoint");
+    expect(r.kind).toBe("ok");
+    const s = f.state("api")!;
+    expect(s.status).toBe("ready");
+    expect(s.attempts.map((a) => [a.n, a.outcome])).toEqual([[1, "complete"]]);
+    expect(s.answers).toEqual([
+      {
+        n: 1,
+        attempt: 1,
+        kind: "feedback",
+        question: "",
+        text: "use the v2 endpoint",
+        by: "rev",
+        at: new Date(2).toISOString(),
+      },
+    ]);
+    // ui ran on the old result, docs is running on it: neither is re-run
+    expect(f.ranDependents("api")).toEqual(["ui", "docs"]);
+    expect(f.state("ui")?.status).toBe("complete");
+    const again = claimAll(f, 3);
+    expect(again.map((c) => [c.ticket, c.attempt])).toEqual([["api", 2]]);
+  });
+
+  it("a dependent that had not started waits for the new result", () => {
+    const f = engine(inOrder(ticket("a"), ticket("b", ["a"])), { maxParallel: 1 });
+    claimAll(f);
+    settle(f, "a", "complete", 0, { resultFile: "r", resultBytes: 1 });
+    expect(f.state("b")?.status).toBe("ready");
+    f.retry("a", "rev", 1, "tighter wording");
+    expect(f.state("b")?.status).toBe("pending");
+    expect(claimAll(f, 1).map((c) => c.ticket)).toEqual(["a"]);
+    settle(f, "a", "complete", 2, { resultFile: "r2", resultBytes: 1 });
+    expect(f.state("b")?.status).toBe("ready");
+  });
+
+  it("the feedback reaches the next attempt's context as the reviewer's request", () => {
+    const text = buildContext({
+      spec: ticket("api"),
+      run: "r",
+      inputs: [],
+      answers: [
+        {
+          n: 1,
+          attempt: 1,
+          kind: "feedback",
+          question: "",
+          text: "rename the endpoint",
+          by: "alice",
+          at: "2026-12-01T00:00:00.000Z",
+        },
+      ],
+      attempt: 2,
+    });
+    expect(text).toContain("## Review feedback");
+    expect(text).toContain(
+      "the reviewer asked (alice, 2026-12-01T00:00:00.000Z):\n\nrename the endpoint",
+    );
+    expect(text).not.toContain("Earlier questions and answers");
+  });
 });

@@ -415,3 +415,52 @@ describe("usage errors", () => {
     expect(ticketOf(r, "b").attempts[0]?.result?.trim()).toBe("plain");
   });
 });
+
+describe("a usage bound in frontier.yml", () => {
+  /** an executor that reports `tokens` of usage and records what remains of the run bound */
+  const spender = (marks: string, tokens: number) =>
+    counted(
+      marks,
+      `echo "$FRONTIER_TICKET $FRONTIER_RUN_BOUND" >> ${marks}/bounds; printf '{"status":"complete","result":"ok","usage":{"tokens":${tokens}}}' > "$FRONTIER_OUTCOME_FILE"`,
+    );
+
+  it("claims nothing once the total is reached, ends limited naming it, and says how to go on", async () => {
+    const g = makeGraph(
+      { a: {}, b: { depends_on: ["a"] }, c: { depends_on: ["b"] } },
+      { run: "test", bound: { usage: { tokens: 150 } } },
+    );
+    const ran = await run(g, spender(g.marks, 100));
+    expect(ran.code).toBe(4);
+    expect(executions(g)).toEqual({ a: 1, b: 1 });
+    expect(readFileSync(join(g.marks, "bounds"), "utf8")).toBe(
+      "a usage.tokens=150\nb usage.tokens=50\n",
+    );
+    const r = receipt(g);
+    expect(r.state).toBe("limited");
+    expect(r.usage).toEqual({ tokens: 200 });
+    expect(r.bound?.usage).toEqual({ tokens: 150 });
+    expect(r.remainder).toEqual([
+      { id: "c", status: "ready", waiting_on: "run bound spent: 200 of 150 tokens used" },
+    ]);
+    expect(ran.stderr).toContain("raise bound.usage.tokens in");
+  });
+
+  it("a nested run inherits what remains and never exceeds it", async () => {
+    const g = makeGraph({ a: {}, b: {}, c: {} });
+    const ran = await frontier(
+      ["run", g.dir, "--max-parallel", "1", "--exec", spender(g.marks, 30)],
+      {
+        env: { FRONTIER_RUN_BOUND: "usage.tokens=50" },
+      },
+    );
+    expect(ran.code).toBe(4);
+    expect(Object.keys(executions(g))).toHaveLength(2);
+  });
+
+  it("validate checks the bound's shape, naming the line", async () => {
+    const g = makeGraph({ a: {} }, { run: "test", bound: { usage: { tokens: "lots" } } });
+    const ran = await frontier(["validate", g.dir]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/frontier\.yml:\d+: bound must be .*usage/);
+  });
+});

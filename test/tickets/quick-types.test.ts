@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { BLOCK_KINDS, STATUSES } from "../../src/core/constants.js";
+import { BLOCK_KINDS, ISOLATIONS, STATUSES } from "../../src/core/constants.js";
 import { Settings } from "../../src/core/model.js";
 import { fieldsWellTyped, KNOWN_FIELDS, typedValue } from "../../src/tickets/field-table.js";
 import { TicketFields } from "../../src/tickets/field-types.js";
@@ -15,7 +15,7 @@ const number = fc.oneof(
   fc.constantFrom(0, -0, 1.5, 2 ** 53 - 1, 2 ** 53, -(2 ** 53), 1e20, Number.NaN, Infinity),
 );
 const text = fc.oneof(
-  fc.constantFrom(...STATUSES, ...BLOCK_KINDS, "", "x", "Complete", "dep-other"),
+  fc.constantFrom(...STATUSES, ...BLOCK_KINDS, ...ISOLATIONS, "", "x", "Complete", "dep-other"),
   fc.string({ maxLength: 4 }),
 );
 const scalar = fc.oneof(text, number, fc.boolean(), fc.constant(null), fc.constant(undefined));
@@ -82,6 +82,7 @@ const settingKey = fc.oneof(
 const settingScalar = fc.oneof(
   fc.constantFrom("4", "010", "+3", "-1", "0", "0x1F", "1e3", "1.50", ".inf", "true", "no"),
   fc.constantFrom("null", "~", "", "9007199254740993", "2026-01-02", "30m", "./run.sh x"),
+  fc.constantFrom("worktree", "required", "none", "Worktree"),
   fc.constantFrom('"quoted"', "'single'", '"4"', "'it''s'", '"a\\"b"', '"\\u00e9"', "'"),
   fc.stringMatching(/^[a-z0-9 ._:#/-]{0,10}$/),
   fc.constantFrom("[a, b]", "{dispatches: 5, duration: 2h}", "{a: x}", "&a 3", "*a", "|", "- x"),

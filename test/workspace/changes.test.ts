@@ -168,6 +168,26 @@ describe("integrating changes on a branch, and what moved there", () => {
     expect(sh(root, "rev-parse", "frontier/run")).toBe(commit);
   });
 
+  it("a ref that stays where it was but cannot be moved (a lock left behind) is a failure in git's words, not a lost race", async () => {
+    sh(root, "branch", "frontier/run", start);
+    writeFileSync(join(root, ".git", "refs", "heads", "frontier", "run.lock"), "");
+    write(root, "src/api/a.ts", "changed\n");
+    const got = await collectChanges(root, start);
+    const answer = await commitOnto(root, {
+      head: start,
+      ref: "refs/heads/frontier/run",
+      changes: got.paths,
+      message: "locked",
+      identity: IDENTITY,
+    });
+    expect(answer.kind).toBe("failed");
+    // git's own line, not the advice after it
+    expect(answer.kind === "failed" && answer.message).toMatch(
+      /^git update-ref refs\/heads\/frontier\/run \S+ failed \(exit 128\): fatal: .*cannot lock ref 'refs\/heads\/frontier\/run': .*run\.lock': File exists\.$/,
+    );
+    expect(sh(root, "rev-parse", "frontier/run")).toBe(start);
+  });
+
   it("names the newest commit that changed each path since the start", async () => {
     write(root, "src/api/a.ts", "someone\n");
     sh(root, "commit", "-qam", "a person's push");

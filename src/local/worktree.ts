@@ -1,0 +1,326 @@
+/**
+ * The run's integration branch and the worktrees of its isolated tickets (SPEC §4b).
+ *
+ * A run whose tickets run isolated (`isolation: worktree`) integrates their changes on
+ * `frontier/<run>`, made from HEAD when the run starts; each attempt runs in a detached
+ * worktree of that branch's head, kept in the repository's git directory (where the
+ * user's tree never sees it), and removed once what it did is recorded. The user's
+ * working tree, index and branch are never touched. `DIR/.frontier/branch.json` says
+ * which branch the run integrates on and where it started, so a resumed run goes on
+ * where it was, and `frontier reset` knows what to tidy.
+ *
+ * This module holds the branch's and the worktrees' lifecycle; integrate.ts what an
+ * attempt's end does with them.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { ticketIsolation } from "../core/constants.js";
+import type { Settings, TicketSpec } from "../core/model.js";
+import { BRANCH_FILE, integratingFile } from "../tickets/layout.js";
+import { fieldLine } from "../tickets/load.js";
+import { type Problem, problem } from "../tickets/problems.js";
+import { SETTINGS_FILE } from "../tickets/setting-keys.js";
+import { replaceAtomically } from "../tickets/store.js";
+import { collectChanges, patchOf } from "../workspace/changes.js";
+import { runBranchName } from "../workspace/refname.js";
+import {
+  checkRepository,
+  commitsBetween,
+  isAncestor,
+  MIN_GIT,
+  type Repository,
+  removeWorktree,
+  resolveCommit,
+  setBranch,
+  validBranchName,
+  worktreesUnder,
+} from "../workspace/worktrees.js";
+import { plural } from "./text.js";
+
+/** A run's integration branch, as the runner works with it. */
+export interface RunBranch {
+  repository: Repository;
+  /** `frontier/<run>` */
+  branch: string;
+  /** the commit the branch was made from */
+  base: string;
+  /** where this run's worktrees live: in the repository's git directory */
+  home: string;
+  /** the ticket directory, from the repository's top ("" when it is the top) */
+  ticketDir: string;
+  /** the executor's directory in a worktree, from its top: the ticket directory's parent */
+  cwd: string;
+}
+
+interface BranchRecord {
+  schema: "ticket-frontier/branch@1";
+  branch: string;
+  base: string;
+  created_at: string;
+}
+
+/** The tickets of `specs` that run isolated. */
+function isolatedTickets(
+  specs: readonly TicketSpec[],
+  settings: Pick<Settings, "isolation">,
+): TicketSpec[] {
+  return specs.filter((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree");
+}
+
+/**
+ * What stands in the way of isolated tickets in `dir`, before anything starts (validate
+ * and run check the same): no git, a git too old for worktrees, no repository, no
+ * commit to start from. One problem, where the isolation is asked for.
+ */
+export async function isolationProblems(
+  dir: string,
+  specs: readonly TicketSpec[],
+  settings: Pick<Settings, "isolation">,
+): Promise<Problem[]> {
+  const isolated = isolatedTickets(specs, settings);
+  if (isolated.length === 0) return [];
+  const check = await checkRepository(dir);
+  if (check.kind === "ok") return [];
+  const byDefault = settings.isolation !== undefined && settings.isolation !== "none";
+  const own = isolated.find((s) => s.isolation === "worktree");
+  const where =
+    byDefault || own === undefined
+      ? { file: SETTINGS_FILE, line: settingLine(join(dir, SETTINGS_FILE), "isolation") }
+      : { file: own.file, line: fieldLine(join(dir, own.file), "isolation") };
+  const who = `${plural(isolated.length, "ticket")} ${isolated.length === 1 ? "runs" : "run"} with isolation: worktree`;
+  const drop =
+    "or set isolation: none to run without (changes are then neither checked nor integrated)";
+  let message: string;
+  let fix: string;
+  switch (check.kind) {
+    case "no-git":
+      message = `${who}, which needs git, and git is not installed (or not on PATH)`;
+      fix = `install git ${MIN_GIT.join(".")} or newer, ${drop}`;
+      break;
+    case "too-old":
+      message = `${who}, which needs git ${MIN_GIT.join(".")} or newer for its worktrees; this git is ${check.version}`;
+      fix = `upgrade git, ${drop}`;
+      break;
+    case "not-a-repository":
+      message = `${who}, which needs a git repository, and the ticket directory is not in one`;
+      fix = `make the project a repository (git init, then commit it), ${drop}`;
+      break;
+    case "no-commit":
+      message = `${who}, which starts each from a commit, and the repository at ${check.root} has none yet`;
+      fix = `commit once (git add -A && git commit -m start), ${drop}`;
+      break;
+  }
+  return [problem("isolation-unavailable", where.file, where.line, message, fix)];
+}
+
+/** The line of a top-level setting in frontier.yml. */
+function settingLine(path: string, name: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  const at = text.split("\n").findIndex((l) => new RegExp(`^${name}\\s*:`).test(l));
+  return at === -1 ? undefined : at + 1;
+}
+
+export type OpenedBranch =
+  | { kind: "ok"; branch: RunBranch; notes: string[] }
+  | { kind: "bad"; message: string };
+
+/**
+ * The integration branch of the run `run` in `dir` (absolute): the one its
+ * branch.json names, else `frontier/<run>` made from HEAD now. A branch of that name
+ * left by an earlier run is taken over only when HEAD already holds all of it;
+ * otherwise nothing starts, and the message says how to go on. Call under the run's lock.
+ */
+export async function openRunBranch(dir: string, run: string, now: number): Promise<OpenedBranch> {
+  const check = await checkRepository(dir);
+  if (check.kind !== "ok") {
+    return { kind: "bad", message: `isolation: worktree cannot run here (${check.kind})` };
+  }
+  const { repository, head } = check;
+  const { root } = repository;
+  const notes: string[] = [];
+  const recorded = readBranchRecord(dir);
+  let branch: string;
+  let base: string;
+  if (recorded !== undefined) {
+    branch = recorded.branch;
+    base = recorded.base;
+    if ((await resolveCommit(root, `refs/heads/${branch}`)) === undefined) {
+      // deleted while the run was not running: what it held is the user's to have kept
+      if (!(await setBranch(root, branch, head, undefined, "frontier: run branch made again"))) {
+        return { kind: "bad", message: `could not make the branch ${branch} again` };
+      }
+      notes.push(
+        `${branch} was gone (deleted?): made again from HEAD (${short(head)}); tickets that ran before build on HEAD now`,
+      );
+    }
+  } else {
+    branch = runBranchName(run);
+    if (!(await validBranchName(root, branch))) {
+      return {
+        kind: "bad",
+        message: `the run's name ${JSON.stringify(run)} gives no branch name git accepts (${branch}) — set another run: in frontier.yml`,
+      };
+    }
+    const existing = await resolveCommit(root, `refs/heads/${branch}`);
+    if (existing !== undefined && !(await isAncestor(root, existing, head))) {
+      const ahead = await commitsBetween(root, head, existing);
+      return {
+        kind: "bad",
+        message: `the branch ${branch} holds ${plural(ahead, "commit")} that HEAD does not have (an earlier run's changes?) — merge it (git merge ${branch}) or delete it (git branch -D ${branch}), or give this run another name (run: in frontier.yml); nothing was started`,
+      };
+    }
+    if (!(await setBranch(root, branch, head, existing, "frontier: run branch from HEAD"))) {
+      return { kind: "bad", message: `could not make the branch ${branch}: it changed meanwhile` };
+    }
+    if (existing !== undefined && existing !== head) {
+      notes.push(
+        `${branch} was left by an earlier run and HEAD holds all of it: it starts again from HEAD (${short(head)})`,
+      );
+    }
+    base = head;
+    const record: BranchRecord = {
+      schema: "ticket-frontier/branch@1",
+      branch,
+      base,
+      created_at: new Date(now).toISOString(),
+    };
+    replaceAtomically(join(dir, BRANCH_FILE), `${JSON.stringify(record, null, 2)}\n`);
+  }
+  return { kind: "ok", branch: locate(dir, repository, branch, base), notes };
+}
+
+function readBranchRecord(dir: string): BranchRecord | undefined {
+  try {
+    const value = JSON.parse(readFileSync(join(dir, BRANCH_FILE), "utf8")) as Partial<BranchRecord>;
+    if (typeof value.branch === "string" && typeof value.base === "string") {
+      return value as BranchRecord;
+    }
+  } catch {
+    // none (or not ours): the run makes its branch
+  }
+  return undefined;
+}
+
+function locate(dir: string, repository: Repository, branch: string, base: string): RunBranch {
+  const real = realpathSync(dir);
+  const ticketDir = toPosix(relative(repository.root, real));
+  const parent = toPosix(relative(repository.root, dirname(real)));
+  // tickets at the top of the repository: their parent is outside it, the executor runs at the top
+  const cwd = parent.startsWith("..") || isAbsolute(parent) ? "" : parent;
+  const key = `${basename(real) || "tickets"}-${createHash("sha256").update(real).digest("hex").slice(0, 10)}`;
+  return {
+    repository,
+    branch,
+    base,
+    home: join(repository.commonDir, "frontier", "worktrees", key),
+    ticketDir,
+    cwd,
+  };
+}
+
+const toPosix = (p: string) => p.split(sep).join("/");
+
+export const short = (commit: string) => commit.slice(0, 10);
+
+/** The worktree of one attempt. */
+export function worktreePath(rb: RunBranch, ticket: string, attempt: number): string {
+  return join(rb.home, `${ticket}@${attempt}`);
+}
+
+/** Where a run's attempts write (their `.frontier/` records are not changes), from the top. */
+export function recordsPath(rb: RunBranch): string {
+  return rb.ticketDir === "" ? ".frontier" : `${rb.ticketDir}/.frontier`;
+}
+
+/** What the end of a run says about its branch: how to look at it and merge it. */
+export async function branchSummary(rb: RunBranch): Promise<string[]> {
+  const { root } = rb.repository;
+  let commits: number;
+  try {
+    commits = await commitsBetween(root, rb.base, `refs/heads/${rb.branch}`);
+  } catch {
+    return [
+      `changes: the branch ${rb.branch} is gone; the attempts' records say what each changed`,
+    ];
+  }
+  const from = short(rb.base);
+  if (commits === 0) {
+    return [`changes: none integrated yet — ${rb.branch} is still at ${from}, where it started`];
+  }
+  return [
+    `changes: ${plural(commits, "commit")} on ${rb.branch} (from ${from}); your working tree and branch were not touched`,
+    `  review: git log --stat ${from}..${rb.branch}   ·   git diff ${from} ${rb.branch}`,
+    `  merge:  git merge ${rb.branch}   ·   or push it (git push origin ${rb.branch}) and open a pull request`,
+  ];
+}
+
+/**
+ * `frontier reset`: the run's worktrees are removed (an attempt that ended without its
+ * changes integrated keeps them as a patch among the records first), and its branch is
+ * kept — it is the user's work. Returns what was done, in lines; none when the run
+ * integrated on no branch.
+ */
+export async function resetWorktrees(dir: string): Promise<string[]> {
+  const recorded = readBranchRecord(dir);
+  if (recorded === undefined) return [];
+  const check = await checkRepository(dir);
+  if (check.kind !== "ok") return [];
+  const rb = locate(dir, check.repository, recorded.branch, recorded.base);
+  const { root } = rb.repository;
+  const out: string[] = [];
+  const paths = await worktreesUnder(root, rb.home);
+  for (const path of paths) {
+    const kept = await keepUnintegrated(dir, rb, path);
+    if (kept !== undefined) out.push(kept);
+    await removeWorktree(root, path);
+  }
+  if (paths.length > 0)
+    out.push(`removed ${plural(paths.length, "worktree")} of the run (${rb.home})`);
+  const head = await resolveCommit(root, `refs/heads/${rb.branch}`);
+  if (head === undefined) return out;
+  const commits = await commitsBetween(root, rb.base, head);
+  out.push(
+    commits === 0
+      ? `kept the branch ${rb.branch}: it has no commits past ${short(rb.base)}, and the next run starts it again from HEAD`
+      : `kept the branch ${rb.branch} (${plural(commits, "commit")} past ${short(rb.base)}): it is your work — merge it (git merge ${rb.branch}) or delete it (git branch -D ${rb.branch}); the next run makes it afresh from HEAD once HEAD holds it or it is gone`,
+  );
+  return out;
+}
+
+/** An attempt that ended and was never integrated: its changes, as a patch, before its worktree goes. */
+async function keepUnintegrated(
+  dir: string,
+  rb: RunBranch,
+  path: string,
+): Promise<string | undefined> {
+  const m = /^(.+)@(\d+)$/.exec(basename(path));
+  if (m === null) return undefined;
+  const [ticket, n] = [m[1]!, Number(m[2])];
+  let pending: { start?: unknown };
+  try {
+    pending = JSON.parse(readFileSync(join(dir, integratingFile(ticket, n)), "utf8")) as {
+      start?: unknown;
+    };
+  } catch {
+    return undefined; // it had not ended: nothing of it was the ticket's work yet
+  }
+  if (typeof pending.start !== "string") return undefined;
+  try {
+    const collected = await collectChanges(path, pending.start, { exclude: [recordsPath(rb)] });
+    if (collected.paths.length === 0) return undefined;
+    const file = `.frontier/integrating/${ticket}@${n}.patch`;
+    replaceAtomically(
+      join(dir, file),
+      await patchOf(rb.repository.root, collected.start, collected.tree),
+    );
+    return `${ticket} attempt ${n} had ended but its changes were never integrated: kept as ${file.slice(".frontier/".length)} in the archived records`;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The open remainder in words (SPEC §3): every ticket not complete or empty, with what
+ * holds it — the blocker chain, the question, the spent bound. The engine says what
+ * holds a ticket as data (`Frontier.holds`); this is where it becomes a phrase, for the
+ * receipt, the reports and the terminal alike.
+ */
+import type { Frontier, Hold, SpentBound } from "../core/engine.js";
+import type { RemainderEntry } from "../core/model.js";
+import { singleLine } from "../core/text.js";
+
+/** A number as people read it: 2000000 → 2,000,000 (decimals kept). */
+function amount(n: number): string {
+  return Number.isInteger(n) ? n.toLocaleString("en-US") : String(Math.round(n * 1e6) / 1e6);
+}
+
+/** What of the run's bound is spent, in words: "2,000,412 of 2,000,000 tokens used". */
+export function spentWords(spent: SpentBound): string {
+  switch (spent.kind) {
+    case "dispatches":
+      return `${spent.spent} of ${spent.limit} dispatch${spent.limit === 1 ? "" : "es"} made`;
+    case "deadline":
+      return `its deadline ${spent.deadline} has passed`;
+    case "usage":
+      return `${amount(spent.total)} of ${amount(spent.limit)} ${spent.key} used`;
+  }
+}
+
+/** What holds an open ticket, as one line. */
+export function holdWords(hold: Hold): string {
+  switch (hold.kind) {
+    case "blocked": {
+      if (hold.root === undefined) return "blocked";
+      const word =
+        hold.rootStatus === "limited" || hold.rootStatus === "cancelled"
+          ? hold.rootStatus
+          : "failed";
+      return hold.via === undefined
+        ? `${hold.root} ${word}`
+        : `${hold.root} ${word} (via ${hold.via})`;
+    }
+    case "question":
+      // one line: a table cell and a terminal line summarise it; the attempt keeps it whole
+      return `question: ${singleLine(hold.question ?? "(no question given)")}`;
+    case "waiting":
+      return `waiting on ${hold.on.join(", ")}`;
+    case "ready":
+      return "ready";
+    case "run-cancelled":
+      return `run cancelled by ${hold.by}`;
+    case "bound-spent":
+      return `run bound spent: ${spentWords(hold.spent)}`;
+    case "running":
+      return `running attempt ${hold.attempt} (${hold.by ?? "unknown"})`;
+    case "failed":
+      return `failed: ${singleLine(hold.reason ?? "no reason given")}`;
+    case "limited":
+      return "its bound ran out";
+    case "cancelled":
+      return hold.by !== undefined ? `cancelled by ${hold.by}` : (hold.reason ?? "cancelled");
+  }
+}
+
+/** The open remainder of a run at `now`, in file order. */
+export function remainderOf(frontier: Frontier, now: number): RemainderEntry[] {
+  return frontier
+    .holds(now)
+    .map(({ id, status, hold }) => ({ id, status, waiting_on: holdWords(hold) }));
+}

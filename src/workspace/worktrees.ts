@@ -1,0 +1,183 @@
+/**
+ * Git worktrees and the refs around them, for a ticket that runs isolated (SPEC §4b):
+ * where the repository keeps its objects, a branch made or moved only by
+ * compare-and-swap, a detached worktree at a commit, its removal, and the commit a
+ * ticket's integration made, found again by its trailer. Nothing here touches the
+ * user's working tree, index or branch.
+ */
+import { existsSync, realpathSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { git, gitText, gitVersion } from "./git.js";
+
+/** The oldest git whose worktrees do all of this (`git worktree remove` is 2.17). */
+export const MIN_GIT: readonly [number, number] = [2, 17];
+
+/** `git config` that no worktree command of ours may take from the user's: hooks stay out. */
+const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
+
+export interface Repository {
+  /** the top of the work tree the ticket directory is in */
+  root: string;
+  /** the directory shared by all its worktrees (`.git` of the main one) */
+  commonDir: string;
+}
+
+export type RepositoryCheck =
+  | { kind: "ok"; repository: Repository; head: string }
+  | { kind: "no-git" }
+  | { kind: "too-old"; version: string }
+  | { kind: "not-a-repository" }
+  | { kind: "no-commit"; root: string };
+
+/** Whether `dir` can hold isolated tickets: git there, new enough, a repository with a commit. */
+export async function checkRepository(dir: string): Promise<RepositoryCheck> {
+  const version = await gitVersion(dir);
+  if (version === undefined) return { kind: "no-git" };
+  if (version[0] < MIN_GIT[0] || (version[0] === MIN_GIT[0] && version[1] < MIN_GIT[1])) {
+    return { kind: "too-old", version: version.join(".") };
+  }
+  let root: string;
+  let common: string;
+  try {
+    [root, common] = (
+      await gitText(["rev-parse", "--show-toplevel", "--git-common-dir"], { cwd: dir })
+    ).split("\n") as [string, string];
+  } catch {
+    return { kind: "not-a-repository" };
+  }
+  if (!root || !common) return { kind: "not-a-repository" };
+  // as git names it in `worktree list`: symbolic links resolved
+  const commonDir = realpathSync(isAbsolute(common) ? common : resolve(dir, common));
+  const head = await resolveCommit(root, "HEAD");
+  if (head === undefined) return { kind: "no-commit", root };
+  return { kind: "ok", repository: { root, commonDir }, head };
+}
+
+/** The commit `rev` names, or undefined when it names none. */
+export async function resolveCommit(root: string, rev: string): Promise<string | undefined> {
+  try {
+    return await gitText(["rev-parse", "--verify", "--quiet", `${rev}^{commit}`], { cwd: root });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether git takes `branch` as a branch name. */
+export async function validBranchName(root: string, branch: string): Promise<boolean> {
+  try {
+    await git(["check-ref-format", "--branch", branch], { cwd: root });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Point `refs/heads/<branch>` at `commit` only if it still points at `expected`
+ * (undefined: only if it does not exist yet). False when it was not as expected.
+ */
+export async function setBranch(
+  root: string,
+  branch: string,
+  commit: string,
+  expected: string | undefined,
+  reason: string,
+): Promise<boolean> {
+  try {
+    await git(["update-ref", "-m", reason, `refs/heads/${branch}`, commit, expected ?? ""], {
+      cwd: root,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `ancestor` is `descendant` or one of its ancestors. */
+export async function isAncestor(
+  root: string,
+  ancestor: string,
+  descendant: string,
+): Promise<boolean> {
+  try {
+    await git(["merge-base", "--is-ancestor", ancestor, descendant], { cwd: root });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** How many commits `to` has that `from` has not. */
+export async function commitsBetween(root: string, from: string, to: string): Promise<number> {
+  return Number(await gitText(["rev-list", "--count", `${from}..${to}`], { cwd: root }));
+}
+
+/**
+ * A detached worktree of `commit` at `path` (made afresh: whatever a killed run left
+ * there goes first). The user's hooks do not run for it.
+ */
+export async function addWorktree(root: string, path: string, commit: string): Promise<void> {
+  if (existsSync(path)) await removeWorktree(root, path);
+  await mkdir(resolve(path, ".."), { recursive: true });
+  await git([...NO_HOOKS, "worktree", "add", "--detach", "--quiet", path, commit], { cwd: root });
+}
+
+/** Remove the worktree at `path` (its files and git's record of it), if there is one. */
+export async function removeWorktree(root: string, path: string): Promise<void> {
+  try {
+    await git(["worktree", "remove", "--force", "--force", path], { cwd: root });
+  } catch {
+    // not a worktree (any more): its directory, if any, and git's stale record go
+    await rm(path, { recursive: true, force: true });
+    await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
+  }
+}
+
+/** The paths of the repository's worktrees under `under`. */
+export async function worktreesUnder(root: string, under: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await gitText(["worktree", "list", "--porcelain"], { cwd: root });
+  } catch {
+    return [];
+  }
+  const prefix = join(under, "/");
+  const out: string[] = [];
+  for (const field of text.split("\n")) {
+    if (!field.startsWith("worktree ")) continue;
+    const path = field.slice("worktree ".length);
+    if (path.startsWith(prefix)) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * The newest commit in `from..to` whose message has the line `trailer` exactly
+ * (`Frontier-Claim: <token>`): an integration that already landed.
+ */
+export async function commitWithTrailer(
+  root: string,
+  from: string,
+  to: string,
+  trailer: string,
+): Promise<string | undefined> {
+  const found = (
+    await git(
+      ["log", "--fixed-strings", `--grep=${trailer}`, "--format=%H%x00%B%x00", `${from}..${to}`],
+      { cwd: root },
+    )
+  )
+    .toString("utf8")
+    .split("\0");
+  for (let i = 0; i + 1 < found.length; i += 2) {
+    const commit = found[i]!.trim();
+    if (found[i + 1]!.split("\n").some((l) => l.trim() === trailer)) return commit;
+  }
+  return undefined;
+}
+
+/** The first parent of `commit`. */
+export async function parentOf(root: string, commit: string): Promise<string> {
+  return gitText(["rev-parse", "--verify", `${commit}^1`], { cwd: root });
+}

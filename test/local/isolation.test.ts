@@ -1,0 +1,382 @@
+/**
+ * SPEC §4b locally: a ticket with `isolation: worktree` runs in a git worktree of its own
+ * at the head of `frontier/<run>`; its changes are checked against its write_scope and
+ * integrated as one commit on that branch, and the user's tree is never touched.
+ * In process (runCommand), in real repositories.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/core/model.js";
+import { runBranchName } from "../../src/workspace/refname.js";
+import {
+  commitsOf,
+  exampleRepo,
+  git,
+  IDENTITY,
+  readJson,
+  repoWith,
+  runHere,
+  ticket,
+} from "./git-repo.js";
+import { startFrontier } from "./harness.js";
+
+const attemptOf = (dir: string, id: string, n: number) =>
+  readJson<AttemptRecord>(join(dir, ".frontier", "attempts", `${id}@${n}.json`));
+
+const receiptOf = (dir: string) =>
+  readJson<{
+    state: string;
+    tickets: Array<{ id: string; status: string; isolation?: string; reason?: string }>;
+  }>(join(dir, ".frontier", "receipt.json"));
+
+/** The worktrees git knows of, other than the user's own. */
+const otherWorktrees = (root: string) =>
+  git(root, "worktree", "list", "--porcelain")
+    .split("\n")
+    .filter((l) => l.startsWith("worktree "))
+    .slice(1);
+
+describe("a chain of coding tickets, each in its own worktree (examples/coding-graph)", () => {
+  it("each dependent builds on its dependencies' commits; the branch ends with one commit per ticket; the user's tree, index and branch are untouched", async () => {
+    const repo = exampleRepo();
+    const ran = await runHere(repo.dir);
+    expect(ran.stderr).toContain("run coding-graph: complete");
+    expect(ran.code).toBe(0);
+
+    const commits = commitsOf(repo.root, `${repo.start}..frontier/coding-graph`);
+    expect(commits.map((c) => [c.ticket, c.attempt, c.paths])).toEqual([
+      ["api", "1", ["app/api/todos.js"]],
+      ["ui", "1", ["app/ui/list.js"]],
+      ["docs", "1", ["docs/todos.md"]],
+    ]);
+    expect(commits[0]?.subject).toBe("api: The todo API");
+    // the fake agent refuses to write the UI without the API, and the docs without both:
+    // each worktree held what its dependencies integrated
+    const docs = git(repo.root, "show", "frontier/coding-graph:docs/todos.md");
+    expect(docs).toContain("`addTodo` (from app/api/todos.js)");
+    expect(docs).toContain("`renderList` (from app/ui/list.js)");
+
+    // every attempt record names its commit and its claim token is in the commit's trailers
+    for (const c of commits) {
+      const record = attemptOf(repo.dir, c.ticket, 1);
+      expect(record.changes).toMatchObject({ verdict: "integrated", commit: c.sha });
+      expect(c.claim).toBe(record.claim);
+    }
+    expect(receiptOf(repo.dir).tickets.map((t) => t.isolation)).toEqual([
+      "worktree",
+      "worktree",
+      "worktree",
+    ]);
+
+    // the user's side: still on main at the start, nothing staged, nothing changed but the
+    // run's records (the ticket files' state; .frontier/ is ignored by the example)
+    expect(git(repo.root, "rev-parse", "HEAD")).toBe(repo.start);
+    expect(git(repo.root, "symbolic-ref", "HEAD")).toBe("refs/heads/main");
+    expect(git(repo.root, "diff", "--cached", "--name-only")).toBe("");
+    expect(
+      git(repo.root, "status", "--porcelain")
+        .split("\n")
+        .map((l) => l.trim())
+        .sort(),
+    ).toEqual(["M tickets/api.md", "M tickets/docs.md", "M tickets/ui.md"]);
+    expect(existsSync(join(repo.root, "app", "api", "todos.js"))).toBe(false);
+    expect(otherWorktrees(repo.root)).toEqual([]);
+    // and how to look at it and merge it
+    expect(ran.stderr).toContain("changes: 3 commits on frontier/coding-graph");
+    expect(ran.stderr).toContain("git merge frontier/coding-graph");
+    expect(ran.stderr).toContain(
+      `git log --stat ${repo.start.slice(0, 10)}..frontier/coding-graph`,
+    );
+  });
+});
+
+describe("a scope breach: nothing is integrated, the change is kept as evidence", () => {
+  it("fails the attempt naming every path outside write_scope, keeps a patch, and leaves the branch where it was", async () => {
+    const run = "breach: v1..";
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": `run: "${run}"\nisolation: required\n`,
+      "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
+      "tickets/loose.md": ticket({}),
+    });
+    const exec = [
+      'if [ "$FRONTIER_TICKET" = api ]; then',
+      "  mkdir -p app/api && echo ok > app/api/a.js && echo sneaky > app/other.js && echo changed >> README.md",
+      "else echo x > notes.txt; fi",
+      "echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    const branch = runBranchName(run);
+    expect(branch).toBe("frontier/breach-v1");
+    expect(git(repo.root, "rev-parse", branch)).toBe(repo.start);
+
+    const api = attemptOf(repo.dir, "api", 1);
+    expect(api.outcome).toBe("failed");
+    expect(api.reason).toMatch(/^scope-breach: changed 2 paths outside its write_scope: /);
+    expect(api.reason).toContain("README.md");
+    expect(api.reason).toContain("app/other.js");
+    expect(api.reason).not.toContain("app/api/a.js");
+    expect(api.changes?.verdict).toBe("breach");
+    expect(api.changes?.paths.map((p) => p.path)).toEqual([
+      "README.md",
+      "app/api/a.js",
+      "app/other.js",
+    ]);
+    expect(api.changes?.paths.every((p) => /^[0-9a-f]{40}$/.test(p.blob ?? ""))).toBe(true);
+    expect(api.changes?.patch_file).toBe(".frontier/results/api@1.patch");
+    const patch = readFileSync(join(repo.dir, ".frontier", "results", "api@1.patch"), "utf8");
+    expect(patch).toContain("+sneaky");
+    // a patch git applies
+    expect(
+      git(repo.root, "apply", "--check", join(repo.dir, ".frontier", "results", "api@1.patch")),
+    ).toBe("");
+
+    const loose = attemptOf(repo.dir, "loose", 1);
+    expect(loose.reason).toMatch(
+      /^scope-breach: the ticket has no write_scope but changed 1 path: notes.txt/,
+    );
+    // nothing reached the user's tree
+    expect(git(repo.root, "status", "--porcelain", "--", ".", ":!tickets")).toBe("");
+    expect(otherWorktrees(repo.root)).toEqual([]);
+    expect(ran.stderr).toContain(`changes: none integrated yet — ${branch} is still at`);
+  });
+});
+
+describe("a conflict: someone else's commit on frontier/<run> touched the same path", () => {
+  it("fails the attempt naming the path and the commit, overwrites nothing, and its retry starts from the new head", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: conflict\nisolation: worktree\nretries: 1\n",
+      "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
+    });
+    const exec = [
+      "set -e",
+      // it runs in its worktree, in the repository's git directory; the records stay the user's
+      `test "$FRONTIER_DIR" = '${repo.dir}' && test "$FRONTIER_TICKET_FILE" = '${repo.dir}/api.md'`,
+      'case "$(pwd -P)" in "$(cd "$(git rev-parse --git-common-dir)" && pwd -P)"/frontier/worktrees/*) ;; *) exit 3 ;; esac',
+      'if [ "$FRONTIER_ATTEMPT" = 1 ]; then',
+      // another writer commits app/api/x.js on the run's branch while this attempt runs
+      '  idx="$(mktemp -u)"',
+      '  GIT_INDEX_FILE="$idx" git read-tree refs/heads/frontier/conflict',
+      "  blob=$(printf 'theirs\\n' | git hash-object -w --stdin)",
+      '  GIT_INDEX_FILE="$idx" git update-index --add --cacheinfo "100644,$blob,app/api/x.js"',
+      '  tree=$(GIT_INDEX_FILE="$idx" git write-tree); rm -f "$idx"',
+      '  them=$(git commit-tree "$tree" -p refs/heads/frontier/conflict -m "someone else")',
+      '  git update-ref refs/heads/frontier/conflict "$them"',
+      "fi",
+      // the second attempt's worktree starts from that commit
+      'test "$FRONTIER_ATTEMPT" = 1 || grep -q theirs app/api/x.js',
+      'mkdir -p app/api && echo "ours $FRONTIER_ATTEMPT" > app/api/x.js && echo written',
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.stderr).toContain("run conflict: complete");
+
+    const commits = commitsOf(repo.root, `${repo.start}..frontier/conflict`);
+    expect(commits.map((c) => c.subject)).toEqual(["someone else", "api: A ticket"]);
+    const theirs = commits[0]!.sha;
+    const first = attemptOf(repo.dir, "api", 1);
+    expect(first.outcome).toBe("failed");
+    expect(first.reason).toBe(
+      `conflict: app/api/x.js (changed by ${theirs.slice(0, 12)}) changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`,
+    );
+    expect(first.changes).toMatchObject({ verdict: "conflict", start: repo.start });
+    const second = attemptOf(repo.dir, "api", 2);
+    expect(second.changes).toMatchObject({ verdict: "integrated", start: theirs });
+    expect(git(repo.root, "show", "frontier/conflict:app/api/x.js")).toBe("ours 2");
+    expect(commits[1]).toMatchObject({ ticket: "api", attempt: "2" });
+  });
+});
+
+describe("an attempt that ended but was not integrated loses nothing", () => {
+  const graph = () =>
+    repoWith({
+      "tickets/frontier.yml": "run: kill\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
+      "tickets/ui.md": ticket({ depends_on: ["api"], write_scope: ["app/ui/**"] }),
+    });
+  const exec = [
+    "set -e",
+    'echo "$FRONTIER_TICKET $FRONTIER_ATTEMPT" >> "$FRONTIER_DIR/../runs.log"',
+    'case "$FRONTIER_TICKET" in',
+    "  api) mkdir -p app/api && echo api > app/api/a.js ;;",
+    "  ui) test -f app/api/a.js && mkdir -p app/ui && echo ui > app/ui/u.js ;;",
+    "esac",
+    'if [ -n "$LOCK_REF" ] && [ "$FRONTIER_TICKET" = api ]; then',
+    '  : > "$(git rev-parse --git-common-dir)/refs/heads/frontier/kill.lock"',
+    "fi",
+    "echo done",
+  ].join("\n");
+  const runs = (root: string) => readFileSync(join(root, "runs.log"), "utf8").trim().split("\n");
+
+  it("a branch that cannot be moved keeps the attempt claimed with its worktree; the next run integrates it once, without running it again", async () => {
+    const repo = graph();
+    process.env.LOCK_REF = "1";
+    let ran: Awaited<ReturnType<typeof runHere>>;
+    try {
+      ran = await runHere(repo.dir, exec);
+    } finally {
+      delete process.env.LOCK_REF;
+    }
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(
+      /error: api attempt 1 ended, but its changes could not be integrated on frontier\/kill: .*kill\.lock/,
+    );
+    expect(readFileSync(join(repo.dir, "api.md"), "utf8")).toMatch(/status: claimed/);
+    expect(existsSync(join(repo.dir, ".frontier", "integrating", "api@1.json"))).toBe(true);
+    expect(otherWorktrees(repo.root)).toHaveLength(1);
+    expect(git(repo.root, "rev-parse", "frontier/kill")).toBe(repo.start);
+
+    rmSync(join(repo.root, ".git", "refs", "heads", "frontier", "kill.lock"));
+    const again = await runHere(repo.dir, exec);
+    expect(again.stderr).toContain(
+      "api: attempt 1 had ended before the last run stopped: its changes are on frontier/kill as",
+    );
+    expect(again.code).toBe(0);
+    expect(runs(repo.root)).toEqual(["api 1", "ui 1"]);
+    const commits = commitsOf(repo.root, `${repo.start}..frontier/kill`);
+    expect(commits.map((c) => c.ticket)).toEqual(["api", "ui"]);
+    expect(attemptOf(repo.dir, "api", 1).changes?.commit).toBe(commits[0]?.sha);
+    expect(existsSync(join(repo.dir, ".frontier", "integrating", "api@1.json"))).toBe(false);
+    expect(otherWorktrees(repo.root)).toEqual([]);
+  });
+
+  it("a commit that landed before its record was written is found by its trailer: integrated exactly once", async () => {
+    const repo = graph();
+    // the attempt's result cannot be written: the run stops after the commit, before the record
+    mkdirSync(join(repo.dir, ".frontier"), { recursive: true });
+    writeFileSync(join(repo.dir, ".frontier", "results"), "");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain("could not write");
+    const landed = commitsOf(repo.root, `${repo.start}..frontier/kill`);
+    expect(landed.map((c) => c.ticket)).toEqual(["api"]);
+    expect(existsSync(join(repo.dir, ".frontier", "attempts", "api@1.json"))).toBe(false);
+
+    rmSync(join(repo.dir, ".frontier", "results"));
+    const again = await runHere(repo.dir, exec);
+    expect(again.code).toBe(0);
+    expect(runs(repo.root)).toEqual(["api 1", "ui 1"]);
+    const commits = commitsOf(repo.root, `${repo.start}..frontier/kill`);
+    expect(commits.map((c) => c.ticket)).toEqual(["api", "ui"]);
+    expect(commits[0]?.sha).toBe(landed[0]?.sha);
+    expect(attemptOf(repo.dir, "api", 1).changes).toMatchObject({
+      verdict: "integrated",
+      commit: landed[0]?.sha,
+    });
+  });
+
+  it("`frontier reset` removes the run's worktrees, keeps what ended unintegrated as a patch, and keeps the branch", async () => {
+    const repo = graph();
+    process.env.LOCK_REF = "1";
+    try {
+      await runHere(repo.dir, exec);
+    } finally {
+      delete process.env.LOCK_REF;
+    }
+    rmSync(join(repo.root, ".git", "refs", "heads", "frontier", "kill.lock"));
+    const { resetCommand } = await import("../../src/cli/reset.js");
+    const { PassThrough } = await import("node:stream");
+    const out = new PassThrough();
+    let text = "";
+    out.on("data", (c: Buffer) => {
+      text += c.toString();
+    });
+    const code = await resetCommand(
+      repo.dir,
+      { stdout: out, stderr: out, isTTY: false, env: process.env },
+      Date.now(),
+    );
+    expect(code).toBe(0);
+    expect(text).toContain(
+      "api attempt 1 had ended but its changes were never integrated: kept as integrating/api@1.patch",
+    );
+    expect(text).toContain("removed 1 worktree of the run");
+    expect(text).toContain("kept the branch frontier/kill: it has no commits past");
+    expect(otherWorktrees(repo.root)).toEqual([]);
+    const patch = readFileSync(
+      join(repo.dir, ".frontier", "runs", "kill-1", "integrating", "api@1.patch"),
+      "utf8",
+    );
+    expect(patch).toContain("+api");
+    // the next run starts afresh on the branch
+    const again = await runHere(repo.dir, exec);
+    expect(again.code).toBe(0);
+    expect(commitsOf(repo.root, `${repo.start}..frontier/kill`).map((c) => c.ticket)).toEqual([
+      "api",
+      "ui",
+    ]);
+  });
+});
+
+describe("SIGKILL between an attempt's end and its integration", () => {
+  it("the next run integrates it exactly once, from its worktree or by finding its commit, and runs nothing again", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: sigkill\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
+      "tickets/ui.md": ticket({ depends_on: ["api"], write_scope: ["app/ui/**"] }),
+    });
+    const exec = [
+      "set -e",
+      'echo "$FRONTIER_TICKET $FRONTIER_ATTEMPT" >> "$FRONTIER_DIR/../runs.log"',
+      'case "$FRONTIER_TICKET" in',
+      "  api) mkdir -p app/api && echo api > app/api/a.js ;;",
+      "  ui) test -f app/api/a.js && mkdir -p app/ui && echo ui > app/ui/u.js ;;",
+      "esac",
+      "echo done",
+    ].join("\n");
+    const integrating = join(repo.dir, ".frontier", "integrating");
+    mkdirSync(integrating, { recursive: true });
+    const started = startFrontier(["run", repo.dir, "--exec", exec], { env: IDENTITY });
+    // the moment the attempt's end is written down, before its commit and its record
+    let recordedAtKill: boolean | undefined;
+    const watcher = watch(integrating, (_event, name) => {
+      if (name !== "api@1.json" || recordedAtKill !== undefined) return;
+      recordedAtKill = existsSync(join(repo.dir, ".frontier", "attempts", "api@1.json"));
+      started.child.kill("SIGKILL");
+    });
+    const killed = await started.done;
+    watcher.close();
+    expect(killed.signal).toBe("SIGKILL");
+    expect(recordedAtKill).toBe(false);
+
+    const again = await runHere(repo.dir, exec);
+    expect(again.stderr).toContain("api: attempt 1 had ended before the last run stopped");
+    expect(again.code).toBe(0);
+    expect(readFileSync(join(repo.root, "runs.log"), "utf8").trim().split("\n")).toEqual([
+      "api 1",
+      "ui 1",
+    ]);
+    const commits = commitsOf(repo.root, `${repo.start}..frontier/sigkill`);
+    expect(commits.map((c) => c.ticket)).toEqual(["api", "ui"]);
+    expect(attemptOf(repo.dir, "api", 1).changes?.commit).toBe(commits[0]?.sha);
+    expect(otherWorktrees(repo.root)).toEqual([]);
+  });
+});
+
+describe("the run's branch is made from HEAD when the run starts", () => {
+  it("a branch of that name holding commits HEAD lacks starts nothing; once HEAD holds them, the run starts it again from HEAD", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: again\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["a.txt"] }),
+    });
+    git(repo.root, "checkout", "-q", "-b", "frontier/again");
+    git(repo.root, "commit", "-q", "--allow-empty", "-m", "an earlier run's work");
+    git(repo.root, "checkout", "-q", "main");
+    const refused = await runHere(repo.dir, "echo a > a.txt; echo done");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      "error: the branch frontier/again holds 1 commit that HEAD does not have (an earlier run's changes?) — merge it (git merge frontier/again) or delete it (git branch -D frontier/again), or give this run another name (run: in frontier.yml); nothing was started",
+    );
+    expect(readFileSync(join(repo.dir, "a.md"), "utf8")).not.toContain("status:");
+
+    git(repo.root, "merge", "-q", "--no-ff", "-m", "merge the earlier run", "frontier/again");
+    const head = git(repo.root, "rev-parse", "HEAD");
+    const ran = await runHere(repo.dir, "echo a > a.txt; echo done");
+    expect(ran.stderr).toContain(
+      `frontier/again was left by an earlier run and HEAD holds all of it: it starts again from HEAD (${head.slice(0, 10)})`,
+    );
+    expect(ran.code).toBe(0);
+    expect(commitsOf(repo.root, `${head}..frontier/again`).map((c) => c.ticket)).toEqual(["a"]);
+  });
+});
