@@ -346,3 +346,44 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     }
   }, 60_000);
 });
+
+describe("CI on the run's branch", () => {
+  it("when the run ends, the user's CI workflow is dispatched on its branch, once — a redelivered settle sends it no more", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    w.repo.addWorkflow("ci.yml", { name: "ci", dispatchable: true });
+    const over = { ciWorkflow: "ci.yml" };
+    await advance(runContext(w, over), advanceOnly, "push");
+    const ciRuns = () => w.fake.allRuns().filter((r) => r.workflow.path.endsWith("ci.yml"));
+    expect(ciRuns()).toHaveLength(0);
+    const { changes, run } = await job(
+      w,
+      "api",
+      (ws) => write(ws, "src/api/a.ts", "a\n"),
+      undefined,
+      over,
+    );
+    expect(ciRuns().map((r) => r.ref)).toEqual(["main"]);
+    expect((stateOf(w) as { ci?: { workflow: string; state: string } }).ci).toMatchObject({
+      workflow: "ci.yml",
+      state: "complete",
+    });
+    // the same settle delivered again, and a push: the run has ended, nothing is sent again
+    await advance(
+      runContext(w, over),
+      settleEvent({
+        ticket: "api",
+        attempt: 1,
+        claim: run.inputs.claim as string,
+        outcome: "complete",
+        result: "again",
+        by: "job",
+        changes,
+      }),
+      "settle api again",
+      { start: false, changes },
+    );
+    await advance(runContext(w, over), advanceOnly, "push again");
+    expect(ciRuns()).toHaveLength(1);
+  });
+});
