@@ -119,7 +119,6 @@ async function graphRun(tickets: number, key: string, gate = 4, changes = false)
   runner.withContext = false; // the context step reads a git checkout: no API request
   runner.lightCheckouts = true; // a job reads no record from its checkout here
   runner.gate.limit = gate;
-  if (process.env.BENCH_NO_REHEARSE === "1") runner.env = { FRONTIER_TEST_NO_REHEARSE: "1" };
   if (changes) {
     // every agent writes one 2 KB file in its scope: the ticket's commit carries it
     const line = `${"x".repeat(63)}\n`;
@@ -189,7 +188,10 @@ async function graphRun(tickets: number, key: string, gate = 4, changes = false)
       byOperation,
       lostRaces:
         (byOperation["graphql/mutation:createCommitOnBranch"] ?? 0) -
-        runner.repo.log("main").filter((c) => c.message.startsWith("frontier ")).length,
+        runner.repo
+          .log("main")
+          .filter((c) => c.message.startsWith("frontier ") || /^Frontier-Ticket: /m.test(c.message))
+          .length,
       events: events.length,
       requestsPerSettle: settles.map((e) => e.withoutDispatches),
       firstTryPerSettle: settles.map((e) => e.firstTry),

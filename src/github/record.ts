@@ -34,7 +34,6 @@ import { UserError } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
-import { rehearse } from "./rehearse.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import { runSource } from "./source.js";
 import {
@@ -92,8 +91,6 @@ export async function recordEvent(
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
   await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
-  // and the decision's code is compiled on a two-ticket run in memory, not inside it
-  if (process.env.FRONTIER_TEST_NO_REHEARSE !== "1") rehearse(ctx);
 
   for (let tries = 1; ; tries++) {
     const tryStarted = clock();
