@@ -55,21 +55,26 @@ describe("a settle from a run that did not carry the claim changes nothing", () 
   });
 });
 
+/** GitHub's expression syntax, written without a template literal's look. */
+const expr = (e: string) => `$${"{{"} ${e} }}`;
+
 describe("whether a workflow runs one claim's dispatches one after the other", () => {
   it("reads the workflow's (or every job's) concurrency group", () => {
-    expect(serializesClaims("concurrency:\n  group: frontier-claim-${{ inputs.claim }}\n")).toBe(
-      true,
-    );
-    expect(serializesClaims("concurrency: x-${{ inputs.claim }}\n")).toBe(true);
     expect(
-      serializesClaims("jobs:\n  task:\n    concurrency: c-${{ inputs.claim }}\n    runs-on: x\n"),
+      serializesClaims(`concurrency:\n  group: frontier-claim-${expr("inputs.claim")}\n`),
+    ).toBe(true);
+    expect(serializesClaims(`concurrency: x-${expr("inputs.claim")}\n`)).toBe(true);
+    expect(
+      serializesClaims(
+        `jobs:\n  task:\n    concurrency: c-${expr("inputs.claim")}\n    runs-on: x\n`,
+      ),
     ).toBe(true);
     expect(
       serializesClaims(
-        "concurrency:\n  group: x-${{ inputs.claim }}\n  cancel-in-progress: true\n",
+        `concurrency:\n  group: x-${expr("inputs.claim")}\n  cancel-in-progress: true\n`,
       ),
     ).toBe(false);
-    expect(serializesClaims("concurrency: frontier-${{ github.ref }}\n")).toBe(false);
+    expect(serializesClaims(`concurrency: frontier-${expr("github.ref")}\n`)).toBe(false);
     expect(serializesClaims(undefined)).toBe(false);
   });
 });
