@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
-import { collectJobChanges, uploadChanges } from "../../src/github/changes.js";
+import { collectJobChanges, nameCommits, uploadChanges } from "../../src/github/changes.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import { Checkout } from "../../src/github/source.js";
 import { renderHtml } from "../../src/report/html.js";
@@ -385,5 +385,40 @@ describe("CI on the run's branch", () => {
     );
     await advance(runContext(w, over), advanceOnly, "push again");
     expect(ciRuns()).toHaveLength(1);
+  });
+});
+
+describe("naming an integrated attempt's commit when the event read only part of the state", () => {
+  const record = (claim: string) =>
+    ({
+      status: "complete",
+      attempt: 1,
+      attempts: [
+        {
+          n: 1,
+          claim,
+          claimed_by: "x",
+          started_at: "2026-12-01T00:00:00.000Z",
+          outcome: "complete",
+          changes: { start: "s", verdict: "integrated", paths: [{ path: "a", status: "added" }] },
+        },
+      ],
+      answers: [],
+    }) as never;
+  const history = [{ oid: "f".repeat(40), body: "api: API\n\nFrontier-Claim: c1\n" }];
+  const unnamed = [{ ticket: "api", attempt: 1, claim: "c1", seq: 3 }];
+
+  it("keeps the commit it found for a ticket whose history it did not read, and writes it once one does", () => {
+    // a stub: its shard was not read, so its attempts are not here
+    const stubs = { api: { status: "complete", attempt: 1, attempts: [], answers: [] } as never };
+    const left = nameCommits(stubs, unnamed, history, () => false);
+    expect(left).toEqual([{ ...unnamed[0], commit: "f".repeat(40) }]);
+    // later, past the history window: the id was kept, so it is still written
+    const tickets = { api: record("c1") };
+    expect(nameCommits(tickets, left, [], () => true)).toEqual([]);
+    expect(
+      (tickets.api as { attempts: Array<{ changes: { commit?: string } }> }).attempts[0]!.changes
+        .commit,
+    ).toBe("f".repeat(40));
   });
 });
