@@ -44,8 +44,8 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A layered graph: 1–3 dependencies each in the layer before. */
-function writeTickets(dir: string, n: number, layers: number): void {
+/** A layered graph: 1–3 dependencies each in the layer before; `changes`: each ticket may write its own file. */
+function writeTickets(dir: string, n: number, layers: number, changes = false): void {
   mkdirSync(dir, { recursive: true });
   const width = Math.max(1, Math.ceil(n / layers));
   const id = (i: number) => `t${String(i).padStart(4, "0")}`;
@@ -60,9 +60,10 @@ function writeTickets(dir: string, n: number, layers: number): void {
       }
     }
     const dependsOn = deps.size ? `depends_on: [${[...deps].join(", ")}]\n` : "";
+    const scope = changes ? `write_scope: [src/${id(i)}.txt]\n` : "";
     writeFileSync(
       join(dir, `${id(i)}.md`),
-      `---\ntitle: Ticket ${i}\n${dependsOn}---\nDo part ${i} of the work, then report what changed.\n`,
+      `---\ntitle: Ticket ${i}\n${dependsOn}${scope}---\nDo part ${i} of the work, then report what changed.\n`,
     );
   }
   writeFileSync(join(dir, "frontier.yml"), "run: bench-github\n");
@@ -115,13 +116,32 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
 };
 
-async function graphRun(tickets: number, key: string, gate = 4, bundle?: string): Promise<void> {
+async function graphRun(
+  tickets: number,
+  key: string,
+  gate = 4,
+  bundle?: string,
+  changes = false,
+): Promise<void> {
   const dir = join(scratch, key);
-  writeTickets(dir, tickets, Math.max(2, Math.round(tickets / 10)));
+  writeTickets(dir, tickets, Math.max(2, Math.round(tickets / 10)), changes);
   const runner = new Runner();
   if (bundle) runner.bundle = bundle;
   runner.withContext = false; // the context step reads a git checkout: no API request
+  runner.lightCheckouts = true; // a job reads no record from its checkout here
   runner.gate.limit = gate;
+  if (changes) {
+    // every agent writes one 2 KB file in its scope: the ticket's commit carries it
+    const line = `${"x".repeat(63)}\n`;
+    runner.script = (t, a, job) => {
+      mkdirSync(join(job.workspace, "src"), { recursive: true });
+      writeFileSync(
+        join(job.workspace, "src", `${t}.txt`),
+        `${t}\n${line.repeat(32)}`.slice(0, 2048),
+      );
+      return { status: "complete", result: `result of ${t} attempt ${a}` };
+    };
+  }
   const steps = tagSteps(runner);
   windows = [];
   const started = performance.now();
@@ -180,7 +200,10 @@ async function graphRun(tickets: number, key: string, gate = 4, bundle?: string)
       byOperation,
       lostRaces:
         (byOperation["graphql/mutation:createCommitOnBranch"] ?? 0) -
-        runner.repo.log("main").filter((c) => c.message.startsWith("frontier ")).length,
+        runner.repo
+          .log("main")
+          .filter((c) => c.message.startsWith("frontier ") || /^Frontier-Ticket: /m.test(c.message))
+          .length,
       events: events.length,
       requestsPerSettle: settles.map((e) => e.withoutDispatches),
       firstTryPerSettle: settles.map((e) => e.firstTry),
@@ -208,6 +231,17 @@ async function graphRun(tickets: number, key: string, gate = 4, bundle?: string)
         ? `${failedSteps[0].stdout}\n${failedSteps[0].stderr}`.trim().slice(-600)
         : undefined,
     };
+    if (changes) {
+      const missing = Array.from(
+        { length: tickets },
+        (_, i) => `src/t${String(i).padStart(4, "0")}.txt`,
+      ).filter((p) => runner.repo.readFile(p, "main") === undefined);
+      (out[key] as Record<string, unknown>).missingChanges = missing.length;
+      (out[key] as Record<string, unknown>).bytesSent = requests.reduce(
+        (n, r) => n + bytesOf(r),
+        0,
+      );
+    }
     expect(statuses.filter((s) => s === "complete")).toHaveLength(tickets);
   } finally {
     await runner.stop();
@@ -237,6 +271,16 @@ it.runIf(BEFORE)(
   },
   3_600_000,
 );
+
+const CHANGES = (process.env.BENCH_GITHUB_CHANGES ?? `${SMALL},${TICKETS}`)
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
+for (const n of [...new Set(CHANGES)]) {
+  it(`a ${n}-ticket graph whose every ticket changes one 2 KB file`, async () => {
+    await graphRun(n, `changes${n}`, 4, undefined, true);
+  }, 3_600_000);
+}
 
 it(`a ${SMALL}-ticket graph, one action step at a time (no settle ever races another)`, async () => {
   await graphRun(SMALL, "serial", 1);

@@ -271,6 +271,26 @@ export async function githubSection({ root, smoke, row, judge }) {
       `Settle → dispatch: a chain, one job at a time, from the spawn of the settle step (Node start, bundle load, inputs) to the fake receiving \`POST …/dispatches\` for the next ticket, with the throttling plugin's 1 s spacing of content-creating requests as on a runner (the commit and the dispatch are two writes). The fake answers on 127.0.0.1: on GitHub each request adds a network round trip.`,
     );
   }
+  // a run whose every ticket changes one 2 KB file: each change rides in its ticket's commit
+  for (const key of Object.keys(data)
+    .filter((k) => k.startsWith("changes"))
+    .sort((a, b) => data[a].tickets - data[b].tickets)) {
+    const c = data[key];
+    const m = c.tickets;
+    rows.push(
+      row(
+        "GitHub",
+        `${m} tickets, each changing one 2 KB file: requests, writes and bytes sent per ticket`,
+        `${(c.requests / m).toFixed(2)} requests, ${(c.writes / m).toFixed(2)} writes, ${kb(c.bytesSent / m)}`,
+        `${c.requests} requests (${c.byOperation["graphql/query"] ?? 0} reads, ${c.byOperation["graphql/mutation:createCommitOnBranch"] ?? 0} commits, ${c.byOperation["actions/create-workflow-dispatch"] ?? 0} dispatches); ${c.missingChanges} changes missing`,
+        "",
+        "≤ 4 requests, ≤ 3 writes",
+        c.requests / m <= 4 && c.writes / m <= 3 && c.missingChanges === 0 && c.complete === m
+          ? "met"
+          : "**missed**",
+      ),
+    );
+  }
   // The per-ticket figures `frontier plan` quotes live in one file, written here from what
   // was just measured: a full run only (a smoke run's 4 tickets say nothing per ticket).
   if (!smoke && q && g.complete === n && g.failedSteps === 0) {

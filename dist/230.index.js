@@ -23,8 +23,8 @@ var promises_ = __webpack_require__(1455);
 var external_node_path_ = __webpack_require__(6760);
 // EXTERNAL MODULE: ./src/core/bound.ts
 var bound = __webpack_require__(4831);
-// EXTERNAL MODULE: ./src/core/settle.ts + 1 modules
-var settle = __webpack_require__(3430);
+// EXTERNAL MODULE: ./src/core/settle.ts
+var settle = __webpack_require__(7448);
 // EXTERNAL MODULE: ./src/tickets/fields.ts
 var fields = __webpack_require__(7764);
 // EXTERNAL MODULE: ./src/tickets/problems.ts

@@ -11,12 +11,14 @@
  *   anything else                 a clear message, exit 0
  */
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import * as core from "@actions/core";
+import type { TicketSpec } from "./core/model.js";
 import { DEFAULTS } from "./core/model.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
+import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
 import { handleIssueComment } from "./github/commands.js";
-import { writeContext } from "./github/context-step.js";
+import { readJobStart, writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
 import {
   advanceOnly,
@@ -178,9 +180,15 @@ async function settle(ctx: ActionContext): Promise<void> {
     );
   }
   const rc = ctx.runContext(runBranch(ctx));
-  const { settings: runSettings } = await rc.checkout.tickets();
+  const { settings: runSettings, specs } = await rc.checkout.tickets();
   const maxResultBytes = runSettings.max_result_bytes ?? DEFAULTS.maxResultBytes;
-  const job = await readJobOutcome(s, maxResultBytes);
+  const timedOut = await ranOutItsBound(
+    ctx,
+    specs.find((x) => x.id === ticket),
+    attempt,
+  );
+  const job = await readJobOutcome(s, maxResultBytes, timedOut);
+  const changes = await jobChanges(ctx, rc.dir, str(dispatchInputs.ref));
   const outcome = await advance(
     rc,
     settleEvent({
@@ -193,11 +201,62 @@ async function settle(ctx: ActionContext): Promise<void> {
       ...(/^\d+$/.test(ctx.settings.env.runId ?? "")
         ? { runId: Number(ctx.settings.env.runId) }
         : {}),
+      ...(changes ? { changes } : {}),
+      maxResultBytes,
     }),
     `settle ${ticket}#${attempt} ${job.outcome}`,
-    { start: false, touches: [ticket] },
+    { start: false, touches: [ticket], ...(changes ? { changes } : {}) },
   );
   return finish(ctx, outcome);
+}
+
+/**
+ * What the job changed in its checkout, against the commit it checked out (`ref`), with
+ * the blobs a Git Data commit needs already uploaded; undefined when the workspace is no
+ * git work tree (nothing to compare with).
+ */
+async function jobChanges(
+  ctx: ActionContext,
+  dir: string,
+  ref: string | undefined,
+): Promise<JobChanges | undefined> {
+  const { workspace } = ctx.settings.env;
+  const records = ctx.settings.records;
+  let changes: JobChanges | undefined;
+  try {
+    changes = await collectJobChanges(workspace, dir, {
+      ...(ref ? { start: ref } : {}),
+      ...(records && !isAbsolute(records) ? { exclude: [records] } : {}),
+    });
+  } catch (error) {
+    core.warning(
+      `could not collect the job's changes (${(error as Error).message}): the outcome is recorded without them`,
+    );
+    return undefined;
+  }
+  if (!changes) {
+    core.warning(`${workspace} is not a git work tree: the job's changes are not collected`);
+    return undefined;
+  }
+  if (changes.paths.length === 0) return changes;
+  core.info(
+    `the job changed ${changes.paths.length} path${changes.paths.length === 1 ? "" : "s"} (${changes.bytes} bytes) since ${changes.start.slice(0, 12)}${changes.refused ? `; ${changes.refused}` : ""}`,
+  );
+  const sent = await uploadChanges(ctx.gh, ctx.repo, changes);
+  if (sent > 0) core.info(`uploaded ${sent} bytes of blobs for the Git Data API`);
+  return changes;
+}
+
+/** Whether the job's agent ran out the ticket's bound (timed from the context step). */
+async function ranOutItsBound(
+  ctx: ActionContext,
+  spec: TicketSpec | undefined,
+  attempt: number,
+): Promise<boolean> {
+  const timeoutMs = spec?.bound?.timeoutMs;
+  if (timeoutMs === undefined || ctx.settings.settle.jobStatus === "success") return false;
+  const started = await readJobStart(ctx.settings.env.runnerTemp, spec!.id, attempt);
+  return started !== undefined && ctx.clock() - started >= timeoutMs;
 }
 
 async function workflowRun(ctx: ActionContext): Promise<void> {

@@ -219,7 +219,9 @@ type EndFields = Partial<
 >;
 
 function cloneAttempt(a: AttemptRecord): AttemptRecord {
-  return a.usage ? { ...a, usage: { ...a.usage } } : { ...a };
+  const out = a.usage ? { ...a, usage: { ...a.usage } } : { ...a };
+  if (a.changes) out.changes = { ...a.changes, paths: a.changes.paths.map((p) => ({ ...p })) };
+  return out;
 }
 
 /** A copy for the outside: only the fields that are set. */
@@ -1357,6 +1359,12 @@ export class Frontier {
     const ready = this.heap.values().filter((i) => this.states[i]!.status === "ready");
     ready.sort((a, b) => (this.dispatchBefore(a, b) ? -1 : this.dispatchBefore(b, a) ? 1 : 0));
     return ready.map((i) => this.id(i));
+  }
+
+  /** How long a claim of `id` holds (its bound's lease, else the run's): a job's timeout on GitHub. */
+  leaseMsOf(id: string): number | undefined {
+    const i = this.lookup(id);
+    return i === undefined ? undefined : this.leaseOf(i);
   }
 
   /** tickets currently claimed, in file order */

@@ -15,10 +15,10 @@
  * minute while claims are overdue. Nothing here reads or writes per ticket of the graph.
  */
 import type { EventResult, Frontier } from "../core/engine.js";
-import { openRun } from "../core/event.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { graphqlStore } from "./branch.js";
-import { runSpecs } from "./decide.js";
+import type { JobChanges } from "./changes.js";
+import { openBranchRun } from "./decide.js";
 import {
   type Dispatched,
   performEffects,
@@ -27,7 +27,6 @@ import {
   renderReport,
   showReport,
 } from "./effects.js";
-import { UserError } from "./errors.js";
 import { type Recorded, readWithFallback, recordEvent, runPaths } from "./record.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import { runSource } from "./source.js";
@@ -74,6 +73,8 @@ export interface AdvanceOptions {
   fresh?: boolean;
   /** the tickets whose history the event changes: their shards are read with the state */
   touches?: readonly string[];
+  /** a job's changes the event may integrate (a settle) */
+  changes?: JobChanges;
 }
 
 /** Run one event to completion: record it by compare-and-swap, then dispatch and report. */
@@ -88,6 +89,7 @@ export async function advance(
     readBase: options.readBase ?? false,
     ...(options.fresh ? { fresh: true } : {}),
     ...(options.touches ? { touches: options.touches } : {}),
+    ...(options.changes ? { changes: options.changes } : {}),
   });
   let last = first;
   const dispatched: Dispatched[] = [];
@@ -112,10 +114,12 @@ export async function advance(
         ...(refresh ? { readAll: true } : {}),
       });
       await learned.after?.();
+      // (what the first round performed once — the CI dispatch — is not carried on)
+      const { ci: _done, ...was } = at;
       at =
         next.commit !== undefined
           ? next
-          : { ...at, frontier: next.frontier, state: next.state, partial: next.partial };
+          : { ...was, frontier: next.frontier, state: next.state, partial: next.partial };
       refresh ||= next.refreshReport;
       sends = next.sends;
     }
@@ -124,11 +128,28 @@ export async function advance(
   last = await drive(first);
 
   const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
+  // the attempt this event integrated: its commit is this event's (a later one names it in the record)
+  const integrated = first.commit
+    ? first.state.unnamed?.find((u) => u.seq === first.state.seq)
+    : undefined;
+  if (integrated && first.commit) {
+    const a = receipt.tickets
+      .find((t) => t.id === integrated.ticket)
+      ?.attempts.find((x) => x.n === integrated.attempt);
+    if (a?.changes && a.changes.commit === undefined)
+      a.changes = { ...a.changes, commit: first.commit };
+  }
   const markdown = renderReport(ctx, receipt, last.state.seq);
   if (refresh && ctx.report !== false && last.state.report) {
-    const again = await showReport(ctx, last, markdown, deferred);
-    // the commit that recorded a comment posted again may have claimed what became ready
-    if (again && again.sends.length > 0) await drive(again);
+    const learned = await showReport(ctx, last, markdown, deferred);
+    if (learned) {
+      const again = await recordEvent(ctx, learned.event, learned.label, {
+        mayStart: false,
+        drainOutbox: false,
+      });
+      // the commit that recorded a comment posted again may have claimed what became ready
+      if (again.sends.length > 0) await drive(again);
+    }
   }
   const commit = last.commit ?? first.commit;
   return {
@@ -161,14 +182,7 @@ export async function readRun(
       withSnapshot = true;
       continue;
     }
-    const opened = openRun({
-      specs: runSpecs(ctx, source, state),
-      settings: source.settings,
-      saved: { run: state.run, tickets: state.tickets },
-      flags: { ...ctx.flags, base: state.run.base ?? ctx.sha },
-      now: ctx.clock(),
-    });
-    if (opened.kind === "bad") throw new UserError(opened.message);
-    return { frontier: opened.frontier, state, settings: source.settings };
+    const frontier = openBranchRun(ctx, source, state, ctx.clock());
+    return { frontier, state, settings: source.settings };
   }
 }

@@ -11,6 +11,7 @@
  * connection) is `unclear`: the write may have landed, and only a re-read can tell.
  */
 
+import type { ChangeMode } from "../core/changes.js";
 import { UserError } from "./errors.js";
 import { commitFiles, type FileWrite, type Repo, readHead, readText } from "./git.js";
 import { apiFailure, type GitHub, isConflict, isRateLimit, isUnclear } from "./octokit.js";
@@ -24,10 +25,27 @@ export interface BlobText {
 export interface BranchRead {
   /** the head commit */
   head: string;
+  /** the head commit's tree (the base of a commit through the Git Data API), when read */
+  tree?: string;
   files: Map<string, BlobText>;
   /** directory path → its files (name → text), for each directory asked for that exists */
   dirs: Map<string, Map<string, BlobText>>;
+  /** path → the id of what is at that path in the head commit (absent: nothing), for each probe */
+  oids?: Map<string, string>;
+  /** the newest commits of the branch, head first: id and message body */
+  history?: Array<{ oid: string; body: string }>;
 }
+
+/** What a read looks at besides the files and directories: ids of paths, recent commits. */
+export interface ReadExtra {
+  /** paths whose ids at the head are wanted (what an attempt's changes touch) */
+  probes?: readonly string[];
+  /** how many of the newest commits to read (their ids and message bodies) */
+  history?: number;
+}
+
+/** Probes per query: GitHub limits a query's nodes; more paths are read in further queries at the same head. */
+const PROBES_PER_QUERY = 250;
 
 const FILE_FIELDS = "oid object { ... on Blob { text isTruncated isBinary } }";
 
@@ -41,17 +59,24 @@ export async function readBranch(
   branch: string,
   paths: readonly string[],
   dirPaths: readonly string[] = [],
+  extra: ReadExtra = {},
 ): Promise<BranchRead | undefined> {
+  const probes = extra.probes ?? [];
+  const firstProbes = probes.slice(0, PROBES_PER_QUERY);
   const fields = [
+    ...(extra.history || probes.length > 0 ? ["tree { oid }"] : []),
+    ...(extra.history ? [`history(first: ${extra.history}) { nodes { oid messageBody } }`] : []),
     ...paths.map((_, i) => `f${i}: file(path: $p${i}) { ${FILE_FIELDS} }`),
     ...dirPaths.map(
       (_, i) =>
         `d${i}: file(path: $d${i}) { object { ... on Tree { entries { name type ${FILE_FIELDS} } } } }`,
     ),
+    ...firstProbes.map((_, i) => `o${i}: file(path: $o${i}) { oid }`),
   ].join("\n          ");
   const params = [
     ...paths.map((_, i) => `, $p${i}: String!`),
     ...dirPaths.map((_, i) => `, $d${i}: String!`),
+    ...firstProbes.map((_, i) => `, $o${i}: String!`),
   ].join("");
   const query = `query FrontierRead($owner: String!, $name: String!, $ref: String!${params}) {
   repository(owner: $owner, name: $name) {
@@ -75,6 +100,9 @@ export async function readBranch(
   });
   dirPaths.forEach((p, i) => {
     variables[`d${i}`] = p;
+  });
+  firstProbes.forEach((p, i) => {
+    variables[`o${i}`] = p;
   });
   type Entry = {
     oid: string;
@@ -118,14 +146,81 @@ export async function readBranch(
     }
     dirs.set(dirPaths[i] as string, out);
   }
-  return { head: target.oid, files, dirs };
+  const read: BranchRead = { head: target.oid, files, dirs };
+  const tree = (target.tree as { oid?: string } | undefined)?.oid;
+  if (tree) read.tree = tree;
+  if (extra.history) {
+    const nodes = (target.history as { nodes?: Array<{ oid: string; messageBody: string }> })
+      ?.nodes;
+    read.history = (nodes ?? []).map((n) => ({ oid: n.oid, body: n.messageBody }));
+  }
+  if (probes.length > 0) {
+    const oids = new Map<string, string>();
+    const take = (at: Record<string, unknown>, batch: readonly string[]) =>
+      batch.forEach((p, i) => {
+        const oid = (at[`o${i}`] as { oid?: string } | null)?.oid;
+        if (oid) oids.set(p, oid);
+      });
+    take(target, firstProbes);
+    for (let from = PROBES_PER_QUERY; from < probes.length; from += PROBES_PER_QUERY) {
+      take(
+        await readProbes(gh, repo, target.oid, probes.slice(from, from + PROBES_PER_QUERY)),
+        probes.slice(from, from + PROBES_PER_QUERY),
+      );
+    }
+    read.oids = oids;
+  }
+  return read;
+}
+
+/** The ids of `paths` in commit `head` (one query): the probes beyond the read's first batch. */
+async function readProbes(
+  gh: GitHub,
+  repo: Repo,
+  head: string,
+  paths: readonly string[],
+): Promise<Record<string, unknown>> {
+  const query = `query FrontierProbe($owner: String!, $name: String!, $head: GitObjectID!${paths.map((_, i) => `, $o${i}: String!`).join("")}) {
+  repository(owner: $owner, name: $name) {
+    object(oid: $head) {
+      ... on Commit {
+        ${paths.map((_, i) => `o${i}: file(path: $o${i}) { oid }`).join("\n        ")}
+      }
+    }
+  }
+}`;
+  const variables: Record<string, string> = { owner: repo.owner, name: repo.repo, head };
+  paths.forEach((p, i) => {
+    variables[`o${i}`] = p;
+  });
+  const data = await gh.graphql<{ repository: { object: Record<string, unknown> | null } | null }>(
+    query,
+    variables,
+  );
+  return data.repository?.object ?? {};
 }
 
 export interface FileChanges {
-  /** path from the repository root → new content */
-  additions: ReadonlyMap<string, string>;
+  /** path from the repository root → new content (text, or bytes kept exactly) */
+  additions: ReadonlyMap<string, string | Uint8Array>;
   deletions: readonly string[];
+  /**
+   * Entries written by blob id with their mode — an executable, a symlink — which
+   * `createCommitOnBranch` cannot write (it makes every file 100644): a commit with any
+   * goes through the Git Data API (tree, commit, non-forced ref update). Their blobs are
+   * on GitHub already (uploaded before the compare-and-swap loop, or at the start commit).
+   */
+  entries?: ReadonlyMap<string, { mode: ChangeMode; sha: string }>;
 }
+
+/** Bytes of a file's content as sent. */
+export const contentBytes = (content: string | Uint8Array): number =>
+  typeof content === "string" ? Buffer.byteLength(content, "utf8") : content.byteLength;
+
+const base64 = (content: string | Uint8Array): string =>
+  (typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content)).toString(
+    "base64",
+  );
 
 export type CommitAnswer =
   | { kind: "ok"; sha: string }
@@ -156,9 +251,9 @@ export async function commitOnBranch(
         ? { headline: message }
         : { headline: message.slice(0, cut), body: message.slice(cut + 2) },
     fileChanges: {
-      additions: [...changes.additions].map(([path, text]) => ({
+      additions: [...changes.additions].map(([path, content]) => ({
         path,
-        contents: Buffer.from(text, "utf8").toString("base64"),
+        contents: base64(content),
       })),
       deletions: changes.deletions.map((path) => ({ path })),
     },
@@ -183,16 +278,66 @@ export async function commitOnBranch(
 /** Reads and compare-and-swap commits of one branch: GraphQL, or REST when GraphQL's budget is spent. */
 export interface BranchStore {
   readonly api: "graphql" | "rest";
-  read(paths: readonly string[], dirs?: readonly string[]): Promise<BranchRead | undefined>;
-  commit(expectedHead: string, changes: FileChanges, message: string): Promise<CommitAnswer>;
+  read(
+    paths: readonly string[],
+    dirs?: readonly string[],
+    extra?: ReadExtra,
+  ): Promise<BranchRead | undefined>;
+  /** `tree`: the head's tree when the read gave it (a Git Data commit builds on it) */
+  commit(
+    expectedHead: string,
+    changes: FileChanges,
+    message: string,
+    tree?: string,
+  ): Promise<CommitAnswer>;
 }
 
 export function graphqlStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
   return {
     api: "graphql",
-    read: (paths, dirs) => readBranch(gh, repo, branch, paths, dirs),
-    commit: (head, changes, message) => commitOnBranch(gh, repo, branch, head, changes, message),
+    read: (paths, dirs, extra) => readBranch(gh, repo, branch, paths, dirs, extra),
+    commit: (head, changes, message, tree) =>
+      (changes.entries?.size ?? 0) > 0
+        ? gitDataCommit(gh, repo, branch, head, tree, changes, message)
+        : commitOnBranch(gh, repo, branch, head, changes, message),
   };
+}
+
+/**
+ * A commit through the Git Data API (tree with modes, commit, non-forced ref update): the
+ * same compare-and-swap, for what `createCommitOnBranch` cannot write. Three writes.
+ */
+async function gitDataCommit(
+  gh: GitHub,
+  repo: Repo,
+  branch: string,
+  expectedHead: string,
+  tree: string | undefined,
+  changes: FileChanges,
+  message: string,
+): Promise<CommitAnswer> {
+  const base =
+    tree ?? (await gh.rest.git.getCommit({ ...repo, commit_sha: expectedHead })).data.tree.sha;
+  const writes: FileWrite[] = [...changes.additions].map(([path, content]) => ({ path, content }));
+  try {
+    const answer = await commitFiles(
+      gh,
+      repo,
+      branch,
+      { sha: expectedHead, tree: base },
+      writes,
+      message,
+      changes.deletions,
+      changes.entries,
+    );
+    return answer.kind === "ok"
+      ? answer
+      : { kind: "moved", message: "the branch moved (not a fast forward)" };
+  } catch (error) {
+    if (isRateLimit(error)) throw error;
+    if (isUnclear(error)) return { kind: "unclear", message: String((error as Error).message) };
+    throw error;
+  }
 }
 
 /**
@@ -204,10 +349,27 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
   const trees = new Map<string, string>();
   return {
     api: "rest",
-    async read(paths, dirPaths = []) {
+    async read(paths, dirPaths = [], extra = {}) {
       const head = await readHead(gh, repo, branch);
       if (!head) return undefined;
       trees.set(head.sha, head.tree);
+      const oids = new Map<string, string>();
+      for (const path of extra.probes ?? []) {
+        try {
+          const data = (await gh.rest.repos.getContent({ ...repo, path, ref: head.sha })).data;
+          if (!Array.isArray(data) && typeof data.sha === "string") oids.set(path, data.sha);
+        } catch (error) {
+          if (apiFailure(error)?.status !== 404) throw error;
+        }
+      }
+      const history = extra.history
+        ? (
+            await gh.rest.repos.listCommits({ ...repo, sha: head.sha, per_page: extra.history })
+          ).data.map((c) => ({
+            oid: c.sha,
+            body: c.commit.message.replace(/^[^\n]*\n*/, ""),
+          }))
+        : undefined;
       const files = new Map<string, BlobText>();
       for (const path of paths) {
         const text = await readText(gh, repo, path, head.sha);
@@ -231,7 +393,14 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         }
         dirs.set(dir, out);
       }
-      return { head: head.sha, files, dirs };
+      return {
+        head: head.sha,
+        tree: head.tree,
+        files,
+        dirs,
+        ...(extra.probes ? { oids } : {}),
+        ...(history ? { history } : {}),
+      };
     },
     async commit(expectedHead, changes, message) {
       let tree = trees.get(expectedHead);
@@ -252,6 +421,7 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
           writes,
           message,
           changes.deletions,
+          changes.entries,
         );
         return answer.kind === "ok"
           ? answer

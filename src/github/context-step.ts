@@ -1,30 +1,31 @@
 /**
  * `command: context` — the orch-task job's first step after checkout: the ticket's
  * context (its task, the results of its inputs, earlier questions and answers) written
- * to a file for the agent step, and the executor protocol's FRONTIER_* variables
- * exported, so an agent written for `frontier run` works unchanged on GitHub.
+ * to a file for the agent step, and the executor contract's FRONTIER_* variables
+ * exported (core/executor.ts), so an agent written for `frontier run` works unchanged on
+ * GitHub.
  *
- * The state and the input results are read from the head of the run's branch (the
- * checkout is at `base`, which predates them): from a second checkout of the branch
- * (`records` input: git, no API request) when the workflow makes one, else through
- * the API (one GraphQL query for state.json, one for every input result at once).
+ * The run's records (state, input results) are read at the head of the run's branch, so
+ * a claim cancelled since the job was dispatched is seen: from a checkout of it
+ * (`records` input: git, no API request) when the workflow makes one, else through the
+ * API (one GraphQL query for the state, one for every input result at once).
  *
- * One claim, one agent run: a claim the outbox sent more than once, or whose run starts
- * late enough that a resend may race it, is taken by this workflow run by
- * compare-and-swap before the agent runs. A run that finds it taken by another skips.
+ * One claim, one agent run: whether this run may run the agent is the outbox's rule
+ * (outbox.ts `admit`); when it says so, the claim is taken by compare-and-swap first.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import * as core from "@actions/core";
+import { parse as parseYaml } from "yaml";
 import { parseDuration } from "../core/bound.js";
-import { openRun } from "../core/event.js";
 import { executorVariables } from "../core/executor.js";
 import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
 import { graphqlStore } from "./branch.js";
+import { openBranchRun } from "./decide.js";
 import { UserError } from "./errors.js";
 import { freshHint } from "./fresh-words.js";
-import { OUTBOX_LAG_MS } from "./outbox.js";
+import { admit, take } from "./outbox.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
 import { joinRepoPath, parseState, shardDirPath, stateOfRead, statePath } from "./state.js";
 
@@ -34,6 +35,56 @@ export interface ContextStepResult {
   /** the claim is still the ticket's live attempt: run the agent */
   live: boolean;
   text: string;
+}
+
+/** Where the context step notes when the job's agent started (the settle step times the bound from it). */
+const jobStartFile = (runnerTemp: string, ticket: string, attempt: number) =>
+  join(runnerTemp, "ticket-frontier", `started-${ticket}-${attempt}`);
+
+/** When the context step of this job ran (ms), if it did. */
+export async function readJobStart(
+  runnerTemp: string,
+  ticket: string,
+  attempt: number,
+): Promise<number | undefined> {
+  try {
+    const ms = Number((await readFile(jobStartFile(runnerTemp, ticket, attempt), "utf8")).trim());
+    return Number.isFinite(ms) ? ms : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a workflow file runs the dispatches of one claim one after the other: its
+ * `concurrency` group (the workflow's, or every job's) names `inputs.claim`, without
+ * cancelling the run in progress.
+ */
+export function serializesClaims(workflowText: string | undefined): boolean {
+  if (workflowText === undefined) return false;
+  let doc: unknown;
+  try {
+    doc = parseYaml(workflowText);
+  } catch {
+    return false;
+  }
+  const byClaim = (c: unknown): boolean => {
+    const group = typeof c === "string" ? c : (c as { group?: unknown } | null)?.group;
+    const cancels = (c as { "cancel-in-progress"?: unknown } | null)?.["cancel-in-progress"];
+    return typeof group === "string" && /inputs\.claim\b/.test(group) && cancels !== true;
+  };
+  const d = doc as { concurrency?: unknown; jobs?: Record<string, { concurrency?: unknown }> };
+  if (byClaim(d?.concurrency)) return true;
+  const jobs = Object.values(d?.jobs ?? {});
+  return jobs.length > 0 && jobs.every((j) => byClaim(j?.concurrency));
+}
+
+/** The text of the workflow this job runs (GITHUB_WORKFLOW_REF), from the checkout. */
+async function ownWorkflow(workspace: string): Promise<string | undefined> {
+  const ref = process.env.GITHUB_WORKFLOW_REF ?? "";
+  const m = /^[^/]+\/[^/]+\/(.+?)@/.exec(ref);
+  if (!m) return undefined;
+  return readFile(join(workspace, m[1] as string), "utf8").catch(() => undefined);
 }
 
 export async function writeContext(ctx: ActionContext): Promise<ContextStepResult> {
@@ -47,34 +98,18 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
       "command: context needs the ticket and attempt of the orch-task run — run it in the workflow the frontier dispatches (its inputs are read from the workflow_dispatch event), or pass ticket and attempt",
     );
   }
+  const { workspace, runnerTemp } = ctx.settings.env;
   const rc = ctx.runContext(runBranch(ctx));
-  const { settings, specs } = await rc.checkout.tickets();
-  const spec = specs.find((x) => x.id === ticket);
+  const loaded = await rc.checkout.tickets();
+  const { settings } = loaded;
+  const spec = loaded.specs.find((x) => x.id === ticket);
   if (!spec) {
     throw new UserError(
-      `${rc.dir}: no ticket "${ticket}" in this checkout (${ctx.settings.env.sha.slice(0, 12)}). Jobs check out the commit the run started from (ref: \${{ inputs.base }}); a ticket added after the run started runs in a new run — ${freshHint(rc.branch)} to start one.`,
+      `${rc.dir}: no ticket "${ticket}" in this checkout (${ctx.settings.env.sha.slice(0, 12)}). Jobs check out the commit that recorded their claim (ref: \${{ inputs.ref }}); a ticket added after the run started runs in a new run — ${freshHint(rc.branch)} to start one.`,
     );
   }
-  const records = ctx.settings.records
-    ? resolve(ctx.settings.env.workspace, ctx.settings.records)
-    : undefined;
-  const readAll = async (paths: string[]): Promise<Map<string, string>> => {
-    const out = new Map<string, string>();
-    if (paths.length === 0) return out;
-    if (!records) {
-      const answer = await graphqlStore(rc.gh, rc.repo, rc.branch).read(paths);
-      for (const [k, v] of answer?.files ?? []) out.set(k, v.text);
-      return out;
-    }
-    for (const path of paths) {
-      try {
-        out.set(path, await readFile(join(records, path), "utf8"));
-      } catch {
-        // absent: the context says so
-      }
-    }
-    return out;
-  };
+  // the records on disk, in a checkout of the run's branch; else through the API
+  const records = ctx.settings.records ? resolve(workspace, ctx.settings.records) : undefined;
   const state = await readState(rc, records);
   if (state === undefined) {
     throw new UserError(
@@ -82,34 +117,21 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     );
   }
   const now = ctx.clock();
-  const opened = openRun({
-    specs,
-    settings,
-    saved: { run: state.run, tickets: state.tickets },
-    flags: { ...rc.flags },
-    now,
-  });
-  if (opened.kind === "bad") throw new UserError(opened.message);
-  const { frontier } = opened;
+  const frontier = openBranchRun(rc, loaded, state, now);
   const live = frontier.state(ticket);
   let isLive =
     live?.status === "claimed" &&
     live.attempt === attempt &&
     (claim === undefined || live.claim === claim);
   let takenBy: number | undefined;
-  const entry = state.outbox?.[ticket];
   const runId = Number(ctx.settings.env.runId ?? "0");
-  if (isLive && entry && claim !== undefined && entry.claim === claim) {
-    const lag = rc.outboxLagMs ?? OUTBOX_LAG_MS;
-    if (entry.taken_by !== undefined && entry.taken_by !== runId) {
+  const entry = state.outbox?.[ticket];
+  if (isLive && claim !== undefined && entry?.claim === claim) {
+    const admission = admit(entry, runId, serializesClaims(await ownWorkflow(workspace)));
+    if (admission.kind === "skip") {
       isLive = false;
-      takenBy = entry.taken_by;
-    } else if (
-      entry.taken_by === undefined &&
-      runId > 0 &&
-      (entry.status === "resent" || entry.sends > 1 || now - Date.parse(entry.at) > lag / 2)
-    ) {
-      // It may have been sent twice: only the run that takes it first runs the agent.
+      takenBy = admission.takenBy;
+    } else if (admission.kind === "take") {
       let took = false;
       await advance(
         rc,
@@ -117,15 +139,16 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
           // each try decides anew: a try that lost its race took nothing
           took = false;
           takenBy = undefined;
-          const e = view.outbox[ticket];
           const s = f.state(ticket);
-          if (!e || e.claim !== claim || s?.status !== "claimed" || s.claim !== claim)
+          if (s?.status !== "claimed" || s.claim !== claim)
             return { kind: "stale", message: `${ticket}#${attempt} is no longer live` };
-          if (e.taken_by !== undefined && e.taken_by !== runId) {
-            takenBy = e.taken_by;
-            return { kind: "stale", message: `taken by workflow run ${e.taken_by}` };
+          const taken = take(view.outbox, ticket, claim, runId);
+          if (taken.kind === "gone")
+            return { kind: "stale", message: `${ticket}#${attempt} is no longer live` };
+          if (taken.kind === "taken-by") {
+            takenBy = taken.runId;
+            return { kind: "stale", message: `taken by workflow run ${taken.runId}` };
           }
-          view.outbox[ticket] = { ...e, status: "sent", run_id: runId, taken_by: runId };
           took = true;
           return { kind: "ok", changed: [] };
         },
@@ -136,71 +159,80 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     }
   }
 
-  // The input results this context quotes, fetched into a scratch directory laid out
-  // like the ticket directory, so the local runner's context code reads them unchanged.
-  const scratch = await mkdtemp(join(ctx.settings.env.runnerTemp, "frontier-context-"));
-  try {
-    await Promise.all(
-      spec.inputs.map(async (id) => {
-        const last = frontier
+  // the input results this context quotes: from the records on disk, else one query for all
+  const wanted = spec.inputs
+    .map(
+      (id) =>
+        frontier
           .state(id)
           ?.attempts.filter((a) => a.outcome === "complete")
-          .sort((a, b) => b.n - a.n)[0];
-        if (!last?.result_file) return;
-        const path = joinRepoPath(rc.dir, last.result_file);
-        const text = (await readAll([path])).get(path);
-        if (text === undefined) return;
-        const file = join(scratch, last.result_file);
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, text);
-      }),
-    );
-    const text = await readContext(
-      scratch,
-      frontier,
-      ticket,
-      settings.goal ? { goal: settings.goal } : {},
-    );
-    const outDir = join(ctx.settings.env.runnerTemp, "ticket-frontier");
-    await mkdir(outDir, { recursive: true });
-    const contextFile = join(outDir, `context-${ticket}-${attempt}.md`);
-    const outcomeFile = join(outDir, `outcome-${ticket}-${attempt}.json`);
-    await writeFile(contextFile, text);
+          .sort((a, b) => b.n - a.n)[0]?.result_file,
+    )
+    .filter((f): f is string => f !== undefined);
+  const fetched = records
+    ? undefined
+    : wanted.length === 0
+      ? new Map<string, string>()
+      : await readThroughApi(
+          rc,
+          wanted.map((f) => joinRepoPath(rc.dir, f)),
+        );
+  const text = await readContext(
+    async (file) => {
+      const path = joinRepoPath(rc.dir, file);
+      if (fetched) return fetched.get(path);
+      return readFile(join(records as string, path), "utf8").catch(() => undefined);
+    },
+    frontier,
+    ticket,
+    settings.goal ? { goal: settings.goal } : {},
+  );
+  const outDir = join(runnerTemp, "ticket-frontier");
+  await mkdir(outDir, { recursive: true });
+  const contextFile = join(outDir, `context-${ticket}-${attempt}.md`);
+  const outcomeFile = join(outDir, `outcome-${ticket}-${attempt}.json`);
+  await writeFile(contextFile, text);
+  await writeFile(jobStartFile(runnerTemp, ticket, attempt), String(ctx.clock()));
 
-    core.setOutput("context-file", contextFile);
-    core.setOutput("outcome-file", outcomeFile);
-    core.setOutput("live", isLive ? "true" : "false");
-    // the executor contract, as the local runner sets it (core/executor.ts)
-    const vars = executorVariables({
-      run: state.run.run,
-      ticket,
-      attempt,
-      ticketFile: join(ctx.settings.env.workspace, rc.dir, spec.file),
-      dir: join(ctx.settings.env.workspace, rc.dir),
-      bound: spec.bound?.raw ?? settings.ticket_bound ?? "",
-      ...deadlineOf(live?.claimed_at, spec.bound?.raw ?? settings.ticket_bound),
-      runBound: frontier.runBoundLeft(),
-      claim: claim ?? live?.claim ?? "",
-      contextFile,
-      outcomeFile,
-    });
-    for (const [k, v] of Object.entries(vars)) core.exportVariable(k, v);
-    if (isLive) {
-      core.info(`context of ${ticket}#${attempt} written to ${contextFile}`);
-    } else {
-      core.warning(
-        takenBy !== undefined
-          ? `${ticket}#${attempt} (claim ${claim}) was dispatched twice and workflow run ${takenBy} took it first: this run skips the agent step`
-          : `${ticket}#${attempt} is not the ticket's live attempt any more (it is ${live?.status ?? "unknown"}, attempt ${live?.attempt ?? 0}): skip the agent step — a settle of it would change nothing`,
-      );
-    }
-    return { contextFile, outcomeFile, live: isLive, text };
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
+  core.setOutput("context-file", contextFile);
+  core.setOutput("outcome-file", outcomeFile);
+  core.setOutput("live", isLive ? "true" : "false");
+  // the executor contract, as the local runner sets it (core/executor.ts)
+  const vars = executorVariables({
+    run: state.run.run,
+    ticket,
+    attempt,
+    ticketFile: join(workspace, rc.dir, spec.file),
+    dir: join(workspace, rc.dir),
+    bound: spec.bound?.raw ?? settings.ticket_bound ?? "",
+    ...deadlineOf(live?.claimed_at, spec.bound?.raw ?? settings.ticket_bound),
+    runBound: frontier.runBoundLeft(),
+    claim: claim ?? live?.claim ?? "",
+    contextFile,
+    outcomeFile,
+  });
+  for (const [k, v] of Object.entries(vars)) core.exportVariable(k, v);
+  if (isLive) {
+    core.info(`context of ${ticket}#${attempt} written to ${contextFile}`);
+  } else {
+    core.warning(
+      takenBy !== undefined
+        ? `${ticket}#${attempt} (claim ${claim}) was dispatched twice and workflow run ${takenBy} took it first: this run skips the agent step`
+        : `${ticket}#${attempt} is not the ticket's live attempt any more (it is ${live?.status ?? "unknown"}, attempt ${live?.attempt ?? 0}): skip the agent step — a settle of it would change nothing`,
+    );
   }
+  return { contextFile, outcomeFile, live: isLive, text };
 }
 
-/** The run's state: from the records checkout (state.json and its shards), else one query. */
+/** Files at the head of the run's branch, in one query. */
+async function readThroughApi(rc: RunContext, paths: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const answer = await graphqlStore(rc.gh, rc.repo, rc.branch).read(paths);
+  for (const [k, v] of answer?.files ?? []) out.set(k, v.text);
+  return out;
+}
+
+/** The run's state: from the records on disk (state.json and its shards), else one query. */
 async function readState(rc: RunContext, records: string | undefined) {
   if (!records) {
     const read = await graphqlStore(rc.gh, rc.repo, rc.branch).read(

@@ -9,22 +9,26 @@
  */
 import type { Claim, EventResult, Frontier } from "../core/engine.js";
 import { openRun, step } from "../core/event.js";
-import type { Settings } from "../core/model.js";
+import type { SavedState, Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
-import type { BranchRead } from "./branch.js";
+import type { BranchRead, FileChanges } from "./branch.js";
+import { HISTORY_READ, nameCommits, trailers, type Unnamed } from "./changes.js";
 import { UserError } from "./errors.js";
 import { freshHint } from "./fresh-words.js";
 import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
 import {
   adoptUntracked,
+  enqueue,
   liveEntries,
   OUTBOX_CHECK_EVERY_MS,
   OUTBOX_LAG_MS,
   type Outbox,
   overdue,
+  resend,
+  seen as seenRun,
   unsent,
 } from "./outbox.js";
-import type { RunContext, RunEvent, RunView } from "./run-context.js";
+import type { Integration, RunContext, RunEvent, RunView } from "./run-context.js";
 import { type RunSource, snapshotText } from "./source.js";
 import {
   GITHUB_STATE_SCHEMA,
@@ -72,6 +76,8 @@ export interface Decided {
   asked?: string[];
   /** the frontier holds only some tickets' histories (the rest are their heads) */
   partial?: boolean;
+  /** the run ended with this event: dispatch the user's CI workflow on its branch */
+  ci?: string;
 }
 
 /** What the runs listing showed of overdue claims, searched at most once per event. */
@@ -111,6 +117,8 @@ export interface TryInput {
   seen: RunsSeen | undefined;
   /** the shard files read (names); undefined: every one (status-index.ts) */
   shardsRead?: ReadonlySet<string>;
+  /** the paths this event's changes touch that moved on the branch, with the commit of each */
+  moved?: ReadonlyMap<string, string>;
 }
 
 export type Decision =
@@ -125,8 +133,10 @@ export type Decision =
   | {
       kind: "commit";
       decided: Decided;
-      additions: Map<string, string>;
+      additions: Map<string, string | Uint8Array>;
       deletions: string[];
+      /** files written by id with a mode (an integration through the Git Data API) */
+      entries?: FileChanges["entries"];
       message: string;
     };
 
@@ -135,23 +145,27 @@ export function decide(input: TryInput): Decision {
   const { ctx, read, state, source, now } = input;
   const { settings } = source;
   const { history } = input;
-  const specs = runSpecs(ctx, source, state);
   // on a branch holding a finished run's history, only a push adding tickets starts a run
-  const fromHistory = !state && history && input.mayStart && addedAfter(history, specs).length > 0;
-  const saved = state
-    ? { run: state.run, tickets: state.tickets }
-    : history
-      ? savedFromHistory(history, settings.run, ctx.sha, now)
-      : undefined;
-  const opened = openRun({
-    specs,
-    settings,
-    saved,
-    flags: { ...ctx.flags, base: state?.run.base ?? ctx.sha },
-    now,
-  });
-  if (opened.kind === "bad") throw new UserError(opened.message);
-  const { frontier } = opened;
+  const fromHistory =
+    !state &&
+    history &&
+    input.mayStart &&
+    addedAfter(history, runSpecs(ctx, source, state)).length > 0;
+  const fromSaved =
+    !state && history ? savedFromHistory(history, settings.run, ctx.sha, now) : undefined;
+  // the commits of integrated attempts that the branch's newest commits name (found by
+  // their trailers) go into their records; the rest wait for a later read
+  const shardsRead = input.shardsRead;
+  const loaded = (ticket: string) =>
+    shardsRead === undefined || shardsRead.has(shardName(shardOf(ticket, INDEXED_SHARDS)));
+  let unnamed: Unnamed[] = state?.unnamed ?? [];
+  if (state && unnamed.length > 0 && read.history) {
+    // one not found among more commits of the run than a read takes is not looked for again
+    unnamed = nameCommits(state.tickets, unnamed, read.history, loaded).filter(
+      (u) => u.commit !== undefined || state.seq - u.seq < HISTORY_READ,
+    );
+  }
+  const frontier = openBranchRun(ctx, source, state, now, fromSaved);
   if (!state && (!input.mayStart || (history && !fromHistory))) {
     const message = history
       ? historyMessage(input.label, ctx.branch, history)
@@ -173,14 +187,19 @@ export function decide(input: TryInput): Decision {
 
   // The event, then every step every event takes (core/event.ts): reclaim the claims
   // whose lease ran out, claim what became ready, drain what changed.
-  const files = new Map<string, string>();
+  const files = new Map<string, string | Uint8Array>();
   const deletions: string[] = [];
+  let integration: Integration | undefined;
   const view: RunView = {
     state,
     questions: { ...(state?.questions ?? {}) },
     report: state?.report,
     outbox: {},
     writeFile: (path, content) => files.set(joinRepoPath(ctx.dir, path), content),
+    moved: input.moved ?? new Map(),
+    integrate: (i) => {
+      integration = i;
+    },
   };
   const workflowOf = (t: string) => workflowFor(ctx, frontier, t);
   const iso = new Date(now).toISOString();
@@ -202,29 +221,19 @@ export function decide(input: TryInput): Decision {
   for (const c of claims) {
     const workflow = workflowOf(c.ticket);
     claimed.push({ ticket: c.ticket, attempt: c.attempt, claim: c.claim, workflow });
-    outbox[c.ticket] = {
-      claim: c.claim,
-      attempt: c.attempt,
-      workflow,
-      at: iso,
-      event: input.eventId,
-      status: "pending",
-      sends: 1,
-    };
+    enqueue(outbox, c, workflow, iso, input.eventId);
   }
   adoptUntracked(outbox, frontier, workflowOf);
   const resends: Send[] = [];
   for (const t of input.drainOutbox ? unsent(outbox) : []) {
     const e = outbox[t]!;
-    outbox[t] = { ...e, status: "pending", at: iso, sends: e.sends + 1 };
+    resend(outbox, t, iso, "pending");
     resends.push({ ticket: t, attempt: e.attempt, claim: e.claim, workflow: e.workflow });
   }
   const lagMs = ctx.outboxLagMs ?? OUTBOX_LAG_MS;
   let checkedAt = state?.outbox_checked_at;
   // (this event's own claims are never overdue, whatever the lag)
-  const late = input.drainOutbox
-    ? overdue(outbox, now, lagMs).filter((t) => outbox[t]!.event !== input.eventId)
-    : [];
+  const late = input.drainOutbox ? overdue(outbox, now, lagMs, input.eventId) : [];
   const seen = input.seen;
   const checkDue =
     checkedAt === undefined ||
@@ -240,12 +249,12 @@ export function decide(input: TryInput): Decision {
       if (!seen.runs || !seen.searched.has(e.claim)) continue;
       const run = seen.runs.get(e.claim);
       if (run) {
-        outbox[t] = { ...e, status: "sent", run_id: run.id };
+        seenRun(outbox, t, e.claim, run.id);
       } else {
         ctx.log(
           `${t}#${e.attempt}: no workflow run carries claim ${e.claim} ${Math.round((now - Date.parse(e.at)) / 1000)}s after it was committed; sending it again`,
         );
-        outbox[t] = { ...e, status: "resent", at: iso, sends: e.sends + 1 };
+        resend(outbox, t, iso, "resent");
         resends.push({ ticket: t, attempt: e.attempt, claim: e.claim, workflow: e.workflow });
       }
     }
@@ -271,9 +280,7 @@ export function decide(input: TryInput): Decision {
       now - Date.parse(shown.at) >= REPORT_EVERY_MS);
 
   // A state read in part: what this decision changes or shows must have been read.
-  const { shardsRead } = input;
   if (state && shardsRead !== undefined) {
-    const loaded = (id: string) => shardsRead.has(shardName(shardOf(id, INDEXED_SHARDS)));
     const unopened = Object.entries(view.questions)
       .filter(([, q]) => q.issue_number === undefined && !q.closed)
       .map(([t]) => t);
@@ -289,6 +296,7 @@ export function decide(input: TryInput): Decision {
     changes.log.length === 0 &&
     !changes.run &&
     files.size === 0 &&
+    integration === undefined &&
     sends.length === 0 &&
     JSON.stringify(view.questions) === JSON.stringify(state.questions) &&
     JSON.stringify(outbox) === JSON.stringify(state.outbox ?? {}) &&
@@ -335,7 +343,15 @@ export function decide(input: TryInput): Decision {
         : {}),
     ...(state?.base_snapshot || source.files ? { base_snapshot: true } : {}),
     ...(authored.size > 0 ? { authored_changed: [...authored].sort() } : {}),
+    ...(state?.ci ? { ci: state.ci } : {}),
   };
+  if (integration) {
+    unnamed = [
+      ...unnamed,
+      { ticket: integration.ticket, attempt: integration.attempt, claim: integration.claim, seq },
+    ];
+  }
+  if (unnamed.length > 0) next.unnamed = unnamed;
 
   // Every file of the event: records (created once), ticket front matter (from the
   // run's own text at base), the worklog, the state; base.json when the run starts.
@@ -365,10 +381,17 @@ export function decide(input: TryInput): Decision {
   const runName = frontier.runRecord().run;
   const liveNow = frontier.runState(now) === "running";
   const hadLiveFile = read.files.has(livePath(ctx.dir));
+  let ci: string | undefined;
   if (liveNow && (!hadLiveFile || input.foreign)) {
     files.set(livePath(ctx.dir), liveText(runName, ctx.branch));
   } else if (!liveNow && hadLiveFile) {
     deletions.push(livePath(ctx.dir));
+    // the run ends in this commit (once: a redelivered event finds no live.json): the
+    // user's CI runs on the branch, since the job token's commits start no workflow
+    if (ctx.ciWorkflow) {
+      ci = ctx.ciWorkflow;
+      next.ci = { workflow: ci, at: iso, state: frontier.runState(now) };
+    }
   }
   // the state: state.json, and only the shards whose tickets' history this event changed
   // (a shard it did not read it did not change: need() saw to that)
@@ -385,6 +408,13 @@ export function decide(input: TryInput): Decision {
     if (!written.shards.has(name)) deletions.push(`${shardDir}/${name}`);
   }
 
+  // the ticket's own changes, in the commit that records its outcome
+  let entries: FileChanges["entries"];
+  if (integration) {
+    for (const [path, content] of integration.files.additions) files.set(path, content);
+    deletions.push(...integration.files.deletions);
+    entries = integration.files.entries;
+  }
   return {
     kind: "commit",
     decided: {
@@ -396,11 +426,59 @@ export function decide(input: TryInput): Decision {
       refreshReport,
       asked,
       ...(shardsRead !== undefined && state ? { partial: true } : {}),
+      ...(ci ? { ci } : {}),
     },
     additions: files,
     deletions,
-    message: commitMessage(runName, input.label, changes.log.length, claims),
+    ...(entries && entries.size > 0 ? { entries } : {}),
+    message: integration
+      ? integrationMessage(runName, integration, changes.log.length, claims)
+      : commitMessage(runName, input.label, changes.log.length, claims),
   };
+}
+
+/**
+ * The commit of a ticket attempt: its headline names the ticket as a pull request's
+ * commit list shows it; its trailers name run, ticket, attempt and claim (a later event
+ * finds the commit's id by them).
+ */
+function integrationMessage(
+  run: string,
+  i: Integration,
+  logLines: number,
+  claims: readonly Claim[],
+): string {
+  const title = i.title.length > 72 ? `${i.title.slice(0, 71)}…` : i.title;
+  const claimed =
+    claims.length === 0
+      ? ""
+      : claims.length <= 10
+        ? ` Claims ${claims.map((c) => `${c.ticket}#${c.attempt}`).join(", ")}.`
+        : ` Claims ${claims.length} tickets.`;
+  return `${i.ticket}: ${title}\n\nTicket ${i.ticket}, attempt ${i.attempt} of run ${run}: ${i.paths} changed path${i.paths === 1 ? "" : "s"}, with its outcome (${logLines} worklog line${logLines === 1 ? "" : "s"}).${claimed} [skip ci]\n\n${trailers(run, i.ticket, i.attempt, i.claim)}`;
+}
+
+/**
+ * The run on a branch as an engine: its tickets (from the source) with the state read
+ * from the branch. Every event, the read-only view and the context step open it here.
+ */
+export function openBranchRun(
+  ctx: Pick<RunContext, "dir" | "log" | "flags" | "sha" | "branch">,
+  source: Pick<RunSource, "specs" | "settings">,
+  state: GitHubState | undefined,
+  now: number,
+  /** what a run with no state of its own starts from (a finished run's history) */
+  fromSaved?: SavedState,
+): Frontier {
+  const opened = openRun({
+    specs: runSpecs(ctx, source, state),
+    settings: source.settings,
+    saved: state ? { run: state.run, tickets: state.tickets } : fromSaved,
+    flags: { ...ctx.flags, base: state?.run.base ?? ctx.sha },
+    now,
+  });
+  if (opened.kind === "bad") throw new UserError(opened.message);
+  return opened.frontier;
 }
 
 /** The state of a run that is not there: what an event on a branch without one reports. */

@@ -19,7 +19,33 @@ export interface DispatchInputs {
   ticket: string;
   attempt: string;
   claim: string;
+  /** the commit the run started from: its graph is read there */
   base: string;
+  /** the commit that recorded the claim: the job checks it out (base and every change integrated before it) */
+  ref?: string;
+  /** the job's timeout in minutes, from the ticket's bound */
+  timeout?: string;
+}
+
+/**
+ * Inputs an orch-task workflow written for an older version does not declare: a dispatch
+ * GitHub refuses for one of these ("Unexpected inputs provided") is sent again without
+ * it, and this process does not send it again. Such a job checks out `base` as before.
+ */
+const OPTIONAL_INPUTS: ReadonlySet<string> = new Set(["ref", "timeout"]);
+
+/** The inputs GitHub named as undeclared, when a dispatch was refused for them. */
+function unexpectedInputs(error: unknown): string[] | undefined {
+  const f = apiFailure(error);
+  if (f?.status !== 422) return undefined;
+  const m = /Unexpected inputs provided:\s*(\[[^\]]*\])/i.exec(f.message);
+  if (!m) return undefined;
+  try {
+    const names = JSON.parse(m[1] as string) as unknown;
+    return Array.isArray(names) ? names.map(String) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface DispatchRequest {
@@ -43,6 +69,8 @@ export type DispatchResult =
  */
 export class DispatchSession {
   returnRunDetails = true;
+  /** optional inputs the workflow turned out not to declare: not sent again */
+  readonly undeclared = new Set<string>();
   /** how long to look for a run by its claim token when the server gave no run id */
   findRunTries = 3;
   findRunDelayMs = 1000;
@@ -73,20 +101,33 @@ export async function dispatchClaim(
   now: number,
 ): Promise<DispatchResult> {
   const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches" as const;
-  const params = {
+  const paramsNow = () => ({
     ...repo,
     workflow_id: request.workflow,
     ref: request.ref,
-    inputs: { ...request.inputs },
+    inputs: Object.fromEntries(
+      Object.entries(request.inputs).filter(
+        ([k, v]) => v !== undefined && !session.undeclared.has(k),
+      ),
+    ) as Record<string, string>,
     // Never re-sent by the retry plugin: a 5xx may come from a dispatch that did start,
     // and sending it again would run the ticket twice. An unclear answer is settled by
     // looking for the run by its claim token first (below).
     request: { retries: 0 },
+  });
+  /** an optional input the workflow does not declare: dropped (a 422 started nothing) */
+  const dropUndeclared = (error: unknown): boolean => {
+    const names = unexpectedInputs(error);
+    if (!names || names.length === 0 || !names.every((n) => OPTIONAL_INPUTS.has(n))) return false;
+    if (names.every((n) => session.undeclared.has(n))) return false;
+    for (const n of names) session.undeclared.add(n);
+    return true;
   };
   const byClaim = () =>
     findRunByClaim(gh, repo, session, request.workflow, request.inputs.claim, now);
 
   const send = async (): Promise<DispatchResult | "unsupported"> => {
+    const params = paramsNow();
     if (session.returnRunDetails) {
       try {
         const answer = await gh.request(route, { ...params, return_run_details: true });
@@ -100,6 +141,7 @@ export async function dispatchClaim(
         if (typeof data.html_url === "string") out.runUrl = data.html_url;
         return out;
       } catch (error) {
+        if (dropUndeclared(error)) return "unsupported";
         if (!isReturnRunDetailsUnsupported(error)) return failed(error);
         session.returnRunDetails = false;
         return "unsupported";
@@ -108,6 +150,7 @@ export async function dispatchClaim(
     try {
       await gh.request(route, params);
     } catch (error) {
+      if (dropUndeclared(error)) return "unsupported";
       return failed(error);
     }
     const found = await byClaim();
@@ -117,7 +160,7 @@ export async function dispatchClaim(
   };
 
   let result = await send();
-  if (result === "unsupported") result = await send();
+  for (let i = 0; i < 3 && result === "unsupported"; i++) result = await send();
   if (result === "unsupported" || result.kind !== "unknown") {
     return result === "unsupported" ? { kind: "unknown", message: "no answer" } : result;
   }
@@ -213,4 +256,29 @@ export async function findRunsByClaims(
     if (answer.data.workflow_runs.length < 100) break;
   }
   return found;
+}
+
+/**
+ * Dispatch a workflow of the user's (their CI) on `ref`, with no inputs: what runs CI on
+ * a run's branch, whose commits — made with the job's token — start none. Answers
+ * GitHub's refusal in words, or undefined when it was dispatched.
+ */
+export async function dispatchWorkflow(
+  gh: GitHub,
+  repo: Repo,
+  workflow: string,
+  ref: string,
+): Promise<string | undefined> {
+  try {
+    await gh.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
+      ...repo,
+      workflow_id: workflow,
+      ref,
+      request: { retries: 0 },
+    });
+    return undefined;
+  } catch (error) {
+    if (rateLimitOf(error)) throw error;
+    return describeApiError(error);
+  }
 }

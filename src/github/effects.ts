@@ -12,10 +12,11 @@ import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
 import { graphqlStore } from "./branch.js";
 import type { Send } from "./decide.js";
-import { dispatchClaim } from "./dispatch.js";
+import { dispatchClaim, dispatchWorkflow } from "./dispatch.js";
 import { budgetWords, describeError, isTransient, rateLimitOf } from "./octokit.js";
+import { markUnsent, seen } from "./outbox.js";
 import { openQuestionIssue } from "./questions.js";
-import { type Recorded, recordEvent } from "./record.js";
+import type { Recorded } from "./record.js";
 import {
   createReportComment,
   findReportComment,
@@ -40,6 +41,16 @@ export interface Refused {
   ticket: string;
   attempt: number;
   message: string;
+}
+
+/**
+ * An orch-task job's timeout in minutes: its ticket's lease (the bound), so a job never
+ * outlives its claim and a longer bound is never cut at a fixed hour. GitHub allows at
+ * most 6 hours on its own runners and 5 days on self-hosted ones.
+ */
+export function jobMinutes(leaseMs: number | undefined): number {
+  const minutes = Math.ceil((leaseMs ?? 3_600_000) / 60_000);
+  return Math.min(7_200, Math.max(1, minutes));
 }
 
 /** How long a recorded question waits for its own event to open its issue before another does. */
@@ -77,6 +88,7 @@ export async function performEffects(
   }
 
   const refusedNow: Array<{ send: Send; message: string }> = [];
+  const started: Array<{ ticket: string; claim: string; runId: number }> = [];
   const notStarted: Send[] = [];
   let spent: ReturnType<typeof rateLimitOf>;
   for (const send of sends) {
@@ -95,6 +107,10 @@ export async function performEffects(
             attempt: String(send.attempt),
             claim: send.claim,
             base: state.run.base ?? ctx.sha,
+            // the commit that recorded the claim (or, for a resend, this event's: it holds
+            // everything that one held) — the job checks it out
+            ref: last.commit ?? last.head,
+            timeout: String(jobMinutes(last.frontier.leaseMsOf(send.ticket))),
           },
         },
         ctx.clock(),
@@ -110,6 +126,8 @@ export async function performEffects(
     switch (res.kind) {
       case "dispatched":
         ctx.log(`dispatched ${send.ticket}#${send.attempt}${res.runUrl ? ` → ${res.runUrl}` : ""}`);
+        if (res.runId !== undefined)
+          started.push({ ticket: send.ticket, claim: send.claim, runId: res.runId });
         dispatched.push({
           ticket: send.ticket,
           attempt: send.attempt,
@@ -130,6 +148,19 @@ export async function performEffects(
           `warning: no clear answer dispatching ${send.ticket}#${send.attempt} (${res.message}); the next event looks for its run before sending it again`,
         );
         break;
+    }
+  }
+  if (last.ci && last.commit !== undefined) {
+    // once: the commit that ended the run recorded it, and only its event dispatches it
+    try {
+      const refusedCi = await dispatchWorkflow(ctx.gh, ctx.repo, last.ci, ctx.branch);
+      if (refusedCi === undefined) ctx.log(`dispatched ${last.ci} on ${ctx.branch}: the run ended`);
+      else
+        deferred.push(`the CI workflow ${last.ci} on ${ctx.branch} was not started: ${refusedCi}`);
+    } catch (error) {
+      deferred.push(
+        `the CI workflow ${last.ci} on ${ctx.branch} (${describeError(error, ctx.clock())}): not started`,
+      );
     }
   }
   if (notStarted.length > 0) {
@@ -190,10 +221,10 @@ export async function performEffects(
         );
         if (r.kind === "ok") changed.push(...r.changed);
       }
-      for (const send of notStarted) {
-        const e = view.outbox[send.ticket];
-        if (e?.claim === send.claim) view.outbox[send.ticket] = { ...e, status: "unsent" };
-      }
+      for (const send of notStarted) markUnsent(view.outbox, send.ticket, send.claim);
+      // the runs GitHub named for this event's dispatches, since a commit is made anyway:
+      // a later event never sends them again
+      for (const d of started) seen(view.outbox, d.ticket, d.claim, d.runId);
       for (const [ticket, issue] of opened) {
         const q = view.questions[ticket];
         if (q && q.issue_number === undefined)
@@ -316,7 +347,7 @@ export async function showReport(
   last: Recorded,
   markdown: string,
   deferred: string[],
-): Promise<Recorded | undefined> {
+): Promise<Learned | undefined> {
   const record = last.state.report as ReportRecord;
   try {
     const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
@@ -329,15 +360,13 @@ export async function showReport(
     }
     ctx.log(`the report comment was deleted: posted again as ${again.id}`);
     const replaced: ReportRecord = { ...record, comment_id: again.id, login: again.login };
-    return await recordEvent(
-      ctx,
-      (_frontier, _now, view) => {
+    return {
+      event: (_frontier, _now, view) => {
         if (view.report?.comment_id === record.comment_id) view.report = replaced;
         return { kind: "ok", changed: [] };
       },
-      "record the report comment posted again",
-      { mayStart: false, drainOutbox: false },
-    );
+      label: "record the report comment posted again",
+    };
   } catch (error) {
     if (!rateLimitOf(error) && !isTransient(error)) throw error;
     deferred.push(

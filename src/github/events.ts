@@ -7,17 +7,22 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import type { EventResult, SettleInput } from "../core/engine.js";
 import type { Outcome, Usage } from "../core/model.js";
+import { compileScope } from "../core/scope.js";
 import {
   type Interpreted,
   interpretOutcome,
   type JobReport,
   type Observation,
   type OutcomeFileRead,
+  planSettle,
 } from "../core/settle.js";
+import { patchFile } from "../tickets/layout.js";
 import { resultFile } from "../tickets/load.js";
 import { readOutcomeFile } from "../tickets/outcome-file.js";
+import { integrationFiles, type JobChanges } from "./changes.js";
 import { parseRunName } from "./dispatch.js";
 import type { SettleInputs } from "./inputs.js";
+import { settleRefused } from "./outbox.js";
 import type { RunEvent } from "./run-context.js";
 
 /** Push / workflow_dispatch / a redelivered event: nothing to record; claim what is ready. */
@@ -40,49 +45,90 @@ export interface JobOutcome {
   runUrl?: string;
   /** the workflow run that reports it: a run that did not take a claim another took settles nothing */
   runId?: number;
+  /** what the job changed in its checkout (the settle step collected it) */
+  changes?: JobChanges;
+  /** the run's max_result_bytes: a patch kept as evidence fits within it */
+  maxResultBytes?: number;
 }
 
 /** Where an attempt's result is stored, relative to the ticket directory. Never overwritten. */
 export const resultPath = resultFile;
 
 /** Record a job's outcome, as interpreted (readJobOutcome): its result is written once. */
-export function settleEvent(job: JobOutcome): RunEvent {
+export function settleEvent(job: JobOutcome, died = false): RunEvent {
   return (frontier, now, view) => {
-    const entry = view.outbox[job.ticket];
-    if (
-      job.runId !== undefined &&
-      entry !== undefined &&
-      (job.claim === undefined || entry.claim === job.claim) &&
-      entry.taken_by !== undefined &&
-      entry.taken_by !== job.runId
-    ) {
-      return {
-        kind: "stale",
-        message: `${job.ticket}#${job.attempt} was taken by workflow run ${entry.taken_by}; workflow run ${job.runId} (a second dispatch of the same claim) changes nothing`,
+    const refused = settleRefused(view.outbox[job.ticket], job, died);
+    if (refused !== undefined) return { kind: "stale", message: refused };
+    // the outcome was interpreted once (core/settle.ts); its changes are judged here, on
+    // every try, against what moved on the branch in the read this try commits on
+    const { changes } = job;
+    const interpreted: Interpreted = { outcome: job.outcome };
+    if (job.result !== undefined) interpreted.result = job.result;
+    if (job.question !== undefined) interpreted.question = job.question;
+    if (job.reason !== undefined) interpreted.reason = job.reason;
+    if (job.usage !== undefined) interpreted.usage = job.usage;
+    const spec = frontier.spec(job.ticket);
+    let plan = planSettle(
+      interpreted,
+      changes ? { start: changes.start, paths: changes.paths, moved: view.moved } : undefined,
+      compileScope(spec?.writeScope ?? []),
+    );
+    if (plan.changes === "integrate" && changes?.refused !== undefined && plan.record) {
+      // GitHub cannot take them as one commit: the attempt fails, nothing lands
+      plan = {
+        outcome: "failed",
+        reason: changes.refused,
+        changes: "evidence",
+        record: { ...plan.record, verdict: "kept" },
+        verdict: plan.verdict,
+        ...(job.usage !== undefined ? { usage: job.usage } : {}),
       };
     }
+    const patch =
+      plan.changes === "evidence" &&
+      changes !== undefined &&
+      changes.patch.byteLength > 0 &&
+      changes.patch.byteLength <= (job.maxResultBytes ?? Number.POSITIVE_INFINITY)
+        ? changes.patch
+        : undefined;
+    if (patch && plan.record) plan.record.patch_file = patchFile(job.ticket, job.attempt);
+
     const input: SettleInput = {
       ticket: job.ticket,
       attempt: job.attempt,
-      outcome: job.outcome,
+      outcome: plan.outcome,
       by: job.by,
     };
     if (job.claim !== undefined) input.claim = job.claim;
     if (job.runUrl !== undefined) input.runUrl = job.runUrl;
-    if (job.usage !== undefined) input.usage = job.usage;
-    if (job.question !== undefined) input.question = job.question;
-    if (job.reason !== undefined) input.reason = job.reason;
-    // the outcome was interpreted once (core/settle.ts): a result here is non-blank and
-    // within the cap, and a complete without one is already empty
+    if (plan.usage !== undefined) input.usage = plan.usage;
+    if (plan.question !== undefined) input.question = plan.question;
+    if (plan.reason !== undefined) input.reason = plan.reason;
+    if (plan.record !== undefined) input.changes = plan.record;
+    // a result here is non-blank and within the cap, and a complete without one is already empty
     let resultText: string | undefined;
-    if (job.result !== undefined && job.result.trim() !== "") {
-      resultText = job.result;
+    if (plan.result !== undefined && plan.result.trim() !== "") {
+      resultText = plan.result;
       input.resultFile = resultPath(job.ticket, job.attempt);
-      input.resultBytes = Buffer.byteLength(job.result, "utf8");
+      input.resultBytes = Buffer.byteLength(plan.result, "utf8");
     }
     const result = frontier.settle(input, now);
-    if (result.kind === "ok" && resultText !== undefined && input.resultFile)
-      view.writeFile(input.resultFile, resultText);
+    if (result.kind !== "ok") return result;
+    if (resultText !== undefined && input.resultFile) view.writeFile(input.resultFile, resultText);
+    if (patch && plan.record?.patch_file) view.writeFile(plan.record.patch_file, patch);
+    if (plan.changes === "integrate" && changes) {
+      view.integrate({
+        ticket: job.ticket,
+        attempt: job.attempt,
+        claim:
+          job.claim ??
+          frontier.state(job.ticket)?.attempts.find((a) => a.n === job.attempt)?.claim ??
+          "",
+        title: spec?.title ?? job.ticket,
+        files: integrationFiles(changes),
+        paths: changes.paths.length,
+      });
+    }
     return result;
   };
 }
@@ -110,14 +156,16 @@ export function allOf(...events: RunEvent[]): RunEvent {
 export async function readJobOutcome(
   inputs: SettleInputs,
   maxResultBytes: number,
+  timedOut = false,
 ): Promise<Interpreted> {
-  return interpretOutcome(await observeJob(inputs, maxResultBytes));
+  return interpretOutcome(await observeJob(inputs, maxResultBytes, timedOut));
 }
 
-/** What the settle step saw of the job's end. */
+/** What the settle step saw of the job's end; `timedOut`: the agent ran out its bound. */
 export async function observeJob(
   inputs: SettleInputs,
   maxResultBytes: number,
+  timedOut = false,
 ): Promise<Observation> {
   const file: OutcomeFileRead = inputs.outcomeFile
     ? await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile)
@@ -129,7 +177,7 @@ export async function observeJob(
   if (inputs.jobStatus !== undefined) job.status = inputs.jobStatus;
   if (inputs.outcome && inputs.resultFile)
     job.result = await readResultFile(inputs.resultFile, maxResultBytes);
-  return { file, job, maxResultBytes };
+  return { file, job, maxResultBytes, ...(timedOut ? { timedOut } : {}) };
 }
 
 /** The `result-file` input's text, at most the cap and a byte (a bigger one is only measured). */
@@ -211,16 +259,23 @@ export function readWorkflowRun(payload: unknown): WorkflowRunRead {
 
 /** The failed settle of a job that ended before its settle step; stale if it settled after all. */
 export function deadJobEvent(job: DeadJob): RunEvent {
-  return settleEvent({
-    ticket: job.ticket,
-    attempt: job.attempt,
-    claim: job.claim,
-    outcome: "failed",
-    reason: `the orch-task run ended ${job.conclusion} before its settle step recorded an outcome${job.url ? ` (${job.url})` : ""}`,
-    by: "workflow_run",
-    ...(job.url ? { runUrl: job.url } : {}),
-    ...(runIdOf(job.url) !== undefined ? { runId: runIdOf(job.url) as number } : {}),
-  });
+  return settleEvent(
+    {
+      ticket: job.ticket,
+      attempt: job.attempt,
+      claim: job.claim,
+      outcome: "failed",
+      // a job that ran into its timeout (the ticket's bound) is a timed-out attempt
+      reason:
+        job.conclusion === "timed_out"
+          ? "timeout"
+          : `the orch-task run ended ${job.conclusion} before its settle step recorded an outcome${job.url ? ` (${job.url})` : ""}`,
+      by: "workflow_run",
+      ...(job.url ? { runUrl: job.url } : {}),
+      ...(runIdOf(job.url) !== undefined ? { runId: runIdOf(job.url) as number } : {}),
+    },
+    true,
+  );
 }
 
 function runIdOf(url: string): number | undefined {

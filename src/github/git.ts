@@ -5,6 +5,8 @@
  * 422 ("Update is not a fast forward", or "Reference cannot be updated" under concurrent
  * writes) and the caller re-reads and re-applies: no update is lost.
  */
+import { isUtf8 } from "node:buffer";
+import type { ChangeMode } from "../core/changes.js";
 import { apiFailure, type GitHub, isConflict } from "./octokit.js";
 
 export interface Repo {
@@ -73,7 +75,21 @@ export async function readText(
 export interface FileWrite {
   /** path from the repository root */
   path: string;
-  content: string;
+  /** text, or bytes kept exactly (bytes that are not UTF-8 go up as a blob first) */
+  content: string | Uint8Array;
+}
+
+/**
+ * Upload `content` as a blob (one write); GitHub answers its id, git's content id, so
+ * the same bytes uploaded again are the same blob.
+ */
+export async function uploadBlob(gh: GitHub, repo: Repo, content: Uint8Array): Promise<string> {
+  const answer = await gh.rest.git.createBlob({
+    ...repo,
+    content: Buffer.from(content).toString("base64"),
+    encoding: "base64",
+  });
+  return answer.data.sha;
 }
 
 export type CommitResult = { kind: "ok"; sha: string } | { kind: "moved" };
@@ -90,16 +106,37 @@ export async function commitFiles(
   files: readonly FileWrite[],
   message: string,
   deletions: readonly string[] = [],
+  entries: ReadonlyMap<string, { mode: ChangeMode; sha: string }> = new Map(),
 ): Promise<CommitResult> {
+  // a tree entry's `content` is text: bytes that are not UTF-8 go up as a blob first
+  const written = await Promise.all(
+    files.map(async (f) =>
+      typeof f.content === "string" || isUtf8(f.content)
+        ? {
+            path: f.path,
+            mode: "100644" as const,
+            type: "blob" as const,
+            content:
+              typeof f.content === "string" ? f.content : Buffer.from(f.content).toString("utf8"),
+          }
+        : {
+            path: f.path,
+            mode: "100644" as const,
+            type: "blob" as const,
+            sha: await uploadBlob(gh, repo, f.content),
+          },
+    ),
+  );
   const tree = await gh.rest.git.createTree({
     ...repo,
     base_tree: head.tree,
     tree: [
-      ...files.map((f) => ({
-        path: f.path,
-        mode: "100644" as const,
+      ...written,
+      ...[...entries].map(([path, e]) => ({
+        path,
+        mode: e.mode as "100644" | "100755" | "120000",
         type: "blob" as const,
-        content: f.content,
+        sha: e.sha,
       })),
       ...deletions.map((path) => ({
         path,

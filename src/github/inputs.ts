@@ -41,6 +41,8 @@ export interface ActionSettings {
   records?: string;
   /** archive the branch's run and start a fresh one (also the workflow_dispatch input `fresh`) */
   fresh?: boolean;
+  /** the user's CI workflow (a file that accepts workflow_dispatch), dispatched on the run's branch when the run ends */
+  ciWorkflow?: string;
   settle: SettleInputs;
   /** agent: the built-in agent's model, endpoint and the variable holding its key */
   agent?: { model?: string; endpoint?: string; keyEnv?: string };
@@ -191,6 +193,15 @@ export function readInputs(
   if (fresh === "true") settings.fresh = true;
   else if (fresh !== undefined && fresh !== "false")
     problems.push(`input fresh: "${fresh}" is not true or false`);
+  const ci = text("ci-workflow");
+  if (ci !== undefined) {
+    if (/^[A-Za-z0-9._-]+\.ya?ml$/.test(ci.replace(/^\.github\/workflows\//, "")))
+      settings.ciWorkflow = ci.replace(/^\.github\/workflows\//, "");
+    else
+      problems.push(
+        `input ci-workflow: "${ci}" is not a workflow file name — write e.g. ci-workflow: ci.yml (a workflow in .github/workflows that has on: workflow_dispatch)`,
+      );
+  }
 
   return problems.length > 0 ? { kind: "bad", problems } : { kind: "ok", settings };
 }

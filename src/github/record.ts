@@ -14,7 +14,20 @@
  * claims (a read, at most once per event); every other effect waits for the commit.
  */
 import { randomBytes } from "node:crypto";
-import { type BranchRead, type BranchStore, graphqlStore, restStore } from "./branch.js";
+import {
+  type BranchRead,
+  type BranchStore,
+  graphqlStore,
+  type ReadExtra,
+  restStore,
+} from "./branch.js";
+import {
+  commitThatChanged,
+  HISTORY_READ,
+  type JobChanges,
+  movedPaths,
+  probesOf,
+} from "./changes.js";
 import { type Decided, decide, type RunsSeen } from "./decide.js";
 import { findRunsByClaims } from "./dispatch.js";
 import { UserError } from "./errors.js";
@@ -24,7 +37,6 @@ import { stillRunning } from "./fresh-words.js";
 import { isFinishedCopy } from "./history.js";
 import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
-import { rehearse } from "./rehearse.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import { authoredChanges, runSource } from "./source.js";
 import {
@@ -42,6 +54,8 @@ import { FULL_READ_MAX } from "./status-index.js";
 export interface Recorded extends Decided {
   /** the commit that recorded the event; undefined when it changed nothing */
   commit?: string;
+  /** the head the last try read (holds the event when its commit answer was lost) */
+  head: string;
   /** tries it took (1 = no race lost) */
   tries: number;
 }
@@ -62,6 +76,8 @@ export interface RecordOptions {
   touches?: readonly string[];
   /** read every shard (a follow-up of an event whose report comment is due) */
   readAll?: boolean;
+  /** a ticket attempt's changes the event may integrate: each try reads their paths' ids */
+  changes?: JobChanges;
 }
 
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
@@ -85,12 +101,13 @@ export async function recordEvent(
   let fresh = options.fresh === true;
   // which shards the first read takes: every one, or those of the tickets the event touches
   const reading = await readPlan(ctx, options.readAll ? undefined : (options.touches ?? []));
+  const extra = { probes: probesOf(options.changes), history: HISTORY_READ };
+  // the commit that moved a path, looked up once per path and id (only on a conflict)
+  const movers = new Map<string, string>();
   // The checkout's tickets and digest are loaded before the branch is read, not between
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
   await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
-  // and the decision's code is compiled on a two-ticket run in memory, not inside it
-  rehearse(ctx);
 
   for (let tries = 1; ; tries++) {
     const tryStarted = clock();
@@ -99,6 +116,7 @@ export async function recordEvent(
       store,
       [...runPaths(ctx, withSnapshot), ...(reading.all ? [] : reading.shards)],
       reading.all ? [shardDirPath(ctx.dir)] : [],
+      extra,
     );
     const readAt = clock();
     if (!read) {
@@ -156,7 +174,7 @@ export async function recordEvent(
     if (unclear && state?.events?.includes(eventId)) {
       ctx.log(`${label}: the commit landed although GitHub's answer was lost`);
       ctx.onRecorded?.(`${label} (commit ${read.head.slice(0, 12)} or before)`);
-      return { ...unclear, state, tries };
+      return { ...unclear, state, head: read.head, tries };
     }
     // (an unclear commit may still land later: every later read looks for its id)
 
@@ -172,6 +190,19 @@ export async function recordEvent(
       state && !source.files && ctx.checkoutIsHead
         ? authoredChanges(source, await ctx.checkout.authoredFiles())
         : [];
+    // what moved on the branch under the changes since their start: judged on every try
+    const moved = new Map<string, string>();
+    for (const path of movedPaths(options.changes, read.oids)) {
+      const key = `${path}\0${read.oids?.get(path) ?? ""}`;
+      let commit = movers.get(key);
+      if (commit === undefined) {
+        commit =
+          (await commitThatChanged(ctx.gh, ctx.repo, ctx.branch, path).catch(() => undefined)) ??
+          read.head;
+        movers.set(key, commit);
+      }
+      moved.set(path, commit);
+    }
     const input = {
       ctx,
       event,
@@ -187,6 +218,7 @@ export async function recordEvent(
       mayStart: options.mayStart,
       drainOutbox: options.drainOutbox ?? true,
       ...(reading.all || !part ? {} : { shardsRead: shardNames(ctx.dir, reading.shards) }),
+      moved,
     };
     let decision = decide({ ...input, now: clock(), seen });
     if (decision.kind === "search-runs") {
@@ -205,15 +237,20 @@ export async function recordEvent(
       tries--;
       continue;
     }
-    if (decision.kind !== "commit") return { ...decision.decided, tries };
+    if (decision.kind !== "commit") return { ...decision.decided, head: read.head, tries };
 
     const decidedAt = clock();
     let answer: Awaited<ReturnType<BranchStore["commit"]>>;
     try {
       answer = await store.current.commit(
         read.head,
-        { additions: decision.additions, deletions: decision.deletions },
+        {
+          additions: decision.additions,
+          deletions: decision.deletions,
+          ...(decision.entries ? { entries: decision.entries } : {}),
+        },
         decision.message,
+        read.tree,
       );
     } catch (error) {
       if (isPushRefused(error)) throw pushRefused(ctx, error);
@@ -233,7 +270,7 @@ export async function recordEvent(
     if (answer.kind === "ok") {
       ctx.onRecorded?.(`${label} (commit ${answer.sha.slice(0, 12)})`);
       if (tries > 1) ctx.log(`${label}: recorded after ${tries} tries (the branch moved under us)`);
-      return { ...decision.decided, commit: answer.sha, tries };
+      return { ...decision.decided, commit: answer.sha, head: read.head, tries };
     }
     if (tries >= maxTries) {
       throw new Error(
@@ -299,16 +336,17 @@ export async function readWithFallback(
   store: { current: BranchStore },
   paths: string[],
   dirs: string[] = [shardDirPath(ctx.dir)],
+  extra: ReadExtra = {},
 ): Promise<BranchRead | undefined> {
   try {
-    return await store.current.read(paths, dirs);
+    return await store.current.read(paths, dirs, extra);
   } catch (error) {
     if (store.current.api === "graphql" && rateLimitOf(error)) {
       ctx.log(
         `GitHub's GraphQL budget is spent (${describeError(error, ctx.clock())}): using the REST API for this event`,
       );
       store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
-      return store.current.read(paths, dirs);
+      return store.current.read(paths, dirs, extra);
     }
     throw error;
   }

@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import * as core from "@actions/core";
 import type { RunFlags } from "../core/config.js";
 import type { EventResult, Frontier } from "../core/engine.js";
-import type { BranchStore } from "./branch.js";
+import type { BranchStore, FileChanges } from "./branch.js";
 import { DispatchSession } from "./dispatch.js";
 import { UserError } from "./errors.js";
 import type { Repo } from "./git.js";
@@ -36,6 +36,8 @@ export interface RunContext {
   checkoutIsHead?: boolean;
   /** the orch-task workflow file */
   workflow: string;
+  /** the user's CI workflow, dispatched on the run's branch when the run ends */
+  ciWorkflow?: string;
   /** action inputs that override frontier.yml */
   flags: RunFlags;
   /** the commit this job runs at: the base of a run that starts now */
@@ -85,7 +87,25 @@ export interface RunView {
   /** the dispatch outbox of the live claims */
   outbox: Outbox;
   /** add a file to the event's commit (path relative to the ticket directory) */
-  writeFile(path: string, content: string): void;
+  writeFile(path: string, content: string | Uint8Array): void;
+  /**
+   * The paths this event's changes touch that moved on the branch since the attempt's
+   * start, each with the commit that moved it (read in this try: a lost race re-judges)
+   */
+  readonly moved: ReadonlyMap<string, string>;
+  /** integrate a ticket attempt's changes: its files go into this event's commit, which becomes the attempt's */
+  integrate(integration: Integration): void;
+}
+
+/** A ticket attempt's changes, integrated in the commit that records its outcome. */
+export interface Integration {
+  ticket: string;
+  attempt: number;
+  claim: string;
+  title: string;
+  files: FileChanges;
+  /** changed paths, for the commit's message */
+  paths: number;
 }
 
 export type RunEvent = (frontier: Frontier, now: number, view: RunView) => EventResult;
@@ -158,6 +178,7 @@ export function createActionContext(
         dir: settings.tickets,
         checkout,
         workflow: settings.workflow,
+        ...(settings.ciWorkflow ? { ciWorkflow: settings.ciWorkflow } : {}),
         flags: {
           ...(settings.maxParallel !== undefined ? { maxParallel: settings.maxParallel } : {}),
           ...(settings.bound !== undefined ? { bound: settings.bound } : {}),

@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { type Dirent, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Settings, TicketSpec } from "../core/model.js";
@@ -111,9 +111,14 @@ function invalid(
 }
 
 /** The tickets in directory `path` (shown as `dir`); a graph that does not hold together starts nothing. */
-export async function loadTickets(path: string, dir: string, where = ""): Promise<Loaded> {
+export async function loadTickets(
+  path: string,
+  dir: string,
+  where = "",
+  files?: ReadonlyMap<string, string>,
+): Promise<Loaded> {
   // with bodies, so no ticket cache: each event's checkout is fresh anyway
-  const loaded = await loadDirectory(path, {});
+  const loaded = await loadDirectory(path, {}, files ? { files } : {});
   if (loaded.kind === "invalid") throw invalid(loaded.problems, dir, where);
   return {
     settings: loaded.settings,
@@ -183,28 +188,21 @@ export async function sourceFromSnapshot(
     );
   }
   // the same directory name as the checkout's, so a run named after it keeps its name
-  const root = await mkdtemp(join(tmpdir(), "frontier-base-"));
-  const path = join(root, basename(resolve(workspace, dir)) || "frontier");
-  try {
-    await mkdir(path, { recursive: true });
-    const map = new Map<string, string>();
-    for (const [name, content] of Object.entries(files)) {
-      if (name.includes("/") || name.includes("\\") || name.startsWith(".")) continue;
-      map.set(name, content);
-      await writeFile(join(path, name), content);
-    }
-    const loaded = await loadTickets(path, dir, ` at the run's base ${base.slice(0, 12)}`);
-    return {
-      ...loaded,
-      read: (file) => {
-        const content = map.get(file);
-        if (content === undefined) throw new Error(`${file}: not in the run's base.json`);
-        return content;
-      },
-    };
-  } finally {
-    await rm(root, { recursive: true, force: true });
+  const path = join(tmpdir(), basename(resolve(workspace, dir)) || "frontier");
+  const map = new Map<string, string>();
+  for (const [name, content] of Object.entries(files)) {
+    if (name.includes("/") || name.includes("\\") || name.startsWith(".")) continue;
+    map.set(name, content);
   }
+  const loaded = await loadTickets(path, dir, ` at the run's base ${base.slice(0, 12)}`, map);
+  return {
+    ...loaded,
+    read: (file) => {
+      const content = map.get(file);
+      if (content === undefined) throw new Error(`${file}: not in the run's base.json`);
+      return content;
+    },
+  };
 }
 
 /** Ticket ids of the checkout that the run (started at `base`) does not have. */

@@ -121,6 +121,36 @@ const Bookkeeping = z.object({
   authored_changed: z.array(z.string()).optional(),
   /** the tickets live in this many shards under .frontier/state/ (absent: inline) */
   shards: z.number().int().positive().optional(),
+  /**
+   * Integrated attempts whose commit is not named in their record yet (a commit cannot
+   * hold its own id): a later event that commits finds each by its trailers and names it
+   */
+  unnamed: z
+    .array(
+      z.object({
+        ticket: z.string(),
+        attempt: z.number().int().positive(),
+        claim: z.string(),
+        /** the state's seq when it was integrated */
+        seq: z.number().int().nonnegative(),
+        /** its commit, found while its record was not read: written into it when it is */
+        commit: z.string().optional(),
+      }),
+    )
+    .optional(),
+  /** the user's CI workflow dispatched on the run's branch when the run ended (once) */
+  ci: z
+    .object({
+      workflow: z.string(),
+      /** when the run ended and the dispatch was recorded */
+      at: z.string(),
+      /** the run's end it was dispatched for */
+      state: z.string(),
+      /** what GitHub answered, once known */
+      run_id: z.number().int().positive().optional(),
+      refused: z.string().optional(),
+    })
+    .optional(),
 });
 
 export const GitHubState = SavedState.extend({

@@ -673,6 +673,8 @@ function renderTicket(ctx: Ctx, t: ReceiptTicket, i: number): string {
     );
   }
   if (t.attempts.length) parts.push(attemptsTable(t.attempts));
+  const changes = changesBlock(ctx, t);
+  if (changes) parts.push(changes);
   const last = t.attempts.length - 1;
   const results = t.attempts.map((a, k) => resultBlock(a, k === last)).filter(Boolean);
   if (results.length) parts.push(`<div class="results">${results.join("")}</div>`);
@@ -772,6 +774,50 @@ function chainLength(ctx: Ctx, id: string): number {
     memo.set(path[i]!, base);
   }
   return memo.get(id) ?? 0;
+}
+
+/** Paths shown per attempt's changes; the rest are counted. */
+const CHANGES_SHOWN = 200;
+
+/**
+ * What each attempt changed in the repository: its paths with +/− lines and modes, the
+ * commit that integrated them (linked), or why they were not integrated and where the
+ * patch is kept.
+ */
+function changesBlock(ctx: Ctx, t: ReceiptTicket): string {
+  const repo = safeUrl(ctx.receipt.links?.repository);
+  const blocks = t.attempts
+    .filter((a) => a.changes && a.changes.paths.length > 0)
+    .map((a) => {
+      const c = a.changes!;
+      const rows = c.paths
+        .slice(0, CHANGES_SHOWN)
+        .map((p) => {
+          const lines =
+            p.added !== undefined || p.removed !== undefined
+              ? `+${formatInt(p.added ?? 0)} −${formatInt(p.removed ?? 0)}`
+              : "binary";
+          const mode =
+            p.mode === "100755" ? " (executable)" : p.mode === "120000" ? " (symlink)" : "";
+          const what = p.status === "renamed" ? `${e(p.from ?? "")} → ${e(p.path)}` : e(p.path);
+          return `<tr><td>${e(p.status)}</td><td><code>${what}</code>${mode}</td><td>${p.status === "deleted" ? "" : lines}</td></tr>`;
+        })
+        .join("");
+      const more =
+        c.paths.length > CHANGES_SHOWN
+          ? `<p class="sub">… and ${formatInt(c.paths.length - CHANGES_SHOWN)} more paths</p>`
+          : "";
+      const commit =
+        c.verdict === "integrated"
+          ? c.commit
+            ? repo && /^[0-9a-f]{7,64}$/.test(c.commit)
+              ? ` · commit ${link(c.commit.slice(0, 12), `${repo}/commit/${c.commit}`)}`
+              : ` · commit <code>${e(c.commit.slice(0, 12))}</code>`
+            : " · integrated"
+          : ` · not integrated (${e(c.verdict)})${c.patch_file ? ` — patch in <code>${e(c.patch_file)}</code>` : ""}`;
+      return `<details class="changes"${a === t.attempts[t.attempts.length - 1] ? " open" : ""}><summary>Changes of attempt ${a.n}: ${formatInt(c.paths.length)} path${c.paths.length === 1 ? "" : "s"}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
+    });
+  return blocks.length ? `<div class="changes">${blocks.join("")}</div>` : "";
 }
 
 function attemptsTable(attempts: ReceiptAttempt[]): string {

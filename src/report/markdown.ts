@@ -322,10 +322,14 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
       t.executor ? escapeMarkdown(clip(t.executor, 40)) : "default",
     ];
     if (runs) row.push(url ? `[attempt ${last?.n}](${mdUrl(url)})` : "—");
+    if (changed) row.push(changesCell(r, t));
     return row;
   };
+  // the changes column only when some attempt changed the repository
+  const changed = r.tickets.some((t) => t.attempts.some((a) => a.changes));
   const header = ["ticket", "title", "state", "attempts", "duration", "executor"];
   if (runs) header.push("run");
+  if (changed) header.push("changes");
   const more = (n: number) => `… and ${formatInt(n)} more ${plural(n, "ticket")}${seeHtml(ctx)}`;
   const head = `#### Tickets (${formatInt(r.tickets.length)})`;
   const fold = r.tickets.length > FOLD_ROWS;
@@ -346,6 +350,31 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
     fold,
     maxChars,
   );
+}
+
+/**
+ * What a ticket changed in the repository, from its newest attempt that changed anything:
+ * the count of paths with +/− lines, linked to its commit once the commit is named; a
+ * change that was not integrated says why (breach, conflict, kept).
+ */
+export function changesCell(r: Receipt, t: ReceiptTicket): string {
+  const a = [...t.attempts].reverse().find((x) => x.changes && x.changes.paths.length > 0);
+  const c = a?.changes;
+  if (!c) return "—";
+  let added = 0;
+  let removed = 0;
+  for (const p of c.paths) {
+    added += p.added ?? 0;
+    removed += p.removed ?? 0;
+  }
+  const text = `${formatInt(c.paths.length)} ${plural(c.paths.length, "path")} +${formatInt(added)} −${formatInt(removed)}`;
+  const repo = safeUrl(r.links?.repository);
+  if (c.verdict === "integrated") {
+    return c.commit && repo && /^[0-9a-f]{7,64}$/.test(c.commit)
+      ? `[${text}](${mdUrl(`${repo}/commit/${c.commit}`)})`
+      : text;
+  }
+  return `${text} (${c.verdict === "kept" ? "not integrated" : c.verdict})`;
 }
 
 function renderFooter(ctx: Ctx): string {

@@ -15,9 +15,16 @@ export interface ContextSource {
   runRecord(): RunRecord;
 }
 
-/** The arguments of buildContext for `ticket`, with every input's result read from disk. */
+/**
+ * Where an input's result file is read: a ticket directory on disk, or a reader (path
+ * relative to the ticket directory → text) — the GitHub context step reads the run's
+ * branch, with no files on disk.
+ */
+export type Results = string | ((file: string) => Promise<string | undefined>);
+
+/** The arguments of buildContext for `ticket`, with every input's result read from `results`. */
 export async function gatherContext(
-  dir: string,
+  results: Results,
   frontier: ContextSource,
   ticket: string,
   settings: Pick<Settings, "goal"> = {},
@@ -31,28 +38,43 @@ export async function gatherContext(
   const cap = resultCap ?? DEFAULTS.maxContextResultBytes;
   let room = cap;
   let leftOut = false;
-  const inputs: ContextInput[] = await Promise.all(
-    spec.inputs.map(async (id) => {
-      const s = frontier.state(id);
-      const title = frontier.spec(id)?.title ?? id;
-      const status = s?.status ?? "pending";
-      const last = s?.attempts
-        .filter((a) => a.outcome === "complete" || a.outcome === "empty")
-        .sort((a, b) => b.n - a.n)[0];
-      let result: string | undefined;
-      if (last?.outcome === "complete" && last.result_file !== undefined) {
-        const path = join(dir, last.result_file);
-        const bytes = last.result_bytes ?? sizeOf(path);
-        if (bytes > room) {
-          leftOut = true;
-          return { id, title, status, result, omitted: { bytes, path } };
+  // one after the other, in the ticket's order: the first inputs get the room
+  const inputs: ContextInput[] = [];
+  for (const id of spec.inputs) {
+    inputs.push(
+      await (async (): Promise<ContextInput> => {
+        const s = frontier.state(id);
+        const title = frontier.spec(id)?.title ?? id;
+        const status = s?.status ?? "pending";
+        const last = s?.attempts
+          .filter((a) => a.outcome === "complete" || a.outcome === "empty")
+          .sort((a, b) => b.n - a.n)[0];
+        let result: string | undefined;
+        if (last?.outcome === "complete" && last.result_file !== undefined) {
+          // where a person or an agent finds it: on disk, or in the ticket directory of the branch
+          const path =
+            typeof results === "string" ? join(results, last.result_file) : last.result_file;
+          const read = () =>
+            typeof results === "string" ? readOptional(path) : results(last.result_file as string);
+          let bytes = last.result_bytes;
+          if (bytes === undefined && typeof results === "string") bytes = sizeOf(path);
+          if (bytes === undefined) {
+            // an old record without its size: read it to know (only such records are read early)
+            result = await read();
+            bytes = result === undefined ? 0 : Buffer.byteLength(result, "utf8");
+            if (bytes > room) result = undefined;
+          }
+          if (bytes > room) {
+            leftOut = true;
+            return { id, title, status, result, omitted: { bytes, path } };
+          }
+          room -= bytes;
+          result ??= await read();
         }
-        room -= bytes;
-        result = await readOptional(path);
-      }
-      return { id, title, status, result };
-    }),
-  );
+        return { id, title, status, result };
+      })(),
+    );
+  }
   // the live attempt while claimed, the last one once done; otherwise the one that would come next
   const attempt =
     state === undefined || state.attempt === 0
@@ -74,13 +96,13 @@ export async function gatherContext(
 
 /** The text an executor of `ticket` is given; `resultCap`: DEFAULTS.maxContextResultBytes. */
 export async function readContext(
-  dir: string,
+  results: Results,
   frontier: ContextSource,
   ticket: string,
   settings: Pick<Settings, "goal"> = {},
   resultCap?: number,
 ): Promise<string> {
-  return buildContext(await gatherContext(dir, frontier, ticket, settings, resultCap));
+  return buildContext(await gatherContext(results, frontier, ticket, settings, resultCap));
 }
 
 function sizeOf(path: string): number {

@@ -35,6 +35,7 @@ import { graphProblem } from "./graph-problems.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
 import { readOptional } from "./read-optional.js";
+import { SETTINGS_FILE } from "./setting-keys.js";
 import { loadSettings } from "./settings-load.js";
 
 export type Loaded =
@@ -101,6 +102,12 @@ export interface LoadOptions {
   cache?: boolean;
   /** The cache's racily-clean margin (tests only: the default suits every file system). */
   cacheMarginMs?: number;
+  /**
+   * The directory's files in memory (file name → text: ticket files and frontier.yml),
+   * read instead of the disk; `dir` then only names the directory (its run name, the
+   * problems' paths). Never cached.
+   */
+  files?: ReadonlyMap<string, string>;
 }
 
 export async function loadDirectory(
@@ -108,9 +115,12 @@ export async function loadDirectory(
   overrides: Partial<Settings> = {},
   options: LoadOptions = {},
 ): Promise<Loaded> {
+  const inMemory = options.files;
   try {
-    const s = await stat(dir);
-    if (!s.isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    if (inMemory === undefined) {
+      const s = await stat(dir);
+      if (!s.isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    }
   } catch {
     return {
       kind: "invalid",
@@ -126,7 +136,15 @@ export async function loadDirectory(
     };
   }
 
-  const { settings, problems: settingsProblems, warnings } = await loadSettings(dir, overrides);
+  const {
+    settings,
+    problems: settingsProblems,
+    warnings,
+  } = await loadSettings(
+    dir,
+    overrides,
+    inMemory ? { text: inMemory.get(SETTINGS_FILE) } : undefined,
+  );
   const problems: Problem[] = [...settingsProblems];
   const maxTickets = settings.max_tickets ?? DEFAULTS.maxTickets;
   const maxFileBytes = settings.max_file_bytes ?? DEFAULTS.maxFileBytes;
@@ -136,9 +154,11 @@ export async function loadDirectory(
   try {
     // the directory entries are dropped at once: 10k of them would outlive every GC
     names = ticketFileNames(
-      readdirSync(dir, { withFileTypes: true })
-        .filter((e) => e.isFile() || e.isSymbolicLink())
-        .map((e) => e.name),
+      inMemory
+        ? inMemory.keys()
+        : readdirSync(dir, { withFileTypes: true })
+            .filter((e) => e.isFile() || e.isSymbolicLink())
+            .map((e) => e.name),
     );
   } catch (e) {
     return {
@@ -187,7 +207,7 @@ export async function loadDirectory(
   const nodes: CheckNode[] = new Array(names.length);
   const base = dir.endsWith("/") ? dir : `${dir}/`;
   const bodies = options.bodies !== false;
-  const useCache = !bodies && options.cache !== false;
+  const useCache = !bodies && options.cache !== false && inMemory === undefined;
   const loadStart = performance.now();
   const params = { maxFileBytes, leaseMs };
   const cache = useCache ? openCache(base, params) : undefined;
@@ -223,18 +243,24 @@ export async function loadDirectory(
       : toRead === undefined
         ? keys
         : new Float64Array(readCount * KEY_FIELDS).fill(Number.NaN);
-  const reads =
+  const reads: Read[] =
     readCount === 0
       ? []
-      : readFiles(
-          toRead === undefined
-            ? names.map((file) => `${base}${file}`)
-            : toRead.map((order) => `${base}${names[order]}`),
-          maxFileBytes,
-          undefined,
-          undefined,
-          readKeys,
-        );
+      : inMemory
+        ? names.map((file): Read => {
+            const text = inMemory.get(file) as string;
+            const bytes = Buffer.byteLength(text, "utf8");
+            return bytes > maxFileBytes ? { kind: "too-large", bytes } : { kind: "ok", text };
+          })
+        : readFiles(
+            toRead === undefined
+              ? names.map((file) => `${base}${file}`)
+              : toRead.map((order) => `${base}${names[order]}`),
+            maxFileBytes,
+            undefined,
+            undefined,
+            readKeys,
+          );
   if (toRead !== undefined && keys !== undefined && readKeys !== undefined) {
     // the keys of the open file replace those of the stat before it
     for (let k = 0; k < toRead.length; k++) {

@@ -23,29 +23,32 @@ export interface LoadedSettings {
 export async function loadSettings(
   dir: string,
   overrides: Partial<Settings> = {},
+  /** frontier.yml's text in memory (undefined: there is none), read instead of the disk */
+  inMemory?: { text: string | undefined },
 ): Promise<LoadedSettings> {
-  let text: string | undefined;
-  try {
-    // join, not resolve: ncc's asset relocator rewrites readFile(resolve(dir, "…")) into a
-    // path inside dist/, so the bundled action would never read the ticket directory's file.
-    text = await readFile(join(dir, SETTINGS_FILE), "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
-      return {
-        settings: withOverrides({ run: defaultRunName(dir) }, overrides),
-        problems: [
-          problem(
-            "invalid-settings",
-            SETTINGS_FILE,
-            undefined,
-            `could not read ${SETTINGS_FILE}: ${(e as Error).message}`,
-            "make the file readable, or remove it",
-          ),
-        ],
-        warnings: [],
-      };
+  let text: string | undefined = inMemory?.text;
+  if (!inMemory)
+    try {
+      // join, not resolve: ncc's asset relocator rewrites readFile(resolve(dir, "…")) into a
+      // path inside dist/, so the bundled action would never read the ticket directory's file.
+      text = await readFile(join(dir, SETTINGS_FILE), "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+        return {
+          settings: withOverrides({ run: defaultRunName(dir) }, overrides),
+          problems: [
+            problem(
+              "invalid-settings",
+              SETTINGS_FILE,
+              undefined,
+              `could not read ${SETTINGS_FILE}: ${(e as Error).message}`,
+              "make the file readable, or remove it",
+            ),
+          ],
+          warnings: [],
+        };
+      }
     }
-  }
   const parsed =
     text === undefined
       ? { settings: {}, problems: [], warnings: [] }

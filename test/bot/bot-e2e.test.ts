@@ -306,7 +306,15 @@ describe("hostile answers are stored verbatim as data and change no other field"
     }
     // Nothing the answers said was dispatched as input to a workflow.
     for (const run of w.fake.allRuns()) {
-      expect(Object.keys(run.inputs).sort()).toEqual(["attempt", "base", "claim", "run", "ticket"]);
+      expect(Object.keys(run.inputs).sort()).toEqual([
+        "attempt",
+        "base",
+        "claim",
+        "ref",
+        "run",
+        "ticket",
+        "timeout",
+      ]);
       for (const v of Object.values(run.inputs)) expect(v).toMatch(/^[A-Za-z0-9._#@-]*$/);
     }
     expect(state.run.cancelled).toBeUndefined();

@@ -1,7 +1,10 @@
 /**
  * Many jobs settling at the same moment: every settle is a separate process racing for
- * the branch. Compare-and-swap commits lose nothing and dispatch nothing twice.
+ * the branch. Compare-and-swap commits lose nothing and dispatch nothing twice, and each
+ * job's changes (disjoint scopes) land once, in the commit of its own ticket.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readWorklog } from "../support/run-state.js";
 import { Runner, type StepResult } from "./runner.js";
@@ -15,8 +18,19 @@ describe("20 orch-task jobs settling at the same moment", () => {
 
   beforeAll(async () => {
     const ids = Array.from({ length: N }, (_, i) => `job${String(i + 1).padStart(2, "0")}`);
-    const dir = writeTickets([...ids.map((id) => ({ id })), { id: "final", deps: ids }]);
+    const dir = writeTickets([
+      ...ids.map((id) => ({ id, extra: `write_scope: [src/${id}/**]` })),
+      { id: "final", deps: ids },
+    ]);
     const sha = await runner.start(dir);
+    // each agent writes one file in its scope
+    runner.script = (t, a, job) => {
+      if (t !== "final") {
+        mkdirSync(join(job.workspace, "src", t), { recursive: true });
+        writeFileSync(join(job.workspace, "src", t, "index.ts"), `export const id = "${t}";\n`);
+      }
+      return { status: "complete", result: `result of ${t} attempt ${a}` };
+    };
     runner.withContext = false;
     runner.gate.limit = N + 1;
     // hold every settle step until all 20 jobs are ready to settle, then let them go at once
@@ -51,6 +65,16 @@ describe("20 orch-task jobs settling at the same moment", () => {
       );
     }
     expect(state.tickets.final?.status).toBe("complete");
+    // every change landed, once, in its ticket's own commit
+    for (const id of Object.keys(state.tickets).filter((t) => t !== "final")) {
+      expect(runner.repo.readFile(`src/${id}/index.ts`, "main"), id).toBe(
+        `export const id = "${id}";\n`,
+      );
+      const commits = runner.repo
+        .log("main")
+        .filter((c) => c.message.includes(`\nFrontier-Ticket: ${id}\n`));
+      expect(commits, id).toHaveLength(1);
+    }
     const settles = readWorklog(runner.repo, "tickets").filter((e) => e.event === "settle");
     expect(settles).toHaveLength(N + 1);
     runner.fake.assertNoViolations();
@@ -73,7 +97,11 @@ describe("20 orch-task jobs settling at the same moment", () => {
     const tried = runner.fake.findRequests({
       operation: "graphql/mutation:createCommitOnBranch",
     }).length;
-    const landed = runner.repo.log("main").filter((c) => c.message.startsWith("frontier ")).length;
+    const landed = runner.repo
+      .log("main")
+      .filter(
+        (c) => c.message.startsWith("frontier ") || /^Frontier-Ticket: /m.test(c.message),
+      ).length;
     expect(tried).toBeGreaterThan(landed);
     expect(retried.length).toBeGreaterThan(0);
     const maxTries = Math.max(

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   makeIssueCommentPayload,
   makePushPayload,
+  makeSchedulePayload,
   type RequestRecord,
 } from "../fake-github/server.js";
 import { Runner } from "./runner.js";
@@ -221,6 +222,56 @@ describe("per-event cost does not grow with history", () => {
 });
 
 describe("one claim, one agent run", () => {
+  it("a first run that starts at once and runs long, with the runs listing lagging past the outbox's wait: the agent runs once, even without the claim's concurrency group", async () => {
+    const { r } = await started([{ id: "a" }]);
+    // an orch-task workflow written before the claim's concurrency group: nothing keeps
+    // two dispatches of one claim apart but the take at the context step
+    const workflow = r.repo.readFile(".github/workflows/orch-task.yml") ?? "";
+    const head = r.repo.commit("main", {
+      ".github/workflows/orch-task.yml": workflow.replace(/^concurrency:\n(?: {2}.*\n)+/m, ""),
+    });
+    expect(r.repo.readFile(".github/workflows/orch-task.yml")).not.toContain(
+      "inputs.claim }}\n  cancel",
+    );
+    // the jobs see the outbox's wait as long (a first run starts well within it) ...
+    r.env = { FRONTIER_TEST_OUTBOX_LAG_MS: "600000" };
+    r.fake.runsListingLagMs = 600_000; // ... and the listing never shows the first run
+    const agentRuns: number[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((res) => {
+      release = res;
+    });
+    r.script = (t, _a, job) => {
+      if (job.context?.outputs.live === "true") agentRuns.push(job.run.id);
+      return { status: "complete", result: `result of ${t}` };
+    };
+    // the first run's agent is still working when the next event finds the claim overdue
+    let contextDone: () => void = () => {};
+    const firstContext = new Promise<void>((res) => {
+      contextDone = res;
+    });
+    r.beforeSettle = async () => {
+      contextDone();
+      await held;
+    };
+    const push = await r.push(head);
+    expect(push.code, push.stdout + push.stderr).toBe(0);
+    await firstContext;
+    // ... while the sweep sees it as past its wait, and no run carries it in the listing
+    const sweep = await r.step({
+      event: "schedule",
+      payload: makeSchedulePayload({ repo: r.repo, workflow: "frontier.yml" }),
+      sha: r.repo.head("main") as string,
+      env: { FRONTIER_TEST_OUTBOX_LAG_MS: "1" },
+    });
+    expect(sweep.code, sweep.stdout + sweep.stderr).toBe(0);
+    await new Promise((res) => setTimeout(res, 300));
+    release();
+    await r.fake.idle();
+    expect(agentRuns).toHaveLength(1);
+    allComplete(r, ["a"]);
+  }, 60_000);
+
   it("a dispatch whose answer was lost, with a runs listing that lags: the agent runs once", async () => {
     const { r, sha } = await started([{ id: "a" }, { id: "b", deps: ["a"] }]);
     r.fake.runsListingLagMs = 4000;
@@ -284,7 +335,8 @@ describe("one claim, one agent run, even when it was sent twice", () => {
     await r.fake.idle();
     expect(agentRuns).toHaveLength(1);
     const skipped = r.jobs.find((j) => j.context?.outputs.live === "false");
-    expect(`${skipped?.context?.stdout}`).toMatch(/took it first/);
+    // the second waited for the first (the claim's concurrency group), then found it settled
+    expect(`${skipped?.context?.stdout}`).toMatch(/took it first|not the ticket's live attempt/);
     allComplete(r, ["a"]);
   });
 });

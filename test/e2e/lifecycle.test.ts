@@ -63,7 +63,7 @@ describe("a claim whose lease has expired", () => {
     runner = new Runner();
     const sha = await runner.start(
       writeTickets([
-        { id: "slow", extra: "bound: 1s\nretries: 1" },
+        { id: "slow", extra: "bound: 4s\nretries: 1" },
         { id: "steady", extra: "bound: 2h" },
         { id: "after", deps: ["slow"] },
       ]),
@@ -76,8 +76,9 @@ describe("a claim whose lease has expired", () => {
     await runner.fake.idle();
     expect(runner.state().tickets.slow?.status).toBe("claimed");
 
-    // wait out slow's 1 s lease (however long the steps above took, it is over now)
-    await new Promise((r) => setTimeout(r, 1500));
+    // wait out slow's 4 s lease (however long the steps above took, it is over now; a
+    // shorter one can run out while the push still records its report comment)
+    await new Promise((r) => setTimeout(r, 4500));
     const sweep = await runner.schedule();
     expect(sweep.code, sweep.stdout).toBe(0);
     expect(JSON.parse(sweep.outputs.dispatched ?? "[]")).toEqual(["slow"]);

@@ -29,6 +29,7 @@ import {
   makeWorkflowDispatchPayload,
   makeWorkflowRunPayload,
 } from "../fake-github/server.js";
+import { checkoutCommit } from "../support/git-checkout.js";
 import { readRunState } from "../support/run-state.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -106,6 +107,8 @@ export interface JobRecord {
   ticket: string;
   attempt: number;
   claim: string;
+  /** the job's checkout: a git work tree of the dispatch's `ref`, where its agent may edit files */
+  workspace: string;
   settle?: StepResult;
   context?: StepResult;
   agent?: StepResult;
@@ -137,6 +140,8 @@ export class Runner {
   withContext = true;
   /** give the context step a checkout of the run's branch (the `records` input), as orch-task.yml does */
   withRecords = true;
+  /** leave the ticket directory's .frontier/ out of job checkouts (what a job reads of it comes from elsewhere) */
+  lightCheckouts = false;
   /** extra INPUT_* for every step */
   inputs: Record<string, string> = {};
   /** extra environment variables for every step */
@@ -189,6 +194,23 @@ export class Runner {
     return dir;
   }
 
+  private gitCheckouts = new Map<string, Promise<string>>();
+
+  /** A git work tree of `sha` to copy each job's checkout from (made once per commit). */
+  private gitCheckout(sha: string): Promise<string> {
+    let made = this.gitCheckouts.get(sha);
+    if (!made) {
+      made = checkoutCommit(
+        this.repo,
+        sha,
+        join(this.scratch, `git-${sha.slice(0, 12)}`),
+        this.lightCheckouts ? (p) => !p.startsWith("tickets/.frontier/") : undefined,
+      );
+      this.gitCheckouts.set(sha, made);
+    }
+    return made;
+  }
+
   /** Spawn the bundle as one step of a job. */
   async step(options: {
     event: string;
@@ -198,6 +220,8 @@ export class Runner {
     ref?: string;
     runId?: number;
     env?: Record<string, string>;
+    /** GITHUB_WORKSPACE (default: a shared checkout of `sha`) */
+    workspace?: string;
   }): Promise<StepResult> {
     assertValidPayload(options.event, options.payload);
     return this.gate.run(async () => {
@@ -223,7 +247,9 @@ export class Runner {
         GITHUB_EVENT_PATH: eventPath,
         GITHUB_SHA: options.sha,
         GITHUB_REF: options.ref ?? "refs/heads/main",
-        GITHUB_WORKSPACE: this.checkout(options.sha),
+        // the workflow the step runs in: orch-task for a dispatch, else the frontier workflow
+        GITHUB_WORKFLOW_REF: `acme/widgets/.github/workflows/${options.event === "workflow_dispatch" ? "orch-task.yml" : "frontier.yml"}@${options.ref ?? "refs/heads/main"}`,
+        GITHUB_WORKSPACE: options.workspace ?? this.checkout(options.sha),
         GITHUB_RUN_ID: String(options.runId ?? 1),
         GITHUB_OUTPUT: outputPath,
         GITHUB_STEP_SUMMARY: summaryPath,
@@ -300,15 +326,20 @@ export class Runner {
   /** One orch-task job, as examples/workflows/orch-task.yml runs it. */
   private async execute(run: FakeRun): Promise<void> {
     if (!run.workflow.path.endsWith("orch-task.yml")) return;
+    const base = run.inputs.base as string;
+    const ref = (run.inputs.ref as string | undefined) || base;
+    // actions/checkout of ref: a git work tree the agent may change (each job its own copy)
+    const workspace = mkdtempSync(join(this.scratch, `job-${run.id}-`));
+    cpSync(await this.gitCheckout(ref), workspace, { recursive: true, verbatimSymlinks: true });
     const job: JobRecord = {
       run,
       ticket: run.inputs.ticket as string,
       attempt: Number(run.inputs.attempt),
       claim: run.inputs.claim as string,
+      workspace,
       startedAt: Date.now(),
     };
     this.jobs.push(job);
-    const base = run.inputs.base as string;
     const payload = makeWorkflowDispatchPayload({
       repo: this.repo,
       workflow: "orch-task.yml",
@@ -318,9 +349,10 @@ export class Runner {
     const common = {
       event: "workflow_dispatch",
       payload,
-      sha: base,
+      sha: run.headSha,
       ref: `refs/heads/${run.ref}`,
       runId: run.id,
+      workspace,
     };
     let outcomeFile = join(this.scratch, `outcome-${run.id}.json`);
     let live = true;

@@ -582,6 +582,22 @@ function commitNode(
       const bound = paginationBound("parents", args, ctx);
       return connection(c.parents, args, bound, (sha) => objectNode(host, repo, sha) ?? {});
     },
+    // the commits reachable from this one along first parents, newest first (GitHub's
+    // history walks every parent by date; the run's branch is linear)
+    history: (
+      args: { first?: number | null; last?: number | null; after?: string | null },
+      ctx: ExecContext,
+    ) => {
+      const bound = paginationBound("history", args, ctx);
+      const shas: string[] = [];
+      let at: string | undefined = c.sha;
+      while (at && shas.length < (args.after ? 10_000 : bound)) {
+        shas.push(at);
+        const o = repo.git.get(at);
+        at = o?.type === "commit" ? o.parents[0] : undefined;
+      }
+      return connection(shas, args, bound, (sha) => objectNode(host, repo, sha) ?? {});
+    },
     file: (args: { path: string }) => {
       const p = args.path.replace(/^\/+|\/+$/g, "");
       if (p === "") return null;

@@ -203,6 +203,11 @@ export interface Workflow {
   runNameTemplate?: string;
   /** computes the run's display title (its run-name) from its inputs; wins over the template */
   runName?: (inputs: Record<string, string>, run: FakeRun) => string;
+  /**
+   * the workflow's `concurrency:` group template: runs whose group is the same run one at
+   * a time — one running, one pending; a newer pending run cancels the older pending one
+   */
+  concurrencyTemplate?: string;
 }
 
 export type RunStatus =
@@ -2180,6 +2185,7 @@ export class FakeGitHub {
       inputs: fromFile.inputs,
       runNameTemplate: fromFile.runNameTemplate,
       runName: registered?.runName,
+      concurrencyTemplate: fromFile.concurrencyTemplate,
     };
     repo.workflows.set(p, wf);
     return wf;
@@ -2226,19 +2232,43 @@ export class FakeGitHub {
   private runNameFor(wf: Workflow, run: FakeRun): string {
     if (wf.runName) return wf.runName(run.inputs, run);
     if (this.runNameFn) return this.runNameFn(run.inputs, run);
-    if (wf.runNameTemplate) {
-      return wf.runNameTemplate.replace(/\$\{\{\s*([^}]*?)\s*\}\}/g, (_, expr: string) => {
-        const m = /^(?:github\.event\.)?inputs\.([A-Za-z0-9_-]+)$/.exec(expr);
-        if (m) return run.inputs[m[1]!] ?? "";
-        if (expr === "github.ref_name") return run.ref;
-        if (expr === "github.actor" || expr === "github.triggering_actor") return run.actor;
-        if (expr === "github.workflow") return wf.name;
-        if (expr === "github.event_name") return run.event;
-        if (expr === "github.sha") return run.headSha;
-        return "";
-      });
-    }
+    if (wf.runNameTemplate) return substitute(wf.runNameTemplate, wf, run);
     return wf.name;
+  }
+
+  /** concurrency group → the run holding it, and the one pending behind it */
+  private groups = new Map<
+    string,
+    { holder: number; pending?: { run: FakeRun; go: (ok: boolean) => void } }
+  >();
+
+  /** Wait until `run` holds its concurrency group; false when a newer run cancelled it while it waited. */
+  private acquireGroup(group: string, run: FakeRun): Promise<boolean> {
+    const g = this.groups.get(group);
+    if (!g) {
+      this.groups.set(group, { holder: run.id });
+      return Promise.resolve(true);
+    }
+    // GitHub keeps one running and one pending: a newer pending run cancels the older one
+    if (g.pending) {
+      const older = g.pending;
+      this.setRunStatus(older.run.id, "completed", "cancelled");
+      older.go(false);
+    }
+    return new Promise((resolve) => {
+      g.pending = { run, go: resolve };
+    });
+  }
+
+  private releaseGroup(group: string): void {
+    const g = this.groups.get(group);
+    if (!g) return;
+    if (g.pending) {
+      const next = g.pending;
+      g.holder = next.run.id;
+      delete g.pending;
+      next.go(true);
+    } else this.groups.delete(group);
   }
 
   private busyRunners = 0;
@@ -2261,25 +2291,37 @@ export class FakeGitHub {
   private startHooks(run: FakeRun): void {
     if (this.dispatchHooks.length === 0) return;
     const hooks = [...this.dispatchHooks];
+    const group = run.workflow.concurrencyTemplate
+      ? `${run.repo.fullName}\0${substitute(run.workflow.concurrencyTemplate, run.workflow, run)}`
+      : undefined;
     const p = (async () => {
-      await this.takeRunner();
+      if (group !== undefined && !(await this.acquireGroup(group, run))) return;
       try {
-        // Cancelled while it waited for a runner: it never starts, as on GitHub.
-        // (a function, because hooks change the status behind TypeScript's narrowing)
-        const done = () => run.status === "completed";
-        if (done()) return;
-        if (run.status === "queued") this.setRunStatus(run.id, "in_progress");
-        for (const hook of hooks) await hook(run, this);
-        if (!done()) this.setRunStatus(run.id, "completed", "success");
-      } catch (error) {
-        this.hookErrors.push({ run: run.id, error });
-        if (run.status !== "completed") this.setRunStatus(run.id, "completed", "failure");
+        await this.runHooks(run, hooks);
       } finally {
-        this.releaseRunner();
+        if (group !== undefined) this.releaseGroup(group);
       }
     })();
     this.pending.add(p);
     p.finally(() => this.pending.delete(p));
+  }
+
+  private async runHooks(run: FakeRun, hooks: DispatchHook[]): Promise<void> {
+    await this.takeRunner();
+    try {
+      // Cancelled while it waited for a runner: it never starts, as on GitHub.
+      // (a function, because hooks change the status behind TypeScript's narrowing)
+      const done = () => run.status === "completed";
+      if (done()) return;
+      if (run.status === "queued") this.setRunStatus(run.id, "in_progress");
+      for (const hook of hooks) await hook(run, this);
+      if (!done()) this.setRunStatus(run.id, "completed", "success");
+    } catch (error) {
+      this.hookErrors.push({ run: run.id, error });
+      if (run.status !== "completed") this.setRunStatus(run.id, "completed", "failure");
+    } finally {
+      this.releaseRunner();
+    }
   }
 
   // ================================================================ handlers
@@ -3504,7 +3546,7 @@ function matchesCreated(createdAt: string, filter: string): boolean {
 function parseWorkflow(
   text: string,
   filePath: string,
-): Pick<Workflow, "name" | "dispatchable" | "inputs" | "runNameTemplate"> {
+): Pick<Workflow, "name" | "dispatchable" | "inputs" | "runNameTemplate" | "concurrencyTemplate"> {
   let doc: Record<string, unknown> = {};
   try {
     doc = (parseYaml(text) as Record<string, unknown>) ?? {};
@@ -3546,7 +3588,30 @@ function parseWorkflow(
     dispatchable,
     inputs,
     runNameTemplate: typeof doc["run-name"] === "string" ? doc["run-name"] : undefined,
+    concurrencyTemplate: concurrencyGroupOf(doc.concurrency),
   };
+}
+
+/** A workflow's `concurrency:` (a group, or `{ group, cancel-in-progress }`) as its group template. */
+function concurrencyGroupOf(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  const group = (value as { group?: unknown } | null)?.group;
+  return typeof group === "string" ? group : undefined;
+}
+
+/** A workflow file's `${{ … }}` template (run-name, concurrency group) for one run. */
+function substitute(template: string, wf: Workflow, run: FakeRun): string {
+  return template.replace(/\$\{\{\s*([^}]*?)\s*\}\}/g, (_, expr: string) => {
+    const m = /^(?:github\.event\.)?inputs\.([A-Za-z0-9_-]+)$/.exec(expr);
+    if (m) return run.inputs[m[1]!] ?? "";
+    if (expr === "github.ref_name") return run.ref;
+    if (expr === "github.actor" || expr === "github.triggering_actor") return run.actor;
+    if (expr === "github.workflow") return wf.name;
+    if (expr === "github.event_name") return run.event;
+    if (expr === "github.sha") return run.headSha;
+    if (expr === "github.run_id") return String(run.id);
+    return "";
+  });
 }
 
 interface SearchQuery {

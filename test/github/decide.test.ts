@@ -7,13 +7,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { BranchRead } from "../../src/github/branch.js";
+import type { BlobText, BranchRead } from "../../src/github/branch.js";
 import { type Decision, decide, type TryInput } from "../../src/github/decide.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
-import { readAfter } from "../../src/github/rehearse.js";
 import type { RunContext } from "../../src/github/run-context.js";
 import { loadTickets, type RunSource } from "../../src/github/source.js";
-import { statePath } from "../../src/github/state.js";
+import { shardDirPath, statePath } from "../../src/github/state.js";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -55,9 +54,23 @@ const empty: BranchRead = { head: "h0", files: new Map(), dirs: new Map() };
 
 /** The branch as it is after a commit of `decision`, for the next event's read. */
 function readAfterCommit(before: BranchRead, decision: Decision, head: string): BranchRead {
-  const read = readAfter("tickets", before, decision, head);
-  if (!read) throw new Error(`expected a commit, got ${decision.kind}`);
-  return read;
+  if (decision.kind !== "commit") throw new Error(`expected a commit, got ${decision.kind}`);
+  const files = new Map(before.files);
+  const dirs = new Map([...before.dirs].map(([k, v]) => [k, new Map(v)]));
+  const shardDir = shardDirPath("tickets");
+  for (const [path, text] of decision.additions) {
+    const blob = {
+      oid: path,
+      text: typeof text === "string" ? text : Buffer.from(text).toString("utf8"),
+    };
+    if (path.startsWith(`${shardDir}/`)) {
+      const shards = dirs.get(shardDir) ?? new Map<string, BlobText>();
+      shards.set(path.slice(shardDir.length + 1), blob);
+      dirs.set(shardDir, shards);
+    } else files.set(path, blob);
+  }
+  for (const path of decision.deletions) files.delete(path);
+  return { head, files, dirs };
 }
 
 function input(over: Partial<TryInput> & Pick<TryInput, "source">): TryInput {
@@ -78,16 +91,20 @@ function input(over: Partial<TryInput> & Pick<TryInput, "source">): TryInput {
   };
 }
 
+/** The decision as a commit: a test that expects one fails on any other kind, never passes by returning early. */
+function commitOf(d: Decision): Extract<Decision, { kind: "commit" }> {
+  if (d.kind !== "commit") throw new Error(`expected a commit, the decision was ${d.kind}`);
+  return d;
+}
+
 const a = "---\ntitle: A\n---\nDo A.\n";
 const b = "---\ntitle: B\ndepends_on: [a]\n---\nDo B.\n";
 
 describe("one try of an event, decided without a request", () => {
   it("the same read, time and tokens decide the same commit, claiming the ready frontier", async () => {
     const source = await sourceOf({ "a.md": a, "b.md": b });
-    const first = decide(input({ source }));
-    const again = decide(input({ source }));
-    expect(first.kind).toBe("commit");
-    if (first.kind !== "commit" || again.kind !== "commit") return;
+    const first = commitOf(decide(input({ source })));
+    const again = commitOf(decide(input({ source })));
     expect(again.additions).toEqual(first.additions);
     expect(again.deletions).toEqual(first.deletions);
     expect(again.message).toBe(first.message);
@@ -102,9 +119,8 @@ describe("one try of an event, decided without a request", () => {
   it("an event's own claims are sent once, never taken for overdue, whatever the lag", async () => {
     const source = await sourceOf({ "a.md": a, "b.md": b });
     const ctx = { ...context(), outboxLagMs: 0 } as RunContext;
-    const first = decide(input({ source, ctx }));
-    expect(first.kind).toBe("commit");
-    if (first.kind === "commit") expect(first.decided.sends.map((s) => s.ticket)).toEqual(["a"]);
+    const first = commitOf(decide(input({ source, ctx })));
+    expect(first.decided.sends.map((s) => s.ticket)).toEqual(["a"]);
   });
 
   it("a branch without a run is left alone by an event that may not start one", async () => {
@@ -196,17 +212,5 @@ describe("one try of an event, decided without a request", () => {
     expect(settle.decided.sends.map((s) => s.ticket)).toEqual(["b"]);
     expect([...settle.additions.keys()].some((p) => p.endsWith("results/a@1.md"))).toBe(true);
     expect(settle.decided.state.events).toEqual(["e1", "e2"]);
-  });
-});
-
-describe("the rehearsal before the first read", () => {
-  it("decides a start and a settle of a two-ticket run in memory, once per process, with no request", async () => {
-    const { rehearse } = await import("../../src/github/rehearse.js");
-    const log: string[] = [];
-    // no client in the context: a request would throw, and the rehearsal would say false
-    const ctx = { ...context(log), clock: () => T0 } as RunContext;
-    expect(rehearse(ctx)).toBe(true);
-    expect(rehearse(ctx)).toBe(false);
-    expect(log).toEqual([]);
   });
 });

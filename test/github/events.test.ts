@@ -113,3 +113,52 @@ describe("orch-task runs are recognised by their run-name", () => {
     });
   });
 });
+
+describe("a job that ran out of its bound", () => {
+  it("a workflow_run that ended timed_out settles the attempt as reason: timeout", async () => {
+    const { deadJobEvent } = await import("../../src/github/events.js");
+    const { openRun } = await import("../../src/core/event.js");
+    const opened = openRun({
+      specs: [
+        {
+          id: "a",
+          title: "A",
+          file: "a.md",
+          dependsOn: [],
+          inputs: [],
+          writeScope: [],
+          priority: 0,
+          body: "",
+          order: 0,
+        },
+      ],
+      settings: { run: "r" },
+      saved: undefined,
+      flags: {},
+      now: 0,
+    });
+    if (opened.kind !== "ok") throw new Error(opened.message);
+    const f = opened.frontier;
+    const [claim] = f.claimReady(0, "job", () => "c1");
+    expect(claim?.claim).toBe("c1");
+    const view = {
+      state: undefined,
+      questions: {},
+      report: undefined,
+      outbox: {},
+      writeFile: () => {},
+      moved: new Map(),
+      integrate: () => {},
+    };
+    const r = deadJobEvent({
+      ticket: "a",
+      attempt: 1,
+      claim: "c1",
+      branch: "main",
+      conclusion: "timed_out",
+      url: "https://github.com/o/r/actions/runs/9",
+    })(f, 1000, view);
+    expect(r.kind).toBe("ok");
+    expect(f.state("a")?.attempts[0]).toMatchObject({ outcome: "failed", reason: "timeout" });
+  });
+});

@@ -370,7 +370,7 @@ describe("a status: the author wrote is refused, never passed off as frontier's"
 describe("a ticket file's name", () => {
   test("a backslash in it is refused at validation, with the rule and the file named", async () => {
     await files({ "ok.md": "# ok\n", "a\\b.md": "---\nid: ab\n---\n\n# ab\n" });
-    const ps = problemsOf(await loadDirectory(dir, { cache: false }));
+    const ps = problemsOf(await loadDirectory(dir, {}, { cache: false }));
     expect(ps.map((p) => [p.kind, p.file])).toEqual([["invalid-file-name", "a\\b.md"]]);
     expect(formatProblem(ps[0]!)).toMatch(/a\\b\.md.*backslash.*rename it without one/s);
   });

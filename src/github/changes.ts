@@ -1,0 +1,307 @@
+/**
+ * A ticket's changes on GitHub (the GitHub half of SPEC §4b): what the orch-task job
+ * changed in its checkout, how those changes go up in the ticket's one commit, and which
+ * of its paths moved on the run's branch since the job's checkout.
+ *
+ *   collect   the settle step: workspace/changes.ts against the checkout's own HEAD (the
+ *             `ref` the job checked out), the ticket directory's .frontier/ left out; the
+ *             content of every changed blob read once, a patch kept for evidence
+ *   judge     core/settle.ts `planSettle`, inside the compare-and-swap loop: every try
+ *             reads each touched path's id at the branch head in the same query as the
+ *             state; a path whose id is not the one at the start moved (a conflict), and
+ *             only then is the commit that moved it looked up, to be named
+ *   integrate in the same commit as the outcome: `createCommitOnBranch` when every file
+ *             is a plain file, else the Git Data API (blobs uploaded once, before the
+ *             loop — content-addressed, so a retry re-uses them — then a tree with modes,
+ *             a commit and a non-forced ref update)
+ *   name      a commit cannot hold its own id: each read also takes the branch's newest
+ *             commits, and a later event that commits anyway writes the id of an
+ *             integrated attempt's commit into its record, found by its trailers
+ *
+ * Limits (GitHub's, and what one request can carry) fail the attempt with a clear reason
+ * before anything is sent, never half a commit: see LIMITS.
+ */
+import { isUtf8 } from "node:buffer";
+import type { ChangedPath, ChangeMode } from "../core/changes.js";
+import { touchedPaths } from "../core/changes.js";
+import type { AttemptChanges, TicketState } from "../core/model.js";
+import { collectChanges, patchOf, readBlobs, repositoryRoot } from "../workspace/changes.js";
+import { gitText } from "../workspace/git.js";
+import type { FileChanges } from "./branch.js";
+import type { Repo } from "./git.js";
+import { uploadBlob } from "./git.js";
+import type { GitHub } from "./octokit.js";
+import { frontierDirPath } from "./state.js";
+
+/** What one ticket attempt may integrate on GitHub. */
+export const LIMITS = {
+  /** GitHub refuses a file over 100 MiB in a push */
+  fileBytes: 100 * 1024 * 1024,
+  /** every changed file of one attempt together: what the settle step holds in memory */
+  totalBytes: 100 * 1024 * 1024,
+  /** changed paths of one attempt */
+  paths: 1_000,
+  /** file bytes sent inline in one `createCommitOnBranch` (base64 adds a third); above, blobs go up one by one */
+  inlineBytes: 8 * 1024 * 1024,
+  /** blobs uploaded for one attempt: each is a write, from the scarcest budget */
+  uploads: 100,
+} as const;
+
+/** An orch-task job's changes, as its settle step collected them. */
+export interface JobChanges {
+  /** the commit the job checked out, as GitHub names it (the dispatch's `ref`) */
+  start: string;
+  paths: ChangedPath[];
+  /** content of every changed blob by id (deleted paths have none) */
+  contents: Map<string, Buffer>;
+  /** the changes as a binary-safe patch: evidence, when they are not integrated */
+  patch: Buffer;
+  /** bytes of every changed file's new content */
+  bytes: number;
+  /** why GitHub could not take these changes as one commit; undefined when it can */
+  refused?: string;
+  /** `git-data` when a mode, a symlink or the size needs the Git Data API */
+  route: "graphql" | "git-data";
+}
+
+/** Where `dir` is inside its work tree, as a repository path ("" at the top). */
+async function prefixOf(dir: string): Promise<string> {
+  return (await gitText(["rev-parse", "--show-prefix"], { cwd: dir })).replace(/\/$/, "");
+}
+
+/**
+ * The job's changes: its workspace against the commit it checked out (its own HEAD),
+ * leaving out the ticket directory's `.frontier/` and `exclude` (paths relative to the
+ * workspace, e.g. a second checkout inside it). Undefined when the workspace is not a git
+ * work tree (nothing to compare with).
+ */
+export async function collectJobChanges(
+  workspace: string,
+  dir: string,
+  options: { start?: string; exclude?: readonly string[] } = {},
+): Promise<JobChanges | undefined> {
+  const root = await repositoryRoot(workspace);
+  if (root === undefined) return undefined;
+  const prefix = await prefixOf(workspace);
+  const inRepo = (p: string) => (prefix === "" ? p : `${prefix}/${p}`);
+  const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
+  const collected = await collectChanges(workspace, "HEAD", { exclude });
+  const contents = await readBlobs(
+    root,
+    collected.paths.filter((c) => c.blob !== undefined && c.mode !== "160000").map((c) => c.blob!),
+  );
+  const patch = Buffer.from(await patchOf(root, collected.start, collected.tree), "utf8");
+  const bytes = collected.paths.reduce((n, c) => n + (c.bytes ?? 0), 0);
+  const changes: JobChanges = {
+    start: options.start ?? collected.start,
+    paths: collected.paths,
+    contents,
+    patch,
+    bytes,
+    route: routeOf(collected.paths, bytes),
+  };
+  const refused = refusalOf(changes);
+  if (refused !== undefined) changes.refused = refused;
+  return changes;
+}
+
+/** Whether `createCommitOnBranch` can write these changes (plain files only, small enough). */
+function routeOf(paths: readonly ChangedPath[], bytes: number): "graphql" | "git-data" {
+  const plain = (m: ChangeMode | undefined) => m === undefined || m === "100644";
+  const special = paths.some(
+    (c) => c.status !== "deleted" && (!plain(c.mode) || !plain(c.oldMode)),
+  );
+  return special || bytes > LIMITS.inlineBytes ? "git-data" : "graphql";
+}
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+/** Why these changes cannot be one commit on GitHub, or undefined. */
+export function refusalOf(
+  changes: Pick<JobChanges, "paths" | "bytes" | "route">,
+): string | undefined {
+  const nested = changes.paths.filter((c) => c.mode === "160000").map((c) => c.path);
+  if (nested.length > 0) {
+    return `integration refused: ${nested.join(", ")} ${nested.length === 1 ? "is a nested git repository" : "are nested git repositories"} (a submodule entry), which a ticket's commit does not carry — delete ${nested.length === 1 ? "it" : "them"} before the job ends, or list ${nested.length === 1 ? "it" : "them"} in .gitignore; nothing was integrated`;
+  }
+  const huge = changes.paths.filter((c) => (c.bytes ?? 0) > LIMITS.fileBytes);
+  if (huge.length > 0) {
+    return `integration refused: ${huge.map((c) => `${c.path} (${mb(c.bytes ?? 0)})`).join(", ")} over GitHub's 100 MB limit for a file — keep large files out of the repository (Git LFS, a release asset); nothing was integrated`;
+  }
+  if (changes.paths.length > LIMITS.paths) {
+    return `integration refused: ${changes.paths.length} changed paths, over ${LIMITS.paths} for one ticket's commit — split the ticket; nothing was integrated`;
+  }
+  if (changes.bytes > LIMITS.totalBytes) {
+    return `integration refused: ${mb(changes.bytes)} of changed files, over ${mb(LIMITS.totalBytes)} for one ticket's commit — split the ticket; nothing was integrated`;
+  }
+  if (changes.route === "git-data") {
+    const uploads = uploadsOf(changes.paths).length;
+    if (uploads > LIMITS.uploads) {
+      return `integration refused: ${uploads} files to upload, over ${LIMITS.uploads} for one ticket's commit (each upload is a write, and GitHub allows 80 a minute) — split the ticket; nothing was integrated`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The blobs a Git Data commit must upload: every new content GitHub may not have. A blob
+ * that was at the start commit (a rename, a mode change) is there already.
+ */
+function uploadsOf(paths: readonly ChangedPath[]): string[] {
+  const there = new Set(paths.map((c) => c.oldBlob).filter((b): b is string => b !== undefined));
+  const out = new Set<string>();
+  for (const c of paths) {
+    if (c.status === "deleted" || c.blob === undefined || there.has(c.blob)) continue;
+    out.add(c.blob);
+  }
+  return [...out];
+}
+
+/**
+ * Upload what a Git Data commit needs, once, before the compare-and-swap loop (a lost
+ * race re-uses them: a blob's id is its content's). Answers the bytes sent.
+ */
+export async function uploadChanges(gh: GitHub, repo: Repo, changes: JobChanges): Promise<number> {
+  if (changes.route !== "git-data" || changes.refused !== undefined) return 0;
+  let sent = 0;
+  for (const blob of uploadsOf(changes.paths)) {
+    const content = changes.contents.get(blob);
+    if (content === undefined) throw new Error(`the content of blob ${blob} was not collected`);
+    const sha = await uploadBlob(gh, repo, content);
+    if (sha !== blob) {
+      throw new Error(`GitHub stored blob ${blob} as ${sha}: the upload did not keep its bytes`);
+    }
+    sent += content.byteLength;
+  }
+  return sent;
+}
+
+/** The files of the ticket's commit: what `decide` adds to the event's commit. */
+export function integrationFiles(changes: JobChanges): FileChanges {
+  const additions = new Map<string, string | Uint8Array>();
+  const entries = new Map<string, { mode: ChangeMode; sha: string }>();
+  const deletions: string[] = [];
+  for (const c of changes.paths) {
+    if (c.from !== undefined) deletions.push(c.from);
+    if (c.status === "deleted") {
+      deletions.push(c.path);
+      continue;
+    }
+    if (changes.route === "git-data") {
+      entries.set(c.path, { mode: c.mode ?? "100644", sha: c.blob as string });
+    } else {
+      const content = changes.contents.get(c.blob as string) ?? Buffer.alloc(0);
+      additions.set(c.path, isUtf8(content) ? content.toString("utf8") : content);
+    }
+  }
+  return { additions, deletions, ...(entries.size > 0 ? { entries } : {}) };
+}
+
+/** The id each touched path must still have at the head for the changes to apply (undefined: no file there). */
+function expectedAtHead(paths: readonly ChangedPath[]): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  for (const c of paths) {
+    if (c.from !== undefined) out.set(c.from, c.oldBlob);
+    // a rename's new path was empty at the start; any other path held its old blob
+    out.set(c.path, c.status === "renamed" ? undefined : c.oldBlob);
+  }
+  return out;
+}
+
+/** The paths a read must look at: every path the changes touch. */
+export const probesOf = (changes: JobChanges | undefined): string[] =>
+  changes ? touchedPaths(changes.paths) : [];
+
+/**
+ * The touched paths whose id at the branch head is not their id at the start: changed on
+ * the branch since the job's checkout (by a person's push: scopes of live tickets never
+ * overlap). Pure; ids are git's content ids on both sides.
+ */
+export function movedPaths(
+  changes: JobChanges | undefined,
+  oids: ReadonlyMap<string, string> | undefined,
+): string[] {
+  if (!changes || !oids) return [];
+  const out: string[] = [];
+  for (const [path, expected] of expectedAtHead(changes.paths)) {
+    if (oids.get(path) !== expected) out.push(path);
+  }
+  return out;
+}
+
+/** The newest commit on `branch` that changed `path` (one request), or undefined. */
+export async function commitThatChanged(
+  gh: GitHub,
+  repo: Repo,
+  branch: string,
+  path: string,
+): Promise<string | undefined> {
+  const answer = await gh.rest.repos.listCommits({ ...repo, sha: branch, path, per_page: 1 });
+  return answer.data[0]?.sha;
+}
+
+/* ------------------------------------------------------------------------- */
+/* the commit of an integrated attempt                                        */
+/* ------------------------------------------------------------------------- */
+
+/** Commits a read takes, newest first, to name the commits of integrated attempts. */
+export const HISTORY_READ = 10;
+
+/** The trailers of a ticket attempt's commit: how a later event finds its id. */
+export function trailers(run: string, ticket: string, attempt: number, claim: string): string {
+  return `Frontier-Run: ${run}\nFrontier-Ticket: ${ticket}\nFrontier-Attempt: ${attempt}\nFrontier-Claim: ${claim}`;
+}
+
+/** An integrated attempt whose commit has no name on record yet. */
+export interface Unnamed {
+  ticket: string;
+  attempt: number;
+  claim: string;
+  /** the state's seq in the commit that integrated it */
+  seq: number;
+  /** its commit, once a read found it while the attempt's record was not read */
+  commit?: string;
+}
+
+/** The claim an integration commit's trailers carry, if any. */
+export function claimOf(body: string): string | undefined {
+  return /^Frontier-Claim: (\S+)$/m.exec(body)?.[1];
+}
+
+/**
+ * Write into the saved tickets the commit of each unnamed integrated attempt that the
+ * history shows (found by its claim's trailer); answers the ones still to write. Pure
+ * but for `tickets`, which it edits in place (they are the state just read). A ticket
+ * whose history this event did not read (`loaded` false: the status index read only
+ * what the event touches) keeps its entry — with the commit, once found — until an
+ * event that reads it writes it into the record.
+ */
+export function nameCommits(
+  tickets: Record<string, TicketState>,
+  unnamed: readonly Unnamed[],
+  history: ReadonlyArray<{ oid: string; body: string }>,
+  loaded: (ticket: string) => boolean = () => true,
+): Unnamed[] {
+  if (unnamed.length === 0) return [];
+  const byClaim = new Map<string, string>();
+  for (const c of history) {
+    const claim = claimOf(c.body);
+    if (claim !== undefined && !byClaim.has(claim)) byClaim.set(claim, c.oid);
+  }
+  const left: Unnamed[] = [];
+  for (const u of unnamed) {
+    const sha = u.commit ?? byClaim.get(u.claim);
+    if (!loaded(u.ticket)) {
+      left.push(sha !== undefined && u.commit === undefined ? { ...u, commit: sha } : u);
+      continue;
+    }
+    const record = tickets[u.ticket]?.attempts.find((a) => a.n === u.attempt);
+    if (!record?.changes || record.claim !== u.claim) continue; // gone: nothing to name
+    if (sha === undefined) {
+      left.push(u);
+      continue;
+    }
+    record.changes = { ...record.changes, commit: sha } satisfies AttemptChanges;
+  }
+  return left;
+}

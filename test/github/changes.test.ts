@@ -1,0 +1,424 @@
+/**
+ * A ticket's changes on GitHub (SPEC §4b), in process: each orch-task job checks out the
+ * commit that recorded its claim as a real git work tree, its agent edits files there,
+ * and the settle step's code (collectJobChanges, then advance) records them — one commit
+ * per ticket attempt with its outcome, or a failure that integrates nothing.
+ */
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { advance } from "../../src/github/advance.js";
+import { collectJobChanges, nameCommits, uploadChanges } from "../../src/github/changes.js";
+import { advanceOnly, settleEvent } from "../../src/github/events.js";
+import { Checkout } from "../../src/github/source.js";
+import { renderHtml } from "../../src/report/html.js";
+import type { FakeRun } from "../fake-github/server.js";
+import { checkoutCommit } from "../support/git-checkout.js";
+import { makeWorld, runContext, stateOf, type World } from "./harness.js";
+
+let world: World | undefined;
+const scratch: string[] = [];
+afterEach(async () => {
+  world?.fake.assertNoViolations();
+  await world?.cleanup();
+  world = undefined;
+  for (const d of scratch.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const scoped = (id: string, scope: string[], deps: string[] = []): [string, string] => [
+  `${id}.md`,
+  `---\n${deps.length ? `depends_on: [${deps.join(", ")}]\n` : ""}write_scope: [${scope.map((s) => JSON.stringify(s)).join(", ")}]\n---\n\n# ${id} work\n\nDo ${id}.\n`,
+];
+
+interface Attempt {
+  outcome?: string;
+  reason?: string;
+  result_file?: string;
+  changes?: {
+    start: string;
+    verdict: string;
+    paths: Array<{ path: string; status: string; mode?: string; blob?: string }>;
+    commit?: string;
+    patch_file?: string;
+  };
+}
+type State = { tickets: Record<string, { status: string; attempts: Attempt[] }> };
+
+/** The orch-task run dispatched for `ticket` (its newest). */
+function runOf(w: World, ticket: string): FakeRun {
+  const runs = w.fake.allRuns().filter((r) => r.inputs.ticket === ticket);
+  const run = runs[runs.length - 1];
+  if (!run) throw new Error(`${ticket} was not dispatched`);
+  return run;
+}
+
+/**
+ * One orch-task job: a checkout of the dispatch's `ref`, the agent's edits, then the
+ * settle step (changes collected against the checkout's HEAD, blobs uploaded, advance).
+ */
+async function job(
+  w: World,
+  ticket: string,
+  agent: (ws: string) => void | Promise<void>,
+  outcome: { outcome: "complete" | "failed" | "empty"; result?: string } = {
+    outcome: "complete",
+    result: `${ticket} done`,
+  },
+  over: Parameters<typeof runContext>[1] = {},
+) {
+  const run = runOf(w, ticket);
+  const ref = run.inputs.ref as string;
+  const ws = await checkoutCommit(
+    w.repo,
+    ref,
+    mkdtempSync(join(tmpdir(), `frontier-job-${ticket}-`)),
+  );
+  scratch.push(ws);
+  await agent(ws);
+  const changes = await collectJobChanges(ws, "tickets", { start: ref });
+  if (!changes) throw new Error("the checkout is not a git work tree");
+  await uploadChanges(w.gh, { owner: "acme", repo: "widgets" }, changes);
+  const ctx = runContext(w, {
+    checkout: new Checkout(ws, "tickets"),
+    links: { repository: "https://github.com/acme/widgets" },
+    ...over,
+  });
+  const out = await advance(
+    ctx,
+    settleEvent({
+      ticket,
+      attempt: Number(run.inputs.attempt),
+      claim: run.inputs.claim as string,
+      ...outcome,
+      by: "job",
+      changes,
+      maxResultBytes: 1024 * 1024,
+    }),
+    `settle ${ticket}`,
+    { start: false, changes },
+  );
+  return { out, ws, run, changes };
+}
+
+const write = (ws: string, path: string, content: string | Buffer) => {
+  mkdirSync(dirname(join(ws, path)), { recursive: true });
+  writeFileSync(join(ws, path), content);
+};
+
+/** The commits of the branch whose trailers name `ticket`. */
+const commitsOf = (w: World, ticket: string) =>
+  w.repo.log("main").filter((c) => new RegExp(`^Frontier-Ticket: ${ticket}$`, "m").test(c.message));
+
+/** Paths a commit changed against its parent. */
+function changedIn(w: World, sha: string): string[] {
+  const c = w.repo.git.expect(sha, "commit");
+  const now = w.repo.git.flatten(c.tree);
+  const before = c.parents[0]
+    ? w.repo.git.flatten(w.repo.git.expect(c.parents[0], "commit").tree)
+    : new Map();
+  const out: string[] = [];
+  for (const [p, e] of now)
+    if (before.get(p)?.sha !== e.sha || before.get(p)?.mode !== e.mode) out.push(p);
+  for (const p of before.keys()) if (!now.has(p)) out.push(p);
+  return out.filter((p) => !p.startsWith("tickets/")).sort();
+}
+
+describe("changes on GitHub: each ticket's changes are its own commit on the run's branch", () => {
+  it("a chain of three: one commit per ticket with its outcome, and each dependent's checkout holds its dependencies' changes", async () => {
+    world = await makeWorld(
+      Object.fromEntries([
+        scoped("api", ["src/api/**"]),
+        scoped("ui", ["src/ui/**"], ["api"]),
+        scoped("docs", ["docs/**"], ["ui"]),
+      ]),
+    );
+    const w = world;
+    const png = Buffer.from([
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x00, 0x80,
+    ]);
+    await advance(runContext(w), advanceOnly, "push");
+    const api = await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "export const port = 8080;\n");
+      write(ws, "src/api/logo.png", png);
+    });
+    expect(api.out.result.kind).toBe("ok");
+    // the report shows what the ticket changed, linked to its commit
+    const apiCommit = commitsOf(w, "api")[0]!.sha;
+    expect(api.out.markdown).toContain(
+      `[2 paths +1 −0](https://github.com/acme/widgets/commit/${apiCommit})`,
+    );
+    const html = renderHtml(api.out.receipt);
+    expect(html).toContain("Changes of attempt 1: 2 paths · commit");
+    expect(html).toContain(`/commit/${apiCommit}`);
+    const ui = await job(w, "ui", (ws) => {
+      // the dependency's changes are in this job's checkout
+      expect(readFileSync(join(ws, "src/api/server.ts"), "utf8")).toBe(
+        "export const port = 8080;\n",
+      );
+      write(ws, "src/ui/app.ts", "import { port } from '../api/server';\n");
+    });
+    expect(ui.out.result.kind).toBe("ok");
+    await job(w, "docs", (ws) => {
+      expect(readFileSync(join(ws, "src/ui/app.ts"), "utf8")).toContain("port");
+      expect(readFileSync(join(ws, "src/api/logo.png"))).toEqual(png);
+      write(ws, "docs/guide.md", "# Guide\n\nThe API listens on 8080.\n");
+    });
+
+    // one commit per ticket, holding its changes and its outcome
+    for (const [ticket, paths] of [
+      ["api", ["src/api/logo.png", "src/api/server.ts"]],
+      ["ui", ["src/ui/app.ts"]],
+      ["docs", ["docs/guide.md"]],
+    ] as const) {
+      const commits = commitsOf(w, ticket);
+      expect(commits, ticket).toHaveLength(1);
+      expect(commits[0]!.message).toMatch(new RegExp(`^${ticket}: ${ticket} work\\n`));
+      expect(commits[0]!.message).toMatch(/^Frontier-Attempt: 1$/m);
+      expect(changedIn(w, commits[0]!.sha)).toEqual([...paths]);
+      // the outcome is in the same commit: the ticket's result file appears there
+      expect(w.repo.readFile(`tickets/.frontier/results/${ticket}@1.md`, commits[0]!.sha)).toBe(
+        `${ticket} done`,
+      );
+      expect(
+        w.repo.readFile(`tickets/.frontier/results/${ticket}@1.md`, commits[0]!.parents[0]),
+      ).toBeUndefined();
+    }
+    expect(w.repo.readBytes("src/api/logo.png", "main")).toEqual(png);
+    const state = stateOf(w) as unknown as State;
+    expect(state.tickets.docs?.status).toBe("complete");
+    const apiChanges = state.tickets.api?.attempts[0]?.changes;
+    expect(apiChanges).toMatchObject({ verdict: "integrated", start: api.run.inputs.ref });
+    expect(apiChanges?.paths.map((p) => p.path)).toEqual(["src/api/logo.png", "src/api/server.ts"]);
+    // a later commit named the commits of the attempts it found in the branch's history
+    expect(apiChanges?.commit).toBe(commitsOf(w, "api")[0]!.sha);
+    expect(state.tickets.ui?.attempts[0]?.changes?.commit).toBe(commitsOf(w, "ui")[0]!.sha);
+    // the dependent was dispatched at the commit that recorded its claim: its dependency's
+    expect(ui.run.inputs.ref).toBe(commitsOf(w, "api")[0]!.sha);
+  });
+
+  it("a path outside the write_scope is a scope breach: the attempt fails naming it, nothing lands, the patch is kept", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "ok\n");
+      write(ws, "README.md", "# widgets, rewritten\n");
+    });
+    const state = stateOf(w) as unknown as State;
+    const a = state.tickets.api?.attempts[0];
+    expect(state.tickets.api?.status).toBe("failed");
+    expect(a?.reason).toMatch(/^scope-breach: changed 1 path outside its write_scope: README\.md/);
+    expect(a?.changes?.verdict).toBe("breach");
+    expect(w.repo.readFile("README.md")).toBe("# widgets\n");
+    expect(w.repo.readFile("src/api/server.ts")).toBeUndefined();
+    expect(commitsOf(w, "api")).toHaveLength(0);
+    const patch = w.repo.readFile(`tickets/${a?.changes?.patch_file}`);
+    expect(patch).toContain("+# widgets, rewritten");
+    expect(patch).toContain("+++ b/src/api/server.ts");
+  });
+
+  it("a path a person pushed while the ticket ran is a conflict: the attempt fails naming path and commit, the push stays", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    w.repo.commit("main", { "src/api/server.ts": "v1\n" }, { message: "api v1" });
+    await advance(runContext(w), advanceOnly, "push");
+    let pushed = "";
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "the agent's v2\n");
+      write(ws, "src/api/new.ts", "new\n");
+      pushed = w.repo.commit(
+        "main",
+        { "src/api/server.ts": "a person's v2\n" },
+        { message: "hotfix" },
+      );
+    });
+    const state = stateOf(w) as unknown as State;
+    const a = state.tickets.api?.attempts[0];
+    expect(state.tickets.api?.status).toBe("failed");
+    expect(a?.reason).toBe(
+      `conflict: src/api/server.ts (changed by ${pushed.slice(0, 12)}) changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`,
+    );
+    expect(a?.changes?.verdict).toBe("conflict");
+    expect(w.repo.readFile("src/api/server.ts")).toBe("a person's v2\n");
+    expect(w.repo.readFile("src/api/new.ts")).toBeUndefined();
+  });
+
+  it("binary, executable, symlink, deletion and rename land exactly (through the Git Data API)", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("tools", ["tools/**"])]));
+    const w = world;
+    w.repo.commit(
+      "main",
+      { "tools/old.txt": "a file that moves\n", "tools/gone.txt": "bye\n" },
+      { message: "tools" },
+    );
+    await advance(runContext(w), advanceOnly, "push");
+    const bin = Buffer.from([0, 1, 2, 0xff, 0xfe, 0xc3, 0x28, 0, 10]);
+    const { changes } = await job(w, "tools", (ws) => {
+      write(ws, "tools/data.bin", bin);
+      write(ws, "tools/run.sh", "#!/bin/sh\necho hi\n");
+      chmodSync(join(ws, "tools/run.sh"), 0o755);
+      symlinkSync("run.sh", join(ws, "tools/link"));
+      unlinkSync(join(ws, "tools/gone.txt"));
+      renameSync(join(ws, "tools/old.txt"), join(ws, "tools/new.txt"));
+    });
+    expect(changes.route).toBe("git-data");
+    const head = w.repo.head("main") as string;
+    const tree = w.repo.git.expect(head, "commit").tree;
+    const at = (p: string) => w.repo.git.lookup(tree, p);
+    expect(at("tools/run.sh")?.mode).toBe("100755");
+    expect(at("tools/link")?.mode).toBe("120000");
+    expect(w.repo.readFile("tools/link")).toBe("run.sh");
+    expect(w.repo.readBytes("tools/data.bin")).toEqual(bin);
+    expect(w.repo.readFile("tools/new.txt")).toBe("a file that moves\n");
+    expect(at("tools/old.txt")).toBeUndefined();
+    expect(at("tools/gone.txt")).toBeUndefined();
+    const commits = commitsOf(w, "tools");
+    expect(commits).toHaveLength(1);
+    expect(commits[0]!.sha).toBe(head);
+    const state = stateOf(w) as unknown as State;
+    expect(state.tickets.tools?.status).toBe("complete");
+    expect(
+      state.tickets.tools?.attempts[0]?.changes?.paths.map(
+        (p) => `${p.status} ${p.path} ${p.mode ?? ""}`,
+      ),
+    ).toEqual([
+      "added tools/data.bin 100644",
+      "deleted tools/gone.txt ",
+      "added tools/link 120000",
+      "renamed tools/new.txt 100644",
+      "added tools/run.sh 100755",
+    ]);
+    // the rename's blob was on GitHub already: only new content went up
+    expect(w.fake.countRequests({ operation: "git/create-blob" })).toBe(3);
+  });
+
+  it("a lost commit answer: the changes are integrated once", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    w.fake.inject({
+      operation: "graphql/mutation:createCommitOnBranch",
+      status: 502,
+      applied: true,
+      times: 1,
+    });
+    const { out } = await job(w, "api", (ws) => write(ws, "src/api/server.ts", "once\n"));
+    expect(out.result.kind).toBe("ok");
+    expect(commitsOf(w, "api")).toHaveLength(1);
+    expect(w.repo.readFile("src/api/server.ts")).toBe("once\n");
+    expect((stateOf(w) as unknown as State).tickets.api?.status).toBe("complete");
+  });
+
+  it("20 tickets with disjoint scopes settling at once: every change lands, none twice", async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `t${String(i).padStart(2, "0")}`);
+    world = await makeWorld(Object.fromEntries(ids.map((id) => scoped(id, [`src/${id}/**`]))));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await Promise.all(
+      ids.map((id) =>
+        job(
+          w,
+          id,
+          (ws) => write(ws, `src/${id}/index.ts`, `export const id = "${id}";\n`),
+          undefined,
+          {
+            backoffMs: 2,
+          },
+        ),
+      ),
+    );
+    const state = stateOf(w) as unknown as State;
+    for (const id of ids) {
+      expect(state.tickets[id]?.status, id).toBe("complete");
+      expect(w.repo.readFile(`src/${id}/index.ts`), id).toBe(`export const id = "${id}";\n`);
+      expect(commitsOf(w, id), id).toHaveLength(1);
+    }
+  }, 60_000);
+});
+
+describe("CI on the run's branch", () => {
+  it("when the run ends, the user's CI workflow is dispatched on its branch, once — a redelivered settle sends it no more", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    w.repo.addWorkflow("ci.yml", { name: "ci", dispatchable: true });
+    const over = { ciWorkflow: "ci.yml" };
+    await advance(runContext(w, over), advanceOnly, "push");
+    const ciRuns = () => w.fake.allRuns().filter((r) => r.workflow.path.endsWith("ci.yml"));
+    expect(ciRuns()).toHaveLength(0);
+    const { changes, run } = await job(
+      w,
+      "api",
+      (ws) => write(ws, "src/api/a.ts", "a\n"),
+      undefined,
+      over,
+    );
+    expect(ciRuns().map((r) => r.ref)).toEqual(["main"]);
+    expect((stateOf(w) as { ci?: { workflow: string; state: string } }).ci).toMatchObject({
+      workflow: "ci.yml",
+      state: "complete",
+    });
+    // the same settle delivered again, and a push: the run has ended, nothing is sent again
+    await advance(
+      runContext(w, over),
+      settleEvent({
+        ticket: "api",
+        attempt: 1,
+        claim: run.inputs.claim as string,
+        outcome: "complete",
+        result: "again",
+        by: "job",
+        changes,
+      }),
+      "settle api again",
+      { start: false, changes },
+    );
+    await advance(runContext(w, over), advanceOnly, "push again");
+    expect(ciRuns()).toHaveLength(1);
+  });
+});
+
+describe("naming an integrated attempt's commit when the event read only part of the state", () => {
+  const record = (claim: string) =>
+    ({
+      status: "complete",
+      attempt: 1,
+      attempts: [
+        {
+          n: 1,
+          claim,
+          claimed_by: "x",
+          started_at: "2026-12-01T00:00:00.000Z",
+          outcome: "complete",
+          changes: { start: "s", verdict: "integrated", paths: [{ path: "a", status: "added" }] },
+        },
+      ],
+      answers: [],
+    }) as never;
+  const history = [{ oid: "f".repeat(40), body: "api: API\n\nFrontier-Claim: c1\n" }];
+  const unnamed = [{ ticket: "api", attempt: 1, claim: "c1", seq: 3 }];
+
+  it("keeps the commit it found for a ticket whose history it did not read, and writes it once one does", () => {
+    // a stub: its shard was not read, so its attempts are not here
+    const stubs = { api: { status: "complete", attempt: 1, attempts: [], answers: [] } as never };
+    const left = nameCommits(stubs, unnamed, history, () => false);
+    expect(left).toEqual([{ ...unnamed[0], commit: "f".repeat(40) }]);
+    // later, past the history window: the id was kept, so it is still written
+    const tickets = { api: record("c1") };
+    expect(nameCommits(tickets, left, [], () => true)).toEqual([]);
+    expect(
+      (tickets.api as { attempts: Array<{ changes: { commit?: string } }> }).attempts[0]!.changes
+        .commit,
+    ).toBe("f".repeat(40));
+  });
+});
