@@ -33,7 +33,10 @@ import { runs } from "../support/runs.js";
  * trusted, while files written a little earlier are — and the cache is exercised.
  */
 const MARGIN = 40;
-const settle = () => new Promise((r) => setTimeout(r, MARGIN + 10));
+// The gap after a write must pass the margin plus the file system clock's tick, which both
+// a file's mtime and the cache's own clock are read from: up to 10 ms on a kernel built with
+// HZ=100, so a 10 ms gap could leave a file that was written before the load untrusted.
+const settle = () => new Promise((r) => setTimeout(r, MARGIN + 30));
 
 let dir: string;
 beforeEach(() => {
