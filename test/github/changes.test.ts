@@ -349,7 +349,9 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
       expect(commitsOf(w, id), id).toHaveLength(1);
     }
     // the races were real: more commits were tried than landed, so settles re-read and re-applied
-    expect(commitRequests() - triedBefore).toBeGreaterThan(w.repo.log("main").length - landedBefore);
+    expect(commitRequests() - triedBefore).toBeGreaterThan(
+      w.repo.log("main").length - landedBefore,
+    );
   }, 60_000);
 });
 
