@@ -89,8 +89,8 @@ export async function depCommand(
       action === "add"
         ? [...before.filter((d) => d !== dep), dep]
         : before.filter((d) => d !== dep);
-    if (action === "add" && before.includes(dep)) {
-      const message = `${ticket} already depends on ${dep}; nothing was changed`;
+    // an edit that changes nothing says so, and leaves the file as it is
+    const unchanged = (message: string) => {
       line(io.stderr, message);
       if (opts.json)
         printResult(io, command, dir, {
@@ -101,19 +101,14 @@ export async function depCommand(
           depends_on: before,
         });
       return EXIT.complete;
+    };
+    if (action === "add" && before.includes(dep)) {
+      return unchanged(`${ticket} already depends on ${dep}; nothing was changed`);
     }
     if (action === "rm" && !before.includes(dep)) {
-      const message = `${ticket} does not depend on ${dep}${before.length > 0 ? ` (it depends on ${before.join(", ")})` : ""}; nothing was changed`;
-      line(io.stderr, message);
-      if (opts.json)
-        printResult(io, command, dir, {
-          ok: false,
-          message,
-          ticket,
-          file: path,
-          depends_on: before,
-        });
-      return EXIT.complete;
+      return unchanged(
+        `${ticket} does not depend on ${dep}${before.length > 0 ? ` (it depends on ${before.join(", ")})` : ""}; nothing was changed`,
+      );
     }
     const raw = readFileSync(path);
     const { editDependsOn } = await import("../tickets/writeback.js");

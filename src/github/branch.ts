@@ -402,35 +402,9 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         ...(history ? { history } : {}),
       };
     },
-    async commit(expectedHead, changes, message) {
-      let tree = trees.get(expectedHead);
-      if (!tree) {
-        const commit = await gh.rest.git.getCommit({ ...repo, commit_sha: expectedHead });
-        tree = commit.data.tree.sha;
-      }
-      const writes: FileWrite[] = [...changes.additions].map(([path, content]) => ({
-        path,
-        content,
-      }));
-      try {
-        const answer = await commitFiles(
-          gh,
-          repo,
-          branch,
-          { sha: expectedHead, tree },
-          writes,
-          message,
-          changes.deletions,
-          changes.entries,
-        );
-        return answer.kind === "ok"
-          ? answer
-          : { kind: "moved", message: "the branch moved (not a fast forward)" };
-      } catch (error) {
-        if (isRateLimit(error)) throw error;
-        if (isUnclear(error)) return { kind: "unclear", message: String((error as Error).message) };
-        throw error;
-      }
-    },
+    // the same commit as the GraphQL store's Git Data route, the tree read from the head's
+    // commit unless this store read it already
+    commit: (expectedHead, changes, message) =>
+      gitDataCommit(gh, repo, branch, expectedHead, trees.get(expectedHead), changes, message),
   };
 }

@@ -28,6 +28,7 @@ import {
   parseQuestionMarker,
   type QuestionMarker,
 } from "./command-parse.js";
+import { workflowFor } from "./decide.js";
 import { findRunsByClaims } from "./dispatch.js";
 import { receiptOf } from "./effects.js";
 import { apiFailure, describeApiError } from "./octokit.js";
@@ -608,7 +609,7 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
         claim: s.claim ?? attempt?.claim,
         runUrl: attempt?.run_url,
         claimedAt: s.claimed_at ?? attempt?.started_at,
-        workflow: workflowOf(ctx, frontier.spec(id)?.executor),
+        workflow: workflowFor(ctx, frontier, id),
       });
     }
     const result = frontier.cancel(login, now);
@@ -637,11 +638,6 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
     outcome: { kind: "cancelled", tickets, runs },
     section: cancelled(login, tickets, runs),
   };
-}
-
-/** The workflow a ticket is dispatched as (the same rule as the dispatcher's). */
-function workflowOf(ctx: RunContext, executor: string | undefined): string {
-  return executor && /\.ya?ml$/.test(executor) ? executor.replace(/^.*\//, "") : ctx.workflow;
 }
 
 function runIdOf(url: string | undefined): number | undefined {
