@@ -17,6 +17,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { validateCommand } from "../../src/cli/validate.js";
 import type { CliIo } from "../../src/terminal/io.js";
+import { shownPath } from "../../src/terminal/text.js";
 import { git, repoWith, runHere, ticket } from "./git-repo.js";
 
 function capture(): { io: CliIo; text: () => string } {
@@ -61,7 +62,7 @@ describe("isolation: worktree where it cannot work starts nothing", () => {
     const checked = await validate(dir);
     expect(checked.code).toBe(2);
     expect(checked.text).toContain(
-      `${dir}/frontier.yml:2: 2 tickets run with isolation: worktree, which needs a git repository, and the ticket directory is not in one — make the project a repository (git init, then commit it), or set isolation: none to run without (changes are then neither checked nor integrated)`,
+      `${join(shownPath(dir), "frontier.yml")}:2: 2 tickets run with isolation: worktree, which needs a git repository, and the ticket directory is not in one — make the project a repository (git init, then commit it), or set isolation: none to run without (changes are then neither checked nor integrated)`,
     );
     const ran = await runHere(dir, "echo hi");
     expect(ran.code).toBe(2);
@@ -74,7 +75,7 @@ describe("isolation: worktree where it cannot work starts nothing", () => {
     const dir = plainDir({ "a.md": ticket({ isolation: "required" }), "b.md": ticket({}) });
     const checked = await validate(dir);
     expect(checked.code).toBe(2);
-    expect(checked.text).toContain(`${dir}/a.md:2: 1 ticket runs with isolation: worktree`);
+    expect(checked.text).toContain(`${join(shownPath(dir), "a.md")}:2: 1 ticket runs with isolation: worktree`);
   });
 
   it("a git too old for worktrees", async () => {
