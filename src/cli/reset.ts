@@ -17,7 +17,6 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { ENGINE_FIELDS } from "../tickets/fields.js";
 import {
   archiveRunName,
   BRANCH_FILE,
@@ -25,23 +24,14 @@ import {
   nextArchiveName,
   RUN_FILE,
   STATE_DIR,
+  staysOutOfArchive,
 } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
-import { type EngineFieldValues, editTicket, type FileEdit } from "../tickets/writeback.js";
+import { CLEARED_FIELDS, editTicket, type FileEdit } from "../tickets/writeback.js";
 import { printResult } from "./json.js";
 import { takeLock } from "./lock.js";
-
-/** Every engine field, set to be removed. */
-const CLEARED = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, undefined])) as EngineFieldValues;
-
-/**
- * What is not archived by a reset: the archive itself and the lock, the ticket cache
- * (removed: the ticket files are rewritten, and it is safe to delete), and the --exec the
- * last run was given (the user's, not the run's: the next run's hints still name it).
- */
-const KEPT = /^(?:runs|cache|last-exec\.json|lock(?:\.takeover)?|lock\..*\.tmp)$/;
 
 export interface ResetOptions {
   /** `run --fresh`: a run starts next, so "nothing to reset" and "run starts a new run" go unsaid */
@@ -84,7 +74,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
   const problems: string[] = [];
   for (const file of ticketFileNames(readdirSync(dir))) {
     try {
-      const edit = editTicket(file, readFileSync(join(dir, file)), CLEARED);
+      const edit = editTicket(file, readFileSync(join(dir, file)), CLEARED_FIELDS);
       if (edit !== undefined) edits.push(edit);
     } catch (error) {
       problems.push(
@@ -100,7 +90,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
   }
   const stateDir = join(dir, STATE_DIR);
   const records = existsSync(stateDir)
-    ? readdirSync(stateDir).filter((name) => !KEPT.test(name))
+    ? readdirSync(stateDir).filter((name) => !staysOutOfArchive(name))
     : [];
   if (records.length === 0 && edits.length === 0) {
     const message = `${dir}: nothing to reset — no run has left state here.`;

@@ -103,3 +103,31 @@ export function verdictReason(
     verdict.conflicts.length > NAMED ? ` and ${verdict.conflicts.length - NAMED} more` : "";
   return `conflict: ${byCommit}${more} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
 }
+
+/* The trailers of an integrated attempt's commit: both runners write them, find an attempt
+ * already integrated by its claim's line, and name its commit from them. */
+
+/** The claim's trailer line: the one line that says an attempt's changes already landed. */
+export function claimTrailer(claim: string): string {
+  return `Frontier-Claim: ${claim}`;
+}
+
+/** The trailer lines of a ticket attempt's commit, in the order both runners write them. */
+export function commitTrailers(
+  run: string,
+  ticket: string,
+  attempt: number,
+  claim: string,
+): string {
+  return [
+    `Frontier-Run: ${run}`,
+    `Frontier-Ticket: ${ticket}`,
+    `Frontier-Attempt: ${attempt}`,
+    claimTrailer(claim),
+  ].join("\n");
+}
+
+/** The claim an integration commit's message carries, if any. */
+export function claimOf(message: string): string | undefined {
+  return /^Frontier-Claim: (\S+)$/m.exec(message)?.[1];
+}

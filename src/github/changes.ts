@@ -23,7 +23,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import type { ChangedPath, ChangeMode } from "../core/changes.js";
-import { touchedPaths } from "../core/changes.js";
+import { claimOf, touchedPaths } from "../core/changes.js";
 import type { AttemptChanges, TicketState } from "../core/model.js";
 import { collectChanges, patchOf, readBlobs, repositoryRoot } from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
@@ -247,11 +247,6 @@ export async function commitThatChanged(
 /** Commits a read takes, newest first, to name the commits of integrated attempts. */
 export const HISTORY_READ = 10;
 
-/** The trailers of a ticket attempt's commit: how a later event finds its id. */
-export function trailers(run: string, ticket: string, attempt: number, claim: string): string {
-  return `Frontier-Run: ${run}\nFrontier-Ticket: ${ticket}\nFrontier-Attempt: ${attempt}\nFrontier-Claim: ${claim}`;
-}
-
 /** An integrated attempt whose commit has no name on record yet. */
 export interface Unnamed {
   ticket: string;
@@ -261,11 +256,6 @@ export interface Unnamed {
   seq: number;
   /** its commit, once a read found it while the attempt's record was not read */
   commit?: string;
-}
-
-/** The claim an integration commit's trailers carry, if any. */
-export function claimOf(body: string): string | undefined {
-  return /^Frontier-Claim: (\S+)$/m.exec(body)?.[1];
 }
 
 /**

@@ -7,12 +7,13 @@
  * The compare-and-swap loop (record.ts) calls this once per try; a lost race decides
  * again from a fresh read. Nothing here reads a clock, sleeps or asks GitHub.
  */
+import { commitTrailers } from "../core/changes.js";
 import type { Claim, EventResult, Frontier } from "../core/engine.js";
 import { openRun, step } from "../core/event.js";
 import type { SavedState, Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
 import type { BranchRead, FileChanges } from "./branch.js";
-import { HISTORY_READ, nameCommits, trailers, type Unnamed } from "./changes.js";
+import { HISTORY_READ, nameCommits, type Unnamed } from "./changes.js";
 import { UserError } from "./errors.js";
 import { freshHint } from "./fresh-words.js";
 import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
@@ -455,7 +456,7 @@ function integrationMessage(
       : claims.length <= 10
         ? ` Claims ${claims.map((c) => `${c.ticket}#${c.attempt}`).join(", ")}.`
         : ` Claims ${claims.length} tickets.`;
-  return `${i.ticket}: ${title}\n\nTicket ${i.ticket}, attempt ${i.attempt} of run ${run}: ${i.paths} changed path${i.paths === 1 ? "" : "s"}, with its outcome (${logLines} worklog line${logLines === 1 ? "" : "s"}).${claimed} [skip ci]\n\n${trailers(run, i.ticket, i.attempt, i.claim)}`;
+  return `${i.ticket}: ${title}\n\nTicket ${i.ticket}, attempt ${i.attempt} of run ${run}: ${i.paths} changed path${i.paths === 1 ? "" : "s"}, with its outcome (${logLines} worklog line${logLines === 1 ? "" : "s"}).${claimed} [skip ci]\n\n${commitTrailers(run, i.ticket, i.attempt, i.claim)}`;
 }
 
 /**

@@ -6,6 +6,7 @@
  * (an issue's number, a comment's id, a dispatch GitHub refused or did not start) is
  * one more small event for the state.
  */
+import { DEFAULTS } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
@@ -49,7 +50,7 @@ export interface Refused {
  * most 6 hours on its own runners and 5 days on self-hosted ones.
  */
 export function jobMinutes(leaseMs: number | undefined): number {
-  const minutes = Math.ceil((leaseMs ?? 3_600_000) / 60_000);
+  const minutes = Math.ceil((leaseMs ?? DEFAULTS.leaseMs) / 60_000);
   return Math.min(7_200, Math.max(1, minutes));
 }
 

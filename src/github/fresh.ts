@@ -13,18 +13,14 @@
  * not archived: cancel it first.
  */
 import { createHash } from "node:crypto";
-import { ENGINE_FIELDS } from "../tickets/fields.js";
-import { nextArchiveName, RUNS_DIR, STATE_DIR } from "../tickets/layout.js";
+import { nextArchiveName, RUNS_DIR, STATE_DIR, staysOutOfArchive } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
-import { type EngineFieldValues, editTicket } from "../tickets/writeback.js";
+import { CLEARED_FIELDS, editTicket } from "../tickets/writeback.js";
 import { UserError } from "./errors.js";
 import { commitFilesAsTree, subtree } from "./foreign.js";
 
 import type { RunContext } from "./run-context.js";
 import { type GitHubState, joinRepoPath } from "./state.js";
-
-/** Every engine field, set to be removed (as `frontier reset` does). */
-const CLEARED = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, undefined])) as EngineFieldValues;
 
 const blobSha = (text: string) => {
   const body = Buffer.from(text, "utf8");
@@ -89,7 +85,7 @@ export async function archiveRun(
           ).toString("utf8");
     let edit: ReturnType<typeof editTicket>;
     try {
-      edit = editTicket(file, text, CLEARED);
+      edit = editTicket(file, text, CLEARED_FIELDS);
     } catch (error) {
       throw new UserError(
         `${joinRepoPath(ctx.dir, file)}: ${(error as Error).message} — fix the file, then start the fresh run again; nothing was changed`,
@@ -102,7 +98,7 @@ export async function archiveRun(
     ...repo,
     tree: [
       ...records
-        .filter((e) => e.path !== "runs" && e.path !== "cache")
+        .filter((e) => !staysOutOfArchive(e.path!))
         .map((e) => ({
           path: e.path!,
           mode: e.mode as "100644",

@@ -49,7 +49,7 @@ import {
   statePath,
   worklogPath,
 } from "./state.js";
-import { FULL_READ_MAX } from "./status-index.js";
+import { readsWhole } from "./status-index.js";
 
 export interface Recorded extends Decided {
   /** the commit that recorded the event; undefined when it changed nothing */
@@ -309,12 +309,11 @@ async function readPlan(
 ): Promise<ReadPlan> {
   const plan: ReadPlan = { all: true, shards: new Set(), extra: 0 };
   if (touches === undefined) return plan;
-  // a small run, or one whose bound counts usage, reads its whole state (status-index.ts);
-  // the checkout's tickets say which, before the read (a wrong guess reads again)
+  // whether the run reads its whole state, told by the checkout's tickets before the read
+  // (a wrong guess reads again)
   const checkout = await ctx.checkout.tickets().catch(() => undefined);
-  if (!checkout || checkout.specs.length <= FULL_READ_MAX) return plan;
-  const bound = checkout.settings.bound;
-  if (typeof bound === "object" && bound.usage !== undefined) return plan;
+  if (!checkout || readsWhole(checkout.specs.length, checkout.settings.bound) !== undefined)
+    return plan;
   plan.all = false;
   for (const t of touches) plan.shards.add(shardPathOf(ctx.dir, t));
   return plan;

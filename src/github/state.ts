@@ -16,7 +16,7 @@
 import { z } from "zod";
 import { readJson } from "../core/json.js";
 import { RunRecord, SavedState, TicketState } from "../core/model.js";
-import { STATE_DIR } from "../tickets/layout.js";
+import { STATE_DIR, WORKLOG_FILE } from "../tickets/layout.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
 import {
@@ -354,7 +354,7 @@ export const frontierPath = (dir: string, file: string) =>
 export const statePath = (dir: string) => frontierPath(dir, "state.json");
 /** The directory of the state's shards. */
 export const shardDirPath = (dir: string) => frontierPath(dir, "state");
-export const worklogPath = (dir: string) => frontierPath(dir, "worklog.jsonl");
+export const worklogPath = (dir: string) => joinRepoPath(dir, WORKLOG_FILE);
 export const worklogChunkPath = (dir: string, n: number) =>
   frontierPath(dir, `worklog/${String(n).padStart(6, "0")}.jsonl`);
 /** The run's tickets as authored at its base, written once when it starts. */

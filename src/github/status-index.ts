@@ -94,6 +94,23 @@ export function historyOf(t: TicketState): string | undefined {
   return JSON.stringify(h);
 }
 
+/**
+ * Why a run reads its whole state on every event, or undefined when it reads only what it
+ * touches: a small run (its HTML report is written on every event), or one whose bound
+ * counts usage (totals over every attempt). The one rule: the read plan asks it before the
+ * read, from the checkout's tickets; `need` after it, from the run.
+ */
+export function readsWhole(tickets: number, bound: unknown): string | undefined {
+  if (tickets <= FULL_READ_MAX) return `a run of at most ${FULL_READ_MAX} tickets`;
+  if (
+    typeof bound === "object" &&
+    bound !== null &&
+    (bound as { usage?: unknown }).usage !== undefined
+  )
+    return "the run's bound names usage totals";
+  return undefined;
+}
+
 /** What a decision on a partly read state still needs read before it can be committed. */
 export type Need = { kind: "shards"; tickets: string[] } | { kind: "all"; why: string };
 
@@ -109,10 +126,8 @@ export function need(
     questions: readonly string[];
   },
 ): Need | undefined {
-  if (frontier.specs().length <= FULL_READ_MAX)
-    return { kind: "all", why: `a run of at most ${FULL_READ_MAX} tickets` };
-  if (frontier.runRecord().bound?.usage !== undefined)
-    return { kind: "all", why: "the run's bound names usage totals" };
+  const whole = readsWhole(frontier.specs().length, frontier.runRecord().bound);
+  if (whole !== undefined) return { kind: "all", why: whole };
   if (also.refreshReport) return { kind: "all", why: "the report comment is due" };
   if (frontier.runState(also.now) !== "running") return { kind: "all", why: "the run ends" };
   const missing = new Set<string>();

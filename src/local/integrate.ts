@@ -14,7 +14,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { touchedPaths } from "../core/changes.js";
+import { claimTrailer, commitTrailers, touchedPaths } from "../core/changes.js";
 import type { Claim, Frontier } from "../core/engine.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
@@ -206,7 +206,7 @@ export class Integrator {
       const made =
         head === undefined
           ? undefined
-          : await commitWithTrailer(root, p.start, head, `Frontier-Claim: ${p.claim}`);
+          : await commitWithTrailer(root, p.start, head, claimTrailer(p.claim));
       if (made !== undefined) {
         const paths = await diffTrees(root, await parentOf(root, made), made);
         const plan = planSettle(p.outcome, { start: p.start, paths, moved: new Map() }, scope);
@@ -269,10 +269,7 @@ export class Integrator {
       "",
       `Attempt ${p.attempt} of ticket ${spec.id} in the run ${run}, integrated by Ticket Frontier.`,
       "",
-      `Frontier-Run: ${run}`,
-      `Frontier-Ticket: ${spec.id}`,
-      `Frontier-Attempt: ${p.attempt}`,
-      `Frontier-Claim: ${p.claim}`,
+      commitTrailers(run, spec.id, p.attempt, p.claim),
       "",
     ].join("\n");
   }
@@ -347,7 +344,7 @@ export class Integrator {
         const made =
           head === undefined
             ? undefined
-            : await commitWithTrailer(this.root, p.start, head, `Frontier-Claim: ${p.claim}`);
+            : await commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim));
         if (made === undefined) {
           notes.push(
             `${p.ticket}: attempt ${p.attempt} had ended, but its worktree (${p.worktree}) is gone and nothing of it was integrated: it runs again`,
@@ -397,7 +394,7 @@ export class Integrator {
     const head = await resolveCommit(this.root, this.ref);
     if (
       head !== undefined &&
-      (await commitWithTrailer(this.root, p.start, head, `Frontier-Claim: ${p.claim}`))
+      (await commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim)))
     ) {
       return undefined; // it landed: the branch has it
     }

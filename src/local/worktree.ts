@@ -18,7 +18,12 @@ import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { ticketIsolation } from "../core/constants.js";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { plural } from "../terminal/text.js";
-import { BRANCH_FILE, integratingFile } from "../tickets/layout.js";
+import {
+  BRANCH_FILE,
+  integratingFile,
+  STATE_DIR,
+  unintegratedPatchFile,
+} from "../tickets/layout.js";
 import { fieldLine } from "../tickets/load.js";
 import { type Problem, problem } from "../tickets/problems.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
@@ -314,12 +319,12 @@ async function keepUnintegrated(
   try {
     const collected = await collectChanges(path, pending.start, { exclude: [recordsPath(rb)] });
     if (collected.paths.length === 0) return undefined;
-    const file = `.frontier/integrating/${ticket}@${n}.patch`;
+    const file = unintegratedPatchFile(ticket, n);
     replaceAtomically(
       join(dir, file),
       await patchOf(rb.repository.root, collected.start, collected.tree),
     );
-    return `${ticket} attempt ${n} had ended but its changes were never integrated: kept as ${file.slice(".frontier/".length)} in the archived records`;
+    return `${ticket} attempt ${n} had ended but its changes were never integrated: kept as ${file.slice(`${STATE_DIR}/`.length)} in the archived records`;
   } catch {
     return undefined;
   }

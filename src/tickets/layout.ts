@@ -35,11 +35,24 @@ export const BRANCH_FILE = ".frontier/branch.json";
 export const INTEGRATING_DIR = ".frontier/integrating";
 export const integratingFile = (ticket: string, n: number) =>
   `${INTEGRATING_DIR}/${ticket}@${n}.json`;
+/** The changes of an attempt that ended but was never integrated, kept when its run is archived. */
+export const unintegratedPatchFile = (ticket: string, n: number) =>
+  `${INTEGRATING_DIR}/${ticket}@${n}.patch`;
 export const CACHE_DIR = ".frontier/cache";
 export const CACHE_FILE = ".frontier/cache/tickets";
 
 /** Where a reset moves a run's records: `.frontier/runs/<run>-<n>/` (both runners). */
 export const RUNS_DIR = ".frontier/runs";
+
+/**
+ * What of `.frontier/` an archive does not take (both runners): the archive itself and the
+ * lock, the ticket cache (removed: the ticket files are rewritten, and it is safe to delete),
+ * and the --exec the last run was given (the user's, not the run's: the next run's hints
+ * still name it). A branch's records hold only the first two.
+ */
+export function staysOutOfArchive(name: string): boolean {
+  return /^(?:runs|cache|last-exec\.json|lock(?:\.takeover)?|lock\..*\.tmp)$/.test(name);
+}
 
 /** A run's name as an archive folder's name: no path separators, no leading dot. */
 export function archiveRunName(run: string): string {

@@ -635,3 +635,8 @@ function readsAs(text: string, ids: readonly string[]): boolean {
         : [read(value)];
   return got.length === ids.length && got.every((g, i) => g === ids[i]);
 }
+
+/** Every engine field, set to be removed: what a reset and a fresh run write into each ticket. */
+export const CLEARED_FIELDS = Object.fromEntries(
+  ENGINE_FIELDS.map((k) => [k, undefined]),
+) as EngineFieldValues;
