@@ -75,7 +75,9 @@ describe("isolation: worktree where it cannot work starts nothing", () => {
     const dir = plainDir({ "a.md": ticket({ isolation: "required" }), "b.md": ticket({}) });
     const checked = await validate(dir);
     expect(checked.code).toBe(2);
-    expect(checked.text).toContain(`${join(shownPath(dir), "a.md")}:2: 1 ticket runs with isolation: worktree`);
+    expect(checked.text).toContain(
+      `${join(shownPath(dir), "a.md")}:2: 1 ticket runs with isolation: worktree`,
+    );
   });
 
   it("a git too old for worktrees", async () => {
