@@ -80,6 +80,12 @@ describe("the README's GitHub setup, on a fresh repository", () => {
     expect(named).toEqual(ids);
   });
 
+  it("opens with the two commands a fresh clone runs: the example and the tests", () => {
+    const first = readme.slice(0, readme.indexOf("\n## "));
+    expect(first).toMatch(/^npm ci && npm start\b/m);
+    expect(first).toMatch(/^npm ci && npm test\b/m);
+  });
+
   it("speaks to users: no CI script, no machine of ours, no landings; the rest is linked", () => {
     expect(readme).not.toMatch(/\.ci\/run|2-core machine|failed landing|927 tests/);
     for (const doc of ["design.md", "benchmarks.md", "CONTRIBUTING.md", "releasing.md"]) {
