@@ -188,25 +188,34 @@ describe("a conflict: someone else's commit on frontier/<run> touched the same p
   });
 });
 
-describe("an attempt that ended but was not integrated loses nothing", () => {
-  const graph = () =>
-    repoWith({
-      "tickets/frontier.yml": "run: kill\nisolation: worktree\n",
-      "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
-      "tickets/ui.md": ticket({ depends_on: ["api"], write_scope: ["app/ui/**"] }),
-    });
-  const exec = [
+/** Two isolated coding tickets, the UI on the API, in a repository of their own. */
+const apiAndUi = (run: string) =>
+  repoWith({
+    "tickets/frontier.yml": `run: ${run}\nisolation: worktree\n`,
+    "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
+    "tickets/ui.md": ticket({ depends_on: ["api"], write_scope: ["app/ui/**"] }),
+  });
+
+/** Their executor: logs each attempt, writes the API, and the UI only where the API is; `extra` runs before it ends. */
+const apiAndUiExec = (extra: string[] = []) =>
+  [
     "set -e",
     'echo "$FRONTIER_TICKET $FRONTIER_ATTEMPT" >> "$FRONTIER_DIR/../runs.log"',
     'case "$FRONTIER_TICKET" in',
     "  api) mkdir -p app/api && echo api > app/api/a.js ;;",
     "  ui) test -f app/api/a.js && mkdir -p app/ui && echo ui > app/ui/u.js ;;",
     "esac",
+    ...extra,
+    "echo done",
+  ].join("\n");
+
+describe("an attempt that ended but was not integrated loses nothing", () => {
+  const graph = () => apiAndUi("kill");
+  const exec = apiAndUiExec([
     'if [ -n "$LOCK_REF" ] && [ "$FRONTIER_TICKET" = api ]; then',
     '  : > "$(git rev-parse --git-common-dir)/refs/heads/frontier/kill.lock"',
     "fi",
-    "echo done",
-  ].join("\n");
+  ]);
   const runs = (root: string) => readFileSync(join(root, "runs.log"), "utf8").trim().split("\n");
 
   it("a branch that cannot be moved keeps the attempt claimed with its worktree; the next run integrates it once, without running it again", async () => {
@@ -311,20 +320,8 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
 
 describe("SIGKILL between an attempt's end and its integration", () => {
   it("the next run integrates it exactly once, from its worktree or by finding its commit, and runs nothing again", async () => {
-    const repo = repoWith({
-      "tickets/frontier.yml": "run: sigkill\nisolation: worktree\n",
-      "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
-      "tickets/ui.md": ticket({ depends_on: ["api"], write_scope: ["app/ui/**"] }),
-    });
-    const exec = [
-      "set -e",
-      'echo "$FRONTIER_TICKET $FRONTIER_ATTEMPT" >> "$FRONTIER_DIR/../runs.log"',
-      'case "$FRONTIER_TICKET" in',
-      "  api) mkdir -p app/api && echo api > app/api/a.js ;;",
-      "  ui) test -f app/api/a.js && mkdir -p app/ui && echo ui > app/ui/u.js ;;",
-      "esac",
-      "echo done",
-    ].join("\n");
+    const repo = apiAndUi("sigkill");
+    const exec = apiAndUiExec();
     const integrating = join(repo.dir, ".frontier", "integrating");
     mkdirSync(integrating, { recursive: true });
     const started = startFrontier(["run", repo.dir, "--exec", exec], { env: IDENTITY });
