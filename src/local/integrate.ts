@@ -40,7 +40,7 @@ import {
   worktreesUnder,
 } from "../workspace/worktrees.js";
 import type { AttemptResult } from "./attempt.js";
-import { type RunBranch, recordsPath, short, worktreePath } from "./worktree.js";
+import { keepAsPatch, type RunBranch, recordsPath, short, worktreePath } from "./worktree.js";
 
 /** Where an isolated attempt runs. */
 export interface Workspace {
@@ -164,7 +164,7 @@ export class Integrator {
     } catch (error) {
       return {
         kind: "held",
-        message: `${claim.ticket} attempt ${claim.attempt} ended, but ${writeError(join(this.dir, file), error).message}; its changes are kept in ${workspace.path}`,
+        message: `${claim.ticket} attempt ${claim.attempt} ended, but ${writeError(join(this.dir, file), error).message}; it stays claimed, its changes in ${workspace.path} until this run ends, and once that is fixed the next \`frontier run\` runs it again`,
       };
     }
     return this.integrate(pending, spec, false);
@@ -302,13 +302,10 @@ export class Integrator {
    * recorded are finished (integrated once, or kept), and the worktrees of attempts that
    * never ended (their claims are about to be reclaimed) are removed.
    */
-  async recover(
-    frontier: Frontier,
-  ): Promise<{ recovered: Recovered[]; notes: string[]; held: Set<string> }> {
+  async recover(frontier: Frontier): Promise<{ recovered: Recovered[]; notes: string[] }> {
     const recovered: Recovered[] = [];
     const notes: string[] = [];
     const keep = new Set<string>();
-    const held = new Set<string>();
     for (const p of this.pendings()) {
       const state = frontier.state(p.ticket);
       const spec = frontier.spec(p.ticket);
@@ -320,7 +317,17 @@ export class Integrator {
         // is kept beside this file before its worktree goes
         const recorded = state?.attempts.find((a) => a.n === p.attempt)?.changes !== undefined;
         if (!recorded) {
-          const kept = await this.keepStale(p).catch(() => undefined);
+          let kept: string | undefined;
+          try {
+            kept = await this.serial(() => keepAsPatch(this.dir, this.branch, p));
+          } catch (error) {
+            // never lose them: its file and its worktree stay, and the next run tries again
+            notes.push(
+              `${p.ticket}: attempt ${p.attempt} had ended, but was settled otherwise before its changes were integrated, and they could not be kept as a patch (${(error as Error).message}): they stay in ${p.worktree}`,
+            );
+            keep.add(p.worktree);
+            continue;
+          }
           if (kept !== undefined) {
             notes.push(
               `${p.ticket}: attempt ${p.attempt} had ended, but was settled otherwise before its changes were integrated (${state?.attempts.find((a) => a.n === p.attempt)?.reason ?? "no longer live"}): they are kept as ${kept}`,
@@ -370,8 +377,7 @@ export class Integrator {
       }
       keep.add(p.worktree);
       const ended = await this.integrate(p, spec, true);
-      if (ended.kind === "held") held.add(p.ticket);
-      else {
+      if (ended.kind !== "held") {
         const commit = ended.changes?.commit;
         notes.push(
           commit === undefined
@@ -385,30 +391,7 @@ export class Integrator {
     for (const path of await worktreesUnder(this.root, this.branch.home)) {
       if (!keep.has(path)) this.tidy(path);
     }
-    return { recovered, notes, held };
-  }
-
-  /** The changes of an attempt that can no longer be integrated, as a patch beside its outcome. */
-  private async keepStale(p: Pending): Promise<string | undefined> {
-    if (!existsSync(p.worktree)) return undefined;
-    const head = await resolveCommit(this.root, this.ref);
-    if (
-      head !== undefined &&
-      (await commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim)))
-    ) {
-      return undefined; // it landed: the branch has it
-    }
-    const collected = await this.serial(() =>
-      collectChanges(p.worktree, p.start, { exclude: [recordsPath(this.branch)] }),
-    );
-    if (collected.paths.length === 0) return undefined;
-    const file = `${INTEGRATING_DIR}/${p.ticket}@${p.attempt}.patch`;
-    createRecord(
-      join(this.dir, file),
-      await patchOf(this.root, collected.start, collected.tree),
-      file,
-    );
-    return file;
+    return { recovered, notes };
   }
 
   private pendings(): Pending[] {

@@ -13,8 +13,9 @@
  * attempt's end does with them.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { claimTrailer } from "../core/changes.js";
 import { ticketIsolation } from "../core/constants.js";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { plural } from "../terminal/text.js";
@@ -33,6 +34,7 @@ import { runBranchName } from "../workspace/refname.js";
 import {
   checkRepository,
   commitsBetween,
+  commitWithTrailer,
   isAncestor,
   MIN_GIT,
   type Repository,
@@ -280,13 +282,28 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
   const { root } = rb.repository;
   const out: string[] = [];
   const paths = await worktreesUnder(root, rb.home);
+  let removed = 0;
   for (const path of paths) {
-    const kept = await keepUnintegrated(dir, rb, path);
-    if (kept !== undefined) out.push(kept);
+    const ended = endedAttemptOf(dir, path);
+    if (ended !== undefined) {
+      try {
+        const kept = await keepAsPatch(dir, rb, ended);
+        if (kept !== undefined)
+          out.push(
+            `${ended.ticket} attempt ${ended.attempt} had ended but its changes were never integrated: kept as ${kept.slice(`${STATE_DIR}/`.length)} in the archived records`,
+          );
+      } catch (error) {
+        // never lose them: the worktree stays where it is
+        out.push(
+          `${ended.ticket} attempt ${ended.attempt} had ended but its changes were never integrated, and they could not be kept as a patch (${(error as Error).message}): its worktree is left at ${path}`,
+        );
+        continue;
+      }
+    }
     await removeWorktree(root, path);
+    removed++;
   }
-  if (paths.length > 0)
-    out.push(`removed ${plural(paths.length, "worktree")} of the run (${rb.home})`);
+  if (removed > 0) out.push(`removed ${plural(removed, "worktree")} of the run (${rb.home})`);
   const head = await resolveCommit(root, `refs/heads/${rb.branch}`);
   if (head === undefined) return out;
   const commits = await commitsBetween(root, rb.base, head);
@@ -298,34 +315,52 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
   return out;
 }
 
-/** An attempt that ended and was never integrated: its changes, as a patch, before its worktree goes. */
-async function keepUnintegrated(
+/** An attempt that ended, as its integrating file names it. */
+export interface EndedAttempt {
+  ticket: string;
+  attempt: number;
+  claim: string;
+  worktree: string;
+  /** the commit its worktree was made at */
+  start: string;
+}
+
+/**
+ * The changes of an attempt that ended and was never integrated, kept as a patch among the
+ * run's records before its worktree goes: the patch's path, or undefined when there is nothing
+ * to keep (no worktree, no change, or the branch has its commit already). Throws when the patch
+ * cannot be written: the worktree must then stay.
+ */
+export async function keepAsPatch(
   dir: string,
   rb: RunBranch,
-  path: string,
+  a: EndedAttempt,
 ): Promise<string | undefined> {
+  const { root } = rb.repository;
+  if (!existsSync(a.worktree)) return undefined;
+  const head = await resolveCommit(root, `refs/heads/${rb.branch}`);
+  if (head !== undefined && (await commitWithTrailer(root, a.start, head, claimTrailer(a.claim))))
+    return undefined; // it landed: the branch has it
+  const collected = await collectChanges(a.worktree, a.start, { exclude: [recordsPath(rb)] });
+  if (collected.paths.length === 0) return undefined;
+  const file = unintegratedPatchFile(a.ticket, a.attempt);
+  replaceAtomically(join(dir, file), await patchOf(root, collected.start, collected.tree));
+  return file;
+}
+
+/** An attempt's integrating file, if the worktree at `path` is of an attempt that ended. */
+function endedAttemptOf(dir: string, path: string): EndedAttempt | undefined {
   const m = /^(.+)@(\d+)$/.exec(basename(path));
   if (m === null) return undefined;
-  const [ticket, n] = [m[1]!, Number(m[2])];
-  let pending: { start?: unknown };
+  const [ticket, attempt] = [m[1]!, Number(m[2])];
   try {
-    pending = JSON.parse(readFileSync(join(dir, integratingFile(ticket, n)), "utf8")) as {
+    const p = JSON.parse(readFileSync(join(dir, integratingFile(ticket, attempt)), "utf8")) as {
       start?: unknown;
+      claim?: unknown;
     };
+    if (typeof p.start !== "string" || typeof p.claim !== "string") return undefined;
+    return { ticket, attempt, claim: p.claim, worktree: path, start: p.start };
   } catch {
     return undefined; // it had not ended: nothing of it was the ticket's work yet
-  }
-  if (typeof pending.start !== "string") return undefined;
-  try {
-    const collected = await collectChanges(path, pending.start, { exclude: [recordsPath(rb)] });
-    if (collected.paths.length === 0) return undefined;
-    const file = unintegratedPatchFile(ticket, n);
-    replaceAtomically(
-      join(dir, file),
-      await patchOf(rb.repository.root, collected.start, collected.tree),
-    );
-    return `${ticket} attempt ${n} had ended but its changes were never integrated: kept as ${file.slice(`${STATE_DIR}/`.length)} in the archived records`;
-  } catch {
-    return undefined;
   }
 }

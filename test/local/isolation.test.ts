@@ -31,6 +31,23 @@ const receiptOf = (dir: string) =>
   }>(join(dir, ".frontier", "receipt.json"));
 
 /** The worktrees git knows of, other than the user's own. */
+/** `frontier reset DIR` in this process: its exit code and what it printed. */
+async function resetHere(dir: string): Promise<{ code: number; text: string }> {
+  const { resetCommand } = await import("../../src/cli/reset.js");
+  const { PassThrough } = await import("node:stream");
+  const out = new PassThrough();
+  let text = "";
+  out.on("data", (c: Buffer) => {
+    text += c.toString();
+  });
+  const code = await resetCommand(
+    dir,
+    { stdout: out, stderr: out, isTTY: false, env: process.env },
+    Date.now(),
+  );
+  return { code, text };
+}
+
 const otherWorktrees = (root: string) =>
   git(root, "worktree", "list", "--porcelain")
     .split("\n")
@@ -284,18 +301,7 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
       delete process.env.LOCK_REF;
     }
     rmSync(join(repo.root, ".git", "refs", "heads", "frontier", "kill.lock"));
-    const { resetCommand } = await import("../../src/cli/reset.js");
-    const { PassThrough } = await import("node:stream");
-    const out = new PassThrough();
-    let text = "";
-    out.on("data", (c: Buffer) => {
-      text += c.toString();
-    });
-    const code = await resetCommand(
-      repo.dir,
-      { stdout: out, stderr: out, isTTY: false, env: process.env },
-      Date.now(),
-    );
+    const { code, text } = await resetHere(repo.dir);
     expect(code).toBe(0);
     expect(text).toContain(
       "api attempt 1 had ended but its changes were never integrated: kept as integrating/api@1.patch",
@@ -315,6 +321,30 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
       "api",
       "ui",
     ]);
+  });
+
+  it("`frontier reset` that cannot keep an unintegrated attempt's patch leaves its worktree instead", async () => {
+    const repo = graph();
+    process.env.LOCK_REF = "1";
+    try {
+      await runHere(repo.dir, exec);
+    } finally {
+      delete process.env.LOCK_REF;
+    }
+    rmSync(join(repo.root, ".git", "refs", "heads", "frontier", "kill.lock"));
+    // where the patch would go stands a directory: the patch cannot be written
+    mkdirSync(join(repo.dir, ".frontier", "integrating", "api@1.patch"));
+    const { code, text } = await resetHere(repo.dir);
+    expect(code).toBe(0);
+    expect(text).toMatch(
+      /api attempt 1 had ended but its changes were never integrated, and they could not be kept as a patch \(.*\): its worktree is left at /,
+    );
+    expect(text).not.toContain("removed 1 worktree");
+    const [left] = otherWorktrees(repo.root);
+    expect(left).toBeDefined();
+    expect(readFileSync(join(left!.slice("worktree ".length), "app", "api", "a.js"), "utf8")).toBe(
+      "api\n",
+    );
   });
 });
 
