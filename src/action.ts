@@ -11,10 +11,11 @@
  *   anything else                 a clear message, exit 0
  */
 import { mkdir, writeFile } from "node:fs/promises";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
 import type { TicketSpec } from "./core/model.js";
 import { DEFAULTS } from "./core/model.js";
+import { singleLine } from "./core/text.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
 import { handleIssueComment } from "./github/commands.js";
@@ -38,10 +39,8 @@ import {
   readPayload,
   runBranch,
 } from "./github/run-context.js";
+import { FULL_READ_MAX } from "./github/status-index.js";
 import { findLiveBranches } from "./github/sweep.js";
-
-/** Runs of at most this many tickets get their HTML report on every event. */
-const HTML_EVERY_EVENT_MAX = 200;
 
 function rateLimitMessage(
   limit: NonNullable<ReturnType<typeof rateLimitOf>>,
@@ -222,17 +221,29 @@ async function jobChanges(
 ): Promise<JobChanges | undefined> {
   const { workspace } = ctx.settings.env;
   const records = ctx.settings.records;
+  // the records checkout, as a path inside the workspace (it may be given absolute)
+  const inside = records ? relative(workspace, resolve(workspace, records)) : undefined;
+  const recordsInside =
+    inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside : undefined;
   let changes: JobChanges | undefined;
   try {
     changes = await collectJobChanges(workspace, dir, {
       ...(ref ? { start: ref } : {}),
-      ...(records && !isAbsolute(records) ? { exclude: [records] } : {}),
+      ...(recordsInside !== undefined ? { exclude: [recordsInside] } : {}),
     });
   } catch (error) {
-    core.warning(
-      `could not collect the job's changes (${(error as Error).message}): the outcome is recorded without them`,
-    );
-    return undefined;
+    // what the job changed is unknown: it must not pass as done without it
+    const reason = `the job's changes could not be collected (${singleLine((error as Error).message)}), so the attempt is not recorded as done without them — check the job's checkout, then retry the ticket`;
+    core.warning(reason);
+    return {
+      start: ref ?? "",
+      paths: [],
+      contents: new Map(),
+      patch: Buffer.alloc(0),
+      bytes: 0,
+      refused: reason,
+      route: "graphql",
+    };
   }
   if (!changes) {
     core.warning(`${workspace} is not a git work tree: the job's changes are not collected`);
@@ -337,7 +348,8 @@ export async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promi
   // Laying out a large graph costs more CPU than the rest of an event: a large run's
   // HTML report is written when the run ends (and on every event of a small one).
   if (
-    outcome.receipt.tickets.length <= HTML_EVERY_EVENT_MAX ||
+    // the runs that read their whole state on every event get their HTML report on each
+    outcome.receipt.tickets.length <= FULL_READ_MAX ||
     outcome.receipt.state !== "running"
   ) {
     const htmlFile = join(outDir, "report.html");

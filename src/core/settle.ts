@@ -287,6 +287,12 @@ export interface CollectedChanges {
   paths: readonly ChangedPath[];
   /** path → the commit that changed it on the integration branch since `start` */
   moved: ReadonlyMap<string, string>;
+  /**
+   * Why these changes cannot be integrated whatever their scope (a runner's limits), or
+   * could not be collected at all (then `paths` is empty): an attempt that would have
+   * integrated them fails with this reason, for nothing of its work may pass as done.
+   */
+  refused?: string;
 }
 
 /** What a runner does with an attempt's end: the settle, and what becomes of its changes. */
@@ -357,7 +363,23 @@ export function planSettle(
   scope: CompiledScope,
 ): SettlePlan {
   const plan: SettlePlan = { ...interpreted, changes: "none", verdict: { kind: "none" } };
-  if (collected === undefined || collected.paths.length === 0) return plan;
+  if (collected === undefined) return plan;
+  const refuse = (reason: string, record?: AttemptChanges): SettlePlan => {
+    const out: SettlePlan = {
+      outcome: "failed",
+      reason,
+      changes: record ? "evidence" : "none",
+      verdict: plan.verdict,
+    };
+    if (record) out.record = record;
+    if (interpreted.usage !== undefined) out.usage = interpreted.usage;
+    return out;
+  };
+  if (collected.paths.length === 0) {
+    return collected.refused !== undefined && INTEGRATES.has(interpreted.outcome)
+      ? refuse(collected.refused)
+      : plan;
+  }
   const record: AttemptChanges = {
     start: collected.start,
     verdict: "kept",
@@ -374,6 +396,8 @@ export function planSettle(
     case "none":
       return plan;
     case "integrate":
+      // the runner cannot take them as one commit: the attempt fails, nothing lands
+      if (collected.refused !== undefined) return refuse(collected.refused, record);
       record.verdict = "integrated";
       plan.changes = "integrate";
       if (plan.outcome === "empty") {

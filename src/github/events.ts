@@ -68,22 +68,18 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     if (job.reason !== undefined) interpreted.reason = job.reason;
     if (job.usage !== undefined) interpreted.usage = job.usage;
     const spec = frontier.spec(job.ticket);
-    let plan = planSettle(
+    const plan = planSettle(
       interpreted,
-      changes ? { start: changes.start, paths: changes.paths, moved: view.moved } : undefined,
+      changes
+        ? {
+            start: changes.start,
+            paths: changes.paths,
+            moved: view.moved,
+            ...(changes.refused !== undefined ? { refused: changes.refused } : {}),
+          }
+        : undefined,
       compileScope(spec?.writeScope ?? []),
     );
-    if (plan.changes === "integrate" && changes?.refused !== undefined && plan.record) {
-      // GitHub cannot take them as one commit: the attempt fails, nothing lands
-      plan = {
-        outcome: "failed",
-        reason: changes.refused,
-        changes: "evidence",
-        record: { ...plan.record, verdict: "kept" },
-        verdict: plan.verdict,
-        ...(job.usage !== undefined ? { usage: job.usage } : {}),
-      };
-    }
     const patch =
       plan.changes === "evidence" &&
       changes !== undefined &&

@@ -212,6 +212,40 @@ describe("settling an attempt's changes", () => {
     expect(plan.record?.paths.map((p) => p.path)).toEqual(["src/api/x.ts", "docs/api.md"]);
   });
 
+  it("changes the runner cannot take fail the attempt with its reason; nothing is integrated, the change is kept", () => {
+    const plan = planSettle(
+      { outcome: "complete", result: "done", usage: { tokens: 5 } },
+      {
+        start,
+        paths: [change("src/api/x.ts")],
+        moved: new Map(),
+        refused: "integration refused: too big",
+      },
+      scope,
+    );
+    expect(plan).toMatchObject({
+      outcome: "failed",
+      reason: "integration refused: too big",
+      changes: "evidence",
+      usage: { tokens: 5 },
+    });
+    expect(plan.record?.verdict).toBe("kept");
+  });
+
+  it("changes that could not be collected never let an attempt pass as done; a failed one stays as it was", () => {
+    const unknown = { start, paths: [], moved: new Map(), refused: "could not be collected" };
+    expect(planSettle({ outcome: "complete", result: "done" }, unknown, scope)).toMatchObject({
+      outcome: "failed",
+      reason: "could not be collected",
+      changes: "none",
+    });
+    expect(planSettle({ outcome: "empty" }, unknown, scope).outcome).toBe("failed");
+    expect(planSettle({ outcome: "failed", reason: "crashed" }, unknown, scope)).toMatchObject({
+      outcome: "failed",
+      reason: "crashed",
+    });
+  });
+
   it("a ticket that only changed files, saying nothing, is complete: its changes are its result", () => {
     const plan = planSettle(
       { outcome: "empty" },
