@@ -13,7 +13,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
-import type { TicketSpec } from "./core/model.js";
+import { ticketBoundOf } from "./core/bound.js";
+import type { Bound } from "./core/model.js";
 import { DEFAULTS } from "./core/model.js";
 import { singleLine } from "./core/text.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
@@ -183,7 +184,11 @@ async function settle(ctx: ActionContext): Promise<void> {
   const maxResultBytes = runSettings.max_result_bytes ?? DEFAULTS.maxResultBytes;
   const timedOut = await ranOutItsBound(
     ctx,
-    specs.find((x) => x.id === ticket),
+    ticket,
+    ticketBoundOf(
+      specs.find((x) => x.id === ticket),
+      runSettings.ticket_bound,
+    ),
     attempt,
   );
   const job = await readJobOutcome(s, maxResultBytes, timedOut);
@@ -261,12 +266,13 @@ async function jobChanges(
 /** Whether the job's agent ran out the ticket's bound (timed from the context step). */
 async function ranOutItsBound(
   ctx: ActionContext,
-  spec: TicketSpec | undefined,
+  ticket: string,
+  bound: Bound | undefined,
   attempt: number,
 ): Promise<boolean> {
-  const timeoutMs = spec?.bound?.timeoutMs;
+  const timeoutMs = bound?.timeoutMs;
   if (timeoutMs === undefined || ctx.settings.settle.jobStatus === "success") return false;
-  const started = await readJobStart(ctx.settings.env.runnerTemp, spec!.id, attempt);
+  const started = await readJobStart(ctx.settings.env.runnerTemp, ticket, attempt);
   return started !== undefined && ctx.clock() - started >= timeoutMs;
 }
 

@@ -105,6 +105,17 @@ export function parseBound(raw: string, defaultLeaseMs: number = DEFAULTS.leaseM
   return { raw, leaseMs: defaultLeaseMs };
 }
 
+/**
+ * The bound a ticket runs under: its own, else the run's `ticket_bound` (the engine's rule,
+ * for a runner that has the ticket files but no engine).
+ */
+export function ticketBoundOf(
+  spec: { bound?: Bound } | undefined,
+  ticketBound: string | undefined,
+): Bound | undefined {
+  return spec?.bound ?? (ticketBound === undefined ? undefined : parseBound(ticketBound));
+}
+
 /** `90000` → `1m30s`, for messages. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;

@@ -213,10 +213,6 @@ export interface FileChanges {
   entries?: ReadonlyMap<string, { mode: ChangeMode; sha: string }>;
 }
 
-/** Bytes of a file's content as sent. */
-export const contentBytes = (content: string | Uint8Array): number =>
-  typeof content === "string" ? Buffer.byteLength(content, "utf8") : content.byteLength;
-
 const base64 = (content: string | Uint8Array): string =>
   (typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content)).toString(
     "base64",

@@ -90,7 +90,7 @@ export async function collectJobChanges(
     root,
     collected.paths.filter((c) => c.blob !== undefined && c.mode !== "160000").map((c) => c.blob!),
   );
-  const patch = Buffer.from(await patchOf(root, collected.start, collected.tree), "utf8");
+  const patch = await patchOf(root, collected.start, collected.tree);
   const bytes = collected.paths.reduce((n, c) => n + (c.bytes ?? 0), 0);
   const changes: JobChanges = {
     start: options.start ?? collected.start,

@@ -17,7 +17,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { parse as parseYaml } from "yaml";
-import { parseDuration } from "../core/bound.js";
+import { ticketBoundOf } from "../core/bound.js";
 import { executorVariables } from "../core/executor.js";
 import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
@@ -205,7 +205,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     ticketFile: join(workspace, rc.dir, spec.file),
     dir: join(workspace, rc.dir),
     bound: spec.bound?.raw ?? settings.ticket_bound ?? "",
-    ...deadlineOf(live?.claimed_at, spec.bound?.raw ?? settings.ticket_bound),
+    ...deadlineOf(live?.claimed_at, ticketBoundOf(spec, settings.ticket_bound)?.timeoutMs),
     runBound: frontier.runBoundLeft(),
     claim: claim ?? live?.claim ?? "",
     contextFile,
@@ -258,8 +258,7 @@ async function readState(rc: RunContext, records: string | undefined) {
 }
 
 /** When a duration bound, counted from the claim, runs out: its lease's end. */
-function deadlineOf(claimedAt: string | undefined, bound: string | undefined) {
-  const ms = bound === undefined ? undefined : parseDuration(bound);
+function deadlineOf(claimedAt: string | undefined, ms: number | undefined) {
   const at = claimedAt === undefined ? Number.NaN : Date.parse(claimedAt);
   return ms === undefined || ms <= 0 || Number.isNaN(at)
     ? {}

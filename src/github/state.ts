@@ -302,14 +302,6 @@ export function parseStatePart(
   return { kind: "ok", state: { ...rest, schema: GITHUB_STATE_SCHEMA } };
 }
 
-/** Tickets per shard the state aims at; a run's shard count is fixed when it starts. */
-const TICKETS_PER_SHARD = 8;
-const MAX_SHARDS = 128;
-
-export function shardCountFor(tickets: number): number {
-  return Math.min(MAX_SHARDS, Math.max(1, Math.ceil(tickets / TICKETS_PER_SHARD)));
-}
-
 export const shardName = (n: number) => `${String(n).padStart(3, "0")}.json`;
 
 /** The shard a ticket's state lives in: FNV-1a of its id, so it never moves within a run. */

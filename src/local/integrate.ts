@@ -250,7 +250,7 @@ export class Integrator {
   /** The changes as a patch among the results, when it fits the result cap. */
   private async keepPatch(p: Pending, collected: Collected): Promise<string | undefined> {
     const patch = await patchOf(this.root, collected.start, collected.tree);
-    if (Buffer.byteLength(patch, "utf8") > this.maxResultBytes) return undefined;
+    if (patch.byteLength > this.maxResultBytes) return undefined;
     const file = patchFile(p.ticket, p.attempt);
     try {
       createRecord(join(this.dir, file), patch, file);

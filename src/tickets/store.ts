@@ -228,17 +228,18 @@ export function replaceAtomically(path: string, content: string | Uint8Array): F
  * never seen half-written; where hard links are refused, an exclusive open does it.
  * `shown` is the path named in the error.
  */
-export function createRecord(path: string, content: string, shown: string): void {
+export function createRecord(path: string, content: string | Uint8Array, shown: string): void {
+  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content);
   const tmp = tempBeside(path);
   try {
-    inDirectory(tmp, () => writeFileSync(tmp, content, "utf8"));
+    inDirectory(tmp, () => writeFileSync(tmp, bytes));
     try {
       linkSync(tmp, path);
       return;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "EEXIST") {
-        sameOrThrow(path, content, shown);
+        sameOrThrow(path, bytes, shown);
         return;
       }
       if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV" && code !== "ENOSYS") throw e;
@@ -251,18 +252,18 @@ export function createRecord(path: string, content: string, shown: string): void
     fd = openSync(path, "wx");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    sameOrThrow(path, content, shown);
+    sameOrThrow(path, bytes, shown);
     return;
   }
   try {
-    writeSync(fd, content);
+    writeSync(fd, bytes);
   } finally {
     closeSync(fd);
   }
 }
 
-function sameOrThrow(path: string, content: string, shown: string): void {
-  if (readFileSync(path, "utf8") !== content) throw new RecordExistsError(shown);
+function sameOrThrow(path: string, bytes: Buffer, shown: string): void {
+  if (!readFileSync(path).equals(bytes)) throw new RecordExistsError(shown);
 }
 
 /** Remove a temporary file that may not exist (it was never made, or was renamed). */

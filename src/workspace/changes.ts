@@ -163,8 +163,9 @@ async function addSizes(root: string, paths: ChangedPath[]): Promise<void> {
 }
 
 /** The changes as a patch (binary-safe), for keeping a change that was not integrated. */
-export async function patchOf(root: string, start: string, tree: string): Promise<string> {
-  return (await git(["diff", "--binary", "-M", start, tree], { cwd: root })).toString("utf8");
+export async function patchOf(root: string, start: string, tree: string): Promise<Buffer> {
+  // the bytes git gives: a text file in another encoding than UTF-8 stays as it was
+  return await git(["diff", "--binary", "-M", start, tree], { cwd: root });
 }
 
 /** The contents of blobs by id, from the repository's object store (one `git cat-file --batch`). */

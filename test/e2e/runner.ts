@@ -100,7 +100,9 @@ export type Scripted =
    * the agent step is the built-in agent (`command: agent`, with these inputs), run with
    * the variables the context step exported; its outcome file is what the settle reads
    */
-  | { agent: Record<string, string> };
+  | { agent: Record<string, string> }
+  /** the agent step was killed (the job's timeout): no outcome file, the settle step sees a failed job */
+  | { killed: true };
 
 export interface JobRecord {
   run: FakeRun;
@@ -222,6 +224,8 @@ export class Runner {
     env?: Record<string, string>;
     /** GITHUB_WORKSPACE (default: a shared checkout of `sha`) */
     workspace?: string;
+    /** RUNNER_TEMP: one per job on GitHub, shared by its steps (default: the step's own) */
+    runnerTemp?: string;
   }): Promise<StepResult> {
     assertValidPayload(options.event, options.payload);
     return this.gate.run(async () => {
@@ -230,8 +234,8 @@ export class Runner {
       const outputPath = join(dir, "output");
       const summaryPath = join(dir, "summary");
       const envPath = join(dir, "env");
-      const temp = join(dir, "temp");
-      mkdirSync(temp);
+      const temp = options.runnerTemp ?? join(dir, "temp");
+      mkdirSync(temp, { recursive: true });
       writeFileSync(eventPath, JSON.stringify(options.payload));
       for (const f of [outputPath, summaryPath, envPath]) writeFileSync(f, "");
       const env: Record<string, string> = {
@@ -353,6 +357,8 @@ export class Runner {
       ref: `refs/heads/${run.ref}`,
       runId: run.id,
       workspace,
+      // the job's temporary directory, as every step of a job on GitHub shares it
+      runnerTemp: mkdtempSync(join(this.scratch, "job-temp-")),
     };
     let outcomeFile = join(this.scratch, `outcome-${run.id}.json`);
     let live = true;
@@ -388,11 +394,15 @@ export class Runner {
           `agent step of ${job.ticket}#${job.attempt} failed:\n${job.agent.stdout}${job.agent.stderr}`,
         );
       }
-    } else writeFileSync(outcomeFile, JSON.stringify(scripted));
+    } else if (!("killed" in scripted)) writeFileSync(outcomeFile, JSON.stringify(scripted));
     await this.beforeSettle?.(job);
     job.settle = await this.step({
       ...common,
-      inputs: { command: "settle", "outcome-file": outcomeFile, "job-status": "success" },
+      inputs: {
+        command: "settle",
+        "outcome-file": outcomeFile,
+        "job-status": "killed" in scripted ? "failure" : "success",
+      },
     });
     if (job.settle.code !== 0) {
       this.fake.setRunStatus(run.id, "completed", "failure");

@@ -123,12 +123,23 @@ describe("the changes of a workspace against the commit it started from", () => 
   it("keeps a change as a patch that git can apply", async () => {
     write(root, "src/api/a.ts", "export const a = 42;\n");
     const got = await collectChanges(root, start);
-    const patch = await patchOf(root, got.start, got.tree);
+    const patch = (await patchOf(root, got.start, got.tree)).toString("utf8");
     expect(patch).toContain("-export const a = 1;");
     expect(patch).toContain("+export const a = 42;");
     sh(root, "checkout", "-q", "--", ".");
     execFileSync("git", ["apply"], { cwd: root, input: patch });
     expect(readFileSync(join(root, "src/api/a.ts"), "utf8")).toBe("export const a = 42;\n");
+  });
+
+  it("keeps a text file in another encoding than UTF-8 byte for byte in its patch", async () => {
+    const latin1 = Buffer.from("caf\xe9 cr\xe8me\n", "latin1");
+    writeFileSync(join(root, "src/api/menu.txt"), latin1);
+    const got = await collectChanges(root, start);
+    const patch = await patchOf(root, got.start, got.tree);
+    expect(patch.includes(latin1)).toBe(true);
+    rmSync(join(root, "src/api/menu.txt"));
+    execFileSync("git", ["apply"], { cwd: root, input: patch });
+    expect(readFileSync(join(root, "src/api/menu.txt")).equals(latin1)).toBe(true);
   });
 });
 
