@@ -307,7 +307,7 @@ describe("which model, where, with which key", () => {
   });
 
   it("a key that is not set fails the attempt before any request, saying how to set it", async () => {
-    const before = models.requests.length;
+    const before = models.hits.length;
     const run = await attempt({ env: { GITHUB_TOKEN: "" } });
     expect(run.written?.status).toBe("failed");
     expect(run.written?.reason).toMatch(/\$GITHUB_TOKEN is empty.*models: read.*gh auth token/);
@@ -315,7 +315,7 @@ describe("which model, where, with which key", () => {
       flags: { endpoint: models.baseUrl, model: "fake/complete", keyEnv: "NOPE_KEY" },
     });
     expect(other.written?.reason).toMatch(/\$NOPE_KEY is empty/);
-    expect(models.requests.length).toBe(before);
+    expect(models.hits.length).toBe(before);
   });
 
   it("frontier.yml's model keys are read from the ticket directory, and a broken frontier.yml fails with file:line", async () => {

@@ -134,8 +134,11 @@ describe("orch-task with command: agent", () => {
     );
     const resumed = models.requestsFor("fake/ask").at(-1);
     expect(contextOf(resumed!)).toMatch(/Which region should the cache live in\?[\s\S]*eu-west-1/);
-    // every request the models took went with the job's token, as GitHub Models takes it
-    expect(new Set(models.requests.map((r) => r.token))).toEqual(new Set(["ghs_test_token"]));
+    // every request went with the job's token, as GitHub Models takes it — the denied
+    // ticket's with the token it was given, which was refused
+    expect(new Set(models.hits.map((h) => h.token))).toEqual(
+      new Set(["ghs_test_token", "ghs_no_models"]),
+    );
     expect(readFileSync(main.jobs[0]!.context!.outputs["context-file"]!, "utf8")).toMatch(/^# /);
   });
 });

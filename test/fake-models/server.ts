@@ -86,6 +86,8 @@ interface ModelEntry {
 export class FakeModels {
   baseUrl = "";
   readonly requests: ModelRequest[] = [];
+  /** every request to the completions endpoint, refused or not, with the token it carried */
+  readonly hits: Array<{ token: string | undefined }> = [];
   private server: Server | undefined;
   private readonly tokens = new Map<string, { models: boolean }>();
   private readonly models = new Map<string, ModelEntry>();
@@ -145,6 +147,7 @@ export class FakeModels {
       return send(res, 404, { error: { code: "not_found", message: "Not Found" } });
     }
     const auth = /^Bearer (.+)$/.exec(headers.authorization ?? "")?.[1];
+    this.hits.push({ token: auth });
     const grant = auth === undefined ? undefined : this.tokens.get(auth);
     if (auth === undefined || grant === undefined) {
       return send(res, 401, { error: { code: "unauthorized", message: "Bad credentials" } });

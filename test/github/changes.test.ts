@@ -307,13 +307,15 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
     const w = world;
     await advance(runContext(w), advanceOnly, "push");
-    w.fake.inject({
+    const lost = w.fake.inject({
       operation: "graphql/mutation:createCommitOnBranch",
       status: 502,
       applied: true,
       times: 1,
     });
     const { out } = await job(w, "api", (ws) => write(ws, "src/api/server.ts", "once\n"));
+    // the commit that carried the change landed and its answer was lost
+    expect(lost.fired).toBe(1);
     expect(out.result.kind).toBe("ok");
     expect(commitsOf(w, "api")).toHaveLength(1);
     expect(w.repo.readFile("src/api/server.ts")).toBe("once\n");

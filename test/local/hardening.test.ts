@@ -5,14 +5,14 @@
  * working directory deleted under the shell) said plainly — never an internal error.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateCommand } from "../../src/cli/validate.js";
 import { startAttempt } from "../../src/local/attempt.js";
 import type { CliIo } from "../../src/terminal/io.js";
-import { CLI, makeGraph } from "./harness.js";
+import { CLI, frontier, makeGraph } from "./harness.js";
 
 /** Streams that keep what is written, for a command run in this process. */
 function captured(): { io: CliIo; out: () => string; err: () => string } {
@@ -175,5 +175,10 @@ describe("a problem that stops only one runner", () => {
     const local = captured();
     expect(await validateCommand(dir, { json: false, for: "local" }, local.io)).toBe(2);
     expect(local.err()).toMatch(/a\.md:2: executor "review\.yml" is a GitHub workflow file/);
+    // and a local run refuses it before it claims anything
+    const ran = await frontier(["run", dir, "--exec", "echo hi"]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/a\.md:2: executor "review\.yml" is a GitHub workflow file/);
+    expect(readFileSync(join(dir, "a.md"), "utf8")).not.toContain("status:");
   });
 });

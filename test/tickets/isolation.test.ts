@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ticketIsolation } from "../../src/core/constants.js";
+import { lastLoad } from "../../src/tickets/cache.js";
 import { loadDirectory } from "../../src/tickets/load.js";
 import { formatProblem } from "../../src/tickets/problems.js";
 import { parseSettings } from "../../src/tickets/settings.js";
@@ -54,6 +55,8 @@ describe("a ticket's isolation", () => {
     };
     expect(await read()).toEqual(["worktree", "none", undefined]);
     expect(await read()).toEqual(["worktree", "none", undefined]);
+    // the second read came from the cache: every file reused, none read again
+    expect(lastLoad).toMatchObject({ reused: 3, read: 0 });
   });
 });
 
