@@ -78,11 +78,11 @@ export function judgeChanges(
 }
 
 /** How a path is shown in a reason: at most this many are named, then a count. */
-const NAMED = 20;
+export const NAMED_PATHS = 20;
 
 function named(paths: readonly string[]): string {
-  const shown = paths.slice(0, NAMED).join(", ");
-  return paths.length > NAMED ? `${shown} and ${paths.length - NAMED} more` : shown;
+  const shown = paths.slice(0, NAMED_PATHS).join(", ");
+  return paths.length > NAMED_PATHS ? `${shown} and ${paths.length - NAMED_PATHS} more` : shown;
 }
 
 /** The reason a breach or a conflict fails its attempt with. */
@@ -96,11 +96,13 @@ export function verdictReason(
       : `scope-breach: the ticket has no write_scope but changed ${n} path${n === 1 ? "" : "s"}: ${named(verdict.paths)} — give it a write_scope that covers them; nothing was integrated, the change is kept as evidence`;
   }
   const byCommit = verdict.conflicts
-    .slice(0, NAMED)
+    .slice(0, NAMED_PATHS)
     .map((c) => `${c.path} (changed by ${c.commit.slice(0, 12)})`)
     .join(", ");
   const more =
-    verdict.conflicts.length > NAMED ? ` and ${verdict.conflicts.length - NAMED} more` : "";
+    verdict.conflicts.length > NAMED_PATHS
+      ? ` and ${verdict.conflicts.length - NAMED_PATHS} more`
+      : "";
   return `conflict: ${byCommit}${more} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
 }
 

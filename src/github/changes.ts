@@ -222,11 +222,9 @@ export function movedPaths(
   oids: ReadonlyMap<string, string> | undefined,
 ): string[] {
   if (!changes || !oids) return [];
-  const out: string[] = [];
-  for (const [path, expected] of expectedAtHead(changes.paths)) {
-    if (oids.get(path) !== expected) out.push(path);
-  }
-  return out;
+  const expected = expectedAtHead(changes.paths);
+  // in the order a verdict names them (touchedPaths), so the first named are the first found
+  return touchedPaths(changes.paths).filter((path) => oids.get(path) !== expected.get(path));
 }
 
 /** The newest commit on `branch` that changed `path` (one request), or undefined. */

@@ -14,6 +14,7 @@
  * claims (a read, at most once per event); every other effect waits for the commit.
  */
 import { randomBytes } from "node:crypto";
+import { NAMED_PATHS } from "../core/changes.js";
 import {
   type BranchRead,
   type BranchStore,
@@ -192,7 +193,13 @@ export async function recordEvent(
         : [];
     // what moved on the branch under the changes since their start: judged on every try
     const moved = new Map<string, string>();
-    for (const path of movedPaths(options.changes, read.oids)) {
+    for (const [i, path] of movedPaths(options.changes, read.oids).entries()) {
+      // a conflict's reason names its first paths with their commits: only those are looked
+      // up (a request each); the rest moved by the time of the head that was read
+      if (i >= NAMED_PATHS) {
+        moved.set(path, read.head);
+        continue;
+      }
       const key = `${path}\0${read.oids?.get(path) ?? ""}`;
       let commit = movers.get(key);
       if (commit === undefined) {

@@ -254,6 +254,28 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     expect(w.repo.readFile("src/api/new.ts")).toBeUndefined();
   });
 
+  it("a conflict over many paths names the first ones with their commits, looking up no more than it names", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    const files = Array.from({ length: 25 }, (_, i) => `src/api/f${String(i).padStart(2, "0")}.ts`);
+    w.repo.commit("main", Object.fromEntries(files.map((f) => [f, "v1\n"])), { message: "v1" });
+    await advance(runContext(w), advanceOnly, "push");
+    let pushed = "";
+    await job(w, "api", (ws) => {
+      for (const f of files) write(ws, f, "the agent's v2\n");
+      pushed = w.repo.commit("main", Object.fromEntries(files.map((f) => [f, "a person's v2\n"])), {
+        message: "hotfix",
+      });
+    });
+    const a = (stateOf(w) as unknown as State).tickets.api?.attempts[0];
+    expect(a?.reason).toMatch(
+      new RegExp(
+        `^conflict: src/api/f00\\.ts \\(changed by ${pushed.slice(0, 12)}\\), .* and 5 more changed on the branch`,
+      ),
+    );
+    expect(w.fake.countRequests({ operation: "repos/list-commits" })).toBeLessThanOrEqual(20);
+  });
+
   it("binary, executable, symlink, deletion and rename land exactly (through the Git Data API)", async () => {
     world = await makeWorld(Object.fromEntries([scoped("tools", ["tools/**"])]));
     const w = world;
