@@ -366,16 +366,19 @@ export async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promi
     core.setOutput("report-html", "");
   }
   for (const line of outcome.deferred) core.warning(`left for the next event: ${line}`);
-  core.info(
-    `run ${outcome.receipt.run}: ${outcome.receipt.state}; dispatched ${outcome.dispatched.length}${
-      outcome.dispatched.length
-        ? ` (${outcome.dispatched.map((d) => `${d.ticket}#${d.attempt}`).join(", ")})`
-        : ""
-    }${outcome.commit ? `; state ${outcome.commit.slice(0, 12)}` : "; nothing changed"}`,
-  );
-  if (process.env.GITHUB_STEP_SUMMARY) {
+  core.info(summaryLine(outcome));
+  if (process.env.GITHUB_STEP_SUMMARY && outcome.markdown !== undefined) {
     await core.summary.addRaw(outcome.markdown).write({ overwrite: true });
   }
+}
+
+/** What an event did, in one line of the step's log. */
+function summaryLine(outcome: AdvanceOutcome): string {
+  return `run ${outcome.receipt.run}: ${outcome.receipt.state}; dispatched ${outcome.dispatched.length}${
+    outcome.dispatched.length
+      ? ` (${outcome.dispatched.map((d) => `${d.ticket}#${d.attempt}`).join(", ")})`
+      : ""
+  }${outcome.commit ? `; state ${outcome.commit.slice(0, 12)}` : "; nothing changed"}`;
 }
 
 /**
@@ -389,11 +392,7 @@ async function finishPart(outcome: AdvanceOutcome): Promise<void> {
   core.setOutput("receipt", "");
   core.setOutput("report-html", "");
   for (const line of outcome.deferred) core.warning(`left for the next event: ${line}`);
-  const line = `run ${outcome.receipt.run}: ${outcome.receipt.state}; dispatched ${outcome.dispatched.length}${
-    outcome.dispatched.length
-      ? ` (${outcome.dispatched.map((d) => `${d.ticket}#${d.attempt}`).join(", ")})`
-      : ""
-  }${outcome.commit ? `; state ${outcome.commit.slice(0, 12)}` : "; nothing changed"}`;
+  const line = summaryLine(outcome);
   core.info(line);
   if (process.env.GITHUB_STEP_SUMMARY) {
     await core.summary

@@ -41,8 +41,8 @@ export interface AdvanceOutcome {
   frontier: Frontier;
   state: GitHubState;
   receipt: Receipt;
-  /** the report as markdown (also the job summary) */
-  markdown: string;
+  /** the report as markdown (also the job summary); absent when the event read only part of the record */
+  markdown?: string;
   /** the commit that recorded the event; undefined when nothing changed */
   commit?: string;
   /** tries it took (1 = no race lost) */
@@ -139,8 +139,10 @@ export async function advance(
     if (a?.changes && a.changes.commit === undefined)
       a.changes = { ...a.changes, commit: first.commit };
   }
-  const markdown = renderReport(ctx, receipt, last.state.seq);
-  if (refresh && ctx.report !== false && last.state.report) {
+  // a report needs every ticket's record: an event that read part of it writes none (a due
+  // refresh always reads everything)
+  const markdown = last.partial ? undefined : renderReport(ctx, receipt, last.state.seq);
+  if (markdown !== undefined && refresh && ctx.report !== false && last.state.report) {
     const learned = await showReport(ctx, last, markdown, deferred);
     if (learned) {
       const again = await recordEvent(ctx, learned.event, learned.label, {
@@ -159,7 +161,7 @@ export async function advance(
     frontier: last.frontier,
     state: last.state,
     receipt,
-    markdown,
+    ...(markdown !== undefined ? { markdown } : {}),
     ...(commit ? { commit } : {}),
     tries: first.tries,
     deferred,

@@ -106,7 +106,7 @@ describe("one sticky report comment per run", () => {
     world = await makeWorld(files);
     const ctx = runContext(world);
     const out = await advance(ctx, advanceOnly, "start");
-    expect(out.markdown.length).toBeLessThan(65_536);
+    expect(out.markdown?.length).toBeLessThan(65_536);
     const comment = world.repo.commentsOn(
       stateOf(world).report
         ? (stateOf(world) as { report: { issue_number: number } }).report.issue_number
