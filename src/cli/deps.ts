@@ -4,13 +4,15 @@
  * no longer does (tk's `dep`, bd's `dep add`): the ticket's depends_on edited in place, the
  * rest of its file byte-for-byte (tickets/writeback.ts `editDependsOn`).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDirectory } from "../local/open.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural, shellWord, shownPath } from "../terminal/text.js";
 import { loadDirectory } from "../tickets/load.js";
+import { SETTINGS_FILE } from "../tickets/setting-keys.js";
+import { replaceAtomically, writeError } from "../tickets/store.js";
 import { printResult } from "./json.js";
 import { takeLock } from "./lock.js";
 import { didYouMean } from "./suggest.js";
@@ -72,7 +74,7 @@ export async function depCommand(
       const opened = await openDirectory(dir, {}, io, now);
       return opened.kind === "exit" ? opened.code : EXIT.usage;
     }
-    const files = await ticketFiles(dir);
+    const { tickets: files, texts } = await ticketFiles(dir);
     const known = [...files.keys()];
     for (const id of action === "add" ? [ticket, dep] : [ticket]) {
       if (!files.has(id)) {
@@ -110,26 +112,29 @@ export async function depCommand(
         `${ticket} does not depend on ${dep}${before.length > 0 ? ` (it depends on ${before.join(", ")})` : ""}; nothing was changed`,
       );
     }
-    const raw = readFileSync(path);
     const { editDependsOn } = await import("../tickets/writeback.js");
     let edited: string;
     try {
-      edited = editDependsOn(raw.toString("utf8"), next);
+      edited = editDependsOn(texts.get(file.file)!, next);
     } catch (error) {
       return fail(`${path}: ${(error as Error).message} — edit depends_on by hand`);
     }
-    writeFileSync(path, edited);
-    // a loop shows only with the edit in place: then the file goes back as it was
-    const after = await loadDirectory(dir);
+    // a loop shows only with the edit in place: the directory is loaded with it in memory,
+    // and the file is written (atomically) only when it closes none
+    const after = await loadDirectory(dir, {}, { files: new Map(texts).set(file.file, edited) });
     const loops =
       after.kind === "invalid"
         ? after.problems.filter((p) => p.kind === "cycle" && p.message.includes(file.file))
         : [];
     if (loops.length > 0) {
-      writeFileSync(path, raw);
       return fail(
         `${ticket} after ${dep} would close a loop; nothing was changed — ${loops.map((p) => p.message).join("; ")}`,
       );
+    }
+    try {
+      replaceAtomically(path, edited);
+    } catch (error) {
+      return fail(writeError(path, error).message);
     }
     const message =
       action === "add"
@@ -144,10 +149,14 @@ export async function depCommand(
   }
 }
 
-/** Each ticket's file and depends_on as written, read even when the graph does not hold. */
-async function ticketFiles(
-  dir: string,
-): Promise<Map<string, { file: string; depends_on: string[] }>> {
+/**
+ * Each ticket's file and depends_on as written, read even when the graph does not hold, and
+ * the text of every file read (frontier.yml too): the directory as the loader reads it.
+ */
+async function ticketFiles(dir: string): Promise<{
+  tickets: Map<string, { file: string; depends_on: string[] }>;
+  texts: Map<string, string>;
+}> {
   const { readdirSync } = await import("node:fs");
   const { ticketFileNames } = await import("../tickets/load.js");
   const { parseTicketFull } = await import("../tickets/parse.js");
@@ -157,9 +166,17 @@ async function ticketFiles(
       .filter((e) => e.isFile() || e.isSymbolicLink())
       .map((e) => e.name),
   );
+  const texts = new Map<string, string>();
+  try {
+    texts.set(SETTINGS_FILE, readFileSync(join(dir, SETTINGS_FILE), "utf8"));
+  } catch {
+    // no frontier.yml: the defaults
+  }
   for (const [order, file] of names.entries()) {
     try {
-      const parsed = parseTicketFull(readFileSync(join(dir, file), "utf8"), file, order);
+      const text = readFileSync(join(dir, file), "utf8");
+      texts.set(file, text);
+      const parsed = parseTicketFull(text, file, order);
       if (parsed.kind !== "ok") continue;
       if (!out.has(parsed.spec.id)) {
         out.set(parsed.spec.id, { file, depends_on: [...parsed.spec.dependsOn] });
@@ -168,5 +185,5 @@ async function ticketFiles(
       // unreadable: validate reports it
     }
   }
-  return out;
+  return { tickets: out, texts };
 }
