@@ -1,6 +1,8 @@
 /**
- * `frontier init [DIR] [--github] [--action REF] [--agent NAME]`: a starter ticket directory
- * that runs as it is (`frontier run DIR`), and with `--github` the two workflows, written
+ * `frontier init [DIR] [--coding] [--github] [--action REF] [--agent NAME]`: a starter ticket
+ * directory that runs as it is (`frontier run DIR`) — with `--coding`, the settings of coding
+ * tickets (examples/coding-init/: isolation, `.frontier/` ignored, a stand-in coding agent)
+ * and no tickets, for `frontier new --scope` to add — and with `--github` the two workflows, written
  * from examples/workflows/ with the ticket directory and the action's reference filled in
  * wherever GitHub needs them, and the orch-task job's agent step: the built-in agent (the
  * default: GitHub Models with the job's token, nothing to set up), or one of
@@ -52,6 +54,9 @@ const PACKAGE_ROOT = (() => {
 /** Where `--github` copies the action when no published reference is given. */
 export const VENDORED_ACTION = ".github/actions/ticket-frontier";
 
+/** What `--coding` writes, from examples/coding-init/. */
+const CODING_FILES = ["frontier.yml", ".gitignore", "_bin/stand-in-agent.mjs"];
+
 /**
  * How often the frontier workflow sweeps for claims whose lease ran out, and what that costs:
  * one job per sweep, billed at least a minute on a private repository. A lease that ran out
@@ -75,6 +80,8 @@ export function isSweep(value: string): value is Sweep {
 
 export interface InitOptions {
   github: boolean;
+  /** the settings of coding tickets instead of the three starter tickets */
+  coding?: boolean;
   /** `owner/repo@sha-or-tag`; without it the action is copied into the repository */
   action?: string;
   /** the sweep's cadence (default hourly) */
@@ -138,7 +145,15 @@ export async function initCommand(
     }
   }
 
-  const planned: Planned[] = Object.entries(STARTER_FILES).map(([file, text]) => ({
+  const starter = opts.coding
+    ? Object.fromEntries(
+        CODING_FILES.map((f) => [
+          f,
+          readFileSync(join(PACKAGE_ROOT, "examples", "coding-init", f), "utf8"),
+        ]),
+      )
+    : STARTER_FILES;
+  const planned: Planned[] = Object.entries(starter).map(([file, text]) => ({
     path: join(absDir, file),
     write: () => writeNew(join(absDir, file), text),
   }));
@@ -225,7 +240,9 @@ export async function initCommand(
     );
   }
   const out: string[] = [
-    `wrote ${dir}/: ${plural(Object.keys(STARTER_FILES).filter((f) => f.endsWith(".md")).length, "ticket")}, frontier.yml and a stand-in executor (_bin/).`,
+    opts.coding
+      ? `wrote ${dir}/: frontier.yml (isolation: worktree), .gitignore (leaves .frontier/ out of commits) and a stand-in coding agent (_bin/).`
+      : `wrote ${dir}/: ${plural(Object.keys(STARTER_FILES).filter((f) => f.endsWith(".md")).length, "ticket")}, frontier.yml and a stand-in executor (_bin/).`,
   ];
   if (opts.github && repoRoot !== undefined) {
     const wf = (name: string) => shownPath(join(repoRoot!, ".github", "workflows", name), cwd);
@@ -252,6 +269,17 @@ export async function initCommand(
     out.push(
       "Then commit the workflows to the default branch and the tickets to a branch of their own (the README's GitHub setup, steps 3 and 4). Try local runs on a copy: a run's state in the tickets would be committed with them.",
     );
+  } else if (opts.coding) {
+    const d = shellWord(dir);
+    if (!existsSync(join(findRepoRoot(absDir), ".git")))
+      out.push("Isolated tickets need a git repository with a commit: git init, then commit.");
+    out.push(
+      "Add tickets, each with the paths it may change; commit them (a ticket's worktree holds only what is committed); run:",
+    );
+    out.push(`  frontier new ${d} api --scope 'src/api/**'`);
+    out.push(`  frontier new ${d} ui --after api --scope 'src/ui/**'`);
+    out.push(`  git add ${d} && git commit -m "coding tickets"`);
+    out.push(`  frontier run ${d}`);
   } else {
     out.push("Try it:");
     out.push(`  frontier validate ${shellWord(dir)}`);

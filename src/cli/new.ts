@@ -1,11 +1,12 @@
 /**
- * `frontier new [DIR] ID [--after ID...] [--title T]`: write one ticket file, front
- * matter and a `# title` heading, after checking what a later `validate` would refuse:
- * the id, that it is not taken, and that every dependency exists.
+ * `frontier new [DIR] ID [--after ID...] [--title T] [--scope GLOB...] [--isolation I]
+ * [--agent A] [--executor E]`: write one ticket file, front matter and a `# title` heading,
+ * after checking what a later `validate` would refuse: the id, that it is not taken, that
+ * every dependency exists, and — with the file in place — that it adds no problem of its own.
  */
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TICKET_ID } from "../core/constants.js";
+import { ISOLATIONS, isolationOf, TICKET_ID } from "../core/constants.js";
 import { nearMatches } from "../core/near.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -19,6 +20,11 @@ export interface NewOptions {
   /** ids this ticket depends on; each may also be a comma-separated list */
   after?: readonly string[];
   title?: string;
+  /** its write_scope: globs over repository paths (`--scope`, repeatable) */
+  scope?: readonly string[];
+  isolation?: string;
+  agent?: string;
+  executor?: string;
   /** print a ticket-frontier/command@1 object instead of words */
   json?: boolean;
 }
@@ -84,6 +90,29 @@ export async function newCommand(
     return fail('--title is empty: give the ticket a title, e.g. --title "Plan the migration"');
   if (/[\r\n]/.test(title))
     return fail("--title must be one line; put the rest in the ticket's body");
+  const scope = opts.scope ?? [];
+  const outside = scope.find((g) => /^!?(?:\/|[A-Za-z]:|(?:.*\/)?\.\.(?:\/|$))/.test(g));
+  if (outside !== undefined) {
+    return fail(
+      `--scope ${JSON.stringify(outside)} can match no path of the repository: write a path from the repository's top, without a leading / or .. (e.g. --scope 'src/api/**')`,
+    );
+  }
+  if (opts.isolation !== undefined && isolationOf(opts.isolation) === undefined) {
+    return fail(
+      `--isolation takes ${ISOLATIONS.join(", ")} (worktree: the ticket runs in a git worktree of its own and its changes are committed on the run's branch), got ${JSON.stringify(opts.isolation)}`,
+    );
+  }
+  const fields: [string, string | readonly string[] | undefined][] = [
+    ["write_scope", opts.scope],
+    ["isolation", opts.isolation],
+    ["agent", opts.agent],
+    ["executor", opts.executor],
+  ];
+  for (const [name, value] of fields) {
+    const words = typeof value === "string" ? [value] : (value ?? []);
+    if (words.some((w) => w.trim() === "" || /[\r\n]/.test(w)))
+      return fail(`--${name === "write_scope" ? "scope" : name} takes one line of text, not blank`);
+  }
 
   const file = `${id}.md`;
   const shown = join(dir, file);
@@ -110,27 +139,32 @@ export async function newCommand(
 
   try {
     // `wx`: never overwrite, even a file that appeared since the check above
-    writeFileSync(join(dir, file), ticketText(title, after), { flag: "wx" });
+    writeFileSync(join(dir, file), ticketText(title, after, fields), { flag: "wx" });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EEXIST") return fail(`${shown} already exists; nothing was written`);
     return fail(`could not write ${shown}: ${(e as Error).message}`);
   }
-  const loaded = await loadDirectory(dir);
-  // A loop can only be seen with the file in place (a ticket already waiting on this id
-  // and named in --after): then the file goes again, and the loop is the error.
-  const loops =
+  const loaded = await loadDirectory(dir, {}, { localExecutors: true });
+  // Some problems can only be seen with the file in place: a loop (a ticket already waiting
+  // on this id and named in --after), an --executor frontier.yml does not define. Then the
+  // file goes again, and the problem is the error.
+  const own =
     loaded.kind === "invalid"
       ? loaded.problems.filter(
           (p) =>
-            p.kind === "cycle" &&
-            (p.file === file || p.message.includes(`${file}:`) || p.message.includes(`${file} `)),
+            p.severity === "error" &&
+            !p.runner &&
+            (p.file === file ||
+              (p.kind === "cycle" &&
+                (p.message.includes(`${file}:`) || p.message.includes(`${file} `)))),
         )
       : [];
-  if (loops.length > 0) {
+  if (own.length > 0) {
     rmSync(join(dir, file), { force: true });
+    const loop = own.some((p) => p.kind === "cycle");
     return fail(
-      `${id} after ${after.join(", ")} would close a loop; nothing was written — ${loops.map((p) => p.message).join("; ")}`,
+      `${loop ? `${id} after ${after.join(", ")} would close a loop` : `${shown} would not hold together`}; nothing was written — ${own.map((p) => (loop ? p.message : `${p.message} — ${p.fix}`)).join("; ")}`,
     );
   }
   const deps = after.length > 0 ? ` (after ${after.join(", ")})` : "";
@@ -147,7 +181,7 @@ export async function newCommand(
     line(io.stdout, `  frontier validate ${shellWord(dir)}`);
   }
   if (loaded.kind === "invalid") {
-    const errors = loaded.problems.filter((p) => p.severity === "error").length;
+    const errors = loaded.problems.filter((p) => p.severity === "error" && !p.runner).length;
     if (errors > 0) {
       line(
         io.stderr,
@@ -184,10 +218,21 @@ function isDirectory(path: string): boolean {
 }
 
 /** The file `frontier new` writes: front matter with its dependencies, a heading, a prompt. */
-export function ticketText(title: string, after: readonly string[]): string {
+export function ticketText(
+  title: string,
+  after: readonly string[],
+  fields: readonly [string, string | readonly string[] | undefined][] = [],
+): string {
   return [
     "---",
-    `depends_on: [${after.map(yamlId).join(", ")}]`,
+    `depends_on: [${after.map(yamlWord).join(", ")}]`,
+    ...fields.flatMap(([name, value]) =>
+      value === undefined
+        ? []
+        : [
+            `${name}: ${typeof value === "string" ? yamlWord(value) : `[${value.map(yamlWord).join(", ")}]`}`,
+          ],
+    ),
     "---",
     `# ${title}`,
     "",
@@ -198,15 +243,15 @@ export function ticketText(title: string, after: readonly string[]): string {
 }
 
 /**
- * An id in a YAML flow list: bare when YAML reads it back as the same string, else in
+ * An id, a glob or a name in YAML: bare when YAML reads it back as the same string, else in
  * double quotes (`"1.5"`, `"2026-01-02"`, `"yes"`, `"null"` would come back as a number,
- * a date, a boolean or nothing).
+ * a date, a boolean or nothing; `"**\/*.md"` and `"!docs/**"` as an alias or a tag).
  */
-function yamlId(id: string): string {
+function yamlWord(word: string): string {
   const plain =
-    /^[A-Za-z_][A-Za-z0-9._-]*$/.test(id) &&
-    !/^(?:y|yes|n|no|true|false|on|off|null|nan|inf)$/i.test(id);
-  return plain ? id : JSON.stringify(id);
+    /^[A-Za-z_][A-Za-z0-9._/*-]*$/.test(word) &&
+    !/^(?:y|yes|n|no|true|false|on|off|null|nan|inf)$/i.test(word);
+  return plain ? word : JSON.stringify(word);
 }
 
 /**
