@@ -160,9 +160,7 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
   program
     .command("new")
     .description("write a new ticket file, checking its id and its dependencies")
-    .usage(
-      "[DIR] ID|TITLE [--after ID...] [--title T] [--scope GLOB]... [--isolation I] [--agent A] [--executor E] [--json]",
-    )
+    .usage("[DIR] ID|TITLE [--after ID...] [--scope GLOB]... [options]")
     .argument(
       "[dir-and-id...]",
       `[DIR] ID: the ticket directory (default ${DEFAULT_DIR}), then the id — or a title in quotes, to make the id from`,
