@@ -167,15 +167,10 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     )
     .option("--after <ids...>", "ids it depends on (space- or comma-separated)")
     .option("--title <title>", "its title (default: from the id)")
-    .option(
-      "--scope <glob>",
-      "a path it may change (write_scope; repeat it)",
-      (g, all: string[] = []) => [...all, g],
+    .option("--scope <glob>", "a path it may change; repeatable", (g, a: string[] = []) =>
+      a.concat(g),
     )
-    .option(
-      "--isolation <how>",
-      "worktree: it runs in a worktree of its own, its changes committed on frontier/<run>; none",
-    )
+    .option("--isolation <how>", "worktree (its own worktree, its changes committed) or none")
     .option("--agent <name>", "tickets naming the same agent never run at once")
     .option("--executor <name>", "an entry of executors: in frontier.yml")
     .option(

@@ -271,8 +271,6 @@ export async function initCommand(
     );
   } else if (opts.coding) {
     const d = shellWord(dir);
-    if (!existsSync(join(findRepoRoot(absDir), ".git")))
-      out.push("Isolated tickets need a git repository with a commit: git init, then commit.");
     out.push(
       "Add tickets, each with the paths it may change; commit them (a ticket's worktree holds only what is committed); run:",
     );

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ISOLATIONS, isolationOf, TICKET_ID } from "../core/constants.js";
+import { TICKET_ID } from "../core/constants.js";
 import { nearMatches } from "../core/near.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -97,27 +97,16 @@ export async function newCommand(
       `--scope ${JSON.stringify(outside)} can match no path of the repository: write a path from the repository's top, without a leading / or .. (e.g. --scope 'src/api/**')`,
     );
   }
-  if (opts.isolation !== undefined && isolationOf(opts.isolation) === undefined) {
-    return fail(
-      `--isolation takes ${ISOLATIONS.join(", ")} (worktree: the ticket runs in a git worktree of its own and its changes are committed on the run's branch), got ${JSON.stringify(opts.isolation)}`,
-    );
-  }
   const fields: [string, string | readonly string[] | undefined][] = [
     ["write_scope", opts.scope],
     ["isolation", opts.isolation],
     ["agent", opts.agent],
     ["executor", opts.executor],
   ];
-  for (const [name, value] of fields) {
-    const words = typeof value === "string" ? [value] : (value ?? []);
-    if (words.some((w) => w.trim() === "" || /[\r\n]/.test(w)))
-      return fail(`--${name === "write_scope" ? "scope" : name} takes one line of text, not blank`);
-  }
 
   const file = `${id}.md`;
   const shown = join(dir, file);
-  const scan = scanned;
-  const taken = scan.ids.get(id!);
+  const taken = scanned.ids.get(id!);
   if (taken !== undefined) {
     return fail(
       taken === file
@@ -125,9 +114,9 @@ export async function newCommand(
         : `${join(dir, taken)} already has the id ${id}; nothing was written — pick another id`,
     );
   }
-  const missing = after.filter((dep) => !scan.ids.has(dep));
+  const missing = after.filter((dep) => !scanned.ids.has(dep));
   if (missing.length > 0) {
-    const known = [...scan.ids.keys()];
+    const known = [...scanned.ids.keys()];
     const each = missing.map((dep) => {
       const near = nearMatches(dep, known);
       return near.length > 0 ? `"${dep}" (did you mean ${near.join(" or ")}?)` : `"${dep}"`;
@@ -226,8 +215,9 @@ export function ticketText(
   return [
     "---",
     `depends_on: [${after.map(yamlWord).join(", ")}]`,
+    // a blank --agent or --executor is none, as a blank field is
     ...fields.flatMap(([name, value]) =>
-      value === undefined
+      value === undefined || value.length === 0
         ? []
         : [
             `${name}: ${typeof value === "string" ? yamlWord(value) : `[${value.map(yamlWord).join(", ")}]`}`,

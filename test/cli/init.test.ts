@@ -299,8 +299,7 @@ describe("frontier init --coding: the settings of coding tickets, and no tickets
     expect(settings.executor).toBe('node "$FRONTIER_DIR/_bin/stand-in-agent.mjs"');
     expect(existsSync(join(root, "tickets", "_bin", "stand-in-agent.mjs"))).toBe(true);
     expect(readFileSync(join(root, "tickets", ".gitignore"), "utf8")).toMatch(/^\.frontier\/$/m);
-    // not in a repository: it says what isolation needs, then the next commands
-    expect(r.stdout).toMatch(/need a git repository with a commit/);
+    // the next commands: scoped tickets, a commit, the run
     expect(r.stdout).toMatch(/frontier new tickets api --scope 'src\/api\/\*\*'/);
     expect(r.stdout).toMatch(/git add tickets && git commit/);
   });

@@ -169,8 +169,7 @@ describe("frontier new writes a coding ticket: its scope, isolation, agent and e
   it.each([
     [["--scope", "/etc/passwd"], /--scope "\/etc\/passwd" can match no path of the repository/],
     [["--scope", "../other/**"], /--scope "\.\.\/other\/\*\*" can match no path/],
-    [["--isolation", "container"], /--isolation takes worktree, required, none/],
-    [["--agent", ""], /--agent takes one line of text, not blank/],
+    [["--isolation", "container"], /isolation "container" is not one of worktree, required, none/],
     [
       ["--executor", "nowhere"],
       /tickets\/x\.md would not hold together; nothing was written — .*nowhere/,
