@@ -85,6 +85,14 @@ describe("the README's quick start: a first coding graph, no file edited by hand
     );
   });
 
+  it("api first, ui and cli side by side, docs last, as the README says", () => {
+    expect(quickStart).toMatch(/`api` runs first, `ui` and `cli` side by side, `docs` last/);
+    const plan = JSON.parse(frontier(["plan", "--json"], { cwd: repo }).stdout) as {
+      waves: string[][];
+    };
+    expect(plan.waves.map((w) => [...w].sort())).toEqual([["api"], ["cli", "ui"], ["docs"]]);
+  });
+
   it("merged into the user's branch; only the tickets' recorded state is left to commit", () => {
     expect(git(repo, "branch", "--show-current").trim()).not.toBe("frontier/tickets");
     expect(git(repo, "rev-parse", "HEAD")).toBe(git(repo, "rev-parse", "frontier/tickets"));

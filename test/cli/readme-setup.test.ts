@@ -4,7 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { frontier, GIT_ENV, ROOT, workspace } from "./harness.js";
@@ -187,5 +187,83 @@ describe("the README's first command", () => {
     expect(r.stderr.match(/receipt\.json/g)).toHaveLength(1);
     expect(r.stderr.match(/report\.md/g)).toHaveLength(1);
     expect(r.stderr).toMatch(/The summary ticket's result/);
+  });
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, each space a hyphen. */
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/ /g, "-");
+
+describe("the README's and docs' links lead somewhere", () => {
+  const pages = [
+    "README.md",
+    ...readdirSync(join(ROOT, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ];
+  const anchors = (page: string) =>
+    new Set(
+      [...readFileSync(join(ROOT, page), "utf8").matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+        slug(m[1]!),
+      ),
+    );
+
+  it.each(pages)("%s: every link to a file here, and to a heading, resolves", (page) => {
+    const text = readFileSync(join(ROOT, page), "utf8").replace(/```[\s\S]*?```/g, "");
+    const broken: string[] = [];
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue;
+      const [path, anchor] = target!.split("#") as [string, string | undefined];
+      const file = path === "" ? page : join(dirname(page), path);
+      if (!existsSync(join(ROOT, file))) broken.push(target!);
+      else if (anchor !== undefined && file.endsWith(".md") && !anchors(file).has(anchor))
+        broken.push(target!);
+    }
+    expect(broken).toEqual([]);
+  });
+});
+
+describe("the README's example of a graph that does not hold together", () => {
+  it("is what validate prints for it, word for word", () => {
+    const shown = /```\n\$ frontier validate tickets\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(shown).toBeDefined();
+    const { root } = workspace({
+      "c.md": "---\ndepends_on: [nowhere]\n---\n# C\n",
+      "f.md": "---\ndepends_on: [g]\n---\n# F\n",
+      "g.md": "---\ndepends_on: [f]\n---\n# G\n",
+    });
+    const r = frontier(["validate", "tickets"], { cwd: root });
+    expect(r.code).toBe(2);
+    expect(`${r.stdout}${r.stderr}`).toBe(shown);
+  });
+});
+
+describe("the README's ticket and frontier.yml examples", () => {
+  it("are read as they say: the ticket's scope, isolation and bound, every setting accepted", () => {
+    const ticket = /```markdown\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const settings = /### `frontier\.yml`[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const { root } = workspace({
+      "ui.md": ticket,
+      "api.md": "---\nwrite_scope: [app/api/**]\n---\n# API\n",
+      "frontier.yml": settings,
+    });
+    const git = (...args: string[]) =>
+      spawnSync("git", args, { cwd: root, env: { ...process.env, ...GIT_ENV } });
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-q", "-m", "tickets");
+    const v = frontier(["validate", "tickets"], { cwd: root });
+    expect(`${v.stdout}${v.stderr}`).toMatch(/^tickets: 2 tickets, no problems\.$/m);
+    const plan = JSON.parse(frontier(["plan", "--json"], { cwd: root }).stdout) as {
+      tickets: Array<{ id: string; depends_on: string[]; write_scope: string[]; bound?: string }>;
+    };
+    expect(plan.tickets.find((t) => t.id === "ui")).toMatchObject({
+      depends_on: ["api"],
+      write_scope: ["app/ui/**", "!app/ui/vendor/**"],
+    });
   });
 });
