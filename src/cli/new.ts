@@ -56,106 +56,29 @@ export async function newCommand(
     opts.title === undefined &&
     idFromTitle(word!) !== "";
   if (!fromTitle && !TICKET_ID.test(word!)) return fail(badId(word!, ""));
-
-  const isDir = (() => {
-    try {
-      return statSync(dir).isDirectory();
-    } catch {
-      return false;
-    }
-  })();
-  if (!isDir) {
+  if (!isDirectory(dir)) {
     return fail(
       `no ticket directory at ${dir} — make one with \`frontier init ${shellWord(dir)}\` (a starter directory), or \`mkdir ${shellWord(dir)}\` first`,
     );
   }
 
-  const scanned = await knownTickets(dir);
+  const { ids } = await knownTickets(dir);
   let id = word!;
   if (fromTitle) {
     const base = idFromTitle(word!);
     id = base;
-    for (let n = 2; scanned.ids.has(id); n++) id = `${base}-${n}`;
+    for (let n = 2; ids.has(id); n++) id = `${base}-${n}`;
   }
   const after = [
     ...new Set((opts.after ?? []).flatMap((a) => a.split(",")).map((a) => a.trim())),
   ].filter((a) => a !== "");
-  for (const dep of after) {
-    if (!TICKET_ID.test(dep)) return fail(badId(dep, "--after"));
-    if (dep === id) return fail(`${id} cannot come after itself: drop it from --after`);
-  }
-
   const title = (opts.title ?? (fromTitle ? word! : humanise(id))).trim();
-  if (title === "")
-    return fail('--title is empty: give the ticket a title, e.g. --title "Plan the migration"');
-  if (/[\r\n]/.test(title))
-    return fail("--title must be one line; put the rest in the ticket's body");
-  const scope = opts.scope ?? [];
-  const outside = scope.find((g) => /^!?(?:\/|[A-Za-z]:|(?:.*\/)?\.\.(?:\/|$))/.test(g));
-  if (outside !== undefined) {
-    return fail(
-      `--scope ${JSON.stringify(outside)} can match no path of the repository: write a path from the repository's top, without a leading / or .. (e.g. --scope 'src/api/**')`,
-    );
-  }
-  const fields: [string, string | readonly string[] | undefined][] = [
-    ["write_scope", opts.scope],
-    ["isolation", opts.isolation],
-    ["agent", opts.agent],
-    ["executor", opts.executor],
-  ];
+  const wrong = inputProblem(dir, id, after, title, opts.scope ?? [], ids);
+  if (wrong !== undefined) return fail(wrong);
 
-  const file = `${id}.md`;
-  const shown = join(dir, file);
-  const taken = scanned.ids.get(id!);
-  if (taken !== undefined) {
-    return fail(
-      taken === file
-        ? `${shown} already exists; nothing was written — edit it, or pick another id`
-        : `${join(dir, taken)} already has the id ${id}; nothing was written — pick another id`,
-    );
-  }
-  const missing = after.filter((dep) => !scanned.ids.has(dep));
-  if (missing.length > 0) {
-    const known = [...scanned.ids.keys()];
-    const each = missing.map((dep) => {
-      const near = nearMatches(dep, known);
-      return near.length > 0 ? `"${dep}" (did you mean ${near.join(" or ")}?)` : `"${dep}"`;
-    });
-    return fail(
-      `--after names ${missing.length === 1 ? "a ticket" : "tickets"} not in ${dir}: ${each.join("; ")} — create ${missing.length === 1 ? "it" : "them"} first with \`frontier new ${shellWord(dir)} ${missing[0]}\`, or fix the id`,
-    );
-  }
-
-  try {
-    // `wx`: never overwrite, even a file that appeared since the check above
-    writeFileSync(join(dir, file), ticketText(title, after, fields), { flag: "wx" });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return fail(`${shown} already exists; nothing was written`);
-    return fail(`could not write ${shown}: ${(e as Error).message}`);
-  }
-  const loaded = await loadDirectory(dir, {}, { localExecutors: true });
-  // Some problems can only be seen with the file in place: a loop (a ticket already waiting
-  // on this id and named in --after), an --executor frontier.yml does not define. Then the
-  // file goes again, and the problem is the error.
-  const own =
-    loaded.kind === "invalid"
-      ? loaded.problems.filter(
-          (p) =>
-            p.severity === "error" &&
-            !p.runner &&
-            (p.file === file ||
-              (p.kind === "cycle" &&
-                (p.message.includes(`${file}:`) || p.message.includes(`${file} `)))),
-        )
-      : [];
-  if (own.length > 0) {
-    rmSync(join(dir, file), { force: true });
-    const loop = own.some((p) => p.kind === "cycle");
-    return fail(
-      `${loop ? `${id} after ${after.join(", ")} would close a loop` : `${shown} would not hold together`}; nothing was written — ${own.map((p) => (loop ? p.message : `${p.message} — ${p.fix}`)).join("; ")}`,
-    );
-  }
+  const shown = join(dir, `${id}.md`);
+  const loaded = await writeTicket(dir, id, after, ticketText(title, after, opts));
+  if (typeof loaded === "string") return fail(loaded);
   const deps = after.length > 0 ? ` (after ${after.join(", ")})` : "";
   if (opts.json) {
     printResult(io, "new", dir, {
@@ -179,6 +102,83 @@ export async function newCommand(
     }
   }
   return EXIT.complete;
+}
+
+/** What a later `validate` would refuse in the ticket to be written, said before it is. */
+function inputProblem(
+  dir: string,
+  id: string,
+  after: readonly string[],
+  title: string,
+  scope: readonly string[],
+  ids: ReadonlyMap<string, string>,
+): string | undefined {
+  for (const dep of after) {
+    if (!TICKET_ID.test(dep)) return badId(dep, "--after");
+    if (dep === id) return `${id} cannot come after itself: drop it from --after`;
+  }
+  if (title === "")
+    return '--title is empty: give the ticket a title, e.g. --title "Plan the migration"';
+  if (/[\r\n]/.test(title)) return "--title must be one line; put the rest in the ticket's body";
+  const outside = scope.find((g) => /^!?(?:\/|[A-Za-z]:|(?:.*\/)?\.\.(?:\/|$))/.test(g));
+  if (outside !== undefined) {
+    return `--scope ${JSON.stringify(outside)} can match no path of the repository: write a path from the repository's top, without a leading / or .. (e.g. --scope 'src/api/**')`;
+  }
+  const file = `${id}.md`;
+  const taken = ids.get(id);
+  if (taken !== undefined) {
+    return taken === file
+      ? `${join(dir, file)} already exists; nothing was written — edit it, or pick another id`
+      : `${join(dir, taken)} already has the id ${id}; nothing was written — pick another id`;
+  }
+  const missing = after.filter((dep) => !ids.has(dep));
+  if (missing.length === 0) return undefined;
+  const known = [...ids.keys()];
+  const each = missing.map((dep) => {
+    const near = nearMatches(dep, known);
+    return near.length > 0 ? `"${dep}" (did you mean ${near.join(" or ")}?)` : `"${dep}"`;
+  });
+  return `--after names ${missing.length === 1 ? "a ticket" : "tickets"} not in ${dir}: ${each.join("; ")} — create ${missing.length === 1 ? "it" : "them"} first with \`frontier new ${shellWord(dir)} ${missing[0]}\`, or fix the id`;
+}
+
+/**
+ * Write `DIR/ID.md` (never over a file) and read the directory with it in place. Some
+ * problems can only be seen then: a loop (a ticket already waiting on this id and named in
+ * --after), an --executor frontier.yml does not define. Then the file goes again, and the
+ * problem is the error (a string); else the directory as loaded.
+ */
+async function writeTicket(
+  dir: string,
+  id: string,
+  after: readonly string[],
+  text: string,
+): Promise<string | Awaited<ReturnType<typeof loadDirectory>>> {
+  const file = `${id}.md`;
+  const shown = join(dir, file);
+  try {
+    // `wx`: never overwrite, even a file that appeared since the check above
+    writeFileSync(join(dir, file), text, { flag: "wx" });
+  } catch (e) {
+    if (e instanceof Error && "code" in e && e.code === "EEXIST")
+      return `${shown} already exists; nothing was written`;
+    return `could not write ${shown}: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  const loaded = await loadDirectory(dir, {}, { localExecutors: true });
+  const own =
+    loaded.kind === "invalid"
+      ? loaded.problems.filter(
+          (p) =>
+            p.severity === "error" &&
+            !p.runner &&
+            (p.file === file ||
+              (p.kind === "cycle" &&
+                (p.message.includes(`${file}:`) || p.message.includes(`${file} `)))),
+        )
+      : [];
+  if (own.length === 0) return loaded;
+  rmSync(join(dir, file), { force: true });
+  const loop = own.some((p) => p.kind === "cycle");
+  return `${loop ? `${id} after ${after.join(", ")} would close a loop` : `${shown} would not hold together`}; nothing was written — ${own.map((p) => (loop ? p.message : `${p.message} — ${p.fix}`)).join("; ")}`;
 }
 
 /**
@@ -206,12 +206,18 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** The file `frontier new` writes: front matter with its dependencies, a heading, a prompt. */
+/** The file `frontier new` writes: front matter with the fields given, a heading, a prompt. */
 export function ticketText(
   title: string,
   after: readonly string[],
-  fields: readonly [string, string | readonly string[] | undefined][] = [],
+  opts: Pick<NewOptions, "scope" | "isolation" | "agent" | "executor"> = {},
 ): string {
+  const fields: [string, string | readonly string[] | undefined][] = [
+    ["write_scope", opts.scope],
+    ["isolation", opts.isolation],
+    ["agent", opts.agent],
+    ["executor", opts.executor],
+  ];
   return [
     "---",
     `depends_on: [${after.map(yamlWord).join(", ")}]`,
