@@ -147,9 +147,10 @@ export async function initCommand(
 
   const starter = opts.coding
     ? Object.fromEntries(
+        // npm leaves every .gitignore out of a package: it ships as gitignore
         CODING_FILES.map((f) => [
           f,
-          readFileSync(join(PACKAGE_ROOT, "examples", "coding-init", f), "utf8"),
+          readFileSync(join(PACKAGE_ROOT, "examples", "coding-init", f.replace(/^\./, "")), "utf8"),
         ]),
       )
     : STARTER_FILES;

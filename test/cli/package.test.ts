@@ -60,7 +60,7 @@ describe("the package says what it is and points at files that exist", () => {
       "examples/agents/codex.yml",
       "examples/agents/claude-code.yml",
       "examples/coding-init/frontier.yml",
-      "examples/coding-init/.gitignore",
+      "examples/coding-init/gitignore",
       "examples/coding-init/_bin/stand-in-agent.mjs",
       "build/src/cli.js",
     ]) {
