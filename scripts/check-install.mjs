@@ -51,6 +51,8 @@ const SHIPPED = [
   "examples/coding-init/frontier.yml",
   "examples/coding-init/gitignore",
   "examples/coding-init/_bin/stand-in-agent.mjs",
+  "examples/starter/frontier.yml",
+  "examples/starter/_bin/starter-executor.mjs",
   "schema/receipt.schema.json",
   "schema/command.schema.json",
 ];

@@ -62,6 +62,8 @@ describe("the package says what it is and points at files that exist", () => {
       "examples/coding-init/frontier.yml",
       "examples/coding-init/gitignore",
       "examples/coding-init/_bin/stand-in-agent.mjs",
+      "examples/starter/frontier.yml",
+      "examples/starter/_bin/starter-executor.mjs",
       "build/src/cli.js",
     ]) {
       expect(shipped(path), path).toBe(true);
