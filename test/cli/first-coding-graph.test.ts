@@ -85,6 +85,18 @@ describe("the README's quick start: a first coding graph, no file edited by hand
     );
   });
 
+  it("init --coding wrote the files the README names, and git ignores the run's records", () => {
+    const named = /- `frontier init --coding` wrote ([\s\S]*?)\n- /.exec(quickStart)?.[1] ?? "";
+    const paths = [...named.matchAll(/`(tickets\/[^`]+)`/g)].map((m) => m[1]!);
+    expect(paths).toEqual(expect.arrayContaining(["tickets/frontier.yml", "tickets/.gitignore"]));
+    for (const path of paths.filter((p) => !p.includes(".frontier"))) {
+      expect(existsSync(join(repo, path)), path).toBe(true);
+    }
+    expect(git(repo, "check-ignore", "tickets/.frontier/receipt.json").trim()).toBe(
+      "tickets/.frontier/receipt.json",
+    );
+  });
+
   it("api first, ui and cli side by side, docs last, as the README says", () => {
     expect(quickStart).toMatch(/`api` runs first, `ui` and `cli` side by side, `docs` last/);
     const plan = JSON.parse(frontier(["plan", "--json"], { cwd: repo }).stdout) as {
@@ -96,7 +108,9 @@ describe("the README's quick start: a first coding graph, no file edited by hand
   it("merged into the user's branch; only the tickets' recorded state is left to commit", () => {
     expect(git(repo, "branch", "--show-current").trim()).not.toBe("frontier/tickets");
     expect(git(repo, "rev-parse", "HEAD")).toBe(git(repo, "rev-parse", "frontier/tickets"));
-    const status = git(repo, "status", "--porcelain", "--untracked-files=all").trimEnd().split("\n");
+    const status = git(repo, "status", "--porcelain", "--untracked-files=all")
+      .trimEnd()
+      .split("\n");
     expect(
       status.every((l) => /^ M tickets\/\w+\.md$/.test(l)),
       status.join("\n"),
