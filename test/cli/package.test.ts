@@ -85,11 +85,13 @@ function admits(range: string, version: string): boolean {
     if (op === "^") return c >= 0 && v[0] === Number(w.split(".")[0]);
     return { ">=": c >= 0, "<=": c <= 0, ">": c > 0, "<": c < 0, "": c === 0, "=": c === 0 }[op];
   };
-  return range.split("||").some((set) =>
-    [...set.matchAll(/(\^|>=|<=|>|<|=)?\s*v?(\d+(?:\.\d+){0,2})/g)].every((m) =>
-      holds(m[1] ?? "", m[2]!),
-    ),
-  );
+  return range
+    .split("||")
+    .some((set) =>
+      [...set.matchAll(/(\^|>=|<=|>|<|=)?\s*v?(\d+(?:\.\d+){0,2})/g)].every((m) =>
+        holds(m[1] ?? "", m[2]!),
+      ),
+    );
 }
 
 describe("`npm ci` installs on the Node the package says it needs", () => {
