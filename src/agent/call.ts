@@ -7,7 +7,14 @@
  */
 import { formatDuration } from "../core/bound.js";
 import type { AgentConfig } from "./config.js";
-import { type AgentOutcome, chatRequest, excerpt, readCompletion, usageOf } from "./protocol.js";
+import {
+  type Ask,
+  chatRequest,
+  excerpt,
+  type ModelOutcome,
+  readCompletion,
+  usageOf,
+} from "./protocol.js";
 import {
   isTransient,
   rateLimit,
@@ -84,7 +91,7 @@ export function budgetOf(
 }
 
 export interface CallResult {
-  outcome: AgentOutcome;
+  outcome: ModelOutcome;
   /** requests sent (each retry counts) */
   requests: number;
   /** time spent waiting on rate limits and back-offs */
@@ -126,10 +133,12 @@ const NETWORK_WORDS: Record<string, string> = {
 export async function callModel(
   config: AgentConfig,
   context: string,
+  ask: Ask,
   budget: Budget,
   deps: CallDeps,
 ): Promise<CallResult> {
   let structured = true;
+  let tokensKey: Ask["tokensKey"] = "max_tokens";
   let transient = 0;
   let requests = 0;
   let waitedMs = 0;
@@ -137,7 +146,7 @@ export async function callModel(
   // (a key too short to be a real one would only garble the words)
   const redact = (text: string) =>
     config.key.length >= 8 ? text.split(config.key).join("***") : text;
-  const done = (outcome: AgentOutcome): CallResult => ({
+  const done = (outcome: ModelOutcome): CallResult => ({
     outcome:
       outcome.reason === undefined ? outcome : { ...outcome, reason: redact(outcome.reason) },
     requests,
@@ -181,7 +190,7 @@ export async function callModel(
           "content-type": "application/json",
           accept: "application/json",
         },
-        body: JSON.stringify(chatRequest(config.model, context, structured)),
+        body: JSON.stringify(chatRequest(config.model, context, structured, { ...ask, tokensKey })),
         signal: AbortSignal.timeout(left),
       });
       status = res.status;
@@ -235,6 +244,15 @@ export async function callModel(
           bounded: budget.bounded,
         }),
       );
+    }
+    if (
+      ask.maxTokens !== undefined &&
+      tokensKey === "max_tokens" &&
+      /max_completion_tokens/.test(text)
+    ) {
+      // a model that takes only the newer name for the output cap (OpenAI's reasoning models)
+      tokensKey = "max_completion_tokens";
+      continue;
     }
     if (structured && refusesSchemaFormat(status, text)) {
       // the same request, with the shape in the instructions only: one answer still

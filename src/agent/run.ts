@@ -12,12 +12,14 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { parseDuration } from "../core/bound.js";
+import { parseRunBound } from "../core/executor.js";
 import { EXIT_SUSPEND } from "../core/settle.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { formatProblem } from "../tickets/problems.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { budgetOf, type CallDeps, callModel } from "./call.js";
 import { type AgentConfig, type AgentFlags, resolveConfig } from "./config.js";
+import { applyEdits, scopeFiles, workspaceRoot } from "./edits.js";
 import type { AgentOutcome } from "./protocol.js";
 
 export interface AgentIo {
@@ -26,6 +28,8 @@ export interface AgentIo {
   stdin?: (NodeJS.ReadableStream & { isTTY?: boolean }) | undefined;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** where the agent runs (the workspace a coding ticket edits); default the process's */
+  cwd?: string;
 }
 
 export interface AgentRun {
@@ -64,14 +68,29 @@ export async function runAgent(
   }
 
   const decided = await decide(flags, env, context);
+  // the output a request may ask for: what the run's usage bound has left of its tokens
+  const left = parseRunBound(env.FRONTIER_RUN_BOUND);
+  const tokensLeft = left.kind === "ok" ? left.bound.usage?.tokens : undefined;
   let outcome: AgentOutcome;
   let config: AgentConfig | undefined;
   if (decided.kind === "bad") outcome = { status: "failed", reason: decided.reason };
-  else {
+  else if (tokensLeft !== undefined && tokensLeft < 1) {
+    outcome = {
+      status: "limited",
+      reason: `the run's usage bound has no tokens left ($FRONTIER_RUN_BOUND: ${env.FRONTIER_RUN_BOUND}), so no request was sent — raise the run's bound (bound: {usage: {tokens: N}})`,
+    };
+  } else {
     config = decided.config;
+    // a coding ticket: the files of its scope go with the context, its answer's edits are applied
+    const root =
+      decided.scope.length > 0 ? await workspaceRoot(io.cwd ?? process.cwd(), env) : undefined;
     const called = await callModel(
       config,
-      decided.text,
+      root === undefined ? decided.text : decided.text + (await scopeFiles(root, decided.scope)),
+      {
+        coding: root !== undefined,
+        ...(tokensLeft !== undefined && { maxTokens: Math.floor(tokensLeft) }),
+      },
       budgetOf(
         parseDuration(env.FRONTIER_BOUND ?? ""),
         env.FRONTIER_BOUND ?? "",
@@ -80,7 +99,8 @@ export async function runAgent(
       ),
       options.deps ?? defaultDeps,
     );
-    outcome = called.outcome;
+    const { edits, ...plain } = called.outcome;
+    outcome = root === undefined ? plain : await applyEdits(root, called.outcome);
   }
   const summary = summarize(config, outcome);
 
@@ -134,7 +154,9 @@ async function readContextText(io: AgentIo): Promise<Context> {
   return text.trim() === "" ? { kind: "none" } : { kind: "text", text };
 }
 
-type Decided = { kind: "ok"; config: AgentConfig; text: string } | { kind: "bad"; reason: string };
+type Decided =
+  | { kind: "ok"; config: AgentConfig; text: string; scope: readonly string[] }
+  | { kind: "bad"; reason: string };
 
 /** The context, the settings of the ticket directory and the ticket's model: which call to make. */
 async function decide(
@@ -156,19 +178,24 @@ async function decide(
     }
     settings = loaded.settings;
   }
-  const ticketModel = await ticketModelOf(env.FRONTIER_TICKET_FILE);
+  const ticket = await ticketOf(env.FRONTIER_TICKET_FILE);
   const resolved = resolveConfig({
     flags,
     settings,
     env,
-    ...(ticketModel !== undefined && { ticketModel }),
+    ...(ticket?.model !== undefined && { ticketModel: ticket.model }),
   });
   if (resolved.kind === "bad") return resolved;
-  return { kind: "ok", config: resolved.config, text: context.text };
+  return {
+    kind: "ok",
+    config: resolved.config,
+    text: context.text,
+    scope: ticket?.writeScope ?? [],
+  };
 }
 
-/** The ticket's `model:`, when its file is there and says one. */
-async function ticketModelOf(file: string | undefined): Promise<string | undefined> {
+/** The ticket's `model:` and `write_scope`, when its file is there. */
+async function ticketOf(file: string | undefined) {
   if (!file) return undefined;
   let text: string;
   try {
@@ -181,7 +208,7 @@ async function ticketModelOf(file: string | undefined): Promise<string | undefin
   const parsed =
     parseTicketQuick(text, basename(file), 0) ??
     (await import("../tickets/parse.js")).parseTicket(text, basename(file), 0);
-  return parsed.kind === "ok" ? parsed.spec.model : undefined;
+  return parsed.kind === "ok" ? parsed.spec : undefined;
 }
 
 function summarize(config: AgentConfig | undefined, outcome: AgentOutcome): string {
