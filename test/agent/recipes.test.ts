@@ -86,14 +86,52 @@ describe("every recipe is an agent step the orch-task job can take", () => {
     expect(JSON.parse(schema ?? "")).toEqual(OUTCOME_SCHEMA);
   });
 
-  it("each says what its agent commits or pushes, which secret it needs, and that it is untested on GitHub", () => {
+  it("each says what its agent commits or pushes, which secret it needs, and how far it is checked", () => {
     expect(byName("codex.yml").text).toMatch(/commits and pushes nothing itself/);
     expect(byName("codex.yml").text).toMatch(/secret OPENAI_API_KEY/);
     expect(byName("claude-code.yml").text).toMatch(/pushes its commits itself/);
     expect(byName("claude-code.yml").text).toMatch(/secret ANTHROPIC_API_KEY/);
-    for (const r of coding) expect(r.text, r.name).toMatch(/Untested on GitHub/);
+    for (const r of coding)
+      expect(r.text, r.name).toMatch(/checked against .*action\.yml at the pinned commit/s);
     // Claude Code gets file tools only: no shell, so no git
     expect(byName("claude-code.yml").text).toMatch(/--allowedTools Read,Edit,Write,Glob,Grep\n/);
+  });
+
+  it.each([
+    ["codex.yml", "codex-action.action.yml"],
+    ["claude-code.yml", "claude-code-base-action.action.yml"],
+  ])(
+    "%s: pinned by full commit to the action.yml kept in test/agent/fixtures; every input it passes and every output it reads is one that action.yml declares",
+    (name, fixture) => {
+      const text = readFileSync(join(import.meta.dirname, "fixtures", fixture), "utf8");
+      const commit = /^# \S+ action\.yml at ([0-9a-f]{40})/.exec(text)?.[1];
+      const action = parse(text) as {
+        inputs: Record<string, unknown>;
+        outputs: Record<string, unknown>;
+      };
+      const agent = byName(name).steps.find((s) => s.id === "agent")!;
+      expect(agent.uses).toMatch(new RegExp(`^[\\w-]+/[\\w-]+@${commit}$`));
+      // the version is named beside the commit
+      expect(byName(name).text).toMatch(new RegExp(`@${commit} # \\S`));
+      for (const input of Object.keys(agent.with ?? {}))
+        expect(Object.keys(action.inputs), input).toContain(input);
+      const read = [...byName(name).text.matchAll(/steps\.agent\.outputs\.([\w-]+)/g)].map(
+        (m) => m[1],
+      );
+      expect(read.length).toBeGreaterThan(0);
+      for (const output of read) expect(Object.keys(action.outputs), output).toContain(output);
+    },
+  );
+
+  it("an agent that commits loses nothing and pushes nothing: the job's checkout keeps no credentials, and no recipe runs git", () => {
+    const orch = parse(
+      readFileSync(join(ROOT, "examples", "workflows", "orch-task.yml"), "utf8"),
+    ) as { jobs: { task: { steps: Step[] } } };
+    const checkouts = orch.jobs.task.steps.filter((s) => s.uses?.startsWith("actions/checkout"));
+    expect(checkouts.length).toBeGreaterThan(0);
+    for (const c of checkouts) expect(c.with?.["persist-credentials"]).toBe(false);
+    for (const r of coding)
+      for (const step of r.steps) expect(step.run ?? "").not.toMatch(/\bgit\b/);
   });
 
   it("the stand-in runs the executor `frontier init` writes", () => {
