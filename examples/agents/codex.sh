@@ -9,13 +9,14 @@
 # write_scope (ask it not to commit: the prompt does). The ticket's context goes in on
 # stdin; the final message is asked for in outcome.schema.json (keep it beside this script).
 #
-# Its output is `codex exec --json`'s event stream, one JSON object a line (Codex CLI 0.50
-# and later): {"type": "thread.started"}, {"type": "turn.started"}, {"type": "item.completed",
-# "item": {"type": "agent_message", "text": …}}, {"type": "turn.completed", "usage":
-# {"input_tokens": n, "cached_input_tokens": n, "output_tokens": n}}, and on failure
-# {"type": "turn.failed", "error": {"message": …}} or {"type": "error", "message": …}.
-# The last agent message (the outcome JSON) becomes $FRONTIER_OUTCOME_FILE, with usage
-# {tokens: input + output over every turn}; a failure, or no outcome, is a failed outcome.
+# Its output is `codex exec --json`'s event stream, one JSON object a line (Codex CLI 0.44
+# and later, as 0.152 prints it): {"type": "thread.started"}, {"type": "turn.started"},
+# {"type": "item.completed", "item": {"type": "agent_message", "text": …}}, {"type":
+# "turn.completed", "usage": {"input_tokens": n, "cached_input_tokens": n, "output_tokens": n}}
+# (the thread's total so far), and on failure {"type": "turn.failed", "error": {"message": …}}
+# (an {"type": "error"} event alone is a warning it may recover from). The last agent message
+# (the outcome JSON) becomes $FRONTIER_OUTCOME_FILE, with usage {tokens: input + output of the
+# last turn.completed}; a failure, or no outcome, is a failed outcome.
 # Needs codex (npm i -g @openai/codex, logged in or OPENAI_API_KEY) and jq.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +42,7 @@ code=$?
 
 [ -s "$out" ] && jq -sc '
   ([.[] | select(.type == "turn.completed") | (.usage.input_tokens // 0) + (.usage.output_tokens // 0)]
-   | if length > 0 then {usage: {tokens: add}} else {} end) as $usage
+   | if length > 0 then {usage: {tokens: last}} else {} end) as $usage
   | ([.[] | select(.type == "item.completed" and .item.type == "agent_message") | .item.text] | last
      | try fromjson catch null) as $said
   | (([.[] | select(.type == "turn.failed") | .error.message] | last)

@@ -9,7 +9,7 @@
 # against the ticket's write_scope. The ticket's context goes in on stdin. Gemini CLI
 # takes no output schema, so the prompt spells the outcome's shape out.
 #
-# Its output is Gemini CLI's headless `--output-format json` object (Gemini CLI 0.6 and
+# Its output is Gemini CLI's headless `--output-format json` object (Gemini CLI 0.6.1 and
 # later): {"response": text, "stats": {"models": {"<model>": {"tokens": {"prompt": n,
 # "candidates": n, "total": n, …}}}, …}, "error"?: {"type": …, "message": …, "code": n}},
 # with exit 0 success, 1 an error, 42 bad input, 53 the turn limit. The response (the

@@ -373,6 +373,13 @@ const PRINTS: Record<string, Record<string, [string, number]>> = {
     prose: [
       [
         { type: "thread.started", thread_id: "0199a213" },
+        { type: "turn.started" },
+        // the thread's total so far: the last one counts, not their sum
+        {
+          type: "turn.completed",
+          usage: { input_tokens: 200, cached_input_tokens: 0, output_tokens: 5 },
+        },
+        { type: "turn.started" },
         {
           type: "item.completed",
           item: { id: "item_0", type: "agent_message", text: "I fixed it, I think." },
