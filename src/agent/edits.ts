@@ -23,12 +23,13 @@ export const MAX_SCOPE_BYTES = 16 * 1024;
 /** Files past the cap named at most, by path and size. */
 const MAX_NAMED = 200;
 
-/** The top of the workspace the paths are relative to: the repository's, else the job's checkout, else `cwd`. */
-export async function workspaceRoot(cwd: string, env: AgentEnv): Promise<string> {
-  return realpath((await repositoryRoot(cwd)) ?? (env.GITHUB_WORKSPACE || cwd));
+/**
+ * The top of the workspace the paths are relative to: the repository's that holds `cwd`
+ * (the ticket's worktree; on GitHub the job's checkout, where the step runs), else `cwd`.
+ */
+export async function workspaceRoot(cwd: string): Promise<string> {
+  return realpath((await repositoryRoot(cwd)) ?? cwd);
 }
-
-type AgentEnv = Readonly<Record<string, string | undefined>>;
 
 /** The request's part about files: the write scope, and the text of the files it matches. */
 export async function scopeFiles(

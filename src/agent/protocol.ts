@@ -70,11 +70,14 @@ export const CODING_SCHEMA = {
   required: [...OUTCOME_SCHEMA.required, "writes", "deletes"],
 } as const;
 
-export const SYSTEM_PROMPT = `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
+/** The instructions; a coding ticket's say how to change files and add them to the shape. */
+const systemPrompt = (
+  coding: boolean,
+) => `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
 
-You have no tools and no access to files, the network or the repository: work only from the context. Do the task and report its outcome as one JSON object, with no other text:
+${coding ? CODING_PROMPT : "You have no tools and no access to files, the network or the repository: work only from the context."} Do the task and report its outcome as one JSON object, with no other text:
 
-{"status": "complete" | "empty" | "failed" | "suspended", "result": string | null, "question": string | null, "reason": string | null}
+{"status": "complete" | "empty" | "failed" | "suspended", "result": string | null, "question": string | null, "reason": string | null${coding ? ', "writes": [{"path": string, "content": string}] | null, "deletes": [string] | null' : ""}}
 
 - "complete": the task is done; "result" is the work itself (markdown), complete enough for the tickets that depend on this one.
 - "empty": the task ran and there is nothing to report; "result" is null.
@@ -83,8 +86,8 @@ You have no tools and no access to files, the network or the repository: work on
 
 Fields that do not apply are null.`;
 
-/** What a coding ticket's system message says instead of "you have no tools". */
-const CODING_PROMPT = `You change files by answering with them: the user message ends with the ticket's write scope and the current text of the files in it. Add to the JSON object "writes": [{"path": string, "content": string}] (each file whole, as it should be after your change) and "deletes": [string], each path relative to the repository's top; both null when you change nothing. Write only inside the write scope: a path outside it fails the ticket. Say in "result" what you changed and why.`;
+/** What a coding ticket's instructions say instead of "you have no tools". */
+const CODING_PROMPT = `You change files by answering with them: the user message ends with the ticket's write scope and the current text of the files in it. Put in "writes" each file you change, whole, as it should be after your change, and in "deletes" the files to remove, each path relative to the repository's top; both null when you change nothing. Write only inside the write scope: a path outside it fails the ticket. Say in "result" what you changed and why.`;
 
 /** What one attempt asks: a coding ticket's answer carries files; at most `maxTokens` of output. */
 export interface Ask {
@@ -101,16 +104,10 @@ export function chatRequest(
   structured: boolean,
   ask: Ask = { coding: false },
 ): Record<string, unknown> {
-  const system = ask.coding
-    ? SYSTEM_PROMPT.replace(/You have no tools[^\n]*/, CODING_PROMPT).replace(
-        '"reason": string | null}',
-        '"reason": string | null, "writes": [{"path": string, "content": string}] | null, "deletes": [string] | null}',
-      )
-    : SYSTEM_PROMPT;
   return {
     model,
     messages: [
-      { role: "system", content: system },
+      { role: "system", content: systemPrompt(ask.coding) },
       { role: "user", content: context },
     ],
     ...(ask.maxTokens !== undefined && { [ask.tokensKey ?? "max_tokens"]: ask.maxTokens }),
@@ -153,19 +150,24 @@ export function usageOf(body: unknown): Record<string, number> | undefined {
   if (u === null || typeof u !== "object") return undefined;
   const count = (v: unknown) =>
     typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
-  const prompt = count(u.prompt_tokens);
-  const completion = count(u.completion_tokens);
+  const counts: Record<string, number> = {};
+  for (const key of ["prompt_tokens", "completion_tokens"] as const) {
+    const v = count(u[key]);
+    if (v !== undefined) counts[key] = v;
+  }
+  const parts = Object.values(counts);
   const total =
-    count(u.total_tokens) ??
-    (prompt !== undefined || completion !== undefined
-      ? (prompt ?? 0) + (completion ?? 0)
-      : undefined);
-  if (total === undefined) return undefined;
-  const usage: Record<string, number> = { tokens: total };
-  if (prompt !== undefined) usage.prompt_tokens = prompt;
-  if (completion !== undefined) usage.completion_tokens = completion;
-  return usage;
+    count(u.total_tokens) ?? (parts.length > 0 ? parts.reduce((a, b) => a + b) : undefined);
+  return total === undefined ? undefined : { tokens: total, ...counts };
 }
+
+/** Answers the model did not finish, by their finish_reason. */
+const STOPPED: Record<string, string> = {
+  length:
+    "the model's answer was cut off at its output limit (finish_reason: length): split the ticket into smaller ones, or choose a model with a larger output (or raise the run's usage bound, when it is nearly spent)",
+  content_filter:
+    "the endpoint's content filter stopped the model's answer (finish_reason: content_filter): reword the ticket",
+};
 
 /** What to change when a model will not keep to the shape. */
 const KEEP_TO_SHAPE =
@@ -193,16 +195,8 @@ export function readCompletion(body: unknown): ModelOutcome {
       `the model refused the task: "${excerpt(message.refusal, 300)}" — reword the ticket, or choose another model`,
     );
   }
-  if (choice.finish_reason === "length") {
-    return failed(
-      "the model's answer was cut off at its output limit (finish_reason: length): split the ticket into smaller ones, or choose a model with a larger output",
-    );
-  }
-  if (choice.finish_reason === "content_filter") {
-    return failed(
-      "the endpoint's content filter stopped the model's answer (finish_reason: content_filter): reword the ticket",
-    );
-  }
+  const stopped = STOPPED[String(choice.finish_reason)];
+  if (stopped !== undefined) return failed(stopped);
   const content = message.content;
   if (typeof content !== "string" || content.trim() === "") {
     return failed(`the model's answer is empty, not an outcome: ${KEEP_TO_SHAPE}`);

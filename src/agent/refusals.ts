@@ -26,12 +26,6 @@ export function endpointMessage(bodyText: string): string {
   return excerpt(bodyText, 300);
 }
 
-/** "403 Forbidden: <message>" — what the endpoint said, shortly. */
-function said(status: number, bodyText: string): string {
-  const message = endpointMessage(bodyText);
-  return message === "" ? `${status}` : `${status}: ${message}`;
-}
-
 /**
  * Whether a 400 refuses the JSON schema response format (some models and endpoints do):
  * then the same request goes again with the shape in the instructions only.
@@ -50,7 +44,9 @@ export function isTransient(status: number): boolean {
 
 /** The reason a refusal fails the attempt with (not for 429: see rateLimit). */
 export function refusalReason(status: number, bodyText: string, c: AgentConfig): string {
-  const what = said(status, bodyText);
+  // "403: <message>": what the endpoint said, shortly
+  const message = endpointMessage(bodyText);
+  const what = message === "" ? `${status}` : `${status}: ${message}`;
   if (status === 401 || status === 403) {
     if (c.githubModels) {
       return `GitHub Models refused the token in $${c.keyEnv} (${what}): on GitHub the orch-task workflow needs \`permissions: models: read\` (and GitHub Models allowed for the repository's owner); locally, use a token that may use GitHub Models — a fine-grained token with the Models: read permission, or \`gh auth token\``;
