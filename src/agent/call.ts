@@ -5,7 +5,6 @@
  * the ticket's bound. Every way it can go wrong ends in an outcome whose reason says
  * what to change; nothing here throws.
  */
-import { formatDuration } from "../core/bound.js";
 import type { AgentConfig } from "./config.js";
 import {
   type Ask,
@@ -17,6 +16,7 @@ import {
 } from "./protocol.js";
 import {
   isTransient,
+  noAnswer,
   rateLimit,
   rateLimitReason,
   refusalReason,
@@ -194,38 +194,20 @@ export async function callModel(
   };
 
   for (;;) {
-    if (requests >= MAX_REQUESTS) {
-      return failed(
-        `${config.endpoint} kept asking to try again (${requests} requests for model ${config.model}): retry the ticket later`,
-      );
-    }
+    if (requests >= MAX_REQUESTS) return failed(noAnswer.tooMany(config, requests));
     const left = budget.deadline - deps.now();
     requests++;
     const request = chatRequest(config.model, context, structured, { ...ask, tokensKey });
     const sent =
       left <= 0 ? ({ kind: "timeout" } as const) : await post(config, request, left, deps);
-    if (sent.kind === "timeout") {
-      return failed(
-        `timeout: no answer from ${config.endpoint} (model ${config.model}) within ${
-          budget.bounded
-            ? `the ticket's bound (${budget.boundText})`
-            : `${formatDuration(UNBOUNDED_MS)} (the ticket has no duration bound)`
-        } — raise the bound, or choose a faster model`,
-      );
-    }
+    if (sent.kind === "timeout") return failed(noAnswer.timeout(config, budget, UNBOUNDED_MS));
     if (sent.kind === "network") {
       const known = NETWORK[sent.code];
       if (known?.again && (await again())) continue;
-      return failed(
-        `could not reach ${config.endpoint} (${known?.words ? `${sent.code}: ${known.words}` : sent.code}): check the endpoint's URL (--endpoint, or model_endpoint in frontier.yml) and that this machine can reach it`,
-      );
+      return failed(noAnswer.unreachable(config, sent.code, known?.words));
     }
     const { status, text } = sent;
-    if (text === undefined) {
-      return failed(
-        `${config.endpoint} answered ${status} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: check that --endpoint is the base URL of an OpenAI-compatible API`,
-      );
-    }
+    if (text === undefined) return failed(noAnswer.tooLarge(config, status, MAX_ANSWER_BYTES));
     if (status >= 200 && status < 300) return done(answered(config, status, text));
     if (status === 429) {
       const limit = rateLimit(sent.headers, text, deps.now());
@@ -234,11 +216,7 @@ export async function callModel(
         continue;
       }
       return failed(
-        rateLimitReason(limit, config, {
-          boundText: budget.boundText,
-          leftMs: budget.deadline - deps.now(),
-          bounded: budget.bounded,
-        }),
+        rateLimitReason(limit, config, { ...budget, leftMs: budget.deadline - deps.now() }),
       );
     }
     if (
