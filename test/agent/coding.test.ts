@@ -38,7 +38,7 @@ import {
   runHere,
   ticket,
 } from "../local/git-repo.js";
-import { CLI } from "../local/harness.js";
+import { CLI, makeGraph } from "../local/harness.js";
 
 const models = new FakeModels();
 beforeAll(async () => {
@@ -249,6 +249,29 @@ describe("what a coding request carries, and what its answer may write", () => {
 });
 
 describe("requests fit the run's usage bound", () => {
+  it("a local run bounded to 1,000 tokens: each request asks for at most what is left, and none is sent once it is spent", async () => {
+    models.model("fake/spend", () =>
+      answer(
+        { status: "complete", result: "done" },
+        { prompt_tokens: 300, completion_tokens: 100 },
+      ),
+    );
+    const g = makeGraph(
+      {
+        a: { model: "fake/spend" },
+        b: { model: "fake/spend", depends_on: ["a"] },
+        c: { model: "fake/spend", depends_on: ["b"] },
+        d: { model: "fake/spend", depends_on: ["c"] },
+      },
+      { run: "bounded", bound: { usage: { tokens: 1000 } } },
+    );
+    const ran = await runHere(g.dir, agentExec("fake/spend"));
+    expect(ran.code, ran.stderr).toBe(4);
+    expect(models.requestsFor("fake/spend").map((r) => r.body.max_tokens)).toEqual([
+      1000, 600, 200,
+    ]);
+  });
+
   it("max_tokens is what the bound has left; without a bound none is asked; a spent bound sends no request", async () => {
     const repo = repoWith({ "a.txt": "a\n" });
     const count = () => models.requestsFor("fake/edit").length;
