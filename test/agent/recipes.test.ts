@@ -92,7 +92,7 @@ describe("every recipe is an agent step the orch-task job can take", () => {
     expect(byName("claude-code.yml").text).toMatch(/pushes its commits itself/);
     expect(byName("claude-code.yml").text).toMatch(/secret ANTHROPIC_API_KEY/);
     for (const r of coding)
-      expect(r.text, r.name).toMatch(/checked against\s[^]*?action\.yml at the pinned commit/);
+      expect(r.text, r.name).toMatch(/checked against\s[\s\S]*?action\.yml at the pinned commit/);
     // Claude Code gets file tools only: no shell, so no git
     expect(byName("claude-code.yml").text).toMatch(/--allowedTools Read,Edit,Write,Glob,Grep\n/);
   });
