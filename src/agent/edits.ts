@@ -51,9 +51,10 @@ export async function scopeFiles(
     "",
     `Write scope: ${patterns.map((p) => `\`${p}\``).join(", ")}. The current text of the files in it:`,
   ];
+  const inScope = listed.filter((p) => pathInScope(p, scope));
   const left: string[] = [];
   let room = cap;
-  for (const path of listed.filter((p) => pathInScope(p, scope))) {
+  for (const path of inScope) {
     // a symlink is never followed out of the workspace into the request
     const stat = await lstat(join(root, path)).catch(() => undefined);
     if (!stat?.isFile()) continue;
@@ -66,7 +67,7 @@ export async function scopeFiles(
     const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((f) => f.length + 1)));
     out.push("", `### ${path}`, "", fence, text.replace(/\n$/, ""), fence);
   }
-  if (room === cap && left.length === 0) out.push("", "(no file matches it yet)");
+  if (inScope.length === 0) out.push("", "(no file matches it yet)");
   if (left.length > 0) {
     out.push("", `Not shown (past the ${cap} bytes of files a request carries, or binary):`);
     out.push(...left.slice(0, MAX_NAMED));
