@@ -3,11 +3,13 @@
  * the report renderers, the runner or the YAML writer — so it stays fast on 10k tickets.
  */
 import { STATUSES } from "../core/constants.js";
+import type { Frontier } from "../core/engine.js";
 import { isDeadLocalHolder } from "../local/lock.js";
 import { openDirectory } from "../local/open.js";
-import { buildReceipt } from "../report/receipt.js";
+import { receiptBranch } from "../local/worktree.js";
+import { branchCommits, buildReceipt, type ReceiptOptions } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
-import { STATUS_ICON } from "../report/states.js";
+import { clipList, STATUS_ICON } from "../report/states.js";
 import { boundHint } from "../terminal/bound-hint.js";
 import { painter, paintStatus } from "../terminal/colour.js";
 import { type CliIo, EXIT } from "../terminal/io.js";
@@ -30,6 +32,7 @@ export async function statusCommand(
   const opened = await openDirectory(dir, {}, io, now, { bodies: opts.json });
   if (opened.kind === "exit") return opened.code;
   const frontier = opened.opened.frontier;
+  const branch = receiptBranch(dir);
   if (opts.json) {
     json(
       io,
@@ -38,6 +41,7 @@ export async function statusCommand(
         goal: opened.opened.settings.goal,
         isolation: opened.opened.settings.isolation,
         where: "local",
+        branch,
       }),
     );
     return EXIT.complete;
@@ -57,6 +61,7 @@ export async function statusCommand(
   out.push(
     `${paint("bold", `run ${frontier.runRecord().run}`)}: ${frontier.runState(now)} — ${plural(total, "ticket")}: ${counts}`,
   );
+  if (branch) out.push(...branchLines(frontier, branch));
   const ready = remainder.filter((r) => r.status === "ready").map((r) => r.id);
   if (ready.length > 0) out.push(`ready: ${ready.join(", ")}`);
   for (const r of remainder) {
@@ -107,4 +112,29 @@ export async function statusCommand(
   }
   io.stdout.write(`${out.join("\n")}\n`);
   return EXIT.complete;
+}
+
+/** Commits listed one a line; past this, `git log` shows the rest. */
+const COMMITS_SHOWN = 10;
+
+/** The run's branch, its commits and how to merge it, from the attempts' records. */
+function branchLines(frontier: Frontier, branch: NonNullable<ReceiptOptions["branch"]>): string[] {
+  const from = (branch.base ?? "").slice(0, 10);
+  const tickets = frontier.specs().map((s) => ({
+    id: s.id,
+    attempts: frontier.state(s.id)?.attempts ?? [],
+  }));
+  const commits = branchCommits(tickets);
+  if (commits.length === 0)
+    return [`changes: none integrated yet — ${branch.name} is still at ${from}, where it started`];
+  const out = [`changes: ${plural(commits.length, "commit")} on ${branch.name} (from ${from})`];
+  for (const c of commits.slice(0, COMMITS_SHOWN)) {
+    const attempt = frontier.state(c.ticket)?.attempts.find((a) => a.n === c.attempt);
+    const paths = (attempt?.changes?.paths ?? []).map((p) => p.path);
+    out.push(`  ${c.commit.slice(0, 10)} ${c.ticket}: ${clipList(paths, 5, ", ")}`);
+  }
+  if (commits.length > COMMITS_SHOWN)
+    out.push(`  … and ${commits.length - COMMITS_SHOWN} more: git log ${from}..${branch.name}`);
+  if (branch.merge) out.push(`  merge: ${branch.merge}`);
+  return out;
 }

@@ -86,6 +86,11 @@ export function mdId(id: string): string {
   return escapeMarkdown(id);
 }
 
+/** Text as inline code when a code span can hold it (no backtick, no newline), else escaped. */
+export function mdCode(text: string): string {
+  return /^[^`\r\n]+$/.test(text) ? `\`${text}\`` : escapeMarkdown(text);
+}
+
 /**
  * A URL as a markdown link destination: percent-encodes what could end the
  * destination or a table cell. The caller has already checked the scheme.

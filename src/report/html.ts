@@ -125,6 +125,7 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
       opts.maxGraphNodes ?? HTML_GRAPH_MAX_NODES,
       opts.maxDagreNodes ?? DAGRE_MAX_NODES,
     ),
+    renderChanges(ctx),
     renderBlockers(ctx),
     renderQuestions(ctx),
     renderRemainder(ctx),
@@ -673,8 +674,6 @@ function renderTicket(ctx: Ctx, t: ReceiptTicket, i: number): string {
     );
   }
   if (t.attempts.length) parts.push(attemptsTable(t.attempts));
-  const changes = changesBlock(ctx, t);
-  if (changes) parts.push(changes);
   const last = t.attempts.length - 1;
   const results = t.attempts.map((a, k) => resultBlock(a, k === last)).filter(Boolean);
   if (results.length) parts.push(`<div class="results">${results.join("")}</div>`);
@@ -779,45 +778,61 @@ function chainLength(ctx: Ctx, id: string): number {
 /** Paths shown per attempt's changes; the rest are counted. */
 const CHANGES_SHOWN = 200;
 
+/** Attempts whose changes open with the page; past this many, each folds to its summary. */
+const CHANGES_OPEN = 20;
+
 /**
- * What each attempt changed in the repository: its paths with +/− lines and modes, the
- * commit that integrated them (linked), or why they were not integrated and where the
- * patch is kept.
+ * What the run changed in the repository, without a click: the branch, how to merge it,
+ * and each attempt's paths with +/− lines and modes, the commit that integrated them
+ * (linked), or why they were not integrated and where the patch is kept.
  */
-function changesBlock(ctx: Ctx, t: ReceiptTicket): string {
+function renderChanges(ctx: Ctx): string {
+  const changed = ctx.receipt.tickets.flatMap((t) =>
+    t.attempts.filter((a) => a.changes && a.changes.paths.length > 0).map((a) => ({ t, a })),
+  );
+  const b = ctx.receipt.branch;
+  if (changed.length === 0 && !b?.commits.length) return "";
+  const open = changed.length <= CHANGES_OPEN;
+  const blocks = changed.map(({ t, a }) => changesBlock(ctx, t, a, open)).join("");
+  let head = "";
+  if (b) {
+    const merge =
+      ctx.where === "local"
+        ? b.merge && ` · merge: <code>${e(b.merge)}</code>`
+        : safeUrl(b.merge) && ` · merge it through ${link("its pull request", b.merge)}`;
+    head = `<p>${formatInt(b.commits.length)} ${b.commits.length === 1 ? "commit" : "commits"} on <code>${e(b.name)}</code>${b.base ? ` from <code>${e(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
+  }
+  return `<section id="changes"><h2>Changes <span class="sub">${formatInt(changed.length)} ${changed.length === 1 ? "attempt" : "attempts"} changed the repository</span></h2>${head}${blocks}</section>`;
+}
+
+function changesBlock(ctx: Ctx, t: ReceiptTicket, a: ReceiptAttempt, open: boolean): string {
   const repo = safeUrl(ctx.receipt.links?.repository);
-  const blocks = t.attempts
-    .filter((a) => a.changes && a.changes.paths.length > 0)
-    .map((a) => {
-      const c = a.changes!;
-      const rows = c.paths
-        .slice(0, CHANGES_SHOWN)
-        .map((p) => {
-          const lines =
-            p.added !== undefined || p.removed !== undefined
-              ? `+${formatInt(p.added ?? 0)} −${formatInt(p.removed ?? 0)}`
-              : "binary";
-          const mode =
-            p.mode === "100755" ? " (executable)" : p.mode === "120000" ? " (symlink)" : "";
-          const what = p.status === "renamed" ? `${e(p.from ?? "")} → ${e(p.path)}` : e(p.path);
-          return `<tr><td>${e(p.status)}</td><td><code>${what}</code>${mode}</td><td>${p.status === "deleted" ? "" : lines}</td></tr>`;
-        })
-        .join("");
-      const more =
-        c.paths.length > CHANGES_SHOWN
-          ? `<p class="sub">… and ${formatInt(c.paths.length - CHANGES_SHOWN)} more paths</p>`
-          : "";
-      const commit =
-        c.verdict === "integrated"
-          ? c.commit
-            ? repo && /^[0-9a-f]{7,64}$/.test(c.commit)
-              ? ` · commit ${link(c.commit.slice(0, 12), `${repo}/commit/${c.commit}`)}`
-              : ` · commit <code>${e(c.commit.slice(0, 12))}</code>`
-            : " · integrated"
-          : ` · not integrated (${e(c.verdict)})${c.patch_file ? ` — patch in <code>${e(c.patch_file)}</code>` : ""}`;
-      return `<details class="changes"${a === t.attempts[t.attempts.length - 1] ? " open" : ""}><summary>Changes of attempt ${a.n}: ${formatInt(c.paths.length)} path${c.paths.length === 1 ? "" : "s"}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
-    });
-  return blocks.length ? `<div class="changes">${blocks.join("")}</div>` : "";
+  const c = a.changes!;
+  const rows = c.paths
+    .slice(0, CHANGES_SHOWN)
+    .map((p) => {
+      const lines =
+        p.added !== undefined || p.removed !== undefined
+          ? `+${formatInt(p.added ?? 0)} −${formatInt(p.removed ?? 0)}`
+          : "binary";
+      const mode = p.mode === "100755" ? " (executable)" : p.mode === "120000" ? " (symlink)" : "";
+      const what = p.status === "renamed" ? `${e(p.from ?? "")} → ${e(p.path)}` : e(p.path);
+      return `<tr><td>${e(p.status)}</td><td><code>${what}</code>${mode}</td><td>${p.status === "deleted" ? "" : lines}</td></tr>`;
+    })
+    .join("");
+  const more =
+    c.paths.length > CHANGES_SHOWN
+      ? `<p class="sub">… and ${formatInt(c.paths.length - CHANGES_SHOWN)} more paths</p>`
+      : "";
+  const commit =
+    c.verdict === "integrated"
+      ? c.commit
+        ? repo && /^[0-9a-f]{7,64}$/.test(c.commit)
+          ? ` · commit ${link(c.commit.slice(0, 12), `${repo}/commit/${c.commit}`)}`
+          : ` · commit <code>${e(c.commit.slice(0, 12))}</code>`
+        : " · integrated"
+      : ` · not integrated (${e(c.verdict)})${c.patch_file ? ` — patch in <code>${e(c.patch_file)}</code>` : ""}`;
+  return `<details class="changes"${open ? " open" : ""}><summary>${ticketLink(ctx, t.id)} · Changes of attempt ${a.n}: ${formatInt(c.paths.length)} path${c.paths.length === 1 ? "" : "s"}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
 }
 
 function attemptsTable(attempts: ReceiptAttempt[]): string {
@@ -944,7 +959,7 @@ button{font:inherit;color:var(--fg);background:var(--panel);border:1px solid var
 #filter-text{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:1px 8px;min-width:14em}
 .graph-scroll{overflow:auto;max-height:80vh;border:1px solid var(--line);border-radius:8px;background:var(--panel)}
 svg{display:block}
-svg.fit{width:100%;height:auto}
+svg.fit{max-width:100%;height:auto}
 .edge{fill:none;stroke:var(--edge);stroke-width:1.4}
 .edge.blocking{stroke:var(--blocked-stroke);stroke-dasharray:5 4;stroke-width:1.8}
 .arrowhead{fill:var(--edge)}.arrowhead-b{fill:var(--blocked-stroke)}

@@ -10,13 +10,14 @@
  * <details>; cut tables say how many rows they left out and point to the HTML report.
  */
 import { TICKET_ID } from "../core/constants.js";
-import type { Receipt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
+import type { AttemptChanges, Receipt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
 import {
   clip,
   escapeMarkdown,
   escapeMarkdownBlock,
   markerComment,
   markerText,
+  mdCode,
   mdId,
   mdUrl,
   oneLine,
@@ -25,6 +26,7 @@ import { MERMAID_LIMITS, mermaidFits, renderMermaidGraph } from "./mermaid.js";
 import {
   ATTENTION_ORDER,
   COUNT_ORDER,
+  clipList,
   formatDuration,
   formatInt,
   RUN_STATE_ICON,
@@ -92,6 +94,7 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
   const budget = (share: number) =>
     Math.max(0, Math.min(Math.floor(maxChars * share), maxChars - used() - 2));
 
+  parts.push(renderChanges(ctx, budget(0.1)));
   parts.push(renderBlockers(ctx, budget(0.12)));
   parts.push(renderQuestions(ctx, budget(0.15)));
   parts.push(renderRemainder(ctx, budget(0.18)));
@@ -322,14 +325,10 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
       t.executor ? escapeMarkdown(clip(t.executor, 40)) : "default",
     ];
     if (runs) row.push(url ? `[attempt ${last?.n}](${mdUrl(url)})` : "—");
-    if (changed) row.push(changesCell(r, t));
     return row;
   };
-  // the changes column only when some attempt changed the repository
-  const changed = r.tickets.some((t) => t.attempts.some((a) => a.changes));
   const header = ["ticket", "title", "state", "attempts", "duration", "executor"];
   if (runs) header.push("run");
-  if (changed) header.push("changes");
   const more = (n: number) => `… and ${formatInt(n)} more ${plural(n, "ticket")}${seeHtml(ctx)}`;
   const head = `#### Tickets (${formatInt(r.tickets.length)})`;
   const fold = r.tickets.length > FOLD_ROWS;
@@ -353,28 +352,60 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
 }
 
 /**
- * What a ticket changed in the repository, from its newest attempt that changed anything:
- * the count of paths with +/− lines, linked to its commit once the commit is named; a
- * change that was not integrated says why (breach, conflict, kept).
+ * What the run changed in the repository, without a click: the branch, how to merge it,
+ * and each attempt that changed anything — its paths with +/− lines, linked to its commit
+ * once the commit is named, or why it was not integrated.
  */
-export function changesCell(r: Receipt, t: ReceiptTicket): string {
-  const a = [...t.attempts].reverse().find((x) => x.changes && x.changes.paths.length > 0);
-  const c = a?.changes;
-  if (!c) return "—";
+function renderChanges(ctx: Ctx, maxChars: number): string {
+  const r = ctx.receipt;
+  const rows = r.tickets.flatMap((t) =>
+    t.attempts
+      .filter((a) => a.changes && a.changes.paths.length > 0)
+      .map((a) => `- ${ticketRef(ctx, t.id)} attempt ${a.n}: ${changesText(r, a.changes!)}`),
+  );
+  const b = r.branch;
+  if (rows.length === 0 && !b?.commits.length) return "";
+  const lines = [`#### Changes (${formatInt(rows.length)})`];
+  if (b) {
+    const n = b.commits.length;
+    const merge = ctx.where === "local" ? b.merge && mdCode(b.merge) : safeUrl(b.merge);
+    const how = !merge
+      ? ""
+      : ctx.where === "local"
+        ? ` · merge: ${merge}`
+        : ` · merge it through [its pull request](${mdUrl(merge)})`;
+    lines.push(`${formatInt(n)} ${plural(n, "commit")} on ${mdCode(b.name)}${how}`);
+  }
+  return list(
+    lines.join("\n"),
+    rows,
+    maxChars,
+    (n) => `- … and ${formatInt(n)} more${seeHtml(ctx)}`,
+  );
+}
+
+/** An attempt's changes: `[2 paths +3 −1](commit)` — `a.ts`, `b.ts`; or why they were not integrated. */
+function changesText(r: Receipt, c: AttemptChanges): string {
   let added = 0;
   let removed = 0;
   for (const p of c.paths) {
     added += p.added ?? 0;
     removed += p.removed ?? 0;
   }
-  const text = `${formatInt(c.paths.length)} ${plural(c.paths.length, "path")} +${formatInt(added)} −${formatInt(removed)}`;
+  const count = `${formatInt(c.paths.length)} ${plural(c.paths.length, "path")} +${formatInt(added)} −${formatInt(removed)}`;
+  const paths = clipList(
+    c.paths.map((p) => mdCode(p.path)),
+    8,
+    ", ",
+  );
   const repo = safeUrl(r.links?.repository);
-  if (c.verdict === "integrated") {
-    return c.commit && repo && /^[0-9a-f]{7,64}$/.test(c.commit)
-      ? `[${text}](${mdUrl(`${repo}/commit/${c.commit}`)})`
-      : text;
-  }
-  return `${text} (${c.verdict === "kept" ? "not integrated" : c.verdict})`;
+  if (c.verdict !== "integrated")
+    return `${count} (${c.verdict === "kept" ? "not integrated" : c.verdict}) — ${paths}`;
+  if (!c.commit || !/^[0-9a-f]{7,64}$/.test(c.commit)) return `${count} — ${paths}`;
+  const commit = repo
+    ? `[${count}](${mdUrl(`${repo}/commit/${c.commit}`)})`
+    : `${count} in \`${c.commit.slice(0, 10)}\``;
+  return `${commit} — ${paths}`;
 }
 
 function renderFooter(ctx: Ctx): string {
@@ -446,11 +477,6 @@ function seeHtml(ctx: Ctx): string {
   return ctx.where === "local"
     ? " — see the HTML report (`.frontier/report.html`)"
     : " — see the HTML report";
-}
-
-function clipList(items: string[], max: number, sep: string): string {
-  if (items.length <= max) return items.join(sep);
-  return `${items.slice(0, max).join(sep)}${sep}… and ${formatInt(items.length - max)} more`;
 }
 
 function clipSection(text: string, maxChars: number): string {

@@ -13,8 +13,10 @@ import {
 } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import type {
+  AttemptRecord,
   Receipt,
   ReceiptAttempt,
+  ReceiptBranch,
   ReceiptTicket,
   RunPlace,
   Status,
@@ -48,6 +50,8 @@ export interface ReceiptOptions {
   resultBudget?: number;
   /** the run's default `isolation` (frontier.yml), for the tickets that set none */
   isolation?: IsolationName;
+  /** the branch the run's changes land on; its commits are read from the attempts */
+  branch?: Omit<ReceiptBranch, "commits">;
 }
 
 export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt {
@@ -166,6 +170,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
   }
   if (run.cancelled) receipt.cancelled = { ...run.cancelled };
   if (hasUsage) receipt.usage = usage;
+  if (opts.branch) receipt.branch = { ...opts.branch, commits: branchCommits(tickets) };
   if (opts.links) {
     const links = Object.fromEntries(
       Object.entries(opts.links).filter(([, v]) => typeof v === "string" && v.length > 0),
@@ -173,6 +178,19 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     if (Object.keys(links).length) receipt.links = links;
   }
   return receipt;
+}
+
+/** The commits of integrated attempts, in the order they ended (each landed as it ended). */
+export function branchCommits(
+  tickets: Iterable<{ id: string; attempts: readonly AttemptRecord[] }>,
+): ReceiptBranch["commits"] {
+  const landed: Array<ReceiptBranch["commits"][number] & { at: string }> = [];
+  for (const t of tickets)
+    for (const a of t.attempts)
+      if (a.changes?.verdict === "integrated" && a.changes.commit)
+        landed.push({ commit: a.changes.commit, ticket: t.id, attempt: a.n, at: a.ended_at ?? "" });
+  landed.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+  return landed.map(({ at: _, ...c }) => c);
 }
 
 function durationMs(start: string | undefined, end: string | undefined): number | undefined {

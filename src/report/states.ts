@@ -169,3 +169,9 @@ export function safeUrl(url: string | undefined): string | undefined {
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return undefined;
   return parsed.href;
 }
+
+/** At most `max` items joined by `sep`, then how many more: `a · b · … and 3 more`. */
+export function clipList(items: readonly string[], max: number, sep: string): string {
+  if (items.length <= max) return items.join(sep);
+  return `${items.slice(0, max).join(sep)}${sep}… and ${formatInt(items.length - max)} more`;
+}
