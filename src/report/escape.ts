@@ -111,3 +111,18 @@ export function markerText(marker: string): string {
   const text = marker.replace(/[^A-Za-z0-9._:/@#=+ -]/g, "").replace(/-{2,}/g, "-");
   return oneLine(text) || "ticket-frontier";
 }
+
+/**
+ * Markdown cut to at most `max` characters with `note` at its end: at a line, never
+ * mid-entity, closing a code fence and every <details> the kept part left open.
+ */
+export function cutMarkdown(text: string, max: number, note: string): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, Math.max(0, max - note.length - 40));
+  const nl = cut.lastIndexOf("\n");
+  if (nl > 0) cut = cut.slice(0, nl);
+  const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
+  if ((cut.match(/^```/gm) ?? []).length % 2 === 1) cut += "\n```";
+  for (let i = 0; i < open; i++) cut += "\n</details>";
+  return (cut + note).slice(0, max);
+}

@@ -13,6 +13,7 @@ import { TICKET_ID } from "../core/constants.js";
 import type { AttemptChanges, Receipt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
 import {
   clip,
+  cutMarkdown,
   escapeMarkdown,
   escapeMarkdownBlock,
   markerComment,
@@ -102,12 +103,10 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
   parts.push(renderTickets(ctx, budget(1)));
   parts.push(footer);
 
-  let out = parts.filter((p) => p.length > 0).join("\n\n");
-  out = `${marker}\n${unmark(out.slice(marker.length + 2), opts.marker)}\n`;
-  // The budget keeps every section inside maxChars; this only acts when maxChars is
-  // tiny. Cut at a line and close what was open, never mid-entity.
-  if (out.length > maxChars) out = hardCut(out, maxChars);
-  return out;
+  const out = parts.filter((p) => p.length > 0).join("\n\n");
+  const text = `${marker}\n${unmark(out.slice(marker.length + 2), opts.marker)}\n`;
+  // The budget keeps every section inside maxChars; this only acts when maxChars is tiny.
+  return cutMarkdown(text, maxChars, "\n\n… report cut to fit; see the HTML report.\n");
 }
 
 /**
@@ -119,18 +118,6 @@ function unmark(body: string, marker: string): string {
   if (text.length < 2) return body;
   const broken = `${text.slice(0, 1)}\u200b${text.slice(1)}`;
   return body.split(text).join(broken);
-}
-
-function hardCut(text: string, maxChars: number): string {
-  const note = "\n\n… report cut to fit; see the HTML report.\n";
-  let cut = text.slice(0, Math.max(0, maxChars - note.length - 40));
-  const nl = cut.lastIndexOf("\n");
-  if (nl > 0) cut = cut.slice(0, nl);
-  const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
-  const fences = (cut.match(/^```/gm) ?? []).length;
-  if (fences % 2 === 1) cut += "\n```";
-  for (let i = 0; i < open; i++) cut += "\n</details>";
-  return (cut + note).slice(0, maxChars);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -170,7 +157,7 @@ function renderHeader(ctx: Ctx, maxChars: number): string {
   if (ctx.htmlUrl) links.push(`[full HTML report](${mdUrl(ctx.htmlUrl)})`);
   if (ctx.runUrl) links.push(`[workflow run](${mdUrl(ctx.runUrl)})`);
   if (links.length) lines.push(links.join(" · "));
-  return clipSection(lines.join("\n\n"), maxChars);
+  return cutMarkdown(lines.join("\n\n"), maxChars, "");
 }
 
 function countsLine(r: Receipt): string {
@@ -218,29 +205,22 @@ function renderBlockers(ctx: Ctx, maxChars: number): string {
 function renderQuestions(ctx: Ctx, maxChars: number): string {
   const qs = ctx.receipt.questions;
   if (qs.length === 0) return "";
+  const local = ctx.where === "local";
   const title = `#### ${STATUS_ICON.suspended} Open ${plural(qs.length, "question")} (${formatInt(qs.length)})`;
-  if (ctx.where === "local") {
-    const rows = qs.map((q) => {
-      const how = TICKET_ID.test(q.ticket)
-        ? `\n  To answer: \`frontier answer ${ctx.dir} ${q.ticket} "YOUR ANSWER"\``
-        : "";
-      return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how}`;
-    });
-    return list(
-      `${title}\nAnswer with \`frontier answer ${ctx.dir} TICKET "YOUR ANSWER"\`, then \`frontier run ${ctx.dir}\` to go on.`,
-      rows,
-      maxChars,
-      (n) => `- … and ${formatInt(n)} more ${plural(n, "question")}${seeHtml(ctx)}`,
-    );
-  }
-  const head = `${title}\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
+  const head = local
+    ? `${title}\nAnswer with \`frontier answer ${ctx.dir} TICKET "YOUR ANSWER"\`, then \`frontier run ${ctx.dir}\` to go on.`
+    : `${title}\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
   const rows = qs.map((q) => {
+    const id = TICKET_ID.test(q.ticket);
     const issue = safeUrl(ctx.questionUrls?.[q.ticket]);
-    const there = issue ? `[its question issue](${mdUrl(issue)}) with \`/answer YOUR ANSWER\`` : "";
-    const here = TICKET_ID.test(q.ticket) ? `here with \`/answer ${q.ticket} YOUR ANSWER\`` : "";
-    const how =
-      there || here ? `\n  To answer: ${[there, here].filter(Boolean).join(", or ")}` : "";
-    return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how}`;
+    const ways = local
+      ? [id ? `\`frontier answer ${ctx.dir} ${q.ticket} "YOUR ANSWER"\`` : ""]
+      : [
+          issue ? `[its question issue](${mdUrl(issue)}) with \`/answer YOUR ANSWER\`` : "",
+          id ? `here with \`/answer ${q.ticket} YOUR ANSWER\`` : "",
+        ];
+    const how = ways.filter(Boolean).join(", or ");
+    return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how ? `\n  To answer: ${how}` : ""}`;
   });
   return list(
     head,
@@ -479,36 +459,42 @@ function seeHtml(ctx: Ctx): string {
     : " — see the HTML report";
 }
 
-function clipSection(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const cut = text.slice(0, Math.max(0, maxChars - 2));
-  const nl = cut.lastIndexOf("\n");
-  return nl > 0 ? cut.slice(0, nl) : "";
-}
-
 function fold(summary: string, body: string): string {
   // A heading cannot sit in <summary>; the summary is its plain text.
   return `<details><summary><b>${summary.replace(/^#+\s*/, "")}</b></summary>\n\n${body}\n\n</details>`;
+}
+
+/**
+ * How many of `rows` (one a line) fit in `room` characters, and when some do not, the
+ * note that says how many were left out — kept only where it fits too.
+ */
+function fitRows(
+  rows: readonly string[],
+  room: number,
+  more: (n: number) => string,
+): { n: number; note?: string } {
+  const reserve = more(rows.length).length + 2;
+  let n = 0;
+  for (; n < rows.length; n++) {
+    const row = rows[n]!.length + 1;
+    if (row + (n < rows.length - 1 ? reserve : 0) > room) break;
+    room -= row;
+  }
+  if (n === rows.length) return { n };
+  const note = more(rows.length - n);
+  return note.length + 2 <= room ? { n, note } : { n };
 }
 
 /** A table whose rows are added only while they fit; `more` says how many were left out. */
 type Table = (maxChars: number) => string;
 
 function table(header: string[], rows: string[][], more: (n: number) => string): Table {
+  const head = `| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`;
+  const lines = rows.map((r) => `| ${r.join(" | ")} |`);
   return (maxChars) => {
-    const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
-    let size = lines[0]!.length + lines[1]!.length + 2;
-    const reserve = more(rows.length).length + 4;
-    let i = 0;
-    for (; i < rows.length; i++) {
-      const line = `| ${rows[i]!.join(" | ")} |`;
-      if (size + line.length + 1 + (i < rows.length - 1 ? reserve : 0) > maxChars) break;
-      lines.push(line);
-      size += line.length + 1;
-    }
-    if (i === 0) return "";
-    const body = lines.join("\n");
-    return i < rows.length ? `${body}\n\n${more(rows.length - i)}` : body;
+    const { n, note } = fitRows(lines, maxChars - head.length - 1, more);
+    if (n === 0) return "";
+    return [head, ...lines.slice(0, n)].join("\n") + (note ? `\n\n${note}` : "");
   };
 }
 
@@ -531,22 +517,10 @@ function section(
 
 /** A heading and a bullet list whose items are added only while they fit. */
 function list(head: string, rows: string[], maxChars: number, more: (n: number) => string): string {
-  const out: string[] = head ? [head] : [];
-  let size = head.length;
-  const reserve = more(rows.length).length + 2;
-  let i = 0;
-  for (; i < rows.length; i++) {
-    const row = rows[i]!;
-    if (size + row.length + 1 + (i < rows.length - 1 ? reserve : 0) > maxChars) break;
-    out.push(row);
-    size += row.length + 1;
-  }
-  if (i === 0 && rows.length > 0) {
-    const note = more(rows.length);
-    return size + note.length + 1 <= maxChars ? [...out, note].join("\n") : "";
-  }
-  if (i < rows.length) out.push(more(rows.length - i));
-  return head ? `${out[0]}\n\n${out.slice(1).join("\n")}` : out.join("\n");
+  const { n, note } = fitRows(rows, maxChars - head.length - 2, more);
+  const body = [...rows.slice(0, n), ...(note ? [note] : [])].join("\n");
+  if (!body) return rows.length > 0 ? "" : head;
+  return head ? `${head}\n\n${body}` : body;
 }
 
 /** The sticky comment's default marker for a run. */
