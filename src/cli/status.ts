@@ -4,6 +4,7 @@
  */
 import { STATUSES } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
+import type { RemainderEntry } from "../core/model.js";
 import { isDeadLocalHolder } from "../local/lock.js";
 import { openDirectory } from "../local/open.js";
 import { receiptBranch } from "../local/worktree.js";
@@ -11,7 +12,7 @@ import { branchCommits, buildReceipt, type ReceiptOptions } from "../report/rece
 import { remainderOf } from "../report/remainder.js";
 import { clipList, STATUS_ICON } from "../report/states.js";
 import { boundHint } from "../terminal/bound-hint.js";
-import { painter, paintStatus } from "../terminal/colour.js";
+import { type Paint, painter, paintStatus } from "../terminal/colour.js";
 import { type CliIo, EXIT } from "../terminal/io.js";
 import { remainderTable } from "../terminal/table.js";
 import { oneLine, plural, shellWord, shownPath } from "../terminal/text.js";
@@ -62,6 +63,34 @@ export async function statusCommand(
     `${paint("bold", `run ${frontier.runRecord().run}`)}: ${frontier.runState(now)} — ${plural(total, "ticket")}: ${counts}`,
   );
   if (branch) out.push(...branchLines(frontier, branch));
+  out.push(...openLines(frontier, remainder, dir, now, paint));
+  const hint = boundHint(
+    frontier,
+    dir,
+    now,
+    continueCommand(dir, {
+      settings: opened.opened.settings,
+      open: remainder.flatMap((r) => frontier.spec(r.id) ?? []),
+    }),
+  );
+  if (hint !== undefined) out.push(hint);
+  if (remainder.length > 0) {
+    out.push(`open remainder (${plural(remainder.length, "ticket")}):`);
+    out.push(...remainderTable(remainder, paint));
+  }
+  io.stdout.write(`${out.join("\n")}\n`);
+  return EXIT.complete;
+}
+
+/** What is ready, running, blocked, to retry or to answer, with the command for each. */
+function openLines(
+  frontier: Frontier,
+  remainder: readonly RemainderEntry[],
+  dir: string,
+  now: number,
+  paint: Paint,
+): string[] {
+  const out: string[] = [];
   const ready = remainder.filter((r) => r.status === "ready").map((r) => r.id);
   if (ready.length > 0) out.push(`ready: ${ready.join(", ")}`);
   for (const r of remainder) {
@@ -96,22 +125,7 @@ export async function statusCommand(
     out.push(`${paint("yellow", "question")} from ${r.id}: ${oneLine(asked.question)}`);
     out.push(`  answer with: frontier answer ${shellWord(dir)} ${shellWord(r.id)} "YOUR ANSWER"`);
   }
-  const hint = boundHint(
-    frontier,
-    dir,
-    now,
-    continueCommand(dir, {
-      settings: opened.opened.settings,
-      open: remainder.flatMap((r) => frontier.spec(r.id) ?? []),
-    }),
-  );
-  if (hint !== undefined) out.push(hint);
-  if (remainder.length > 0) {
-    out.push(`open remainder (${plural(remainder.length, "ticket")}):`);
-    out.push(...remainderTable(remainder, paint));
-  }
-  io.stdout.write(`${out.join("\n")}\n`);
-  return EXIT.complete;
+  return out;
 }
 
 /** Commits listed one a line; past this, `git log` shows the rest. */
