@@ -44,13 +44,7 @@ h2{font-size:18px;margin:28px 0 10px;display:inline-block}
 .kicker{margin:0;color:var(--muted);text-transform:uppercase;letter-spacing:.08em;font-size:12px}
 .goal{font-size:15px;margin:4px 0 8px}
 .progress{margin:6px 0}
-.runstate{display:inline-block;padding:1px 10px;border-radius:999px;border:1px solid var(--line);background:var(--panel);font-size:18px;vertical-align:3px}
-.rs-failed{border-color:var(--failed-stroke);background:var(--failed-fill)}
-.rs-complete{border-color:var(--complete-stroke);background:var(--complete-fill)}
-.rs-running{border-color:var(--claimed-stroke);background:var(--claimed-fill)}
-.rs-suspended{border-color:var(--suspended-stroke);background:var(--suspended-fill)}
-.rs-limited{border-color:var(--limited-stroke);background:var(--limited-fill)}
-.rs-cancelled{border-color:var(--cancelled-stroke);background:var(--cancelled-fill)}
+.runstate{display:inline-block;padding:1px 10px;border-radius:999px;border:1px solid var(--stroke);background:var(--fill);font-size:18px;vertical-align:3px}
 .counts{list-style:none;padding:0;margin:8px 0;display:flex;flex-wrap:wrap;gap:6px}
 .count,.badge,.chip,.filter label{background:var(--fill);border:1px solid var(--stroke);border-radius:999px;padding:1px 9px;white-space:nowrap}
 .count .n{font-weight:700}

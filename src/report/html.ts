@@ -18,12 +18,14 @@ import { CSS, icon, SCRIPT, SPRITE } from "./html-style.js";
 import { markdownToHtml } from "./richtext.js";
 import {
   COUNT_ORDER,
+  durationMs,
   formatDuration,
   formatInt,
   RUN_STATE_ICON_NAME,
   STATUS_MEANING,
   safeUrl,
   totalDuration,
+  usageText,
 } from "./states.js";
 
 export { DAGRE_MAX_NODES, HTML_GRAPH_MAX_NODES };
@@ -145,13 +147,6 @@ function time(iso: string | undefined): string {
   return `<time datetime="${e(new Date(ms).toISOString())}" title="${e(iso)}">${utc}</time>`;
 }
 
-/** The time between two instants, as the rest of the report prints durations. */
-function between(from: string | undefined, to: string | undefined): number | undefined {
-  if (!from || !to) return undefined;
-  const d = Date.parse(to) - Date.parse(from);
-  return Number.isFinite(d) && d >= 0 ? d : undefined;
-}
-
 /** How to answer an open question, in the words of where the run ran. */
 function howToAnswer(ctx: Ctx, id: string, onIssue: boolean): string {
   if (ctx.where === "local")
@@ -179,7 +174,7 @@ function renderHeader(ctx: Ctx): string {
   const meta: string[] = [];
   if (r.base) meta.push(`<div><dt>base</dt><dd><code>${e(r.base)}</code></dd></div>`);
   if (r.started_at) meta.push(`<div><dt>started</dt><dd>${time(r.started_at)}</dd></div>`);
-  const elapsed = between(r.started_at, r.generated_at);
+  const elapsed = durationMs(r.started_at, r.generated_at);
   meta.push(
     `<div><dt>updated</dt><dd>${time(r.generated_at)}${elapsed !== undefined ? ` <span class="sub">(${formatDuration(elapsed)} after the start)</span>` : ""}</dd></div>`,
   );
@@ -190,18 +185,8 @@ function renderHeader(ctx: Ctx): string {
       `<div><dt>dispatches</dt><dd>${formatInt(r.bound.dispatched)}${cap}${deadline}</dd></div>`,
     );
   }
-  const limits = r.bound?.usage ?? {};
-  const usageKeys = [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])];
-  if (usageKeys.length > 0) {
-    const num = (v: number) => e(v.toLocaleString("en-US", { maximumFractionDigits: 4 }));
-    const u = usageKeys
-      .map(
-        (k) =>
-          `${e(k)} ${num(r.usage?.[k] ?? 0)}${limits[k] !== undefined ? ` of ${num(limits[k])}` : ""}`,
-      )
-      .join(", ");
-    meta.push(`<div><dt>usage</dt><dd>${u}</dd></div>`);
-  }
+  const usage = usageText(r, e);
+  if (usage) meta.push(`<div><dt>usage</dt><dd>${usage}</dd></div>`);
   if (r.cancelled)
     meta.push(
       `<div><dt>cancelled</dt><dd>by ${e(r.cancelled.by)} at ${time(r.cancelled.at)}</dd></div>`,
@@ -222,7 +207,7 @@ function renderHeader(ctx: Ctx): string {
   }
   return `<header>
 <p class="kicker">Ticket Frontier report</p>
-<h1><span class="runstate rs-${e(r.state)}">${icon(RUN_STATE_ICON_NAME[r.state])}${e(r.state)}</span> ${e(r.run)}</h1>
+<h1><span class="runstate st-${RUN_STATE_ICON_NAME[r.state]}">${icon(RUN_STATE_ICON_NAME[r.state])}${e(r.state)}</span> ${e(r.run)}</h1>
 ${r.goal ? `<p class="goal">${e(r.goal)}</p>` : ""}
 <p class="progress"><strong>${formatInt(done)} of ${formatInt(total)} tickets complete</strong></p>
 <ul class="counts">${chips}</ul>
@@ -383,27 +368,22 @@ const CHAIN_SHOWN = 4;
  */
 function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
   const root = t.blocked_by?.root;
-  const step = (b: NonNullable<ReceiptTicket["blocked_by"]>) => {
-    const next = ctx.byId.get(b.ticket);
-    const isRoot = b.ticket === root;
-    return `<li>${ticketLink(ctx, b.ticket)} ${next ? stateBadge(next.status) : ""} <span class="kind">${e(b.kind)}</span>${isRoot ? ' <strong class="root">root cause</strong>' : ""}${next?.reason && next.status !== "blocked" ? ` — <span class="reason">${e(clip(next.reason, 300))}</span>` : ""}</li>`;
+  const step = (id: string, kind?: string) => {
+    const next = ctx.byId.get(id);
+    const reason = next?.reason && next.status !== "blocked" ? next.reason : undefined;
+    return `<li>${ticketLink(ctx, id)} ${next ? stateBadge(next.status) : ""}${kind ? ` <span class="kind">${e(kind)}</span>` : ""}${id === root ? ' <strong class="root">root cause</strong>' : ""}${reason ? ` — <span class="reason">${e(clip(reason, 300))}</span>` : ""}</li>`;
   };
   const steps: string[] = [];
   const seen = new Set<string>([t.id]);
   let cur: ReceiptTicket | undefined = t;
-  let reachedRoot = false;
   while (cur?.blocked_by && steps.length < CHAIN_SHOWN) {
     const b: NonNullable<ReceiptTicket["blocked_by"]> = cur.blocked_by;
-    steps.push(step(b));
-    if (b.ticket === root) reachedRoot = true;
+    steps.push(step(b.ticket, b.kind));
     const next = ctx.byId.get(b.ticket);
-    if (!next || seen.has(next.id)) {
-      cur = undefined;
-      break;
-    }
-    seen.add(next.id);
-    cur = next;
+    cur = next && !seen.has(b.ticket) ? next : undefined;
+    seen.add(b.ticket);
   }
+  const reachedRoot = root === undefined || seen.has(root);
   if (!reachedRoot && cur?.blocked_by) {
     const more = chainLength(ctx, cur.id) - 1;
     if (more > 0)
@@ -411,12 +391,7 @@ function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
         `<li class="sub">… ${formatInt(more)} more blocked ${more === 1 ? "ticket" : "tickets"} …</li>`,
       );
   }
-  if (!reachedRoot && root) {
-    const r = ctx.byId.get(root);
-    steps.push(
-      `<li>${ticketLink(ctx, root)} ${r ? stateBadge(r.status) : ""} <strong class="root">root cause</strong>${r?.reason ? ` — <span class="reason">${e(clip(r.reason, 300))}</span>` : ""}</li>`,
-    );
-  }
+  if (!reachedRoot) steps.push(step(root));
   return `<div class="chain"><strong>Blocked by</strong><ol>${steps.join("")}</ol></div>`;
 }
 

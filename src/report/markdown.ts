@@ -34,6 +34,7 @@ import {
   STATUS_ICON,
   safeUrl,
   totalDuration,
+  usageText,
 } from "./states.js";
 
 export const GITHUB_COMMENT_MAX = 65_536;
@@ -137,16 +138,8 @@ function renderHeader(ctx: Ctx, maxChars: number): string {
     meta.push(`${formatInt(r.bound.dispatched)}${cap} dispatches`);
     if (r.bound.deadline) meta.push(`deadline ${escapeMarkdown(r.bound.deadline)}`);
   }
-  const limits = r.bound?.usage ?? {};
-  const usageKeys = [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])];
-  if (usageKeys.length > 0) {
-    // each total against its bound, when the run has one: "tokens 1,200 of 2,000,000"
-    const u = usageKeys.slice(0, 6).map((k) => {
-      const of = limits[k] !== undefined ? ` of ${formatNumber(limits[k])}` : "";
-      return `${escapeMarkdown(clip(k, 30))} ${formatNumber(r.usage?.[k] ?? 0)}${of}`;
-    });
-    meta.push(`usage: ${u.join(", ")}`);
-  }
+  const usage = usageText(r, (k) => escapeMarkdown(clip(k, 30)));
+  if (usage) meta.push(`usage: ${usage}`);
   if (r.cancelled)
     meta.push(
       `cancelled by ${escapeMarkdown(r.cancelled.by)} at ${escapeMarkdown(r.cancelled.at)}`,
@@ -172,13 +165,6 @@ function countsLine(r: Receipt): string {
   }
   const done = r.counts.complete ?? 0;
   return `**${formatInt(done)} of ${formatInt(total)} tickets complete** — ${parts.join(" · ")}`;
-}
-
-function formatNumber(v: number): string {
-  if (!Number.isFinite(v)) return String(v);
-  return Number.isInteger(v)
-    ? formatInt(v)
-    : v.toLocaleString("en-US", { maximumFractionDigits: 4 });
 }
 
 /* ------------------------------------------------------------------------- */

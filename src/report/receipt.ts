@@ -25,6 +25,7 @@ import type {
   Usage,
 } from "../core/model.js";
 import { remainderOf } from "./remainder.js";
+import { durationMs } from "./states.js";
 
 export interface ReceiptOptions {
   /** the clock: when the receipt is made (ms since the epoch) */
@@ -207,14 +208,6 @@ export function branchCommits(
         landed.push({ commit: a.changes.commit, ticket: t.id, attempt: a.n, at: a.ended_at ?? "" });
   landed.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
   return landed.map(({ at: _, ...c }) => c);
-}
-
-function durationMs(start: string | undefined, end: string | undefined): number | undefined {
-  if (!start || !end) return undefined;
-  const a = Date.parse(start);
-  const b = Date.parse(end);
-  if (!Number.isFinite(a) || !Number.isFinite(b) || b < a) return undefined;
-  return b - a;
 }
 
 /** The receipt as its file holds it: two-space JSON and a final newline. */
