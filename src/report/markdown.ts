@@ -30,7 +30,7 @@ import {
   clipList,
   formatDuration,
   formatInt,
-  RUN_STATE_ICON,
+  RUN_STATE_ICON_NAME,
   STATUS_ICON,
   safeUrl,
   totalDuration,
@@ -127,7 +127,7 @@ function renderHeader(ctx: Ctx, maxChars: number): string {
   const r = ctx.receipt;
   const lines: string[] = [];
   lines.push(
-    `### ${RUN_STATE_ICON[r.state]} Ticket Frontier · ${escapeMarkdown(clip(r.run, 120))} · **${r.state}**`,
+    `### ${STATUS_ICON[RUN_STATE_ICON_NAME[r.state]]} Ticket Frontier · ${escapeMarkdown(clip(r.run, 120))} · **${r.state}**`,
   );
   if (r.goal) lines.push(`> ${escapeMarkdown(clip(oneLine(r.goal), 400))}`);
   lines.push(countsLine(r));

@@ -66,18 +66,8 @@ export const STATUS_MEANING: Readonly<Record<Status, string>> = {
   cancelled: "cancelled",
 };
 
-export const RUN_STATE_ICON: Readonly<Record<RunState, string>> = {
-  "not started": "○",
-  running: "●",
-  complete: "✓",
-  failed: "✗",
-  suspended: "‖",
-  limited: "◷",
-  cancelled: "–",
-};
-
-/** The icon of a run state in the HTML report. */
-export const RUN_STATE_ICON_NAME: Readonly<Record<RunState, IconName>> = {
+/** The ticket state whose icon and colours show a run state (its glyph, its badge). */
+export const RUN_STATE_ICON_NAME: Readonly<Record<RunState, Status>> = {
   "not started": "pending",
   running: "claimed",
   complete: "complete",
