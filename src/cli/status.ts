@@ -2,13 +2,20 @@
  * `frontier status`: loads the tickets, the engine and the receipt builder only — not
  * the report renderers, the runner or the YAML writer — so it stays fast on 10k tickets.
  */
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { STATUSES } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import type { RemainderEntry } from "../core/model.js";
 import { isDeadLocalHolder } from "../local/lock.js";
 import { openDirectory } from "../local/open.js";
-import { receiptBranch } from "../local/worktree.js";
-import { branchCommits, buildReceipt, type ReceiptOptions } from "../report/receipt.js";
+import {
+  branchCommits,
+  buildReceipt,
+  type ReceiptOptions,
+  receiptJson,
+} from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
 import { clipList, STATUS_ICON } from "../report/states.js";
 import { boundHint } from "../terminal/bound-hint.js";
@@ -16,11 +23,8 @@ import { type Paint, painter, paintStatus } from "../terminal/colour.js";
 import { type CliIo, EXIT } from "../terminal/io.js";
 import { remainderTable } from "../terminal/table.js";
 import { oneLine, plural, shellWord, shownPath } from "../terminal/text.js";
+import { BRANCH_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
-
-function json(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
 
 export async function statusCommand(
   typed: string,
@@ -33,17 +37,20 @@ export async function statusCommand(
   const opened = await openDirectory(dir, {}, io, now, { bodies: opts.json });
   if (opened.kind === "exit") return opened.code;
   const frontier = opened.opened.frontier;
-  const branch = receiptBranch(dir);
+  // isolated tickets ran: the run has a branch (its module is loaded only then)
+  const isolated = existsSync(join(dir, BRANCH_FILE));
+  const branch = isolated ? (await import("../local/worktree.js")).receiptBranch(dir) : undefined;
   if (opts.json) {
-    json(
-      io,
-      buildReceipt(frontier, {
-        now,
-        goal: opened.opened.settings.goal,
-        isolation: opened.opened.settings.isolation,
-        where: "local",
-        branch,
-      }),
+    io.stdout.write(
+      receiptJson(
+        buildReceipt(frontier, {
+          now,
+          goal: opened.opened.settings.goal,
+          isolation: opened.opened.settings.isolation,
+          where: "local",
+          branch,
+        }),
+      ),
     );
     return EXIT.complete;
   }
