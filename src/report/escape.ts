@@ -4,7 +4,6 @@
  * shown, never interpreted — not as markdown, HTML, mermaid, a table cell boundary,
  * a code span, an @-mention, or the report's own hidden marker.
  */
-import { TICKET_ID } from "../core/constants.js";
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
   "&": "&amp;",
@@ -78,18 +77,16 @@ export function escapeMarkdownBlock(text: string, maxLines = 20): string {
 }
 
 /**
- * A ticket id as inline code when it is a valid id (ids cannot hold a backtick or a
- * pipe), else as escaped text: a hand-made receipt's odd id cannot escape the span.
+ * Text as inline code when a code span can hold it — no backtick, no newline, no pipe (a
+ * table cell would end there) — else as escaped text: an odd ticket id or an agent's
+ * path cannot leave the span.
  */
-export function mdId(id: string): string {
-  if (TICKET_ID.test(id)) return `\`${id}\``;
-  return escapeMarkdown(id);
+export function mdCode(text: string): string {
+  return /^[^`|\r\n]+$/.test(text) ? `\`${text}\`` : escapeMarkdown(text);
 }
 
-/** Text as inline code when a code span can hold it (no backtick, no newline), else escaped. */
-export function mdCode(text: string): string {
-  return /^[^`\r\n]+$/.test(text) ? `\`${text}\`` : escapeMarkdown(text);
-}
+/** A ticket id, as any inline code. */
+export const mdId = mdCode;
 
 /**
  * A URL as a markdown link destination: percent-encodes what could end the
