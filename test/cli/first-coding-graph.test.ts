@@ -74,6 +74,13 @@ describe("the README's quick start: a first coding graph, no file edited by hand
   it("four tickets ran, each in its own worktree, one commit each on frontier/tickets", () => {
     expect(ran.stderr).toMatch(/run tickets: complete/);
     expect(ran.stdout).toMatch(/run tickets: complete — 4 tickets: ✓ 4 complete/);
+    // status names the branch and how to merge it, as the troubleshooting says
+    expect(readme).toMatch(
+      /`frontier status` says, which\nbranch, its commits and how to merge it/,
+    );
+    expect(ran.stdout).toMatch(
+      /changes: 4 commits on frontier\/tickets[\s\S]*merge: git merge frontier\/tickets/,
+    );
     const subjects = git(repo, "log", "--format=%s", "HEAD~4..HEAD").trim().split("\n");
     expect(subjects.map((s) => s.split(":")[0]).sort()).toEqual(["api", "cli", "docs", "ui"]);
     // each ticket saw what its dependencies wrote: the stand-in fails where they are missing
