@@ -12,6 +12,7 @@ import {
   type Interpreted,
   interpretOutcome,
   type JobReport,
+  keepsPatch,
   type Observation,
   type OutcomeFileRead,
   planSettle,
@@ -75,17 +76,15 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
             start: changes.start,
             paths: changes.paths,
             moved: view.moved,
+            engineEdits: changes.engineEdits,
             ...(changes.refused !== undefined ? { refused: changes.refused } : {}),
           }
         : undefined,
       compileScope(spec?.writeScope ?? []),
     );
     const patch =
-      plan.changes === "evidence" &&
-      changes !== undefined &&
-      changes.patch.byteLength > 0 &&
-      changes.patch.byteLength <= (job.maxResultBytes ?? Number.POSITIVE_INFINITY)
-        ? changes.patch
+      plan.changes === "evidence" && keepsPatch(changes?.patch, job.maxResultBytes)
+        ? changes?.patch
         : undefined;
     if (patch && plan.record) plan.record.patch_file = patchFile(job.ticket, job.attempt);
 
