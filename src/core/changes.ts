@@ -27,7 +27,7 @@ export interface ChangedPath {
   /** lines added and removed; undefined for a binary file */
   added?: number;
   removed?: number;
-  /** bytes of the new content; undefined for a deletion */
+  /** bytes of the new content, where a runner needs them (GitHub's limits); undefined for a deletion */
   bytes?: number;
 }
 

@@ -96,7 +96,10 @@ export async function collectJobChanges(
     workspace,
     collected.paths.flatMap((c) => (c.blob !== undefined ? [c.blob] : [])),
   );
-  const bytes = collected.paths.reduce((n, c) => n + (c.bytes ?? 0), 0);
+  let bytes = 0;
+  for (const c of collected.paths) {
+    if (c.blob !== undefined) bytes += c.bytes = contents.get(c.blob)?.byteLength ?? 0;
+  }
   const changes: JobChanges = {
     start: options.start ?? collected.start,
     paths: collected.paths,

@@ -223,7 +223,13 @@ export class Integrator {
         return plan;
       }
     }
-    const collected = await this.collect(p);
+    const collected = await collectChanges(p.worktree, p.start, {
+      exclude: [recordsPath(this.branch)],
+      engineFields: engineFieldRule(this.branch.ticketDir),
+    }).catch((error: unknown) => {
+      if (error instanceof NotCollected) return error;
+      throw error;
+    });
     if (collected instanceof NotCollected) {
       const reason = notCollectedReason(collected.message, p.worktree);
       return planSettle(
@@ -272,19 +278,6 @@ export class Integrator {
       if (made.kind === "failed") throw new Error(made.message);
       // someone moved the branch between the read and the commit: judge again on its new head
       if (tries >= TRIES) throw new Error(`the branch kept moving (${TRIES} tries)`);
-    }
-  }
-
-  /** The attempt's changes in its worktree (SPEC §4b), or why they could not be collected. */
-  private async collect(p: Pending): Promise<Collected | NotCollected> {
-    try {
-      return await collectChanges(p.worktree, p.start, {
-        exclude: [recordsPath(this.branch)],
-        engineFields: engineFieldRule(this.branch.ticketDir),
-      });
-    } catch (error) {
-      if (error instanceof NotCollected) return error;
-      throw error;
     }
   }
 

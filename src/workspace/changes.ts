@@ -54,15 +54,6 @@ const asMode = (m: string): ChangeMode | undefined =>
   MODES.has(m) ? (m as ChangeMode) : undefined;
 const ZERO = /^0+$/;
 
-/** The repository's top directory, for a path inside its work tree; undefined outside one. */
-export async function repositoryRoot(dir: string): Promise<string | undefined> {
-  try {
-    return await gitText(["rev-parse", "--show-toplevel"], { cwd: dir });
-  } catch {
-    return undefined;
-  }
-}
-
 /** Run `fn` with a fresh temporary index file, removed afterwards. */
 async function withIndex<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), "frontier-index-"));
@@ -129,8 +120,8 @@ export async function collectChanges(
   start: string,
   options: CollectOptions = {},
 ): Promise<Collected> {
-  const root = await repositoryRoot(workdir);
-  if (root === undefined || relative(root, workdir).startsWith("..")) {
+  const root = await gitText(["rev-parse", "--show-toplevel"], { cwd: workdir }).catch(() => "");
+  if (root === "" || relative(root, workdir).startsWith("..")) {
     throw new NotCollected(`${workdir} is no longer a git work tree (its .git was removed)`);
   }
   const cwd = { cwd: root };
@@ -143,29 +134,29 @@ export async function collectChanges(
       `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
     );
   }
-  const found = await workspaceFiles(root, startCommit, options.exclude ?? []);
-  const tree = await withIndex(async (env) => {
+  const { tree, nested } = await withIndex(async (env) => {
+    await git(["read-tree", startCommit], { ...cwd, env });
+    const found = await workspaceFiles(root, env, options.exclude ?? []);
     // the start's tree, less what is gone, with every file as it is now
     const zero = "0".repeat(40);
     const lines = [
       ...found.gone.map((p) => `0 ${zero}\t${p}\0`),
       ...found.entries.map((e) => `${e.mode} ${e.blob}\t${e.path}\0`),
     ];
-    await git(["read-tree", startCommit], { ...cwd, env });
     await git(["update-index", "-z", "--index-info"], {
       ...cwd,
       env,
       input: bytesOf(lines.join("")),
     });
-    return gitText(["write-tree"], { ...cwd, env });
+    return { tree: await gitText(["write-tree"], { ...cwd, env }), nested: found.nested };
   });
   const names: string[] = [];
   const paths = await diffTrees(root, startCommit, tree, names);
   const collected: Collected = { start: startCommit, tree, paths, engineEdits: [] };
   const why: string[] = [];
-  if (found.nested.length > 0) {
-    const nested = found.nested.map((p) => shown(p).name).join(", ");
-    why.push(`nested git repositories: ${nested} (delete their .git, or list them in .gitignore)`);
+  if (nested.length > 0) {
+    const named = nested.map((p) => shown(p).name).join(", ");
+    why.push(`nested git repositories: ${named} (delete their .git, or list them in .gitignore)`);
   }
   if (names.length > 0) why.push(`names not in UTF-8: ${names.join(", ")} (rename them)`);
   if (why.length > 0) {
@@ -189,18 +180,14 @@ interface Entry {
  */
 async function workspaceFiles(
   root: string,
-  start: string,
+  env: Record<string, string>,
   exclude: readonly string[],
 ): Promise<{ entries: Entry[]; gone: string[]; nested: string[] }> {
-  const cwd = { cwd: root };
   const spec = ["--", ":(top)", ...excludes(exclude)];
-  const [tracked, untracked] = await withIndex(async (env) => {
-    await git(["read-tree", start], { ...cwd, env });
-    return Promise.all([
-      git(["ls-files", "-z", "-s", ...spec], { ...cwd, env }),
-      git(["ls-files", "-z", "-o", "--exclude-standard", ...spec], { ...cwd, env }),
-    ]);
-  });
+  const [tracked, untracked] = await Promise.all([
+    git(["ls-files", "-z", "-s", ...spec], { cwd: root, env }),
+    git(["ls-files", "-z", "-o", "--exclude-standard", ...spec], { cwd: root, env }),
+  ]);
   const fsPath = (p: string) => Buffer.concat([Buffer.from(`${root}/`), bytesOf(p)]);
   const dirs = new Map<string, Stats | undefined>();
   const dirStat = (d: string): Stats | undefined => {
@@ -298,35 +285,32 @@ async function engineEdits(
   paths: readonly ChangedPath[],
   fields: NonNullable<CollectOptions["engineFields"]>,
 ): Promise<string[]> {
-  const tickets = paths.filter(
-    (c) => fields.isTicket(c.path) || (c.from !== undefined && fields.isTicket(c.from)),
-  );
+  // a rename is its old file deleted and its new one added
+  const versions = paths
+    .flatMap(
+      (c): Array<[string, string | undefined, string | undefined]> =>
+        c.from === undefined
+          ? [[c.path, c.oldBlob, c.blob]]
+          : [
+              [c.from, c.oldBlob, undefined],
+              [c.path, undefined, c.blob],
+            ],
+    )
+    .filter(([path]) => fields.isTicket(path));
   const blobs = await readBlobs(
     root,
-    tickets.flatMap((c) => [c.blob, c.oldBlob].filter((b): b is string => b !== undefined)),
+    versions.flatMap(([, a, b]) => [a ?? "", b ?? ""]).filter(Boolean),
   );
   const text = (b: string | undefined) =>
     b === undefined ? undefined : blobs.get(b)?.toString("utf8");
-  const out: string[] = [];
-  for (const c of tickets) {
-    // a rename is the old file deleted and the new one added
-    const pairs: Array<[string, string | undefined, string | undefined]> =
-      c.from === undefined
-        ? [[c.path, text(c.oldBlob), text(c.blob)]]
-        : [
-            [c.from, text(c.oldBlob), undefined],
-            [c.path, undefined, text(c.blob)],
-          ];
-    for (const [path, before, after] of pairs) {
-      if (fields.isTicket(path) && fields.changed(path, before, after)) out.push(path);
-    }
-  }
-  return out;
+  return versions
+    .filter(([path, a, b]) => fields.changed(path, text(a), text(b)))
+    .map(([path]) => path);
 }
 
 /**
  * The changed paths between two tree-ish objects, renames found, with modes, blobs and
- * line counts; a name that is not UTF-8 is shown escaped and pushed onto `unshown`.
+ * line counts (GitHub adds sizes, from the contents it reads); a name that is not UTF-8 is shown escaped and pushed onto `unshown`.
  */
 export async function diffTrees(
   root: string,
@@ -387,30 +371,7 @@ export async function diffTrees(
       c.removed = Number(removed);
     }
   }
-  await addSizes(root, paths);
   return paths.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-async function addSizes(root: string, paths: ChangedPath[]): Promise<void> {
-  const blobs = paths.filter((c) => c.blob !== undefined && c.mode !== "160000");
-  if (blobs.length === 0) return;
-  const out = (
-    await git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], {
-      cwd: root,
-      input: `${blobs.map((c) => c.blob).join("\n")}\n`,
-    })
-  )
-    .toString("utf8")
-    .split("\n");
-  const sizes = new Map<string, number>();
-  for (const line of out) {
-    const [oid, size] = line.split(" ");
-    if (oid && size && /^\d+$/.test(size)) sizes.set(oid, Number(size));
-  }
-  for (const c of blobs) {
-    const size = sizes.get(c.blob as string);
-    if (size !== undefined) c.bytes = size;
-  }
 }
 
 /** The changes as a patch (binary-safe), for keeping a change that was not integrated. */
