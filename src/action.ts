@@ -16,7 +16,6 @@ import * as core from "@actions/core";
 import { ticketBoundOf } from "./core/bound.js";
 import type { Bound } from "./core/model.js";
 import { DEFAULTS } from "./core/model.js";
-import { singleLine } from "./core/text.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
 import { handleIssueComment } from "./github/commands.js";
@@ -42,7 +41,6 @@ import {
 } from "./github/run-context.js";
 import { FULL_READ_MAX } from "./github/status-index.js";
 import { findLiveBranches } from "./github/sweep.js";
-import { notCollectedReason } from "./workspace/changes.js";
 
 function rateLimitMessage(
   limit: NonNullable<ReturnType<typeof rateLimitOf>>,
@@ -231,21 +229,14 @@ async function jobChanges(
   const inside = records ? relative(workspace, resolve(workspace, records)) : undefined;
   const recordsInside =
     inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside : undefined;
-  let changes: JobChanges;
-  try {
-    changes = await collectJobChanges(workspace, dir, {
-      ...(ref ? { start: ref } : {}),
-      ...(recordsInside !== undefined ? { exclude: [recordsInside] } : {}),
-    });
-  } catch (error) {
-    const reason = notCollectedReason(
-      singleLine(error instanceof Error ? error.message : String(error)),
-    );
-    core.warning(reason);
-    const none = { paths: [], contents: new Map(), patch: Buffer.alloc(0), bytes: 0 };
-    return { start: ref ?? "", ...none, refused: reason, route: "graphql", engineEdits: [] };
+  const changes = await collectJobChanges(workspace, dir, {
+    ...(ref ? { start: ref } : {}),
+    ...(recordsInside !== undefined ? { exclude: [recordsInside] } : {}),
+  });
+  if (changes.paths.length === 0) {
+    if (changes.refused) core.warning(changes.refused);
+    return changes;
   }
-  if (changes.paths.length === 0) return changes;
   core.info(
     `the job changed ${changes.paths.length} path${changes.paths.length === 1 ? "" : "s"} (${changes.bytes} bytes) since ${changes.start.slice(0, 12)}${changes.refused ? `; ${changes.refused}` : ""}`,
   );

@@ -26,8 +26,15 @@ import { isUtf8 } from "node:buffer";
 import type { ChangedPath, ChangeMode } from "../core/changes.js";
 import { claimOf, touchedPaths } from "../core/changes.js";
 import type { AttemptChanges, TicketState } from "../core/model.js";
+import { singleLine } from "../core/text.js";
 import { engineFieldRule } from "../tickets/parse.js";
-import { collectChanges, patchOf, readBlobs } from "../workspace/changes.js";
+import {
+  type Collected,
+  collectChanges,
+  notCollectedReason,
+  patchOf,
+  readBlobs,
+} from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
 import type { FileChanges } from "./branch.js";
 import type { Repo } from "./git.js";
@@ -78,7 +85,8 @@ async function prefixOf(dir: string): Promise<string> {
  * The job's changes: its workspace against the commit it checked out (`start`, the
  * dispatch's `ref`; its HEAD when the settle step was not told), leaving out the ticket
  * directory's `.frontier/` and `exclude` (paths relative to the workspace, e.g. a second
- * checkout inside it). Throws NotCollected when the workspace's repository is gone or new.
+ * checkout inside it). Changes that could not be collected (the agent removed or remade
+ * `.git`) are refused, saying why: the attempt is never done without them.
  */
 export async function collectJobChanges(
   workspace: string,
@@ -88,10 +96,19 @@ export async function collectJobChanges(
   const prefix = await prefixOf(workspace).catch(() => "");
   const inRepo = (p: string) => (prefix === "" ? p : `${prefix}/${p}`);
   const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
-  const collected = await collectChanges(workspace, options.start ?? "HEAD", {
-    exclude,
-    engineFields: engineFieldRule(inRepo(dir)),
-  });
+  let collected: Collected;
+  try {
+    collected = await collectChanges(workspace, options.start ?? "HEAD", {
+      exclude,
+      engineFields: engineFieldRule(inRepo(dir)),
+    });
+  } catch (error) {
+    const refused = notCollectedReason(
+      singleLine(error instanceof Error ? error.message : String(error)),
+    );
+    const none = { paths: [], contents: new Map(), patch: Buffer.alloc(0), bytes: 0 };
+    return { start: options.start ?? "", ...none, refused, route: "graphql", engineEdits: [] };
+  }
   const contents = await readBlobs(
     workspace,
     collected.paths.flatMap((c) => (c.blob !== undefined ? [c.blob] : [])),
