@@ -231,12 +231,9 @@ export class Integrator {
       throw error;
     });
     if (collected instanceof NotCollected) {
-      const reason = notCollectedReason(collected.message, p.worktree);
-      return planSettle(
-        p.outcome,
-        { start: p.start, paths: [], moved: new Map(), refused: reason },
-        scope,
-      );
+      const refused = notCollectedReason(collected.message, p.worktree);
+      const none = { start: p.start, paths: [], moved: new Map(), refused };
+      return { ...planSettle(p.outcome, none, scope), keepWorktree: true };
     }
     for (let tries = 1; ; tries++) {
       const head = await resolveCommit(root, this.ref);
