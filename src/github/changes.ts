@@ -126,7 +126,7 @@ export async function collectJobChanges(
     route: routeOf(collected.paths, bytes),
     engineEdits: collected.engineEdits,
   };
-  const refused = collected.unfaithful ?? refusalOf(changes);
+  const refused = collected.refused ?? refusalOf(changes);
   if (refused !== undefined) changes.refused = refused;
   return changes;
 }

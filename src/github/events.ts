@@ -71,15 +71,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     const spec = frontier.spec(job.ticket);
     const plan = planSettle(
       interpreted,
-      changes
-        ? {
-            start: changes.start,
-            paths: changes.paths,
-            moved: view.moved,
-            engineEdits: changes.engineEdits,
-            ...(changes.refused !== undefined ? { refused: changes.refused } : {}),
-          }
-        : undefined,
+      changes ? { ...changes, moved: view.moved } : undefined,
       compileScope(spec?.writeScope ?? []),
     );
     const patch =

@@ -239,17 +239,7 @@ export class Integrator {
       const head = await resolveCommit(root, this.ref);
       if (head === undefined) throw new Error(`the branch ${this.branch.branch} is gone`);
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
-      const plan = planSettle(
-        p.outcome,
-        {
-          start: collected.start,
-          paths: collected.paths,
-          moved,
-          engineEdits: collected.engineEdits,
-          ...(collected.unfaithful !== undefined ? { refused: collected.unfaithful } : {}),
-        },
-        scope,
-      );
+      const plan = planSettle(p.outcome, { ...collected, moved }, scope);
       if (plan.changes === "evidence" && plan.record !== undefined) {
         const kept = await this.keepPatch(p, collected);
         if (kept !== undefined) plan.record.patch_file = kept;

@@ -35,8 +35,8 @@ export interface Collected {
   tree: string;
   /** in path order; a name that is not UTF-8 is shown by its escaped bytes */
   paths: ChangedPath[];
-  /** why these changes cannot be carried as they are, naming what; undefined when they can */
-  unfaithful?: string;
+  /** why these changes cannot be carried as they are (planSettle refuses them), naming what */
+  refused?: string;
   /** ticket files whose engine-written fields the attempt changed (`engineFields` judged) */
   engineEdits: string[];
 }
@@ -160,7 +160,7 @@ export async function collectChanges(
   }
   if (names.length > 0) why.push(`names not in UTF-8: ${names.join(", ")} (rename them)`);
   if (why.length > 0) {
-    collected.unfaithful = `integration refused: ${why.join("; ")} — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence`;
+    collected.refused = `integration refused: ${why.join("; ")} — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence`;
   }
   if (options.engineFields)
     collected.engineEdits = await engineEdits(root, paths, options.engineFields);

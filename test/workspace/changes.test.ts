@@ -273,7 +273,7 @@ describe("what cannot be carried as made is named, and kept", () => {
       ["src/api/fresh/x.js", "100644"],
       ["src/lib/c.js", "100644"],
     ]);
-    expect(got.unfaithful).toMatch(
+    expect(got.refused).toMatch(
       /^integration refused: nested git repositories: src\/api\/fresh, src\/lib \(delete .* cannot carry them as made/,
     );
     const patch = (await patchOf(root, got.start, got.tree)).toString("utf8");
@@ -284,7 +284,7 @@ describe("what cannot be carried as made is named, and kept", () => {
     sh(join(root, "src/api"), "init", "-q");
     write(root, "src/api/a.ts", "changed\n");
     const got = await collectChanges(root, start);
-    expect(got.unfaithful).toMatch(/nested git repositories: src\/api \(/);
+    expect(got.refused).toMatch(/nested git repositories: src\/api \(/);
   });
 
   it("names that are not UTF-8 stay two files, named by their escaped bytes", async () => {
@@ -297,7 +297,7 @@ describe("what cannot be carried as made is named, and kept", () => {
       got.paths.map((c) => c.blob!),
     );
     expect(got.paths.map((c) => blobs.get(c.blob!)?.toString())).toEqual(["second\n", "first\n"]);
-    expect(got.unfaithful).toMatch(/names not in UTF-8: caf\\xE8, caf\\xE9 \(rename them\)/);
+    expect(got.refused).toMatch(/names not in UTF-8: caf\\xE8, caf\\xE9 \(rename them\)/);
   });
 
   it("a file under a directory the agent replaced with a symlink is gone, never read through it", async () => {
