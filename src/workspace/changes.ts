@@ -15,10 +15,10 @@
  * it writes are the workspace's content, in the repository's object store, where an
  * integration commit (local) or an upload (GitHub) finds them.
  */
-import { lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, commitTrailers } from "../core/changes.js";
 import { singleLine } from "../core/text.js";
 import { type GitOptions, git as gitAny, gitText as gitTextAny } from "./git.js";
@@ -120,8 +120,12 @@ export async function collectChanges(
   start: string,
   options: CollectOptions = {},
 ): Promise<Collected> {
+  // git's own answer, and the directory whose `.git` holds it: a `core.worktree` in the
+  // repository's configuration (pointing elsewhere, `/` say) makes them differ
   const root = await gitText(["rev-parse", "--show-toplevel"], { cwd: workdir }).catch(() => "");
-  if (root === "" || relative(root, workdir).startsWith("..")) {
+  let own = resolve(workdir);
+  while (!lstatOr(Buffer.from(join(own, ".git"))) && dirname(own) !== own) own = dirname(own);
+  if (root === "" || root !== realpathSync(own)) {
     throw new NotCollected(`${workdir} is no longer a git work tree (its .git was removed)`);
   }
   const cwd = { cwd: root };

@@ -324,6 +324,11 @@ describe("a workspace whose repository is gone or new", () => {
     );
   });
 
+  it("a core.worktree pointing elsewhere (the whole disk, say) is not followed", async () => {
+    sh(root, "config", "core.worktree", "/");
+    await expect(collectChanges(root, start)).rejects.toThrow(/is no longer a git work tree/);
+  });
+
   it("a .git made anew: the start commit is not there", async () => {
     rmSync(join(root, ".git"), { recursive: true, force: true });
     sh(root, "init", "-q");
