@@ -54,6 +54,11 @@ const asMode = (m: string): ChangeMode | undefined =>
   MODES.has(m) ? (m as ChangeMode) : undefined;
 const ZERO = /^0+$/;
 
+/** The repository's top directory, for a path inside its work tree; undefined outside one. */
+export async function repositoryRoot(dir: string): Promise<string | undefined> {
+  return await gitText(["rev-parse", "--show-toplevel"], { cwd: dir }).catch(() => undefined);
+}
+
 /** Run `fn` with a fresh temporary index file, removed afterwards. */
 async function withIndex<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), "frontier-index-"));
@@ -122,7 +127,7 @@ export async function collectChanges(
 ): Promise<Collected> {
   // git's own answer, and the directory whose `.git` holds it: a `core.worktree` in the
   // repository's configuration (pointing elsewhere, `/` say) makes them differ
-  const root = await gitText(["rev-parse", "--show-toplevel"], { cwd: workdir }).catch(() => "");
+  const root = (await repositoryRoot(workdir)) ?? "";
   let own = resolve(workdir);
   while (!lstatOr(Buffer.from(join(own, ".git"))) && dirname(own) !== own) own = dirname(own);
   if (root === "" || root !== realpathSync(own)) {
