@@ -38,8 +38,6 @@ export interface ProcessEnd {
   stdout: Captured;
   /** the end of stderr */
   stderr: string;
-  /** set when the exit status and output were lost (the launcher helper died): why */
-  lost?: string;
 }
 
 /** What the settle step of a GitHub job was told, when no outcome file decided. */
@@ -119,7 +117,6 @@ export function interpretOutcome(seen: Observation): Interpreted {
     );
   }
   const proc = seen.process;
-  if (file.kind === "none" && proc?.lost !== undefined) return failed(proc.lost);
 
   if (file.kind === "ok") {
     // the file decides; stdout stands in for a result or question it does not give
