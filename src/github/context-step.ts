@@ -5,10 +5,12 @@
  * exported (core/executor.ts), so an agent written for `frontier run` works unchanged on
  * GitHub.
  *
- * The run's records (state, input results) are read at the head of the run's branch, so
- * a claim cancelled since the job was dispatched is seen: from a checkout of it
- * (`records` input: git, no API request) when the workflow makes one, else through the
- * API (one GraphQL query for the state, one for every input result at once).
+ * The run's records (state, input results, and the tickets as at the run's base) are read
+ * at the head of the run's branch, so a claim cancelled since the job was dispatched is
+ * seen: from a checkout of it (`records` input: git, no API request) when the workflow
+ * makes one, else through the API (one GraphQL query for the state, one for every input
+ * result at once). The task is the ticket as at the run's base, never as the checkout at
+ * `ref` has it: an author may have edited or deleted it since, an earlier agent rewritten it.
  *
  * One claim, one agent run: whether this run may run the agent is the outbox's rule
  * (outbox.ts `admit`); when it says so, the claim is taken by compare-and-swap first.
@@ -27,7 +29,15 @@ import { UserError } from "./errors.js";
 import { freshHint } from "./fresh-words.js";
 import { admit, take } from "./outbox.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
-import { joinRepoPath, parseState, shardDirPath, stateOfRead, statePath } from "./state.js";
+import { sourceFromSnapshot } from "./source.js";
+import {
+  joinRepoPath,
+  parseState,
+  shardDirPath,
+  snapshotPath,
+  stateOfRead,
+  statePath,
+} from "./state.js";
 
 export interface ContextStepResult {
   contextFile: string;
@@ -100,24 +110,31 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   }
   const { workspace, runnerTemp } = ctx.settings.env;
   const rc = ctx.runContext(runBranch(ctx));
-  const loaded = await rc.checkout.tickets();
-  const { settings } = loaded;
-  const spec = loaded.specs.find((x) => x.id === ticket);
-  if (!spec) {
-    throw new UserError(
-      `${rc.dir}: no ticket "${ticket}" in this checkout (${ctx.settings.env.sha.slice(0, 12)}). Jobs check out the commit that recorded their claim (ref: \${{ inputs.ref }}); a ticket added after the run started runs in a new run — ${freshHint(rc.branch)} to start one.`,
-    );
-  }
+  // the checkout (at `ref`) carries earlier agents' changes: the task is the run's, at base
+  rc.jobCheckout = true;
   // the records on disk, in a checkout of the run's branch; else through the API
   const records = ctx.settings.records ? resolve(workspace, ctx.settings.records) : undefined;
-  const state = await readState(rc, records);
+  const { state, snapshot } = await readRecords(rc, records);
   if (state === undefined) {
     throw new UserError(
       `${statePath(rc.dir)} is missing on branch ${rc.branch}: this run was not started by Ticket Frontier`,
     );
   }
+  if (snapshot === undefined) {
+    throw new UserError(
+      `${snapshotPath(rc.dir)} is missing on branch ${rc.branch}: the run's tickets as at its base are unknown (it was started by an older version) — ${freshHint(rc.branch)} to start a new run`,
+    );
+  }
+  const source = await sourceFromSnapshot(snapshot, rc.dir, workspace);
+  const { settings } = source;
+  const spec = source.specs.find((x) => x.id === ticket);
+  if (!spec) {
+    throw new UserError(
+      `${rc.dir}: no ticket "${ticket}" in the run's tickets (at its base ${state.run.base?.slice(0, 12) ?? "unknown"}): a ticket added after the run started runs in a new run — ${freshHint(rc.branch)} to start one.`,
+    );
+  }
   const now = ctx.clock();
-  const frontier = openBranchRun(rc, loaded, state, now);
+  const frontier = openBranchRun(rc, source, state, now);
   const live = frontier.state(ticket);
   let isLive =
     live?.status === "claimed" &&
@@ -193,6 +210,13 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   const outcomeFile = join(outDir, `outcome-${ticket}-${attempt}.json`);
   await writeFile(contextFile, text);
   await writeFile(jobStartFile(runnerTemp, ticket, attempt), String(ctx.clock()));
+  // the ticket as at the run's base: the checkout's file unless it was changed or deleted since
+  let ticketFile = join(workspace, rc.dir, spec.file);
+  const asAtBase = source.read(spec.file);
+  if ((await readFile(ticketFile, "utf8").catch(() => undefined)) !== asAtBase) {
+    ticketFile = join(outDir, `ticket-${ticket}-${attempt}.md`);
+    await writeFile(ticketFile, asAtBase);
+  }
 
   core.setOutput("context-file", contextFile);
   core.setOutput("outcome-file", outcomeFile);
@@ -202,7 +226,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     run: state.run.run,
     ticket,
     attempt,
-    ticketFile: join(workspace, rc.dir, spec.file),
+    ticketFile,
     dir: join(workspace, rc.dir),
     bound: spec.bound?.raw ?? settings.ticket_bound ?? "",
     ...deadlineOf(live?.claimed_at, ticketBoundOf(spec, settings.ticket_bound)?.timeoutMs),
@@ -232,27 +256,39 @@ async function readThroughApi(rc: RunContext, paths: string[]): Promise<Map<stri
   return out;
 }
 
-/** The run's state: from the records on disk (state.json and its shards), else one query. */
-async function readState(rc: RunContext, records: string | undefined) {
+/**
+ * The run's state and its tickets at base (base.json): from the records on disk (a
+ * checkout of the run's branch, made before the agent runs), else one query.
+ */
+async function readRecords(rc: RunContext, records: string | undefined) {
   if (!records) {
     const read = await graphqlStore(rc.gh, rc.repo, rc.branch).read(
-      [statePath(rc.dir)],
+      [statePath(rc.dir), snapshotPath(rc.dir)],
       [shardDirPath(rc.dir)],
     );
-    return read ? stateOfRead(rc.dir, read) : undefined;
+    const state = read ? stateOfRead(rc.dir, read) : undefined;
+    return { state, snapshot: read?.files.get(snapshotPath(rc.dir))?.text };
   }
+  const snapshot = await readFile(join(records, snapshotPath(rc.dir)), "utf8").catch(
+    () => undefined,
+  );
+  return { state: await readState(records, rc.dir), snapshot };
+}
+
+/** The run's state from the records on disk: state.json and its shards. */
+async function readState(records: string, dir: string) {
   let text: string;
   try {
-    text = await readFile(join(records, statePath(rc.dir)), "utf8");
+    text = await readFile(join(records, statePath(dir)), "utf8");
   } catch {
     return undefined;
   }
   const shards = new Map<string, string>();
-  const shardDir = join(records, shardDirPath(rc.dir));
+  const shardDir = join(records, shardDirPath(dir));
   for (const name of await readdir(shardDir).catch(() => [] as string[])) {
     if (name.endsWith(".json")) shards.set(name, await readFile(join(shardDir, name), "utf8"));
   }
-  const parsed = parseState(text, statePath(rc.dir), shards);
+  const parsed = parseState(text, statePath(dir), shards);
   if (parsed.kind === "bad") throw new UserError(parsed.message);
   return parsed.state;
 }

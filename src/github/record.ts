@@ -31,15 +31,15 @@ import {
 } from "./changes.js";
 import { type Decided, decide, type RunsSeen } from "./decide.js";
 import { findRunsByClaims } from "./dispatch.js";
-import { UserError } from "./errors.js";
+import { UserError, workflowRefusalReason, workflowRefused } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { archiveRun } from "./fresh.js";
 import { stillRunning } from "./fresh-words.js";
 import { isFinishedCopy } from "./history.js";
-import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
+import { apiFailure, describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import type { RunContext, RunEvent } from "./run-context.js";
-import { authoredChanges, runSource } from "./source.js";
+import { authoredChanges, type RunSource, runSource } from "./source.js";
 import {
   type GitHubState,
   livePath,
@@ -77,17 +77,29 @@ export interface RecordOptions {
   touches?: readonly string[];
   /** read every shard (a follow-up of an event whose report comment is due) */
   readAll?: boolean;
-  /** a ticket attempt's changes the event may integrate: each try reads their paths' ids */
+  /**
+   * a ticket attempt's changes the event may integrate: each try reads their paths' ids;
+   * a commit GitHub refuses for a workflow file among them records why (`refused`) and
+   * the event is decided again, so the outcome lands without them
+   */
   changes?: JobChanges;
+  /**
+   * the event made from the run's tickets, once the first read gave them (a settle reads
+   * its outcome with the run's result cap and bound): it replaces `event` and `label`
+   */
+  prepare?: (source: RunSource) => Promise<{ event: RunEvent; label: string }>;
 }
 
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
 export async function recordEvent(
   ctx: RunContext,
-  event: RunEvent,
-  label: string,
+  first: RunEvent,
+  firstLabel: string,
   options: RecordOptions,
 ): Promise<Recorded> {
+  let event = first;
+  let label = firstLabel;
+  let prepare = options.prepare;
   const { clock, random, sleep } = ctx;
   const maxTries = ctx.maxTries ?? 25;
   const backoffMs = ctx.backoffMs ?? 250;
@@ -98,7 +110,8 @@ export async function recordEvent(
   let archives = 0;
   /** what a try whose commit answer was lost decided: the event, if that commit landed */
   let unclear: Decided | undefined;
-  let withSnapshot = options.readBase ?? false;
+  // a job's steps read the run's tickets from base.json, never from their checkout
+  let withSnapshot = (options.readBase || ctx.jobCheckout) ?? false;
   let fresh = options.fresh === true;
   // which shards the first read takes: every one, or those of the tickets the event touches
   const reading = await readPlan(ctx, options.readAll ? undefined : (options.touches ?? []));
@@ -108,7 +121,8 @@ export async function recordEvent(
   // The checkout's tickets and digest are loaded before the branch is read, not between
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
-  await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
+  if (!ctx.jobCheckout)
+    await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
 
   for (let tries = 1; ; tries++) {
     const tryStarted = clock();
@@ -185,6 +199,10 @@ export async function recordEvent(
       tries--;
       continue;
     }
+    if (prepare) {
+      ({ event, label } = await prepare(source));
+      prepare = undefined;
+    }
     const digest = source.files ? await ctx.checkout.digest() : undefined;
     // a push on the branch shows what the author changed or deleted since the run's base
     const authoredChanged =
@@ -260,6 +278,14 @@ export async function recordEvent(
         read.tree,
       );
     } catch (error) {
+      const workflow = workflowRefused(error);
+      if (workflow !== undefined && options.changes && options.changes.refused === undefined) {
+        // never retried as it is: the attempt fails naming the file, its change kept
+        ctx.log(`${label}: ${apiFailure(error)?.message}`);
+        options.changes.refused = workflowRefusalReason(workflow);
+        tries--;
+        continue;
+      }
       if (isPushRefused(error)) throw pushRefused(ctx, error);
       if (store.current.api === "graphql" && rateLimitOf(error)) {
         ctx.log(
@@ -316,11 +342,15 @@ async function readPlan(
 ): Promise<ReadPlan> {
   const plan: ReadPlan = { all: true, shards: new Set(), extra: 0 };
   if (touches === undefined) return plan;
-  // whether the run reads its whole state, told by the checkout's tickets before the read
-  // (a wrong guess reads again)
-  const checkout = await ctx.checkout.tickets().catch(() => undefined);
-  if (!checkout || readsWhole(checkout.specs.length, checkout.settings.bound) !== undefined)
-    return plan;
+  // whether the run reads its whole state, guessed from the checkout before the read (a
+  // wrong guess reads again); a job's checkout, where an agent runs, is only counted
+  const guess = ctx.jobCheckout
+    ? { count: await ctx.checkout.ticketCount(), bound: undefined }
+    : await ctx.checkout.tickets().then(
+        (t) => ({ count: t.specs.length, bound: t.settings.bound }),
+        () => undefined,
+      );
+  if (!guess || readsWhole(guess.count, guess.bound) !== undefined) return plan;
   plan.all = false;
   for (const t of touches) plan.shards.add(shardPathOf(ctx.dir, t));
   return plan;

@@ -34,6 +34,12 @@ export interface RunContext {
    * the author changed since the run's base shows there
    */
   checkoutIsHead?: boolean;
+  /**
+   * the checkout is a job's, where an agent runs (the context and settle steps): nothing
+   * that decides is read from it — the run's tickets and settings come from its records
+   * at base (base.json), whatever the agent (or an earlier one, at `ref`) left there
+   */
+  jobCheckout?: boolean;
   /** the orch-task workflow file */
   workflow: string;
   /** the user's CI workflow, dispatched on the run's branch when the run ends */
