@@ -345,17 +345,23 @@ export function mayWriteWorkflows(token: TokenInfo): boolean {
  * the trees `from` and `to`, in GitHub's words; undefined when none.
  */
 export function workflowRefusal(git: GitStore, from: string, to: string): string | undefined {
-  const before = git.flatten(from);
-  const after = git.flatten(to);
+  const DIR = ".github/workflows";
+  const dirOf = (tree: string) => {
+    const e = git.lookup(tree, DIR);
+    return e?.type === "tree" ? git.flatten(e.sha) : new Map<string, FlatEntry>();
+  };
+  // the same subtree (or none on either side): nothing under it changed
+  if (git.lookup(from, DIR)?.sha === git.lookup(to, DIR)?.sha) return undefined;
+  const before = dirOf(from);
+  const after = dirOf(to);
   const changed = [...new Set([...before.keys(), ...after.keys()])]
-    .filter((p) => p.startsWith(".github/workflows/"))
     .sort()
     .find(
       (p) => before.get(p)?.sha !== after.get(p)?.sha || before.get(p)?.mode !== after.get(p)?.mode,
     );
   return changed === undefined
     ? undefined
-    : `refusing to allow a GitHub App to create or update workflow \`${changed}\` without \`workflows\` permission`;
+    : `refusing to allow a GitHub App to create or update workflow \`${DIR}/${changed}\` without \`workflows\` permission`;
 }
 
 // ---------------------------------------------------------------- repository
