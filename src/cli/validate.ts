@@ -69,30 +69,22 @@ export async function validateCommand(
 
 /** The problems that hold for `runner` (both when undefined: one runner's own as warnings). */
 function forRunner(problems: readonly Problem[], runner: ValidateFor | undefined): Problem[] {
-  if (runner !== undefined) return problems.filter((p) => p.runner !== other[runner]);
+  if (runner !== undefined) return problems.filter((p) => (p.runner ?? runner) === runner);
   return problems.map((p) =>
-    p.runner === undefined || (p.runner === "local" && p.severity === "warning")
+    p.runner === undefined
       ? p
-      : { ...p, severity: "warning", message: `for a ${ON[p.runner]}: ${p.message}` },
+      : {
+          ...p,
+          severity: "warning",
+          message: `for a ${p.runner === "local" ? "local run" : "run on GitHub"}: ${p.message}`,
+        },
   );
 }
 
-const other = { local: "github", github: "local" } as const;
-const ON = { local: "local run", github: "run on GitHub" } as const;
-
-/** Paths a write_scope reaching `.github/workflows/` would match. */
-const WORKFLOW_PROBES = [".github/workflows/x.yml", ".github/workflows/x.yaml"];
-
-/**
- * Tickets whose write_scope can reach `.github/workflows/`: on GitHub, GitHub refuses such
- * a change to the job's token, so the attempt fails unless the action has another token.
- */
+/** Tickets whose write_scope reaches `.github/workflows/`, which GitHub refuses to the job's token. */
 function workflowScopes(dir: string, specs: readonly TicketSpec[]): Problem[] {
   return specs
-    .filter((s) => {
-      const scope = compileScope(s.writeScope ?? []);
-      return WORKFLOW_PROBES.some((path) => pathInScope(path, scope));
-    })
+    .filter((s) => pathInScope(".github/workflows/ci.yml", compileScope(s.writeScope ?? [])))
     .map((s) => ({
       ...problem(
         "workflow-scope",

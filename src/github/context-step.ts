@@ -5,12 +5,11 @@
  * exported (core/executor.ts), so an agent written for `frontier run` works unchanged on
  * GitHub.
  *
- * The run's records (state, input results, and the tickets as at the run's base) are read
- * at the head of the run's branch, so a claim cancelled since the job was dispatched is
- * seen: from a checkout of it (`records` input: git, no API request) when the workflow
- * makes one, else through the API (one GraphQL query for the state, one for every input
- * result at once). The task is the ticket as at the run's base, never as the checkout at
- * `ref` has it: an author may have edited or deleted it since, an earlier agent rewritten it.
+ * The run's records (state, input results, base.json) are read at the head of the run's
+ * branch, so a claim cancelled since the job was dispatched is seen: from a checkout of it
+ * (`records` input: git, no API request) when the workflow makes one, else through the
+ * API (one GraphQL query for the state, one for every input result at once). The task is
+ * the ticket as at the run's base, never as `ref` has it (edited since, or by an agent).
  *
  * One claim, one agent run: whether this run may run the agent is the outbox's rule
  * (outbox.ts `admit`); when it says so, the claim is taken by compare-and-swap first.
@@ -23,21 +22,14 @@ import { ticketBoundOf } from "../core/bound.js";
 import { executorVariables } from "../core/executor.js";
 import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
-import { graphqlStore } from "./branch.js";
+import { type BlobText, type BranchRead, graphqlStore } from "./branch.js";
 import { openBranchRun } from "./decide.js";
 import { UserError } from "./errors.js";
 import { freshHint } from "./fresh-words.js";
 import { admit, take } from "./outbox.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
 import { sourceFromSnapshot } from "./source.js";
-import {
-  joinRepoPath,
-  parseState,
-  shardDirPath,
-  snapshotPath,
-  stateOfRead,
-  statePath,
-} from "./state.js";
+import { joinRepoPath, shardDirPath, snapshotPath, stateOfRead, statePath } from "./state.js";
 
 export interface ContextStepResult {
   contextFile: string;
@@ -120,12 +112,8 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
       `${statePath(rc.dir)} is missing on branch ${rc.branch}: this run was not started by Ticket Frontier`,
     );
   }
-  if (snapshot === undefined) {
-    throw new UserError(
-      `${snapshotPath(rc.dir)} is missing on branch ${rc.branch}: the run's tickets as at its base are unknown (it was started by an older version) — ${freshHint(rc.branch)} to start a new run`,
-    );
-  }
-  const source = await sourceFromSnapshot(snapshot, rc.dir, workspace);
+  // (a run without one, started by an older version, is told how to start afresh)
+  const source = await sourceFromSnapshot(snapshot ?? "", rc.dir, workspace);
   const { settings } = source;
   const spec = source.specs.find((x) => x.id === ticket);
   if (!spec) {
@@ -257,40 +245,35 @@ async function readThroughApi(rc: RunContext, paths: string[]): Promise<Map<stri
 }
 
 /**
- * The run's state and its tickets at base (base.json): from the records on disk (a
- * checkout of the run's branch, made before the agent runs), else one query.
+ * The run's state (state.json, its shards) and tickets as at its base (base.json): from
+ * the checkout of its records on disk (made before the agent runs), else in one query.
  */
 async function readRecords(rc: RunContext, records: string | undefined) {
-  if (!records) {
-    const read = await graphqlStore(rc.gh, rc.repo, rc.branch).read(
-      [statePath(rc.dir), snapshotPath(rc.dir)],
-      [shardDirPath(rc.dir)],
-    );
-    const state = read ? stateOfRead(rc.dir, read) : undefined;
-    return { state, snapshot: read?.files.get(snapshotPath(rc.dir))?.text };
-  }
-  const snapshot = await readFile(join(records, snapshotPath(rc.dir)), "utf8").catch(
-    () => undefined,
-  );
-  return { state: await readState(records, rc.dir), snapshot };
-}
-
-/** The run's state from the records on disk: state.json and its shards. */
-async function readState(records: string, dir: string) {
-  let text: string;
-  try {
-    text = await readFile(join(records, statePath(dir)), "utf8");
-  } catch {
-    return undefined;
-  }
-  const shards = new Map<string, string>();
-  const shardDir = join(records, shardDirPath(dir));
-  for (const name of await readdir(shardDir).catch(() => [] as string[])) {
-    if (name.endsWith(".json")) shards.set(name, await readFile(join(shardDir, name), "utf8"));
-  }
-  const parsed = parseState(text, statePath(dir), shards);
-  if (parsed.kind === "bad") throw new UserError(parsed.message);
-  return parsed.state;
+  const paths = [statePath(rc.dir), snapshotPath(rc.dir)];
+  const shardDir = shardDirPath(rc.dir);
+  let read: BranchRead | undefined;
+  if (records) {
+    const text = (path: string) =>
+      readFile(join(records, path), "utf8").then(
+        (t) => ({ oid: "", text: t }),
+        () => undefined,
+      );
+    const files = new Map<string, BlobText>();
+    for (const path of paths) {
+      const file = await text(path);
+      if (file) files.set(path, file);
+    }
+    const shards = new Map<string, BlobText>();
+    for (const name of await readdir(join(records, shardDir)).catch(() => [] as string[])) {
+      const file = name.endsWith(".json") ? await text(`${shardDir}/${name}`) : undefined;
+      if (file) shards.set(name, file);
+    }
+    read = { head: "", files, dirs: new Map([[shardDir, shards]]) };
+  } else read = await graphqlStore(rc.gh, rc.repo, rc.branch).read(paths, [shardDir]);
+  return {
+    state: read ? stateOfRead(rc.dir, read) : undefined,
+    snapshot: read?.files.get(snapshotPath(rc.dir))?.text,
+  };
 }
 
 /** When a duration bound, counted from the claim, runs out: its lease's end. */

@@ -18,19 +18,17 @@ export class UserError extends Error {
 }
 
 /**
- * The workflow file GitHub refused to let this token create, change or delete — "refusing
- * to allow a GitHub App (or an OAuth App) to create or update workflow `PATH` without
- * `workflows` permission" — matched by its message on every route (its status is not
- * documented); undefined for any other error.
+ * Why GitHub refused a commit for a workflow file this token may not write — "refusing to
+ * allow a GitHub App (or an OAuth App) to create or update workflow `PATH` without
+ * `workflows` permission", matched by its message on every route (its status is not
+ * documented) — and what would let it land; undefined for any other error.
  */
-export function workflowRefused(error: unknown): string | undefined {
-  const message = apiFailure(error)?.message ?? "";
-  return /refusing to allow an? (?:GitHub|OAuth) App to create or update workflow `([^`]+)`/i.exec(
-    message,
-  )?.[1];
-}
-
-/** Why an attempt whose change GitHub refused for a workflow file failed, and what would let it land. */
-export function workflowRefusalReason(path: string): string {
-  return `integration refused: GitHub refuses this token a change to the workflow file ${path} (a change under .github/workflows/ needs the workflows permission, which the job's GITHUB_TOKEN can never have) — to let it land, pass a token with that permission in the action's token input (a fine-grained token with Workflows: write, or a GitHub App token with workflows: write), then retry the ticket; the change is kept as evidence, nothing was integrated`;
+export function workflowRefusal(error: unknown): string | undefined {
+  const path =
+    /refusing to allow an? (?:GitHub|OAuth) App to create or update workflow `([^`]+)`/i.exec(
+      apiFailure(error)?.message ?? "",
+    )?.[1];
+  return path === undefined
+    ? undefined
+    : `integration refused: GitHub refuses this token a change to the workflow file ${path} (a change under .github/workflows/ needs the workflows permission, which the job's GITHUB_TOKEN can never have) — to let it land, pass a token with that permission in the action's token input (a fine-grained token with Workflows: write, or a GitHub App token with workflows: write), then retry the ticket; the change is kept as evidence, nothing was integrated`;
 }

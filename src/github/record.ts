@@ -31,12 +31,12 @@ import {
 } from "./changes.js";
 import { type Decided, decide, type RunsSeen } from "./decide.js";
 import { findRunsByClaims } from "./dispatch.js";
-import { UserError, workflowRefusalReason, workflowRefused } from "./errors.js";
+import { UserError, workflowRefusal } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { archiveRun } from "./fresh.js";
 import { stillRunning } from "./fresh-words.js";
 import { isFinishedCopy } from "./history.js";
-import { apiFailure, describeError, isPushRefused, rateLimitOf } from "./octokit.js";
+import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import { authoredChanges, type RunSource, runSource } from "./source.js";
@@ -77,11 +77,7 @@ export interface RecordOptions {
   touches?: readonly string[];
   /** read every shard (a follow-up of an event whose report comment is due) */
   readAll?: boolean;
-  /**
-   * a ticket attempt's changes the event may integrate: each try reads their paths' ids;
-   * a commit GitHub refuses for a workflow file among them records why (`refused`) and
-   * the event is decided again, so the outcome lands without them
-   */
+  /** a ticket attempt's changes the event may integrate: each try reads their paths' ids */
   changes?: JobChanges;
   /**
    * the event made from the run's tickets, once the first read gave them (a settle reads
@@ -93,12 +89,10 @@ export interface RecordOptions {
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
 export async function recordEvent(
   ctx: RunContext,
-  first: RunEvent,
-  firstLabel: string,
+  event: RunEvent,
+  label: string,
   options: RecordOptions,
 ): Promise<Recorded> {
-  let event = first;
-  let label = firstLabel;
   let prepare = options.prepare;
   const { clock, random, sleep } = ctx;
   const maxTries = ctx.maxTries ?? 25;
@@ -278,11 +272,10 @@ export async function recordEvent(
         read.tree,
       );
     } catch (error) {
-      const workflow = workflowRefused(error);
-      if (workflow !== undefined && options.changes && options.changes.refused === undefined) {
-        // never retried as it is: the attempt fails naming the file, its change kept
-        ctx.log(`${label}: ${apiFailure(error)?.message}`);
-        options.changes.refused = workflowRefusalReason(workflow);
+      const refused = workflowRefusal(error);
+      if (refused && options.changes && options.changes.refused === undefined) {
+        // never sent again as it is: decided again, the attempt fails by name, its change kept
+        options.changes.refused = refused;
         tries--;
         continue;
       }
@@ -344,13 +337,9 @@ async function readPlan(
   if (touches === undefined) return plan;
   // whether the run reads its whole state, guessed from the checkout before the read (a
   // wrong guess reads again); a job's checkout, where an agent runs, is only counted
-  const guess = ctx.jobCheckout
-    ? { count: await ctx.checkout.ticketCount(), bound: undefined }
-    : await ctx.checkout.tickets().then(
-        (t) => ({ count: t.specs.length, bound: t.settings.bound }),
-        () => undefined,
-      );
-  if (!guess || readsWhole(guess.count, guess.bound) !== undefined) return plan;
+  const loaded = ctx.jobCheckout ? undefined : await ctx.checkout.tickets().catch(() => undefined);
+  const count = loaded?.specs.length ?? (await ctx.checkout.ticketCount());
+  if (readsWhole(count, loaded?.settings.bound) !== undefined) return plan;
   plan.all = false;
   for (const t of touches) plan.shards.add(shardPathOf(ctx.dir, t));
   return plan;

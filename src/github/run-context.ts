@@ -35,9 +35,8 @@ export interface RunContext {
    */
   checkoutIsHead?: boolean;
   /**
-   * the checkout is a job's, where an agent runs (the context and settle steps): nothing
-   * that decides is read from it — the run's tickets and settings come from its records
-   * at base (base.json), whatever the agent (or an earlier one, at `ref`) left there
+   * the checkout is a job's, where agents run (context and settle steps): nothing that
+   * decides is read there — the run's tickets come from its records at base (base.json)
    */
   jobCheckout?: boolean;
   /** the orch-task workflow file */

@@ -48,7 +48,7 @@ describe("a write_scope that reaches .github/workflows/", () => {
     "frontier.yml": "run: t\n",
     "ci.md": '---\nwrite_scope: [".github/**"]\n---\nFix CI.\n',
     "all.md": '---\nwrite_scope: ["**"]\n---\nAnything.\n',
-    "yaml.md": '---\nwrite_scope: [".github/workflows/*.yaml"]\n---\nOne kind.\n',
+    "yaml.md": '---\nwrite_scope: [".github/workflows/*.yml"]\n---\nOne kind.\n',
     "src.md": "---\nwrite_scope: [src/**, .github/ISSUE_TEMPLATE/**]\n---\nCode.\n",
   });
 
