@@ -845,6 +845,7 @@ export class FakeGitHub {
       login: info.login,
       rateLimit: info.rateLimit,
       graphqlRateLimit: info.graphqlRateLimit,
+      ...(info.workflows !== undefined ? { workflows: info.workflows } : {}),
     });
     this.knownUsers.add(info.login);
   }
