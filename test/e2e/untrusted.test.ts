@@ -108,7 +108,7 @@ describe("agents are untrusted: the run decides from its records at its base", (
     const push = await runner.push(sha);
     expect(push.code, push.stdout + push.stderr).toBe(0);
     await runner.fake.idle();
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     await runner.stop();
