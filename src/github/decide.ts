@@ -273,12 +273,10 @@ export function decide(input: TryInput): Decision {
   // ticket file an integrated change rewrote: it is the branch's now, its state in the records
   const authored = new Set([...(state?.authored_changed ?? []), ...(input.authoredChanged ?? [])]);
   if (integration) {
-    const ticketFiles = new Map(source.specs.map((s) => [joinRepoPath(ctx.dir, s.file), s.file]));
     const { additions, deletions: gone, entries: modes } = integration.files;
-    for (const path of [...additions.keys(), ...gone, ...(modes?.keys() ?? [])]) {
-      const file = ticketFiles.get(path);
-      if (file !== undefined) authored.add(file);
-    }
+    const changed = new Set([...additions.keys(), ...gone, ...(modes?.keys() ?? [])]);
+    for (const s of source.specs)
+      if (changed.has(joinRepoPath(ctx.dir, s.file))) authored.add(s.file);
   }
   const seq = (state?.seq ?? 0) + 1;
   const headline = headlineOf(frontier, now);
