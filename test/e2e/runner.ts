@@ -149,7 +149,7 @@ export class Runner {
   /** extra environment variables for every step */
   env: Record<string, string> = {};
   /** the bundle each step spawns (another build's, to compare in the same bench run) */
-  bundle = process.env.FRONTIER_E2E_BUNDLE ?? BUNDLE;
+  bundle = BUNDLE;
   private unhook?: () => void;
 
   constructor(options: { returnRunDetails?: "supported" | "refused" } = {}) {
