@@ -179,37 +179,37 @@ async function settle(ctx: ActionContext): Promise<void> {
     );
   }
   const rc = ctx.runContext(runBranch(ctx));
-  const { settings: runSettings, specs } = await rc.checkout.tickets();
-  const maxResultBytes = runSettings.max_result_bytes ?? DEFAULTS.maxResultBytes;
-  const timedOut = await ranOutItsBound(
-    ctx,
-    ticket,
-    ticketBoundOf(
-      specs.find((x) => x.id === ticket),
-      runSettings.ticket_bound,
-    ),
-    attempt,
-  );
-  const job = await readJobOutcome(s, maxResultBytes, timedOut);
+  // the agent ran in this checkout: the run's tickets, settings and caps come from its records
+  rc.jobCheckout = true;
   const changes = await jobChanges(ctx, rc.dir, str(dispatchInputs.ref));
-  const outcome = await advance(
-    rc,
-    settleEvent({
-      ticket,
-      attempt,
-      ...(claim ? { claim } : {}),
-      ...job,
-      by: ctx.workflowRunUrl ? `orch-task ${ctx.workflowRunUrl}` : "orch-task",
-      ...(ctx.workflowRunUrl ? { runUrl: ctx.workflowRunUrl } : {}),
-      ...(/^\d+$/.test(ctx.settings.env.runId ?? "")
-        ? { runId: Number(ctx.settings.env.runId) }
-        : {}),
-      changes,
-      maxResultBytes,
-    }),
-    `settle ${ticket}#${attempt} ${job.outcome}`,
-    { start: false, touches: [ticket], changes },
-  );
+  const label = `settle ${ticket}#${attempt}`;
+  const outcome = await advance(rc, advanceOnly, label, {
+    start: false,
+    touches: [ticket],
+    changes,
+    // the outcome is read with the run's result cap and bound, as recorded at its base
+    prepare: async ({ settings, specs }) => {
+      const maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
+      const spec = specs.find((x) => x.id === ticket);
+      const bound = ticketBoundOf(spec, settings.ticket_bound);
+      const timedOut = await ranOutItsBound(ctx, ticket, bound, attempt);
+      const job = await readJobOutcome(s, maxResultBytes, timedOut);
+      const event = settleEvent({
+        ticket,
+        attempt,
+        ...(claim ? { claim } : {}),
+        ...job,
+        by: ctx.workflowRunUrl ? `orch-task ${ctx.workflowRunUrl}` : "orch-task",
+        ...(ctx.workflowRunUrl ? { runUrl: ctx.workflowRunUrl } : {}),
+        ...(/^\d+$/.test(ctx.settings.env.runId ?? "")
+          ? { runId: Number(ctx.settings.env.runId) }
+          : {}),
+        changes,
+        maxResultBytes,
+      });
+      return { event, label: `${label} ${job.outcome}` };
+    },
+  });
   return finish(ctx, outcome);
 }
 

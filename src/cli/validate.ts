@@ -1,12 +1,15 @@
 /** `frontier validate`: loads nothing but the ticket reader, so checking 10k files stays fast. */
 
+import { join } from "node:path";
 import { ticketIsolation } from "../core/constants.js";
+import type { TicketSpec } from "../core/model.js";
+import { compileScope, pathInScope } from "../core/scope.js";
 import { painter } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
 import { plural, shownPath } from "../terminal/text.js";
-import { loadDirectory } from "../tickets/load.js";
-import { formatProblem, type Problem } from "../tickets/problems.js";
+import { fieldLine, loadDirectory } from "../tickets/load.js";
+import { formatProblem, type Problem, problem } from "../tickets/problems.js";
 
 /**
  * `for`: which runner to check for. `local`: exactly what `frontier run` accepts. `github`:
@@ -33,6 +36,8 @@ export async function validateCommand(
     const { isolationProblems } = await import("../local/worktree.js");
     found.unshift(...(await isolationProblems(dir, loaded.specs, loaded.settings)));
   }
+  if (loaded.kind === "ok" && opts.for !== "local")
+    found.push(...workflowScopes(dir, loaded.specs));
   const problems = forRunner(found, opts.for);
   const errors = problems.filter((p) => p.severity === "error").length;
   if (opts.json) {
@@ -64,11 +69,31 @@ export async function validateCommand(
 
 /** The problems that hold for `runner` (both when undefined: one runner's own as warnings). */
 function forRunner(problems: readonly Problem[], runner: ValidateFor | undefined): Problem[] {
-  if (runner === "local") return [...problems];
-  if (runner === "github") return problems.filter((p) => p.runner !== "local");
+  if (runner !== undefined) return problems.filter((p) => (p.runner ?? runner) === runner);
   return problems.map((p) =>
-    p.runner === "local" && p.severity === "error"
-      ? { ...p, severity: "warning", message: `for a local run: ${p.message}` }
-      : p,
+    p.runner === undefined
+      ? p
+      : {
+          ...p,
+          severity: "warning",
+          message: `for a ${p.runner === "local" ? "local run" : "run on GitHub"}: ${p.message}`,
+        },
   );
+}
+
+/** Tickets whose write_scope reaches `.github/workflows/`, which GitHub refuses to the job's token. */
+function workflowScopes(dir: string, specs: readonly TicketSpec[]): Problem[] {
+  return specs
+    .filter((s) => pathInScope(".github/workflows/ci.yml", compileScope(s.writeScope ?? [])))
+    .map((s) => ({
+      ...problem(
+        "workflow-scope",
+        s.file,
+        fieldLine(join(dir, s.file), "write_scope"),
+        "write_scope reaches .github/workflows/: GitHub refuses a change to a workflow file made with the job's GITHUB_TOKEN (it can never have the workflows permission), so such an attempt fails",
+        "to let it land, pass a token with the workflows permission in the action's token input (a fine-grained token with Workflows: write, or a GitHub App token); otherwise narrow write_scope so it leaves .github/workflows/ out",
+        "warning",
+      ),
+      runner: "github" as const,
+    }));
 }

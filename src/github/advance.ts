@@ -28,7 +28,13 @@ import {
   renderReport,
   showReport,
 } from "./effects.js";
-import { type Recorded, readWithFallback, recordEvent, runPaths } from "./record.js";
+import {
+  type Recorded,
+  type RecordOptions,
+  readWithFallback,
+  recordEvent,
+  runPaths,
+} from "./record.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import { runSource } from "./source.js";
 import { type GitHubState, stateOfRead } from "./state.js";
@@ -76,6 +82,8 @@ export interface AdvanceOptions {
   touches?: readonly string[];
   /** a job's changes the event may integrate (a settle) */
   changes?: JobChanges;
+  /** the event made from the run's tickets once they are read (record.ts RecordOptions) */
+  prepare?: RecordOptions["prepare"];
 }
 
 /** Run one event to completion: record it by compare-and-swap, then dispatch and report. */
@@ -91,6 +99,7 @@ export async function advance(
     ...(options.fresh ? { fresh: true } : {}),
     ...(options.touches ? { touches: options.touches } : {}),
     ...(options.changes ? { changes: options.changes } : {}),
+    ...(options.prepare ? { prepare: options.prepare } : {}),
   });
   let last = first;
   const dispatched: Dispatched[] = [];

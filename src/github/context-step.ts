@@ -5,10 +5,11 @@
  * exported (core/executor.ts), so an agent written for `frontier run` works unchanged on
  * GitHub.
  *
- * The run's records (state, input results) are read at the head of the run's branch, so
- * a claim cancelled since the job was dispatched is seen: from a checkout of it
+ * The run's records (state, input results, base.json) are read at the head of the run's
+ * branch, so a claim cancelled since the job was dispatched is seen: from a checkout of it
  * (`records` input: git, no API request) when the workflow makes one, else through the
- * API (one GraphQL query for the state, one for every input result at once).
+ * API (one GraphQL query for the state, one for every input result at once). The task is
+ * the ticket as at the run's base, never as `ref` has it (edited since, or by an agent).
  *
  * One claim, one agent run: whether this run may run the agent is the outbox's rule
  * (outbox.ts `admit`); when it says so, the claim is taken by compare-and-swap first.
@@ -21,13 +22,14 @@ import { ticketBoundOf } from "../core/bound.js";
 import { executorVariables } from "../core/executor.js";
 import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
-import { graphqlStore } from "./branch.js";
+import { type BlobText, type BranchRead, graphqlStore } from "./branch.js";
 import { openBranchRun } from "./decide.js";
 import { UserError } from "./errors.js";
 import { freshHint } from "./fresh-words.js";
 import { admit, take } from "./outbox.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
-import { joinRepoPath, parseState, shardDirPath, stateOfRead, statePath } from "./state.js";
+import { sourceFromSnapshot } from "./source.js";
+import { joinRepoPath, shardDirPath, snapshotPath, stateOfRead, statePath } from "./state.js";
 
 export interface ContextStepResult {
   contextFile: string;
@@ -100,24 +102,27 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   }
   const { workspace, runnerTemp } = ctx.settings.env;
   const rc = ctx.runContext(runBranch(ctx));
-  const loaded = await rc.checkout.tickets();
-  const { settings } = loaded;
-  const spec = loaded.specs.find((x) => x.id === ticket);
-  if (!spec) {
-    throw new UserError(
-      `${rc.dir}: no ticket "${ticket}" in this checkout (${ctx.settings.env.sha.slice(0, 12)}). Jobs check out the commit that recorded their claim (ref: \${{ inputs.ref }}); a ticket added after the run started runs in a new run — ${freshHint(rc.branch)} to start one.`,
-    );
-  }
+  // the checkout (at `ref`) carries earlier agents' changes: the task is the run's, at base
+  rc.jobCheckout = true;
   // the records on disk, in a checkout of the run's branch; else through the API
   const records = ctx.settings.records ? resolve(workspace, ctx.settings.records) : undefined;
-  const state = await readState(rc, records);
+  const { state, snapshot } = await readRecords(rc, records);
   if (state === undefined) {
     throw new UserError(
       `${statePath(rc.dir)} is missing on branch ${rc.branch}: this run was not started by Ticket Frontier`,
     );
   }
+  // (a run without one, started by an older version, is told how to start afresh)
+  const source = await sourceFromSnapshot(snapshot ?? "", rc.dir, workspace);
+  const { settings } = source;
+  const spec = source.specs.find((x) => x.id === ticket);
+  if (!spec) {
+    throw new UserError(
+      `${rc.dir}: no ticket "${ticket}" in the run's tickets (at its base ${state.run.base?.slice(0, 12) ?? "unknown"}): a ticket added after the run started runs in a new run — ${freshHint(rc.branch)} to start one.`,
+    );
+  }
   const now = ctx.clock();
-  const frontier = openBranchRun(rc, loaded, state, now);
+  const frontier = openBranchRun(rc, source, state, now);
   const live = frontier.state(ticket);
   let isLive =
     live?.status === "claimed" &&
@@ -193,6 +198,13 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   const outcomeFile = join(outDir, `outcome-${ticket}-${attempt}.json`);
   await writeFile(contextFile, text);
   await writeFile(jobStartFile(runnerTemp, ticket, attempt), String(ctx.clock()));
+  // the ticket as at the run's base: the checkout's file unless it was changed or deleted since
+  let ticketFile = join(workspace, rc.dir, spec.file);
+  const asAtBase = source.read(spec.file);
+  if ((await readFile(ticketFile, "utf8").catch(() => undefined)) !== asAtBase) {
+    ticketFile = join(outDir, `ticket-${ticket}-${attempt}.md`);
+    await writeFile(ticketFile, asAtBase);
+  }
 
   core.setOutput("context-file", contextFile);
   core.setOutput("outcome-file", outcomeFile);
@@ -202,7 +214,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     run: state.run.run,
     ticket,
     attempt,
-    ticketFile: join(workspace, rc.dir, spec.file),
+    ticketFile,
     dir: join(workspace, rc.dir),
     bound: spec.bound?.raw ?? settings.ticket_bound ?? "",
     ...deadlineOf(live?.claimed_at, ticketBoundOf(spec, settings.ticket_bound)?.timeoutMs),
@@ -232,29 +244,36 @@ async function readThroughApi(rc: RunContext, paths: string[]): Promise<Map<stri
   return out;
 }
 
-/** The run's state: from the records on disk (state.json and its shards), else one query. */
-async function readState(rc: RunContext, records: string | undefined) {
-  if (!records) {
-    const read = await graphqlStore(rc.gh, rc.repo, rc.branch).read(
-      [statePath(rc.dir)],
-      [shardDirPath(rc.dir)],
-    );
-    return read ? stateOfRead(rc.dir, read) : undefined;
-  }
-  let text: string;
-  try {
-    text = await readFile(join(records, statePath(rc.dir)), "utf8");
-  } catch {
-    return undefined;
-  }
-  const shards = new Map<string, string>();
-  const shardDir = join(records, shardDirPath(rc.dir));
-  for (const name of await readdir(shardDir).catch(() => [] as string[])) {
-    if (name.endsWith(".json")) shards.set(name, await readFile(join(shardDir, name), "utf8"));
-  }
-  const parsed = parseState(text, statePath(rc.dir), shards);
-  if (parsed.kind === "bad") throw new UserError(parsed.message);
-  return parsed.state;
+/**
+ * The run's state (state.json, its shards) and tickets as at its base (base.json): from
+ * the checkout of its records on disk (made before the agent runs), else in one query.
+ */
+async function readRecords(rc: RunContext, records: string | undefined) {
+  const paths = [statePath(rc.dir), snapshotPath(rc.dir)];
+  const shardDir = shardDirPath(rc.dir);
+  let read: BranchRead | undefined;
+  if (records) {
+    const text = (path: string) =>
+      readFile(join(records, path), "utf8").then(
+        (t) => ({ oid: "", text: t }),
+        () => undefined,
+      );
+    const files = new Map<string, BlobText>();
+    for (const path of paths) {
+      const file = await text(path);
+      if (file) files.set(path, file);
+    }
+    const shards = new Map<string, BlobText>();
+    for (const name of await readdir(join(records, shardDir)).catch(() => [] as string[])) {
+      const file = name.endsWith(".json") ? await text(`${shardDir}/${name}`) : undefined;
+      if (file) shards.set(name, file);
+    }
+    read = { head: "", files, dirs: new Map([[shardDir, shards]]) };
+  } else read = await graphqlStore(rc.gh, rc.repo, rc.branch).read(paths, [shardDir]);
+  return {
+    state: read ? stateOfRead(rc.dir, read) : undefined,
+    snapshot: read?.files.get(snapshotPath(rc.dir))?.text,
+  };
 }
 
 /** When a duration bound, counted from the claim, runs out: its lease's end. */

@@ -269,8 +269,15 @@ export function decide(input: TryInput): Decision {
     if (q?.attempt !== record.n) view.questions[ticket] = { attempt: record.n };
   }
 
-  // what the author changed or deleted since the run's base is never written back
+  // what the author changed or deleted since the run's base is never written back, nor a
+  // ticket file an integrated change rewrote: it is the branch's now, its state in the records
   const authored = new Set([...(state?.authored_changed ?? []), ...(input.authoredChanged ?? [])]);
+  if (integration) {
+    const { additions, deletions: gone, entries: modes } = integration.files;
+    const changed = new Set([...additions.keys(), ...gone, ...(modes?.keys() ?? [])]);
+    for (const s of source.specs)
+      if (changed.has(joinRepoPath(ctx.dir, s.file))) authored.add(s.file);
+  }
   const seq = (state?.seq ?? 0) + 1;
   const headline = headlineOf(frontier, now);
   const shown = state?.report_shown;

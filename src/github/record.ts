@@ -31,7 +31,7 @@ import {
 } from "./changes.js";
 import { type Decided, decide, type RunsSeen } from "./decide.js";
 import { findRunsByClaims } from "./dispatch.js";
-import { UserError } from "./errors.js";
+import { UserError, workflowRefusal } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { archiveRun } from "./fresh.js";
 import { stillRunning } from "./fresh-words.js";
@@ -39,7 +39,7 @@ import { isFinishedCopy } from "./history.js";
 import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import type { RunContext, RunEvent } from "./run-context.js";
-import { authoredChanges, runSource } from "./source.js";
+import { authoredChanges, type RunSource, runSource } from "./source.js";
 import {
   type GitHubState,
   livePath,
@@ -79,6 +79,11 @@ export interface RecordOptions {
   readAll?: boolean;
   /** a ticket attempt's changes the event may integrate: each try reads their paths' ids */
   changes?: JobChanges;
+  /**
+   * the event made from the run's tickets, once the first read gave them (a settle reads
+   * its outcome with the run's result cap and bound): it replaces `event` and `label`
+   */
+  prepare?: (source: RunSource) => Promise<{ event: RunEvent; label: string }>;
 }
 
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
@@ -88,6 +93,7 @@ export async function recordEvent(
   label: string,
   options: RecordOptions,
 ): Promise<Recorded> {
+  let prepare = options.prepare;
   const { clock, random, sleep } = ctx;
   const maxTries = ctx.maxTries ?? 25;
   const backoffMs = ctx.backoffMs ?? 250;
@@ -98,7 +104,8 @@ export async function recordEvent(
   let archives = 0;
   /** what a try whose commit answer was lost decided: the event, if that commit landed */
   let unclear: Decided | undefined;
-  let withSnapshot = options.readBase ?? false;
+  // a job's steps read the run's tickets from base.json, never from their checkout
+  let withSnapshot = (options.readBase || ctx.jobCheckout) ?? false;
   let fresh = options.fresh === true;
   // which shards the first read takes: every one, or those of the tickets the event touches
   const reading = await readPlan(ctx, options.readAll ? undefined : (options.touches ?? []));
@@ -108,7 +115,8 @@ export async function recordEvent(
   // The checkout's tickets and digest are loaded before the branch is read, not between
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
-  await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
+  if (!ctx.jobCheckout)
+    await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
 
   for (let tries = 1; ; tries++) {
     const tryStarted = clock();
@@ -185,6 +193,10 @@ export async function recordEvent(
       tries--;
       continue;
     }
+    if (prepare) {
+      ({ event, label } = await prepare(source));
+      prepare = undefined;
+    }
     const digest = source.files ? await ctx.checkout.digest() : undefined;
     // a push on the branch shows what the author changed or deleted since the run's base
     const authoredChanged =
@@ -260,6 +272,13 @@ export async function recordEvent(
         read.tree,
       );
     } catch (error) {
+      const refused = workflowRefusal(error);
+      if (refused && options.changes && options.changes.refused === undefined) {
+        // never sent again as it is: decided again, the attempt fails by name, its change kept
+        options.changes.refused = refused;
+        tries--;
+        continue;
+      }
       if (isPushRefused(error)) throw pushRefused(ctx, error);
       if (store.current.api === "graphql" && rateLimitOf(error)) {
         ctx.log(
@@ -316,11 +335,11 @@ async function readPlan(
 ): Promise<ReadPlan> {
   const plan: ReadPlan = { all: true, shards: new Set(), extra: 0 };
   if (touches === undefined) return plan;
-  // whether the run reads its whole state, told by the checkout's tickets before the read
-  // (a wrong guess reads again)
-  const checkout = await ctx.checkout.tickets().catch(() => undefined);
-  if (!checkout || readsWhole(checkout.specs.length, checkout.settings.bound) !== undefined)
-    return plan;
+  // whether the run reads its whole state, guessed from the checkout before the read (a
+  // wrong guess reads again); a job's checkout, where an agent runs, is only counted
+  const loaded = ctx.jobCheckout ? undefined : await ctx.checkout.tickets().catch(() => undefined);
+  const count = loaded?.specs.length ?? (await ctx.checkout.ticketCount());
+  if (readsWhole(count, loaded?.settings.bound) !== undefined) return plan;
   plan.all = false;
   for (const t of touches) plan.shards.add(shardPathOf(ctx.dir, t));
   return plan;

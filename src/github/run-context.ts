@@ -34,6 +34,11 @@ export interface RunContext {
    * the author changed since the run's base shows there
    */
   checkoutIsHead?: boolean;
+  /**
+   * the checkout is a job's, where agents run (context and settle steps): nothing that
+   * decides is read there — the run's tickets come from its records at base (base.json)
+   */
+  jobCheckout?: boolean;
   /** the orch-task workflow file */
   workflow: string;
   /** the user's CI workflow, dispatched on the run's branch when the run ends */

@@ -3,10 +3,11 @@
  * the ticket directory there. When the run starts, the authored files are snapshotted
  * into `.frontier/base.json` (once), with one digest of them recorded in the state.
  *
- * An event whose checkout has that digest (push, settle: jobs check out `base`) uses the
+ * An event whose checkout has that digest (a push that changed no ticket) uses the
  * checkout and reads nothing more. Any other event (a comment on a run on another branch,
  * the sweep) uses the snapshot, read in the same query as the state: no request per
- * ticket file, however large the graph.
+ * ticket file, however large the graph. A job's steps (context, settle) always use the
+ * snapshot: their checkout is where an agent runs, and nothing that decides is read there.
  */
 import { createHash } from "node:crypto";
 import { type Dirent, readFileSync } from "node:fs";
@@ -143,6 +144,11 @@ export class Checkout {
     this.loaded ??= loadTickets(this.path, this.dir);
     return this.loaded;
   }
+  /** How many ticket files the directory lists (nothing read): a guess of the run's size. */
+  async ticketCount(): Promise<number> {
+    const names = await readdir(this.path).catch(() => [] as string[]);
+    return ticketFileNames(names).length;
+  }
   authoredFiles(): Promise<Map<string, string> | undefined> {
     this.files ??= directoryFiles(this.path);
     return this.files;
@@ -232,15 +238,21 @@ export async function runSource(
     sha: string;
     branch: string;
     log: (line: string) => void;
+    jobCheckout?: boolean;
   },
   state: GitHubState | undefined,
   read: BranchRead,
   askedSnapshot: boolean,
 ): Promise<RunSource | "need-snapshot"> {
   if (!state) return ctx.checkout.source();
+  // a job's checkout is never taken for the run's: an agent ran there (or at `ref`, before it)
   const recorded = state.authored_digest;
-  const digest = await ctx.checkout.digest();
-  if (recorded !== undefined ? digest === recorded : ctx.sha === state.run.base) {
+  if (
+    !ctx.jobCheckout &&
+    (recorded !== undefined
+      ? (await ctx.checkout.digest()) === recorded
+      : ctx.sha === state.run.base)
+  ) {
     return ctx.checkout.source();
   }
   const snapshot = read.files.get(snapshotPath(ctx.dir));
@@ -251,6 +263,7 @@ export async function runSource(
     );
   }
   const source = await sourceFromSnapshot(snapshot.text, ctx.dir, ctx.checkout.workspace);
+  if (ctx.jobCheckout) return source;
   const added = addedSince(source.specs, await ctx.checkout.authoredFiles());
   if (added.length > 0 && ctx.sha !== state.run.base) {
     ctx.log(

@@ -361,7 +361,10 @@ export async function loadDirectory(
   }
   let state: Awaited<ReturnType<typeof readSaved>>;
   try {
-    state = await readSaved(dir, settings, specs, fields);
+    // files in memory: nothing is read from the disk, not even a directory's records there
+    state = inMemory
+      ? { saved: undefined, unrecorded: [], problems: [] }
+      : await readSaved(dir, settings, specs, fields);
   } catch (e) {
     state = {
       saved: undefined,

@@ -27,7 +27,8 @@ export type ProblemKind =
   | "authored-status"
   | "invalid-settings"
   | "isolation-unavailable"
-  | "corrupt-state";
+  | "corrupt-state"
+  | "workflow-scope";
 
 export interface Problem {
   kind: ProblemKind;
@@ -41,11 +42,12 @@ export interface Problem {
   fix: string;
   severity: "error" | "warning";
   /**
-   * The one runner it stops, when it is not both: `local` — a local run cannot do what
-   * the directory asks (a GitHub workflow file named as an executor), while a run on
-   * GitHub can. `frontier validate --for github` leaves such problems out.
+   * The one runner it stops or warns of, when it is not both: `local` — a local run
+   * cannot do what the directory asks (a GitHub workflow file named as an executor),
+   * while a run on GitHub can; `github` — a run on GitHub warns of it (a write_scope that
+   * reaches .github/workflows/). `frontier validate --for` the other runner leaves it out.
    */
-  runner?: "local";
+  runner?: "local" | "github";
 }
 
 /**

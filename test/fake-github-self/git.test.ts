@@ -375,3 +375,49 @@ describe("many writers at once", () => {
     );
   });
 });
+
+describe("a workflow file and the token's workflows permission, as GitHub has them", () => {
+  const REFUSAL =
+    /refusing to allow a GitHub App to create or update workflow `\.github\/workflows\/ci\.yml` without `workflows` permission/;
+  const commitOnBranch = (client: Octokit, head: string, path: string) =>
+    client.graphql(
+      `mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input: $input) { commit { oid } } }`,
+      {
+        input: {
+          branch: { repositoryNameWithOwner: "acme/widgets", branchName: "main" },
+          expectedHeadOid: head,
+          message: { headline: "edit" },
+          fileChanges: {
+            additions: [{ path, contents: Buffer.from("on: push\n").toString("base64") }],
+          },
+        },
+      },
+    );
+
+  it("an installation token (GITHUB_TOKEN) is refused a workflow change on both routes; the branch stays", async () => {
+    const head = repo.head("main")!;
+    await expect(commitOnBranch(octokit, head, ".github/workflows/ci.yml")).rejects.toThrow(
+      REFUSAL,
+    );
+    const commit = await makeCommit(head, { ".github/workflows/ci.yml": "on: push\n" });
+    await expect(
+      octokit.git.updateRef({ owner, repo: name, ref: "heads/main", sha: commit, force: false }),
+    ).rejects.toThrow(REFUSAL);
+    expect(repo.head("main")).toBe(head);
+    // anything else it may write
+    await commitOnBranch(octokit, head, "src/ci.yml");
+    expect(repo.readFile("src/ci.yml")).toBe("on: push\n");
+  });
+
+  it("a token with the workflows permission (a user's, or one registered with it) may write one", async () => {
+    fake.addToken("ghp_user", { login: "alice", kind: "user" });
+    const user = new Octokit({ baseUrl: fake.baseUrl, auth: "ghp_user", log: quietLog });
+    await commitOnBranch(user, repo.head("main")!, ".github/workflows/ci.yml");
+    expect(repo.readFile(".github/workflows/ci.yml")).toBe("on: push\n");
+    fake.addToken("ghs_app", { login: "app[bot]", kind: "installation", workflows: true });
+    const app = new Octokit({ baseUrl: fake.baseUrl, auth: "ghs_app", log: quietLog });
+    const commit = await makeCommit(repo.head("main")!, { ".github/workflows/ci.yml": null });
+    await app.git.updateRef({ owner, repo: name, ref: "heads/main", sha: commit, force: false });
+    expect(repo.readFile(".github/workflows/ci.yml")).toBeUndefined();
+  });
+});

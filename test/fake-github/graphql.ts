@@ -176,6 +176,8 @@ export function githubError(type: string, message: string): GraphQLError {
 export interface ExecContext {
   fake: FakeGitHub;
   login: string;
+  /** the token may write under .github/workflows/ (server.ts mayWriteWorkflows) */
+  workflows: boolean;
   /** the rate-limit state after this request was charged */
   rateLimit: () => {
     cost: number;
@@ -204,6 +206,7 @@ export interface GraphQLHost {
       additions: { path: string; contents: Buffer }[];
       deletions: string[];
       login: string;
+      workflows: boolean;
     },
   ): string;
   addComment(repo: FakeRepo, issueNumber: number, body: string, login: string): IssueComment;
@@ -743,6 +746,7 @@ function createCommitOnBranch(host: GraphQLHost, input: CreateCommitInput, ctx: 
     })),
     deletions: deletions.map((d) => d.path),
     login: ctx.login,
+    workflows: ctx.workflows,
   });
   return {
     clientMutationId: input.clientMutationId ?? null,

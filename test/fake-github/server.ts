@@ -56,6 +56,12 @@ export interface TokenInfo {
   rateLimit?: number;
   /** GraphQL points an hour (each query or mutation costs 1); default 1000 for installation, 5000 for user */
   graphqlRateLimit?: number;
+  /**
+   * may create, change or delete files under `.github/workflows/` (a PAT with the
+   * `workflow` scope, an App with `workflows: write`); default: user tokens yes,
+   * installation tokens (GITHUB_TOKEN) no — GitHub refuses their commits by message
+   */
+  workflows?: boolean;
 }
 
 /** The budget a request draws on: REST (`core`) or GraphQL, counted apart as on GitHub. */
@@ -326,6 +332,36 @@ function notFound(): HttpError {
 
 function unprocessable(message: string, errors?: unknown[]): HttpError {
   return new HttpError(422, message, errors ? { errors } : {});
+}
+
+/** Whether a token may write under `.github/workflows/` (see TokenInfo.workflows). */
+export function mayWriteWorkflows(token: TokenInfo): boolean {
+  return token.workflows ?? token.kind === "user";
+}
+
+/**
+ * GitHub's refusal of a commit or ref update that creates, changes or deletes a workflow
+ * file, made with a token without the `workflows` permission: the first such path between
+ * the trees `from` and `to`, in GitHub's words; undefined when none.
+ */
+export function workflowRefusal(git: GitStore, from: string, to: string): string | undefined {
+  const DIR = ".github/workflows";
+  const dirOf = (tree: string) => {
+    const e = git.lookup(tree, DIR);
+    return e?.type === "tree" ? git.flatten(e.sha) : new Map<string, FlatEntry>();
+  };
+  // the same subtree (or none on either side): nothing under it changed
+  if (git.lookup(from, DIR)?.sha === git.lookup(to, DIR)?.sha) return undefined;
+  const before = dirOf(from);
+  const after = dirOf(to);
+  const changed = [...new Set([...before.keys(), ...after.keys()])]
+    .sort()
+    .find(
+      (p) => before.get(p)?.sha !== after.get(p)?.sha || before.get(p)?.mode !== after.get(p)?.mode,
+    );
+  return changed === undefined
+    ? undefined
+    : `refusing to allow a GitHub App to create or update workflow \`${DIR}/${changed}\` without \`workflows\` permission`;
 }
 
 // ---------------------------------------------------------------- repository
@@ -809,6 +845,7 @@ export class FakeGitHub {
       login: info.login,
       rateLimit: info.rateLimit,
       graphqlRateLimit: info.graphqlRateLimit,
+      ...(info.workflows !== undefined ? { workflows: info.workflows } : {}),
     });
     this.knownUsers.add(info.login);
   }
@@ -1562,6 +1599,7 @@ export class FakeGitHub {
         {
           fake: this,
           login: token.login,
+          workflows: mayWriteWorkflows(token),
           rateLimit: () => ({
             cost: GRAPHQL_COST,
             limit,
@@ -1776,9 +1814,12 @@ export class FakeGitHub {
             sha: repo.git.writeBlob(a.contents),
           })),
         });
+        const tree = repo.git.buildTree(flat);
+        const refused = input.workflows ? undefined : workflowRefusal(repo.git, parent.tree, tree);
+        if (refused) throw githubError("FORBIDDEN", refused);
         const sig = this.signature(input.login);
         const sha = repo.git.writeCommit({
-          tree: repo.git.buildTree(flat),
+          tree,
           parents: [head],
           message: input.message,
           author: sig,
@@ -2556,6 +2597,15 @@ export class FakeGitHub {
       if (!force && !repo.git.isAncestor(current, next)) {
         throw unprocessable("Update is not a fast forward");
       }
+      const refused = mayWriteWorkflows(ctx.token)
+        ? undefined
+        : workflowRefusal(
+            repo.git,
+            repo.git.expect(current, "commit").tree,
+            repo.git.expect(next, "commit").tree,
+          );
+      // (GitHub does not document the status of this refusal; 422 here, matched by message)
+      if (refused) throw unprocessable(refused);
       repo.refs.set(ref, next);
       return { status: 200, body: this.refView(repo, ref, next) };
     };
