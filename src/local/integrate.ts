@@ -33,13 +33,16 @@ import {
 } from "../workspace/changes.js";
 import {
   addWorktree,
+  checkedOutAt,
   commitWithTrailer,
   parentOf,
   removeWorktree,
   resolveCommit,
+  tryIsAncestor,
   worktreesUnder,
 } from "../workspace/worktrees.js";
 import type { AttemptResult } from "./attempt.js";
+import { type Snapshot, sharedChanges, sharedFiles } from "./guard.js";
 import { keepAsPatch, type RunBranch, recordsPath, short, worktreePath } from "./worktree.js";
 
 /** Where an isolated attempt runs. */
@@ -88,11 +91,19 @@ export class Integrator {
   /** worktrees being removed: the run waits for them before it ends */
   private readonly tidying = new Set<Promise<void>>();
 
+  /**
+   * The branch's head as this run last moved it or saw it: a head that differs was moved
+   * by someone else (an agent's push, a person's commit), never passed off as the run's.
+   */
+  private tip: string | undefined;
+
   constructor(
     readonly branch: RunBranch,
     private readonly dir: string,
     private readonly run: string,
     private readonly maxResultBytes: number,
+    /** what the run must not touch, as it was when it started (guard.ts) */
+    readonly before: Snapshot,
   ) {}
 
   private get root(): string {
@@ -119,6 +130,7 @@ export class Integrator {
         if (start === undefined) {
           return { kind: "bad", reason: `the run's branch ${this.branch.branch} is gone` } as const;
         }
+        this.tip ??= start;
         const path = worktreePath(this.branch, claim.ticket, claim.attempt);
         await addWorktree(this.root, path, start);
         const cwd = this.branch.cwd === "" ? path : join(path, this.branch.cwd);
@@ -127,7 +139,7 @@ export class Integrator {
         return { kind: "ok", workspace: { path, start, cwd } } as const;
       });
     } catch (error) {
-      return { kind: "bad", reason: `could not make its worktree: ${(error as Error).message}` };
+      return { kind: "bad", reason: `could not make its worktree: ${errorText(error)}` };
     }
   }
 
@@ -175,10 +187,19 @@ export class Integrator {
     try {
       plan = await this.serial(() => this.land(p, spec, recovering));
     } catch (error) {
-      return {
-        kind: "held",
-        message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${(error as Error).message} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
-      };
+      if (error instanceof Gone) {
+        plan = {
+          outcome: "failed",
+          reason: error.message,
+          changes: "none",
+          verdict: { kind: "none" },
+        };
+      } else {
+        return {
+          kind: "held",
+          message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${errorText(error)} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
+        };
+      }
     }
     const result: AttemptResult = {
       outcome: plan.outcome,
@@ -214,12 +235,22 @@ export class Integrator {
         return plan;
       }
     }
+    if (!existsSync(join(p.worktree, ".git"))) {
+      throw new Gone(
+        `its worktree (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated`,
+      );
+    }
+    const shared = sharedChanges(this.before.shared, sharedFiles(this.branch.repository.commonDir));
+    if (shared.length > 0) {
+      throw new Error(
+        `the repository's git directory changed while the run ran (${shared.join(", ")}): an executor may have left code there that git would run, so the run runs no more git on it — look at it, put it right, then run again`,
+      );
+    }
     const collected = await collectChanges(p.worktree, p.start, {
       exclude: [recordsPath(this.branch)],
     });
     for (let tries = 1; ; tries++) {
-      const head = await resolveCommit(root, this.ref);
-      if (head === undefined) throw new Error(`the branch ${this.branch.branch} is gone`);
+      const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
       const plan = planSettle(
         p.outcome,
@@ -229,6 +260,13 @@ export class Integrator {
       if (plan.changes === "evidence" && plan.record !== undefined) {
         const kept = await this.keepPatch(p, collected);
         if (kept !== undefined) plan.record.patch_file = kept;
+        // the reason says where the evidence is
+        plan.reason &&= plan.reason.replace(
+          /kept as evidence$/,
+          kept === undefined
+            ? "kept as evidence: its paths and blob ids in the attempt record (the patch is over max_result_bytes)"
+            : `kept as evidence in ${kept}`,
+        );
       }
       if (plan.changes !== "integrate") return plan;
       const made = await commitOnto(root, {
@@ -238,6 +276,7 @@ export class Integrator {
         message: this.message(p, spec),
       });
       if (made.kind === "ok") {
+        this.tip = made.commit;
         if (plan.record !== undefined) plan.record.commit = made.commit;
         return plan;
       }
@@ -245,6 +284,33 @@ export class Integrator {
       // someone moved the branch between the read and the commit: judge again on its new head
       if (tries >= TRIES) throw new Error(`the branch kept moving (${TRIES} tries)`);
     }
+  }
+
+  /**
+   * The branch's head, to integrate on: one that moved since the run last saw it must
+   * still hold the run's commits (its new commits are someone else's, judged as
+   * conflicts), and no worktree may have the branch checked out (moving it would
+   * change that worktree's index under its owner).
+   */
+  private async headToMove(): Promise<string> {
+    const { branch } = this.branch;
+    const head = await resolveCommit(this.root, this.ref);
+    if (head === undefined) throw new Error(`the branch ${branch} is gone`);
+    if (this.tip !== undefined && head !== this.tip) {
+      if (!(await tryIsAncestor(this.root, this.tip, head))) {
+        throw new Error(
+          `${branch} was moved by someone else and no longer holds the run's commit ${short(this.tip)} (reset, or rewritten?): put it back (git branch -f ${branch} ${short(this.tip)}) or onto a commit that holds it`,
+        );
+      }
+    }
+    this.tip = head;
+    const at = await checkedOutAt(this.root, this.ref);
+    if (at !== undefined) {
+      throw new Error(
+        `${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch that worktree to another branch (git switch -)`,
+      );
+    }
+    return head;
   }
 
   /** The changes as a patch among the results, when it fits the result cap. */
@@ -323,7 +389,7 @@ export class Integrator {
           } catch (error) {
             // never lose them: its file and its worktree stay, and the next run tries again
             notes.push(
-              `${p.ticket}: attempt ${p.attempt} had ended, but was settled otherwise before its changes were integrated, and they could not be kept as a patch (${(error as Error).message}): they stay in ${p.worktree}`,
+              `${p.ticket}: attempt ${p.attempt} had ended, but was settled otherwise before its changes were integrated, and they could not be kept as a patch (${errorText(error)}): they stay in ${p.worktree}`,
             );
             keep.add(p.worktree);
             continue;
@@ -426,6 +492,11 @@ export class Integrator {
     return out;
   }
 }
+
+/** An attempt whose changes are gone before they could be collected: it fails, saying so. */
+class Gone extends Error {}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function interpretedOf(result: AttemptResult): Interpreted {
   const out: Interpreted = { outcome: result.outcome };

@@ -23,7 +23,6 @@ import { remainderOf } from "../report/remainder.js";
 import { boundHint } from "../terminal/bound-hint.js";
 import { painter, type Style } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { printProblems } from "../terminal/problems.js";
 import { remainderTable } from "../terminal/table.js";
 import { shellWord } from "../terminal/text.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
@@ -242,7 +241,11 @@ async function loadLockedAndRun(
     for (const message of executors.messages) line(err, `error: ${message}`);
     return EXIT.usage;
   }
-  const isolation = await openIsolation(absDir, dir, opened.specs, settings, frontier, io, started);
+  const isolation = opened.specs.some(
+    (s) => ticketIsolation(s.isolation, settings.isolation) === "worktree",
+  )
+    ? await (await import("./isolation.js")).openIsolation(absDir, dir, opened, io, started)
+    : { kind: "ok" as const };
   if (isolation.kind === "bad") return isolation.code;
   const runner = new LocalRun(
     opened,
@@ -255,48 +258,6 @@ async function loadLockedAndRun(
     isolation.integrator,
   );
   return await runner.run(started);
-}
-
-/**
- * Tickets that run isolated need a git repository, a git new enough for worktrees and
- * the run's branch (local/worktree.ts): checked, and the branch opened, before anything
- * starts. Loaded only for a run that has such tickets.
- */
-async function openIsolation(
-  absDir: string,
-  shownDir: string,
-  specs: readonly TicketSpec[],
-  settings: Settings,
-  frontier: Frontier,
-  io: RunIo,
-  now: number,
-): Promise<{ kind: "ok"; integrator?: Integrator } | { kind: "bad"; code: number }> {
-  if (!specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
-    return { kind: "ok" };
-  }
-  const worktree = await import("./worktree.js");
-  const problems = await worktree.isolationProblems(absDir, specs, settings);
-  if (problems.length > 0) {
-    printProblems(problems, io, shownDir);
-    return { kind: "bad", code: EXIT.usage };
-  }
-  const run = frontier.runRecord().run;
-  const opened = await worktree.openRunBranch(absDir, run, now);
-  if (opened.kind === "bad") {
-    line(io.stderr, `error: ${opened.message}`);
-    return { kind: "bad", code: EXIT.usage };
-  }
-  for (const note of opened.notes) line(io.stderr, note);
-  const { Integrator } = await import("./integrate.js");
-  return {
-    kind: "ok",
-    integrator: new Integrator(
-      opened.branch,
-      absDir,
-      run,
-      settings.max_result_bytes ?? DEFAULTS.maxResultBytes,
-    ),
-  };
 }
 
 class LocalRun {
@@ -886,8 +847,10 @@ class LocalRun {
     }
     for (const message of this.held.values()) line(err, `error: ${message}`);
     if (this.isolation) {
-      const { branchSummary } = await import("./worktree.js");
-      for (const text of await branchSummary(this.isolation.branch)) line(err, text);
+      const { isolationEnd } = await import("./isolation.js");
+      const end = await isolationEnd(this.isolation, frontier);
+      for (const text of end.lines) line(err, text);
+      if (end.failed && code === EXIT.complete) code = EXIT.failed;
     }
     for (const message of this.unwritten.values()) {
       line(err, `error: ${join(this.shownDir, message)}`);

@@ -35,12 +35,12 @@ import {
   checkRepository,
   commitsBetween,
   commitWithTrailer,
-  isAncestor,
   MIN_GIT,
+  moveRef,
   type Repository,
   removeWorktree,
   resolveCommit,
-  setBranch,
+  tryIsAncestor,
   validBranchName,
   worktreesUnder,
 } from "../workspace/worktrees.js";
@@ -159,9 +159,8 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
     base = recorded.base;
     if ((await resolveCommit(root, `refs/heads/${branch}`)) === undefined) {
       // deleted while the run was not running: what it held is the user's to have kept
-      if (!(await setBranch(root, branch, head, undefined, "frontier: run branch made again"))) {
-        return { kind: "bad", message: `could not make the branch ${branch} again` };
-      }
+      const made = await makeBranch(root, branch, head, undefined, "again");
+      if (made !== undefined) return { kind: "bad", message: made };
       notes.push(
         `${branch} was gone (deleted?): made again from HEAD (${short(head)}); tickets that ran before build on HEAD now`,
       );
@@ -175,16 +174,15 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
       };
     }
     const existing = await resolveCommit(root, `refs/heads/${branch}`);
-    if (existing !== undefined && !(await isAncestor(root, existing, head))) {
+    if (existing !== undefined && !(await tryIsAncestor(root, existing, head))) {
       const ahead = await commitsBetween(root, head, existing);
       return {
         kind: "bad",
         message: `the branch ${branch} holds ${plural(ahead, "commit")} that HEAD does not have (an earlier run's changes?) — merge it (git merge ${branch}) or delete it (git branch -D ${branch}), or give this run another name (run: in frontier.yml); nothing was started`,
       };
     }
-    if (!(await setBranch(root, branch, head, existing, "frontier: run branch from HEAD"))) {
-      return { kind: "bad", message: `could not make the branch ${branch}: it changed meanwhile` };
-    }
+    const made = await makeBranch(root, branch, head, existing, "from HEAD");
+    if (made !== undefined) return { kind: "bad", message: made };
     if (existing !== undefined && existing !== head) {
       notes.push(
         `${branch} was left by an earlier run and HEAD holds all of it: it starts again from HEAD (${short(head)})`,
@@ -200,6 +198,35 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
     replaceAtomically(join(dir, BRANCH_FILE), `${JSON.stringify(record, null, 2)}\n`);
   }
   return { kind: "ok", branch: locate(dir, repository, branch, base), notes };
+}
+
+/** Make `branch` at `head` (compare-and-swap with `existing`); why it could not, else undefined. */
+async function makeBranch(
+  root: string,
+  branch: string,
+  head: string,
+  existing: string | undefined,
+  how: string,
+): Promise<string | undefined> {
+  // git keeps no branch `a/b` beside a branch `a`: the one in the way is named
+  const parts = branch.split("/");
+  for (let n = 1; n < parts.length; n++) {
+    const inTheWay = parts.slice(0, n).join("/");
+    if ((await resolveCommit(root, `refs/heads/${inTheWay}`)) !== undefined) {
+      return `the run's branch ${branch} cannot be made: a branch named ${inTheWay} exists, and git keeps no branch ${inTheWay}/… beside it — rename that branch (git branch -m ${inTheWay} NEW-NAME); nothing was started`;
+    }
+  }
+  const moved = await moveRef(
+    root,
+    `refs/heads/${branch}`,
+    head,
+    existing,
+    `frontier: run branch ${how}`,
+  );
+  if (moved.kind === "ok") return undefined;
+  return moved.kind === "moved"
+    ? `could not make the branch ${branch}: it changed meanwhile (run again)`
+    : `could not make the branch ${branch}: ${moved.message}`;
 }
 
 function readBranchRecord(dir: string): BranchRecord | undefined {
@@ -243,28 +270,6 @@ export function worktreePath(rb: RunBranch, ticket: string, attempt: number): st
 /** Where a run's attempts write (their `.frontier/` records are not changes), from the top. */
 export function recordsPath(rb: RunBranch): string {
   return rb.ticketDir === "" ? ".frontier" : `${rb.ticketDir}/.frontier`;
-}
-
-/** What the end of a run says about its branch: how to look at it and merge it. */
-export async function branchSummary(rb: RunBranch): Promise<string[]> {
-  const { root } = rb.repository;
-  let commits: number;
-  try {
-    commits = await commitsBetween(root, rb.base, `refs/heads/${rb.branch}`);
-  } catch {
-    return [
-      `changes: the branch ${rb.branch} is gone; the attempts' records say what each changed`,
-    ];
-  }
-  const from = short(rb.base);
-  if (commits === 0) {
-    return [`changes: none integrated yet — ${rb.branch} is still at ${from}, where it started`];
-  }
-  return [
-    `changes: ${plural(commits, "commit")} on ${rb.branch} (from ${from}); your working tree and branch were not touched`,
-    `  review: git log --stat ${from}..${rb.branch}   ·   git diff ${from} ${rb.branch}`,
-    `  merge:  git merge ${rb.branch}   ·   or push it (git push origin ${rb.branch}) and open a pull request`,
-  ];
 }
 
 /**

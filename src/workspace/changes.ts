@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChangedPath, ChangeMode } from "../core/changes.js";
 import { git, gitText } from "./git.js";
+import { moveRef } from "./worktrees.js";
 
 export interface Collected {
   /** the commit the attempt started from */
@@ -43,7 +44,8 @@ export async function repositoryRoot(dir: string): Promise<string | undefined> {
 
 /** Run `fn` with a fresh temporary index file, removed afterwards. */
 async function withIndex<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), "frontier-index-"));
+  // the pid names it for the next run's sweep of what a killed one left (local/leftovers.ts)
+  const dir = await mkdtemp(join(tmpdir(), `frontier-index-${process.pid}-`));
   try {
     return await fn({ GIT_INDEX_FILE: join(dir, "index") });
   } finally {
@@ -225,8 +227,8 @@ export async function changedSince(
 
 export type CommitOnto =
   | { kind: "ok"; commit: string }
-  /** the ref no longer points at `head`: read it again and judge again */
-  | { kind: "moved"; head: string }
+  /** the ref no longer points at `head` (it holds `now`): read it again and judge again */
+  | { kind: "moved"; now: string | undefined }
   /** the ref still points at `head` but could not be moved (a lock left behind, a full disk): git's words */
   | { kind: "failed"; message: string };
 
@@ -270,16 +272,8 @@ export async function commitOnto(
     input: options.message,
     ...(identity ? { env: identity } : {}),
   });
-  try {
-    await git(["update-ref", options.ref, commit, options.head], cwd);
-  } catch (error) {
-    const now = await gitText(["rev-parse", "--verify", "--quiet", options.ref], cwd).catch(
-      () => "",
-    );
-    if (now === options.head) return { kind: "failed", message: (error as Error).message };
-    return { kind: "moved", head: now };
-  }
-  return { kind: "ok", commit };
+  const moved = await moveRef(root, options.ref, commit, options.head, "frontier: integrate");
+  return moved.kind === "ok" ? { kind: "ok", commit } : moved;
 }
 
 /** Who commits when git knows nobody (a fresh CI machine): Ticket Frontier itself. */
