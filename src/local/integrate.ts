@@ -36,6 +36,7 @@ import {
   checkedOutAt,
   commitWithTrailer,
   parentOf,
+  pruneStale,
   removeWorktree,
   resolveCommit,
   tryIsAncestor,
@@ -372,6 +373,8 @@ export class Integrator {
     const recovered: Recovered[] = [];
     const notes: string[] = [];
     const keep = new Set<string>();
+    // what a kill inside `git worktree add` left
+    await pruneStale(this.branch.repository, this.branch.home, Date.now());
     for (const p of this.pendings()) {
       const state = frontier.state(p.ticket);
       const spec = frontier.spec(p.ticket);

@@ -5,27 +5,41 @@
  * — the run's commits, and any it did not make — and whether the user's tree, branch
  * and git directory are as they were, said after checking them.
  */
-import { mkdirSync } from "node:fs";
-import { join, relative } from "node:path";
-import { DEFAULTS } from "../core/constants.js";
+import { mkdirSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
-import { plural } from "../terminal/text.js";
+import { plural, shellWord } from "../terminal/text.js";
 import { gitText } from "../workspace/git.js";
 import { takeSnapshot, touchedSince } from "./guard.js";
 import { Integrator } from "./integrate.js";
 import type { Opened } from "./open.js";
 import { isolationProblems, openRunBranch, type RunBranch, short } from "./worktree.js";
 
+/**
+ * Git, the repository and the run's branch, checked and opened; `commands` of isolated
+ * tickets get their relative paths to the user's files resolved (userPaths).
+ */
 export async function openIsolation(
   absDir: string,
   shownDir: string,
   opened: Opened,
   io: CliIo,
   now: number,
+  commands: Map<string, string>,
 ): Promise<{ kind: "ok"; integrator?: Integrator } | { kind: "bad"; code: number }> {
   const { specs, settings, frontier } = opened;
+  for (const spec of specs) {
+    const command = commands.get(spec.id);
+    if (
+      command !== undefined &&
+      ticketIsolation(spec.isolation, settings.isolation) === "worktree"
+    ) {
+      commands.set(spec.id, userPaths(command, dirname(absDir)));
+    }
+  }
   const problems = await isolationProblems(absDir, specs, settings);
   if (problems.length > 0) {
     printProblems(problems, io, shownDir);
@@ -41,6 +55,46 @@ export async function openIsolation(
   const before = await takeSnapshot(branch.branch, scratchOf(branch.branch));
   const cap = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
   return { kind: "ok", integrator: new Integrator(branch.branch, absDir, run, cap, before) };
+}
+
+/**
+ * An executor command as the user means it: the program it starts — its first word, or
+ * the script after an interpreter (`sh tickets/_bin/agent.sh`, `node tools/agent.js`) —
+ * when it is a relative path to a file in the user's directory, names that file (made
+ * absolute), not the worktree's copy, which holds only what is committed. Nothing else
+ * of the command is read: it runs in the worktree as typed.
+ */
+export function userPaths(command: string, cwd: string): string {
+  const m = /^(\s*)(?:([\w.-]+)(\s+))?([\w.][\w.@+,/-]*)(?=\s|$)/.exec(command);
+  if (m === null) return command;
+  const [whole, lead = "", interpreter, gap = "", word = ""] = m;
+  // a program is a path when it has a `/` (else the shell looks it up on PATH); a script after an interpreter is one
+  const path = interpreter === undefined ? word.includes("/") : INTERPRETERS.has(interpreter);
+  if (!path || !isFile(join(cwd, word))) return command;
+  return `${lead}${interpreter ?? ""}${gap}${shellWord(join(cwd, word))}${command.slice(whole.length)}`;
+}
+
+const INTERPRETERS = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "node",
+  "python",
+  "python3",
+  "ruby",
+  "perl",
+  "deno",
+  "bun",
+  "tsx",
+]);
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Scratch space of the run's git work: in the repository's git directory, never in $TMPDIR. */

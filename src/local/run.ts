@@ -244,7 +244,14 @@ async function loadLockedAndRun(
   const isolation = opened.specs.some(
     (s) => ticketIsolation(s.isolation, settings.isolation) === "worktree",
   )
-    ? await (await import("./isolation.js")).openIsolation(absDir, dir, opened, io, started)
+    ? await (await import("./isolation.js")).openIsolation(
+        absDir,
+        dir,
+        opened,
+        io,
+        started,
+        executors.commands,
+      )
     : { kind: "ok" as const };
   if (isolation.kind === "bad") return isolation.code;
   const runner = new LocalRun(

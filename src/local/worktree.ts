@@ -13,7 +13,7 @@
  * attempt's end does with them.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
 import { ticketIsolation } from "../core/constants.js";
@@ -32,11 +32,13 @@ import { replaceAtomically } from "../tickets/store.js";
 import { collectChanges, patchOf } from "../workspace/changes.js";
 import { runBranchName } from "../workspace/refname.js";
 import {
+  checkedOutAt,
   checkRepository,
   commitsBetween,
   commitWithTrailer,
   MIN_GIT,
   moveRef,
+  pruneStale,
   type Repository,
   removeWorktree,
   resolveCommit,
@@ -152,6 +154,8 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
   const { root } = repository;
   const notes: string[] = [];
   const recorded = readBranchRecord(dir);
+  const taken = otherOwner(repository, dir, recorded?.branch ?? runBranchName(run));
+  if (taken !== undefined) return { kind: "bad", message: taken };
   let branch: string;
   let base: string;
   if (recorded !== undefined) {
@@ -197,7 +201,30 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
     };
     replaceAtomically(join(dir, BRANCH_FILE), `${JSON.stringify(record, null, 2)}\n`);
   }
+  const owner = ownerFile(repository, branch);
+  mkdirSync(dirname(owner), { recursive: true });
+  replaceAtomically(owner, realpathSync(dir));
   return { kind: "ok", branch: locate(dir, repository, branch, base), notes };
+}
+
+/** Which ticket directory's run integrates on `branch`: a file in the repository's git directory. */
+const ownerFile = (repository: Repository, branch: string) =>
+  join(repository.commonDir, "frontier", "branches", encodeURIComponent(branch));
+
+/**
+ * Two runs never integrate onto one branch: why `dir` may not take `branch`, when
+ * another ticket directory of the repository integrates on it (its record says so).
+ */
+function otherOwner(repository: Repository, dir: string, branch: string): string | undefined {
+  let owner: string;
+  try {
+    owner = readFileSync(ownerFile(repository, branch), "utf8");
+  } catch {
+    return undefined;
+  }
+  if (owner === realpathSync(dir) || readBranchRecord(owner)?.branch !== branch) return undefined;
+  const shown = (p: string) => relative(repository.root, p) || ".";
+  return `the branch ${branch} is where the run of another ticket directory in this repository, ${shown(owner)}, integrates — two runs never share one branch: give this run another name (run: in ${join(shown(realpathSync(dir)), SETTINGS_FILE)}); nothing was started`;
 }
 
 /** Make `branch` at `head` (compare-and-swap with `existing`); why it could not, else undefined. */
@@ -208,6 +235,10 @@ async function makeBranch(
   existing: string | undefined,
   how: string,
 ): Promise<string | undefined> {
+  const at = existing === head ? undefined : await checkedOutAt(root, `refs/heads/${branch}`);
+  if (at !== undefined) {
+    return `the run's branch ${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch to another branch there (git switch -); nothing was started`;
+  }
   // git keeps no branch `a/b` beside a branch `a`: the one in the way is named
   const parts = branch.split("/");
   for (let n = 1; n < parts.length; n++) {
@@ -309,14 +340,24 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
     removed++;
   }
   if (removed > 0) out.push(`removed ${plural(removed, "worktree")} of the run (${rb.home})`);
+  await pruneStale(rb.repository, rb.home, Date.now());
   const head = await resolveCommit(root, `refs/heads/${rb.branch}`);
   if (head === undefined) return out;
   const commits = await commitsBetween(root, rb.base, head);
-  out.push(
-    commits === 0
-      ? `kept the branch ${rb.branch}: it has no commits past ${short(rb.base)}, and the next run starts it again from HEAD`
-      : `kept the branch ${rb.branch} (${plural(commits, "commit")} past ${short(rb.base)}): it is your work — merge it (git merge ${rb.branch}) or delete it (git branch -D ${rb.branch}); the next run makes it afresh from HEAD once HEAD holds it or it is gone`,
-  );
+  const past = `${plural(commits, "commit")} past ${short(rb.base)}`;
+  if (commits === 0) {
+    out.push(
+      `kept the branch ${rb.branch}: it has no commits past ${short(rb.base)}, and the next run starts it again from HEAD`,
+    );
+  } else if (await tryIsAncestor(root, head, "HEAD")) {
+    out.push(
+      `kept the branch ${rb.branch} (${past}): HEAD holds all of it (merged), so the next run starts it again from HEAD — delete it when you like (git branch -d ${rb.branch})`,
+    );
+  } else {
+    out.push(
+      `kept the branch ${rb.branch} (${past}): it is your work — merge it (git merge ${rb.branch}) or delete it (git branch -D ${rb.branch}); the next run makes it afresh from HEAD once HEAD holds it or it is gone`,
+    );
+  }
   return out;
 }
 

@@ -5,7 +5,15 @@
  * ticket's integration made, found again by its trailer. Nothing here touches the
  * user's working tree, index or branch.
  */
-import { existsSync, realpathSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { git, gitText, gitVersion } from "./git.js";
@@ -142,6 +150,53 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
     // not a worktree (any more): its directory, if any, and git's stale record go
     await rm(path, { recursive: true, force: true });
     await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
+  }
+}
+
+/**
+ * What a kill inside `git worktree add` leaves, tidied: git's record of a worktree still
+ * locked "initializing" — one under `under` (the run's own, under its lock), or one with
+ * no `gitdir` yet that is older than a minute — is unlocked and pruned, and the empty
+ * directories under `under` that no worktree holds go. Never a directory with files.
+ */
+export async function pruneStale(repo: Repository, under: string, now: number): Promise<void> {
+  const admin = join(repo.commonDir, "worktrees");
+  let names: string[] = [];
+  try {
+    names = readdirSync(admin);
+  } catch {
+    // no worktrees at all
+  }
+  for (const name of names) {
+    const locked = join(admin, name, "locked");
+    let gitdir: string | undefined;
+    try {
+      if (readFileSync(locked, "utf8").trim() !== "initializing") continue;
+      gitdir = existsSync(join(admin, name, "gitdir"))
+        ? readFileSync(join(admin, name, "gitdir"), "utf8").trim()
+        : undefined;
+      const ours = gitdir?.startsWith(join(under, "/")) === true;
+      const old = gitdir === undefined && now - statSync(locked).mtimeMs > 60_000;
+      if (ours || old) rmSync(locked, { force: true });
+    } catch {
+      // not locked, or not readable: git's own to judge
+    }
+  }
+  await git(["worktree", "prune"], { cwd: repo.root }).catch(() => undefined);
+  const held = new Set(await worktreesUnder(repo.root, under));
+  let dirs: string[] = [];
+  try {
+    dirs = readdirSync(under);
+  } catch {
+    return;
+  }
+  for (const name of dirs) {
+    const path = join(under, name);
+    try {
+      if (!held.has(path)) rmdirSync(path); // only an empty one: rmdir refuses the rest
+    } catch {
+      // it holds files: they may be someone's work, and stay
+    }
   }
 }
 

@@ -143,6 +143,8 @@ describe("a scope breach: nothing is integrated, the change is kept as evidence"
     ]);
     expect(api.changes?.paths.every((p) => /^[0-9a-f]{40}$/.test(p.blob ?? ""))).toBe(true);
     expect(api.changes?.patch_file).toBe(".frontier/results/api@1.patch");
+    // the reason says where the evidence is
+    expect(api.reason).toContain("the change is kept as evidence in .frontier/results/api@1.patch");
     const patch = readFileSync(join(repo.dir, ".frontier", "results", "api@1.patch"), "utf8");
     expect(patch).toContain("+sneaky");
     // a patch git applies
