@@ -42,7 +42,7 @@ import {
   tryIsAncestor,
   worktreesUnder,
 } from "../workspace/worktrees.js";
-import type { AttemptResult } from "./attempt.js";
+import { type AttemptResult, failedResult } from "./attempt.js";
 import { type Snapshot, sharedChanges, sharedFiles } from "./guard.js";
 import { keepAsPatch, type RunBranch, recordsPath, short, worktreePath } from "./worktree.js";
 
@@ -202,19 +202,16 @@ export class Integrator {
         };
       }
     }
+    const { changes: _, verdict: __, record, ...outcome } = plan;
     const result: AttemptResult = {
-      outcome: plan.outcome,
+      ...outcome,
       stopped: false,
       exitCode: p.exit_code,
       signal: p.signal,
       durationMs: p.duration_ms,
     };
-    if (plan.result !== undefined) result.result = plan.result;
-    if (plan.question !== undefined) result.question = plan.question;
-    if (plan.reason !== undefined) result.reason = plan.reason;
-    if (plan.usage !== undefined) result.usage = plan.usage;
     const ended: Ended = { kind: "settle", result, written: () => this.done(p) };
-    if (plan.record !== undefined) ended.changes = plan.record;
+    if (record !== undefined) ended.changes = record;
     return ended;
   }
 
@@ -222,19 +219,13 @@ export class Integrator {
   private async land(p: Pending, spec: TicketSpec, recovering: boolean): Promise<SettlePlan> {
     const scope = compileScope(spec.writeScope);
     const root = this.root;
-    if (recovering) {
-      // a run killed after the commit and before the record: the commit is the integration
-      const head = await resolveCommit(root, this.ref);
-      const made =
-        head === undefined
-          ? undefined
-          : await commitWithTrailer(root, p.start, head, claimTrailer(p.claim));
-      if (made !== undefined) {
-        const paths = await diffTrees(root, await parentOf(root, made), made);
-        const plan = planSettle(p.outcome, { start: p.start, paths, moved: new Map() }, scope);
-        if (plan.record !== undefined) plan.record.commit = made;
-        return plan;
-      }
+    // a run killed after the commit and before the record: the commit is the integration
+    const made = recovering ? await this.landed(p) : undefined;
+    if (made !== undefined) {
+      const paths = await diffTrees(root, await parentOf(root, made), made);
+      const plan = planSettle(p.outcome, { start: p.start, paths, moved: new Map() }, scope);
+      if (plan.record !== undefined) plan.record.commit = made;
+      return plan;
     }
     if (!existsSync(join(p.worktree, ".git"))) {
       throw new Gone(
@@ -376,91 +367,88 @@ export class Integrator {
     // what a kill inside `git worktree add` left
     await pruneStale(this.branch.repository, this.branch.home, Date.now());
     for (const p of this.pendings()) {
-      const state = frontier.state(p.ticket);
-      const spec = frontier.spec(p.ticket);
-      const live =
-        state?.status === "claimed" && state.claim === p.claim && state.attempt === p.attempt;
-      if (!live || spec === undefined || state === undefined) {
-        // recorded after all (a kill between its record and this file's removal), or settled
-        // otherwise meanwhile (its lease ran out, the run was cancelled): then what it changed
-        // is kept beside this file before its worktree goes
-        const recorded = state?.attempts.find((a) => a.n === p.attempt)?.changes !== undefined;
-        if (!recorded) {
-          let kept: string | undefined;
-          try {
-            kept = await this.serial(() => keepAsPatch(this.dir, this.branch, p));
-          } catch (error) {
-            // never lose them: its file and its worktree stay, and the next run tries again
-            notes.push(
-              `${p.ticket}: attempt ${p.attempt} had ended, but was settled otherwise before its changes were integrated, and they could not be kept as a patch (${errorText(error)}): they stay in ${p.worktree}`,
-            );
-            keep.add(p.worktree);
-            continue;
-          }
-          if (kept !== undefined) {
-            notes.push(
-              `${p.ticket}: attempt ${p.attempt} had ended, but was settled otherwise before its changes were integrated (${state?.attempts.find((a) => a.n === p.attempt)?.reason ?? "no longer live"}): they are kept as ${kept}`,
-            );
-          }
-        }
-        this.done(p);
-        continue;
-      }
-      const claim: Claim = {
-        ticket: p.ticket,
-        attempt: p.attempt,
-        claim: p.claim,
-        claimedBy: state.claimed_by ?? "",
-        claimedAt: state.claimed_at ?? "",
-        leaseUntil: "",
-        runBound: frontier.runBoundLeft(),
-      };
-      if (!existsSync(p.worktree)) {
-        const head = await resolveCommit(this.root, this.ref);
-        const made =
-          head === undefined
-            ? undefined
-            : await commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim));
-        if (made === undefined) {
-          notes.push(
-            `${p.ticket}: attempt ${p.attempt} had ended, but its worktree (${p.worktree}) is gone and nothing of it was integrated: it runs again`,
-          );
-          rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
-          recovered.push({
-            claim,
-            ended: {
-              kind: "settle",
-              result: {
-                outcome: "failed",
-                reason: "interrupted",
-                stopped: true,
-                exitCode: null,
-                signal: null,
-                durationMs: p.duration_ms,
-              },
-              written: () => {},
-            },
-          });
-          continue;
-        }
-      }
-      keep.add(p.worktree);
-      const ended = await this.integrate(p, spec, true);
-      if (ended.kind !== "held") {
-        const commit = ended.changes?.commit;
-        notes.push(
-          commit === undefined
-            ? `${p.ticket}: attempt ${p.attempt} had ended before the last run stopped: recorded now`
-            : `${p.ticket}: attempt ${p.attempt} had ended before the last run stopped: its changes are on ${this.branch.branch} as ${short(commit)} (${plural(ended.changes?.paths.length ?? 0, "path")}), integrated once`,
-        );
-      }
-      recovered.push({ claim, ended });
+      const one = await this.recoverOne(p, frontier, notes);
+      if (one.keep) keep.add(p.worktree);
+      if (one.recovered !== undefined) recovered.push(one.recovered);
     }
     // attempts that never ended: their claims are reclaimed, and they run again afresh
     for (const path of await worktreesUnder(this.root, this.branch.home)) {
       if (!keep.has(path)) this.tidy(path);
     }
     return { recovered, notes };
+  }
+
+  /** One attempt a killed run left ended: finished, or kept (`keep`: its worktree stays). */
+  private async recoverOne(
+    p: Pending,
+    frontier: Frontier,
+    notes: string[],
+  ): Promise<{ keep: boolean; recovered?: Recovered }> {
+    const state = frontier.state(p.ticket);
+    const spec = frontier.spec(p.ticket);
+    const was = `${p.ticket}: attempt ${p.attempt} had ended`;
+    if (state?.status !== "claimed" || state.claim !== p.claim || state.attempt !== p.attempt) {
+      // recorded after all (a kill between its record and this file's removal), or settled
+      // otherwise meanwhile (its lease ran out, the run was cancelled): then what it changed
+      // is kept beside this file before its worktree goes
+      const record = state?.attempts.find((a) => a.n === p.attempt);
+      if (record?.changes === undefined) {
+        const why = record?.reason ?? "no longer live";
+        try {
+          const kept = await this.serial(() => keepAsPatch(this.dir, this.branch, p));
+          if (kept !== undefined) {
+            notes.push(
+              `${was}, but was settled otherwise before its changes were integrated (${why}): they are kept as ${kept}`,
+            );
+          }
+        } catch (error) {
+          // never lose them: its file and its worktree stay, and the next run tries again
+          notes.push(
+            `${was}, but was settled otherwise before its changes were integrated, and they could not be kept as a patch (${errorText(error)}): they stay in ${p.worktree}`,
+          );
+          return { keep: true };
+        }
+      }
+      this.done(p);
+      return { keep: false };
+    }
+    const claim: Claim = {
+      ticket: p.ticket,
+      attempt: p.attempt,
+      claim: p.claim,
+      claimedBy: state.claimed_by ?? "",
+      claimedAt: state.claimed_at ?? "",
+      leaseUntil: "",
+      runBound: frontier.runBoundLeft(),
+    };
+    if (spec === undefined || (!existsSync(p.worktree) && (await this.landed(p)) === undefined)) {
+      notes.push(
+        `${was}, but its worktree (${p.worktree}) is gone and nothing of it was integrated: it runs again`,
+      );
+      rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
+      const result = { ...failedResult("interrupted", p.duration_ms), stopped: true };
+      return {
+        keep: false,
+        recovered: { claim, ended: { kind: "settle", result, written: () => {} } },
+      };
+    }
+    const ended = await this.integrate(p, spec, true);
+    if (ended.kind !== "held") {
+      const c = ended.changes;
+      notes.push(
+        c?.commit === undefined
+          ? `${was} before the last run stopped: recorded now`
+          : `${was} before the last run stopped: its changes are on ${this.branch.branch} as ${short(c.commit)} (${plural(c.paths.length, "path")}), integrated once`,
+      );
+    }
+    return { keep: true, recovered: { claim, ended } };
+  }
+
+  /** The commit the attempt's integration already made on the branch, found by its claim trailer. */
+  private async landed(p: Pending): Promise<string | undefined> {
+    const head = await resolveCommit(this.root, this.ref);
+    if (head === undefined) return undefined;
+    return commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim));
   }
 
   private pendings(): Pending[] {
@@ -502,10 +490,6 @@ class Gone extends Error {}
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function interpretedOf(result: AttemptResult): Interpreted {
-  const out: Interpreted = { outcome: result.outcome };
-  if (result.result !== undefined) out.result = result.result;
-  if (result.question !== undefined) out.question = result.question;
-  if (result.reason !== undefined) out.reason = result.reason;
-  if (result.usage !== undefined) out.usage = result.usage;
+  const { stopped: _, exitCode: __, signal: ___, durationMs: ____, ...out } = result;
   return out;
 }

@@ -38,7 +38,7 @@ import {
   writeError,
 } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
-import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
+import { type AttemptResult, failedResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import type { Ended, Integrator, Workspace } from "./integrate.js";
 import { helperPool, type Launcher } from "./launcher.js";
 import { removeLeftovers } from "./leftovers.js";
@@ -696,13 +696,13 @@ class LocalRun {
     if (this.stopping || this.edited.has(claim.ticket)) {
       // Ctrl-C landed between the claim and the start, or its file changed: it never
       // started; re-ready it.
-      this.exits.push({ claim, result: { ...failedBeforeStart("interrupted"), stopped: true } });
+      this.exits.push({ claim, result: { ...failedResult("interrupted"), stopped: true } });
       return;
     }
     if (!spec || command === undefined || context.kind === "bad") {
       // Cannot start it: settle it as failed rather than leave the claim hanging.
       const reason = context.kind === "bad" ? context.reason : "no executor for this ticket";
-      this.exits.push({ claim, result: failedBeforeStart(reason) });
+      this.exits.push({ claim, result: failedResult(reason) });
       return;
     }
 
@@ -953,10 +953,6 @@ function readFileOrEmpty(path: string): string {
 
 function token(ticket: string, attempt: number): string {
   return `${ticket}#${attempt}-${randomBytes(4).toString("hex")}`;
-}
-
-function failedBeforeStart(reason: string): AttemptResult {
-  return { outcome: "failed", reason, stopped: false, exitCode: null, signal: null, durationMs: 0 };
 }
 
 /**
