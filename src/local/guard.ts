@@ -32,30 +32,58 @@ export interface Touched {
   shared: string[];
 }
 
-const SHARED = ["config", "config.worktree", "hooks", "info"];
+/**
+ * What in the shared git directory changes what git runs or sees: its config, hooks, and
+ * of info/ the attributes (filters), excludes, grafts and sparse checkout — not info/refs,
+ * which a repack run by git's own housekeeping rewrites.
+ */
+const SHARED = [
+  "config",
+  "config.worktree",
+  "hooks",
+  "info/attributes",
+  "info/exclude",
+  "info/grafts",
+  "info/sparse-checkout",
+];
 
-/** Content hashes of the shared git directory's config, hooks and info/ (files under them). */
-export function sharedFiles(commonDir: string): Map<string, string> {
+/**
+ * Settings a person changes while they work beside a run (a remote, an upstream, their
+ * name): not code git runs, so a change to them is no alarm. Everything else in a config
+ * file counts (filters, fsmonitor, hooksPath, external diff, includes, submodules…).
+ */
+const BENIGN = /^(branch|remote|user|color|advice|gui|push|pull|fetch|rerere|init|maintenance)\./;
+
+/** Content hashes of the shared git directory's files that matter (SHARED, and the files under them). */
+export async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const walk = (path: string) => {
-    let isDir: boolean;
+  const hash = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
+  const walk = async (path: string): Promise<void> => {
+    let stat: ReturnType<typeof statSync>;
     try {
-      isDir = statSync(path).isDirectory();
+      stat = statSync(path);
     } catch {
       return; // not there
     }
-    if (!isDir) {
-      const bytes = readFileSync(path);
-      const mode = statSync(path).mode & 0o111 ? "x" : "-";
-      out.set(
-        relative(commonDir, path),
-        `${mode}${createHash("sha256").update(bytes).digest("hex")}`,
-      );
+    if (stat.isDirectory()) {
+      for (const name of readdirSync(path)) await walk(join(path, name));
       return;
     }
-    for (const name of readdirSync(path)) walk(join(path, name));
+    const name = relative(commonDir, path);
+    let text: string | Buffer = readFileSync(path);
+    if (name.startsWith("config")) {
+      // as git reads it: the settings that are not BENIGN, each once (a file git cannot read counts whole)
+      const listed = await git(["config", "--file", path, "--list", "-z"], { cwd: commonDir }).catch(
+        () => text,
+      );
+      text = [...new Set(listed.toString("utf8").split("\0"))]
+        .filter((kv) => !BENIGN.test(kv))
+        .sort()
+        .join("\0");
+    }
+    out.set(name, `${stat.mode & 0o111 ? "x" : "-"}${hash(text)}`);
   };
-  for (const name of SHARED) walk(join(commonDir, name));
+  for (const name of SHARED) await walk(join(commonDir, name));
   return out;
 }
 
@@ -107,7 +135,7 @@ export async function takeSnapshot(rb: RunBranch, scratch: string): Promise<Snap
   return {
     head: await headOf(root),
     tree: rb.ticketDir === "" ? undefined : await treeOf(rb, scratch),
-    shared: sharedFiles(commonDir),
+    shared: await sharedFiles(commonDir),
   };
 }
 
@@ -121,7 +149,10 @@ export async function touchedSince(
   scratch: string,
 ): Promise<Touched> {
   const { root, commonDir } = rb.repository;
-  const out: Touched = { tree: [], shared: sharedChanges(before.shared, sharedFiles(commonDir)) };
+  const out: Touched = {
+    tree: [],
+    shared: sharedChanges(before.shared, await sharedFiles(commonDir)),
+  };
   const head = await headOf(root);
   if (head !== before.head) out.head = [before.head, head];
   if (out.shared.length === 0 && before.tree !== undefined) {

@@ -232,7 +232,10 @@ export class Integrator {
         `its worktree (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated`,
       );
     }
-    const shared = sharedChanges(this.before.shared, sharedFiles(this.branch.repository.commonDir));
+    const shared = sharedChanges(
+      this.before.shared,
+      await sharedFiles(this.branch.repository.commonDir),
+    );
     if (shared.length > 0) {
       throw new Error(
         `the repository's git directory changed while the run ran (${shared.join(", ")}): an executor may have left code there that git would run, so the run runs no more git on it — look at it, put it right, then run again`,

@@ -143,6 +143,28 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(ran.stderr).not.toContain("were not touched");
     expect(git(repo.root, "rev-parse", "frontier/hook")).toBe(repo.start);
   });
+  it("a setting that runs code (core.fsmonitor) is an alarm; a remote or an upstream set meanwhile is not", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: config\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const benign = await runHere(
+      repo.dir,
+      "git config remote.origin.url https://example.com/x.git && git config branch.main.remote origin; mkdir -p app && echo a > app/a.js; echo done",
+    );
+    expect(benign.code).toBe(0);
+    expect(benign.stderr).toContain("your working tree and branch were not touched");
+    await resetHere(repo.dir);
+    git(repo.root, "branch", "-D", "frontier/config");
+    const evil = await runHere(
+      repo.dir,
+      "git config core.fsmonitor 'touch /tmp/frontier-pwned'; mkdir -p app && echo a > app/a.js; echo done",
+    );
+    expect(evil.code).toBe(1);
+    expect(evil.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/config",
+    );
+  });
 });
 
 describe("a branch a worktree has checked out is never moved", () => {
