@@ -76,26 +76,30 @@ export function resumeCommand(shownDir: string, exec: string | undefined): strin
   return `frontier run ${shellWord(shownDir)}${exec !== undefined ? ` --exec ${shellWord(exec)}` : ""}`;
 }
 
-export async function concludeRun(r: RunEnd, started: number): Promise<number> {
-  const now = Date.now();
-  const resume = resumeCommand(r.shownDir, r.options.exec);
-  const frontier = r.frontier;
-  if (r.crashed) {
+/** The end of a run that stopped before its graph did: a write failed, or a signal. */
+async function stopped(r: RunEnd, now: number, resume: string): Promise<number> {
+  if (r.crashed || r.stopping === undefined) {
     line(
       r.io.stderr,
       `the run stopped because its state could not be written (above); once that is fixed, \`${resume}\` resumes it`,
     );
     return EXIT.failed;
   }
-  if (r.stopping) {
-    // Interrupted attempts were written by the last drain; the reports show where it stopped.
-    await reports(r, now).catch(() => undefined);
-    line(
-      r.io.stderr,
-      `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`${resume}\` resumes it (interrupted attempts run again, nothing complete does)`,
-    );
-    return SIGNAL_EXIT[r.stopping] ?? 130;
-  }
+  // Interrupted attempts were written by the last drain; the reports show where it stopped.
+  await reports(r, now).catch(() => undefined);
+  const { frontier } = r;
+  line(
+    r.io.stderr,
+    `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`${resume}\` resumes it (interrupted attempts run again, nothing complete does)`,
+  );
+  return SIGNAL_EXIT[r.stopping] ?? 130;
+}
+
+export async function concludeRun(r: RunEnd, started: number): Promise<number> {
+  const now = Date.now();
+  const resume = resumeCommand(r.shownDir, r.options.exec);
+  const frontier = r.frontier;
+  if (r.crashed || r.stopping) return stopped(r, now, resume);
   const state = frontier.runState(now);
   let code = EXIT_OF[state];
   const { nothingHappened } = r;
