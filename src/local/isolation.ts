@@ -15,6 +15,7 @@ import { plural, shellWord } from "../terminal/text.js";
 import { gitText } from "../workspace/git.js";
 import { takeSnapshot, touchedSince } from "./guard.js";
 import { Integrator } from "./integrate.js";
+import { sweepScratch } from "./leftovers.js";
 import type { Opened } from "./open.js";
 import { isolationProblems, openRunBranch, type RunBranch, short } from "./worktree.js";
 
@@ -101,6 +102,7 @@ function isFile(path: string): boolean {
 function scratchOf(rb: RunBranch): string {
   const path = join(rb.repository.commonDir, "frontier", "scratch");
   mkdirSync(path, { recursive: true });
+  sweepScratch(path); // what a killed run left
   return path;
 }
 

@@ -27,6 +27,11 @@ export function removeLeftovers(dir: string): number {
   return removed;
 }
 
+/** The scratch directories (`<name>-<pid>-…`) in `where` of runs that are gone. */
+export function sweepScratch(where: string): number {
+  return sweep(where, /^[a-z]+-(\d+)-/);
+}
+
 function sweep(where: string, pattern: RegExp): number {
   let names: string[];
   try {

@@ -266,11 +266,15 @@ describe("debris a kill leaves is tidied", () => {
       mkdirSync(join(home, name), { recursive: true });
     };
     debris("old@1");
+    // a killed run's scratch in the repository's git directory (its pid long gone)
+    const scratch = join(repo.root, ".git", "frontier", "scratch", "guard-999999999-x");
+    mkdirSync(scratch, { recursive: true });
     expect(readdirSync(join(repo.root, ".git", "worktrees"))).toContain("old@1");
     const ran = await runHere(repo.dir, "mkdir -p app && echo a > app/a.js; echo done");
     expect(ran.code).toBe(0);
     expect(existsSync(join(repo.root, ".git", "worktrees", "old@1"))).toBe(false);
     expect(existsSync(join(home, "old@1"))).toBe(false);
+    expect(existsSync(scratch)).toBe(false);
     expect(git(repo.root, "worktree", "list", "--porcelain")).not.toContain("locked");
 
     debris("old@2", false);
