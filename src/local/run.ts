@@ -136,39 +136,19 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
   // here, it boots while the tickets load instead of holding back the first attempt.
   // It holds nothing and does nothing until asked; a run that ends early closes it.
   const launcher = helperPool(Math.min(2, availableParallelism()));
+  // Take the lock, then read the directory: state read before the lock could be a run
+  // that another runner finishes meanwhile, and running it would run it all again. A
+  // directory that is not there is reported by the loader (and no lock creates it).
+  const lock = isDirectory(absDir) ? await acquireLock(absDir, started) : undefined;
   try {
-    return await loadAndRun(dir, absDir, options, io, inherited.bound, started, launcher);
+    if (lock?.kind === "held") {
+      line(io.stderr, `error: ${lock.message}`);
+      return EXIT.usage;
+    }
+    return await loadLockedAndRun(dir, absDir, options, io, inherited.bound, started, launcher);
   } finally {
+    if (lock?.kind !== "held") await lock?.release();
     await launcher.close();
-  }
-}
-
-/**
- * Take the lock, then read the directory: state read before the lock could be a run
- * that another runner finishes meanwhile, and running it would run it all again.
- */
-async function loadAndRun(
-  dir: string,
-  absDir: string,
-  options: RunOptions,
-  io: RunIo,
-  inheritedRunBound: RunBound,
-  started: number,
-  launcher: Launcher,
-): Promise<number> {
-  // a directory that is not there is reported by the loader (and no lock creates it)
-  if (!isDirectory(absDir)) {
-    return loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started, launcher);
-  }
-  const lock = await acquireLock(absDir, started);
-  if (lock.kind === "held") {
-    line(io.stderr, `error: ${lock.message}`);
-    return EXIT.usage;
-  }
-  try {
-    return await loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started, launcher);
-  } finally {
-    await lock.release();
   }
 }
 
