@@ -4,6 +4,7 @@
  * returned as data; `src/tickets/graph-problems.ts` words it for a person.
  */
 import { closest } from "./near.js";
+import { unreachableEntry } from "./scope.js";
 
 /** What the graph checks need to know of one ticket file, valid or not. */
 export interface CheckNode {
@@ -41,7 +42,53 @@ export type GraphProblem =
   | { kind: "self-dependency"; id: string; at: Place }
   | { kind: "unknown-dependency"; dep: string; at: Place; near?: string }
   /** `ids` in loop order from the loop's first ticket in file order; `steps[k]` leaves `ids[k]` */
-  | { kind: "cycle"; ids: string[]; steps: CycleStep[] };
+  | { kind: "cycle"; ids: string[]; steps: CycleStep[] }
+  /** a write_scope entry that can match no repository path */
+  | { kind: "unreachable-scope"; at: Place; entry: string; why: "absolute" | "outside" }
+  /** an isolated ticket with no write_scope: any change it makes is a breach */
+  | { kind: "isolated-without-scope"; id: string; at: Place }
+  /** a ticket in the user's tree depending on an isolated one, whose changes it would not see */
+  | { kind: "depends-on-isolated"; id: string; dep: string; at: Place };
+
+export type ScopeProblem = Extract<
+  GraphProblem,
+  { kind: "unreachable-scope" | "isolated-without-scope" | "depends-on-isolated" }
+>;
+
+/** What the scope and isolation checks need of one valid ticket. */
+export interface ScopeNode {
+  id: string;
+  file: string;
+  isolated: boolean;
+  writeScope: readonly string[];
+  dependsOn: readonly string[];
+}
+
+/**
+ * The write_scope and isolation checks (SPEC §4b): entries that can match nothing, an
+ * isolated ticket without a scope, and (for a local run) a ticket in the user's tree
+ * that depends on an isolated one. Places carry no line: the loader finds the field's.
+ */
+export function checkScopes(nodes: readonly ScopeNode[]): ScopeProblem[] {
+  const problems: ScopeProblem[] = [];
+  const isolated = new Set(nodes.filter((n) => n.isolated).map((n) => n.id));
+  for (const n of nodes) {
+    for (const entry of n.writeScope) {
+      const why = unreachableEntry(entry);
+      if (why !== undefined) {
+        problems.push({ kind: "unreachable-scope", at: { file: n.file }, entry, why });
+      }
+    }
+    if (n.isolated && n.writeScope.length === 0) {
+      problems.push({ kind: "isolated-without-scope", id: n.id, at: { file: n.file } });
+    }
+    const dep = n.isolated ? undefined : n.dependsOn.find((d) => isolated.has(d));
+    if (dep !== undefined) {
+      problems.push({ kind: "depends-on-isolated", id: n.id, dep, at: { file: n.file } });
+    }
+  }
+  return problems;
+}
 
 export interface Caps {
   maxTickets: number;

@@ -15,8 +15,12 @@
  *   segment at a time; a `**` segment, or a brace/extglob spanning `/`, means overlap.
  * - glob vs glob: overlap when one base is a directory prefix of the other
  *   (`src/*.ts` vs `src/*.md` is reported as overlapping; `docs/**` vs `src/**` is not).
- * - A negated pattern (`!x`) is treated as "everything".
+ * - A negated entry (`!x`) only takes back what earlier entries allowed: overlap is
+ *   judged on the other entries (a scope it narrows is judged as if it did not).
  * - Tickets without `write_scope` never conflict.
+ *
+ * An entry that can match no repository path (absolute, or climbing out with `..`) is
+ * named by `unreachableEntry`, a graph problem the loader reports.
  */
 import picomatch from "picomatch";
 
@@ -30,6 +34,8 @@ export interface ScopeEntry {
   base: string;
   /** for a glob: the part after the base */
   rest: string;
+  /** `!x`: a path it matches is taken back out of the scope */
+  negated: boolean;
 }
 
 export type CompiledScope = readonly ScopeEntry[];
@@ -48,15 +54,23 @@ function normaliseScopePath(raw: string): string {
 
 export function compileScope(patterns: readonly string[]): CompiledScope {
   return patterns.map((raw): ScopeEntry => {
-    const path = normaliseScopePath(raw);
+    const negated = raw.trim().startsWith("!");
+    const path = normaliseScopePath(negated ? raw.trim().slice(1) : raw);
     const scan = picomatch.scan(path);
-    if (scan.negated || scan.negatedExtglob) {
+    if (scan.negatedExtglob) {
       // "everything but x" is still almost everything
-      return { raw, path: "**", glob: true, base: "", rest: "**" };
+      return { raw, path: "**", glob: true, base: "", rest: "**", negated };
     }
-    if (!scan.isGlob) return { raw, path, glob: false, base: path, rest: "" };
-    return { raw, path, glob: true, base: normaliseScopePath(scan.base), rest: scan.glob };
+    if (!scan.isGlob) return { raw, path, glob: false, base: path, rest: "", negated };
+    return { raw, path, glob: true, base: normaliseScopePath(scan.base), rest: scan.glob, negated };
   });
+}
+
+/** Why an authored entry can match no repository path: `absolute` or `outside` (`..`); else undefined. */
+export function unreachableEntry(raw: string): "absolute" | "outside" | undefined {
+  const p = raw.trim().replace(/^!/, "");
+  if (p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p)) return "absolute";
+  return p.split(/[\\/]/).includes("..") ? "outside" : undefined;
 }
 
 /** `a` and `b` are the same path, or one is a directory holding the other. */
@@ -94,7 +108,10 @@ function entriesOverlap(a: ScopeEntry, b: ScopeEntry): boolean {
 
 /** Some path could be in both scopes. Empty scopes (read-only tickets) never overlap. */
 export function scopesOverlap(a: CompiledScope, b: CompiledScope): boolean {
-  for (const x of a) for (const y of b) if (entriesOverlap(x, y)) return true;
+  for (const x of a) {
+    if (x.negated) continue;
+    for (const y of b) if (!y.negated && entriesOverlap(x, y)) return true;
+  }
   return false;
 }
 
@@ -103,20 +120,23 @@ export function scopesOverlap(a: CompiledScope, b: CompiledScope): boolean {
  * `scope` may change: it is, or lies under, a literal entry; or it, or a directory
  * above it, matches a glob entry. The same rules as overlap, seen from one path: when
  * two scopes do not overlap, no path is in both (a property test holds them to it).
- * A ticket without a write_scope may change nothing.
+ * The last entry that matches decides: a `!` entry takes the path back out. A ticket
+ * without a write_scope may change nothing.
  */
 export function pathInScope(path: string, scope: CompiledScope): boolean {
   const p = normaliseScopePath(path);
-  for (const entry of scope) {
-    if (!entry.glob) {
-      if (entry.path === "" || p === entry.path || p.startsWith(`${entry.path}/`)) return true;
-      continue;
-    }
-    if (entry.base !== "" && p !== entry.base && !p.startsWith(`${entry.base}/`)) continue;
-    // the path itself, or a directory holding it, matched by the glob
-    for (let at = p.length; at > 0; at = p.lastIndexOf("/", at - 1)) {
-      if (picomatch.isMatch(p.slice(0, at), entry.path, MATCH_OPTIONS)) return true;
-    }
+  for (let i = scope.length - 1; i >= 0; i--) {
+    if (entryMatches(p, scope[i]!)) return !scope[i]!.negated;
+  }
+  return false;
+}
+
+function entryMatches(p: string, entry: ScopeEntry): boolean {
+  if (!entry.glob) return entry.path === "" || p === entry.path || p.startsWith(`${entry.path}/`);
+  if (entry.base !== "" && p !== entry.base && !p.startsWith(`${entry.base}/`)) return false;
+  // the path itself, or a directory holding it, matched by the glob
+  for (let at = p.length; at > 0; at = p.lastIndexOf("/", at - 1)) {
+    if (picomatch.isMatch(p.slice(0, at), entry.path, MATCH_OPTIONS)) return true;
   }
   return false;
 }

@@ -80,6 +80,11 @@ export interface AttemptResult {
   durationMs: number;
 }
 
+/** An attempt that failed for `reason` without an outcome of its own (it never started, or its work is gone). */
+export function failedResult(reason: string, durationMs = 0): AttemptResult {
+  return { outcome: "failed", reason, stopped: false, exitCode: null, signal: null, durationMs };
+}
+
 export interface RunningAttempt {
   /** the process group id (= the shell's pid) */
   pgid: number | undefined;

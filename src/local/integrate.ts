@@ -36,13 +36,17 @@ import {
 } from "../workspace/changes.js";
 import {
   addWorktree,
+  checkedOutAt,
   commitWithTrailer,
   parentOf,
+  pruneStale,
   removeWorktree,
   resolveCommit,
+  tryIsAncestor,
   worktreesUnder,
 } from "../workspace/worktrees.js";
-import type { AttemptResult } from "./attempt.js";
+import { type AttemptResult, failedResult } from "./attempt.js";
+import { type Snapshot, sharedChanges, sharedFiles } from "./guard.js";
 import { keepAsPatch, type RunBranch, recordsPath, short, worktreePath } from "./worktree.js";
 
 /** Where an isolated attempt runs. */
@@ -91,11 +95,19 @@ export class Integrator {
   /** worktrees being removed: the run waits for them before it ends */
   private readonly tidying = new Set<Promise<void>>();
 
+  /**
+   * The branch's head as this run last moved it or saw it: a head that differs was moved
+   * by someone else (an agent's push, a person's commit), never passed off as the run's.
+   */
+  private tip: string | undefined;
+
   constructor(
     readonly branch: RunBranch,
     private readonly dir: string,
     private readonly run: string,
     private readonly maxResultBytes: number,
+    /** what the run must not touch, as it was when it started (guard.ts) */
+    readonly before: Snapshot,
   ) {}
 
   private get root(): string {
@@ -122,6 +134,7 @@ export class Integrator {
         if (start === undefined) {
           return { kind: "bad", reason: `the run's branch ${this.branch.branch} is gone` } as const;
         }
+        this.tip ??= start;
         const path = worktreePath(this.branch, claim.ticket, claim.attempt);
         await addWorktree(this.root, path, start);
         const cwd = this.branch.cwd === "" ? path : join(path, this.branch.cwd);
@@ -130,7 +143,7 @@ export class Integrator {
         return { kind: "ok", workspace: { path, start, cwd } } as const;
       });
     } catch (error) {
-      return { kind: "bad", reason: `could not make its worktree: ${(error as Error).message}` };
+      return { kind: "bad", reason: `could not make its worktree: ${errorText(error)}` };
     }
   }
 
@@ -178,26 +191,35 @@ export class Integrator {
     try {
       plan = await this.serial(() => this.land(p, spec, recovering));
     } catch (error) {
-      return {
-        kind: "held",
-        message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${(error as Error).message} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
-      };
+      if (error instanceof Gone) {
+        plan = {
+          outcome: "failed",
+          reason: error.message,
+          changes: "none",
+          verdict: { kind: "none" },
+        };
+      } else {
+        return {
+          kind: "held",
+          message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${errorText(error)} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
+        };
+      }
     }
+    const { changes: _, verdict: __, record, keepWorktree, ...outcome } = plan;
     const result: AttemptResult = {
-      outcome: plan.outcome,
+      ...outcome,
       stopped: false,
       exitCode: p.exit_code,
       signal: p.signal,
       durationMs: p.duration_ms,
     };
-    if (plan.result !== undefined) result.result = plan.result;
-    if (plan.question !== undefined) result.question = plan.question;
-    if (plan.reason !== undefined) result.reason = plan.reason;
-    if (plan.usage !== undefined) result.usage = plan.usage;
     // changes that could not be collected are still the worktree's files: it stays
-    const keep = plan.keepWorktree === true;
-    const ended: Ended = { kind: "settle", result, written: () => this.done(p, keep) };
-    if (plan.record !== undefined) ended.changes = plan.record;
+    const ended: Ended = {
+      kind: "settle",
+      result,
+      written: () => this.done(p, keepWorktree === true),
+    };
+    if (record !== undefined) ended.changes = record;
     return ended;
   }
 
@@ -209,19 +231,27 @@ export class Integrator {
   ): Promise<SettlePlan & { keepWorktree?: boolean }> {
     const scope = compileScope(spec.writeScope);
     const root = this.root;
-    if (recovering) {
-      // a run killed after the commit and before the record: the commit is the integration
-      const head = await resolveCommit(root, this.ref);
-      const made =
-        head === undefined
-          ? undefined
-          : await commitWithTrailer(root, p.start, head, claimTrailer(p.claim));
-      if (made !== undefined) {
-        const paths = await diffTrees(root, await parentOf(root, made), made);
-        const plan = planSettle(p.outcome, { start: p.start, paths, moved: new Map() }, scope);
-        if (plan.record !== undefined) plan.record.commit = made;
-        return plan;
-      }
+    // a run killed after the commit and before the record: the commit is the integration
+    const made = recovering ? await this.landed(p) : undefined;
+    if (made !== undefined) {
+      const paths = await diffTrees(root, await parentOf(root, made), made);
+      const plan = planSettle(p.outcome, { start: p.start, paths, moved: new Map() }, scope);
+      if (plan.record !== undefined) plan.record.commit = made;
+      return plan;
+    }
+    if (!existsSync(join(p.worktree, ".git"))) {
+      throw new Gone(
+        `its worktree (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated`,
+      );
+    }
+    const shared = sharedChanges(
+      this.before.shared,
+      await sharedFiles(this.branch.repository.commonDir),
+    );
+    if (shared.length > 0) {
+      throw new Error(
+        `the repository's git directory changed while the run ran (${shared.join(", ")}): an executor may have left code there that git would run, so the run runs no more git on it — look at it, put it right, then run again`,
+      );
     }
     const collected = await collectChanges(p.worktree, p.start, {
       exclude: [recordsPath(this.branch)],
@@ -236,13 +266,19 @@ export class Integrator {
       return { ...planSettle(p.outcome, none, scope), keepWorktree: true };
     }
     for (let tries = 1; ; tries++) {
-      const head = await resolveCommit(root, this.ref);
-      if (head === undefined) throw new Error(`the branch ${this.branch.branch} is gone`);
+      const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
       const plan = planSettle(p.outcome, { ...collected, moved }, scope);
       if (plan.changes === "evidence" && plan.record !== undefined) {
         const kept = await this.keepPatch(p, collected);
         if (kept !== undefined) plan.record.patch_file = kept;
+        // the reason says where the evidence is
+        plan.reason &&= plan.reason.replace(
+          /kept as evidence$/,
+          kept === undefined
+            ? "kept as evidence: its paths and blob ids in the attempt record (the patch is over max_result_bytes)"
+            : `kept as evidence in ${kept}`,
+        );
       }
       if (plan.changes !== "integrate") return plan;
       const made = await commitOnto(root, {
@@ -259,6 +295,7 @@ export class Integrator {
         }),
       });
       if (made.kind === "ok") {
+        this.tip = made.commit;
         if (plan.record !== undefined) plan.record.commit = made.commit;
         return plan;
       }
@@ -266,6 +303,33 @@ export class Integrator {
       // someone moved the branch between the read and the commit: judge again on its new head
       if (tries >= TRIES) throw new Error(`the branch kept moving (${TRIES} tries)`);
     }
+  }
+
+  /**
+   * The branch's head, to integrate on: one that moved since the run last saw it must
+   * still hold the run's commits (its new commits are someone else's, judged as
+   * conflicts), and no worktree may have the branch checked out (moving it would
+   * change that worktree's index under its owner).
+   */
+  private async headToMove(): Promise<string> {
+    const { branch } = this.branch;
+    const head = await resolveCommit(this.root, this.ref);
+    if (head === undefined) throw new Error(`the branch ${branch} is gone`);
+    if (this.tip !== undefined && head !== this.tip) {
+      if (!(await tryIsAncestor(this.root, this.tip, head))) {
+        throw new Error(
+          `${branch} was moved by someone else and no longer holds the run's commit ${short(this.tip)} (reset, or rewritten?): put it back (git branch -f ${branch} ${short(this.tip)}) or onto a commit that holds it`,
+        );
+      }
+    }
+    this.tip = head;
+    const at = await checkedOutAt(this.root, this.ref);
+    if (at !== undefined) {
+      throw new Error(
+        `${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch that worktree to another branch (git switch -)`,
+      );
+    }
+    return head;
   }
 
   /** The changes as a patch among the results, when it fits the result cap. */
@@ -313,92 +377,91 @@ export class Integrator {
     const recovered: Recovered[] = [];
     const notes: string[] = [];
     const keep = new Set<string>();
+    // what a kill inside `git worktree add` left
+    await pruneStale(this.branch.repository, this.branch.home, Date.now());
     for (const p of this.pendings()) {
-      const state = frontier.state(p.ticket);
-      const spec = frontier.spec(p.ticket);
-      const live =
-        state?.status === "claimed" && state.claim === p.claim && state.attempt === p.attempt;
-      if (!live || spec === undefined || state === undefined) {
-        // recorded after all (a kill between its record and this file's removal), or settled
-        // otherwise meanwhile (its lease ran out, the run was cancelled): then what it changed
-        // is kept beside this file before its worktree goes
-        const recorded = state?.attempts.find((a) => a.n === p.attempt)?.changes !== undefined;
-        if (!recorded) {
-          let kept: string | undefined;
-          try {
-            kept = await this.serial(() => keepAsPatch(this.dir, this.branch, p));
-          } catch (error) {
-            // never lose them: its file and its worktree stay, and the next run tries again
-            notes.push(
-              `${p.ticket}: attempt ${p.attempt} had ended, but was settled otherwise before its changes were integrated, and they could not be kept as a patch (${(error as Error).message}): they stay in ${p.worktree}`,
-            );
-            keep.add(p.worktree);
-            continue;
-          }
-          if (kept !== undefined) {
-            notes.push(
-              `${p.ticket}: attempt ${p.attempt} had ended, but was settled otherwise before its changes were integrated (${state?.attempts.find((a) => a.n === p.attempt)?.reason ?? "no longer live"}): they are kept as ${kept}`,
-            );
-          }
-        }
-        this.done(p);
-        continue;
-      }
-      const claim: Claim = {
-        ticket: p.ticket,
-        attempt: p.attempt,
-        claim: p.claim,
-        claimedBy: state.claimed_by ?? "",
-        claimedAt: state.claimed_at ?? "",
-        leaseUntil: "",
-        runBound: frontier.runBoundLeft(),
-      };
-      if (!existsSync(p.worktree)) {
-        const head = await resolveCommit(this.root, this.ref);
-        const made =
-          head === undefined
-            ? undefined
-            : await commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim));
-        if (made === undefined) {
-          notes.push(
-            `${p.ticket}: attempt ${p.attempt} had ended, but its worktree (${p.worktree}) is gone and nothing of it was integrated: it runs again`,
-          );
-          rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
-          recovered.push({
-            claim,
-            ended: {
-              kind: "settle",
-              result: {
-                outcome: "failed",
-                reason: "interrupted",
-                stopped: true,
-                exitCode: null,
-                signal: null,
-                durationMs: p.duration_ms,
-              },
-              written: () => {},
-            },
-          });
-          continue;
-        }
-      }
-      keep.add(p.worktree);
-      const ended = await this.integrate(p, spec, true);
-      if (ended.kind !== "held") {
-        const commit = ended.changes?.commit;
-        notes.push(
-          commit === undefined
-            ? `${p.ticket}: attempt ${p.attempt} had ended before the last run stopped: recorded now`
-            : `${p.ticket}: attempt ${p.attempt} had ended before the last run stopped: its changes are on ${this.branch.branch} as ${short(commit)} (${plural(ended.changes?.paths.length ?? 0, "path")}), integrated once`,
-        );
-      }
-      recovered.push({ claim, ended });
+      const one = await this.recoverOne(p, frontier, notes);
+      if (one.keep) keep.add(p.worktree);
+      if (one.recovered !== undefined) recovered.push(one.recovered);
     }
     // attempts that never ended: their claims are reclaimed, and they run again afresh
     for (const path of await worktreesUnder(this.root, this.branch.home)) {
       if (!keep.has(path)) this.tidy(path);
     }
     return { recovered, notes };
+  }
+
+  /** One attempt a killed run left ended: finished, or kept (`keep`: its worktree stays). */
+  private async recoverOne(
+    p: Pending,
+    frontier: Frontier,
+    notes: string[],
+  ): Promise<{ keep: boolean; recovered?: Recovered }> {
+    const state = frontier.state(p.ticket);
+    const spec = frontier.spec(p.ticket);
+    const was = `${p.ticket}: attempt ${p.attempt} had ended`;
+    if (state?.status !== "claimed" || state.claim !== p.claim || state.attempt !== p.attempt) {
+      // recorded after all (a kill between its record and this file's removal), or settled
+      // otherwise meanwhile (its lease ran out, the run was cancelled): then what it changed
+      // is kept beside this file before its worktree goes
+      const record = state?.attempts.find((a) => a.n === p.attempt);
+      if (record?.changes === undefined) {
+        const why = record?.reason ?? "no longer live";
+        try {
+          const kept = await this.serial(() => keepAsPatch(this.dir, this.branch, p));
+          if (kept !== undefined) {
+            notes.push(
+              `${was}, but was settled otherwise before its changes were integrated (${why}): they are kept as ${kept}`,
+            );
+          }
+        } catch (error) {
+          // never lose them: its file and its worktree stay, and the next run tries again
+          notes.push(
+            `${was}, but was settled otherwise before its changes were integrated, and they could not be kept as a patch (${errorText(error)}): they stay in ${p.worktree}`,
+          );
+          return { keep: true };
+        }
+      }
+      this.done(p);
+      return { keep: false };
+    }
+    const claim: Claim = {
+      ticket: p.ticket,
+      attempt: p.attempt,
+      claim: p.claim,
+      claimedBy: state.claimed_by ?? "",
+      claimedAt: state.claimed_at ?? "",
+      leaseUntil: "",
+      runBound: frontier.runBoundLeft(),
+    };
+    if (spec === undefined || (!existsSync(p.worktree) && (await this.landed(p)) === undefined)) {
+      notes.push(
+        `${was}, but its worktree (${p.worktree}) is gone and nothing of it was integrated: it runs again`,
+      );
+      rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
+      const result = { ...failedResult("interrupted", p.duration_ms), stopped: true };
+      return {
+        keep: false,
+        recovered: { claim, ended: { kind: "settle", result, written: () => {} } },
+      };
+    }
+    const ended = await this.integrate(p, spec, true);
+    if (ended.kind !== "held") {
+      const c = ended.changes;
+      notes.push(
+        c?.commit === undefined
+          ? `${was} before the last run stopped: recorded now`
+          : `${was} before the last run stopped: its changes are on ${this.branch.branch} as ${short(c.commit)} (${plural(c.paths.length, "path")}), integrated once`,
+      );
+    }
+    return { keep: true, recovered: { claim, ended } };
+  }
+
+  /** The commit the attempt's integration already made on the branch, found by its claim trailer. */
+  private async landed(p: Pending): Promise<string | undefined> {
+    const head = await resolveCommit(this.root, this.ref);
+    if (head === undefined) return undefined;
+    return commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim));
   }
 
   private pendings(): Pending[] {
@@ -434,11 +497,12 @@ export class Integrator {
   }
 }
 
+/** An attempt whose changes are gone before they could be collected: it fails, saying so. */
+class Gone extends Error {}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 function interpretedOf(result: AttemptResult): Interpreted {
-  const out: Interpreted = { outcome: result.outcome };
-  if (result.result !== undefined) out.result = result.result;
-  if (result.question !== undefined) out.question = result.question;
-  if (result.reason !== undefined) out.reason = result.reason;
-  if (result.usage !== undefined) out.usage = result.usage;
+  const { stopped: _, exitCode: __, signal: ___, durationMs: ____, ...out } = result;
   return out;
 }

@@ -1,8 +1,8 @@
 /**
  * Temporary files a killed run left behind. Every file frontier writes whole goes to a
  * temporary name first (`.a.md.<pid>.<hex>.tmp` beside a ticket, `receipt.json.<pid>.tmp`,
- * `lock.<pid>.<hex>.tmp`), and each run's scratch directory is `frontier-run-<pid>-…` in
- * the system's temporary directory. A run killed mid-write leaves one; the next run,
+ * `lock.<pid>.<hex>.tmp`), and each run's scratch directories are `frontier-run-<pid>-…`
+ * and `frontier-index-<pid>-…` in the system's temporary directory. A run killed mid-write leaves one; the next run,
  * holding the lock, removes those whose process is gone.
  */
 import { readdirSync, rmSync } from "node:fs";
@@ -14,7 +14,7 @@ import { STATE_DIR } from "../tickets/layout.js";
 const TEMP = /\.(\d+)(?:\.[0-9a-f]{8})?\.tmp$/;
 /** beside the tickets, where the author's files live: only the store's exact shape */
 const TICKET_TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
-const SCRATCH = /^frontier-run-(\d+)-/;
+const SCRATCH = /^frontier-(?:run|index)-(\d+)-/;
 
 /** Remove leftovers in the ticket directory and the system's temporary directory; returns how many. */
 export function removeLeftovers(dir: string): number {
@@ -25,6 +25,11 @@ export function removeLeftovers(dir: string): number {
   }
   sweep(tmpdir(), SCRATCH);
   return removed;
+}
+
+/** The scratch directories (`<name>-<pid>-…`) in `where` of runs that are gone. */
+export function sweepScratch(where: string): number {
+  return sweep(where, /^[a-z]+-(\d+)-/);
 }
 
 function sweep(where: string, pattern: RegExp): number {

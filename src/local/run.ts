@@ -9,25 +9,18 @@
  * once, and nothing complete runs again.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { formatDuration } from "../core/bound.js";
 import type { RunFlags } from "../core/config.js";
 import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
-import type { AttemptChanges, RunBound, RunState, Settings, TicketSpec } from "../core/model.js";
-import { remainderOf } from "../report/remainder.js";
-import { boundHint } from "../terminal/bound-hint.js";
-import { painter, type Style } from "../terminal/colour.js";
+import type { AttemptChanges, RunBound, Settings, TicketSpec } from "../core/model.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { printProblems } from "../terminal/problems.js";
-import { remainderTable } from "../terminal/table.js";
-import { shellWord } from "../terminal/text.js";
-import { readContext, resultReader } from "../tickets/context-io.js";
-import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
+import { readContext } from "../tickets/context-io.js";
+import { RUN_FILE } from "../tickets/layout.js";
 import { resultFile } from "../tickets/load.js";
 import { parseTicket } from "../tickets/parse.js";
 import { formatProblem } from "../tickets/problems.js";
@@ -39,13 +32,14 @@ import {
   writeError,
 } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
-import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
+import { type AttemptResult, failedResult, type RunningAttempt, startAttempt } from "./attempt.js";
+import { concludeRun, reportCode } from "./end.js";
 import type { Ended, Integrator, Workspace } from "./integrate.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { firstWrite, type Opened, openDirectory } from "./open.js";
 import { stopClaimedGroups } from "./orphans.js";
-import { loadLive, Progress, tallyText } from "./progress.js";
+import { loadLive, Progress } from "./progress.js";
 
 export interface RunOptions {
   exec?: string;
@@ -55,27 +49,6 @@ export interface RunOptions {
 }
 
 export type RunIo = CliIo;
-
-/** Exit code of a run that ended in `state`. */
-export function exitCodeOf(state: RunState): number {
-  switch (state) {
-    case "complete":
-      return EXIT.complete;
-    case "failed":
-      return EXIT.failed;
-    case "suspended":
-      return EXIT.suspended;
-    case "limited":
-      return EXIT.limited;
-    case "cancelled":
-      return EXIT.cancelled;
-    case "running":
-    case "not started":
-      // running: claims held elsewhere (another machine, a GitHub job) are still live;
-      // not started: nothing could be dispatched. Neither is a success.
-      return EXIT.failed;
-  }
-}
 
 /* ------------------------------- executors ------------------------------- */
 
@@ -116,17 +89,6 @@ function resolveExecutors(
   }
   return messages.length > 0 ? { kind: "bad", messages } : { kind: "ok", commands };
 }
-
-/** The colour of a run's state in its last line: green done, red failed, yellow waiting. */
-const STATE_STYLE: Readonly<Record<RunState, Style>> = {
-  "not started": "gray",
-  running: "blue",
-  complete: "green",
-  failed: "red",
-  limited: "yellow",
-  suspended: "yellow",
-  cancelled: "gray",
-};
 
 /* --------------------------------- the run --------------------------------- */
 
@@ -169,34 +131,18 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
     return EXIT.usage;
   }
 
-  return await loadAndRun(dir, absDir, options, io, inherited.bound, started);
-}
-
-/**
- * Take the lock, then read the directory: state read before the lock could be a run
- * that another runner finishes meanwhile, and running it would run it all again.
- */
-async function loadAndRun(
-  dir: string,
-  absDir: string,
-  options: RunOptions,
-  io: RunIo,
-  inheritedRunBound: RunBound,
-  started: number,
-): Promise<number> {
-  // a directory that is not there is reported by the loader (and no lock creates it)
-  if (!isDirectory(absDir)) {
-    return loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started);
-  }
-  const lock = await acquireLock(absDir, started);
-  if (lock.kind === "held") {
-    line(io.stderr, `error: ${lock.message}`);
-    return EXIT.usage;
-  }
+  // Take the lock, then read the directory: state read before the lock could be a run
+  // that another runner finishes meanwhile, and running it would run it all again. A
+  // directory that is not there is reported by the loader (and no lock creates it).
+  const lock = isDirectory(absDir) ? await acquireLock(absDir, started) : undefined;
   try {
-    return await loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started);
+    if (lock?.kind === "held") {
+      line(io.stderr, `error: ${lock.message}`);
+      return EXIT.usage;
+    }
+    return await loadLockedAndRun(dir, absDir, options, io, inherited.bound, started);
   } finally {
-    await lock.release();
+    if (lock?.kind !== "held") await lock?.release();
   }
 }
 
@@ -231,7 +177,18 @@ async function loadLockedAndRun(
     for (const message of executors.messages) line(err, `error: ${message}`);
     return EXIT.usage;
   }
-  const isolation = await openIsolation(absDir, dir, opened.specs, settings, frontier, io, started);
+  const isolation = opened.specs.some(
+    (s) => ticketIsolation(s.isolation, settings.isolation) === "worktree",
+  )
+    ? await (await import("./isolation.js")).openIsolation(
+        absDir,
+        dir,
+        opened,
+        io,
+        started,
+        executors.commands,
+      )
+    : { kind: "ok" as const };
   if (isolation.kind === "bad") return isolation.code;
   const runner = new LocalRun(
     opened,
@@ -243,48 +200,6 @@ async function loadLockedAndRun(
     isolation.integrator,
   );
   return await runner.run(started);
-}
-
-/**
- * Tickets that run isolated need a git repository, a git new enough for worktrees and
- * the run's branch (local/worktree.ts): checked, and the branch opened, before anything
- * starts. Loaded only for a run that has such tickets.
- */
-async function openIsolation(
-  absDir: string,
-  shownDir: string,
-  specs: readonly TicketSpec[],
-  settings: Settings,
-  frontier: Frontier,
-  io: RunIo,
-  now: number,
-): Promise<{ kind: "ok"; integrator?: Integrator } | { kind: "bad"; code: number }> {
-  if (!specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
-    return { kind: "ok" };
-  }
-  const worktree = await import("./worktree.js");
-  const problems = await worktree.isolationProblems(absDir, specs, settings);
-  if (problems.length > 0) {
-    printProblems(problems, io, shownDir);
-    return { kind: "bad", code: EXIT.usage };
-  }
-  const run = frontier.runRecord().run;
-  const opened = await worktree.openRunBranch(absDir, run, now);
-  if (opened.kind === "bad") {
-    line(io.stderr, `error: ${opened.message}`);
-    return { kind: "bad", code: EXIT.usage };
-  }
-  for (const note of opened.notes) line(io.stderr, note);
-  const { Integrator } = await import("./integrate.js");
-  return {
-    kind: "ok",
-    integrator: new Integrator(
-      opened.branch,
-      absDir,
-      run,
-      settings.max_result_bytes ?? DEFAULTS.maxResultBytes,
-    ),
-  };
 }
 
 class LocalRun {
@@ -328,11 +243,6 @@ class LocalRun {
   private contextFiles = 0;
   /** the environment of every attempt, read once (process.env is slow to copy) */
   private readonly baseEnv: Record<string, string | undefined>;
-  /**
-   * The report renderers (receipt, HTML with its graph layout, markdown) are needed
-   * only at the end: loaded while the first attempts run, not before the first starts.
-   */
-  private reportModules: Promise<ReportModules> | undefined;
 
   private readonly dir: string;
   private readonly settings: Settings;
@@ -417,7 +327,7 @@ class LocalRun {
       });
       this.kick();
       // while the first attempts run, load what the end of the run needs
-      setImmediate(() => void this.reportCode().catch(() => undefined));
+      setImmediate(() => void reportCode().catch(() => undefined));
       await done;
       await this.isolation?.idle();
     } finally {
@@ -714,13 +624,13 @@ class LocalRun {
     if (this.stopping || this.edited.has(claim.ticket)) {
       // Ctrl-C landed between the claim and the start, or its file changed: it never
       // started; re-ready it.
-      this.exits.push({ claim, result: { ...failedBeforeStart("interrupted"), stopped: true } });
+      this.exits.push({ claim, result: { ...failedResult("interrupted"), stopped: true } });
       return;
     }
     if (!spec || command === undefined || context.kind === "bad") {
       // Cannot start it: settle it as failed rather than leave the claim hanging.
       const reason = context.kind === "bad" ? context.reason : "no executor for this ticket";
-      this.exits.push({ claim, result: failedBeforeStart(reason) });
+      this.exits.push({ claim, result: failedResult(reason) });
       return;
     }
 
@@ -800,136 +710,29 @@ class LocalRun {
     return { counts: this.frontier.counts(), running: this.live.size };
   }
 
-  /** The command that continues this run: the same directory, the same --exec. */
-  private resume(): string {
-    const exec = this.options.exec;
-    return `frontier run ${shellWord(this.shownDir)}${exec !== undefined ? ` --exec ${shellWord(exec)}` : ""}`;
-  }
-
-  private async conclude(started: number): Promise<number> {
-    const now = Date.now();
-    const frontier = this.frontier;
-    if (this.crashed) {
-      line(
-        this.io.stderr,
-        `the run stopped because its state could not be written (above); once that is fixed, \`${this.resume()}\` resumes it`,
-      );
-      return EXIT.failed;
-    }
-    if (this.stopping) {
-      // Interrupted attempts were written by the last drain; the reports show where it stopped.
-      await this.reports(now).catch(() => undefined);
-      line(
-        this.io.stderr,
-        `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`${this.resume()}\` resumes it (interrupted attempts run again, nothing complete does)`,
-      );
-      return SIGNAL_EXIT[this.stopping] ?? 130;
-    }
-    const state = frontier.runState(now);
-    let code = exitCodeOf(state);
-    const nothingHappened = this.dispatched === 0 && this.settled === 0;
-    const receiptPath = join(this.dir, STATE_DIR, "receipt.json");
-    let receiptJson: string | undefined;
-    if (!nothingHappened || !existsSync(receiptPath) || this.options.json) {
-      receiptJson = await this.reports(now);
-    }
-    if (this.options.json && receiptJson !== undefined) this.io.stdout.write(receiptJson);
-
-    const err = this.io.stderr;
-    // coloured as `frontier status` is: decided for stderr, where the run writes
-    const paint = painter(err, this.io.env);
-    const elapsed = formatDuration(now - started);
-    const tally = tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 });
-    const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(STATE_STYLE[state], state)}`;
-    if (nothingHappened) {
-      line(err, `${head}, nothing to do (${tally})`);
-    } else {
-      line(err, `${head} in ${elapsed} — ${tally}`);
-    }
-    const remainder = remainderOf(frontier, now);
-    const table = remainderTable(remainder.slice(0, 10), paint);
-    if (table.length > 0) line(err, table.join("\n"));
-    if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
-    const hint = boundHint(frontier, this.shownDir, now, this.resume());
-    if (hint !== undefined) line(err, `  ${hint}`);
-    const elsewhere = frontier.claimedIds().filter((id) => !this.held.has(id));
-    if (state === "running" && elsewhere.length > 0) {
-      line(
-        err,
-        `  claims held by other processes are still live (${elsewhere.join(", ")}): run again when they have settled`,
-      );
-    }
-    if (this.edited.size > 0) {
-      const files = [...this.edited].map(
-        ([id, how]) => `${join(this.shownDir, frontier.spec(id)?.file ?? id)} (${how})`,
-      );
-      line(
-        err,
-        `error: ticket files changed during the run: ${files.join(", ")} — no ticket was claimed after that; \`frontier run ${this.shownDir}\` goes on with the tickets as they are now (nothing complete runs again)`,
-      );
-      if (code === EXIT.complete) code = EXIT.failed;
-    }
-    for (const message of this.held.values()) line(err, `error: ${message}`);
-    if (this.isolation) {
-      const { branchSummary } = await import("./worktree.js");
-      for (const text of await branchSummary(this.isolation.branch)) line(err, text);
-    }
-    for (const message of this.unwritten.values()) {
-      line(err, `error: ${join(this.shownDir, message)}`);
-    }
-    if (this.unwritten.size > 0) {
-      line(
-        err,
-        `  what those tickets did is recorded in ${join(this.shownDir, STATE_DIR)}/: once the files are fixed, \`${this.resume()}\` reads it and runs nothing complete again`,
-      );
-      if (code === EXIT.complete) code = EXIT.failed;
-    }
-    const shown = (file: string) => join(this.shownDir, STATE_DIR, file);
-    line(
-      err,
-      `receipt: ${shown("receipt.json")} · report: ${shown("report.html")} · ${shown("report.md")}`,
+  private conclude(started: number): Promise<number> {
+    return concludeRun(
+      {
+        frontier: this.frontier,
+        dir: this.dir,
+        shownDir: this.shownDir,
+        settings: this.settings,
+        options: this.options,
+        io: this.io,
+        crashed: this.crashed,
+        stopping: this.stopping,
+        nothingHappened: this.dispatched === 0 && this.settled === 0,
+        held: this.held,
+        edited: this.edited,
+        unwritten: this.unwritten,
+        isolation: this.isolation,
+      },
+      started,
     );
-    return code;
-  }
-
-  private reportCode(): Promise<ReportModules> {
-    this.reportModules ??= Promise.all([
-      import("../report/receipt.js"),
-      import("./report-files.js"),
-    ]).then(([receipt, write]) => ({
-      buildReceipt: receipt.buildReceipt,
-      writeReports: write.writeReports,
-    }));
-    return this.reportModules;
-  }
-
-  /** Write receipt, HTML and markdown under DIR/.frontier/; returns the receipt JSON. */
-  private async reports(now: number): Promise<string> {
-    const { buildReceipt, writeReports } = await this.reportCode();
-    const receipt = buildReceipt(this.frontier, {
-      now,
-      where: "local",
-      branch: this.isolation && (await import("./worktree.js")).receiptBranch(this.dir),
-      goal: this.settings.goal,
-      isolation: this.settings.isolation,
-      resultText: resultReader(this.dir),
-    });
-    await writeReports(receipt, {
-      dir: shellWord(this.shownDir),
-      html: join(this.dir, STATE_DIR, "report.html"),
-      json: join(this.dir, STATE_DIR, "receipt.json"),
-      markdown: join(this.dir, STATE_DIR, "report.md"),
-    });
-    return `${JSON.stringify(receipt, null, 2)}\n`;
   }
 }
 
 type ContextOf = { kind: "ok"; text: string } | { kind: "bad"; reason: string };
-
-interface ReportModules {
-  buildReceipt: typeof import("../report/receipt.js").buildReceipt;
-  writeReports: typeof import("./report-files.js").writeReports;
-}
 
 /** Statuses no claim can come from in this run. */
 const CLOSED: ReadonlySet<string> = new Set([
@@ -939,13 +742,6 @@ const CLOSED: ReadonlySet<string> = new Set([
   "limited",
   "cancelled",
 ]);
-
-/** The exit code of a run stopped by a signal: 128 + its number, as a shell reports it. */
-const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = {
-  SIGHUP: 129,
-  SIGINT: 130,
-  SIGTERM: 143,
-};
 
 /** Whether `text` (a ticket file read again) gives `spec` another id or other dependencies. */
 function graphChanged(spec: TicketSpec, text: string): boolean {
@@ -969,10 +765,6 @@ function readFileOrEmpty(path: string): string {
 
 function token(ticket: string, attempt: number): string {
   return `${ticket}#${attempt}-${randomBytes(4).toString("hex")}`;
-}
-
-function failedBeforeStart(reason: string): AttemptResult {
-  return { outcome: "failed", reason, stopped: false, exitCode: null, signal: null, durationMs: 0 };
 }
 
 /**

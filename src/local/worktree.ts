@@ -13,7 +13,7 @@
  * attempt's end does with them.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
 import { ticketIsolation } from "../core/constants.js";
@@ -33,15 +33,17 @@ import { replaceAtomically } from "../tickets/store.js";
 import { collectChanges, patchOf } from "../workspace/changes.js";
 import { runBranchName } from "../workspace/refname.js";
 import {
+  checkedOutAt,
   checkRepository,
   commitsBetween,
   commitWithTrailer,
-  isAncestor,
   MIN_GIT,
+  moveRef,
+  pruneStale,
   type Repository,
   removeWorktree,
   resolveCommit,
-  setBranch,
+  tryIsAncestor,
   validBranchName,
   worktreesUnder,
 } from "../workspace/worktrees.js";
@@ -153,6 +155,8 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
   const { root } = repository;
   const notes: string[] = [];
   const recorded = readBranchRecord(dir);
+  const taken = otherOwner(repository, dir, recorded?.branch ?? runBranchName(run));
+  if (taken !== undefined) return { kind: "bad", message: taken };
   let branch: string;
   let base: string;
   if (recorded !== undefined) {
@@ -160,9 +164,8 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
     base = recorded.base;
     if ((await resolveCommit(root, `refs/heads/${branch}`)) === undefined) {
       // deleted while the run was not running: what it held is the user's to have kept
-      if (!(await setBranch(root, branch, head, undefined, "frontier: run branch made again"))) {
-        return { kind: "bad", message: `could not make the branch ${branch} again` };
-      }
+      const made = await makeBranch(root, branch, head, undefined, "again");
+      if (made !== undefined) return { kind: "bad", message: made };
       notes.push(
         `${branch} was gone (deleted?): made again from HEAD (${short(head)}); tickets that ran before build on HEAD now`,
       );
@@ -176,16 +179,15 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
       };
     }
     const existing = await resolveCommit(root, `refs/heads/${branch}`);
-    if (existing !== undefined && !(await isAncestor(root, existing, head))) {
+    if (existing !== undefined && !(await tryIsAncestor(root, existing, head))) {
       const ahead = await commitsBetween(root, head, existing);
       return {
         kind: "bad",
         message: `the branch ${branch} holds ${plural(ahead, "commit")} that HEAD does not have (an earlier run's changes?) — merge it (git merge ${branch}) or delete it (git branch -D ${branch}), or give this run another name (run: in frontier.yml); nothing was started`,
       };
     }
-    if (!(await setBranch(root, branch, head, existing, "frontier: run branch from HEAD"))) {
-      return { kind: "bad", message: `could not make the branch ${branch}: it changed meanwhile` };
-    }
+    const made = await makeBranch(root, branch, head, existing, "from HEAD");
+    if (made !== undefined) return { kind: "bad", message: made };
     if (existing !== undefined && existing !== head) {
       notes.push(
         `${branch} was left by an earlier run and HEAD holds all of it: it starts again from HEAD (${short(head)})`,
@@ -200,6 +202,9 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
     };
     replaceAtomically(join(dir, BRANCH_FILE), `${JSON.stringify(record, null, 2)}\n`);
   }
+  const owner = ownerFile(repository, branch);
+  mkdirSync(dirname(owner), { recursive: true });
+  replaceAtomically(owner, realpathSync(dir));
   return { kind: "ok", branch: locate(dir, repository, branch, base), notes };
 }
 
@@ -208,6 +213,59 @@ export function receiptBranch(dir: string): ReceiptOptions["branch"] {
   const record = readBranchRecord(dir);
   if (record === undefined) return undefined;
   return { name: record.branch, base: record.base, merge: `git merge ${shellWord(record.branch)}` };
+}
+
+/** Which ticket directory's run integrates on `branch`: a file in the repository's git directory. */
+const ownerFile = (repository: Repository, branch: string) =>
+  join(repository.commonDir, "frontier", "branches", encodeURIComponent(branch));
+
+/**
+ * Two runs never integrate onto one branch: why `dir` may not take `branch`, when
+ * another ticket directory of the repository integrates on it (its record says so).
+ */
+function otherOwner(repository: Repository, dir: string, branch: string): string | undefined {
+  let owner: string;
+  try {
+    owner = readFileSync(ownerFile(repository, branch), "utf8");
+  } catch {
+    return undefined;
+  }
+  if (owner === realpathSync(dir) || readBranchRecord(owner)?.branch !== branch) return undefined;
+  const shown = (p: string) => relative(repository.root, p) || ".";
+  return `the branch ${branch} is where the run of another ticket directory in this repository, ${shown(owner)}, integrates — two runs never share one branch: give this run another name (run: in ${join(shown(realpathSync(dir)), SETTINGS_FILE)}); nothing was started`;
+}
+
+/** Make `branch` at `head` (compare-and-swap with `existing`); why it could not, else undefined. */
+async function makeBranch(
+  root: string,
+  branch: string,
+  head: string,
+  existing: string | undefined,
+  how: string,
+): Promise<string | undefined> {
+  const at = existing === head ? undefined : await checkedOutAt(root, `refs/heads/${branch}`);
+  if (at !== undefined) {
+    return `the run's branch ${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch to another branch there (git switch -); nothing was started`;
+  }
+  // git keeps no branch `a/b` beside a branch `a`: the one in the way is named
+  const parts = branch.split("/");
+  for (let n = 1; n < parts.length; n++) {
+    const inTheWay = parts.slice(0, n).join("/");
+    if ((await resolveCommit(root, `refs/heads/${inTheWay}`)) !== undefined) {
+      return `the run's branch ${branch} cannot be made: a branch named ${inTheWay} exists, and git keeps no branch ${inTheWay}/… beside it — rename that branch (git branch -m ${inTheWay} NEW-NAME); nothing was started`;
+    }
+  }
+  const moved = await moveRef(
+    root,
+    `refs/heads/${branch}`,
+    head,
+    existing,
+    `frontier: run branch ${how}`,
+  );
+  if (moved.kind === "ok") return undefined;
+  return moved.kind === "moved"
+    ? `could not make the branch ${branch}: it changed meanwhile (run again)`
+    : `could not make the branch ${branch}: ${moved.message}`;
 }
 
 function readBranchRecord(dir: string): BranchRecord | undefined {
@@ -253,28 +311,6 @@ export function recordsPath(rb: RunBranch): string {
   return rb.ticketDir === "" ? ".frontier" : `${rb.ticketDir}/.frontier`;
 }
 
-/** What the end of a run says about its branch: how to look at it and merge it. */
-export async function branchSummary(rb: RunBranch): Promise<string[]> {
-  const { root } = rb.repository;
-  let commits: number;
-  try {
-    commits = await commitsBetween(root, rb.base, `refs/heads/${rb.branch}`);
-  } catch {
-    return [
-      `changes: the branch ${rb.branch} is gone; the attempts' records say what each changed`,
-    ];
-  }
-  const from = short(rb.base);
-  if (commits === 0) {
-    return [`changes: none integrated yet — ${rb.branch} is still at ${from}, where it started`];
-  }
-  return [
-    `changes: ${plural(commits, "commit")} on ${rb.branch} (from ${from}); your working tree and branch were not touched`,
-    `  review: git log --stat ${from}..${rb.branch}   ·   git diff ${from} ${rb.branch}`,
-    `  merge:  git merge ${rb.branch}   ·   or push it (git push origin ${rb.branch}) and open a pull request`,
-  ];
-}
-
 /**
  * `frontier reset`: the run's worktrees are removed (an attempt that ended without its
  * changes integrated keeps them as a patch among the records first), and its branch is
@@ -312,14 +348,24 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
     removed++;
   }
   if (removed > 0) out.push(`removed ${plural(removed, "worktree")} of the run (${rb.home})`);
+  await pruneStale(rb.repository, rb.home, Date.now());
   const head = await resolveCommit(root, `refs/heads/${rb.branch}`);
   if (head === undefined) return out;
   const commits = await commitsBetween(root, rb.base, head);
-  out.push(
-    commits === 0
-      ? `kept the branch ${rb.branch}: it has no commits past ${short(rb.base)}, and the next run starts it again from HEAD`
-      : `kept the branch ${rb.branch} (${plural(commits, "commit")} past ${short(rb.base)}): it is your work — merge it (git merge ${rb.branch}) or delete it (git branch -D ${rb.branch}); the next run makes it afresh from HEAD once HEAD holds it or it is gone`,
-  );
+  const past = `${plural(commits, "commit")} past ${short(rb.base)}`;
+  if (commits === 0) {
+    out.push(
+      `kept the branch ${rb.branch}: it has no commits past ${short(rb.base)}, and the next run starts it again from HEAD`,
+    );
+  } else if (await tryIsAncestor(root, head, "HEAD")) {
+    out.push(
+      `kept the branch ${rb.branch} (${past}): HEAD holds all of it (merged), so the next run starts it again from HEAD — delete it when you like (git branch -d ${rb.branch})`,
+    );
+  } else {
+    out.push(
+      `kept the branch ${rb.branch} (${past}): it is your work — merge it (git merge ${rb.branch}) or delete it (git branch -D ${rb.branch}); the next run makes it afresh from HEAD once HEAD holds it or it is gone`,
+    );
+  }
   return out;
 }
 

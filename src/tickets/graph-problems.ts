@@ -55,6 +55,30 @@ export function graphProblem(p: GraphProblem): Problem {
           ? `create ${p.dep}.md, or remove "${p.dep}" from depends_on`
           : `write depends_on: [${p.near}] (or create ${p.dep}.md)`,
       );
+    case "unreachable-scope":
+      return problem(
+        "unreachable-scope",
+        p.at.file,
+        p.at.line,
+        `write_scope entry ${JSON.stringify(p.entry)} can match no path in the repository (${p.why === "absolute" ? "it is an absolute path" : "it climbs out with .."})`,
+        "write it relative to the repository's top (e.g. src/**), or remove it",
+      );
+    case "isolated-without-scope":
+      return problem(
+        "isolated-without-scope",
+        p.at.file,
+        p.at.line,
+        `"${p.id}" runs isolated but has no write_scope, so any change it makes is a scope breach`,
+        `add write_scope: [PATHS] naming what it may change, or set isolation: none on it`,
+      );
+    case "depends-on-isolated":
+      return problem(
+        "depends-on-isolated",
+        p.at.file,
+        p.at.line,
+        `"${p.id}" runs in your working tree but depends on "${p.dep}", which runs isolated: it would not see ${p.dep}'s changes (they land on the run's branch)`,
+        `set isolation: worktree on ${p.id} (with a write_scope), or isolation: none on ${p.dep}`,
+      );
     case "cycle": {
       const ids = p.ids;
       // a loop of thousands is shown by its ends, so the message stays readable

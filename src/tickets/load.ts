@@ -6,8 +6,8 @@ import { constants as bufferConstants, isAscii } from "node:buffer";
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { type CheckNode, checkCaps, checkGraph } from "../core/checks.js";
-import { DEFAULTS } from "../core/constants.js";
+import { type CheckNode, checkCaps, checkGraph, checkScopes } from "../core/checks.js";
+import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import { readJson } from "../core/json.js";
 import type {
   AnswerRecord,
@@ -339,7 +339,7 @@ export async function loadDirectory(
     graph = checkGraph(nodes);
     worded = graph.map(graphProblem);
   }
-  problems.push(...worded);
+  problems.push(...worded, ...scopeProblems(base, specs, settings, options.localExecutors));
   if (keys !== undefined) {
     lastLoad.reused = reused;
     lastLoad.read = readCount;
@@ -801,6 +801,36 @@ function checkExecutors(base: string, specs: readonly TicketSpec[], settings: Se
     );
   }
   return problems;
+}
+
+/**
+ * The write_scope and isolation checks (core/checks.ts), each at its field's line;
+ * isolation only for a local run (on GitHub every ticket has a checkout of its own).
+ */
+function scopeProblems(
+  base: string,
+  specs: readonly TicketSpec[],
+  settings: Settings,
+  local = false,
+): Problem[] {
+  const found = checkScopes(
+    specs.map((s) => ({
+      id: s.id,
+      file: s.file,
+      isolated: local && ticketIsolation(s.isolation, settings.isolation) === "worktree",
+      writeScope: s.writeScope,
+      dependsOn: s.dependsOn,
+    })),
+  );
+  const FIELD = {
+    "unreachable-scope": "write_scope",
+    "isolated-without-scope": "isolation",
+    "depends-on-isolated": "depends_on",
+  } as const;
+  return found.map((p) => {
+    const line = fieldLine(`${base}${p.at.file}`, FIELD[p.kind]);
+    return graphProblem(line === undefined ? p : { ...p, at: { ...p.at, line } });
+  });
 }
 
 /** The line of a top-level field in a file's front matter (read again: rare, only for a problem). */

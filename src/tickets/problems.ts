@@ -27,6 +27,9 @@ export type ProblemKind =
   | "authored-status"
   | "invalid-settings"
   | "isolation-unavailable"
+  | "unreachable-scope"
+  | "isolated-without-scope"
+  | "depends-on-isolated"
   | "corrupt-state"
   | "workflow-scope";
 

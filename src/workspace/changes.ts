@@ -27,6 +27,7 @@ import { type GitOptions, git as gitAny, gitText as gitTextAny } from "./git.js"
 const git = (args: readonly string[], o: GitOptions) => gitAny(args, { ...o, untrusted: true });
 const gitText = (args: readonly string[], o: GitOptions) =>
   gitTextAny(args, { ...o, untrusted: true });
+import { moveRef } from "./worktrees.js";
 
 export interface Collected {
   /** the commit the attempt started from */
@@ -61,7 +62,8 @@ export async function repositoryRoot(dir: string): Promise<string | undefined> {
 
 /** Run `fn` with a fresh temporary index file, removed afterwards. */
 async function withIndex<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), "frontier-index-"));
+  // the pid names it for the next run's sweep of what a killed one left (local/leftovers.ts)
+  const dir = await mkdtemp(join(tmpdir(), `frontier-index-${process.pid}-`));
   try {
     return await fn({ GIT_INDEX_FILE: join(dir, "index") });
   } finally {
@@ -466,8 +468,8 @@ export function integrationMessage(
 
 export type CommitOnto =
   | { kind: "ok"; commit: string }
-  /** the ref no longer points at `head`: read it again and judge again */
-  | { kind: "moved"; head: string }
+  /** the ref no longer points at `head` (it holds `now`): read it again and judge again */
+  | { kind: "moved"; now: string | undefined }
   /** the ref still points at `head` but could not be moved (a lock left behind, a full disk): git's words */
   | { kind: "failed"; message: string };
 
@@ -510,17 +512,8 @@ export async function commitOnto(
     input: options.message,
     env: options.identity ?? (await fallbackIdentity(root)),
   });
-  try {
-    await git(["update-ref", options.ref, commit, options.head], cwd);
-  } catch (error) {
-    const now = await gitText(["rev-parse", "--verify", "--quiet", options.ref], cwd).catch(
-      () => "",
-    );
-    if (now === options.head)
-      return { kind: "failed", message: String(error instanceof Error ? error.message : error) };
-    return { kind: "moved", head: now };
-  }
-  return { kind: "ok", commit };
+  const moved = await moveRef(root, options.ref, commit, options.head, "frontier: integrate");
+  return moved.kind === "ok" ? { kind: "ok", commit } : moved;
 }
 
 /**

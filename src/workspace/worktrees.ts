@@ -5,7 +5,15 @@
  * ticket's integration made, found again by its trailer. Nothing here touches the
  * user's working tree, index or branch.
  */
-import { existsSync, realpathSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { git, gitText, gitVersion } from "./git.js";
@@ -73,29 +81,40 @@ export async function validBranchName(root: string, branch: string): Promise<boo
   }
 }
 
+export type RefMove =
+  | { kind: "ok" }
+  /** the ref no longer points at `expected`: it holds `now` (undefined: it is gone) */
+  | { kind: "moved"; now: string | undefined }
+  /** it is as expected but could not be moved (a lock left behind, a full disk, a name in the way): git's words */
+  | { kind: "failed"; message: string };
+
 /**
- * Point `refs/heads/<branch>` at `commit` only if it still points at `expected`
- * (undefined: only if it does not exist yet). False when it was not as expected.
+ * Point `ref` at `commit` only if it still points at `expected` (undefined: only if it
+ * does not exist yet): git's own compare-and-swap, the one way the runner moves a ref.
  */
-export async function setBranch(
+export async function moveRef(
   root: string,
-  branch: string,
+  ref: string,
   commit: string,
   expected: string | undefined,
   reason: string,
-): Promise<boolean> {
+): Promise<RefMove> {
   try {
-    await git(["update-ref", "-m", reason, `refs/heads/${branch}`, commit, expected ?? ""], {
+    await git([...NO_HOOKS, "update-ref", "-m", reason, ref, commit, expected ?? ""], {
       cwd: root,
     });
-    return true;
-  } catch {
-    return false;
+    return { kind: "ok" };
+  } catch (error) {
+    const now = await resolveCommit(root, ref);
+    if (now === expected) return { kind: "failed", message: errorText(error) };
+    return { kind: "moved", now };
   }
 }
 
-/** Whether `ancestor` is `descendant` or one of its ancestors. */
-export async function isAncestor(
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Whether `ancestor` is `descendant` or one of its ancestors; false as well when git cannot tell. */
+export async function tryIsAncestor(
   root: string,
   ancestor: string,
   descendant: string,
@@ -134,22 +153,80 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
   }
 }
 
-/** The paths of the repository's worktrees under `under`. */
-export async function worktreesUnder(root: string, under: string): Promise<string[]> {
+/**
+ * What a kill inside `git worktree add` leaves, tidied: git's record of a worktree still
+ * locked "initializing" — one under `under` (the run's own, under its lock), or one with
+ * no `gitdir` yet that is older than a minute — is unlocked and pruned, and the empty
+ * directories under `under` that no worktree holds go. Never a directory with files.
+ */
+export async function pruneStale(repo: Repository, under: string, now: number): Promise<void> {
+  const admin = join(repo.commonDir, "worktrees");
+  let names: string[] = [];
+  try {
+    names = readdirSync(admin);
+  } catch {
+    // no worktrees at all
+  }
+  for (const name of names) {
+    const locked = join(admin, name, "locked");
+    let gitdir: string | undefined;
+    try {
+      if (readFileSync(locked, "utf8").trim() !== "initializing") continue;
+      gitdir = existsSync(join(admin, name, "gitdir"))
+        ? readFileSync(join(admin, name, "gitdir"), "utf8").trim()
+        : undefined;
+      const ours = gitdir?.startsWith(join(under, "/")) === true;
+      const old = gitdir === undefined && now - statSync(locked).mtimeMs > 60_000;
+      if (ours || old) rmSync(locked, { force: true });
+    } catch {
+      // not locked, or not readable: git's own to judge
+    }
+  }
+  await git(["worktree", "prune"], { cwd: repo.root }).catch(() => undefined);
+  const held = new Set(await worktreesUnder(repo.root, under));
+  let dirs: string[] = [];
+  try {
+    dirs = readdirSync(under);
+  } catch {
+    return;
+  }
+  for (const name of dirs) {
+    const path = join(under, name);
+    try {
+      if (!held.has(path)) rmdirSync(path); // only an empty one: rmdir refuses the rest
+    } catch {
+      // it holds files: they may be someone's work, and stay
+    }
+  }
+}
+
+/** The repository's worktrees: each one's path, and the branch it has checked out. */
+async function worktreeList(root: string): Promise<Array<{ path: string; branch?: string }>> {
   let text: string;
   try {
     text = await gitText(["worktree", "list", "--porcelain"], { cwd: root });
   } catch {
     return [];
   }
-  const prefix = join(under, "/");
-  const out: string[] = [];
+  const out: Array<{ path: string; branch?: string }> = [];
   for (const field of text.split("\n")) {
-    if (!field.startsWith("worktree ")) continue;
-    const path = field.slice("worktree ".length);
-    if (path.startsWith(prefix)) out.push(path);
+    if (field.startsWith("worktree ")) out.push({ path: field.slice("worktree ".length) });
+    else if (field.startsWith("branch ") && out.length > 0) {
+      out[out.length - 1]!.branch = field.slice("branch ".length);
+    }
   }
   return out;
+}
+
+/** The paths of the repository's worktrees under `under`. */
+export async function worktreesUnder(root: string, under: string): Promise<string[]> {
+  const prefix = join(under, "/");
+  return (await worktreeList(root)).map((w) => w.path).filter((p) => p.startsWith(prefix));
+}
+
+/** Where `ref` (refs/heads/…) is checked out, if a worktree (the user's own included) has it. */
+export async function checkedOutAt(root: string, ref: string): Promise<string | undefined> {
+  return (await worktreeList(root)).find((w) => w.branch === ref)?.path;
 }
 
 /**

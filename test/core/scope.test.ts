@@ -83,8 +83,10 @@ describe("two write scopes overlap when some path could be in both", () => {
     expect(overlap([], [])).toBe(false);
   });
 
-  it("a negated pattern is treated as everything", () => {
-    expect(overlap("!docs/**", "docs/a.md")).toBe(true);
+  it("a negated entry only takes back: it is judged by the entries it narrows", () => {
+    expect(overlap("!docs/**", "docs/a.md")).toBe(false);
+    expect(overlap(["src/**", "!src/secret/**"], "src/secret/a")).toBe(true);
+    expect(overlap(["src/**", "!src/secret/**"], "docs/**")).toBe(false);
   });
 });
 
@@ -102,7 +104,14 @@ describe("paths are normalised before they are compared", () => {
 
   it("keeps a glob's base apart from its pattern", () => {
     expect(compileScope(["./src/**/*.ts"])).toEqual([
-      { raw: "./src/**/*.ts", path: "src/**/*.ts", glob: true, base: "src", rest: "**/*.ts" },
+      {
+        raw: "./src/**/*.ts",
+        path: "src/**/*.ts",
+        glob: true,
+        base: "src",
+        rest: "**/*.ts",
+        negated: false,
+      },
     ]);
   });
 });
@@ -118,6 +127,8 @@ describe("a changed path is in a ticket's write_scope by the same rules", () => 
     ["src/lib/deep/a.ts", ["src/*"]],
     ["README.md", ["."]],
     [".github/x.yml", ["**"]],
+    ["src/a.ts", ["src/**", "!src/secret/**"]],
+    ["src/secret/public.md", ["src/**", "!src/secret/**", "src/secret/*.md"]],
   ])("%s is in %j", (path, scope) => {
     expect(inScope(path, scope)).toBe(true);
   });
@@ -127,6 +138,10 @@ describe("a changed path is in a ticket's write_scope by the same rules", () => 
     ["src/ui/x.ts", ["src/api/**"]],
     ["docs/guide/api.md", ["docs/*.md"]],
     ["README.md", []],
+    ["README.md", ["src/**", "!src/secret/**"]],
+    ["src/secret/key", ["src/**", "!src/secret/**"]],
+    ["src/secret/key", ["src/**", "!src/secret"]],
+    ["src/a.ts", ["!src/**"]],
   ])("%s is not in %j", (path, scope) => {
     expect(inScope(path, scope)).toBe(false);
   });
@@ -140,6 +155,7 @@ describe("a changed path is in a ticket's write_scope by the same rules", () => 
       path.map((p) => p.replace(/[^/]+$/, "*")),
       path.map((p) => p.replace(/[^/]+$/, "*.ts")),
       path.map((p) => `${p.split("/")[0]}/**/*.md`),
+      path.map((p) => `!${p}`),
     );
     const scope = fc.array(entry, { minLength: 1, maxLength: 3 });
     fc.assert(

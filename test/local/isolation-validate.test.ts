@@ -56,8 +56,8 @@ describe("isolation: worktree where it cannot work starts nothing", () => {
   it("outside a git repository: the problem is where isolation is asked for, with the fix; run refuses the same before it claims anything", async () => {
     const dir = plainDir({
       "frontier.yml": "run: x\nisolation: worktree\n",
-      "a.md": ticket({}),
-      "b.md": ticket({}),
+      "a.md": ticket({ write_scope: ["x"] }),
+      "b.md": ticket({ write_scope: ["x"] }),
     });
     const checked = await validate(dir);
     expect(checked.code).toBe(2);
@@ -72,7 +72,10 @@ describe("isolation: worktree where it cannot work starts nothing", () => {
   });
 
   it("a ticket of its own asking for it is named with its line", async () => {
-    const dir = plainDir({ "a.md": ticket({ isolation: "required" }), "b.md": ticket({}) });
+    const dir = plainDir({
+      "a.md": ticket({ isolation: "required", write_scope: ["x"] }),
+      "b.md": ticket({ write_scope: ["x"] }),
+    });
     const checked = await validate(dir);
     expect(checked.code).toBe(2);
     expect(checked.text).toContain(
@@ -81,7 +84,9 @@ describe("isolation: worktree where it cannot work starts nothing", () => {
   });
 
   it("a git too old for worktrees", async () => {
-    const repo = repoWith({ "tickets/a.md": ticket({ isolation: "worktree" }) });
+    const repo = repoWith({
+      "tickets/a.md": ticket({ isolation: "worktree", write_scope: ["x"] }),
+    });
     const bin = mkdtempSync(join(tmpdir(), "frontier-oldgit-"));
     const real = (PATH ?? "")
       .split(":")
@@ -102,7 +107,10 @@ describe("isolation: worktree where it cannot work starts nothing", () => {
   });
 
   it("a repository with no commit to start from", async () => {
-    const dir = plainDir({ "frontier.yml": "isolation: required\n", "a.md": ticket({}) });
+    const dir = plainDir({
+      "frontier.yml": "isolation: required\n",
+      "a.md": ticket({ write_scope: ["x"] }),
+    });
     git(join(dir, ".."), "init", "-q");
     const checked = await validate(dir);
     expect(checked.code).toBe(2);
@@ -112,9 +120,46 @@ describe("isolation: worktree where it cannot work starts nothing", () => {
 
   it("without isolation, a directory outside git is as valid as before, and so is one in a repository", async () => {
     expect((await validate(plainDir({ "a.md": ticket({ isolation: "none" }) }))).code).toBe(0);
-    const repo = repoWith({ "tickets/a.md": ticket({ isolation: "worktree" }) });
+    const repo = repoWith({
+      "tickets/a.md": ticket({ isolation: "worktree", write_scope: ["a.txt"] }),
+    });
     const checked = await validate(repo.dir);
     expect(checked.text).toContain("1 ticket, no problems.");
     expect(checked.code).toBe(0);
+  });
+});
+
+describe("write_scope and isolation that could only go wrong are graph problems", () => {
+  it("an entry that can match no repository path, an isolated ticket without a scope, and a ticket in the user's tree after an isolated one: exit 2 with file:line, and run starts nothing", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: x\n",
+      "tickets/api.md": ticket({
+        isolation: "worktree",
+        write_scope: ["src/**", "../elsewhere/**", "/etc/passwd", "!src/secret/**"],
+      }),
+      "tickets/loose.md": ticket({ isolation: "worktree" }),
+      "tickets/docs.md": ticket({ depends_on: ["api"], write_scope: ["docs/**"] }),
+    });
+    const checked = await validate(repo.dir);
+    expect(checked.code).toBe(2);
+    const shown = shownPath(repo.dir);
+    expect(checked.text).toContain(
+      `${join(shown, "api.md")}:3: write_scope entry "../elsewhere/**" can match no path in the repository (it climbs out with ..) — write it relative to the repository's top (e.g. src/**), or remove it`,
+    );
+    expect(checked.text).toContain(
+      `${join(shown, "api.md")}:3: write_scope entry "/etc/passwd" can match no path in the repository (it is an absolute path)`,
+    );
+    expect(checked.text).not.toContain('"!src/secret/**"');
+    expect(checked.text).toContain(
+      `${join(shown, "loose.md")}:2: "loose" runs isolated but has no write_scope, so any change it makes is a scope breach — add write_scope: [PATHS]`,
+    );
+    expect(checked.text).toContain(
+      `${join(shown, "docs.md")}:2: "docs" runs in your working tree but depends on "api", which runs isolated: it would not see api's changes (they land on the run's branch) — set isolation: worktree on docs (with a write_scope), or isolation: none on api`,
+    );
+    const ran = await runHere(repo.dir, "echo hi");
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain("can match no path in the repository");
+    expect(readFileSync(join(repo.dir, "api.md"), "utf8")).not.toContain("status:");
+    expect(git(repo.root, "branch", "--list", "frontier/*")).toBe("");
   });
 });

@@ -115,12 +115,12 @@ describe("a scope breach: nothing is integrated, the change is kept as evidence"
       "README.md": "# project\n",
       "tickets/frontier.yml": `run: "${run}"\nisolation: required\n`,
       "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
-      "tickets/loose.md": ticket({}),
+      "tickets/loose.md": ticket({ write_scope: ["src/**", "!src/secret/**"] }),
     });
     const exec = [
       'if [ "$FRONTIER_TICKET" = api ]; then',
       "  mkdir -p app/api && echo ok > app/api/a.js && echo sneaky > app/other.js && echo changed >> README.md",
-      "else echo x > notes.txt; fi",
+      "else mkdir -p src/secret && echo x > src/ok.js && echo k > src/secret/key; fi",
       "echo done",
     ].join("\n");
     const ran = await runHere(repo.dir, exec);
@@ -143,6 +143,8 @@ describe("a scope breach: nothing is integrated, the change is kept as evidence"
     ]);
     expect(api.changes?.paths.every((p) => /^[0-9a-f]{40}$/.test(p.blob ?? ""))).toBe(true);
     expect(api.changes?.patch_file).toBe(".frontier/results/api@1.patch");
+    // the reason says where the evidence is
+    expect(api.reason).toContain("the change is kept as evidence in .frontier/results/api@1.patch");
     const patch = readFileSync(join(repo.dir, ".frontier", "results", "api@1.patch"), "utf8");
     expect(patch).toContain("+sneaky");
     // a patch git applies
@@ -151,8 +153,9 @@ describe("a scope breach: nothing is integrated, the change is kept as evidence"
     ).toBe("");
 
     const loose = attemptOf(repo.dir, "loose", 1);
+    // a `!` entry takes back what the entry before it allowed
     expect(loose.reason).toMatch(
-      /^scope-breach: the ticket has no write_scope but changed 1 path: notes.txt/,
+      /^scope-breach: changed 1 path outside its write_scope: src\/secret\/key/,
     );
     // nothing reached the user's tree
     expect(git(repo.root, "status", "--porcelain", "--", ".", ":!tickets")).toBe("");

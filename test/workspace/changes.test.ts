@@ -175,7 +175,7 @@ describe("integrating changes on a branch, and what moved there", () => {
       message: "again",
       identity: IDENTITY,
     });
-    expect(again).toEqual({ kind: "moved", head: commit });
+    expect(again).toEqual({ kind: "moved", now: commit });
     expect(sh(root, "rev-parse", "frontier/run")).toBe(commit);
   });
 
@@ -194,7 +194,7 @@ describe("integrating changes on a branch, and what moved there", () => {
     expect(answer.kind).toBe("failed");
     // git's own line, not the advice after it
     expect(answer.kind === "failed" && answer.message).toMatch(
-      /^git update-ref refs\/heads\/frontier\/run \S+ failed \(exit 128\): fatal: .*cannot lock ref 'refs\/heads\/frontier\/run': .*run\.lock': File exists\.$/,
+      /^git (-c core\.hooksPath=\/dev\/null )?update-ref( \S+)? failed \(exit 128\): fatal: .*cannot lock ref 'refs\/heads\/frontier\/run': .*run\.lock': File exists\.$/,
     );
     expect(sh(root, "rev-parse", "frontier/run")).toBe(start);
   });

@@ -1,0 +1,211 @@
+/**
+ * The end of a local run: the reports written (receipt, HTML, markdown under
+ * DIR/.frontier/), and what the user reads last — the run's state and tally, what
+ * remains and why, what could not be written or integrated, the branch of its isolated
+ * tickets — with the run's exit code.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { formatDuration } from "../core/bound.js";
+import type { Frontier } from "../core/engine.js";
+import type { RunState, Settings } from "../core/model.js";
+import { remainderOf } from "../report/remainder.js";
+import { boundHint } from "../terminal/bound-hint.js";
+import { painter, type Style } from "../terminal/colour.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { remainderTable } from "../terminal/table.js";
+import { shellWord } from "../terminal/text.js";
+import { resultReader } from "../tickets/context-io.js";
+import { STATE_DIR } from "../tickets/layout.js";
+import type { Integrator } from "./integrate.js";
+import { tallyText } from "./progress.js";
+
+/** What the run's end reads of the run. */
+export interface RunEnd {
+  frontier: Frontier;
+  dir: string;
+  shownDir: string;
+  settings: Settings;
+  options: { exec?: string; json: boolean };
+  io: CliIo;
+  /** a write failed: the run stopped its children */
+  crashed: boolean;
+  stopping: NodeJS.Signals | undefined;
+  /** nothing was dispatched or settled */
+  nothingHappened: boolean;
+  /** isolated attempts that ended and could not be integrated: why */
+  held: ReadonlyMap<string, string>;
+  /** claimed tickets whose file someone else changed or deleted during the run */
+  edited: ReadonlyMap<string, "changed" | "deleted">;
+  /** tickets whose file could not be written: why */
+  unwritten: ReadonlyMap<string, string>;
+  isolation: Integrator | undefined;
+}
+
+/** Exit code of a run that ended in `state`: running (claims live elsewhere) and not started are no success. */
+const EXIT_OF: Readonly<Record<RunState, number>> = {
+  complete: EXIT.complete,
+  failed: EXIT.failed,
+  suspended: EXIT.suspended,
+  limited: EXIT.limited,
+  cancelled: EXIT.cancelled,
+  running: EXIT.failed,
+  "not started": EXIT.failed,
+};
+
+/** The colour of a run's state in its last line: green done, red failed, yellow waiting. */
+const STATE_STYLE: Readonly<Record<RunState, Style>> = {
+  "not started": "gray",
+  running: "blue",
+  complete: "green",
+  failed: "red",
+  limited: "yellow",
+  suspended: "yellow",
+  cancelled: "gray",
+};
+
+/** The exit code of a run stopped by a signal: 128 + its number, as a shell reports it. */
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 129,
+  SIGINT: 130,
+  SIGTERM: 143,
+};
+
+/** The command that continues a run: the same directory, the same --exec. */
+export function resumeCommand(shownDir: string, exec: string | undefined): string {
+  return `frontier run ${shellWord(shownDir)}${exec !== undefined ? ` --exec ${shellWord(exec)}` : ""}`;
+}
+
+/** The end of a run that stopped before its graph did: a write failed, or a signal. */
+async function stopped(r: RunEnd, now: number, resume: string): Promise<number> {
+  if (r.crashed || r.stopping === undefined) {
+    line(
+      r.io.stderr,
+      `the run stopped because its state could not be written (above); once that is fixed, \`${resume}\` resumes it`,
+    );
+    return EXIT.failed;
+  }
+  // Interrupted attempts were written by the last drain; the reports show where it stopped.
+  await reports(r, now).catch(() => undefined);
+  const { frontier } = r;
+  line(
+    r.io.stderr,
+    `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`${resume}\` resumes it (interrupted attempts run again, nothing complete does)`,
+  );
+  return SIGNAL_EXIT[r.stopping] ?? 130;
+}
+
+export async function concludeRun(r: RunEnd, started: number): Promise<number> {
+  const now = Date.now();
+  const resume = resumeCommand(r.shownDir, r.options.exec);
+  const frontier = r.frontier;
+  if (r.crashed || r.stopping) return stopped(r, now, resume);
+  const state = frontier.runState(now);
+  let code = EXIT_OF[state];
+  const { nothingHappened } = r;
+  const receiptPath = join(r.dir, STATE_DIR, "receipt.json");
+  let receiptJson: string | undefined;
+  if (!nothingHappened || !existsSync(receiptPath) || r.options.json) {
+    receiptJson = await reports(r, now);
+  }
+  if (r.options.json && receiptJson !== undefined) r.io.stdout.write(receiptJson);
+
+  const err = r.io.stderr;
+  // coloured as `frontier status` is: decided for stderr, where the run writes
+  const paint = painter(err, r.io.env);
+  const elapsed = formatDuration(now - started);
+  const tally = tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 });
+  const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(STATE_STYLE[state], state)}`;
+  if (nothingHappened) {
+    line(err, `${head}, nothing to do (${tally})`);
+  } else {
+    line(err, `${head} in ${elapsed} — ${tally}`);
+  }
+  const remainder = remainderOf(frontier, now);
+  const table = remainderTable(remainder.slice(0, 10), paint);
+  if (table.length > 0) line(err, table.join("\n"));
+  if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
+  const hint = boundHint(frontier, r.shownDir, now, resume);
+  if (hint !== undefined) line(err, `  ${hint}`);
+  const elsewhere = frontier.claimedIds().filter((id) => !r.held.has(id));
+  if (state === "running" && elsewhere.length > 0) {
+    line(
+      err,
+      `  claims held by other processes are still live (${elsewhere.join(", ")}): run again when they have settled`,
+    );
+  }
+  if (r.edited.size > 0) {
+    const files = [...r.edited].map(
+      ([id, how]) => `${join(r.shownDir, frontier.spec(id)?.file ?? id)} (${how})`,
+    );
+    line(
+      err,
+      `error: ticket files changed during the run: ${files.join(", ")} — no ticket was claimed after that; \`frontier run ${r.shownDir}\` goes on with the tickets as they are now (nothing complete runs again)`,
+    );
+    if (code === EXIT.complete) code = EXIT.failed;
+  }
+  for (const message of r.held.values()) line(err, `error: ${message}`);
+  if (r.isolation) {
+    const { isolationEnd } = await import("./isolation.js");
+    const end = await isolationEnd(r.isolation, frontier);
+    for (const text of end.lines) line(err, text);
+    if (end.failed && code === EXIT.complete) code = EXIT.failed;
+  }
+  for (const message of r.unwritten.values()) {
+    line(err, `error: ${join(r.shownDir, message)}`);
+  }
+  if (r.unwritten.size > 0) {
+    line(
+      err,
+      `  what those tickets did is recorded in ${join(r.shownDir, STATE_DIR)}/: once the files are fixed, \`${resume}\` reads it and runs nothing complete again`,
+    );
+    if (code === EXIT.complete) code = EXIT.failed;
+  }
+  const shown = (file: string) => join(r.shownDir, STATE_DIR, file);
+  line(
+    err,
+    `receipt: ${shown("receipt.json")} · report: ${shown("report.html")} · ${shown("report.md")}`,
+  );
+  return code;
+}
+
+interface ReportModules {
+  buildReceipt: typeof import("../report/receipt.js").buildReceipt;
+  writeReports: typeof import("./report-files.js").writeReports;
+}
+
+let reportModules: Promise<ReportModules> | undefined;
+
+/**
+ * The report renderers (receipt, HTML with its graph layout, markdown) are needed only
+ * at the end: loaded while the first attempts run, not before the first starts.
+ */
+export function reportCode(): Promise<ReportModules> {
+  reportModules ??= Promise.all([import("../report/receipt.js"), import("./report-files.js")]).then(
+    ([receipt, write]) => ({
+      buildReceipt: receipt.buildReceipt,
+      writeReports: write.writeReports,
+    }),
+  );
+  return reportModules;
+}
+
+/** Write receipt, HTML and markdown under DIR/.frontier/; returns the receipt JSON. */
+async function reports(r: RunEnd, now: number): Promise<string> {
+  const { buildReceipt, writeReports } = await reportCode();
+  const receipt = buildReceipt(r.frontier, {
+    now,
+    where: "local",
+    branch: r.isolation && (await import("./worktree.js")).receiptBranch(r.dir),
+    goal: r.settings.goal,
+    isolation: r.settings.isolation,
+    resultText: resultReader(r.dir),
+  });
+  await writeReports(receipt, {
+    dir: shellWord(r.shownDir),
+    html: join(r.dir, STATE_DIR, "report.html"),
+    json: join(r.dir, STATE_DIR, "receipt.json"),
+    markdown: join(r.dir, STATE_DIR, "report.md"),
+  });
+  return `${JSON.stringify(receipt, null, 2)}\n`;
+}

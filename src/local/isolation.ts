@@ -1,0 +1,187 @@
+/**
+ * A run with isolated tickets (SPEC §4b), from its start to its end: git, the
+ * repository and the run's branch checked and opened before anything starts, with a
+ * snapshot of what the run must not touch (guard.ts); at the end, what the branch holds
+ * — the run's commits, and any it did not make — and whether the user's tree, branch
+ * and git directory are as they were, said after checking them.
+ */
+import { mkdirSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { DEFAULTS, ticketIsolation } from "../core/constants.js";
+import type { Frontier } from "../core/engine.js";
+import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { printProblems } from "../terminal/problems.js";
+import { plural, shellWord } from "../terminal/text.js";
+import { gitText } from "../workspace/git.js";
+import { takeSnapshot, touchedSince } from "./guard.js";
+import { Integrator } from "./integrate.js";
+import { sweepScratch } from "./leftovers.js";
+import type { Opened } from "./open.js";
+import { isolationProblems, openRunBranch, type RunBranch, short } from "./worktree.js";
+
+/**
+ * Git, the repository and the run's branch, checked and opened; `commands` of isolated
+ * tickets get their relative paths to the user's files resolved (userPaths).
+ */
+export async function openIsolation(
+  absDir: string,
+  shownDir: string,
+  opened: Opened,
+  io: CliIo,
+  now: number,
+  commands: Map<string, string>,
+): Promise<{ kind: "ok"; integrator?: Integrator } | { kind: "bad"; code: number }> {
+  const { specs, settings, frontier } = opened;
+  for (const spec of specs) {
+    const command = commands.get(spec.id);
+    if (
+      command !== undefined &&
+      ticketIsolation(spec.isolation, settings.isolation) === "worktree"
+    ) {
+      commands.set(spec.id, userPaths(command, dirname(absDir)));
+    }
+  }
+  const problems = await isolationProblems(absDir, specs, settings);
+  if (problems.length > 0) {
+    printProblems(problems, io, shownDir);
+    return { kind: "bad", code: EXIT.usage };
+  }
+  const run = frontier.runRecord().run;
+  const branch = await openRunBranch(absDir, run, now);
+  if (branch.kind === "bad") {
+    line(io.stderr, `error: ${branch.message}`);
+    return { kind: "bad", code: EXIT.usage };
+  }
+  for (const note of branch.notes) line(io.stderr, note);
+  const before = await takeSnapshot(branch.branch, scratchOf(branch.branch));
+  const cap = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
+  return { kind: "ok", integrator: new Integrator(branch.branch, absDir, run, cap, before) };
+}
+
+/**
+ * An executor command as the user means it: the program it starts — its first word, or
+ * the script after an interpreter (`sh tickets/_bin/agent.sh`, `node tools/agent.js`) —
+ * when it is a relative path to a file in the user's directory, names that file (made
+ * absolute), not the worktree's copy, which holds only what is committed. Nothing else
+ * of the command is read: it runs in the worktree as typed.
+ */
+export function userPaths(command: string, cwd: string): string {
+  const m = /^(\s*)(?:([\w.-]+)(\s+))?([\w.][\w.@+,/-]*)(?=\s|$)/.exec(command);
+  if (m === null) return command;
+  const [whole, lead = "", interpreter, gap = "", word = ""] = m;
+  // a program is a path when it has a `/` (else the shell looks it up on PATH); a script after an interpreter is one
+  const path = interpreter === undefined ? word.includes("/") : INTERPRETERS.has(interpreter);
+  if (!path || !isFile(join(cwd, word))) return command;
+  return `${lead}${interpreter ?? ""}${gap}${shellWord(join(cwd, word))}${command.slice(whole.length)}`;
+}
+
+const INTERPRETERS = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "node",
+  "python",
+  "python3",
+  "ruby",
+  "perl",
+  "deno",
+  "bun",
+  "tsx",
+]);
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Scratch space of the run's git work: in the repository's git directory, never in $TMPDIR. */
+function scratchOf(rb: RunBranch): string {
+  const path = join(rb.repository.commonDir, "frontier", "scratch");
+  mkdirSync(path, { recursive: true });
+  sweepScratch(path); // what a killed run left
+  return path;
+}
+
+/**
+ * What the end of a run says about its branch (how to look at it and merge it, and the
+ * commits on it the run did not make) and about what it must not have touched; `failed`
+ * when the repository's git directory changed (code may be waiting there).
+ */
+export async function isolationEnd(
+  integrator: Integrator,
+  frontier: Frontier,
+): Promise<{ lines: string[]; failed: boolean }> {
+  const rb = integrator.branch;
+  const { root } = rb.repository;
+  const touched = await touchedSince(rb, integrator.before, scratchOf(rb));
+  const lines: string[] = [];
+  const untouched =
+    touched.head === undefined && touched.tree.length === 0 && touched.shared.length === 0;
+  let log: string;
+  try {
+    log = await gitText(["log", "--format=%H %s", `${rb.base}..refs/heads/${rb.branch}`], {
+      cwd: root,
+    });
+  } catch {
+    log = "gone";
+    lines.push(
+      `changes: the branch ${rb.branch} is gone; the attempts' records say what each changed`,
+    );
+  }
+  const commits = log === "gone" || log === "" ? [] : log.split("\n");
+  const ours = new Set<string>();
+  for (const spec of frontier.specs()) {
+    for (const a of frontier.state(spec.id)?.attempts ?? []) {
+      if (a.changes?.commit !== undefined) ours.add(a.changes.commit);
+    }
+  }
+  const others = commits.filter((c) => !ours.has(c.slice(0, 40)));
+  const from = short(rb.base);
+  if (log === "") {
+    lines.push(`changes: none integrated yet — ${rb.branch} is still at ${from}, where it started`);
+  } else if (log !== "gone") {
+    const notOurs = others.length === 0 ? "" : `, ${others.length} of them not made by this run`;
+    const said = untouched ? "; your working tree and branch were not touched" : "";
+    lines.push(
+      `changes: ${plural(commits.length, "commit")} on ${rb.branch} (from ${from})${notOurs}${said}`,
+    );
+    for (const c of others.slice(0, 5)) lines.push(`  not the run's: ${short(c)} ${c.slice(41)}`);
+    if (others.length > 0) {
+      lines.push(
+        `  someone else (an agent's push?) put ${others.length === 1 ? "that commit" : "those commits"} on ${rb.branch}: review ${others.length === 1 ? "it" : "them"} before you merge`,
+      );
+    }
+    lines.push(
+      `  review: git log --stat ${from}..${rb.branch}   ·   git diff ${from} ${rb.branch}`,
+      `  merge:  git merge ${rb.branch}   ·   or push it (git push origin ${rb.branch}) and open a pull request`,
+    );
+  }
+  return { lines: [...lines, ...touchedLines(touched, rb)], failed: touched.shared.length > 0 };
+}
+
+function touchedLines(touched: Awaited<ReturnType<typeof touchedSince>>, rb: RunBranch): string[] {
+  const out: string[] = [];
+  const few = (paths: string[]) =>
+    paths.slice(0, 10).join(", ") + (paths.length > 10 ? `, … (${paths.length})` : "");
+  if (touched.head !== undefined) {
+    out.push(`warning: HEAD moved while the run ran (${touched.head[0]} → ${touched.head[1]})`);
+  }
+  if (touched.tree.length > 0) {
+    out.push(
+      `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile (git diff shows what changed)`,
+    );
+  }
+  if (touched.shared.length > 0) {
+    const shown = touched.shared.map((p) =>
+      relative(rb.repository.root, join(rb.repository.commonDir, p)),
+    );
+    out.push(
+      `error: the repository's git directory changed while the run ran: ${few(shown)} — an executor may have left code there that your own git commands would run (hooks, config); look at it before you run git here (your working tree was not checked)`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,332 @@
+/**
+ * SPEC §4b locally, with executors that behave as coding agents do rather than as test
+ * scripts: they push onto the run's branch, write into the user's tree, set hooks in the
+ * shared git directory, remove their own worktree. And a user who checks out the run's
+ * branch mid-run, keeps two ticket directories in one repository, names a branch
+ * `frontier`, or runs a script that is not committed. In process, in real repositories.
+ */
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/core/model.js";
+import { userPaths } from "../../src/local/isolation.js";
+import { commitsOf, git, readJson, repoWith, runHere, ticket } from "./git-repo.js";
+
+const attemptOf = (dir: string, id: string, n: number) =>
+  readJson<AttemptRecord>(join(dir, ".frontier", "attempts", `${id}@${n}.json`));
+
+/** A commit of `path` holding `text` on top of `ref`, made as an agent would from its worktree (a scratch index), and `ref` moved to it. */
+const pushOnto = (ref: string, path: string, text: string, message: string) =>
+  [
+    'idx="$(mktemp -u)"',
+    `GIT_INDEX_FILE="$idx" git read-tree ${ref}`,
+    `blob=$(printf '${text}\\n' | git hash-object -w --stdin)`,
+    `GIT_INDEX_FILE="$idx" git update-index --add --cacheinfo "100644,$blob,${path}"`,
+    'tree=$(GIT_INDEX_FILE="$idx" git write-tree); rm -f "$idx"',
+    `them=$(git commit-tree "$tree" -p ${ref} -m "${message}")`,
+    `git update-ref ${ref} "$them"`,
+  ].join("\n");
+
+async function resetHere(dir: string): Promise<string> {
+  const { resetCommand } = await import("../../src/cli/reset.js");
+  const { PassThrough } = await import("node:stream");
+  const out = new PassThrough();
+  let text = "";
+  out.on("data", (c: Buffer) => {
+    text += c.toString();
+  });
+  await resetCommand(dir, { stdout: out, stderr: out, isTTY: false, env: process.env }, Date.now());
+  return text;
+}
+
+describe("only the runner moves frontier/<run>", () => {
+  it("an agent's own commit pushed onto the branch is named in the summary as not the run's", async () => {
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": "run: push\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec = [
+      "set -e",
+      pushOnto("refs/heads/frontier/push", "README.md", "sneaky", "sneaky readme"),
+      "mkdir -p app && echo api > app/a.js && echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    const commits = commitsOf(repo.root, `${repo.start}..frontier/push`);
+    expect(commits.map((c) => c.subject)).toEqual(["sneaky readme", "api: A ticket"]);
+    expect(ran.stderr).toContain("changes: 2 commits on frontier/push");
+    expect(ran.stderr).toContain("1 of them not made by this run");
+    expect(ran.stderr).toContain(`not the run's: ${commits[0]!.sha.slice(0, 10)} sneaky readme`);
+    expect(ran.stderr).toContain("review it before you merge");
+  });
+
+  it("a branch moved back past the run's commit is noticed: nothing more lands on it, and the attempt keeps its work", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: rewind\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
+      "tickets/ui.md": ticket({ depends_on: ["api"], write_scope: ["app/ui/**"] }),
+    });
+    const exec = [
+      "set -e",
+      'case "$FRONTIER_TICKET" in',
+      "  api) mkdir -p app/api && echo api > app/api/a.js ;;",
+      // the agent throws the run's first commit away
+      `  ui) git update-ref refs/heads/frontier/rewind ${repo.start} && mkdir -p app/ui && echo ui > app/ui/u.js ;;`,
+      "esac",
+      "echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      "error: ui attempt 1 ended, but its changes could not be integrated on frontier/rewind: frontier/rewind was moved by someone else and no longer holds the run's commit",
+    );
+    expect(git(repo.root, "rev-parse", "frontier/rewind")).toBe(repo.start);
+    expect(readFileSync(join(repo.dir, "ui.md"), "utf8")).toMatch(/status: claimed/);
+  });
+});
+
+describe("the user's tree, branch and git directory are checked, not assumed", () => {
+  it("a write into the user's tree is named, and the run does not say the tree was not touched", async () => {
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": "run: outside\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec =
+      'echo appended >> "$FRONTIER_DIR/../README.md"; mkdir -p app && echo a > app/a.js; echo done';
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.stderr).toContain("changes: 1 commit on frontier/outside");
+    expect(ran.stderr).not.toContain("were not touched");
+    expect(ran.stderr).toContain(
+      "warning: your working tree changed while isolated tickets ran: README.md",
+    );
+  });
+
+  it("a clean run says so only after checking", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: clean\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const ran = await runHere(repo.dir, "mkdir -p app && echo a > app/a.js; echo done");
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toContain("your working tree and branch were not touched");
+    expect(ran.stderr).not.toContain("warning:");
+  });
+
+  it("a hook set in the shared git directory stops the integration and is named; the attempt keeps its work", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: hook\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec = [
+      'hooks="$(git rev-parse --git-common-dir)/hooks"',
+      'mkdir -p "$hooks" && printf "#!/bin/sh\\ntouch /tmp/pwned\\n" > "$hooks/post-checkout" && chmod +x "$hooks/post-checkout"',
+      "mkdir -p app && echo a > app/a.js; echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(
+      /error: api attempt 1 ended, but its changes could not be integrated on frontier\/hook: the repository's git directory changed while the run ran \(hooks\/post-checkout\)/,
+    );
+    expect(ran.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/hooks/post-checkout",
+    );
+    expect(ran.stderr).not.toContain("were not touched");
+    expect(git(repo.root, "rev-parse", "frontier/hook")).toBe(repo.start);
+  });
+  it("a setting that runs code (core.fsmonitor) is an alarm; a remote or an upstream set meanwhile is not", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: config\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const benign = await runHere(
+      repo.dir,
+      "git config remote.origin.url https://example.com/x.git && git config branch.main.remote origin; mkdir -p app && echo a > app/a.js; echo done",
+    );
+    expect(benign.code).toBe(0);
+    expect(benign.stderr).toContain("your working tree and branch were not touched");
+    await resetHere(repo.dir);
+    git(repo.root, "branch", "-D", "frontier/config");
+    const evil = await runHere(
+      repo.dir,
+      "git config core.fsmonitor 'touch /tmp/frontier-pwned'; mkdir -p app && echo a > app/a.js; echo done",
+    );
+    expect(evil.code).toBe(1);
+    expect(evil.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/config",
+    );
+  });
+});
+
+describe("a branch a worktree has checked out is never moved", () => {
+  it("the user checks out frontier/<run> mid-run: the integration is refused saying so, the index stays clean, the work is kept", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: out\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec = `git -C '${repo.root}' checkout -q frontier/out; mkdir -p app && echo a > app/a.js; echo done`;
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      `frontier/out is checked out in ${realpathSync(repo.root)}, and the run never moves a branch a worktree has checked out`,
+    );
+    expect(git(repo.root, "rev-parse", "frontier/out")).toBe(repo.start);
+    expect(git(repo.root, "diff", "--cached", "--name-only")).toBe("");
+    expect(git(repo.root, "status", "--porcelain", "--", ".", ":!tickets")).toBe("");
+    expect(readFileSync(join(repo.dir, "api.md"), "utf8")).toMatch(/status: claimed/);
+  });
+});
+
+describe("two ticket directories in one repository", () => {
+  it("never integrate onto one branch: the second is refused, naming the first and how to go on", async () => {
+    const repo = repoWith({
+      "a/tickets/frontier.yml": "isolation: worktree\n",
+      "a/tickets/x.md": ticket({ write_scope: ["a/out/**"] }),
+      "b/tickets/frontier.yml": "isolation: worktree\n",
+      "b/tickets/y.md": ticket({ write_scope: ["b/out/**"] }),
+    });
+    // a's ticket fails: its branch stays at HEAD, where b would have taken it over
+    const a = await runHere(join(repo.root, "a", "tickets"), "exit 1");
+    expect(a.code).toBe(1);
+    const b = await runHere(
+      join(repo.root, "b", "tickets"),
+      "mkdir -p out && echo y > out/y; echo done",
+    );
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain(
+      "error: the branch frontier/tickets is where the run of another ticket directory in this repository, a/tickets, integrates — two runs never share one branch: give this run another name (run: in b/tickets/frontier.yml); nothing was started",
+    );
+    expect(readFileSync(join(repo.root, "b", "tickets", "y.md"), "utf8")).not.toContain("status:");
+  });
+});
+
+describe("messages that say what happened", () => {
+  it("a branch named frontier is named, with the fix", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: named\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    git(repo.root, "branch", "frontier");
+    const ran = await runHere(repo.dir, "echo done");
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(
+      "error: the run's branch frontier/named cannot be made: a branch named frontier exists, and git keeps no branch frontier/… beside it — rename that branch (git branch -m frontier NEW-NAME)",
+    );
+  });
+
+  it("an executor that removes its own worktree fails saying so, not that git is missing", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: gone\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const ran = await runHere(repo.dir, 'here="$(pwd)"; cd / && rm -rf "$here"; echo done');
+    expect(ran.code).toBe(1);
+    const api = attemptOf(repo.dir, "api", 1);
+    expect(api.outcome).toBe("failed");
+    expect(api.reason).toMatch(
+      /^its worktree \(.*\) was removed before its changes were collected/,
+    );
+    expect(ran.stderr).not.toContain("not installed");
+  });
+});
+
+describe("debris a kill leaves is tidied", () => {
+  it("git's record of a worktree left locked 'initializing' and its empty directory go with the next run and with reset", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: debris\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const real = realpathSync(repo.dir);
+    const home = join(
+      realpathSync(join(repo.root, ".git")),
+      "frontier",
+      "worktrees",
+      `tickets-${createHash("sha256").update(real).digest("hex").slice(0, 10)}`,
+    );
+    /**
+     * What `git worktree add` leaves when killed after it locked its record: the record,
+     * locked "initializing", with (`withGitdir`) or without the path of its worktree, and
+     * the worktree's directory, empty.
+     */
+    const debris = (name: string, withGitdir = true) => {
+      const admin = join(repo.root, ".git", "worktrees", name);
+      mkdirSync(admin, { recursive: true });
+      writeFileSync(join(admin, "locked"), "initializing\n");
+      if (withGitdir) writeFileSync(join(admin, "gitdir"), `${join(home, name)}/.git\n`);
+      else utimesSync(join(admin, "locked"), new Date(0), new Date(0));
+      mkdirSync(join(home, name), { recursive: true });
+    };
+    debris("old@1");
+    // a killed run's scratch in the repository's git directory (its pid long gone)
+    const scratch = join(repo.root, ".git", "frontier", "scratch", "guard-999999999-x");
+    mkdirSync(scratch, { recursive: true });
+    expect(readdirSync(join(repo.root, ".git", "worktrees"))).toContain("old@1");
+    const ran = await runHere(repo.dir, "mkdir -p app && echo a > app/a.js; echo done");
+    expect(ran.code).toBe(0);
+    expect(existsSync(join(repo.root, ".git", "worktrees", "old@1"))).toBe(false);
+    expect(existsSync(join(home, "old@1"))).toBe(false);
+    expect(existsSync(scratch)).toBe(false);
+    expect(git(repo.root, "worktree", "list", "--porcelain")).not.toContain("locked");
+
+    debris("old@2", false);
+    await resetHere(repo.dir);
+    expect(existsSync(join(repo.root, ".git", "worktrees", "old@2"))).toBe(false);
+    expect(existsSync(join(home, "old@2"))).toBe(false);
+  });
+});
+
+describe("a newcomer's executor and branch", () => {
+  it("a relative script path that is not committed runs from the user's directory", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: rel\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    mkdirSync(join(repo.dir, "_bin"));
+    writeFileSync(
+      join(repo.dir, "_bin", "agent.sh"),
+      "mkdir -p app && echo a > app/a.js\necho done\n",
+    );
+    const ran = await runHere(repo.dir, "sh tickets/_bin/agent.sh");
+    expect(ran.stderr).not.toContain("cannot open");
+    expect(ran.code).toBe(0);
+    expect(git(repo.root, "show", "frontier/rel:app/a.js")).toBe("a");
+  });
+
+  it("only the program's own path is resolved", () => {
+    const cwd = realpathSync(repoWith({ "tools/agent.js": "", "x.sh": "", "README.md": "" }).root);
+    expect(userPaths("sh x.sh", cwd)).toBe(`sh ${join(cwd, "x.sh")}`);
+    expect(userPaths("node tools/agent.js --fast", cwd)).toBe(
+      `node ${join(cwd, "tools/agent.js")} --fast`,
+    );
+    expect(userPaths("./x.sh a", cwd)).toBe(`${join(cwd, "x.sh")} a`);
+    // a bare name is the shell's to look up; arguments and redirections stay as typed
+    expect(userPaths("x.sh", cwd)).toBe("x.sh");
+    expect(userPaths("echo hi >> README.md", cwd)).toBe("echo hi >> README.md");
+    expect(userPaths("cat tools/agent.js", cwd)).toBe("cat tools/agent.js");
+  });
+
+  it("reset knows when the run's branch is already merged", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: merged\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      ".gitignore": "tickets/.frontier/\n",
+    });
+    expect((await runHere(repo.dir, "mkdir -p app && echo a > app/a.js; echo done")).code).toBe(0);
+    git(repo.root, "stash", "-q");
+    git(repo.root, "merge", "-q", "frontier/merged");
+    git(repo.root, "stash", "pop", "-q");
+    const text = await resetHere(repo.dir);
+    expect(text).toContain("kept the branch frontier/merged (1 commit past");
+    expect(text).toContain("HEAD holds all of it (merged)");
+    expect(text).not.toContain("merge it (git merge");
+  });
+});
