@@ -62,7 +62,7 @@ export async function depCommand(
     if (opts.json) printResult(io, command, dir, { ok: false, message, ticket });
     return code;
   };
-  const release = await takeLock(dir, io, `frontier ${command}`, now);
+  const release = await takeLock(dir, io, command, now);
   if (release === undefined) return EXIT.usage;
   try {
     // the graph may not hold together yet (a dependency written next): read what is there
