@@ -19,7 +19,8 @@ import { didYouMean } from "./suggest.js";
 
 export async function readyCommand(typed: string, opts: { json: boolean }, io: CliIo, now: number) {
   const dir = shownPath(typed);
-  const opened = await openDirectory(dir, {}, io, now);
+  // ids, titles and priorities only: no body, so the ticket cache serves it as it serves status
+  const opened = await openDirectory(dir, {}, io, now, { bodies: false });
   if (opened.kind === "exit") return opened.code;
   const { frontier } = opened.opened;
   const ready = frontier.readyIds().map((id) => {
