@@ -202,20 +202,6 @@ export function editFrontMatter(text: string, fields: EngineFieldValues): string
   );
 }
 
-/**
- * The same edit, always guided by the full YAML document and checked with the full
- * parser: the path every front matter took before the plain-line path existed. The
- * property tests hold `editFrontMatter` equal to it on plain front matter.
- */
-export function editFrontMatterWithDocument(text: string, fields: EngineFieldValues): string {
-  const given = ENGINE_FIELDS.filter((k) => Object.hasOwn(fields, k));
-  const split = splitFrontMatter(text);
-  const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  if (split.kind === "none") return prepend(text, split.bom, fields, given, eol);
-  checkEditable(split);
-  return editWithDocument(text, split, fields, given, eol);
-}
-
 type FrontSplit = Extract<ReturnType<typeof splitFrontMatter>, { kind: "front" }>;
 
 function prepend(

@@ -3,7 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AttemptInput, startAttempt } from "../../src/local/executor.js";
+import { type AttemptInput, startAttempt } from "../../src/local/attempt.js";
 import { groupGone } from "./procs.js";
 
 async function attempt(command: string, extra: Partial<AttemptInput> = {}) {
