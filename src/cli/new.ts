@@ -3,7 +3,7 @@
  * matter and a `# title` heading, after checking what a later `validate` would refuse:
  * the id, that it is not taken, and that every dependency exists.
  */
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TICKET_ID } from "../core/constants.js";
 import { nearMatches } from "../core/near.js";
@@ -12,6 +12,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural, shellWord, shownPath } from "../terminal/text.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
+import { isDirectory } from "../tickets/read-optional.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { printResult } from "./json.js";
 
@@ -51,14 +52,7 @@ export async function newCommand(
     idFromTitle(word!) !== "";
   if (!fromTitle && !TICKET_ID.test(word!)) return fail(badId(word!, ""));
 
-  const isDir = (() => {
-    try {
-      return statSync(dir).isDirectory();
-    } catch {
-      return false;
-    }
-  })();
-  if (!isDir) {
+  if (!isDirectory(dir)) {
     return fail(
       `no ticket directory at ${dir} — make one with \`frontier init ${shellWord(dir)}\` (a starter directory), or \`mkdir ${shellWord(dir)}\` first`,
     );
@@ -173,14 +167,6 @@ export function positionalsAfter(
   }
   const dir = after.length >= 3 && isDir(after.at(-2)!) ? 2 : 1;
   return { positional: after.slice(-dir), after: after.slice(0, -dir) };
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** The file `frontier new` writes: front matter with its dependencies, a heading, a prompt. */

@@ -9,7 +9,7 @@
  * once, and nothing complete runs again.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { formatDuration } from "../core/bound.js";
@@ -31,6 +31,7 @@ import { RUN_FILE, STATE_DIR } from "../tickets/layout.js";
 import { resultFile } from "../tickets/load.js";
 import { parseTicket } from "../tickets/parse.js";
 import { formatProblem } from "../tickets/problems.js";
+import { isDirectory } from "../tickets/read-optional.js";
 import {
   applyEdits,
   createRecord,
@@ -1008,12 +1009,4 @@ export function splitForStart(
     else rest.push(edit);
   }
   return { now, rest };
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
