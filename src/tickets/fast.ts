@@ -9,36 +9,11 @@
  * property tests prove that whenever this returns fields, they equal what the full
  * parser gives.
  */
-import type { RawFields } from "./field-table.js";
+import { FIELDS, type FieldKind, type RawFields } from "./field-table.js";
 import { decimalInt } from "./integers.js";
 
-type Kind = "text" | "list" | "int" | "map";
-
-const KINDS: Record<string, Kind> = {
-  id: "text",
-  title: "text",
-  depends_on: "list",
-  inputs: "list",
-  executor: "text",
-  agent: "text",
-  model: "text",
-  write_scope: "list",
-  bound: "text",
-  isolation: "text",
-  retries: "int",
-  priority: "int",
-  run: "text",
-  status: "text",
-  attempt: "int",
-  claimed_by: "text",
-  claimed_at: "text",
-  claim: "text",
-  blocked_by: "map",
-  reason: "text",
-  updated_at: "text",
-};
-
-const FIELD = new Map(Object.entries(KINDS).map(([name, kind]) => [name, { name, kind }]));
+// the field's own (interned) name with its kind: keys sliced from the text are slow to look up
+const FIELD = new Map(Object.entries(FIELDS).map(([name, f]) => [name, { name, kind: f.kind }]));
 
 const KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)/;
 // a plain scalar whose value is its text: no indicator first, no ": " or " #" inside
@@ -84,7 +59,7 @@ export function fastFields(yaml: string): RawFields | undefined {
   let itemLines = false;
   // a block list under the last `name:` that had nothing after it
   let list:
-    | { name: string; kind: Kind | undefined; indent: number; items: string[]; at: number[] }
+    | { name: string; kind: FieldKind | undefined; indent: number; items: string[]; at: number[] }
     | undefined;
   const closeList = (): boolean => {
     const l = list;
@@ -141,7 +116,7 @@ export function fastFields(yaml: string): RawFields | undefined {
     const named = nameLine(line, seen);
     if (named === undefined) return undefined;
     const { key, rest } = named;
-    const kind = KINDS[key];
+    const kind = FIELD.get(key)?.kind;
     if (kind === undefined) {
       if (rest !== "" && readValue(rest) === undefined) return undefined;
       unknown.push({ key, line: lineNo });
