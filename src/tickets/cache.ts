@@ -8,10 +8,6 @@
  * bodies, and a load through it gives every spec an empty body, warm or cold. A load
  * that needs the bodies (a run, a report, `status --json`) neither reads nor writes it.
  *
- * The graph checks (duplicates, unknown dependencies, cycles) are a pure function of
- * every file's node, in file order: their result is stored too, and used only when the
- * directory holds exactly the files of the cache, in its order, each taken from it.
- *
  * Never trusted beyond what it can prove:
  * - the whole file is ignored unless its format, the build of the parser (the files it
  *   is made of) and the settings that change parsing (max_file_bytes, the lease) match;
@@ -27,8 +23,7 @@
  *
  * The file, made to be read back fast (a JSON.parse of the specs as objects would cost
  * more than the stat of every file):
- *   a line of JSON: the header (format, build, settings, counts, byte lengths, the
- *     graph checks' result)
+ *   a line of JSON: the header (format, build, settings, counts, byte lengths)
  *   the file names, UTF-8, one per line
  *   each file's keys: KEY_FIELDS float64s a file, native byte order
  *   one JSON array (ASCII: every other character escaped), an element a file (see plainOf)
@@ -52,13 +47,12 @@ import { createRequire } from "node:module";
 import { endianness } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { GraphProblem } from "../core/checks.js";
 import type { TicketSpec } from "../core/model.js";
 import type { EngineFields, ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
-export const CACHE_FORMAT = "ticket-frontier/ticket-cache@2";
+export const CACHE_FORMAT = "ticket-frontier/ticket-cache@3";
 
 /**
  * Files modified this long before the load began are still re-read next time: the
@@ -67,7 +61,7 @@ export const CACHE_FORMAT = "ticket-frontier/ticket-cache@2";
 export const RACY_MARGIN_MS = 2000;
 
 /** What the last load did with the cache: for the tests and the bench. */
-export const lastLoad = { reused: 0, read: 0, written: false, graph: false };
+export const lastLoad = { reused: 0, read: 0, written: false };
 
 /** The settings a ticket's parse depends on. */
 export interface CacheParams {
@@ -88,8 +82,6 @@ interface Header {
   count: number;
   namesBytes: number;
   entriesBytes: number;
-  /** checkGraph's result on the nodes of exactly these files, or null */
-  graph: GraphProblem[] | null;
 }
 
 export interface OpenCache {
@@ -100,7 +92,6 @@ export interface OpenCache {
   keys: Float64Array;
   entries: unknown[];
   racyFrom: number;
-  graph: GraphProblem[] | undefined;
 }
 
 export function cachePath(dir: string): string {
@@ -197,8 +188,7 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
       typeof header.racyFrom !== "number" ||
       !Number.isSafeInteger(header.count) ||
       !Number.isSafeInteger(header.namesBytes) ||
-      !Number.isSafeInteger(header.entriesBytes) ||
-      !(header.graph === null || Array.isArray(header.graph))
+      !Number.isSafeInteger(header.entriesBytes)
     ) {
       return undefined;
     }
@@ -219,7 +209,6 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
       keys,
       entries,
       racyFrom: Math.min(header.racyFrom, mtimeMs),
-      graph: header.graph ?? undefined,
     };
   } catch {
     return undefined;
@@ -304,21 +293,6 @@ export function cached(
   }
 }
 
-/**
- * The stored result of the graph checks, when it is for exactly these files: the
- * directory's names are the cache's, in its order, and every file was taken from it.
- */
-export function cachedGraph(
-  cache: OpenCache,
-  names: readonly string[],
-  reused: number,
-): GraphProblem[] | undefined {
-  if (cache.graph === undefined || reused !== names.length || cache.names.length !== names.length)
-    return undefined;
-  for (let i = 0; i < names.length; i++) if (cache.names[i] !== names[i]) return undefined;
-  return cache.graph;
-}
-
 function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
   if (e === null || typeof e !== "object") throw new Error("not an entry");
   if (Array.isArray(e)) return fromPlain(e, file, order);
@@ -395,9 +369,8 @@ const NO_FIELDS: EngineFields = {};
 
 /**
  * Write the cache of `dir`: every file of `names` that was parsed (`parsed[order]`, its
- * body empty) with its keys (`keys[order * KEY_FIELDS]`, not NaN), in file order, and
- * `graph`, checkGraph's result on the nodes of all of `names` — kept only when every
- * file is stored. Whole, to a temporary file renamed into place. `loadStart` is
+ * body empty) with its keys (`keys[order * KEY_FIELDS]`, not NaN), in file order.
+ * Whole, to a temporary file renamed into place. `loadStart` is
  * `performance.now()` when the load began, before any file's keys were taken. Any
  * failure leaves the old cache (or none) and is not reported.
  */
@@ -407,7 +380,6 @@ export function writeCache(
   names: readonly string[],
   parsed: ReadonlyArray<ParsedTicket | undefined>,
   keys: Float64Array,
-  graph: readonly GraphProblem[],
   loadStart: number,
   marginMs = RACY_MARGIN_MS,
 ): void {
@@ -417,18 +389,12 @@ export function writeCache(
     const stored: string[] = [];
     const entries: unknown[] = [];
     const out = new Float64Array(names.length * KEY_FIELDS);
-    // every file stored, and each as data: the graph's result holds for a load of them all
-    let whole = true;
     for (let order = 0; order < names.length; order++) {
       const p = parsed[order];
       const at = order * KEY_FIELDS;
-      if (p === undefined || Number.isNaN(keys[at]!)) {
-        whole = false;
-        continue;
-      }
+      if (p === undefined || Number.isNaN(keys[at]!)) continue;
       // null: the file's keys only, its parse read afresh each time
       const entry = entryOf(names[order]!, p) ?? null;
-      if (entry === null) whole = false;
       const to = stored.length * KEY_FIELDS;
       for (let f = 0; f < KEY_FIELDS; f++) out[to + f] = keys[at + f]!;
       stored.push(names[order]!);
@@ -463,7 +429,6 @@ export function writeCache(
       count: stored.length,
       namesBytes: Buffer.byteLength(namesText),
       entriesBytes: entriesText.length,
-      graph: whole && roundTrips(graph) ? (graph as GraphProblem[]) : null,
     };
     const headerText = ascii(JSON.stringify(header));
     writeAll(fd, Buffer.from(`${headerText}\n${namesText}`, "utf8"));

@@ -21,7 +21,6 @@ import type {
 import { closest } from "../core/near.js";
 import {
   cached,
-  cachedGraph,
   KEY_FIELDS,
   lastLoad,
   type OpenCache,
@@ -326,32 +325,19 @@ export async function loadDirectory(
     specs.push(p.spec);
     if (hasKeys(p.fields)) fields.set(p.spec.id, p.fields);
   }
-  // the graph checks: stored with the cache, for exactly these files
-  let stored = cache === undefined ? undefined : cachedGraph(cache, names, reused);
-  let graph = stored ?? checkGraph(nodes);
-  let worded: Problem[];
-  try {
-    worded = graph.map(graphProblem);
-  } catch (error) {
-    // a stored result this code cannot word is not trusted: the checks run again
-    if (stored === undefined) throw error;
-    stored = undefined;
-    graph = checkGraph(nodes);
-    worded = graph.map(graphProblem);
-  }
-  problems.push(...worded);
+  const graph = checkGraph(nodes);
+  problems.push(...graph.map(graphProblem));
   if (keys !== undefined) {
     lastLoad.reused = reused;
     lastLoad.read = readCount;
     lastLoad.written = false;
-    lastLoad.graph = stored !== undefined;
     // written only when something changed since: a file read again, or one gone
     let storable = 0;
     for (let order = 0; order < names.length; order++) {
       if (parsed[order] !== undefined && !Number.isNaN(keys[order * KEY_FIELDS]!)) storable++;
     }
     if (cacheChanged(cache, storable, reused, unchanged)) {
-      writeCache(base, params, names, parsed, keys, graph, loadStart, options.cacheMarginMs);
+      writeCache(base, params, names, parsed, keys, loadStart, options.cacheMarginMs);
     }
   }
   if (options.localExecutors) problems.push(...checkExecutors(base, specs, settings));
