@@ -21,12 +21,12 @@
  * Safe to delete at any time, never required: a write that fails (a read-only
  * directory, a full disk) is ignored. Written whole to a temporary file and renamed.
  *
- * The file, made to be read back fast (a JSON.parse of the specs as objects would cost
- * more than the stat of every file):
+ * The file (a compact array form of the entries was tried: on 10k tickets it saved 2–5% of a
+ * warm load, not worth its code):
  *   a line of JSON: the header (format, build, settings, counts, byte lengths)
  *   the file names, UTF-8, one per line
  *   each file's keys: KEY_FIELDS float64s a file, native byte order
- *   one JSON array (ASCII: every other character escaped), an element a file (see plainOf)
+ *   one JSON array (ASCII: every other character escaped), an element `{p: parse}` a file
  */
 import {
   closeSync,
@@ -47,12 +47,11 @@ import { createRequire } from "node:module";
 import { endianness } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { TicketSpec } from "../core/model.js";
-import type { EngineFields, ParsedTicket } from "./fields.js";
+import type { ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
-export const CACHE_FORMAT = "ticket-frontier/ticket-cache@3";
+export const CACHE_FORMAT = "ticket-frontier/ticket-cache@4";
 
 /**
  * Files modified this long before the load began are still re-read next time: the
@@ -295,7 +294,6 @@ export function cached(
 
 function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
   if (e === null || typeof e !== "object") throw new Error("not an entry");
-  if (Array.isArray(e)) return fromPlain(e, file, order);
   // JSON.parse made it, for this load alone: it is used as it is
   const p = (e as { p: ParsedTicket }).p;
   if (
@@ -316,56 +314,6 @@ function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
   if (p.node.file !== file) throw new Error("another file's entry");
   return p;
 }
-
-/**
- * A plain entry: a valid ticket with no warnings and no engine fields, its node what the
- * spec says, its body empty (the cache keeps none). [id, title, dependsOn, depLines,
- * inputs, writeScope, priority, idLine, executor, agent, bound, retries, isolation]: id 0 when it is
- * the file's stem, depLines 0 when no dependency has a line, inputs 0 when it is
- * dependsOn, writeScope 0 when empty, idLine 0 when there is none; the optional fields
- * null (or left off the end) when unset.
- */
-function fromPlain(e: unknown[], file: string, order: number): ParsedTicket {
-  const id = e[0] === 0 ? file.slice(0, -3) : (e[0] as string);
-  const title = e[1] as string;
-  const dependsOn = e[2] as string[];
-  const depLines = e[3] as number[] | 0;
-  if (typeof id !== "string" || typeof title !== "string" || !Array.isArray(dependsOn))
-    throw new Error("not a plain entry");
-  const spec: TicketSpec = {
-    id,
-    title,
-    file,
-    dependsOn,
-    inputs: e[4] === 0 ? dependsOn : (e[4] as string[]),
-    writeScope: e[5] === 0 ? [] : (e[5] as string[]),
-    priority: e[6] as number,
-    body: "",
-    order,
-  };
-  if (e[8] != null) spec.executor = e[8] as string;
-  if (e[9] != null) spec.agent = e[9] as string;
-  if (e[10] != null) spec.bound = e[10] as TicketSpec["bound"];
-  if (e[11] != null) spec.retries = e[11] as number;
-  if (e[12] === "worktree" || e[12] === "none") spec.isolation = e[12];
-  else if (e[12] != null) throw new Error("not a plain entry");
-  const deps: Array<{ id: string; line?: number }> = new Array(dependsOn.length);
-  for (let i = 0; i < dependsOn.length; i++) {
-    const line = depLines === 0 ? 0 : depLines[i]!;
-    deps[i] = line === 0 ? { id: dependsOn[i]! } : { id: dependsOn[i]!, line };
-  }
-  const node: Extract<ParsedTicket, { kind: "ok" }>["node"] = {
-    id,
-    file,
-    order,
-    certain: true,
-    dependsOn: deps,
-  };
-  if (e[7] !== 0) node.idLine = e[7] as number;
-  return { kind: "ok", spec, fields: NO_FIELDS, node, warnings: [] };
-}
-
-const NO_FIELDS: EngineFields = {};
 
 /**
  * Write the cache of `dir`: every file of `names` that was parsed (`parsed[order]`, its
@@ -501,88 +449,11 @@ function entryOf(name: string, parsed: ParsedTicket): unknown | undefined {
   if (name.includes("\n") || !name.endsWith(".md")) return undefined;
   // the cache keeps no bodies: a load through it has none
   if (parsed.kind === "ok" && parsed.spec.body !== "") return undefined;
-  const plain = plainOf(parsed, name);
-  if (plain !== undefined) return plain;
-  // as JSON: only when JSON gives it back exactly (no -0, no undefined values)
+  // only when JSON gives it back exactly (no -0, no undefined values)
   const copy = parsed.kind === "ok" ? { ...parsed, spec: { ...parsed.spec, order: 0 } } : parsed;
   if (!roundTrips(copy)) return undefined;
   return { p: copy };
 }
-
-function plainOf(p: ParsedTicket, name: string): unknown[] | undefined {
-  if (p.kind !== "ok" || p.warnings.length > 0) return undefined;
-  for (const _ in p.fields) return undefined;
-  const { spec, node } = p;
-  if (!node.certain || node.id !== spec.id || node.file !== spec.file || spec.file !== name)
-    return undefined;
-  const deps = spec.dependsOn;
-  if (node.dependsOn.length !== deps.length) return undefined;
-  let depLines: number[] | 0 = 0;
-  for (let i = 0; i < deps.length; i++) {
-    const d = node.dependsOn[i]!;
-    if (d.id !== deps[i]) return undefined;
-    if (d.line !== undefined) {
-      if (!(d.line > 0)) return undefined;
-      if (depLines === 0) depLines = new Array<number>(deps.length).fill(0);
-      depLines[i] = d.line;
-    }
-  }
-  if (!finite(spec.priority)) return undefined;
-  if (node.idLine !== undefined && !(node.idLine > 0)) return undefined;
-  // only the fields this form knows, each set or absent: anything else is stored as JSON
-  let keys = 0;
-  for (const k in spec) {
-    if (!SPEC_KEYS.has(k) || (spec as unknown as Record<string, unknown>)[k] === undefined)
-      return undefined;
-    keys++;
-  }
-  if (keys > SPEC_KEYS.size) return undefined;
-  for (const k in node) if (!NODE_KEYS.has(k)) return undefined;
-  if (spec.retries !== undefined && !finite(spec.retries)) return undefined;
-  if (spec.bound !== undefined && !roundTrips(spec.bound)) return undefined;
-  const inputs = spec.inputs;
-  let sameInputs = inputs.length === deps.length;
-  for (let i = 0; sameInputs && i < deps.length; i++) sameInputs = inputs[i] === deps[i];
-  const out: unknown[] = [
-    spec.id === name.slice(0, -3) ? 0 : spec.id,
-    spec.title,
-    deps,
-    depLines,
-    sameInputs ? 0 : inputs,
-    spec.writeScope.length === 0 ? 0 : spec.writeScope,
-    spec.priority,
-    node.idLine ?? 0,
-  ];
-  if (spec.isolation !== undefined) out[12] = spec.isolation;
-  if (spec.retries !== undefined) out[11] = spec.retries;
-  if (spec.bound !== undefined) out[10] = spec.bound;
-  if (spec.agent !== undefined) out[9] = spec.agent;
-  if (spec.executor !== undefined) out[8] = spec.executor;
-  // holes are null in JSON
-  for (let i = 8; i < out.length; i++) if (out[i] === undefined) out[i] = null;
-  return out;
-}
-
-/** A number JSON gives back exactly: no -0, NaN or infinities. */
-const finite = (v: unknown) => typeof v === "number" && Number.isFinite(v) && !Object.is(v, -0);
-
-const NODE_KEYS = new Set(["id", "file", "order", "certain", "dependsOn", "idLine"]);
-const SPEC_KEYS = new Set([
-  "id",
-  "title",
-  "file",
-  "dependsOn",
-  "inputs",
-  "writeScope",
-  "priority",
-  "body",
-  "order",
-  "executor",
-  "agent",
-  "bound",
-  "retries",
-  "isolation",
-]);
 
 /** Whether JSON gives `v` back exactly: no -0, NaN or infinities, no undefined in objects. */
 function roundTrips(v: unknown): boolean {

@@ -258,7 +258,7 @@ describe("a cache that cannot be trusted is ignored and written anew", () => {
       "of another version",
       (p) => {
         const text = readFileSync(p, "latin1");
-        writeFileSync(p, text.replace("ticket-cache@3", "ticket-cache@2"), "latin1");
+        writeFileSync(p, text.replace("ticket-cache@4", "ticket-cache@3"), "latin1");
       },
     ],
     [
