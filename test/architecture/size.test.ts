@@ -42,8 +42,8 @@ const KNOWN_FUNCTIONS = [
   "src/tickets/fast.ts fastFields",
   "src/tickets/fields.ts checkFields",
   "src/tickets/load.ts loadDirectory",
-  "src/tickets/load.ts readFiles",
-  "src/tickets/load.ts readSaved",
+  "src/tickets/read-files.ts readFiles",
+  "src/tickets/saved-load.ts readSaved",
   "src/tickets/settings.ts parseSettings",
   "src/tickets/writeback.ts editDependsOn",
   "src/tickets/yaml-fields.ts readYamlFields",
@@ -56,7 +56,6 @@ const KNOWN_FILES = [
   "src/report/html.ts",
   // files of this round's size work, not yet split
   "src/github/commands.ts",
-  "src/tickets/load.ts",
   "src/tickets/writeback.ts",
 ];
 
