@@ -2,7 +2,7 @@
  * `frontier ready [DIR]` — the tickets that may be dispatched now, in dispatch order (tk's
  * and bd's `ready`) — and `frontier dep add|rm [DIR] TICKET DEP` — TICKET depends on DEP, or
  * no longer does (tk's `dep`, bd's `dep add`): the ticket's depends_on edited in place, the
- * rest of its file byte-for-byte (tickets/writeback.ts `editDependsOn`).
+ * rest of its file byte-for-byte (tickets/depends-edit.ts `editDependsOn`).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -113,7 +113,7 @@ export async function depCommand(
         `${ticket} does not depend on ${dep}${before.length > 0 ? ` (it depends on ${before.join(", ")})` : ""}; nothing was changed`,
       );
     }
-    const { editDependsOn } = await import("../tickets/writeback.js");
+    const { editDependsOn } = await import("../tickets/depends-edit.js");
     let edited: string;
     try {
       edited = editDependsOn(texts.get(file.file)!, next);

@@ -45,7 +45,7 @@ const KNOWN_FUNCTIONS = [
   "src/tickets/read-files.ts readFiles",
   "src/tickets/saved-load.ts readSaved",
   "src/tickets/settings.ts parseSettings",
-  "src/tickets/writeback.ts editDependsOn",
+  "src/tickets/depends-edit.ts editDependsOn",
   "src/tickets/yaml-fields.ts readYamlFields",
 ];
 
@@ -56,7 +56,6 @@ const KNOWN_FILES = [
   "src/report/html.ts",
   // files of this round's size work, not yet split
   "src/github/commands.ts",
-  "src/tickets/writeback.ts",
 ];
 
 /** How many sentences each core file still has (the outer layers should word them). */
