@@ -3,15 +3,15 @@
  * `frontier`: the local command. Parsing only; each command lives in
  * src/cli/commands.ts, and `run` in src/local/run.ts.
  */
-import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import type { Command } from "commander";
 import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
 import { quietWhenClosed } from "./cli/closed-output.js";
 import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
-import type { NewOptions } from "./cli/new.js";
 import { RECEIPT_SCHEMA } from "./core/constants.js";
 import { type CliIo, EXIT, line } from "./terminal/io.js";
 import { shownPath } from "./terminal/text.js";
+import { isDirectory } from "./tickets/read-optional.js";
 
 // Each command loads only what it needs: `frontier validate` over 10k tickets should cost
 // little more than reading them, not the report renderers and the runner too.
@@ -60,39 +60,405 @@ function workingDirectoryGone(argv: readonly string[], io: CliIo): string | unde
   return `the working directory${was} no longer exists (deleted or moved while the shell was in it) — cd to a directory that exists and run again, or pass the ticket directory as an absolute path`;
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
+/** Every option value a command can be given, by commander's camel-cased name. */
+interface Opts {
+  json?: boolean | string;
+  github?: boolean;
+  coding?: boolean;
+  scope?: string[];
+  isolation?: string;
+  executor?: string;
+  action?: string;
+  agent?: string;
+  sweep?: string;
+  after?: string[];
+  title?: string;
+  for?: string;
+  mermaid?: boolean;
+  exec?: string;
+  maxParallel?: number;
+  bound?: number;
+  fresh?: boolean;
+  note?: string;
+  html?: string;
+  markdown?: string;
+  model?: string;
+  endpoint?: string;
+  keyEnv?: string;
+}
+
+/**
+ * One command line: `dir` for a `[dir]` argument, `words` for a variadic one. A string
+ * returned is a usage error, said as `error: …` with exit code 2.
+ */
+type Action = (
+  args: { dir: string; words: string[] },
+  o: Opts,
+  io: CliIo,
+  now: number,
+) => Promise<number | string>;
+
+/** `[flags, description, min?]`: with `min`, the value is a whole number of at least `min`. */
+/** flags, help, and a whole number's least value or `repeat` (each use adds to a list) */
+type OptionRow = readonly [string, string, (number | "repeat")?];
+
+interface CommandRow {
+  name: string;
+  about: string;
+  /** the usage line (else commander's) */
+  usage?: string;
+  /** `[syntax, description]`; a `[dir]` when left out (the default: tickets); none for `agent` */
+  arg?: readonly [string, string] | "none";
+  options?: readonly OptionRow[];
+  run: Action;
+}
+
+const JSON_COMMAND: OptionRow = [
+  "--json",
+  "print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words",
+];
+const DIR_TICKET: readonly [string, string] = [
+  "<words...>",
+  `[dir] ticket: the ticket directory (default "${DEFAULT_DIR}") and the ticket id`,
+];
+
+const dirArgs = () => import("./cli/dir-args.js");
+
+/** Every command of `frontier` but `validate`/`status`'s quick forms: commander is made from it. */
+const COMMANDS: readonly CommandRow[] = [
+  {
+    name: "init",
+    about: "write a starter ticket directory that runs as it is (and the GitHub workflows)",
+    arg: ["[dir]", "the ticket directory to make"],
+    options: [
+      ["--coding", "settings for coding tickets: isolation, .frontier/ ignored, a stand-in agent"],
+      ["--github", "also write .github/workflows/frontier.yml and orch-task.yml"],
+      [
+        "--action <ref>",
+        "with --github: use the action at owner/repo@ref (else a copy in .github/actions/)",
+      ],
+      [
+        "--agent <name>",
+        "with --github: the orch-task job's agent — model (the built-in agent on GitHub Models, the default), stand-in, codex or claude-code",
+      ],
+      [
+        "--sweep <every>",
+        "with --github: how often the workflow sweeps for claims whose lease ran out — 15m, 30m, 1h (default), 6h, 1d or off",
+      ],
+    ],
+    run: async ({ dir }, o, io) =>
+      (await import("./cli/init.js")).initCommand(
+        dir,
+        {
+          github: !!o.github,
+          coding: !!o.coding,
+          action: o.action,
+          agent: o.agent,
+          sweep: o.sweep,
+        },
+        io,
+      ),
+  },
+  {
+    name: "new",
+    about: "write a new ticket file, checking its id and its dependencies",
+    usage: "[DIR] ID|TITLE [--after ID...] [--scope GLOB]... [options]",
+    arg: [
+      "[dir-and-id...]",
+      `[DIR] ID: the ticket directory (default ${DEFAULT_DIR}), then the id — or a title in quotes, to make the id from`,
+    ],
+    options: [
+      ["--after <ids...>", "ids it depends on (space- or comma-separated)"],
+      ["--title <title>", "its title (default: from the id)"],
+      ["--scope <glob>", "a path it may change; repeatable", "repeat"],
+      ["--isolation <how>", "worktree (its own worktree, its changes committed) or none"],
+      ["--agent <name>", "tickets naming the same agent never run at once"],
+      ["--executor <name>", "an entry of executors: in frontier.yml"],
+      JSON_COMMAND,
+    ],
+    run: async ({ words }, o, io) => {
+      const { newCommand, positionalsAfter } = await import("./cli/new.js");
+      const split = positionalsAfter(words, o.after);
+      return newCommand(
+        split.positional,
+        {
+          title: o.title,
+          after: split.after,
+          json: !!o.json,
+          scope: o.scope,
+          isolation: o.isolation,
+          agent: o.agent,
+          executor: o.executor,
+        },
+        io,
+      );
+    },
+  },
+  {
+    name: "validate",
+    about: "check the ticket directory; every problem with file:line; exit 2 if any",
+    options: [
+      ["--json", "print the problems as JSON"],
+      [
+        "--for <runner>",
+        "local: exactly what `frontier run` accepts; github: what a run on GitHub accepts (default: both, what stops only one runner as a warning)",
+      ],
+    ],
+    run: async ({ dir }, o, io) => {
+      if (o.for !== undefined && o.for !== "local" && o.for !== "github") {
+        return `--for takes local or github, got "${o.for}"`;
+      }
+      return (await import("./cli/validate.js")).validateCommand(
+        dir,
+        { json: !!o.json, for: o.for },
+        io,
+      );
+    },
+  },
+  {
+    name: "plan",
+    about: "print the waves and the critical path",
+    options: [
+      ["--json", "print the receipt"],
+      ["--mermaid", "print a mermaid flowchart"],
+    ],
+    run: async ({ dir }, o, io, now) =>
+      (await commands()).planCommand(dir, { json: !!o.json, mermaid: !!o.mermaid }, io, now),
+  },
+  {
+    name: "status",
+    about: "state, ready, blocked with causes, open remainder",
+    options: [["--json", "print the receipt"]],
+    run: async ({ dir }, o, io, now) =>
+      (await import("./cli/status.js")).statusCommand(dir, { json: !!o.json }, io, now),
+  },
+  {
+    name: "run",
+    about: "run the graph here, one shell command per attempt",
+    options: [
+      ["--exec <cmd>", "shell command run once per attempt (else frontier.yml executor)"],
+      ["--max-parallel <n>", "at most N tickets at once", 1],
+      ["--bound <n>", "at most N dispatches in this run", 0],
+      ["--json", "print the receipt on stdout and nothing else there"],
+      ["--fresh", "start a new run first (as `frontier reset`), then run"],
+    ],
+    run: runAction,
+  },
+  {
+    name: "context",
+    about: "print the text an executor is given for a ticket",
+    usage: "[dir] <ticket>",
+    arg: DIR_TICKET,
+    run: async ({ words }, _o, io, now) => {
+      const args = (await dirArgs()).dirAndTicket(words, "[dir] <ticket>");
+      if (args.kind === "bad") return args.message;
+      return (await commands()).contextCommand(args.dir, args.rest[0]!, io, now);
+    },
+  },
+  {
+    name: "answer",
+    about: "answer a suspended ticket's question; it becomes ready again",
+    usage: "[dir] <ticket> <text...>",
+    arg: [
+      "<words...>",
+      `[dir] ticket text: the ticket directory (default "${DEFAULT_DIR}"; taken when the first word names a directory), the ticket id and the answer`,
+    ],
+    options: [JSON_COMMAND],
+    run: async ({ words }, o, io, now) => {
+      const args = (await dirArgs()).dirTicketAndText(words, "[dir] <ticket> <text...>");
+      if (args.kind === "bad") return args.message;
+      const [ticket, ...text] = args.rest;
+      return (await commands()).mutateCommand(
+        "answer",
+        args.dir,
+        { ticket: ticket!, text: text.join(" ") },
+        io,
+        now,
+        { json: !!o.json },
+      );
+    },
+  },
+  {
+    name: "retry",
+    about:
+      "a new attempt for a failed, limited or cancelled ticket — or, with --note, for a complete one a reviewer wants changed",
+    usage: "[dir] <ticket> [--note TEXT]",
+    arg: DIR_TICKET,
+    options: [
+      [
+        "--note <text>",
+        "feedback for the next attempt (it appears in its context as the reviewer's request)",
+      ],
+      JSON_COMMAND,
+    ],
+    run: async ({ words }, o, io, now) => {
+      const args = (await dirArgs()).dirAndTicket(words, "[dir] <ticket>");
+      if (args.kind === "bad") return args.message;
+      if (o.note !== undefined && o.note.trim() === "") {
+        return '--note is empty: write the feedback, e.g. --note "use the v2 API"';
+      }
+      return (await commands()).mutateCommand(
+        "retry",
+        args.dir,
+        { ticket: args.rest[0]!, ...(o.note !== undefined ? { text: o.note } : {}) },
+        io,
+        now,
+        { json: !!o.json },
+      );
+    },
+  },
+  {
+    name: "cancel",
+    about: "cancel the run: every open ticket becomes cancelled",
+    options: [JSON_COMMAND],
+    run: async ({ dir }, o, io, now) =>
+      (await commands()).mutateCommand("cancel", dir, {}, io, now, { json: !!o.json }),
+  },
+  {
+    name: "reset",
+    about: "start a new run: the old run's records archived, engine fields cleared",
+    options: [JSON_COMMAND],
+    run: async ({ dir }, o, io, now) =>
+      (await import("./cli/reset.js")).resetCommand(dir, io, now, { json: !!o.json }),
+  },
+  {
+    name: "ready",
+    about: "the tickets that may be dispatched now, in dispatch order",
+    options: [["--json", "print a ticket-frontier/command@1 object with the list"]],
+    run: async ({ dir }, o, io, now) =>
+      (await import("./cli/deps.js")).readyCommand(dir, { json: !!o.json }, io, now),
+  },
+  ...(["add", "rm"] as const).map(
+    (action): CommandRow => ({
+      name: `dep ${action}`,
+      about:
+        action === "add" ? "TICKET depends on DEP from now on" : "TICKET no longer depends on DEP",
+      usage: "[dir] <ticket> <dep> [--json]",
+      arg: [
+        "<words...>",
+        `[dir] ticket dep: the ticket directory (default "${DEFAULT_DIR}"), the ticket and its dependency`,
+      ],
+      options: [JSON_COMMAND],
+      run: async ({ words }, o, io, now) => {
+        if (words.length !== 2 && words.length !== 3) {
+          return `expected [dir] <ticket> <dep>, got ${words.length} words`;
+        }
+        const [dir, ticket, dep] = words.length === 3 ? words : [DEFAULT_DIR, ...words];
+        const { depCommand } = await import("./cli/deps.js");
+        return depCommand(action, dir!, ticket!, dep!, { json: !!o.json }, io, now);
+      },
+    }),
+  ),
+  {
+    name: "report",
+    about: "write the HTML report, the JSON receipt and the markdown comment",
+    options: [
+      ["--html <file>", "self-contained HTML report"],
+      ["--json <file>", `JSON receipt (${RECEIPT_SCHEMA})`],
+      ["--markdown <file>", "markdown, as posted on a PR"],
+    ],
+    run: async ({ dir }, o, io, now) => {
+      const json = typeof o.json === "string" ? o.json : undefined;
+      return (await commands()).reportCommand(
+        dir,
+        { html: o.html, json, markdown: o.markdown },
+        io,
+        now,
+      );
+    },
+  },
+  {
+    name: "agent",
+    about:
+      "the built-in executor: the ticket's context to one chat-completions model, its outcome to $FRONTIER_OUTCOME_FILE",
+    arg: "none",
+    options: [
+      [
+        "--model <name>",
+        "the model (a ticket's model: comes first; else frontier.yml model; else openai/gpt-4.1-mini on GitHub Models)",
+      ],
+      [
+        "--endpoint <url>",
+        "base URL of an OpenAI-compatible API (else frontier.yml model_endpoint; else GitHub Models)",
+      ],
+      [
+        "--key-env <var>",
+        "the variable holding the API key (else model_key_env; else GITHUB_TOKEN for GitHub Models, OPENAI_API_KEY for others)",
+      ],
+    ],
+    run: async (_args, o, io) =>
+      (await import("./cli/agent.js")).agentCommand(
+        { model: o.model, endpoint: o.endpoint, keyEnv: o.keyEnv },
+        io,
+      ),
+  },
+];
+
+/** What a group of subcommands (`dep add`, `dep rm`) says of itself. */
+const GROUPS: Record<string, string> = {
+  dep: "add or remove a dependency: TICKET depends on DEP (its depends_on, edited in place)",
+};
+
+async function runAction(
+  { dir }: { dir: string },
+  o: Opts,
+  io: CliIo,
+  now: number,
+): Promise<number> {
+  const shown = shownPath(dir);
+  if (o.fresh) {
+    // the reset's report goes to stderr: with --json, stdout holds the receipt only
+    const reset = await (await import("./cli/reset.js")).resetCommand(
+      shown,
+      { ...io, stdout: io.stderr },
+      now,
+      { fresh: true, as: "run --fresh" },
+    );
+    if (reset !== EXIT.complete) return reset;
   }
+  const code = await (await import("./local/run.js")).runCommand(
+    shown,
+    { json: !!o.json, exec: o.exec, maxParallel: o.maxParallel, bound: o.bound },
+    io,
+  );
+  await (await import("./cli/after-run.js")).afterRun(shown, o.exec, code, io);
+  return code;
+}
+
+/** A command's description, usage, argument and options, from its row. */
+function defineCommand(
+  command: Command,
+  row: CommandRow,
+  InvalidArgumentError: typeof import("commander").InvalidArgumentError,
+): Command {
+  command.description(row.about);
+  if (row.usage !== undefined) command.usage(row.usage);
+  if (row.arg === undefined) command.argument("[dir]", "ticket directory", DEFAULT_DIR);
+  else if (row.arg !== "none") {
+    command.argument(row.arg[0], row.arg[1], row.arg[0] === "[dir]" ? DEFAULT_DIR : undefined);
+  }
+  for (const [flags, about, min] of row.options ?? []) {
+    if (min === undefined) command.option(flags, about);
+    else if (min === "repeat") {
+      command.option(flags, about, (value: string, list: string[] = []) => [...list, value]);
+    } else {
+      // a whole number of at least `min`; commander says the message
+      command.option(flags, about, (value: string) => {
+        const n = Number(value);
+        if (Number.isInteger(n) && n >= min) return n;
+        const flag = flags.split(" ")[0];
+        throw new InvalidArgumentError(
+          `${flag} takes a whole number of ${min} or more, got "${value}"`,
+        );
+      });
+    }
+  }
+  return command;
 }
 
 async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<number> {
   const { Command, CommanderError, InvalidArgumentError } = await import("commander");
-
-  function positiveInt(name: string) {
-    return (value: string): number => {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 1) {
-        throw new InvalidArgumentError(`${name} takes a whole number of 1 or more, got "${value}"`);
-      }
-      return n;
-    };
-  }
-
-  function nonNegativeInt(name: string) {
-    return (value: string): number => {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 0) {
-        throw new InvalidArgumentError(`${name} takes a whole number of 0 or more, got "${value}"`);
-      }
-      return n;
-    };
-  }
-
   let code: number = EXIT.complete;
-  const now = () => Date.now();
   const program = new Command()
     .name("frontier")
     .description("Run a directory of markdown tickets as a dependency graph.")
@@ -111,345 +477,29 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       subcommandTerm: (cmd) =>
         `${cmd.name()} ${cmd.options.length === 0 ? cmd.usage().replace("[options] ", "") : cmd.usage()}`.trimEnd(),
     });
-  const { dirAndTicket, dirTicketAndText } = await import("./cli/dir-args.js");
-  const usageError = (message: string) => {
-    line(io.stderr, `error: ${message}`);
-    code = EXIT.usage;
-  };
-
-  program
-    .command("init")
-    .description("write a starter ticket directory that runs as it is (and the GitHub workflows)")
-    .argument("[dir]", "the ticket directory to make", DEFAULT_DIR)
-    .option(
-      "--coding",
-      "settings for coding tickets: isolation, .frontier/ ignored, a stand-in agent",
-    )
-    .option("--github", "also write .github/workflows/frontier.yml and orch-task.yml")
-    .option(
-      "--action <ref>",
-      "with --github: use the action at owner/repo@ref (else a copy in .github/actions/)",
-    )
-    .option(
-      "--agent <name>",
-      "with --github: the orch-task job's agent — model (the built-in agent on GitHub Models, the default), stand-in, codex or claude-code",
-    )
-    .option(
-      "--sweep <every>",
-      "with --github: how often the workflow sweeps for claims whose lease ran out — 15m, 30m, 1h (default), 6h, 1d or off",
-    )
-    .action(
-      async (
-        dir: string,
-        o: { github?: boolean; coding?: boolean; action?: string; agent?: string; sweep?: string },
-      ) => {
-        code = await (await import("./cli/init.js")).initCommand(
-          dir,
-          {
-            github: !!o.github,
-            coding: !!o.coding,
-            ...(o.action !== undefined && { action: o.action }),
-            ...(o.agent !== undefined && { agent: o.agent }),
-            ...(o.sweep !== undefined && { sweep: o.sweep }),
-          },
-          io,
-        );
+  const groups = new Map<string, Command>();
+  for (const row of COMMANDS) {
+    const [group, name] = row.name.includes(" ") ? row.name.split(" ") : [undefined, row.name];
+    let parent = program;
+    if (group !== undefined) {
+      if (!groups.has(group)) groups.set(group, program.command(group).description(GROUPS[group]!));
+      parent = groups.get(group)!;
+    }
+    defineCommand(parent.command(name!), row, InvalidArgumentError).action(
+      async (...given: unknown[]) => {
+        const first = row.arg === "none" ? undefined : given[0];
+        const o = (row.arg === "none" ? given[0] : given[1]) as Opts;
+        const args = Array.isArray(first)
+          ? { dir: "", words: first.map(String) }
+          : { dir: typeof first === "string" ? first : DEFAULT_DIR, words: [] };
+        const done = await row.run(args, o, io, Date.now());
+        if (typeof done === "string") {
+          line(io.stderr, `error: ${done}`);
+          code = EXIT.usage;
+        } else code = done;
       },
     );
-
-  program
-    .command("new")
-    .description("write a new ticket file, checking its id and its dependencies")
-    .usage("[DIR] ID|TITLE [--after ID...] [--scope GLOB]... [options]")
-    .argument(
-      "[dir-and-id...]",
-      `[DIR] ID: the ticket directory (default ${DEFAULT_DIR}), then the id — or a title in quotes, to make the id from`,
-    )
-    .option("--after <ids...>", "ids it depends on (space- or comma-separated)")
-    .option("--title <title>", "its title (default: from the id)")
-    .option("--scope <glob>", "a path it may change; repeatable", (g, a: string[] = []) =>
-      a.concat(g),
-    )
-    .option("--isolation <how>", "worktree (its own worktree, its changes committed) or none")
-    .option("--agent <name>", "tickets naming the same agent never run at once")
-    .option("--executor <name>", "an entry of executors: in frontier.yml")
-    .option(
-      "--json",
-      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
-    )
-    .action(async (args: string[], o: NewOptions) => {
-      const { newCommand, positionalsAfter } = await import("./cli/new.js");
-      const words = positionalsAfter(args, o.after);
-      code = await newCommand(words.positional, { ...o, after: words.after, json: !!o.json }, io);
-    });
-
-  program
-    .command("validate")
-    .description("check the ticket directory; every problem with file:line; exit 2 if any")
-    .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .option("--json", "print the problems as JSON")
-    .option(
-      "--for <runner>",
-      "local: exactly what `frontier run` accepts; github: what a run on GitHub accepts (default: both, what stops only one runner as a warning)",
-    )
-    .action(async (dir: string, o: { json?: boolean; for?: string }) => {
-      if (o.for !== undefined && o.for !== "local" && o.for !== "github") {
-        return usageError(`--for takes local or github, got "${o.for}"`);
-      }
-      code = await (await import("./cli/validate.js")).validateCommand(
-        dir,
-        { json: !!o.json, ...(o.for !== undefined && { for: o.for }) },
-        io,
-      );
-    });
-
-  program
-    .command("plan")
-    .description("print the waves and the critical path")
-    .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .option("--json", "print the receipt")
-    .option("--mermaid", "print a mermaid flowchart")
-    .action(async (dir: string, o: { json?: boolean; mermaid?: boolean }) => {
-      code = await (await commands()).planCommand(
-        dir,
-        { json: !!o.json, mermaid: !!o.mermaid },
-        io,
-        now(),
-      );
-    });
-
-  program
-    .command("status")
-    .description("state, ready, blocked with causes, open remainder")
-    .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .option("--json", "print the receipt")
-    .action(async (dir: string, o: { json?: boolean }) => {
-      code = await (await import("./cli/status.js")).statusCommand(
-        dir,
-        { json: !!o.json },
-        io,
-        now(),
-      );
-    });
-
-  program
-    .command("run")
-    .description("run the graph here, one shell command per attempt")
-    .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .option("--exec <cmd>", "shell command run once per attempt (else frontier.yml executor)")
-    .option("--max-parallel <n>", "at most N tickets at once", positiveInt("--max-parallel"))
-    .option("--bound <n>", "at most N dispatches in this run", nonNegativeInt("--bound"))
-    .option("--json", "print the receipt on stdout and nothing else there")
-    .option("--fresh", "start a new run first (as `frontier reset`), then run")
-    .action(
-      async (
-        dir: string,
-        o: { exec?: string; maxParallel?: number; bound?: number; json?: boolean; fresh?: boolean },
-      ) => {
-        const shown = shownPath(dir);
-        if (o.fresh) {
-          // the reset's report goes to stderr: with --json, stdout holds the receipt only
-          code = await (await import("./cli/reset.js")).resetCommand(
-            shown,
-            { ...io, stdout: io.stderr },
-            now(),
-            { fresh: true, as: "run --fresh" },
-          );
-          if (code !== EXIT.complete) return;
-        }
-        code = await (await import("./local/run.js")).runCommand(
-          shown,
-          {
-            json: !!o.json,
-            ...(o.exec !== undefined && { exec: o.exec }),
-            ...(o.maxParallel !== undefined && { maxParallel: o.maxParallel }),
-            ...(o.bound !== undefined && { bound: o.bound }),
-          },
-          io,
-        );
-        await (await import("./cli/after-run.js")).afterRun(shown, o.exec, code, io);
-      },
-    );
-
-  program
-    .command("context")
-    .description("print the text an executor is given for a ticket")
-    .usage("[dir] <ticket>")
-    .argument(
-      "<words...>",
-      `[dir] ticket: the ticket directory (default "${DEFAULT_DIR}") and the ticket id`,
-    )
-    .action(async (words: string[]) => {
-      const args = dirAndTicket(words, "[dir] <ticket>");
-      if (args.kind === "bad") return usageError(args.message);
-      code = await (await commands()).contextCommand(args.dir, args.rest[0]!, io, now());
-    });
-
-  program
-    .command("answer")
-    .description("answer a suspended ticket's question; it becomes ready again")
-    .usage("[dir] <ticket> <text...>")
-    .argument(
-      "<words...>",
-      `[dir] ticket text: the ticket directory (default "${DEFAULT_DIR}"; taken when the first word names a directory), the ticket id and the answer`,
-    )
-    .option(
-      "--json",
-      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
-    )
-    .action(async (words: string[], o: { json?: boolean }) => {
-      const args = dirTicketAndText(words, "[dir] <ticket> <text...>");
-      if (args.kind === "bad") return usageError(args.message);
-      const [ticket, ...text] = args.rest;
-      code = await (await commands()).mutateCommand(
-        "answer",
-        args.dir,
-        { ticket: ticket!, text: text.join(" ") },
-        io,
-        now(),
-        { json: !!o.json },
-      );
-    });
-
-  program
-    .command("retry")
-    .description(
-      "a new attempt for a failed, limited or cancelled ticket — or, with --note, for a complete one a reviewer wants changed",
-    )
-    .usage("[dir] <ticket> [--note TEXT]")
-    .argument(
-      "<words...>",
-      `[dir] ticket: the ticket directory (default "${DEFAULT_DIR}") and the ticket id`,
-    )
-    .option(
-      "--note <text>",
-      "feedback for the next attempt (it appears in its context as the reviewer's request)",
-    )
-    .option(
-      "--json",
-      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
-    )
-    .action(async (words: string[], opts: { note?: string; json?: boolean }) => {
-      const args = dirAndTicket(words, "[dir] <ticket>");
-      if (args.kind === "bad") return usageError(args.message);
-      if (opts.note !== undefined && opts.note.trim() === "") {
-        return usageError('--note is empty: write the feedback, e.g. --note "use the v2 API"');
-      }
-      code = await (await commands()).mutateCommand(
-        "retry",
-        args.dir,
-        { ticket: args.rest[0]!, ...(opts.note !== undefined ? { text: opts.note } : {}) },
-        io,
-        now(),
-        { json: !!opts.json },
-      );
-    });
-
-  program
-    .command("cancel")
-    .description("cancel the run: every open ticket becomes cancelled")
-    .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .option(
-      "--json",
-      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
-    )
-    .action(async (dir: string, o: { json?: boolean }) => {
-      code = await (await commands()).mutateCommand("cancel", dir, {}, io, now(), {
-        json: !!o.json,
-      });
-    });
-
-  program
-    .command("reset")
-    .description("start a new run: the old run's records archived, engine fields cleared")
-    .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .option(
-      "--json",
-      `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
-    )
-    .action(async (dir: string, o: { json?: boolean }) => {
-      code = await (await import("./cli/reset.js")).resetCommand(dir, io, now(), {
-        json: !!o.json,
-      });
-    });
-
-  program
-    .command("ready")
-    .description("the tickets that may be dispatched now, in dispatch order")
-    .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .option("--json", "print a ticket-frontier/command@1 object with the list")
-    .action(async (dir: string, o: { json?: boolean }) => {
-      code = await (await import("./cli/deps.js")).readyCommand(dir, { json: !!o.json }, io, now());
-    });
-
-  const dep = program
-    .command("dep")
-    .description(
-      "add or remove a dependency: TICKET depends on DEP (its depends_on, edited in place)",
-    );
-  for (const action of ["add", "rm"] as const) {
-    dep
-      .command(action)
-      .description(
-        action === "add" ? "TICKET depends on DEP from now on" : "TICKET no longer depends on DEP",
-      )
-      .usage("[dir] <ticket> <dep> [--json]")
-      .argument(
-        "<words...>",
-        `[dir] ticket dep: the ticket directory (default "${DEFAULT_DIR}"), the ticket and its dependency`,
-      )
-      .option(
-        "--json",
-        `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
-      )
-      .action(async (words: string[], o: { json?: boolean }) => {
-        if (words.length !== 2 && words.length !== 3) {
-          return usageError(`expected [dir] <ticket> <dep>, got ${words.length} words`);
-        }
-        const [dirWord, ticket, depId] = words.length === 3 ? words : [DEFAULT_DIR, ...words];
-        code = await (await import("./cli/deps.js")).depCommand(
-          action,
-          dirWord!,
-          ticket!,
-          depId!,
-          { json: !!o.json },
-          io,
-          now(),
-        );
-      });
   }
-
-  program
-    .command("report")
-    .description("write the HTML report, the JSON receipt and the markdown comment")
-    .argument("[dir]", "ticket directory", DEFAULT_DIR)
-    .option("--html <file>", "self-contained HTML report")
-    .option("--json <file>", `JSON receipt (${RECEIPT_SCHEMA})`)
-    .option("--markdown <file>", "markdown, as posted on a PR")
-    .action(async (dir: string, o: { html?: string; json?: string; markdown?: string }) => {
-      code = await (await commands()).reportCommand(dir, o, io, now());
-    });
-
-  program
-    .command("agent")
-    .description(
-      "the built-in executor: the ticket's context to one chat-completions model, its outcome to $FRONTIER_OUTCOME_FILE",
-    )
-    .option(
-      "--model <name>",
-      "the model (a ticket's model: comes first; else frontier.yml model; else openai/gpt-4.1-mini on GitHub Models)",
-    )
-    .option(
-      "--endpoint <url>",
-      "base URL of an OpenAI-compatible API (else frontier.yml model_endpoint; else GitHub Models)",
-    )
-    .option(
-      "--key-env <var>",
-      "the variable holding the API key (else model_key_env; else GITHUB_TOKEN for GitHub Models, OPENAI_API_KEY for others)",
-    )
-    .action(async (o: { model?: string; endpoint?: string; keyEnv?: string }) => {
-      code = await (await import("./cli/agent.js")).agentCommand(o, io);
-    });
 
   program.addHelpText(
     "after",

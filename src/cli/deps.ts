@@ -2,7 +2,7 @@
  * `frontier ready [DIR]` — the tickets that may be dispatched now, in dispatch order (tk's
  * and bd's `ready`) — and `frontier dep add|rm [DIR] TICKET DEP` — TICKET depends on DEP, or
  * no longer does (tk's `dep`, bd's `dep add`): the ticket's depends_on edited in place, the
- * rest of its file byte-for-byte (tickets/writeback.ts `editDependsOn`).
+ * rest of its file byte-for-byte (tickets/depends-edit.ts `editDependsOn`).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +19,8 @@ import { didYouMean } from "./suggest.js";
 
 export async function readyCommand(typed: string, opts: { json: boolean }, io: CliIo, now: number) {
   const dir = shownPath(typed);
-  const opened = await openDirectory(dir, {}, io, now);
+  // ids, titles and priorities only: no body, so the ticket cache serves it as it serves status
+  const opened = await openDirectory(dir, {}, io, now, { bodies: false });
   if (opened.kind === "exit") return opened.code;
   const { frontier } = opened.opened;
   const ready = frontier.readyIds().map((id) => {
@@ -62,7 +63,7 @@ export async function depCommand(
     if (opts.json) printResult(io, command, dir, { ok: false, message, ticket });
     return code;
   };
-  const release = await takeLock(dir, io, `frontier ${command}`, now);
+  const release = await takeLock(dir, io, command, now);
   if (release === undefined) return EXIT.usage;
   try {
     // the graph may not hold together yet (a dependency written next): read what is there
@@ -112,7 +113,7 @@ export async function depCommand(
         `${ticket} does not depend on ${dep}${before.length > 0 ? ` (it depends on ${before.join(", ")})` : ""}; nothing was changed`,
       );
     }
-    const { editDependsOn } = await import("../tickets/writeback.js");
+    const { editDependsOn } = await import("../tickets/depends-edit.js");
     let edited: string;
     try {
       edited = editDependsOn(texts.get(file.file)!, next);

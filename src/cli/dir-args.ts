@@ -2,7 +2,7 @@
  * `DIR` defaults to `tickets` for every command, also where a ticket id follows it:
  * `frontier retry a` and `frontier retry tickets a` both work.
  */
-import { statSync } from "node:fs";
+import { isDirectory } from "../tickets/read-optional.js";
 import { DEFAULT_DIR } from "./argv.js";
 
 export type DirArgs =
@@ -29,12 +29,4 @@ export function dirTicketAndText(words: readonly string[], usage: string): DirAr
   }
   if (words.length >= 2) return { kind: "ok", dir: DEFAULT_DIR, rest: [...words] };
   return { kind: "bad", message: `expected ${usage}: the ticket and the answer` };
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -3,7 +3,7 @@
  * stdout (its schema: schema/command.schema.json) and nothing else there; what goes wrong
  * is still said in words on stderr.
  */
-import { COMMAND_SCHEMA, type CommandResult } from "../core/command-result.js";
+import { COMMAND_SCHEMA, type CommandResult } from "../report/command-result.js";
 import type { CliIo } from "../terminal/io.js";
 
 export type Said = Omit<CommandResult, "schema" | "command" | "dir">;

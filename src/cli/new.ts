@@ -4,7 +4,7 @@
  * after checking what a later `validate` would refuse: the id, that it is not taken, that
  * every dependency exists, and — with the file in place — that it adds no problem of its own.
  */
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TICKET_ID } from "../core/constants.js";
 import { nearMatches } from "../core/near.js";
@@ -13,6 +13,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural, shellWord, shownPath } from "../terminal/text.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
+import { isDirectory } from "../tickets/read-optional.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { printResult } from "./json.js";
 
@@ -196,14 +197,6 @@ export function positionalsAfter(
   }
   const dir = after.length >= 3 && isDir(after.at(-2)!) ? 2 : 1;
   return { positional: after.slice(-dir), after: after.slice(0, -dir) };
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** The file `frontier new` writes: front matter with the fields given, a heading, a prompt. */

@@ -13,7 +13,6 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
 } from "node:fs";
 import { join } from "node:path";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -27,6 +26,7 @@ import {
   staysOutOfArchive,
 } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
+import { isDirectory } from "../tickets/read-optional.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { CLEARED_FIELDS, editTicket, type FileEdit } from "../tickets/writeback.js";
@@ -163,12 +163,4 @@ async function runName(dir: string): Promise<string> {
 function nextArchive(runs: string, run: string): { name: string; path: string } {
   const name = nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []);
   return { name, path: join(runs, name) };
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

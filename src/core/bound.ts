@@ -92,10 +92,18 @@ export function durationHint(text: string): string | undefined {
 export const MAX_DURATION_MS = 365 * 86_400_000;
 export const MAX_DURATION_TEXT = "365d";
 
-/** A duration past MAX_DURATION_MS, or undefined (not a duration, or within it). */
-export function tooLong(text: string): number | undefined {
+/**
+ * What is wrong with a bound's text, wherever it is written (a ticket's `bound`,
+ * `ticket_bound`, `bound.duration`): a duration of zero, one past MAX_DURATION_MS, or —
+ * where only a duration will do (`durationOnly`: `bound.duration`) — text that is none.
+ */
+export type BoundProblem = "zero" | "too-long" | "not-a-duration";
+
+export function boundProblem(text: string, durationOnly = false): BoundProblem | undefined {
   const ms = parseDuration(text);
-  return ms !== undefined && ms > MAX_DURATION_MS ? ms : undefined;
+  if (ms === undefined) return durationOnly ? "not-a-duration" : undefined;
+  if (ms === 0) return "zero";
+  return ms > MAX_DURATION_MS ? "too-long" : undefined;
 }
 
 /** A ticket's (or the run's default) `bound`: a duration is its timeout and lease. */

@@ -3,7 +3,7 @@
  * configuration. One function, used by the CLI, the local runner and the action, so
  * the three never disagree about defaults.
  */
-import { parseBound, parseDuration } from "./bound.js";
+import { boundProblem, parseBound, parseDuration } from "./bound.js";
 import { DEFAULTS } from "./constants.js";
 import type { EngineConfig } from "./engine.js";
 import type { RunBound, SavedState, Settings } from "./model.js";
@@ -41,8 +41,10 @@ export function engineConfig(
   else if (configured) {
     if (configured.dispatches !== undefined) bound.dispatches = configured.dispatches;
     if (configured.duration !== undefined) {
+      // refused where frontier.yml is read (tickets/problems.ts boundProblems); this guards
+      // settings that came another way
       const ms = parseDuration(configured.duration);
-      if (!ms) {
+      if (ms === undefined || boundProblem(configured.duration, true) !== undefined) {
         return {
           kind: "bad",
           message: `frontier.yml: bound.duration "${configured.duration}" is not a duration — write e.g. 45m or 2h`,

@@ -9,7 +9,7 @@
  * once, and nothing complete runs again.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { RunFlags } from "../core/config.js";
@@ -24,6 +24,7 @@ import { RUN_FILE } from "../tickets/layout.js";
 import { resultFile } from "../tickets/load.js";
 import { parseTicket } from "../tickets/parse.js";
 import { formatProblem } from "../tickets/problems.js";
+import { isDirectory } from "../tickets/read-optional.js";
 import {
   applyEdits,
   createRecord,
@@ -786,12 +787,4 @@ export function splitForStart(
     else rest.push(edit);
   }
   return { now, rest };
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -4,8 +4,8 @@
  * equal to a fresh generation; `node scripts/gen-schema.mjs` rewrites it after a build.
  */
 import { z } from "zod";
-import { COMMAND_SCHEMA, CommandResult } from "../core/command-result.js";
 import { RECEIPT_SCHEMA, Receipt } from "../core/model.js";
+import { COMMAND_SCHEMA, CommandResult } from "./command-result.js";
 
 export const RECEIPT_SCHEMA_ID =
   "https://github.com/ticket-frontier/ticket-frontier/schema/receipt.schema.json";

@@ -8,10 +8,6 @@
  * bodies, and a load through it gives every spec an empty body, warm or cold. A load
  * that needs the bodies (a run, a report, `status --json`) neither reads nor writes it.
  *
- * The graph checks (duplicates, unknown dependencies, cycles) are a pure function of
- * every file's node, in file order: their result is stored too, and used only when the
- * directory holds exactly the files of the cache, in its order, each taken from it.
- *
  * Never trusted beyond what it can prove:
  * - the whole file is ignored unless its format, the build of the parser (the files it
  *   is made of) and the settings that change parsing (max_file_bytes, the lease) match;
@@ -25,13 +21,12 @@
  * Safe to delete at any time, never required: a write that fails (a read-only
  * directory, a full disk) is ignored. Written whole to a temporary file and renamed.
  *
- * The file, made to be read back fast (a JSON.parse of the specs as objects would cost
- * more than the stat of every file):
- *   a line of JSON: the header (format, build, settings, counts, byte lengths, the
- *     graph checks' result)
+ * The file (a compact array form of the entries was tried: on 10k tickets it saved 2–5% of a
+ * warm load, not worth its code):
+ *   a line of JSON: the header (format, build, settings, counts, byte lengths)
  *   the file names, UTF-8, one per line
  *   each file's keys: KEY_FIELDS float64s a file, native byte order
- *   one JSON array (ASCII: every other character escaped), an element a file (see plainOf)
+ *   one JSON array (ASCII: every other character escaped), an element `{p: parse}` a file
  */
 import {
   closeSync,
@@ -52,13 +47,11 @@ import { createRequire } from "node:module";
 import { endianness } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { GraphProblem } from "../core/checks.js";
-import type { TicketSpec } from "../core/model.js";
-import type { EngineFields, ParsedTicket } from "./fields.js";
+import type { ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
-export const CACHE_FORMAT = "ticket-frontier/ticket-cache@2";
+export const CACHE_FORMAT = "ticket-frontier/ticket-cache@4";
 
 /**
  * Files modified this long before the load began are still re-read next time: the
@@ -67,7 +60,7 @@ export const CACHE_FORMAT = "ticket-frontier/ticket-cache@2";
 export const RACY_MARGIN_MS = 2000;
 
 /** What the last load did with the cache: for the tests and the bench. */
-export const lastLoad = { reused: 0, read: 0, written: false, graph: false };
+export const lastLoad = { reused: 0, read: 0, written: false };
 
 /** The settings a ticket's parse depends on. */
 export interface CacheParams {
@@ -88,8 +81,6 @@ interface Header {
   count: number;
   namesBytes: number;
   entriesBytes: number;
-  /** checkGraph's result on the nodes of exactly these files, or null */
-  graph: GraphProblem[] | null;
 }
 
 export interface OpenCache {
@@ -100,7 +91,6 @@ export interface OpenCache {
   keys: Float64Array;
   entries: unknown[];
   racyFrom: number;
-  graph: GraphProblem[] | undefined;
 }
 
 export function cachePath(dir: string): string {
@@ -197,8 +187,7 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
       typeof header.racyFrom !== "number" ||
       !Number.isSafeInteger(header.count) ||
       !Number.isSafeInteger(header.namesBytes) ||
-      !Number.isSafeInteger(header.entriesBytes) ||
-      !(header.graph === null || Array.isArray(header.graph))
+      !Number.isSafeInteger(header.entriesBytes)
     ) {
       return undefined;
     }
@@ -219,7 +208,6 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
       keys,
       entries,
       racyFrom: Math.min(header.racyFrom, mtimeMs),
-      graph: header.graph ?? undefined,
     };
   } catch {
     return undefined;
@@ -304,24 +292,8 @@ export function cached(
   }
 }
 
-/**
- * The stored result of the graph checks, when it is for exactly these files: the
- * directory's names are the cache's, in its order, and every file was taken from it.
- */
-export function cachedGraph(
-  cache: OpenCache,
-  names: readonly string[],
-  reused: number,
-): GraphProblem[] | undefined {
-  if (cache.graph === undefined || reused !== names.length || cache.names.length !== names.length)
-    return undefined;
-  for (let i = 0; i < names.length; i++) if (cache.names[i] !== names[i]) return undefined;
-  return cache.graph;
-}
-
 function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
   if (e === null || typeof e !== "object") throw new Error("not an entry");
-  if (Array.isArray(e)) return fromPlain(e, file, order);
   // JSON.parse made it, for this load alone: it is used as it is
   const p = (e as { p: ParsedTicket }).p;
   if (
@@ -344,60 +316,9 @@ function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
 }
 
 /**
- * A plain entry: a valid ticket with no warnings and no engine fields, its node what the
- * spec says, its body empty (the cache keeps none). [id, title, dependsOn, depLines,
- * inputs, writeScope, priority, idLine, executor, agent, bound, retries, isolation]: id 0 when it is
- * the file's stem, depLines 0 when no dependency has a line, inputs 0 when it is
- * dependsOn, writeScope 0 when empty, idLine 0 when there is none; the optional fields
- * null (or left off the end) when unset.
- */
-function fromPlain(e: unknown[], file: string, order: number): ParsedTicket {
-  const id = e[0] === 0 ? file.slice(0, -3) : (e[0] as string);
-  const title = e[1] as string;
-  const dependsOn = e[2] as string[];
-  const depLines = e[3] as number[] | 0;
-  if (typeof id !== "string" || typeof title !== "string" || !Array.isArray(dependsOn))
-    throw new Error("not a plain entry");
-  const spec: TicketSpec = {
-    id,
-    title,
-    file,
-    dependsOn,
-    inputs: e[4] === 0 ? dependsOn : (e[4] as string[]),
-    writeScope: e[5] === 0 ? [] : (e[5] as string[]),
-    priority: e[6] as number,
-    body: "",
-    order,
-  };
-  if (e[8] != null) spec.executor = e[8] as string;
-  if (e[9] != null) spec.agent = e[9] as string;
-  if (e[10] != null) spec.bound = e[10] as TicketSpec["bound"];
-  if (e[11] != null) spec.retries = e[11] as number;
-  if (e[12] === "worktree" || e[12] === "none") spec.isolation = e[12];
-  else if (e[12] != null) throw new Error("not a plain entry");
-  const deps: Array<{ id: string; line?: number }> = new Array(dependsOn.length);
-  for (let i = 0; i < dependsOn.length; i++) {
-    const line = depLines === 0 ? 0 : depLines[i]!;
-    deps[i] = line === 0 ? { id: dependsOn[i]! } : { id: dependsOn[i]!, line };
-  }
-  const node: Extract<ParsedTicket, { kind: "ok" }>["node"] = {
-    id,
-    file,
-    order,
-    certain: true,
-    dependsOn: deps,
-  };
-  if (e[7] !== 0) node.idLine = e[7] as number;
-  return { kind: "ok", spec, fields: NO_FIELDS, node, warnings: [] };
-}
-
-const NO_FIELDS: EngineFields = {};
-
-/**
  * Write the cache of `dir`: every file of `names` that was parsed (`parsed[order]`, its
- * body empty) with its keys (`keys[order * KEY_FIELDS]`, not NaN), in file order, and
- * `graph`, checkGraph's result on the nodes of all of `names` — kept only when every
- * file is stored. Whole, to a temporary file renamed into place. `loadStart` is
+ * body empty) with its keys (`keys[order * KEY_FIELDS]`, not NaN), in file order.
+ * Whole, to a temporary file renamed into place. `loadStart` is
  * `performance.now()` when the load began, before any file's keys were taken. Any
  * failure leaves the old cache (or none) and is not reported.
  */
@@ -407,7 +328,6 @@ export function writeCache(
   names: readonly string[],
   parsed: ReadonlyArray<ParsedTicket | undefined>,
   keys: Float64Array,
-  graph: readonly GraphProblem[],
   loadStart: number,
   marginMs = RACY_MARGIN_MS,
 ): void {
@@ -417,18 +337,12 @@ export function writeCache(
     const stored: string[] = [];
     const entries: unknown[] = [];
     const out = new Float64Array(names.length * KEY_FIELDS);
-    // every file stored, and each as data: the graph's result holds for a load of them all
-    let whole = true;
     for (let order = 0; order < names.length; order++) {
       const p = parsed[order];
       const at = order * KEY_FIELDS;
-      if (p === undefined || Number.isNaN(keys[at]!)) {
-        whole = false;
-        continue;
-      }
+      if (p === undefined || Number.isNaN(keys[at]!)) continue;
       // null: the file's keys only, its parse read afresh each time
       const entry = entryOf(names[order]!, p) ?? null;
-      if (entry === null) whole = false;
       const to = stored.length * KEY_FIELDS;
       for (let f = 0; f < KEY_FIELDS; f++) out[to + f] = keys[at + f]!;
       stored.push(names[order]!);
@@ -463,7 +377,6 @@ export function writeCache(
       count: stored.length,
       namesBytes: Buffer.byteLength(namesText),
       entriesBytes: entriesText.length,
-      graph: whole && roundTrips(graph) ? (graph as GraphProblem[]) : null,
     };
     const headerText = ascii(JSON.stringify(header));
     writeAll(fd, Buffer.from(`${headerText}\n${namesText}`, "utf8"));
@@ -536,88 +449,11 @@ function entryOf(name: string, parsed: ParsedTicket): unknown | undefined {
   if (name.includes("\n") || !name.endsWith(".md")) return undefined;
   // the cache keeps no bodies: a load through it has none
   if (parsed.kind === "ok" && parsed.spec.body !== "") return undefined;
-  const plain = plainOf(parsed, name);
-  if (plain !== undefined) return plain;
-  // as JSON: only when JSON gives it back exactly (no -0, no undefined values)
+  // only when JSON gives it back exactly (no -0, no undefined values)
   const copy = parsed.kind === "ok" ? { ...parsed, spec: { ...parsed.spec, order: 0 } } : parsed;
   if (!roundTrips(copy)) return undefined;
   return { p: copy };
 }
-
-function plainOf(p: ParsedTicket, name: string): unknown[] | undefined {
-  if (p.kind !== "ok" || p.warnings.length > 0) return undefined;
-  for (const _ in p.fields) return undefined;
-  const { spec, node } = p;
-  if (!node.certain || node.id !== spec.id || node.file !== spec.file || spec.file !== name)
-    return undefined;
-  const deps = spec.dependsOn;
-  if (node.dependsOn.length !== deps.length) return undefined;
-  let depLines: number[] | 0 = 0;
-  for (let i = 0; i < deps.length; i++) {
-    const d = node.dependsOn[i]!;
-    if (d.id !== deps[i]) return undefined;
-    if (d.line !== undefined) {
-      if (!(d.line > 0)) return undefined;
-      if (depLines === 0) depLines = new Array<number>(deps.length).fill(0);
-      depLines[i] = d.line;
-    }
-  }
-  if (!finite(spec.priority)) return undefined;
-  if (node.idLine !== undefined && !(node.idLine > 0)) return undefined;
-  // only the fields this form knows, each set or absent: anything else is stored as JSON
-  let keys = 0;
-  for (const k in spec) {
-    if (!SPEC_KEYS.has(k) || (spec as unknown as Record<string, unknown>)[k] === undefined)
-      return undefined;
-    keys++;
-  }
-  if (keys > SPEC_KEYS.size) return undefined;
-  for (const k in node) if (!NODE_KEYS.has(k)) return undefined;
-  if (spec.retries !== undefined && !finite(spec.retries)) return undefined;
-  if (spec.bound !== undefined && !roundTrips(spec.bound)) return undefined;
-  const inputs = spec.inputs;
-  let sameInputs = inputs.length === deps.length;
-  for (let i = 0; sameInputs && i < deps.length; i++) sameInputs = inputs[i] === deps[i];
-  const out: unknown[] = [
-    spec.id === name.slice(0, -3) ? 0 : spec.id,
-    spec.title,
-    deps,
-    depLines,
-    sameInputs ? 0 : inputs,
-    spec.writeScope.length === 0 ? 0 : spec.writeScope,
-    spec.priority,
-    node.idLine ?? 0,
-  ];
-  if (spec.isolation !== undefined) out[12] = spec.isolation;
-  if (spec.retries !== undefined) out[11] = spec.retries;
-  if (spec.bound !== undefined) out[10] = spec.bound;
-  if (spec.agent !== undefined) out[9] = spec.agent;
-  if (spec.executor !== undefined) out[8] = spec.executor;
-  // holes are null in JSON
-  for (let i = 8; i < out.length; i++) if (out[i] === undefined) out[i] = null;
-  return out;
-}
-
-/** A number JSON gives back exactly: no -0, NaN or infinities. */
-const finite = (v: unknown) => typeof v === "number" && Number.isFinite(v) && !Object.is(v, -0);
-
-const NODE_KEYS = new Set(["id", "file", "order", "certain", "dependsOn", "idLine"]);
-const SPEC_KEYS = new Set([
-  "id",
-  "title",
-  "file",
-  "dependsOn",
-  "inputs",
-  "writeScope",
-  "priority",
-  "body",
-  "order",
-  "executor",
-  "agent",
-  "bound",
-  "retries",
-  "isolation",
-]);
 
 /** Whether JSON gives `v` back exactly: no -0, NaN or infinities, no undefined in objects. */
 function roundTrips(v: unknown): boolean {

@@ -9,36 +9,10 @@
  * property tests prove that whenever this returns fields, they equal what the full
  * parser gives.
  */
-import type { RawFields } from "./field-table.js";
+import { FIELDS, type FieldKind, type RawFields } from "./field-table.js";
 import { decimalInt } from "./integers.js";
 
-type Kind = "text" | "list" | "int" | "map";
-
-const KINDS: Record<string, Kind> = {
-  id: "text",
-  title: "text",
-  depends_on: "list",
-  inputs: "list",
-  executor: "text",
-  agent: "text",
-  model: "text",
-  write_scope: "list",
-  bound: "text",
-  isolation: "text",
-  retries: "int",
-  priority: "int",
-  run: "text",
-  status: "text",
-  attempt: "int",
-  claimed_by: "text",
-  claimed_at: "text",
-  claim: "text",
-  blocked_by: "map",
-  reason: "text",
-  updated_at: "text",
-};
-
-const FIELD = new Map(Object.entries(KINDS).map(([name, kind]) => [name, { name, kind }]));
+const KIND = new Map<string, FieldKind>(Object.entries(FIELDS).map(([name, f]) => [name, f.kind]));
 
 const KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)/;
 // a plain scalar whose value is its text: no indicator first, no ": " or " #" inside
@@ -52,12 +26,6 @@ const FLOW_PLAIN = new RegExp(`^[${PLAIN_FIRST}](?:[${PLAIN_REST}#]| (?=[${PLAIN
 const SIMPLE = /^[A-Za-z0-9_./(][A-Za-z0-9_./() -]*$/;
 const SIMPLE_ID = /^[A-Za-z0-9_./(][A-Za-z0-9_./()-]*$/;
 export const DECIMAL = /^[-+]?[0-9]+$/;
-/** `name: plain words` (group 2) or `name: [id, id]` (group 3), nothing else on the line */
-const SIMPLE_LINE =
-  /^([A-Za-z_][A-Za-z0-9_-]*): +(?:([A-Za-z0-9_./(][A-Za-z0-9_./() -]*?)|\[([A-Za-z0-9_./() ,-]*)\]) *$/;
-/** the same, matched in place in the whole text (sticky), ending at the line's break */
-const SIMPLE_LINE_AT =
-  /([A-Za-z_][A-Za-z0-9_-]*): +(?:([A-Za-z0-9_./(][A-Za-z0-9_./() -]*?)|\[([A-Za-z0-9_./() ,-]*)\]) *(?:\r?\n|\r?$)/y;
 const NULLS = new Set(["null", "Null", "NULL", "~"]);
 // raw control characters are refused: the full parser decides about those
 const NOT_RAW = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff";
@@ -84,7 +52,7 @@ export function fastFields(yaml: string): RawFields | undefined {
   let itemLines = false;
   // a block list under the last `name:` that had nothing after it
   let list:
-    | { name: string; kind: Kind | undefined; indent: number; items: string[]; at: number[] }
+    | { name: string; kind: FieldKind | undefined; indent: number; items: string[]; at: number[] }
     | undefined;
   const closeList = (): boolean => {
     const l = list;
@@ -101,17 +69,6 @@ export function fastFields(yaml: string): RawFields | undefined {
   let lineNo = 0;
   while (start <= yaml.length) {
     lineNo++;
-    // the commonest lines first, matched where they are (no slicing into lines):
-    // `name: plain words` and `name: [ids]`
-    if (list === undefined) {
-      SIMPLE_LINE_AT.lastIndex = start;
-      const simple = SIMPLE_LINE_AT.exec(yaml);
-      if (simple !== null && takeSimple(simple, lineNo, seen, lines, values)) {
-        const after = SIMPLE_LINE_AT.lastIndex;
-        start = yaml.charCodeAt(after - 1) === 10 ? after : yaml.length + 1;
-        continue;
-      }
-    }
     let end = yaml.indexOf("\n", start);
     if (end === -1) end = yaml.length;
     let line = yaml.slice(start, end);
@@ -132,8 +89,6 @@ export function fastFields(yaml: string): RawFields | undefined {
       }
       if (BLANK_OR_COMMENT.test(line)) continue;
       if (!closeList()) return undefined;
-      const simple = SIMPLE_LINE.exec(line);
-      if (simple !== null && takeSimple(simple, lineNo, seen, lines, values)) continue;
     }
     if (BLANK_OR_COMMENT.test(line)) continue;
     // a line that does not start with a name (an indented or `- ` line) belongs to a
@@ -141,7 +96,7 @@ export function fastFields(yaml: string): RawFields | undefined {
     const named = nameLine(line, seen);
     if (named === undefined) return undefined;
     const { key, rest } = named;
-    const kind = KINDS[key];
+    const kind = KIND.get(key);
     if (kind === undefined) {
       if (rest !== "" && readValue(rest) === undefined) return undefined;
       unknown.push({ key, line: lineNo });
@@ -243,55 +198,6 @@ function nameLine(line: string, seen: Set<string>): { key: string; rest: string 
   seen.add(key);
   const rest = stripComment(line.slice(k[0].length));
   return rest === undefined ? undefined : { key, rest };
-}
-
-/**
- * A `name: plain words` or `name: [ids]` line (SIMPLE_LINE's groups) of a known field
- * not seen yet, taken into the fields; false when the line needs the general reading.
- */
-function takeSimple(
-  simple: RegExpExecArray,
-  lineNo: number,
-  seen: Set<string>,
-  lines: Map<string, number>,
-  values: Record<string, unknown>,
-): boolean {
-  // the field's own (interned) name: keys sliced from the text are slow to look up
-  const field = FIELD.get(simple[1]!);
-  if (field === undefined || seen.has(field.name)) return false;
-  const { name, kind } = field;
-  const text = simple[2];
-  if (text !== undefined && !(text.length <= 4 && NULLS.has(text))) {
-    if (kind === "text" || kind === "list" || (kind === "int" && DECIMAL.test(text))) {
-      seen.add(name);
-      lines.set(name, lineNo);
-      values[name] = kind === "text" ? text : kind === "list" ? [text] : decimalInt(text);
-      return true;
-    }
-  }
-  const list = simple[3];
-  if (list !== undefined && kind === "list") {
-    const items = simpleIds(list);
-    if (items !== undefined) {
-      seen.add(name);
-      lines.set(name, lineNo);
-      values[name] = items;
-      return true;
-    }
-  }
-  return false;
-}
-
-/** `a, b-2, c.d` → ids, or undefined when any item is not a simple id */
-function simpleIds(list: string): string[] | undefined {
-  if (list === "" || /^ +$/.test(list)) return [];
-  const items = list.split(",");
-  for (let i = 0; i < items.length; i++) {
-    const item = spaces(items[i]!);
-    if (!SIMPLE_ID.test(item) || (item.length <= 4 && NULLS.has(item))) return undefined;
-    items[i] = item;
-  }
-  return items;
 }
 
 function isScalar(v: Value): v is Scalar {

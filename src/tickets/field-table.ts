@@ -5,20 +5,27 @@
  * fields.ts, so none of them imports another for it.
  */
 import { BLOCK_KINDS, MODEL_NAME, STATUSES } from "../core/constants.js";
-import type { BlockedBy as BlockedByT } from "../core/model.js";
+import type { BlockedBy as BlockedByT, Status } from "../core/model.js";
 import type { Problem } from "./problems.js";
 
 export type FieldKind = "text" | "list" | "int" | "map";
+/** how a value is checked beyond its kind: a whole number ≥ 0, a status, a model's name */
+type FieldCheck = "count" | "status" | "model";
 
 export interface FieldInfo {
   kind: FieldKind;
+  check?: FieldCheck;
   /** "must be …" */
   expect: string;
   /** "write …" */
   example: string;
 }
 
-export const FIELDS: Record<string, FieldInfo> = {
+/**
+ * Every field of a ticket: the one table the readers (fast.ts, yaml-fields.ts), the type
+ * checks (`fieldsWellTyped` here, zod's in field-types.ts) and `FieldValues` derive from.
+ */
+export const FIELDS = {
   id: { kind: "text", expect: "a ticket id", example: "id: research" },
   title: { kind: "text", expect: "one line of text", example: "title: Research the options" },
   depends_on: { kind: "list", expect: "a list of ticket ids", example: "depends_on: [research]" },
@@ -31,6 +38,7 @@ export const FIELDS: Record<string, FieldInfo> = {
   agent: { kind: "text", expect: "the name of one worker", example: "agent: writer" },
   model: {
     kind: "text",
+    check: "model",
     expect: "a model's name, without spaces",
     example: "model: openai/gpt-4.1-mini",
   },
@@ -49,16 +57,27 @@ export const FIELDS: Record<string, FieldInfo> = {
     expect: "worktree, required or none",
     example: "isolation: worktree",
   },
-  retries: { kind: "int", expect: "a whole number, 0 or more", example: "retries: 2" },
+  retries: {
+    kind: "int",
+    check: "count",
+    expect: "a whole number, 0 or more",
+    example: "retries: 2",
+  },
   priority: { kind: "int", expect: "a whole number", example: "priority: 10" },
   // orchflows' work-item floor names the run in each ticket; accepted, not used
   run: { kind: "text", expect: "a run name", example: "run: my-run" },
   status: {
     kind: "text",
+    check: "status",
     expect: `one of ${STATUSES.join(", ")}`,
     example: "status: pending (or delete the line)",
   },
-  attempt: { kind: "int", expect: "a whole number, 0 or more", example: "attempt: 1" },
+  attempt: {
+    kind: "int",
+    check: "count",
+    expect: "a whole number, 0 or more",
+    example: "attempt: 1",
+  },
   claimed_by: { kind: "text", expect: "text", example: "claimed_by: runner-1" },
   claimed_at: { kind: "text", expect: "a time", example: `claimed_at: "2026-01-02T10:00:00Z"` },
   claim: { kind: "text", expect: "a claim token", example: "claim: abc123" },
@@ -69,7 +88,30 @@ export const FIELDS: Record<string, FieldInfo> = {
   },
   reason: { kind: "text", expect: "text", example: `reason: "timeout"` },
   updated_at: { kind: "text", expect: "a time", example: `updated_at: "2026-01-02T10:00:00Z"` },
+} as const satisfies Record<string, FieldInfo>;
+
+/** A field's value as its check gives it back. */
+interface CheckedValue {
+  text: string;
+  list: string[];
+  int: number;
+  map: BlockedByT;
+  count: number;
+  status: Status;
+  model: string;
+}
+type CheckOf<F> = F extends { check: infer C extends FieldCheck }
+  ? C
+  : F extends { kind: infer K extends FieldKind }
+    ? K
+    : never;
+/** The fields as their types say they are: what zod's check of them gives back. */
+export type FieldValues = {
+  [K in keyof typeof FIELDS]?: CheckedValue[CheckOf<(typeof FIELDS)[K]>];
 };
+
+/** `FIELDS` by name, for a name read from a file (not one of its keys, maybe). */
+export const FIELD_INFO: Readonly<Record<string, FieldInfo | undefined>> = FIELDS;
 
 export const SUBFIELDS: Record<string, FieldInfo> = {
   "blocked_by.ticket": { kind: "text", expect: "a ticket id", example: "ticket: a" },
@@ -83,36 +125,6 @@ export const SUBFIELDS: Record<string, FieldInfo> = {
 
 export const KNOWN_FIELDS: readonly string[] = Object.keys(FIELDS);
 
-const TEXT_FIELDS = [
-  "id",
-  "title",
-  "executor",
-  "agent",
-  "bound",
-  "isolation",
-  "run",
-  "claimed_by",
-  "claimed_at",
-  "claim",
-  "reason",
-  "updated_at",
-] as const;
-const LIST_FIELDS = ["depends_on", "inputs", "write_scope"] as const;
-/** how each field is checked: text, a list of text, a whole number (≥ 0 for a count), … */
-const FIELD_KIND = new Map<
-  string,
-  "text" | "list" | "count" | "int" | "status" | "blocked_by" | "model"
->([
-  ...TEXT_FIELDS.map((name) => [name, "text"] as const),
-  ...LIST_FIELDS.map((name) => [name, "list"] as const),
-  ["retries", "count"],
-  ["attempt", "count"],
-  ["priority", "int"],
-  ["status", "status"],
-  ["blocked_by", "blocked_by"],
-  ["model", "model"],
-]);
-
 /**
  * Whether the fields are all of their types — exactly when zod's check of them
  * (field-types.ts) succeeds, proved by property tests. Most tickets are, and for them
@@ -124,7 +136,8 @@ export function fieldsWellTyped(values: Readonly<Record<string, unknown>>): bool
   for (const name in values) {
     const v = values[name];
     if (v === undefined) continue;
-    switch (FIELD_KIND.get(name)) {
+    const info = FIELD_INFO[name];
+    switch (info === undefined ? undefined : (info.check ?? info.kind)) {
       case "text":
         if (typeof v !== "string") return false;
         break;
@@ -144,7 +157,7 @@ export function fieldsWellTyped(values: Readonly<Record<string, unknown>>): bool
       case "model":
         if (!(typeof v === "string" && MODEL_NAME.test(v))) return false;
         break;
-      case "blocked_by": {
+      case "map": {
         if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
         const { ticket, kind, root } = v as Record<string, unknown>;
         if (typeof ticket !== "string" || typeof root !== "string") return false;

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { MODEL_NAME } from "../core/constants.js";
 import { BlockedBy, Status } from "../core/model.js";
 import {
-  FIELDS,
+  FIELD_INFO,
   fieldsWellTyped,
   type RawFields,
   SUBFIELDS,
@@ -16,31 +16,21 @@ import {
 } from "./field-table.js";
 import { describeValue, type Problem, problem } from "./problems.js";
 
-const Text = z.string();
-const List = z.array(z.string());
-export const TicketFields = z.object({
-  id: Text.optional(),
-  title: Text.optional(),
-  depends_on: List.optional(),
-  inputs: List.optional(),
-  executor: Text.optional(),
-  agent: Text.optional(),
-  model: Text.regex(MODEL_NAME).optional(),
-  write_scope: List.optional(),
-  bound: Text.optional(),
-  isolation: Text.optional(),
-  retries: z.int().min(0).optional(),
-  priority: z.int().optional(),
-  run: Text.optional(),
-  status: Status.optional(),
-  attempt: z.int().min(0).optional(),
-  claimed_by: Text.optional(),
-  claimed_at: Text.optional(),
-  claim: Text.optional(),
-  blocked_by: BlockedBy.optional(),
-  reason: Text.optional(),
-  updated_at: Text.optional(),
-});
+/** zod's check of each kind of value (field-table.ts `FieldInfo`) */
+const CHECKS = {
+  text: z.string(),
+  list: z.array(z.string()),
+  int: z.int(),
+  map: BlockedBy,
+  count: z.int().min(0),
+  status: Status,
+  model: z.string().regex(MODEL_NAME),
+};
+export const TicketFields = z.object(
+  Object.fromEntries(
+    Object.entries(FIELD_INFO).map(([name, f]) => [name, CHECKS[f!.check ?? f!.kind].optional()]),
+  ),
+);
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let v = root;
@@ -68,7 +58,7 @@ export function typeFields(raw: RawFields, file: string): TypedFields {
     const key = isItem ? name : path.join(".");
     if (seen.has(key)) continue;
     seen.add(key);
-    const info = SUBFIELDS[key] ?? FIELDS[name];
+    const info = SUBFIELDS[key] ?? FIELD_INFO[name];
     if (info === undefined) continue;
     const got = valueAt(values, isItem ? path.slice(0, 2) : path);
     const line = lines.get(path.slice(0, 2).join(".")) ?? lines.get(name);

@@ -10,13 +10,13 @@
  * numbers are read only where numbers are meant, and always in decimal.
  */
 
-import type { z } from "zod";
-import { durationHint, parseBound, parseDuration } from "../core/bound.js";
+import { parseBound } from "../core/bound.js";
 import type { CheckNode } from "../core/checks.js";
 import { DEFAULTS, ISOLATIONS, type Isolation, isolationOf, TICKET_ID } from "../core/constants.js";
 import type { TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
 import { fastFields } from "./fast.js";
+import type { FieldValues } from "./field-table.js";
 import {
   fieldsWellTyped,
   KNOWN_FIELDS,
@@ -25,15 +25,10 @@ import {
   typedValue,
   WELL_TYPED,
 } from "./field-table.js";
-import type { TicketFields } from "./field-types.js";
 import { splitFrontMatter } from "./frontmatter.js";
-import { durationTooLong, notADuration, type Problem, problem, quoted } from "./problems.js";
+import { boundProblems, type Problem, problem, quoted } from "./problems.js";
 
-/**
- * The fields as their types say they are: what zod's check of them gives back. A type
- * only: nothing of field-types.ts (or zod) is loaded by this import.
- */
-export type FieldValues = z.infer<typeof TicketFields>;
+export type { FieldValues };
 
 /** The fields the engine writes into a ticket's front matter. */
 export const ENGINE_FIELDS = [
@@ -242,24 +237,10 @@ export function checkFields(
   const boundText = ok("bound");
   let bound: TicketSpec["bound"];
   if (boundText !== undefined) {
-    const long = durationTooLong("bound", boundText, file, lines.get("bound"));
-    if (long !== undefined) problems.push(long);
-    else if (parseDuration(boundText) === 0) {
-      problems.push(
-        problem(
-          "wrong-type",
-          file,
-          lines.get("bound"),
-          `bound ${quoted(boundText)} is a duration of zero`,
-          "write a positive duration, e.g. bound: 30m",
-        ),
-      );
-    } else {
-      bound = parseBound(boundText, opts.leaseMs ?? DEFAULTS.leaseMs);
-      const hint = durationHint(boundText);
-      if (hint !== undefined)
-        warnings.push(notADuration("bound", boundText, hint, file, lines.get("bound")));
-    }
+    const checked = boundProblems("bound", boundText, file, lines.get("bound"));
+    if (checked.problem !== undefined) problems.push(checked.problem);
+    else bound = parseBound(boundText, opts.leaseMs ?? DEFAULTS.leaseMs);
+    if (checked.warning !== undefined) warnings.push(checked.warning);
   }
 
   const isolationText = ok("isolation");

@@ -3,7 +3,7 @@
  * (file and line) and how. Every check reports into this one shape so the CLI, the
  * action's annotations and the report comment print the same words.
  */
-import { MAX_DURATION_TEXT, tooLong } from "../core/bound.js";
+import { boundProblem, durationHint, MAX_DURATION_TEXT } from "../core/bound.js";
 import { UnsafeInteger } from "./integers.js";
 
 export type ProblemKind =
@@ -89,21 +89,44 @@ export function problem(
 
 /** A `bound` that reads like a duration but is not one sets no timeout: say so. */
 /** A duration field past the longest bound (core/bound.ts MAX_DURATION_MS), or undefined. */
-export function durationTooLong(
-  field: string,
+/**
+ * The one check of a bound's text where it is written — a ticket's `bound`, frontier.yml's
+ * `ticket_bound` and `bound.duration` (which takes only a duration): a problem when it is
+ * refused, and a warning when it reads like a duration but is not one.
+ */
+export function boundProblems(
+  field: "bound" | "ticket_bound" | "bound.duration",
   text: string,
   file: string,
   line: number | undefined,
   kind: ProblemKind = "wrong-type",
-): Problem | undefined {
-  if (tooLong(text) === undefined) return undefined;
-  return problem(
-    kind,
-    file,
-    line,
-    `${field} ${quoted(text)} is longer than the longest bound, ${MAX_DURATION_TEXT}`,
-    `write at most ${field === "bound.duration" ? "bound: {duration: 365d}" : `${field}: ${MAX_DURATION_TEXT}`}; for no time limit at all, leave ${field} out`,
-  );
+): { problem?: Problem; warning?: Problem } {
+  const example = (d: string) =>
+    field === "bound.duration" ? `bound: {duration: ${d}}` : `${field}: ${d}`;
+  const refused = (message: string, fix: string) => ({
+    problem: problem(kind, file, line, message, fix),
+  });
+  switch (boundProblem(text, field === "bound.duration")) {
+    case "zero":
+      return refused(
+        `${field} ${quoted(text)} is a duration of zero`,
+        `write a positive duration, e.g. ${example("30m")}`,
+      );
+    case "too-long":
+      return refused(
+        `${field} ${quoted(text)} is longer than the longest bound, ${MAX_DURATION_TEXT}`,
+        `write at most ${example(MAX_DURATION_TEXT)}; for no time limit at all, leave ${field} out`,
+      );
+    case "not-a-duration":
+      return refused(
+        `${field} must be a duration such as 2h or 90m, got ${describeValue(text)}`,
+        `write ${example("2h")}`,
+      );
+    case undefined: {
+      const hint = durationHint(text);
+      return hint === undefined ? {} : { warning: notADuration(field, text, hint, file, line) };
+    }
+  }
 }
 
 export function notADuration(

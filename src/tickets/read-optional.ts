@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 
 /** A file's text, or undefined when there is no such file (any other error is thrown). */
@@ -7,5 +8,14 @@ export async function readOptional(path: string): Promise<string | undefined> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw e;
+  }
+}
+
+/** Whether `path` is a directory (false when it is anything else or nothing). */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

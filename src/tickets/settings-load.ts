@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { durationHint, tooLong } from "../core/bound.js";
+import { boundProblem, durationHint } from "../core/bound.js";
 import { ENDPOINT_URL, ENV_NAME, ISOLATIONS, MODEL_NAME } from "../core/constants.js";
 import type { Settings } from "../core/model.js";
 import { DECIMAL, fastScalarMap } from "./fast.js";
@@ -142,8 +142,8 @@ export function parseSettingsQuick(text: string): ParsedSettings | undefined {
     if (values[name] !== undefined) settings[name] = values[name];
   }
   const ticketBound = settings.ticket_bound;
-  // a bound past the longest is parseSettings's to refuse
-  if (typeof ticketBound === "string" && tooLong(ticketBound) !== undefined) return undefined;
+  // a bound refused (zero, past the longest) is parseSettings's to say
+  if (typeof ticketBound === "string" && boundProblem(ticketBound) !== undefined) return undefined;
   const hint = typeof ticketBound === "string" ? durationHint(ticketBound) : undefined;
   if (typeof ticketBound === "string" && hint !== undefined) {
     const line = pairs.find((p) => p.key === "ticket_bound")?.line;

@@ -4,9 +4,8 @@
  * every error names the line and the fix.
  */
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
-import { durationHint, parseDuration } from "../core/bound.js";
 import { Settings } from "../core/model.js";
-import { describeValue, durationTooLong, notADuration, type Problem, problem } from "./problems.js";
+import { boundProblems, describeValue, type Problem, problem } from "./problems.js";
 import {
   KEYS,
   type SettingKind as Kind,
@@ -107,44 +106,18 @@ export function parseSettings(text: string): ParsedSettings {
     if (rest.success) settings = rest.data as Partial<Settings>;
   }
   const duration = typeof settings.bound === "object" ? settings.bound.duration : undefined;
-  if (duration !== undefined && !parseDuration(duration)) {
-    delete settings.bound;
-    problems.push(
-      problem(
-        "invalid-settings",
-        file,
-        lines.get("bound"),
-        `bound.duration must be a duration such as 2h or 90m, got ${describeValue(duration)}`,
-        "write bound: {duration: 2h}",
-      ),
-    );
-  }
-  const longRun =
-    duration === undefined
-      ? undefined
-      : durationTooLong("bound.duration", duration, file, lines.get("bound"), "invalid-settings");
-  if (longRun !== undefined) {
-    delete settings.bound;
-    problems.push(longRun);
-  }
-  const ticketBound = settings.ticket_bound;
-  const longTicket =
-    ticketBound === undefined
-      ? undefined
-      : durationTooLong(
-          "ticket_bound",
-          ticketBound,
-          file,
-          lines.get("ticket_bound"),
-          "invalid-settings",
-        );
-  if (longTicket !== undefined) {
-    delete settings.ticket_bound;
-    problems.push(longTicket);
-  }
-  const hint = ticketBound === undefined ? undefined : durationHint(ticketBound);
-  if (ticketBound !== undefined && hint !== undefined) {
-    warnings.push(notADuration("ticket_bound", ticketBound, hint, file, lines.get("ticket_bound")));
+  const checks = [
+    ["bound.duration", duration, "bound"],
+    ["ticket_bound", settings.ticket_bound, "ticket_bound"],
+  ] as const;
+  for (const [field, text, key] of checks) {
+    if (text === undefined) continue;
+    const checked = boundProblems(field, text, file, lines.get(key), "invalid-settings");
+    if (checked.problem !== undefined) {
+      delete settings[key];
+      problems.push(checked.problem);
+    }
+    if (checked.warning !== undefined) warnings.push(checked.warning);
   }
   return { settings, problems, warnings };
 }

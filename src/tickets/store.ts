@@ -28,7 +28,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { resultFile, STATE_DIR } from "./layout.js";
+import { STATE_DIR } from "./layout.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
@@ -288,11 +288,4 @@ function tempBeside(path: string): string {
     dirname(path),
     `.${basename(path)}.${PID}.${tempSeq.toString(16).padStart(8, "0")}.tmp`,
   );
-}
-
-/** Store an attempt's result text; returns its path relative to `dir`. Never overwrites. */
-export function writeResult(dir: string, ticket: string, attempt: number, text: string): string {
-  const rel = resultFile(ticket, attempt);
-  createRecord(join(dir, rel), text, rel);
-  return rel;
 }

@@ -13,6 +13,7 @@ import { newCommand } from "../../src/cli/new.js";
 import { resetCommand } from "../../src/cli/reset.js";
 import { validateCommand } from "../../src/cli/validate.js";
 import { runCommand } from "../../src/local/run.js";
+import { acquireLock } from "../../src/local/lock.js";
 import { commandJsonSchemaText } from "../../src/report/schema.js";
 import { ROOT, workspace } from "./harness.js";
 import { captured } from "./inproc.js";
@@ -83,6 +84,20 @@ describe("frontier dep add / rm", () => {
     expect(await depCommand("add", dir, "plan", "bb", { json: true }, typo.io, Date.now())).toBe(2);
     expect(typo.stderr()).toMatch(/no ticket "bb" .*Did you mean b\?/);
     expect(result(typo.stdout())).toMatchObject({ ok: false });
+  });
+
+  it("with a run holding the lock, says which command to run again once it stops, once", async () => {
+    const { dir } = workspace(files);
+    const lock = await acquireLock(dir, Date.now());
+    if (lock.kind !== "ok") throw new Error("the test could not take the lock");
+    try {
+      const held = captured();
+      expect(await depCommand("add", dir, "plan", "b", { json: false }, held.io, Date.now())).toBe(2);
+      expect(held.stderr()).toContain("`frontier dep add` after it stops");
+      expect(held.stderr()).not.toContain("frontier frontier");
+    } finally {
+      await lock.release();
+    }
   });
 });
 

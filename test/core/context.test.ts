@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { buildContext, EMPTY_INPUT } from "../../src/core/context.js";
 import type { AnswerRecord, RunRecord, TicketSpec, TicketState } from "../../src/core/model.js";
 import { gatherContext, readContext } from "../../src/tickets/context-io.js";
-import { writeResult } from "../../src/tickets/store.js";
+import { writeResult } from "../support/results.js";
 
 function spec(id: string, over: Partial<TicketSpec> = {}): TicketSpec {
   return {

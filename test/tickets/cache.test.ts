@@ -57,7 +57,6 @@ async function same(): Promise<{
   reused: number;
   read: number;
   written: boolean;
-  graph: boolean;
 }> {
   const w = await warm();
   const counts = { ...lastLoad };
@@ -88,7 +87,7 @@ async function primed(): Promise<void> {
   expect(lastLoad.written).toBe(true);
   const again = await same();
   // nothing changed: every file from the cache, and the cache is not written again
-  expect(again).toEqual({ reused: 3, read: 0, written: false, graph: true });
+  expect(again).toEqual({ reused: 3, read: 0, written: false });
 }
 
 describe("every change to a file's keys gives what a cold load gives", () => {
@@ -135,7 +134,7 @@ describe("every change to a file's keys gives what a cold load gives", () => {
     // the default margin: the file is racily clean
     await loadDirectory(dir, {}, { bodies: false });
     await loadDirectory(dir, {}, { bodies: false });
-    expect(lastLoad).toEqual({ reused: 0, read: 1, written: true, graph: false });
+    expect(lastLoad).toEqual({ reused: 0, read: 1, written: true });
   });
 
   test("touch (the same bytes, new times)", async () => {
@@ -180,7 +179,7 @@ describe("every change to a file's keys gives what a cold load gives", () => {
     rmSync(join(dir, "a.md"));
     await settle();
     const r = await same();
-    expect(r).toEqual({ reused: 2, read: 0, written: true, graph: false });
+    expect(r).toEqual({ reused: 2, read: 0, written: true });
     // b and c name a, which is gone: the graph checks run on the cached specs
     expect((await warm()).kind).toBe("invalid");
   });
@@ -231,42 +230,21 @@ describe("a file one byte over max_file_bytes", () => {
   });
 });
 
-describe("the graph checks' result is stored, and used only for exactly the same files", () => {
-  test("duplicates, unknown dependencies and a cycle, served warm as they were found cold", async () => {
+describe("the graph checks run on every load, warm or cold", () => {
+  test("duplicates, unknown dependencies and a cycle, found warm as they were found cold", async () => {
     put("a.md", "---\ndepends_on: [c, nope]\n---\n");
     put("b.md", "---\nid: a\n---\n");
     put("c.md", "---\ndepends_on: [a]\n---\n");
     await settle();
     await warm();
     const r = await same();
-    expect(r).toEqual({ reused: 3, read: 0, written: false, graph: true });
+    expect(r).toEqual({ reused: 3, read: 0, written: false });
     const l = await warm();
     expect(l.kind === "invalid" && l.problems.map((p) => p.kind).sort()).toEqual([
       "cycle",
       "duplicate-id",
       "unknown-dependency",
     ]);
-  });
-
-  test("a file read again, added or gone: the checks run afresh", async () => {
-    await primed();
-    put("d.md", "---\ndepends_on: [c]\n---\n");
-    await settle();
-    expect((await same()).graph).toBe(false);
-    expect((await same()).graph).toBe(true);
-    rmSync(join(dir, "d.md"));
-    expect((await same()).graph).toBe(false);
-  });
-
-  test("a file the cache cannot hold (too large) keeps the checks afresh every time", async () => {
-    put("frontier.yml", "max_file_bytes: 60\n");
-    put("a.md", A);
-    put("big.md", `---\ntitle: Big\n---\n${"x".repeat(100)}\n`);
-    await settle();
-    await warm();
-    const r = await same();
-    expect(r.graph).toBe(false);
-    expect(r.written).toBe(false);
   });
 });
 
@@ -280,7 +258,7 @@ describe("a cache that cannot be trusted is ignored and written anew", () => {
       "of another version",
       (p) => {
         const text = readFileSync(p, "latin1");
-        writeFileSync(p, text.replace("ticket-cache@2", "ticket-cache@1"), "latin1");
+        writeFileSync(p, text.replace("ticket-cache@4", "ticket-cache@3"), "latin1");
       },
     ],
     [
@@ -345,20 +323,6 @@ describe("a cache that cannot be trusted is ignored and written anew", () => {
       expect(await warm()).toStrictEqual(await cold());
       expect(lastLoad.reused).toBe(0);
     }
-  });
-
-  test("a stored graph result of another shape is not trusted: the checks run again", async () => {
-    await primed();
-    const text = readFileSync(cachePath(dir), "latin1");
-    expect(text).toMatch(/"graph":\[\]/);
-    writeFileSync(
-      cachePath(dir),
-      text.replace('"graph":[]', '"graph":[{"kind":"cycle"}]'),
-      "latin1",
-    );
-    const w = await warm();
-    expect(w).toStrictEqual(await cold());
-    expect(lastLoad.graph).toBe(false);
   });
 
   test("unreadable: ignored (where permissions hold)", async () => {

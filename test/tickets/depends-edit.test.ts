@@ -3,7 +3,7 @@
  * stay — other fields, comments, quoting, the list's own style, the body.
  */
 import { describe, expect, it } from "vitest";
-import { editDependsOn } from "../../src/tickets/writeback.js";
+import { editDependsOn } from "../../src/tickets/depends-edit.js";
 
 const body = "\n# Plan\n\nThe task, with bytes: ünïcödé\n";
 

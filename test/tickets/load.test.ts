@@ -375,3 +375,24 @@ describe("a ticket file's name", () => {
     expect(formatProblem(ps[0]!)).toMatch(/a\\b\.md.*backslash.*rename it without one/s);
   });
 });
+
+describe("a bound of zero is refused wherever it is written", () => {
+  test("ticket_bound: 0s in frontier.yml is refused as a ticket's bound: 0s is, with its line and the fix", async () => {
+    await files({
+      "frontier.yml": "run: t\nticket_bound: 0s\n",
+      "a.md": "---\nbound: 0m\n---\nDo a.\n",
+      "b.md": "---\n---\nDo b.\n",
+    });
+    const lines = problemsOf(await loadDirectory(dir)).map((p) => formatProblem(p));
+    expect(lines.join("\n")).toMatch(/frontier\.yml:2: .*ticket_bound "0s" is a duration of zero/);
+    expect(lines.join("\n")).toMatch(/a\.md:2: .*bound "0m" is a duration of zero/);
+  });
+
+  test("bound.duration: 0s is refused the same way", async () => {
+    await files({ "frontier.yml": "run: t\nbound:\n  duration: 0s\n", "a.md": "Do a.\n" });
+    const text = problemsOf(await loadDirectory(dir))
+      .map((p) => formatProblem(p))
+      .join("\n");
+    expect(text).toMatch(/frontier\.yml:\d+: bound\.duration "0s" is a duration of zero/);
+  });
+});

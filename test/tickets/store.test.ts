@@ -2,12 +2,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import {
-  applyEdits,
-  RecordExistsError,
-  replaceAtomically,
-  writeResult,
-} from "../../src/tickets/store.js";
+import { applyEdits, RecordExistsError, replaceAtomically } from "../../src/tickets/store.js";
+import { writeResult } from "../support/results.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -1,0 +1,352 @@
+/**
+ * The engine's transitions of one ticket (satisfy, cascade, fail, reopen) and its
+ * read-only queries.
+ */
+
+import { SATISFIED } from "./constants.js";
+import { FrontierState } from "./engine-state.js";
+import {
+  assertNever,
+  type Changes,
+  cloneState,
+  type Hold,
+  type SpentBound,
+} from "./engine-types.js";
+import type { RunBoundLeft } from "./executor.js";
+import { criticalPathOf, dependentsOf, wavesOf } from "./graph.js";
+import type {
+  BlockerGroup,
+  RunRecord,
+  RunState,
+  SavedState,
+  Status,
+  TicketSpec,
+  TicketState,
+  Usage,
+} from "./model.js";
+
+export abstract class FrontierView extends FrontierState {
+  /* ---------------------------------------------------------------------- */
+  /* transitions                                                            */
+  /* ---------------------------------------------------------------------- */
+
+  /** i became complete or empty: each dependent has one fewer unmet dependency. */
+  protected satisfyDependents(i: number): void {
+    const { dependentStart, dependentList } = this.graph;
+    for (let k = dependentStart[i]!; k < dependentStart[i + 1]!; k++) {
+      const d = dependentList[k]!;
+      this.unmet[d]!--;
+      if (this.unmet[d] === 0 && this.states[d]!.status === "pending") {
+        this.setStatus(d, "ready");
+        this.enqueue(d);
+        this.logTicket("promote", d);
+      }
+    }
+  }
+
+  /**
+   * i closed badly (failed, limited, cancelled): every ticket that depends on it,
+   * directly or not, is closed at once as blocked. A ticket already blocked keeps its
+   * first blocker, and what is behind it is blocked already.
+   */
+  protected cascade(from: number): void {
+    const { dependentStart, dependentList } = this.graph;
+    const queue = [from];
+    for (let head = 0; head < queue.length; head++) {
+      const p = queue[head]!;
+      const by = this.blockedByVia(p);
+      for (let k = dependentStart[p]!; k < dependentStart[p + 1]!; k++) {
+        const d = dependentList[k]!;
+        const s = this.states[d]!;
+        if (s.status !== "pending" && s.status !== "ready") continue;
+        s.blocked_by = { ...by };
+        s.reason = undefined;
+        this.setStatus(d, "blocked");
+        this.logTicket("block", d, this.blockDetail(by));
+        queue.push(d);
+      }
+    }
+  }
+
+  /** A failed attempt: retry automatically within the budget, else fail and cascade. */
+  protected failAttempt(i: number, reason: string | undefined): string {
+    const s = this.states[i]!;
+    this.failures[i]!++;
+    if (reason !== undefined) s.reason = reason;
+    else s.reason = undefined;
+    const retries = this.retriesOf(i);
+    if (this.failures[i]! <= retries) {
+      // the reason stays for display until the next claim
+      this.reopen(i);
+      return `automatic retry ${this.failures[i]} of ${retries}`;
+    }
+    this.setStatus(i, "failed");
+    this.cascade(i);
+    return retries > 0
+      ? `failed after ${retries} automatic ${retries === 1 ? "retry" : "retries"}`
+      : "failed";
+  }
+
+  /** Back to ready (or pending, if somehow a dependency is not satisfied). */
+  protected reopen(i: number): void {
+    if (this.unmet[i] === 0) {
+      this.setStatus(i, "ready");
+      this.enqueue(i);
+    } else {
+      this.setStatus(i, "pending");
+    }
+  }
+
+  /* ---------------------------------------------------------------------- */
+  /* queries                                                                */
+  /* ---------------------------------------------------------------------- */
+
+  spec(id: string): TicketSpec | undefined {
+    const i = this.lookup(id);
+    return i === undefined ? undefined : this.specList[i];
+  }
+
+  /** A copy: the live attempt (no outcome yet) is the last of `attempts`. */
+  state(id: string): Readonly<TicketState> | undefined {
+    const i = this.lookup(id);
+    return i === undefined ? undefined : cloneState(this.states[i]!);
+  }
+
+  /** specs in file order */
+  specs(): readonly TicketSpec[] {
+    return this.specList;
+  }
+
+  /** ready tickets in dispatch order (priority, remaining critical path, file order) */
+  readyIds(): string[] {
+    const ready = this.heap.values().filter((i) => this.states[i]!.status === "ready");
+    ready.sort((a, b) => (this.dispatchBefore(a, b) ? -1 : this.dispatchBefore(b, a) ? 1 : 0));
+    return ready.map((i) => this.id(i));
+  }
+
+  /** How long a claim of `id` holds (its bound's lease, else the run's): a job's timeout on GitHub. */
+  leaseMsOf(id: string): number | undefined {
+    const i = this.lookup(id);
+    return i === undefined ? undefined : this.leaseOf(i);
+  }
+
+  /** tickets currently claimed, in file order */
+  claimedIds(): string[] {
+    return [...this.claimed].sort((a, b) => a - b).map((i) => this.id(i));
+  }
+
+  /** Remaining critical path of a ticket (its own weight included), in ms. */
+  remainingPath(id: string): number | undefined {
+    const i = this.lookup(id);
+    return i === undefined ? undefined : this.graph.remaining[i];
+  }
+
+  /** Ids of the tickets that depend on `id` directly, in file order. */
+  dependentsOf(id: string): string[] {
+    const i = this.lookup(id);
+    return i === undefined ? [] : dependentsOf(this.graph, i).map((d) => this.id(d));
+  }
+
+  /** What remains of the run's bound now: what a dispatch is handed down (FRONTIER_RUN_BOUND). */
+  runBoundLeft(): RunBoundLeft {
+    const left: RunBoundLeft = {};
+    const bound = this.run.bound;
+    const limit = bound?.dispatches;
+    if (limit !== undefined) left.dispatchesLeft = Math.max(0, limit - this.run.dispatched);
+    if (bound?.deadline !== undefined) left.deadline = bound.deadline;
+    if (bound?.usage !== undefined) {
+      left.usage = {};
+      for (const [key, max] of Object.entries(bound.usage)) {
+        left.usage[key] = Math.max(0, max - (this.usage[key] ?? 0));
+      }
+    }
+    return left;
+  }
+
+  /**
+   * Which part of the run's bound is spent at `now`, first match: the dispatch count,
+   * the deadline, a usage total (the first key, in the bound's order, that reached its
+   * limit); undefined while none is.
+   */
+  spentBound(now: number): SpentBound | undefined {
+    const bound = this.run.bound;
+    const limit = bound?.dispatches;
+    if (limit !== undefined && this.run.dispatched >= limit) {
+      return { kind: "dispatches", limit, spent: this.run.dispatched };
+    }
+    if (this.deadlineMs !== undefined && now >= this.deadlineMs) {
+      return { kind: "deadline", deadline: bound?.deadline ?? "" };
+    }
+    for (const [key, max] of Object.entries(bound?.usage ?? {})) {
+      const total = this.usage[key] ?? 0;
+      if (total >= max) return { kind: "usage", key, limit: max, total };
+    }
+    return undefined;
+  }
+
+  /** Every attempt's usage, summed per key. */
+  usageTotals(): Usage {
+    return { ...this.usage };
+  }
+
+  /** The run bound is spent at `now` (dispatch count reached or deadline passed). */
+  boundSpentAt(now: number): boolean {
+    return this.boundSpent(now);
+  }
+
+  runState(now: number): RunState {
+    const c = this.statusCounts;
+    const cancelled = this.run.cancelled !== undefined;
+    const spent = this.boundSpent(now);
+    // nothing dispatched, nothing closed: the graph has not been run yet
+    if (this.run.dispatched === 0 && !cancelled && !spent && c.claimed === 0) {
+      const closed = this.states.length - c.pending - c.ready;
+      if (closed === 0 && c.pending + c.ready > 0) return "not started";
+    }
+    if (c.claimed > 0 || (c.ready > 0 && !spent && !cancelled)) return "running";
+    if (cancelled) return "cancelled";
+    // a failure outranks what else waits: the run cannot complete without a retry, and
+    // its open questions and spent bound are still listed in the remainder
+    if (c.failed > 0 || c.blocked > 0) return "failed";
+    const open = c.pending + c.ready + c.claimed + c.suspended;
+    if ((spent && open > 0) || c.limited > 0) return "limited";
+    if (c.suspended > 0) return "suspended";
+    return "complete";
+  }
+
+  counts(): Record<Status, number> {
+    return { ...this.statusCounts };
+  }
+
+  waves(): string[][] {
+    this.waveCache ??= wavesOf(this.graph);
+    return this.waveCache.map((w) => [...w]);
+  }
+
+  criticalPath(): string[] {
+    this.pathCache ??= criticalPathOf(this.graph);
+    return [...this.pathCache];
+  }
+
+  /**
+   * Every ticket not complete or empty, in file order, with what holds it — as data:
+   * the reports and the terminal word it (src/report/remainder.ts).
+   */
+  holds(now: number): Array<{ id: string; status: Status; hold: Hold }> {
+    const spent = this.spentBound(now);
+    const out: Array<{ id: string; status: Status; hold: Hold }> = [];
+    for (let i = 0; i < this.states.length; i++) {
+      const s = this.states[i]!;
+      if (SATISFIED.has(s.status)) continue;
+      out.push({ id: this.id(i), status: s.status, hold: this.holdOf(i, spent) });
+    }
+    return out;
+  }
+
+  protected holdOf(i: number, spent: SpentBound | undefined): Hold {
+    const s = this.states[i]!;
+    switch (s.status) {
+      case "blocked": {
+        const b = s.blocked_by;
+        if (!b) return { kind: "blocked" };
+        const rootIndex = this.graph.index.get(b.root);
+        const rootStatus = rootIndex === undefined ? "failed" : this.states[rootIndex]!.status;
+        return b.ticket === b.root
+          ? { kind: "blocked", root: b.root, rootStatus }
+          : { kind: "blocked", root: b.root, rootStatus, via: b.ticket };
+      }
+      case "suspended":
+        return { kind: "question", question: s.reason ?? s.attempts.at(-1)?.question };
+      case "pending": {
+        // the unmet dependencies, in the author's order
+        const { depStart, depList } = this.graph;
+        const on: string[] = [];
+        for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {
+          const d = depList[k]!;
+          if (!SATISFIED.has(this.states[d]!.status)) on.push(this.id(d));
+        }
+        return { kind: "waiting", on };
+      }
+      case "ready":
+        if (this.run.cancelled) return { kind: "run-cancelled", by: this.run.cancelled.by };
+        return spent ? { kind: "bound-spent", spent } : { kind: "ready" };
+      case "claimed":
+        return { kind: "running", attempt: s.attempt, by: s.claimed_by };
+      case "failed":
+        return { kind: "failed", reason: s.reason };
+      case "limited":
+        return { kind: "limited" };
+      case "cancelled":
+        // a ticket cancelled in an earlier, cancelled run that was resumed says why it was
+        return this.run.cancelled
+          ? { kind: "cancelled", by: this.run.cancelled.by }
+          : { kind: "cancelled", reason: s.reason };
+      case "complete":
+      case "empty":
+        return { kind: "ready" };
+      default:
+        return assertNever(s.status);
+    }
+  }
+
+  /** Blocked tickets grouped by the root that started their chain (roots in file order). */
+  blockerGroups(): BlockerGroup[] {
+    const byRoot = new Map<string, string[]>();
+    for (let i = 0; i < this.states.length; i++) {
+      const b = this.states[i]!.blocked_by;
+      if (this.states[i]!.status !== "blocked" || !b) continue;
+      const list = byRoot.get(b.root);
+      if (list) list.push(this.id(i));
+      else byRoot.set(b.root, [this.id(i)]);
+    }
+    const order = (id: string) => this.graph.index.get(id) ?? Number.MAX_SAFE_INTEGER;
+    return [...byRoot.keys()]
+      .sort((a, b) => order(a) - order(b))
+      .map((root) => {
+        const ri = this.graph.index.get(root);
+        const rs = ri === undefined ? undefined : this.states[ri]!;
+        const group: BlockerGroup = {
+          root,
+          root_status: rs?.status ?? "failed",
+          tickets: byRoot.get(root)!,
+        };
+        if (rs?.reason !== undefined) group.reason = rs.reason;
+        return group;
+      });
+  }
+
+  runRecord(): RunRecord {
+    const r: RunRecord = { ...this.run };
+    if (this.run.bound) r.bound = { ...this.run.bound };
+    if (this.run.cancelled) r.cancelled = { ...this.run.cancelled };
+    return r;
+  }
+
+  snapshot(): SavedState {
+    const tickets: Record<string, TicketState> = {};
+    for (let i = 0; i < this.states.length; i++) tickets[this.id(i)] = cloneState(this.states[i]!);
+    return { run: this.runRecord(), tickets };
+  }
+
+  drainChanges(): Changes {
+    const out: Changes = {
+      tickets: this.changedTickets.map((i) => this.id(i)),
+      attempts: this.changedAttempts,
+      answers: this.changedAnswers,
+      log: this.changedLog,
+      run: this.runChanged,
+    };
+    if (this.changedTickets.length > 0) {
+      this.changedTickets = [];
+      if (++this.changedEpoch > 0xffff_fff0) {
+        this.changedMark.fill(0);
+        this.changedEpoch = 1;
+      }
+    }
+    this.changedAttempts = [];
+    this.changedAnswers = [];
+    this.changedLog = [];
+    this.runChanged = false;
+    return out;
+  }
+}

@@ -1,0 +1,496 @@
+/**
+ * What each bot command does once it is parsed and allowed (`/answer`, `/retry`, `/cancel`,
+ * `/status`), and the reactions, replies and issue closes it answers with; commands.ts
+ * reads the comment and routes it here.
+ */
+import type { EventResult } from "../core/engine.js";
+import { mdId } from "../report/escape.js";
+import { renderMarkdown } from "../report/markdown.js";
+import { answerFile } from "../tickets/layout.js";
+import { type AdvanceOutcome, advance, readRun } from "./advance.js";
+import type { Command, QuestionMarker } from "./command-parse.js";
+import { workflowFor } from "./decide.js";
+import { findRunsByClaims } from "./dispatch.js";
+import { receiptOf } from "./effects.js";
+import { apiFailure, describeApiError } from "./octokit.js";
+import {
+  alreadyAnswered,
+  answered,
+  answerNeedsTicket,
+  type CancelledRun,
+  COMMENT_MAX,
+  cancelled,
+  engineSaid,
+  failedToApply,
+  feedbackRecorded,
+  notSuspended,
+  type OpenQuestion,
+  parseError,
+  replyBody,
+  retried,
+  statusReply,
+  unknownTicket,
+  who,
+} from "./replies.js";
+import type { RunContext, RunEvent, RunView } from "./run-context.js";
+import { joinRepoPath, statePath } from "./state.js";
+
+export type CommandOutcome =
+  | { kind: "answered"; ticket: string; attempt: number; closedIssue?: number }
+  | { kind: "retried"; ticket: string }
+  | { kind: "cancelled"; tickets: string[]; runs: CancelledRun[] }
+  | { kind: "status" }
+  | { kind: "failed"; command: Command["kind"]; message: string };
+
+type Reaction = "eyes" | "+1" | "confused";
+
+export interface Here {
+  issue: number;
+  commentUrl: string | undefined;
+  /** set when the comment is on a question issue the action opened */
+  question: { issue: number; marker: QuestionMarker } | undefined;
+}
+
+export interface Done {
+  outcome: CommandOutcome;
+  section: string;
+}
+
+export async function runCommand(
+  ctx: RunContext,
+  command: Command,
+  login: string,
+  here: Here,
+): Promise<Done> {
+  try {
+    switch (command.kind) {
+      case "error":
+        return failed(command.kind, parseError(command.command, command.line, command.message));
+      case "answer":
+        return await answerCommand(ctx, command, login, here);
+      case "retry":
+        return await retryCommand(ctx, command, login);
+      case "cancel":
+        return await cancelCommand(ctx, login);
+      case "status":
+        return await statusCommand(ctx);
+      default: {
+        const never: never = command;
+        throw new Error(`unhandled command ${JSON.stringify(never)}`);
+      }
+    }
+  } catch (error) {
+    const message = apiFailure(error)
+      ? describeApiError(error)
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    ctx.log(`/${command.kind === "error" ? command.command : command.kind} failed: ${message}`);
+    return failed(command.kind, failedToApply(message));
+  }
+}
+
+export function failed(command: Command["kind"], section: string): Done {
+  return { outcome: { kind: "failed", command, message: section }, section };
+}
+
+/** The tickets waiting on a question, with their issues where the action opened one. */
+export function openQuestions(
+  frontier: AdvanceOutcome["frontier"],
+  view: Pick<RunView, "questions">,
+): OpenQuestion[] {
+  const out: OpenQuestion[] = [];
+  for (const spec of frontier.specs()) {
+    const s = frontier.state(spec.id);
+    if (s?.status !== "suspended") continue;
+    const q = view.questions[spec.id];
+    out.push(
+      q && q.attempt === s.attempt && !q.closed
+        ? { ticket: spec.id, issue: q.issue_number }
+        : { ticket: spec.id },
+    );
+  }
+  return out;
+}
+
+export function ticketIds(frontier: AdvanceOutcome["frontier"]): string[] {
+  return frontier.specs().map((s) => s.id);
+}
+
+/* ------------------------------------------------------------------------- */
+/* /answer                                                                    */
+/* ------------------------------------------------------------------------- */
+
+async function answerCommand(
+  ctx: RunContext,
+  command: Extract<Command, { kind: "answer" }>,
+  login: string,
+  here: Here,
+): Promise<Done> {
+  let note: { ticket: string; attempt: number; n: number; issue?: number } | undefined;
+  let repeat: { ticket: string; attempt: number } | undefined;
+  const refusals = new Refusals();
+  const rejected = (message: string) => refusals.reject(message);
+  const event: RunEvent = (frontier, now, view) => {
+    note = undefined;
+    repeat = undefined;
+    const ticket = command.ticket ?? here.question?.marker.ticket;
+    if (ticket === undefined) return rejected(answerNeedsTicket(openQuestions(frontier, view)));
+    const s = frontier.state(ticket);
+    if (!s) {
+      const hint = here.question
+        ? ""
+        : " Outside a question issue, `/answer` starts with the ticket: `/answer TICKET TEXT`.";
+      return rejected(unknownTicket(ticket, ticketIds(frontier)) + hint);
+    }
+    // On the ticket's own question issue the answer is to the question that issue
+    // asked; anywhere else, to the ticket's open question.
+    const onItsIssue = here.question?.marker.ticket === ticket;
+    const attempt = onItsIssue ? here.question!.marker.attempt : s.attempt;
+    const prior = s.answers.find((a) => a.attempt === attempt);
+    if (prior && prior.by === login && prior.text === command.text) {
+      // The same comment again (a re-run job, a redelivered event): already recorded.
+      repeat = { ticket, attempt };
+      return { kind: "stale", message: "already recorded" };
+    }
+    if (prior) {
+      return rejected(
+        alreadyAnswered(
+          ticket,
+          attempt,
+          prior.by,
+          { status: s.status, attempt: s.attempt },
+          openQuestions(frontier, view),
+        ),
+      );
+    }
+    if (s.status !== "suspended")
+      return rejected(notSuspended(ticket, s.status, openQuestions(frontier, view)));
+    if (attempt !== s.attempt) {
+      const q = view.questions[ticket];
+      return rejected(
+        `This issue asked the question of ${mdId(ticket)} attempt ${attempt}; ${mdId(ticket)} is now suspended on attempt ${s.attempt}` +
+          `${q && q.attempt === s.attempt ? ` (#${q.issue_number})` : ""}: answer that question with \`/answer ${ticket} TEXT\`.`,
+      );
+    }
+    const result = frontier.answer(ticket, command.text, login, now);
+    if (result.kind !== "ok") return result;
+    const after = frontier.state(ticket)!;
+    const q = view.questions[ticket];
+    note = { ticket, attempt, n: after.answers.at(-1)?.n ?? after.answers.length };
+    if (q && q.attempt === attempt) {
+      view.questions[ticket] = { ...q, closed: true };
+      note.issue = q.issue_number;
+    } else if (onItsIssue) {
+      note.issue = here.question!.issue;
+    }
+    return result;
+  };
+  const outcome = await advance(
+    ctx,
+    event,
+    `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`,
+    {
+      readBase: true,
+      touches: [command.ticket ?? here.question?.marker.ticket].filter(
+        (t): t is string => t !== undefined,
+      ),
+    },
+  );
+  if (repeat) {
+    return {
+      outcome: { kind: "answered", ...repeat },
+      section: `This answer to \`${repeat.ticket}\` (the question of attempt ${repeat.attempt}) was already recorded; nothing changed.`,
+    };
+  }
+  if (outcome.result.kind !== "ok" || !note) return failed("answer", refusals.text(outcome.result));
+  const { ticket, attempt, n, issue } = note;
+  const next = outcome.frontier.state(ticket);
+  const dispatched = outcome.dispatched.find((d) => d.ticket === ticket);
+  const file = joinRepoPath(ctx.dir, answerFile(ticket, n));
+  const runLink = dispatched?.runUrl ?? ctx.links.workflowRun;
+  let section = answered(ticket, attempt, file, {
+    status: next?.status ?? "ready",
+    attempt: next?.attempt ?? attempt,
+  });
+  if (runLink) section += ` [The run](${runLink}).`;
+  // Answered elsewhere: the question issue hears about it and is closed now; answered
+  // on the issue itself, the reply is posted there and the caller closes it after.
+  if (issue !== undefined && issue !== here.issue) {
+    const by = here.commentUrl ? `[answered](${here.commentUrl})` : "answered";
+    await reply(ctx, issue, [`${by} by ${who(login)}. ${section}`]);
+    await closeIssue(ctx, issue);
+  }
+  return {
+    outcome:
+      issue !== undefined
+        ? { kind: "answered", ticket, attempt, closedIssue: issue }
+        : { kind: "answered", ticket, attempt },
+    section,
+  };
+}
+
+/* ------------------------------------------------------------------------- */
+/* /retry                                                                     */
+/* ------------------------------------------------------------------------- */
+
+async function retryCommand(
+  ctx: RunContext,
+  command: Extract<Command, { kind: "retry" }>,
+  login: string,
+): Promise<Done> {
+  const { ticket, feedback } = command;
+  let changed: string[] = [];
+  let ran: string[] = [];
+  let note: number | undefined;
+  const refusals = new Refusals();
+  const event: RunEvent = (frontier, now) => {
+    changed = [];
+    note = undefined;
+    if (!frontier.spec(ticket)) return refusals.reject(unknownTicket(ticket, ticketIds(frontier)));
+    // read before the retry: the dependents that already ran on the result it replaces
+    ran = feedback !== undefined ? frontier.ranDependents(ticket) : [];
+    const result = frontier.retry(ticket, login, now, feedback);
+    if (result.kind === "ok") {
+      changed = result.changed;
+      if (feedback !== undefined) note = frontier.state(ticket)?.answers.at(-1)?.n;
+    }
+    return result;
+  };
+  const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`, {
+    readBase: true,
+    touches: [ticket],
+  });
+  if (outcome.result.kind !== "ok") return failed("retry", refusals.text(outcome.result));
+  const next = outcome.frontier.state(ticket);
+  const reopened = changed.filter((id) => {
+    if (id === ticket) return false;
+    const st = outcome.frontier.state(id)?.status;
+    return st === "pending" || st === "ready" || st === "claimed";
+  });
+  let section = retried(
+    ticket,
+    { status: next?.status ?? "ready", attempt: next?.attempt ?? 0 },
+    reopened,
+  );
+  if (note !== undefined)
+    section += ` ${feedbackRecorded(joinRepoPath(ctx.dir, answerFile(ticket, note)), ran)}`;
+  return { outcome: { kind: "retried", ticket }, section };
+}
+
+/* ------------------------------------------------------------------------- */
+/* /cancel                                                                    */
+/* ------------------------------------------------------------------------- */
+
+interface LiveClaim {
+  ticket: string;
+  attempt: number;
+  claim: string | undefined;
+  runUrl: string | undefined;
+  claimedAt: string | undefined;
+  workflow: string;
+}
+
+async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
+  let live: LiveClaim[] = [];
+  let closed: string[] = [];
+  let questions: number[] = [];
+  const event: RunEvent = (frontier, now, view) => {
+    live = [];
+    closed = [];
+    questions = [];
+    // What is running now, read before the cancel ends it: the claim token finds the
+    // GitHub run when the dispatch did not record its id.
+    for (const id of frontier.claimedIds()) {
+      const s = frontier.state(id)!;
+      const attempt = s.attempts.at(-1);
+      live.push({
+        ticket: id,
+        attempt: s.attempt,
+        claim: s.claim ?? attempt?.claim,
+        runUrl: attempt?.run_url,
+        claimedAt: s.claimed_at ?? attempt?.started_at,
+        workflow: workflowFor(ctx, frontier, id),
+      });
+    }
+    const result = frontier.cancel(login, now);
+    if (result.kind !== "ok") return result;
+    closed = result.changed;
+    for (const [ticket, q] of Object.entries(view.questions)) {
+      if (q.closed) continue;
+      view.questions[ticket] = { ...q, closed: true };
+      if (q.issue_number !== undefined) questions.push(q.issue_number);
+    }
+    return result;
+  };
+  const outcome = await advance(ctx, event, `cancel by ${login}`, { readBase: true });
+  if (outcome.result.kind !== "ok") return failed("cancel", new Refusals().text(outcome.result));
+  // Only after the cancel is committed: a job that settles now is told its attempt is
+  // no longer live, whether or not its run was stopped in time.
+  const runs = await cancelRuns(ctx, live);
+  for (const issue of questions) {
+    await reply(ctx, issue, [
+      `The run was cancelled by ${who(login)}; this question no longer needs an answer.`,
+    ]);
+    await closeIssue(ctx, issue, "not_planned");
+  }
+  const tickets = closed.filter((id) => outcome.frontier.state(id)?.status === "cancelled");
+  return {
+    outcome: { kind: "cancelled", tickets, runs },
+    section: cancelled(login, tickets, runs),
+  };
+}
+
+function runIdOf(url: string | undefined): number | undefined {
+  const m = /\/actions\/runs\/(\d+)/.exec(url ?? "");
+  return m ? Number(m[1]) : undefined;
+}
+
+async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<CancelledRun[]> {
+  const targets: Array<{ ticket: string; id: number; url?: string }> = [];
+  const unknown: LiveClaim[] = [];
+  for (const c of live) {
+    const id = runIdOf(c.runUrl);
+    if (id !== undefined)
+      targets.push({ ticket: c.ticket, id, ...(c.runUrl ? { url: c.runUrl } : {}) });
+    else if (c.claim) unknown.push(c);
+  }
+  // Runs whose id was not recorded: found by the claim token in their run-name, one
+  // listing per workflow, however many tickets were live.
+  const byWorkflow = new Map<string, LiveClaim[]>();
+  for (const c of unknown) byWorkflow.set(c.workflow, [...(byWorkflow.get(c.workflow) ?? []), c]);
+  for (const [workflow, claims] of byWorkflow) {
+    const earliest = Math.min(...claims.map((c) => Date.parse(c.claimedAt ?? "") || Date.now()));
+    const found = await findRunsByClaims(
+      ctx.gh,
+      ctx.repo,
+      workflow,
+      new Set(claims.map((c) => c.claim!)),
+      earliest,
+      {
+        pages: 5,
+        slackMs: 5 * 60_000,
+        openOnly: true,
+        // The run is cancelled in the state either way: a job still running is told,
+        // when it settles, that its attempt is no longer live.
+        onError: (error) =>
+          ctx.log(
+            `could not list the runs of ${workflow} to cancel them: ${describeApiError(error)}`,
+          ),
+      },
+    );
+    for (const c of claims) {
+      const run = found.get(c.claim!);
+      if (run) targets.push({ ticket: c.ticket, id: run.id, url: run.url });
+    }
+  }
+  const out: CancelledRun[] = [];
+  for (const t of targets) {
+    try {
+      await ctx.gh.rest.actions.cancelWorkflowRun({ ...ctx.repo, run_id: t.id });
+      out.push({ ...t, cancelled: true });
+    } catch (error) {
+      // 409: the run had already finished — nothing left to stop.
+      const f = apiFailure(error);
+      const message = f?.status === 409 ? "it had already finished" : describeApiError(error);
+      out.push({ ...t, cancelled: false, message });
+      ctx.log(`could not cancel run ${t.id} of ${t.ticket}: ${message}`);
+    }
+  }
+  return out;
+}
+
+/* ------------------------------------------------------------------------- */
+/* /status                                                                    */
+/* ------------------------------------------------------------------------- */
+
+async function statusCommand(ctx: RunContext): Promise<Done> {
+  // Read-only: the summary of the state at the head of the run's branch, with the run's
+  // own tickets (its base.json, read in the same query: a comment's checkout is the
+  // default branch). Asking for the status commits nothing and dispatches nothing.
+  const run = await readRun(ctx);
+  if (!run)
+    return failed("status", failedToApply(`no ${statePath(ctx.dir)} of a run on ${ctx.branch}`));
+  const outcome = { receipt: receiptOf(ctx, run.frontier, run.settings, ctx.clock()) };
+  const summary = renderMarkdown(outcome.receipt, {
+    marker: "ticket-frontier:status",
+    maxChars: 12_000,
+    ...(ctx.links.htmlReport ? { htmlReportUrl: ctx.links.htmlReport } : {}),
+    ...(ctx.links.workflowRun ? { workflowRunUrl: ctx.links.workflowRun } : {}),
+  });
+  return { outcome: { kind: "status" }, section: statusReply(summary, COMMENT_MAX - 4_000) };
+}
+
+/* ------------------------------------------------------------------------- */
+
+/**
+ * Refusals the bot words itself (markdown, every piece of outside text already
+ * escaped), told apart from the engine's plain-text ones, which are escaped on the way
+ * out.
+ */
+class Refusals {
+  private mine = new Set<string>();
+  reject(message: string): EventResult {
+    this.mine.add(message);
+    return { kind: "rejected", message };
+  }
+  text(result: EventResult): string {
+    if (result.kind === "ok") return "";
+    return this.mine.has(result.message) ? result.message : engineSaid(result.message);
+  }
+}
+
+export async function react(ctx: RunContext, commentId: number, content: Reaction): Promise<void> {
+  try {
+    await ctx.gh.rest.reactions.createForIssueComment({
+      ...ctx.repo,
+      comment_id: commentId,
+      content,
+    });
+  } catch (error) {
+    // A reaction is a courtesy: a failure to add one changes nothing else.
+    ctx.log(`could not react ${content} to comment ${commentId}: ${describeApiError(error)}`);
+  }
+}
+
+export async function comment(
+  ctx: RunContext,
+  issue: number,
+  sections: readonly string[],
+): Promise<void> {
+  await ctx.gh.rest.issues.createComment({
+    ...ctx.repo,
+    issue_number: issue,
+    body: replyBody(sections),
+  });
+}
+
+export async function reply(
+  ctx: RunContext,
+  issue: number,
+  sections: readonly string[],
+): Promise<void> {
+  if (sections.length === 0) return;
+  try {
+    await comment(ctx, issue, sections);
+  } catch (error) {
+    ctx.log(`could not reply on #${issue}: ${describeApiError(error)}`);
+  }
+}
+
+export async function closeIssue(
+  ctx: RunContext,
+  issue: number,
+  reason: "completed" | "not_planned" = "completed",
+): Promise<void> {
+  try {
+    await ctx.gh.rest.issues.update({
+      ...ctx.repo,
+      issue_number: issue,
+      state: "closed",
+      state_reason: reason,
+    });
+  } catch (error) {
+    ctx.log(`could not close question issue #${issue}: ${describeApiError(error)}`);
+  }
+}
