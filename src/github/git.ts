@@ -146,12 +146,22 @@ export async function commitFiles(
       })),
     ],
   });
-  const commit = await gh.rest.git.createCommit({
-    ...repo,
-    message,
-    tree: tree.data.sha,
-    parents: [head.sha],
-  });
+  return commitTree(gh, repo, branch, head.sha, tree.data.sha, message);
+}
+
+/**
+ * A commit of `tree` on `parent`, then the branch moved to it without force (two
+ * writes). `moved`: the branch is no longer at `parent` — re-read and re-apply.
+ */
+export async function commitTree(
+  gh: GitHub,
+  repo: Repo,
+  branch: string,
+  parent: string,
+  tree: string,
+  message: string,
+): Promise<CommitResult> {
+  const commit = await gh.rest.git.createCommit({ ...repo, message, tree, parents: [parent] });
   try {
     await gh.rest.git.updateRef({
       ...repo,
