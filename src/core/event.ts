@@ -59,9 +59,6 @@ export function openRun(run: RunInput): Opened {
 /** An event: one change to the run, decided by the engine's rules. */
 export type Event = (frontier: Frontier, now: number) => EventResult;
 
-/** Nothing but the steps every event takes (a push, the sweep). */
-export const noEvent: Event = () => ({ kind: "ok", changed: [] });
-
 export interface StepOptions {
   now: number;
   /**

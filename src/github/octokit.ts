@@ -25,7 +25,6 @@ export interface ClientOptions {
   fast?: boolean;
   /** called for every rate-limit wait, so the log says why a step paused */
   log?: (message: string) => void;
-  userAgent?: string;
 }
 
 /** Each retry of a secondary rate limit or a primary limit waits as GitHub says. */
@@ -71,7 +70,7 @@ export function createGitHub(options: ClientOptions): GitHub {
   return new FrontierOctokit({
     auth: options.token,
     baseUrl: (options.baseUrl ?? "https://api.github.com").replace(/\/+$/, ""),
-    userAgent: options.userAgent ?? "ticket-frontier",
+    userAgent: "ticket-frontier",
     throttle,
     // 429 is left to the throttling plugin, which waits as `retry-after` says.
     retry: {

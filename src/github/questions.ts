@@ -20,10 +20,10 @@ export interface QuestionIssue {
 }
 
 /** The body of a question issue. The question is quoted as data in a fenced block. */
-export function questionBody(q: QuestionIssue): string {
+function questionBody(q: QuestionIssue, marker: string): string {
   const fence = "`".repeat(Math.max(3, longestRun(q.question, "`") + 1));
   return [
-    questionMarker({ run: q.run, ticket: q.ticket, attempt: q.attempt, branch: q.branch }),
+    marker,
     `Ticket **${q.ticket}** (attempt ${q.attempt}) of the run **${encodeURIComponent(q.run)}** stopped with a question and waits for an answer. Tickets that depend on it wait too.`,
     "",
     "### Question",
@@ -47,13 +47,8 @@ export function questionBody(q: QuestionIssue): string {
 
 export async function openQuestionIssue(gh: GitHub, repo: Repo, q: QuestionIssue): Promise<number> {
   const title = `Question from ${q.ticket}: ${oneLine(q.question, 80)}`;
-  const body = questionBody(q);
-  const marker = questionMarker({
-    run: q.run,
-    ticket: q.ticket,
-    attempt: q.attempt,
-    branch: q.branch,
-  });
+  const marker = questionMarker(q);
+  const body = questionBody(q, marker);
   const find = async () => {
     const open = await gh.rest.issues.listForRepo({
       ...repo,
