@@ -110,17 +110,7 @@ export async function dispatchClaim(
     for (const n of names) session.undeclared.add(n);
     return true;
   };
-  const byClaim = async (): Promise<DispatchResult | undefined> => {
-    const found = await findRunByClaim(
-      gh,
-      repo,
-      session,
-      request.workflow,
-      request.inputs.claim,
-      now,
-    );
-    return found && { kind: "dispatched", runId: found.id, runUrl: found.url };
-  };
+  const byClaim = () => dispatchedByClaim(gh, repo, session, request, now);
   const send = async (): Promise<DispatchResult | "unsupported"> => {
     const details = session.returnRunDetails;
     let answer: { data?: unknown };
@@ -173,22 +163,21 @@ function failed(error: unknown): DispatchResult {
   return { kind: "unknown", message: describeApiError(error) };
 }
 
-/** The workflow run whose run-name carries `claim`, dispatched since `since` (ms). */
-export async function findRunByClaim(
+/** The workflow run whose run-name carries the request's claim, dispatched since `since` (ms). */
+async function dispatchedByClaim(
   gh: GitHub,
   repo: Repo,
   session: DispatchSession,
-  workflow: string,
-  claim: string,
+  request: DispatchRequest,
   since: number,
-): Promise<{ id: number; url: string } | undefined> {
+): Promise<DispatchResult | undefined> {
+  const claim = request.inputs.claim;
   for (let i = 0; i < session.findRunTries; i++) {
     if (i > 0) await session.sleep(session.findRunDelayMs * i);
     try {
-      const found = (await findRunsByClaims(gh, repo, workflow, new Set([claim]), since)).get(
-        claim,
-      );
-      if (found) return found;
+      const runs = await findRunsByClaims(gh, repo, request.workflow, new Set([claim]), since);
+      const found = runs.get(claim);
+      if (found) return { kind: "dispatched", runId: found.id, runUrl: found.url };
     } catch {
       return undefined;
     }

@@ -74,17 +74,19 @@ interface Sent {
 }
 
 /**
- * Optional work GitHub refused or did not answer is left to the next event, said in
- * `deferred`; any other error is a bug of ours and is thrown.
+ * Optional work (`what`) GitHub refused or did not answer is left to the next event, said
+ * in `deferred` ("… (why): `done` by the next event"); any other error is a bug of ours
+ * and is thrown.
  */
 function deferOrThrow(
   ctx: RunContext,
   deferred: string[],
   error: unknown,
-  words: (why: string) => string,
+  what: string,
+  done: string,
 ): void {
   if (!rateLimitOf(error) && !isTransient(error)) throw error;
-  deferred.push(words(describeError(error, ctx.clock())));
+  deferred.push(`${what} (${describeError(error, ctx.clock())}): ${done} by the next event`);
 }
 
 export async function performEffects(
@@ -101,12 +103,7 @@ export async function performEffects(
     try {
       report = await startReport(ctx, last);
     } catch (error) {
-      deferOrThrow(
-        ctx,
-        deferred,
-        error,
-        (why) => `the report comment (${why}): posted by the next event`,
-      );
+      deferOrThrow(ctx, deferred, error, "the report comment", "posted");
     }
   }
   const sent = await sendClaims(ctx, last, sends, dispatched);
@@ -235,12 +232,7 @@ async function openQuestions(
       opened.set(ticket, issue);
       ctx.log(`opened question issue #${issue} for ${ticket}#${q.attempt}`);
     } catch (error) {
-      deferOrThrow(
-        ctx,
-        deferred,
-        error,
-        (why) => `the question issue of ${ticket} (${why}): opened by the next event`,
-      );
+      deferOrThrow(ctx, deferred, error, `the question issue of ${ticket}`, "opened");
     }
   }
   return opened;
@@ -409,12 +401,7 @@ export async function showReport(
       label: "record the report comment posted again",
     };
   } catch (error) {
-    deferOrThrow(
-      ctx,
-      deferred,
-      error,
-      (why) => `the report comment update (${why}): made by the next event`,
-    );
+    deferOrThrow(ctx, deferred, error, "the report comment update", "made");
     return undefined;
   }
 }

@@ -105,11 +105,7 @@ export function apiFailure(error: unknown): ApiFailure | undefined {
   };
   // A GraphQL answer with errors (HTTP 200): GraphqlResponseError carries them
   const dataErrors = (e.response?.data as { errors?: unknown } | undefined)?.errors;
-  const gqlErrors = Array.isArray(e.errors)
-    ? e.errors
-    : Array.isArray(dataErrors)
-      ? (dataErrors as unknown[])
-      : undefined;
+  const gqlErrors = [e.errors, dataErrors].find(Array.isArray);
   if (typeof e.status !== "number" && gqlErrors) {
     const list = gqlErrors as Array<{ type?: unknown; message?: unknown }>;
     return {
@@ -155,11 +151,8 @@ export function isUnclear(error: unknown): boolean {
   const f = apiFailure(error);
   if (f) return f.status >= 500 || (f.status === 200 && UNCLEAR_GRAPHQL.test(f.message));
   if (!(error instanceof Error)) return false;
-  const code = String(
-    (error as { code?: unknown; cause?: { code?: unknown } }).code ??
-      (error as { cause?: { code?: unknown } }).cause?.code ??
-      "",
-  );
+  const e = error as Error & { code?: unknown; cause?: { code?: unknown } };
+  const code = String(e.code ?? e.cause?.code ?? "");
   return (
     error.name === "AbortError" ||
     /^(ECONNRESET|ETIMEDOUT|ECONNREFUSED|EPIPE|EAI_AGAIN|UND_ERR_)/.test(code) ||
