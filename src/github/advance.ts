@@ -17,10 +17,15 @@
 import type { EventResult, Frontier } from "../core/engine.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { graphqlStore } from "./branch.js";
-import type { JobChanges } from "./changes.js";
 import { openBranchRun } from "./decide.js";
 import { type Dispatched, performEffects, receiptOf, renderReport, showReport } from "./effects.js";
-import { type Recorded, readWithFallback, recordEvent, runPaths } from "./record.js";
+import {
+  type Recorded,
+  type RecordOptions,
+  readWithFallback,
+  recordEvent,
+  runPaths,
+} from "./record.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import { runSource } from "./source.js";
 import { type GitHubState, stateOfRead } from "./state.js";
@@ -48,7 +53,7 @@ export interface AdvanceOutcome {
   complete: boolean;
 }
 
-export interface AdvanceOptions {
+export interface AdvanceOptions extends Pick<RecordOptions, "fresh" | "touches" | "changes"> {
   /**
    * Whether this event may start a run when the branch has none (default true: push,
    * workflow_dispatch, the bot). A settle, a dead job or the sweep on a branch without a
@@ -60,12 +65,6 @@ export interface AdvanceOptions {
    * is seldom the run's base), instead of a second query when it turns out to be needed.
    */
   readBase?: boolean;
-  /** archive the branch's run first, as `frontier reset` does, and start a new one */
-  fresh?: boolean;
-  /** the tickets whose history the event changes: their shards are read with the state */
-  touches?: readonly string[];
-  /** a job's changes the event may integrate (a settle) */
-  changes?: JobChanges;
 }
 
 /** Run one event to completion: record it by compare-and-swap, then dispatch and report. */
@@ -85,13 +84,11 @@ export async function advance(
   const integrated = first.commit
     ? first.state.unnamed?.find((u) => u.seq === first.state.seq)
     : undefined;
-  if (integrated && first.commit) {
-    const a = receipt.tickets
-      .find((t) => t.id === integrated.ticket)
-      ?.attempts.find((x) => x.n === integrated.attempt);
-    if (a?.changes && a.changes.commit === undefined)
-      a.changes = { ...a.changes, commit: first.commit };
-  }
+  const a = receipt.tickets
+    .find((t) => t.id === integrated?.ticket)
+    ?.attempts.find((x) => x.n === integrated?.attempt);
+  if (a?.changes && a.changes.commit === undefined)
+    a.changes = { ...a.changes, commit: first.commit };
   // a report needs every ticket's record: an event that read part of it writes none (a due
   // refresh always reads everything)
   const markdown = last.partial ? undefined : renderReport(ctx, receipt, last.state.seq);
