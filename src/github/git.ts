@@ -110,22 +110,16 @@ export async function commitFiles(
 ): Promise<CommitResult> {
   // a tree entry's `content` is text: bytes that are not UTF-8 go up as a blob first
   const written = await Promise.all(
-    files.map(async (f) =>
-      typeof f.content === "string" || isUtf8(f.content)
-        ? {
-            path: f.path,
-            mode: "100644" as const,
-            type: "blob" as const,
-            content:
-              typeof f.content === "string" ? f.content : Buffer.from(f.content).toString("utf8"),
-          }
-        : {
-            path: f.path,
-            mode: "100644" as const,
-            type: "blob" as const,
-            sha: await uploadBlob(gh, repo, f.content),
-          },
-    ),
+    files.map(async (f) => ({
+      path: f.path,
+      mode: "100644" as const,
+      type: "blob" as const,
+      ...(typeof f.content === "string"
+        ? { content: f.content }
+        : isUtf8(f.content)
+          ? { content: Buffer.from(f.content).toString("utf8") }
+          : { sha: await uploadBlob(gh, repo, f.content) }),
+    })),
   );
   const tree = await gh.rest.git.createTree({
     ...repo,
