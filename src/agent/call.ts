@@ -5,11 +5,18 @@
  * the ticket's bound. Every way it can go wrong ends in an outcome whose reason says
  * what to change; nothing here throws.
  */
-import { formatDuration } from "../core/bound.js";
 import type { AgentConfig } from "./config.js";
-import { type AgentOutcome, chatRequest, excerpt, readCompletion, usageOf } from "./protocol.js";
+import {
+  type Ask,
+  chatRequest,
+  excerpt,
+  type ModelOutcome,
+  readCompletion,
+  usageOf,
+} from "./protocol.js";
 import {
   isTransient,
+  noAnswer,
   rateLimit,
   rateLimitReason,
   refusalReason,
@@ -83,168 +90,150 @@ export function budgetOf(
   return { deadline: end - Math.min(5000, boundMs / 5), bounded: true, boundText };
 }
 
-export interface CallResult {
-  outcome: AgentOutcome;
-  /** requests sent (each retry counts) */
-  requests: number;
-  /** time spent waiting on rate limits and back-offs */
-  waitedMs: number;
-}
-
-/** Network errors worth a second try; the rest (refused, no such host) are configuration. */
-const TRANSIENT_NETWORK = new Set([
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EAI_AGAIN",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
-]);
-
-function networkCode(error: unknown): string {
-  const e = error as {
-    cause?: { code?: unknown; message?: unknown };
-    code?: unknown;
-    message?: unknown;
-  };
-  const code = e?.cause?.code ?? e?.code;
-  if (typeof code === "string") return code;
-  const message = e?.cause?.message ?? e?.message;
-  return typeof message === "string" ? excerpt(message, 120) : String(error);
-}
-
-const NETWORK_WORDS: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ENOTFOUND: "no such host",
-  EAI_AGAIN: "the host's name could not be looked up",
-  ECONNRESET: "the connection was reset",
-  ETIMEDOUT: "the connection timed out",
-  CERT_HAS_EXPIRED: "its certificate has expired",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its certificate could not be verified",
+/** Network errors in words; `again`: worth a second try (the rest are configuration). */
+const NETWORK: Record<string, { words?: string; again?: true }> = {
+  ECONNREFUSED: { words: "connection refused" },
+  ENOTFOUND: { words: "no such host" },
+  EAI_AGAIN: { words: "the host's name could not be looked up", again: true },
+  ECONNRESET: { words: "the connection was reset", again: true },
+  ETIMEDOUT: { words: "the connection timed out", again: true },
+  EPIPE: { again: true },
+  UND_ERR_SOCKET: { again: true },
+  UND_ERR_CLOSED: { again: true },
+  CERT_HAS_EXPIRED: { words: "its certificate has expired" },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { words: "its certificate could not be verified" },
 };
 
+/** An error's `code` (ENOENT, ECONNREFUSED, …), when it has one. */
+export const codeOf = (e: unknown): string | undefined =>
+  typeof e === "object" && e !== null && "code" in e && typeof e.code === "string"
+    ? e.code
+    : undefined;
+
+/** What a request came to: the endpoint's answer (its text undefined past MAX_ANSWER_BYTES), or why there is none. */
+type Sent =
+  | { kind: "answer"; status: number; headers: Headers; text: string | undefined }
+  | { kind: "timeout" }
+  | { kind: "network"; code: string };
+
+async function post(config: AgentConfig, body: unknown, ms: number, deps: CallDeps): Promise<Sent> {
+  try {
+    const res = await deps.fetch(config.url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${config.key}`,
+        "content-type": "application/json",
+        accept: "application/json",
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(ms),
+    });
+    return {
+      kind: "answer",
+      status: res.status,
+      headers: res.headers,
+      text: await boundedText(res),
+    };
+  } catch (error) {
+    if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
+      return { kind: "timeout" };
+    const cause = error instanceof Error ? error.cause : undefined;
+    const said = cause instanceof Error ? cause : error instanceof Error ? error : undefined;
+    const code = codeOf(cause) ?? codeOf(error) ?? excerpt(said?.message ?? String(error), 120);
+    return { kind: "network", code };
+  }
+}
+
+/** A 2xx answer as the ticket's outcome, with the completion's usage. */
+function answered(config: AgentConfig, status: number, text: string): ModelOutcome {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return {
+      status: "failed",
+      reason: `${config.endpoint} answered ${status} with something that is not JSON (it began "${excerpt(text, 80)}"): check that --endpoint is the base URL of an OpenAI-compatible API`,
+    };
+  }
+  const outcome = readCompletion(body);
+  const usage = usageOf(body);
+  return usage === undefined ? outcome : { ...outcome, usage };
+}
+
+/** The attempt's outcome: one request, asked again only as the module's comment says. */
 export async function callModel(
   config: AgentConfig,
   context: string,
+  ask: Ask,
   budget: Budget,
   deps: CallDeps,
-): Promise<CallResult> {
+): Promise<ModelOutcome> {
   let structured = true;
+  let tokensKey: Ask["tokensKey"] = "max_tokens";
   let transient = 0;
   let requests = 0;
-  let waitedMs = 0;
   // whatever an endpoint echoes back, the key is never written into a reason
   // (a key too short to be a real one would only garble the words)
   const redact = (text: string) =>
     config.key.length >= 8 ? text.split(config.key).join("***") : text;
-  const done = (outcome: AgentOutcome): CallResult => ({
-    outcome:
-      outcome.reason === undefined ? outcome : { ...outcome, reason: redact(outcome.reason) },
-    requests,
-    waitedMs,
-  });
+  const done = (o: ModelOutcome) =>
+    o.reason === undefined ? o : { ...o, reason: redact(o.reason) };
   const failed = (reason: string) => done({ status: "failed", reason });
-  const timedOut = () =>
-    failed(
-      `timeout: no answer from ${config.endpoint} (model ${config.model}) within ${
-        budget.bounded
-          ? `the ticket's bound (${budget.boundText})`
-          : `${formatDuration(UNBOUNDED_MS)} (the ticket has no duration bound)`
-      } — raise the bound, or choose a faster model`,
-    );
   /** waits `ms` if the bound leaves room for a request after it */
   const waitFits = async (ms: number): Promise<boolean> => {
     if (deps.now() + ms + MIN_REQUEST_MS > budget.deadline) return false;
     await deps.sleep(ms);
-    waitedMs += ms;
     return true;
   };
   const backoff = () => 1000 * 2 ** transient;
+  /** another try after a back-off, when a transient failure has tries left and the bound room */
+  const again = async (): Promise<boolean> => {
+    if (transient >= TRANSIENT_TRIES || !(await waitFits(backoff()))) return false;
+    transient++;
+    return true;
+  };
 
   for (;;) {
-    if (requests >= MAX_REQUESTS) {
-      return failed(
-        `${config.endpoint} kept asking to try again (${requests} requests for model ${config.model}): retry the ticket later`,
-      );
-    }
+    if (requests >= MAX_REQUESTS) return failed(noAnswer.tooMany(config, requests));
     const left = budget.deadline - deps.now();
-    if (left <= 0) return timedOut();
     requests++;
-    let status: number;
-    let headers: Headers;
-    let text: string | undefined;
-    try {
-      const res = await deps.fetch(config.url, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${config.key}`,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body: JSON.stringify(chatRequest(config.model, context, structured)),
-        signal: AbortSignal.timeout(left),
-      });
-      status = res.status;
-      headers = res.headers;
-      text = await boundedText(res);
-    } catch (error) {
-      const name = (error as { name?: unknown })?.name;
-      if (name === "TimeoutError" || name === "AbortError") return timedOut();
-      const code = networkCode(error);
-      if (
-        TRANSIENT_NETWORK.has(code) &&
-        transient < TRANSIENT_TRIES &&
-        (await waitFits(backoff()))
-      ) {
-        transient++;
-        continue;
-      }
-      return failed(
-        `could not reach ${config.endpoint} (${NETWORK_WORDS[code] ? `${code}: ${NETWORK_WORDS[code]}` : code}): check the endpoint's URL (--endpoint, or model_endpoint in frontier.yml) and that this machine can reach it`,
-      );
+    const request = chatRequest(config.model, context, structured, { ...ask, tokensKey });
+    const sent =
+      left <= 0 ? ({ kind: "timeout" } as const) : await post(config, request, left, deps);
+    if (sent.kind === "timeout") return failed(noAnswer.timeout(config, budget, UNBOUNDED_MS));
+    if (sent.kind === "network") {
+      const known = NETWORK[sent.code];
+      if (known?.again && (await again())) continue;
+      return failed(noAnswer.unreachable(config, sent.code, known?.words));
     }
-
-    if (text === undefined) {
-      return failed(
-        `${config.endpoint} answered ${status} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: check that --endpoint is the base URL of an OpenAI-compatible API`,
-      );
-    }
-    if (status >= 200 && status < 300) {
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        return failed(
-          `${config.endpoint} answered ${status} with something that is not JSON (it began "${excerpt(text, 80)}"): check that --endpoint is the base URL of an OpenAI-compatible API`,
-        );
-      }
-      const outcome = readCompletion(body);
-      const usage = usageOf(body);
-      return done(usage === undefined ? outcome : { ...outcome, usage });
-    }
+    const { status, text } = sent;
+    if (text === undefined) return failed(noAnswer.tooLarge(config, status, MAX_ANSWER_BYTES));
+    if (status >= 200 && status < 300) return done(answered(config, status, text));
     if (status === 429) {
-      const limit = rateLimit(headers, text, deps.now());
+      const limit = rateLimit(sent.headers, text, deps.now());
       if (await waitFits(limit.waitMs ?? backoff())) {
         if (limit.waitMs === undefined) transient++;
         continue;
       }
       return failed(
-        rateLimitReason(limit, config, {
-          boundText: budget.boundText,
-          leftMs: budget.deadline - deps.now(),
-          bounded: budget.bounded,
-        }),
+        rateLimitReason(limit, config, { ...budget, leftMs: budget.deadline - deps.now() }),
       );
+    }
+    if (
+      ask.maxTokens !== undefined &&
+      tokensKey === "max_tokens" &&
+      /max_completion_tokens/.test(text)
+    ) {
+      // a model that takes only the newer name for the output cap (OpenAI's reasoning models)
+      tokensKey = "max_completion_tokens";
+      continue;
     }
     if (structured && refusesSchemaFormat(status, text)) {
       // the same request, with the shape in the instructions only: one answer still
       structured = false;
       continue;
     }
-    if (isTransient(status) && transient < TRANSIENT_TRIES && (await waitFits(backoff()))) {
-      transient++;
-      continue;
-    }
+    if (isTransient(status) && (await again())) continue;
     return failed(refusalReason(status, text, config));
   }
 }

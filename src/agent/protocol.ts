@@ -46,11 +46,38 @@ export const OUTCOME_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export const SYSTEM_PROMPT = `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
+/** A coding ticket's answer: the outcome, and the whole files it writes and deletes. */
+export const CODING_SCHEMA = {
+  ...OUTCOME_SCHEMA,
+  properties: {
+    ...OUTCOME_SCHEMA.properties,
+    writes: {
+      type: ["array", "null"],
+      description: "files to write, each whole: repository-relative path and its full new text",
+      items: {
+        type: "object",
+        properties: { path: { type: "string" }, content: { type: "string" } },
+        required: ["path", "content"],
+        additionalProperties: false,
+      },
+    },
+    deletes: {
+      type: ["array", "null"],
+      description: "repository-relative paths of files to delete",
+      items: { type: "string" },
+    },
+  },
+  required: [...OUTCOME_SCHEMA.required, "writes", "deletes"],
+} as const;
 
-You have no tools and no access to files, the network or the repository: work only from the context. Do the task and report its outcome as one JSON object, with no other text:
+/** The instructions; a coding ticket's say how to change files and add them to the shape. */
+const systemPrompt = (
+  coding: boolean,
+) => `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
 
-{"status": "complete" | "empty" | "failed" | "suspended", "result": string | null, "question": string | null, "reason": string | null}
+${coding ? CODING_PROMPT : "You have no tools and no access to files, the network or the repository: work only from the context."} Do the task and report its outcome as one JSON object, with no other text:
+
+{"status": "complete" | "empty" | "failed" | "suspended", "result": string | null, "question": string | null, "reason": string | null${coding ? ', "writes": [{"path": string, "content": string}] | null, "deletes": [string] | null' : ""}}
 
 - "complete": the task is done; "result" is the work itself (markdown), complete enough for the tickets that depend on this one.
 - "empty": the task ran and there is nothing to report; "result" is null.
@@ -59,35 +86,55 @@ You have no tools and no access to files, the network or the repository: work on
 
 Fields that do not apply are null.`;
 
-export interface ChatRequest {
-  model: string;
-  messages: Array<{ role: "system" | "user"; content: string }>;
-  response_format?: {
-    type: "json_schema";
-    json_schema: { name: string; strict: true; schema: typeof OUTCOME_SCHEMA };
-  };
+/** What a coding ticket's instructions say instead of "you have no tools". */
+const CODING_PROMPT = `You change files by answering with them: the user message ends with the ticket's write scope and the current text of the files in it. Put in "writes" each file you change, whole, as it should be after your change, and in "deletes" the files to remove, each path relative to the repository's top; both null when you change nothing. Write only inside the write scope: a path outside it fails the ticket. Say in "result" what you changed and why.`;
+
+/** What one attempt asks: a coding ticket's answer carries files; at most `maxTokens` of output. */
+export interface Ask {
+  coding: boolean;
+  maxTokens?: number;
+  /** the endpoint's name for the output cap (`max_completion_tokens` where `max_tokens` is refused) */
+  tokensKey?: "max_tokens" | "max_completion_tokens";
 }
 
 /** The request of one attempt; `structured`: with the JSON schema response format. */
-export function chatRequest(model: string, context: string, structured: boolean): ChatRequest {
-  const body: ChatRequest = {
+export function chatRequest(
+  model: string,
+  context: string,
+  structured: boolean,
+  ask: Ask = { coding: false },
+): Record<string, unknown> {
+  return {
     model,
     messages: [
-      { role: "system", content: SYSTEM_PROMPT },
+      { role: "system", content: systemPrompt(ask.coding) },
       { role: "user", content: context },
     ],
+    ...(ask.maxTokens !== undefined && { [ask.tokensKey ?? "max_tokens"]: ask.maxTokens }),
+    ...(structured && {
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "ticket_outcome",
+          strict: true,
+          schema: ask.coding ? CODING_SCHEMA : OUTCOME_SCHEMA,
+        },
+      },
+    }),
   };
-  if (structured) {
-    body.response_format = {
-      type: "json_schema",
-      json_schema: { name: "ticket_outcome", strict: true, schema: OUTCOME_SCHEMA },
-    };
-  }
-  return body;
 }
 
 /** The outcome the agent reports: the outcome file's shape (core/outcome.ts). */
 export type AgentOutcome = OutcomeFile;
+
+/** Whole-file writes and deletions a coding ticket's model asked for (repository-relative). */
+export interface Edits {
+  writes: Array<{ path: string; content: string }>;
+  deletes: string[];
+}
+
+/** The model's outcome, with the edits it asked for (applied by edits.ts, never written out). */
+export type ModelOutcome = AgentOutcome & { edits?: Edits };
 
 const failed = (reason: string): AgentOutcome => ({ status: "failed", reason });
 
@@ -103,19 +150,24 @@ export function usageOf(body: unknown): Record<string, number> | undefined {
   if (u === null || typeof u !== "object") return undefined;
   const count = (v: unknown) =>
     typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
-  const prompt = count(u.prompt_tokens);
-  const completion = count(u.completion_tokens);
+  const counts: Record<string, number> = {};
+  for (const key of ["prompt_tokens", "completion_tokens"] as const) {
+    const v = count(u[key]);
+    if (v !== undefined) counts[key] = v;
+  }
+  const parts = Object.values(counts);
   const total =
-    count(u.total_tokens) ??
-    (prompt !== undefined || completion !== undefined
-      ? (prompt ?? 0) + (completion ?? 0)
-      : undefined);
-  if (total === undefined) return undefined;
-  const usage: Record<string, number> = { tokens: total };
-  if (prompt !== undefined) usage.prompt_tokens = prompt;
-  if (completion !== undefined) usage.completion_tokens = completion;
-  return usage;
+    count(u.total_tokens) ?? (parts.length > 0 ? parts.reduce((a, b) => a + b) : undefined);
+  return total === undefined ? undefined : { tokens: total, ...counts };
 }
+
+/** Answers the model did not finish, by their finish_reason. */
+const STOPPED: Record<string, string> = {
+  length:
+    "the model's answer was cut off at its output limit (finish_reason: length): split the ticket into smaller ones, or choose a model with a larger output (or raise the run's usage bound, when it is nearly spent)",
+  content_filter:
+    "the endpoint's content filter stopped the model's answer (finish_reason: content_filter): reword the ticket",
+};
 
 /** What to change when a model will not keep to the shape. */
 const KEEP_TO_SHAPE =
@@ -125,7 +177,7 @@ const KEEP_TO_SHAPE =
  * The outcome of a chat completion's body (already parsed as JSON), or a failure that
  * says what was wrong with it. Usage is the caller's to add.
  */
-export function readCompletion(body: unknown): AgentOutcome {
+export function readCompletion(body: unknown): ModelOutcome {
   const choice = (body as { choices?: unknown[] } | null)?.choices?.[0] as
     | {
         finish_reason?: unknown;
@@ -143,16 +195,8 @@ export function readCompletion(body: unknown): AgentOutcome {
       `the model refused the task: "${excerpt(message.refusal, 300)}" — reword the ticket, or choose another model`,
     );
   }
-  if (choice.finish_reason === "length") {
-    return failed(
-      "the model's answer was cut off at its output limit (finish_reason: length): split the ticket into smaller ones, or choose a model with a larger output",
-    );
-  }
-  if (choice.finish_reason === "content_filter") {
-    return failed(
-      "the endpoint's content filter stopped the model's answer (finish_reason: content_filter): reword the ticket",
-    );
-  }
+  const stopped = STOPPED[String(choice.finish_reason)];
+  if (stopped !== undefined) return failed(stopped);
   const content = message.content;
   if (typeof content !== "string" || content.trim() === "") {
     return failed(`the model's answer is empty, not an outcome: ${KEEP_TO_SHAPE}`);
@@ -161,7 +205,7 @@ export function readCompletion(body: unknown): AgentOutcome {
 }
 
 /** The model's text as an outcome: one JSON object of the shape, else a failure. */
-export function readAnswer(content: string): AgentOutcome {
+export function readAnswer(content: string): ModelOutcome {
   // a model without the schema format may still fence its JSON
   const text = content
     .trim()
@@ -193,11 +237,34 @@ export function readAnswer(content: string): AgentOutcome {
       );
     }
   }
+  const edits = editsOf(o.writes, o.deletes);
+  if (typeof edits === "string") return failed(`the model's answer has ${edits}: ${KEEP_TO_SHAPE}`);
+  const outcome = outcomeOf(o, o.status as (typeof MODEL_STATUSES)[number]);
+  return edits === undefined || outcome.status !== "complete" ? outcome : { ...outcome, edits };
+}
+
+/** The edits of an answer; undefined for none; a string says what is wrong with them. */
+function editsOf(writes: unknown, deletes: unknown): Edits | undefined | string {
+  const w = writes ?? [];
+  const d = deletes ?? [];
+  if (
+    !Array.isArray(w) ||
+    !w.every((x) => typeof x?.path === "string" && typeof x?.content === "string")
+  )
+    return "writes that are not a list of {path, content}";
+  if (!Array.isArray(d) || !d.every((x) => typeof x === "string"))
+    return "deletes that are not a list of paths";
+  return w.length + d.length === 0 ? undefined : { writes: w, deletes: d };
+}
+
+function outcomeOf(
+  o: Record<string, unknown>,
+  status: (typeof MODEL_STATUSES)[number],
+): AgentOutcome {
   const given = (field: "result" | "question" | "reason") => {
     const v = o[field];
     return typeof v === "string" && v.trim() !== "" ? v : undefined;
   };
-  const status = o.status as (typeof MODEL_STATUSES)[number];
   switch (status) {
     case "complete": {
       const result = given("result");

@@ -26,12 +26,6 @@ export function endpointMessage(bodyText: string): string {
   return excerpt(bodyText, 300);
 }
 
-/** "403 Forbidden: <message>" — what the endpoint said, shortly. */
-function said(status: number, bodyText: string): string {
-  const message = endpointMessage(bodyText);
-  return message === "" ? `${status}` : `${status}: ${message}`;
-}
-
 /**
  * Whether a 400 refuses the JSON schema response format (some models and endpoints do):
  * then the same request goes again with the shape in the instructions only.
@@ -48,9 +42,27 @@ export function isTransient(status: number): boolean {
   return status === 408 || status === 409 || status >= 500;
 }
 
+/** Why an attempt has no answer to read, in words that say what to change. */
+export const noAnswer = {
+  timeout: (c: AgentConfig, b: { bounded: boolean; boundText: string }, unboundedMs: number) =>
+    `timeout: no answer from ${c.endpoint} (model ${c.model}) within ${
+      b.bounded
+        ? `the ticket's bound (${b.boundText})`
+        : `${formatDuration(unboundedMs)} (the ticket has no duration bound)`
+    } — raise the bound, or choose a faster model`,
+  unreachable: (c: AgentConfig, code: string, words: string | undefined) =>
+    `could not reach ${c.endpoint} (${words ? `${code}: ${words}` : code}): check the endpoint's URL (--endpoint, or model_endpoint in frontier.yml) and that this machine can reach it`,
+  tooLarge: (c: AgentConfig, status: number, max: number) =>
+    `${c.endpoint} answered ${status} with more than ${max / 1024 / 1024} MiB: check that --endpoint is the base URL of an OpenAI-compatible API`,
+  tooMany: (c: AgentConfig, requests: number) =>
+    `${c.endpoint} kept asking to try again (${requests} requests for model ${c.model}): retry the ticket later`,
+};
+
 /** The reason a refusal fails the attempt with (not for 429: see rateLimit). */
 export function refusalReason(status: number, bodyText: string, c: AgentConfig): string {
-  const what = said(status, bodyText);
+  // "403: <message>": what the endpoint said, shortly
+  const message = endpointMessage(bodyText);
+  const what = message === "" ? `${status}` : `${status}: ${message}`;
   if (status === 401 || status === 403) {
     if (c.githubModels) {
       return `GitHub Models refused the token in $${c.keyEnv} (${what}): on GitHub the orch-task workflow needs \`permissions: models: read\` (and GitHub Models allowed for the repository's owner); locally, use a token that may use GitHub Models — a fine-grained token with the Models: read permission, or \`gh auth token\``;

@@ -12,12 +12,14 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { parseDuration } from "../core/bound.js";
+import { parseRunBound } from "../core/executor.js";
 import { EXIT_SUSPEND } from "../core/settle.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { formatProblem } from "../tickets/problems.js";
 import { loadSettings } from "../tickets/settings-load.js";
-import { budgetOf, type CallDeps, callModel } from "./call.js";
+import { budgetOf, type CallDeps, callModel, codeOf } from "./call.js";
 import { type AgentConfig, type AgentFlags, resolveConfig } from "./config.js";
+import { applyEdits, scopeFiles, workspaceRoot } from "./edits.js";
 import type { AgentOutcome } from "./protocol.js";
 
 export interface AgentIo {
@@ -26,6 +28,8 @@ export interface AgentIo {
   stdin?: (NodeJS.ReadableStream & { isTTY?: boolean }) | undefined;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** where the agent runs (the workspace a coding ticket edits); default the process's */
+  cwd?: string;
 }
 
 export interface AgentRun {
@@ -53,8 +57,7 @@ export async function runAgent(
   io: AgentIo,
   options: { startedAt: number; deps?: CallDeps },
 ): Promise<AgentRun> {
-  const env = io.env;
-  const outcomeFile = env.FRONTIER_OUTCOME_FILE || undefined;
+  const outcomeFile = io.env.FRONTIER_OUTCOME_FILE || undefined;
   const context = await readContextText(io);
   if (context.kind === "none") {
     io.stderr.write(
@@ -62,34 +65,19 @@ export async function runAgent(
     );
     return { code: EXIT.usage, summary: "no context" };
   }
-
-  const decided = await decide(flags, env, context);
-  let outcome: AgentOutcome;
-  let config: AgentConfig | undefined;
-  if (decided.kind === "bad") outcome = { status: "failed", reason: decided.reason };
-  else {
-    config = decided.config;
-    const called = await callModel(
-      config,
-      decided.text,
-      budgetOf(
-        parseDuration(env.FRONTIER_BOUND ?? ""),
-        env.FRONTIER_BOUND ?? "",
-        options.startedAt,
-        env.FRONTIER_DEADLINE,
-      ),
-      options.deps ?? defaultDeps,
-    );
-    outcome = called.outcome;
-  }
-  const summary = summarize(config, outcome);
+  const decided = await decide(flags, io.env, context);
+  const outcome =
+    decided.kind === "bad"
+      ? ({ status: "failed", reason: decided.reason } as const)
+      : await attempt(decided, io, options);
+  const summary = summarize(decided.kind === "ok" ? decided.config : undefined, outcome);
 
   if (outcomeFile !== undefined) {
     try {
       await writeFile(outcomeFile, `${JSON.stringify(outcome)}\n`);
     } catch (error) {
       io.stderr.write(
-        `error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${(error as Error).message}\n`,
+        `error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${error instanceof Error ? error.message : String(error)}\n`,
       );
       return { code: EXIT.failed, outcome, summary };
     }
@@ -112,6 +100,45 @@ export async function runAgent(
   }
 }
 
+/**
+ * The model's outcome for a decided call: none when the run's usage bound has no tokens
+ * left; a coding ticket's request with the files of its scope, and its answer's edits applied.
+ */
+async function attempt(
+  decided: Extract<Decided, { kind: "ok" }>,
+  io: AgentIo,
+  options: { startedAt: number; deps?: CallDeps },
+): Promise<AgentOutcome> {
+  const env = io.env;
+  // the output a request may ask for: what the run's usage bound has left of its tokens
+  const left = parseRunBound(env.FRONTIER_RUN_BOUND);
+  const tokensLeft = left.kind === "ok" ? left.bound.usage?.tokens : undefined;
+  if (tokensLeft !== undefined && tokensLeft < 1) {
+    return {
+      status: "limited",
+      reason: `the run's usage bound has no tokens left ($FRONTIER_RUN_BOUND: ${env.FRONTIER_RUN_BOUND}), so no request was sent — raise the run's bound (bound: {usage: {tokens: N}})`,
+    };
+  }
+  const root = decided.scope.length > 0 ? await workspaceRoot(io.cwd ?? process.cwd()) : undefined;
+  const called = await callModel(
+    decided.config,
+    root === undefined ? decided.text : decided.text + (await scopeFiles(root, decided.scope)),
+    {
+      coding: root !== undefined,
+      ...(tokensLeft !== undefined && { maxTokens: Math.floor(tokensLeft) }),
+    },
+    budgetOf(
+      parseDuration(env.FRONTIER_BOUND ?? ""),
+      env.FRONTIER_BOUND ?? "",
+      options.startedAt,
+      env.FRONTIER_DEADLINE,
+    ),
+    options.deps ?? defaultDeps,
+  );
+  const { edits, ...plain } = called;
+  return root === undefined ? plain : applyEdits(root, called);
+}
+
 type Context = { kind: "none" } | { kind: "text"; text: string } | { kind: "bad"; reason: string };
 
 async function readContextText(io: AgentIo): Promise<Context> {
@@ -120,9 +147,10 @@ async function readContextText(io: AgentIo): Promise<Context> {
     try {
       return { kind: "text", text: await readFile(file, "utf8") };
     } catch (error) {
+      const why = error instanceof Error ? (codeOf(error) ?? error.message) : String(error);
       return {
         kind: "bad",
-        reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${why}`,
       };
     }
   }
@@ -134,7 +162,9 @@ async function readContextText(io: AgentIo): Promise<Context> {
   return text.trim() === "" ? { kind: "none" } : { kind: "text", text };
 }
 
-type Decided = { kind: "ok"; config: AgentConfig; text: string } | { kind: "bad"; reason: string };
+type Decided =
+  | { kind: "ok"; config: AgentConfig; text: string; scope: readonly string[] }
+  | { kind: "bad"; reason: string };
 
 /** The context, the settings of the ticket directory and the ticket's model: which call to make. */
 async function decide(
@@ -156,19 +186,24 @@ async function decide(
     }
     settings = loaded.settings;
   }
-  const ticketModel = await ticketModelOf(env.FRONTIER_TICKET_FILE);
+  const ticket = await ticketOf(env.FRONTIER_TICKET_FILE);
   const resolved = resolveConfig({
     flags,
     settings,
     env,
-    ...(ticketModel !== undefined && { ticketModel }),
+    ...(ticket?.model !== undefined && { ticketModel: ticket.model }),
   });
   if (resolved.kind === "bad") return resolved;
-  return { kind: "ok", config: resolved.config, text: context.text };
+  return {
+    kind: "ok",
+    config: resolved.config,
+    text: context.text,
+    scope: ticket?.writeScope ?? [],
+  };
 }
 
-/** The ticket's `model:`, when its file is there and says one. */
-async function ticketModelOf(file: string | undefined): Promise<string | undefined> {
+/** The ticket's `model:` and `write_scope`, when its file is there. */
+async function ticketOf(file: string | undefined) {
   if (!file) return undefined;
   let text: string;
   try {
@@ -181,7 +216,7 @@ async function ticketModelOf(file: string | undefined): Promise<string | undefin
   const parsed =
     parseTicketQuick(text, basename(file), 0) ??
     (await import("../tickets/parse.js")).parseTicket(text, basename(file), 0);
-  return parsed.kind === "ok" ? parsed.spec.model : undefined;
+  return parsed.kind === "ok" ? parsed.spec : undefined;
 }
 
 function summarize(config: AgentConfig | undefined, outcome: AgentOutcome): string {

@@ -255,6 +255,7 @@ export async function reportCommand(
     isolation: opened.opened.settings.isolation,
     where: "local",
     resultText: resultReader(dir),
+    branch: (await import("../local/worktree.js")).receiptBranch(dir),
   });
   const targets =
     opts.html || opts.json || opts.markdown

@@ -2,22 +2,29 @@
  * `frontier status`: loads the tickets, the engine and the receipt builder only — not
  * the report renderers, the runner or the YAML writer — so it stays fast on 10k tickets.
  */
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { STATUSES } from "../core/constants.js";
+import type { Frontier } from "../core/engine.js";
+import type { RemainderEntry } from "../core/model.js";
 import { isDeadLocalHolder } from "../local/lock.js";
 import { openDirectory } from "../local/open.js";
-import { buildReceipt } from "../report/receipt.js";
+import {
+  branchCommits,
+  buildReceipt,
+  type ReceiptOptions,
+  receiptJson,
+} from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
-import { STATUS_ICON } from "../report/states.js";
+import { clipList, STATUS_ICON } from "../report/states.js";
 import { boundHint } from "../terminal/bound-hint.js";
-import { painter, paintStatus } from "../terminal/colour.js";
+import { type Paint, painter, paintStatus } from "../terminal/colour.js";
 import { type CliIo, EXIT } from "../terminal/io.js";
 import { remainderTable } from "../terminal/table.js";
 import { oneLine, plural, shellWord, shownPath } from "../terminal/text.js";
+import { BRANCH_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
-
-function json(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
 
 export async function statusCommand(
   typed: string,
@@ -30,15 +37,20 @@ export async function statusCommand(
   const opened = await openDirectory(dir, {}, io, now, { bodies: opts.json });
   if (opened.kind === "exit") return opened.code;
   const frontier = opened.opened.frontier;
+  // isolated tickets ran: the run has a branch (its module is loaded only then)
+  const isolated = existsSync(join(dir, BRANCH_FILE));
+  const branch = isolated ? (await import("../local/worktree.js")).receiptBranch(dir) : undefined;
   if (opts.json) {
-    json(
-      io,
-      buildReceipt(frontier, {
-        now,
-        goal: opened.opened.settings.goal,
-        isolation: opened.opened.settings.isolation,
-        where: "local",
-      }),
+    io.stdout.write(
+      receiptJson(
+        buildReceipt(frontier, {
+          now,
+          goal: opened.opened.settings.goal,
+          isolation: opened.opened.settings.isolation,
+          where: "local",
+          branch,
+        }),
+      ),
     );
     return EXIT.complete;
   }
@@ -57,6 +69,35 @@ export async function statusCommand(
   out.push(
     `${paint("bold", `run ${frontier.runRecord().run}`)}: ${frontier.runState(now)} — ${plural(total, "ticket")}: ${counts}`,
   );
+  if (branch) out.push(...branchLines(frontier, branch));
+  out.push(...openLines(frontier, remainder, dir, now, paint));
+  const hint = boundHint(
+    frontier,
+    dir,
+    now,
+    continueCommand(dir, {
+      settings: opened.opened.settings,
+      open: remainder.flatMap((r) => frontier.spec(r.id) ?? []),
+    }),
+  );
+  if (hint !== undefined) out.push(hint);
+  if (remainder.length > 0) {
+    out.push(`open remainder (${plural(remainder.length, "ticket")}):`);
+    out.push(...remainderTable(remainder, paint));
+  }
+  io.stdout.write(`${out.join("\n")}\n`);
+  return EXIT.complete;
+}
+
+/** What is ready, running, blocked, to retry or to answer, with the command for each. */
+function openLines(
+  frontier: Frontier,
+  remainder: readonly RemainderEntry[],
+  dir: string,
+  now: number,
+  paint: Paint,
+): string[] {
+  const out: string[] = [];
   const ready = remainder.filter((r) => r.status === "ready").map((r) => r.id);
   if (ready.length > 0) out.push(`ready: ${ready.join(", ")}`);
   for (const r of remainder) {
@@ -91,20 +132,30 @@ export async function statusCommand(
     out.push(`${paint("yellow", "question")} from ${r.id}: ${oneLine(asked.question)}`);
     out.push(`  answer with: frontier answer ${shellWord(dir)} ${shellWord(r.id)} "YOUR ANSWER"`);
   }
-  const hint = boundHint(
-    frontier,
-    dir,
-    now,
-    continueCommand(dir, {
-      settings: opened.opened.settings,
-      open: remainder.flatMap((r) => frontier.spec(r.id) ?? []),
-    }),
-  );
-  if (hint !== undefined) out.push(hint);
-  if (remainder.length > 0) {
-    out.push(`open remainder (${plural(remainder.length, "ticket")}):`);
-    out.push(...remainderTable(remainder, paint));
+  return out;
+}
+
+/** Commits listed one a line; past this, `git log` shows the rest. */
+const COMMITS_SHOWN = 10;
+
+/** The run's branch, its commits and how to merge it, from the attempts' records. */
+function branchLines(frontier: Frontier, branch: NonNullable<ReceiptOptions["branch"]>): string[] {
+  const from = (branch.base ?? "").slice(0, 10);
+  const tickets = frontier.specs().map((s) => ({
+    id: s.id,
+    attempts: frontier.state(s.id)?.attempts ?? [],
+  }));
+  const commits = branchCommits(tickets);
+  if (commits.length === 0)
+    return [`changes: none integrated yet — ${branch.name} is still at ${from}, where it started`];
+  const out = [`changes: ${plural(commits.length, "commit")} on ${branch.name} (from ${from})`];
+  for (const c of commits.slice(0, COMMITS_SHOWN)) {
+    const attempt = frontier.state(c.ticket)?.attempts.find((a) => a.n === c.attempt);
+    const paths = (attempt?.changes?.paths ?? []).map((p) => p.path);
+    out.push(`  ${c.commit.slice(0, 10)} ${c.ticket}: ${clipList(paths, 5, ", ")}`);
   }
-  io.stdout.write(`${out.join("\n")}\n`);
-  return EXIT.complete;
+  if (commits.length > COMMITS_SHOWN)
+    out.push(`  … and ${commits.length - COMMITS_SHOWN} more: git log ${from}..${branch.name}`);
+  if (branch.merge) out.push(`  merge: ${branch.merge}`);
+  return out;
 }

@@ -16,7 +16,12 @@ export interface ContextInput {
    * is and the file to read it from (a path the executor can open)
    */
   omitted?: { bytes: number; path: string };
+  /** the repository paths its last attempt changed, when they were integrated */
+  changed?: readonly string[];
 }
+
+/** Changed paths of an input named at most; the rest counted. */
+const MAX_CHANGED_NAMED = 50;
 
 export interface ContextArgs {
   spec: TicketSpec;
@@ -62,6 +67,12 @@ export function buildContext(args: ContextArgs): string {
       } else if (input.result === undefined || input.result.trim() === "") {
         out.push("(complete; no result text was recorded)");
       } else out.push(input.result.replace(/\s+$/, ""));
+      const changed = input.changed ?? [];
+      if (changed.length > 0) {
+        const more = changed.length - MAX_CHANGED_NAMED;
+        const named = changed.slice(0, MAX_CHANGED_NAMED).join(", ");
+        out.push("", `Changed: ${named}${more > 0 ? ` and ${more} more` : ""}`);
+      }
     }
   }
 

@@ -365,6 +365,19 @@ export type BlockerGroup = z.infer<typeof BlockerGroup>;
 export const RunPlace = z.enum(["local", "github"]);
 export type RunPlace = z.infer<typeof RunPlace>;
 
+/** The branch a run's changes land on (SPEC §4b), one commit per integrated attempt. */
+export const ReceiptBranch = z.object({
+  /** locally `frontier/<run>`, on GitHub the run's branch */
+  name: z.string(),
+  /** the commit it was made from (locally) */
+  base: z.string().optional(),
+  /** its commits in the order they landed, named by the attempts that integrated them */
+  commits: z.array(z.object({ commit: z.string(), ticket: z.string(), attempt: z.number().int() })),
+  /** how to merge it: locally the git command, on GitHub the page of its pull request */
+  merge: z.string().optional(),
+});
+export type ReceiptBranch = z.infer<typeof ReceiptBranch>;
+
 export const Receipt = z.object({
   schema: z.literal(RECEIPT_SCHEMA),
   run: z.string(),
@@ -387,6 +400,8 @@ export const Receipt = z.object({
     z.object({ ticket: z.string(), attempt: z.number().int(), question: z.string() }),
   ),
   remainder: z.array(RemainderEntry),
+  /** the branch its changes land on, when it has one */
+  branch: ReceiptBranch.optional(),
   /** where the full record lives, when known: HTML report, workflow run, repository */
   links: z
     .object({

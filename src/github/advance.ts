@@ -16,6 +16,7 @@
  */
 import type { EventResult, Frontier } from "../core/engine.js";
 import type { Receipt, Settings } from "../core/model.js";
+import { branchCommits } from "../report/receipt.js";
 import { graphqlStore } from "./branch.js";
 import { openBranchRun } from "./decide.js";
 import { type Dispatched, performEffects, receiptOf, renderReport, showReport } from "./effects.js";
@@ -87,8 +88,10 @@ export async function advance(
   const a = receipt.tickets
     .find((t) => t.id === integrated?.ticket)
     ?.attempts.find((x) => x.n === integrated?.attempt);
-  if (a?.changes && a.changes.commit === undefined)
+  if (a?.changes && a.changes.commit === undefined) {
     a.changes = { ...a.changes, commit: first.commit };
+    if (receipt.branch) receipt.branch.commits = branchCommits(receipt.tickets);
+  }
   // a report needs every ticket's record: an event that read part of it writes none (a due
   // refresh always reads everything)
   const markdown = last.partial ? undefined : renderReport(ctx, receipt, last.state.seq);

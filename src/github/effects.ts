@@ -322,10 +322,13 @@ export function receiptOf(
   settings: Settings,
   now: number,
 ): Receipt {
+  const repo = ctx.links.repository;
   const receipt = buildReceipt(frontier, {
     now,
     where: "github",
     ...(settings.goal ? { goal: settings.goal } : {}),
+    // its pull request: GitHub's page opens one, or shows the one that is open
+    branch: { name: ctx.branch, ...(repo && { merge: `${repo}/pull/new/${ctx.branch}` }) },
   });
   const links: NonNullable<Receipt["links"]> = { ...(receipt.links ?? {}) };
   if (ctx.links.workflowRun) links.workflow_run = ctx.links.workflowRun;

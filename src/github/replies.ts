@@ -5,7 +5,7 @@
  */
 import type { Status } from "../core/model.js";
 import { closest } from "../core/near.js";
-import { clip, escapeMarkdown, mdId, mdUrl, oneLine } from "../report/escape.js";
+import { clip, cutMarkdown, escapeMarkdown, mdId, mdUrl, oneLine } from "../report/escape.js";
 import { type CommandName, quoteWord } from "./command-parse.js";
 
 /** GitHub refuses a comment longer than this. */
@@ -22,13 +22,7 @@ export function who(login: string): string {
 /** One reply comment from the sections the commands of one comment produced. */
 export function replyBody(sections: readonly string[]): string {
   const body = `${REPLY_MARKER}\n${sections.filter((s) => s.length > 0).join("\n\n---\n\n")}\n`;
-  if (body.length <= COMMENT_MAX) return body;
-  const note = "\n\n… reply cut to fit GitHub's comment limit.\n";
-  let cut = body.slice(0, COMMENT_MAX - note.length - 20);
-  const nl = cut.lastIndexOf("\n");
-  if (nl > 0) cut = cut.slice(0, nl);
-  if (((cut.match(/^```/gm) ?? []).length & 1) === 1) cut += "\n```";
-  return cut + note;
+  return cutMarkdown(body, COMMENT_MAX, "\n\n… reply cut to fit GitHub's comment limit.\n");
 }
 
 export function refusal(login: string, owner: string, repo: string, role: string): string {
@@ -184,18 +178,10 @@ export function failedToApply(message: string): string {
 export function statusReply(summary: string, budget: number): string {
   const head = "**Status** (the sticky report has the full picture):\n\n";
   const room = Math.max(0, budget - head.length);
-  return head + (summary.length <= room ? summary : cutMarkdown(summary, room));
-}
-
-function cutMarkdown(text: string, max: number): string {
-  const note = "\n\n… cut to fit; see the report comment or the HTML report.";
-  let cut = text.slice(0, Math.max(0, max - note.length - 40));
-  const nl = cut.lastIndexOf("\n");
-  if (nl > 0) cut = cut.slice(0, nl);
-  const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
-  if (((cut.match(/^```/gm) ?? []).length & 1) === 1) cut += "\n```";
-  for (let i = 0; i < open; i++) cut += "\n</details>";
-  return cut + note;
+  return (
+    head +
+    cutMarkdown(summary, room, "\n\n… cut to fit; see the report comment or the HTML report.")
+  );
 }
 
 export function listIds(ids: readonly string[], max: number): string {

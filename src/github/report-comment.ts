@@ -3,6 +3,7 @@
  * branch, else on a tracking issue created once. Found by its hidden marker AND by the
  * login that wrote it, so a comment anyone else plants with the marker never counts.
  */
+import { escapeMarkdown } from "../report/escape.js";
 import type { Repo } from "./git.js";
 import { apiFailure, createOnce, type GitHub, NO_RETRY } from "./octokit.js";
 import type { ReportRecord } from "./state.js";
@@ -69,7 +70,7 @@ export async function findReportTarget(
 
   const body = [
     marker,
-    `This issue tracks the Ticket Frontier run **${escapeInline(run)}** on branch \`${branch}\`.`,
+    `This issue tracks the Ticket Frontier run **${escapeMarkdown(run)}** on branch \`${branch}\`.`,
     "",
     "The report comment below is updated on every event. Maintainers can comment `/status`, `/retry TICKET`, `/cancel` or `/answer TICKET TEXT` here.",
     workflowRunUrl ? `\nStarted by ${workflowRunUrl}` : "",
@@ -158,8 +159,4 @@ export async function updateReportComment(
     if (apiFailure(error)?.status === 404) return "gone";
     throw error;
   }
-}
-
-function escapeInline(text: string): string {
-  return text.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);
 }

@@ -41,35 +41,28 @@ export class ReportWriteError extends Error {
  * markdown. Throws ReportWriteError, naming the file, when one cannot be written.
  */
 export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
+  const dir = files.dir !== undefined ? { dir: files.dir } : {};
+  const marker = defaultMarker(receipt.run);
+  const reports: Array<[string | undefined, string, () => string]> = [
+    [files.html, "HTML report", () => renderHtml(receipt, dir)],
+    [files.json, "JSON receipt", () => receiptJson(receipt)],
+    [
+      files.markdown,
+      "markdown report",
+      () => renderMarkdown(receipt, { marker, ...dir, ...files.markdownOptions }),
+    ],
+  ];
   const written: string[] = [];
-  if (files.html) {
-    writeWhole(files.html, "HTML report", () =>
-      renderHtml(receipt, files.dir !== undefined ? { dir: files.dir } : {}),
-    );
-    written.push(files.html);
-  }
-  if (files.json) {
-    writeWhole(files.json, "JSON receipt", () => receiptJson(receipt));
-    written.push(files.json);
-  }
-  if (files.markdown) {
-    const opts: MarkdownOptions = {
-      marker: defaultMarker(receipt.run),
-      ...(files.dir !== undefined && { dir: files.dir }),
-      ...files.markdownOptions,
-    };
-    writeWhole(files.markdown, "markdown report", () => renderMarkdown(receipt, opts));
-    written.push(files.markdown);
+  for (const [path, what, render] of reports) {
+    if (!path) continue;
+    const text = render();
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      replaceAtomically(path, text);
+    } catch (err) {
+      throw new ReportWriteError(path, what, err);
+    }
+    written.push(path);
   }
   return written;
-}
-
-function writeWhole(path: string, what: string, render: () => string): void {
-  const text = render();
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    replaceAtomically(path, text);
-  } catch (err) {
-    throw new ReportWriteError(path, what, err);
-  }
 }

@@ -924,6 +924,7 @@ class LocalRun {
     const receipt = buildReceipt(this.frontier, {
       now,
       where: "local",
+      branch: this.isolation && (await import("./worktree.js")).receiptBranch(this.dir),
       goal: this.settings.goal,
       isolation: this.settings.isolation,
       resultText: resultReader(this.dir),

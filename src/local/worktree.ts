@@ -18,7 +18,8 @@ import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
 import { ticketIsolation } from "../core/constants.js";
 import type { Settings, TicketSpec } from "../core/model.js";
-import { plural } from "../terminal/text.js";
+import type { ReceiptOptions } from "../report/receipt.js";
+import { plural, shellWord } from "../terminal/text.js";
 import {
   BRANCH_FILE,
   integratingFile,
@@ -200,6 +201,13 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
     replaceAtomically(join(dir, BRANCH_FILE), `${JSON.stringify(record, null, 2)}\n`);
   }
   return { kind: "ok", branch: locate(dir, repository, branch, base), notes };
+}
+
+/** The run's branch as its receipt names it: none when no ticket of the run ran isolated. */
+export function receiptBranch(dir: string): ReceiptOptions["branch"] {
+  const record = readBranchRecord(dir);
+  if (record === undefined) return undefined;
+  return { name: record.branch, base: record.base, merge: `git merge ${shellWord(record.branch)}` };
 }
 
 function readBranchRecord(dir: string): BranchRecord | undefined {

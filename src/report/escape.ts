@@ -4,7 +4,6 @@
  * shown, never interpreted — not as markdown, HTML, mermaid, a table cell boundary,
  * a code span, an @-mention, or the report's own hidden marker.
  */
-import { TICKET_ID } from "../core/constants.js";
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
   "&": "&amp;",
@@ -78,13 +77,16 @@ export function escapeMarkdownBlock(text: string, maxLines = 20): string {
 }
 
 /**
- * A ticket id as inline code when it is a valid id (ids cannot hold a backtick or a
- * pipe), else as escaped text: a hand-made receipt's odd id cannot escape the span.
+ * Text as inline code when a code span can hold it — no backtick, no newline, no pipe (a
+ * table cell would end there) — else as escaped text: an odd ticket id or an agent's
+ * path cannot leave the span.
  */
-export function mdId(id: string): string {
-  if (TICKET_ID.test(id)) return `\`${id}\``;
-  return escapeMarkdown(id);
+export function mdCode(text: string): string {
+  return /^[^`|\r\n]+$/.test(text) ? `\`${text}\`` : escapeMarkdown(text);
 }
+
+/** A ticket id, as any inline code. */
+export const mdId = mdCode;
 
 /**
  * A URL as a markdown link destination: percent-encodes what could end the
@@ -105,4 +107,19 @@ export function markerComment(marker: string): string {
 export function markerText(marker: string): string {
   const text = marker.replace(/[^A-Za-z0-9._:/@#=+ -]/g, "").replace(/-{2,}/g, "-");
   return oneLine(text) || "ticket-frontier";
+}
+
+/**
+ * Markdown cut to at most `max` characters with `note` at its end: at a line, never
+ * mid-entity, closing a code fence and every <details> the kept part left open.
+ */
+export function cutMarkdown(text: string, max: number, note: string): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, Math.max(0, max - note.length - 40));
+  const nl = cut.lastIndexOf("\n");
+  if (nl > 0) cut = cut.slice(0, nl);
+  const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
+  if ((cut.match(/^```/gm) ?? []).length % 2 === 1) cut += "\n```";
+  for (let i = 0; i < open; i++) cut += "\n</details>";
+  return (cut + note).slice(0, max);
 }

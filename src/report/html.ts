@@ -10,55 +10,30 @@
  * no reader sees an empty box for a glyph their fonts lack.
  */
 import { createHash } from "node:crypto";
-import dagre from "@dagrejs/dagre";
 import { STATUSES } from "../core/constants.js";
 import type { Receipt, ReceiptAttempt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
 import { clip, escapeHtml, oneLine } from "./escape.js";
+import { DAGRE_MAX_NODES, type GraphCtx, HTML_GRAPH_MAX_NODES, renderGraph } from "./html-graph.js";
+import { CSS, icon, SCRIPT, SPRITE } from "./html-style.js";
 import { markdownToHtml } from "./richtext.js";
 import {
   COUNT_ORDER,
+  durationMs,
   formatDuration,
   formatInt,
-  type IconName,
   RUN_STATE_ICON_NAME,
-  STATE_ICON_SVG,
-  STATUS_COLOURS,
   STATUS_MEANING,
   safeUrl,
   totalDuration,
+  usageText,
 } from "./states.js";
 
-/**
- * Past this many tickets the graph is not drawn but listed as its waves: an SVG of more
- * nodes is more than a reader can take in, and more than a browser draws smoothly.
- */
-export const HTML_GRAPH_MAX_NODES = 2_000;
-/**
- * dagre lays out graphs up to this many tickets (and no wave wider than DAGRE_MAX_WAVE);
- * larger ones are laid out in layers, one band per wave. dagre's cost grows faster than
- * linearly (measured on a 2-core machine: 100 tickets 0.12 s, 300 tickets 0.4 s, 1,000
- * tickets 14 s) while the layers cost a few milliseconds at 1,000 tickets.
- */
-export const DAGRE_MAX_NODES = 150;
-/** A wider wave would make dagre's drawing wider than FIT_WIDTH: too small when fitted. */
-const DAGRE_MAX_WAVE = 8;
-/** Tickets per line of a wave in the layered layout: six fit a page at 80% scale. */
-const LAYER_LINE = 6;
+export { DAGRE_MAX_NODES, HTML_GRAPH_MAX_NODES };
+
 /** Longest result text shown per attempt; the rest stays in the result file. */
 const RESULT_MAX_CHARS = 20_000;
 /** Longest task text shown per ticket; the rest is in the ticket's file. */
 const TASK_MAX_CHARS = 20_000;
-
-const NODE_W = 224;
-const NODE_H = 74;
-/** characters per line that fit a node at 12px (monospace id, proportional title) */
-const ID_CHARS = 28;
-const TITLE_CHARS = 31;
-/**
- * Graphs up to this wide are scaled to the page on first paint (text stays at 60% or
- * more); wider ones open at full size, scrolled to where the run starts.
- */
-const FIT_WIDTH = 2_000;
 
 export interface HtmlOptions {
   /** the ticket directory as a shell word, for the local commands it names (default `DIR`) */
@@ -69,19 +44,13 @@ export interface HtmlOptions {
   maxDagreNodes?: number;
 }
 
-interface Ctx {
-  receipt: Receipt;
+interface Ctx extends GraphCtx {
   /** where the run ran: which commands the report names */
   where: RunPlace;
   /** the ticket directory in those commands */
   dir: string;
-  /** ticket id -> element id (`ticket-0`, …): receipt ids never become element ids */
-  anchor: Map<string, string>;
-  byId: Map<string, ReceiptTicket>;
   /** memo of chainLength */
   chainLen: Map<string, number>;
-  /** ticket id -> its place on the critical path (0-based) */
-  crit: Map<string, number>;
 }
 
 const e = escapeHtml;
@@ -125,6 +94,7 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
       opts.maxGraphNodes ?? HTML_GRAPH_MAX_NODES,
       opts.maxDagreNodes ?? DAGRE_MAX_NODES,
     ),
+    renderChanges(ctx),
     renderBlockers(ctx),
     renderQuestions(ctx),
     renderRemainder(ctx),
@@ -154,19 +124,6 @@ ${body}
 `;
 }
 
-/* ------------------------------------------------------------------------- */
-
-const ICON_NAMES = Object.keys(STATE_ICON_SVG) as IconName[];
-const SPRITE = ICON_NAMES.map(
-  (n) => `<symbol id="i-${n}" viewBox="0 0 16 16">${STATE_ICON_SVG[n]}</symbol>`,
-).join("");
-
-/** A state icon, drawn from the page's own SVG symbols (the word always follows it). */
-function icon(name: IconName | undefined): string {
-  if (!name || !(name in STATE_ICON_SVG)) return "";
-  return `<svg class="ic" aria-hidden="true"><use href="#i-${name}"/></svg>`;
-}
-
 function stateBadge(s: Status): string {
   return `<span class="badge st-${s}" title="${e(STATUS_MEANING[s] ?? s)}">${icon(s)}${e(s)}</span>`;
 }
@@ -188,13 +145,6 @@ function time(iso: string | undefined): string {
   if (!Number.isFinite(ms)) return e(iso);
   const utc = `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
   return `<time datetime="${e(new Date(ms).toISOString())}" title="${e(iso)}">${utc}</time>`;
-}
-
-/** The time between two instants, as the rest of the report prints durations. */
-function between(from: string | undefined, to: string | undefined): number | undefined {
-  if (!from || !to) return undefined;
-  const d = Date.parse(to) - Date.parse(from);
-  return Number.isFinite(d) && d >= 0 ? d : undefined;
 }
 
 /** How to answer an open question, in the words of where the run ran. */
@@ -224,7 +174,7 @@ function renderHeader(ctx: Ctx): string {
   const meta: string[] = [];
   if (r.base) meta.push(`<div><dt>base</dt><dd><code>${e(r.base)}</code></dd></div>`);
   if (r.started_at) meta.push(`<div><dt>started</dt><dd>${time(r.started_at)}</dd></div>`);
-  const elapsed = between(r.started_at, r.generated_at);
+  const elapsed = durationMs(r.started_at, r.generated_at);
   meta.push(
     `<div><dt>updated</dt><dd>${time(r.generated_at)}${elapsed !== undefined ? ` <span class="sub">(${formatDuration(elapsed)} after the start)</span>` : ""}</dd></div>`,
   );
@@ -235,18 +185,8 @@ function renderHeader(ctx: Ctx): string {
       `<div><dt>dispatches</dt><dd>${formatInt(r.bound.dispatched)}${cap}${deadline}</dd></div>`,
     );
   }
-  const limits = r.bound?.usage ?? {};
-  const usageKeys = [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])];
-  if (usageKeys.length > 0) {
-    const num = (v: number) => e(v.toLocaleString("en-US", { maximumFractionDigits: 4 }));
-    const u = usageKeys
-      .map(
-        (k) =>
-          `${e(k)} ${num(r.usage?.[k] ?? 0)}${limits[k] !== undefined ? ` of ${num(limits[k])}` : ""}`,
-      )
-      .join(", ");
-    meta.push(`<div><dt>usage</dt><dd>${u}</dd></div>`);
-  }
+  const usage = usageText(r, e);
+  if (usage) meta.push(`<div><dt>usage</dt><dd>${usage}</dd></div>`);
   if (r.cancelled)
     meta.push(
       `<div><dt>cancelled</dt><dd>by ${e(r.cancelled.by)} at ${time(r.cancelled.at)}</dd></div>`,
@@ -267,7 +207,7 @@ function renderHeader(ctx: Ctx): string {
   }
   return `<header>
 <p class="kicker">Ticket Frontier report</p>
-<h1><span class="runstate rs-${e(r.state)}">${icon(RUN_STATE_ICON_NAME[r.state])}${e(r.state)}</span> ${e(r.run)}</h1>
+<h1><span class="runstate st-${RUN_STATE_ICON_NAME[r.state]}">${icon(RUN_STATE_ICON_NAME[r.state])}${e(r.state)}</span> ${e(r.run)}</h1>
 ${r.goal ? `<p class="goal">${e(r.goal)}</p>` : ""}
 <p class="progress"><strong>${formatInt(done)} of ${formatInt(total)} tickets complete</strong></p>
 <ul class="counts">${chips}</ul>
@@ -290,288 +230,6 @@ function renderFilter(ctx: Ctx): string {
 <input type="search" id="filter-text" placeholder="find by id or title" aria-label="Find tickets by id or title">
 <span id="shown" aria-live="polite">${formatInt(r.tickets.length)} of ${formatInt(r.tickets.length)} tickets shown</span>
 </nav>`;
-}
-
-/* ------------------------------------------------------------------------- */
-
-interface Point {
-  x: number;
-  y: number;
-}
-
-/** Where every node sits (its centre) and how each edge runs: what the SVG draws. */
-interface Layout {
-  kind: "dagre" | "layers";
-  width: number;
-  height: number;
-  nodes: Map<string, Point>;
-  edges: Array<{ v: string; w: string; d: string }>;
-  /** wave bands of the layered layout: label and top edge */
-  bands: Array<{ label: string; y: number }>;
-}
-
-function renderGraph(ctx: Ctx, maxNodes: number, maxDagre: number): string {
-  const r = ctx.receipt;
-  if (r.tickets.length === 0) return "";
-  if (ctx.byId.size > maxNodes) return renderWaves(ctx, maxNodes);
-  const widest = r.waves.reduce((m, w) => Math.max(m, w.length), 0);
-  const lay =
-    ctx.byId.size <= maxDagre && widest <= DAGRE_MAX_WAVE ? dagreLayout(ctx) : layerLayout(ctx);
-  const { width, height } = lay;
-
-  const critEdge = (v: string, w: string) => {
-    const i = ctx.crit.get(v);
-    return i !== undefined && ctx.crit.get(w) === i + 1;
-  };
-  const edges: string[] = [];
-  for (const { v, w, d } of lay.edges) {
-    const to = ctx.byId.get(w);
-    // the edge along which a failure blocked its dependent is drawn as such
-    const blocking = to?.status === "blocked" && to.blocked_by?.ticket === v;
-    const cls = `edge${blocking ? " blocking" : ""}${critEdge(v, w) ? " crit" : ""}`;
-    edges.push(
-      `<path class="${cls}" d="${d}" marker-end="url(#${blocking ? "arrow-b" : "arrow"})"/>`,
-    );
-  }
-  const nodes: string[] = [];
-  let start: Point | undefined;
-  for (const t of ctx.byId.values()) {
-    const n = lay.nodes.get(t.id);
-    if (!n) continue;
-    if (!start || n.y < start.y || (n.y === start.y && n.x < start.x)) start = n;
-    const x = n.x - NODE_W / 2;
-    const y = n.y - NODE_H / 2;
-    const title = oneLine(t.title);
-    const crit = ctx.crit.has(t.id);
-    nodes.push(`<a href="#${ctx.anchor.get(t.id)}" class="node st-${t.status}${crit ? " crit" : ""}" data-node-status="${t.status}">
-<title>${e(`${t.id}: ${title} — ${t.status}${t.blocked_by ? ` (blocked by ${t.blocked_by.ticket})` : ""}${crit ? " · on the critical path" : ""}`)}</title>
-${crit ? `<rect class="halo" x="${(x - 4).toFixed(1)}" y="${(y - 4).toFixed(1)}" width="${NODE_W + 8}" height="${NODE_H + 8}" rx="10"/>` : ""}<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${NODE_W}" height="${NODE_H}" rx="7"/>
-<text x="${(x + 10).toFixed(1)}" y="${(y + 18).toFixed(1)}" class="nid">${e(clip(t.id, ID_CHARS))}</text>
-${titleLines(title === t.id ? "" : title)
-  .map(
-    (line, k) =>
-      `<text x="${(x + 10).toFixed(1)}" y="${(y + 34 + k * 15).toFixed(1)}" class="ntitle">${e(line)}</text>`,
-  )
-  .join("\n")}
-<use href="#i-${t.status}" x="${(x + 10).toFixed(1)}" y="${(y + 56).toFixed(1)}" width="13" height="13"/><text x="${(x + 27).toFixed(1)}" y="${(y + 66).toFixed(1)}" class="nstate">${e(t.status)}</text>
-</a>`);
-  }
-  const bands = lay.bands
-    .map(
-      (b) =>
-        `<text class="band" x="10" y="${(b.y + 14).toFixed(1)}">${e(b.label)}</text><line class="band" x1="0" x2="${width}" y1="${(b.y - 8).toFixed(1)}" y2="${(b.y - 8).toFixed(1)}"/>`,
-    )
-    .join("");
-  const fit = width <= FIT_WIDTH;
-  const how =
-    lay.kind === "dagre"
-      ? "dependencies above their dependents"
-      : `one band per wave, ${LAYER_LINE} tickets a line: dependencies in earlier bands`;
-  const critNote = ctx.crit.size > 1 ? " · the critical path is outlined" : "";
-  return `<section id="graph">
-<h2>Graph <span class="sub">${formatInt(ctx.byId.size)} tickets · ${formatInt(lay.edges.length)} dependencies · ${how}${critNote}</span></h2> <button type="button" id="graph-fit" aria-pressed="${fit}">fit to width</button>
-<div class="graph-scroll" data-start-x="${Math.round(start?.x ?? 0)}">
-<svg xmlns="http://www.w3.org/2000/svg" class="${lay.kind}${fit ? " fit" : ""}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Dependency graph of the run">
-<defs>
-<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker>
-<marker id="arrow-b" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead-b"/></marker>
-</defs>
-<g class="bands">${bands}</g>
-<g class="edges">${edges.join("")}</g>
-<g class="nodes">${nodes.join("")}</g>
-</svg>
-</div>
-</section>`;
-}
-
-/** The edges of the graph: each dependency once, only between tickets of the receipt. */
-function graphEdges(ctx: Ctx): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  for (const t of ctx.byId.values()) {
-    const seen = new Set<string>();
-    for (const d of t.depends_on) {
-      if (!ctx.byId.has(d) || d === t.id || seen.has(d)) continue;
-      seen.add(d);
-      out.push([d, t.id]);
-    }
-  }
-  return out;
-}
-
-function dagreLayout(ctx: Ctx): Layout {
-  const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: "TB", nodesep: 22, ranksep: 46, marginx: 12, marginy: 12 });
-  g.setDefaultEdgeLabel(() => ({}));
-  for (const id of ctx.byId.keys()) g.setNode(id, { width: NODE_W, height: NODE_H });
-  for (const [v, w] of graphEdges(ctx)) g.setEdge(v, w);
-  dagre.layout(g);
-  const size = g.graph();
-  const nodes = new Map<string, Point>();
-  for (const id of ctx.byId.keys()) {
-    const n = g.node(id);
-    if (n && n.x !== undefined && n.y !== undefined) nodes.set(id, { x: n.x, y: n.y });
-  }
-  const edges: Layout["edges"] = [];
-  for (const edge of g.edges()) {
-    const pts: Point[] = g.edge(edge).points ?? [];
-    if (pts.length) edges.push({ v: edge.v, w: edge.w, d: smoothPath(pts) });
-  }
-  return {
-    kind: "dagre",
-    width: Math.ceil(size.width ?? 0),
-    height: Math.ceil(size.height ?? 0),
-    nodes,
-    edges,
-    bands: [],
-  };
-}
-
-/**
- * The layout for large graphs, linear in tickets and edges: one band per wave (every
- * dependency sits in an earlier band), LAYER_LINE tickets a line, each wave ordered by
- * where its dependencies sit so edges cross less.
- */
-function layerLayout(ctx: Ctx): Layout {
-  const GAP_X = 22;
-  const GAP_LINE = 18;
-  const GAP_WAVE = 46;
-  const LEFT = 84;
-  const MARGIN = 12;
-  const waves: string[][] = [];
-  const placed = new Set<string>();
-  for (const w of ctx.receipt.waves) {
-    const ids = w.filter((id) => ctx.byId.has(id) && !placed.has(id));
-    for (const id of ids) placed.add(id);
-    if (ids.length) waves.push(ids);
-  }
-  // a hand-made receipt may leave tickets out of its waves: they still get drawn
-  const rest = [...ctx.byId.keys()].filter((id) => !placed.has(id));
-  if (rest.length) waves.push(rest);
-
-  const nodes = new Map<string, Point>();
-  const bands: Layout["bands"] = [];
-  const lineWidth = LAYER_LINE * NODE_W + (LAYER_LINE - 1) * GAP_X;
-  // a placed ticket -> its column: where its dependents would rather sit
-  const key = new Map<string, number>();
-  let y = MARGIN;
-  waves.forEach((ids, wi) => {
-    const at = (id: string, i: number) => {
-      const deps = ctx.byId.get(id)?.depends_on ?? [];
-      let sum = 0;
-      let n = 0;
-      for (const d of deps) {
-        const k = key.get(d);
-        if (k !== undefined) {
-          sum += k;
-          n++;
-        }
-      }
-      return n ? sum / n : i % LAYER_LINE;
-    };
-    // each ticket goes to the column under its dependencies (wave 1: round robin); a line
-    // takes one ticket per column, and its empty slots from the fullest columns
-    const cols: string[][] = Array.from({ length: LAYER_LINE }, () => []);
-    ids
-      .map((id, i) => ({ id, k: at(id, i), i }))
-      .sort((a, b) => a.k - b.k || a.i - b.i)
-      .forEach(({ id, k }) => {
-        cols[Math.min(LAYER_LINE - 1, Math.max(0, Math.round(k)))]?.push(id);
-      });
-    const next = cols.map(() => 0);
-    const left = (c: number) => (cols[c]?.length ?? 0) - (next[c] ?? 0);
-    let remaining = ids.length;
-    bands.push({ label: `wave ${wi + 1}`, y });
-    while (remaining > 0) {
-      for (let c = 0; c < LAYER_LINE && remaining > 0; c++) {
-        let from = c;
-        if (left(c) === 0) {
-          from = -1;
-          for (let o = 0; o < LAYER_LINE; o++)
-            if (left(o) > 0 && (from < 0 || left(o) > left(from))) from = o;
-          if (from < 0) break;
-        }
-        const id = cols[from]?.[next[from] ?? 0];
-        next[from] = (next[from] ?? 0) + 1;
-        remaining--;
-        if (id === undefined) continue;
-        nodes.set(id, { x: LEFT + c * (NODE_W + GAP_X) + NODE_W / 2, y: y + NODE_H / 2 });
-        key.set(id, c);
-      }
-      y += NODE_H + GAP_LINE;
-    }
-    y += GAP_WAVE - GAP_LINE;
-  });
-  const f = (n: number) => n.toFixed(1);
-  const edges: Layout["edges"] = [];
-  for (const [v, w] of graphEdges(ctx)) {
-    const a = nodes.get(v);
-    const b = nodes.get(w);
-    if (!a || !b) continue;
-    const y1 = a.y + NODE_H / 2;
-    const y2 = b.y - NODE_H / 2 - 1;
-    const bend = Math.max(12, Math.min(40, (y2 - y1) / 2));
-    edges.push({
-      v,
-      w,
-      d: `M${f(a.x)},${f(y1)} C${f(a.x)},${f(y1 + bend)} ${f(b.x)},${f(y2 - bend)} ${f(b.x)},${f(y2)}`,
-    });
-  }
-  return {
-    kind: "layers",
-    width: LEFT + lineWidth + MARGIN,
-    height: Math.ceil(y - GAP_WAVE + MARGIN),
-    nodes,
-    edges,
-    bands,
-  };
-}
-
-/** A title in at most two lines of a node, cut at a word where it can be. */
-function titleLines(title: string): string[] {
-  if (title.length <= TITLE_CHARS) return title ? [title] : [];
-  let cut = title.lastIndexOf(" ", TITLE_CHARS);
-  if (cut < TITLE_CHARS / 2) cut = TITLE_CHARS;
-  return [title.slice(0, cut).trimEnd(), clip(title.slice(cut).trimStart(), TITLE_CHARS)];
-}
-
-/** Edges as smooth curves through dagre's points: a quadratic spline through the midpoints. */
-function smoothPath(pts: Array<{ x: number; y: number }>): string {
-  const f = (n: number) => n.toFixed(1);
-  const first = pts[0];
-  if (!first) return "";
-  let d = `M${f(first.x)},${f(first.y)}`;
-  for (let i = 1; i < pts.length - 1; i++) {
-    const p = pts[i]!;
-    const q = pts[i + 1]!;
-    d += ` Q${f(p.x)},${f(p.y)} ${f((p.x + q.x) / 2)},${f((p.y + q.y) / 2)}`;
-  }
-  const last = pts[pts.length - 1]!;
-  if (pts.length > 1) d += ` L${f(last.x)},${f(last.y)}`;
-  return d;
-}
-
-function renderWaves(ctx: Ctx, maxNodes: number): string {
-  const r = ctx.receipt;
-  const rows = r.waves
-    .map((w, i) => {
-      const chips = w
-        .map((id) => {
-          const t = ctx.byId.get(id);
-          const s = t?.status ?? "pending";
-          const a = ctx.anchor.get(id);
-          const inner = `${icon(s)}${e(id)}`;
-          return a
-            ? `<a class="chip st-${s}" data-node-status="${s}" href="#${a}" title="${e(`${s}: ${oneLine(t?.title ?? id)}`)}">${inner}</a>`
-            : `<span class="chip">${inner}</span>`;
-        })
-        .join("");
-      return `<li><span class="wave-n">wave ${i + 1} <span class="sub">(${formatInt(w.length)})</span></span><div class="chips">${chips}</div></li>`;
-    })
-    .join("\n");
-  return `<section id="graph">
-<h2>Waves <span class="sub">${formatInt(ctx.byId.size)} tickets: more than ${formatInt(maxNodes)}, too many to draw legibly; each wave lists tickets that can run together</span></h2>
-<ol class="waves">${rows}</ol>
-</section>`;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -673,8 +331,6 @@ function renderTicket(ctx: Ctx, t: ReceiptTicket, i: number): string {
     );
   }
   if (t.attempts.length) parts.push(attemptsTable(t.attempts));
-  const changes = changesBlock(ctx, t);
-  if (changes) parts.push(changes);
   const last = t.attempts.length - 1;
   const results = t.attempts.map((a, k) => resultBlock(a, k === last)).filter(Boolean);
   if (results.length) parts.push(`<div class="results">${results.join("")}</div>`);
@@ -712,27 +368,22 @@ const CHAIN_SHOWN = 4;
  */
 function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
   const root = t.blocked_by?.root;
-  const step = (b: NonNullable<ReceiptTicket["blocked_by"]>) => {
-    const next = ctx.byId.get(b.ticket);
-    const isRoot = b.ticket === root;
-    return `<li>${ticketLink(ctx, b.ticket)} ${next ? stateBadge(next.status) : ""} <span class="kind">${e(b.kind)}</span>${isRoot ? ' <strong class="root">root cause</strong>' : ""}${next?.reason && next.status !== "blocked" ? ` — <span class="reason">${e(clip(next.reason, 300))}</span>` : ""}</li>`;
+  const step = (id: string, kind?: string) => {
+    const next = ctx.byId.get(id);
+    const reason = next?.reason && next.status !== "blocked" ? next.reason : undefined;
+    return `<li>${ticketLink(ctx, id)} ${next ? stateBadge(next.status) : ""}${kind ? ` <span class="kind">${e(kind)}</span>` : ""}${id === root ? ' <strong class="root">root cause</strong>' : ""}${reason ? ` — <span class="reason">${e(clip(reason, 300))}</span>` : ""}</li>`;
   };
   const steps: string[] = [];
   const seen = new Set<string>([t.id]);
   let cur: ReceiptTicket | undefined = t;
-  let reachedRoot = false;
   while (cur?.blocked_by && steps.length < CHAIN_SHOWN) {
     const b: NonNullable<ReceiptTicket["blocked_by"]> = cur.blocked_by;
-    steps.push(step(b));
-    if (b.ticket === root) reachedRoot = true;
+    steps.push(step(b.ticket, b.kind));
     const next = ctx.byId.get(b.ticket);
-    if (!next || seen.has(next.id)) {
-      cur = undefined;
-      break;
-    }
-    seen.add(next.id);
-    cur = next;
+    cur = next && !seen.has(b.ticket) ? next : undefined;
+    seen.add(b.ticket);
   }
+  const reachedRoot = root === undefined || seen.has(root);
   if (!reachedRoot && cur?.blocked_by) {
     const more = chainLength(ctx, cur.id) - 1;
     if (more > 0)
@@ -740,12 +391,7 @@ function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
         `<li class="sub">… ${formatInt(more)} more blocked ${more === 1 ? "ticket" : "tickets"} …</li>`,
       );
   }
-  if (!reachedRoot && root) {
-    const r = ctx.byId.get(root);
-    steps.push(
-      `<li>${ticketLink(ctx, root)} ${r ? stateBadge(r.status) : ""} <strong class="root">root cause</strong>${r?.reason ? ` — <span class="reason">${e(clip(r.reason, 300))}</span>` : ""}</li>`,
-    );
-  }
+  if (!reachedRoot) steps.push(step(root));
   return `<div class="chain"><strong>Blocked by</strong><ol>${steps.join("")}</ol></div>`;
 }
 
@@ -779,45 +425,61 @@ function chainLength(ctx: Ctx, id: string): number {
 /** Paths shown per attempt's changes; the rest are counted. */
 const CHANGES_SHOWN = 200;
 
+/** Attempts whose changes open with the page; past this many, each folds to its summary. */
+const CHANGES_OPEN = 20;
+
 /**
- * What each attempt changed in the repository: its paths with +/− lines and modes, the
- * commit that integrated them (linked), or why they were not integrated and where the
- * patch is kept.
+ * What the run changed in the repository, without a click: the branch, how to merge it,
+ * and each attempt's paths with +/− lines and modes, the commit that integrated them
+ * (linked), or why they were not integrated and where the patch is kept.
  */
-function changesBlock(ctx: Ctx, t: ReceiptTicket): string {
+function renderChanges(ctx: Ctx): string {
+  const changed = ctx.receipt.tickets.flatMap((t) =>
+    t.attempts.filter((a) => a.changes && a.changes.paths.length > 0).map((a) => ({ t, a })),
+  );
+  const b = ctx.receipt.branch;
+  if (changed.length === 0 && !b?.commits.length) return "";
+  const open = changed.length <= CHANGES_OPEN;
+  const blocks = changed.map(({ t, a }) => changesBlock(ctx, t, a, open)).join("");
+  let head = "";
+  if (b) {
+    const merge =
+      ctx.where === "local"
+        ? b.merge && ` · merge: <code>${e(b.merge)}</code>`
+        : safeUrl(b.merge) && ` · merge it through ${link("its pull request", b.merge)}`;
+    head = `<p>${formatInt(b.commits.length)} ${b.commits.length === 1 ? "commit" : "commits"} on <code>${e(b.name)}</code>${b.base ? ` from <code>${e(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
+  }
+  return `<section id="changes"><h2>Changes <span class="sub">${formatInt(changed.length)} ${changed.length === 1 ? "attempt" : "attempts"} changed the repository</span></h2>${head}${blocks}</section>`;
+}
+
+function changesBlock(ctx: Ctx, t: ReceiptTicket, a: ReceiptAttempt, open: boolean): string {
   const repo = safeUrl(ctx.receipt.links?.repository);
-  const blocks = t.attempts
-    .filter((a) => a.changes && a.changes.paths.length > 0)
-    .map((a) => {
-      const c = a.changes!;
-      const rows = c.paths
-        .slice(0, CHANGES_SHOWN)
-        .map((p) => {
-          const lines =
-            p.added !== undefined || p.removed !== undefined
-              ? `+${formatInt(p.added ?? 0)} −${formatInt(p.removed ?? 0)}`
-              : "binary";
-          const mode =
-            p.mode === "100755" ? " (executable)" : p.mode === "120000" ? " (symlink)" : "";
-          const what = p.status === "renamed" ? `${e(p.from ?? "")} → ${e(p.path)}` : e(p.path);
-          return `<tr><td>${e(p.status)}</td><td><code>${what}</code>${mode}</td><td>${p.status === "deleted" ? "" : lines}</td></tr>`;
-        })
-        .join("");
-      const more =
-        c.paths.length > CHANGES_SHOWN
-          ? `<p class="sub">… and ${formatInt(c.paths.length - CHANGES_SHOWN)} more paths</p>`
-          : "";
-      const commit =
-        c.verdict === "integrated"
-          ? c.commit
-            ? repo && /^[0-9a-f]{7,64}$/.test(c.commit)
-              ? ` · commit ${link(c.commit.slice(0, 12), `${repo}/commit/${c.commit}`)}`
-              : ` · commit <code>${e(c.commit.slice(0, 12))}</code>`
-            : " · integrated"
-          : ` · not integrated (${e(c.verdict)})${c.patch_file ? ` — patch in <code>${e(c.patch_file)}</code>` : ""}`;
-      return `<details class="changes"${a === t.attempts[t.attempts.length - 1] ? " open" : ""}><summary>Changes of attempt ${a.n}: ${formatInt(c.paths.length)} path${c.paths.length === 1 ? "" : "s"}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
-    });
-  return blocks.length ? `<div class="changes">${blocks.join("")}</div>` : "";
+  const c = a.changes!;
+  const rows = c.paths
+    .slice(0, CHANGES_SHOWN)
+    .map((p) => {
+      const lines =
+        p.added !== undefined || p.removed !== undefined
+          ? `+${formatInt(p.added ?? 0)} −${formatInt(p.removed ?? 0)}`
+          : "binary";
+      const mode = p.mode === "100755" ? " (executable)" : p.mode === "120000" ? " (symlink)" : "";
+      const what = p.status === "renamed" ? `${e(p.from ?? "")} → ${e(p.path)}` : e(p.path);
+      return `<tr><td>${e(p.status)}</td><td><code>${what}</code>${mode}</td><td>${p.status === "deleted" ? "" : lines}</td></tr>`;
+    })
+    .join("");
+  const more =
+    c.paths.length > CHANGES_SHOWN
+      ? `<p class="sub">… and ${formatInt(c.paths.length - CHANGES_SHOWN)} more paths</p>`
+      : "";
+  const commit =
+    c.verdict === "integrated"
+      ? c.commit
+        ? repo && /^[0-9a-f]{7,64}$/.test(c.commit)
+          ? ` · commit ${link(c.commit.slice(0, 12), `${repo}/commit/${c.commit}`)}`
+          : ` · commit <code>${e(c.commit.slice(0, 12))}</code>`
+        : " · integrated"
+      : ` · not integrated (${e(c.verdict)})${c.patch_file ? ` — patch in <code>${e(c.patch_file)}</code>` : ""}`;
+  return `<details class="changes"${open ? " open" : ""}><summary>${ticketLink(ctx, t.id)} · Changes of attempt ${a.n}: ${formatInt(c.paths.length)} path${c.paths.length === 1 ? "" : "s"}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
 }
 
 function attemptsTable(attempts: ReceiptAttempt[]): string {
@@ -888,185 +550,3 @@ function resultBlock(a: ReceiptAttempt, latest: boolean): string {
     return `<p class="sub">Result of attempt ${a.n}: <code>${e(a.result_file)}</code></p>`;
   return "";
 }
-
-/* ------------------------------------------------------------------------- */
-
-function stateVars(dark: boolean): string {
-  return STATUSES.map((s) => {
-    const c = STATUS_COLOURS[s];
-    return dark
-      ? `--${s}-fill:color-mix(in srgb, ${c.stroke} 34%, #15181d);--${s}-stroke:color-mix(in srgb, ${c.stroke} 70%, #fff);`
-      : `--${s}-fill:${c.fill};--${s}-stroke:${c.stroke};`;
-  }).join("");
-}
-
-const STATE_RULES = STATUSES.map(
-  (s) => `.st-${s}{--fill:var(--${s}-fill);--stroke:var(--${s}-stroke)}`,
-).join("");
-
-const CSS = `
-:root{color-scheme:light dark;--bg:#fff;--fg:#1c2127;--muted:#5d6670;--line:#d6dbe1;--panel:#f6f8fa;--edge:#8b949e;--link:#0b5cc5;${stateVars(false)}}
-@media (prefers-color-scheme: dark){:root{--bg:#0f1216;--fg:#e4e8ed;--muted:#9aa4af;--line:#313842;--panel:#181c22;--edge:#6e7781;--link:#7fb3ff;${stateVars(true)}}}
-${STATE_RULES}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif}
-main{max-width:1280px;margin:0 auto;padding:20px 24px 40px}
-a{color:var(--link)}
-code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
-h1{font-size:26px;margin:2px 0 6px;overflow-wrap:anywhere}
-h2{font-size:18px;margin:28px 0 10px;display:inline-block}
-.sub{color:var(--muted);font-weight:normal;font-size:13px}
-.kicker{margin:0;color:var(--muted);text-transform:uppercase;letter-spacing:.08em;font-size:12px}
-.goal{font-size:15px;margin:4px 0 8px}
-.progress{margin:6px 0}
-.runstate{display:inline-block;padding:1px 10px;border-radius:999px;border:1px solid var(--line);background:var(--panel);font-size:18px;vertical-align:3px}
-.rs-failed{border-color:var(--failed-stroke);background:var(--failed-fill)}
-.rs-complete{border-color:var(--complete-stroke);background:var(--complete-fill)}
-.rs-running{border-color:var(--claimed-stroke);background:var(--claimed-fill)}
-.rs-suspended{border-color:var(--suspended-stroke);background:var(--suspended-fill)}
-.rs-limited{border-color:var(--limited-stroke);background:var(--limited-fill)}
-.rs-cancelled{border-color:var(--cancelled-stroke);background:var(--cancelled-fill)}
-.counts{list-style:none;padding:0;margin:8px 0;display:flex;flex-wrap:wrap;gap:6px}
-.count,.badge,.chip,.filter label{background:var(--fill);border:1px solid var(--stroke);border-radius:999px;padding:1px 9px;white-space:nowrap}
-.count .n{font-weight:700}
-.badge{font-size:12px;padding:0 7px}
-.meta{display:flex;flex-wrap:wrap;gap:3px 26px;margin:10px 0 0;color:var(--fg)}
-.meta>div{display:flex;gap:7px;min-width:0}
-.meta dt{color:var(--muted)}.meta dd{margin:0;overflow-wrap:anywhere}
-.filter{position:sticky;top:0;z-index:2;display:flex;flex-wrap:wrap;align-items:center;gap:6px;padding:8px 0;margin-top:14px;background:var(--bg);border-bottom:1px solid var(--line)}
-.filter .label{color:var(--muted)}
-.filter label{cursor:pointer;user-select:none}
-.filter label:has(input:not(:checked)){opacity:.45;text-decoration:line-through}
-.filter .n{color:var(--muted)}
-button[aria-pressed="true"]{background:var(--claimed-fill);border-color:var(--claimed-stroke)}
-button{font:inherit;color:var(--fg);background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:1px 10px;cursor:pointer}
-#shown{margin-left:auto;color:var(--muted)}
-#filter-text{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:1px 8px;min-width:14em}
-.graph-scroll{overflow:auto;max-height:80vh;border:1px solid var(--line);border-radius:8px;background:var(--panel)}
-svg{display:block}
-svg.fit{width:100%;height:auto}
-.edge{fill:none;stroke:var(--edge);stroke-width:1.4}
-.edge.blocking{stroke:var(--blocked-stroke);stroke-dasharray:5 4;stroke-width:1.8}
-.arrowhead{fill:var(--edge)}.arrowhead-b{fill:var(--blocked-stroke)}
-.node{color:var(--fg)}
-.node rect{fill:var(--fill);stroke:var(--stroke);stroke-width:1.6}
-.node rect.halo{fill:none;stroke:var(--fg);stroke-width:2.4;stroke-dasharray:none}
-.edge.crit{stroke:var(--fg);stroke-width:2.6;opacity:1}
-svg.layers .edge{opacity:.55}
-svg.layers .edge.blocking,svg.layers .edge.crit{opacity:1}
-text.band{fill:var(--muted);font-size:12px}line.band{stroke:var(--line)}
-.sprite{position:absolute;width:0;height:0;overflow:hidden}
-svg.ic{display:inline-block;width:1.05em;height:1.05em;vertical-align:-.17em;margin-right:.3em;flex:none}
-.crit-tag{border:1.5px solid var(--fg);border-radius:999px;padding:0 7px;font-size:11.5px;white-space:nowrap}
-.node.st-empty rect,.node.st-cancelled rect{stroke-dasharray:5 3}
-.node.st-claimed rect{stroke-width:2.6}
-.node text{fill:var(--fg);font-size:12px}
-.node .nid{font-weight:700;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-.node .nstate{font-size:11.5px}
-.node:hover rect{stroke-width:3}
-.dim{opacity:.15}
-.waves{padding-left:0;list-style:none}
-.waves li{display:grid;grid-template-columns:110px 1fr;gap:8px;padding:4px 0;border-bottom:1px solid var(--line)}
-.chips{display:flex;flex-wrap:wrap;gap:4px}
-.chip{font-size:12px;text-decoration:none;color:var(--fg)}
-.groups li,.questions li{margin:6px 0}
-.groups details summary{color:var(--muted);cursor:pointer}
-.idlist{display:flex;flex-wrap:wrap;gap:4px 10px;margin:4px 0}
-.tref{text-decoration:none}
-blockquote{margin:4px 0 4px 0;padding:4px 12px;border-left:3px solid var(--suspended-stroke);background:var(--panel);white-space:pre-wrap;overflow-wrap:anywhere}
-.how{color:var(--muted);margin:2px 0}
-table{border-collapse:collapse;width:100%;margin:6px 0}
-th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
-th{color:var(--muted);font-weight:600}
-td.reason,.reason{overflow-wrap:anywhere}
-#remainder summary h2{margin:18px 0 6px}
-details>summary{cursor:pointer}
-.ticket{border:1px solid var(--line);border-left:5px solid var(--stroke);border-radius:8px;margin:8px 0;background:var(--bg)}
-.ticket>summary{padding:8px 12px;display:flex;flex-wrap:wrap;align-items:baseline;gap:8px}
-.ticket>summary .tid{font-weight:700}
-.ticket>summary .ttitle{flex:1 1 300px;overflow-wrap:anywhere}
-.ticket>summary .tmeta{color:var(--muted);font-size:12.5px}
-.ticket:target{outline:2px solid var(--link)}
-.tbody{padding:0 14px 12px}
-.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:4px 0 8px}
-.facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}
-.chain ol{margin:4px 0;padding-left:22px}
-.kind{color:var(--muted);font-family:ui-monospace,monospace;font-size:12px}
-.result{margin:6px 0}
-.result .md{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:4px 12px;max-height:480px;overflow:auto}
-.task h3{font-size:12px;margin:8px 0 0;color:var(--muted);text-transform:uppercase;letter-spacing:.06em}
-.md{overflow-wrap:anywhere}
-.md h1,.md h2,.md h3,.md h4,.md h5,.md h6{display:block;font-size:15px;margin:10px 0 4px}
-.md p{margin:4px 0 8px}
-.md ul,.md ol{margin:4px 0 8px;padding-left:22px}
-.md blockquote{white-space:normal}
-.md code{background:var(--panel);border-radius:4px;padding:0 3px}
-.md pre{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto}
-.md pre code{background:none;padding:0}
-.result .md code,.result .md pre{background:var(--bg)}
-.md table{width:auto;margin:6px 0 10px}
-.md th,.md td{border:1px solid var(--line)}
-.tools{margin:0}
-.tools button{margin-right:6px}
-footer{margin-top:36px;color:var(--muted);font-size:12.5px;border-top:1px solid var(--line)}
-@media print{
- body{font-size:11px;background:#fff;color:#000}
- :root{--bg:#fff;--fg:#000;--panel:#f4f4f4;--line:#bbb;--muted:#444;${stateVars(false)}}
- main{max-width:none;padding:0}
- .filter,.tools{display:none}
- .graph-scroll{overflow:visible;max-height:none;border:0}
- svg{max-width:100%;height:auto}
- .ticket{break-inside:avoid}
- *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
- a{color:inherit;text-decoration:none}
-}
-`.trim();
-
-/**
- * The only script: the state filter, opening a ticket when it is linked to, expanding
- * every ticket and result, showing times in the reader's time zone, opening a graph
- * too wide to fit where the run starts, and opening every <details> for print. Inline, no data from the receipt in it; its hash
- * is the only script the page's CSP allows.
- */
-const SCRIPT = `(function(){
-var boxes=Array.prototype.slice.call(document.querySelectorAll("input[data-filter]"));
-var tickets=Array.prototype.slice.call(document.querySelectorAll("details.ticket"));
-var marks=Array.prototype.slice.call(document.querySelectorAll("[data-node-status]"));
-var rows=Array.prototype.slice.call(document.querySelectorAll("tr[data-status]"));
-var shown=document.getElementById("shown");
-var q=document.getElementById("filter-text");
-var hay=tickets.map(function(t){var h=t.querySelector(".ttitle");return (t.getAttribute("data-id")+" "+(h?h.textContent:"")).toLowerCase();});
-function target(el){var a=el.getAttribute("href")?el:el.querySelector("a.tref");return a?(a.getAttribute("href")||"").slice(1):"";}
-function apply(){
-var on={};boxes.forEach(function(b){if(b.checked)on[b.value]=true;});
-var term=q?q.value.trim().toLowerCase():"";
-var ok={};var n=0;
-tickets.forEach(function(t,i){var v=!!on[t.getAttribute("data-status")]&&(!term||hay[i].indexOf(term)>=0);t.hidden=!v;if(v){n++;ok[t.id]=true;}});
-rows.forEach(function(r){r.hidden=!ok[target(r)];});
-marks.forEach(function(m){m.classList.toggle("dim",!ok[target(m)]);});
-if(shown)shown.textContent=n.toLocaleString("en-US")+" of "+tickets.length.toLocaleString("en-US")+" tickets shown";
-}
-if(q)q.addEventListener("input",apply);
-boxes.forEach(function(b){b.addEventListener("change",apply);});
-function all(v){boxes.forEach(function(b){b.checked=v;});apply();}
-var a=document.getElementById("filter-all");if(a)a.addEventListener("click",function(){all(true);});
-var z=document.getElementById("filter-none");if(z)z.addEventListener("click",function(){all(false);});
-var fit=document.getElementById("graph-fit");var svg=document.querySelector("#graph svg");
-if(fit&&svg)fit.addEventListener("click",function(){var on=!svg.classList.contains("fit");svg.classList.toggle("fit",on);fit.setAttribute("aria-pressed",String(on));});
-var ex=document.getElementById("expand-all");if(ex)ex.addEventListener("click",function(){document.querySelectorAll("#tickets details").forEach(function(d){d.open=true;});});
-var co=document.getElementById("collapse-all");if(co)co.addEventListener("click",function(){tickets.forEach(function(t){t.open=false;});});
-var sc=document.querySelector(".graph-scroll");
-function toStart(){if(sc&&svg&&!svg.classList.contains("fit"))sc.scrollLeft=Math.max(0,(+sc.getAttribute("data-start-x")||0)-sc.clientWidth/2);}
-toStart();if(fit)fit.addEventListener("click",toStart);
-var fmt=null;try{fmt=new Intl.DateTimeFormat(undefined,{year:"numeric",month:"short",day:"numeric",hour:"2-digit",minute:"2-digit",second:"2-digit",hour12:false,timeZoneName:"short"});}catch(x){}
-if(fmt)document.querySelectorAll("time[datetime]").forEach(function(t){var d=new Date(t.getAttribute("datetime"));if(!isNaN(d.getTime()))t.textContent=fmt.format(d);});
-function reveal(){
-var id=location.hash.slice(1);if(!id)return;
-var el=document.getElementById(id);
-if(el&&el.tagName==="DETAILS"){el.hidden=false;el.open=true;}
-}
-window.addEventListener("hashchange",reveal);reveal();
-var opened=[];
-window.addEventListener("beforeprint",function(){document.querySelectorAll("details").forEach(function(d){if(!d.open){d.open=true;opened.push(d);}});});
-window.addEventListener("afterprint",function(){opened.forEach(function(d){d.open=false;});opened=[];});
-})();`;

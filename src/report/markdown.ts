@@ -10,13 +10,15 @@
  * <details>; cut tables say how many rows they left out and point to the HTML report.
  */
 import { TICKET_ID } from "../core/constants.js";
-import type { Receipt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
+import type { AttemptChanges, Receipt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
 import {
   clip,
+  cutMarkdown,
   escapeMarkdown,
   escapeMarkdownBlock,
   markerComment,
   markerText,
+  mdCode,
   mdId,
   mdUrl,
   oneLine,
@@ -25,12 +27,14 @@ import { MERMAID_LIMITS, mermaidFits, renderMermaidGraph } from "./mermaid.js";
 import {
   ATTENTION_ORDER,
   COUNT_ORDER,
+  clipList,
   formatDuration,
   formatInt,
-  RUN_STATE_ICON,
+  RUN_STATE_ICON_NAME,
   STATUS_ICON,
   safeUrl,
   totalDuration,
+  usageText,
 } from "./states.js";
 
 export const GITHUB_COMMENT_MAX = 65_536;
@@ -92,6 +96,7 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
   const budget = (share: number) =>
     Math.max(0, Math.min(Math.floor(maxChars * share), maxChars - used() - 2));
 
+  parts.push(renderChanges(ctx, budget(0.1)));
   parts.push(renderBlockers(ctx, budget(0.12)));
   parts.push(renderQuestions(ctx, budget(0.15)));
   parts.push(renderRemainder(ctx, budget(0.18)));
@@ -99,12 +104,10 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
   parts.push(renderTickets(ctx, budget(1)));
   parts.push(footer);
 
-  let out = parts.filter((p) => p.length > 0).join("\n\n");
-  out = `${marker}\n${unmark(out.slice(marker.length + 2), opts.marker)}\n`;
-  // The budget keeps every section inside maxChars; this only acts when maxChars is
-  // tiny. Cut at a line and close what was open, never mid-entity.
-  if (out.length > maxChars) out = hardCut(out, maxChars);
-  return out;
+  const out = parts.filter((p) => p.length > 0).join("\n\n");
+  const text = `${marker}\n${unmark(out.slice(marker.length + 2), opts.marker)}\n`;
+  // The budget keeps every section inside maxChars; this only acts when maxChars is tiny.
+  return cutMarkdown(text, maxChars, "\n\n… report cut to fit; see the HTML report.\n");
 }
 
 /**
@@ -118,25 +121,13 @@ function unmark(body: string, marker: string): string {
   return body.split(text).join(broken);
 }
 
-function hardCut(text: string, maxChars: number): string {
-  const note = "\n\n… report cut to fit; see the HTML report.\n";
-  let cut = text.slice(0, Math.max(0, maxChars - note.length - 40));
-  const nl = cut.lastIndexOf("\n");
-  if (nl > 0) cut = cut.slice(0, nl);
-  const open = (cut.match(/<details>/g) ?? []).length - (cut.match(/<\/details>/g) ?? []).length;
-  const fences = (cut.match(/^```/gm) ?? []).length;
-  if (fences % 2 === 1) cut += "\n```";
-  for (let i = 0; i < open; i++) cut += "\n</details>";
-  return (cut + note).slice(0, maxChars);
-}
-
 /* ------------------------------------------------------------------------- */
 
 function renderHeader(ctx: Ctx, maxChars: number): string {
   const r = ctx.receipt;
   const lines: string[] = [];
   lines.push(
-    `### ${RUN_STATE_ICON[r.state]} Ticket Frontier · ${escapeMarkdown(clip(r.run, 120))} · **${r.state}**`,
+    `### ${STATUS_ICON[RUN_STATE_ICON_NAME[r.state]]} Ticket Frontier · ${escapeMarkdown(clip(r.run, 120))} · **${r.state}**`,
   );
   if (r.goal) lines.push(`> ${escapeMarkdown(clip(oneLine(r.goal), 400))}`);
   lines.push(countsLine(r));
@@ -147,16 +138,8 @@ function renderHeader(ctx: Ctx, maxChars: number): string {
     meta.push(`${formatInt(r.bound.dispatched)}${cap} dispatches`);
     if (r.bound.deadline) meta.push(`deadline ${escapeMarkdown(r.bound.deadline)}`);
   }
-  const limits = r.bound?.usage ?? {};
-  const usageKeys = [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])];
-  if (usageKeys.length > 0) {
-    // each total against its bound, when the run has one: "tokens 1,200 of 2,000,000"
-    const u = usageKeys.slice(0, 6).map((k) => {
-      const of = limits[k] !== undefined ? ` of ${formatNumber(limits[k])}` : "";
-      return `${escapeMarkdown(clip(k, 30))} ${formatNumber(r.usage?.[k] ?? 0)}${of}`;
-    });
-    meta.push(`usage: ${u.join(", ")}`);
-  }
+  const usage = usageText(r, (k) => escapeMarkdown(clip(k, 30)));
+  if (usage) meta.push(`usage: ${usage}`);
   if (r.cancelled)
     meta.push(
       `cancelled by ${escapeMarkdown(r.cancelled.by)} at ${escapeMarkdown(r.cancelled.at)}`,
@@ -167,7 +150,7 @@ function renderHeader(ctx: Ctx, maxChars: number): string {
   if (ctx.htmlUrl) links.push(`[full HTML report](${mdUrl(ctx.htmlUrl)})`);
   if (ctx.runUrl) links.push(`[workflow run](${mdUrl(ctx.runUrl)})`);
   if (links.length) lines.push(links.join(" · "));
-  return clipSection(lines.join("\n\n"), maxChars);
+  return cutMarkdown(lines.join("\n\n"), maxChars, "");
 }
 
 function countsLine(r: Receipt): string {
@@ -182,13 +165,6 @@ function countsLine(r: Receipt): string {
   }
   const done = r.counts.complete ?? 0;
   return `**${formatInt(done)} of ${formatInt(total)} tickets complete** — ${parts.join(" · ")}`;
-}
-
-function formatNumber(v: number): string {
-  if (!Number.isFinite(v)) return String(v);
-  return Number.isInteger(v)
-    ? formatInt(v)
-    : v.toLocaleString("en-US", { maximumFractionDigits: 4 });
 }
 
 /* ------------------------------------------------------------------------- */
@@ -215,29 +191,22 @@ function renderBlockers(ctx: Ctx, maxChars: number): string {
 function renderQuestions(ctx: Ctx, maxChars: number): string {
   const qs = ctx.receipt.questions;
   if (qs.length === 0) return "";
+  const local = ctx.where === "local";
   const title = `#### ${STATUS_ICON.suspended} Open ${plural(qs.length, "question")} (${formatInt(qs.length)})`;
-  if (ctx.where === "local") {
-    const rows = qs.map((q) => {
-      const how = TICKET_ID.test(q.ticket)
-        ? `\n  To answer: \`frontier answer ${ctx.dir} ${q.ticket} "YOUR ANSWER"\``
-        : "";
-      return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how}`;
-    });
-    return list(
-      `${title}\nAnswer with \`frontier answer ${ctx.dir} TICKET "YOUR ANSWER"\`, then \`frontier run ${ctx.dir}\` to go on.`,
-      rows,
-      maxChars,
-      (n) => `- … and ${formatInt(n)} more ${plural(n, "question")}${seeHtml(ctx)}`,
-    );
-  }
-  const head = `${title}\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
+  const head = local
+    ? `${title}\nAnswer with \`frontier answer ${ctx.dir} TICKET "YOUR ANSWER"\`, then \`frontier run ${ctx.dir}\` to go on.`
+    : `${title}\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
   const rows = qs.map((q) => {
+    const id = TICKET_ID.test(q.ticket);
     const issue = safeUrl(ctx.questionUrls?.[q.ticket]);
-    const there = issue ? `[its question issue](${mdUrl(issue)}) with \`/answer YOUR ANSWER\`` : "";
-    const here = TICKET_ID.test(q.ticket) ? `here with \`/answer ${q.ticket} YOUR ANSWER\`` : "";
-    const how =
-      there || here ? `\n  To answer: ${[there, here].filter(Boolean).join(", or ")}` : "";
-    return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how}`;
+    const ways = local
+      ? [id ? `\`frontier answer ${ctx.dir} ${q.ticket} "YOUR ANSWER"\`` : ""]
+      : [
+          issue ? `[its question issue](${mdUrl(issue)}) with \`/answer YOUR ANSWER\`` : "",
+          id ? `here with \`/answer ${q.ticket} YOUR ANSWER\`` : "",
+        ];
+    const how = ways.filter(Boolean).join(", or ");
+    return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how ? `\n  To answer: ${how}` : ""}`;
   });
   return list(
     head,
@@ -322,14 +291,10 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
       t.executor ? escapeMarkdown(clip(t.executor, 40)) : "default",
     ];
     if (runs) row.push(url ? `[attempt ${last?.n}](${mdUrl(url)})` : "—");
-    if (changed) row.push(changesCell(r, t));
     return row;
   };
-  // the changes column only when some attempt changed the repository
-  const changed = r.tickets.some((t) => t.attempts.some((a) => a.changes));
   const header = ["ticket", "title", "state", "attempts", "duration", "executor"];
   if (runs) header.push("run");
-  if (changed) header.push("changes");
   const more = (n: number) => `… and ${formatInt(n)} more ${plural(n, "ticket")}${seeHtml(ctx)}`;
   const head = `#### Tickets (${formatInt(r.tickets.length)})`;
   const fold = r.tickets.length > FOLD_ROWS;
@@ -353,28 +318,60 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
 }
 
 /**
- * What a ticket changed in the repository, from its newest attempt that changed anything:
- * the count of paths with +/− lines, linked to its commit once the commit is named; a
- * change that was not integrated says why (breach, conflict, kept).
+ * What the run changed in the repository, without a click: the branch, how to merge it,
+ * and each attempt that changed anything — its paths with +/− lines, linked to its commit
+ * once the commit is named, or why it was not integrated.
  */
-export function changesCell(r: Receipt, t: ReceiptTicket): string {
-  const a = [...t.attempts].reverse().find((x) => x.changes && x.changes.paths.length > 0);
-  const c = a?.changes;
-  if (!c) return "—";
+function renderChanges(ctx: Ctx, maxChars: number): string {
+  const r = ctx.receipt;
+  const rows = r.tickets.flatMap((t) =>
+    t.attempts
+      .filter((a) => a.changes && a.changes.paths.length > 0)
+      .map((a) => `- ${ticketRef(ctx, t.id)} attempt ${a.n}: ${changesText(r, a.changes!)}`),
+  );
+  const b = r.branch;
+  if (rows.length === 0 && !b?.commits.length) return "";
+  const lines = [`#### Changes (${formatInt(rows.length)})`];
+  if (b) {
+    const n = b.commits.length;
+    const merge = ctx.where === "local" ? b.merge && mdCode(b.merge) : safeUrl(b.merge);
+    const how = !merge
+      ? ""
+      : ctx.where === "local"
+        ? ` · merge: ${merge}`
+        : ` · merge it through [its pull request](${mdUrl(merge)})`;
+    lines.push(`${formatInt(n)} ${plural(n, "commit")} on ${mdCode(b.name)}${how}`);
+  }
+  return list(
+    lines.join("\n"),
+    rows,
+    maxChars,
+    (n) => `- … and ${formatInt(n)} more${seeHtml(ctx)}`,
+  );
+}
+
+/** An attempt's changes: `[2 paths +3 −1](commit)` — `a.ts`, `b.ts`; or why they were not integrated. */
+function changesText(r: Receipt, c: AttemptChanges): string {
   let added = 0;
   let removed = 0;
   for (const p of c.paths) {
     added += p.added ?? 0;
     removed += p.removed ?? 0;
   }
-  const text = `${formatInt(c.paths.length)} ${plural(c.paths.length, "path")} +${formatInt(added)} −${formatInt(removed)}`;
+  const count = `${formatInt(c.paths.length)} ${plural(c.paths.length, "path")} +${formatInt(added)} −${formatInt(removed)}`;
+  const paths = clipList(
+    c.paths.map((p) => mdCode(p.path)),
+    8,
+    ", ",
+  );
   const repo = safeUrl(r.links?.repository);
-  if (c.verdict === "integrated") {
-    return c.commit && repo && /^[0-9a-f]{7,64}$/.test(c.commit)
-      ? `[${text}](${mdUrl(`${repo}/commit/${c.commit}`)})`
-      : text;
-  }
-  return `${text} (${c.verdict === "kept" ? "not integrated" : c.verdict})`;
+  if (c.verdict !== "integrated")
+    return `${count} (${c.verdict === "kept" ? "not integrated" : c.verdict}) — ${paths}`;
+  if (!c.commit || !/^[0-9a-f]{7,64}$/.test(c.commit)) return `${count} — ${paths}`;
+  const commit = repo
+    ? `[${count}](${mdUrl(`${repo}/commit/${c.commit}`)})`
+    : `${count} in \`${c.commit.slice(0, 10)}\``;
+  return `${commit} — ${paths}`;
 }
 
 function renderFooter(ctx: Ctx): string {
@@ -448,41 +445,42 @@ function seeHtml(ctx: Ctx): string {
     : " — see the HTML report";
 }
 
-function clipList(items: string[], max: number, sep: string): string {
-  if (items.length <= max) return items.join(sep);
-  return `${items.slice(0, max).join(sep)}${sep}… and ${formatInt(items.length - max)} more`;
-}
-
-function clipSection(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const cut = text.slice(0, Math.max(0, maxChars - 2));
-  const nl = cut.lastIndexOf("\n");
-  return nl > 0 ? cut.slice(0, nl) : "";
-}
-
 function fold(summary: string, body: string): string {
   // A heading cannot sit in <summary>; the summary is its plain text.
   return `<details><summary><b>${summary.replace(/^#+\s*/, "")}</b></summary>\n\n${body}\n\n</details>`;
+}
+
+/**
+ * How many of `rows` (one a line) fit in `room` characters, and when some do not, the
+ * note that says how many were left out — kept only where it fits too.
+ */
+function fitRows(
+  rows: readonly string[],
+  room: number,
+  more: (n: number) => string,
+): { n: number; note?: string } {
+  const reserve = more(rows.length).length + 2;
+  let n = 0;
+  for (; n < rows.length; n++) {
+    const row = rows[n]!.length + 1;
+    if (row + (n < rows.length - 1 ? reserve : 0) > room) break;
+    room -= row;
+  }
+  if (n === rows.length) return { n };
+  const note = more(rows.length - n);
+  return note.length + 2 <= room ? { n, note } : { n };
 }
 
 /** A table whose rows are added only while they fit; `more` says how many were left out. */
 type Table = (maxChars: number) => string;
 
 function table(header: string[], rows: string[][], more: (n: number) => string): Table {
+  const head = `| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`;
+  const lines = rows.map((r) => `| ${r.join(" | ")} |`);
   return (maxChars) => {
-    const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
-    let size = lines[0]!.length + lines[1]!.length + 2;
-    const reserve = more(rows.length).length + 4;
-    let i = 0;
-    for (; i < rows.length; i++) {
-      const line = `| ${rows[i]!.join(" | ")} |`;
-      if (size + line.length + 1 + (i < rows.length - 1 ? reserve : 0) > maxChars) break;
-      lines.push(line);
-      size += line.length + 1;
-    }
-    if (i === 0) return "";
-    const body = lines.join("\n");
-    return i < rows.length ? `${body}\n\n${more(rows.length - i)}` : body;
+    const { n, note } = fitRows(lines, maxChars - head.length - 1, more);
+    if (n === 0) return "";
+    return [head, ...lines.slice(0, n)].join("\n") + (note ? `\n\n${note}` : "");
   };
 }
 
@@ -505,22 +503,10 @@ function section(
 
 /** A heading and a bullet list whose items are added only while they fit. */
 function list(head: string, rows: string[], maxChars: number, more: (n: number) => string): string {
-  const out: string[] = head ? [head] : [];
-  let size = head.length;
-  const reserve = more(rows.length).length + 2;
-  let i = 0;
-  for (; i < rows.length; i++) {
-    const row = rows[i]!;
-    if (size + row.length + 1 + (i < rows.length - 1 ? reserve : 0) > maxChars) break;
-    out.push(row);
-    size += row.length + 1;
-  }
-  if (i === 0 && rows.length > 0) {
-    const note = more(rows.length);
-    return size + note.length + 1 <= maxChars ? [...out, note].join("\n") : "";
-  }
-  if (i < rows.length) out.push(more(rows.length - i));
-  return head ? `${out[0]}\n\n${out.slice(1).join("\n")}` : out.join("\n");
+  const { n, note } = fitRows(rows, maxChars - head.length - 2, more);
+  const body = [...rows.slice(0, n), ...(note ? [note] : [])].join("\n");
+  if (!body) return rows.length > 0 ? "" : head;
+  return head ? `${head}\n\n${body}` : body;
 }
 
 /** The sticky comment's default marker for a run. */

@@ -13,14 +13,19 @@ import {
 } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import type {
+  AttemptRecord,
   Receipt,
   ReceiptAttempt,
+  ReceiptBranch,
   ReceiptTicket,
   RunPlace,
   Status,
+  TicketSpec,
+  TicketState,
   Usage,
 } from "../core/model.js";
 import { remainderOf } from "./remainder.js";
+import { durationMs } from "./states.js";
 
 export interface ReceiptOptions {
   /** the clock: when the receipt is made (ms since the epoch) */
@@ -48,92 +53,16 @@ export interface ReceiptOptions {
   resultBudget?: number;
   /** the run's default `isolation` (frontier.yml), for the tickets that set none */
   isolation?: IsolationName;
+  /** the branch the run's changes land on; its commits are read from the attempts */
+  branch?: Omit<ReceiptBranch, "commits">;
 }
 
 export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt {
   const run = frontier.runRecord();
-  const tickets: ReceiptTicket[] = [];
-  const usage: Usage = {};
-  let hasUsage = false;
-  const questions: Receipt["questions"] = [];
-  let room = opts.resultBudget ?? DEFAULTS.maxReceiptResultBytes;
-
-  for (const spec of frontier.specs()) {
-    const state = frontier.state(spec.id);
-    const status: Status = state?.status ?? "pending";
-    // `state` is the engine's copy: its attempts and answers are ours to extend
-    const attempts: ReceiptAttempt[] = (state?.attempts ?? []).map((a) => {
-      const out: ReceiptAttempt = a;
-      const duration = durationMs(a.started_at, a.ended_at);
-      if (duration !== undefined) out.duration_ms = duration;
-      if (a.result_file && opts.resultText && (a.result_bytes ?? 0) <= room) {
-        const text = opts.resultText(a.result_file);
-        if (text !== undefined && Buffer.byteLength(text, "utf8") <= room) {
-          out.result = text;
-          room -= Buffer.byteLength(text, "utf8");
-        }
-      }
-      if (a.usage) {
-        for (const [k, v] of Object.entries(a.usage)) {
-          if (!Number.isFinite(v)) continue;
-          usage[k] = (usage[k] ?? 0) + v;
-          hasUsage = true;
-        }
-      }
-      return out;
-    });
-    // The live attempt is mirrored in the front matter, not in the history: show it.
-    if (
-      state &&
-      status === "claimed" &&
-      state.attempt > 0 &&
-      !attempts.some((a) => a.n === state.attempt) &&
-      state.claimed_by &&
-      state.claimed_at
-    ) {
-      attempts.push({
-        n: state.attempt,
-        claim: state.claim ?? "",
-        claimed_by: state.claimed_by,
-        started_at: state.claimed_at,
-      });
-    }
-
-    let question: string | undefined;
-    if (status === "suspended") {
-      const asked = [...attempts].reverse().find((a) => a.outcome === "suspended");
-      question = asked?.question;
-      if (asked && question !== undefined)
-        questions.push({ ticket: spec.id, attempt: asked.n, question });
-    }
-
-    const t: ReceiptTicket = {
-      id: spec.id,
-      title: spec.title,
-      file: spec.file,
-      status,
-      depends_on: [...spec.dependsOn],
-      inputs: [...spec.inputs],
-      write_scope: [...spec.writeScope],
-      priority: spec.priority,
-      attempt: state?.attempt ?? 0,
-      attempts,
-      answers: state ? (state.answers as ReceiptTicket["answers"]) : [],
-    };
-    if (spec.executor !== undefined) t.executor = spec.executor;
-    if (spec.agent !== undefined) t.agent = spec.agent;
-    if (spec.bound) t.bound = spec.bound.raw;
-    if (spec.isolation !== undefined || opts.isolation !== undefined)
-      t.isolation = ticketIsolation(spec.isolation, opts.isolation);
-    if (spec.body.trim()) t.task = spec.body;
-    if (state?.claimed_by !== undefined) t.claimed_by = state.claimed_by;
-    if (state?.claimed_at !== undefined) t.claimed_at = state.claimed_at;
-    if (state?.blocked_by) t.blocked_by = { ...state.blocked_by };
-    if (state?.reason !== undefined) t.reason = state.reason;
-    if (state?.updated_at !== undefined) t.updated_at = state.updated_at;
-    if (question !== undefined) t.question = question;
-    tickets.push(t);
-  }
+  const results = { room: opts.resultBudget ?? DEFAULTS.maxReceiptResultBytes };
+  const tickets = frontier
+    .specs()
+    .map((spec) => receiptTicket(spec, frontier.state(spec.id), opts, results));
 
   // Only the states that occur: `{"complete": 3, "failed": 1}`, as in SPEC §7.
   const all = frontier.counts();
@@ -154,7 +83,12 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     critical_path: frontier.criticalPath(),
     tickets,
     blockers: frontier.blockerGroups(),
-    questions,
+    questions: tickets.flatMap((t) => {
+      // the question of the last attempt that asked one
+      const asked =
+        t.question !== undefined && t.attempts.findLast((a) => a.outcome === "suspended");
+      return asked ? [{ ticket: t.id, attempt: asked.n, question: t.question! }] : [];
+    }),
     remainder: remainderOf(frontier, opts.now),
   };
   if (opts.goal !== undefined) receipt.goal = opts.goal;
@@ -165,7 +99,9 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     receipt.bound = { ...(run.bound ?? {}), dispatched: run.dispatched };
   }
   if (run.cancelled) receipt.cancelled = { ...run.cancelled };
-  if (hasUsage) receipt.usage = usage;
+  const usage = totalUsage(tickets);
+  if (usage) receipt.usage = usage;
+  if (opts.branch) receipt.branch = { ...opts.branch, commits: branchCommits(tickets) };
   if (opts.links) {
     const links = Object.fromEntries(
       Object.entries(opts.links).filter(([, v]) => typeof v === "string" && v.length > 0),
@@ -175,12 +111,103 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
   return receipt;
 }
 
-function durationMs(start: string | undefined, end: string | undefined): number | undefined {
-  if (!start || !end) return undefined;
-  const a = Date.parse(start);
-  const b = Date.parse(end);
-  if (!Number.isFinite(a) || !Number.isFinite(b) || b < a) return undefined;
-  return b - a;
+/**
+ * One ticket of the receipt. `state` is the engine's copy: its attempts and answers are
+ * ours to extend. Result text is taken while it fits what is left of `results.room`.
+ */
+function receiptTicket(
+  spec: TicketSpec,
+  state: Readonly<TicketState> | undefined,
+  opts: ReceiptOptions,
+  results: { room: number },
+): ReceiptTicket {
+  const status: Status = state?.status ?? "pending";
+  const attempts: ReceiptAttempt[] = (state?.attempts ?? []).map((a) => {
+    const out: ReceiptAttempt = a;
+    const duration = durationMs(a.started_at, a.ended_at);
+    if (duration !== undefined) out.duration_ms = duration;
+    if (a.result_file && opts.resultText && (a.result_bytes ?? 0) <= results.room) {
+      const text = opts.resultText(a.result_file);
+      const bytes = text === undefined ? 0 : Buffer.byteLength(text, "utf8");
+      if (text !== undefined && bytes <= results.room) {
+        out.result = text;
+        results.room -= bytes;
+      }
+    }
+    return out;
+  });
+  // The live attempt is mirrored in the front matter, not in the history: show it.
+  if (
+    state &&
+    status === "claimed" &&
+    state.attempt > 0 &&
+    !attempts.some((a) => a.n === state.attempt) &&
+    state.claimed_by &&
+    state.claimed_at
+  ) {
+    attempts.push({
+      n: state.attempt,
+      claim: state.claim ?? "",
+      claimed_by: state.claimed_by,
+      started_at: state.claimed_at,
+    });
+  }
+  const t: ReceiptTicket = {
+    id: spec.id,
+    title: spec.title,
+    file: spec.file,
+    status,
+    depends_on: [...spec.dependsOn],
+    inputs: [...spec.inputs],
+    write_scope: [...spec.writeScope],
+    priority: spec.priority,
+    attempt: state?.attempt ?? 0,
+    attempts,
+    answers: state ? (state.answers as ReceiptTicket["answers"]) : [],
+  };
+  if (spec.executor !== undefined) t.executor = spec.executor;
+  if (spec.agent !== undefined) t.agent = spec.agent;
+  if (spec.bound) t.bound = spec.bound.raw;
+  if (spec.isolation !== undefined || opts.isolation !== undefined)
+    t.isolation = ticketIsolation(spec.isolation, opts.isolation);
+  if (spec.body.trim()) t.task = spec.body;
+  if (state?.claimed_by !== undefined) t.claimed_by = state.claimed_by;
+  if (state?.claimed_at !== undefined) t.claimed_at = state.claimed_at;
+  if (state?.blocked_by) t.blocked_by = { ...state.blocked_by };
+  if (state?.reason !== undefined) t.reason = state.reason;
+  if (state?.updated_at !== undefined) t.updated_at = state.updated_at;
+  if (status === "suspended") {
+    const question = attempts.findLast((a) => a.outcome === "suspended")?.question;
+    if (question !== undefined) t.question = question;
+  }
+  return t;
+}
+
+/** Every attempt's usage added up by key; none when no attempt reported any. */
+function totalUsage(tickets: readonly ReceiptTicket[]): Usage | undefined {
+  const usage: Usage = {};
+  let any = false;
+  for (const t of tickets)
+    for (const a of t.attempts)
+      for (const [k, v] of Object.entries(a.usage ?? {})) {
+        if (!Number.isFinite(v)) continue;
+        usage[k] = (usage[k] ?? 0) + v;
+        any = true;
+      }
+  return any ? usage : undefined;
+}
+
+/** The commits of integrated attempts, in the order they ended (each landed as it ended). */
+export function branchCommits(
+  tickets: Iterable<{ id: string; attempts: readonly AttemptRecord[] }>,
+): ReceiptBranch["commits"] {
+  const landed: Array<ReceiptBranch["commits"][number] & { at: string }> = [];
+  for (const t of tickets)
+    for (const a of t.attempts)
+      if (a.changes?.verdict === "integrated" && a.changes.commit)
+        landed.push({ commit: a.changes.commit, ticket: t.id, attempt: a.n, at: a.ended_at ?? "" });
+  landed.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+  return landed.map(({ at: _, ...c }) => c);
 }
 
 /** The receipt as its file holds it: two-space JSON and a final newline. */

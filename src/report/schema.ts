@@ -9,50 +9,40 @@ import { RECEIPT_SCHEMA, Receipt } from "../core/model.js";
 
 export const RECEIPT_SCHEMA_ID =
   "https://github.com/ticket-frontier/ticket-frontier/schema/receipt.schema.json";
+export const COMMAND_SCHEMA_ID =
+  "https://github.com/ticket-frontier/ticket-frontier/schema/command.schema.json";
 
 /**
+ * A schema's file text (two-space JSON, a final newline), generated from its zod type.
  * `io: "input"`: objects stay open (no `additionalProperties: false`), because SPEC §7
- * lets later producers add fields to receipt@1 — a consumer holding this schema must
- * still accept them. Every field named here keeps its type.
+ * lets later producers add fields — a consumer holding the schema must still accept
+ * them. Every field named here keeps its type.
  */
-export function receiptJsonSchema(): Record<string, unknown> {
-  const generated = z.toJSONSchema(Receipt, { target: "draft-2020-12", io: "input" }) as Record<
+function schemaText(type: z.ZodType, $id: string, title: string, what: string): string {
+  const generated = z.toJSONSchema(type, { target: "draft-2020-12", io: "input" }) as Record<
     string,
     unknown
   >;
   const { $schema, ...rest } = generated;
-  return {
-    $schema,
-    $id: RECEIPT_SCHEMA_ID,
-    title: RECEIPT_SCHEMA,
-    description:
-      "The record of a Ticket Frontier run (SPEC §7). Fields may be added; none may change meaning without a new schema version.",
-    ...rest,
-  };
+  const description = `${what} Fields may be added; none may change meaning without a new schema version.`;
+  return `${JSON.stringify({ $schema, $id, title, description, ...rest }, null, 2)}\n`;
 }
 
-/** The file's exact text: two-space JSON and a final newline. */
 export function receiptJsonSchemaText(): string {
-  return `${JSON.stringify(receiptJsonSchema(), null, 2)}\n`;
+  return schemaText(
+    Receipt,
+    RECEIPT_SCHEMA_ID,
+    RECEIPT_SCHEMA,
+    "The record of a Ticket Frontier run (SPEC §7).",
+  );
 }
-
-export const COMMAND_SCHEMA_ID =
-  "https://github.com/ticket-frontier/ticket-frontier/schema/command.schema.json";
 
 /** What the commands that change something print with --json (and `ready --json`). */
 export function commandJsonSchemaText(): string {
-  const generated = z.toJSONSchema(CommandResult, {
-    target: "draft-2020-12",
-    io: "input",
-  }) as Record<string, unknown>;
-  const { $schema, ...rest } = generated;
-  const schema = {
-    $schema,
-    $id: COMMAND_SCHEMA_ID,
-    title: COMMAND_SCHEMA,
-    description:
-      "What a frontier command that changes something prints with --json (answer, retry, cancel, new, reset, dep add, dep rm), and ready --json. Fields may be added; none may change meaning without a new schema version.",
-    ...rest,
-  };
-  return `${JSON.stringify(schema, null, 2)}\n`;
+  return schemaText(
+    CommandResult,
+    COMMAND_SCHEMA_ID,
+    COMMAND_SCHEMA,
+    "What a frontier command that changes something prints with --json (answer, retry, cancel, new, reset, dep add, dep rm), and ready --json.",
+  );
 }

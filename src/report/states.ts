@@ -9,7 +9,7 @@
  * they were empty boxes there. The HTML report draws its own icons (`STATE_ICON_SVG`).
  */
 import { formatDuration as formatBoundDuration } from "../core/bound.js";
-import type { AttemptOutcome, RunState, Status } from "../core/model.js";
+import type { AttemptOutcome, Receipt, RunState, Status } from "../core/model.js";
 
 export const STATUS_ICON: Readonly<Record<Status, string>> = {
   pending: "○",
@@ -66,18 +66,8 @@ export const STATUS_MEANING: Readonly<Record<Status, string>> = {
   cancelled: "cancelled",
 };
 
-export const RUN_STATE_ICON: Readonly<Record<RunState, string>> = {
-  "not started": "○",
-  running: "●",
-  complete: "✓",
-  failed: "✗",
-  suspended: "‖",
-  limited: "◷",
-  cancelled: "–",
-};
-
-/** The icon of a run state in the HTML report. */
-export const RUN_STATE_ICON_NAME: Readonly<Record<RunState, IconName>> = {
+/** The ticket state whose icon and colours show a run state (its glyph, its badge). */
+export const RUN_STATE_ICON_NAME: Readonly<Record<RunState, Status>> = {
   "not started": "pending",
   running: "claimed",
   complete: "complete",
@@ -168,4 +158,30 @@ export function safeUrl(url: string | undefined): string | undefined {
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return undefined;
   return parsed.href;
+}
+
+/** At most `max` items joined by `sep`, then how many more: `a · b · … and 3 more`. */
+export function clipList(items: readonly string[], max: number, sep: string): string {
+  if (items.length <= max) return items.join(sep);
+  return `${items.slice(0, max).join(sep)}${sep}… and ${formatInt(items.length - max)} more`;
+}
+
+/** The time between two instants in ms, when both are known and in order. */
+export function durationMs(start: string | undefined, end: string | undefined): number | undefined {
+  if (!start || !end) return undefined;
+  const d = Date.parse(end) - Date.parse(start);
+  return Number.isFinite(d) && d >= 0 ? d : undefined;
+}
+
+/** Each usage total against its bound, when the run has one: `tokens 1,200 of 2,000,000`. */
+export function usageText(r: Receipt, key: (k: string) => string): string {
+  const limits = r.bound?.usage ?? {};
+  const num = (v: number) =>
+    Number.isInteger(v) ? formatInt(v) : v.toLocaleString("en-US", { maximumFractionDigits: 4 });
+  return [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])]
+    .map(
+      (k) =>
+        `${key(k)} ${num(r.usage?.[k] ?? 0)}${limits[k] !== undefined ? ` of ${num(limits[k])}` : ""}`,
+    )
+    .join(", ");
 }

@@ -50,6 +50,8 @@ export async function gatherContext(
           .filter((a) => a.outcome === "complete" || a.outcome === "empty")
           .sort((a, b) => b.n - a.n)[0];
         let result: string | undefined;
+        const changes = last?.changes?.verdict === "integrated" ? last.changes.paths : [];
+        const changed = changes.length > 0 ? { changed: changes.map((p) => p.path) } : {};
         if (last?.outcome === "complete" && last.result_file !== undefined) {
           // where a person or an agent finds it: on disk, or in the ticket directory of the branch
           const path =
@@ -66,12 +68,12 @@ export async function gatherContext(
           }
           if (bytes > room) {
             leftOut = true;
-            return { id, title, status, result, omitted: { bytes, path } };
+            return { id, title, status, result, omitted: { bytes, path }, ...changed };
           }
           room -= bytes;
           result ??= await read();
         }
-        return { id, title, status, result };
+        return { id, title, status, result, ...changed };
       })(),
     );
   }

@@ -11,7 +11,8 @@
  *   …; await models.stop();
  *
  * Requests are checked (a model name, messages of roles and text, a response_format of
- * the json_schema kind) and recorded in `models.requests`.
+ * the json_schema kind, an output cap that is a positive whole number) and recorded in
+ * `models.requests`.
  */
 import {
   createServer,
@@ -30,6 +31,8 @@ export interface ModelRequest {
   };
   token: string;
   headers: IncomingHttpHeaders;
+  /** the whole request body as sent (max_tokens, response_format, …) */
+  body: Record<string, unknown>;
 }
 
 export type Reply =
@@ -174,6 +177,7 @@ export class FakeModels {
       messages: body.messages as ModelRequest["messages"],
       token: auth,
       headers,
+      body,
       ...(body.response_format !== undefined && {
         response_format: body.response_format as ModelRequest["response_format"],
       }),
@@ -234,6 +238,11 @@ function requestProblem(body: Record<string, unknown>): string | undefined {
     const { role, content } = (m ?? {}) as Record<string, unknown>;
     if (!["system", "user", "assistant"].includes(role as string) || typeof content !== "string")
       return "each message needs a role and text content";
+  }
+  for (const key of ["max_tokens", "max_completion_tokens"]) {
+    const cap = body[key];
+    if (cap !== undefined && !(Number.isInteger(cap) && (cap as number) > 0))
+      return `${key} must be a positive integer`;
   }
   const format = body.response_format as Record<string, unknown> | undefined;
   if (format !== undefined) {
@@ -303,4 +312,67 @@ export function scriptedModels(models: FakeModels): FakeModels {
       }),
     )
     .model("fake/slow", () => ({ kind: "hang" }));
+}
+
+/** The ticket a request is for: its id, from the context's "Ticket `id`" line. */
+export function ticketOf(req: ModelRequest): string {
+  return /^Ticket `([^`]+)`/m.exec(contextOf(req))?.[1] ?? "?";
+}
+
+/** A coding answer: the outcome, and whole-file writes and deletions. */
+export function edits(
+  result: string,
+  writes: Record<string, string>,
+  deletes: string[] = [],
+  usage = { prompt_tokens: 300, completion_tokens: 100 },
+): Reply {
+  return answer(
+    {
+      status: "complete",
+      result,
+      writes: Object.entries(writes).map(([path, content]) => ({ path, content })),
+      deletes: deletes.length > 0 ? deletes : null,
+    },
+    usage,
+  );
+}
+
+/**
+ * `fake/coder`, a coding model for the api → ui → docs chain (examples/coding-graph's
+ * tickets): it writes each ticket's file, and only once the context says its dependencies
+ * changed what it builds on — the UI needs the API's file, the docs both. A ticket whose
+ * body names `write: PATH` files writes those (outside the scope, `..`, absolute paths).
+ */
+export function codingModels(models: FakeModels): FakeModels {
+  return models.model("fake/coder", (req) => {
+    const context = contextOf(req);
+    const asked = [...context.matchAll(/^write: (.+)$/gm)].map((m) => m[1] as string);
+    if (asked.length > 0) {
+      return edits(`Wrote ${asked.join(", ")}.`, Object.fromEntries(asked.map((p) => [p, "x\n"])));
+    }
+    const changed = (path: string) => new RegExp(`^Changed: .*${path}`, "m").test(context);
+    switch (ticketOf(req)) {
+      case "api":
+        return edits("Added the todo API.", {
+          "app/api/todos.js":
+            "const todos = [];\nexport function addTodo(title) {\n  todos.push({ title, done: false });\n}\nexport function listTodos() {\n  return todos;\n}\n",
+        });
+      case "ui":
+        if (!changed("app/api/todos.js"))
+          return answer({ status: "failed", reason: "the API is not there yet" });
+        return edits("Added the list.", {
+          "app/ui/list.js":
+            'import { listTodos } from "../api/todos.js";\nexport function renderList() {\n  return listTodos().map((t) => "- [ ] " + t.title).join("\\n");\n}\n',
+        });
+      case "docs":
+        if (!changed("app/api/todos.js") || !changed("app/ui/list.js"))
+          return answer({ status: "failed", reason: "the API or the UI is not there yet" });
+        return edits("Documented both.", {
+          "docs/todos.md":
+            "# Todos\n\n- `addTodo` (from app/api/todos.js)\n- `listTodos` (from app/api/todos.js)\n- `renderList` (from app/ui/list.js)\n",
+        });
+      default:
+        return answer({ status: "failed", reason: `no script for ${ticketOf(req)}` });
+    }
+  });
 }

@@ -158,6 +158,11 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     expect(api.out.markdown).toContain(
       `[2 paths +1 −0](https://github.com/acme/widgets/commit/${apiCommit})`,
     );
+    // the receipt names the run's branch and the commit, as the attempt's record does
+    expect(api.out.receipt.branch).toMatchObject({
+      name: runContext(w).branch,
+      commits: [{ commit: apiCommit, ticket: "api", attempt: 1 }],
+    });
     const html = renderHtml(api.out.receipt);
     expect(html).toContain("Changes of attempt 1: 2 paths · commit");
     expect(html).toContain(`/commit/${apiCommit}`);

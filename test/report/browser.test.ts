@@ -19,7 +19,7 @@ import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { MERMAID_LIMITS, renderMermaidGraph } from "../../src/report/mermaid.js";
 import { exampleReceipt } from "./example.js";
-import { makeReceipt } from "./fixtures.js";
+import { codingReceipt, makeReceipt } from "./fixtures.js";
 
 /**
  * The browser: FRONTIER_BROWSER (any Chrome or Chromium), else the usual places. On a
@@ -261,6 +261,42 @@ describe("the HTML report of a 200-ticket run in headless Chromium", () => {
     const pdf = await page.pdf({ format: "A4" });
     expect(pdf.byteLength).toBeGreaterThan(1_000);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("the HTML report of a two-ticket coding run, as a newcomer's first run makes it", () => {
+  it("draws the graph at its natural size, not blown up to the page's width", async () => {
+    const receipt = codingReceipt();
+    const { page, errors } = await open("/report-2.html", renderHtml(receipt, { dir: "tickets" }));
+    const svg = page.locator("#graph svg");
+    const natural = Number(await svg.getAttribute("width"));
+    expect(natural).toBeGreaterThan(0);
+    expect((await svg.boundingBox())?.width ?? 0).toBeLessThanOrEqual(natural);
+    // a ticket's box is as wide as it is drawn (224 px and its outline), its id at text size
+    const box = await page.locator("svg .node rect").first().boundingBox();
+    expect(box?.width ?? 0).toBeLessThanOrEqual(240);
+    const idSize = await page
+      .locator("svg .node .nid")
+      .first()
+      .evaluate((el) => el.getBoundingClientRect().height);
+    expect(idSize).toBeLessThan(20);
+    await page.screenshot({ path: new URL("report-2.png", OUT).pathname });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("shows the run's branch, its commits, their paths and how to merge it without a click", async () => {
+    const { page } = await open("/report-2-changes.html", renderHtml(codingReceipt()));
+    for (const text of [
+      "frontier/greet-shout",
+      "git merge frontier/greet-shout",
+      "src/greet.ts",
+      "src/shout.ts",
+      "a1a1a1a1a1a1",
+      "b2b2b2b2b2b2",
+    ])
+      expect(await page.getByText(text).first().isVisible(), text).toBe(true);
     await page.close();
   });
 });

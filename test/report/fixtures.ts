@@ -299,3 +299,73 @@ function attempt(
     ...extra,
   };
 }
+
+/**
+ * A local run of two coding tickets, each integrated as one commit on `frontier/greet-shout`
+ * (`shout` after `greet`): what a newcomer's first coding graph leaves.
+ */
+export function codingReceipt(): Receipt {
+  const attempt = (n: number, commit: string, path: string, at: number): ReceiptAttempt => ({
+    n,
+    claim: `claim-${commit}`,
+    claimed_by: "frontier@laptop:4242",
+    started_at: iso(T0 + at),
+    ended_at: iso(T0 + at + 9_000),
+    outcome: "complete",
+    duration_ms: 9_000,
+    changes: {
+      start: "cf82b12297aa",
+      verdict: "integrated",
+      commit,
+      paths: [
+        { path, status: "added", mode: "100644", blob: "b".repeat(40), added: 3, removed: 0 },
+      ],
+    },
+  });
+  const ticket = (id: string, title: string, deps: string[], a: ReceiptAttempt): ReceiptTicket => ({
+    id,
+    title,
+    file: `${id}.md`,
+    status: "complete",
+    depends_on: deps,
+    inputs: deps,
+    write_scope: ["src/**"],
+    priority: 0,
+    isolation: "worktree",
+    attempt: 1,
+    attempts: [a],
+    answers: [],
+  });
+  return {
+    schema: RECEIPT_SCHEMA,
+    run: "greet-shout",
+    state: "complete",
+    where: "local",
+    generated_at: iso(T0 + 60_000),
+    started_at: iso(T0),
+    counts: { complete: 2 },
+    waves: [["greet"], ["shout"]],
+    critical_path: ["greet", "shout"],
+    tickets: [
+      ticket("greet", "Greet the user", [], attempt(1, "a1".repeat(20), "src/greet.ts", 0)),
+      ticket(
+        "shout",
+        "Shout the greeting",
+        ["greet"],
+        attempt(1, "b2".repeat(20), "src/shout.ts", 20_000),
+      ),
+    ],
+    blockers: [],
+    questions: [],
+    remainder: [],
+    branch: {
+      name: "frontier/greet-shout",
+      base: "cf82b12297aa",
+      commits: [
+        { commit: "a1".repeat(20), ticket: "greet", attempt: 1 },
+        { commit: "b2".repeat(20), ticket: "shout", attempt: 1 },
+      ],
+      merge: "git merge frontier/greet-shout",
+    },
+  };
+}

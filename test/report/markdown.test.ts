@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { STATUSES } from "../../src/core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../../src/report/markdown.js";
-import { makeReceipt } from "./fixtures.js";
+import { codingReceipt, makeReceipt } from "./fixtures.js";
 
 const MARKER = "ticket-frontier:example";
 const HTML = "https://github.com/o/r/actions/runs/99/artifacts/1";
@@ -248,5 +248,34 @@ describe("the comment's state symbols are ones every common font draws", () => {
     expect(md).not.toMatch(/[⏸⧗]/u);
     expect(md).toContain("‖ 1 suspended");
     expect(md).toContain("◷ 1 limited");
+  });
+});
+
+describe("a run's changes are in the comment without a click", () => {
+  it("on GitHub: the branch, each commit linked with its paths, and its pull request", () => {
+    const local = codingReceipt();
+    const receipt = {
+      ...local,
+      where: "github" as const,
+      links: { repository: "https://github.com/o/r" },
+      branch: { ...local.branch!, merge: "https://github.com/o/r/pull/new/frontier/greet-shout" },
+    };
+    const md = renderMarkdown(receipt, { marker: MARKER });
+    const changes = section(md, "#### Changes (2)");
+    expect(changes).toContain(
+      "2 commits on `frontier/greet-shout` · merge it through [its pull request](https://github.com/o/r/pull/new/frontier/greet-shout)",
+    );
+    expect(changes).toContain(
+      `- \`shout\` attempt 1: [1 path +3 −0](https://github.com/o/r/commit/${"b2".repeat(20)}) — \`src/shout.ts\``,
+    );
+    expect(md.slice(0, md.indexOf(changes))).not.toContain("<details>");
+  });
+
+  it("an agent's path cannot break out of its code span or ping anyone", () => {
+    const receipt = codingReceipt();
+    const a = receipt.tickets[0]!.attempts[0]!;
+    a.changes!.paths[0]!.path = "src/`x` @team <b>.ts";
+    const md = renderMarkdown(receipt, { marker: MARKER });
+    expect(md).toContain("src/\\`x\\` @\u200bteam &lt;b&gt;.ts");
   });
 });

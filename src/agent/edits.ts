@@ -1,0 +1,140 @@
+/**
+ * A coding ticket's files (a ticket with a `write_scope`): what its request shows of the
+ * workspace — the files its scope matches, within a cap, the rest named with their sizes —
+ * and the model's whole-file writes and deletions applied to it before the agent ends.
+ *
+ * Every path is checked before anything is written: one that would leave the workspace
+ * (absolute, `..`, through a symlink, into `.git`) refuses the whole answer, naming the
+ * path, and nothing is written anywhere. A path outside the write_scope is written: the
+ * runners judge it as they judge any agent's change, a scope breach that fails the attempt.
+ */
+import { lstat, mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join } from "node:path";
+import { compileScope, pathInScope } from "../core/scope.js";
+import { repositoryRoot } from "../workspace/changes.js";
+import { git } from "../workspace/git.js";
+import type { AgentOutcome, ModelOutcome } from "./protocol.js";
+
+/**
+ * The most of the scope's files one request carries, in bytes (about 4,000 tokens): with
+ * the context it fits the 8,000 tokens GitHub Models' free tier takes in a request.
+ */
+export const MAX_SCOPE_BYTES = 16 * 1024;
+/** Files past the cap named at most, by path and size. */
+const MAX_NAMED = 200;
+
+/**
+ * The top of the workspace the paths are relative to: the repository's that holds `cwd`
+ * (the ticket's worktree; on GitHub the job's checkout, where the step runs), else `cwd`.
+ */
+export async function workspaceRoot(cwd: string): Promise<string> {
+  return realpath((await repositoryRoot(cwd)) ?? cwd);
+}
+
+/** The request's part about files: the write scope, and the text of the files it matches. */
+export async function scopeFiles(
+  root: string,
+  patterns: readonly string[],
+  cap = MAX_SCOPE_BYTES,
+): Promise<string> {
+  const scope = compileScope(patterns);
+  // tracked and untracked files, not the ignored ones (build output, node_modules)
+  const listed = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+  }).then(
+    (out) => [...new Set(out.toString("utf8").split("\0"))].filter((p) => p !== "").sort(),
+    () => [] as string[],
+  );
+  const out = [
+    "",
+    "## Files",
+    "",
+    `Write scope: ${patterns.map((p) => `\`${p}\``).join(", ")}. The current text of the files in it:`,
+  ];
+  const inScope = listed.filter((p) => pathInScope(p, scope));
+  const left: string[] = [];
+  let room = cap;
+  for (const path of inScope) {
+    // a symlink is never followed out of the workspace into the request
+    const stat = await lstat(join(root, path)).catch(() => undefined);
+    if (!stat?.isFile()) continue;
+    const text = stat.size > room ? undefined : await readFile(join(root, path), "utf8");
+    if (text === undefined || text.includes("\0")) {
+      left.push(`- ${path} (${stat.size} bytes${text === undefined ? "" : ", binary"})`);
+      continue;
+    }
+    room -= stat.size;
+    const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((f) => f.length + 1)));
+    out.push("", `### ${path}`, "", fence, text.replace(/\n$/, ""), fence);
+  }
+  if (inScope.length === 0) out.push("", "(no file matches it yet)");
+  if (left.length > 0) {
+    out.push("", `Not shown (past the ${cap} bytes of files a request carries, or binary):`);
+    out.push(...left.slice(0, MAX_NAMED));
+    if (left.length > MAX_NAMED) out.push(`- and ${left.length - MAX_NAMED} more`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+/** Why `path` may not be written or deleted in `root`; undefined when it may. */
+async function escapes(root: string, path: string): Promise<string | undefined> {
+  if (isAbsolute(path) || /^([A-Za-z]:)?[\\/]/.test(path)) return "an absolute path";
+  const parts = path.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
+  if (parts.includes("..")) return "it climbs out of the workspace with ..";
+  if (parts.length === 0 || path.includes("\0")) return "not a file's path";
+  if (parts.some((p) => p.toLowerCase() === ".git")) return "inside .git";
+  let at = root;
+  for (const [i, name] of parts.entries()) {
+    at = join(at, name);
+    const stat = await lstat(at).catch(() => undefined);
+    if (stat === undefined) return undefined; // the rest is made new
+    const here = parts.slice(0, i + 1).join("/");
+    if (stat.isSymbolicLink()) return `${here} is a symlink`;
+    if (i < parts.length - 1 && !stat.isDirectory()) return `${here} is not a directory`;
+    if (i === parts.length - 1 && !stat.isFile()) return "not a file";
+  }
+  return undefined;
+}
+
+/**
+ * The model's outcome with its edits applied in `root`: every path checked first (one that
+ * escapes fails the attempt and nothing is written), then the writes and deletions. A
+ * complete answer that changed files but said nothing gets a result naming them.
+ */
+export async function applyEdits(root: string, outcome: ModelOutcome): Promise<AgentOutcome> {
+  const { edits, ...plain } = outcome;
+  if (edits === undefined) return plain;
+  const paths = [...edits.writes.map((w) => w.path), ...edits.deletes];
+  const refused: string[] = [];
+  for (const path of paths) {
+    const why = await escapes(root, path);
+    if (why !== undefined) refused.push(`${JSON.stringify(path)} (${why})`);
+  }
+  const failed = (reason: string): AgentOutcome => ({
+    status: "failed",
+    reason,
+    ...(plain.usage && { usage: plain.usage }),
+  });
+  if (refused.length > 0) {
+    return failed(
+      `the model's answer writes outside the workspace, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it`,
+    );
+  }
+  let path = "";
+  try {
+    for (const w of edits.writes) {
+      path = w.path;
+      await mkdir(dirname(join(root, path)), { recursive: true });
+      await writeFile(join(root, path), w.content);
+    }
+    for (const d of edits.deletes) {
+      path = d;
+      await rm(join(root, path), { force: true });
+    }
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? String(error.code) : String(error);
+    return failed(`could not write ${path} in ${root} (${code}): the files before it were written`);
+  }
+  if (plain.result !== undefined) return plain;
+  return { ...plain, result: `Changed ${paths.join(", ")}.` };
+}
