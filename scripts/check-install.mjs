@@ -3,7 +3,7 @@
  * The package as a user gets it: `npm pack` makes the tarball a release would publish,
  * `npm install -g` puts it into a prefix of its own (nothing of this clone on PATH), and
  * the installed `frontier` is run where no clone is: --version, init, validate, a run of
- * the starter tickets, and `init --github`, which copies the bundled action out of the
+ * the starter tickets, `init --coding`, and `init --github`, which copies the bundled action out of the
  * installed package. Its dependencies come from the npm registry (or npm's cache); nothing
  * else is fetched.
  *
@@ -48,6 +48,11 @@ const SHIPPED = [
   "dist/package.json",
   "examples/workflows/frontier.yml",
   "examples/workflows/orch-task.yml",
+  "examples/coding-init/frontier.yml",
+  "examples/coding-init/gitignore",
+  "examples/coding-init/_bin/stand-in-agent.mjs",
+  "examples/starter/frontier.yml",
+  "examples/starter/_bin/starter-executor.mjs",
   "schema/receipt.schema.json",
   "schema/command.schema.json",
 ];
@@ -146,6 +151,14 @@ try {
       existsSync(join(action, "dist", "index.js")) &&
       existsSync(join(repo, ".github", "workflows", "orch-task.yml")),
     `${github.code}\n${github.stdout}${github.stderr}`,
+  );
+  const coding = run(["init", "coding", "--coding"], repo);
+  check(
+    "`frontier init --coding` writes the coding settings out of the installed package",
+    coding.code === 0 &&
+      existsSync(join(repo, "coding", ".gitignore")) &&
+      existsSync(join(repo, "coding", "_bin", "stand-in-agent.mjs")),
+    `${coding.code}\n${coding.stdout}${coding.stderr}`,
   );
 } catch (error) {
   if (!(error instanceof Stop)) throw error;

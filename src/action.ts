@@ -16,7 +16,6 @@ import * as core from "@actions/core";
 import { ticketBoundOf } from "./core/bound.js";
 import type { Bound } from "./core/model.js";
 import { DEFAULTS } from "./core/model.js";
-import { singleLine } from "./core/text.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
 import { handleIssueComment } from "./github/commands.js";
@@ -205,56 +204,39 @@ async function settle(ctx: ActionContext): Promise<void> {
       ...(/^\d+$/.test(ctx.settings.env.runId ?? "")
         ? { runId: Number(ctx.settings.env.runId) }
         : {}),
-      ...(changes ? { changes } : {}),
+      changes,
       maxResultBytes,
     }),
     `settle ${ticket}#${attempt} ${job.outcome}`,
-    { start: false, touches: [ticket], ...(changes ? { changes } : {}) },
+    { start: false, touches: [ticket], changes },
   );
   return finish(ctx, outcome);
 }
 
 /**
  * What the job changed in its checkout, against the commit it checked out (`ref`), with
- * the blobs a Git Data commit needs already uploaded; undefined when the workspace is no
- * git work tree (nothing to compare with).
+ * the blobs a Git Data commit needs already uploaded. Changes that could not be collected
+ * (the agent removed or remade `.git`) are refused: the attempt is never done without them.
  */
 async function jobChanges(
   ctx: ActionContext,
   dir: string,
   ref: string | undefined,
-): Promise<JobChanges | undefined> {
+): Promise<JobChanges> {
   const { workspace } = ctx.settings.env;
   const records = ctx.settings.records;
   // the records checkout, as a path inside the workspace (it may be given absolute)
   const inside = records ? relative(workspace, resolve(workspace, records)) : undefined;
   const recordsInside =
     inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside : undefined;
-  let changes: JobChanges | undefined;
-  try {
-    changes = await collectJobChanges(workspace, dir, {
-      ...(ref ? { start: ref } : {}),
-      ...(recordsInside !== undefined ? { exclude: [recordsInside] } : {}),
-    });
-  } catch (error) {
-    // what the job changed is unknown: it must not pass as done without it
-    const reason = `the job's changes could not be collected (${singleLine((error as Error).message)}), so the attempt is not recorded as done without them — check the job's checkout, then retry the ticket`;
-    core.warning(reason);
-    return {
-      start: ref ?? "",
-      paths: [],
-      contents: new Map(),
-      patch: Buffer.alloc(0),
-      bytes: 0,
-      refused: reason,
-      route: "graphql",
-    };
+  const changes = await collectJobChanges(workspace, dir, {
+    ...(ref ? { start: ref } : {}),
+    ...(recordsInside !== undefined ? { exclude: [recordsInside] } : {}),
+  });
+  if (changes.paths.length === 0) {
+    if (changes.refused) core.warning(changes.refused);
+    return changes;
   }
-  if (!changes) {
-    core.warning(`${workspace} is not a git work tree: the job's changes are not collected`);
-    return undefined;
-  }
-  if (changes.paths.length === 0) return changes;
   core.info(
     `the job changed ${changes.paths.length} path${changes.paths.length === 1 ? "" : "s"} (${changes.bytes} bytes) since ${changes.start.slice(0, 12)}${changes.refused ? `; ${changes.refused}` : ""}`,
   );

@@ -8,6 +8,7 @@ import { isAbsolute } from "node:path";
 import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
 import { quietWhenClosed } from "./cli/closed-output.js";
 import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
+import type { NewOptions } from "./cli/new.js";
 import { RECEIPT_SCHEMA } from "./core/constants.js";
 import { type CliIo, EXIT, line } from "./terminal/io.js";
 import { shownPath } from "./terminal/text.js";
@@ -120,6 +121,10 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .command("init")
     .description("write a starter ticket directory that runs as it is (and the GitHub workflows)")
     .argument("[dir]", "the ticket directory to make", DEFAULT_DIR)
+    .option(
+      "--coding",
+      "settings for coding tickets: isolation, .frontier/ ignored, a stand-in agent",
+    )
     .option("--github", "also write .github/workflows/frontier.yml and orch-task.yml")
     .option(
       "--action <ref>",
@@ -136,12 +141,13 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
     .action(
       async (
         dir: string,
-        o: { github?: boolean; action?: string; agent?: string; sweep?: string },
+        o: { github?: boolean; coding?: boolean; action?: string; agent?: string; sweep?: string },
       ) => {
         code = await (await import("./cli/init.js")).initCommand(
           dir,
           {
             github: !!o.github,
+            coding: !!o.coding,
             ...(o.action !== undefined && { action: o.action }),
             ...(o.agent !== undefined && { agent: o.agent }),
             ...(o.sweep !== undefined && { sweep: o.sweep }),
@@ -154,18 +160,24 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
   program
     .command("new")
     .description("write a new ticket file, checking its id and its dependencies")
-    .usage("[DIR] ID|TITLE [--after ID...] [--title T] [--json]")
+    .usage("[DIR] ID|TITLE [--after ID...] [--scope GLOB]... [options]")
     .argument(
       "[dir-and-id...]",
       `[DIR] ID: the ticket directory (default ${DEFAULT_DIR}), then the id — or a title in quotes, to make the id from`,
     )
     .option("--after <ids...>", "ids it depends on (space- or comma-separated)")
     .option("--title <title>", "its title (default: from the id)")
+    .option("--scope <glob>", "a path it may change; repeatable", (g, a: string[] = []) =>
+      a.concat(g),
+    )
+    .option("--isolation <how>", "worktree (its own worktree, its changes committed) or none")
+    .option("--agent <name>", "tickets naming the same agent never run at once")
+    .option("--executor <name>", "an entry of executors: in frontier.yml")
     .option(
       "--json",
       `print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words`,
     )
-    .action(async (args: string[], o: { after?: string[]; title?: string; json?: boolean }) => {
+    .action(async (args: string[], o: NewOptions) => {
       const { newCommand, positionalsAfter } = await import("./cli/new.js");
       const words = positionalsAfter(args, o.after);
       code = await newCommand(words.positional, { ...o, after: words.after, json: !!o.json }, io);

@@ -49,7 +49,7 @@ const WRITES = new Set(["init", "new", "answer", "retry", "cancel", "reset", "re
 /** Two command lines a user can try, each with what it does. */
 export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
   init: [
-    ["frontier init", "a starter directory tickets/ that runs as it is"],
+    ["frontier init --coding", "tickets/ for coding tickets, with a stand-in coding agent"],
     [
       "frontier init tasks --github",
       "tasks/ and the two GitHub workflows, the built-in agent on GitHub Models",
@@ -58,8 +58,8 @@ export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
   new: [
     ["frontier new research", "tickets/research.md, depending on nothing"],
     [
-      'frontier new tickets plan --after research,survey --title "Plan the migration"',
-      "tickets/plan.md, run once research and survey are complete",
+      "frontier new tickets ui --after api,db --scope 'app/ui/**'",
+      "tickets/ui.md, run once api and db are complete, changing only app/ui/",
     ],
   ],
   validate: [

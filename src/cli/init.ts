@@ -1,6 +1,8 @@
 /**
- * `frontier init [DIR] [--github] [--action REF] [--agent NAME]`: a starter ticket directory
- * that runs as it is (`frontier run DIR`), and with `--github` the two workflows, written
+ * `frontier init [DIR] [--coding] [--github] [--action REF] [--agent NAME]`: a starter ticket
+ * directory that runs as it is (`frontier run DIR`) — with `--coding`, the settings of coding
+ * tickets (examples/coding-init/: isolation, `.frontier/` ignored, a stand-in coding agent)
+ * and no tickets, for `frontier new --scope` to add — and with `--github` the two workflows, written
  * from examples/workflows/ with the ticket directory and the action's reference filled in
  * wherever GitHub needs them, and the orch-task job's agent step: the built-in agent (the
  * default: GitHub Models with the job's token, nothing to set up), or one of
@@ -23,7 +25,7 @@ import { errorLine, painter } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural, shellWord, shownPath } from "../terminal/text.js";
 import { DEFAULT_DIR } from "./argv.js";
-import { STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
+import { CODING_FILES, STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 
 /**
  * The agents `--agent` offers for the orch-task job: the built-in one (the example
@@ -37,6 +39,10 @@ export const AGENTS = {
     "Claude Code (anthropics/claude-code-base-action) editing the checkout; needs the secret ANTHROPIC_API_KEY",
 } as const;
 export type AgentChoice = keyof typeof AGENTS;
+
+function isAgent(value: string): value is AgentChoice {
+  return Object.hasOwn(AGENTS, value);
+}
 
 /**
  * This package's root, where action.yml, dist/ and examples/ are: the nearest folder above
@@ -75,6 +81,8 @@ export function isSweep(value: string): value is Sweep {
 
 export interface InitOptions {
   github: boolean;
+  /** the settings of coding tickets instead of the three starter tickets */
+  coding?: boolean;
   /** `owner/repo@sha-or-tag`; without it the action is copied into the repository */
   action?: string;
   /** the sweep's cadence (default hourly) */
@@ -98,31 +106,10 @@ export async function initCommand(
     errorLine(io, message);
     return EXIT.usage;
   };
-  if (opts.action !== undefined && !opts.github) {
-    return fail("--action names the action the GitHub workflows use: pass it with --github");
-  }
-  if (opts.sweep !== undefined && !opts.github) {
-    return fail("--sweep sets how often the GitHub workflow sweeps: pass it with --github");
-  }
-  const sweep = opts.sweep ?? DEFAULT_SWEEP;
-  if (!isSweep(sweep)) {
-    return fail(
-      `--sweep takes one of ${Object.keys(SWEEPS).join(", ")} (how often the workflow reclaims claims whose lease ran out; default ${DEFAULT_SWEEP}), got ${JSON.stringify(sweep)}`,
-    );
-  }
-  if (opts.agent !== undefined && !opts.github) {
-    return fail(
-      "--agent picks the agent of the GitHub orch-task workflow: pass it with --github (locally, set executor: in frontier.yml)",
-    );
-  }
-  const agent = opts.agent ?? "model";
-  if (!Object.hasOwn(AGENTS, agent)) {
-    return fail(
-      `--agent ${JSON.stringify(agent)} is not an agent init knows: ${Object.entries(AGENTS)
-        .map(([name, what]) => `${name} (${what})`)
-        .join("; ")}`,
-    );
-  }
+  const wrong = optionProblem(opts);
+  if (wrong !== undefined) return fail(wrong);
+  const sweep = opts.sweep !== undefined && isSweep(opts.sweep) ? opts.sweep : DEFAULT_SWEEP;
+  const agent = opts.agent !== undefined && isAgent(opts.agent) ? opts.agent : "model";
   const cwd = process.cwd();
   const dir = shownPath(typedDir ?? DEFAULT_DIR, cwd);
   const absDir = resolve(cwd, dir);
@@ -138,64 +125,22 @@ export async function initCommand(
     }
   }
 
-  const planned: Planned[] = Object.entries(STARTER_FILES).map(([file, text]) => ({
+  const [folder, files] = opts.coding ? ["coding-init", CODING_FILES] : ["starter", STARTER_FILES];
+  const starter = Object.fromEntries(
+    // npm leaves every .gitignore out of a package: it ships as gitignore
+    files.map((f) => [
+      f,
+      readFileSync(join(PACKAGE_ROOT, "examples", folder, f.replace(/^\./, "")), "utf8"),
+    ]),
+  );
+  const planned: Planned[] = Object.entries(starter).map(([file, text]) => ({
     path: join(absDir, file),
     write: () => writeNew(join(absDir, file), text),
   }));
 
-  let repoRoot: string | undefined;
-  let ticketsInRepo: string | undefined;
-  let uses: string | undefined;
-  if (opts.github) {
-    if (opts.action !== undefined && !/^[\w.-]+\/[\w.-]+(?:\/[^@\s]+)?@\S+$/.test(opts.action)) {
-      return fail(
-        `--action ${JSON.stringify(opts.action)} is not an action reference: write owner/repo@ref (a commit sha, a tag or a branch), e.g. --action my-org/ticket-frontier@3f2c1e0`,
-      );
-    }
-    repoRoot = findRepoRoot(cwd);
-    const rel = relative(repoRoot, absDir);
-    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
-      return fail(
-        `--github needs the ticket directory inside the repository at ${shownPath(repoRoot, cwd)}, below its root (e.g. tickets); got ${dir}`,
-      );
-    }
-    ticketsInRepo = rel.split(sep).join("/");
-    uses = opts.action ?? `./${VENDORED_ACTION}`;
-    const workflows = join(repoRoot, ".github", "workflows");
-    const made = workflowTexts(ticketsInRepo, uses, agent as AgentChoice, { sweep });
-    for (const [name, text] of Object.entries(made)) {
-      planned.push({
-        path: join(workflows, name),
-        write: () => writeNew(join(workflows, name), text),
-      });
-    }
-    if (opts.action === undefined) {
-      if (!existsSync(join(PACKAGE_ROOT, "dist", "index.js"))) {
-        return fail(
-          `this copy of ticket-frontier has no bundled action (${join(PACKAGE_ROOT, "dist")} is missing) to copy into the repository: pass --action OWNER/ticket-frontier@SHA to reference it instead`,
-        );
-      }
-      const target = join(repoRoot, VENDORED_ACTION);
-      planned.push({
-        path: join(target, "action.yml"),
-        write: () =>
-          writeNew(
-            join(target, "action.yml"),
-            readFileSync(join(PACKAGE_ROOT, "action.yml"), "utf8"),
-          ),
-      });
-      planned.push({
-        path: join(target, "dist"),
-        write: () =>
-          cpSync(join(PACKAGE_ROOT, "dist"), join(target, "dist"), {
-            recursive: true,
-            errorOnExist: true,
-            force: false,
-          }),
-      });
-    }
-  }
-
+  const github = opts.github ? planGithub(cwd, absDir, dir, opts.action, agent, sweep) : undefined;
+  if (typeof github === "string") return fail(github);
+  planned.push(...(github?.planned ?? []));
   const there = planned.filter((p) => existsSync(p.path));
   if (there.length > 0) {
     // another DIR moves the tickets, never the workflows or the action's copy
@@ -208,11 +153,9 @@ export async function initCommand(
   let generated: string | undefined;
   try {
     for (const p of planned) p.write();
-    if (repoRoot !== undefined && ticketsInRepo !== undefined) {
-      generated = markGenerated(repoRoot, ticketsInRepo);
-    }
+    if (github !== undefined) generated = markGenerated(github.repoRoot, github.ticketsInRepo);
   } catch (e) {
-    return fail(`could not write the starter files: ${(e as Error).message}`);
+    return fail(`could not write the starter files: ${e instanceof Error ? e.message : e}`);
   }
 
   // a tag or a branch can be moved to other code after you reviewed it; a commit cannot
@@ -224,15 +167,109 @@ export async function initCommand(
       `${painter(io.stderr, io.env)("yellow", "warning:")} ${opts.action} does not pin a commit: a tag or a branch can be moved to other code after you chose it — pin the full 40-character commit sha (\`git ls-remote https://github.com/${repo} ${ref}\` prints it), e.g. --action ${repo}@<sha>`,
     );
   }
+  line(io.stdout, summary(dir, cwd, opts, agent, github, generated).join("\n"));
+  return EXIT.complete;
+}
+
+/** What is wrong with init's options together, or undefined. */
+function optionProblem(opts: InitOptions): string | undefined {
+  if (opts.action !== undefined && !opts.github) {
+    return "--action names the action the GitHub workflows use: pass it with --github";
+  }
+  if (opts.sweep !== undefined && !opts.github) {
+    return "--sweep sets how often the GitHub workflow sweeps: pass it with --github";
+  }
+  const sweep = opts.sweep ?? DEFAULT_SWEEP;
+  if (!isSweep(sweep)) {
+    return `--sweep takes one of ${Object.keys(SWEEPS).join(", ")} (how often the workflow reclaims claims whose lease ran out; default ${DEFAULT_SWEEP}), got ${JSON.stringify(sweep)}`;
+  }
+  if (opts.agent !== undefined && !opts.github) {
+    return "--agent picks the agent of the GitHub orch-task workflow: pass it with --github (locally, set executor: in frontier.yml)";
+  }
+  const agent = opts.agent ?? "model";
+  if (!isAgent(agent)) {
+    return `--agent ${JSON.stringify(agent)} is not an agent init knows: ${Object.entries(AGENTS)
+      .map(([name, what]) => `${name} (${what})`)
+      .join("; ")}`;
+  }
+  return undefined;
+}
+
+/** What `--github` writes — the two workflows and, without --action, the action's copy — or why not. */
+function planGithub(
+  cwd: string,
+  absDir: string,
+  dir: string,
+  action: string | undefined,
+  agent: AgentChoice,
+  sweep: Sweep,
+): string | { planned: Planned[]; repoRoot: string; ticketsInRepo: string; uses: string } {
+  const planned: Planned[] = [];
+  if (action !== undefined && !/^[\w.-]+\/[\w.-]+(?:\/[^@\s]+)?@\S+$/.test(action)) {
+    return `--action ${JSON.stringify(action)} is not an action reference: write owner/repo@ref (a commit sha, a tag or a branch), e.g. --action my-org/ticket-frontier@3f2c1e0`;
+  }
+  const repoRoot = findRepoRoot(cwd);
+  const rel = relative(repoRoot, absDir);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+    return `--github needs the ticket directory inside the repository at ${shownPath(repoRoot, cwd)}, below its root (e.g. tickets); got ${dir}`;
+  }
+  const ticketsInRepo = rel.split(sep).join("/");
+  const uses = action ?? `./${VENDORED_ACTION}`;
+  const workflows = join(repoRoot, ".github", "workflows");
+  const made = workflowTexts(ticketsInRepo, uses, agent, { sweep });
+  for (const [name, text] of Object.entries(made)) {
+    planned.push({
+      path: join(workflows, name),
+      write: () => writeNew(join(workflows, name), text),
+    });
+  }
+  if (action === undefined) {
+    if (!existsSync(join(PACKAGE_ROOT, "dist", "index.js"))) {
+      return `this copy of ticket-frontier has no bundled action (${join(PACKAGE_ROOT, "dist")} is missing) to copy into the repository: pass --action OWNER/ticket-frontier@SHA to reference it instead`;
+    }
+    const target = join(repoRoot, VENDORED_ACTION);
+    planned.push({
+      path: join(target, "action.yml"),
+      write: () =>
+        writeNew(
+          join(target, "action.yml"),
+          readFileSync(join(PACKAGE_ROOT, "action.yml"), "utf8"),
+        ),
+    });
+    planned.push({
+      path: join(target, "dist"),
+      write: () =>
+        cpSync(join(PACKAGE_ROOT, "dist"), join(target, "dist"), {
+          recursive: true,
+          errorOnExist: true,
+          force: false,
+        }),
+    });
+  }
+  return { planned, repoRoot, ticketsInRepo, uses };
+}
+
+/** What init says it wrote, and the commands that come next. */
+function summary(
+  dir: string,
+  cwd: string,
+  opts: InitOptions,
+  agent: AgentChoice,
+  github: { repoRoot: string; ticketsInRepo: string; uses: string } | undefined,
+  generated: string | undefined,
+): string[] {
   const out: string[] = [
-    `wrote ${dir}/: ${plural(Object.keys(STARTER_FILES).filter((f) => f.endsWith(".md")).length, "ticket")}, frontier.yml and a stand-in executor (_bin/).`,
+    opts.coding
+      ? `wrote ${dir}/: frontier.yml (isolation: worktree), .gitignore (leaves .frontier/ out of commits) and a stand-in coding agent (_bin/).`
+      : `wrote ${dir}/: ${plural(STARTER_FILES.filter((f) => f.endsWith(".md")).length, "ticket")}, frontier.yml and a stand-in executor (_bin/).`,
   ];
-  if (opts.github && repoRoot !== undefined) {
-    const wf = (name: string) => shownPath(join(repoRoot!, ".github", "workflows", name), cwd);
+  if (github !== undefined) {
+    const { repoRoot, ticketsInRepo, uses } = github;
+    const wf = (name: string) => shownPath(join(repoRoot, ".github", "workflows", name), cwd);
     out.push(
       `wrote ${wf("frontier.yml")} and ${wf("orch-task.yml")} (tickets: ${ticketsInRepo}, uses: ${uses}).`,
     );
-    out.push(`orch-task's agent: ${AGENTS[agent as AgentChoice]}.`);
+    out.push(`orch-task's agent: ${AGENTS[agent]}.`);
     if (opts.action === undefined) {
       out.push(
         `copied the action to ${shownPath(join(repoRoot, VENDORED_ACTION), cwd)} (no published release needed).`,
@@ -252,13 +289,21 @@ export async function initCommand(
     out.push(
       "Then commit the workflows to the default branch and the tickets to a branch of their own (the README's GitHub setup, steps 3 and 4). Try local runs on a copy: a run's state in the tickets would be committed with them.",
     );
+  } else if (opts.coding) {
+    const d = shellWord(dir);
+    out.push(
+      "Add tickets, each with the paths it may change; commit them (a ticket's worktree holds only what is committed); run:",
+    );
+    out.push(`  frontier new ${d} api --scope 'src/api/**'`);
+    out.push(`  frontier new ${d} ui --after api --scope 'src/ui/**'`);
+    out.push(`  git add ${d} && git commit -m "coding tickets"`);
+    out.push(`  frontier run ${d}`);
   } else {
     out.push("Try it:");
     out.push(`  frontier validate ${shellWord(dir)}`);
     out.push(`  frontier run ${shellWord(dir)}`);
   }
-  line(io.stdout, out.join("\n"));
-  return EXIT.complete;
+  return out;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * `frontier new [DIR] ID [--after ID...] [--title T]`: write one ticket file, front
- * matter and a `# title` heading, after checking what a later `validate` would refuse:
- * the id, that it is not taken, and that every dependency exists.
+ * `frontier new [DIR] ID [--after ID...] [--title T] [--scope GLOB...] [--isolation I]
+ * [--agent A] [--executor E]`: write one ticket file, front matter and a `# title` heading,
+ * after checking what a later `validate` would refuse: the id, that it is not taken, that
+ * every dependency exists, and — with the file in place — that it adds no problem of its own.
  */
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +20,11 @@ export interface NewOptions {
   /** ids this ticket depends on; each may also be a comma-separated list */
   after?: readonly string[];
   title?: string;
+  /** its write_scope: globs over repository paths (`--scope`, repeatable) */
+  scope?: readonly string[];
+  isolation?: string;
+  agent?: string;
+  executor?: string;
   /** print a ticket-frontier/command@1 object instead of words */
   json?: boolean;
 }
@@ -50,89 +56,29 @@ export async function newCommand(
     opts.title === undefined &&
     idFromTitle(word!) !== "";
   if (!fromTitle && !TICKET_ID.test(word!)) return fail(badId(word!, ""));
-
-  const isDir = (() => {
-    try {
-      return statSync(dir).isDirectory();
-    } catch {
-      return false;
-    }
-  })();
-  if (!isDir) {
+  if (!isDirectory(dir)) {
     return fail(
       `no ticket directory at ${dir} — make one with \`frontier init ${shellWord(dir)}\` (a starter directory), or \`mkdir ${shellWord(dir)}\` first`,
     );
   }
 
-  const scanned = await knownTickets(dir);
+  const { ids } = await knownTickets(dir);
   let id = word!;
   if (fromTitle) {
     const base = idFromTitle(word!);
     id = base;
-    for (let n = 2; scanned.ids.has(id); n++) id = `${base}-${n}`;
+    for (let n = 2; ids.has(id); n++) id = `${base}-${n}`;
   }
   const after = [
     ...new Set((opts.after ?? []).flatMap((a) => a.split(",")).map((a) => a.trim())),
   ].filter((a) => a !== "");
-  for (const dep of after) {
-    if (!TICKET_ID.test(dep)) return fail(badId(dep, "--after"));
-    if (dep === id) return fail(`${id} cannot come after itself: drop it from --after`);
-  }
-
   const title = (opts.title ?? (fromTitle ? word! : humanise(id))).trim();
-  if (title === "")
-    return fail('--title is empty: give the ticket a title, e.g. --title "Plan the migration"');
-  if (/[\r\n]/.test(title))
-    return fail("--title must be one line; put the rest in the ticket's body");
+  const wrong = inputProblem(dir, id, after, title, opts.scope ?? [], ids);
+  if (wrong !== undefined) return fail(wrong);
 
-  const file = `${id}.md`;
-  const shown = join(dir, file);
-  const scan = scanned;
-  const taken = scan.ids.get(id!);
-  if (taken !== undefined) {
-    return fail(
-      taken === file
-        ? `${shown} already exists; nothing was written — edit it, or pick another id`
-        : `${join(dir, taken)} already has the id ${id}; nothing was written — pick another id`,
-    );
-  }
-  const missing = after.filter((dep) => !scan.ids.has(dep));
-  if (missing.length > 0) {
-    const known = [...scan.ids.keys()];
-    const each = missing.map((dep) => {
-      const near = nearMatches(dep, known);
-      return near.length > 0 ? `"${dep}" (did you mean ${near.join(" or ")}?)` : `"${dep}"`;
-    });
-    return fail(
-      `--after names ${missing.length === 1 ? "a ticket" : "tickets"} not in ${dir}: ${each.join("; ")} — create ${missing.length === 1 ? "it" : "them"} first with \`frontier new ${shellWord(dir)} ${missing[0]}\`, or fix the id`,
-    );
-  }
-
-  try {
-    // `wx`: never overwrite, even a file that appeared since the check above
-    writeFileSync(join(dir, file), ticketText(title, after), { flag: "wx" });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return fail(`${shown} already exists; nothing was written`);
-    return fail(`could not write ${shown}: ${(e as Error).message}`);
-  }
-  const loaded = await loadDirectory(dir);
-  // A loop can only be seen with the file in place (a ticket already waiting on this id
-  // and named in --after): then the file goes again, and the loop is the error.
-  const loops =
-    loaded.kind === "invalid"
-      ? loaded.problems.filter(
-          (p) =>
-            p.kind === "cycle" &&
-            (p.file === file || p.message.includes(`${file}:`) || p.message.includes(`${file} `)),
-        )
-      : [];
-  if (loops.length > 0) {
-    rmSync(join(dir, file), { force: true });
-    return fail(
-      `${id} after ${after.join(", ")} would close a loop; nothing was written — ${loops.map((p) => p.message).join("; ")}`,
-    );
-  }
+  const shown = join(dir, `${id}.md`);
+  const loaded = await writeTicket(dir, id, after, ticketText(title, after, opts));
+  if (typeof loaded === "string") return fail(loaded);
   const deps = after.length > 0 ? ` (after ${after.join(", ")})` : "";
   if (opts.json) {
     printResult(io, "new", dir, {
@@ -147,7 +93,7 @@ export async function newCommand(
     line(io.stdout, `  frontier validate ${shellWord(dir)}`);
   }
   if (loaded.kind === "invalid") {
-    const errors = loaded.problems.filter((p) => p.severity === "error").length;
+    const errors = loaded.problems.filter((p) => p.severity === "error" && !p.runner).length;
     if (errors > 0) {
       line(
         io.stderr,
@@ -156,6 +102,83 @@ export async function newCommand(
     }
   }
   return EXIT.complete;
+}
+
+/** What a later `validate` would refuse in the ticket to be written, said before it is. */
+function inputProblem(
+  dir: string,
+  id: string,
+  after: readonly string[],
+  title: string,
+  scope: readonly string[],
+  ids: ReadonlyMap<string, string>,
+): string | undefined {
+  for (const dep of after) {
+    if (!TICKET_ID.test(dep)) return badId(dep, "--after");
+    if (dep === id) return `${id} cannot come after itself: drop it from --after`;
+  }
+  if (title === "")
+    return '--title is empty: give the ticket a title, e.g. --title "Plan the migration"';
+  if (/[\r\n]/.test(title)) return "--title must be one line; put the rest in the ticket's body";
+  const outside = scope.find((g) => /^!?(?:\/|[A-Za-z]:|(?:.*\/)?\.\.(?:\/|$))/.test(g));
+  if (outside !== undefined) {
+    return `--scope ${JSON.stringify(outside)} can match no path of the repository: write a path from the repository's top, without a leading / or .. (e.g. --scope 'src/api/**')`;
+  }
+  const file = `${id}.md`;
+  const taken = ids.get(id);
+  if (taken !== undefined) {
+    return taken === file
+      ? `${join(dir, file)} already exists; nothing was written — edit it, or pick another id`
+      : `${join(dir, taken)} already has the id ${id}; nothing was written — pick another id`;
+  }
+  const missing = after.filter((dep) => !ids.has(dep));
+  if (missing.length === 0) return undefined;
+  const known = [...ids.keys()];
+  const each = missing.map((dep) => {
+    const near = nearMatches(dep, known);
+    return near.length > 0 ? `"${dep}" (did you mean ${near.join(" or ")}?)` : `"${dep}"`;
+  });
+  return `--after names ${missing.length === 1 ? "a ticket" : "tickets"} not in ${dir}: ${each.join("; ")} — create ${missing.length === 1 ? "it" : "them"} first with \`frontier new ${shellWord(dir)} ${missing[0]}\`, or fix the id`;
+}
+
+/**
+ * Write `DIR/ID.md` (never over a file) and read the directory with it in place. Some
+ * problems can only be seen then: a loop (a ticket already waiting on this id and named in
+ * --after), an --executor frontier.yml does not define. Then the file goes again, and the
+ * problem is the error (a string); else the directory as loaded.
+ */
+async function writeTicket(
+  dir: string,
+  id: string,
+  after: readonly string[],
+  text: string,
+): Promise<string | Awaited<ReturnType<typeof loadDirectory>>> {
+  const file = `${id}.md`;
+  const shown = join(dir, file);
+  try {
+    // `wx`: never overwrite, even a file that appeared since the check above
+    writeFileSync(join(dir, file), text, { flag: "wx" });
+  } catch (e) {
+    if (e instanceof Error && "code" in e && e.code === "EEXIST")
+      return `${shown} already exists; nothing was written`;
+    return `could not write ${shown}: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  const loaded = await loadDirectory(dir, {}, { localExecutors: true });
+  const own =
+    loaded.kind === "invalid"
+      ? loaded.problems.filter(
+          (p) =>
+            p.severity === "error" &&
+            !p.runner &&
+            (p.file === file ||
+              (p.kind === "cycle" &&
+                (p.message.includes(`${file}:`) || p.message.includes(`${file} `)))),
+        )
+      : [];
+  if (own.length === 0) return loaded;
+  rmSync(join(dir, file), { force: true });
+  const loop = own.some((p) => p.kind === "cycle");
+  return `${loop ? `${id} after ${after.join(", ")} would close a loop` : `${shown} would not hold together`}; nothing was written — ${own.map((p) => (loop ? p.message : `${p.message} — ${p.fix}`)).join("; ")}`;
 }
 
 /**
@@ -183,11 +206,29 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** The file `frontier new` writes: front matter with its dependencies, a heading, a prompt. */
-export function ticketText(title: string, after: readonly string[]): string {
+/** The file `frontier new` writes: front matter with the fields given, a heading, a prompt. */
+export function ticketText(
+  title: string,
+  after: readonly string[],
+  opts: Pick<NewOptions, "scope" | "isolation" | "agent" | "executor"> = {},
+): string {
+  const fields: [string, string | readonly string[] | undefined][] = [
+    ["write_scope", opts.scope],
+    ["isolation", opts.isolation],
+    ["agent", opts.agent],
+    ["executor", opts.executor],
+  ];
   return [
     "---",
-    `depends_on: [${after.map(yamlId).join(", ")}]`,
+    `depends_on: [${after.map(yamlWord).join(", ")}]`,
+    // a blank --agent or --executor is none, as a blank field is
+    ...fields.flatMap(([name, value]) =>
+      value === undefined || value.length === 0
+        ? []
+        : [
+            `${name}: ${typeof value === "string" ? yamlWord(value) : `[${value.map(yamlWord).join(", ")}]`}`,
+          ],
+    ),
     "---",
     `# ${title}`,
     "",
@@ -198,15 +239,15 @@ export function ticketText(title: string, after: readonly string[]): string {
 }
 
 /**
- * An id in a YAML flow list: bare when YAML reads it back as the same string, else in
+ * An id, a glob or a name in YAML: bare when YAML reads it back as the same string, else in
  * double quotes (`"1.5"`, `"2026-01-02"`, `"yes"`, `"null"` would come back as a number,
- * a date, a boolean or nothing).
+ * a date, a boolean or nothing; `"**\/*.md"` and `"!docs/**"` as an alias or a tag).
  */
-function yamlId(id: string): string {
+function yamlWord(word: string): string {
   const plain =
-    /^[A-Za-z_][A-Za-z0-9._-]*$/.test(id) &&
-    !/^(?:y|yes|n|no|true|false|on|off|null|nan|inf)$/i.test(id);
-  return plain ? id : JSON.stringify(id);
+    /^[A-Za-z_][A-Za-z0-9._/*-]*$/.test(word) &&
+    !/^(?:y|yes|n|no|true|false|on|off|null|nan|inf)$/i.test(word);
+  return plain ? word : JSON.stringify(word);
 }
 
 /**

@@ -27,7 +27,7 @@ export interface ChangedPath {
   /** lines added and removed; undefined for a binary file */
   added?: number;
   removed?: number;
-  /** bytes of the new content; undefined for a deletion */
+  /** bytes of the new content, where a runner needs them (GitHub's limits); undefined for a deletion */
   bytes?: number;
 }
 
@@ -46,8 +46,11 @@ export type ChangeVerdict =
   | { kind: "none" }
   /** every path is in scope and none moved on the branch: one commit of the ticket */
   | { kind: "integrate" }
-  /** paths outside the ticket's write_scope (every path, for a ticket without one) */
-  | { kind: "breach"; paths: string[]; scoped: boolean }
+  /**
+   * paths outside the ticket's write_scope (every path, for a ticket without one), and
+   * ticket files whose engine-written fields it changed (the runner's alone, in scope or not)
+   */
+  | { kind: "breach"; paths: string[]; scoped: boolean; engine: string[] }
   /** paths another commit changed on the integration branch since the attempt started */
   | { kind: "conflict"; conflicts: Array<{ path: string; commit: string }> };
 
@@ -56,6 +59,7 @@ export type ChangeVerdict =
  *
  * `moved` maps a path to the commit that changed it on the integration branch after the
  * attempt's start commit (only the paths the attempt touched need be looked up).
+ * `engine` names the ticket files whose engine-written fields the attempt changed.
  * A breach is judged before a conflict: a path the ticket was never allowed to write is
  * its own fault, whatever else happened on the branch.
  */
@@ -63,11 +67,14 @@ export function judgeChanges(
   changes: readonly ChangedPath[],
   scope: CompiledScope,
   moved: ReadonlyMap<string, string>,
+  engine: readonly string[] = [],
 ): ChangeVerdict {
   if (changes.length === 0) return { kind: "none" };
   const touched = touchedPaths(changes);
   const outside = touched.filter((p) => !pathInScope(p, scope));
-  if (outside.length > 0) return { kind: "breach", paths: outside, scoped: scope.length > 0 };
+  if (outside.length > 0 || engine.length > 0) {
+    return { kind: "breach", paths: outside, scoped: scope.length > 0, engine: [...engine] };
+  }
   const conflicts: Array<{ path: string; commit: string }> = [];
   for (const p of touched) {
     const commit = moved.get(p);
@@ -91,9 +98,20 @@ export function verdictReason(
 ): string {
   if (verdict.kind === "breach") {
     const n = verdict.paths.length;
-    return verdict.scoped
-      ? `scope-breach: changed ${n} path${n === 1 ? "" : "s"} outside its write_scope: ${named(verdict.paths)} — widen write_scope, or keep the ticket to it; nothing was integrated, the change is kept as evidence`
-      : `scope-breach: the ticket has no write_scope but changed ${n} path${n === 1 ? "" : "s"}: ${named(verdict.paths)} — give it a write_scope that covers them; nothing was integrated, the change is kept as evidence`;
+    const what: string[] = [];
+    if (n > 0) {
+      what.push(
+        verdict.scoped
+          ? `changed ${n} path${n === 1 ? "" : "s"} outside its write_scope: ${named(verdict.paths)} — widen write_scope, or keep the ticket to it`
+          : `the ticket has no write_scope but changed ${n} path${n === 1 ? "" : "s"}: ${named(verdict.paths)} — give it a write_scope that covers them`,
+      );
+    }
+    if (verdict.engine.length > 0) {
+      what.push(
+        `changed the fields only the runner writes (status, attempt, claimed_by, claimed_at, claim, blocked_by, reason, updated_at) in ${named(verdict.engine)} — leave them as they are`,
+      );
+    }
+    return `scope-breach: ${what.join("; ")}; nothing was integrated, the change is kept as evidence`;
   }
   const byCommit = verdict.conflicts
     .slice(0, NAMED_PATHS)

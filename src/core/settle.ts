@@ -38,8 +38,6 @@ export interface ProcessEnd {
   stdout: Captured;
   /** the end of stderr */
   stderr: string;
-  /** set when the exit status and output were lost (the launcher helper died): why */
-  lost?: string;
 }
 
 /** What the settle step of a GitHub job was told, when no outcome file decided. */
@@ -119,7 +117,6 @@ export function interpretOutcome(seen: Observation): Interpreted {
     );
   }
   const proc = seen.process;
-  if (file.kind === "none" && proc?.lost !== undefined) return failed(proc.lost);
 
   if (file.kind === "ok") {
     // the file decides; stdout stands in for a result or question it does not give
@@ -287,6 +284,8 @@ export interface CollectedChanges {
   paths: readonly ChangedPath[];
   /** path → the commit that changed it on the integration branch since `start` */
   moved: ReadonlyMap<string, string>;
+  /** ticket files whose engine-written fields the attempt changed: a breach */
+  engineEdits?: readonly string[];
   /**
    * Why these changes cannot be integrated whatever their scope (a runner's limits), or
    * could not be collected at all (then `paths` is empty): an attempt that would have
@@ -312,6 +311,14 @@ export interface SettlePlan {
   /** for the attempt record (the commit and patch file are the runner's to add) */
   record?: AttemptChanges;
   verdict: ChangeVerdict;
+}
+
+/**
+ * Whether changes kept as evidence keep their patch among the results: a patch within the
+ * result cap; above it the record's paths and blob ids are the evidence.
+ */
+export function keepsPatch(patch: Uint8Array | undefined, cap = Number.POSITIVE_INFINITY): boolean {
+  return patch !== undefined && patch.byteLength > 0 && patch.byteLength <= cap;
 }
 
 /** Outcomes whose changes are the ticket's work: the only ones integrated. */
@@ -390,7 +397,7 @@ export function planSettle(
     plan.changes = "evidence";
     return plan;
   }
-  const verdict = judgeChanges(collected.paths, scope, collected.moved);
+  const verdict = judgeChanges(collected.paths, scope, collected.moved, collected.engineEdits);
   plan.verdict = verdict;
   switch (verdict.kind) {
     case "none":

@@ -3,9 +3,10 @@
  * changed in its checkout, how those changes go up in the ticket's one commit, and which
  * of its paths moved on the run's branch since the job's checkout.
  *
- *   collect   the settle step: workspace/changes.ts against the checkout's own HEAD (the
- *             `ref` the job checked out), the ticket directory's .frontier/ left out; the
- *             content of every changed blob read once, a patch kept for evidence
+ *   collect   the settle step: workspace/changes.ts against the commit the job checked
+ *             out (the dispatch's `ref`) whatever the agent did with git, the ticket
+ *             directory's .frontier/ left out; the content of every changed blob read
+ *             once, a patch kept for evidence
  *   judge     core/settle.ts `planSettle`, inside the compare-and-swap loop: every try
  *             reads each touched path's id at the branch head in the same query as the
  *             state; a path whose id is not the one at the start moved (a conflict), and
@@ -25,7 +26,15 @@ import { isUtf8 } from "node:buffer";
 import type { ChangedPath, ChangeMode } from "../core/changes.js";
 import { claimOf, touchedPaths } from "../core/changes.js";
 import type { AttemptChanges, TicketState } from "../core/model.js";
-import { collectChanges, patchOf, readBlobs, repositoryRoot } from "../workspace/changes.js";
+import { singleLine } from "../core/text.js";
+import { engineFieldRule } from "../tickets/parse.js";
+import {
+  type Collected,
+  collectChanges,
+  notCollectedReason,
+  patchOf,
+  readBlobs,
+} from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
 import type { FileChanges } from "./branch.js";
 import type { Repo } from "./git.js";
@@ -60,47 +69,64 @@ export interface JobChanges {
   bytes: number;
   /** why GitHub could not take these changes as one commit; undefined when it can */
   refused?: string;
+  /** ticket files whose engine-written fields the agent changed: a breach */
+  engineEdits: string[];
   /** `git-data` when a mode, a symlink or the size needs the Git Data API */
   route: "graphql" | "git-data";
 }
 
 /** Where `dir` is inside its work tree, as a repository path ("" at the top). */
 async function prefixOf(dir: string): Promise<string> {
-  return (await gitText(["rev-parse", "--show-prefix"], { cwd: dir })).replace(/\/$/, "");
+  const prefix = await gitText(["rev-parse", "--show-prefix"], { cwd: dir, untrusted: true });
+  return prefix.replace(/\/$/, "");
 }
 
 /**
- * The job's changes: its workspace against the commit it checked out (its own HEAD),
- * leaving out the ticket directory's `.frontier/` and `exclude` (paths relative to the
- * workspace, e.g. a second checkout inside it). Undefined when the workspace is not a git
- * work tree (nothing to compare with).
+ * The job's changes: its workspace against the commit it checked out (`start`, the
+ * dispatch's `ref`; its HEAD when the settle step was not told), leaving out the ticket
+ * directory's `.frontier/` and `exclude` (paths relative to the workspace, e.g. a second
+ * checkout inside it). Changes that could not be collected (the agent removed or remade
+ * `.git`) are refused, saying why: the attempt is never done without them.
  */
 export async function collectJobChanges(
   workspace: string,
   dir: string,
   options: { start?: string; exclude?: readonly string[] } = {},
-): Promise<JobChanges | undefined> {
-  const root = await repositoryRoot(workspace);
-  if (root === undefined) return undefined;
-  const prefix = await prefixOf(workspace);
+): Promise<JobChanges> {
+  const prefix = await prefixOf(workspace).catch(() => "");
   const inRepo = (p: string) => (prefix === "" ? p : `${prefix}/${p}`);
   const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
-  const collected = await collectChanges(workspace, "HEAD", { exclude });
+  let collected: Collected;
+  try {
+    collected = await collectChanges(workspace, options.start ?? "HEAD", {
+      exclude,
+      engineFields: engineFieldRule(inRepo(dir)),
+    });
+  } catch (error) {
+    const refused = notCollectedReason(
+      singleLine(error instanceof Error ? error.message : String(error)),
+    );
+    const none = { paths: [], contents: new Map(), patch: Buffer.alloc(0), bytes: 0 };
+    return { start: options.start ?? "", ...none, refused, route: "graphql", engineEdits: [] };
+  }
   const contents = await readBlobs(
-    root,
-    collected.paths.filter((c) => c.blob !== undefined && c.mode !== "160000").map((c) => c.blob!),
+    workspace,
+    collected.paths.flatMap((c) => (c.blob !== undefined ? [c.blob] : [])),
   );
-  const patch = await patchOf(root, collected.start, collected.tree);
-  const bytes = collected.paths.reduce((n, c) => n + (c.bytes ?? 0), 0);
+  let bytes = 0;
+  for (const c of collected.paths) {
+    if (c.blob !== undefined) bytes += c.bytes = contents.get(c.blob)?.byteLength ?? 0;
+  }
   const changes: JobChanges = {
     start: options.start ?? collected.start,
     paths: collected.paths,
     contents,
-    patch,
+    patch: await patchOf(workspace, collected.start, collected.tree),
     bytes,
     route: routeOf(collected.paths, bytes),
+    engineEdits: collected.engineEdits,
   };
-  const refused = refusalOf(changes);
+  const refused = collected.refused ?? refusalOf(changes);
   if (refused !== undefined) changes.refused = refused;
   return changes;
 }
@@ -120,10 +146,6 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 export function refusalOf(
   changes: Pick<JobChanges, "paths" | "bytes" | "route">,
 ): string | undefined {
-  const nested = changes.paths.filter((c) => c.mode === "160000").map((c) => c.path);
-  if (nested.length > 0) {
-    return `integration refused: ${nested.join(", ")} ${nested.length === 1 ? "is a nested git repository" : "are nested git repositories"} (a submodule entry), which a ticket's commit does not carry — delete ${nested.length === 1 ? "it" : "them"} before the job ends, or list ${nested.length === 1 ? "it" : "them"} in .gitignore; nothing was integrated`;
-  }
   const huge = changes.paths.filter((c) => (c.bytes ?? 0) > LIMITS.fileBytes);
   if (huge.length > 0) {
     return `integration refused: ${huge.map((c) => `${c.path} (${mb(c.bytes ?? 0)})`).join(", ")} over GitHub's 100 MB limit for a file — keep large files out of the repository (Git LFS, a release asset); nothing was integrated`;

@@ -7,11 +7,11 @@
  * The compare-and-swap loop (record.ts) calls this once per try; a lost race decides
  * again from a fresh read. Nothing here reads a clock, sleeps or asks GitHub.
  */
-import { commitTrailers } from "../core/changes.js";
 import type { Claim, EventResult, Frontier } from "../core/engine.js";
 import { openRun, step } from "../core/event.js";
 import type { SavedState, Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
+import { integrationMessage } from "../workspace/changes.js";
 import type { BranchRead, FileChanges } from "./branch.js";
 import { HISTORY_READ, nameCommits, type Unnamed } from "./changes.js";
 import { UserError } from "./errors.js";
@@ -433,30 +433,28 @@ export function decide(input: TryInput): Decision {
     deletions,
     ...(entries && entries.size > 0 ? { entries } : {}),
     message: integration
-      ? integrationMessage(runName, integration, changes.log.length, claims)
+      ? integrationCommit(runName, integration, changes.log.length, claims)
       : commitMessage(runName, input.label, changes.log.length, claims),
   };
 }
 
-/**
- * The commit of a ticket attempt: its headline names the ticket as a pull request's
- * commit list shows it; its trailers name run, ticket, attempt and claim (a later event
- * finds the commit's id by them).
- */
-function integrationMessage(
+/** The commit of a ticket attempt (the one message both runners write), with its outcome. */
+function integrationCommit(
   run: string,
   i: Integration,
   logLines: number,
   claims: readonly Claim[],
 ): string {
-  const title = i.title.length > 72 ? `${i.title.slice(0, 71)}…` : i.title;
   const claimed =
     claims.length === 0
       ? ""
       : claims.length <= 10
         ? ` Claims ${claims.map((c) => `${c.ticket}#${c.attempt}`).join(", ")}.`
         : ` Claims ${claims.length} tickets.`;
-  return `${i.ticket}: ${title}\n\nTicket ${i.ticket}, attempt ${i.attempt} of run ${run}: ${i.paths} changed path${i.paths === 1 ? "" : "s"}, with its outcome (${logLines} worklog line${logLines === 1 ? "" : "s"}).${claimed} [skip ci]\n\n${commitTrailers(run, i.ticket, i.attempt, i.claim)}`;
+  return integrationMessage(
+    { run, ...i },
+    ` With its outcome (${logLines} worklog line${logLines === 1 ? "" : "s"}).${claimed} [skip ci]`,
+  );
 }
 
 /**

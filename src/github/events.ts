@@ -12,6 +12,7 @@ import {
   type Interpreted,
   interpretOutcome,
   type JobReport,
+  keepsPatch,
   type Observation,
   type OutcomeFileRead,
   planSettle,
@@ -70,22 +71,12 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     const spec = frontier.spec(job.ticket);
     const plan = planSettle(
       interpreted,
-      changes
-        ? {
-            start: changes.start,
-            paths: changes.paths,
-            moved: view.moved,
-            ...(changes.refused !== undefined ? { refused: changes.refused } : {}),
-          }
-        : undefined,
+      changes ? { ...changes, moved: view.moved } : undefined,
       compileScope(spec?.writeScope ?? []),
     );
     const patch =
-      plan.changes === "evidence" &&
-      changes !== undefined &&
-      changes.patch.byteLength > 0 &&
-      changes.patch.byteLength <= (job.maxResultBytes ?? Number.POSITIVE_INFINITY)
-        ? changes.patch
+      plan.changes === "evidence" && keepsPatch(changes?.patch, job.maxResultBytes)
+        ? changes?.patch
         : undefined;
     if (patch && plan.record) plan.record.patch_file = patchFile(job.ticket, job.attempt);
 

@@ -25,8 +25,7 @@ import { type ExecutorAttempt, executorVariables } from "../core/executor.js";
 import type { Outcome, Usage } from "../core/model.js";
 import { interpretOutcome } from "../core/settle.js";
 import { readOutcomeFile } from "../tickets/outcome-file.js";
-import { signalGroup } from "./launch.js";
-import { inProcess, type Launcher } from "./launcher.js";
+import { launchHere, signalGroup } from "./launch.js";
 
 /** How long a stopped attempt gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 2000;
@@ -38,10 +37,7 @@ export interface AttemptInput {
   cwd: string;
   /** the context text: on stdin and in `$FRONTIER_CONTEXT_FILE` */
   context: string;
-  /**
-   * the environment to start from (the runner's): pass the same plain object to every
-   * attempt of a run, so the launcher helper is sent it once
-   */
+  /** the environment to start from (the runner's) */
   baseEnv: Record<string, string | undefined>;
   /**
    * the executor contract of this attempt (core/executor.ts), less the context and
@@ -56,8 +52,6 @@ export interface AttemptInput {
   maxResultBytes: number;
   /** SIGTERM → SIGKILL grace; default 2 s */
   graceMs?: number;
-  /** what starts the command: the runner's helper process; default in this process */
-  launcher?: Launcher;
   /**
    * a directory for the context and outcome files (the runner's, made once per run);
    * without it each attempt makes and removes a temporary directory of its own
@@ -157,13 +151,11 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
         terminate();
       });
     }
-    const launcher = input.launcher ?? inProcess;
-    const exit = await launcher.launch(
+    const exit = await launchHere(
       {
         command: input.command,
         cwd: input.cwd,
-        baseEnv: input.baseEnv,
-        vars,
+        env: { ...input.baseEnv, ...vars },
         // the context file is the same text: the command reads it, no pipe to feed
         stdin: { file: contextFile },
         cap: input.maxResultBytes,
@@ -204,11 +196,6 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
             ? { kind: "over", bytes: exit.stdoutTotal }
             : { kind: "text", text: Buffer.from(exit.stdout).toString("utf8") },
         stderr: Buffer.from(exit.stderrTail).toString("utf8"),
-        ...(exit.helperLost
-          ? {
-              lost: "the launcher helper stopped while the attempt ran: its exit status and output were lost (its processes ran to their end); write $FRONTIER_OUTCOME_FILE to keep an outcome through that",
-            }
-          : {}),
       },
     });
     return { ...base, ...interpreted };

@@ -14,14 +14,14 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { claimTrailer, commitTrailers, touchedPaths } from "../core/changes.js";
+import { claimTrailer, touchedPaths } from "../core/changes.js";
 import type { Claim, Frontier } from "../core/engine.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
-import { type Interpreted, planSettle, type SettlePlan } from "../core/settle.js";
-import { singleLine } from "../core/text.js";
+import { type Interpreted, keepsPatch, planSettle, type SettlePlan } from "../core/settle.js";
 import { plural } from "../terminal/text.js";
 import { INTEGRATING_DIR, integratingFile, patchFile } from "../tickets/layout.js";
+import { engineFieldRule } from "../tickets/parse.js";
 import { createRecord, writeError } from "../tickets/store.js";
 import {
   type Collected,
@@ -29,6 +29,9 @@ import {
   collectChanges,
   commitOnto,
   diffTrees,
+  integrationMessage,
+  NotCollected,
+  notCollectedReason,
   patchOf,
 } from "../workspace/changes.js";
 import {
@@ -171,7 +174,7 @@ export class Integrator {
   }
 
   private async integrate(p: Pending, spec: TicketSpec, recovering: boolean): Promise<Ended> {
-    let plan: SettlePlan;
+    let plan: SettlePlan & { keepWorktree?: boolean };
     try {
       plan = await this.serial(() => this.land(p, spec, recovering));
     } catch (error) {
@@ -191,13 +194,19 @@ export class Integrator {
     if (plan.question !== undefined) result.question = plan.question;
     if (plan.reason !== undefined) result.reason = plan.reason;
     if (plan.usage !== undefined) result.usage = plan.usage;
-    const ended: Ended = { kind: "settle", result, written: () => this.done(p) };
+    // changes that could not be collected are still the worktree's files: it stays
+    const keep = plan.keepWorktree === true;
+    const ended: Ended = { kind: "settle", result, written: () => this.done(p, keep) };
     if (plan.record !== undefined) ended.changes = plan.record;
     return ended;
   }
 
   /** Judge the attempt's changes and land them: one commit, or a patch kept as evidence. */
-  private async land(p: Pending, spec: TicketSpec, recovering: boolean): Promise<SettlePlan> {
+  private async land(
+    p: Pending,
+    spec: TicketSpec,
+    recovering: boolean,
+  ): Promise<SettlePlan & { keepWorktree?: boolean }> {
     const scope = compileScope(spec.writeScope);
     const root = this.root;
     if (recovering) {
@@ -216,16 +225,21 @@ export class Integrator {
     }
     const collected = await collectChanges(p.worktree, p.start, {
       exclude: [recordsPath(this.branch)],
+      engineFields: engineFieldRule(this.branch.ticketDir),
+    }).catch((error: unknown) => {
+      if (error instanceof NotCollected) return error;
+      throw error;
     });
+    if (collected instanceof NotCollected) {
+      const refused = notCollectedReason(collected.message, p.worktree);
+      const none = { start: p.start, paths: [], moved: new Map(), refused };
+      return { ...planSettle(p.outcome, none, scope), keepWorktree: true };
+    }
     for (let tries = 1; ; tries++) {
       const head = await resolveCommit(root, this.ref);
       if (head === undefined) throw new Error(`the branch ${this.branch.branch} is gone`);
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
-      const plan = planSettle(
-        p.outcome,
-        { start: collected.start, paths: collected.paths, moved },
-        scope,
-      );
+      const plan = planSettle(p.outcome, { ...collected, moved }, scope);
       if (plan.changes === "evidence" && plan.record !== undefined) {
         const kept = await this.keepPatch(p, collected);
         if (kept !== undefined) plan.record.patch_file = kept;
@@ -235,7 +249,14 @@ export class Integrator {
         head,
         ref: this.ref,
         changes: collected.paths,
-        message: this.message(p, spec),
+        message: integrationMessage({
+          run: this.run,
+          ticket: spec.id,
+          title: spec.title,
+          attempt: p.attempt,
+          claim: p.claim,
+          paths: collected.paths.length,
+        }),
       });
       if (made.kind === "ok") {
         if (plan.record !== undefined) plan.record.commit = made.commit;
@@ -250,7 +271,7 @@ export class Integrator {
   /** The changes as a patch among the results, when it fits the result cap. */
   private async keepPatch(p: Pending, collected: Collected): Promise<string | undefined> {
     const patch = await patchOf(this.root, collected.start, collected.tree);
-    if (patch.byteLength > this.maxResultBytes) return undefined;
+    if (!keepsPatch(patch, this.maxResultBytes)) return undefined;
     const file = patchFile(p.ticket, p.attempt);
     try {
       createRecord(join(this.dir, file), patch, file);
@@ -260,24 +281,10 @@ export class Integrator {
     return file;
   }
 
-  private message(p: Pending, spec: TicketSpec): string {
-    const title = singleLine(spec.title);
-    const subject = title === spec.id ? spec.id : `${spec.id}: ${title}`;
-    const run = singleLine(this.run);
-    return [
-      subject,
-      "",
-      `Attempt ${p.attempt} of ticket ${spec.id} in the run ${run}, integrated by Ticket Frontier.`,
-      "",
-      commitTrailers(run, spec.id, p.attempt, p.claim),
-      "",
-    ].join("\n");
-  }
-
-  /** Its record is on disk: the outcome written for a kill, and the worktree, go. */
-  private done(p: Pending): void {
+  /** Its record is on disk: the outcome written for a kill, and the worktree (unless `keep`), go. */
+  private done(p: Pending, keep = false): void {
     rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
-    this.tidy(p.worktree);
+    if (!keep) this.tidy(p.worktree);
   }
 
   /** A worktree made for an attempt that never started. */

@@ -1,22 +1,16 @@
 /**
  * Starting one `sh -c COMMAND` in a process group of its own and collecting how it
- * ended, with bounded memory. Node built-ins only: this module also runs inside the
- * launcher helper (launcher.ts), which must stay small (see there for why).
+ * ended, with bounded memory.
  */
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 
 export type Env = Record<string, string | undefined>;
 
 export interface LaunchRequest {
   command: string;
   cwd: string;
-  /**
-   * the environment: `baseEnv` (the same object for every attempt of a run, so the
-   * helper is sent it once) with `vars` over it
-   */
-  baseEnv: Env;
-  vars: Env;
+  env: Env;
   /**
    * the command's stdin: a text written to a pipe, then closed; or a file opened for
    * reading (the context file: the command reads the same bytes, with no pipe to feed)
@@ -38,11 +32,6 @@ export interface ChildExit {
   stdoutTotal: number;
   /** the last bytes of stderr */
   stderrTail: Uint8Array;
-  /**
-   * the helper that started it died while it ran: its exit status and output are lost;
-   * reported only once its whole process group has ended
-   */
-  helperLost?: true;
 }
 
 export const STDERR_KEEP_BYTES = 8 * 1024;
@@ -121,7 +110,7 @@ export function launchHere(
     try {
       child = spawn("sh", ["-c", req.command], {
         cwd: req.cwd,
-        env: { ...req.baseEnv, ...req.vars },
+        env: req.env,
         detached: true,
         stdio: [input, "pipe", "pipe"],
       });
@@ -174,45 +163,5 @@ export function launchHere(
       lingerTimer.unref();
     });
     child.on("close", (code, signal) => finish(exited ?? { code, signal }));
-  });
-}
-
-/** Does any process of group `pgid` still run (zombies aside)? */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  // kill(0) also answers for zombies no one reaps (a container's init may not): where
-  // /proc tells, only members that still run count
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const name of names) {
-    if (name.charCodeAt(0) > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
-  }
-  return false;
-}
-
-/** Resolves once no process of group `pgid` runs any more. */
-export function groupEnded(pgid: number, pollMs = 100): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (!groupAlive(pgid)) resolve();
-      else setTimeout(check, pollMs);
-    };
-    check();
   });
 }

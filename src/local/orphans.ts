@@ -27,12 +27,6 @@ export function stopClaimedGroups(claims: ReadonlySet<string>): Set<string> {
   return found;
 }
 
-/** The process group still running the attempt of claim `token`, if one is found. */
-export function claimedGroup(token: string): number | undefined {
-  const { groups } = claimedGroups(new Set([token]));
-  return groups.values().next().value;
-}
-
 function claimedGroups(claims: ReadonlySet<string>): { found: Set<string>; groups: Set<number> } {
   const found = new Set<string>();
   const groups = new Set<number>();

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { formatDuration } from "../core/bound.js";
 import type { RunFlags } from "../core/config.js";
@@ -41,7 +41,6 @@ import {
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import type { Ended, Integrator, Workspace } from "./integrate.js";
-import { helperPool, type Launcher } from "./launcher.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { firstWrite, type Opened, openDirectory } from "./open.js";
@@ -170,15 +169,7 @@ export async function runCommand(dir: string, options: RunOptions, io: RunIo): P
     return EXIT.usage;
   }
 
-  // The launcher helper is a second Node process that takes 50–100 ms to boot: started
-  // here, it boots while the tickets load instead of holding back the first attempt.
-  // It holds nothing and does nothing until asked; a run that ends early closes it.
-  const launcher = helperPool(Math.min(2, availableParallelism()));
-  try {
-    return await loadAndRun(dir, absDir, options, io, inherited.bound, started, launcher);
-  } finally {
-    await launcher.close();
-  }
+  return await loadAndRun(dir, absDir, options, io, inherited.bound, started);
 }
 
 /**
@@ -192,11 +183,10 @@ async function loadAndRun(
   io: RunIo,
   inheritedRunBound: RunBound,
   started: number,
-  launcher: Launcher,
 ): Promise<number> {
   // a directory that is not there is reported by the loader (and no lock creates it)
   if (!isDirectory(absDir)) {
-    return loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started, launcher);
+    return loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started);
   }
   const lock = await acquireLock(absDir, started);
   if (lock.kind === "held") {
@@ -204,7 +194,7 @@ async function loadAndRun(
     return EXIT.usage;
   }
   try {
-    return await loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started, launcher);
+    return await loadLockedAndRun(dir, absDir, options, io, inheritedRunBound, started);
   } finally {
     await lock.release();
   }
@@ -217,7 +207,6 @@ async function loadLockedAndRun(
   io: RunIo,
   inheritedRunBound: RunBound,
   started: number,
-  launcher: Launcher,
 ): Promise<number> {
   const err = io.stderr;
   const flags: RunFlags = { within: inheritedRunBound };
@@ -250,7 +239,6 @@ async function loadLockedAndRun(
     executors.commands,
     options,
     io,
-    launcher,
     (await live) ?? false,
     isolation.integrator,
   );
@@ -358,7 +346,6 @@ class LocalRun {
     private readonly commands: Map<string, string>,
     private readonly options: RunOptions,
     private readonly io: RunIo,
-    private readonly launcher: Launcher,
     live: ConstructorParameters<typeof Progress>[0]["live"],
     /** the isolated tickets' worktrees and integrations, when the run has such tickets */
     private readonly isolation?: Integrator,
@@ -438,7 +425,6 @@ class LocalRun {
       process.off("SIGTERM", onSignal);
       process.off("SIGHUP", onSignal);
       rmSync(this.scratch, { recursive: true, force: true });
-      void this.launcher.close(); // it ends while the reports are written; reaped at the end
       this.progress.stop();
     }
     return this.conclude(started);
@@ -765,7 +751,6 @@ class LocalRun {
       vars: {},
       ...(claim.bound?.timeoutMs !== undefined ? { timeoutMs: claim.bound.timeoutMs } : {}),
       maxResultBytes: this.maxResultBytes,
-      launcher: this.launcher,
       scratch: this.scratch,
       tag: `${claim.ticket}@${claim.attempt}`,
     });

@@ -1,30 +1,52 @@
 /**
  * A ticket's changes, read from a git workspace (SPEC §4b): the difference between the
- * workspace as the attempt left it and the commit it started from — files added,
+ * workspace's files as the attempt left them and the commit it started from, whatever
+ * the agent did with git meanwhile (commits, branches, resets, stashes) — files added,
  * modified, deleted or renamed, the executable bit, symlinks. Paths the repository
  * ignores (.gitignore and git's other excludes) and the paths the caller excludes (the
  * ticket directory's `.frontier/`) are not changes.
  *
  * One module for both runners: the action's settle step reads the job's checkout, the
- * local runner a ticket's worktree. Nothing here touches the workspace or its index:
- * the workspace is staged into a temporary index, so what the agent staged or not, and
- * the user's own index, do not matter and are not changed. The blobs it writes are the
- * workspace's content, in the repository's object store, where an integration commit
- * (local) or an upload (GitHub) finds them.
+ * local runner a ticket's worktree. The workspace is untrusted (git.ts `untrusted`):
+ * its files are hashed as they are (no filter, no attribute), listed with none of its
+ * configuration's code, and staged into a temporary index — its own index, and the
+ * user's, are neither read nor changed. What cannot be carried faithfully (a nested
+ * repository, a name that is not UTF-8) is collected as evidence and named. The blobs
+ * it writes are the workspace's content, in the repository's object store, where an
+ * integration commit (local) or an upload (GitHub) finds them.
  */
+import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { ChangedPath, ChangeMode } from "../core/changes.js";
-import { git, gitText } from "./git.js";
+import { dirname, join, resolve } from "node:path";
+import { type ChangedPath, type ChangeMode, commitTrailers } from "../core/changes.js";
+import { singleLine } from "../core/text.js";
+import { type GitOptions, git as gitAny, gitText as gitTextAny } from "./git.js";
+
+/** Every command here runs on a repository an agent could have written: untrusted. */
+const git = (args: readonly string[], o: GitOptions) => gitAny(args, { ...o, untrusted: true });
+const gitText = (args: readonly string[], o: GitOptions) =>
+  gitTextAny(args, { ...o, untrusted: true });
 
 export interface Collected {
   /** the commit the attempt started from */
   start: string;
   /** the workspace's tree as collected (in the repository's object store) */
   tree: string;
-  /** in path order */
+  /** in path order; a name that is not UTF-8 is shown by its escaped bytes */
   paths: ChangedPath[];
+  /** why these changes cannot be carried as they are (planSettle refuses them), naming what */
+  refused?: string;
+  /** ticket files whose engine-written fields the attempt changed (`engineFields` judged) */
+  engineEdits: string[];
+}
+
+/** The changes could not be collected at all (the workspace is no longer the repository it was). */
+export class NotCollected extends Error {}
+
+/** The reason an attempt whose changes could not be collected fails with: the same on both runners. */
+export function notCollectedReason(why: string, kept?: string): string {
+  return `its changes could not be collected: ${why}; nothing was integrated${kept ? `, its files are kept in ${kept}` : ""} — leave the workspace's .git as it was checked out (commit, branch or reset as you like), then retry the ticket`;
 }
 
 const MODES: ReadonlySet<string> = new Set(["100644", "100755", "120000", "160000"]);
@@ -34,11 +56,7 @@ const ZERO = /^0+$/;
 
 /** The repository's top directory, for a path inside its work tree; undefined outside one. */
 export async function repositoryRoot(dir: string): Promise<string | undefined> {
-  try {
-    return await gitText(["rev-parse", "--show-toplevel"], { cwd: dir });
-  } catch {
-    return undefined;
-  }
+  return await gitText(["rev-parse", "--show-toplevel"], { cwd: dir }).catch(() => undefined);
 }
 
 /** Run `fn` with a fresh temporary index file, removed afterwards. */
@@ -56,53 +74,277 @@ function excludes(paths: readonly string[]): string[] {
   return paths.filter((p) => p !== "").map((p) => `:(exclude,top,literal)${p}`);
 }
 
+/* Paths are held as latin1 strings (one character a byte) until they are shown: git's
+ * names are bytes, and a name that is not UTF-8 must neither merge with another nor change. */
+const bytesOf = (p: string) => Buffer.from(p, "latin1");
+const split0 = (b: Buffer) =>
+  b
+    .toString("latin1")
+    .split("\0")
+    .filter((x) => x !== "");
+/** A name as shown: UTF-8 when it is, else its bytes escaped (`caf\xE9`). */
+function shown(p: string): { name: string; utf8: boolean } {
+  const b = bytesOf(p);
+  if (Buffer.from(b.toString("utf8"), "utf8").equals(b))
+    return { name: b.toString("utf8"), utf8: true };
+  const name = [...b].map((c) =>
+    c >= 0x80 ? `\\x${c.toString(16).toUpperCase()}` : String.fromCharCode(c),
+  );
+  return { name: name.join(""), utf8: false };
+}
+/** A path for git's line-per-path input: C-quoted when it holds a line break, a quote or a backslash. */
+function quoted(p: string): string {
+  if (!/["\\\n]/.test(p)) return p;
+  let out = '"';
+  for (const c of p) {
+    const n = c.charCodeAt(0);
+    out +=
+      c === '"' || c === "\\" ? `\\${c}` : n < 0x20 ? `\\${n.toString(8).padStart(3, "0")}` : c;
+  }
+  return `${out}"`;
+}
+
+export interface CollectOptions {
+  /** repository-relative paths that are not changes */
+  exclude?: readonly string[];
+  /** the ticket files (repository-relative paths), and whether a change edits their engine-written fields */
+  engineFields?: {
+    isTicket: (path: string) => boolean;
+    changed: (path: string, before: string | undefined, after: string | undefined) => boolean;
+  };
+}
+
 /**
  * The changes of the work tree at `workdir` (any directory inside it) against the commit
- * `start`, leaving out `exclude` (repository-relative paths).
+ * `start`, leaving out `options.exclude`. Throws NotCollected when the workspace is no
+ * git work tree any more, or its repository no longer holds `start` (`.git` removed or
+ * made anew).
  */
 export async function collectChanges(
   workdir: string,
   start: string,
-  options: { exclude?: readonly string[] } = {},
+  options: CollectOptions = {},
 ): Promise<Collected> {
-  const root = (await repositoryRoot(workdir)) ?? workdir;
+  // git's own answer, and the directory whose `.git` holds it: a `core.worktree` in the
+  // repository's configuration (pointing elsewhere, `/` say) makes them differ
+  const root = (await repositoryRoot(workdir)) ?? "";
+  let own = resolve(workdir);
+  while (!lstatOr(Buffer.from(join(own, ".git"))) && dirname(own) !== own) own = dirname(own);
+  if (root === "" || root !== realpathSync(own)) {
+    throw new NotCollected(`${workdir} is no longer a git work tree (its .git was removed)`);
+  }
   const cwd = { cwd: root };
-  const startCommit = await gitText(["rev-parse", "--verify", `${start}^{commit}`], cwd);
-  const tree = await withIndex(async (env) => {
+  const startCommit = await gitText(
+    ["rev-parse", "--verify", "--quiet", `${start}^{commit}`],
+    cwd,
+  ).catch(() => "");
+  if (startCommit === "") {
+    throw new NotCollected(
+      `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
+    );
+  }
+  const { tree, nested } = await withIndex(async (env) => {
     await git(["read-tree", startCommit], { ...cwd, env });
-    // -A: additions, modifications and deletions; ignored files stay out, as in a commit
-    await git(["add", "-A", "--", ":(top)", ...excludes(options.exclude ?? [])], {
+    const found = await workspaceFiles(root, env, options.exclude ?? []);
+    // the start's tree, less what is gone, with every file as it is now
+    const zero = "0".repeat(40);
+    const lines = [
+      ...found.gone.map((p) => `0 ${zero}\t${p}\0`),
+      ...found.entries.map((e) => `${e.mode} ${e.blob}\t${e.path}\0`),
+    ];
+    await git(["update-index", "-z", "--index-info"], {
       ...cwd,
       env,
+      input: bytesOf(lines.join("")),
     });
-    return gitText(["write-tree"], { ...cwd, env });
+    return { tree: await gitText(["write-tree"], { ...cwd, env }), nested: found.nested };
   });
-  return { start: startCommit, tree, paths: await diffTrees(root, startCommit, tree) };
+  const names: string[] = [];
+  const paths = await diffTrees(root, startCommit, tree, names);
+  const collected: Collected = { start: startCommit, tree, paths, engineEdits: [] };
+  const why: string[] = [];
+  if (nested.length > 0) {
+    const named = nested.map((p) => shown(p).name).join(", ");
+    why.push(`nested git repositories: ${named} (delete their .git, or list them in .gitignore)`);
+  }
+  if (names.length > 0) why.push(`names not in UTF-8: ${names.join(", ")} (rename them)`);
+  if (why.length > 0) {
+    collected.refused = `integration refused: ${why.join("; ")} — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence`;
+  }
+  if (options.engineFields)
+    collected.engineEdits = await engineEdits(root, paths, options.engineFields);
+  return collected;
 }
 
-/** The changed paths between two tree-ish objects, renames found, with modes, blobs and line counts. */
-export async function diffTrees(root: string, from: string, to: string): Promise<ChangedPath[]> {
+interface Entry {
+  mode: string;
+  blob: string;
+  path: string;
+}
+
+/**
+ * Every file of the workspace as git would commit it, hashed as it is: the paths of the
+ * start commit and the untracked paths the repository does not ignore. A directory with
+ * its own `.git` is a nested repository: its files are taken (as evidence) and it is named.
+ */
+async function workspaceFiles(
+  root: string,
+  env: Record<string, string>,
+  exclude: readonly string[],
+): Promise<{ entries: Entry[]; gone: string[]; nested: string[] }> {
+  const spec = ["--", ":(top)", ...excludes(exclude)];
+  const [tracked, untracked] = await Promise.all([
+    git(["ls-files", "-z", "-s", ...spec], { cwd: root, env }),
+    git(["ls-files", "-z", "-o", "--exclude-standard", ...spec], { cwd: root, env }),
+  ]);
+  const fsPath = (p: string) => Buffer.concat([Buffer.from(`${root}/`), bytesOf(p)]);
+  const dirs = new Map<string, Stats | undefined>();
+  const dirStat = (d: string): Stats | undefined => {
+    if (!dirs.has(d)) dirs.set(d, lstatOr(fsPath(d)));
+    return dirs.get(d);
+  };
+  // a path under a directory that is gone, or is a symlink now, is gone (git's rule too)
+  const reachable = (p: string): boolean => {
+    const parts = p.split("/");
+    for (let i = 1; i < parts.length; i++)
+      if (!dirStat(parts.slice(0, i).join("/"))?.isDirectory()) return false;
+    return true;
+  };
+  const files: string[] = [];
+  const links: string[] = [];
+  const gone: string[] = [];
+  const take = (p: string) => {
+    const st = reachable(p) ? lstatOr(fsPath(p)) : undefined;
+    if (st?.isFile()) files.push(p);
+    else if (st?.isSymbolicLink()) links.push(p);
+    else gone.push(p);
+  };
+  const nested = new Set<string>();
+  const trackedDirs = new Set<string>();
+  for (const line of split0(tracked)) {
+    const [head, path] = line.split("\t") as [string, string];
+    // a submodule the start holds stays as it was, unless it is gone
+    if (!head.startsWith("160000 ")) take(path);
+    else if (!(reachable(path) && lstatOr(fsPath(path))?.isDirectory())) gone.push(path);
+    for (let d = path.lastIndexOf("/"); d > 0; d = path.lastIndexOf("/", d - 1)) {
+      trackedDirs.add(path.slice(0, d));
+    }
+  }
+  // a nested repository made inside a tracked directory
+  for (const dir of trackedDirs) {
+    if (dirStat(dir)?.isDirectory() && lstatOr(fsPath(`${dir}/.git`))) nested.add(dir);
+  }
+  for (const path of split0(untracked)) {
+    if (!path.endsWith("/")) take(path);
+    else {
+      // git lists a nested repository as its directory, and does not look inside
+      nested.add(path.slice(0, -1));
+      walk(fsPath(path), path, take);
+    }
+  }
+  return { entries: await hashFiles(root, files, links), gone, nested: [...nested].sort() };
+}
+
+/** Files and symlinks written into the object store as they are: no filter, no conversion. */
+async function hashFiles(root: string, files: string[], links: string[]): Promise<Entry[]> {
   const cwd = { cwd: root };
-  const raw = (await git(["diff-tree", "-r", "-z", "-M", "--raw", from, to], cwd))
-    .toString("utf8")
-    .split("\0");
+  const fsPath = (p: string) => Buffer.concat([Buffer.from(`${root}/`), bytesOf(p)]);
+  const hashed = (
+    await git(["hash-object", "-w", "--no-filters", "--stdin-paths"], {
+      ...cwd,
+      input: bytesOf(files.map((p) => `${quoted(p)}\n`).join("")),
+    })
+  )
+    .toString("latin1")
+    .split("\n");
+  const entries = files.map((path, i) => {
+    const exec = ((lstatOr(fsPath(path))?.mode ?? 0) & 0o100) !== 0;
+    return { mode: exec ? "100755" : "100644", blob: hashed[i] as string, path };
+  });
+  for (const path of links) {
+    const target = readlinkSync(fsPath(path), { encoding: "buffer" });
+    const blob = await gitText(["hash-object", "-w", "--stdin"], { ...cwd, input: target });
+    entries.push({ mode: "120000", blob, path });
+  }
+  return entries;
+}
+
+function lstatOr(path: Buffer): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every file under a nested repository's directory, its own `.git` left out. */
+function walk(dir: Buffer, prefix: string, take: (path: string) => void): void {
+  for (const name of readdirSync(dir, { encoding: "buffer" })) {
+    const n = name.toString("latin1");
+    if (n === ".git") continue;
+    const full = Buffer.concat([dir, Buffer.from("/"), name]);
+    if (lstatOr(full)?.isDirectory()) walk(full, `${prefix}${n}/`, take);
+    else take(`${prefix}${n}`);
+  }
+}
+
+/** The changed ticket files whose engine-written fields differ between the start and now. */
+async function engineEdits(
+  root: string,
+  paths: readonly ChangedPath[],
+  fields: NonNullable<CollectOptions["engineFields"]>,
+): Promise<string[]> {
+  // a rename is its old file deleted and its new one added
+  const versions = paths
+    .flatMap(
+      (c): Array<[string, string | undefined, string | undefined]> =>
+        c.from === undefined
+          ? [[c.path, c.oldBlob, c.blob]]
+          : [
+              [c.from, c.oldBlob, undefined],
+              [c.path, undefined, c.blob],
+            ],
+    )
+    .filter(([path]) => fields.isTicket(path));
+  const blobs = await readBlobs(
+    root,
+    versions.flatMap(([, a, b]) => [a ?? "", b ?? ""]).filter(Boolean),
+  );
+  const text = (b: string | undefined) =>
+    b === undefined ? undefined : blobs.get(b)?.toString("utf8");
+  return versions
+    .filter(([path, a, b]) => fields.changed(path, text(a), text(b)))
+    .map(([path]) => path);
+}
+
+/**
+ * The changed paths between two tree-ish objects, renames found, with modes, blobs and
+ * line counts (GitHub adds sizes, from the contents it reads); a name that is not UTF-8 is shown escaped and pushed onto `unshown`.
+ */
+export async function diffTrees(
+  root: string,
+  from: string,
+  to: string,
+  unshown: string[] = [],
+): Promise<ChangedPath[]> {
+  const cwd = { cwd: root };
+  const name = (p: string) => {
+    const s = shown(p);
+    if (!s.utf8) unshown.push(s.name);
+    return s.name;
+  };
+  const raw = split0(await git(["diff-tree", "-r", "-z", "-M", "--raw", from, to], cwd));
   const paths: ChangedPath[] = [];
   for (let i = 0; i < raw.length; ) {
-    const head = raw[i++];
-    if (head === undefined || head === "") continue;
     // :<old mode> <new mode> <old blob> <new blob> <status>[score]
-    const [oldMode, newMode, oldBlob, newBlob, status] = head.slice(1).split(" ") as [
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
+    const [oldMode, newMode, oldBlob, newBlob, status] = (raw[i++] as string)
+      .slice(1)
+      .split(" ") as [string, string, string, string, string];
     const letter = status.charAt(0);
-    const first = raw[i++] as string;
+    const first = name(raw[i++] as string);
     const c: ChangedPath =
       letter === "R"
-        ? { path: raw[i++] as string, status: "renamed", from: first }
+        ? { path: name(raw[i++] as string), status: "renamed", from: first }
         : {
             path: first,
             status: letter === "A" ? "added" : letter === "D" ? "deleted" : "modified",
@@ -116,8 +358,10 @@ export async function diffTrees(root: string, from: string, to: string): Promise
     paths.push(c);
   }
   // +/− lines (a binary file has none)
-  const num = (await git(["diff-tree", "-r", "-z", "-M", "--numstat", from, to], cwd))
-    .toString("utf8")
+  const num = (
+    await git(["diff-tree", "-r", "-z", "-M", "--numstat", "--no-textconv", from, to], cwd)
+  )
+    .toString("latin1")
     .split("\0");
   const byPath = new Map(paths.map((c) => [c.path, c]));
   for (let i = 0; i < num.length; ) {
@@ -130,42 +374,21 @@ export async function diffTrees(root: string, from: string, to: string): Promise
       i++; // the old path
       target = num[i++] as string;
     }
-    const c = byPath.get(target);
+    const c = byPath.get(shown(target).name);
     if (c && added !== "-") {
       c.added = Number(added);
       c.removed = Number(removed);
     }
   }
-  await addSizes(root, paths);
   return paths.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-async function addSizes(root: string, paths: ChangedPath[]): Promise<void> {
-  const blobs = paths.filter((c) => c.blob !== undefined && c.mode !== "160000");
-  if (blobs.length === 0) return;
-  const out = (
-    await git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], {
-      cwd: root,
-      input: `${blobs.map((c) => c.blob).join("\n")}\n`,
-    })
-  )
-    .toString("utf8")
-    .split("\n");
-  const sizes = new Map<string, number>();
-  for (const line of out) {
-    const [oid, size] = line.split(" ");
-    if (oid && size && /^\d+$/.test(size)) sizes.set(oid, Number(size));
-  }
-  for (const c of blobs) {
-    const size = sizes.get(c.blob as string);
-    if (size !== undefined) c.bytes = size;
-  }
 }
 
 /** The changes as a patch (binary-safe), for keeping a change that was not integrated. */
 export async function patchOf(root: string, start: string, tree: string): Promise<Buffer> {
   // the bytes git gives: a text file in another encoding than UTF-8 stays as it was
-  return await git(["diff", "--binary", "-M", start, tree], { cwd: root });
+  return await git(["diff", "--binary", "--no-ext-diff", "--no-textconv", "-M", start, tree], {
+    cwd: root,
+  });
 }
 
 /** The contents of blobs by id, from the repository's object store (one `git cat-file --batch`). */
@@ -223,6 +446,24 @@ export async function changedSince(
   return moved;
 }
 
+/**
+ * The message of a ticket attempt's commit, the same on both runners: its headline names
+ * the ticket as a commit list shows it; its trailers name run, ticket, attempt and claim
+ * (the attempt's commit is found by them). `tail` ends its sentence with a runner's words.
+ */
+export function integrationMessage(
+  i: { run: string; ticket: string; title: string; attempt: number; claim: string; paths: number },
+  tail = "",
+): string {
+  const [run, title] = [singleLine(i.run), singleLine(i.title)];
+  const headline =
+    title === i.ticket
+      ? i.ticket
+      : `${i.ticket}: ${title.length > 72 ? `${title.slice(0, 71)}…` : title}`;
+  const paths = `${i.paths} changed path${i.paths === 1 ? "" : "s"}`;
+  return `${headline}\n\nTicket ${i.ticket}, attempt ${i.attempt} of run ${run}: ${paths}.${tail}\n\n${commitTrailers(run, i.ticket, i.attempt, i.claim)}\n`;
+}
+
 export type CommitOnto =
   | { kind: "ok"; commit: string }
   /** the ref no longer points at `head`: read it again and judge again */
@@ -264,11 +505,10 @@ export async function commitOnto(
     });
     return gitText(["write-tree"], { ...cwd, env });
   });
-  const identity = options.identity ?? (await fallbackIdentity(root));
   const commit = await gitText(["commit-tree", tree, "-p", options.head, "-F", "-"], {
     ...cwd,
     input: options.message,
-    ...(identity ? { env: identity } : {}),
+    env: options.identity ?? (await fallbackIdentity(root)),
   });
   try {
     await git(["update-ref", options.ref, commit, options.head], cwd);
@@ -276,24 +516,24 @@ export async function commitOnto(
     const now = await gitText(["rev-parse", "--verify", "--quiet", options.ref], cwd).catch(
       () => "",
     );
-    if (now === options.head) return { kind: "failed", message: (error as Error).message };
+    if (now === options.head)
+      return { kind: "failed", message: String(error instanceof Error ? error.message : error) };
     return { kind: "moved", head: now };
   }
   return { kind: "ok", commit };
 }
 
-/** Who commits when git knows nobody (a fresh CI machine): Ticket Frontier itself. */
-async function fallbackIdentity(root: string): Promise<Record<string, string> | undefined> {
-  try {
-    await git(["var", "GIT_COMMITTER_IDENT"], { cwd: root });
-    await git(["var", "GIT_AUTHOR_IDENT"], { cwd: root });
-    return undefined;
-  } catch {
-    return {
-      GIT_AUTHOR_NAME: "Ticket Frontier",
-      GIT_AUTHOR_EMAIL: "ticket-frontier@users.noreply.github.com",
-      GIT_COMMITTER_NAME: "Ticket Frontier",
-      GIT_COMMITTER_EMAIL: "ticket-frontier@users.noreply.github.com",
-    };
+/**
+ * Who commits: the user's own identity as git knows it (read with their configuration:
+ * `git var` runs nothing of the repository's), else — a fresh CI machine — Ticket Frontier.
+ */
+async function fallbackIdentity(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const who of ["AUTHOR", "COMMITTER"]) {
+    const ident = await gitTextAny(["var", `GIT_${who}_IDENT`], { cwd: root }).catch(() => "");
+    const m = /^(.*) <(.*)> (\d+ [+-]\d{4})$/.exec(ident);
+    out[`GIT_${who}_NAME`] = m ? (m[1] as string) : "Ticket Frontier";
+    out[`GIT_${who}_EMAIL`] = m ? (m[2] as string) : "ticket-frontier@users.noreply.github.com";
   }
+  return out;
 }

@@ -32,6 +32,43 @@ export interface GitOptions {
   input?: string | Buffer;
   /** added to the environment (e.g. GIT_INDEX_FILE) */
   env?: Record<string, string>;
+  /** the repository is one an agent ran in: git runs as `UNTRUSTED` says */
+  untrusted?: boolean;
+}
+
+/**
+ * Git on a workspace an agent ran in (SPEC §4b): none of the repository's code runs and
+ * none of the runner's secrets is there to steal. No system or user configuration; the
+ * repository's own (which `-c` cannot skip, only override) has its hooks, fsmonitor,
+ * untracked cache, attributes file, signing, auto-gc and external diff overridden; no
+ * replace refs. Filters and attribute drivers run only when git converts content — the
+ * callers never ask it to (`hash-object --no-filters`, `diff --no-ext-diff --no-textconv`).
+ */
+const UNTRUSTED_CONFIG = [
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "core.untrackedCache=false",
+  "core.attributesFile=/dev/null",
+  "diff.external=",
+  "commit.gpgSign=false",
+  "gc.auto=0",
+].flatMap((c) => ["-c", c]);
+
+/** The runner's environment without its credentials, nor a GIT_* variable it set. */
+function untrustedEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /TOKEN|KEY|SECRET|PASSWORD|CREDENTIAL|^INPUT_|^ACTIONS_|^GIT_/i.test(k))
+      continue;
+    out[k] = v;
+  }
+  return {
+    ...out,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_NO_REPLACE_OBJECTS: "1",
+  };
 }
 
 /**
@@ -39,23 +76,25 @@ export interface GitOptions {
  * change what a command prints (colours, external diff, rename limits), author and
  * committer taken from the caller.
  */
-function gitEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
   return {
-    ...process.env,
+    ...(options.untrusted ? untrustedEnv() : process.env),
     GIT_TERMINAL_PROMPT: "0",
     GIT_PAGER: "cat",
     GIT_OPTIONAL_LOCKS: "0",
     LC_ALL: "C",
-    ...extra,
+    ...options.env,
   };
 }
 
 /** Run `git ARGS` and answer its stdout; throws GitError when it exits non-zero. */
 export function git(args: readonly string[], options: GitOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", ["-c", "core.quotepath=false", "-c", "color.ui=false", ...args], {
+    const config = ["-c", "core.quotepath=false", "-c", "color.ui=false"];
+    if (options.untrusted) config.push(...UNTRUSTED_CONFIG);
+    const child = spawn("git", [...config, ...args], {
       cwd: options.cwd,
-      env: gitEnv(options.env),
+      env: gitEnv(options),
       stdio: ["pipe", "pipe", "pipe"],
     });
     const out: Buffer[] = [];

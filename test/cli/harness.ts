@@ -42,3 +42,13 @@ export function workspace(files?: Record<string, string>): { root: string; dir: 
   }
   return { root, dir };
 }
+
+/** A git identity for commits a test makes, so no test depends on the machine's git config. */
+export const GIT_ENV: Record<string, string> = {
+  GIT_AUTHOR_NAME: "Newcomer",
+  GIT_AUTHOR_EMAIL: "newcomer@example.com",
+  GIT_COMMITTER_NAME: "Newcomer",
+  GIT_COMMITTER_EMAIL: "newcomer@example.com",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_MERGE_AUTOEDIT: "no",
+};

@@ -2,6 +2,7 @@
  * `frontier init`: a starter ticket directory that runs as it is, and with --github the
  * two workflows that run it on GitHub — written once, never over anything.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -160,8 +161,8 @@ describe("frontier init --github: the two workflows, the ticket directory and th
   });
 
   it.each([
-    ["codex", "openai/codex-action@v1", "OPENAI_API_KEY"],
-    ["claude-code", "anthropics/claude-code-base-action@beta", "ANTHROPIC_API_KEY"],
+    ["codex", "openai/codex-action", "OPENAI_API_KEY"],
+    ["claude-code", "anthropics/claude-code-base-action", "ANTHROPIC_API_KEY"],
   ])(
     "--agent %s: the recipe's steps in place of the agent step, between context and settle",
     (name, action, secret) => {
@@ -170,15 +171,15 @@ describe("frontier init --github: the two workflows, the ticket directory and th
       expect(r.stdout).toContain(secret);
       const task = read("orch-task.yml");
       const ids = steps(task).map((s) => s.id ?? s.uses);
-      expect(ids).toEqual([
-        "actions/checkout@v5",
-        "actions/checkout@v5",
+      expect(ids.map((id) => String(id).replace(/@[0-9a-f]{40}$/, ""))).toEqual([
+        "actions/checkout",
+        "actions/checkout",
         "context",
         "agent-prompt",
         "agent",
         "agent-outcome",
         "settle",
-        "actions/upload-artifact@v4",
+        "actions/upload-artifact",
       ]);
       const recipe = parse(
         readFileSync(join(ROOT, "examples", "agents", `${name}.yml`), "utf8"),
@@ -186,7 +187,7 @@ describe("frontier init --github: the two workflows, the ticket directory and th
         steps: unknown[];
       };
       expect(steps(task).slice(3, 6)).toEqual(recipe.steps);
-      expect(steps(task).find((s) => s.id === "agent")?.uses).toBe(action);
+      expect(steps(task).find((s) => s.id === "agent")?.uses).toMatch(new RegExp(`^${action}@`));
       expect(task.permissions).not.toHaveProperty("models");
     },
   );
@@ -255,5 +256,64 @@ describe("the example workflows name the ticket directory once, the push filter 
     // the env value, plus the push paths filter in frontier.yml (GitHub reads `on:` before any variable)
     expect(literal).toBe(name === "frontier.yml" ? 2 : 1);
     expect(code).toMatch(/FRONTIER_TICKETS: tickets/);
+  });
+});
+
+/** `owner/repo@<40 hex> # vX.Y.Z`: a third-party action pinned to a commit, its version said. */
+const PINNED = /^[\w.-]+\/[\w.-]+(?:\/[^@\s]+)?@[0-9a-f]{40} # v\d+(?:\.\d+){0,2}$/;
+
+describe("every action a workflow uses is pinned to a commit, never a tag that can move", () => {
+  it.each(["frontier.yml", "orch-task.yml"])("examples/workflows/%s", (name) => {
+    const text = readFileSync(join(ROOT, "examples", "workflows", name), "utf8");
+    const uses = [...text.matchAll(/^\s*(?:- )?uses: (.*)$/gm)].map((m) => m[1]!.trim());
+    expect(uses.length).toBeGreaterThan(2);
+    // the action itself is the one placeholder: init writes a copy's path or --action's ref
+    const others = uses.filter((u) => u !== "your-org/ticket-frontier@COMMIT_SHA");
+    for (const u of others) expect(u).toMatch(PINNED);
+  });
+
+  it.each([[[]], [["--agent", "stand-in"]]])("what init --github %j writes", (args) => {
+    const { root } = workspace();
+    mkdirSync(join(root, ".git"));
+    expect(frontier(["init", "--github", ...args], { cwd: root }).code).toBe(0);
+    for (const name of ["frontier.yml", "orch-task.yml"]) {
+      const text = readFileSync(join(root, ".github", "workflows", name), "utf8");
+      const uses = [...text.matchAll(/^\s*(?:- )?uses: (.*)$/gm)].map((m) => m[1]!.trim());
+      for (const u of uses) {
+        if (u !== "./.github/actions/ticket-frontier") expect(u, name).toMatch(PINNED);
+      }
+    }
+  });
+});
+
+describe("frontier init --coding: the settings of coding tickets, and no tickets", () => {
+  it("writes isolation, an ignore rule for the run's records and a stand-in coding agent", () => {
+    const { root } = workspace();
+    const r = frontier(["init", "--coding"], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    const settings = parse(readFileSync(join(root, "tickets", "frontier.yml"), "utf8")) as {
+      isolation: string;
+      executor: string;
+    };
+    expect(settings.isolation).toBe("worktree");
+    expect(settings.executor).toBe('node "$FRONTIER_DIR/_bin/stand-in-agent.mjs"');
+    expect(existsSync(join(root, "tickets", "_bin", "stand-in-agent.mjs"))).toBe(true);
+    expect(readFileSync(join(root, "tickets", ".gitignore"), "utf8")).toMatch(/^\.frontier\/$/m);
+    // the next commands: scoped tickets, a commit, the run
+    expect(r.stdout).toMatch(/frontier new tickets api --scope 'src\/api\/\*\*'/);
+    expect(r.stdout).toMatch(/git add tickets && git commit/);
+  });
+
+  it("git leaves the run's records out: .frontier/ is ignored where init wrote the rule", () => {
+    const { root } = workspace();
+    spawnSync("git", ["init", "-q"], { cwd: root });
+    frontier(["init", "--coding"], { cwd: root });
+    mkdirSync(join(root, "tickets", ".frontier"));
+    writeFileSync(join(root, "tickets", ".frontier", "run.json"), "{}");
+    const ignored = spawnSync("git", ["check-ignore", "tickets/.frontier/run.json"], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    expect(ignored.status).toBe(0);
   });
 });

@@ -126,3 +126,60 @@ describe("frontier new refuses what validate would refuse, and writes nothing", 
     );
   });
 });
+
+describe("frontier new writes a coding ticket: its scope, isolation, agent and executor", () => {
+  it("--scope (repeated, globs quoted where YAML needs it), --isolation, --agent, --executor", () => {
+    const { root, dir } = workspace({
+      "frontier.yml": "executors:\n  coder: sh coder.sh\n",
+      "api.md": "---\n---\n# API\n",
+    });
+    const r = frontier(
+      [
+        "new",
+        "ui",
+        "--after",
+        "api",
+        "--scope",
+        "app/ui/**",
+        "--scope",
+        "**/*.css",
+        "--scope",
+        "!app/ui/vendor/**",
+        "--isolation",
+        "worktree",
+        "--agent",
+        "coder-1",
+        "--executor",
+        "coder",
+      ],
+      { cwd: root },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, "ui.md"), "utf8")).toMatch(
+      /^---\ndepends_on: \[api\]\nwrite_scope: \[app\/ui\/\*\*, "\*\*\/\*\.css", "!app\/ui\/vendor\/\*\*"\]\nisolation: worktree\nagent: coder-1\nexecutor: coder\n---\n# Ui\n/,
+    );
+    const ticket = plan(root).tickets.find((t) => t.id === "ui");
+    expect(ticket).toMatchObject({
+      write_scope: ["app/ui/**", "**/*.css", "!app/ui/vendor/**"],
+      agent: "coder-1",
+    });
+  });
+
+  it.each([
+    [["--scope", "/etc/passwd"], /--scope "\/etc\/passwd" can match no path of the repository/],
+    [["--scope", "../other/**"], /--scope "\.\.\/other\/\*\*" can match no path/],
+    [["--isolation", "container"], /isolation "container" is not one of worktree, required, none/],
+    [
+      ["--executor", "nowhere"],
+      /tickets\/x\.md would not hold together; nothing was written — .*nowhere/,
+    ],
+  ])("refuses %j and writes nothing", (args, message) => {
+    const { root, dir } = workspace({});
+    const r = frontier(["new", "x", ...(args as string[])], { cwd: root });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(STACK_TRACE);
+    expect(existsSync(join(dir, "x.md"))).toBe(false);
+  });
+});

@@ -13,6 +13,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   bin: Record<string, string>;
   exports?: Record<string, string>;
   files: string[];
+  engines: { node: string };
 };
 
 describe("the package says what it is and points at files that exist", () => {
@@ -58,10 +59,56 @@ describe("the package says what it is and points at files that exist", () => {
       "examples/agents/stand-in.yml",
       "examples/agents/codex.yml",
       "examples/agents/claude-code.yml",
+      "examples/coding-init/frontier.yml",
+      "examples/coding-init/gitignore",
+      "examples/coding-init/_bin/stand-in-agent.mjs",
+      "examples/starter/frontier.yml",
+      "examples/starter/_bin/starter-executor.mjs",
       "build/src/cli.js",
     ]) {
       expect(shipped(path), path).toBe(true);
       expect(existsSync(join(ROOT, path)), path).toBe(true);
     }
+  });
+});
+
+/** `^20.19.0 || >=22.12.0`, `>=0.6.11 <=0.7.0 || >=0.7.3`: does npm's range admit this version? */
+function admits(range: string, version: string): boolean {
+  const v = version.split(".").map(Number);
+  const cmp = (w: string) => {
+    const o = w.split(".").map(Number);
+    for (let i = 0; i < 3; i++) if ((v[i] ?? 0) !== (o[i] ?? 0)) return (v[i] ?? 0) - (o[i] ?? 0);
+    return 0;
+  };
+  const holds = (op: string, w: string) => {
+    const c = cmp(w);
+    if (op === "^") return c >= 0 && v[0] === Number(w.split(".")[0]);
+    return { ">=": c >= 0, "<=": c <= 0, ">": c > 0, "<": c < 0, "": c === 0, "=": c === 0 }[op];
+  };
+  return range
+    .split("||")
+    .some((set) =>
+      [...set.matchAll(/(\^|>=|<=|>|<|=)?\s*v?(\d+(?:\.\d+){0,2})/g)].every((m) =>
+        holds(m[1] ?? "", m[2]!),
+      ),
+    );
+}
+
+describe("`npm ci` installs on the Node the package says it needs", () => {
+  it("every package in the lock admits the oldest Node of engines (no EBADENGINE warning)", () => {
+    const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }>;
+    };
+    const oldest = /^>=(\d+\.\d+)$/.exec(pkg.engines.node)?.[1];
+    expect(oldest, pkg.engines.node).toBeDefined();
+    const refusing = Object.entries(lock.packages)
+      .filter(([, p]) => !Array.isArray(p.engines) && p.engines?.node !== undefined)
+      .filter(([, p]) => !admits((p.engines as { node: string }).node, `${oldest}.0`))
+      .map(([name, p]) => `${name} ${JSON.stringify(p.engines)}`);
+    expect(refusing).toEqual([]);
+  });
+
+  it("a tarball `npm pack` leaves in the clone is ignored", () => {
+    expect(readFileSync(join(ROOT, ".gitignore"), "utf8").split("\n")).toContain("*.tgz");
   });
 });

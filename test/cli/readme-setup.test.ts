@@ -4,10 +4,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { frontier, ROOT, workspace } from "./harness.js";
+import { frontier, GIT_ENV, ROOT, workspace } from "./harness.js";
 
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 const setup = readme.slice(
@@ -71,6 +71,24 @@ describe("the README's GitHub setup, on a fresh repository", () => {
     }
   });
 
+  it("step 4: its `git add` commands leave nothing init wrote uncommitted", () => {
+    const repo = workspace().root;
+    const git = (...args: string[]) =>
+      spawnSync("git", args, { cwd: repo, encoding: "utf8", env: { ...process.env, ...GIT_ENV } });
+    git("init", "-q");
+    git("commit", "-q", "--allow-empty", "-m", "start");
+    expect(frontier(["init", "--github"], { cwd: repo }).code).toBe(0);
+    const adds = [...step(4).matchAll(/```sh\n([\s\S]*?)```/g)]
+      .flatMap((m) => m[1]!.split("\n"))
+      .flatMap((l) => l.split("&&").map((c) => c.trim()))
+      .filter((c) => c.startsWith("git add "));
+    expect(adds.length).toBe(2);
+    for (const add of adds) expect(git(...add.split(" ").slice(1)).status).toBe(0);
+    const status = git("status", "--porcelain", "--untracked-files=all").stdout;
+    expect(status).toMatch(/^A {2}\.gitattributes$/m);
+    expect(status.split("\n").filter((l) => l.startsWith("??"))).toEqual([]);
+  });
+
   it("step 4: the orch-task runs it tells you to look for are the starter tickets", () => {
     const named = [...step(4).matchAll(/`frontier ([a-z-]+)#1 …`/g)].map((m) => m[1]).sort();
     const ids = readdirSync(join(root, "tickets"))
@@ -97,6 +115,15 @@ describe("the README's GitHub setup, on a fresh repository", () => {
     expect(readme).not.toMatch(/^## (Benchmarks|Design notes|Developing)$/m);
   });
 
+  it("is at most 700 lines, and its internals live in docs/", () => {
+    expect(readme.split("\n").length).toBeLessThanOrEqual(700);
+    expect(readme).not.toMatch(/\/proc\b|hard-linked|compare-and-swap|GraphQL points/);
+    for (const doc of ["local-runs.md", "github.md", "bot.md", "built-in-agent.md"]) {
+      expect(readme).toContain(`](docs/${doc}`);
+      expect(readFileSync(join(ROOT, "docs", doc), "utf8"), doc).not.toMatch(/SPEC|§\d|\/work\//);
+    }
+  });
+
   it("speaks of the project alone", () => {
     for (const text of [readme, readFileSync(join(ROOT, "docs", "CONTRIBUTING.md"), "utf8")]) {
       expect(text).not.toMatch(/SPEC|§\d|\bthe customer\b|\bthe issue\b(?! closes| was opened)/);
@@ -117,22 +144,6 @@ describe("the README's first commands on your own tickets", () => {
     expect(npx.length).toBeGreaterThan(0);
     expect(npx.filter((name) => name !== "ticket-frontier")).toEqual([]);
   });
-
-  it("init, new, validate and plan run in order as written", () => {
-    const block = /On your own tickets[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
-    const lines = block
-      .split("\n")
-      .map((l) => l.replace(/\s+#.*$/, "").trim())
-      .filter((l) => l.startsWith("frontier ") && !l.includes("my-agent"));
-    expect(lines.map((l) => l.split(" ")[1])).toEqual(["init", "new", "validate", "plan"]);
-    const { root } = workspace();
-    for (const l of lines) {
-      // the shell's word splitting, for the plain and double-quoted words these lines use
-      const words = [...l.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1);
-      const r = frontier(words, { cwd: root });
-      expect(r.code, `${l}\n${r.stderr}`).toBe(0);
-    }
-  });
 });
 
 describe("the README's command synopsis", () => {
@@ -151,6 +162,16 @@ describe("the README's command synopsis", () => {
       .map((m) => m[1])
       .filter((o) => o !== "--help");
     expect(options.filter((o) => !runLine.includes(o!))).toEqual([]);
+    for (const command of ["new", "init"]) {
+      const listedLine = new RegExp(`^frontier ${command} .*$`, "m").exec(block)?.[0] ?? "";
+      const own = [...frontier([command, "--help"]).stdout.matchAll(/^ {2}(--[a-z-]+)/gm)]
+        .map((m) => m[1])
+        .filter((o) => o !== "--help");
+      expect(
+        own.filter((o) => !listedLine.includes(o!)),
+        command,
+      ).toEqual([]);
+    }
   });
 });
 
@@ -166,5 +187,83 @@ describe("the README's first command", () => {
     expect(r.stderr.match(/receipt\.json/g)).toHaveLength(1);
     expect(r.stderr.match(/report\.md/g)).toHaveLength(1);
     expect(r.stderr).toMatch(/The summary ticket's result/);
+  });
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, each space a hyphen. */
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/ /g, "-");
+
+describe("the README's and docs' links lead somewhere", () => {
+  const pages = [
+    "README.md",
+    ...readdirSync(join(ROOT, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ];
+  const anchors = (page: string) =>
+    new Set(
+      [...readFileSync(join(ROOT, page), "utf8").matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+        slug(m[1]!),
+      ),
+    );
+
+  it.each(pages)("%s: every link to a file here, and to a heading, resolves", (page) => {
+    const text = readFileSync(join(ROOT, page), "utf8").replace(/```[\s\S]*?```/g, "");
+    const broken: string[] = [];
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue;
+      const [path, anchor] = target!.split("#") as [string, string | undefined];
+      const file = path === "" ? page : join(dirname(page), path);
+      if (!existsSync(join(ROOT, file))) broken.push(target!);
+      else if (anchor !== undefined && file.endsWith(".md") && !anchors(file).has(anchor))
+        broken.push(target!);
+    }
+    expect(broken).toEqual([]);
+  });
+});
+
+describe("the README's example of a graph that does not hold together", () => {
+  it("is what validate prints for it, word for word", () => {
+    const shown = /```\n\$ frontier validate tickets\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(shown).toBeDefined();
+    const { root } = workspace({
+      "c.md": "---\ndepends_on: [nowhere]\n---\n# C\n",
+      "f.md": "---\ndepends_on: [g]\n---\n# F\n",
+      "g.md": "---\ndepends_on: [f]\n---\n# G\n",
+    });
+    const r = frontier(["validate", "tickets"], { cwd: root });
+    expect(r.code).toBe(2);
+    expect(`${r.stdout}${r.stderr}`).toBe(shown);
+  });
+});
+
+describe("the README's ticket and frontier.yml examples", () => {
+  it("are read as they say: the ticket's scope, isolation and bound, every setting accepted", () => {
+    const ticket = /```markdown\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const settings = /### `frontier\.yml`[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const { root } = workspace({
+      "ui.md": ticket,
+      "api.md": "---\nwrite_scope: [app/api/**]\n---\n# API\n",
+      "frontier.yml": settings,
+    });
+    const git = (...args: string[]) =>
+      spawnSync("git", args, { cwd: root, env: { ...process.env, ...GIT_ENV } });
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-q", "-m", "tickets");
+    const v = frontier(["validate", "tickets"], { cwd: root });
+    expect(`${v.stdout}${v.stderr}`).toMatch(/^tickets: 2 tickets, no problems\.$/m);
+    const plan = JSON.parse(frontier(["plan", "--json"], { cwd: root }).stdout) as {
+      tickets: Array<{ id: string; depends_on: string[]; write_scope: string[]; bound?: string }>;
+    };
+    expect(plan.tickets.find((t) => t.id === "ui")).toMatchObject({
+      depends_on: ["api"],
+      write_scope: ["app/ui/**", "!app/ui/vendor/**"],
+    });
   });
 });

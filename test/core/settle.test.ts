@@ -246,6 +246,39 @@ describe("settling an attempt's changes", () => {
     });
   });
 
+  it("a change to the engine's fields of a ticket file is a breach naming it, even inside the scope", () => {
+    const wide = compileScope(["**"]);
+    const plan = planSettle(
+      { outcome: "complete", result: "done" },
+      {
+        start,
+        paths: [change("src/api/x.ts"), change("tickets/b.md")],
+        moved: new Map(),
+        engineEdits: ["tickets/b.md"],
+      },
+      wide,
+    );
+    expect(plan).toMatchObject({ outcome: "failed", changes: "evidence" });
+    expect(plan.record?.verdict).toBe("breach");
+    expect(plan.reason).toMatch(
+      /^scope-breach: changed the fields only the runner writes \(status, .*\) in tickets\/b\.md — leave them as they are; nothing was integrated, the change is kept as evidence$/,
+    );
+    // with paths outside the scope too, both are said
+    const both = planSettle(
+      { outcome: "complete", result: "done" },
+      {
+        start,
+        paths: [change("README.md"), change("tickets/b.md")],
+        moved: new Map(),
+        engineEdits: ["tickets/b.md"],
+      },
+      compileScope(["tickets/**"]),
+    );
+    expect(both.reason).toMatch(
+      /^scope-breach: changed 1 path outside its write_scope: README\.md — .*; changed the fields only the runner writes .* in tickets\/b\.md/,
+    );
+  });
+
   it("a ticket that only changed files, saying nothing, is complete: its changes are its result", () => {
     const plan = planSettle(
       { outcome: "empty" },

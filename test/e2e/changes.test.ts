@@ -6,6 +6,8 @@
  * symlink, a deletion and a rename), a scope breach, and a conflict with a person's push
  * made while the ticket runs.
  */
+
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -27,6 +29,13 @@ const write = (ws: string, path: string, content: string | Buffer) => {
   writeFileSync(join(ws, path), content);
 };
 
+const AGENT = {
+  GIT_AUTHOR_NAME: "agent",
+  GIT_AUTHOR_EMAIL: "agent@example.com",
+  GIT_COMMITTER_NAME: "agent",
+  GIT_COMMITTER_EMAIL: "agent@example.com",
+};
+
 describe("tickets that change the repository, on GitHub", () => {
   const runner = new Runner();
   const bin = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff, 0xfe, 0xc3, 0x28, 10]);
@@ -40,6 +49,8 @@ describe("tickets that change the repository, on GitHub", () => {
       { id: "docs", deps: ["ui"], extra: "write_scope: [docs/**]" },
       { id: "loose", extra: "write_scope: [src/loose/**]" },
       { id: "clash", extra: "write_scope: [config/**]" },
+      { id: "committer", extra: "write_scope: [lib/**]" },
+      { id: "reader", deps: ["committer"], extra: "write_scope: [app/**]" },
     ]);
     await runner.start(dir);
     const sha = runner.repo.commit(
@@ -70,6 +81,18 @@ describe("tickets that change the repository, on GitHub", () => {
           write(ws, "src/loose/ok.ts", "ok\n");
           write(ws, "README.md", "# rewritten by an agent\n");
           break;
+        case "committer":
+          // what coding agents do when told to finish cleanly
+          write(ws, "lib/util.ts", "export const util = 1;\n");
+          execFileSync("sh", ["-c", "git add -A && git commit -qm 'lib: util'"], {
+            cwd: ws,
+            env: { ...process.env, ...AGENT },
+          });
+          break;
+        case "reader":
+          seen.readerHasLib = existsSync(join(ws, "lib/util.ts"));
+          write(ws, "app/main.ts", "import { util } from '../lib/util';\n");
+          break;
         case "clash":
           write(ws, "config/app.json", '{"agent": true}\n');
           pushed = runner.repo.commit(
@@ -97,7 +120,7 @@ describe("tickets that change the repository, on GitHub", () => {
 
   it("each dependent's checkout holds its dependencies' changes; each ticket's changes are one commit", () => {
     expect(runner.fake.hookErrors.map((e) => String(e.error))).toEqual([]);
-    expect(seen).toEqual({ uiHasApi: true, docsHasUi: true });
+    expect(seen).toEqual({ uiHasApi: true, docsHasUi: true, readerHasLib: true });
     const state = runner.state();
     for (const t of ["api", "ui", "docs"]) {
       expect(state.tickets[t]?.status, t).toBe("complete");
@@ -109,6 +132,15 @@ describe("tickets that change the repository, on GitHub", () => {
     const ui = runner.jobs.find((j) => j.ticket === "ui");
     expect(ui?.run.inputs.ref).toBe(commitsOf("api")[0]?.sha);
     expect(ui?.run.inputs.base).toBe(runner.jobs.find((j) => j.ticket === "api")?.run.inputs.base);
+  });
+
+  it("an agent that commits its change itself lands it on the run's branch, in the ticket's one commit", () => {
+    const state = runner.state();
+    expect(state.tickets.committer?.status).toBe("complete");
+    expect(runner.repo.readFile("lib/util.ts")).toBe("export const util = 1;\n");
+    expect(commitsOf("committer")).toHaveLength(1);
+    expect(runner.repo.log("main").map((c) => c.message)).not.toContain("lib: util");
+    expect(state.tickets.reader?.status).toBe("complete");
   });
 
   it("a binary file, an executable, a symlink, a deletion and a rename land as they were made", () => {

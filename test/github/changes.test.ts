@@ -4,6 +4,8 @@
  * and the settle step's code (collectJobChanges, then advance) records them — one commit
  * per ticket attempt with its outcome, or a failure that integrates nothing.
  */
+
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   mkdirSync,
@@ -382,6 +384,116 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
       w.repo.log("main").length - landedBefore,
     );
   }, 60_000);
+});
+
+/** git as an agent runs it in its checkout. */
+const agentGit = (ws: string, ...args: string[]) =>
+  execFileSync("git", args, {
+    cwd: ws,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "agent",
+      GIT_AUTHOR_EMAIL: "agent@example.com",
+      GIT_COMMITTER_NAME: "agent",
+      GIT_COMMITTER_EMAIL: "agent@example.com",
+    },
+  });
+
+describe("an agent that does what it likes with git in its checkout (SPEC §4b)", () => {
+  it("its commits land: once, or twice and then a branch of its own with a file left uncommitted", async () => {
+    world = await makeWorld(
+      Object.fromEntries([scoped("api", ["src/api/**"]), scoped("ui", ["src/ui/**"], ["api"])]),
+    );
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "export const port = 8080;\n");
+      agentGit(ws, "add", "-A");
+      agentGit(ws, "commit", "-qm", "api: done, cleanly");
+    });
+    expect(w.repo.readFile("src/api/server.ts")).toBe("export const port = 8080;\n");
+    await job(w, "ui", (ws) => {
+      expect(readFileSync(join(ws, "src/api/server.ts"), "utf8")).toContain("8080");
+      write(ws, "src/ui/one.ts", "1\n");
+      agentGit(ws, "add", "-A");
+      agentGit(ws, "commit", "-qm", "one");
+      write(ws, "src/ui/two.ts", "2\n");
+      agentGit(ws, "commit", "-qam", "two", "--allow-empty");
+      agentGit(ws, "add", "-A");
+      agentGit(ws, "commit", "-qm", "two, really");
+      agentGit(ws, "checkout", "-qb", "my-branch");
+      write(ws, "src/ui/three.ts", "3\n");
+    });
+    const state = stateOf(w) as unknown as State;
+    expect(state.tickets.ui?.status).toBe("complete");
+    expect(changedIn(w, commitsOf(w, "ui")[0]!.sha)).toEqual([
+      "src/ui/one.ts",
+      "src/ui/three.ts",
+      "src/ui/two.ts",
+    ]);
+    // the agent's own commits are carried by the ticket's one commit, never pushed as they are
+    expect(w.repo.log("main").map((c) => c.message)).not.toContain("one");
+  });
+
+  it("removing .git fails the attempt saying why; nothing passes as done and its dependent waits", async () => {
+    world = await makeWorld(
+      Object.fromEntries([scoped("api", ["src/api/**"]), scoped("ui", ["src/ui/**"], ["api"])]),
+    );
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "lost?\n");
+      rmSync(join(ws, ".git"), { recursive: true, force: true });
+    });
+    const state = stateOf(w) as unknown as State;
+    expect(state.tickets.api?.status).toBe("failed");
+    expect(state.tickets.api?.attempts[0]?.reason).toMatch(
+      /^its changes could not be collected: .* is no longer a git work tree \(its \.git was removed\); nothing was integrated/,
+    );
+    expect(state.tickets.ui?.status).not.toBe("claimed");
+    expect(w.fake.allRuns().filter((r) => r.inputs.ticket === "ui")).toEqual([]);
+  });
+
+  it("a nested repository and names not in UTF-8 are refused by name; the files are kept as evidence", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "ok\n");
+      write(ws, "src/api/lib/c.js", "the nested file\n");
+      agentGit(join(ws, "src/api/lib"), "init", "-q");
+      writeFileSync(Buffer.from(`${ws}/src/api/caf\xe9`, "latin1"), "first\n");
+      writeFileSync(Buffer.from(`${ws}/src/api/caf\xe8`, "latin1"), "second\n");
+    });
+    const state = stateOf(w) as unknown as State;
+    const a = state.tickets.api?.attempts[0];
+    expect(state.tickets.api?.status).toBe("failed");
+    expect(a?.reason).toMatch(
+      /^integration refused: nested git repositories: src\/api\/lib .*; names not in UTF-8: src\/api\/caf\\xE8, src\/api\/caf\\xE9 /,
+    );
+    expect(commitsOf(w, "api")).toHaveLength(0);
+    expect(w.repo.readFile("src/api/server.ts")).toBeUndefined();
+    expect(w.repo.readFile(`tickets/${a?.changes?.patch_file}`)).toContain("+the nested file");
+  });
+
+  it("writing the engine's fields into another ticket's file is a breach naming it, even inside its scope", async () => {
+    world = await makeWorld(
+      Object.fromEntries([scoped("planner", ["tickets/**"]), scoped("later", ["src/**"])]),
+    );
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "planner", (ws) => {
+      const file = join(ws, "tickets/later.md");
+      writeFileSync(file, readFileSync(file, "utf8").replace("---\n", "---\nstatus: complete\n"));
+      write(ws, "tickets/new.md", "---\nwrite_scope: [docs/**]\n---\n\n# new\n");
+    });
+    const state = stateOf(w) as unknown as State;
+    expect(state.tickets.planner?.status).toBe("failed");
+    expect(state.tickets.planner?.attempts[0]?.reason).toMatch(
+      /^scope-breach: changed the fields only the runner writes .* in tickets\/later\.md — /,
+    );
+    expect(w.repo.readFile("tickets/later.md")).not.toContain("status: complete");
+  });
 });
 
 describe("CI on the run's branch", () => {

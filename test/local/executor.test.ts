@@ -115,6 +115,13 @@ describe("the executor's outcome (SPEC §6)", () => {
     expect(await groupGone(run.pgid as number)).toEqual([]);
   });
 
+  it("what a command leaves running in its group is stopped once it has exited", async () => {
+    // an executor that forks a background process which lets go of its pipes, then exits
+    const { result, run } = await attempt("sleep 30 >/dev/null 2>&1 & echo ok", { graceMs: 200 });
+    expect(result).toMatchObject({ outcome: "complete", result: "ok\n" });
+    expect(await groupGone(run.pgid as number)).toEqual([]);
+  });
+
   it("stop() ends the attempt and its group", async () => {
     const cwd = await mkdtemp(join(tmpdir(), "frontier-exec-"));
     const run = startAttempt({

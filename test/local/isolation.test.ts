@@ -407,3 +407,72 @@ describe("the run's branch is made from HEAD when the run starts", () => {
     expect(commitsOf(repo.root, `${head}..frontier/again`).map((c) => c.ticket)).toEqual(["a"]);
   });
 });
+
+describe("an agent that misbehaves with git in its worktree (SPEC §4b)", () => {
+  const run = async (exec: string, extra: Record<string, string> = {}) => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: odd\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**", "tickets/**"] }),
+      "tickets/later.md": ticket({ write_scope: ["docs/**"], depends_on: ["api"] }),
+      ...extra,
+    });
+    const ran = await runHere(repo.dir, `set -e\n${exec}\necho done`);
+    return { repo, ran, api: attemptOf(repo.dir, "api", 1) };
+  };
+
+  it("a nested repository, committed or not, is refused by name: no gitlink lands and its files are kept in the patch", async () => {
+    const { repo, ran, api } = await run(
+      [
+        "mkdir -p app/lib app/fresh && echo c > app/lib/c.js && echo f > app/fresh/f.js",
+        "(cd app/lib && git init -q && git add -A && git commit -qm nested)",
+        "(cd app/fresh && git init -q)",
+        "echo ok > app/ok.js",
+      ].join("\n"),
+    );
+    expect(ran.code).toBe(1);
+    expect(api.outcome).toBe("failed");
+    expect(api.reason).toMatch(
+      /^integration refused: nested git repositories: app\/fresh, app\/lib /,
+    );
+    expect(git(repo.root, "rev-parse", "frontier/odd")).toBe(repo.start);
+    const patch = readFileSync(join(repo.dir, api.changes!.patch_file!), "utf8");
+    expect(patch).toContain("+++ b/app/lib/c.js");
+    expect(patch).toContain("+++ b/app/fresh/f.js");
+    expect(patch).not.toContain("Subproject commit");
+  });
+
+  it("names not in UTF-8 are two files refused by their escaped bytes, never merged", async () => {
+    const { ran, api } = await run(
+      "mkdir -p app && printf first > \"app/caf$(printf '\\351')\" && printf second > \"app/caf$(printf '\\350')\"",
+    );
+    expect(ran.code).toBe(1);
+    expect(api.reason).toMatch(/names not in UTF-8: app\/caf\\xE8, app\/caf\\xE9 \(rename them\)/);
+    expect(api.changes?.paths.map((p) => p.path)).toEqual(["app/caf\\xE8", "app/caf\\xE9"]);
+  });
+
+  it("a .git made anew ends the attempt failed, saying why, and keeps its worktree", async () => {
+    const { repo, ran, api } = await run(
+      'mkdir -p app && echo mine > app/mine.js && top=$(git rev-parse --show-toplevel) && rm -rf "$top/.git" && git -C "$top" init -q',
+    );
+    expect(ran.code).toBe(1);
+    expect(api.outcome).toBe("failed");
+    expect(api.reason).toMatch(
+      /^its changes could not be collected: .* does not hold the commit the attempt started from .*made anew; nothing was integrated, its files are kept in (\S+)/,
+    );
+    const kept = /its files are kept in (\S+) —/.exec(api.reason ?? "")?.[1] as string;
+    expect(readFileSync(join(kept, "app", "mine.js"), "utf8")).toBe("mine\n");
+    // the ticket is not left claimed for ever
+    expect(receiptOf(repo.dir).tickets.find((t) => t.id === "api")?.status).toBe("failed");
+  });
+
+  it("an agent that writes the engine's fields into another ticket breaches, naming the file", async () => {
+    const { repo, ran, api } = await run(
+      "printf -- '---\\nstatus: complete\\nwrite_scope: [docs/**]\\ndepends_on: [api]\\n---\\n# A ticket\\n' > tickets/later.md",
+    );
+    expect(ran.code).toBe(1);
+    expect(api.reason).toMatch(
+      /^scope-breach: changed the fields only the runner writes .* in tickets\/later\.md/,
+    );
+    expect(git(repo.root, "rev-parse", "frontier/odd")).toBe(repo.start);
+  });
+});

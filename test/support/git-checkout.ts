@@ -1,13 +1,15 @@
 /**
- * A checkout as actions/checkout leaves one: a real git work tree whose HEAD holds the
- * tree of a commit of the fake GitHub — every file with its mode (executables, symlinks).
- * The local HEAD's id differs from the fake's (another committer and time), its blobs'
- * ids are the same: git's content ids.
+ * A checkout as actions/checkout leaves one (`fetch-depth: 1`): a real, shallow git work
+ * tree whose detached HEAD is the fake GitHub's commit itself — its objects written with
+ * their ids, every file with its mode (executables, symlinks).
  */
 import { execFile, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { deflateSync } from "node:zlib";
+import type { GitObject } from "../fake-github/git.js";
 import type { FakeRepo } from "../fake-github/server.js";
 
 const GIT_ENV = {
@@ -33,8 +35,8 @@ export function gitIn(dir: string, args: string[], input?: string): string {
 const run = promisify(execFile);
 
 /**
- * Write the tree of `sha` (every file, or those `keep` keeps) into `dir` and commit it as
- * HEAD. Git runs without blocking: the fake GitHub in this process keeps answering.
+ * Write the tree of `sha` (every file, or those `keep` keeps) into `dir`, with the commit
+ * `sha` as its HEAD. Git runs without blocking: the fake GitHub in this process keeps answering.
  */
 export async function checkoutCommit(
   repo: FakeRepo,
@@ -57,7 +59,47 @@ export async function checkoutCommit(
   }
   const git = (args: string[]) => run("git", args, { cwd: dir, env: GIT_ENV });
   await git(["init", "-q", "-b", "checkout"]);
-  await git(["add", "-A"]);
-  await git(["commit", "-q", "--allow-empty", "-m", `checkout of ${sha}`]);
+  writeObjects(repo, sha, join(dir, ".git"));
+  writeFileSync(join(dir, ".git", "shallow"), `${sha}\n`);
+  await git(["update-ref", "--no-deref", "HEAD", sha]);
+  await git(["read-tree", sha]);
+  await git(["update-index", "-q", "--refresh"]).catch(() => undefined);
   return dir;
+}
+
+const gitTime = (iso: string) => `${Math.floor(new Date(iso).getTime() / 1000)} +0000`;
+
+/** An object's content as git stores it (what the fake hashed for its id). */
+function rawOf(o: GitObject): Buffer {
+  if (o.type === "blob") return o.content;
+  if (o.type === "tree") {
+    return Buffer.concat(
+      o.entries.flatMap((e) => [
+        Buffer.from(`${e.mode === "040000" ? "40000" : e.mode} ${e.name}\0`),
+        Buffer.from(e.sha, "hex"),
+      ]),
+    );
+  }
+  const lines = [`tree ${o.tree}`, ...o.parents.map((p) => `parent ${p}`)];
+  lines.push(`author ${o.author.name} <${o.author.email}> ${gitTime(o.author.date)}`);
+  lines.push(`committer ${o.committer.name} <${o.committer.email}> ${gitTime(o.committer.date)}`);
+  return Buffer.from(`${lines.join("\n")}\n\n${o.message}`);
+}
+
+/** The commit `sha`, its tree and every blob under it, as loose objects of `gitDir`. */
+function writeObjects(repo: FakeRepo, sha: string, gitDir: string): void {
+  const stack = [sha];
+  while (stack.length > 0) {
+    const o = repo.git.get(stack.pop() as string);
+    if (!o) continue;
+    const raw = rawOf(o);
+    const body = Buffer.concat([Buffer.from(`${o.type} ${raw.length}\0`), raw]);
+    const id = createHash("sha1").update(body).digest("hex");
+    if (id !== o.sha) throw new Error(`the fake's ${o.type} ${o.sha} serializes as ${id}`);
+    mkdirSync(join(gitDir, "objects", id.slice(0, 2)), { recursive: true });
+    writeFileSync(join(gitDir, "objects", id.slice(0, 2), id.slice(2)), deflateSync(body));
+    if (o.type === "commit") stack.push(o.tree);
+    if (o.type === "tree")
+      stack.push(...o.entries.filter((e) => e.type !== "commit").map((e) => e.sha));
+  }
 }

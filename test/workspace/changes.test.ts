@@ -4,6 +4,7 @@ import {
   chmodSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -73,7 +74,6 @@ describe("the changes of a workspace against the commit it started from", () => 
     const a = got.paths.find((c) => c.path === "src/api/a.ts")!;
     expect(a).toMatchObject({ added: 2, removed: 1, mode: "100644", oldMode: "100644" });
     expect(a.blob).toMatch(/^[0-9a-f]{40}$/);
-    expect(a.bytes).toBe(Buffer.byteLength("export const a = 2;\nexport const b = 3;\n"));
     const gone = got.paths.find((c) => c.path === "docs/gone.md")!;
     expect(gone.blob).toBeUndefined();
     expect(gone.oldBlob).toMatch(/^[0-9a-f]{40}$/);
@@ -209,5 +209,183 @@ describe("integrating changes on a branch, and what moved there", () => {
     const moved = await changedSince(root, start, head, ["src/api/a.ts", "src/api/old.ts"]);
     expect([...moved]).toEqual([["src/api/a.ts", head]]);
     expect(first).not.toBe(head);
+  });
+});
+
+describe("whatever the agent did with git, the changes are its files against the start", () => {
+  const histories: Record<string, (root: string) => void> = {
+    "commits once": (r) => {
+      write(r, "src/api/a.ts", "committed\n");
+      sh(r, "commit", "-qam", "agent");
+    },
+    "commits twice, then checks out a new branch": (r) => {
+      write(r, "src/api/one.ts", "1\n");
+      sh(r, "add", "-A");
+      sh(r, "commit", "-qm", "one");
+      write(r, "src/api/two.ts", "2\n");
+      sh(r, "add", "-A");
+      sh(r, "commit", "-qm", "two");
+      sh(r, "checkout", "-qb", "agent-branch");
+      write(r, "src/api/three.ts", "3\n");
+    },
+    "resets a commit away and stashes an edit": (r) => {
+      write(r, "src/api/kept.ts", "kept\n");
+      write(r, "src/api/dropped.ts", "dropped\n");
+      sh(r, "add", "src/api/dropped.ts");
+      sh(r, "commit", "-qm", "dropped");
+      sh(r, "reset", "-q", "--hard", "HEAD~1");
+      write(r, "src/api/a.ts", "stashed\n");
+      sh(r, "stash", "-q");
+      write(r, "src/api/kept.ts", "kept\n");
+    },
+  };
+  const expected: Record<string, string[]> = {
+    "commits once": ["src/api/a.ts"],
+    "commits twice, then checks out a new branch": [
+      "src/api/one.ts",
+      "src/api/three.ts",
+      "src/api/two.ts",
+    ],
+    "resets a commit away and stashes an edit": ["src/api/kept.ts"],
+  };
+  for (const [name, history] of Object.entries(histories)) {
+    it(name, async () => {
+      history(root);
+      const got = await collectChanges(root, start);
+      expect(got.start).toBe(start);
+      expect(got.paths.map((c) => c.path)).toEqual(expected[name]);
+    });
+  }
+});
+
+describe("what cannot be carried as made is named, and kept", () => {
+  it("a nested repository, with a commit or without one, is named and its files are collected", async () => {
+    write(root, "src/lib/c.js", "c\n");
+    sh(join(root, "src/lib"), "init", "-q");
+    sh(join(root, "src/lib"), "add", "-A");
+    sh(join(root, "src/lib"), "commit", "-qm", "nested");
+    write(root, "src/api/fresh/x.js", "x\n");
+    sh(join(root, "src/api/fresh"), "init", "-q");
+    write(root, "src/api/a.ts", "also changed\n");
+    const got = await collectChanges(root, start);
+    expect(got.paths.map((c) => [c.path, c.mode])).toEqual([
+      ["src/api/a.ts", "100644"],
+      ["src/api/fresh/x.js", "100644"],
+      ["src/lib/c.js", "100644"],
+    ]);
+    expect(got.refused).toMatch(
+      /^integration refused: nested git repositories: src\/api\/fresh, src\/lib \(delete .* cannot carry them as made/,
+    );
+    const patch = (await patchOf(root, got.start, got.tree)).toString("utf8");
+    expect(patch).toContain("+c");
+  });
+
+  it("a nested repository made inside a tracked directory is named", async () => {
+    sh(join(root, "src/api"), "init", "-q");
+    write(root, "src/api/a.ts", "changed\n");
+    const got = await collectChanges(root, start);
+    expect(got.refused).toMatch(/nested git repositories: src\/api \(/);
+  });
+
+  it("names that are not UTF-8 stay two files, named by their escaped bytes", async () => {
+    writeFileSync(Buffer.from(`${root}/caf\xe9`, "latin1"), "first\n");
+    writeFileSync(Buffer.from(`${root}/caf\xe8`, "latin1"), "second\n");
+    const got = await collectChanges(root, start);
+    expect(got.paths.map((c) => c.path)).toEqual(["caf\\xE8", "caf\\xE9"]);
+    const blobs = await readBlobs(
+      root,
+      got.paths.map((c) => c.blob!),
+    );
+    expect(got.paths.map((c) => blobs.get(c.blob!)?.toString())).toEqual(["second\n", "first\n"]);
+    expect(got.refused).toMatch(/names not in UTF-8: caf\\xE8, caf\\xE9 \(rename them\)/);
+  });
+
+  it("a file under a directory the agent replaced with a symlink is gone, never read through it", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "frontier-outside-"));
+    writeFileSync(join(outside, "a.ts"), "a secret of the host\n");
+    rmSync(join(root, "src/api"), { recursive: true });
+    symlinkSync(outside, join(root, "src/api"));
+    const got = await collectChanges(root, start);
+    const blobs = await readBlobs(
+      root,
+      got.paths.flatMap((c) => (c.blob ? [c.blob] : [])),
+    );
+    expect([...blobs.values()].map(String)).not.toContain("a secret of the host\n");
+    expect(got.paths.find((c) => c.path === "src/api/a.ts")?.status).toBe("deleted");
+    rmSync(outside, { recursive: true, force: true });
+  });
+});
+
+describe("a workspace whose repository is gone or new", () => {
+  it("removed .git: the changes could not be collected, and it says why", async () => {
+    rmSync(join(root, ".git"), { recursive: true, force: true });
+    await expect(collectChanges(root, start)).rejects.toThrow(
+      /is no longer a git work tree \(its \.git was removed\)/,
+    );
+  });
+
+  it("a core.worktree pointing elsewhere (the whole disk, say) is not followed", async () => {
+    sh(root, "config", "core.worktree", "/");
+    await expect(collectChanges(root, start)).rejects.toThrow(/is no longer a git work tree/);
+  });
+
+  it("a .git made anew: the start commit is not there", async () => {
+    rmSync(join(root, ".git"), { recursive: true, force: true });
+    sh(root, "init", "-q");
+    await expect(collectChanges(root, start)).rejects.toThrow(
+      /does not hold the commit the attempt started from .*made anew/,
+    );
+  });
+});
+
+describe("git runs on the workspace with none of the agent's code", () => {
+  it("a clean filter, fsmonitor, an external diff, a textconv and hooks run nowhere, and the bytes are the file's own", async () => {
+    const marks = mkdtempSync(join(tmpdir(), "frontier-marks-"));
+    const spy = (name: string) => {
+      const file = join(marks, `${name}.sh`);
+      writeFileSync(file, `#!/bin/sh\nenv > "${marks}/${name}.ran"\ncat\n`);
+      chmodSync(file, 0o755);
+      return file;
+    };
+    write(root, ".gitattributes", "*.ts filter=evil diff=evil\n");
+    write(root, ".git/info/attributes", "* filter=evil\n");
+    sh(root, "branch", "frontier/run", start);
+    const config = (k: string, v: string) => sh(root, "config", k, v);
+    config("filter.evil.clean", spy("clean"));
+    config("filter.evil.smudge", spy("smudge"));
+    config("filter.evil.process", spy("process"));
+    config("diff.evil.textconv", spy("textconv"));
+    config("diff.evil.command", spy("diffcommand"));
+    config("diff.external", spy("external"));
+    config("core.fsmonitor", spy("fsmonitor"));
+    config("core.hooksPath", join(marks, "hooks"));
+    mkdirSync(join(marks, "hooks"));
+    for (const hook of ["reference-transaction", "post-index-change", "pre-commit"]) {
+      writeFileSync(join(marks, "hooks", hook), `#!/bin/sh\nenv > "${marks}/${hook}.ran"\n`);
+      chmodSync(join(marks, "hooks", hook), 0o755);
+    }
+    write(root, "src/api/a.ts", "the agent's own bytes\r\n");
+    const before = process.env.INPUT_TOKEN;
+    process.env.INPUT_TOKEN = "ghs_secret";
+    try {
+      const got = await collectChanges(root, start);
+      await patchOf(root, got.start, got.tree);
+      await commitOnto(root, {
+        head: start,
+        ref: "refs/heads/frontier/run",
+        changes: got.paths,
+        message: "m",
+        identity: IDENTITY,
+      });
+      const a = got.paths.find((c) => c.path === "src/api/a.ts")!;
+      expect((await readBlobs(root, [a.blob!])).get(a.blob!)?.toString()).toBe(
+        "the agent's own bytes\r\n",
+      );
+    } finally {
+      if (before === undefined) delete process.env.INPUT_TOKEN;
+      else process.env.INPUT_TOKEN = before;
+    }
+    expect(readdirSync(marks).filter((f) => f.endsWith(".ran"))).toEqual([]);
+    rmSync(marks, { recursive: true, force: true });
   });
 });
