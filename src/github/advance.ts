@@ -18,16 +18,8 @@ import type { EventResult, Frontier } from "../core/engine.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { branchCommits } from "../report/receipt.js";
 import { graphqlStore } from "./branch.js";
-import type { JobChanges } from "./changes.js";
 import { openBranchRun } from "./decide.js";
-import {
-  type Dispatched,
-  performEffects,
-  type Refused,
-  receiptOf,
-  renderReport,
-  showReport,
-} from "./effects.js";
+import { type Dispatched, performEffects, receiptOf, renderReport, showReport } from "./effects.js";
 import {
   type Recorded,
   type RecordOptions,
@@ -43,8 +35,6 @@ export interface AdvanceOutcome {
   /** what the event itself did (the first event, not the follow-ups) */
   result: EventResult;
   dispatched: Dispatched[];
-  /** dispatches GitHub refused; each attempt was settled as failed with GitHub's message */
-  refused: Refused[];
   frontier: Frontier;
   state: GitHubState;
   receipt: Receipt;
@@ -64,7 +54,8 @@ export interface AdvanceOutcome {
   complete: boolean;
 }
 
-export interface AdvanceOptions {
+export interface AdvanceOptions
+  extends Pick<RecordOptions, "fresh" | "touches" | "changes" | "prepare"> {
   /**
    * Whether this event may start a run when the branch has none (default true: push,
    * workflow_dispatch, the bot). A settle, a dead job or the sweep on a branch without a
@@ -76,14 +67,6 @@ export interface AdvanceOptions {
    * is seldom the run's base), instead of a second query when it turns out to be needed.
    */
   readBase?: boolean;
-  /** archive the branch's run first, as `frontier reset` does, and start a new one */
-  fresh?: boolean;
-  /** the tickets whose history the event changes: their shards are read with the state */
-  touches?: readonly string[];
-  /** a job's changes the event may integrate (a settle) */
-  changes?: JobChanges;
-  /** the event made from the run's tickets once they are read (record.ts RecordOptions) */
-  prepare?: RecordOptions["prepare"];
 }
 
 /** Run one event to completion: record it by compare-and-swap, then dispatch and report. */
@@ -93,92 +76,89 @@ export async function advance(
   label: string,
   options: AdvanceOptions = {},
 ): Promise<AdvanceOutcome> {
-  const first = await recordEvent(ctx, event, label, {
-    mayStart: options.start !== false,
-    readBase: options.readBase ?? false,
-    ...(options.fresh ? { fresh: true } : {}),
-    ...(options.touches ? { touches: options.touches } : {}),
-    ...(options.changes ? { changes: options.changes } : {}),
-    ...(options.prepare ? { prepare: options.prepare } : {}),
-  });
-  let last = first;
-  const dispatched: Dispatched[] = [];
-  const refused: Refused[] = [];
-  const deferred: string[] = [];
-  let refresh = first.refreshReport;
-
-  // Effects, after the outcome is on the branch. A refused dispatch and anything the
-  // effects learn (an issue opened, a comment posted, a dispatch GitHub did not start)
-  // is one more event, which may claim more: at most a few rounds.
-  const drive = async (from: Recorded): Promise<Recorded> => {
-    let at = from;
-    let sends = from.sends;
-    for (let round = 0; round < 10; round++) {
-      const learned = await performEffects(ctx, at, sends, dispatched, refused, deferred);
-      if (!learned) break;
-      // a follow-up sends only what it claims itself: the outbox waits for the next event
-      const next = await recordEvent(ctx, learned.event, learned.label, {
-        mayStart: false,
-        drainOutbox: false,
-        // the report shown at the end is rendered from the last event's frontier: whole
-        ...(refresh ? { readAll: true } : {}),
-      });
-      await learned.after?.();
-      // (what the first round performed once — the CI dispatch — is not carried on)
-      const { ci: _done, ...was } = at;
-      at =
-        next.commit !== undefined
-          ? next
-          : { ...was, frontier: next.frontier, state: next.state, partial: next.partial };
-      refresh ||= next.refreshReport;
-      sends = next.sends;
-    }
-    return at;
-  };
-  last = await drive(first);
+  const { start, ...rest } = options;
+  const first = await recordEvent(ctx, event, label, { ...rest, mayStart: start !== false });
+  const done: Done = { dispatched: [], deferred: [], refresh: first.refreshReport };
+  const last = await drive(ctx, first, done);
 
   const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
   // the attempt this event integrated: its commit is this event's (a later one names it in the record)
   const integrated = first.commit
     ? first.state.unnamed?.find((u) => u.seq === first.state.seq)
     : undefined;
-  if (integrated && first.commit) {
-    const a = receipt.tickets
-      .find((t) => t.id === integrated.ticket)
-      ?.attempts.find((x) => x.n === integrated.attempt);
-    if (a?.changes && a.changes.commit === undefined) {
-      a.changes = { ...a.changes, commit: first.commit };
-      if (receipt.branch) receipt.branch.commits = branchCommits(receipt.tickets);
-    }
+  const a = receipt.tickets
+    .find((t) => t.id === integrated?.ticket)
+    ?.attempts.find((x) => x.n === integrated?.attempt);
+  if (a?.changes && a.changes.commit === undefined) {
+    a.changes = { ...a.changes, commit: first.commit };
+    if (receipt.branch) receipt.branch.commits = branchCommits(receipt.tickets);
   }
   // a report needs every ticket's record: an event that read part of it writes none (a due
   // refresh always reads everything)
   const markdown = last.partial ? undefined : renderReport(ctx, receipt, last.state.seq);
-  if (markdown !== undefined && refresh && ctx.report !== false && last.state.report) {
-    const learned = await showReport(ctx, last, markdown, deferred);
+  if (markdown !== undefined && done.refresh && ctx.report !== false && last.state.report) {
+    const learned = await showReport(ctx, last, markdown, done.deferred);
     if (learned) {
       const again = await recordEvent(ctx, learned.event, learned.label, {
         mayStart: false,
         drainOutbox: false,
       });
       // the commit that recorded a comment posted again may have claimed what became ready
-      if (again.sends.length > 0) await drive(again);
+      if (again.sends.length > 0) await drive(ctx, again, done);
     }
   }
   const commit = last.commit ?? first.commit;
   return {
     result: first.result,
-    dispatched,
-    refused,
+    dispatched: done.dispatched,
     frontier: last.frontier,
     state: last.state,
     receipt,
     ...(markdown !== undefined ? { markdown } : {}),
     ...(commit ? { commit } : {}),
     tries: first.tries,
-    deferred,
+    deferred: done.deferred,
     complete: !last.partial,
   };
+}
+
+/** What an event's rounds of effects did, so far. */
+interface Done {
+  dispatched: Dispatched[];
+  deferred: string[];
+  /** the report comment is due: a follow-up reads the whole record, to render it from */
+  refresh: boolean;
+}
+
+/**
+ * Effects, after the outcome is on the branch. A refused dispatch and anything the
+ * effects learn (an issue opened, a comment posted, a dispatch GitHub did not start)
+ * is one more event, which may claim more: at most a few rounds.
+ */
+async function drive(ctx: RunContext, from: Recorded, done: Done): Promise<Recorded> {
+  let at = from;
+  let sends = from.sends;
+  for (let round = 0; round < 10; round++) {
+    const learned = await performEffects(ctx, at, sends, done.dispatched, done.deferred);
+    if (!learned) break;
+    // a follow-up sends only what it claims itself: the outbox waits for the next event
+    const next = await recordEvent(ctx, learned.event, learned.label, {
+      mayStart: false,
+      drainOutbox: false,
+      // the report shown at the end is rendered from the last event's frontier: whole
+      ...(done.refresh ? { readAll: true } : {}),
+    });
+    await learned.after?.();
+    // (what the first round performed once — the CI dispatch — is not carried on)
+    const { ci: _done, ...was } = at;
+    at =
+      next.commit !== undefined
+        ? next
+        : { ...was, frontier: next.frontier, state: next.state, partial: next.partial };
+    done.refresh ||= next.refreshReport;
+    sends = next.sends;
+  }
+  return at;
 }
 
 /** The run on the branch as it stands, read-only: nothing is committed or dispatched. */

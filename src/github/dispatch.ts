@@ -93,6 +93,8 @@ export function parseRunName(
   return { ticket: m[1] as string, attempt: Number(m[2]), claim: m[3] as string };
 }
 
+const DISPATCH = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches" as const;
+
 export async function dispatchClaim(
   gh: GitHub,
   repo: Repo,
@@ -100,21 +102,6 @@ export async function dispatchClaim(
   request: DispatchRequest,
   now: number,
 ): Promise<DispatchResult> {
-  const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches" as const;
-  const paramsNow = () => ({
-    ...repo,
-    workflow_id: request.workflow,
-    ref: request.ref,
-    inputs: Object.fromEntries(
-      Object.entries(request.inputs).filter(
-        ([k, v]) => v !== undefined && !session.undeclared.has(k),
-      ),
-    ) as Record<string, string>,
-    // Never re-sent by the retry plugin: a 5xx may come from a dispatch that did start,
-    // and sending it again would run the ticket twice. An unclear answer is settled by
-    // looking for the run by its claim token first (below).
-    request: { retries: 0 },
-  });
   /** an optional input the workflow does not declare: dropped (a 422 started nothing) */
   const dropUndeclared = (error: unknown): boolean => {
     const names = unexpectedInputs(error);
@@ -123,54 +110,48 @@ export async function dispatchClaim(
     for (const n of names) session.undeclared.add(n);
     return true;
   };
-  const byClaim = () =>
-    findRunByClaim(gh, repo, session, request.workflow, request.inputs.claim, now);
-
+  const byClaim = () => dispatchedByClaim(gh, repo, session, request, now);
   const send = async (): Promise<DispatchResult | "unsupported"> => {
-    const params = paramsNow();
-    if (session.returnRunDetails) {
-      try {
-        const answer = await gh.request(route, { ...params, return_run_details: true });
-        const data = (answer.data ?? {}) as {
-          workflow_run_id?: number;
-          html_url?: string;
-          run_url?: string;
-        };
-        const out: DispatchResult = { kind: "dispatched" };
-        if (typeof data.workflow_run_id === "number") out.runId = data.workflow_run_id;
-        if (typeof data.html_url === "string") out.runUrl = data.html_url;
-        return out;
-      } catch (error) {
-        if (dropUndeclared(error)) return "unsupported";
-        if (!isReturnRunDetailsUnsupported(error)) return failed(error);
-        session.returnRunDetails = false;
-        return "unsupported";
-      }
-    }
+    const details = session.returnRunDetails;
+    let answer: { data?: unknown };
     try {
-      await gh.request(route, params);
+      answer = await gh.request(DISPATCH, {
+        ...repo,
+        workflow_id: request.workflow,
+        ref: request.ref,
+        inputs: Object.fromEntries(
+          Object.entries(request.inputs).filter(
+            ([k, v]) => v !== undefined && !session.undeclared.has(k),
+          ),
+        ) as Record<string, string>,
+        // Never re-sent by the retry plugin: a 5xx may come from a dispatch that did start,
+        // and sending it again would run the ticket twice. An unclear answer is settled by
+        // looking for the run by its claim token first (below).
+        request: { retries: 0 },
+        ...(details ? { return_run_details: true } : {}),
+      });
     } catch (error) {
       if (dropUndeclared(error)) return "unsupported";
-      return failed(error);
+      if (!details || !isReturnRunDetailsUnsupported(error)) return failed(error);
+      session.returnRunDetails = false;
+      return "unsupported";
     }
-    const found = await byClaim();
-    return found
-      ? { kind: "dispatched", runId: found.id, runUrl: found.url }
-      : { kind: "dispatched" };
+    if (!details) return (await byClaim()) ?? { kind: "dispatched" };
+    const data = (answer.data ?? {}) as { workflow_run_id?: number; html_url?: string };
+    const out: DispatchResult = { kind: "dispatched" };
+    if (typeof data.workflow_run_id === "number") out.runId = data.workflow_run_id;
+    if (typeof data.html_url === "string") out.runUrl = data.html_url;
+    return out;
   };
 
   let result = await send();
   for (let i = 0; i < 3 && result === "unsupported"; i++) result = await send();
-  if (result === "unsupported" || result.kind !== "unknown") {
-    return result === "unsupported" ? { kind: "unknown", message: "no answer" } : result;
-  }
+  if (result === "unsupported") return { kind: "unknown", message: "no answer" };
   // No clear answer (5xx, network): did the run start anyway? A run the listing shows
   // settles it. One it does not show yet may still exist (the listing lags), so nothing
   // is sent again here: the claim stays in the outbox, and a later event sends it only
   // when, long after, no run carries its token.
-  const found = await byClaim();
-  if (found) return { kind: "dispatched", runId: found.id, runUrl: found.url };
-  return result;
+  return (result.kind === "unknown" && (await byClaim())) || result;
 }
 
 function failed(error: unknown): DispatchResult {
@@ -182,22 +163,21 @@ function failed(error: unknown): DispatchResult {
   return { kind: "unknown", message: describeApiError(error) };
 }
 
-/** The workflow run whose run-name carries `claim`, dispatched since `since` (ms). */
-export async function findRunByClaim(
+/** The workflow run whose run-name carries the request's claim, dispatched since `since` (ms). */
+async function dispatchedByClaim(
   gh: GitHub,
   repo: Repo,
   session: DispatchSession,
-  workflow: string,
-  claim: string,
+  request: DispatchRequest,
   since: number,
-): Promise<{ id: number; url: string } | undefined> {
+): Promise<DispatchResult | undefined> {
+  const claim = request.inputs.claim;
   for (let i = 0; i < session.findRunTries; i++) {
     if (i > 0) await session.sleep(session.findRunDelayMs * i);
     try {
-      const found = (await findRunsByClaims(gh, repo, workflow, new Set([claim]), since)).get(
-        claim,
-      );
-      if (found) return found;
+      const runs = await findRunsByClaims(gh, repo, request.workflow, new Set([claim]), since);
+      const found = runs.get(claim);
+      if (found) return { kind: "dispatched", runId: found.id, runUrl: found.url };
     } catch {
       return undefined;
     }
@@ -270,12 +250,7 @@ export async function dispatchWorkflow(
   ref: string,
 ): Promise<string | undefined> {
   try {
-    await gh.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
-      ...repo,
-      workflow_id: workflow,
-      ref,
-      request: { retries: 0 },
-    });
+    await gh.request(DISPATCH, { ...repo, workflow_id: workflow, ref, request: { retries: 0 } });
     return undefined;
   } catch (error) {
     if (rateLimitOf(error)) throw error;

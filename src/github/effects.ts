@@ -14,7 +14,13 @@ import { buildReceipt } from "../report/receipt.js";
 import { graphqlStore } from "./branch.js";
 import type { Send } from "./decide.js";
 import { dispatchClaim, dispatchWorkflow } from "./dispatch.js";
-import { budgetWords, describeError, isTransient, rateLimitOf } from "./octokit.js";
+import {
+  budgetWords,
+  describeError,
+  isTransient,
+  type RateLimitSpent,
+  rateLimitOf,
+} from "./octokit.js";
 import { markUnsent, seen } from "./outbox.js";
 import { openQuestionIssue } from "./questions.js";
 import type { Recorded } from "./record.js";
@@ -35,13 +41,6 @@ export interface Dispatched {
   attempt: number;
   claim: string;
   runUrl?: string;
-}
-
-/** A dispatch GitHub refused; its attempt was settled as failed with GitHub's message. */
-export interface Refused {
-  ticket: string;
-  attempt: number;
-  message: string;
 }
 
 /**
@@ -65,33 +64,80 @@ export interface Learned {
   after?: () => Promise<void>;
 }
 
+/** A claim's dispatch this event made, by what GitHub answered. */
+interface Sent {
+  refused: Array<{ send: Send; message: string }>;
+  started: Array<{ ticket: string; claim: string; runId: number }>;
+  /** GitHub answered that it started nothing (a spent budget): sent again by the next event */
+  notStarted: Send[];
+  spent?: RateLimitSpent;
+}
+
+/**
+ * Optional work (`what`) GitHub refused or did not answer is left to the next event, said
+ * in `deferred` ("… (why): `done` by the next event"); any other error is a bug of ours
+ * and is thrown.
+ */
+function deferOrThrow(
+  ctx: RunContext,
+  deferred: string[],
+  error: unknown,
+  what: string,
+  done: string,
+): void {
+  if (!rateLimitOf(error) && !isTransient(error)) throw error;
+  deferred.push(`${what} (${describeError(error, ctx.clock())}): ${done} by the next event`);
+}
+
 export async function performEffects(
   ctx: RunContext,
   last: Recorded,
   sends: readonly Send[],
   dispatched: Dispatched[],
-  refused: Refused[],
   deferred: string[],
 ): Promise<Learned | undefined> {
-  const state = last.state;
   // The report comment first: the page never sits silent while the jobs run.
   let report: ReportRecord | undefined;
   // posted by an event that recorded something; one that changed nothing leaves it to that one
-  if (!state.report && ctx.report !== false && last.commit !== undefined) {
+  if (!last.state.report && ctx.report !== false && last.commit !== undefined) {
     try {
       report = await startReport(ctx, last);
     } catch (error) {
-      if (!rateLimitOf(error) && !isTransient(error)) throw error;
-      deferred.push(
-        `the report comment (${describeError(error, ctx.clock())}): posted by the next event`,
-      );
+      deferOrThrow(ctx, deferred, error, "the report comment", "posted");
     }
   }
+  const sent = await sendClaims(ctx, last, sends, dispatched);
+  if (last.ci && last.commit !== undefined) {
+    // once: the commit that ended the run recorded it, and only its event dispatches it
+    const ci = `the CI workflow ${last.ci} on ${ctx.branch}`;
+    try {
+      const refusedCi = await dispatchWorkflow(ctx.gh, ctx.repo, last.ci, ctx.branch);
+      if (refusedCi === undefined) ctx.log(`dispatched ${last.ci} on ${ctx.branch}: the run ended`);
+      else deferred.push(`${ci} was not started: ${refusedCi}`);
+    } catch (error) {
+      deferred.push(`${ci} (${describeError(error, ctx.clock())}): not started`);
+    }
+  }
+  const { notStarted } = sent;
+  if (notStarted.length > 0) {
+    deferred.push(
+      `${notStarted.length} dispatch${notStarted.length === 1 ? "" : "es"} (${notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(sent.spent, ctx.clock())}; the claims are recorded and sent by the next event or the scheduled sweep`,
+    );
+  }
+  const opened = await openQuestions(ctx, last, deferred);
+  if (sent.refused.length === 0 && notStarted.length === 0 && opened.size === 0 && !report)
+    return undefined;
+  return learnedOf(ctx, sent, opened, report);
+}
 
-  const refusedNow: Array<{ send: Send; message: string }> = [];
-  const started: Array<{ ticket: string; claim: string; runId: number }> = [];
-  const notStarted: Send[] = [];
-  let spent: ReturnType<typeof rateLimitOf>;
+/** Dispatch this event's claims; those GitHub started are added to `dispatched`. */
+async function sendClaims(
+  ctx: RunContext,
+  last: Recorded,
+  sends: readonly Send[],
+  dispatched: Dispatched[],
+): Promise<Sent> {
+  const sent: Sent = { refused: [], started: [], notStarted: [] };
   for (const send of sends) {
     let res: Awaited<ReturnType<typeof dispatchClaim>>;
     try {
@@ -103,11 +149,11 @@ export async function performEffects(
           workflow: send.workflow,
           ref: ctx.branch,
           inputs: {
-            run: state.run.run,
+            run: last.state.run.run,
             ticket: send.ticket,
             attempt: String(send.attempt),
             claim: send.claim,
-            base: state.run.base ?? ctx.sha,
+            base: last.state.run.base ?? ctx.sha,
             // the commit that recorded the claim (or, for a resend, this event's: it holds
             // everything that one held) — the job checks it out
             ref: last.commit ?? last.head,
@@ -120,15 +166,16 @@ export async function performEffects(
       const limit = rateLimitOf(error);
       if (!limit) throw error;
       // GitHub answered that it started nothing: sent again by the next event
-      notStarted.push(send);
-      spent ??= limit;
+      sent.notStarted.push(send);
+      sent.spent ??= limit;
       continue;
     }
+    const name = `${send.ticket}#${send.attempt}`;
     switch (res.kind) {
       case "dispatched":
-        ctx.log(`dispatched ${send.ticket}#${send.attempt}${res.runUrl ? ` → ${res.runUrl}` : ""}`);
+        ctx.log(`dispatched ${name}${res.runUrl ? ` → ${res.runUrl}` : ""}`);
         if (res.runId !== undefined)
-          started.push({ ticket: send.ticket, claim: send.claim, runId: res.runId });
+          sent.started.push({ ticket: send.ticket, claim: send.claim, runId: res.runId });
         dispatched.push({
           ticket: send.ticket,
           attempt: send.attempt,
@@ -137,43 +184,33 @@ export async function performEffects(
         });
         break;
       case "refused":
-        ctx.log(`GitHub refused to dispatch ${send.ticket}#${send.attempt}: ${res.message}`);
-        refusedNow.push({ send, message: res.message });
-        refused.push({ ticket: send.ticket, attempt: send.attempt, message: res.message });
+        ctx.log(`GitHub refused to dispatch ${name}: ${res.message}`);
+        sent.refused.push({ send, message: res.message });
         break;
       case "unknown":
         // It may have started: sending it again could run it twice. The outbox looks
         // for a run carrying its token once the listing has caught up, and only then
         // sends it again.
         ctx.log(
-          `warning: no clear answer dispatching ${send.ticket}#${send.attempt} (${res.message}); the next event looks for its run before sending it again`,
+          `warning: no clear answer dispatching ${name} (${res.message}); the next event looks for its run before sending it again`,
         );
         break;
     }
   }
-  if (last.ci && last.commit !== undefined) {
-    // once: the commit that ended the run recorded it, and only its event dispatches it
-    try {
-      const refusedCi = await dispatchWorkflow(ctx.gh, ctx.repo, last.ci, ctx.branch);
-      if (refusedCi === undefined) ctx.log(`dispatched ${last.ci} on ${ctx.branch}: the run ended`);
-      else
-        deferred.push(`the CI workflow ${last.ci} on ${ctx.branch} was not started: ${refusedCi}`);
-    } catch (error) {
-      deferred.push(
-        `the CI workflow ${last.ci} on ${ctx.branch} (${describeError(error, ctx.clock())}): not started`,
-      );
-    }
-  }
-  if (notStarted.length > 0) {
-    deferred.push(
-      `${notStarted.length} dispatch${notStarted.length === 1 ? "" : "es"} (${notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(spent, ctx.clock())}; the claims are recorded and sent by the next event or the scheduled sweep`,
-    );
-  }
+  return sent;
+}
 
-  // Question issues of suspended attempts, opened once each (found by their marker
-  // before one is made), and the report comment of a run that has none yet.
+/**
+ * Question issues of suspended attempts, opened once each (found by their marker before
+ * one is made). Answers the issues opened, by ticket.
+ */
+async function openQuestions(
+  ctx: RunContext,
+  last: Recorded,
+  deferred: string[],
+): Promise<Map<string, number>> {
   const opened = new Map<string, number>();
-  for (const [ticket, q] of Object.entries(state.questions)) {
+  for (const [ticket, q] of Object.entries(last.state.questions)) {
     if (q.issue_number !== undefined || q.closed) continue;
     const s = last.frontier.state(ticket);
     if (s?.status !== "suspended" || s.attempt !== q.attempt) continue;
@@ -184,7 +221,7 @@ export async function performEffects(
     if (!last.asked?.includes(ticket) && !waited) continue;
     try {
       const issue = await openQuestionIssue(ctx.gh, ctx.repo, {
-        run: state.run.run,
+        run: last.state.run.run,
         branch: ctx.branch,
         ticket,
         title: last.frontier.spec(ticket)?.title ?? ticket,
@@ -195,20 +232,32 @@ export async function performEffects(
       opened.set(ticket, issue);
       ctx.log(`opened question issue #${issue} for ${ticket}#${q.attempt}`);
     } catch (error) {
-      if (!rateLimitOf(error) && !isTransient(error)) throw error;
-      deferred.push(
-        `the question issue of ${ticket} (${describeError(error, ctx.clock())}): opened by the next event`,
-      );
+      deferOrThrow(ctx, deferred, error, `the question issue of ${ticket}`, "opened");
     }
   }
-  if (refusedNow.length === 0 && notStarted.length === 0 && opened.size === 0 && !report)
-    return undefined;
+  return opened;
+}
+
+/** Close an issue this event opened that another event's made redundant (best effort). */
+async function closeIssue(ctx: RunContext, issue: number): Promise<void> {
+  await ctx.gh.rest.issues
+    .update({ ...ctx.repo, issue_number: issue, state: "closed", state_reason: "not_planned" })
+    .catch(() => undefined);
+}
+
+/** The event that records what the effects learned, and what it leaves to undo after. */
+function learnedOf(
+  ctx: RunContext,
+  sent: Sent,
+  opened: ReadonlyMap<string, number>,
+  report: ReportRecord | undefined,
+): Learned {
   const lost: { report?: ReportRecord; questions: number[] } = { questions: [] };
   return {
-    label: refusedNow.length > 0 ? "dispatch refused" : "record what the event's effects made",
+    label: sent.refused.length > 0 ? "dispatch refused" : "record what the event's effects made",
     event: (frontier, now, view) => {
       const changed: string[] = [];
-      for (const { send, message } of refusedNow) {
+      for (const { send, message } of sent.refused) {
         const r = frontier.settle(
           {
             ticket: send.ticket,
@@ -222,10 +271,10 @@ export async function performEffects(
         );
         if (r.kind === "ok") changed.push(...r.changed);
       }
-      for (const send of notStarted) markUnsent(view.outbox, send.ticket, send.claim);
+      for (const send of sent.notStarted) markUnsent(view.outbox, send.ticket, send.claim);
       // the runs GitHub named for this event's dispatches, since a commit is made anyway:
       // a later event never sends them again
-      for (const d of started) seen(view.outbox, d.ticket, d.claim, d.runId);
+      for (const d of sent.started) seen(view.outbox, d.ticket, d.claim, d.runId);
       for (const [ticket, issue] of opened) {
         const q = view.questions[ticket];
         if (q && q.issue_number === undefined)
@@ -241,33 +290,16 @@ export async function performEffects(
       // Another event started the run at the same time and its comment is the report:
       // ours goes (and our tracking issue, if we each made one).
       // Another event opened the same question's issue at the same time: ours is closed.
-      for (const issue of lost.questions.splice(0)) {
-        await ctx.gh.rest.issues
-          .update({
-            ...ctx.repo,
-            issue_number: issue,
-            state: "closed",
-            state_reason: "not_planned",
-          })
-          .catch(() => undefined);
-      }
+      for (const issue of lost.questions.splice(0)) await closeIssue(ctx, issue);
       const mine = lost.report;
       if (!mine) return;
       lost.report = undefined;
       await ctx.gh.rest.issues
         .deleteComment({ ...ctx.repo, comment_id: mine.comment_id })
         .catch(() => undefined);
-      const kept = (await readRecordedReport(ctx)) ?? undefined;
-      if (mine.on === "issue" && kept && kept.issue_number !== mine.issue_number) {
-        await ctx.gh.rest.issues
-          .update({
-            ...ctx.repo,
-            issue_number: mine.issue_number,
-            state: "closed",
-            state_reason: "not_planned",
-          })
-          .catch(() => undefined);
-      }
+      const kept = await readRecordedReport(ctx);
+      if (mine.on === "issue" && kept && kept.issue_number !== mine.issue_number)
+        await closeIssue(ctx, mine.issue_number);
     },
   };
 }
@@ -372,10 +404,7 @@ export async function showReport(
       label: "record the report comment posted again",
     };
   } catch (error) {
-    if (!rateLimitOf(error) && !isTransient(error)) throw error;
-    deferred.push(
-      `the report comment update (${describeError(error, ctx.clock())}): made by the next event`,
-    );
+    deferOrThrow(ctx, deferred, error, "the report comment update", "made");
     return undefined;
   }
 }

@@ -5,9 +5,23 @@
  * is overwritten or taken for the other's.
  */
 import { UserError } from "./errors.js";
-import { apiFailure, isConflict, isPushRefused, isUnclear } from "./octokit.js";
+import { commitTree } from "./git.js";
+import { apiFailure, isPushRefused, isUnclear } from "./octokit.js";
 import type { RunContext } from "./run-context.js";
 import { frontierDirPath, type GitHubState } from "./state.js";
+
+/** One entry of a tree, as the Git Data API lists it. */
+export interface TreeEntry {
+  path?: string;
+  mode?: string;
+  type?: string;
+  sha?: string;
+}
+
+/** The entries of the tree `sha` (one request). */
+export async function listTree(ctx: RunContext, sha: string): Promise<TreeEntry[]> {
+  return (await ctx.gh.rest.git.getTree({ ...ctx.repo, tree_sha: sha })).data.tree;
+}
 
 /** The tree at `path` under the tree `root` (one request per path segment), if any. */
 export async function subtree(
@@ -18,12 +32,24 @@ export async function subtree(
   let sha: string | undefined = root;
   for (const part of path.split("/").filter(Boolean)) {
     if (!sha) return undefined;
-    const entries: Array<{ path?: string; type?: string; sha?: string }> = (
-      await ctx.gh.rest.git.getTree({ ...ctx.repo, tree_sha: sha })
-    ).data.tree;
-    sha = entries.find((e) => e.path === part && e.type === "tree")?.sha;
+    sha = (await listTree(ctx, sha)).find((e) => e.path === part && e.type === "tree")?.sha;
   }
   return sha;
+}
+
+/** The tree `base` (none: an empty tree) with the tree `sha` at `path` (one write). */
+export async function putTree(
+  ctx: RunContext,
+  base: string | undefined,
+  path: string,
+  sha: string,
+): Promise<string> {
+  const answer = await ctx.gh.rest.git.createTree({
+    ...ctx.repo,
+    ...(base ? { base_tree: base } : {}),
+    tree: [{ path, mode: "040000", type: "tree", sha }],
+  });
+  return answer.data.sha;
 }
 
 /**
@@ -35,29 +61,20 @@ export async function archiveForeignRun(
   head: string,
   foreign: GitHubState,
 ): Promise<void> {
-  const gh = ctx.gh;
-  const rootTree = (await gh.rest.git.getCommit({ ...ctx.repo, commit_sha: head })).data.tree.sha;
+  const rootTree = (await ctx.gh.rest.git.getCommit({ ...ctx.repo, commit_sha: head })).data.tree
+    .sha;
   const frontierDir = frontierDirPath(ctx.dir);
   const old = await subtree(ctx, rootTree, frontierDir);
   if (!old) return;
   const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60);
   const name = `${safe(foreign.run.run)}-${safe(foreign.branch)}-${head.slice(0, 7)}`;
-  const oldRuns = await subtree(ctx, old, "runs");
-  const runs = await gh.rest.git.createTree({
-    ...ctx.repo,
-    ...(oldRuns ? { base_tree: oldRuns } : {}),
-    tree: [{ path: name, mode: "040000", type: "tree", sha: old }],
-  });
-  const frontier = await gh.rest.git.createTree({
-    ...ctx.repo,
-    tree: [{ path: "runs", mode: "040000", type: "tree", sha: runs.data.sha }],
-  });
+  const runs = await putTree(ctx, await subtree(ctx, old, "runs"), name, old);
   const answer = await commitFilesAsTree(
     ctx,
     head,
     rootTree,
     frontierDir,
-    frontier.data.sha,
+    await putTree(ctx, undefined, "runs", runs),
     `frontier: ${ctx.branch} starts its own run; the run copied from ${foreign.branch} is kept under .frontier/runs/${name} [skip ci]`,
   );
   if (answer)
@@ -75,35 +92,12 @@ export async function commitFilesAsTree(
   sha: string,
   message: string,
 ): Promise<boolean> {
-  const gh = ctx.gh;
   // (the directory "" is the repository's root: its tree is the commit's)
-  const tree =
-    path === ""
-      ? sha
-      : (
-          await gh.rest.git.createTree({
-            ...ctx.repo,
-            base_tree: rootTree,
-            tree: [{ path, mode: "040000", type: "tree", sha }],
-          })
-        ).data.sha;
-  const commit = await gh.rest.git.createCommit({
-    ...ctx.repo,
-    message,
-    tree,
-    parents: [head],
-  });
+  const tree = path === "" ? sha : await putTree(ctx, rootTree, path, sha);
   try {
-    await gh.rest.git.updateRef({
-      ...ctx.repo,
-      ref: `heads/${ctx.branch}`,
-      sha: commit.data.sha,
-      force: false,
-      request: { retries: 0 },
-    });
-    return true;
+    return (await commitTree(ctx.gh, ctx.repo, ctx.branch, head, tree, message)).kind === "ok";
   } catch (error) {
-    if (isConflict(error) || isUnclear(error)) return false;
+    if (isUnclear(error)) return false;
     if (isPushRefused(error)) throw pushRefused(ctx, error);
     throw error;
   }

@@ -17,8 +17,7 @@ import { nextArchiveName, RUNS_DIR, STATE_DIR, staysOutOfArchive } from "../tick
 import { ticketFileNames } from "../tickets/load.js";
 import { CLEARED_FIELDS, editTicket } from "../tickets/writeback.js";
 import { UserError } from "./errors.js";
-import { commitFilesAsTree, subtree } from "./foreign.js";
-
+import { commitFilesAsTree, listTree, putTree, subtree, type TreeEntry } from "./foreign.js";
 import type { RunContext } from "./run-context.js";
 import { type GitHubState, joinRepoPath } from "./state.js";
 
@@ -26,13 +25,6 @@ const blobSha = (text: string) => {
   const body = Buffer.from(text, "utf8");
   return createHash("sha1").update(`blob ${body.length}\0`).update(body).digest("hex");
 };
-
-interface TreeEntry {
-  path?: string;
-  mode?: string;
-  type?: string;
-  sha?: string;
-}
 
 /**
  * Archive the run on the branch at `head` in one commit. Returns the archive's path
@@ -50,84 +42,36 @@ export async function archiveRun(
   const dirPath = joinRepoPath(ctx.dir, STATE_DIR).slice(0, -STATE_DIR.length).replace(/\/$/, "");
   const dirTree = dirPath === "" ? rootTree : await subtree(ctx, rootTree, dirPath);
   if (!dirTree) return undefined;
-  const entries: TreeEntry[] = (await gh.rest.git.getTree({ ...repo, tree_sha: dirTree })).data
-    .tree;
+  const entries = await listTree(ctx, dirTree);
   const frontierTree = entries.find((e) => e.path === STATE_DIR && e.type === "tree")?.sha;
   if (!frontierTree) return undefined;
-  const records: TreeEntry[] = (await gh.rest.git.getTree({ ...repo, tree_sha: frontierTree })).data
-    .tree;
+  const records = await listTree(ctx, frontierTree);
   const runsTree = records.find((e) => e.path === "runs" && e.type === "tree")?.sha;
-  const taken = runsTree
-    ? ((await gh.rest.git.getTree({ ...repo, tree_sha: runsTree })).data.tree as TreeEntry[]).map(
-        (e) => e.path ?? "",
-      )
-    : [];
+  const taken = runsTree ? (await listTree(ctx, runsTree)).map((e) => e.path ?? "") : [];
   const name = nextArchiveName(state.run.run, taken);
-
-  // the ticket files as the run left them, by blob id, and each cleared of run state
-  const blobs = new Map(
-    entries.filter((e) => e.type === "blob" && e.path && e.sha).map((e) => [e.path!, e]),
-  );
-  const files = ticketFileNames(blobs.keys());
-  const local = await ctx.checkout.authoredFiles().catch(() => undefined);
-  const cleared: TreeEntry[] = [];
-  const clearedText: Array<{ path: string; content: string }> = [];
-  for (const file of files) {
-    const entry = blobs.get(file)!;
-    cleared.push({ path: `tickets/${file}`, mode: entry.mode, type: "blob", sha: entry.sha });
-    const mine = local?.get(file);
-    const text =
-      mine !== undefined && blobSha(mine) === entry.sha
-        ? mine
-        : Buffer.from(
-            (await gh.rest.git.getBlob({ ...repo, file_sha: entry.sha! })).data.content,
-            "base64",
-          ).toString("utf8");
-    let edit: ReturnType<typeof editTicket>;
-    try {
-      edit = editTicket(file, text, CLEARED_FIELDS);
-    } catch (error) {
-      throw new UserError(
-        `${joinRepoPath(ctx.dir, file)}: ${(error as Error).message} — fix the file, then start the fresh run again; nothing was changed`,
-      );
-    }
-    if (edit !== undefined) clearedText.push({ path: file, content: String(edit.content) });
-  }
+  const { kept, cleared } = await clearTickets(ctx, entries);
 
   const archive = await gh.rest.git.createTree({
     ...repo,
-    tree: [
-      ...records
-        .filter((e) => !staysOutOfArchive(e.path!))
-        .map((e) => ({
-          path: e.path!,
-          mode: e.mode as "100644",
-          type: e.type as "blob",
-          sha: e.sha!,
-        })),
-      ...cleared.map((e) => ({
-        path: e.path!,
-        mode: e.mode as "100644",
-        type: "blob" as const,
-        sha: e.sha!,
-      })),
-    ],
+    tree: [...records.filter((e) => !staysOutOfArchive(e.path!)), ...kept].map((e) => ({
+      path: e.path!,
+      mode: e.mode as "100644",
+      type: e.type as "blob",
+      sha: e.sha!,
+    })),
   });
-  const runs = await gh.rest.git.createTree({
-    ...repo,
-    ...(runsTree ? { base_tree: runsTree } : {}),
-    tree: [{ path: name, mode: "040000", type: "tree", sha: archive.data.sha }],
-  });
-  const frontier = await gh.rest.git.createTree({
-    ...repo,
-    tree: [{ path: "runs", mode: "040000", type: "tree", sha: runs.data.sha }],
-  });
+  const runs = await putTree(ctx, runsTree, name, archive.data.sha);
   const dir = await gh.rest.git.createTree({
     ...repo,
     base_tree: dirTree,
     tree: [
-      { path: STATE_DIR, mode: "040000", type: "tree", sha: frontier.data.sha },
-      ...clearedText.map((f) => ({
+      {
+        path: STATE_DIR,
+        mode: "040000",
+        type: "tree",
+        sha: await putTree(ctx, undefined, "runs", runs),
+      },
+      ...cleared.map((f) => ({
         path: f.path,
         mode: "100644" as const,
         type: "blob" as const,
@@ -146,7 +90,45 @@ export async function archiveRun(
   );
   if (!landed) return undefined;
   ctx.log(
-    `run ${state.run.run} on ${ctx.branch} archived under ${joinRepoPath(ctx.dir, shown)}/ (${clearedText.length} ticket file${clearedText.length === 1 ? "" : "s"} cleared of run state); a fresh run starts`,
+    `run ${state.run.run} on ${ctx.branch} archived under ${joinRepoPath(ctx.dir, shown)}/ (${cleared.length} ticket file${cleared.length === 1 ? "" : "s"} cleared of run state); a fresh run starts`,
   );
   return shown;
+}
+
+/**
+ * The ticket files of the directory `entries` as the run left them (by blob id, under
+ * `tickets/`, for the archive), and each cleared of run state (the text to write).
+ */
+async function clearTickets(
+  ctx: RunContext,
+  entries: readonly TreeEntry[],
+): Promise<{ kept: TreeEntry[]; cleared: Array<{ path: string; content: string }> }> {
+  const blobs = new Map(
+    entries.filter((e) => e.type === "blob" && e.path && e.sha).map((e) => [e.path!, e]),
+  );
+  const local = await ctx.checkout.authoredFiles().catch(() => undefined);
+  const kept: TreeEntry[] = [];
+  const cleared: Array<{ path: string; content: string }> = [];
+  for (const file of ticketFileNames(blobs.keys())) {
+    const entry = blobs.get(file)!;
+    kept.push({ path: `tickets/${file}`, mode: entry.mode, type: "blob", sha: entry.sha });
+    const mine = local?.get(file);
+    const text =
+      mine !== undefined && blobSha(mine) === entry.sha
+        ? mine
+        : Buffer.from(
+            (await ctx.gh.rest.git.getBlob({ ...ctx.repo, file_sha: entry.sha! })).data.content,
+            "base64",
+          ).toString("utf8");
+    let edit: ReturnType<typeof editTicket>;
+    try {
+      edit = editTicket(file, text, CLEARED_FIELDS);
+    } catch (error) {
+      throw new UserError(
+        `${joinRepoPath(ctx.dir, file)}: ${error instanceof Error ? error.message : String(error)} — fix the file, then start the fresh run again; nothing was changed`,
+      );
+    }
+    if (edit !== undefined) cleared.push({ path: file, content: String(edit.content) });
+  }
+  return { kept, cleared };
 }

@@ -110,22 +110,16 @@ export async function commitFiles(
 ): Promise<CommitResult> {
   // a tree entry's `content` is text: bytes that are not UTF-8 go up as a blob first
   const written = await Promise.all(
-    files.map(async (f) =>
-      typeof f.content === "string" || isUtf8(f.content)
-        ? {
-            path: f.path,
-            mode: "100644" as const,
-            type: "blob" as const,
-            content:
-              typeof f.content === "string" ? f.content : Buffer.from(f.content).toString("utf8"),
-          }
-        : {
-            path: f.path,
-            mode: "100644" as const,
-            type: "blob" as const,
-            sha: await uploadBlob(gh, repo, f.content),
-          },
-    ),
+    files.map(async (f) => ({
+      path: f.path,
+      mode: "100644" as const,
+      type: "blob" as const,
+      ...(typeof f.content === "string"
+        ? { content: f.content }
+        : isUtf8(f.content)
+          ? { content: Buffer.from(f.content).toString("utf8") }
+          : { sha: await uploadBlob(gh, repo, f.content) }),
+    })),
   );
   const tree = await gh.rest.git.createTree({
     ...repo,
@@ -146,12 +140,22 @@ export async function commitFiles(
       })),
     ],
   });
-  const commit = await gh.rest.git.createCommit({
-    ...repo,
-    message,
-    tree: tree.data.sha,
-    parents: [head.sha],
-  });
+  return commitTree(gh, repo, branch, head.sha, tree.data.sha, message);
+}
+
+/**
+ * A commit of `tree` on `parent`, then the branch moved to it without force (two
+ * writes). `moved`: the branch is no longer at `parent` — re-read and re-apply.
+ */
+export async function commitTree(
+  gh: GitHub,
+  repo: Repo,
+  branch: string,
+  parent: string,
+  tree: string,
+  message: string,
+): Promise<CommitResult> {
+  const commit = await gh.rest.git.createCommit({ ...repo, message, tree, parents: [parent] });
   try {
     await gh.rest.git.updateRef({
       ...repo,

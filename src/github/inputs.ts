@@ -73,11 +73,8 @@ export type InputsResult =
 
 type Get = (name: string) => string;
 
-export function readInputs(
-  env: NodeJS.ProcessEnv = process.env,
-  get: Get = (n) => core.getInput(n),
-): InputsResult {
-  const problems: string[] = [];
+/** An input's trimmed text (undefined when empty), and checks that word a bad one. */
+function inputReader(get: Get, problems: string[]) {
   const text = (name: string): string | undefined => {
     const v = get(name).trim();
     return v === "" ? undefined : v;
@@ -93,51 +90,54 @@ export function readInputs(
     }
     return Number(v);
   };
+  /** `name`'s text when `ok` holds for it; else a problem saying what it is not */
+  const checked = (name: string, ok: (v: string) => boolean, not: string): string | undefined => {
+    const v = text(name);
+    if (v === undefined || ok(v)) return v;
+    problems.push(`input ${name}: "${v}" is not ${not}`);
+    return undefined;
+  };
+  return { text, int, checked };
+}
 
-  const commandText = (text("command") ?? "auto").toLowerCase();
-  let command: CommandInput = "auto";
-  if ((COMMANDS as readonly string[]).includes(commandText)) command = commandText as CommandInput;
-  else
-    problems.push(
-      `input command: "${commandText}" is not one of ${COMMANDS.join(", ")} — leave it out to route by event`,
-    );
-
-  const outcomeText = text("outcome");
-  let outcome: Outcome | undefined;
-  if (outcomeText !== undefined) {
-    const parsed = Outcome.safeParse(outcomeText);
-    if (parsed.success) outcome = parsed.data;
-    else
-      problems.push(`input outcome: "${outcomeText}" is not one of ${Outcome.options.join(", ")}`);
-  }
-
+export function readInputs(
+  env: NodeJS.ProcessEnv = process.env,
+  get: Get = (n) => core.getInput(n),
+): InputsResult {
+  const problems: string[] = [];
+  const { text, int, checked } = inputReader(get, problems);
+  const command = (checked(
+    "command",
+    (v) => (COMMANDS as readonly string[]).includes(v.toLowerCase()),
+    `one of ${COMMANDS.join(", ")} — leave it out to route by event`,
+  )?.toLowerCase() ?? "auto") as CommandInput;
+  const outcome = checked(
+    "outcome",
+    (v) => Outcome.safeParse(v).success,
+    `one of ${Outcome.options.join(", ")}`,
+  ) as Outcome | undefined;
   const token = text("token") ?? env.GITHUB_TOKEN ?? "";
   if (token === "")
     problems.push(
       "input token is empty — leave it out to use github.token, or pass a token with contents, actions and issues write",
     );
-
   const repository = env.GITHUB_REPOSITORY ?? "";
   const [owner, repo] = repository.split("/");
   if (!owner || !repo)
     problems.push(
       `GITHUB_REPOSITORY is "${repository}", not owner/name — run this inside GitHub Actions`,
     );
-
-  const settle: SettleInputs = {};
-  const setIf = <K extends keyof SettleInputs>(key: K, value: SettleInputs[K] | undefined) => {
-    if (value !== undefined) settle[key] = value;
+  const settle: SettleInputs = {
+    ticket: text("ticket"),
+    attempt: int("attempt", 1),
+    claim: text("claim"),
+    outcomeFile: text("outcome-file") ?? (env.FRONTIER_OUTCOME_FILE || undefined),
+    outcome,
+    resultFile: text("result-file"),
+    question: text("question"),
+    reason: text("reason"),
+    jobStatus: text("job-status")?.toLowerCase(),
   };
-  setIf("ticket", text("ticket"));
-  setIf("attempt", int("attempt", 1));
-  setIf("claim", text("claim"));
-  setIf("outcomeFile", text("outcome-file") ?? (env.FRONTIER_OUTCOME_FILE || undefined));
-  setIf("outcome", outcome);
-  setIf("resultFile", text("result-file"));
-  setIf("question", text("question"));
-  setIf("reason", text("reason"));
-  setIf("jobStatus", text("job-status")?.toLowerCase());
-
   const agent: NonNullable<ActionSettings["agent"]> = {};
   for (const [input, key, shape, what, example] of [
     ["model", "model", MODEL_NAME, "a model's name (no spaces)", "openai/gpt-4.1-mini"],
@@ -150,12 +150,9 @@ export function readInputs(
     ],
     ["key-env", "keyEnv", ENV_NAME, "the name of an environment variable", "OPENAI_API_KEY"],
   ] as const) {
-    const v = text(input);
-    if (v === undefined) continue;
-    if (shape.test(v)) agent[key] = v;
-    else problems.push(`input ${input}: "${v}" is not ${what} — write e.g. ${input}: ${example}`);
+    const v = checked(input, (v) => shape.test(v), `${what} — write e.g. ${input}: ${example}`);
+    if (v !== undefined) agent[key] = v;
   }
-
   const settings: ActionSettings = {
     command,
     tickets: (text("tickets") ?? "tickets").replace(/^\.\/+/, "").replace(/\/+$/, "") || ".",
@@ -163,45 +160,39 @@ export function readInputs(
     token,
     settle,
     agent,
-    env: {
-      apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
-      serverUrl: env.GITHUB_SERVER_URL ?? "https://github.com",
-      owner: owner ?? "",
-      repo: repo ?? "",
-      eventName: env.GITHUB_EVENT_NAME ?? "",
-      ...(env.GITHUB_EVENT_PATH ? { eventPath: env.GITHUB_EVENT_PATH } : {}),
-      sha: env.GITHUB_SHA ?? "",
-      ref: env.GITHUB_REF ?? "",
-      workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? env.TMPDIR ?? "/tmp",
-      ...(env.GITHUB_RUN_ID ? { runId: env.GITHUB_RUN_ID } : {}),
-      fastApi: env.FRONTIER_TEST_FAST_API === "1",
-      ...(/^\d+$/.test(env.FRONTIER_TEST_OUTBOX_LAG_MS ?? "")
-        ? { outboxLagMs: Number(env.FRONTIER_TEST_OUTBOX_LAG_MS) }
-        : {}),
-    },
+    env: runnerEnv(env, owner, repo),
+    maxParallel: int("max-parallel", 1),
+    bound: int("bound", 0),
+    branch: text("branch"),
+    records: text("records"),
+    fresh:
+      checked("fresh", (v) => /^(true|false)$/i.test(v), "true or false")?.toLowerCase() ===
+        "true" || undefined,
+    ciWorkflow: checked(
+      "ci-workflow",
+      (v) => /^[A-Za-z0-9._-]+\.ya?ml$/.test(v.replace(/^\.github\/workflows\//, "")),
+      "a workflow file name — write e.g. ci-workflow: ci.yml (a workflow in .github/workflows that has on: workflow_dispatch)",
+    )?.replace(/^\.github\/workflows\//, ""),
   };
-  const maxParallel = int("max-parallel", 1);
-  if (maxParallel !== undefined) settings.maxParallel = maxParallel;
-  const bound = int("bound", 0);
-  if (bound !== undefined) settings.bound = bound;
-  const branch = text("branch");
-  if (branch !== undefined) settings.branch = branch;
-  const records = text("records");
-  if (records !== undefined) settings.records = records;
-  const fresh = text("fresh")?.toLowerCase();
-  if (fresh === "true") settings.fresh = true;
-  else if (fresh !== undefined && fresh !== "false")
-    problems.push(`input fresh: "${fresh}" is not true or false`);
-  const ci = text("ci-workflow");
-  if (ci !== undefined) {
-    if (/^[A-Za-z0-9._-]+\.ya?ml$/.test(ci.replace(/^\.github\/workflows\//, "")))
-      settings.ciWorkflow = ci.replace(/^\.github\/workflows\//, "");
-    else
-      problems.push(
-        `input ci-workflow: "${ci}" is not a workflow file name — write e.g. ci-workflow: ci.yml (a workflow in .github/workflows that has on: workflow_dispatch)`,
-      );
-  }
-
   return problems.length > 0 ? { kind: "bad", problems } : { kind: "ok", settings };
+}
+
+function runnerEnv(env: NodeJS.ProcessEnv, owner?: string, repo?: string): RunnerEnv {
+  return {
+    apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
+    serverUrl: env.GITHUB_SERVER_URL ?? "https://github.com",
+    owner: owner ?? "",
+    repo: repo ?? "",
+    eventName: env.GITHUB_EVENT_NAME ?? "",
+    ...(env.GITHUB_EVENT_PATH ? { eventPath: env.GITHUB_EVENT_PATH } : {}),
+    sha: env.GITHUB_SHA ?? "",
+    ref: env.GITHUB_REF ?? "",
+    workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
+    runnerTemp: env.RUNNER_TEMP ?? env.TMPDIR ?? "/tmp",
+    ...(env.GITHUB_RUN_ID ? { runId: env.GITHUB_RUN_ID } : {}),
+    fastApi: env.FRONTIER_TEST_FAST_API === "1",
+    ...(/^\d+$/.test(env.FRONTIER_TEST_OUTBOX_LAG_MS ?? "")
+      ? { outboxLagMs: Number(env.FRONTIER_TEST_OUTBOX_LAG_MS) }
+      : {}),
+  };
 }

@@ -25,7 +25,6 @@ export interface ClientOptions {
   fast?: boolean;
   /** called for every rate-limit wait, so the log says why a step paused */
   log?: (message: string) => void;
-  userAgent?: string;
 }
 
 /** Each retry of a secondary rate limit or a primary limit waits as GitHub says. */
@@ -71,7 +70,7 @@ export function createGitHub(options: ClientOptions): GitHub {
   return new FrontierOctokit({
     auth: options.token,
     baseUrl: (options.baseUrl ?? "https://api.github.com").replace(/\/+$/, ""),
-    userAgent: options.userAgent ?? "ticket-frontier",
+    userAgent: "ticket-frontier",
     throttle,
     // 429 is left to the throttling plugin, which waits as `retry-after` says.
     retry: {
@@ -106,11 +105,7 @@ export function apiFailure(error: unknown): ApiFailure | undefined {
   };
   // A GraphQL answer with errors (HTTP 200): GraphqlResponseError carries them
   const dataErrors = (e.response?.data as { errors?: unknown } | undefined)?.errors;
-  const gqlErrors = Array.isArray(e.errors)
-    ? e.errors
-    : Array.isArray(dataErrors)
-      ? (dataErrors as unknown[])
-      : undefined;
+  const gqlErrors = [e.errors, dataErrors].find(Array.isArray);
   if (typeof e.status !== "number" && gqlErrors) {
     const list = gqlErrors as Array<{ type?: unknown; message?: unknown }>;
     return {
@@ -156,11 +151,8 @@ export function isUnclear(error: unknown): boolean {
   const f = apiFailure(error);
   if (f) return f.status >= 500 || (f.status === 200 && UNCLEAR_GRAPHQL.test(f.message));
   if (!(error instanceof Error)) return false;
-  const code = String(
-    (error as { code?: unknown; cause?: { code?: unknown } }).code ??
-      (error as { cause?: { code?: unknown } }).cause?.code ??
-      "",
-  );
+  const e = error as Error & { code?: unknown; cause?: { code?: unknown } };
+  const code = String(e.code ?? e.cause?.code ?? "");
   return (
     error.name === "AbortError" ||
     /^(ECONNRESET|ETIMEDOUT|ECONNREFUSED|EPIPE|EAI_AGAIN|UND_ERR_)/.test(code) ||

@@ -5,6 +5,7 @@
  * and says nothing about what someone may change.
  */
 import type { Octokit } from "@octokit/rest";
+import { apiFailure } from "./octokit.js";
 
 /** GitHub's built-in repository roles, lowest first. */
 const BUILT_IN_ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
@@ -51,14 +52,6 @@ function judge(
   return STEERING.has(base) ? { kind: "allowed", role: shown } : { kind: "refused", role: shown };
 }
 
-function status(error: unknown): number | undefined {
-  if (typeof error === "object" && error !== null && "status" in error) {
-    const s = (error as { status: unknown }).status;
-    return typeof s === "number" ? s : undefined;
-  }
-  return undefined;
-}
-
 /** What the permission endpoint says about `login` on owner/repo. */
 export async function steeringPermission(
   octokit: Octokit,
@@ -75,7 +68,7 @@ export async function steeringPermission(
     return judge(data.role_name, data.permission);
   } catch (error) {
     // 404: not a collaborator (or no such user): no access at all.
-    if (status(error) === 404) return { kind: "refused", role: "none" };
+    if (apiFailure(error)?.status === 404) return { kind: "refused", role: "none" };
     const message = error instanceof Error ? error.message : String(error);
     return { kind: "unknown", message };
   }

@@ -2,6 +2,7 @@
  * A suspended ticket opens one question issue: the question, and exactly how to answer.
  * The issue carries a hidden marker (run, ticket, attempt) the bot reads back.
  */
+import { clip, oneLine } from "../report/escape.js";
 import { questionMarker } from "./command-parse.js";
 import type { Repo } from "./git.js";
 import { createOnce, type GitHub, NO_RETRY } from "./octokit.js";
@@ -20,10 +21,13 @@ export interface QuestionIssue {
 }
 
 /** The body of a question issue. The question is quoted as data in a fenced block. */
-export function questionBody(q: QuestionIssue): string {
-  const fence = "`".repeat(Math.max(3, longestRun(q.question, "`") + 1));
+function questionBody(q: QuestionIssue, marker: string): string {
+  // longer than any run of backticks in the question, so none can close it
+  const fence = "`".repeat(
+    (q.question.match(/`+/g) ?? []).reduce((n, r) => Math.max(n, r.length + 1), 3),
+  );
   return [
-    questionMarker({ run: q.run, ticket: q.ticket, attempt: q.attempt, branch: q.branch }),
+    marker,
     `Ticket **${q.ticket}** (attempt ${q.attempt}) of the run **${encodeURIComponent(q.run)}** stopped with a question and waits for an answer. Tickets that depend on it wait too.`,
     "",
     "### Question",
@@ -46,14 +50,9 @@ export function questionBody(q: QuestionIssue): string {
 }
 
 export async function openQuestionIssue(gh: GitHub, repo: Repo, q: QuestionIssue): Promise<number> {
-  const title = `Question from ${q.ticket}: ${oneLine(q.question, 80)}`;
-  const body = questionBody(q);
-  const marker = questionMarker({
-    run: q.run,
-    ticket: q.ticket,
-    attempt: q.attempt,
-    branch: q.branch,
-  });
+  const title = `Question from ${q.ticket}: ${clip(oneLine(q.question), 80) || "(no question text)"}`;
+  const marker = questionMarker(q);
+  const body = questionBody(q, marker);
   const find = async () => {
     const open = await gh.rest.issues.listForRepo({
       ...repo,
@@ -76,19 +75,4 @@ export async function openQuestionIssue(gh: GitHub, repo: Repo, q: QuestionIssue
     });
     return created.data.number;
   }, find);
-}
-
-function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line || "(no question text)";
-}
-
-function longestRun(text: string, ch: string): number {
-  let best = 0;
-  let run = 0;
-  for (const c of text) {
-    run = c === ch ? run + 1 : 0;
-    if (run > best) best = run;
-  }
-  return best;
 }

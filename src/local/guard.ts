@@ -73,9 +73,9 @@ export async function sharedFiles(commonDir: string): Promise<Map<string, string
     let text: string | Buffer = readFileSync(path);
     if (name.startsWith("config")) {
       // as git reads it: the settings that are not BENIGN, each once (a file git cannot read counts whole)
-      const listed = await git(["config", "--file", path, "--list", "-z"], { cwd: commonDir }).catch(
-        () => text,
-      );
+      const listed = await git(["config", "--file", path, "--list", "-z"], {
+        cwd: commonDir,
+      }).catch(() => text);
       text = [...new Set(listed.toString("utf8").split("\0"))]
         .filter((kv) => !BENIGN.test(kv))
         .sort()

@@ -27,6 +27,7 @@ import { type GitOptions, git as gitAny, gitText as gitTextAny } from "./git.js"
 const git = (args: readonly string[], o: GitOptions) => gitAny(args, { ...o, untrusted: true });
 const gitText = (args: readonly string[], o: GitOptions) =>
   gitTextAny(args, { ...o, untrusted: true });
+
 import { moveRef } from "./worktrees.js";
 
 export interface Collected {

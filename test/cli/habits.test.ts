@@ -12,8 +12,8 @@ import { depCommand, readyCommand } from "../../src/cli/deps.js";
 import { newCommand } from "../../src/cli/new.js";
 import { resetCommand } from "../../src/cli/reset.js";
 import { validateCommand } from "../../src/cli/validate.js";
-import { runCommand } from "../../src/local/run.js";
 import { acquireLock } from "../../src/local/lock.js";
+import { runCommand } from "../../src/local/run.js";
 import { commandJsonSchemaText } from "../../src/report/schema.js";
 import { ROOT, workspace } from "./harness.js";
 import { captured } from "./inproc.js";
@@ -92,7 +92,9 @@ describe("frontier dep add / rm", () => {
     if (lock.kind !== "ok") throw new Error("the test could not take the lock");
     try {
       const held = captured();
-      expect(await depCommand("add", dir, "plan", "b", { json: false }, held.io, Date.now())).toBe(2);
+      expect(await depCommand("add", dir, "plan", "b", { json: false }, held.io, Date.now())).toBe(
+        2,
+      );
       expect(held.stderr()).toContain("`frontier dep add` after it stops");
       expect(held.stderr()).not.toContain("frontier frontier");
     } finally {
