@@ -10,11 +10,10 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */   parseSettings: () => (/* binding */ parseSettings)
 /* harmony export */ });
 /* harmony import */ var yaml__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8815);
-/* harmony import */ var _core_bound_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4831);
-/* harmony import */ var _core_model_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(4146);
-/* harmony import */ var _problems_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1261);
-/* harmony import */ var _setting_keys_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6546);
-/* harmony import */ var _yaml_errors_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(5680);
+/* harmony import */ var _core_model_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
+/* harmony import */ var _problems_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1261);
+/* harmony import */ var _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(6546);
+/* harmony import */ var _yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(5680);
 /**
  * Run settings from the optional `frontier.yml` beside the tickets. Read with the
  * same care as a ticket's front matter: text stays as written, numbers are decimal,
@@ -25,10 +24,9 @@ __webpack_require__.r(__webpack_exports__);
 
 
 
-
 /** The settings a `frontier.yml` text sets (without defaults), or its problems. */
 function parseSettings(text) {
-    const file = _setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .SETTINGS_FILE */ .tP;
+    const file = _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .SETTINGS_FILE */ .tP;
     const lc = new yaml__WEBPACK_IMPORTED_MODULE_0__/* .LineCounter */ .HN();
     const doc = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .parseDocument */ .Tp)(text, { lineCounter: lc, version: "1.2", prettyErrors: true });
     if (doc.errors.length > 0) {
@@ -36,7 +34,7 @@ function parseSettings(text) {
             settings: {},
             problems: doc.errors
                 .slice(0, 3)
-                .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .yamlErrorText */ .j)(err)}`, (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .yamlFixText */ .W)(err, "fix the YAML (quote text that contains : or #)"))),
+                .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlErrorText */ .j)(err)}`, (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlFixText */ .W)(err, "fix the YAML (quote text that contains : or #)"))),
             warnings: [],
         };
     }
@@ -49,7 +47,7 @@ function parseSettings(text) {
         return {
             settings: {},
             problems: [
-                (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, lineOf(contents), `${file} must be settings (name: value lines)`, "write one setting per line, e.g. max_parallel: 4"),
+                (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, lineOf(contents), `${file} must be settings (name: value lines)`, "write one setting per line, e.g. max_parallel: 4"),
             ],
             warnings: [],
         };
@@ -60,9 +58,9 @@ function parseSettings(text) {
     for (const pair of contents.items) {
         const key = pair.key;
         const name = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(key) ? text_(key) : "";
-        const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .KEYS */ .Rk[name] : undefined;
+        const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk[name] : undefined;
         if (info === undefined) {
-            warnings.push((0,_setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .unknownSetting */ .pL)(name, lineOf(key)));
+            warnings.push((0,_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .unknownSetting */ .pL)(name, lineOf(key)));
             continue;
         }
         lines.set(name, lineOf(pair.value) ?? lineOf(key));
@@ -70,7 +68,7 @@ function parseSettings(text) {
         if (v !== undefined)
             values[name] = v;
     }
-    const parsed = _core_model_js__WEBPACK_IMPORTED_MODULE_2__.Settings.partial().safeParse(values);
+    const parsed = _core_model_js__WEBPACK_IMPORTED_MODULE_1__.Settings.partial().safeParse(values);
     const problems = [];
     if (!parsed.success) {
         const seen = new Set();
@@ -79,10 +77,10 @@ function parseSettings(text) {
             if (seen.has(name))
                 continue;
             seen.add(name);
-            const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_4__/* .KEYS */ .Rk[name] : undefined;
+            const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk[name] : undefined;
             if (info === undefined)
                 continue;
-            problems.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, lines.get(name), `${name} must be ${info.expect}, got ${(0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .describeValue */ .bp)(values[name])}`, `write ${info.example}`));
+            problems.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, lines.get(name), `${name} must be ${info.expect}, got ${(0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .describeValue */ .bp)(values[name])}`, `write ${info.example}`));
         }
     }
     // the settings that are right still count (max_file_bytes, max_tickets): one wrong
@@ -92,33 +90,25 @@ function parseSettings(text) {
         settings = parsed.data;
     else {
         const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? "")));
-        const rest = _core_model_js__WEBPACK_IMPORTED_MODULE_2__.Settings.partial().safeParse(Object.fromEntries(Object.entries(values).filter(([name]) => !bad.has(name))));
+        const rest = _core_model_js__WEBPACK_IMPORTED_MODULE_1__.Settings.partial().safeParse(Object.fromEntries(Object.entries(values).filter(([name]) => !bad.has(name))));
         if (rest.success)
             settings = rest.data;
     }
     const duration = typeof settings.bound === "object" ? settings.bound.duration : undefined;
-    if (duration !== undefined && !(0,_core_bound_js__WEBPACK_IMPORTED_MODULE_1__/* .parseDuration */ .E9)(duration)) {
-        delete settings.bound;
-        problems.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .problem */ .CC)("invalid-settings", file, lines.get("bound"), `bound.duration must be a duration such as 2h or 90m, got ${(0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .describeValue */ .bp)(duration)}`, "write bound: {duration: 2h}"));
-    }
-    const longRun = duration === undefined
-        ? undefined
-        : (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .durationTooLong */ .nS)("bound.duration", duration, file, lines.get("bound"), "invalid-settings");
-    if (longRun !== undefined) {
-        delete settings.bound;
-        problems.push(longRun);
-    }
-    const ticketBound = settings.ticket_bound;
-    const longTicket = ticketBound === undefined
-        ? undefined
-        : (0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .durationTooLong */ .nS)("ticket_bound", ticketBound, file, lines.get("ticket_bound"), "invalid-settings");
-    if (longTicket !== undefined) {
-        delete settings.ticket_bound;
-        problems.push(longTicket);
-    }
-    const hint = ticketBound === undefined ? undefined : (0,_core_bound_js__WEBPACK_IMPORTED_MODULE_1__/* .durationHint */ .us)(ticketBound);
-    if (ticketBound !== undefined && hint !== undefined) {
-        warnings.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_3__/* .notADuration */ .V_)("ticket_bound", ticketBound, hint, file, lines.get("ticket_bound")));
+    const checks = [
+        ["bound.duration", duration, "bound"],
+        ["ticket_bound", settings.ticket_bound, "ticket_bound"],
+    ];
+    for (const [field, text, key] of checks) {
+        if (text === undefined)
+            continue;
+        const checked = (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .boundProblems */ .Jv)(field, text, file, lines.get(key), "invalid-settings");
+        if (checked.problem !== undefined) {
+            delete settings[key];
+            problems.push(checked.problem);
+        }
+        if (checked.warning !== undefined)
+            warnings.push(checked.warning);
     }
     return { settings, problems, warnings };
 }
@@ -174,38 +164,6 @@ function value(n, kind) {
             return out;
         }
     }
-}
-
-
-/***/ }),
-
-/***/ 5680:
-/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
-
-/* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   W: () => (/* binding */ yamlFixText),
-/* harmony export */   j: () => (/* binding */ yamlErrorText)
-/* harmony export */ });
-/**
- * What the `yaml` package said, for a person: its first line without the position (the
- * problem carries the line), and without the name of a JavaScript error the package let
- * through (`URIError: URI malformed` for a tag like `!!%` becomes `a tag it cannot read
- * (URI malformed)`).
- */
-function yamlErrorText(err) {
-    if (err.code === "TAB_AS_INDENT")
-        return "a tab indents this line (YAML indents with spaces only)";
-    const line = (err.message.split("\n", 1)[0] ?? err.message).replace(/ at line \d+, column \d+:?$/, "");
-    const leaked = /^[A-Za-z]*Error: (.*)$/.exec(line);
-    if (leaked === null)
-        return line;
-    return err.code === "TAG_RESOLVE_FAILED"
-        ? `a tag it cannot read (${leaked[1]})`
-        : (leaked[1] ?? line);
-}
-/** How to fix what the `yaml` package said: a tab has one fix; the rest, `otherwise`. */
-function yamlFixText(err, otherwise) {
-    return err.code === "TAB_AS_INDENT" ? "replace the tab with spaces" : otherwise;
 }
 
 

@@ -1,8 +1,8 @@
-export const id = 230;
-export const ids = [230];
+export const id = 934;
+export const ids = [934];
 export const modules = {
 
-/***/ 4230:
+/***/ 4934:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -23,6 +23,8 @@ var promises_ = __webpack_require__(1455);
 var external_node_path_ = __webpack_require__(6760);
 // EXTERNAL MODULE: ./src/core/bound.ts
 var bound = __webpack_require__(4831);
+// EXTERNAL MODULE: ./src/core/executor.ts
+var executor = __webpack_require__(9774);
 // EXTERNAL MODULE: ./src/core/settle.ts
 var settle = __webpack_require__(7448);
 // EXTERNAL MODULE: ./src/tickets/fields.ts
@@ -63,11 +65,35 @@ const OUTCOME_SCHEMA = {
     required: ["status", "result", "question", "reason"],
     additionalProperties: false,
 };
-const SYSTEM_PROMPT = `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
+/** A coding ticket's answer: the outcome, and the whole files it writes and deletes. */
+const CODING_SCHEMA = {
+    ...OUTCOME_SCHEMA,
+    properties: {
+        ...OUTCOME_SCHEMA.properties,
+        writes: {
+            type: ["array", "null"],
+            description: "files to write, each whole: repository-relative path and its full new text",
+            items: {
+                type: "object",
+                properties: { path: { type: "string" }, content: { type: "string" } },
+                required: ["path", "content"],
+                additionalProperties: false,
+            },
+        },
+        deletes: {
+            type: ["array", "null"],
+            description: "repository-relative paths of files to delete",
+            items: { type: "string" },
+        },
+    },
+    required: [...OUTCOME_SCHEMA.required, "writes", "deletes"],
+};
+/** The instructions; a coding ticket's say how to change files and add them to the shape. */
+const systemPrompt = (coding) => `You are the agent of one ticket in a Ticket Frontier run: a graph of tickets, each a task, where a ticket runs once the tickets it depends on are done. The user message is the ticket's context: its task, the results of the tickets it depends on, any earlier questions with their maintainers' answers (those answers are final: act on them), and any review feedback on earlier attempts (do what the reviewer asks).
 
-You have no tools and no access to files, the network or the repository: work only from the context. Do the task and report its outcome as one JSON object, with no other text:
+${coding ? CODING_PROMPT : "You have no tools and no access to files, the network or the repository: work only from the context."} Do the task and report its outcome as one JSON object, with no other text:
 
-{"status": "complete" | "empty" | "failed" | "suspended", "result": string | null, "question": string | null, "reason": string | null}
+{"status": "complete" | "empty" | "failed" | "suspended", "result": string | null, "question": string | null, "reason": string | null${coding ? ', "writes": [{"path": string, "content": string}] | null, "deletes": [string] | null' : ""}}
 
 - "complete": the task is done; "result" is the work itself (markdown), complete enough for the tickets that depend on this one.
 - "empty": the task ran and there is nothing to report; "result" is null.
@@ -75,22 +101,28 @@ You have no tools and no access to files, the network or the repository: work on
 - "suspended": a decision only a maintainer can make is needed before the task can be done; "question" is one specific question they can answer in a sentence. Ask only when guessing would be wrong; never ask again what an earlier answer settled.
 
 Fields that do not apply are null.`;
+/** What a coding ticket's instructions say instead of "you have no tools". */
+const CODING_PROMPT = `You change files by answering with them: the user message ends with the ticket's write scope and the current text of the files in it. Put in "writes" each file you change, whole, as it should be after your change, and in "deletes" the files to remove, each path relative to the repository's top; both null when you change nothing. Write only inside the write scope: a path outside it fails the ticket. Say in "result" what you changed and why.`;
 /** The request of one attempt; `structured`: with the JSON schema response format. */
-function chatRequest(model, context, structured) {
-    const body = {
+function chatRequest(model, context, structured, ask = { coding: false }) {
+    return {
         model,
         messages: [
-            { role: "system", content: SYSTEM_PROMPT },
+            { role: "system", content: systemPrompt(ask.coding) },
             { role: "user", content: context },
         ],
+        ...(ask.maxTokens !== undefined && { [ask.tokensKey ?? "max_tokens"]: ask.maxTokens }),
+        ...(structured && {
+            response_format: {
+                type: "json_schema",
+                json_schema: {
+                    name: "ticket_outcome",
+                    strict: true,
+                    schema: ask.coding ? CODING_SCHEMA : OUTCOME_SCHEMA,
+                },
+            },
+        }),
     };
-    if (structured) {
-        body.response_format = {
-            type: "json_schema",
-            json_schema: { name: "ticket_outcome", strict: true, schema: OUTCOME_SCHEMA },
-        };
-    }
-    return body;
 }
 const failed = (reason) => ({ status: "failed", reason });
 /** A short, one-line excerpt of text the model or endpoint sent, for a reason. */
@@ -104,21 +136,21 @@ function usageOf(body) {
     if (u === null || typeof u !== "object")
         return undefined;
     const count = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
-    const prompt = count(u.prompt_tokens);
-    const completion = count(u.completion_tokens);
-    const total = count(u.total_tokens) ??
-        (prompt !== undefined || completion !== undefined
-            ? (prompt ?? 0) + (completion ?? 0)
-            : undefined);
-    if (total === undefined)
-        return undefined;
-    const usage = { tokens: total };
-    if (prompt !== undefined)
-        usage.prompt_tokens = prompt;
-    if (completion !== undefined)
-        usage.completion_tokens = completion;
-    return usage;
+    const counts = {};
+    for (const key of ["prompt_tokens", "completion_tokens"]) {
+        const v = count(u[key]);
+        if (v !== undefined)
+            counts[key] = v;
+    }
+    const parts = Object.values(counts);
+    const total = count(u.total_tokens) ?? (parts.length > 0 ? parts.reduce((a, b) => a + b) : undefined);
+    return total === undefined ? undefined : { tokens: total, ...counts };
 }
+/** Answers the model did not finish, by their finish_reason. */
+const STOPPED = {
+    length: "the model's answer was cut off at its output limit (finish_reason: length): split the ticket into smaller ones, or choose a model with a larger output (or raise the run's usage bound, when it is nearly spent)",
+    content_filter: "the endpoint's content filter stopped the model's answer (finish_reason: content_filter): reword the ticket",
+};
 /** What to change when a model will not keep to the shape. */
 const KEEP_TO_SHAPE = "choose a model that answers in a JSON schema (structured outputs), e.g. openai/gpt-4.1-mini on GitHub Models";
 /**
@@ -134,12 +166,9 @@ function readCompletion(body) {
     if (typeof message.refusal === "string" && message.refusal.trim() !== "") {
         return failed(`the model refused the task: "${excerpt(message.refusal, 300)}" — reword the ticket, or choose another model`);
     }
-    if (choice.finish_reason === "length") {
-        return failed("the model's answer was cut off at its output limit (finish_reason: length): split the ticket into smaller ones, or choose a model with a larger output");
-    }
-    if (choice.finish_reason === "content_filter") {
-        return failed("the endpoint's content filter stopped the model's answer (finish_reason: content_filter): reword the ticket");
-    }
+    const stopped = STOPPED[String(choice.finish_reason)];
+    if (stopped !== undefined)
+        return failed(stopped);
     const content = message.content;
     if (typeof content !== "string" || content.trim() === "") {
         return failed(`the model's answer is empty, not an outcome: ${KEEP_TO_SHAPE}`);
@@ -174,11 +203,28 @@ function readAnswer(content) {
             return failed(`the model's answer has a ${field} that is not text (${typeof v}): ${KEEP_TO_SHAPE}`);
         }
     }
+    const edits = editsOf(o.writes, o.deletes);
+    if (typeof edits === "string")
+        return failed(`the model's answer has ${edits}: ${KEEP_TO_SHAPE}`);
+    const outcome = outcomeOf(o, o.status);
+    return edits === undefined || outcome.status !== "complete" ? outcome : { ...outcome, edits };
+}
+/** The edits of an answer; undefined for none; a string says what is wrong with them. */
+function editsOf(writes, deletes) {
+    const w = writes ?? [];
+    const d = deletes ?? [];
+    if (!Array.isArray(w) ||
+        !w.every((x) => typeof x?.path === "string" && typeof x?.content === "string"))
+        return "writes that are not a list of {path, content}";
+    if (!Array.isArray(d) || !d.every((x) => typeof x === "string"))
+        return "deletes that are not a list of paths";
+    return w.length + d.length === 0 ? undefined : { writes: w, deletes: d };
+}
+function outcomeOf(o, status) {
     const given = (field) => {
         const v = o[field];
         return typeof v === "string" && v.trim() !== "" ? v : undefined;
     };
-    const status = o.status;
     switch (status) {
         case "complete": {
             const result = given("result");
@@ -228,11 +274,6 @@ function endpointMessage(bodyText) {
     }
     return excerpt(bodyText, 300);
 }
-/** "403 Forbidden: <message>" — what the endpoint said, shortly. */
-function said(status, bodyText) {
-    const message = endpointMessage(bodyText);
-    return message === "" ? `${status}` : `${status}: ${message}`;
-}
 /**
  * Whether a 400 refuses the JSON schema response format (some models and endpoints do):
  * then the same request goes again with the shape in the instructions only.
@@ -245,9 +286,20 @@ function refusesSchemaFormat(status, bodyText) {
 function isTransient(status) {
     return status === 408 || status === 409 || status >= 500;
 }
+/** Why an attempt has no answer to read, in words that say what to change. */
+const noAnswer = {
+    timeout: (c, b, unboundedMs) => `timeout: no answer from ${c.endpoint} (model ${c.model}) within ${b.bounded
+        ? `the ticket's bound (${b.boundText})`
+        : `${(0,bound/* formatDuration */.a3)(unboundedMs)} (the ticket has no duration bound)`} — raise the bound, or choose a faster model`,
+    unreachable: (c, code, words) => `could not reach ${c.endpoint} (${words ? `${code}: ${words}` : code}): check the endpoint's URL (--endpoint, or model_endpoint in frontier.yml) and that this machine can reach it`,
+    tooLarge: (c, status, max) => `${c.endpoint} answered ${status} with more than ${max / 1024 / 1024} MiB: check that --endpoint is the base URL of an OpenAI-compatible API`,
+    tooMany: (c, requests) => `${c.endpoint} kept asking to try again (${requests} requests for model ${c.model}): retry the ticket later`,
+};
 /** The reason a refusal fails the attempt with (not for 429: see rateLimit). */
 function refusalReason(status, bodyText, c) {
-    const what = said(status, bodyText);
+    // "403: <message>": what the endpoint said, shortly
+    const message = endpointMessage(bodyText);
+    const what = message === "" ? `${status}` : `${status}: ${message}`;
     if (status === 401 || status === 403) {
         if (c.githubModels) {
             return `GitHub Models refused the token in $${c.keyEnv} (${what}): on GitHub the orch-task workflow needs \`permissions: models: read\` (and GitHub Models allowed for the repository's owner); locally, use a token that may use GitHub Models — a fine-grained token with the Models: read permission, or \`gh auth token\``;
@@ -315,14 +367,6 @@ function rateLimitReason(r, c, budget) {
 }
 
 ;// CONCATENATED MODULE: ./src/agent/call.ts
-/**
- * One attempt's model call: `POST <endpoint>/chat/completions`, once — again only when
- * the endpoint answered nothing usable yet (a rate limit's `retry-after`, a transient
- * 5xx or network reset, a model that refuses the JSON schema format), and only within
- * the ticket's bound. Every way it can go wrong ends in an outcome whose reason says
- * what to change; nothing here throws.
- */
-
 
 
 /** Without a duration bound, the agent gives its call at most this long. */
@@ -370,134 +414,136 @@ function budgetOf(boundMs, boundText, startedAt, deadline) {
     const end = Number.isNaN(at) ? startedAt + boundMs : at;
     return { deadline: end - Math.min(5000, boundMs / 5), bounded: true, boundText };
 }
-/** Network errors worth a second try; the rest (refused, no such host) are configuration. */
-const TRANSIENT_NETWORK = new Set([
-    "ECONNRESET",
-    "EPIPE",
-    "ETIMEDOUT",
-    "EAI_AGAIN",
-    "UND_ERR_SOCKET",
-    "UND_ERR_CLOSED",
-]);
-function networkCode(error) {
-    const e = error;
-    const code = e?.cause?.code ?? e?.code;
-    if (typeof code === "string")
-        return code;
-    const message = e?.cause?.message ?? e?.message;
-    return typeof message === "string" ? excerpt(message, 120) : String(error);
-}
-const NETWORK_WORDS = {
-    ECONNREFUSED: "connection refused",
-    ENOTFOUND: "no such host",
-    EAI_AGAIN: "the host's name could not be looked up",
-    ECONNRESET: "the connection was reset",
-    ETIMEDOUT: "the connection timed out",
-    CERT_HAS_EXPIRED: "its certificate has expired",
-    UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its certificate could not be verified",
+/** Network errors in words; `again`: worth a second try (the rest are configuration). */
+const NETWORK = {
+    ECONNREFUSED: { words: "connection refused" },
+    ENOTFOUND: { words: "no such host" },
+    EAI_AGAIN: { words: "the host's name could not be looked up", again: true },
+    ECONNRESET: { words: "the connection was reset", again: true },
+    ETIMEDOUT: { words: "the connection timed out", again: true },
+    EPIPE: { again: true },
+    UND_ERR_SOCKET: { again: true },
+    UND_ERR_CLOSED: { again: true },
+    CERT_HAS_EXPIRED: { words: "its certificate has expired" },
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: { words: "its certificate could not be verified" },
 };
-async function callModel(config, context, budget, deps) {
+/** An error's `code` (ENOENT, ECONNREFUSED, …), when it has one. */
+const codeOf = (e) => typeof e === "object" && e !== null && "code" in e && typeof e.code === "string"
+    ? e.code
+    : undefined;
+async function post(config, body, ms, deps) {
+    try {
+        const res = await deps.fetch(config.url, {
+            method: "POST",
+            headers: {
+                authorization: `Bearer ${config.key}`,
+                "content-type": "application/json",
+                accept: "application/json",
+            },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(ms),
+        });
+        return {
+            kind: "answer",
+            status: res.status,
+            headers: res.headers,
+            text: await boundedText(res),
+        };
+    }
+    catch (error) {
+        if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
+            return { kind: "timeout" };
+        const cause = error instanceof Error ? error.cause : undefined;
+        const said = cause instanceof Error ? cause : error instanceof Error ? error : undefined;
+        const code = codeOf(cause) ?? codeOf(error) ?? excerpt(said?.message ?? String(error), 120);
+        return { kind: "network", code };
+    }
+}
+/** A 2xx answer as the ticket's outcome, with the completion's usage. */
+function answered(config, status, text) {
+    let body;
+    try {
+        body = JSON.parse(text);
+    }
+    catch {
+        return {
+            status: "failed",
+            reason: `${config.endpoint} answered ${status} with something that is not JSON (it began "${excerpt(text, 80)}"): check that --endpoint is the base URL of an OpenAI-compatible API`,
+        };
+    }
+    const outcome = readCompletion(body);
+    const usage = usageOf(body);
+    return usage === undefined ? outcome : { ...outcome, usage };
+}
+/** The attempt's outcome: one request, asked again only as the module's comment says. */
+async function callModel(config, context, ask, budget, deps) {
     let structured = true;
+    let tokensKey = "max_tokens";
     let transient = 0;
     let requests = 0;
-    let waitedMs = 0;
     // whatever an endpoint echoes back, the key is never written into a reason
     // (a key too short to be a real one would only garble the words)
     const redact = (text) => config.key.length >= 8 ? text.split(config.key).join("***") : text;
-    const done = (outcome) => ({
-        outcome: outcome.reason === undefined ? outcome : { ...outcome, reason: redact(outcome.reason) },
-        requests,
-        waitedMs,
-    });
+    const done = (o) => o.reason === undefined ? o : { ...o, reason: redact(o.reason) };
     const failed = (reason) => done({ status: "failed", reason });
-    const timedOut = () => failed(`timeout: no answer from ${config.endpoint} (model ${config.model}) within ${budget.bounded
-        ? `the ticket's bound (${budget.boundText})`
-        : `${(0,bound/* formatDuration */.a3)(UNBOUNDED_MS)} (the ticket has no duration bound)`} — raise the bound, or choose a faster model`);
     /** waits `ms` if the bound leaves room for a request after it */
     const waitFits = async (ms) => {
         if (deps.now() + ms + MIN_REQUEST_MS > budget.deadline)
             return false;
         await deps.sleep(ms);
-        waitedMs += ms;
         return true;
     };
     const backoff = () => 1000 * 2 ** transient;
+    /** another try after a back-off, when a transient failure has tries left and the bound room */
+    const again = async () => {
+        if (transient >= TRANSIENT_TRIES || !(await waitFits(backoff())))
+            return false;
+        transient++;
+        return true;
+    };
     for (;;) {
-        if (requests >= MAX_REQUESTS) {
-            return failed(`${config.endpoint} kept asking to try again (${requests} requests for model ${config.model}): retry the ticket later`);
-        }
+        if (requests >= MAX_REQUESTS)
+            return failed(noAnswer.tooMany(config, requests));
         const left = budget.deadline - deps.now();
-        if (left <= 0)
-            return timedOut();
         requests++;
-        let status;
-        let headers;
-        let text;
-        try {
-            const res = await deps.fetch(config.url, {
-                method: "POST",
-                headers: {
-                    authorization: `Bearer ${config.key}`,
-                    "content-type": "application/json",
-                    accept: "application/json",
-                },
-                body: JSON.stringify(chatRequest(config.model, context, structured)),
-                signal: AbortSignal.timeout(left),
-            });
-            status = res.status;
-            headers = res.headers;
-            text = await boundedText(res);
-        }
-        catch (error) {
-            const name = error?.name;
-            if (name === "TimeoutError" || name === "AbortError")
-                return timedOut();
-            const code = networkCode(error);
-            if (TRANSIENT_NETWORK.has(code) &&
-                transient < TRANSIENT_TRIES &&
-                (await waitFits(backoff()))) {
-                transient++;
+        const request = chatRequest(config.model, context, structured, { ...ask, tokensKey });
+        const sent = left <= 0 ? { kind: "timeout" } : await post(config, request, left, deps);
+        if (sent.kind === "timeout")
+            return failed(noAnswer.timeout(config, budget, UNBOUNDED_MS));
+        if (sent.kind === "network") {
+            const known = NETWORK[sent.code];
+            if (known?.again && (await again()))
                 continue;
-            }
-            return failed(`could not reach ${config.endpoint} (${NETWORK_WORDS[code] ? `${code}: ${NETWORK_WORDS[code]}` : code}): check the endpoint's URL (--endpoint, or model_endpoint in frontier.yml) and that this machine can reach it`);
+            return failed(noAnswer.unreachable(config, sent.code, known?.words));
         }
-        if (text === undefined) {
-            return failed(`${config.endpoint} answered ${status} with more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: check that --endpoint is the base URL of an OpenAI-compatible API`);
-        }
-        if (status >= 200 && status < 300) {
-            let body;
-            try {
-                body = JSON.parse(text);
-            }
-            catch {
-                return failed(`${config.endpoint} answered ${status} with something that is not JSON (it began "${excerpt(text, 80)}"): check that --endpoint is the base URL of an OpenAI-compatible API`);
-            }
-            const outcome = readCompletion(body);
-            const usage = usageOf(body);
-            return done(usage === undefined ? outcome : { ...outcome, usage });
-        }
+        const { status, text } = sent;
+        if (text === undefined)
+            return failed(noAnswer.tooLarge(config, status, MAX_ANSWER_BYTES));
+        if (status >= 200 && status < 300)
+            return done(answered(config, status, text));
         if (status === 429) {
-            const limit = rateLimit(headers, text, deps.now());
+            const limit = rateLimit(sent.headers, text, deps.now());
             if (await waitFits(limit.waitMs ?? backoff())) {
                 if (limit.waitMs === undefined)
                     transient++;
                 continue;
             }
-            return failed(rateLimitReason(limit, config, {
-                boundText: budget.boundText,
-                leftMs: budget.deadline - deps.now(),
-                bounded: budget.bounded,
-            }));
+            return failed(rateLimitReason(limit, config, { ...budget, leftMs: budget.deadline - deps.now() }));
+        }
+        if (ask.maxTokens !== undefined &&
+            tokensKey === "max_tokens" &&
+            /max_completion_tokens/.test(text)) {
+            // a model that takes only the newer name for the output cap (OpenAI's reasoning models)
+            tokensKey = "max_completion_tokens";
+            continue;
         }
         if (structured && refusesSchemaFormat(status, text)) {
             // the same request, with the shape in the instructions only: one answer still
             structured = false;
             continue;
         }
-        if (isTransient(status) && transient < TRANSIENT_TRIES && (await waitFits(backoff()))) {
-            transient++;
+        if (isTransient(status) && (await again()))
             continue;
-        }
         return failed(refusalReason(status, text, config));
     }
 }
@@ -591,6 +637,154 @@ function resolveConfig(s) {
     };
 }
 
+// EXTERNAL MODULE: ./src/core/scope.ts
+var core_scope = __webpack_require__(3203);
+// EXTERNAL MODULE: ./src/workspace/changes.ts + 1 modules
+var changes = __webpack_require__(6300);
+// EXTERNAL MODULE: ./src/workspace/git.ts + 1 modules
+var git = __webpack_require__(7848);
+;// CONCATENATED MODULE: ./src/agent/edits.ts
+/**
+ * A coding ticket's files (a ticket with a `write_scope`): what its request shows of the
+ * workspace — the files its scope matches, within a cap, the rest named with their sizes —
+ * and the model's whole-file writes and deletions applied to it before the agent ends.
+ *
+ * Every path is checked before anything is written: one that would leave the workspace
+ * (absolute, `..`, through a symlink, into `.git`) refuses the whole answer, naming the
+ * path, and nothing is written anywhere. A path outside the write_scope is written: the
+ * runners judge it as they judge any agent's change, a scope breach that fails the attempt.
+ */
+
+
+
+
+
+/**
+ * The most of the scope's files one request carries, in bytes (about 4,000 tokens): with
+ * the context it fits the 8,000 tokens GitHub Models' free tier takes in a request.
+ */
+const MAX_SCOPE_BYTES = 16 * 1024;
+/** Files past the cap named at most, by path and size. */
+const MAX_NAMED = 200;
+/**
+ * The top of the workspace the paths are relative to: the repository's that holds `cwd`
+ * (the ticket's worktree; on GitHub the job's checkout, where the step runs), else `cwd`.
+ */
+async function workspaceRoot(cwd) {
+    return (0,promises_.realpath)((await (0,changes/* repositoryRoot */.Hn)(cwd)) ?? cwd);
+}
+/** The request's part about files: the write scope, and the text of the files it matches. */
+async function scopeFiles(root, patterns, cap = MAX_SCOPE_BYTES) {
+    const scope = (0,core_scope/* compileScope */.o4)(patterns);
+    // tracked and untracked files, not the ignored ones (build output, node_modules)
+    const listed = await (0,git/* git */.$Y)(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+        cwd: root,
+    }).then((out) => [...new Set(out.toString("utf8").split("\0"))].filter((p) => p !== "").sort(), () => []);
+    const out = [
+        "",
+        "## Files",
+        "",
+        `Write scope: ${patterns.map((p) => `\`${p}\``).join(", ")}. The current text of the files in it:`,
+    ];
+    const inScope = listed.filter((p) => (0,core_scope/* pathInScope */.lF)(p, scope));
+    const left = [];
+    let room = cap;
+    for (const path of inScope) {
+        // a symlink is never followed out of the workspace into the request
+        const stat = await (0,promises_.lstat)((0,external_node_path_.join)(root, path)).catch(() => undefined);
+        if (!stat?.isFile())
+            continue;
+        const text = stat.size > room ? undefined : await (0,promises_.readFile)((0,external_node_path_.join)(root, path), "utf8");
+        if (text === undefined || text.includes("\0")) {
+            left.push(`- ${path} (${stat.size} bytes${text === undefined ? "" : ", binary"})`);
+            continue;
+        }
+        room -= stat.size;
+        const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((f) => f.length + 1)));
+        out.push("", `### ${path}`, "", fence, text.replace(/\n$/, ""), fence);
+    }
+    if (inScope.length === 0)
+        out.push("", "(no file matches it yet)");
+    if (left.length > 0) {
+        out.push("", `Not shown (past the ${cap} bytes of files a request carries, or binary):`);
+        out.push(...left.slice(0, MAX_NAMED));
+        if (left.length > MAX_NAMED)
+            out.push(`- and ${left.length - MAX_NAMED} more`);
+    }
+    return `${out.join("\n")}\n`;
+}
+/** Why `path` may not be written or deleted in `root`; undefined when it may. */
+async function escapes(root, path) {
+    if ((0,external_node_path_.isAbsolute)(path) || /^([A-Za-z]:)?[\\/]/.test(path))
+        return "an absolute path";
+    const parts = path.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
+    if (parts.includes(".."))
+        return "it climbs out of the workspace with ..";
+    if (parts.length === 0 || path.includes("\0"))
+        return "not a file's path";
+    if (parts.some((p) => p.toLowerCase() === ".git"))
+        return "inside .git";
+    let at = root;
+    for (const [i, name] of parts.entries()) {
+        at = (0,external_node_path_.join)(at, name);
+        const stat = await (0,promises_.lstat)(at).catch(() => undefined);
+        if (stat === undefined)
+            return undefined; // the rest is made new
+        const here = parts.slice(0, i + 1).join("/");
+        if (stat.isSymbolicLink())
+            return `${here} is a symlink`;
+        if (i < parts.length - 1 && !stat.isDirectory())
+            return `${here} is not a directory`;
+        if (i === parts.length - 1 && !stat.isFile())
+            return "not a file";
+    }
+    return undefined;
+}
+/**
+ * The model's outcome with its edits applied in `root`: every path checked first (one that
+ * escapes fails the attempt and nothing is written), then the writes and deletions. A
+ * complete answer that changed files but said nothing gets a result naming them.
+ */
+async function applyEdits(root, outcome) {
+    const { edits, ...plain } = outcome;
+    if (edits === undefined)
+        return plain;
+    const paths = [...edits.writes.map((w) => w.path), ...edits.deletes];
+    const refused = [];
+    for (const path of paths) {
+        const why = await escapes(root, path);
+        if (why !== undefined)
+            refused.push(`${JSON.stringify(path)} (${why})`);
+    }
+    const failed = (reason) => ({
+        status: "failed",
+        reason,
+        ...(plain.usage && { usage: plain.usage }),
+    });
+    if (refused.length > 0) {
+        return failed(`the model's answer writes outside the workspace, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it`);
+    }
+    let path = "";
+    try {
+        for (const w of edits.writes) {
+            path = w.path;
+            await (0,promises_.mkdir)((0,external_node_path_.dirname)((0,external_node_path_.join)(root, path)), { recursive: true });
+            await (0,promises_.writeFile)((0,external_node_path_.join)(root, path), w.content);
+        }
+        for (const d of edits.deletes) {
+            path = d;
+            await (0,promises_.rm)((0,external_node_path_.join)(root, path), { force: true });
+        }
+    }
+    catch (error) {
+        const code = error instanceof Error && "code" in error ? String(error.code) : String(error);
+        return failed(`could not write ${path} in ${root} (${code}): the files before it were written`);
+    }
+    if (plain.result !== undefined)
+        return plain;
+    return { ...plain, result: `Changed ${paths.join(", ")}.` };
+}
+
 ;// CONCATENATED MODULE: ./src/agent/run.ts
 /**
  * `frontier agent`, and the action's `command: agent`: the built-in executor. It reads the
@@ -612,6 +806,8 @@ function resolveConfig(s) {
 
 
 
+
+
 /** Exit codes of `frontier agent` without an outcome file: the executor protocol's. */
 const EXIT = { ok: 0, failed: 1, usage: 2 };
 const defaultDeps = {
@@ -620,30 +816,23 @@ const defaultDeps = {
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 async function runAgent(flags, io, options) {
-    const env = io.env;
-    const outcomeFile = env.FRONTIER_OUTCOME_FILE || undefined;
+    const outcomeFile = io.env.FRONTIER_OUTCOME_FILE || undefined;
     const context = await readContextText(io);
     if (context.kind === "none") {
         io.stderr.write("error: frontier agent reads the ticket's context from $FRONTIER_CONTEXT_FILE or stdin: run it as an executor (frontier run --exec 'frontier agent'), or pipe a context in (frontier context tickets TICKET | frontier agent)\n");
         return { code: EXIT.usage, summary: "no context" };
     }
-    const decided = await decide(flags, env, context);
-    let outcome;
-    let config;
-    if (decided.kind === "bad")
-        outcome = { status: "failed", reason: decided.reason };
-    else {
-        config = decided.config;
-        const called = await callModel(config, decided.text, budgetOf((0,bound/* parseDuration */.E9)(env.FRONTIER_BOUND ?? ""), env.FRONTIER_BOUND ?? "", options.startedAt, env.FRONTIER_DEADLINE), options.deps ?? defaultDeps);
-        outcome = called.outcome;
-    }
-    const summary = summarize(config, outcome);
+    const decided = await decide(flags, io.env, context);
+    const outcome = decided.kind === "bad"
+        ? { status: "failed", reason: decided.reason }
+        : await attempt(decided, io, options);
+    const summary = summarize(decided.kind === "ok" ? decided.config : undefined, outcome);
     if (outcomeFile !== undefined) {
         try {
             await (0,promises_.writeFile)(outcomeFile, `${JSON.stringify(outcome)}\n`);
         }
         catch (error) {
-            io.stderr.write(`error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${error.message}\n`);
+            io.stderr.write(`error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${error instanceof Error ? error.message : String(error)}\n`);
             return { code: EXIT.failed, outcome, summary };
         }
         return { code: EXIT.ok, outcome, summary, outcomeFile };
@@ -662,6 +851,29 @@ async function runAgent(flags, io, options) {
             return { code: EXIT.ok, outcome, summary };
     }
 }
+/**
+ * The model's outcome for a decided call: none when the run's usage bound has no tokens
+ * left; a coding ticket's request with the files of its scope, and its answer's edits applied.
+ */
+async function attempt(decided, io, options) {
+    const env = io.env;
+    // the output a request may ask for: what the run's usage bound has left of its tokens
+    const left = (0,executor/* parseRunBound */.Z7)(env.FRONTIER_RUN_BOUND);
+    const tokensLeft = left.kind === "ok" ? left.bound.usage?.tokens : undefined;
+    if (tokensLeft !== undefined && tokensLeft < 1) {
+        return {
+            status: "limited",
+            reason: `the run's usage bound has no tokens left ($FRONTIER_RUN_BOUND: ${env.FRONTIER_RUN_BOUND}), so no request was sent — raise the run's bound (bound: {usage: {tokens: N}})`,
+        };
+    }
+    const root = decided.scope.length > 0 ? await workspaceRoot(io.cwd ?? process.cwd()) : undefined;
+    const called = await callModel(decided.config, root === undefined ? decided.text : decided.text + (await scopeFiles(root, decided.scope)), {
+        coding: root !== undefined,
+        ...(tokensLeft !== undefined && { maxTokens: Math.floor(tokensLeft) }),
+    }, budgetOf((0,bound/* parseDuration */.E9)(env.FRONTIER_BOUND ?? ""), env.FRONTIER_BOUND ?? "", options.startedAt, env.FRONTIER_DEADLINE), options.deps ?? defaultDeps);
+    const { edits, ...plain } = called;
+    return root === undefined ? plain : applyEdits(root, called);
+}
 async function readContextText(io) {
     const file = io.env.FRONTIER_CONTEXT_FILE;
     if (file) {
@@ -669,9 +881,10 @@ async function readContextText(io) {
             return { kind: "text", text: await (0,promises_.readFile)(file, "utf8") };
         }
         catch (error) {
+            const why = error instanceof Error ? (codeOf(error) ?? error.message) : String(error);
             return {
                 kind: "bad",
-                reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${error.code ?? error.message}`,
+                reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${why}`,
             };
         }
     }
@@ -700,19 +913,24 @@ async function decide(flags, env, context) {
         }
         settings = loaded.settings;
     }
-    const ticketModel = await ticketModelOf(env.FRONTIER_TICKET_FILE);
+    const ticket = await ticketOf(env.FRONTIER_TICKET_FILE);
     const resolved = resolveConfig({
         flags,
         settings,
         env,
-        ...(ticketModel !== undefined && { ticketModel }),
+        ...(ticket?.model !== undefined && { ticketModel: ticket.model }),
     });
     if (resolved.kind === "bad")
         return resolved;
-    return { kind: "ok", config: resolved.config, text: context.text };
+    return {
+        kind: "ok",
+        config: resolved.config,
+        text: context.text,
+        scope: ticket?.writeScope ?? [],
+    };
 }
-/** The ticket's `model:`, when its file is there and says one. */
-async function ticketModelOf(file) {
+/** The ticket's `model:` and `write_scope`, when its file is there. */
+async function ticketOf(file) {
     if (!file)
         return undefined;
     let text;
@@ -725,8 +943,8 @@ async function ticketModelOf(file) {
     // most tickets take the quick path; the YAML parser and zod (~150 ms to load, on every
     // attempt) only for the rest
     const parsed = (0,fields.parseTicketQuick)(text, (0,external_node_path_.basename)(file), 0) ??
-        (await Promise.all(/* import() */[__webpack_require__.e(599), __webpack_require__.e(985)]).then(__webpack_require__.bind(__webpack_require__, 985))).parseTicket(text, (0,external_node_path_.basename)(file), 0);
-    return parsed.kind === "ok" ? parsed.spec.model : undefined;
+        (await Promise.resolve(/* import() */).then(__webpack_require__.bind(__webpack_require__, 985))).parseTicket(text, (0,external_node_path_.basename)(file), 0);
+    return parsed.kind === "ok" ? parsed.spec : undefined;
 }
 function summarize(config, outcome) {
     const who = config ? `${config.model} at ${config.endpoint}` : "no model asked";
