@@ -112,8 +112,8 @@ describe("the sweep's cadence is a choice, hourly by default", () => {
     expect(rest(text)).toEqual(rest(workflowTexts("tickets", "./x")["frontier.yml"]!));
   });
 
-  it("the README's Actions minutes table prices every choice: runs and billed minutes a day", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  it("the docs' sweep cadence table prices every choice: runs and billed minutes a day", () => {
+    const readme = readFileSync(join(ROOT, "docs", "github.md"), "utf8");
     for (const [choice, sweep] of Object.entries(SWEEPS)) {
       const row = new RegExp(`^\\| \`--sweep ${choice}\`[^|]*\\| ${sweep.perDay} \\|`, "m");
       expect(readme, choice).toMatch(row);
