@@ -32,11 +32,7 @@ export async function workspaceRoot(cwd: string): Promise<string> {
 }
 
 /** The request's part about files: the write scope, and the text of the files it matches. */
-export async function scopeFiles(
-  root: string,
-  patterns: readonly string[],
-  cap = MAX_SCOPE_BYTES,
-): Promise<string> {
+export async function scopeFiles(root: string, patterns: readonly string[]): Promise<string> {
   const scope = compileScope(patterns);
   // tracked and untracked files, not the ignored ones (build output, node_modules)
   const listed = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
@@ -53,7 +49,7 @@ export async function scopeFiles(
   ];
   const inScope = listed.filter((p) => pathInScope(p, scope));
   const left: string[] = [];
-  let room = cap;
+  let room = MAX_SCOPE_BYTES;
   for (const path of inScope) {
     // a symlink is never followed out of the workspace into the request
     const stat = await lstat(join(root, path)).catch(() => undefined);
@@ -69,7 +65,10 @@ export async function scopeFiles(
   }
   if (inScope.length === 0) out.push("", "(no file matches it yet)");
   if (left.length > 0) {
-    out.push("", `Not shown (past the ${cap} bytes of files a request carries, or binary):`);
+    out.push(
+      "",
+      `Not shown (past the ${MAX_SCOPE_BYTES} bytes of files a request carries, or binary):`,
+    );
     out.push(...left.slice(0, MAX_NAMED));
     if (left.length > MAX_NAMED) out.push(`- and ${left.length - MAX_NAMED} more`);
   }

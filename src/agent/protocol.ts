@@ -10,6 +10,7 @@
  * and nothing the model did not say is ever passed off as its result.
  */
 import type { OutcomeFile } from "../core/outcome.js";
+import { clip, oneLine } from "../report/escape.js";
 
 /** The outcomes a model may report (`limited` is the runner's word, not the model's). */
 export const MODEL_STATUSES = ["complete", "empty", "failed", "suspended"] as const;
@@ -140,8 +141,7 @@ const failed = (reason: string): AgentOutcome => ({ status: "failed", reason });
 
 /** A short, one-line excerpt of text the model or endpoint sent, for a reason. */
 export function excerpt(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  return clip(oneLine(text), max);
 }
 
 /** The token counts of a completion as the outcome's `usage` (`tokens` is the total). */

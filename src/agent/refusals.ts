@@ -15,11 +15,8 @@ export function endpointMessage(bodyText: string): string {
       message?: unknown;
     };
     const e = body?.error;
-    if (typeof e === "string" && e.trim() !== "") return excerpt(e, 300);
-    if (e && typeof e === "object" && typeof e.message === "string" && e.message.trim() !== "")
-      return excerpt(e.message, 300);
-    if (typeof body?.message === "string" && body.message.trim() !== "")
-      return excerpt(body.message, 300);
+    for (const said of [e, typeof e === "object" ? e?.message : undefined, body?.message])
+      if (typeof said === "string" && said.trim() !== "") return excerpt(said, 300);
   } catch {
     // not JSON: its text, if any
   }

@@ -36,6 +36,14 @@ export function clip(text: string, max: number): string {
 // entities (so no HTML, no `<!--`, no autolink); `|` becomes an entity so it can never end
 // a table cell; `$` is escaped because GitHub renders `$…$` as math.
 const MD_SPECIAL = /[\\`*_[\]#~|<>&@$]/g;
+/** The special characters written as something else than a backslash and themselves. */
+const MD_ESCAPES: Readonly<Record<string, string>> = {
+  "<": "&lt;",
+  ">": "&gt;",
+  "&": "&amp;",
+  "|": "&#124;",
+  "@": "@\u200b",
+};
 
 /**
  * Inline markdown text: shown literally by GitHub in paragraphs, list items and table
@@ -43,22 +51,7 @@ const MD_SPECIAL = /[\\`*_[\]#~|<>&@$]/g;
  * `@` is followed by a zero-width space so a title never pings anyone.
  */
 export function escapeMarkdown(text: string): string {
-  const escaped = oneLine(text).replace(MD_SPECIAL, (c) => {
-    switch (c) {
-      case "<":
-        return "&lt;";
-      case ">":
-        return "&gt;";
-      case "&":
-        return "&amp;";
-      case "|":
-        return "&#124;";
-      case "@":
-        return "@\u200b";
-      default:
-        return `\\${c}`;
-    }
-  });
+  const escaped = oneLine(text).replace(MD_SPECIAL, (c) => MD_ESCAPES[c] ?? `\\${c}`);
   // Text often follows "- " in a list item: a leading `-`, `+` or `1.` would open a
   // nested list there.
   if (/^[-+]/.test(escaped)) return `\\${escaped}`;

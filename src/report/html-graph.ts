@@ -62,13 +62,15 @@ interface Layout {
   bands: Array<{ label: string; y: number }>;
 }
 
-export function renderGraph(ctx: GraphCtx, maxNodes: number, maxDagre: number): string {
+export function renderGraph(ctx: GraphCtx): string {
   const r = ctx.receipt;
   if (r.tickets.length === 0) return "";
-  if (ctx.byId.size > maxNodes) return renderWaves(ctx, maxNodes);
+  if (ctx.byId.size > HTML_GRAPH_MAX_NODES) return renderWaves(ctx);
   const widest = r.waves.reduce((m, w) => Math.max(m, w.length), 0);
   const lay =
-    ctx.byId.size <= maxDagre && widest <= DAGRE_MAX_WAVE ? dagreLayout(ctx) : layerLayout(ctx);
+    ctx.byId.size <= DAGRE_MAX_NODES && widest <= DAGRE_MAX_WAVE
+      ? dagreLayout(ctx)
+      : layerLayout(ctx);
   const { width, height } = lay;
 
   const critEdge = (v: string, w: string) => {
@@ -311,7 +313,7 @@ function smoothPath(pts: Array<{ x: number; y: number }>): string {
   return d;
 }
 
-function renderWaves(ctx: GraphCtx, maxNodes: number): string {
+function renderWaves(ctx: GraphCtx): string {
   const r = ctx.receipt;
   const rows = r.waves
     .map((w, i) => {
@@ -330,7 +332,7 @@ function renderWaves(ctx: GraphCtx, maxNodes: number): string {
     })
     .join("\n");
   return `<section id="graph">
-<h2>Waves <span class="sub">${formatInt(ctx.byId.size)} tickets: more than ${formatInt(maxNodes)}, too many to draw legibly; each wave lists tickets that can run together</span></h2>
+<h2>Waves <span class="sub">${formatInt(ctx.byId.size)} tickets: more than ${formatInt(HTML_GRAPH_MAX_NODES)}, too many to draw legibly; each wave lists tickets that can run together</span></h2>
 <ol class="waves">${rows}</ol>
 </section>`;
 }

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { STATUSES } from "../core/constants.js";
 import type { Receipt, ReceiptAttempt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
 import { clip, escapeHtml, oneLine } from "./escape.js";
-import { DAGRE_MAX_NODES, type GraphCtx, HTML_GRAPH_MAX_NODES, renderGraph } from "./html-graph.js";
+import { type GraphCtx, renderGraph } from "./html-graph.js";
 import { CSS, icon, SCRIPT, SPRITE } from "./html-style.js";
 import { markdownToHtml } from "./richtext.js";
 import {
@@ -28,8 +28,6 @@ import {
   usageText,
 } from "./states.js";
 
-export { DAGRE_MAX_NODES, HTML_GRAPH_MAX_NODES };
-
 /** Longest result text shown per attempt; the rest stays in the result file. */
 const RESULT_MAX_CHARS = 20_000;
 /** Longest task text shown per ticket; the rest is in the ticket's file. */
@@ -38,10 +36,6 @@ const TASK_MAX_CHARS = 20_000;
 export interface HtmlOptions {
   /** the ticket directory as a shell word, for the local commands it names (default `DIR`) */
   dir?: string;
-  /** draw the graph up to this many tickets (default HTML_GRAPH_MAX_NODES) */
-  maxGraphNodes?: number;
-  /** lay out with dagre up to this many tickets (default DAGRE_MAX_NODES) */
-  maxDagreNodes?: number;
 }
 
 interface Ctx extends GraphCtx {
@@ -74,8 +68,7 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
       if (!ctx.crit.has(id)) ctx.crit.set(id, i);
     });
 
-  const script = SCRIPT;
-  const scriptHash = createHash("sha256").update(script).digest("base64");
+  const scriptHash = createHash("sha256").update(SCRIPT).digest("base64");
   const csp = [
     "default-src 'none'",
     "style-src 'unsafe-inline'",
@@ -89,11 +82,7 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
   const body = [
     renderHeader(ctx),
     renderFilter(ctx),
-    renderGraph(
-      ctx,
-      opts.maxGraphNodes ?? HTML_GRAPH_MAX_NODES,
-      opts.maxDagreNodes ?? DAGRE_MAX_NODES,
-    ),
+    renderGraph(ctx),
     renderChanges(ctx),
     renderBlockers(ctx),
     renderQuestions(ctx),
@@ -118,7 +107,7 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
 <main>
 ${body}
 </main>
-<script>${script}</script>
+<script>${SCRIPT}</script>
 </body>
 </html>
 `;

@@ -334,13 +334,12 @@ function renderChanges(ctx: Ctx, maxChars: number): string {
   const lines = [`#### Changes (${formatInt(rows.length)})`];
   if (b) {
     const n = b.commits.length;
-    const merge = ctx.where === "local" ? b.merge && mdCode(b.merge) : safeUrl(b.merge);
-    const how = !merge
-      ? ""
-      : ctx.where === "local"
-        ? ` · merge: ${merge}`
-        : ` · merge it through [its pull request](${mdUrl(merge)})`;
-    lines.push(`${formatInt(n)} ${plural(n, "commit")} on ${mdCode(b.name)}${how}`);
+    const pr = safeUrl(b.merge);
+    const how =
+      ctx.where === "local"
+        ? b.merge && ` · merge: ${mdCode(b.merge)}`
+        : pr && ` · merge it through [its pull request](${mdUrl(pr)})`;
+    lines.push(`${formatInt(n)} ${plural(n, "commit")} on ${mdCode(b.name)}${how || ""}`);
   }
   return list(
     lines.join("\n"),

@@ -60,13 +60,7 @@ function labelText(text: string): string {
   return out;
 }
 
-/** Class names are ours, never the receipt's: `st_failed`, … */
-export function mermaidClass(status: Status): string {
-  return `st_${status}`;
-}
-
 export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}): MermaidGraph {
-  const maxTitle = opts.maxTitle ?? 40;
   const nodeIds = new Map<string, string>();
   receipt.tickets.forEach((t, i) => {
     if (!nodeIds.has(t.id)) nodeIds.set(t.id, `n${i}`);
@@ -84,7 +78,7 @@ export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}):
     // id, title, state: one line each. The state is written in the node too, so colour
     // is never the only signal.
     const parts = [clip(t.id, 40)];
-    if (title && title !== t.id) parts.push(clip(title, maxTitle));
+    if (title && title !== t.id) parts.push(clip(title, opts.maxTitle ?? 40));
     parts.push(`${STATUS_ICON[t.status]} ${t.status}`);
     const label = parts.map(labelText).join("<br/>");
     lines.push(`  ${node}["${label}"]`);
@@ -107,10 +101,9 @@ export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}):
   for (const [status, nodes] of byStatus) {
     const c = STATUS_COLOURS[status];
     const dashed = status === "empty" || status === "cancelled" ? ",stroke-dasharray:4 3" : "";
-    lines.push(
-      `  classDef ${mermaidClass(status)} fill:${c.fill},stroke:${c.stroke},color:#111${dashed}`,
-    );
-    lines.push(`  class ${nodes.join(",")} ${mermaidClass(status)}`);
+    // class names are ours, never the receipt's: `st_failed`, …
+    lines.push(`  classDef st_${status} fill:${c.fill},stroke:${c.stroke},color:#111${dashed}`);
+    lines.push(`  class ${nodes.join(",")} st_${status}`);
   }
 
   return { text: lines.join("\n"), nodeIds, nodes: nodeIds.size, edges };

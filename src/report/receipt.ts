@@ -45,12 +45,6 @@ export interface ReceiptOptions {
    * it at hand (local reports). Return undefined when it cannot be read.
    */
   resultText?: (file: string) => string | undefined;
-  /**
-   * The most result text the receipt carries, in bytes (DEFAULTS.maxReceiptResultBytes):
-   * results are taken whole in ticket order while they fit; the rest are named by their
-   * `result_file` and `result_bytes` only, and never read.
-   */
-  resultBudget?: number;
   /** the run's default `isolation` (frontier.yml), for the tickets that set none */
   isolation?: IsolationName;
   /** the branch the run's changes land on; its commits are read from the attempts */
@@ -59,7 +53,10 @@ export interface ReceiptOptions {
 
 export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt {
   const run = frontier.runRecord();
-  const results = { room: opts.resultBudget ?? DEFAULTS.maxReceiptResultBytes };
+  // The most result text the receipt carries: results are taken whole in ticket order
+  // while they fit; the rest are named by their `result_file` and `result_bytes` only,
+  // and never read.
+  const results = { room: DEFAULTS.maxReceiptResultBytes };
   const tickets = frontier
     .specs()
     .map((spec) => receiptTicket(spec, frontier.state(spec.id), opts, results));

@@ -7,10 +7,8 @@ import { z } from "zod";
 import { RECEIPT_SCHEMA, Receipt } from "../core/model.js";
 import { COMMAND_SCHEMA, CommandResult } from "./command-result.js";
 
-export const RECEIPT_SCHEMA_ID =
-  "https://github.com/ticket-frontier/ticket-frontier/schema/receipt.schema.json";
-export const COMMAND_SCHEMA_ID =
-  "https://github.com/ticket-frontier/ticket-frontier/schema/command.schema.json";
+/** Where the schema files are published: the `$id` of each is this and its file's name. */
+const SCHEMA_BASE = "https://github.com/ticket-frontier/ticket-frontier/schema/";
 
 /**
  * A schema's file text (two-space JSON, a final newline), generated from its zod type.
@@ -18,20 +16,21 @@ export const COMMAND_SCHEMA_ID =
  * lets later producers add fields — a consumer holding the schema must still accept
  * them. Every field named here keeps its type.
  */
-function schemaText(type: z.ZodType, $id: string, title: string, what: string): string {
+function schemaText(type: z.ZodType, file: string, title: string, what: string): string {
   const generated = z.toJSONSchema(type, { target: "draft-2020-12", io: "input" }) as Record<
     string,
     unknown
   >;
   const { $schema, ...rest } = generated;
   const description = `${what} Fields may be added; none may change meaning without a new schema version.`;
+  const $id = SCHEMA_BASE + file;
   return `${JSON.stringify({ $schema, $id, title, description, ...rest }, null, 2)}\n`;
 }
 
 export function receiptJsonSchemaText(): string {
   return schemaText(
     Receipt,
-    RECEIPT_SCHEMA_ID,
+    "receipt.schema.json",
     RECEIPT_SCHEMA,
     "The record of a Ticket Frontier run (SPEC §7).",
   );
@@ -41,7 +40,7 @@ export function receiptJsonSchemaText(): string {
 export function commandJsonSchemaText(): string {
   return schemaText(
     CommandResult,
-    COMMAND_SCHEMA_ID,
+    "command.schema.json",
     COMMAND_SCHEMA,
     "What a frontier command that changes something prints with --json (answer, retry, cancel, new, reset, dep add, dep rm), and ready --json.",
   );

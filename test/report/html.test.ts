@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Receipt } from "../../src/core/model.js";
 import { ReportWriteError, writeReports } from "../../src/local/report-files.js";
-import { DAGRE_MAX_NODES, HTML_GRAPH_MAX_NODES, renderHtml } from "../../src/report/html.js";
+import { renderHtml } from "../../src/report/html.js";
+import { DAGRE_MAX_NODES, HTML_GRAPH_MAX_NODES } from "../../src/report/html-graph.js";
 import { exampleReceipt } from "./example.js";
 import { makeReceipt } from "./fixtures.js";
 
