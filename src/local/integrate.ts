@@ -12,7 +12,7 @@
  * attempt by its `Frontier-Claim:` trailer (so it is integrated exactly once), or makes
  * it from the worktree, or — the worktree gone — says so and runs the ticket again.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { claimTrailer, touchedPaths } from "../core/changes.js";
 import type { Claim, Frontier } from "../core/engine.js";
@@ -20,7 +20,7 @@ import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
 import { type Interpreted, keepsPatch, planSettle, type SettlePlan } from "../core/settle.js";
 import { plural } from "../terminal/text.js";
-import { INTEGRATING_DIR, integratingFile, patchFile } from "../tickets/layout.js";
+import { INTEGRATING_DIR, integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { engineFieldRule } from "../tickets/parse.js";
 import { createRecord, writeError } from "../tickets/store.js";
 import {
@@ -347,8 +347,14 @@ export class Integrator {
 
   /** Its record is on disk: the outcome written for a kill, and the worktree (unless `keep`), go. */
   private done(p: Pending, keep = false): void {
-    rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
-    if (!keep) this.tidy(p.worktree);
+    const file = join(this.dir, integratingFile(p.ticket, p.attempt));
+    // a worktree that is the only copy of its changes stays, and its record says so: no
+    // later run or reset removes it
+    if (keep) renameSync(file, join(this.dir, keptFile(p.ticket, p.attempt)));
+    else {
+      rmSync(file, { force: true });
+      this.tidy(p.worktree);
+    }
   }
 
   /** A worktree made for an attempt that never started. */
@@ -379,6 +385,12 @@ export class Integrator {
     const keep = new Set<string>();
     // what a kill inside `git worktree add` left
     await pruneStale(this.branch.repository, this.branch.home, Date.now());
+    for (const p of this.pendings("kept")) {
+      keep.add(p.worktree);
+      notes.push(
+        `${p.ticket} attempt ${p.attempt}'s changes could not be collected: its files stay in ${p.worktree}`,
+      );
+    }
     for (const p of this.pendings()) {
       const one = await this.recoverOne(p, frontier, notes);
       if (one.keep) keep.add(p.worktree);
@@ -464,7 +476,7 @@ export class Integrator {
     return commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim));
   }
 
-  private pendings(): Pending[] {
+  private pendings(kind: "json" | "kept" = "json"): Pending[] {
     let names: string[];
     try {
       names = readdirSync(join(this.dir, INTEGRATING_DIR));
@@ -473,7 +485,7 @@ export class Integrator {
     }
     const out: Pending[] = [];
     for (const name of names) {
-      if (!/^.+@\d+\.json$/.test(name)) continue;
+      if (!name.endsWith(`.${kind}`) || !/^.+@\d+\.\w+$/.test(name)) continue;
       try {
         const p = JSON.parse(
           readFileSync(join(this.dir, INTEGRATING_DIR, name), "utf8"),

@@ -23,6 +23,7 @@ import { plural, shellWord } from "../terminal/text.js";
 import {
   BRANCH_FILE,
   integratingFile,
+  keptFile,
   STATE_DIR,
   unintegratedPatchFile,
 } from "../tickets/layout.js";
@@ -407,8 +408,12 @@ function endedAttemptOf(dir: string, path: string): EndedAttempt | undefined {
   const m = /^(.+)@(\d+)$/.exec(basename(path));
   if (m === null) return undefined;
   const [ticket, attempt] = [m[1]!, Number(m[2])];
+  const file = [integratingFile(ticket, attempt), keptFile(ticket, attempt)]
+    .map((f) => join(dir, f))
+    .find((f) => existsSync(f));
+  if (file === undefined) return undefined; // it had not ended: nothing of it was the ticket's work yet
   try {
-    const p = JSON.parse(readFileSync(join(dir, integratingFile(ticket, attempt)), "utf8")) as {
+    const p = JSON.parse(readFileSync(file, "utf8")) as {
       start?: unknown;
       claim?: unknown;
     };

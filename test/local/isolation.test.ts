@@ -466,6 +466,13 @@ describe("an agent that misbehaves with git in its worktree (SPEC §4b)", () => 
     expect(readFileSync(join(kept, "app", "mine.js"), "utf8")).toBe("mine\n");
     // the ticket is not left claimed for ever
     expect(receiptOf(repo.dir).tickets.find((t) => t.id === "api")?.status).toBe("failed");
+    // its files are the only copy: neither the next run nor a reset deletes them
+    const again = await runHere(repo.dir, "echo done");
+    expect(again.code).toBe(1);
+    expect(readFileSync(join(kept, "app", "mine.js"), "utf8")).toBe("mine\n");
+    const reset = await resetHere(repo.dir);
+    expect(reset.text).toContain(kept);
+    expect(readFileSync(join(kept, "app", "mine.js"), "utf8")).toBe("mine\n");
   });
 
   it("an agent that writes the engine's fields into another ticket breaches, naming the file", async () => {
