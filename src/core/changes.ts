@@ -113,15 +113,8 @@ export function verdictReason(
     }
     return `scope-breach: ${what.join("; ")}; nothing was integrated, the change is kept as evidence`;
   }
-  const byCommit = verdict.conflicts
-    .slice(0, NAMED_PATHS)
-    .map((c) => `${c.path} (changed by ${c.commit.slice(0, 12)})`)
-    .join(", ");
-  const more =
-    verdict.conflicts.length > NAMED_PATHS
-      ? ` and ${verdict.conflicts.length - NAMED_PATHS} more`
-      : "";
-  return `conflict: ${byCommit}${more} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
+  const byCommit = verdict.conflicts.map((c) => `${c.path} (changed by ${c.commit.slice(0, 12)})`);
+  return `conflict: ${named(byCommit)} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
 }
 
 /* The trailers of an integrated attempt's commit: both runners write them, find an attempt

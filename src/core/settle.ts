@@ -413,18 +413,8 @@ export function planSettle(
       }
       return plan;
     case "breach":
-    case "conflict": {
+    case "conflict":
       record.verdict = verdict.kind;
-      plan.changes = "evidence";
-      const out: SettlePlan = {
-        outcome: "failed",
-        reason: verdictReason(verdict),
-        changes: "evidence",
-        record,
-        verdict,
-      };
-      if (interpreted.usage !== undefined) out.usage = interpreted.usage;
-      return out;
-    }
+      return refuse(verdictReason(verdict), record);
   }
 }

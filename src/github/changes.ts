@@ -75,12 +75,6 @@ export interface JobChanges {
   route: "graphql" | "git-data";
 }
 
-/** Where `dir` is inside its work tree, as a repository path ("" at the top). */
-async function prefixOf(dir: string): Promise<string> {
-  const prefix = await gitText(["rev-parse", "--show-prefix"], { cwd: dir, untrusted: true });
-  return prefix.replace(/\/$/, "");
-}
-
 /**
  * The job's changes: its workspace against the commit it checked out (`start`, the
  * dispatch's `ref`; its HEAD when the settle step was not told), leaving out the ticket
@@ -93,8 +87,10 @@ export async function collectJobChanges(
   dir: string,
   options: { start?: string; exclude?: readonly string[] } = {},
 ): Promise<JobChanges> {
-  const prefix = await prefixOf(workspace).catch(() => "");
-  const inRepo = (p: string) => (prefix === "" ? p : `${prefix}/${p}`);
+  // where the workspace is inside its work tree, as a repository path ("" at the top)
+  const where = { cwd: workspace, untrusted: true };
+  const prefix = await gitText(["rev-parse", "--show-prefix"], where).catch(() => "");
+  const inRepo = (p: string) => `${prefix}${p}`;
   const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
   let collected: Collected;
   try {

@@ -13,7 +13,6 @@ import {
   interpretOutcome,
   type JobReport,
   keepsPatch,
-  type Observation,
   type OutcomeFileRead,
   planSettle,
 } from "../core/settle.js";
@@ -51,9 +50,6 @@ export interface JobOutcome {
   /** the run's max_result_bytes: a patch kept as evidence fits within it */
   maxResultBytes?: number;
 }
-
-/** Where an attempt's result is stored, relative to the ticket directory. Never overwritten. */
-export const resultPath = resultFile;
 
 /** Record a job's outcome, as interpreted (readJobOutcome): its result is written once. */
 export function settleEvent(job: JobOutcome, died = false): RunEvent {
@@ -96,7 +92,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     let resultText: string | undefined;
     if (plan.result !== undefined && plan.result.trim() !== "") {
       resultText = plan.result;
-      input.resultFile = resultPath(job.ticket, job.attempt);
+      input.resultFile = resultFile(job.ticket, job.attempt);
       input.resultBytes = Buffer.byteLength(plan.result, "utf8");
     }
     const result = frontier.settle(input, now);
@@ -143,17 +139,9 @@ export function allOf(...events: RunEvent[]): RunEvent {
 export async function readJobOutcome(
   inputs: SettleInputs,
   maxResultBytes: number,
+  /** the agent ran out its bound */
   timedOut = false,
 ): Promise<Interpreted> {
-  return interpretOutcome(await observeJob(inputs, maxResultBytes, timedOut));
-}
-
-/** What the settle step saw of the job's end; `timedOut`: the agent ran out its bound. */
-export async function observeJob(
-  inputs: SettleInputs,
-  maxResultBytes: number,
-  timedOut = false,
-): Promise<Observation> {
   const file: OutcomeFileRead = inputs.outcomeFile
     ? await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile)
     : { kind: "none" };
@@ -164,7 +152,7 @@ export async function observeJob(
   if (inputs.jobStatus !== undefined) job.status = inputs.jobStatus;
   if (inputs.outcome && inputs.resultFile)
     job.result = await readResultFile(inputs.resultFile, maxResultBytes);
-  return { file, job, maxResultBytes, ...(timedOut ? { timedOut } : {}) };
+  return interpretOutcome({ file, job, maxResultBytes, ...(timedOut ? { timedOut } : {}) });
 }
 
 /** The `result-file` input's text, at most the cap and a byte (a bigger one is only measured). */
@@ -186,11 +174,8 @@ async function readResultFile(
     let got = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, got, buffer.length - got, got);
-      if (bytesRead === 0 || got + bytesRead >= buffer.length) {
-        got += bytesRead;
-        break;
-      }
       got += bytesRead;
+      if (bytesRead === 0 || got >= buffer.length) break;
     }
     if (got > cap) return { kind: "over", bytes: got };
     return { kind: "text", text: buffer.subarray(0, got).toString("utf8") };
