@@ -58,15 +58,10 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     if (refused !== undefined) return { kind: "stale", message: refused };
     // the outcome was interpreted once (core/settle.ts); its changes are judged here, on
     // every try, against what moved on the branch in the read this try commits on
-    const { changes } = job;
-    const interpreted: Interpreted = { outcome: job.outcome };
-    if (job.result !== undefined) interpreted.result = job.result;
-    if (job.question !== undefined) interpreted.question = job.question;
-    if (job.reason !== undefined) interpreted.reason = job.reason;
-    if (job.usage !== undefined) interpreted.usage = job.usage;
+    const { changes, outcome, result, question, reason, usage } = job;
     const spec = frontier.spec(job.ticket);
     const plan = planSettle(
-      interpreted,
+      { outcome, result, question, reason, usage },
       changes ? { ...changes, moved: view.moved } : undefined,
       compileScope(spec?.writeScope ?? []),
     );
@@ -76,18 +71,19 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
         : undefined;
     if (patch && plan.record) plan.record.patch_file = patchFile(job.ticket, job.attempt);
 
+    // the engine reads each field on its own: one left undefined is one not given
     const input: SettleInput = {
       ticket: job.ticket,
       attempt: job.attempt,
       outcome: plan.outcome,
       by: job.by,
+      claim: job.claim,
+      runUrl: job.runUrl,
+      usage: plan.usage,
+      question: plan.question,
+      reason: plan.reason,
+      changes: plan.record,
     };
-    if (job.claim !== undefined) input.claim = job.claim;
-    if (job.runUrl !== undefined) input.runUrl = job.runUrl;
-    if (plan.usage !== undefined) input.usage = plan.usage;
-    if (plan.question !== undefined) input.question = plan.question;
-    if (plan.reason !== undefined) input.reason = plan.reason;
-    if (plan.record !== undefined) input.changes = plan.record;
     // a result here is non-blank and within the cap, and a complete without one is already empty
     let resultText: string | undefined;
     if (plan.result !== undefined && plan.result.trim() !== "") {
@@ -95,8 +91,8 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
       input.resultFile = resultFile(job.ticket, job.attempt);
       input.resultBytes = Buffer.byteLength(plan.result, "utf8");
     }
-    const result = frontier.settle(input, now);
-    if (result.kind !== "ok") return result;
+    const settled = frontier.settle(input, now);
+    if (settled.kind !== "ok") return settled;
     if (resultText !== undefined && input.resultFile) view.writeFile(input.resultFile, resultText);
     if (patch && plan.record?.patch_file) view.writeFile(plan.record.patch_file, patch);
     if (plan.changes === "integrate" && changes) {
@@ -112,7 +108,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
         paths: changes.paths.length,
       });
     }
-    return result;
+    return settled;
   };
 }
 

@@ -312,24 +312,25 @@ export async function diffTrees(
   to: string,
   unshown: string[] = [],
 ): Promise<ChangedPath[]> {
-  const cwd = { cwd: root };
   const name = (p: string) => {
     const s = shown(p);
     if (!s.utf8) unshown.push(s.name);
     return s.name;
   };
-  const raw = split0(await git(["diff-tree", "-r", "-z", "-M", "--raw", from, to], cwd));
+  const args = ["diff-tree", "-r", "-z", "-M", "--raw", "--numstat", "--no-textconv", from, to];
+  const out = split0(await git(args, { cwd: root }));
   const paths: ChangedPath[] = [];
-  for (let i = 0; i < raw.length; ) {
+  let i = 0;
+  while (out[i]?.startsWith(":")) {
     // :<old mode> <new mode> <old blob> <new blob> <status>[score]
-    const [oldMode, newMode, oldBlob, newBlob, status] = (raw[i++] as string)
+    const [oldMode, newMode, oldBlob, newBlob, status] = (out[i++] as string)
       .slice(1)
       .split(" ") as [string, string, string, string, string];
     const letter = status.charAt(0);
-    const first = name(raw[i++] as string);
+    const first = name(out[i++] as string);
     const c: ChangedPath =
       letter === "R"
-        ? { path: name(raw[i++] as string), status: "renamed", from: first }
+        ? { path: name(out[i++] as string), status: "renamed", from: first }
         : {
             path: first,
             status: letter === "A" ? "added" : letter === "D" ? "deleted" : "modified",
@@ -342,25 +343,11 @@ export async function diffTrees(
     if (c.status !== "added" && !ZERO.test(oldBlob)) c.oldBlob = oldBlob;
     paths.push(c);
   }
-  // +/− lines (a binary file has none)
-  const num = (
-    await git(["diff-tree", "-r", "-z", "-M", "--numstat", "--no-textconv", from, to], cwd)
-  )
-    .toString("latin1")
-    .split("\0");
-  const byPath = new Map(paths.map((c) => [c.path, c]));
-  for (let i = 0; i < num.length; ) {
-    const entry = num[i++];
-    if (entry === undefined || entry === "") continue;
-    const [added, removed, path] = entry.split("\t") as [string, string, string];
-    // a rename: "added\tremoved\t" then the old path and the new path
-    let target = path;
-    if (path === "") {
-      i++; // the old path
-      target = num[i++] as string;
-    }
-    const c = byPath.get(shown(target).name);
-    if (c && added !== "-") {
+  // then +/− lines, path by path in the same order (a binary file has none)
+  for (const c of paths) {
+    const [added, removed, path] = (out[i++] as string).split("\t");
+    if (path === "") i += 2; // a rename: "added\tremoved\t", then its old path and new path
+    if (added !== "-") {
       c.added = Number(added);
       c.removed = Number(removed);
     }
