@@ -87,9 +87,10 @@ export function judgeChanges(
 /** How a path is shown in a reason: at most this many are named, then a count. */
 export const NAMED_PATHS = 20;
 
-function named(paths: readonly string[]): string {
-  const shown = paths.slice(0, NAMED_PATHS).join(", ");
-  return paths.length > NAMED_PATHS ? `${shown} and ${paths.length - NAMED_PATHS} more` : shown;
+/** The first `most` of `paths`, then how many more there are. */
+export function named(paths: readonly string[], most = NAMED_PATHS): string {
+  const shown = paths.slice(0, most).join(", ");
+  return paths.length > most ? `${shown} and ${paths.length - most} more` : shown;
 }
 
 /** The reason a breach or a conflict fails its attempt with. */

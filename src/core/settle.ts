@@ -175,8 +175,6 @@ export function interpretOutcome(seen: Observation): Interpreted {
         result: job.result,
         question: job.question,
         reason: job.reason,
-        usage: undefined,
-        stderr: undefined,
         resultWhat: "the result file",
         questionWhere: "outcome: suspended was given without a question",
       },
@@ -209,11 +207,11 @@ export function interpretOutcome(seen: Observation): Interpreted {
 function reported(
   r: {
     outcome: Outcome;
-    result: Captured | undefined;
-    question: string | undefined;
-    reason: string | undefined;
-    usage: Usage | undefined;
-    stderr: string | undefined;
+    result?: Captured | undefined;
+    question?: string | undefined;
+    reason?: string | undefined;
+    usage?: Usage | undefined;
+    stderr?: string | undefined;
     resultWhat: string;
     questionWhere: string;
   },

@@ -215,17 +215,6 @@ export function integrationFiles(changes: JobChanges): FileChanges {
   return { additions, deletions, ...(entries.size > 0 ? { entries } : {}) };
 }
 
-/** The id each touched path must still have at the head for the changes to apply (undefined: no file there). */
-function expectedAtHead(paths: readonly ChangedPath[]): Map<string, string | undefined> {
-  const out = new Map<string, string | undefined>();
-  for (const c of paths) {
-    if (c.from !== undefined) out.set(c.from, c.oldBlob);
-    // a rename's new path was empty at the start; any other path held its old blob
-    out.set(c.path, c.status === "renamed" ? undefined : c.oldBlob);
-  }
-  return out;
-}
-
 /** The paths a read must look at: every path the changes touch. */
 export const probesOf = (changes: JobChanges | undefined): string[] =>
   changes ? touchedPaths(changes.paths) : [];
@@ -240,7 +229,13 @@ export function movedPaths(
   oids: ReadonlyMap<string, string> | undefined,
 ): string[] {
   if (!changes || !oids) return [];
-  const expected = expectedAtHead(changes.paths);
+  // the id each touched path must still have at the head (undefined: no file there)
+  const expected = new Map<string, string | undefined>();
+  for (const c of changes.paths) {
+    if (c.from !== undefined) expected.set(c.from, c.oldBlob);
+    // a rename's new path was empty at the start; any other path held its old blob
+    expected.set(c.path, c.status === "renamed" ? undefined : c.oldBlob);
+  }
   // in the order a verdict names them (touchedPaths), so the first named are the first found
   return touchedPaths(changes.paths).filter((path) => oids.get(path) !== expected.get(path));
 }

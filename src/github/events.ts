@@ -5,7 +5,7 @@
  */
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import type { EventResult, SettleInput } from "../core/engine.js";
+import type { SettleInput } from "../core/engine.js";
 import type { Outcome, Usage } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
 import {
@@ -109,19 +109,6 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
       });
     }
     return settled;
-  };
-}
-
-/** Several events as one (each sees the engine as the previous left it). */
-export function allOf(...events: RunEvent[]): RunEvent {
-  return (frontier, now, view) => {
-    const changed: string[] = [];
-    let last: EventResult = { kind: "ok", changed };
-    for (const e of events) {
-      last = e(frontier, now, view);
-      if (last.kind === "ok") changed.push(...last.changed);
-    }
-    return changed.length > 0 ? { kind: "ok", changed } : last;
   };
 }
 
@@ -239,8 +226,8 @@ export function deadJobEvent(job: DeadJob): RunEvent {
           ? "timeout"
           : `the orch-task run ended ${job.conclusion} before its settle step recorded an outcome${job.url ? ` (${job.url})` : ""}`,
       by: "workflow_run",
-      ...(job.url ? { runUrl: job.url } : {}),
-      ...(runIdOf(job.url) !== undefined ? { runId: runIdOf(job.url) as number } : {}),
+      runUrl: job.url || undefined,
+      runId: runIdOf(job.url),
     },
     true,
   );
