@@ -292,14 +292,11 @@ export interface CollectedChanges {
   refused?: string;
 }
 
-/** What a runner does with an attempt's end: the settle, and what becomes of its changes. */
-export interface SettlePlan {
-  /** the engine's settle, less who and which attempt */
-  outcome: Outcome;
-  result?: string;
-  question?: string;
-  reason?: string;
-  usage?: Usage;
+/**
+ * What a runner does with an attempt's end: the settle (the engine's, less who and which
+ * attempt), and what becomes of its changes.
+ */
+export interface SettlePlan extends Interpreted {
   /**
    * `integrate`: write the changes as the ticket's commit, with its outcome; `evidence`:
    * keep them (a patch among the results), integrate nothing; `none`: nothing changed,

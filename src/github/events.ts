@@ -6,7 +6,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import type { SettleInput } from "../core/engine.js";
-import type { Outcome, Usage } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
 import {
   type Interpreted,
@@ -32,15 +31,10 @@ export const advanceOnly: RunEvent = () => ({ kind: "ok", changed: [] });
 export const sweepEvent: RunEvent = (frontier, now) => frontier.expire(now);
 
 /** A job's outcome, as the settle step (or a dead job's workflow_run) reports it. */
-export interface JobOutcome {
+export interface JobOutcome extends Interpreted {
   ticket: string;
   attempt: number;
   claim?: string;
-  outcome: Outcome;
-  result?: string;
-  question?: string;
-  reason?: string;
-  usage?: Usage;
   by: string;
   runUrl?: string;
   /** the workflow run that reports it: a run that did not take a claim another took settles nothing */
