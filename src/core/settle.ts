@@ -121,10 +121,8 @@ export function interpretOutcome(seen: Observation): Interpreted {
   if (file.kind === "ok") {
     // the file decides; stdout stands in for a result or question it does not give
     const value = file.value;
-    const stdout = proc?.stdout;
-    let result: Captured | undefined;
-    if (value.result !== undefined) result = { kind: "text", text: value.result };
-    else if (stdout !== undefined) result = stdout;
+    const result: Captured | undefined =
+      value.result !== undefined ? { kind: "text", text: value.result } : proc?.stdout;
     return reported(
       {
         outcome: value.status,
