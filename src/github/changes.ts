@@ -166,13 +166,10 @@ export function refusalOf(
  * that was at the start commit (a rename, a mode change) is there already.
  */
 function uploadsOf(paths: readonly ChangedPath[]): string[] {
-  const there = new Set(paths.map((c) => c.oldBlob).filter((b): b is string => b !== undefined));
-  const out = new Set<string>();
-  for (const c of paths) {
-    if (c.status === "deleted" || c.blob === undefined || there.has(c.blob)) continue;
-    out.add(c.blob);
-  }
-  return [...out];
+  const there = new Set(paths.map((c) => c.oldBlob));
+  const skip = (c: ChangedPath) =>
+    c.status === "deleted" || c.blob === undefined || there.has(c.blob);
+  return [...new Set(paths.flatMap((c) => (skip(c) ? [] : [c.blob as string])))];
 }
 
 /**
