@@ -57,10 +57,9 @@ export const LIMITS = {
 } as const;
 
 /** An orch-task job's changes, as its settle step collected them. */
-export interface JobChanges {
+export interface JobChanges extends Pick<Collected, "paths" | "engineEdits"> {
   /** the commit the job checked out, as GitHub names it (the dispatch's `ref`) */
   start: string;
-  paths: ChangedPath[];
   /** content of every changed blob by id (deleted paths have none) */
   contents: Map<string, Buffer>;
   /** the changes as a binary-safe patch: evidence, when they are not integrated */
@@ -69,8 +68,6 @@ export interface JobChanges {
   bytes: number;
   /** why GitHub could not take these changes as one commit; undefined when it can */
   refused?: string;
-  /** ticket files whose engine-written fields the agent changed: a breach */
-  engineEdits: string[];
   /** `git-data` when a mode, a symlink or the size needs the Git Data API */
   route: "graphql" | "git-data";
 }
