@@ -23,7 +23,6 @@ import { readJobStart, writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
 import {
   advanceOnly,
-  allOf,
   deadJobEvent,
   readJobOutcome,
   readWorkflowRun,
@@ -292,7 +291,7 @@ async function sweep(ctx: ActionContext): Promise<void> {
   const failures: string[] = [];
   for (const branch of branches) {
     try {
-      last = await advance(ctx.runContext(branch), allOf(sweepEvent), "sweep stale claims", {
+      last = await advance(ctx.runContext(branch), sweepEvent, "sweep stale claims", {
         start: false,
         readBase: true,
       });

@@ -87,9 +87,10 @@ export function judgeChanges(
 /** How a path is shown in a reason: at most this many are named, then a count. */
 export const NAMED_PATHS = 20;
 
-function named(paths: readonly string[]): string {
-  const shown = paths.slice(0, NAMED_PATHS).join(", ");
-  return paths.length > NAMED_PATHS ? `${shown} and ${paths.length - NAMED_PATHS} more` : shown;
+/** The first `most` of `paths`, then how many more there are. */
+export function named(paths: readonly string[], most = NAMED_PATHS): string {
+  const shown = paths.slice(0, most).join(", ");
+  return paths.length > most ? `${shown} and ${paths.length - most} more` : shown;
 }
 
 /** The reason a breach or a conflict fails its attempt with. */
@@ -113,15 +114,8 @@ export function verdictReason(
     }
     return `scope-breach: ${what.join("; ")}; nothing was integrated, the change is kept as evidence`;
   }
-  const byCommit = verdict.conflicts
-    .slice(0, NAMED_PATHS)
-    .map((c) => `${c.path} (changed by ${c.commit.slice(0, 12)})`)
-    .join(", ");
-  const more =
-    verdict.conflicts.length > NAMED_PATHS
-      ? ` and ${verdict.conflicts.length - NAMED_PATHS} more`
-      : "";
-  return `conflict: ${byCommit}${more} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
+  const byCommit = verdict.conflicts.map((c) => `${c.path} (changed by ${c.commit.slice(0, 12)})`);
+  return `conflict: ${named(byCommit)} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
 }
 
 /* The trailers of an integrated attempt's commit: both runners write them, find an attempt

@@ -3,6 +3,7 @@
  * order, and the ticket's earlier questions and answers. Pure text assembly; the
  * shell gathers the results (src/tickets/context-io.ts).
  */
+import { named } from "./changes.js";
 import type { AnswerRecord, Status, TicketSpec } from "./model.js";
 
 export interface ContextInput {
@@ -68,11 +69,7 @@ export function buildContext(args: ContextArgs): string {
         out.push("(complete; no result text was recorded)");
       } else out.push(input.result.replace(/\s+$/, ""));
       const changed = input.changed ?? [];
-      if (changed.length > 0) {
-        const more = changed.length - MAX_CHANGED_NAMED;
-        const named = changed.slice(0, MAX_CHANGED_NAMED).join(", ");
-        out.push("", `Changed: ${named}${more > 0 ? ` and ${more} more` : ""}`);
-      }
+      if (changed.length > 0) out.push("", `Changed: ${named(changed, MAX_CHANGED_NAMED)}`);
     }
   }
 

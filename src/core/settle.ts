@@ -121,10 +121,8 @@ export function interpretOutcome(seen: Observation): Interpreted {
   if (file.kind === "ok") {
     // the file decides; stdout stands in for a result or question it does not give
     const value = file.value;
-    const stdout = proc?.stdout;
-    let result: Captured | undefined;
-    if (value.result !== undefined) result = { kind: "text", text: value.result };
-    else if (stdout !== undefined) result = stdout;
+    const result: Captured | undefined =
+      value.result !== undefined ? { kind: "text", text: value.result } : proc?.stdout;
     return reported(
       {
         outcome: value.status,
@@ -175,8 +173,6 @@ export function interpretOutcome(seen: Observation): Interpreted {
         result: job.result,
         question: job.question,
         reason: job.reason,
-        usage: undefined,
-        stderr: undefined,
         resultWhat: "the result file",
         questionWhere: "outcome: suspended was given without a question",
       },
@@ -209,11 +205,11 @@ export function interpretOutcome(seen: Observation): Interpreted {
 function reported(
   r: {
     outcome: Outcome;
-    result: Captured | undefined;
-    question: string | undefined;
-    reason: string | undefined;
-    usage: Usage | undefined;
-    stderr: string | undefined;
+    result?: Captured | undefined;
+    question?: string | undefined;
+    reason?: string | undefined;
+    usage?: Usage | undefined;
+    stderr?: string | undefined;
     resultWhat: string;
     questionWhere: string;
   },
@@ -294,14 +290,11 @@ export interface CollectedChanges {
   refused?: string;
 }
 
-/** What a runner does with an attempt's end: the settle, and what becomes of its changes. */
-export interface SettlePlan {
-  /** the engine's settle, less who and which attempt */
-  outcome: Outcome;
-  result?: string;
-  question?: string;
-  reason?: string;
-  usage?: Usage;
+/**
+ * What a runner does with an attempt's end: the settle (the engine's, less who and which
+ * attempt), and what becomes of its changes.
+ */
+export interface SettlePlan extends Interpreted {
   /**
    * `integrate`: write the changes as the ticket's commit, with its outcome; `evidence`:
    * keep them (a patch among the results), integrate nothing; `none`: nothing changed,
@@ -413,18 +406,8 @@ export function planSettle(
       }
       return plan;
     case "breach":
-    case "conflict": {
+    case "conflict":
       record.verdict = verdict.kind;
-      plan.changes = "evidence";
-      const out: SettlePlan = {
-        outcome: "failed",
-        reason: verdictReason(verdict),
-        changes: "evidence",
-        record,
-        verdict,
-      };
-      if (interpreted.usage !== undefined) out.usage = interpreted.usage;
-      return out;
-    }
+      return refuse(verdictReason(verdict), record);
   }
 }

@@ -57,10 +57,9 @@ export const LIMITS = {
 } as const;
 
 /** An orch-task job's changes, as its settle step collected them. */
-export interface JobChanges {
+export interface JobChanges extends Pick<Collected, "paths" | "engineEdits"> {
   /** the commit the job checked out, as GitHub names it (the dispatch's `ref`) */
   start: string;
-  paths: ChangedPath[];
   /** content of every changed blob by id (deleted paths have none) */
   contents: Map<string, Buffer>;
   /** the changes as a binary-safe patch: evidence, when they are not integrated */
@@ -69,16 +68,8 @@ export interface JobChanges {
   bytes: number;
   /** why GitHub could not take these changes as one commit; undefined when it can */
   refused?: string;
-  /** ticket files whose engine-written fields the agent changed: a breach */
-  engineEdits: string[];
   /** `git-data` when a mode, a symlink or the size needs the Git Data API */
   route: "graphql" | "git-data";
-}
-
-/** Where `dir` is inside its work tree, as a repository path ("" at the top). */
-async function prefixOf(dir: string): Promise<string> {
-  const prefix = await gitText(["rev-parse", "--show-prefix"], { cwd: dir, untrusted: true });
-  return prefix.replace(/\/$/, "");
 }
 
 /**
@@ -93,8 +84,10 @@ export async function collectJobChanges(
   dir: string,
   options: { start?: string; exclude?: readonly string[] } = {},
 ): Promise<JobChanges> {
-  const prefix = await prefixOf(workspace).catch(() => "");
-  const inRepo = (p: string) => (prefix === "" ? p : `${prefix}/${p}`);
+  // where the workspace is inside its work tree, as a repository path ("" at the top)
+  const where = { cwd: workspace, untrusted: true };
+  const prefix = await gitText(["rev-parse", "--show-prefix"], where).catch(() => "");
+  const inRepo = (p: string) => `${prefix}${p}`;
   const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
   let collected: Collected;
   try {
@@ -170,13 +163,10 @@ export function refusalOf(
  * that was at the start commit (a rename, a mode change) is there already.
  */
 function uploadsOf(paths: readonly ChangedPath[]): string[] {
-  const there = new Set(paths.map((c) => c.oldBlob).filter((b): b is string => b !== undefined));
-  const out = new Set<string>();
-  for (const c of paths) {
-    if (c.status === "deleted" || c.blob === undefined || there.has(c.blob)) continue;
-    out.add(c.blob);
-  }
-  return [...out];
+  const there = new Set(paths.map((c) => c.oldBlob));
+  const skip = (c: ChangedPath) =>
+    c.status === "deleted" || c.blob === undefined || there.has(c.blob);
+  return [...new Set(paths.flatMap((c) => (skip(c) ? [] : [c.blob as string])))];
 }
 
 /**
@@ -219,17 +209,6 @@ export function integrationFiles(changes: JobChanges): FileChanges {
   return { additions, deletions, ...(entries.size > 0 ? { entries } : {}) };
 }
 
-/** The id each touched path must still have at the head for the changes to apply (undefined: no file there). */
-function expectedAtHead(paths: readonly ChangedPath[]): Map<string, string | undefined> {
-  const out = new Map<string, string | undefined>();
-  for (const c of paths) {
-    if (c.from !== undefined) out.set(c.from, c.oldBlob);
-    // a rename's new path was empty at the start; any other path held its old blob
-    out.set(c.path, c.status === "renamed" ? undefined : c.oldBlob);
-  }
-  return out;
-}
-
 /** The paths a read must look at: every path the changes touch. */
 export const probesOf = (changes: JobChanges | undefined): string[] =>
   changes ? touchedPaths(changes.paths) : [];
@@ -244,7 +223,13 @@ export function movedPaths(
   oids: ReadonlyMap<string, string> | undefined,
 ): string[] {
   if (!changes || !oids) return [];
-  const expected = expectedAtHead(changes.paths);
+  // the id each touched path must still have at the head (undefined: no file there)
+  const expected = new Map<string, string | undefined>();
+  for (const c of changes.paths) {
+    if (c.from !== undefined) expected.set(c.from, c.oldBlob);
+    // a rename's new path was empty at the start; any other path held its old blob
+    expected.set(c.path, c.status === "renamed" ? undefined : c.oldBlob);
+  }
   // in the order a verdict names them (touchedPaths), so the first named are the first found
   return touchedPaths(changes.paths).filter((path) => oids.get(path) !== expected.get(path));
 }

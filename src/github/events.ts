@@ -5,15 +5,13 @@
  */
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import type { EventResult, SettleInput } from "../core/engine.js";
-import type { Outcome, Usage } from "../core/model.js";
+import type { SettleInput } from "../core/engine.js";
 import { compileScope } from "../core/scope.js";
 import {
   type Interpreted,
   interpretOutcome,
   type JobReport,
   keepsPatch,
-  type Observation,
   type OutcomeFileRead,
   planSettle,
 } from "../core/settle.js";
@@ -33,15 +31,10 @@ export const advanceOnly: RunEvent = () => ({ kind: "ok", changed: [] });
 export const sweepEvent: RunEvent = (frontier, now) => frontier.expire(now);
 
 /** A job's outcome, as the settle step (or a dead job's workflow_run) reports it. */
-export interface JobOutcome {
+export interface JobOutcome extends Interpreted {
   ticket: string;
   attempt: number;
   claim?: string;
-  outcome: Outcome;
-  result?: string;
-  question?: string;
-  reason?: string;
-  usage?: Usage;
   by: string;
   runUrl?: string;
   /** the workflow run that reports it: a run that did not take a claim another took settles nothing */
@@ -52,9 +45,6 @@ export interface JobOutcome {
   maxResultBytes?: number;
 }
 
-/** Where an attempt's result is stored, relative to the ticket directory. Never overwritten. */
-export const resultPath = resultFile;
-
 /** Record a job's outcome, as interpreted (readJobOutcome): its result is written once. */
 export function settleEvent(job: JobOutcome, died = false): RunEvent {
   return (frontier, now, view) => {
@@ -62,15 +52,10 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     if (refused !== undefined) return { kind: "stale", message: refused };
     // the outcome was interpreted once (core/settle.ts); its changes are judged here, on
     // every try, against what moved on the branch in the read this try commits on
-    const { changes } = job;
-    const interpreted: Interpreted = { outcome: job.outcome };
-    if (job.result !== undefined) interpreted.result = job.result;
-    if (job.question !== undefined) interpreted.question = job.question;
-    if (job.reason !== undefined) interpreted.reason = job.reason;
-    if (job.usage !== undefined) interpreted.usage = job.usage;
+    const { changes, outcome, result, question, reason, usage } = job;
     const spec = frontier.spec(job.ticket);
     const plan = planSettle(
-      interpreted,
+      { outcome, result, question, reason, usage },
       changes ? { ...changes, moved: view.moved } : undefined,
       compileScope(spec?.writeScope ?? []),
     );
@@ -80,27 +65,28 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
         : undefined;
     if (patch && plan.record) plan.record.patch_file = patchFile(job.ticket, job.attempt);
 
+    // the engine reads each field on its own: one left undefined is one not given
     const input: SettleInput = {
       ticket: job.ticket,
       attempt: job.attempt,
       outcome: plan.outcome,
       by: job.by,
+      claim: job.claim,
+      runUrl: job.runUrl,
+      usage: plan.usage,
+      question: plan.question,
+      reason: plan.reason,
+      changes: plan.record,
     };
-    if (job.claim !== undefined) input.claim = job.claim;
-    if (job.runUrl !== undefined) input.runUrl = job.runUrl;
-    if (plan.usage !== undefined) input.usage = plan.usage;
-    if (plan.question !== undefined) input.question = plan.question;
-    if (plan.reason !== undefined) input.reason = plan.reason;
-    if (plan.record !== undefined) input.changes = plan.record;
     // a result here is non-blank and within the cap, and a complete without one is already empty
     let resultText: string | undefined;
     if (plan.result !== undefined && plan.result.trim() !== "") {
       resultText = plan.result;
-      input.resultFile = resultPath(job.ticket, job.attempt);
+      input.resultFile = resultFile(job.ticket, job.attempt);
       input.resultBytes = Buffer.byteLength(plan.result, "utf8");
     }
-    const result = frontier.settle(input, now);
-    if (result.kind !== "ok") return result;
+    const settled = frontier.settle(input, now);
+    if (settled.kind !== "ok") return settled;
     if (resultText !== undefined && input.resultFile) view.writeFile(input.resultFile, resultText);
     if (patch && plan.record?.patch_file) view.writeFile(plan.record.patch_file, patch);
     if (plan.changes === "integrate" && changes) {
@@ -116,20 +102,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
         paths: changes.paths.length,
       });
     }
-    return result;
-  };
-}
-
-/** Several events as one (each sees the engine as the previous left it). */
-export function allOf(...events: RunEvent[]): RunEvent {
-  return (frontier, now, view) => {
-    const changed: string[] = [];
-    let last: EventResult = { kind: "ok", changed };
-    for (const e of events) {
-      last = e(frontier, now, view);
-      if (last.kind === "ok") changed.push(...last.changed);
-    }
-    return changed.length > 0 ? { kind: "ok", changed } : last;
+    return settled;
   };
 }
 
@@ -143,17 +116,9 @@ export function allOf(...events: RunEvent[]): RunEvent {
 export async function readJobOutcome(
   inputs: SettleInputs,
   maxResultBytes: number,
+  /** the agent ran out its bound */
   timedOut = false,
 ): Promise<Interpreted> {
-  return interpretOutcome(await observeJob(inputs, maxResultBytes, timedOut));
-}
-
-/** What the settle step saw of the job's end; `timedOut`: the agent ran out its bound. */
-export async function observeJob(
-  inputs: SettleInputs,
-  maxResultBytes: number,
-  timedOut = false,
-): Promise<Observation> {
   const file: OutcomeFileRead = inputs.outcomeFile
     ? await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile)
     : { kind: "none" };
@@ -164,7 +129,7 @@ export async function observeJob(
   if (inputs.jobStatus !== undefined) job.status = inputs.jobStatus;
   if (inputs.outcome && inputs.resultFile)
     job.result = await readResultFile(inputs.resultFile, maxResultBytes);
-  return { file, job, maxResultBytes, ...(timedOut ? { timedOut } : {}) };
+  return interpretOutcome({ file, job, maxResultBytes, ...(timedOut ? { timedOut } : {}) });
 }
 
 /** The `result-file` input's text, at most the cap and a byte (a bigger one is only measured). */
@@ -186,11 +151,8 @@ async function readResultFile(
     let got = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, got, buffer.length - got, got);
-      if (bytesRead === 0 || got + bytesRead >= buffer.length) {
-        got += bytesRead;
-        break;
-      }
       got += bytesRead;
+      if (bytesRead === 0 || got >= buffer.length) break;
     }
     if (got > cap) return { kind: "over", bytes: got };
     return { kind: "text", text: buffer.subarray(0, got).toString("utf8") };
@@ -258,8 +220,8 @@ export function deadJobEvent(job: DeadJob): RunEvent {
           ? "timeout"
           : `the orch-task run ended ${job.conclusion} before its settle step recorded an outcome${job.url ? ` (${job.url})` : ""}`,
       by: "workflow_run",
-      ...(job.url ? { runUrl: job.url } : {}),
-      ...(runIdOf(job.url) !== undefined ? { runId: runIdOf(job.url) as number } : {}),
+      runUrl: job.url || undefined,
+      runId: runIdOf(job.url),
     },
     true,
   );

@@ -69,45 +69,35 @@ const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };
 const ENGINE_LINE = new RegExp(`^\\s*["']?(?:${ENGINE_FIELDS.join("|")})["']?\\s*:.*$`, "gm");
 
 /**
- * Whether two versions of a ticket file (undefined: no file) differ in the fields the
- * engine writes: compared as parsed, or — when either is not a valid ticket — as the
- * front matter lines that name one.
- */
-export function engineFieldsChanged(
-  file: string,
-  before: string | undefined,
-  after: string | undefined,
-): boolean {
-  const parse = (text: string | undefined) =>
-    text === undefined ? { kind: "none" as const } : parseTicket(text, file, 0);
-  const [b, a] = [parse(before), parse(after)];
-  const fields = (p: typeof b) =>
-    p.kind === "ok"
-      ? JSON.stringify(
-          Object.entries(p.fields)
-            .filter(([, v]) => v !== undefined)
-            .sort(),
-        )
-      : "[]";
-  if (b.kind !== "invalid" && a.kind !== "invalid") return fields(b) !== fields(a);
-  const lines = (text: string | undefined) => {
-    const split = text === undefined ? undefined : splitFrontMatter(text);
-    return split?.kind === "front" ? (split.yaml.match(ENGINE_LINE) ?? []).sort().join("\n") : "";
-  };
-  return lines(before) !== lines(after);
-}
-
-/**
  * The engine-written fields' rule for the ticket directory at `dir` (a repository path,
  * "" at the top): which changed paths are its ticket files, and whether a change to one
- * edits them. What both runners hand to the collection of an attempt's changes.
+ * edits them — two versions (undefined: no file) compared as parsed, or, when either is
+ * not a valid ticket, as the front matter lines that name one. What both runners hand to
+ * the collection of an attempt's changes.
  */
 export function engineFieldRule(dir: string) {
   const prefix = dir === "" ? "" : `${dir}/`;
   const name = (path: string) => path.slice(prefix.length);
+  const lines = (text: string | undefined) => {
+    const split = text === undefined ? undefined : splitFrontMatter(text);
+    return split?.kind === "front" ? (split.yaml.match(ENGINE_LINE) ?? []).sort().join("\n") : "";
+  };
   return {
     isTicket: (path: string) => path.startsWith(prefix) && /^[^/._][^/]*\.md$/.test(name(path)),
-    changed: (path: string, before: string | undefined, after: string | undefined) =>
-      engineFieldsChanged(name(path), before, after),
+    changed(path: string, before: string | undefined, after: string | undefined): boolean {
+      const parse = (text: string | undefined) =>
+        text === undefined ? { kind: "none" as const } : parseTicket(text, name(path), 0);
+      const [b, a] = [parse(before), parse(after)];
+      const fields = (p: typeof b) =>
+        p.kind === "ok"
+          ? JSON.stringify(
+              Object.entries(p.fields)
+                .filter(([, v]) => v !== undefined)
+                .sort(),
+            )
+          : "[]";
+      if (b.kind !== "invalid" && a.kind !== "invalid") return fields(b) !== fields(a);
+      return lines(before) !== lines(after);
+    },
   };
 }

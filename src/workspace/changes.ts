@@ -61,21 +61,30 @@ export async function repositoryRoot(dir: string): Promise<string | undefined> {
   return await gitText(["rev-parse", "--show-toplevel"], { cwd: dir }).catch(() => undefined);
 }
 
-/** Run `fn` with a fresh temporary index file, removed afterwards. */
-async function withIndex<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
+/** Run `fn` on a fresh temporary index holding `base`'s tree, removed afterwards. */
+async function withIndex<T>(
+  root: string,
+  base: string,
+  fn: (o: GitOptions) => Promise<T>,
+): Promise<T> {
   // the pid names it for the next run's sweep of what a killed one left (local/leftovers.ts)
   const dir = await mkdtemp(join(tmpdir(), `frontier-index-${process.pid}-`));
+  const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") } };
   try {
-    return await fn({ GIT_INDEX_FILE: join(dir, "index") });
+    await git(["read-tree", base], o);
+    return await fn(o);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** `:(exclude)` pathspecs for repository-relative paths (directories or files). */
-function excludes(paths: readonly string[]): string[] {
-  return paths.filter((p) => p !== "").map((p) => `:(exclude,top,literal)${p}`);
+/** Apply index-info `lines` (`mode blob\tpath`; REMOVED + path takes a path out), then write the tree. */
+async function writeTree(o: GitOptions, lines: readonly string[], paths: "latin1" | "utf8") {
+  const input = Buffer.from(lines.map((l) => `${l}\0`).join(""), paths);
+  await git(["update-index", "-z", "--index-info"], { ...o, input });
+  return await gitText(["write-tree"], o);
 }
+const REMOVED = `0 ${"0".repeat(40)}\t`;
 
 /* Paths are held as latin1 strings (one character a byte) until they are shown: git's
  * names are bytes, and a name that is not UTF-8 must neither merge with another nor change. */
@@ -136,31 +145,17 @@ export async function collectChanges(
   if (root === "" || root !== realpathSync(own)) {
     throw new NotCollected(`${workdir} is no longer a git work tree (its .git was removed)`);
   }
-  const cwd = { cwd: root };
-  const startCommit = await gitText(
-    ["rev-parse", "--verify", "--quiet", `${start}^{commit}`],
-    cwd,
-  ).catch(() => "");
+  const startCommit = await gitText(["rev-parse", "--verify", "--quiet", `${start}^{commit}`], {
+    cwd: root,
+  }).catch(() => "");
   if (startCommit === "") {
     throw new NotCollected(
       `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
     );
   }
-  const { tree, nested } = await withIndex(async (env) => {
-    await git(["read-tree", startCommit], { ...cwd, env });
-    const found = await workspaceFiles(root, env, options.exclude ?? []);
-    // the start's tree, less what is gone, with every file as it is now
-    const zero = "0".repeat(40);
-    const lines = [
-      ...found.gone.map((p) => `0 ${zero}\t${p}\0`),
-      ...found.entries.map((e) => `${e.mode} ${e.blob}\t${e.path}\0`),
-    ];
-    await git(["update-index", "-z", "--index-info"], {
-      ...cwd,
-      env,
-      input: bytesOf(lines.join("")),
-    });
-    return { tree: await gitText(["write-tree"], { ...cwd, env }), nested: found.nested };
+  const { tree, nested } = await withIndex(root, startCommit, async (o) => {
+    const found = await workspaceFiles(o, options.exclude ?? []);
+    return { tree: await writeTree(o, found.lines, "latin1"), nested: found.nested };
   });
   const names: string[] = [];
   const paths = await diffTrees(root, startCommit, tree, names);
@@ -179,28 +174,23 @@ export async function collectChanges(
   return collected;
 }
 
-interface Entry {
-  mode: string;
-  blob: string;
-  path: string;
-}
-
 /**
  * Every file of the workspace as git would commit it, hashed as it is: the paths of the
- * start commit and the untracked paths the repository does not ignore. A directory with
+ * start commit and the untracked paths the repository does not ignore, as the index-info
+ * lines that make the start's tree (in the index `o`) the workspace's. A directory with
  * its own `.git` is a nested repository: its files are taken (as evidence) and it is named.
  */
 async function workspaceFiles(
-  root: string,
-  env: Record<string, string>,
+  o: GitOptions,
   exclude: readonly string[],
-): Promise<{ entries: Entry[]; gone: string[]; nested: string[] }> {
-  const spec = ["--", ":(top)", ...excludes(exclude)];
+): Promise<{ lines: string[]; nested: string[] }> {
+  const excluded = exclude.filter((p) => p !== "").map((p) => `:(exclude,top,literal)${p}`);
+  const spec = ["--", ":(top)", ...excluded];
   const [tracked, untracked] = await Promise.all([
-    git(["ls-files", "-z", "-s", ...spec], { cwd: root, env }),
-    git(["ls-files", "-z", "-o", "--exclude-standard", ...spec], { cwd: root, env }),
+    git(["ls-files", "-z", "-s", ...spec], o),
+    git(["ls-files", "-z", "-o", "--exclude-standard", ...spec], o),
   ]);
-  const fsPath = (p: string) => Buffer.concat([Buffer.from(`${root}/`), bytesOf(p)]);
+  const fsPath = (p: string) => Buffer.concat([Buffer.from(`${o.cwd}/`), bytesOf(p)]);
   const dirs = new Map<string, Stats | undefined>();
   const dirStat = (d: string): Stats | undefined => {
     if (!dirs.has(d)) dirs.set(d, lstatOr(fsPath(d)));
@@ -213,14 +203,14 @@ async function workspaceFiles(
       if (!dirStat(parts.slice(0, i).join("/"))?.isDirectory()) return false;
     return true;
   };
-  const files: string[] = [];
+  const files: Array<{ path: string; mode: string }> = [];
   const links: string[] = [];
   const gone: string[] = [];
-  const take = (p: string) => {
-    const st = reachable(p) ? lstatOr(fsPath(p)) : undefined;
-    if (st?.isFile()) files.push(p);
-    else if (st?.isSymbolicLink()) links.push(p);
-    else gone.push(p);
+  const take = (path: string) => {
+    const st = reachable(path) ? lstatOr(fsPath(path)) : undefined;
+    if (st?.isFile()) files.push({ path, mode: st.mode & 0o100 ? "100755" : "100644" });
+    else if (st?.isSymbolicLink()) links.push(path);
+    else gone.push(path);
   };
   const nested = new Set<string>();
   const trackedDirs = new Set<string>();
@@ -245,31 +235,26 @@ async function workspaceFiles(
       walk(fsPath(path), path, take);
     }
   }
-  return { entries: await hashFiles(root, files, links), gone, nested: [...nested].sort() };
-}
-
-/** Files and symlinks written into the object store as they are: no filter, no conversion. */
-async function hashFiles(root: string, files: string[], links: string[]): Promise<Entry[]> {
-  const cwd = { cwd: root };
-  const fsPath = (p: string) => Buffer.concat([Buffer.from(`${root}/`), bytesOf(p)]);
+  // files and symlinks written into the object store as they are: no filter, no conversion
   const hashed = (
     await git(["hash-object", "-w", "--no-filters", "--stdin-paths"], {
-      ...cwd,
-      input: bytesOf(files.map((p) => `${quoted(p)}\n`).join("")),
+      ...o,
+      input: bytesOf(files.map((e) => `${quoted(e.path)}\n`).join("")),
     })
   )
     .toString("latin1")
     .split("\n");
-  const entries = files.map((path, i) => {
-    const exec = ((lstatOr(fsPath(path))?.mode ?? 0) & 0o100) !== 0;
-    return { mode: exec ? "100755" : "100644", blob: hashed[i] as string, path };
-  });
+  const lines = [
+    ...gone.map((p) => `${REMOVED}${p}`),
+    ...files.map((f, i) => `${f.mode} ${hashed[i]}\t${f.path}`),
+  ];
   for (const path of links) {
-    const target = readlinkSync(fsPath(path), { encoding: "buffer" });
-    const blob = await gitText(["hash-object", "-w", "--stdin"], { ...cwd, input: target });
-    entries.push({ mode: "120000", blob, path });
+    const input = readlinkSync(fsPath(path), { encoding: "buffer" });
+    lines.push(
+      `120000 ${await gitText(["hash-object", "-w", "--stdin"], { ...o, input })}\t${path}`,
+    );
   }
-  return entries;
+  return { lines, nested: [...nested].sort() };
 }
 
 function lstatOr(path: Buffer): Stats | undefined {
@@ -330,24 +315,25 @@ export async function diffTrees(
   to: string,
   unshown: string[] = [],
 ): Promise<ChangedPath[]> {
-  const cwd = { cwd: root };
   const name = (p: string) => {
     const s = shown(p);
     if (!s.utf8) unshown.push(s.name);
     return s.name;
   };
-  const raw = split0(await git(["diff-tree", "-r", "-z", "-M", "--raw", from, to], cwd));
+  const args = ["diff-tree", "-r", "-z", "-M", "--raw", "--numstat", "--no-textconv", from, to];
+  const out = split0(await git(args, { cwd: root }));
   const paths: ChangedPath[] = [];
-  for (let i = 0; i < raw.length; ) {
+  let i = 0;
+  while (out[i]?.startsWith(":")) {
     // :<old mode> <new mode> <old blob> <new blob> <status>[score]
-    const [oldMode, newMode, oldBlob, newBlob, status] = (raw[i++] as string)
+    const [oldMode, newMode, oldBlob, newBlob, status] = (out[i++] as string)
       .slice(1)
       .split(" ") as [string, string, string, string, string];
     const letter = status.charAt(0);
-    const first = name(raw[i++] as string);
+    const first = name(out[i++] as string);
     const c: ChangedPath =
       letter === "R"
-        ? { path: name(raw[i++] as string), status: "renamed", from: first }
+        ? { path: name(out[i++] as string), status: "renamed", from: first }
         : {
             path: first,
             status: letter === "A" ? "added" : letter === "D" ? "deleted" : "modified",
@@ -360,25 +346,11 @@ export async function diffTrees(
     if (c.status !== "added" && !ZERO.test(oldBlob)) c.oldBlob = oldBlob;
     paths.push(c);
   }
-  // +/− lines (a binary file has none)
-  const num = (
-    await git(["diff-tree", "-r", "-z", "-M", "--numstat", "--no-textconv", from, to], cwd)
-  )
-    .toString("latin1")
-    .split("\0");
-  const byPath = new Map(paths.map((c) => [c.path, c]));
-  for (let i = 0; i < num.length; ) {
-    const entry = num[i++];
-    if (entry === undefined || entry === "") continue;
-    const [added, removed, path] = entry.split("\t") as [string, string, string];
-    // a rename: "added\tremoved\t" then the old path and the new path
-    let target = path;
-    if (path === "") {
-      i++; // the old path
-      target = num[i++] as string;
-    }
-    const c = byPath.get(shown(target).name);
-    if (c && added !== "-") {
+  // then +/− lines, path by path in the same order (a binary file has none)
+  for (const c of paths) {
+    const [added, removed, path] = (out[i++] as string).split("\t");
+    if (path === "") i += 2; // a rename: "added\tremoved\t", then its old path and new path
+    if (added !== "-") {
       c.added = Number(added);
       c.removed = Number(removed);
     }
@@ -492,22 +464,11 @@ export async function commitOnto(
   },
 ): Promise<CommitOnto> {
   const cwd = { cwd: root };
-  const tree = await withIndex(async (env) => {
-    await git(["read-tree", options.head], { ...cwd, env });
-    const lines: string[] = [];
-    const zero = "0".repeat(40);
-    for (const c of options.changes) {
-      if (c.from !== undefined) lines.push(`0 ${zero}\t${c.from}`);
-      if (c.status === "deleted") lines.push(`0 ${zero}\t${c.path}`);
-      else lines.push(`${c.mode ?? "100644"} ${c.blob}\t${c.path}`);
-    }
-    await git(["update-index", "-z", "--index-info"], {
-      ...cwd,
-      env,
-      input: lines.map((l) => `${l}\0`).join(""),
-    });
-    return gitText(["write-tree"], { ...cwd, env });
-  });
+  const lines = options.changes.flatMap((c) => [
+    ...(c.from !== undefined ? [`${REMOVED}${c.from}`] : []),
+    c.status === "deleted" ? `${REMOVED}${c.path}` : `${c.mode ?? "100644"} ${c.blob}\t${c.path}`,
+  ]);
+  const tree = await withIndex(root, options.head, (o) => writeTree(o, lines, "utf8"));
   const commit = await gitText(["commit-tree", tree, "-p", options.head, "-F", "-"], {
     ...cwd,
     input: options.message,

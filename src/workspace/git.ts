@@ -55,15 +55,10 @@ const UNTRUSTED_CONFIG = [
 ].flatMap((c) => ["-c", c]);
 
 /** The runner's environment without its credentials, nor a GIT_* variable it set. */
-function untrustedEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /TOKEN|KEY|SECRET|PASSWORD|CREDENTIAL|^INPUT_|^ACTIONS_|^GIT_/i.test(k))
-      continue;
-    out[k] = v;
-  }
+function untrustedEnv(): NodeJS.ProcessEnv {
+  const secret = /TOKEN|KEY|SECRET|PASSWORD|CREDENTIAL|^INPUT_|^ACTIONS_|^GIT_/i;
   return {
-    ...out,
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !secret.test(k))),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_ATTR_NOSYSTEM: "1",

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
-import { advanceOnly, allOf, settleEvent, sweepEvent } from "../../src/github/events.js";
+import { advanceOnly, settleEvent, sweepEvent } from "../../src/github/events.js";
 import { type serializeState, shardPathOf } from "../../src/github/state.js";
 import { FULL_READ_MAX } from "../../src/github/status-index.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
@@ -107,7 +107,7 @@ describe("an event reads the status index and what it touches", () => {
     // (no report comment: an hour on, it would be due, and showing it reads every shard)
     const later = runContext(world, { clock: () => Date.now() + 3_600_000, report: false });
     const seq = world.fake.requests.at(-1)?.seq ?? 0;
-    await advance(later, allOf(sweepEvent), "sweep", { start: false });
+    await advance(later, sweepEvent, "sweep", { start: false });
     const state = stateOf(world) as State;
     // a's retry and the other claim both expired and were retried
     expect(state.tickets[a!.ticket]?.attempts.map((x) => x.reason)).toEqual([
