@@ -11,8 +11,6 @@ __webpack_require__.d(__webpack_exports__, {
   renderHtml: () => (/* binding */ renderHtml)
 });
 
-// UNUSED EXPORTS: DAGRE_MAX_NODES, HTML_GRAPH_MAX_NODES
-
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: ./src/core/constants.ts
@@ -243,14 +241,16 @@ const TITLE_CHARS = 31;
  * more); wider ones open at full size, scrolled to where the run starts.
  */
 const FIT_WIDTH = 2_000;
-function renderGraph(ctx, maxNodes, maxDagre) {
+function renderGraph(ctx) {
     const r = ctx.receipt;
     if (r.tickets.length === 0)
         return "";
-    if (ctx.byId.size > maxNodes)
-        return renderWaves(ctx, maxNodes);
+    if (ctx.byId.size > HTML_GRAPH_MAX_NODES)
+        return renderWaves(ctx);
     const widest = r.waves.reduce((m, w) => Math.max(m, w.length), 0);
-    const lay = ctx.byId.size <= maxDagre && widest <= DAGRE_MAX_WAVE ? dagreLayout(ctx) : layerLayout(ctx);
+    const lay = ctx.byId.size <= DAGRE_MAX_NODES && widest <= DAGRE_MAX_WAVE
+        ? dagreLayout(ctx)
+        : layerLayout(ctx);
     const { width, height } = lay;
     const critEdge = (v, w) => {
         const i = ctx.crit.get(v);
@@ -493,7 +493,7 @@ function smoothPath(pts) {
         d += ` L${f(last.x)},${f(last.y)}`;
     return d;
 }
-function renderWaves(ctx, maxNodes) {
+function renderWaves(ctx) {
     const r = ctx.receipt;
     const rows = r.waves
         .map((w, i) => {
@@ -512,7 +512,7 @@ function renderWaves(ctx, maxNodes) {
     })
         .join("\n");
     return `<section id="graph">
-<h2>Waves <span class="sub">${(0,states/* formatInt */.Dw)(ctx.byId.size)} tickets: more than ${(0,states/* formatInt */.Dw)(maxNodes)}, too many to draw legibly; each wave lists tickets that can run together</span></h2>
+<h2>Waves <span class="sub">${(0,states/* formatInt */.Dw)(ctx.byId.size)} tickets: more than ${(0,states/* formatInt */.Dw)(HTML_GRAPH_MAX_NODES)}, too many to draw legibly; each wave lists tickets that can run together</span></h2>
 <ol class="waves">${rows}</ol>
 </section>`;
 }
@@ -578,7 +578,6 @@ function markdownToHtml(text) {
 
 
 
-
 /** Longest result text shown per attempt; the rest stays in the result file. */
 const RESULT_MAX_CHARS = 20_000;
 /** Longest task text shown per ticket; the rest is in the ticket's file. */
@@ -605,8 +604,7 @@ function renderHtml(receipt, opts = {}) {
             if (!ctx.crit.has(id))
                 ctx.crit.set(id, i);
         });
-    const script = SCRIPT;
-    const scriptHash = (0,external_node_crypto_.createHash)("sha256").update(script).digest("base64");
+    const scriptHash = (0,external_node_crypto_.createHash)("sha256").update(SCRIPT).digest("base64");
     const csp = [
         "default-src 'none'",
         "style-src 'unsafe-inline'",
@@ -619,7 +617,7 @@ function renderHtml(receipt, opts = {}) {
     const body = [
         renderHeader(ctx),
         renderFilter(ctx),
-        renderGraph(ctx, opts.maxGraphNodes ?? HTML_GRAPH_MAX_NODES, opts.maxDagreNodes ?? DAGRE_MAX_NODES),
+        renderGraph(ctx),
         renderChanges(ctx),
         renderBlockers(ctx),
         renderQuestions(ctx),
@@ -643,7 +641,7 @@ function renderHtml(receipt, opts = {}) {
 <main>
 ${body}
 </main>
-<script>${script}</script>
+<script>${SCRIPT}</script>
 </body>
 </html>
 `;

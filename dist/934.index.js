@@ -33,7 +33,10 @@ var fields = __webpack_require__(7764);
 var problems = __webpack_require__(1261);
 // EXTERNAL MODULE: ./src/tickets/settings-load.ts
 var settings_load = __webpack_require__(5021);
+// EXTERNAL MODULE: ./src/report/escape.ts
+var report_escape = __webpack_require__(6412);
 ;// CONCATENATED MODULE: ./src/agent/protocol.ts
+
 /** The outcomes a model may report (`limited` is the runner's word, not the model's). */
 const MODEL_STATUSES = ["complete", "empty", "failed", "suspended"];
 /**
@@ -127,8 +130,7 @@ function chatRequest(model, context, structured, ask = { coding: false }) {
 const failed = (reason) => ({ status: "failed", reason });
 /** A short, one-line excerpt of text the model or endpoint sent, for a reason. */
 function excerpt(text, max = 160) {
-    const flat = text.replace(/\s+/g, " ").trim();
-    return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+    return (0,report_escape/* clip */.$Q)((0,report_escape/* oneLine */.TN)(text), max);
 }
 /** The token counts of a completion as the outcome's `usage` (`tokens` is the total). */
 function usageOf(body) {
@@ -262,12 +264,9 @@ function endpointMessage(bodyText) {
     try {
         const body = JSON.parse(bodyText);
         const e = body?.error;
-        if (typeof e === "string" && e.trim() !== "")
-            return excerpt(e, 300);
-        if (e && typeof e === "object" && typeof e.message === "string" && e.message.trim() !== "")
-            return excerpt(e.message, 300);
-        if (typeof body?.message === "string" && body.message.trim() !== "")
-            return excerpt(body.message, 300);
+        for (const said of [e, typeof e === "object" ? e?.message : undefined, body?.message])
+            if (typeof said === "string" && said.trim() !== "")
+                return excerpt(said, 300);
     }
     catch {
         // not JSON: its text, if any
@@ -674,7 +673,7 @@ async function workspaceRoot(cwd) {
     return (0,promises_.realpath)((await (0,changes/* repositoryRoot */.Hn)(cwd)) ?? cwd);
 }
 /** The request's part about files: the write scope, and the text of the files it matches. */
-async function scopeFiles(root, patterns, cap = MAX_SCOPE_BYTES) {
+async function scopeFiles(root, patterns) {
     const scope = (0,core_scope/* compileScope */.o4)(patterns);
     // tracked and untracked files, not the ignored ones (build output, node_modules)
     const listed = await (0,git/* git */.$Y)(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
@@ -688,7 +687,7 @@ async function scopeFiles(root, patterns, cap = MAX_SCOPE_BYTES) {
     ];
     const inScope = listed.filter((p) => (0,core_scope/* pathInScope */.lF)(p, scope));
     const left = [];
-    let room = cap;
+    let room = MAX_SCOPE_BYTES;
     for (const path of inScope) {
         // a symlink is never followed out of the workspace into the request
         const stat = await (0,promises_.lstat)((0,external_node_path_.join)(root, path)).catch(() => undefined);
@@ -706,7 +705,7 @@ async function scopeFiles(root, patterns, cap = MAX_SCOPE_BYTES) {
     if (inScope.length === 0)
         out.push("", "(no file matches it yet)");
     if (left.length > 0) {
-        out.push("", `Not shown (past the ${cap} bytes of files a request carries, or binary):`);
+        out.push("", `Not shown (past the ${MAX_SCOPE_BYTES} bytes of files a request carries, or binary):`);
         out.push(...left.slice(0, MAX_NAMED));
         if (left.length > MAX_NAMED)
             out.push(`- and ${left.length - MAX_NAMED} more`);
