@@ -96,7 +96,15 @@ describe("a 100-ticket run", () => {
     // dispatched), so it is reported, and the budget is measured at GitHub's pace by
     // `npm run bench`.
     const rest = total - queries - commits;
-    expect(rest / TICKETS).toBeLessThanOrEqual(1.15);
+    // the report comment is refreshed at most every 30 seconds of the run's wall time (a
+    // read and an update each), so how many refreshes there are follows the machine's
+    // pace, not the graph: bounded by the run's duration
+    const refreshes =
+      (byOp.get("issues/get-comment") ?? 0) + (byOp.get("issues/update-comment") ?? 0);
+    const starts = runner.jobs.map((j) => j.startedAt);
+    const runMs = Math.max(...starts) - Math.min(...starts);
+    expect(refreshes).toBeLessThanOrEqual(2 * (Math.ceil(runMs / 30_000) + 2));
+    expect((rest - refreshes) / TICKETS).toBeLessThanOrEqual(1.1);
     expect(queries - commits).toBeLessThanOrEqual(3);
   });
 });
