@@ -1,47 +1,6 @@
-/**
- * `frontier validate --for github` warns of a write_scope that reaches
- * `.github/workflows/`: GitHub refuses a change to a workflow file made with the job's
- * GITHUB_TOKEN, so such an attempt fails unless the action is given another token.
- */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateCommand } from "../../src/cli/validate.js";
-import type { CliIo } from "../../src/terminal/io.js";
-
-function captured(): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  const stream = (add: (s: string) => void) =>
-    ({
-      write: (s: string) => {
-        add(String(s));
-        return true;
-      },
-    }) as unknown as NodeJS.WritableStream;
-  return {
-    io: {
-      stdout: stream((s) => {
-        out += s;
-      }),
-      stderr: stream((s) => {
-        err += s;
-      }),
-      isTTY: false,
-      env: {},
-    },
-    out: () => out,
-    err: () => err,
-  };
-}
-
-function directory(files: Record<string, string>): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "frontier-wf-")), "tickets");
-  mkdirSync(dir);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
-}
+import { captured, directory } from "../support/in-process.js";
 
 describe("a write_scope that reaches .github/workflows/", () => {
   const dir = directory({

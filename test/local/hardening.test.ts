@@ -5,48 +5,14 @@
  * working directory deleted under the shell) said plainly — never an internal error.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateCommand } from "../../src/cli/validate.js";
 import { startAttempt } from "../../src/local/attempt.js";
-import type { CliIo } from "../../src/terminal/io.js";
+import { captured, directory } from "../support/in-process.js";
 import { CLI, frontier, makeGraph } from "./harness.js";
-
-/** Streams that keep what is written, for a command run in this process. */
-function captured(): { io: CliIo; out: () => string; err: () => string } {
-  let out = "";
-  let err = "";
-  const stream = (add: (s: string) => void) =>
-    ({
-      write: (s: string) => {
-        add(String(s));
-        return true;
-      },
-    }) as unknown as NodeJS.WritableStream;
-  return {
-    io: {
-      stdout: stream((s) => {
-        out += s;
-      }),
-      stderr: stream((s) => {
-        err += s;
-      }),
-      isTTY: false,
-      env: {},
-    },
-    out: () => out,
-    err: () => err,
-  };
-}
-
-function directory(files: Record<string, string>): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "frontier-hard-")), "tickets");
-  mkdirSync(dir);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
-}
 
 describe("bounds", () => {
   it("validate refuses a bound past the longest (365d) where it is written, naming the limit", async () => {
