@@ -11,8 +11,8 @@ import {
   makeSchedulePayload,
   type RequestRecord,
 } from "../fake-github/server.js";
-import { Runner } from "./runner.js";
-import { type TicketDef, writeTickets } from "./tickets.js";
+import { Runner } from "../e2e/runner.js";
+import { type TicketDef, writeTickets } from "../e2e/tickets.js";
 
 let runner: Runner | undefined;
 afterEach(async () => {

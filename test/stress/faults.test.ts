@@ -3,8 +3,8 @@
  * complete, every ticket's result recorded, every attempt dispatched exactly once.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Runner } from "./runner.js";
-import { type TicketDef, writeTickets } from "./tickets.js";
+import { Runner } from "../e2e/runner.js";
+import { type TicketDef, writeTickets } from "../e2e/tickets.js";
 
 const GRAPH: TicketDef[] = [
   { id: "a" },
