@@ -46,8 +46,8 @@ type Reaction = "eyes" | "+1" | "confused";
 export interface Here {
   issue: number;
   commentUrl?: string;
-  /** set when the comment is on a question issue the action opened */
-  question?: { issue: number; marker: QuestionMarker };
+  /** set when the comment is on a question issue the action opened (`issue` is that issue) */
+  question?: QuestionMarker;
 }
 
 export interface Done {
@@ -111,10 +111,10 @@ async function answerCommand(
   login: string,
   here: Here,
 ): Promise<Done> {
-  const named = command.ticket ?? here.question?.marker.ticket;
+  const named = command.ticket ?? here.question?.ticket;
   // On the ticket's own question issue the answer is to the question that issue
   // asked; anywhere else, to the ticket's open question.
-  const asked = here.question?.marker.ticket === named ? here.question : undefined;
+  const asked = here.question?.ticket === named ? here.question : undefined;
   let note: { ticket: string; attempt: number; file?: string; issue?: number } | undefined;
   const refusals = new Refusals();
   const event: RunEvent = (frontier, now, view) => {
@@ -128,7 +128,7 @@ async function answerCommand(
         : " Outside a question issue, `/answer` starts with the ticket: `/answer TICKET TEXT`.";
       return refusals.reject(unknownTicket(named, ticketIds(frontier)) + hint);
     }
-    const attempt = asked ? asked.marker.attempt : s.attempt;
+    const attempt = asked ? asked.attempt : s.attempt;
     const prior = s.answers.find((a) => a.attempt === attempt);
     if (prior && prior.by === login && prior.text === command.text) {
       // The same comment again (a re-run job, a redelivered event): already recorded.
@@ -151,7 +151,7 @@ async function answerCommand(
     const file = joinRepoPath(ctx.dir, answerFile(named, n));
     const closes = q?.attempt === attempt;
     if (closes) view.questions[named] = { ...q, closed: true };
-    note = { ticket: named, attempt, file, issue: closes ? q.issue_number : asked?.issue };
+    note = { ticket: named, attempt, file, issue: closes ? q.issue_number : asked && here.issue };
     return result;
   };
   const outcome = await advance(ctx, event, `answer ${named ?? "?"} by ${login}`, {
@@ -356,34 +356,30 @@ class Refusals {
   }
 }
 
-export async function react(ctx: RunContext, commentId: number, content: Reaction): Promise<void> {
+/**
+ * A reaction, a reply, an issue closed: a courtesy around what the command did, whose
+ * failure changes nothing else. Logged, never thrown.
+ */
+async function courtesy(ctx: RunContext, what: string, request: () => Promise<unknown>) {
   try {
-    await ctx.gh.rest.reactions.createForIssueComment({
-      ...ctx.repo,
-      comment_id: commentId,
-      content,
-    });
+    await request();
   } catch (error) {
-    // A reaction is a courtesy: a failure to add one changes nothing else.
-    ctx.log(`could not react ${content} to comment ${commentId}: ${describeApiError(error)}`);
+    ctx.log(`could not ${what}: ${describeApiError(error)}`);
   }
 }
 
-export async function reply(
-  ctx: RunContext,
-  issue: number,
-  sections: readonly string[],
-): Promise<void> {
+export async function react(ctx: RunContext, commentId: number, content: Reaction): Promise<void> {
+  await courtesy(ctx, `react ${content} to comment ${commentId}`, () =>
+    ctx.gh.rest.reactions.createForIssueComment({ ...ctx.repo, comment_id: commentId, content }),
+  );
+}
+
+export async function reply(ctx: RunContext, issue: number, sections: readonly string[]) {
   if (sections.length === 0) return;
-  try {
-    await ctx.gh.rest.issues.createComment({
-      ...ctx.repo,
-      issue_number: issue,
-      body: replyBody(sections),
-    });
-  } catch (error) {
-    ctx.log(`could not reply on #${issue}: ${describeApiError(error)}`);
-  }
+  const body = replyBody(sections);
+  await courtesy(ctx, `reply on #${issue}`, () =>
+    ctx.gh.rest.issues.createComment({ ...ctx.repo, issue_number: issue, body }),
+  );
 }
 
 export async function closeIssue(
@@ -391,14 +387,12 @@ export async function closeIssue(
   issue: number,
   reason: "completed" | "not_planned" = "completed",
 ): Promise<void> {
-  try {
-    await ctx.gh.rest.issues.update({
+  await courtesy(ctx, `close question issue #${issue}`, () =>
+    ctx.gh.rest.issues.update({
       ...ctx.repo,
       issue_number: issue,
       state: "closed",
       state_reason: reason,
-    });
-  } catch (error) {
-    ctx.log(`could not close question issue #${issue}: ${describeApiError(error)}`);
-  }
+    }),
+  );
 }

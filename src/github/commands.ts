@@ -128,8 +128,7 @@ export async function handleComment(actx: ActionContext): Promise<CommentResult>
     return finish([failed(commands[0]!.kind, text)]);
   }
   const run = branch === ctx.branch ? ctx : actx.runContext(branch);
-  const question = marker ? { issue: ev.issue.number, marker } : undefined;
-  const here = { issue: ev.issue.number, commentUrl: ev.comment.html_url, question };
+  const here = { issue: ev.issue.number, commentUrl: ev.comment.html_url, question: marker };
   return finish(await runAll(run, here), branch);
 }
 
