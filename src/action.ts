@@ -18,7 +18,7 @@ import type { Bound } from "./core/model.js";
 import { DEFAULTS } from "./core/model.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
-import { handleIssueComment } from "./github/commands.js";
+import { handleComment } from "./github/commands.js";
 import { readJobStart, writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
 import {
@@ -130,7 +130,8 @@ async function route(ctx: ActionContext): Promise<void> {
     case "workflow_run":
       return workflowRun(ctx);
     case "comment":
-      return handleIssueComment(ctx);
+      await handleComment(ctx);
+      return;
     case "nothing":
       core.info(
         `Ticket Frontier does nothing on "${event || "(no event)"}" events: it runs on push, workflow_dispatch, workflow_run, schedule and issue_comment, or with command: context / agent / settle in the orch-task workflow.`,

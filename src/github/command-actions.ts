@@ -3,14 +3,13 @@
  * `/status`), and the reactions, replies and issue closes it answers with; commands.ts
  * reads the comment and routes it here.
  */
-import type { EventResult } from "../core/engine.js";
+import type { EventResult, Frontier } from "../core/engine.js";
 import { mdId } from "../report/escape.js";
-import { renderMarkdown } from "../report/markdown.js";
+import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { answerFile } from "../tickets/layout.js";
-import { type AdvanceOutcome, advance, readRun } from "./advance.js";
+import { advance, readRun } from "./advance.js";
 import type { Command, QuestionMarker } from "./command-parse.js";
 import { workflowFor } from "./decide.js";
-import { findRunsByClaims } from "./dispatch.js";
 import { receiptOf } from "./effects.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import {
@@ -18,7 +17,6 @@ import {
   answered,
   answerNeedsTicket,
   type CancelledRun,
-  COMMENT_MAX,
   cancelled,
   engineSaid,
   failedToApply,
@@ -34,6 +32,7 @@ import {
 } from "./replies.js";
 import type { RunContext, RunEvent, RunView } from "./run-context.js";
 import { joinRepoPath, statePath } from "./state.js";
+import { findClaimRuns } from "./sweep.js";
 
 export type CommandOutcome =
   | { kind: "answered"; ticket: string; attempt: number; closedIssue?: number }
@@ -46,9 +45,9 @@ type Reaction = "eyes" | "+1" | "confused";
 
 export interface Here {
   issue: number;
-  commentUrl: string | undefined;
-  /** set when the comment is on a question issue the action opened */
-  question: { issue: number; marker: QuestionMarker } | undefined;
+  commentUrl?: string;
+  /** set when the comment is on a question issue the action opened (`issue` is that issue) */
+  question?: QuestionMarker;
 }
 
 export interface Done {
@@ -80,11 +79,7 @@ export async function runCommand(
       }
     }
   } catch (error) {
-    const message = apiFailure(error)
-      ? describeApiError(error)
-      : error instanceof Error
-        ? error.message
-        : String(error);
+    const message = describeApiError(error);
     ctx.log(`/${command.kind === "error" ? command.command : command.kind} failed: ${message}`);
     return failed(command.kind, failedToApply(message));
   }
@@ -95,31 +90,20 @@ export function failed(command: Command["kind"], section: string): Done {
 }
 
 /** The tickets waiting on a question, with their issues where the action opened one. */
-export function openQuestions(
-  frontier: AdvanceOutcome["frontier"],
-  view: Pick<RunView, "questions">,
-): OpenQuestion[] {
-  const out: OpenQuestion[] = [];
-  for (const spec of frontier.specs()) {
-    const s = frontier.state(spec.id);
-    if (s?.status !== "suspended") continue;
-    const q = view.questions[spec.id];
-    out.push(
-      q && q.attempt === s.attempt && !q.closed
-        ? { ticket: spec.id, issue: q.issue_number }
-        : { ticket: spec.id },
-    );
-  }
-  return out;
+function openQuestions(frontier: Frontier, view: Pick<RunView, "questions">): OpenQuestion[] {
+  return frontier.specs().flatMap(({ id }) => {
+    const s = frontier.state(id);
+    if (s?.status !== "suspended") return [];
+    const q = view.questions[id];
+    return [
+      { ticket: id, issue: q?.attempt === s.attempt && !q.closed ? q.issue_number : undefined },
+    ];
+  });
 }
 
-export function ticketIds(frontier: AdvanceOutcome["frontier"]): string[] {
+function ticketIds(frontier: Frontier): string[] {
   return frontier.specs().map((s) => s.id);
 }
-
-/* ------------------------------------------------------------------------- */
-/* /answer                                                                    */
-/* ------------------------------------------------------------------------- */
 
 async function answerCommand(
   ctx: RunContext,
@@ -127,88 +111,64 @@ async function answerCommand(
   login: string,
   here: Here,
 ): Promise<Done> {
-  let note: { ticket: string; attempt: number; n: number; issue?: number } | undefined;
-  let repeat: { ticket: string; attempt: number } | undefined;
+  const named = command.ticket ?? here.question?.ticket;
+  // On the ticket's own question issue the answer is to the question that issue
+  // asked; anywhere else, to the ticket's open question.
+  const asked = here.question?.ticket === named ? here.question : undefined;
+  let note: { ticket: string; attempt: number; file?: string; issue?: number } | undefined;
   const refusals = new Refusals();
-  const rejected = (message: string) => refusals.reject(message);
   const event: RunEvent = (frontier, now, view) => {
     note = undefined;
-    repeat = undefined;
-    const ticket = command.ticket ?? here.question?.marker.ticket;
-    if (ticket === undefined) return rejected(answerNeedsTicket(openQuestions(frontier, view)));
-    const s = frontier.state(ticket);
+    if (named === undefined)
+      return refusals.reject(answerNeedsTicket(openQuestions(frontier, view)));
+    const s = frontier.state(named);
     if (!s) {
       const hint = here.question
         ? ""
         : " Outside a question issue, `/answer` starts with the ticket: `/answer TICKET TEXT`.";
-      return rejected(unknownTicket(ticket, ticketIds(frontier)) + hint);
+      return refusals.reject(unknownTicket(named, ticketIds(frontier)) + hint);
     }
-    // On the ticket's own question issue the answer is to the question that issue
-    // asked; anywhere else, to the ticket's open question.
-    const onItsIssue = here.question?.marker.ticket === ticket;
-    const attempt = onItsIssue ? here.question!.marker.attempt : s.attempt;
+    const attempt = asked ? asked.attempt : s.attempt;
     const prior = s.answers.find((a) => a.attempt === attempt);
     if (prior && prior.by === login && prior.text === command.text) {
       // The same comment again (a re-run job, a redelivered event): already recorded.
-      repeat = { ticket, attempt };
+      note = { ticket: named, attempt };
       return { kind: "stale", message: "already recorded" };
     }
-    if (prior) {
-      return rejected(
-        alreadyAnswered(
-          ticket,
-          attempt,
-          prior.by,
-          { status: s.status, attempt: s.attempt },
-          openQuestions(frontier, view),
-        ),
+    const open = () => openQuestions(frontier, view);
+    if (prior) return refusals.reject(alreadyAnswered(named, attempt, prior.by, s, open()));
+    if (s.status !== "suspended") return refusals.reject(notSuspended(named, s.status, open()));
+    const q = view.questions[named];
+    if (attempt !== s.attempt)
+      return refusals.reject(
+        `This issue asked the question of ${mdId(named)} attempt ${attempt}; ${mdId(named)} is now suspended on attempt ${s.attempt}` +
+          `${q && q.attempt === s.attempt ? ` (#${q.issue_number})` : ""}: answer that question with \`/answer ${named} TEXT\`.`,
       );
-    }
-    if (s.status !== "suspended")
-      return rejected(notSuspended(ticket, s.status, openQuestions(frontier, view)));
-    if (attempt !== s.attempt) {
-      const q = view.questions[ticket];
-      return rejected(
-        `This issue asked the question of ${mdId(ticket)} attempt ${attempt}; ${mdId(ticket)} is now suspended on attempt ${s.attempt}` +
-          `${q && q.attempt === s.attempt ? ` (#${q.issue_number})` : ""}: answer that question with \`/answer ${ticket} TEXT\`.`,
-      );
-    }
-    const result = frontier.answer(ticket, command.text, login, now);
+    const result = frontier.answer(named, command.text, login, now);
     if (result.kind !== "ok") return result;
-    const after = frontier.state(ticket)!;
-    const q = view.questions[ticket];
-    note = { ticket, attempt, n: after.answers.at(-1)?.n ?? after.answers.length };
-    if (q && q.attempt === attempt) {
-      view.questions[ticket] = { ...q, closed: true };
-      note.issue = q.issue_number;
-    } else if (onItsIssue) {
-      note.issue = here.question!.issue;
-    }
+    const answers = frontier.state(named)!.answers;
+    const n = answers.at(-1)?.n ?? answers.length;
+    const file = joinRepoPath(ctx.dir, answerFile(named, n));
+    const closes = q?.attempt === attempt;
+    if (closes) view.questions[named] = { ...q, closed: true };
+    note = { ticket: named, attempt, file, issue: closes ? q.issue_number : asked && here.issue };
     return result;
   };
-  const outcome = await advance(
-    ctx,
-    event,
-    `answer ${command.ticket ?? here.question?.marker.ticket ?? "?"} by ${login}`,
-    {
-      readBase: true,
-      touches: [command.ticket ?? here.question?.marker.ticket].filter(
-        (t): t is string => t !== undefined,
-      ),
-    },
-  );
-  if (repeat) {
+  const outcome = await advance(ctx, event, `answer ${named ?? "?"} by ${login}`, {
+    readBase: true,
+    touches: named === undefined ? [] : [named],
+  });
+  if (note && outcome.result.kind === "stale") {
     return {
-      outcome: { kind: "answered", ...repeat },
-      section: `This answer to \`${repeat.ticket}\` (the question of attempt ${repeat.attempt}) was already recorded; nothing changed.`,
+      outcome: { kind: "answered", ticket: note.ticket, attempt: note.attempt },
+      section: `This answer to \`${note.ticket}\` (the question of attempt ${note.attempt}) was already recorded; nothing changed.`,
     };
   }
   if (outcome.result.kind !== "ok" || !note) return failed("answer", refusals.text(outcome.result));
-  const { ticket, attempt, n, issue } = note;
+  const { ticket, attempt, file, issue } = note;
   const next = outcome.frontier.state(ticket);
-  const dispatched = outcome.dispatched.find((d) => d.ticket === ticket);
-  const file = joinRepoPath(ctx.dir, answerFile(ticket, n));
-  const runLink = dispatched?.runUrl ?? ctx.links.workflowRun;
+  const runLink =
+    outcome.dispatched.find((d) => d.ticket === ticket)?.runUrl ?? ctx.links.workflowRun;
   let section = answered(ticket, attempt, file, {
     status: next?.status ?? "ready",
     attempt: next?.attempt ?? attempt,
@@ -221,18 +181,8 @@ async function answerCommand(
     await reply(ctx, issue, [`${by} by ${who(login)}. ${section}`]);
     await closeIssue(ctx, issue);
   }
-  return {
-    outcome:
-      issue !== undefined
-        ? { kind: "answered", ticket, attempt, closedIssue: issue }
-        : { kind: "answered", ticket, attempt },
-    section,
-  };
+  return { outcome: { kind: "answered", ticket, attempt, closedIssue: issue }, section };
 }
-
-/* ------------------------------------------------------------------------- */
-/* /retry                                                                     */
-/* ------------------------------------------------------------------------- */
 
 async function retryCommand(
   ctx: RunContext,
@@ -240,21 +190,17 @@ async function retryCommand(
   login: string,
 ): Promise<Done> {
   const { ticket, feedback } = command;
-  let changed: string[] = [];
   let ran: string[] = [];
   let note: number | undefined;
   const refusals = new Refusals();
   const event: RunEvent = (frontier, now) => {
-    changed = [];
     note = undefined;
     if (!frontier.spec(ticket)) return refusals.reject(unknownTicket(ticket, ticketIds(frontier)));
     // read before the retry: the dependents that already ran on the result it replaces
     ran = feedback !== undefined ? frontier.ranDependents(ticket) : [];
     const result = frontier.retry(ticket, login, now, feedback);
-    if (result.kind === "ok") {
-      changed = result.changed;
-      if (feedback !== undefined) note = frontier.state(ticket)?.answers.at(-1)?.n;
-    }
+    if (result.kind === "ok" && feedback !== undefined)
+      note = frontier.state(ticket)?.answers.at(-1)?.n;
     return result;
   };
   const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`, {
@@ -263,7 +209,7 @@ async function retryCommand(
   });
   if (outcome.result.kind !== "ok") return failed("retry", refusals.text(outcome.result));
   const next = outcome.frontier.state(ticket);
-  const reopened = changed.filter((id) => {
+  const reopened = outcome.result.changed.filter((id) => {
     if (id === ticket) return false;
     const st = outcome.frontier.state(id)?.status;
     return st === "pending" || st === "ready" || st === "claimed";
@@ -278,44 +224,34 @@ async function retryCommand(
   return { outcome: { kind: "retried", ticket }, section };
 }
 
-/* ------------------------------------------------------------------------- */
-/* /cancel                                                                    */
-/* ------------------------------------------------------------------------- */
-
 interface LiveClaim {
   ticket: string;
-  attempt: number;
-  claim: string | undefined;
   runUrl: string | undefined;
-  claimedAt: string | undefined;
-  workflow: string;
+  /** its claim token, to look for its run by in its workflow's runs since it was claimed */
+  claim: { claim: string; workflow: string; since: number } | undefined;
 }
 
 async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
   let live: LiveClaim[] = [];
-  let closed: string[] = [];
   let questions: number[] = [];
   const event: RunEvent = (frontier, now, view) => {
-    live = [];
-    closed = [];
     questions = [];
     // What is running now, read before the cancel ends it: the claim token finds the
     // GitHub run when the dispatch did not record its id.
-    for (const id of frontier.claimedIds()) {
+    live = frontier.claimedIds().map((id) => {
       const s = frontier.state(id)!;
       const attempt = s.attempts.at(-1);
-      live.push({
+      const claim = s.claim ?? attempt?.claim;
+      const since = Date.parse(s.claimed_at ?? attempt?.started_at ?? "") || Date.now();
+      const workflow = workflowFor(ctx, frontier, id);
+      return {
         ticket: id,
-        attempt: s.attempt,
-        claim: s.claim ?? attempt?.claim,
         runUrl: attempt?.run_url,
-        claimedAt: s.claimed_at ?? attempt?.started_at,
-        workflow: workflowFor(ctx, frontier, id),
-      });
-    }
+        claim: claim ? { claim, workflow, since } : undefined,
+      };
+    });
     const result = frontier.cancel(login, now);
     if (result.kind !== "ok") return result;
-    closed = result.changed;
     for (const [ticket, q] of Object.entries(view.questions)) {
       if (q.closed) continue;
       view.questions[ticket] = { ...q, closed: true };
@@ -334,7 +270,9 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
     ]);
     await closeIssue(ctx, issue, "not_planned");
   }
-  const tickets = closed.filter((id) => outcome.frontier.state(id)?.status === "cancelled");
+  const tickets = outcome.result.changed.filter(
+    (id) => outcome.frontier.state(id)?.status === "cancelled",
+  );
   return {
     outcome: { kind: "cancelled", tickets, runs },
     section: cancelled(login, tickets, runs),
@@ -347,43 +285,29 @@ function runIdOf(url: string | undefined): number | undefined {
 }
 
 async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<CancelledRun[]> {
-  const targets: Array<{ ticket: string; id: number; url?: string }> = [];
-  const unknown: LiveClaim[] = [];
-  for (const c of live) {
-    const id = runIdOf(c.runUrl);
-    if (id !== undefined)
-      targets.push({ ticket: c.ticket, id, ...(c.runUrl ? { url: c.runUrl } : {}) });
-    else if (c.claim) unknown.push(c);
-  }
   // Runs whose id was not recorded: found by the claim token in their run-name, one
   // listing per workflow, however many tickets were live.
-  const byWorkflow = new Map<string, LiveClaim[]>();
-  for (const c of unknown) byWorkflow.set(c.workflow, [...(byWorkflow.get(c.workflow) ?? []), c]);
-  for (const [workflow, claims] of byWorkflow) {
-    const earliest = Math.min(...claims.map((c) => Date.parse(c.claimedAt ?? "") || Date.now()));
-    const found = await findRunsByClaims(
-      ctx.gh,
-      ctx.repo,
-      workflow,
-      new Set(claims.map((c) => c.claim!)),
-      earliest,
-      {
-        pages: 5,
-        slackMs: 5 * 60_000,
-        openOnly: true,
-        // The run is cancelled in the state either way: a job still running is told,
-        // when it settles, that its attempt is no longer live.
-        onError: (error) =>
-          ctx.log(
-            `could not list the runs of ${workflow} to cancel them: ${describeApiError(error)}`,
-          ),
-      },
-    );
-    for (const c of claims) {
-      const run = found.get(c.claim!);
-      if (run) targets.push({ ticket: c.ticket, id: run.id, url: run.url });
-    }
-  }
+  const unknown = live.filter((c) => runIdOf(c.runUrl) === undefined && c.claim);
+  const claims = unknown.map((c) => c.claim!);
+  const found = await findClaimRuns(ctx.gh, ctx.repo, claims, (workflow) => ({
+    pages: 5,
+    slackMs: 5 * 60_000,
+    openOnly: true,
+    // The run is cancelled in the state either way: a job still running is told,
+    // when it settles, that its attempt is no longer live.
+    onError: (error) =>
+      ctx.log(`could not list the runs of ${workflow} to cancel them: ${describeApiError(error)}`),
+  }));
+  const targets = [
+    ...live.flatMap((c) => {
+      const id = runIdOf(c.runUrl);
+      return id === undefined ? [] : [{ ticket: c.ticket, id, url: c.runUrl }];
+    }),
+    ...unknown.flatMap((c) => {
+      const run = found.get(c.claim!.claim);
+      return run ? [{ ticket: c.ticket, id: run.id, url: run.url }] : [];
+    }),
+  ];
   const out: CancelledRun[] = [];
   for (const t of targets) {
     try {
@@ -400,10 +324,6 @@ async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<
   return out;
 }
 
-/* ------------------------------------------------------------------------- */
-/* /status                                                                    */
-/* ------------------------------------------------------------------------- */
-
 async function statusCommand(ctx: RunContext): Promise<Done> {
   // Read-only: the summary of the state at the head of the run's branch, with the run's
   // own tickets (its base.json, read in the same query: a comment's checkout is the
@@ -411,17 +331,13 @@ async function statusCommand(ctx: RunContext): Promise<Done> {
   const run = await readRun(ctx);
   if (!run)
     return failed("status", failedToApply(`no ${statePath(ctx.dir)} of a run on ${ctx.branch}`));
-  const outcome = { receipt: receiptOf(ctx, run.frontier, run.settings, ctx.clock()) };
-  const summary = renderMarkdown(outcome.receipt, {
+  // the receipt carries the links to this workflow run and its HTML report
+  const summary = renderMarkdown(receiptOf(ctx, run.frontier, run.settings, ctx.clock()), {
     marker: "ticket-frontier:status",
     maxChars: 12_000,
-    ...(ctx.links.htmlReport ? { htmlReportUrl: ctx.links.htmlReport } : {}),
-    ...(ctx.links.workflowRun ? { workflowRunUrl: ctx.links.workflowRun } : {}),
   });
-  return { outcome: { kind: "status" }, section: statusReply(summary, COMMENT_MAX - 4_000) };
+  return { outcome: { kind: "status" }, section: statusReply(summary, GITHUB_COMMENT_MAX - 4_000) };
 }
-
-/* ------------------------------------------------------------------------- */
 
 /**
  * Refusals the bot words itself (markdown, every piece of outside text already
@@ -440,42 +356,30 @@ class Refusals {
   }
 }
 
+/**
+ * A reaction, a reply, an issue closed: a courtesy around what the command did, whose
+ * failure changes nothing else. Logged, never thrown.
+ */
+async function courtesy(ctx: RunContext, what: string, request: () => Promise<unknown>) {
+  try {
+    await request();
+  } catch (error) {
+    ctx.log(`could not ${what}: ${describeApiError(error)}`);
+  }
+}
+
 export async function react(ctx: RunContext, commentId: number, content: Reaction): Promise<void> {
-  try {
-    await ctx.gh.rest.reactions.createForIssueComment({
-      ...ctx.repo,
-      comment_id: commentId,
-      content,
-    });
-  } catch (error) {
-    // A reaction is a courtesy: a failure to add one changes nothing else.
-    ctx.log(`could not react ${content} to comment ${commentId}: ${describeApiError(error)}`);
-  }
+  await courtesy(ctx, `react ${content} to comment ${commentId}`, () =>
+    ctx.gh.rest.reactions.createForIssueComment({ ...ctx.repo, comment_id: commentId, content }),
+  );
 }
 
-export async function comment(
-  ctx: RunContext,
-  issue: number,
-  sections: readonly string[],
-): Promise<void> {
-  await ctx.gh.rest.issues.createComment({
-    ...ctx.repo,
-    issue_number: issue,
-    body: replyBody(sections),
-  });
-}
-
-export async function reply(
-  ctx: RunContext,
-  issue: number,
-  sections: readonly string[],
-): Promise<void> {
+export async function reply(ctx: RunContext, issue: number, sections: readonly string[]) {
   if (sections.length === 0) return;
-  try {
-    await comment(ctx, issue, sections);
-  } catch (error) {
-    ctx.log(`could not reply on #${issue}: ${describeApiError(error)}`);
-  }
+  const body = replyBody(sections);
+  await courtesy(ctx, `reply on #${issue}`, () =>
+    ctx.gh.rest.issues.createComment({ ...ctx.repo, issue_number: issue, body }),
+  );
 }
 
 export async function closeIssue(
@@ -483,14 +387,12 @@ export async function closeIssue(
   issue: number,
   reason: "completed" | "not_planned" = "completed",
 ): Promise<void> {
-  try {
-    await ctx.gh.rest.issues.update({
+  await courtesy(ctx, `close question issue #${issue}`, () =>
+    ctx.gh.rest.issues.update({
       ...ctx.repo,
       issue_number: issue,
       state: "closed",
       state_reason: reason,
-    });
-  } catch (error) {
-    ctx.log(`could not close question issue #${issue}: ${describeApiError(error)}`);
-  }
+    }),
+  );
 }

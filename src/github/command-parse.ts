@@ -45,15 +45,8 @@ const INDENTED_CODE = /^(?: {4}| {0,3}\t)/;
 
 function commandName(line: string): { name: CommandName; rest: string } | undefined {
   const m = COMMAND_LINE.exec(line);
-  if (!m) return undefined;
-  const name = m[1]!.toLowerCase();
-  if (!(COMMAND_NAMES as readonly string[]).includes(name)) return undefined;
-  return { name: name as CommandName, rest: m[2] ?? "" };
-}
-
-/** Splits into lines the way GitHub renders them: CRLF, CR and LF all end a line. */
-export function splitLines(body: string): string[] {
-  return body.replace(/\r\n?/g, "\n").split("\n");
+  const name = m && COMMAND_NAMES.find((n) => n === m[1]!.toLowerCase());
+  return name ? { name, rest: m![2]! } : undefined;
 }
 
 interface Scanned {
@@ -112,80 +105,54 @@ function trimBlankLines(lines: string[]): string {
   return lines.slice(start, end).join("\n");
 }
 
-const USAGE: Readonly<Record<CommandName, string>> = {
-  answer: "`/answer TICKET TEXT` (or `/answer TEXT` on the ticket's question issue)",
-  retry: "`/retry TICKET` (or `/retry TICKET FEEDBACK` for its next attempt)",
-  cancel: "`/cancel`",
-  status: "`/status`",
-};
-
-export function usageOf(name: CommandName): string {
-  return USAGE[name];
-}
-
 /** `rest`'s first word and what follows it (whitespace between them dropped). */
 function firstWord(rest: string): { word: string; after: string } {
-  const m = /^\s*(\S+)(?:[^\S\n]*)([\s\S]*)$/.exec(rest);
-  if (!m) return { word: "", after: "" };
-  return { word: m[1]!, after: m[2]! };
+  const m = /^\s*(\S+)[^\S\n]*([\s\S]*)$/.exec(rest);
+  return m ? { word: m[1]!, after: m[2]! } : { word: "", after: "" };
+}
+
+function error(command: CommandName, line: number, message: string): Command {
+  return { kind: "error", command, line, message };
 }
 
 /**
  * Every command in a comment body, in order. An answer runs from its command to the
  * next command line or the end of the comment and keeps its lines (quotes and code
- * blocks inside an answer are part of it).
+ * blocks inside an answer are part of it). Lines are split the way GitHub renders them:
+ * CRLF, CR and LF all end a line.
  */
 export function parseCommands(body: string, context: ParseContext = {}): Command[] {
-  const lines = scan(splitLines(body));
-  const starts: Array<{ index: number; name: CommandName; rest: string }> = [];
-  lines.forEach((l, index) => {
-    if (l.inert) return;
-    const c = commandName(l.text);
-    if (c) starts.push({ index, ...c });
+  const lines = scan(body.replace(/\r\n?/g, "\n").split("\n"));
+  const starts = lines.flatMap((l, index) => {
+    const c = l.inert ? undefined : commandName(l.text);
+    return c ? [{ index, ...c }] : [];
   });
-
-  const commands: Command[] = [];
-  starts.forEach((start, k) => {
-    const line = start.index + 1;
-    const nextIndex = starts[k + 1]?.index ?? lines.length;
-    switch (start.name) {
-      case "answer": {
-        const following = lines.slice(start.index + 1, nextIndex).map((l) => l.text);
-        commands.push(parseAnswer(start.rest, following, line, context));
-        return;
-      }
-      case "retry": {
-        const following = lines.slice(start.index + 1, nextIndex).map((l) => l.text);
-        commands.push(parseRetry(start.rest, following, line));
-        return;
-      }
-      case "cancel": {
-        // `/cancel build` would read as "cancel one ticket"; cancelling the whole run
-        // by surprise is worse than asking again.
-        if (start.rest.trim() !== "") {
-          commands.push({
-            kind: "error",
-            command: "cancel",
-            line,
-            message:
-              "`/cancel` cancels the whole run and takes no arguments: write `/cancel` alone on its line.",
-          });
-          return;
-        }
-        commands.push({ kind: "cancel", line });
-        return;
-      }
-      case "status":
-        commands.push({ kind: "status", line });
-        return;
-      default: {
-        const never: never = start.name;
-        throw new Error(`unhandled command ${String(never)}`);
-      }
-    }
+  return starts.map((start, k) => {
+    const next = starts[k + 1]?.index ?? lines.length;
+    const following = lines.slice(start.index + 1, next).map((l) => l.text);
+    return PARSERS[start.name](start.rest, following, start.index + 1, context);
   });
-  return commands;
 }
+
+/** Each command from the rest of its line and the lines up to the next command. */
+const PARSERS: Record<
+  CommandName,
+  (rest: string, following: string[], line: number, context: ParseContext) => Command
+> = {
+  answer: parseAnswer,
+  retry: parseRetry,
+  // `/cancel build` would read as "cancel one ticket"; cancelling the whole run
+  // by surprise is worse than asking again.
+  cancel: (rest, _, line) =>
+    rest.trim() === ""
+      ? { kind: "cancel", line }
+      : error(
+          "cancel",
+          line,
+          "`/cancel` cancels the whole run and takes no arguments: write `/cancel` alone on its line.",
+        ),
+  status: (_, __, line) => ({ kind: "status", line }),
+};
 
 /**
  * `/retry TICKET` and `/retry TICKET FEEDBACK`: the feedback runs from after the ticket
@@ -193,23 +160,18 @@ export function parseCommands(body: string, context: ParseContext = {}): Command
  */
 function parseRetry(rest: string, following: string[], line: number): Command {
   const { word, after } = firstWord(rest);
-  if (word === "") {
-    return {
-      kind: "error",
-      command: "retry",
+  if (word === "")
+    return error(
+      "retry",
       line,
-      message:
-        "`/retry` needs the ticket to retry: write `/retry TICKET`, e.g. `/retry build` (feedback for its next attempt may follow the ticket).",
-    };
-  }
-  if (!TICKET_ID.test(word)) {
-    return {
-      kind: "error",
-      command: "retry",
+      "`/retry` needs the ticket to retry: write `/retry TICKET`, e.g. `/retry build` (feedback for its next attempt may follow the ticket).",
+    );
+  if (!TICKET_ID.test(word))
+    return error(
+      "retry",
       line,
-      message: `\`/retry\` needs a ticket id (letters, digits, \`.\`, \`_\`, \`-\`); ${quoteWord(word)} is not one.`,
-    };
-  }
+      `\`/retry\` needs a ticket id (letters, digits, \`.\`, \`_\`, \`-\`); ${quoteWord(word)} is not one.`,
+    );
   const feedback = trimBlankLines([after, ...following]);
   return feedback === ""
     ? { kind: "retry", ticket: word, line }
@@ -223,50 +185,31 @@ function parseAnswer(
   context: ParseContext,
 ): Command {
   const { word, after } = firstWord(rest);
-  let ticket: string | undefined;
-  let firstLine: string;
-  if (context.questionTicket !== undefined) {
-    // On a question issue everything is the answer, except a leading copy of the
-    // issue's own ticket id.
-    if (word === context.questionTicket) {
-      ticket = word;
-      firstLine = after;
-    } else {
-      firstLine = rest.replace(/^\s+/, "");
-    }
-  } else {
-    if (word === "") {
-      return {
-        kind: "error",
-        command: "answer",
-        line,
-        message:
-          "`/answer` needs the ticket it answers here: write `/answer TICKET TEXT`, or write `/answer TEXT` on the ticket's question issue.",
-      };
-    }
-    if (!TICKET_ID.test(word)) {
-      return {
-        kind: "error",
-        command: "answer",
-        line,
-        message: `\`/answer\` outside a question issue starts with the ticket it answers: write \`/answer TICKET TEXT\`; ${quoteWord(word)} is not a ticket id.`,
-      };
-    }
-    ticket = word;
-    firstLine = after;
-  }
-  const text = trimBlankLines([firstLine, ...following]);
-  if (text === "") {
-    return {
-      kind: "error",
-      command: "answer",
+  const onIssue = context.questionTicket !== undefined;
+  if (!onIssue && word === "")
+    return error(
+      "answer",
       line,
-      message:
-        context.questionTicket !== undefined
-          ? "The answer is empty: write it after the command, e.g. `/answer use the staging database` (it may continue on the following lines)."
-          : `\`/answer\` outside a question issue needs the ticket and then the answer: write \`/answer TICKET TEXT\`, e.g. \`/answer plan use the staging database\` (here ${quoteWord(ticket ?? "")} was read as the ticket, and no answer followed).`,
-    };
-  }
+      "`/answer` needs the ticket it answers here: write `/answer TICKET TEXT`, or write `/answer TEXT` on the ticket's question issue.",
+    );
+  if (!onIssue && !TICKET_ID.test(word))
+    return error(
+      "answer",
+      line,
+      `\`/answer\` outside a question issue starts with the ticket it answers: write \`/answer TICKET TEXT\`; ${quoteWord(word)} is not a ticket id.`,
+    );
+  // On a question issue everything is the answer, except a leading copy of the
+  // issue's own ticket id.
+  const ticket = !onIssue || word === context.questionTicket ? word : undefined;
+  const text = trimBlankLines([ticket !== undefined ? after : rest.trimStart(), ...following]);
+  if (text === "")
+    return error(
+      "answer",
+      line,
+      onIssue
+        ? "The answer is empty: write it after the command, e.g. `/answer use the staging database` (it may continue on the following lines)."
+        : `\`/answer\` outside a question issue needs the ticket and then the answer: write \`/answer TICKET TEXT\`, e.g. \`/answer plan use the staging database\` (here ${quoteWord(word)} was read as the ticket, and no answer followed).`,
+    );
   return { kind: "answer", ticket, text, line };
 }
 
@@ -308,14 +251,16 @@ const MARKER =
 
 /** The marker of a question issue's body, if it has one. */
 export function parseQuestionMarker(body: string | null | undefined): QuestionMarker | undefined {
-  if (!body) return undefined;
-  const m = MARKER.exec(body);
-  if (!m) return undefined;
-  const attempt = Number(m[3]);
-  if (!Number.isSafeInteger(attempt) || attempt < 1) return undefined;
-  const out: QuestionMarker = { run: decode(m[1]!), ticket: m[2]!, attempt };
-  if (m[4]) out.branch = decode(m[4]);
-  return out;
+  const m = MARKER.exec(body ?? "");
+  const attempt = Number(m?.[3]);
+  if (!m || !Number.isSafeInteger(attempt) || attempt < 1) return undefined;
+  return { run: decode(m[1]!), ticket: m[2]!, attempt, branch: m[4] && decode(m[4]) };
+}
+
+/** The branch the hidden marker of a run's tracking issue names (`report-comment.ts` writes it). */
+export function parseRunMarker(body: string | null): string | undefined {
+  const m = /<!-- ticket-frontier:run run=\S+ branch=(\S+) -->/.exec(body ?? "");
+  return m ? decode(m[1]!) : undefined;
 }
 
 function decode(text: string): string {

@@ -15,22 +15,25 @@
  * from there into its own JSON file. Nothing from a comment reaches a shell, a YAML
  * document, a ticket's front matter or a workflow input.
  */
-import type { Status } from "../core/model.js";
+import { z } from "zod";
 import { graphqlStore } from "./branch.js";
 import {
   type CommandOutcome,
   closeIssue,
+  type Done,
+  failed,
   type Here,
   react,
   reply,
   runCommand,
 } from "./command-actions.js";
-import { parseCommands, parseQuestionMarker } from "./command-parse.js";
+import { parseCommands, parseQuestionMarker, parseRunMarker } from "./command-parse.js";
 import { describeApiError } from "./octokit.js";
 import { isBot, steeringPermission } from "./permissions.js";
 import { failedToApply, permissionUnknown, refusal } from "./replies.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
 import { livePath, statePath } from "./state.js";
+import { namesBranch } from "./sweep.js";
 
 export type { CommandOutcome } from "./command-actions.js";
 
@@ -38,72 +41,34 @@ export type { CommandOutcome } from "./command-actions.js";
 /* The event payload, read defensively: it is input like any other.          */
 /* ------------------------------------------------------------------------- */
 
-export interface PayloadUser {
-  login: string;
-  type?: string | null;
-}
+const User = z
+  .object({ login: z.string(), type: z.string().nullable().catch(null) })
+  .nullable()
+  .catch(null);
 
-export interface IssueCommentPayload {
-  action: string;
-  comment: { id: number; body: string; user: PayloadUser | null; html_url?: string };
-  issue: {
-    number: number;
-    body: string | null;
-    user: PayloadUser | null;
-    /** present when the issue is a pull request */
-    pull_request?: unknown;
-  };
-}
-
-function obj(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === "object" && v !== null && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : undefined;
-}
-
-function user(v: unknown): PayloadUser | null {
-  const u = obj(v);
-  if (!u || typeof u.login !== "string") return null;
-  return { login: u.login, type: typeof u.type === "string" ? u.type : null };
-}
-
-/** The fields of an `issue_comment` payload the bot reads, or undefined when it is not one. */
-export function readIssueCommentPayload(payload: unknown): IssueCommentPayload | undefined {
-  const p = obj(payload);
-  const comment = obj(p?.comment);
-  const issue = obj(p?.issue);
-  if (!p || !comment || !issue || typeof p.action !== "string") return undefined;
-  if (typeof comment.id !== "number" || typeof issue.number !== "number") return undefined;
-  const out: IssueCommentPayload = {
-    action: p.action,
-    comment: {
-      id: comment.id,
-      body: typeof comment.body === "string" ? comment.body : "",
-      user: user(comment.user),
-      ...(typeof comment.html_url === "string" ? { html_url: comment.html_url } : {}),
-    },
-    issue: {
-      number: issue.number,
-      body: typeof issue.body === "string" ? issue.body : null,
-      user: user(issue.user),
-    },
-  };
-  if (issue.pull_request !== undefined && issue.pull_request !== null)
-    out.issue.pull_request = issue.pull_request;
-  return out;
-}
-
-/* ------------------------------------------------------------------------- */
+/** The fields of an `issue_comment` payload the bot reads. */
+const IssueCommentPayload = z.object({
+  action: z.string(),
+  comment: z.object({
+    id: z.number(),
+    body: z.string().catch(""),
+    user: User,
+    html_url: z.string().optional().catch(undefined),
+  }),
+  issue: z.object({
+    number: z.number(),
+    body: z.string().nullable().catch(null),
+    user: User,
+    /** present (not null) when the issue is a pull request */
+    pull_request: z.unknown().optional(),
+  }),
+});
+type IssueCommentPayload = z.infer<typeof IssueCommentPayload>;
 
 export type CommentResult =
   | { kind: "ignored"; reason: string }
   | { kind: "refused"; login: string; role: string }
   | { kind: "handled"; ok: boolean; outcomes: CommandOutcome[]; branch?: string };
-
-/** The router's entry for `issue_comment` events. */
-export async function handleIssueComment(ctx: ActionContext): Promise<void> {
-  await handleComment(ctx);
-}
 
 /** One `issue_comment` event, and what the bot did with it. */
 export async function handleComment(actx: ActionContext): Promise<CommentResult> {
@@ -116,8 +81,9 @@ export async function handleComment(actx: ActionContext): Promise<CommentResult>
   // Requests that are not about one run (reactions, replies, the permission check) go
   // through a context on the workflow's own branch.
   const ctx = actx.runContext(defaultBranch ?? "main");
-  const ev = readIssueCommentPayload(actx.payload);
-  if (!ev) return ignored(ctx, "the event is not an issue comment");
+  const read = IssueCommentPayload.safeParse(actx.payload);
+  if (!read.success) return ignored(ctx, "the event is not an issue comment");
+  const ev = read.data;
   if (ev.action !== "created")
     return ignored(ctx, `the comment was ${ev.action}; only new comments carry commands`);
   if (isBot(ev.comment.user)) return ignored(ctx, "the comment is by a bot");
@@ -125,119 +91,110 @@ export async function handleComment(actx: ActionContext): Promise<CommentResult>
 
   // Only an issue the action opened can say which ticket it asks about: a marker in
   // anybody else's issue is just text.
-  const marker = isBot(ev.issue.user) ? parseQuestionMarker(ev.issue.body) : undefined;
+  const markers = isBot(ev.issue.user) ? ev.issue.body : null;
+  const marker = parseQuestionMarker(markers);
   const commands = parseCommands(ev.comment.body, marker ? { questionTicket: marker.ticket } : {});
   if (commands.length === 0) return ignored(ctx, "no command in the comment");
-
-  let prBranch: string | undefined;
-  if (ev.issue.pull_request !== undefined) {
-    let pr: Awaited<ReturnType<typeof ctx.gh.rest.pulls.get>>;
-    try {
-      pr = await ctx.gh.rest.pulls.get({ ...ctx.repo, pull_number: ev.issue.number });
-    } catch (error) {
-      // Without the pull request we cannot tell a fork's from our own: do nothing.
-      return ignored(
-        ctx,
-        `could not read pull request #${ev.issue.number} (${describeApiError(error)})`,
-      );
-    }
-    const head = pr.data.head.repo?.full_name ?? "";
-    const base = `${ctx.repo.owner}/${ctx.repo.repo}`;
-    if (head.toLowerCase() !== base.toLowerCase()) {
-      return ignored(
-        ctx,
-        `#${ev.issue.number} is a pull request from a fork (${head || "a deleted repository"})`,
-      );
-    }
-    prBranch = pr.data.head.ref;
-  }
+  const pr =
+    ev.issue.pull_request != null ? await pullRequestBranch(ctx, ev.issue.number) : undefined;
+  if (pr && "ignore" in pr) return ignored(ctx, pr.ignore);
 
   await react(ctx, ev.comment.id, "eyes");
+  const refused = await refuse(ctx, ev, login);
+  if (refused) return refused;
 
-  const permission = await steeringPermission(ctx.gh, ctx.repo.owner, ctx.repo.repo, login);
-  if (permission.kind !== "allowed") {
-    const text =
-      permission.kind === "refused"
-        ? refusal(login, ctx.repo.owner, ctx.repo.repo, permission.role)
-        : permissionUnknown(login, permission.message);
-    await reply(ctx, ev.issue.number, [text]);
-    await react(ctx, ev.comment.id, "confused");
-    ctx.log(
-      `${login} may not steer this run (${permission.kind === "refused" ? permission.role : permission.message}); nothing changed`,
-    );
-    return permission.kind === "refused"
-      ? { kind: "refused", login, role: permission.role }
-      : { kind: "refused", login, role: "unknown" };
-  }
-
+  const finish = (done: Done[], branch?: string) => respond(ctx, ev, login, done, branch);
+  const runAll = async (run: RunContext, here: Here) => {
+    const done: Done[] = [];
+    for (const c of commands) done.push(await runCommand(run, c, login, here));
+    return done;
+  };
   // Only malformed commands: say how to write them, without looking for the run.
-  if (commands.every((c) => c.kind === "error")) {
-    const outcomes: CommandOutcome[] = [];
-    const sections: string[] = [];
-    for (const c of commands) {
-      const done = await runCommand(ctx, c, login, {
-        issue: ev.issue.number,
-        commentUrl: undefined,
-        question: undefined,
-      });
-      outcomes.push(done.outcome);
-      sections.push(done.section);
-    }
-    await reply(ctx, ev.issue.number, sections);
-    await react(ctx, ev.comment.id, "confused");
-    return { kind: "handled", ok: false, outcomes };
-  }
+  if (commands.every((c) => c.kind === "error"))
+    return finish(await runAll(ctx, { issue: ev.issue.number }));
 
-  const candidates = [prBranch, marker?.branch, trackedBranch(ev), defaultBranch];
+  const candidates = [pr?.branch, marker?.branch, parseRunMarker(markers), defaultBranch];
   let branch: string | undefined;
   try {
     branch = await findRunBranch(ctx, candidates);
   } catch (error) {
-    const text = failedToApply(describeApiError(error));
-    await reply(ctx, ev.issue.number, [text]);
-    await react(ctx, ev.comment.id, "confused");
-    return {
-      kind: "handled",
-      ok: false,
-      outcomes: [{ kind: "failed", command: commands[0]!.kind, message: text }],
-    };
+    return finish([failed(commands[0]!.kind, failedToApply(describeApiError(error)))]);
   }
   if (!branch) {
     const tried = [...new Set(candidates.filter((b): b is string => !!b))].map((b) => `\`${b}\``);
     const text = `There is no Ticket Frontier run here: no ${statePath(ctx.dir)} on ${
       tried.length > 0 ? tried.join(" or ") : "this branch"
     }. A run starts when tickets are pushed (or the workflow is run by hand).`;
-    await reply(ctx, ev.issue.number, [text]);
-    await react(ctx, ev.comment.id, "confused");
-    return {
-      kind: "handled",
-      ok: false,
-      outcomes: [{ kind: "failed", command: commands[0]!.kind, message: text }],
-    };
+    return finish([failed(commands[0]!.kind, text)]);
   }
-  const run: RunContext = branch === ctx.branch ? ctx : actx.runContext(branch);
+  const run = branch === ctx.branch ? ctx : actx.runContext(branch);
+  const here = { issue: ev.issue.number, commentUrl: ev.comment.html_url, question: marker };
+  return finish(await runAll(run, here), branch);
+}
 
-  const here: Here = {
-    issue: ev.issue.number,
-    commentUrl: ev.comment.html_url,
-    question: marker ? { issue: ev.issue.number, marker } : undefined,
-  };
-  const sections: string[] = [];
-  const outcomes: CommandOutcome[] = [];
-  let closeHere: number | undefined;
-  for (const command of commands) {
-    const done = await runCommand(run, command, login, here);
-    outcomes.push(done.outcome);
-    sections.push(done.section);
-    if (done.outcome.kind === "answered" && done.outcome.closedIssue === ev.issue.number)
-      closeHere = ev.issue.number;
+function ignored(ctx: RunContext, reason: string): CommentResult {
+  ctx.log(`comment ignored: ${reason}`);
+  return { kind: "ignored", reason };
+}
+
+/** The branch of the pull request a comment is on, or why the comment is not for us. */
+async function pullRequestBranch(
+  ctx: RunContext,
+  number: number,
+): Promise<{ branch: string } | { ignore: string }> {
+  try {
+    const { head } = (await ctx.gh.rest.pulls.get({ ...ctx.repo, pull_number: number })).data;
+    const from = head.repo?.full_name ?? "";
+    if (from.toLowerCase() !== `${ctx.repo.owner}/${ctx.repo.repo}`.toLowerCase())
+      return {
+        ignore: `#${number} is a pull request from a fork (${from || "a deleted repository"})`,
+      };
+    return { branch: head.ref };
+  } catch (error) {
+    // Without the pull request we cannot tell a fork's from our own: do nothing.
+    return { ignore: `could not read pull request #${number} (${describeApiError(error)})` };
   }
+}
+
+/** A polite refusal when `login` may not steer the run, and nothing changes. */
+async function refuse(
+  ctx: RunContext,
+  ev: IssueCommentPayload,
+  login: string,
+): Promise<CommentResult | undefined> {
+  const permission = await steeringPermission(ctx.gh, ctx.repo.owner, ctx.repo.repo, login);
+  if (permission.kind === "allowed") return undefined;
+  const [text, why] =
+    permission.kind === "refused"
+      ? [refusal(login, ctx.repo.owner, ctx.repo.repo, permission.role), permission.role]
+      : [permissionUnknown(login, permission.message), permission.message];
+  await reply(ctx, ev.issue.number, [text]);
+  await react(ctx, ev.comment.id, "confused");
+  ctx.log(`${login} may not steer this run (${why}); nothing changed`);
+  return { kind: "refused", login, role: permission.kind === "refused" ? why : "unknown" };
+}
+
+/** One reply with what each command did, and 👍 or 😕; the branch when a run was found. */
+async function respond(
+  ctx: RunContext,
+  ev: IssueCommentPayload,
+  login: string,
+  done: readonly Done[],
+  branch?: string,
+): Promise<CommentResult> {
+  const outcomes = done.map((d) => d.outcome);
   const ok = outcomes.every((o) => o.kind !== "failed");
-  await reply(ctx, ev.issue.number, sections);
+  await reply(
+    ctx,
+    ev.issue.number,
+    done.map((d) => d.section),
+  );
   // The question issue this comment answered is closed after the reply, so the
   // reply (with its link to the run) is the last word on it.
-  if (closeHere !== undefined) await closeIssue(ctx, closeHere);
+  if (outcomes.some((o) => o.kind === "answered" && o.closedIssue === ev.issue.number))
+    await closeIssue(ctx, ev.issue.number);
   await react(ctx, ev.comment.id, ok ? "+1" : "confused");
+  if (branch === undefined) return { kind: "handled", ok, outcomes };
   ctx.log(
     `comment by ${login} on #${ev.issue.number} (run on ${branch}): ${outcomes
       .map((o) =>
@@ -248,61 +205,22 @@ export async function handleComment(actx: ActionContext): Promise<CommentResult>
   return { kind: "handled", ok, outcomes, branch };
 }
 
-function ignored(ctx: RunContext, reason: string): CommentResult {
-  ctx.log(`comment ignored: ${reason}`);
-  return { kind: "ignored", reason };
-}
-
-/** The branch a tracking issue names in its marker (written by the action). */
-function trackedBranch(ev: IssueCommentPayload): string | undefined {
-  if (!isBot(ev.issue.user)) return undefined;
-  const m = /<!-- ticket-frontier:run run=\S+ branch=(\S+) -->/.exec(ev.issue.body ?? "");
-  if (!m) return undefined;
-  try {
-    return decodeURIComponent(m[1]!);
-  } catch {
-    return undefined;
-  }
-}
-
-function stateBranch(text: string): string | undefined {
-  return liveBranch(text);
-}
-
-function liveBranch(text: string): string | undefined {
-  try {
-    const branch = (JSON.parse(text) as { branch?: unknown }).branch;
-    return typeof branch === "string" ? branch : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The first candidate branch that holds a run's state: its own, not a copy. */
 async function findRunBranch(
   ctx: RunContext,
   candidates: Array<string | undefined>,
 ): Promise<string | undefined> {
-  const seen = new Set<string>();
-  for (const branch of candidates) {
-    if (!branch || seen.has(branch)) continue;
-    seen.add(branch);
+  for (const branch of new Set(candidates)) {
+    if (!branch) continue;
     // A branch cut from the run's branch carries a copy of its live.json; the run itself
     // lives on the branch it names. One small query per candidate branch.
     const read = await graphqlStore(ctx.gh, ctx.repo, branch)
       .read([livePath(ctx.dir), statePath(ctx.dir)])
       .catch(() => undefined);
-    if (!read) continue;
-    const live = read.files.get(livePath(ctx.dir))?.text;
-    if (live !== undefined) {
-      if (liveBranch(live) === branch) return branch;
-      continue;
-    }
     // a finished run has no live.json: its state.json names its branch
-    const text = read.files.get(statePath(ctx.dir))?.text;
-    if (text !== undefined && stateBranch(text) === branch) return branch;
+    const text =
+      read?.files.get(livePath(ctx.dir))?.text ?? read?.files.get(statePath(ctx.dir))?.text;
+    if (text !== undefined && namesBranch(text, branch)) return branch;
   }
   return undefined;
 }
-
-export type { Status };

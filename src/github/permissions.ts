@@ -8,22 +8,16 @@ import type { Octokit } from "@octokit/rest";
 import { apiFailure } from "./octokit.js";
 
 /** GitHub's built-in repository roles, lowest first. */
-const BUILT_IN_ROLES = ["none", "read", "triage", "write", "maintain", "admin"] as const;
+const BUILT_IN_ROLES = new Set(["none", "read", "triage", "write", "maintain", "admin"]);
 
 const STEERING: ReadonlySet<string> = new Set(["write", "maintain", "admin"]);
-
-/** The parts of a comment's author the bot looks at. */
-export interface CommentAuthor {
-  login: string;
-  type?: string | null;
-}
 
 /**
  * Bots are never obeyed and never answered, before any API call: the action's own
  * comments (`github-actions[bot]`) and every other app. A loop of bots replying to
  * each other is how a repository burns its rate limit.
  */
-export function isBot(user: CommentAuthor | null | undefined): boolean {
+export function isBot(user: { login: string; type?: string | null } | null): boolean {
   if (!user) return true;
   return user.type === "Bot" || /\[bot\]$/i.test(user.login);
 }
@@ -45,11 +39,9 @@ function judge(
 ): Permission {
   const role = (roleName ?? "").toLowerCase();
   const base = (permission ?? "none").toLowerCase();
-  if ((BUILT_IN_ROLES as readonly string[]).includes(role)) {
-    return STEERING.has(role) ? { kind: "allowed", role } : { kind: "refused", role };
-  }
-  const shown = role === "" ? base : `${role} (based on ${base})`;
-  return STEERING.has(base) ? { kind: "allowed", role: shown } : { kind: "refused", role: shown };
+  const builtIn = BUILT_IN_ROLES.has(role);
+  const shown = builtIn ? role : role === "" ? base : `${role} (based on ${base})`;
+  return { kind: STEERING.has(builtIn ? role : base) ? "allowed" : "refused", role: shown };
 }
 
 /** What the permission endpoint says about `login` on owner/repo. */

@@ -30,7 +30,6 @@ import {
   probesOf,
 } from "./changes.js";
 import { type Decided, decide, type RunsSeen } from "./decide.js";
-import { findRunsByClaims } from "./dispatch.js";
 import { UserError, workflowRefusal } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { archiveRun } from "./fresh.js";
@@ -51,6 +50,7 @@ import {
   worklogPath,
 } from "./state.js";
 import { readsWhole } from "./status-index.js";
+import { findClaimRuns } from "./sweep.js";
 
 export interface Recorded extends Decided {
   /** the commit that recorded the event; undefined when it changed nothing */
@@ -386,27 +386,21 @@ async function searchRuns(
   entries: ReadonlyArray<{ claim: string; workflow: string; at: string }>,
 ): Promise<RunsSeen> {
   const searched = new Set(entries.map((e) => e.claim));
-  const found = new Map<string, { id: number; url: string }>();
-  const byWorkflow = new Map<string, Array<{ claim: string; at: string }>>();
-  for (const e of entries) byWorkflow.set(e.workflow, [...(byWorkflow.get(e.workflow) ?? []), e]);
   try {
-    for (const [workflow, list] of byWorkflow) {
-      const since = Math.min(...list.map((e) => Date.parse(e.at) || 0));
-      const runs = await findRunsByClaims(
-        ctx.gh,
-        ctx.repo,
-        workflow,
-        new Set(list.map((e) => e.claim)),
+    const runs = await findClaimRuns(
+      ctx.gh,
+      ctx.repo,
+      entries.map((e) => ({
+        ...e,
         // a resent claim's first send was earlier than its entry says
-        since - (ctx.outboxLagMs ?? OUTBOX_LAG_MS) * 2,
-      );
-      for (const [k, v] of runs) found.set(k, v);
-    }
+        since: (Date.parse(e.at) || 0) - (ctx.outboxLagMs ?? OUTBOX_LAG_MS) * 2,
+      })),
+    );
+    return { runs, searched };
   } catch (error) {
     ctx.log(
       `could not search the runs listing for overdue claims (${describeError(error, ctx.clock())}); the next event looks again`,
     );
     return { runs: undefined, searched };
   }
-  return { runs: found, searched };
 }

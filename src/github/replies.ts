@@ -6,10 +6,8 @@
 import type { Status } from "../core/model.js";
 import { closest } from "../core/near.js";
 import { clip, cutMarkdown, escapeMarkdown, mdId, mdUrl, oneLine } from "../report/escape.js";
+import { GITHUB_COMMENT_MAX } from "../report/markdown.js";
 import { type CommandName, quoteWord } from "./command-parse.js";
-
-/** GitHub refuses a comment longer than this. */
-export const COMMENT_MAX = 65_536;
 
 /** Every reply carries this marker, so nothing mistakes it for the sticky report. */
 export const REPLY_MARKER = "<!-- ticket-frontier:reply -->";
@@ -22,7 +20,7 @@ export function who(login: string): string {
 /** One reply comment from the sections the commands of one comment produced. */
 export function replyBody(sections: readonly string[]): string {
   const body = `${REPLY_MARKER}\n${sections.filter((s) => s.length > 0).join("\n\n---\n\n")}\n`;
-  return cutMarkdown(body, COMMENT_MAX, "\n\n… reply cut to fit GitHub's comment limit.\n");
+  return cutMarkdown(body, GITHUB_COMMENT_MAX, "\n\n… reply cut to fit GitHub's comment limit.\n");
 }
 
 export function refusal(login: string, owner: string, repo: string, role: string): string {

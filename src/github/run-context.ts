@@ -1,7 +1,7 @@
 /**
  * From the runner's variables and the action's inputs to what every event needs: the
  * client, the repository, the run's branch and the links a report shows. The bot's
- * `handleIssueComment` gets the same `ActionContext` and builds a `RunContext` for the
+ * `handleComment` gets the same `ActionContext` and builds a `RunContext` for the
  * branch its comment is about.
  */
 import { randomBytes } from "node:crypto";

@@ -19,8 +19,6 @@ const KNOWN_FUNCTIONS = [
   "src/core/checks.ts findCycles",
   "src/core/engine.ts retry",
   "src/core/graph.ts buildGraph",
-  "src/github/commands.ts handleComment",
-  "src/github/command-actions.ts answerCommand",
   "src/github/state.ts parseStatePart",
   "src/tickets/cache.ts writeCache",
   "src/tickets/fast.ts fastFields",

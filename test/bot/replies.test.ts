@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { closest } from "../../src/core/near.js";
 import {
-  COMMENT_MAX,
   cancelled,
   notSuspended,
   REPLY_MARKER,
@@ -11,6 +10,7 @@ import {
   unknownTicket,
   who,
 } from "../../src/github/replies.js";
+import { GITHUB_COMMENT_MAX } from "../../src/report/markdown.js";
 
 describe("replies stay within GitHub's comment limit", () => {
   it("a reply of many long sections is cut under 65,536 characters, with a closed code block", () => {
@@ -19,7 +19,7 @@ describe("replies stay within GitHub's comment limit", () => {
       (_, i) => `section ${i}\n\`\`\`\n${"x".repeat(3_000)}`,
     );
     const body = replyBody(sections);
-    expect(body.length).toBeLessThanOrEqual(COMMENT_MAX);
+    expect(body.length).toBeLessThanOrEqual(GITHUB_COMMENT_MAX);
     expect(body.startsWith(REPLY_MARKER)).toBe(true);
     expect(body).toContain("reply cut to fit");
     expect((body.match(/^```/gm) ?? []).length % 2).toBe(0);
