@@ -112,6 +112,21 @@ export abstract class FrontierView extends FrontierState {
     return i === undefined ? undefined : cloneState(this.states[i]!);
   }
 
+  /**
+   * Whether `id` is claimed by this claim: its attempt and token, each matching any when
+   * left out. A lease that ran out still holds until `expire` records its end: every
+   * runner asks this, so none judges a lease on its own clock.
+   */
+  isLive(id: string, claim: { attempt?: number; claim?: string }): boolean {
+    const i = this.lookup(id);
+    const s = i === undefined ? undefined : this.states[i]!;
+    return (
+      s?.status === "claimed" &&
+      (claim.attempt ?? s.attempt) === s.attempt &&
+      (claim.claim ?? s.claim) === s.claim
+    );
+  }
+
   /** specs in file order */
   specs(): readonly TicketSpec[] {
     return this.specList;

@@ -15,6 +15,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { claimTrailer, touchedPaths } from "../core/changes.js";
+import { REASON } from "../core/constants.js";
 import type { Claim, Frontier } from "../core/engine.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
@@ -412,7 +413,7 @@ export class Integrator {
     const state = frontier.state(p.ticket);
     const spec = frontier.spec(p.ticket);
     const was = `${p.ticket}: attempt ${p.attempt} had ended`;
-    if (state?.status !== "claimed" || state.claim !== p.claim || state.attempt !== p.attempt) {
+    if (!frontier.isLive(p.ticket, p)) {
       // recorded after all (a kill between its record and this file's removal), or settled
       // otherwise meanwhile (its lease ran out, the run was cancelled): then what it changed
       // is kept beside this file before its worktree goes
@@ -441,8 +442,8 @@ export class Integrator {
       ticket: p.ticket,
       attempt: p.attempt,
       claim: p.claim,
-      claimedBy: state.claimed_by ?? "",
-      claimedAt: state.claimed_at ?? "",
+      claimedBy: state?.claimed_by ?? "",
+      claimedAt: state?.claimed_at ?? "",
       leaseUntil: "",
       runBound: frontier.runBoundLeft(),
     };
@@ -451,7 +452,7 @@ export class Integrator {
         `${was}, but its worktree (${p.worktree}) is gone and nothing of it was integrated: it runs again`,
       );
       rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
-      const result = { ...failedResult("interrupted", p.duration_ms), stopped: true };
+      const result = { ...failedResult(REASON.interrupted, p.duration_ms), stopped: true };
       return {
         keep: false,
         recovered: { claim, ended: { kind: "settle", result, written: () => {} } },

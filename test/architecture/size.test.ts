@@ -7,7 +7,6 @@ import { coreSentences, longFiles, longFunctions } from "./size.js";
 
 /** `file name` of every function still over the limit. */
 const KNOWN_FUNCTIONS = [
-  "src/core/settle.ts interpretOutcome",
   "src/github/branch.ts readBranch",
   "src/github/context-step.ts writeContext",
   "src/github/decide.ts decide",
@@ -17,7 +16,6 @@ const KNOWN_FUNCTIONS = [
   "src/cli/commands.ts mutateCommand",
   "src/cli/deps.ts depCommand",
   "src/core/checks.ts findCycles",
-  "src/core/engine.ts retry",
   "src/core/graph.ts buildGraph",
   "src/github/commands.ts handleComment",
   "src/github/command-actions.ts answerCommand",
@@ -44,10 +42,10 @@ const KNOWN_SENTENCES: Record<string, number> = {
   "src/core/config.ts": 1,
   "src/core/context.ts": 10,
   "src/core/engine-state.ts": 5,
-  "src/core/engine.ts": 13,
+  "src/core/constants.ts": 1,
+  "src/core/engine.ts": 11,
   "src/core/executor.ts": 1,
   "src/core/graph.ts": 4,
-  "src/core/settle.ts": 20,
 };
 
 /** What is over the limit and not known, and what is known and no longer over it. */
