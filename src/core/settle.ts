@@ -14,7 +14,7 @@
  * reader says so); a result over the cap is a failure, never a truncation; a timeout is
  * `reason: timeout`.
  */
-import { type ChangedPath, type ChangeVerdict, judgeChanges, verdictReason } from "./changes.js";
+import { type ChangedPath, type ChangeVerdict, judgeChanges } from "./changes.js";
 import { REASON } from "./constants.js";
 import type { AttemptChanges, ChangedPathRecord, Outcome, Usage } from "./model.js";
 import type { OutcomeFile } from "./outcome.js";
@@ -75,7 +75,8 @@ export interface Interpreted extends Omit<OutcomeFile, "status"> {
 }
 
 /**
- * Why an attempt failed when it gave no reason of its own, as data: the runner words it
+ * Why an attempt failed when it gave no reason of its own, or what its changes did
+ * wrong, as data: the runner words it
  * (tickets/outcome-file.ts `outcomeReason`, for both runners: the words are saved as the
  * attempt's reason).
  */
@@ -88,7 +89,9 @@ export type OutcomeProblem =
   /** the settle step got no outcome: the job's status, when it was given one */
   | { kind: "no-outcome"; status: string | undefined }
   /** `failed` or `limited` reported without a reason */
-  | { kind: "reported"; outcome: "failed" | "limited" };
+  | { kind: "reported"; outcome: "failed" | "limited" }
+  /** changes that fail their attempt (planSettle) */
+  | Extract<ChangeVerdict, { kind: "breach" | "conflict" }>;
 
 type Word = (problem: OutcomeProblem) => string;
 
@@ -298,6 +301,7 @@ export function planSettle(
   interpreted: Interpreted,
   collected: CollectedChanges | undefined,
   scope: CompiledScope,
+  word: Word,
 ): SettlePlan {
   const plan: SettlePlan = { ...interpreted, changes: "none", verdict: { kind: "none" } };
   if (collected === undefined) return plan;
@@ -342,6 +346,6 @@ export function planSettle(
     case "breach":
     case "conflict":
       record.verdict = verdict.kind;
-      return refuse(verdictReason(verdict), record);
+      return refuse(word(verdict), record);
   }
 }

@@ -59,6 +59,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
       { outcome, result, question, reason, usage },
       changes ? { ...changes, moved: view.moved } : undefined,
       compileScope(spec?.writeScope ?? []),
+      outcomeReason,
     );
     const patch =
       plan.changes === "evidence" && keepsPatch(changes?.patch, job.maxResultBytes)

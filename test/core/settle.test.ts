@@ -16,12 +16,15 @@ import {
   parseRunBound,
 } from "../../src/core/executor.js";
 import { compileScope } from "../../src/core/scope.js";
-import { interpretOutcome, type Observation, planSettle } from "../../src/core/settle.js";
+import { interpretOutcome, type Observation, planSettle as plan4 } from "../../src/core/settle.js";
 import { readJobOutcome } from "../../src/github/events.js";
 import { startAttempt } from "../../src/local/attempt.js";
 import { outcomeReason } from "../../src/tickets/outcome-file.js";
 
 const CAP = 200;
+type Plan = Parameters<typeof plan4>;
+/** The settle plan, its reasons worded as both runners word them. */
+const planSettle = (i: Plan[0], c: Plan[1], s: Plan[2]) => plan4(i, c, s, outcomeReason);
 
 /** What the local runner settles for an executor that writes `outcome` and prints `stdout`. */
 async function viaLocalRunner(outcome: string | undefined, stdout = "") {
