@@ -198,14 +198,7 @@ function findCycles(
   targets: readonly number[],
 ): Array<Extract<GraphProblem, { kind: "cycle" }>> {
   const { sccs, comp } = components(offsets, targets);
-  const loops = sccs.map((scc, c) =>
-    shortestLoop(
-      scc.reduce((a, b) => Math.min(a, b)),
-      (v) => comp[v] === c,
-      offsets,
-      targets,
-    ),
-  );
+  const loops = sccs.map((scc, c) => shortestLoop(scc, (v) => comp[v] === c, offsets, targets));
   loops.sort((a, b) => nodes[a[0]!]!.order - nodes[b[0]!]!.order);
   return loops.map((loop) => {
     const ids = loop.map((v) => nodes[v]!.id);
@@ -288,13 +281,14 @@ function components(offsets: Int32Array, targets: readonly number[]) {
   return { sccs, comp };
 }
 
-/** The shortest loop from `start` back to it through the tickets `inside`, breadth-first. */
+/** The shortest loop from the component's first ticket back to it, breadth-first inside it. */
 function shortestLoop(
-  start: number,
+  scc: readonly number[],
   inside: (v: number) => boolean,
   offsets: Int32Array,
   targets: readonly number[],
 ): number[] {
+  const start = scc.reduce((a, b) => Math.min(a, b));
   const prev = new Map<number, number>();
   const queue = [start];
   let last = -1;

@@ -72,8 +72,7 @@ export abstract class FrontierView extends FrontierState {
   protected failAttempt(i: number, reason: string | undefined): string {
     const s = this.states[i]!;
     this.failures[i]!++;
-    if (reason !== undefined) s.reason = reason;
-    else s.reason = undefined;
+    s.reason = reason;
     const retries = this.retriesOf(i);
     if (this.failures[i]! <= retries) {
       // the reason stays for display until the next claim
@@ -202,11 +201,6 @@ export abstract class FrontierView extends FrontierState {
   /** Every attempt's usage, summed per key. */
   usageTotals(): Usage {
     return { ...this.usage };
-  }
-
-  /** The run bound is spent at `now` (dispatch count reached or deadline passed). */
-  boundSpentAt(now: number): boolean {
-    return this.boundSpent(now);
   }
 
   runState(now: number): RunState {

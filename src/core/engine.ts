@@ -18,6 +18,7 @@ import {
   NO_SCOPE,
   OPEN,
   OPEN_WAITING,
+  questionOf,
   type SettleInput,
   sameBlocker,
 } from "./engine-types.js";
@@ -215,10 +216,7 @@ export class Frontier extends FrontierView {
     }
     this.begin(now);
     const s = this.states[i]!;
-    const question =
-      input.outcome === "suspended"
-        ? (input.question ?? input.reason ?? "(no question given)")
-        : input.question;
+    const question = input.outcome === "suspended" ? questionOf(input) : input.question;
     const record = this.endLive(i, input.outcome, {
       reason: input.reason,
       question,
@@ -254,8 +252,7 @@ export class Frontier extends FrontierView {
         break;
       }
       case "limited":
-        if (input.reason !== undefined) s.reason = input.reason;
-        else s.reason = undefined;
+        s.reason = input.reason;
         this.setStatus(i, "limited");
         this.cascade(i);
         break;

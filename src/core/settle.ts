@@ -40,14 +40,10 @@ export interface ProcessEnd {
   stderr: string;
 }
 
-/** What the settle step of a GitHub job was told, when no outcome file decided. */
-export interface JobReport {
-  /** the `outcome` input */
-  outcome?: Outcome;
+/** What the settle step of a GitHub job was told (its inputs), when no outcome file decided. */
+export interface JobReport extends Partial<Pick<Interpreted, "outcome" | "question" | "reason">> {
   /** the `result-file` input's text */
   result?: Captured | { kind: "unreadable"; path: string };
-  question?: string;
-  reason?: string;
   /** the job's (or the agent step's) status: success, failure, cancelled, skipped */
   status?: string;
 }

@@ -37,10 +37,10 @@ const KNOWN_FILES = ["src/local/run.ts"];
 const KNOWN_SENTENCES: Record<string, number> = {
   "src/core/bound.ts": 3,
   "src/core/config.ts": 1,
-  "src/core/context.ts": 10,
-  "src/core/engine-state.ts": 5,
+  "src/core/engine-state.ts": 4,
+  "src/core/engine-types.ts": 1,
   "src/core/constants.ts": 1,
-  "src/core/engine.ts": 11,
+  "src/core/engine.ts": 10,
   "src/core/executor.ts": 1,
 };
 
