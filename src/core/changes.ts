@@ -93,31 +93,6 @@ export function named(paths: readonly string[], most = NAMED_PATHS): string {
   return paths.length > most ? `${shown} and ${paths.length - most} more` : shown;
 }
 
-/** The reason a breach or a conflict fails its attempt with. */
-export function verdictReason(
-  verdict: Extract<ChangeVerdict, { kind: "breach" | "conflict" }>,
-): string {
-  if (verdict.kind === "breach") {
-    const n = verdict.paths.length;
-    const what: string[] = [];
-    if (n > 0) {
-      what.push(
-        verdict.scoped
-          ? `changed ${n} path${n === 1 ? "" : "s"} outside its write_scope: ${named(verdict.paths)} — widen write_scope, or keep the ticket to it`
-          : `the ticket has no write_scope but changed ${n} path${n === 1 ? "" : "s"}: ${named(verdict.paths)} — give it a write_scope that covers them`,
-      );
-    }
-    if (verdict.engine.length > 0) {
-      what.push(
-        `changed the fields only the runner writes (status, attempt, claimed_by, claimed_at, claim, blocked_by, reason, updated_at) in ${named(verdict.engine)} — leave them as they are`,
-      );
-    }
-    return `scope-breach: ${what.join("; ")}; nothing was integrated, the change is kept as evidence`;
-  }
-  const byCommit = verdict.conflicts.map((c) => `${c.path} (changed by ${c.commit.slice(0, 12)})`);
-  return `conflict: ${named(byCommit)} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
-}
-
 /* The trailers of an integrated attempt's commit: both runners write them, find an attempt
  * already integrated by its claim's line, and name its commit from them. */
 

@@ -184,38 +184,40 @@ export function checkGraph(nodes: readonly CheckNode[]): GraphProblem[] {
   }
   offsets[nodes.length] = targets.length;
 
-  for (const cycle of findCycles(nodes, offsets, targets)) {
-    problems.push({
-      kind: "cycle",
-      ids: cycle.map((e) => e.node.id),
-      steps: cycle.map((e) =>
-        e.line === undefined
-          ? { file: e.node.file, dep: e.dep }
-          : { file: e.node.file, line: e.line, dep: e.dep },
-      ),
-    });
-  }
+  for (const cycle of findCycles(nodes, offsets, targets)) problems.push(cycle);
   return problems;
 }
 
-interface CycleEdge {
-  node: CheckNode;
-  /** the dependency taken from `node` to the next ticket in the loop */
-  dep: string;
-  line?: number;
-}
-
 /**
- * One cycle per strongly connected component (Tarjan, iterative so a 100k-long chain
- * cannot overflow the stack), walked as the shortest loop through the component's
- * first ticket in file order: the ids of the loop itself, not what hangs off it.
+ * One cycle per strongly connected component, walked as the shortest loop through the
+ * component's first ticket in file order: the ids of the loop itself, not what hangs off it.
  */
 function findCycles(
   nodes: readonly CheckNode[],
   offsets: Int32Array,
   targets: readonly number[],
-): CycleEdge[][] {
-  const n = nodes.length;
+): Array<Extract<GraphProblem, { kind: "cycle" }>> {
+  const { sccs, comp } = components(offsets, targets);
+  const loops = sccs.map((scc, c) => shortestLoop(scc, (v) => comp[v] === c, offsets, targets));
+  loops.sort((a, b) => nodes[a[0]!]!.order - nodes[b[0]!]!.order);
+  return loops.map((loop) => {
+    const ids = loop.map((v) => nodes[v]!.id);
+    const steps = loop.map((v, k) => {
+      const node = nodes[v]!;
+      const dep = ids[(k + 1) % ids.length]!;
+      return { ...place(node.file, node.dependsOn.find((d) => d.id === dep)?.line), dep };
+    });
+    return { kind: "cycle", ids, steps };
+  });
+}
+
+/**
+ * Tarjan's strongly connected components of more than one ticket (a self-dependency is
+ * reported apart), iterative so a 100k-long chain cannot overflow the stack; `comp[v]` is
+ * the index of v's component, -1 when it is in none.
+ */
+function components(offsets: Int32Array, targets: readonly number[]) {
+  const n = offsets.length - 1;
   const idx = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
   const onStack = new Uint8Array(n);
@@ -276,45 +278,36 @@ function findCycles(
       }
     }
   }
+  return { sccs, comp };
+}
 
-  const cycles: CycleEdge[][] = [];
-  for (let c = 0; c < sccs.length; c++) {
-    const scc = sccs[c]!;
-    let start = scc[0]!;
-    for (const v of scc) if (v < start) start = v;
-    // breadth-first from start inside the component, until an edge returns to it
-    const prev = new Map<number, number>();
-    const queue = [start];
-    let last = -1;
-    for (let q = 0; q < queue.length && last === -1; q++) {
-      const v = queue[q]!;
-      for (let e = offsets[v]!; e < offsets[v + 1]!; e++) {
-        const w = targets[e]!;
-        if (comp[w] !== c) continue;
-        if (w === start) {
-          last = v;
-          break;
-        }
-        if (!prev.has(w)) {
-          prev.set(w, v);
-          queue.push(w);
-        }
+/** The shortest loop from the component's first ticket back to it, breadth-first inside it. */
+function shortestLoop(
+  scc: readonly number[],
+  inside: (v: number) => boolean,
+  offsets: Int32Array,
+  targets: readonly number[],
+): number[] {
+  const start = scc.reduce((a, b) => Math.min(a, b));
+  const prev = new Map<number, number>();
+  const queue = [start];
+  let last = -1;
+  for (let q = 0; q < queue.length && last === -1; q++) {
+    const v = queue[q]!;
+    for (let e = offsets[v]!; e < offsets[v + 1]!; e++) {
+      const w = targets[e]!;
+      if (!inside(w)) continue;
+      if (w === start) {
+        last = v;
+        break;
+      }
+      if (!prev.has(w)) {
+        prev.set(w, v);
+        queue.push(w);
       }
     }
-    const path = [last];
-    while (path[path.length - 1] !== start) path.push(prev.get(path[path.length - 1]!)!);
-    path.reverse();
-    cycles.push(
-      path.map((v, k) => {
-        const node = nodes[v]!;
-        const next = nodes[path[(k + 1) % path.length]!]!;
-        const dep = node.dependsOn.find((d) => d.id === next.id);
-        return dep?.line === undefined
-          ? { node, dep: next.id }
-          : { node, dep: next.id, line: dep.line };
-      }),
-    );
   }
-  cycles.sort((a, b) => a[0]!.node.order - b[0]!.node.order);
-  return cycles;
+  const path = [last];
+  while (path[path.length - 1] !== start) path.push(prev.get(path[path.length - 1]!)!);
+  return path.reverse();
 }

@@ -92,3 +92,16 @@ export const DEFAULTS = {
   /** The most result text one receipt (and the HTML report) carries (8 MiB); the rest by file. */
   maxReceiptResultBytes: 8 * 1024 * 1024,
 } as const;
+
+/**
+ * The reasons a claim ends without an outcome of its own: it ran out its bound (`timeout`),
+ * was stopped (`interrupted`), was reclaimed when its lease ran out (`lease-expired`) or
+ * when its holder was gone. Saved in attempt records: the words are a contract.
+ */
+export const REASON = {
+  timeout: "timeout",
+  interrupted: "interrupted",
+  leaseExpired: "lease-expired",
+  holderGone: "claim holder gone",
+} as const;
+export type Reason = (typeof REASON)[keyof typeof REASON];

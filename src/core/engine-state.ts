@@ -20,6 +20,7 @@ import {
   KIND_OF,
   NONE,
   ownState,
+  questionOf,
   RUN_SCHEMA,
   sameBlocker,
   zeroCounts,
@@ -306,7 +307,7 @@ export abstract class FrontierState {
         break;
       case "suspended":
         s.status = "suspended";
-        s.reason = live.question ?? live.reason ?? "(no question given)";
+        s.reason = questionOf(live);
         break;
       case "cancelled":
         s.status = "cancelled";

@@ -11,14 +11,13 @@ import type {
   BlockedBy,
   BlockKind,
   Bound,
-  Outcome,
   RunBound,
   Status,
   TicketState,
-  Usage,
   WorklogEntry,
 } from "./model.js";
 import type { CompiledScope } from "./scope.js";
+import type { Interpreted } from "./settle.js";
 
 export interface EngineConfig {
   /** the run's name */
@@ -74,15 +73,12 @@ export type SpentBound =
   | { kind: "deadline"; deadline: string }
   | { kind: "usage"; key: string; limit: number; total: number };
 
-export interface SettleInput {
+/** An attempt's end, as interpreted (settle.ts): its result is the caller's to write, as a file. */
+export interface SettleInput extends Omit<Interpreted, "result"> {
   ticket: string;
   attempt: number;
-  outcome: Outcome;
-  reason?: string;
-  question?: string;
   resultFile?: string;
   resultBytes?: number;
-  usage?: Usage;
   /** who settled: a job, a user, the sweep */
   by?: string;
   runUrl?: string;
@@ -247,6 +243,10 @@ export function ownState(s: TicketState): TicketState {
 export function sameBlocker(a: BlockedBy | undefined, b: BlockedBy): boolean {
   return a !== undefined && a.ticket === b.ticket && a.kind === b.kind && a.root === b.root;
 }
+
+/** A suspended attempt's question: its own, else its reason, else this placeholder. */
+export const questionOf = (a: { question?: string; reason?: string }): string =>
+  a.question ?? a.reason ?? "(no question given)";
 
 export function assertNever(x: never): never {
   throw new Error(`unexpected value ${String(x)}`);

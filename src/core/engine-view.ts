@@ -72,8 +72,7 @@ export abstract class FrontierView extends FrontierState {
   protected failAttempt(i: number, reason: string | undefined): string {
     const s = this.states[i]!;
     this.failures[i]!++;
-    if (reason !== undefined) s.reason = reason;
-    else s.reason = undefined;
+    s.reason = reason;
     const retries = this.retriesOf(i);
     if (this.failures[i]! <= retries) {
       // the reason stays for display until the next claim
@@ -110,6 +109,21 @@ export abstract class FrontierView extends FrontierState {
   state(id: string): Readonly<TicketState> | undefined {
     const i = this.lookup(id);
     return i === undefined ? undefined : cloneState(this.states[i]!);
+  }
+
+  /**
+   * Whether `id` is claimed by this claim: its attempt and token, each matching any when
+   * left out. A lease that ran out still holds until `expire` records its end: every
+   * runner asks this, so none judges a lease on its own clock.
+   */
+  isLive(id: string, claim: { attempt?: number; claim?: string }): boolean {
+    const i = this.lookup(id);
+    const s = i === undefined ? undefined : this.states[i]!;
+    return (
+      s?.status === "claimed" &&
+      (claim.attempt ?? s.attempt) === s.attempt &&
+      (claim.claim ?? s.claim) === s.claim
+    );
   }
 
   /** specs in file order */
@@ -187,11 +201,6 @@ export abstract class FrontierView extends FrontierState {
   /** Every attempt's usage, summed per key. */
   usageTotals(): Usage {
     return { ...this.usage };
-  }
-
-  /** The run bound is spent at `now` (dispatch count reached or deadline passed). */
-  boundSpentAt(now: number): boolean {
-    return this.boundSpent(now);
   }
 
   runState(now: number): RunState {

@@ -7,7 +7,7 @@
  * types and of `Frontier` must not change without telling everyone (methods may be added).
  */
 
-import { SATISFIED } from "./constants.js";
+import { REASON, SATISFIED } from "./constants.js";
 import {
   appended,
   assertNever,
@@ -18,6 +18,7 @@ import {
   NO_SCOPE,
   OPEN,
   OPEN_WAITING,
+  questionOf,
   type SettleInput,
   sameBlocker,
 } from "./engine-types.js";
@@ -215,10 +216,7 @@ export class Frontier extends FrontierView {
     }
     this.begin(now);
     const s = this.states[i]!;
-    const question =
-      input.outcome === "suspended"
-        ? (input.question ?? input.reason ?? "(no question given)")
-        : input.question;
+    const question = input.outcome === "suspended" ? questionOf(input) : input.question;
     const record = this.endLive(i, input.outcome, {
       reason: input.reason,
       question,
@@ -254,8 +252,7 @@ export class Frontier extends FrontierView {
         break;
       }
       case "limited":
-        if (input.reason !== undefined) s.reason = input.reason;
-        else s.reason = undefined;
+        s.reason = input.reason;
         this.setStatus(i, "limited");
         this.cascade(i);
         break;
@@ -280,17 +277,7 @@ export class Frontier extends FrontierView {
       };
     }
     this.begin(now);
-    const question = s.reason ?? s.attempts.at(-1)?.question ?? "";
-    const record: AnswerRecord = {
-      n: s.answers.length + 1,
-      attempt: s.attempt,
-      question,
-      text,
-      by,
-      at: this.at!,
-    };
-    s.answers = appended(s.answers, record);
-    this.changedAnswers.push({ ticket, record: { ...record } });
+    this.addAnswer(i, s.reason ?? s.attempts.at(-1)?.question ?? "", text, by);
     s.reason = undefined;
     this.reopen(i);
     this.log({ event: "answer", ticket, attempt: s.attempt, by });
@@ -308,73 +295,14 @@ export class Frontier extends FrontierView {
     const i = this.lookup(ticket);
     if (i === undefined) return this.unknown(ticket);
     const s = this.states[i]!;
-    if (this.run.cancelled) {
-      return {
-        kind: "rejected",
-        message: `the run was cancelled by ${this.run.cancelled.by}; nothing in it can be retried (start a new run)`,
-      };
-    }
     const feedback = note !== undefined && note.trim() !== "" ? note : undefined;
-    switch (s.status) {
-      case "failed":
-      case "limited":
-      case "cancelled":
-        break;
-      case "complete":
-      case "empty":
-        if (feedback !== undefined) break;
-        return {
-          kind: "rejected",
-          message: `${ticket} is ${s.status}; to ask for a change, retry it with feedback for its next attempt`,
-        };
-      case "blocked": {
-        const root = s.blocked_by?.root ?? "?";
-        return { kind: "rejected", message: `${ticket} is blocked by root ${root}; retry ${root}` };
-      }
-      case "claimed":
-        return {
-          kind: "rejected",
-          message: `${ticket} is running attempt ${s.attempt}; wait for it to settle (or for its lease to run out)`,
-        };
-      case "suspended":
-        return {
-          kind: "rejected",
-          message: `${ticket} is suspended on a question; answer it to run it again`,
-        };
-      case "pending":
-      case "ready":
-        return {
-          kind: "rejected",
-          message: `${ticket} is ${s.status}; it has not run yet, so there is nothing to retry`,
-        };
-      default:
-        assertNever(s.status);
-    }
-    // only a hand-edited state gets here: a ticket that ran had its dependencies satisfied
-    const behind = this.blockerFor(i);
-    if (behind) {
-      return {
-        kind: "rejected",
-        message: `${ticket} depends on ${behind.ticket}, which is ${this.states[this.graph.index.get(behind.ticket)!]!.status}; retry ${behind.root} first`,
-      };
-    }
+    const refused = this.retryRefusal(i, feedback !== undefined);
+    if (refused !== undefined) return { kind: "rejected", message: refused };
     this.begin(now);
     const was = s.status;
     this.failures[i] = 0;
     s.reason = undefined;
-    if (feedback !== undefined) {
-      const record: AnswerRecord = {
-        n: s.answers.length + 1,
-        attempt: s.attempt,
-        kind: "feedback",
-        question: "",
-        text: feedback,
-        by,
-        at: this.at!,
-      };
-      s.answers = appended(s.answers, record);
-      this.changedAnswers.push({ ticket, record: { ...record } });
-    }
+    if (feedback !== undefined) this.addAnswer(i, "", feedback, by, "feedback");
     this.log({
       event: "retry",
       ticket,
@@ -386,6 +314,60 @@ export class Frontier extends FrontierView {
     this.reopen(i);
     this.reevaluateBlocked(i);
     return this.done();
+  }
+
+  /** Why ticket i cannot be retried (with feedback or without); undefined when it can. */
+  protected retryRefusal(i: number, feedback: boolean): string | undefined {
+    const s = this.states[i]!;
+    const ticket = this.id(i);
+    if (this.run.cancelled) {
+      return `the run was cancelled by ${this.run.cancelled.by}; nothing in it can be retried (start a new run)`;
+    }
+    switch (s.status) {
+      case "complete":
+      case "empty":
+        if (feedback) break;
+        return `${ticket} is ${s.status}; to ask for a change, retry it with feedback for its next attempt`;
+      case "blocked": {
+        const root = s.blocked_by?.root ?? "?";
+        return `${ticket} is blocked by root ${root}; retry ${root}`;
+      }
+      case "claimed":
+        return `${ticket} is running attempt ${s.attempt}; wait for it to settle (or for its lease to run out)`;
+      case "suspended":
+        return `${ticket} is suspended on a question; answer it to run it again`;
+      case "pending":
+      case "ready":
+        return `${ticket} is ${s.status}; it has not run yet, so there is nothing to retry`;
+    }
+    // failed, limited or cancelled; behind a closed dependency only in a hand-edited state
+    // (a ticket that ran had its dependencies satisfied)
+    const behind = this.blockerFor(i);
+    if (behind === undefined) return undefined;
+    const status = this.states[this.graph.index.get(behind.ticket)!]!.status;
+    return `${ticket} depends on ${behind.ticket}, which is ${status}; retry ${behind.root} first`;
+  }
+
+  /** An answer to ticket i's question, or a reviewer's feedback: recorded once, for its next attempt. */
+  protected addAnswer(
+    i: number,
+    question: string,
+    text: string,
+    by: string,
+    kind?: "feedback",
+  ): void {
+    const s = this.states[i]!;
+    const record: AnswerRecord = {
+      n: s.answers.length + 1,
+      attempt: s.attempt,
+      ...(kind && { kind }),
+      question,
+      text,
+      by,
+      at: this.at!,
+    };
+    s.answers = appended(s.answers, record);
+    this.changedAnswers.push({ ticket: this.id(i), record: { ...record } });
   }
 
   /**
@@ -453,28 +435,18 @@ export class Frontier extends FrontierView {
     this.begin(now);
     for (const i of [...this.claimed]) {
       const s = this.states[i]!;
-      const id = this.id(i);
+      const ticket = this.id(i);
       const attempt = s.attempt;
-      if (isDead?.(id, s.claimed_by ?? "")) {
-        this.endLive(i, "interrupted", { reason: "claim holder gone", settled_by: "expire" });
+      if (isDead?.(ticket, s.claimed_by ?? "")) {
+        const reason = REASON.holderGone;
+        this.endLive(i, "interrupted", { reason, settled_by: "expire" });
         this.reopen(i);
-        this.log({
-          event: "expire",
-          ticket: id,
-          attempt,
-          outcome: "interrupted",
-          detail: "claim holder gone",
-        });
+        this.log({ event: "expire", ticket, attempt, outcome: "interrupted", detail: reason });
       } else if (now >= this.leaseUntil[i]!) {
-        this.endLive(i, "failed", { reason: "lease-expired", settled_by: "expire" });
-        const detail = this.failAttempt(i, "lease-expired");
-        this.log({
-          event: "expire",
-          ticket: id,
-          attempt,
-          outcome: "failed",
-          detail: `lease-expired; ${detail}`,
-        });
+        const reason = REASON.leaseExpired;
+        this.endLive(i, "failed", { reason, settled_by: "expire" });
+        const detail = `${reason}; ${this.failAttempt(i, reason)}`;
+        this.log({ event: "expire", ticket, attempt, outcome: "failed", detail });
       }
     }
     return this.done();
@@ -492,7 +464,7 @@ export class Frontier extends FrontierView {
       };
     }
     this.begin(now);
-    this.endLive(i, "interrupted", { reason: "interrupted" });
+    this.endLive(i, "interrupted", { reason: REASON.interrupted });
     this.reopen(i);
     this.log({ event: "interrupt", ticket, attempt });
     return this.done();

@@ -44,18 +44,33 @@ export function dependentsOf(g: Graph, i: number): number[] {
 
 /** Build the graph. `nodes` are in file order; `weight(i)` is ticket i's expected duration. */
 export function buildGraph(nodes: readonly GraphNode[], weight: (i: number) => number): Graph {
+  const e = edges(nodes);
+  const { topo, wave } = kahn(e);
+  const topoPos = new Int32Array(topo.length);
+  for (let p = 0; p < topo.length; p++) topoPos[topo[p]!] = p;
+  return { ...e, topo, topoPos, wave, remaining: remainingOf(e, topo, weight) };
+}
+
+/** A graph the checks (checks.ts) would have refused: a programming error. */
+const unchecked = (what: string) => new Error(`unchecked graph: ${what}`);
+
+type Edges = Pick<
+  Graph,
+  "ids" | "index" | "depStart" | "depList" | "dependentStart" | "dependentList"
+>;
+
+/** The ids, and the edges both ways as flat arrays, each ticket's dependencies deduplicated. */
+function edges(nodes: readonly GraphNode[]): Edges {
   const n = nodes.length;
   const ids = new Array<string>(n);
   const index = new Map<string, number>();
   let raw = 0;
   for (let i = 0; i < n; i++) {
     const node = nodes[i]!;
-    const id = node.id;
-    ids[i] = id;
+    ids[i] = node.id;
     // one hash lookup, not has() then set(): a repeated id leaves the size unchanged
-    index.set(id, i);
-    if (index.size !== i + 1)
-      throw new Error(`engine given duplicate ticket id "${id}"; run the checks first`);
+    index.set(node.id, i);
+    if (index.size !== i + 1) throw unchecked(`duplicate id "${node.id}"`);
     raw += node.dependsOn.length;
   }
   const depStart = new Int32Array(n + 1);
@@ -67,19 +82,9 @@ export function buildGraph(nodes: readonly GraphNode[], weight: (i: number) => n
   let e = 0;
   for (let i = 0; i < n; i++) {
     depStart[i] = e;
-    const dependsOn = nodes[i]!.dependsOn;
-    for (let k = 0; k < dependsOn.length; k++) {
-      const dep = dependsOn[k]!;
+    for (const dep of nodes[i]!.dependsOn) {
       const j = index.get(dep);
-      if (j === undefined) {
-        throw new Error(
-          `engine given ticket "${ids[i]}" with unknown dependency "${dep}"; run the checks first`,
-        );
-      }
-      if (j === i)
-        throw new Error(
-          `engine given ticket "${ids[i]}" depending on itself; run the checks first`,
-        );
+      if (j === undefined) throw unchecked(`unknown dependency "${dep}" of "${ids[i]}"`);
       if (seen[j] === i + 1) continue;
       seen[j] = i + 1;
       depAll[e++] = j;
@@ -94,7 +99,13 @@ export function buildGraph(nodes: readonly GraphNode[], weight: (i: number) => n
   for (let i = 0; i < n; i++) {
     for (let k = depStart[i]!; k < depStart[i + 1]!; k++) dependentList[fill[depList[k]!]!++] = i;
   }
+  return { ids, index, depStart, depList, dependentStart, dependentList };
+}
 
+/** Kahn's topological order (file order among tickets freed together) and each ticket's wave. */
+function kahn(g: Edges): { topo: Int32Array; wave: Int32Array } {
+  const { ids, depStart, dependentStart, dependentList } = g;
+  const n = ids.length;
   const indegree = new Int32Array(n);
   for (let i = 0; i < n; i++) indegree[i] = depStart[i + 1]! - depStart[i]!;
   const wave = new Int32Array(n);
@@ -110,16 +121,16 @@ export function buildGraph(nodes: readonly GraphNode[], weight: (i: number) => n
       if (--indegree[d]! === 0) topo[tail++] = d;
     }
   }
-  if (tail !== n) {
-    const caught = ids.filter((_, i) => indegree[i]! > 0);
-    throw new Error(`engine given a cyclic graph (${caught.join(", ")}); run the checks first`);
-  }
+  // a ticket that depends on itself is never freed either
+  if (tail !== n) throw unchecked(`cycle (${ids.filter((_, i) => indegree[i]! > 0).join(", ")})`);
+  return { topo, wave };
+}
 
-  const topoPos = new Int32Array(n);
-  for (let p = 0; p < n; p++) topoPos[topo[p]!] = p;
-
-  const remaining = new Array<number>(n).fill(0);
-  for (let pos = n - 1; pos >= 0; pos--) {
+/** Each ticket's weight plus the longest remaining path of its dependents, sinks first. */
+function remainingOf(g: Edges, topo: Int32Array, weight: (i: number) => number): number[] {
+  const { dependentStart, dependentList } = g;
+  const remaining = new Array<number>(topo.length).fill(0);
+  for (let pos = topo.length - 1; pos >= 0; pos--) {
     const i = topo[pos]!;
     let longest = 0;
     for (let k = dependentStart[i]!; k < dependentStart[i + 1]!; k++) {
@@ -128,18 +139,7 @@ export function buildGraph(nodes: readonly GraphNode[], weight: (i: number) => n
     }
     remaining[i] = weight(i) + longest;
   }
-  return {
-    ids,
-    index,
-    depStart,
-    depList,
-    dependentStart,
-    dependentList,
-    topo,
-    topoPos,
-    wave,
-    remaining,
-  };
+  return remaining;
 }
 
 /** Kahn levels as ids, each level in file order. */

@@ -10,10 +10,12 @@
  *
  * Both runners call these two functions and nothing else decides what an outcome means,
  * so the rules cannot drift apart: a `complete` with a blank result is `empty`; a
- * `suspended` without a question is a failure; a blank outcome file is a failure; a
- * result over the cap is a failure, never a truncation; a timeout is `reason: timeout`.
+ * `suspended` without a question is a failure; a blank outcome file is a failure (its
+ * reader says so); a result over the cap is a failure, never a truncation; a timeout is
+ * `reason: timeout`.
  */
-import { type ChangedPath, type ChangeVerdict, judgeChanges, verdictReason } from "./changes.js";
+import { type ChangedPath, type ChangeVerdict, judgeChanges } from "./changes.js";
+import { REASON } from "./constants.js";
 import type { AttemptChanges, ChangedPathRecord, Outcome, Usage } from "./model.js";
 import type { OutcomeFile } from "./outcome.js";
 import type { CompiledScope } from "./scope.js";
@@ -22,10 +24,8 @@ import type { CompiledScope } from "./scope.js";
 export type OutcomeFileRead =
   /** no file: the executor wrote none */
   | { kind: "none" }
-  /** a file with nothing but whitespace in it */
-  | { kind: "blank" }
   | { kind: "ok"; value: OutcomeFile }
-  /** it could not be taken as an outcome (not JSON, not of the shape, not a regular file, too large): why */
+  /** it could not be taken as an outcome (blank, not JSON, not of the shape, not a regular file, too large): why */
   | { kind: "bad"; reason: string };
 
 /** Text an attempt produced; over the cap it is not kept, only its size. */
@@ -40,14 +40,10 @@ export interface ProcessEnd {
   stderr: string;
 }
 
-/** What the settle step of a GitHub job was told, when no outcome file decided. */
-export interface JobReport {
-  /** the `outcome` input */
-  outcome?: Outcome;
+/** What the settle step of a GitHub job was told (its inputs), when no outcome file decided. */
+export interface JobReport extends Partial<Pick<Interpreted, "outcome" | "question" | "reason">> {
   /** the `result-file` input's text */
   result?: Captured | { kind: "unreadable"; path: string };
-  question?: string;
-  reason?: string;
   /** the job's (or the agent step's) status: success, failure, cancelled, skipped */
   status?: string;
 }
@@ -66,15 +62,34 @@ export interface Observation {
   maxResultBytes: number;
 }
 
-/** The outcome an attempt ends with, before its changes are judged. */
-export interface Interpreted {
+/**
+ * The outcome an attempt ends with, before its changes are judged: the outcome file's
+ * fields, its result non-blank and within the cap.
+ */
+export interface Interpreted extends Omit<OutcomeFile, "status"> {
   outcome: Outcome;
-  /** non-blank, within the cap: the result to record */
-  result?: string;
-  question?: string;
-  reason?: string;
-  usage?: Usage;
 }
+
+/**
+ * Why an attempt failed when it gave no reason of its own, or what its changes did
+ * wrong, as data: the runner words it
+ * (tickets/outcome-file.ts `outcomeReason`, for both runners: the words are saved as the
+ * attempt's reason).
+ */
+export type OutcomeProblem =
+  /** a result over max_result_bytes: in the outcome file, on stdout, in the result-file input */
+  | { kind: "over-cap"; from: "file" | "stdout" | "input"; bytes: number; cap: number }
+  /** `suspended` without a question, said by the outcome file, the settle step's input, exit code 75 */
+  | { kind: "no-question"; from: "file" | "input" | "exit" }
+  | { kind: "unreadable-result"; path: string }
+  /** the settle step got no outcome: the job's status, when it was given one */
+  | { kind: "no-outcome"; status: string | undefined }
+  /** `failed` or `limited` reported without a reason */
+  | { kind: "reported"; outcome: "failed" | "limited" }
+  /** changes that fail their attempt (planSettle) */
+  | Extract<ChangeVerdict, { kind: "breach" | "conflict" }>;
+
+type Word = (problem: OutcomeProblem) => string;
 
 /** The exit code that means "I have a question" (EX_TEMPFAIL). */
 export const EXIT_SUSPEND = 75;
@@ -92,143 +107,78 @@ export function stderrReason(text: string): string | undefined {
   return `…${bytes.subarray(bytes.length - STDERR_TAIL_BYTES).toString("utf8")}`;
 }
 
-/** The reason for a result over `max_result_bytes`: `what` is `the result on stdout`, … */
-export function overResultCap(what: string, bytes: number, cap: number): string {
-  return `${what} is ${bytes} bytes, over max_result_bytes (${cap}): write large output to a file and return its path, or raise max_result_bytes in frontier.yml`;
-}
-
 const isBlank = (text: string | undefined): boolean => text === undefined || text.trim() === "";
 
-const failed = (reason: string): Interpreted => ({ outcome: "failed", reason });
+const failed = (reason: string, usage?: Usage): Interpreted =>
+  usage === undefined ? { outcome: "failed", reason } : { outcome: "failed", reason, usage };
 
-/** One outcome from what a runner saw. Pure; the same rules for both runners. */
-export function interpretOutcome(seen: Observation): Interpreted {
-  const cap = seen.maxResultBytes;
+/** One outcome from what a runner saw, its problems worded by `word`. Pure; the same rules for both runners. */
+export function interpretOutcome(seen: Observation, word: Word): Interpreted {
+  const { file, process: proc, job, maxResultBytes: cap } = seen;
   if (seen.notStarted !== undefined) return failed(seen.notStarted);
   // a timeout is a failure whatever the executor managed to write before it was stopped
-  if (seen.timedOut) return failed("timeout");
-  const file = seen.file;
+  if (seen.timedOut) return failed(REASON.timeout);
   if (file.kind === "bad") return failed(file.reason);
-  if (file.kind === "blank") {
-    // never made by the runner: the executor opened it and left it unwritten (an agent
-    // that died while its output was redirected there)
-    return failed(
-      'the outcome file ($FRONTIER_OUTCOME_FILE) is empty: write its JSON, e.g. {"status": "complete", "result": "…"}, or leave it unwritten and let the exit code decide',
-    );
-  }
-  const proc = seen.process;
-
   if (file.kind === "ok") {
     // the file decides; stdout stands in for a result or question it does not give
-    const value = file.value;
-    const result: Captured | undefined =
-      value.result !== undefined ? { kind: "text", text: value.result } : proc?.stdout;
+    const { status, result, ...rest } = file.value;
+    const own = result !== undefined;
+    const captured: Captured | undefined = own ? { kind: "text", text: result } : proc?.stdout;
+    const from = own ? "file" : "stdout";
     return reported(
-      {
-        outcome: value.status,
-        result,
-        question: value.question,
-        reason: value.reason,
-        usage: value.usage,
-        stderr: proc?.stderr,
-        resultWhat:
-          value.result !== undefined ? "the result in the outcome file" : "the result on stdout",
-        questionWhere: 'the outcome file says "suspended" but gives no "question"',
-      },
+      { ...rest, outcome: status, result: captured, stderr: proc?.stderr, from },
       cap,
+      word,
     );
   }
+  if (proc !== undefined) return exited(proc, cap, word);
+  if (job?.outcome === undefined) return failed(word({ kind: "no-outcome", status: job?.status }));
+  if (job.result?.kind === "unreadable") {
+    return failed(word({ kind: "unreadable-result", path: job.result.path }));
+  }
+  const { outcome, result, question, reason } = job;
+  return reported({ outcome, result, question, reason, from: "input" }, cap, word);
+}
 
-  if (proc !== undefined) {
-    const out = proc.stdout;
-    if (proc.code === 0) {
-      if (out.kind === "over") return failed(overResultCap("the result on stdout", out.bytes, cap));
-      return isBlank(out.text) ? { outcome: "empty" } : { outcome: "complete", result: out.text };
-    }
-    if (proc.code === EXIT_SUSPEND) {
-      const question = out.kind === "text" && !isBlank(out.text) ? out.text.trim() : undefined;
-      if (question === undefined) {
-        return failed(
-          `exit code ${EXIT_SUSPEND} (suspend) without a question: print the question on stdout`,
-        );
-      }
-      return { outcome: "suspended", question };
-    }
-    return failed(
-      stderrReason(proc.stderr) ??
-        (proc.signal ? `killed by ${proc.signal}` : `exit code ${proc.code ?? "unknown"}`),
-    );
+/** A process that wrote no outcome file: exit 0 is done, 75 a question, anything else a failure. */
+function exited(proc: ProcessEnd, cap: number, word: Word): Interpreted {
+  const out = proc.stdout;
+  if (proc.code === 0) {
+    if (out.kind === "over")
+      return failed(word({ kind: "over-cap", from: "stdout", bytes: out.bytes, cap }));
+    return isBlank(out.text) ? { outcome: "empty" } : { outcome: "complete", result: out.text };
   }
-
-  const job = seen.job;
-  if (job?.outcome !== undefined) {
-    if (job.result?.kind === "unreadable") {
-      return failed(
-        `input result-file: ${job.result.path} could not be read — write the result there before the settle step, or leave result-file out`,
-      );
-    }
-    return reported(
-      {
-        outcome: job.outcome,
-        result: job.result,
-        question: job.question,
-        reason: job.reason,
-        resultWhat: "the result file",
-        questionWhere: "outcome: suspended was given without a question",
-      },
-      cap,
-    );
+  if (proc.code === EXIT_SUSPEND) {
+    const question = out.kind === "text" && !isBlank(out.text) ? out.text.trim() : undefined;
+    if (question === undefined) return failed(word({ kind: "no-question", from: "exit" }));
+    return { outcome: "suspended", question };
   }
-  switch (job?.status) {
-    case "success":
-      return failed(
-        'the job succeeded but reported no outcome: write {"status": …} to $FRONTIER_OUTCOME_FILE, or pass outcome to the settle step',
-      );
-    case "cancelled":
-      return failed("the job was cancelled before it reported an outcome");
-    case "failure":
-      return failed("the job failed before it reported an outcome (see its log)");
-    case "skipped":
-      return failed(
-        "the agent step was skipped (did the context step fail?) and nothing reported an outcome",
-      );
-    default:
-      return failed(
-        job?.status
-          ? `the settle step got no outcome-file, no outcome and a job-status it does not know ("${job.status}"): pass job-status: \${{ job.status }}`
-          : `the settle step got no outcome-file, no outcome and no job-status: pass job-status: \${{ job.status }}`,
-      );
-  }
+  return failed(
+    stderrReason(proc.stderr) ??
+      (proc.signal ? `killed by ${proc.signal}` : `exit code ${proc.code ?? "unknown"}`),
+  );
 }
 
 /** An outcome the executor reported (outcome file, or the settle step's inputs). */
 function reported(
-  r: {
-    outcome: Outcome;
+  r: Omit<Interpreted, "result"> & {
     result?: Captured | undefined;
-    question?: string | undefined;
-    reason?: string | undefined;
-    usage?: Usage | undefined;
     stderr?: string | undefined;
-    resultWhat: string;
-    questionWhere: string;
+    /** where the result is: the outcome file, stdout (the file gave none), the inputs */
+    from: "file" | "stdout" | "input";
   },
   cap: number,
+  word: Word,
 ): Interpreted {
   const res: Interpreted = { outcome: r.outcome };
   if (r.usage !== undefined) res.usage = r.usage;
   if (r.reason !== undefined) res.reason = r.reason;
   const text = r.result?.kind === "text" ? r.result.text : undefined;
-  if (r.result !== undefined) {
-    const bytes = r.result.kind === "over" ? r.result.bytes : Buffer.byteLength(r.result.text);
-    // a result the outcome carries over the cap fails it, whatever the status; stdout
-    // beyond the cap only matters when it would be the result
-    if (
-      bytes > cap &&
-      (r.resultWhat !== "the result on stdout" || r.outcome === "complete" || r.outcome === "empty")
-    ) {
-      return withUsage(failed(overResultCap(r.resultWhat, bytes, cap)), r.usage);
-    }
+  const bytes = r.result?.kind === "over" ? r.result.bytes : Buffer.byteLength(text ?? "");
+  // a result the outcome carries over the cap fails it, whatever the status; stdout
+  // beyond the cap only matters when it would be the result
+  if (bytes > cap && (r.from !== "stdout" || INTEGRATES.has(r.outcome))) {
+    return failed(word({ kind: "over-cap", from: r.from, bytes, cap }), r.usage);
   }
   switch (r.outcome) {
     case "complete":
@@ -236,37 +186,23 @@ function reported(
       if (isBlank(text)) res.outcome = "empty";
       else res.result = text;
       break;
-    case "empty":
-      break;
     case "suspended": {
-      const question = !isBlank(r.question)
-        ? r.question
-        : !isBlank(text)
-          ? text?.trim()
-          : undefined;
+      const question = !isBlank(r.question) ? r.question : isBlank(text) ? undefined : text?.trim();
       if (question === undefined) {
-        return withUsage(
-          failed(`${r.questionWhere}: add the question the ticket is waiting on`),
-          r.usage,
-        );
+        const from = r.from === "input" ? "input" : "file";
+        return failed(word({ kind: "no-question", from }), r.usage);
       }
       res.question = question;
       break;
     }
     case "failed":
-      res.reason ??=
-        (r.stderr !== undefined ? stderrReason(r.stderr) : undefined) ??
-        "the executor reported failed";
+      res.reason ??= stderrReason(r.stderr ?? "") ?? word({ kind: "reported", outcome: "failed" });
       break;
     case "limited":
-      res.reason ??= "the ticket's bound ran out";
+      res.reason ??= word({ kind: "reported", outcome: "limited" });
       break;
   }
   return res;
-}
-
-function withUsage(i: Interpreted, usage: Usage | undefined): Interpreted {
-  return usage === undefined ? i : { ...i, usage };
 }
 
 /* ------------------------------------------------------------------------- */
@@ -361,20 +297,18 @@ export function planSettle(
   interpreted: Interpreted,
   collected: CollectedChanges | undefined,
   scope: CompiledScope,
+  word: Word,
 ): SettlePlan {
   const plan: SettlePlan = { ...interpreted, changes: "none", verdict: { kind: "none" } };
   if (collected === undefined) return plan;
-  const refuse = (reason: string, record?: AttemptChanges): SettlePlan => {
-    const out: SettlePlan = {
-      outcome: "failed",
-      reason,
-      changes: record ? "evidence" : "none",
-      verdict: plan.verdict,
-    };
-    if (record) out.record = record;
-    if (interpreted.usage !== undefined) out.usage = interpreted.usage;
-    return out;
-  };
+  const refuse = (reason: string, record?: AttemptChanges): SettlePlan => ({
+    outcome: "failed",
+    reason,
+    changes: record ? "evidence" : "none",
+    verdict: plan.verdict,
+    ...(record && { record }),
+    ...(interpreted.usage !== undefined && { usage: interpreted.usage }),
+  });
   if (collected.paths.length === 0) {
     return collected.refused !== undefined && INTEGRATES.has(interpreted.outcome)
       ? refuse(collected.refused)
@@ -408,6 +342,6 @@ export function planSettle(
     case "breach":
     case "conflict":
       record.verdict = verdict.kind;
-      return refuse(verdictReason(verdict), record);
+      return refuse(word(verdict), record);
   }
 }

@@ -124,10 +124,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
   const now = ctx.clock();
   const frontier = openBranchRun(rc, source, state, now);
   const live = frontier.state(ticket);
-  let isLive =
-    live?.status === "claimed" &&
-    live.attempt === attempt &&
-    (claim === undefined || live.claim === claim);
+  let isLive = frontier.isLive(ticket, { attempt, claim });
   let takenBy: number | undefined;
   const runId = Number(ctx.settings.env.runId ?? "0");
   const entry = state.outbox?.[ticket];
@@ -144,8 +141,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
           // each try decides anew: a try that lost its race took nothing
           took = false;
           takenBy = undefined;
-          const s = f.state(ticket);
-          if (s?.status !== "claimed" || s.claim !== claim)
+          if (!f.isLive(ticket, { claim }))
             return { kind: "stale", message: `${ticket}#${attempt} is no longer live` };
           const taken = take(view.outbox, ticket, claim, runId);
           if (taken.kind === "gone")

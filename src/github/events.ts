@@ -5,6 +5,7 @@
  */
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { REASON } from "../core/constants.js";
 import type { SettleInput } from "../core/engine.js";
 import { compileScope } from "../core/scope.js";
 import {
@@ -17,7 +18,7 @@ import {
 } from "../core/settle.js";
 import { patchFile } from "../tickets/layout.js";
 import { resultFile } from "../tickets/load.js";
-import { readOutcomeFile } from "../tickets/outcome-file.js";
+import { outcomeReason, readOutcomeFile } from "../tickets/outcome-file.js";
 import { integrationFiles, type JobChanges } from "./changes.js";
 import { parseRunName } from "./dispatch.js";
 import type { SettleInputs } from "./inputs.js";
@@ -58,6 +59,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
       { outcome, result, question, reason, usage },
       changes ? { ...changes, moved: view.moved } : undefined,
       compileScope(spec?.writeScope ?? []),
+      outcomeReason,
     );
     const patch =
       plan.changes === "evidence" && keepsPatch(changes?.patch, job.maxResultBytes)
@@ -129,7 +131,10 @@ export async function readJobOutcome(
   if (inputs.jobStatus !== undefined) job.status = inputs.jobStatus;
   if (inputs.outcome && inputs.resultFile)
     job.result = await readResultFile(inputs.resultFile, maxResultBytes);
-  return interpretOutcome({ file, job, maxResultBytes, ...(timedOut ? { timedOut } : {}) });
+  return interpretOutcome(
+    { file, job, maxResultBytes, ...(timedOut ? { timedOut } : {}) },
+    outcomeReason,
+  );
 }
 
 /** The `result-file` input's text, at most the cap and a byte (a bigger one is only measured). */
@@ -217,7 +222,7 @@ export function deadJobEvent(job: DeadJob): RunEvent {
       // a job that ran into its timeout (the ticket's bound) is a timed-out attempt
       reason:
         job.conclusion === "timed_out"
-          ? "timeout"
+          ? REASON.timeout
           : `the orch-task run ended ${job.conclusion} before its settle step recorded an outcome${job.url ? ` (${job.url})` : ""}`,
       by: "workflow_run",
       runUrl: job.url || undefined,

@@ -40,8 +40,7 @@ export type Outbox = Record<string, OutboxEntry>;
 export function liveEntries(outbox: Outbox | undefined, frontier: Frontier): Outbox {
   const out: Outbox = {};
   for (const [ticket, entry] of Object.entries(outbox ?? {})) {
-    const s = frontier.state(ticket);
-    if (s?.status === "claimed" && s.claim === entry.claim) out[ticket] = entry;
+    if (frontier.isLive(ticket, { claim: entry.claim })) out[ticket] = entry;
   }
   return out;
 }

@@ -21,10 +21,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
+import { REASON } from "../core/constants.js";
 import { type ExecutorAttempt, executorVariables } from "../core/executor.js";
-import type { Outcome, Usage } from "../core/model.js";
-import { interpretOutcome } from "../core/settle.js";
-import { readOutcomeFile } from "../tickets/outcome-file.js";
+import { type Interpreted, interpretOutcome } from "../core/settle.js";
+import { outcomeReason, readOutcomeFile } from "../tickets/outcome-file.js";
 import { launchHere, signalGroup } from "./launch.js";
 
 /** How long a stopped attempt gets between SIGTERM and SIGKILL. */
@@ -66,13 +66,7 @@ export interface AttemptInput {
   contextFile?: string;
 }
 
-export interface AttemptResult {
-  outcome: Outcome;
-  /** the result text (may be blank for `empty`) */
-  result?: string;
-  question?: string;
-  reason?: string;
-  usage?: Usage;
+export interface AttemptResult extends Interpreted {
   /** set when the attempt was stopped from outside (Ctrl-C), not by its own doing */
   stopped: boolean;
   exitCode: number | null;
@@ -180,7 +174,7 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
       durationMs: Date.now() - started,
     };
     if (stopRequested && !timedOut && !exit.spawnError) {
-      return { ...base, outcome: "failed", reason: "interrupted" };
+      return { ...base, outcome: "failed", reason: REASON.interrupted };
     }
     // what this runner saw, read by the one interpreter both runners share
     const file =
@@ -188,21 +182,24 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
         ? ({ kind: "none" } as const)
         : await readOutcomeFile(outcomeFile, input.maxResultBytes);
     wroteOutcome = file.kind !== "none";
-    const interpreted = interpretOutcome({
-      file,
-      maxResultBytes: input.maxResultBytes,
-      ...(exit.spawnError ? { notStarted: `could not start sh: ${exit.spawnError}` } : {}),
-      ...(timedOut ? { timedOut: true } : {}),
-      process: {
-        code: exit.code,
-        signal: exit.signal,
-        stdout:
-          exit.stdoutTotal > input.maxResultBytes
-            ? { kind: "over", bytes: exit.stdoutTotal }
-            : { kind: "text", text: Buffer.from(exit.stdout).toString("utf8") },
-        stderr: Buffer.from(exit.stderrTail).toString("utf8"),
+    const interpreted = interpretOutcome(
+      {
+        file,
+        maxResultBytes: input.maxResultBytes,
+        ...(exit.spawnError ? { notStarted: `could not start sh: ${exit.spawnError}` } : {}),
+        ...(timedOut ? { timedOut: true } : {}),
+        process: {
+          code: exit.code,
+          signal: exit.signal,
+          stdout:
+            exit.stdoutTotal > input.maxResultBytes
+              ? { kind: "over", bytes: exit.stdoutTotal }
+              : { kind: "text", text: Buffer.from(exit.stdout).toString("utf8") },
+          stderr: Buffer.from(exit.stderrTail).toString("utf8"),
+        },
       },
-    });
+      outcomeReason,
+    );
     return { ...base, ...interpreted };
   }
 

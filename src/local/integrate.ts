@@ -15,12 +15,20 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { claimTrailer, touchedPaths } from "../core/changes.js";
+import { REASON } from "../core/constants.js";
 import type { Claim, Frontier } from "../core/engine.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
-import { type Interpreted, keepsPatch, planSettle, type SettlePlan } from "../core/settle.js";
+import {
+  type CollectedChanges,
+  type Interpreted,
+  keepsPatch,
+  planSettle,
+  type SettlePlan,
+} from "../core/settle.js";
 import { plural } from "../terminal/text.js";
 import { INTEGRATING_DIR, integratingFile, keptFile, patchFile } from "../tickets/layout.js";
+import { outcomeReason } from "../tickets/outcome-file.js";
 import { engineFieldRule } from "../tickets/parse.js";
 import { createRecord, writeError } from "../tickets/store.js";
 import {
@@ -229,13 +237,12 @@ export class Integrator {
     spec: TicketSpec,
     recovering: boolean,
   ): Promise<SettlePlan & { keepWorktree?: boolean }> {
-    const scope = compileScope(spec.writeScope);
     const root = this.root;
     // a run killed after the commit and before the record: the commit is the integration
     const made = recovering ? await this.landed(p) : undefined;
     if (made !== undefined) {
       const paths = await diffTrees(root, await parentOf(root, made), made);
-      const plan = planSettle(p.outcome, { start: p.start, paths, moved: new Map() }, scope);
+      const plan = judge(p.outcome, { start: p.start, paths, moved: new Map() }, spec);
       if (plan.record !== undefined) plan.record.commit = made;
       return plan;
     }
@@ -263,12 +270,12 @@ export class Integrator {
     if (collected instanceof NotCollected) {
       const refused = notCollectedReason(collected.message, p.worktree);
       const none = { start: p.start, paths: [], moved: new Map(), refused };
-      return { ...planSettle(p.outcome, none, scope), keepWorktree: true };
+      return { ...judge(p.outcome, none, spec), keepWorktree: true };
     }
     for (let tries = 1; ; tries++) {
       const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
-      const plan = planSettle(p.outcome, { ...collected, moved }, scope);
+      const plan = judge(p.outcome, { ...collected, moved }, spec);
       if (plan.changes === "evidence" && plan.record !== undefined) {
         const kept = await this.keepPatch(p, collected);
         if (kept !== undefined) plan.record.patch_file = kept;
@@ -412,7 +419,7 @@ export class Integrator {
     const state = frontier.state(p.ticket);
     const spec = frontier.spec(p.ticket);
     const was = `${p.ticket}: attempt ${p.attempt} had ended`;
-    if (state?.status !== "claimed" || state.claim !== p.claim || state.attempt !== p.attempt) {
+    if (!frontier.isLive(p.ticket, p)) {
       // recorded after all (a kill between its record and this file's removal), or settled
       // otherwise meanwhile (its lease ran out, the run was cancelled): then what it changed
       // is kept beside this file before its worktree goes
@@ -441,8 +448,8 @@ export class Integrator {
       ticket: p.ticket,
       attempt: p.attempt,
       claim: p.claim,
-      claimedBy: state.claimed_by ?? "",
-      claimedAt: state.claimed_at ?? "",
+      claimedBy: state?.claimed_by ?? "",
+      claimedAt: state?.claimed_at ?? "",
       leaseUntil: "",
       runBound: frontier.runBoundLeft(),
     };
@@ -451,7 +458,7 @@ export class Integrator {
         `${was}, but its worktree (${p.worktree}) is gone and nothing of it was integrated: it runs again`,
       );
       rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
-      const result = { ...failedResult("interrupted", p.duration_ms), stopped: true };
+      const result = { ...failedResult(REASON.interrupted, p.duration_ms), stopped: true };
       return {
         keep: false,
         recovered: { claim, ended: { kind: "settle", result, written: () => {} } },
@@ -507,6 +514,11 @@ export class Integrator {
     }
     return out;
   }
+}
+
+/** The settle of an attempt's end with its changes, their reasons worded as both runners word them. */
+function judge(outcome: Interpreted, changes: CollectedChanges, spec: TicketSpec): SettlePlan {
+  return planSettle(outcome, changes, compileScope(spec.writeScope), outcomeReason);
 }
 
 /** An attempt whose changes are gone before they could be collected: it fails, saying so. */

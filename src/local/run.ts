@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { RunFlags } from "../core/config.js";
-import { DEFAULTS, ticketIsolation } from "../core/constants.js";
+import { DEFAULTS, REASON, ticketIsolation } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
@@ -347,7 +347,7 @@ class LocalRun {
     for (const { ticket, record } of changes.attempts) {
       if (!ids.has(ticket)) continue;
       this.progress.note(
-        record.reason === "lease-expired"
+        record.reason === REASON.leaseExpired
           ? `reclaimed ${ticket}: attempt ${record.n}'s lease ran out (failed, lease-expired)`
           : `reclaimed ${ticket}: attempt ${record.n} was held by a runner that is gone (interrupted; it runs again)`,
       );
@@ -625,7 +625,7 @@ class LocalRun {
     if (this.stopping || this.edited.has(claim.ticket)) {
       // Ctrl-C landed between the claim and the start, or its file changed: it never
       // started; re-ready it.
-      this.exits.push({ claim, result: { ...failedResult("interrupted"), stopped: true } });
+      this.exits.push({ claim, result: { ...failedResult(REASON.interrupted), stopped: true } });
       return;
     }
     if (!spec || command === undefined || context.kind === "bad") {

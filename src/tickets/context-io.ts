@@ -5,8 +5,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULTS } from "../core/constants.js";
-import { buildContext, type ContextArgs, type ContextInput } from "../core/context.js";
 import type { RunRecord, Settings, TicketSpec, TicketState } from "../core/model.js";
+import { buildContext, type ContextArgs, type ContextInput } from "./context.js";
 import { readOptional } from "./read-optional.js";
 
 export interface ContextSource {

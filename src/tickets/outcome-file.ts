@@ -12,11 +12,18 @@
  */
 import { constants } from "node:fs";
 import { lstat, open } from "node:fs/promises";
+import { type ChangeVerdict, named } from "../core/changes.js";
 import { readJson } from "../core/json.js";
-import type { OutcomeFileRead } from "../core/settle.js";
-import { overResultCap } from "../core/settle.js";
+import { EXIT_SUSPEND, type OutcomeFileRead, type OutcomeProblem } from "../core/settle.js";
 
 export type { OutcomeFileRead };
+
+/**
+ * A blank file fails its attempt. Never made by the runner: the executor opened it and left
+ * it unwritten (an agent that died while its output was redirected there).
+ */
+const BLANK =
+  'the outcome file ($FRONTIER_OUTCOME_FILE) is empty: write its JSON, e.g. {"status": "complete", "result": "…"}, or leave it unwritten and let the exit code decide';
 
 /** The most an outcome file may hold: a result of up to the cap, JSON escaping, the envelope. */
 export function outcomeFileLimit(maxResultBytes: number): number {
@@ -88,7 +95,7 @@ export async function readOutcomeFile(
     await handle.close();
   }
   const text = bytes.toString("utf8");
-  if (text.trim() === "") return { kind: "blank" };
+  if (text.trim() === "") return { kind: "bad", reason: BLANK };
   const json = readJson(text);
   if (!json.ok) {
     return {
@@ -111,4 +118,82 @@ export async function readOutcomeFile(
     };
   }
   return { kind: "ok", value: parsed.data };
+}
+
+/** The reason for a result over `max_result_bytes`: `what` is `the result on stdout`, … */
+function overResultCap(what: string, bytes: number, cap: number): string {
+  return `${what} is ${bytes} bytes, over max_result_bytes (${cap}): write large output to a file and return its path, or raise max_result_bytes in frontier.yml`;
+}
+
+const RESULT_FROM = {
+  file: "the result in the outcome file",
+  stdout: "the result on stdout",
+  input: "the result file",
+} as const;
+
+const NO_QUESTION = {
+  file: 'the outcome file says "suspended" but gives no "question"',
+  input: "outcome: suspended was given without a question",
+} as const;
+
+/** What the settle step says of a job that reported no outcome, by its status. */
+const NO_OUTCOME: Record<string, string> = {
+  success:
+    'the job succeeded but reported no outcome: write {"status": …} to $FRONTIER_OUTCOME_FILE, or pass outcome to the settle step',
+  cancelled: "the job was cancelled before it reported an outcome",
+  failure: "the job failed before it reported an outcome (see its log)",
+  skipped:
+    "the agent step was skipped (did the context step fail?) and nothing reported an outcome",
+};
+
+/**
+ * An outcome's problem (core/settle.ts) in words, for both runners: the attempt's saved
+ * reason, so these words are never changed.
+ */
+export function outcomeReason(p: OutcomeProblem): string {
+  switch (p.kind) {
+    case "over-cap":
+      return overResultCap(RESULT_FROM[p.from], p.bytes, p.cap);
+    case "no-question":
+      return p.from === "exit"
+        ? `exit code ${EXIT_SUSPEND} (suspend) without a question: print the question on stdout`
+        : `${NO_QUESTION[p.from]}: add the question the ticket is waiting on`;
+    case "unreadable-result":
+      return `input result-file: ${p.path} could not be read — write the result there before the settle step, or leave result-file out`;
+    case "no-outcome": {
+      const status = p.status;
+      if (status !== undefined && Object.hasOwn(NO_OUTCOME, status)) return NO_OUTCOME[status]!;
+      return status
+        ? `the settle step got no outcome-file, no outcome and a job-status it does not know ("${status}"): pass job-status: \${{ job.status }}`
+        : `the settle step got no outcome-file, no outcome and no job-status: pass job-status: \${{ job.status }}`;
+    }
+    case "reported":
+      return p.outcome === "failed" ? "the executor reported failed" : "the ticket's bound ran out";
+    case "breach":
+    case "conflict":
+      return verdictReason(p);
+  }
+}
+
+/** The reason a breach or a conflict fails its attempt with. */
+function verdictReason(verdict: Extract<ChangeVerdict, { kind: "breach" | "conflict" }>): string {
+  if (verdict.kind === "breach") {
+    const n = verdict.paths.length;
+    const what: string[] = [];
+    if (n > 0) {
+      what.push(
+        verdict.scoped
+          ? `changed ${n} path${n === 1 ? "" : "s"} outside its write_scope: ${named(verdict.paths)} — widen write_scope, or keep the ticket to it`
+          : `the ticket has no write_scope but changed ${n} path${n === 1 ? "" : "s"}: ${named(verdict.paths)} — give it a write_scope that covers them`,
+      );
+    }
+    if (verdict.engine.length > 0) {
+      what.push(
+        `changed the fields only the runner writes (status, attempt, claimed_by, claimed_at, claim, blocked_by, reason, updated_at) in ${named(verdict.engine)} — leave them as they are`,
+      );
+    }
+    return `scope-breach: ${what.join("; ")}; nothing was integrated, the change is kept as evidence`;
+  }
+  const byCommit = verdict.conflicts.map((c) => `${c.path} (changed by ${c.commit.slice(0, 12)})`);
+  return `conflict: ${named(byCommit)} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
 }

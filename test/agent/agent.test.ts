@@ -14,7 +14,7 @@ import type { CallDeps } from "../../src/agent/call.js";
 import { DEFAULT_MODEL, GITHUB_MODELS, resolveConfig } from "../../src/agent/config.js";
 import { OUTCOME_SCHEMA, readAnswer } from "../../src/agent/protocol.js";
 import { type AgentRun, runAgent } from "../../src/agent/run.js";
-import { buildContext } from "../../src/core/context.js";
+import { buildContext } from "../../src/tickets/context.js";
 import {
   answer,
   contextOf,

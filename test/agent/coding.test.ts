@@ -18,8 +18,8 @@ import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAgent } from "../../src/agent/run.js";
-import { buildContext } from "../../src/core/context.js";
 import type { AttemptRecord } from "../../src/core/model.js";
+import { buildContext } from "../../src/tickets/context.js";
 import { parseTicket } from "../../src/tickets/parse.js";
 import {
   answer,

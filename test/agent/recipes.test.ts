@@ -15,7 +15,7 @@ import { parse } from "yaml";
 import { OUTCOME_SCHEMA } from "../../src/agent/protocol.js";
 import { STARTER_AGENT_STEP } from "../../src/cli/starter.js";
 import { interpretOutcome } from "../../src/core/settle.js";
-import { readOutcomeFile } from "../../src/tickets/outcome-file.js";
+import { outcomeReason, readOutcomeFile } from "../../src/tickets/outcome-file.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const DIR = join(ROOT, "examples", "agents");
@@ -149,7 +149,8 @@ function runStep(step: Step, env: Record<string, string>): { code: number | null
 }
 
 async function settled(file: string) {
-  return interpretOutcome({ file: await readOutcomeFile(file, 1 << 20), maxResultBytes: 1 << 20 });
+  const read = await readOutcomeFile(file, 1 << 20);
+  return interpretOutcome({ file: read, maxResultBytes: 1 << 20 }, outcomeReason);
 }
 
 describe.skipIf(!hasTools)("the recipes' scripts, run with bash and jq", () => {

@@ -2,10 +2,10 @@
  * SPEC §3–4, one `describe` per rule, in a world where no time passes: `now` is a number.
  */
 import { describe, expect, it } from "vitest";
-import { buildContext } from "../../src/core/context.js";
 import { Frontier } from "../../src/core/engine.js";
 import { SavedState } from "../../src/core/model.js";
 import { remainderOf } from "../../src/report/remainder.js";
+import { buildContext } from "../../src/tickets/context.js";
 import {
   claimAll,
   claimedIds,

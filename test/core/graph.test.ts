@@ -30,12 +30,10 @@ describe("reverse edges and a topological order", () => {
   });
 
   it("refuses a graph the checks should have refused", () => {
-    expect(() => buildGraph([node("a", "b"), node("b", "a")], unit)).toThrow(
-      /cyclic graph \(a, b\)/,
-    );
+    expect(() => buildGraph([node("a", "b"), node("b", "a")], unit)).toThrow(/cycle \(a, b\)/);
     expect(() => buildGraph([node("a", "zz")], unit)).toThrow(/unknown dependency "zz"/);
-    expect(() => buildGraph([node("a"), node("a")], unit)).toThrow(/duplicate ticket id "a"/);
-    expect(() => buildGraph([node("a", "a")], unit)).toThrow(/depending on itself/);
+    expect(() => buildGraph([node("a"), node("a")], unit)).toThrow(/duplicate id "a"/);
+    expect(() => buildGraph([node("a", "a")], unit)).toThrow(/cycle \(a\)/);
   });
 });
 

@@ -186,7 +186,7 @@ class World {
         const live = f.claimedIds().map((id) => this.byId.get(id)!);
         const full =
           this.config.maxParallel !== undefined && live.length >= this.config.maxParallel;
-        const spent = f.boundSpentAt(this.now) || f.runRecord().cancelled !== undefined;
+        const spent = f.spentBound(this.now) !== undefined || f.runRecord().cancelled !== undefined;
         for (const id of f.readyIds()) {
           const spec = this.byId.get(id)!;
           const conflict = live.some(

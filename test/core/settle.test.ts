@@ -16,11 +16,15 @@ import {
   parseRunBound,
 } from "../../src/core/executor.js";
 import { compileScope } from "../../src/core/scope.js";
-import { interpretOutcome, type Observation, planSettle } from "../../src/core/settle.js";
+import { interpretOutcome, type Observation, planSettle as plan4 } from "../../src/core/settle.js";
 import { readJobOutcome } from "../../src/github/events.js";
 import { startAttempt } from "../../src/local/attempt.js";
+import { outcomeReason } from "../../src/tickets/outcome-file.js";
 
 const CAP = 200;
+type Plan = Parameters<typeof plan4>;
+/** The settle plan, its reasons worded as both runners word them. */
+const planSettle = (i: Plan[0], c: Plan[1], s: Plan[2]) => plan4(i, c, s, outcomeReason);
 
 /** What the local runner settles for an executor that writes `outcome` and prints `stdout`. */
 async function viaLocalRunner(outcome: string | undefined, stdout = "") {
@@ -127,10 +131,11 @@ describe("both runners settle the same outcome file the same way", () => {
 });
 
 describe("the interpreter's rules", () => {
+  const interpret = (seen: Observation) => interpretOutcome(seen, outcomeReason);
   const none: Observation["file"] = { kind: "none" };
   it("a timeout is a failure with reason timeout, whatever was written", () => {
     expect(
-      interpretOutcome({
+      interpret({
         file: { kind: "ok", value: { status: "complete", result: "r" } },
         timedOut: true,
         maxResultBytes: CAP,
@@ -146,14 +151,14 @@ describe("the interpreter's rules", () => {
       stderr: "",
     });
     expect(
-      interpretOutcome({
+      interpret({
         file: { kind: "ok", value: { status: "complete" } },
         process: proc("from stdout"),
         maxResultBytes: CAP,
       }),
     ).toEqual({ outcome: "complete", result: "from stdout" });
     expect(
-      interpretOutcome({
+      interpret({
         file: { kind: "ok", value: { status: "suspended" } },
         process: proc(" Which one? \n"),
         maxResultBytes: CAP,
@@ -163,7 +168,7 @@ describe("the interpreter's rules", () => {
 
   it("exit codes decide when no file does: 0, 75, anything else", () => {
     const end = (code: number, text: string, stderr = "") =>
-      interpretOutcome({
+      interpret({
         file: none,
         process: { code, signal: null, stdout: { kind: "text", text }, stderr },
         maxResultBytes: CAP,
@@ -178,10 +183,10 @@ describe("the interpreter's rules", () => {
 
   it("a job that succeeded without an outcome fails; one that names its outcome is read like a file", () => {
     expect(
-      interpretOutcome({ file: none, job: { status: "success" }, maxResultBytes: CAP }).reason,
+      interpret({ file: none, job: { status: "success" }, maxResultBytes: CAP }).reason,
     ).toMatch(/succeeded but reported no outcome/);
     expect(
-      interpretOutcome({
+      interpret({
         file: none,
         job: { outcome: "complete", result: { kind: "text", text: "  " } },
         maxResultBytes: CAP,

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { interpretOutcome } from "../../src/core/settle.js";
 import { advance } from "../../src/github/advance.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
+import { outcomeReason } from "../../src/tickets/outcome-file.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
 
 let world: World | undefined;
@@ -154,7 +155,10 @@ describe("claim, then dispatch", () => {
     const claim = (t: string) => start.dispatched.find((d) => d.ticket === t)?.claim;
     // the settle step interprets what the job reported (the one rule both runners share)
     const reported = (value: { status: "complete"; result?: string }) =>
-      interpretOutcome({ file: { kind: "ok", value }, job: {}, maxResultBytes: 1000 });
+      interpretOutcome(
+        { file: { kind: "ok", value }, job: {}, maxResultBytes: 1000 },
+        outcomeReason,
+      );
     await advance(
       ctx,
       settleEvent({

@@ -16,7 +16,10 @@ function file(name: string, text: string): string {
 describe("one reader of the outcome file, for the local runner and the settle step", () => {
   it("no file is no outcome; a blank one is told apart (it fails the attempt)", async () => {
     expect(await readOutcomeFile(join(dir, "missing.json"), 100)).toEqual({ kind: "none" });
-    expect(await readOutcomeFile(file("blank.json", " \n"), 100)).toEqual({ kind: "blank" });
+    expect(await readOutcomeFile(file("blank.json", " \n"), 100)).toEqual({
+      kind: "bad",
+      reason: expect.stringMatching(/^the outcome file \(\$FRONTIER_OUTCOME_FILE\) is empty/),
+    });
   });
 
   it("a result over max_result_bytes fails the attempt the same way, whichever runner reads it", async () => {

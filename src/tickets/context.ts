@@ -3,8 +3,8 @@
  * order, and the ticket's earlier questions and answers. Pure text assembly; the
  * shell gathers the results (src/tickets/context-io.ts).
  */
-import { named } from "./changes.js";
-import type { AnswerRecord, Status, TicketSpec } from "./model.js";
+import { named } from "../core/changes.js";
+import type { AnswerRecord, Status, TicketSpec } from "../core/model.js";
 
 export interface ContextInput {
   id: string;

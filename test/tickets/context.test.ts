@@ -2,8 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { buildContext, EMPTY_INPUT } from "../../src/core/context.js";
 import type { AnswerRecord, RunRecord, TicketSpec, TicketState } from "../../src/core/model.js";
+import { buildContext, EMPTY_INPUT } from "../../src/tickets/context.js";
 import { gatherContext, readContext } from "../../src/tickets/context-io.js";
 import { writeResult } from "../support/results.js";
 
