@@ -16,8 +16,10 @@ import { DEFAULTS, ISOLATIONS, type Isolation, isolationOf, TICKET_ID } from "..
 import type { TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
 import { fastFields } from "./fast.js";
-import type { FieldValues } from "./field-table.js";
 import {
+  ENGINE_FIELDS,
+  type EngineFieldName,
+  type FieldValues,
   fieldsWellTyped,
   KNOWN_FIELDS,
   type RawFields,
@@ -27,36 +29,6 @@ import {
 } from "./field-table.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { boundProblems, type Problem, problem, quoted } from "./problems.js";
-
-export type { FieldValues };
-
-/** The fields the engine writes into a ticket's front matter. */
-export const ENGINE_FIELDS = [
-  "status",
-  "attempt",
-  "claimed_by",
-  "claimed_at",
-  "claim",
-  "blocked_by",
-  "reason",
-  "updated_at",
-] as const;
-export type EngineFieldName = (typeof ENGINE_FIELDS)[number];
-
-export const AUTHORED_FIELDS = [
-  "id",
-  "title",
-  "depends_on",
-  "inputs",
-  "executor",
-  "agent",
-  "model",
-  "write_scope",
-  "bound",
-  "isolation",
-  "retries",
-  "priority",
-] as const;
 
 /** The engine-written fields as read back from a ticket file. */
 export type EngineFields = Pick<FieldValues, EngineFieldName>;

@@ -26,8 +26,6 @@ import { hasKeys, readSaved } from "./saved-load.js";
 import { SETTINGS_FILE } from "./setting-keys.js";
 import { loadSettings } from "./settings-load.js";
 
-export { type Read, readFiles } from "./read-files.js";
-
 export type Loaded =
   | {
       kind: "ok";
@@ -48,15 +46,6 @@ export type Loaded =
       /** errors and warnings, by file and line */
       problems: Problem[];
     };
-
-export {
-  answerFile,
-  attemptFile,
-  RUN_FILE,
-  resultFile,
-  STATE_DIR,
-  WORKLOG_FILE,
-} from "./layout.js";
 
 /** Ticket files in `dir`, in file order: `*.md` directly in it, not starting with `.` or `_`. */
 export function ticketFileNames(names: Iterable<string>): string[] {

@@ -5,12 +5,11 @@
  * (yaml-fields.ts). Both end in the same checks.
  */
 
-import type { RawFields } from "./field-table.js";
+import { ENGINE_FIELDS, type RawFields } from "./field-table.js";
 import { typeFields } from "./field-types.js";
 import {
   brokenTicket,
   checkFields,
-  ENGINE_FIELDS,
   languageProblem,
   type ParsedTicket,
   type ParseOptions,
@@ -19,22 +18,6 @@ import {
 } from "./fields.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { readMatter, readYamlFields } from "./yaml-fields.js";
-
-export { type FieldKind, KNOWN_FIELDS, type RawFields } from "./field-table.js";
-export {
-  AUTHORED_FIELDS,
-  checkFields,
-  ENGINE_FIELDS,
-  type EngineFieldName,
-  type EngineFields,
-  headingOf,
-  idFromFile,
-  nearField,
-  type ParsedTicket,
-  type ParseOptions,
-  parseTicketQuick,
-} from "./fields.js";
-export { readYamlFields } from "./yaml-fields.js";
 
 /** Parse one ticket file: `file` is relative to the ticket directory, `order` its file-order index. */
 export function parseTicket(

@@ -79,19 +79,14 @@ export async function readSaved(
     }
     history.sort((a, b) => a.n - b.n);
     answered.sort((a, b) => a.n - b.n);
-    const state: TicketState = {
+    // the engine fields, in their order (a file's fields hold no undefined value)
+    tickets[spec.id] = {
       status: f?.status ?? "pending",
       attempt,
+      ...f,
       attempts: history,
       answers: answered,
     };
-    if (f?.claimed_by !== undefined) state.claimed_by = f.claimed_by;
-    if (f?.claimed_at !== undefined) state.claimed_at = f.claimed_at;
-    if (f?.claim !== undefined) state.claim = f.claim;
-    if (f?.blocked_by !== undefined) state.blocked_by = f.blocked_by;
-    if (f?.reason !== undefined) state.reason = f.reason;
-    if (f?.updated_at !== undefined) state.updated_at = f.updated_at;
-    tickets[spec.id] = state;
     // an attempt recorded past the file's (its file could not be written) was dispatched too
     dispatched += Math.max(attempt, ...ended.map((a) => a.n));
   }

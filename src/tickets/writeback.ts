@@ -14,22 +14,13 @@ import { isMap, isScalar, parseDocument } from "yaml";
 import type { Changes } from "../core/engine.js";
 import type { BlockedBy, RunRecord, TicketSpec, TicketState } from "../core/model.js";
 import { fastFields } from "./fast.js";
-import type { RawFields } from "./field-table.js";
-import { ENGINE_FIELDS, type EngineFieldName } from "./fields.js";
+import { ENGINE_FIELDS, type EngineFieldName, type RawFields } from "./field-table.js";
+import type { EngineFields } from "./fields.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
 
 /** Values to write; a field given as undefined is removed. Fields not given stay. */
-export type EngineFieldValues = Partial<{
-  status: string;
-  attempt: number;
-  claimed_by: string;
-  claimed_at: string;
-  claim: string;
-  blocked_by: BlockedBy;
-  reason: string;
-  updated_at: string;
-}>;
+export type EngineFieldValues = EngineFields;
 
 export interface FileEdit {
   /** relative to the ticket directory */
@@ -59,16 +50,8 @@ export interface EngineView {
 
 /** The engine fields of a ticket's state, as its front matter should hold them. */
 export function fieldsOfState(state: Readonly<TicketState>): EngineFieldValues {
-  return {
-    status: state.status,
-    attempt: state.attempt > 0 ? state.attempt : undefined,
-    claimed_by: state.claimed_by,
-    claimed_at: state.claimed_at,
-    claim: state.claim,
-    blocked_by: state.blocked_by,
-    reason: state.reason,
-    updated_at: state.updated_at,
-  };
+  const fields = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, state[k]]));
+  return { ...fields, attempt: state.attempt > 0 ? state.attempt : undefined };
 }
 
 /**
