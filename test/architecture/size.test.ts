@@ -24,14 +24,8 @@ const KNOWN_FUNCTIONS = [
   "src/github/state.ts parseStatePart",
   "src/tickets/cache.ts writeCache",
   "src/tickets/fast.ts fastFields",
-  "src/tickets/fields.ts checkFields",
-  "src/tickets/graph-problems.ts graphProblem",
-  "src/tickets/load.ts loadDirectory",
   "src/tickets/read-files.ts readFiles",
-  "src/tickets/saved-load.ts readSaved",
-  "src/tickets/settings.ts parseSettings",
   "src/tickets/depends-edit.ts editDependsOn",
-  "src/tickets/yaml-fields.ts readYamlFields",
 ];
 
 /** Every file still over the limit. */
