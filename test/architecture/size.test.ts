@@ -25,7 +25,6 @@ const KNOWN_FUNCTIONS = [
   "src/tickets/cache.ts writeCache",
   "src/tickets/fast.ts fastFields",
   "src/tickets/read-files.ts readFiles",
-  "src/tickets/depends-edit.ts editDependsOn",
 ];
 
 /** Every file still over the limit. */
