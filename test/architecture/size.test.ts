@@ -22,9 +22,6 @@ const KNOWN_FUNCTIONS = [
   "src/github/commands.ts handleComment",
   "src/github/command-actions.ts answerCommand",
   "src/github/state.ts parseStatePart",
-  "src/tickets/cache.ts writeCache",
-  "src/tickets/fast.ts fastFields",
-  "src/tickets/read-files.ts readFiles",
 ];
 
 /** Every file still over the limit. */
