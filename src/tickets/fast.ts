@@ -101,7 +101,7 @@ export function fastFields(yaml: string): RawFields | undefined {
     const v = readValue(rest);
     if (v === undefined) return undefined;
     if (kind === undefined) continue;
-    const value = valueOf(kind, v);
+    const value = fieldValue(kind, v);
     if (value === REFUSED) return undefined;
     if (value !== undefined) values[key] = value;
   }
@@ -109,11 +109,11 @@ export function fastFields(yaml: string): RawFields | undefined {
   return itemLines ? { values, lines, unknown, itemLines } : { values, lines, unknown };
 }
 
-/** what valueOf gives for a value the full parser must read */
+/** what fieldValue gives for a value the full parser must read */
 const REFUSED = Symbol("refused");
 
 /** A field's value of `kind` as the line writes it: undefined when it is null, or REFUSED. */
-function valueOf(kind: FieldKind, v: Value): unknown {
+function fieldValue(kind: FieldKind, v: Value): unknown {
   switch (kind) {
     case "text":
       return !isScalar(v) ? REFUSED : v?.text;

@@ -214,3 +214,6 @@ export interface RawFields {
   /** keys that are not known fields, with their lines */
   unknown: Array<{ key: string; line: number }>;
 }
+
+/** The fields of a ticket without front matter. */
+export const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };

@@ -22,6 +22,7 @@ import {
   type FieldValues,
   fieldsWellTyped,
   KNOWN_FIELDS,
+  NO_FIELDS,
   type RawFields,
   type TypedFields,
   typedValue,
@@ -440,8 +441,6 @@ export function unclosedProblem(file: string): Problem {
     "add a line with only --- after the last field",
   );
 }
-
-const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };
 
 /**
  * The quick path: a ticket without front matter, with a refused one, or with plain

@@ -5,7 +5,7 @@
  * (yaml-fields.ts). Both end in the same checks.
  */
 
-import { ENGINE_FIELDS, type RawFields } from "./field-table.js";
+import { ENGINE_FIELDS, NO_FIELDS } from "./field-table.js";
 import { typeFields } from "./field-types.js";
 import {
   brokenTicket,
@@ -39,15 +39,13 @@ export function parseTicketFull(
   const m = readMatter(text);
   if (m.kind === "language") return brokenTicket([languageProblem(file, m.language)], file, order);
   if (m.kind === "unclosed") return brokenTicket([unclosedProblem(file)], file, order);
-  if (m.split.kind === "none") {
-    return checkFields(NO_FIELDS, typeFields(NO_FIELDS, file), m.body, file, order, opts);
-  }
-  const read = readYamlFields(m.split.yaml, file);
+  const read =
+    m.split.kind === "none"
+      ? { kind: "ok" as const, raw: NO_FIELDS }
+      : readYamlFields(m.split.yaml, file);
   if (read.kind === "problems") return brokenTicket(read.problems, file, order);
   return checkFields(read.raw, typeFields(read.raw, file), m.body, file, order, opts);
 }
-
-const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };
 
 const ENGINE_LINE = new RegExp(`^\\s*["']?(?:${ENGINE_FIELDS.join("|")})["']?\\s*:.*$`, "gm");
 

@@ -14,7 +14,7 @@ import type {
 import type { EngineFields } from "./fields.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { type Problem, problem } from "./problems.js";
-import { readOptional } from "./read-optional.js";
+import { errorCode, readOptional } from "./read-optional.js";
 
 /**
  * The saved state: each ticket's engine fields from its front matter, its ended
@@ -201,7 +201,7 @@ async function readRecords<K extends "attempts" | "answers">(
   try {
     names = await readdir(join(dir, STATE_DIR, kind));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return out;
+    if (errorCode(e) === "ENOENT") return out;
     throw e;
   }
   const wanted: Array<{ id: string; n: number; file: string }> = [];
