@@ -16,8 +16,7 @@ import {
   type OutcomeFileRead,
   planSettle,
 } from "../core/settle.js";
-import { patchFile } from "../tickets/layout.js";
-import { resultFile } from "../tickets/load.js";
+import { patchFile, resultFile } from "../tickets/layout.js";
 import { outcomeReason, readOutcomeFile } from "../tickets/outcome-file.js";
 import { integrationFiles, type JobChanges } from "./changes.js";
 import { parseRunName } from "./dispatch.js";

@@ -49,6 +49,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
+import { errorCode } from "./read-optional.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
 export const CACHE_FORMAT = "ticket-frontier/ticket-cache@4";
@@ -125,12 +126,7 @@ function build(): string {
     }
   }
   for (const f of files) {
-    let s: Stats | undefined;
-    try {
-      s = statSync(f, { throwIfNoEntry: false });
-    } catch {
-      s = undefined;
-    }
+    const s = statOf(f);
     parts.push(s === undefined ? "-" : `${s.size}:${s.mtimeMs}`);
   }
   const require = createRequire(import.meta.url);
@@ -222,15 +218,19 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
 export function statKeys(paths: readonly string[]): Float64Array {
   const out = new Float64Array(paths.length * KEY_FIELDS).fill(Number.NaN);
   for (let i = 0; i < paths.length; i++) {
-    let st: Stats | undefined;
-    try {
-      st = statSync(paths[i]!, { throwIfNoEntry: false });
-    } catch {
-      st = undefined;
-    }
+    const st = statOf(paths[i]!);
     if (st !== undefined) putKeys(out, i, st);
   }
   return out;
+}
+
+/** A path's stat; undefined when there is nothing there or it cannot be stat'ed. */
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /** A file's keys into `keys` at `i`: from the stat of its path or of the open file. */
@@ -334,23 +334,9 @@ export function writeCache(
   let tmp: string | undefined;
   let fd: number | undefined;
   try {
-    const stored: string[] = [];
-    const entries: unknown[] = [];
-    const out = new Float64Array(names.length * KEY_FIELDS);
-    for (let order = 0; order < names.length; order++) {
-      const p = parsed[order];
-      const at = order * KEY_FIELDS;
-      if (p === undefined || Number.isNaN(keys[at]!)) continue;
-      // null: the file's keys only, its parse read afresh each time
-      const entry = entryOf(names[order]!, p) ?? null;
-      const to = stored.length * KEY_FIELDS;
-      for (let f = 0; f < KEY_FIELDS; f++) out[to + f] = keys[at + f]!;
-      stored.push(names[order]!);
-      entries.push(entry);
-    }
+    const { stored, entries, keyBytes } = toStore(names, parsed, keys);
     const namesText = stored.length === 0 ? "" : `${stored.join("\n")}\n`;
     const entriesText = ascii(JSON.stringify(entries));
-    const keyBytes = new Uint8Array(out.buffer, 0, stored.length * KEY_FIELDS * 8);
 
     const cacheDir = join(dir, CACHE_DIR);
     if (mkdirSync(cacheDir, { recursive: true }) !== undefined) {
@@ -407,6 +393,31 @@ export function writeCache(
   }
 }
 
+/** What the cache stores of the files parsed with keys: their names, keys and entries, in file order. */
+function toStore(
+  names: readonly string[],
+  parsed: ReadonlyArray<ParsedTicket | undefined>,
+  keys: Float64Array,
+): { stored: string[]; entries: unknown[]; keyBytes: Uint8Array } {
+  const stored: string[] = [];
+  const entries: unknown[] = [];
+  const out = new Float64Array(names.length * KEY_FIELDS);
+  for (let order = 0; order < names.length; order++) {
+    const p = parsed[order];
+    const at = order * KEY_FIELDS;
+    if (p === undefined || Number.isNaN(keys[at]!)) continue;
+    out.set(keys.subarray(at, at + KEY_FIELDS), stored.length * KEY_FIELDS);
+    stored.push(names[order]!);
+    // null: the file's keys only, its parse read afresh each time
+    entries.push(entryOf(names[order]!, p) ?? null);
+  }
+  return {
+    stored,
+    entries,
+    keyBytes: new Uint8Array(out.buffer, 0, stored.length * KEY_FIELDS * 8),
+  };
+}
+
 /** Temporary files of writers killed mid-write: their process is gone. */
 function removeStaleTemps(cacheDir: string): void {
   for (const name of readdirSync(cacheDir)) {
@@ -421,7 +432,7 @@ function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
+    return errorCode(e) === "EPERM";
   }
 }
 

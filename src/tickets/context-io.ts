@@ -41,41 +41,37 @@ export async function gatherContext(
   // one after the other, in the ticket's order: the first inputs get the room
   const inputs: ContextInput[] = [];
   for (const id of spec.inputs) {
-    inputs.push(
-      await (async (): Promise<ContextInput> => {
-        const s = frontier.state(id);
-        const title = frontier.spec(id)?.title ?? id;
-        const status = s?.status ?? "pending";
-        const last = s?.attempts
-          .filter((a) => a.outcome === "complete" || a.outcome === "empty")
-          .sort((a, b) => b.n - a.n)[0];
-        let result: string | undefined;
-        const changes = last?.changes?.verdict === "integrated" ? last.changes.paths : [];
-        const changed = changes.length > 0 ? { changed: changes.map((p) => p.path) } : {};
-        if (last?.outcome === "complete" && last.result_file !== undefined) {
-          // where a person or an agent finds it: on disk, or in the ticket directory of the branch
-          const path =
-            typeof results === "string" ? join(results, last.result_file) : last.result_file;
-          const read = () =>
-            typeof results === "string" ? readOptional(path) : results(last.result_file as string);
-          let bytes = last.result_bytes;
-          if (bytes === undefined && typeof results === "string") bytes = sizeOf(path);
-          if (bytes === undefined) {
-            // an old record without its size: read it to know (only such records are read early)
-            result = await read();
-            bytes = result === undefined ? 0 : Buffer.byteLength(result, "utf8");
-            if (bytes > room) result = undefined;
-          }
-          if (bytes > room) {
-            leftOut = true;
-            return { id, title, status, result, omitted: { bytes, path }, ...changed };
-          }
-          room -= bytes;
-          result ??= await read();
-        }
-        return { id, title, status, result, ...changed };
-      })(),
-    );
+    const s = frontier.state(id);
+    const title = frontier.spec(id)?.title ?? id;
+    const status = s?.status ?? "pending";
+    const last = s?.attempts
+      .filter((a) => a.outcome === "complete" || a.outcome === "empty")
+      .sort((a, b) => b.n - a.n)[0];
+    let result: string | undefined;
+    const changes = last?.changes?.verdict === "integrated" ? last.changes.paths : [];
+    const changed = changes.length > 0 ? { changed: changes.map((p) => p.path) } : {};
+    if (last?.outcome === "complete" && last.result_file !== undefined) {
+      // where a person or an agent finds it: on disk, or in the ticket directory of the branch
+      const path = typeof results === "string" ? join(results, last.result_file) : last.result_file;
+      const read = () =>
+        typeof results === "string" ? readOptional(path) : results(last.result_file as string);
+      let bytes = last.result_bytes;
+      if (bytes === undefined && typeof results === "string") bytes = sizeOf(path);
+      if (bytes === undefined) {
+        // an old record without its size: read it to know (only such records are read early)
+        result = await read();
+        bytes = result === undefined ? 0 : Buffer.byteLength(result, "utf8");
+        if (bytes > room) result = undefined;
+      }
+      if (bytes > room) {
+        leftOut = true;
+        inputs.push({ id, title, status, result, omitted: { bytes, path }, ...changed });
+        continue;
+      }
+      room -= bytes;
+      result ??= await read();
+    }
+    inputs.push({ id, title, status, result, ...changed });
   }
   // the live attempt while claimed, the last one once done; otherwise the one that would come next
   const attempt =

@@ -1,8 +1,17 @@
 /** `frontier dep add|rm`'s edit of a ticket's `depends_on`, the rest of the file kept. */
-import { isMap, isScalar, isSeq, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, type Pair, parseDocument } from "yaml";
 import { splitFrontMatter } from "./frontmatter.js";
 
-import { checkEditable, type MapNode, sameElsewhere, yamlString } from "./writeback.js";
+import {
+  checkEditable,
+  frontMatterMap,
+  pairNamed,
+  sameElsewhere,
+  withFrontMatter,
+  yamlString,
+} from "./writeback.js";
+
+const flow = (items: readonly string[]) => `[${items.join(", ")}]`;
 
 /**
  * A ticket's `depends_on` set to `next`, the rest of the file byte-for-byte, by the same
@@ -15,24 +24,33 @@ import { checkEditable, type MapNode, sameElsewhere, yamlString } from "./writeb
 export function editDependsOn(text: string, next: readonly string[]): string {
   const split = splitFrontMatter(text);
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  const flow = (items: readonly string[]) => `[${items.join(", ")}]`;
+  const line = `depends_on: ${flow(next.map(yamlString))}`;
   if (split.kind === "none") {
-    if (next.length === 0) return text;
-    return `${text.slice(0, split.bom)}---${eol}depends_on: ${flow(next.map(yamlString))}${eol}---${eol}${text.slice(split.bom)}`;
+    return next.length === 0 ? text : withFrontMatter(text, split.bom, [line], eol);
   }
   checkEditable(split);
-  const doc = parseDocument(split.yaml, { version: "1.2" });
-  if (doc.errors.length > 0) throw new Error("the ticket's front matter is not valid YAML");
-  const contents = doc.contents;
-  const empty = contents === null || (isScalar(contents) && contents.value === null);
-  if (!empty && !isMap(contents)) throw new Error("the ticket's front matter is not a mapping");
-  const at = (offset: number) => split.yamlStart + offset;
-  const pair = empty
-    ? undefined
-    : (contents as MapNode).items.find((p) => {
-        const k = (p as { key: unknown }).key;
-        return isScalar(k) && String(k.value) === "depends_on";
-      });
+  const pair = pairNamed(frontMatterMap(split), "depends_on");
+  let out: string;
+  if (pair !== undefined) out = editValue(text, split.yamlStart, pair, next, eol);
+  else if (next.length === 0) return text;
+  else out = text.slice(0, split.closeAt + 1) + line + eol + text.slice(split.closeAt + 1);
+  if (!sameElsewhere(text, out, {}, ["depends_on"], false) || !readsAs(out, next)) {
+    throw new Error("depends_on could not be edited without changing the author's part");
+  }
+  return out;
+}
+
+type Ranged = { range: [number, number, number] };
+
+/** The text with the value of the `depends_on` pair (front matter at `yamlStart`) set to `next`. */
+function editValue(
+  text: string,
+  yamlStart: number,
+  pair: Pair,
+  next: readonly string[],
+  eol: string,
+): string {
+  const at = (offset: number) => yamlStart + offset;
   /** a node's own text in the file, as the author wrote it */
   const src = (node: unknown): string => {
     const range = (node as { range?: readonly number[] | null } | null)?.range;
@@ -40,71 +58,45 @@ export function editDependsOn(text: string, next: readonly string[]): string {
   };
   /** what an id written this way reads as: its text, without the quotes around it */
   const idOf = (node: unknown) => src(node).replace(/^(["'])(.*)\1$/, "$2");
-  let out: string;
-  if (pair === undefined) {
-    if (next.length === 0) return text;
-    const insert = `depends_on: ${flow(next.map(yamlString))}${eol}`;
-    out = text.slice(0, split.closeAt + 1) + insert + text.slice(split.closeAt + 1);
-  } else {
-    const value = (pair as { value: unknown }).value as {
-      range?: [number, number, number];
-      flow?: boolean;
-      items?: unknown[];
-      value?: unknown;
-    } | null;
-    // the author's text of each id that stays, by what it reads as
-    const kept = new Map<string, string>();
-    if (isSeq(value)) {
-      for (const item of value.items) {
-        if (isScalar(item)) kept.set(idOf(item), src(item));
-      }
-    } else if (isScalar(value) && value.value !== null) {
-      kept.set(String(value.value), src(value));
+  const afterColon = () => text.indexOf(":", at((pair.key as Ranged).range[1])) + 1;
+  const value = pair.value as { range?: [number, number, number] } | null;
+  // the author's text of each id that stays, by what it reads as
+  const kept = new Map<string, string>();
+  if (isSeq(value)) {
+    for (const item of value.items) {
+      if (isScalar(item)) kept.set(idOf(item), src(item));
     }
-    const written = next.map((id) => kept.get(id) ?? yamlString(id));
-    if (isSeq(value) && !value.flow && next.length > 0) {
-      // a block list: remove the lines of the ids that go, add a line per new id
-      const items = value.items as Array<{ range?: [number, number, number] }>;
-      const lineOf = (node: { range?: [number, number, number] }) => {
-        const start = text.lastIndexOf("\n", at(node.range![0]) - 1) + 1;
-        const end = text.indexOf("\n", at(node.range![1]) - 1) + 1 || text.length;
-        return { start, end };
-      };
-      const first = lineOf(items[0]!);
-      const prefix = text.slice(first.start, at(items[0]!.range![0]));
-      let body = "";
-      const lines = items.map((item) => ({ item, ...lineOf(item) }));
-      const keptIds = new Set(next);
-      for (const l of lines) {
-        const id = idOf(l.item);
-        if (keptIds.has(id)) body += text.slice(l.start, l.end);
-      }
-      for (const id of next) if (!kept.has(id)) body += `${prefix}${yamlString(id)}${eol}`;
-      const last = lines.at(-1)!;
-      out = text.slice(0, first.start) + body + text.slice(last.end);
-    } else if (value === null || value.range === undefined) {
-      // `depends_on:` with nothing after it
-      const key = (pair as { key: { range: [number, number, number] } }).key;
-      const keyEnd = at(key.range[1]);
-      const colon = text.indexOf(":", keyEnd);
-      out = `${text.slice(0, colon + 1)} ${flow(written)}${text.slice(colon + 1)}`;
-    } else if (isSeq(value) && !value.flow) {
-      // a block list that becomes empty: `depends_on: []`, its lines gone
-      const items = value.items as Array<{ range?: [number, number, number] }>;
-      const key = (pair as { key: { range: [number, number, number] } }).key;
-      const colon = text.indexOf(":", at(key.range[1]));
-      const start = text.lastIndexOf("\n", at(items[0]!.range![0]) - 1) + 1;
-      const lastItem = items.at(-1)!;
-      const end = text.indexOf("\n", at(lastItem.range![1]) - 1) + 1 || text.length;
-      out = `${text.slice(0, colon + 1)} []${text.slice(colon + 1, start).replace(/[ \t]+(\r?\n)$/, "$1")}${text.slice(end)}`;
-    } else {
-      out = text.slice(0, at(value.range[0])) + flow(written) + text.slice(at(value.range[1]));
+  } else if (isScalar(value) && value.value !== null) {
+    kept.set(String(value.value), src(value));
+  }
+  const written = next.map((id) => kept.get(id) ?? yamlString(id));
+  if (isSeq(value) && !value.flow) {
+    // a block list: the lines of the ids that go removed, a line added per new id
+    const lines = (value.items as Ranged[]).map((item) => ({
+      item,
+      start: text.lastIndexOf("\n", at(item.range[0]) - 1) + 1,
+      end: text.indexOf("\n", at(item.range[1]) - 1) + 1 || text.length,
+    }));
+    const first = lines[0]!;
+    const rest = text.slice(lines.at(-1)!.end);
+    if (next.length === 0) {
+      // it becomes empty: `depends_on: []`, its lines gone
+      const colon = afterColon();
+      const between = text.slice(colon, first.start).replace(/[ \t]+(\r?\n)$/, "$1");
+      return `${text.slice(0, colon)} []${between}${rest}`;
     }
+    const prefix = text.slice(first.start, at(first.item.range[0]));
+    let body = "";
+    for (const l of lines) if (next.includes(idOf(l.item))) body += text.slice(l.start, l.end);
+    for (const id of next) if (!kept.has(id)) body += `${prefix}${yamlString(id)}${eol}`;
+    return text.slice(0, first.start) + body + rest;
   }
-  if (!sameElsewhere(text, out, {}, ["depends_on"], false) || !readsAs(out, next)) {
-    throw new Error("depends_on could not be edited without changing the author's part");
+  if (value === null || value.range === undefined) {
+    // `depends_on:` with nothing after it
+    const colon = afterColon();
+    return `${text.slice(0, colon)} ${flow(written)}${text.slice(colon)}`;
   }
-  return out;
+  return text.slice(0, at(value.range[0])) + flow(written) + text.slice(at(value.range[1]));
 }
 
 /** Whether the front matter's depends_on reads as exactly `ids`, by each item's own text. */

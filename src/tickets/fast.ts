@@ -65,15 +65,10 @@ export function fastFields(yaml: string): RawFields | undefined {
     itemLines = true;
     return true;
   };
-  let start = 0;
-  let lineNo = 0;
-  while (start <= yaml.length) {
-    lineNo++;
-    let end = yaml.indexOf("\n", start);
-    if (end === -1) end = yaml.length;
-    let line = yaml.slice(start, end);
-    start = end + 1;
-    if (line.endsWith("\r")) line = line.slice(0, -1);
+  const rows = yaml.split("\n");
+  for (let i = 0; i < rows.length; i++) {
+    const lineNo = i + 1;
+    const line = rows[i]!.endsWith("\r") ? rows[i]!.slice(0, -1) : rows[i]!;
     if (list !== undefined) {
       const item = ITEM.exec(line);
       if (item !== null) {
@@ -97,59 +92,49 @@ export function fastFields(yaml: string): RawFields | undefined {
     if (named === undefined) return undefined;
     const { key, rest } = named;
     const kind = KIND.get(key);
-    if (kind === undefined) {
-      if (rest !== "" && readValue(rest) === undefined) return undefined;
-      unknown.push({ key, line: lineNo });
-      if (rest === "") list = { name: key, kind, indent: -1, items: [], at: [] };
-      continue;
-    }
-    lines.set(key, lineNo);
+    if (kind === undefined) unknown.push({ key, line: lineNo });
+    else lines.set(key, lineNo);
     if (rest === "") {
       list = { name: key, kind, indent: -1, items: [], at: [] };
       continue;
     }
     const v = readValue(rest);
     if (v === undefined) return undefined;
-    switch (kind) {
-      case "text":
-        if (!isScalar(v)) return undefined;
-        if (v !== null) values[key] = v.text;
-        break;
-      case "int":
-        if (!isScalar(v)) return undefined;
-        if (v === null) break;
-        if (v.plain) {
-          if (!DECIMAL.test(v.text)) return undefined;
-          values[key] = decimalInt(v.text);
-        } else {
-          values[key] = v.text;
-        }
-        break;
-      case "list":
-        if (v === null) break;
-        if (isScalar(v)) {
-          values[key] = [v.text];
-        } else if (Array.isArray(v)) {
-          if (v.some((item) => item === null)) return undefined;
-          values[key] = v.map((item) => (item as { text: string }).text);
-        } else {
-          return undefined;
-        }
-        break;
-      case "map": {
-        if (v === null) break;
-        if (isScalar(v) || Array.isArray(v)) return undefined;
-        const out: Record<string, unknown> = {};
-        for (const [name, item] of v) {
-          out[name] = item === null ? undefined : item.text;
-        }
-        values[key] = out;
-        break;
-      }
-    }
+    if (kind === undefined) continue;
+    const value = fieldValue(kind, v);
+    if (value === REFUSED) return undefined;
+    if (value !== undefined) values[key] = value;
   }
   if (!closeList()) return undefined;
   return itemLines ? { values, lines, unknown, itemLines } : { values, lines, unknown };
+}
+
+/** what fieldValue gives for a value the full parser must read */
+const REFUSED = Symbol("refused");
+
+/** A field's value of `kind` as the line writes it: undefined when it is null, or REFUSED. */
+function fieldValue(kind: FieldKind, v: Value): unknown {
+  switch (kind) {
+    case "text":
+      return !isScalar(v) ? REFUSED : v?.text;
+    case "int":
+      if (!isScalar(v)) return REFUSED;
+      // quoted: its text, for the type check to refuse
+      if (v === null || !v.plain) return v?.text;
+      return DECIMAL.test(v.text) ? decimalInt(v.text) : REFUSED;
+    case "list":
+      if (v === null) return undefined;
+      if (isScalar(v)) return [v.text];
+      if (!Array.isArray(v) || v.some((item) => item === null)) return REFUSED;
+      return v.map((item) => item!.text);
+    case "map": {
+      if (v === null) return undefined;
+      if (isScalar(v) || Array.isArray(v)) return REFUSED;
+      const out: Record<string, unknown> = {};
+      for (const [name, item] of v) out[name] = item?.text;
+      return out;
+    }
+  }
 }
 
 /**
@@ -165,22 +150,16 @@ export function fastScalarMap(
   if (UNUSUAL.test(yaml)) return undefined;
   const out: Array<{ key: string; line: number; value: Scalar }> = [];
   const seen = new Set<string>();
-  let start = 0;
-  let lineNo = 0;
-  while (start <= yaml.length) {
-    let end = yaml.indexOf("\n", start);
-    if (end === -1) end = yaml.length;
-    let line = yaml.slice(start, end);
-    start = end + 1;
-    lineNo++;
-    if (line.endsWith("\r")) line = line.slice(0, -1);
+  const rows = yaml.split("\n");
+  for (let i = 0; i < rows.length; i++) {
+    const line = rows[i]!.endsWith("\r") ? rows[i]!.slice(0, -1) : rows[i]!;
     if (BLANK_OR_COMMENT.test(line)) continue;
     const named = nameLine(line, seen);
     if (named === undefined) return undefined;
     const { key, rest } = named;
     const value = rest === "" ? null : blockScalar(rest);
     if (value === undefined) return undefined;
-    out.push({ key, line: lineNo, value });
+    out.push({ key, line: i + 1, value });
   }
   return out;
 }

@@ -22,10 +22,11 @@ export interface FieldInfo {
 }
 
 /**
- * Every field of a ticket: the one table the readers (fast.ts, yaml-fields.ts), the type
- * checks (`fieldsWellTyped` here, zod's in field-types.ts) and `FieldValues` derive from.
+ * Every field of a ticket — the author's, then the engine's — is in these two tables: the
+ * readers (fast.ts, yaml-fields.ts), the type checks (`fieldsWellTyped` here, zod's in
+ * field-types.ts), `FieldValues` and `ENGINE_FIELDS` derive from them.
  */
-export const FIELDS = {
+const AUTHORED = {
   id: { kind: "text", expect: "a ticket id", example: "id: research" },
   title: { kind: "text", expect: "one line of text", example: "title: Research the options" },
   depends_on: { kind: "list", expect: "a list of ticket ids", example: "depends_on: [research]" },
@@ -66,6 +67,10 @@ export const FIELDS = {
   priority: { kind: "int", expect: "a whole number", example: "priority: 10" },
   // orchflows' work-item floor names the run in each ticket; accepted, not used
   run: { kind: "text", expect: "a run name", example: "run: my-run" },
+} as const satisfies Record<string, FieldInfo>;
+
+/** The fields the engine writes into a ticket's front matter, in the order it writes them. */
+const ENGINE = {
   status: {
     kind: "text",
     check: "status",
@@ -89,6 +94,10 @@ export const FIELDS = {
   reason: { kind: "text", expect: "text", example: `reason: "timeout"` },
   updated_at: { kind: "text", expect: "a time", example: `updated_at: "2026-01-02T10:00:00Z"` },
 } as const satisfies Record<string, FieldInfo>;
+
+export const FIELDS = { ...AUTHORED, ...ENGINE };
+export type EngineFieldName = keyof typeof ENGINE;
+export const ENGINE_FIELDS = Object.keys(ENGINE) as readonly EngineFieldName[];
 
 /** A field's value as its check gives it back. */
 interface CheckedValue {
@@ -205,3 +214,6 @@ export interface RawFields {
   /** keys that are not known fields, with their lines */
   unknown: Array<{ key: string; line: number }>;
 }
+
+/** The fields of a ticket without front matter. */
+export const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };

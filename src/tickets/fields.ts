@@ -16,10 +16,13 @@ import { DEFAULTS, ISOLATIONS, type Isolation, isolationOf, TICKET_ID } from "..
 import type { TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
 import { fastFields } from "./fast.js";
-import type { FieldValues } from "./field-table.js";
 import {
+  ENGINE_FIELDS,
+  type EngineFieldName,
+  type FieldValues,
   fieldsWellTyped,
   KNOWN_FIELDS,
+  NO_FIELDS,
   type RawFields,
   type TypedFields,
   typedValue,
@@ -27,36 +30,6 @@ import {
 } from "./field-table.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { boundProblems, type Problem, problem, quoted } from "./problems.js";
-
-export type { FieldValues };
-
-/** The fields the engine writes into a ticket's front matter. */
-export const ENGINE_FIELDS = [
-  "status",
-  "attempt",
-  "claimed_by",
-  "claimed_at",
-  "claim",
-  "blocked_by",
-  "reason",
-  "updated_at",
-] as const;
-export type EngineFieldName = (typeof ENGINE_FIELDS)[number];
-
-export const AUTHORED_FIELDS = [
-  "id",
-  "title",
-  "depends_on",
-  "inputs",
-  "executor",
-  "agent",
-  "model",
-  "write_scope",
-  "bound",
-  "isolation",
-  "retries",
-  "priority",
-] as const;
 
 /** The engine-written fields as read back from a ticket file. */
 export type EngineFields = Pick<FieldValues, EngineFieldName>;
@@ -80,6 +53,8 @@ export type ParsedTicket =
 export interface ParseOptions {
   /** lease of a bound that is not a duration (default 60 minutes) */
   leaseMs?: number;
+  /** false: the spec's body is "" (its title is still taken from it) */
+  bodies?: boolean;
 }
 
 /** `plan.md` → `plan` */
@@ -110,6 +85,16 @@ function engineFields(values: Readonly<Record<string, unknown>>): EngineFields {
   return fields as EngineFields;
 }
 
+/** What the steps of checkFields share: the fields, their lines, and what is found. */
+interface Checking {
+  raw: RawFields;
+  file: string;
+  /** a field's value, unless it is not of its type */
+  ok<K extends keyof FieldValues>(k: K): FieldValues[K];
+  problems: Problem[];
+  warnings: Problem[];
+}
+
 /**
  * Apply the defaults and check what the types cannot say (ids, dependencies, inputs,
  * bound), then build the spec. `typed` is the result of the type check: WELL_TYPED
@@ -124,158 +109,45 @@ export function checkFields(
   opts: ParseOptions = {},
 ): ParsedTicket {
   const { values, lines } = raw;
-  const problems: Problem[] = [];
+  const { bad } = typed;
+  const c: Checking = {
+    raw,
+    file,
+    ok: <K extends keyof FieldValues>(k: K) =>
+      bad.size > 0 && bad.has(k) ? undefined : (values[k] as FieldValues[K]),
+    problems: [],
+    warnings: [],
+  };
   const authored = authoredStatus(values, file, lines.get("status"));
   if (authored !== undefined) {
-    problems.push(authored);
+    c.problems.push(authored);
     // the one problem with that line says it all
-    for (const p of typed.problems) if (p.line !== authored.line) problems.push(p);
-  } else problems.push(...typed.problems);
-  const warnings: Problem[] = [];
-  const stem = idFromFile(file);
-  const { bad } = typed;
-  const anyBad = bad.size > 0;
-  const ok = <K extends keyof FieldValues>(k: K) =>
-    anyBad && bad.has(k) ? undefined : (values[k] as FieldValues[K]);
+    for (const p of typed.problems) if (p.line !== authored.line) c.problems.push(p);
+  } else c.problems.push(...typed.problems);
 
   // id: the author's, else the file name
-  const declaredId = ok("id");
+  const stem = idFromFile(file);
+  const declaredId = c.ok("id");
   const id = declaredId ?? stem;
-  let certain = !bad.has("id");
-  if (!TICKET_ID.test(id)) {
-    certain = false;
-    problems.push(
-      problem(
-        "invalid-id",
-        file,
-        declaredId === undefined ? undefined : lines.get("id"),
-        declaredId === undefined
-          ? `the file name gives the id ${quoted(id)}, which is not a valid ticket id (letters, digits, . _ -, starting with a letter or digit, at most 128)`
-          : `id ${quoted(id)} is not a valid ticket id (letters, digits, . _ -, starting with a letter or digit, at most 128)`,
-        declaredId === undefined
-          ? `rename the file, or set id: ${suggestId(id)}`
-          : `write id: ${suggestId(id)}`,
-      ),
-    );
-  }
-
-  // depends_on: valid ids, each once
-  const dependsOn: string[] = [];
-  const depNodes: Array<{ id: string; line?: number }> = [];
-  const depsLine = lines.get("depends_on");
-  const declaredDeps = ok("depends_on") ?? [];
-  for (let i = 0; i < declaredDeps.length; i++) {
-    const dep = declaredDeps[i]!;
-    const line = raw.itemLines === true ? (lines.get(`depends_on.${i}`) ?? depsLine) : depsLine;
-    if (!TICKET_ID.test(dep)) {
-      problems.push(
-        problem(
-          "invalid-id",
-          file,
-          line,
-          `depends_on names ${quoted(dep)}, which is not a valid ticket id`,
-          `write the id of a ticket, e.g. depends_on: [${suggestId(dep)}]`,
-        ),
-      );
-      continue;
-    }
-    if (dependsOn.includes(dep)) {
-      warnings.push(
-        problem(
-          "duplicate-dependency",
-          file,
-          line,
-          `depends_on names ${quoted(dep)} more than once`,
-          `remove the repeated ${quoted(dep)}`,
-          "warning",
-        ),
-      );
-      continue;
-    }
-    dependsOn.push(dep);
-    depNodes.push(line === undefined ? { id: dep } : { id: dep, line });
-  }
-
-  // inputs: default all of depends_on; each one of them
-  let inputs = dependsOn;
-  const declaredInputs = ok("inputs");
-  if (declaredInputs !== undefined) {
-    inputs = [];
-    declaredInputs.forEach((input, i) => {
-      if (inputs.includes(input)) return;
-      if (!dependsOn.includes(input)) {
-        problems.push(
-          problem(
-            "unknown-input",
-            file,
-            lines.get(`inputs.${i}`) ?? lines.get("inputs"),
-            `inputs names ${quoted(input)}, which is not in depends_on`,
-            `add ${quoted(input)} to depends_on, or remove it from inputs`,
-          ),
-        );
-        return;
-      }
-      inputs.push(input);
-    });
-  }
-
-  // title: one line; else the first # heading; else the id
-  let title = ok("title")?.trim();
-  if (title !== undefined && /[\r\n]/.test(title)) {
-    problems.push(
-      problem(
-        "wrong-type",
-        file,
-        lines.get("title"),
-        "title must be one line of text, got several lines",
-        "write the title on one line and move the rest into the body",
-      ),
-    );
-  }
-  if (title === undefined || title === "") title = headingOf(body) ?? id;
-
-  const boundText = ok("bound");
-  let bound: TicketSpec["bound"];
-  if (boundText !== undefined) {
-    const checked = boundProblems("bound", boundText, file, lines.get("bound"));
-    if (checked.problem !== undefined) problems.push(checked.problem);
-    else bound = parseBound(boundText, opts.leaseMs ?? DEFAULTS.leaseMs);
-    if (checked.warning !== undefined) warnings.push(checked.warning);
-  }
-
-  const isolationText = ok("isolation");
-  let isolation: Isolation | undefined;
-  if (isolationText !== undefined) {
-    isolation = isolationOf(isolationText.trim());
-    if (isolation === undefined)
-      problems.push(badIsolation(isolationText, file, lines.get("isolation")));
-  }
-
-  for (const u of raw.unknown) {
-    const near = nearField(u.key);
-    if (near !== undefined) {
-      warnings.push(
-        problem(
-          "unknown-field",
-          file,
-          u.line,
-          `unknown field ${quoted(u.key)} (did you mean ${near}?)`,
-          `rename it to ${near} (as written it is ignored)`,
-          "warning",
-        ),
-      );
-    }
-  }
+  const valid = validId(c, id, declaredId !== undefined);
+  const certain = valid && !bad.has("id");
+  const { dependsOn, nodes } = dependencies(c);
+  const inputs = inputsOf(c, dependsOn);
+  const title = titleOf(c) || (headingOf(body) ?? id);
+  const bound = boundOf(c, opts.leaseMs ?? DEFAULTS.leaseMs);
+  const isolation = isolationField(c);
+  nearMisses(c);
 
   const node: CheckNode = {
     id: certain ? id : stem,
     file,
     order,
     certain,
-    dependsOn: certain ? depNodes : [],
+    dependsOn: certain ? nodes : [],
   };
   const idLine = declaredId === undefined ? undefined : lines.get("id");
   if (idLine !== undefined && certain) node.idLine = idLine;
+  const { problems, warnings } = c;
   if (problems.length > 0) {
     problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     return { kind: "invalid", problems, warnings, node };
@@ -287,23 +159,165 @@ export function checkFields(
     file,
     dependsOn,
     inputs,
-    writeScope: ok("write_scope")?.filter((s) => s.trim() !== "") ?? [],
-    priority: ok("priority") ?? 0,
-    body,
+    writeScope: c.ok("write_scope")?.filter((s) => s.trim() !== "") ?? [],
+    priority: c.ok("priority") ?? 0,
+    body: opts.bodies === false ? "" : body,
     order,
   };
-  const executor = ok("executor");
+  const executor = c.ok("executor");
   if (executor !== undefined) spec.executor = executor;
-  const agent = ok("agent");
+  const agent = c.ok("agent");
   if (agent !== undefined) spec.agent = agent;
-  const model = ok("model");
+  const model = c.ok("model");
   if (model !== undefined) spec.model = model;
   if (bound !== undefined) spec.bound = bound;
-  const retries = ok("retries");
+  const retries = c.ok("retries");
   if (retries !== undefined) spec.retries = retries;
   if (isolation !== undefined) spec.isolation = isolation;
 
   return { kind: "ok", spec, fields: engineFields(values), node, warnings };
+}
+
+const ID_RULE = "letters, digits, . _ -, starting with a letter or digit, at most 128";
+
+/** Whether `id` is a valid ticket id; a problem when it is not. */
+function validId(c: Checking, id: string, declared: boolean): boolean {
+  if (TICKET_ID.test(id)) return true;
+  c.problems.push(
+    declared
+      ? problem(
+          "invalid-id",
+          c.file,
+          c.raw.lines.get("id"),
+          `id ${quoted(id)} is not a valid ticket id (${ID_RULE})`,
+          `write id: ${suggestId(id)}`,
+        )
+      : problem(
+          "invalid-id",
+          c.file,
+          undefined,
+          `the file name gives the id ${quoted(id)}, which is not a valid ticket id (${ID_RULE})`,
+          `rename the file, or set id: ${suggestId(id)}`,
+        ),
+  );
+  return false;
+}
+
+/** depends_on: valid ids, each once; and each with its line, for the graph checks. */
+function dependencies(c: Checking): { dependsOn: string[]; nodes: CheckNode["dependsOn"] } {
+  const dependsOn: string[] = [];
+  const nodes: Array<{ id: string; line?: number }> = [];
+  const { lines, itemLines } = c.raw;
+  const depsLine = lines.get("depends_on");
+  const declared = c.ok("depends_on") ?? [];
+  for (let i = 0; i < declared.length; i++) {
+    const dep = declared[i]!;
+    const line = itemLines === true ? (lines.get(`depends_on.${i}`) ?? depsLine) : depsLine;
+    if (!TICKET_ID.test(dep)) {
+      c.problems.push(
+        problem(
+          "invalid-id",
+          c.file,
+          line,
+          `depends_on names ${quoted(dep)}, which is not a valid ticket id`,
+          `write the id of a ticket, e.g. depends_on: [${suggestId(dep)}]`,
+        ),
+      );
+    } else if (dependsOn.includes(dep)) {
+      c.warnings.push(
+        problem(
+          "duplicate-dependency",
+          c.file,
+          line,
+          `depends_on names ${quoted(dep)} more than once`,
+          `remove the repeated ${quoted(dep)}`,
+          "warning",
+        ),
+      );
+    } else {
+      dependsOn.push(dep);
+      nodes.push(line === undefined ? { id: dep } : { id: dep, line });
+    }
+  }
+  return { dependsOn, nodes };
+}
+
+/** inputs: all of depends_on unless the ticket says which; each one of them, once. */
+function inputsOf(c: Checking, dependsOn: string[]): string[] {
+  const declared = c.ok("inputs");
+  if (declared === undefined) return dependsOn;
+  const inputs: string[] = [];
+  declared.forEach((input, i) => {
+    if (inputs.includes(input)) return;
+    if (dependsOn.includes(input)) {
+      inputs.push(input);
+      return;
+    }
+    c.problems.push(
+      problem(
+        "unknown-input",
+        c.file,
+        c.raw.lines.get(`inputs.${i}`) ?? c.raw.lines.get("inputs"),
+        `inputs names ${quoted(input)}, which is not in depends_on`,
+        `add ${quoted(input)} to depends_on, or remove it from inputs`,
+      ),
+    );
+  });
+  return inputs;
+}
+
+/** A warning for each field that is not ours but is near one of ours (as written it is ignored). */
+function nearMisses(c: Checking): void {
+  for (const u of c.raw.unknown) {
+    const near = nearField(u.key);
+    if (near === undefined) continue;
+    c.warnings.push(
+      problem(
+        "unknown-field",
+        c.file,
+        u.line,
+        `unknown field ${quoted(u.key)} (did you mean ${near}?)`,
+        `rename it to ${near} (as written it is ignored)`,
+        "warning",
+      ),
+    );
+  }
+}
+
+/** title: one line (empty: the caller takes the first # heading, else the id). */
+function titleOf(c: Checking): string | undefined {
+  const title = c.ok("title")?.trim();
+  if (title !== undefined && /[\r\n]/.test(title)) {
+    c.problems.push(
+      problem(
+        "wrong-type",
+        c.file,
+        c.raw.lines.get("title"),
+        "title must be one line of text, got several lines",
+        "write the title on one line and move the rest into the body",
+      ),
+    );
+  }
+  return title;
+}
+
+function boundOf(c: Checking, leaseMs: number): TicketSpec["bound"] {
+  const text = c.ok("bound");
+  if (text === undefined) return undefined;
+  const checked = boundProblems("bound", text, c.file, c.raw.lines.get("bound"));
+  if (checked.warning !== undefined) c.warnings.push(checked.warning);
+  if (checked.problem === undefined) return parseBound(text, leaseMs);
+  c.problems.push(checked.problem);
+  return undefined;
+}
+
+function isolationField(c: Checking): Isolation | undefined {
+  const text = c.ok("isolation");
+  if (text === undefined) return undefined;
+  const isolation = isolationOf(text.trim());
+  if (isolation === undefined)
+    c.problems.push(badIsolation(text, c.file, c.raw.lines.get("isolation")));
+  return isolation;
 }
 
 /** An `isolation:` that is none of its values (the settings' check words it the same way). */
@@ -427,8 +441,6 @@ export function unclosedProblem(file: string): Problem {
     "add a line with only --- after the last field",
   );
 }
-
-const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };
 
 /**
  * The quick path: a ticket without front matter, with a refused one, or with plain

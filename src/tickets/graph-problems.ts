@@ -79,27 +79,30 @@ export function graphProblem(p: GraphProblem): Problem {
         `"${p.id}" runs in your working tree but depends on "${p.dep}", which runs isolated: it would not see ${p.dep}'s changes (they land on the run's branch)`,
         `set isolation: worktree on ${p.id} (with a write_scope), or isolation: none on ${p.dep}`,
       );
-    case "cycle": {
-      const ids = p.ids;
-      // a loop of thousands is shown by its ends, so the message stays readable
-      const loopIds =
-        ids.length > 100
-          ? [...ids.slice(0, 50), `… ${ids.length - 99} more …`, ...ids.slice(-49)]
-          : ids;
-      const loop = [...loopIds, ids[0]].join(" → ");
-      const edges =
-        p.steps
-          .slice(0, 20)
-          .map((e) => `${shown(e)} depends on ${e.dep}`)
-          .join(", ") + (p.steps.length > 20 ? `, and ${p.steps.length - 20} more` : "");
-      const first = p.steps[0]!;
-      return problem(
-        "cycle",
-        first.file,
-        first.line,
-        `cycle: ${loop} (${edges})`,
-        `remove one of these dependencies so the loop is broken`,
-      );
-    }
+    case "cycle":
+      return cycleProblem(p);
   }
+}
+
+function cycleProblem(p: Extract<GraphProblem, { kind: "cycle" }>): Problem {
+  const ids = p.ids;
+  // a loop of thousands is shown by its ends, so the message stays readable
+  const loopIds =
+    ids.length > 100
+      ? [...ids.slice(0, 50), `… ${ids.length - 99} more …`, ...ids.slice(-49)]
+      : ids;
+  const loop = [...loopIds, ids[0]].join(" → ");
+  const edges =
+    p.steps
+      .slice(0, 20)
+      .map((e) => `${shown(e)} depends on ${e.dep}`)
+      .join(", ") + (p.steps.length > 20 ? `, and ${p.steps.length - 20} more` : "");
+  const first = p.steps[0]!;
+  return problem(
+    "cycle",
+    first.file,
+    first.line,
+    `cycle: ${loop} (${edges})`,
+    `remove one of these dependencies so the loop is broken`,
+  );
 }

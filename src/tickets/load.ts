@@ -3,16 +3,15 @@
  * problem with it at once. Nothing here decides what runs; it only reads.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { stat } from "node:fs/promises";
 import { type CheckNode, checkCaps, checkGraph, checkScopes } from "../core/checks.js";
 import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import type { SavedState, Settings, TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
 import {
+  type CacheParams,
   cached,
   KEY_FIELDS,
   lastLoad,
-  type OpenCache,
   openCache,
   statKeys,
   writeCache,
@@ -22,11 +21,10 @@ import { graphProblem } from "./graph-problems.js";
 import { STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
 import { type Read, readFiles } from "./read-files.js";
+import { errorMessage, isDirectory } from "./read-optional.js";
 import { hasKeys, readSaved } from "./saved-load.js";
 import { SETTINGS_FILE } from "./setting-keys.js";
 import { loadSettings } from "./settings-load.js";
-
-export { type Read, readFiles } from "./read-files.js";
 
 export type Loaded =
   | {
@@ -49,15 +47,6 @@ export type Loaded =
       problems: Problem[];
     };
 
-export {
-  answerFile,
-  attemptFile,
-  RUN_FILE,
-  resultFile,
-  STATE_DIR,
-  WORKLOG_FILE,
-} from "./layout.js";
-
 /** Ticket files in `dir`, in file order: `*.md` directly in it, not starting with `.` or `_`. */
 export function ticketFileNames(names: Iterable<string>): string[] {
   const out: string[] = [];
@@ -68,10 +57,6 @@ export function ticketFileNames(names: Iterable<string>): string[] {
   return out.sort();
 }
 
-/**
- * Read and check every ticket in `dir`. Problems come back all together: caps,
- * front matter, field types, ids, dependencies, cycles, settings and saved state.
- */
 export interface LoadOptions {
   /**
    * Check what `frontier run` needs on this machine too: every executor a ticket
@@ -100,215 +85,57 @@ export interface LoadOptions {
   files?: ReadonlyMap<string, string>;
 }
 
+/**
+ * Read and check every ticket in `dir`. Problems come back all together: caps,
+ * front matter, field types, ids, dependencies, cycles, settings and saved state.
+ */
 export async function loadDirectory(
   dir: string,
   overrides: Partial<Settings> = {},
   options: LoadOptions = {},
 ): Promise<Loaded> {
   const inMemory = options.files;
-  try {
-    if (inMemory === undefined) {
-      const s = await stat(dir);
-      if (!s.isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
-    }
-  } catch {
-    return {
-      kind: "invalid",
-      problems: [
-        problem(
-          "no-ticket-directory",
-          dir,
-          undefined,
-          `no ticket directory at ${dir}`,
-          "create it, or pass the directory that holds the tickets as DIR",
-        ),
-      ],
-    };
+  if (inMemory === undefined && !isDirectory(dir)) {
+    return invalid([
+      problem(
+        "no-ticket-directory",
+        dir,
+        undefined,
+        `no ticket directory at ${dir}`,
+        "create it, or pass the directory that holds the tickets as DIR",
+      ),
+    ]);
   }
-
-  const {
-    settings,
-    problems: settingsProblems,
-    warnings,
-  } = await loadSettings(
+  const loaded = await loadSettings(
     dir,
     overrides,
     inMemory ? { text: inMemory.get(SETTINGS_FILE) } : undefined,
   );
-  const problems: Problem[] = [...settingsProblems];
+  const { settings, warnings } = loaded;
+  const problems: Problem[] = [...loaded.problems];
   const maxTickets = settings.max_tickets ?? DEFAULTS.maxTickets;
   const maxFileBytes = settings.max_file_bytes ?? DEFAULTS.maxFileBytes;
-  const leaseMs = DEFAULTS.leaseMs;
 
-  let names: string[];
-  try {
-    // the directory entries are dropped at once: 10k of them would outlive every GC
-    names = ticketFileNames(
-      inMemory
-        ? inMemory.keys()
-        : readdirSync(dir, { withFileTypes: true })
-            .filter((e) => e.isFile() || e.isSymbolicLink())
-            .map((e) => e.name),
-    );
-  } catch (e) {
-    return {
-      kind: "invalid",
-      problems: [
-        problem(
-          "unreadable-file",
-          dir,
-          undefined,
-          `could not list the ticket directory: ${(e as Error).message}`,
-          "make the directory readable",
-        ),
-      ],
-    };
-  }
-  // A backslash is a path separator on Windows and in many tools, and a ticket's file
-  // name travels as a path (on GitHub inside .frontier/base.json): refused everywhere.
-  for (const file of names) {
-    if (file.includes("\\")) {
-      problems.push(
-        problem(
-          "invalid-file-name",
-          file,
-          undefined,
-          "a ticket file's name may not contain a backslash (\\): it reads as a path separator",
-          `rename it without one, e.g. ${file.replace(/\\+/g, "-")}`,
-        ),
-      );
-    }
-  }
+  const names = listTickets(dir, inMemory);
+  if (!Array.isArray(names)) return invalid([names]);
+  problems.push(...names.filter((name) => name.includes("\\")).map(backslashProblem));
   const capProblems = checkCaps(
     names.length > maxTickets ? names.map((file) => ({ file, bytes: 0 })) : [],
     { maxTickets, maxFileBytes },
     dir,
   ).map(graphProblem);
-  if (capProblems.length > 0) {
-    // past the ticket cap nothing else is worth reading
-    return { kind: "invalid", problems: sortProblems([...problems, ...capProblems, ...warnings]) };
-  }
+  // past the ticket cap nothing else is worth reading
+  if (capProblems.length > 0) return invalid([...problems, ...capProblems, ...warnings]);
 
-  // read every file the cache cannot answer for; plain ones are parsed at once, the
-  // rest wait for the YAML parser
-  const parsed: Array<ParsedTicket | undefined> = new Array(names.length);
-  const texts: Array<string | undefined> = new Array(names.length);
-  // in file order: the first file of a loop or a duplicate is the one named first
-  const nodes: CheckNode[] = new Array(names.length);
   const base = dir.endsWith("/") ? dir : `${dir}/`;
-  const bodies = options.bodies !== false;
-  const useCache = !bodies && options.cache !== false && inMemory === undefined;
-  const loadStart = performance.now();
-  const params = { maxFileBytes, leaseMs };
-  const cache = useCache ? openCache(base, params) : undefined;
-  // each file's keys (when the cache is in use), taken before it is read or its entry
-  // used: a change after that is seen next time. With a cache, from a stat of every
-  // file; the files read take theirs from the open file, as they are read.
-  const keys = !useCache
-    ? undefined
-    : cache !== undefined
-      ? statKeys(names.map((file) => `${base}${file}`))
-      : new Float64Array(names.length * KEY_FIELDS).fill(Number.NaN);
-  let toRead: number[] | undefined;
-  // files whose entry is as it was: taken from the cache, or (a parse it cannot store) read
-  let reused = 0;
-  let unchanged = 0;
-  if (cache !== undefined && keys !== undefined) {
-    toRead = [];
-    for (let order = 0; order < names.length; order++) {
-      const hit = cached(cache, names[order]!, keys, order);
-      if (hit === "unchanged") unchanged++;
-      else if (hit !== undefined) {
-        parsed[order] = hit;
-        reused++;
-        continue;
-      }
-      toRead.push(order);
-    }
-  }
-  const readCount = toRead === undefined ? names.length : toRead.length;
-  const readKeys =
-    keys === undefined
-      ? undefined
-      : toRead === undefined
-        ? keys
-        : new Float64Array(readCount * KEY_FIELDS).fill(Number.NaN);
-  const reads: Read[] =
-    readCount === 0
-      ? []
-      : inMemory
-        ? names.map((file): Read => {
-            const text = inMemory.get(file) as string;
-            const bytes = Buffer.byteLength(text, "utf8");
-            return bytes > maxFileBytes ? { kind: "too-large", bytes } : { kind: "ok", text };
-          })
-        : readFiles(
-            toRead === undefined
-              ? names.map((file) => `${base}${file}`)
-              : toRead.map((order) => `${base}${names[order]}`),
-            maxFileBytes,
-            undefined,
-            undefined,
-            readKeys,
-          );
-  if (toRead !== undefined && keys !== undefined && readKeys !== undefined) {
-    // the keys of the open file replace those of the stat before it
-    for (let k = 0; k < toRead.length; k++) {
-      keys.set(readKeys.subarray(k * KEY_FIELDS, (k + 1) * KEY_FIELDS), toRead[k]! * KEY_FIELDS);
-    }
-  }
-  let needFull = false;
-  const parseQuick = readCount === 0 ? undefined : (await import("./fields.js")).parseTicketQuick;
-  for (let k = 0; k < readCount; k++) {
-    const order = toRead === undefined ? k : toRead[k]!;
-    const file = names[order]!;
-    const read = reads[k]!;
-    if (read.kind === "too-large") {
-      problems.push(
-        graphProblem({ kind: "file-too-large", file, bytes: read.bytes, cap: maxFileBytes }),
-      );
-      nodes[order] = { id: file.slice(0, -3), file, order, certain: false, dependsOn: [] };
-      continue;
-    }
-    if (read.kind === "unreadable") {
-      problems.push(
-        problem(
-          "unreadable-file",
-          file,
-          undefined,
-          `could not read the file: ${read.message}`,
-          "make it a readable file, or rename it to start with _ so it is not a ticket",
-        ),
-      );
-      nodes[order] = { id: file.slice(0, -3), file, order, certain: false, dependsOn: [] };
-      continue;
-    }
-    const quick = parseQuick!(read.text, file, order, { leaseMs });
-    if (quick === undefined) {
-      texts[order] = read.text;
-      needFull = true;
-    } else {
-      if (!bodies && quick.kind === "ok") quick.spec.body = "";
-      parsed[order] = quick;
-    }
-  }
-  if (needFull) {
-    // loaded only when some front matter is not plain: most directories never need it
-    const { parseTicketFull } = await import("./parse.js");
-    texts.forEach((text, order) => {
-      if (text === undefined) return;
-      const p = parseTicketFull(text, names[order]!, order, { leaseMs });
-      if (!bodies && p.kind === "ok") p.spec.body = "";
-      parsed[order] = p;
-    });
-  }
-
+  const params = { maxFileBytes, leaseMs: DEFAULTS.leaseMs };
+  const { parsed, nodes } = await parseTickets(base, names, params, options, problems);
   const specs: TicketSpec[] = [];
   const fields = new Map<string, EngineFields>();
   for (const p of parsed) {
     if (p === undefined) continue;
     nodes[p.node.order] = p.node;
-    if (p.warnings.length > 0) warnings.push(...p.warnings);
+    warnings.push(...p.warnings);
     if (p.kind === "invalid") {
       problems.push(...p.problems);
       continue;
@@ -316,53 +143,18 @@ export async function loadDirectory(
     specs.push(p.spec);
     if (hasKeys(p.fields)) fields.set(p.spec.id, p.fields);
   }
-  const graph = checkGraph(nodes);
   problems.push(
-    ...graph.map(graphProblem),
+    ...checkGraph(nodes).map(graphProblem),
     ...scopeProblems(base, specs, settings, options.localExecutors),
   );
-  if (keys !== undefined) {
-    lastLoad.reused = reused;
-    lastLoad.read = readCount;
-    lastLoad.written = false;
-    // written only when something changed since: a file read again, or one gone
-    let storable = 0;
-    for (let order = 0; order < names.length; order++) {
-      if (parsed[order] !== undefined && !Number.isNaN(keys[order * KEY_FIELDS]!)) storable++;
-    }
-    if (cacheChanged(cache, storable, reused, unchanged)) {
-      writeCache(base, params, names, parsed, keys, loadStart, options.cacheMarginMs);
-    }
-  }
   if (options.localExecutors) problems.push(...checkExecutors(base, specs, settings));
+  if (problems.some(isError)) return invalid([...problems, ...warnings]);
 
-  if (problems.some(isError)) {
-    return { kind: "invalid", problems: sortProblems([...problems, ...warnings]) };
-  }
-  let state: Awaited<ReturnType<typeof readSaved>>;
-  try {
-    // files in memory: nothing is read from the disk, not even a directory's records there
-    state = inMemory
-      ? { saved: undefined, unrecorded: [], problems: [] }
-      : await readSaved(dir, settings, specs, fields);
-  } catch (e) {
-    state = {
-      saved: undefined,
-      unrecorded: [],
-      problems: [
-        problem(
-          "unreadable-file",
-          STATE_DIR,
-          undefined,
-          `could not read the saved state: ${(e as Error).message}`,
-          `make ${STATE_DIR}/ readable, or move it aside to start the run afresh`,
-        ),
-      ],
-    };
-  }
-  if (state.problems.length > 0) {
-    return { kind: "invalid", problems: sortProblems([...state.problems, ...warnings]) };
-  }
+  // files in memory: nothing is read from the disk, not even a directory's records there
+  const state = inMemory
+    ? { saved: undefined, unrecorded: [], problems: [] }
+    : await readState(dir, settings, specs, fields);
+  if (state.problems.length > 0) return invalid([...state.problems, ...warnings]);
   return {
     kind: "ok",
     dir,
@@ -374,28 +166,203 @@ export async function loadDirectory(
   };
 }
 
-/**
- * Whether the cache must be written again: of the `storable` files (parsed, with keys),
- * one was read afresh, or a file of the cache is gone.
- */
-function cacheChanged(
-  cache: OpenCache | undefined,
-  storable: number,
-  reused: number,
-  unchanged: number,
-): boolean {
-  if (cache === undefined) return true;
-  const same = reused + unchanged;
-  return storable > same || same !== cache.names.length;
+/** The ticket files of `dir` (see ticketFileNames), or the problem that it cannot be listed. */
+function listTickets(dir: string, inMemory?: ReadonlyMap<string, string>): string[] | Problem {
+  try {
+    // the directory entries are dropped at once: 10k of them would outlive every GC
+    return ticketFileNames(
+      inMemory
+        ? inMemory.keys()
+        : readdirSync(dir, { withFileTypes: true })
+            .filter((e) => e.isFile() || e.isSymbolicLink())
+            .map((e) => e.name),
+    );
+  } catch (e) {
+    return problem(
+      "unreadable-file",
+      dir,
+      undefined,
+      `could not list the ticket directory: ${errorMessage(e)}`,
+      "make the directory readable",
+    );
+  }
 }
+
+/**
+ * A backslash is a path separator on Windows and in many tools, and a ticket's file name
+ * travels as a path (on GitHub inside .frontier/base.json): refused everywhere.
+ */
+function backslashProblem(file: string): Problem {
+  return problem(
+    "invalid-file-name",
+    file,
+    undefined,
+    "a ticket file's name may not contain a backslash (\\): it reads as a path separator",
+    `rename it without one, e.g. ${file.replace(/\\+/g, "-")}`,
+  );
+}
+
+/** The saved state of the tickets (saved-load.ts), or the problem that it cannot be read. */
+async function readState(...args: Parameters<typeof readSaved>): ReturnType<typeof readSaved> {
+  try {
+    return await readSaved(...args);
+  } catch (e) {
+    return {
+      saved: undefined,
+      unrecorded: [],
+      problems: [
+        problem(
+          "unreadable-file",
+          STATE_DIR,
+          undefined,
+          `could not read the saved state: ${errorMessage(e)}`,
+          `make ${STATE_DIR}/ readable, or move it aside to start the run afresh`,
+        ),
+      ],
+    };
+  }
+}
+
+function invalid(problems: Problem[]): Loaded {
+  return { kind: "invalid", problems: sortProblems(problems) };
+}
+
+/**
+ * Every ticket file parsed, in file order: taken from the ticket cache where it can answer
+ * (LoadOptions.cache), else read — plain front matter parsed at once, the rest by the YAML
+ * parser — and the cache written again when that changed it. A file that cannot be read
+ * is a problem, and a node the graph checks hold uncertain.
+ */
+async function parseTickets(
+  base: string,
+  names: readonly string[],
+  params: CacheParams,
+  options: LoadOptions,
+  problems: Problem[],
+): Promise<{ parsed: Array<ParsedTicket | undefined>; nodes: CheckNode[] }> {
+  const parsed: Array<ParsedTicket | undefined> = new Array(names.length);
+  // in file order: the first file of a loop or a duplicate is the one named first
+  const nodes: CheckNode[] = new Array(names.length);
+  const bodies = options.bodies !== false;
+  const useCache = !bodies && options.cache !== false && options.files === undefined;
+  const loadStart = performance.now();
+  const cache = useCache ? openCache(base, params) : undefined;
+  // each file's keys (when the cache is in use), taken before it is read or its entry
+  // used: a change after that is seen next time. With a cache, from a stat of every
+  // file; the files read take theirs from the open file, as they are read.
+  const keys = !useCache
+    ? undefined
+    : cache !== undefined
+      ? statKeys(names.map((file) => `${base}${file}`))
+      : new Float64Array(names.length * KEY_FIELDS).fill(Number.NaN);
+  // files whose entry is as it was: taken from the cache, or (a parse it cannot store) read
+  let reused = 0;
+  let unchanged = 0;
+  const toRead: number[] = [];
+  for (let order = 0; order < names.length; order++) {
+    const hit = cache === undefined ? undefined : cached(cache, names[order]!, keys!, order);
+    if (hit === "unchanged") unchanged++;
+    else if (hit !== undefined) {
+      parsed[order] = hit;
+      reused++;
+      continue;
+    }
+    toRead.push(order);
+  }
+  const reads = readTickets(base, names, toRead, params.maxFileBytes, options.files, keys);
+  const opts = { leaseMs: params.leaseMs, bodies: options.bodies };
+  const full: Array<{ order: number; text: string }> = [];
+  const parseQuick =
+    toRead.length === 0 ? undefined : (await import("./fields.js")).parseTicketQuick;
+  toRead.forEach((order, k) => {
+    const read = reads[k]!;
+    const file = names[order]!;
+    if (read.kind === "problem") {
+      problems.push(read.problem);
+      nodes[order] = { id: file.slice(0, -3), file, order, certain: false, dependsOn: [] };
+      return;
+    }
+    parsed[order] = parseQuick!(read.text, file, order, opts);
+    if (parsed[order] === undefined) full.push({ order, text: read.text });
+  });
+  if (full.length > 0) {
+    // loaded only when some front matter is not plain: most directories never need it
+    const { parseTicketFull } = await import("./parse.js");
+    for (const { order, text } of full)
+      parsed[order] = parseTicketFull(text, names[order]!, order, opts);
+  }
+  if (keys !== undefined) {
+    lastLoad.reused = reused;
+    lastLoad.read = toRead.length;
+    lastLoad.written = false;
+    // written only when something changed since: of the files parsed, with keys, one was
+    // read afresh, or a file of the cache is gone
+    let storable = 0;
+    for (let order = 0; order < names.length; order++) {
+      if (parsed[order] !== undefined && !Number.isNaN(keys[order * KEY_FIELDS]!)) storable++;
+    }
+    const same = reused + unchanged;
+    if (cache === undefined || storable > same || same !== cache.names.length) {
+      writeCache(base, params, names, parsed, keys, loadStart, options.cacheMarginMs);
+    }
+  }
+  return { parsed, nodes };
+}
+
+/**
+ * The texts of the files `toRead` (orders into `names`), or the problem of one that cannot
+ * be read or is over the cap: from memory, or from the disk with the keys of each open
+ * file put into `keys` (replacing those of a stat before).
+ */
+function readTickets(
+  base: string,
+  names: readonly string[],
+  toRead: readonly number[],
+  cap: number,
+  inMemory: ReadonlyMap<string, string> | undefined,
+  keys: Float64Array | undefined,
+): Array<{ kind: "ok"; text: string } | { kind: "problem"; problem: Problem }> {
+  let reads: Read[];
+  if (inMemory !== undefined) {
+    reads = toRead.map((order): Read => {
+      const text = inMemory.get(names[order]!)!;
+      const bytes = Buffer.byteLength(text, "utf8");
+      return bytes > cap ? { kind: "too-large", bytes } : { kind: "ok", text };
+    });
+  } else {
+    const readKeys = keys && new Float64Array(toRead.length * KEY_FIELDS).fill(Number.NaN);
+    const paths = toRead.map((order) => `${base}${names[order]}`);
+    reads = toRead.length === 0 ? [] : readFiles(paths, cap, undefined, undefined, readKeys);
+    toRead.forEach((order, k) => {
+      keys?.set(readKeys!.subarray(k * KEY_FIELDS, (k + 1) * KEY_FIELDS), order * KEY_FIELDS);
+    });
+  }
+  return reads.map((read, k) => {
+    if (read.kind === "ok") return read;
+    const file = names[toRead[k]!]!;
+    return {
+      kind: "problem",
+      problem:
+        read.kind === "too-large"
+          ? graphProblem({ kind: "file-too-large", file, bytes: read.bytes, cap })
+          : problem(
+              "unreadable-file",
+              file,
+              undefined,
+              `could not read the file: ${read.message}`,
+              "make it a readable file, or rename it to start with _ so it is not a ticket",
+            ),
+    };
+  });
+}
+
+/** An executor named like this is a GitHub workflow file (dispatched as it is there). */
+const WORKFLOW_FILE = /\.ya?ml$/;
 
 /**
  * Each executor a ticket names must be defined under `executors:` in frontier.yml, for
  * `frontier run` (on GitHub a workflow file name is dispatched as that workflow).
  */
-/** An executor named like this is a GitHub workflow file (dispatched as it is there). */
-export const WORKFLOW_FILE = /\.ya?ml$/;
-
 function checkExecutors(base: string, specs: readonly TicketSpec[], settings: Settings): Problem[] {
   const problems: Problem[] = [];
   const defined = Object.keys(settings.executors ?? {});

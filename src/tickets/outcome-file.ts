@@ -15,6 +15,7 @@ import { lstat, open } from "node:fs/promises";
 import { type ChangeVerdict, named } from "../core/changes.js";
 import { readJson } from "../core/json.js";
 import { EXIT_SUSPEND, type OutcomeFileRead, type OutcomeProblem } from "../core/settle.js";
+import { errorCode } from "./read-optional.js";
 
 export type { OutcomeFileRead };
 
@@ -55,7 +56,7 @@ export async function readOutcomeFile(
     if (st.isSymbolicLink()) return refuse("a symbolic link");
     if (!st.isFile()) return refuse(kindOf(st));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "none" };
     return refuse(`unreadable (${code ?? "error"})`);
   }
@@ -64,7 +65,7 @@ export async function readOutcomeFile(
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === "ENOENT") return { kind: "none" };
     return refuse(code === "ELOOP" ? "a symbolic link" : `unreadable (${code ?? "error"})`);
   }

@@ -5,12 +5,11 @@
  * (yaml-fields.ts). Both end in the same checks.
  */
 
-import type { RawFields } from "./field-table.js";
+import { ENGINE_FIELDS, NO_FIELDS } from "./field-table.js";
 import { typeFields } from "./field-types.js";
 import {
   brokenTicket,
   checkFields,
-  ENGINE_FIELDS,
   languageProblem,
   type ParsedTicket,
   type ParseOptions,
@@ -19,22 +18,6 @@ import {
 } from "./fields.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { readMatter, readYamlFields } from "./yaml-fields.js";
-
-export { type FieldKind, KNOWN_FIELDS, type RawFields } from "./field-table.js";
-export {
-  AUTHORED_FIELDS,
-  checkFields,
-  ENGINE_FIELDS,
-  type EngineFieldName,
-  type EngineFields,
-  headingOf,
-  idFromFile,
-  nearField,
-  type ParsedTicket,
-  type ParseOptions,
-  parseTicketQuick,
-} from "./fields.js";
-export { readYamlFields } from "./yaml-fields.js";
 
 /** Parse one ticket file: `file` is relative to the ticket directory, `order` its file-order index. */
 export function parseTicket(
@@ -56,15 +39,13 @@ export function parseTicketFull(
   const m = readMatter(text);
   if (m.kind === "language") return brokenTicket([languageProblem(file, m.language)], file, order);
   if (m.kind === "unclosed") return brokenTicket([unclosedProblem(file)], file, order);
-  if (m.split.kind === "none") {
-    return checkFields(NO_FIELDS, typeFields(NO_FIELDS, file), m.body, file, order, opts);
-  }
-  const read = readYamlFields(m.split.yaml, file);
+  const read =
+    m.split.kind === "none"
+      ? { kind: "ok" as const, raw: NO_FIELDS }
+      : readYamlFields(m.split.yaml, file);
   if (read.kind === "problems") return brokenTicket(read.problems, file, order);
   return checkFields(read.raw, typeFields(read.raw, file), m.body, file, order, opts);
 }
-
-const NO_FIELDS: RawFields = { values: {}, lines: new Map(), unknown: [] };
 
 const ENGINE_LINE = new RegExp(`^\\s*["']?(?:${ENGINE_FIELDS.join("|")})["']?\\s*:.*$`, "gm");
 

@@ -87,8 +87,6 @@ export function problem(
     : { kind, file, line, message, fix, severity };
 }
 
-/** A `bound` that reads like a duration but is not one sets no timeout: say so. */
-/** A duration field past the longest bound (core/bound.ts MAX_DURATION_MS), or undefined. */
 /**
  * The one check of a bound's text where it is written — a ticket's `bound`, frontier.yml's
  * `ticket_bound` and `bound.duration` (which takes only a duration): a problem when it is

@@ -2,6 +2,7 @@
 import { constants as bufferConstants, isAscii } from "node:buffer";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { putKeys } from "./cache.js";
+import { errorMessage } from "./read-optional.js";
 
 /**
  * The keys of the open file `fd` into `keys` at `i`, and its size (-1 when it is not a
@@ -50,28 +51,8 @@ export function readFiles(
   let used = 0;
   // files read into buf and not decoded yet: from `first` on
   let first = 0;
-  // the texts of files first..upTo-1, which are in buf[0, bytes); the texts are copies,
-  // so buf can be filled again afterwards
   const decode = (upTo: number, bytes: number) => {
-    // past a string's maximum length (a file of over 512 MB, with max_file_bytes raised
-    // that far) there is no string of the whole buffer: each file is decoded on its own
-    const whole = bytes <= MAX_STRING_LENGTH ? buf.toString("latin1", 0, bytes) : undefined;
-    for (let i = first; i < upTo; i++) {
-      if (out[i] !== undefined) continue;
-      const s = starts[i]!;
-      const e = ends[i]!;
-      try {
-        const text = !isAscii(buf.subarray(s, e))
-          ? buf.toString("utf8", s, e)
-          : whole !== undefined
-            ? whole.slice(s, e)
-            : buf.toString("latin1", s, e);
-        out[i] = { kind: "ok", text };
-      } catch (err) {
-        // a file too long for one string: unreadable, as a file that fails to read is
-        out[i] = { kind: "unreadable", message: (err as Error).message };
-      }
-    }
+    decodeTexts(buf, bytes, { out, starts, ends }, first, upTo);
     first = upTo;
   };
   for (let i = 0; i < paths.length; i++) {
@@ -84,7 +65,7 @@ export function readFiles(
     try {
       fd = openSync(paths[i]!, "r");
     } catch (e) {
-      out[i] = { kind: "unreadable", message: (e as Error).message };
+      out[i] = { kind: "unreadable", message: errorMessage(e) };
       continue;
     }
     let start = used;
@@ -121,7 +102,7 @@ export function readFiles(
         if (used - start === size && size <= cap) break;
       }
     } catch (e) {
-      out[i] = { kind: "unreadable", message: (e as Error).message };
+      out[i] = { kind: "unreadable", message: errorMessage(e) };
     } finally {
       closeSync(fd);
     }
@@ -134,4 +115,36 @@ export function readFiles(
   }
   decode(paths.length, used);
   return out;
+}
+
+/**
+ * The texts of files `from`..`upTo`-1 not yet settled in `out`, which are in buf[0, bytes);
+ * the texts are copies, so buf can be filled again afterwards.
+ */
+function decodeTexts(
+  buf: Buffer,
+  bytes: number,
+  { out, starts, ends }: { out: Read[]; starts: Float64Array; ends: Float64Array },
+  from: number,
+  upTo: number,
+): void {
+  // past a string's maximum length (a file of over 512 MB, with max_file_bytes raised
+  // that far) there is no string of the whole buffer: each file is decoded on its own
+  const whole = bytes <= MAX_STRING_LENGTH ? buf.toString("latin1", 0, bytes) : undefined;
+  for (let i = from; i < upTo; i++) {
+    if (out[i] !== undefined) continue;
+    const s = starts[i]!;
+    const e = ends[i]!;
+    try {
+      const text = !isAscii(buf.subarray(s, e))
+        ? buf.toString("utf8", s, e)
+        : whole !== undefined
+          ? whole.slice(s, e)
+          : buf.toString("latin1", s, e);
+      out[i] = { kind: "ok", text };
+    } catch (err) {
+      // a file too long for one string: unreadable, as a file that fails to read is
+      out[i] = { kind: "unreadable", message: errorMessage(err) };
+    }
+  }
 }

@@ -6,7 +6,7 @@ export async function readOptional(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, "utf8");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if (errorCode(e) === "ENOENT") return undefined;
     throw e;
   }
 }
@@ -18,4 +18,14 @@ export function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The code of a system error (`ENOENT`, `EACCES`, …); undefined for any other value. */
+export function errorCode(e: unknown): string | undefined {
+  return e instanceof Error && "code" in e && typeof e.code === "string" ? e.code : undefined;
+}
+
+/** What a thrown value says: an error's message, anything else as text. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }

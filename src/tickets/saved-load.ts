@@ -14,7 +14,7 @@ import type {
 import type { EngineFields } from "./fields.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { type Problem, problem } from "./problems.js";
-import { readOptional } from "./read-optional.js";
+import { errorCode, readOptional } from "./read-optional.js";
 
 /**
  * The saved state: each ticket's engine fields from its front matter, its ended
@@ -79,19 +79,14 @@ export async function readSaved(
     }
     history.sort((a, b) => a.n - b.n);
     answered.sort((a, b) => a.n - b.n);
-    const state: TicketState = {
+    // the engine fields, in their order (a file's fields hold no undefined value)
+    tickets[spec.id] = {
       status: f?.status ?? "pending",
       attempt,
+      ...f,
       attempts: history,
       answers: answered,
     };
-    if (f?.claimed_by !== undefined) state.claimed_by = f.claimed_by;
-    if (f?.claimed_at !== undefined) state.claimed_at = f.claimed_at;
-    if (f?.claim !== undefined) state.claim = f.claim;
-    if (f?.blocked_by !== undefined) state.blocked_by = f.blocked_by;
-    if (f?.reason !== undefined) state.reason = f.reason;
-    if (f?.updated_at !== undefined) state.updated_at = f.updated_at;
-    tickets[spec.id] = state;
     // an attempt recorded past the file's (its file could not be written) was dispatched too
     dispatched += Math.max(attempt, ...ended.map((a) => a.n));
   }
@@ -206,7 +201,7 @@ async function readRecords<K extends "attempts" | "answers">(
   try {
     names = await readdir(join(dir, STATE_DIR, kind));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return out;
+    if (errorCode(e) === "ENOENT") return out;
     throw e;
   }
   const wanted: Array<{ id: string; n: number; file: string }> = [];

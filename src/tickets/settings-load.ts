@@ -11,6 +11,7 @@ import { ENDPOINT_URL, ENV_NAME, ISOLATIONS, MODEL_NAME } from "../core/constant
 import type { Settings } from "../core/model.js";
 import { DECIMAL, fastScalarMap } from "./fast.js";
 import { notADuration, type Problem, problem } from "./problems.js";
+import { errorCode, errorMessage } from "./read-optional.js";
 import { KEYS, type ParsedSettings, SETTINGS_FILE, unknownSetting } from "./setting-keys.js";
 
 export interface LoadedSettings {
@@ -33,7 +34,7 @@ export async function loadSettings(
       // path inside dist/, so the bundled action would never read the ticket directory's file.
       text = await readFile(join(dir, SETTINGS_FILE), "utf8");
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+      if (errorCode(e) !== "ENOENT") {
         return {
           settings: withOverrides({ run: defaultRunName(dir) }, overrides),
           problems: [
@@ -41,7 +42,7 @@ export async function loadSettings(
               "invalid-settings",
               SETTINGS_FILE,
               undefined,
-              `could not read ${SETTINGS_FILE}: ${(e as Error).message}`,
+              `could not read ${SETTINGS_FILE}: ${errorMessage(e)}`,
               "make the file readable, or remove it",
             ),
           ],

@@ -13,7 +13,7 @@ import {
   SETTINGS_FILE,
   unknownSetting,
 } from "./setting-keys.js";
-import { yamlErrorText, yamlFixText } from "./yaml-errors.js";
+import { scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
 
 /** The settings a `frontier.yml` text sets (without defaults), or its problems. */
 export function parseSettings(text: string): ParsedSettings {
@@ -62,55 +62,22 @@ export function parseSettings(text: string): ParsedSettings {
   const lines = new Map<string, number | undefined>();
   const warnings: Problem[] = [];
   for (const pair of contents.items) {
-    const key = pair.key;
-    const name = isScalar(key) ? text_(key) : "";
+    const name = isScalar(pair.key) ? scalarText(pair.key) : "";
     const info = Object.hasOwn(KEYS, name) ? KEYS[name] : undefined;
     if (info === undefined) {
-      warnings.push(unknownSetting(name, lineOf(key)));
+      warnings.push(unknownSetting(name, lineOf(pair.key)));
       continue;
     }
-    lines.set(name, lineOf(pair.value) ?? lineOf(key));
+    lines.set(name, lineOf(pair.value) ?? lineOf(pair.key));
     const v = value(pair.value, info.kind);
     if (v !== undefined) values[name] = v;
   }
-  const parsed = Settings.partial().safeParse(values);
-  const problems: Problem[] = [];
-  if (!parsed.success) {
-    const seen = new Set<string>();
-    for (const issue of parsed.error.issues) {
-      const name = String(issue.path[0] ?? "");
-      if (seen.has(name)) continue;
-      seen.add(name);
-      const info = Object.hasOwn(KEYS, name) ? KEYS[name] : undefined;
-      if (info === undefined) continue;
-      problems.push(
-        problem(
-          "invalid-settings",
-          file,
-          lines.get(name),
-          `${name} must be ${info.expect}, got ${describeValue(values[name])}`,
-          `write ${info.example}`,
-        ),
-      );
-    }
-  }
-  // the settings that are right still count (max_file_bytes, max_tickets): one wrong
-  // setting must not hide what the others would find in the tickets
-  let settings: Partial<Settings> = {};
-  if (parsed.success) settings = parsed.data as Partial<Settings>;
-  else {
-    const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? "")));
-    const rest = Settings.partial().safeParse(
-      Object.fromEntries(Object.entries(values).filter(([name]) => !bad.has(name))),
-    );
-    if (rest.success) settings = rest.data as Partial<Settings>;
-  }
+  const { settings, problems } = typeChecked(values, lines);
   const duration = typeof settings.bound === "object" ? settings.bound.duration : undefined;
-  const checks = [
+  for (const [field, text, key] of [
     ["bound.duration", duration, "bound"],
     ["ticket_bound", settings.ticket_bound, "ticket_bound"],
-  ] as const;
-  for (const [field, text, key] of checks) {
+  ] as const) {
     if (text === undefined) continue;
     const checked = boundProblems(field, text, file, lines.get(key), "invalid-settings");
     if (checked.problem !== undefined) {
@@ -122,15 +89,45 @@ export function parseSettings(text: string): ParsedSettings {
   return { settings, problems, warnings };
 }
 
-function text_(n: { value: unknown; source?: string }): string {
-  if (typeof n.value === "string") return n.value;
-  return n.source ?? String(n.value);
+/**
+ * zod's check of the settings: a problem for each one that is not of its type, and the
+ * rest — the settings that are right still count (max_file_bytes, max_tickets): one wrong
+ * setting must not hide what the others would find in the tickets.
+ */
+function typeChecked(
+  values: Record<string, unknown>,
+  lines: ReadonlyMap<string, number | undefined>,
+): { settings: Partial<Settings>; problems: Problem[] } {
+  const parsed = Settings.partial().safeParse(values);
+  if (parsed.success) return { settings: parsed.data, problems: [] };
+  const problems: Problem[] = [];
+  const bad = new Set<string>();
+  for (const issue of parsed.error.issues) {
+    // every issue is at a setting read above: a name of KEYS
+    const name = String(issue.path[0]);
+    if (bad.has(name)) continue;
+    bad.add(name);
+    const info = KEYS[name]!;
+    problems.push(
+      problem(
+        "invalid-settings",
+        SETTINGS_FILE,
+        lines.get(name),
+        `${name} must be ${info.expect}, got ${describeValue(values[name])}`,
+        `write ${info.example}`,
+      ),
+    );
+  }
+  const rest = Settings.partial().safeParse(
+    Object.fromEntries(Object.entries(values).filter(([name]) => !bad.has(name))),
+  );
+  return { settings: rest.success ? rest.data : {}, problems };
 }
 
 function scalar(n: unknown, kind: "text" | "int"): unknown {
   if (!isScalar(n)) return isSeq(n) ? [] : isMap(n) ? {} : undefined;
   if (n.value === null) return undefined;
-  if (kind === "text") return text_(n);
+  if (kind === "text") return scalarText(n);
   if (typeof n.value === "number" && n.source !== undefined && /^[-+]?[0-9]+$/.test(n.source)) {
     return Number(n.source);
   }
@@ -146,12 +143,12 @@ function value(n: unknown, kind: Kind): unknown {
       if (!isMap(n)) return scalar(n, "int");
       const out: Record<string, unknown> = {};
       for (const pair of n.items) {
-        const k = isScalar(pair.key) ? text_(pair.key) : "";
+        const k = isScalar(pair.key) ? scalarText(pair.key) : "";
         if (k === "usage" && isMap(pair.value)) {
           // usage totals by key: {tokens: 2000000, cost_usd: 5}
           const usage: Record<string, unknown> = {};
           for (const u of pair.value.items) {
-            usage[isScalar(u.key) ? text_(u.key) : ""] = scalar(u.value, "int");
+            usage[isScalar(u.key) ? scalarText(u.key) : ""] = scalar(u.value, "int");
           }
           out[k] = usage;
         } else out[k] = scalar(pair.value, k === "duration" ? "text" : "int");
@@ -162,7 +159,7 @@ function value(n: unknown, kind: Kind): unknown {
       if (!isMap(n)) return scalar(n, "text");
       const out: Record<string, unknown> = {};
       for (const pair of n.items) {
-        const k = isScalar(pair.key) ? text_(pair.key) : "";
+        const k = isScalar(pair.key) ? scalarText(pair.key) : "";
         out[k] = scalar(pair.value, "text");
       }
       return out;

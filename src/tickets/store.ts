@@ -29,6 +29,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { STATE_DIR } from "./layout.js";
+import { errorCode, errorMessage } from "./read-optional.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
@@ -60,13 +61,13 @@ export class WriteError extends Error {
 /** `error` (from writing `path`) as a WriteError that names the file and the fix. */
 export function writeError(path: string, error: unknown): Error {
   if (error instanceof WriteError || error instanceof RecordExistsError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errorCode(error);
   const cause =
     code === "ENOSPC" || code === "EDQUOT"
       ? "the disk is full (no space left on the device, or over quota) — free some space"
       : code === "EACCES" || code === "EPERM" || code === "EROFS"
         ? `writing is not allowed there (${code}) — make it writable`
-        : (error as Error).message;
+        : errorMessage(error);
   return new WriteError(path, code, cause);
 }
 
@@ -80,7 +81,7 @@ export function ensureStateDir(dir: string): void {
     mkdirSync(path, { recursive: true });
     return;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     const keeps = `frontier keeps the run's state in ${path}/`;
     if (code === "EEXIST" || code === "ENOTDIR") {
       throw new WriteError(
@@ -94,7 +95,7 @@ export function ensureStateDir(dir: string): void {
     try {
       accessSync(dir, constants.W_OK);
     } catch (access) {
-      cause = (access as NodeJS.ErrnoException).code ?? cause;
+      cause = errorCode(access) ?? cause;
     }
     if (cause === "EROFS") {
       throw new WriteError(
@@ -189,7 +190,7 @@ function inDirectory<T>(path: string, write: () => T): T {
   try {
     return write();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    if (errorCode(e) !== "ENOENT") throw e;
     // removed while we were not looking: make it again, once
     mkdirSync(parent, { recursive: true });
     return write();
@@ -237,7 +238,7 @@ export function createRecord(path: string, content: string | Uint8Array, shown: 
       linkSync(tmp, path);
       return;
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
+      const code = errorCode(e);
       if (code === "EEXIST") {
         sameOrThrow(path, bytes, shown);
         return;
@@ -251,7 +252,7 @@ export function createRecord(path: string, content: string | Uint8Array, shown: 
   try {
     fd = openSync(path, "wx");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    if (errorCode(e) !== "EEXIST") throw e;
     sameOrThrow(path, bytes, shown);
     return;
   }

@@ -10,26 +10,18 @@
  * else with the YAML document.
  */
 import { isUtf8 } from "node:buffer";
-import { isMap, isScalar, parseDocument } from "yaml";
+import { isMap, isScalar, type Pair, parseDocument, type YAMLMap } from "yaml";
 import type { Changes } from "../core/engine.js";
 import type { BlockedBy, RunRecord, TicketSpec, TicketState } from "../core/model.js";
 import { fastFields } from "./fast.js";
-import type { RawFields } from "./field-table.js";
-import { ENGINE_FIELDS, type EngineFieldName } from "./fields.js";
+import { ENGINE_FIELDS, type EngineFieldName, type RawFields } from "./field-table.js";
+import type { EngineFields } from "./fields.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
+import { errorMessage } from "./read-optional.js";
 
 /** Values to write; a field given as undefined is removed. Fields not given stay. */
-export type EngineFieldValues = Partial<{
-  status: string;
-  attempt: number;
-  claimed_by: string;
-  claimed_at: string;
-  claim: string;
-  blocked_by: BlockedBy;
-  reason: string;
-  updated_at: string;
-}>;
+export type EngineFieldValues = EngineFields;
 
 export interface FileEdit {
   /** relative to the ticket directory */
@@ -59,16 +51,8 @@ export interface EngineView {
 
 /** The engine fields of a ticket's state, as its front matter should hold them. */
 export function fieldsOfState(state: Readonly<TicketState>): EngineFieldValues {
-  return {
-    status: state.status,
-    attempt: state.attempt > 0 ? state.attempt : undefined,
-    claimed_by: state.claimed_by,
-    claimed_at: state.claimed_at,
-    claim: state.claim,
-    blocked_by: state.blocked_by,
-    reason: state.reason,
-    updated_at: state.updated_at,
-  };
+  const fields = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, state[k]]));
+  return { ...fields, attempt: state.attempt > 0 ? state.attempt : undefined };
 }
 
 /**
@@ -106,7 +90,7 @@ export function planWrites(
       edit = editTicket(spec.file, readTicketText(spec.file), fieldsOfState(state));
     } catch (e) {
       // the author broke the file while the run was going: say which, keep the rest
-      const message = `${spec.file}: ${(e as Error).message} — fix the file, then run again (state of ${id} was not written)`;
+      const message = `${spec.file}: ${errorMessage(e)} — fix the file, then run again (state of ${id} was not written)`;
       if (unwritable === undefined) throw new Error(message);
       unwritable({ ticket: id, file: spec.file, message });
       continue;
@@ -195,24 +179,29 @@ export function editFrontMatter(text: string, fields: EngineFieldValues): string
   const given = ENGINE_FIELDS.filter((k) => Object.hasOwn(fields, k));
   const split = splitFrontMatter(text);
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  if (split.kind === "none") return prepend(text, split.bom, fields, given, eol);
+  if (split.kind === "none") {
+    const lines = given.filter((k) => fields[k] !== undefined).map((k) => fieldLine(k, fields[k]));
+    return lines.length === 0 ? text : withFrontMatter(text, split.bom, lines, eol);
+  }
   checkEditable(split);
-  return (
-    editPlain(text, split, fields, given, eol) ?? editWithDocument(text, split, fields, given, eol)
-  );
+  const edit = { text, split, fields, given, eol };
+  return editPlain(edit) ?? editWithDocument(edit);
 }
 
 type FrontSplit = Extract<ReturnType<typeof splitFrontMatter>, { kind: "front" }>;
 
-function prepend(
-  text: string,
-  bom: number,
-  fields: EngineFieldValues,
-  given: readonly EngineFieldName[],
-  eol: string,
-): string {
-  const lines = given.filter((k) => fields[k] !== undefined).map((k) => fieldLine(k, fields[k]));
-  if (lines.length === 0) return text;
+/** One edit of a ticket's engine fields: its text, where its front matter is, what to write. */
+interface FieldsEdit {
+  text: string;
+  split: FrontSplit;
+  fields: EngineFieldValues;
+  /** the fields `fields` sets or removes, in ENGINE_FIELDS order */
+  given: readonly EngineFieldName[];
+  eol: string;
+}
+
+/** A text without front matter with front matter of `lines` put first (after its BOM). */
+export function withFrontMatter(text: string, bom: number, lines: string[], eol: string): string {
   return `${text.slice(0, bom)}---${eol}${lines.join(eol)}${eol}---${eol}${text.slice(bom)}`;
 }
 
@@ -221,6 +210,19 @@ export function checkEditable(split: FrontSplit): void {
   if (!split.closed || (lang !== "" && lang !== "yaml" && lang !== "yml")) {
     throw new Error("the ticket's front matter cannot be edited: it is not closed YAML");
   }
+}
+
+type LineEdit = { from: number; to: number; insert: string };
+
+/** `text` with each edit's range (offsets from `offset`; no two overlap) replaced by its insert. */
+function applyLineEdits(text: string, edits: LineEdit[], offset = 0): string {
+  let out = "";
+  let at = 0;
+  for (const e of edits.sort((a, b) => a.from - b.from)) {
+    out += text.slice(at, offset + e.from) + e.insert;
+    at = offset + e.to;
+  }
+  return out + text.slice(at);
 }
 
 /**
@@ -232,19 +234,14 @@ export function checkEditable(split: FrontSplit): void {
  * fast reader (proved equal to the full parser where it answers): the author's fields
  * must read the same, the engine fields as written, the body byte-for-byte.
  */
-function editPlain(
-  text: string,
-  split: FrontSplit,
-  fields: EngineFieldValues,
-  given: readonly EngineFieldName[],
-  eol: string,
-): string | undefined {
+function editPlain(edit: FieldsEdit): string | undefined {
+  const { text, split, fields, eol } = edit;
   const before = fastFields(split.yaml);
   if (before === undefined) return undefined;
-  const edits: Array<{ from: number; to: number; insert: string }> = [];
+  const edits: LineEdit[] = [];
   let appended = "";
   let starts: number[] | undefined;
-  for (const name of given) {
+  for (const name of edit.given) {
     const value = fields[name];
     const line = value === undefined ? "" : `${fieldLine(name, value)}${eol}`;
     const at = before.lines.get(name);
@@ -262,15 +259,8 @@ function editPlain(
   if (appended !== "")
     edits.push({ from: split.closeAt + 1, to: split.closeAt + 1, insert: appended });
   if (edits.length === 0) return text;
-  edits.sort((a, b) => a.from - b.from);
-  let out = "";
-  let at = 0;
-  for (const e of edits) {
-    out += text.slice(at, e.from) + e.insert;
-    at = e.to;
-  }
-  out += text.slice(at);
-  return plainEditHolds(text, split, before, out, fields, given) ? out : undefined;
+  const out = applyLineEdits(text, edits);
+  return plainEditHolds(edit, before, out) ? out : undefined;
 }
 
 /** Offsets where each line of the front matter starts (line 1 is the `---` line's rest). */
@@ -286,12 +276,9 @@ function lineStarts(text: string, yamlStart: number, closeAt: number): number[] 
 
 /** The line edit changed nothing but the engine fields, read with the fast reader. */
 function plainEditHolds(
-  text: string,
-  split: FrontSplit,
+  { text, split, fields, given }: FieldsEdit,
   before: RawFields,
   after: string,
-  fields: EngineFieldValues,
-  given: readonly EngineFieldName[],
 ): boolean {
   const s = splitFrontMatter(after);
   if (s.kind !== "front" || !s.closed || s.language !== split.language) return false;
@@ -339,60 +326,46 @@ function sameValue(a: unknown, b: unknown): boolean {
  * else (a flow mapping, `...`, indented keys on a `---` line) the document re-written;
  * either way checked with the full parser.
  */
-function editWithDocument(
-  text: string,
-  split: FrontSplit,
-  fields: EngineFieldValues,
-  given: readonly EngineFieldName[],
-  eol: string,
-): string {
-  const doc = parseDocument(split.yaml, { version: "1.2" });
-  if (doc.errors.length > 0) throw new Error("the ticket's front matter is not valid YAML");
-  const contents = doc.contents;
-  const empty = contents === null || (isScalar(contents) && contents.value === null);
-  if (!empty && !isMap(contents)) throw new Error("the ticket's front matter is not a mapping");
-
-  const spliced = splice(
-    text,
-    split.yamlStart,
-    text.slice(split.yamlStart, split.closeAt + 1),
-    empty ? undefined : contents,
-    fields,
-    given,
-    eol,
-  );
+function editWithDocument(edit: FieldsEdit): string {
+  const { text, fields, given } = edit;
+  const spliced = splice(edit, frontMatterMap(edit.split));
   if (spliced !== undefined && sameElsewhere(text, spliced, fields, given)) return spliced;
   // a front matter shaped so that line edits are unsafe (a flow mapping, `...`,
   // indented keys on a `---` line): let the YAML document do it instead
-  const viaDocument = editViaDocument(text, split, fields, given, eol);
+  const viaDocument = editViaDocument(edit);
   if (sameElsewhere(text, viaDocument, fields, given)) return viaDocument;
   throw new Error(
     "the ticket's front matter could not be edited without changing the author's part",
   );
 }
 
-export type MapNode = Extract<
-  NonNullable<ReturnType<typeof parseDocument>["contents"]>,
-  { items: unknown[] }
->;
+/** The mapping of front matter (undefined: empty), or thrown when it is not valid YAML or not a mapping. */
+export function frontMatterMap(split: FrontSplit): YAMLMap | undefined {
+  const doc = parseDocument(split.yaml, { version: "1.2" });
+  if (doc.errors.length > 0) throw new Error("the ticket's front matter is not valid YAML");
+  const contents = doc.contents;
+  if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;
+  if (!isMap(contents)) throw new Error("the ticket's front matter is not a mapping");
+  return contents;
+}
+
+/** The pair of a field in a front matter's mapping. */
+export function pairNamed(map: YAMLMap | undefined, name: string): Pair | undefined {
+  return map?.items.find((p) => isScalar(p.key) && String(p.key.value) === name);
+}
 
 /**
  * Line edits. `y` is the front matter with the line break that ends it (the closing
  * delimiter's), so every line, the last one too, ends with a line break.
  */
 function splice(
-  text: string,
-  yamlStart: number,
-  y: string,
-  map: unknown,
-  fields: EngineFieldValues,
-  given: readonly EngineFieldName[],
-  eol: string,
+  { text, split, fields, given, eol }: FieldsEdit,
+  map: YAMLMap | undefined,
 ): string | undefined {
-  const edits: Array<{ from: number; to: number; insert: string }> = [];
-  const pairs = map === undefined ? [] : (map as MapNode).items;
+  const y = text.slice(split.yamlStart, split.closeAt + 1);
+  const edits: LineEdit[] = [];
   let indent = "";
-  const firstKey = (pairs[0] as { key?: { range?: number[] } } | undefined)?.key;
+  const firstKey = map?.items[0]?.key as { range?: number[] } | undefined;
   if (firstKey?.range) {
     const ls = y.lastIndexOf("\n", firstKey.range[0]! - 1) + 1;
     indent = y.slice(ls, firstKey.range[0]);
@@ -400,10 +373,9 @@ function splice(
   }
   const appended: string[] = [];
   for (const name of given) {
-    const pair = pairs.find((p) => {
-      const k = (p as { key: unknown }).key;
-      return isScalar(k) && String(k.value) === name;
-    }) as { key: { range?: number[] }; value: { range?: number[] } | null } | undefined;
+    const pair = pairNamed(map, name) as
+      | { key: { range?: number[] }; value: { range?: number[] } | null }
+      | undefined;
     const value = fields[name];
     const line = value === undefined ? "" : `${indent}${fieldLine(name, value)}${eol}`;
     if (pair === undefined) {
@@ -422,21 +394,10 @@ function splice(
     // new fields go on their own lines just before the closing ---
     edits.push({ from: y.length, to: y.length, insert: appended.join("") });
   }
-  edits.sort((a, b) => b.from - a.from);
-  let out = text;
-  for (const e of edits) {
-    out = out.slice(0, yamlStart + e.from) + e.insert + out.slice(yamlStart + e.to);
-  }
-  return out;
+  return applyLineEdits(text, edits, split.yamlStart);
 }
 
-function editViaDocument(
-  text: string,
-  split: FrontSplit,
-  fields: EngineFieldValues,
-  given: readonly EngineFieldName[],
-  eol: string,
-): string {
+function editViaDocument({ text, split, fields, given, eol }: FieldsEdit): string {
   const doc = parseDocument(split.yaml, { version: "1.2" });
   if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
     doc.contents = doc.createNode({}) as unknown as typeof doc.contents;

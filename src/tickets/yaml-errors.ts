@@ -1,3 +1,5 @@
+/** What the `yaml` package read and said, for the two readers of YAML (yaml-fields.ts, settings.ts). */
+
 /**
  * What the `yaml` package said, for a person: its first line without the position (the
  * problem carries the line), and without the name of a JavaScript error the package let
@@ -21,4 +23,10 @@ export function yamlErrorText(err: { message: string; code?: string }): string {
 /** How to fix what the `yaml` package said: a tab has one fix; the rest, `otherwise`. */
 export function yamlFixText(err: { code?: string }, otherwise: string): string {
   return err.code === "TAB_AS_INDENT" ? "replace the tab with spaces" : otherwise;
+}
+
+/** A scalar as the author wrote it: plain scalars by their source text, quoted ones by their value. */
+export function scalarText(n: { value: unknown; source?: string }): string {
+  if (typeof n.value === "string") return n.value;
+  return n.source ?? String(n.value);
 }

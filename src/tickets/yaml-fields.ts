@@ -6,28 +6,34 @@
  * YAML line numbers are file line numbers.
  */
 import matter from "gray-matter";
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  type YAMLError,
+} from "yaml";
 import { FIELDS, type FieldInfo, type FieldKind, type RawFields } from "./field-table.js";
 import { type Split, splitFrontMatter } from "./frontmatter.js";
 import { decimalInt } from "./integers.js";
 import { type Problem, problem } from "./problems.js";
-import { yamlErrorText, yamlFixText } from "./yaml-errors.js";
+import { errorMessage } from "./read-optional.js";
+import { scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
 
-function refuse(language: string) {
-  return () => {
-    throw new Error(`front matter in ${language} is never evaluated`);
-  };
-}
-
+/** Engines for every language gray-matter knows but YAML: each throws, so nothing is evaluated. */
 const ENGINES = {
   yaml: { parse: () => ({}), stringify: () => "" },
-  js: { parse: refuse("js"), stringify: refuse("js") },
-  javascript: { parse: refuse("javascript"), stringify: refuse("javascript") },
-  coffee: { parse: refuse("coffee"), stringify: refuse("coffee") },
-  coffeescript: { parse: refuse("coffeescript"), stringify: refuse("coffeescript") },
-  cson: { parse: refuse("cson"), stringify: refuse("cson") },
-  toml: { parse: refuse("toml"), stringify: refuse("toml") },
-  json: { parse: refuse("json"), stringify: refuse("json") },
+  ...Object.fromEntries(
+    ["js", "javascript", "coffee", "coffeescript", "cson", "toml", "json"].map((language) => {
+      const refuse = () => {
+        throw new Error(`front matter in ${language} is never evaluated`);
+      };
+      return [language, { parse: refuse, stringify: refuse }];
+    }),
+  ),
 };
 
 /** A fresh options object on every call: gray-matter caches by content when called without one. */
@@ -71,82 +77,21 @@ export function readMatter(text: string): Matter {
   return { kind: "ok", split, body };
 }
 
+type YamlRead = { kind: "ok"; raw: RawFields } | { kind: "problems"; problems: Problem[] };
+
 /** The full YAML path: the `yaml` package, YAML 1.2 core schema, line numbers from its LineCounter. */
 export function readYamlFields(
   yaml: string,
   file: string,
   known: Record<string, FieldInfo> = FIELDS,
-): { kind: "ok"; raw: RawFields } | { kind: "problems"; problems: Problem[] } {
+): YamlRead {
+  const malformed = (line: number | undefined, message: string, fix: string): YamlRead => ({
+    kind: "problems",
+    problems: [problem("malformed-front-matter", file, line, message, fix)],
+  });
   const lc = new LineCounter();
-  let doc: ReturnType<typeof parseDocument>;
-  try {
-    doc = parseDocument(yaml, { lineCounter: lc, version: "1.2", prettyErrors: true });
-  } catch (e) {
-    return {
-      kind: "problems",
-      problems: [
-        problem(
-          "malformed-front-matter",
-          file,
-          undefined,
-          `front matter could not be read as YAML (${e instanceof Error ? e.message : String(e)})`,
-          "check the front matter between the --- lines",
-        ),
-      ],
-    };
-  }
-  if (doc.errors.length > 0) {
-    return {
-      kind: "problems",
-      problems: dedupe(
-        doc.errors.slice(0, 3).map((err) => {
-          const line = err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line;
-          const opened = unclosedFlowLine(yaml, line, err.message);
-          return opened === undefined
-            ? problem(
-                "malformed-front-matter",
-                file,
-                line,
-                `front matter is not valid YAML: ${yamlErrorText(err)}`,
-                yamlFixText(
-                  err,
-                  "fix the YAML between the --- lines (quote text that contains : or #)",
-                ),
-              )
-            : problem(
-                "malformed-front-matter",
-                file,
-                opened.line,
-                `front matter is not valid YAML: the ${opened.bracket} opened here is never closed`,
-                opened.bracket === "["
-                  ? "close the list on the same line, e.g. depends_on: [a, b]"
-                  : "close the mapping on the same line, e.g. blocked_by: {ticket: a, kind: dep-failed, root: a}",
-              );
-        }),
-      ),
-    };
-  }
-  // The whole document is resolved once, as writing the ticket back resolves it: YAML
-  // aliases that expand past the parser's limit (a "billion laughs") are refused here,
-  // in any field, known or not — never first when the run writes its state.
-  try {
-    // (only a document with an alias can expand: the rest skip the resolve)
-    if (yaml.includes("*")) doc.toJS({ maxAliasCount: 100 });
-  } catch (e) {
-    const at = /[&*][^\s,\]}]/.exec(yaml);
-    return {
-      kind: "problems",
-      problems: [
-        problem(
-          "malformed-front-matter",
-          file,
-          at === null ? undefined : lc.linePos(at.index).line,
-          `front matter could not be read as YAML (${e instanceof Error ? e.message : String(e)})`,
-          "write the values out instead of repeating YAML aliases (*name)",
-        ),
-      ],
-    };
-  }
+  const doc = parseYaml(yaml, file, lc);
+  if ("problems" in doc) return doc;
   const contents = doc.contents;
   const values: Record<string, unknown> = {};
   const lines = new Map<string, number>();
@@ -157,18 +102,11 @@ export function readYamlFields(
   const lineOf = (n: Node | null | undefined, fallback: number) =>
     n?.range ? lc.linePos(n.range[0]).line : fallback;
   if (!isMap(contents)) {
-    return {
-      kind: "problems",
-      problems: [
-        problem(
-          "malformed-front-matter",
-          file,
-          lineOf(contents, 2),
-          `front matter must be fields (name: value lines), got ${isSeq(contents) ? "a list" : "a single value"}`,
-          "write one field per line, e.g. depends_on: [research]",
-        ),
-      ],
-    };
+    return malformed(
+      lineOf(contents, 2),
+      `front matter must be fields (name: value lines), got ${isSeq(contents) ? "a list" : "a single value"}`,
+      "write one field per line, e.g. depends_on: [research]",
+    );
   }
   const resolve = (n: unknown): unknown => (isAlias(n) ? n.resolve(doc) : n);
   let itemLines = false;
@@ -176,18 +114,11 @@ export function readYamlFields(
     const key = resolve(pair.key);
     const keyLine = lineOf(key as Node, 2);
     if (!isScalar(key) || key.value === null || typeof key.value === "object") {
-      return {
-        kind: "problems",
-        problems: [
-          problem(
-            "malformed-front-matter",
-            file,
-            keyLine,
-            "a field name must be plain text",
-            "write the field as name: value",
-          ),
-        ],
-      };
+      return malformed(
+        keyLine,
+        "a field name must be plain text",
+        "write the field as name: value",
+      );
     }
     const name = scalarText(key);
     const info = known[name];
@@ -212,6 +143,70 @@ export function readYamlFields(
     kind: "ok",
     raw: itemLines ? { values, lines, unknown, itemLines } : { values, lines, unknown },
   };
+}
+
+/** The YAML document of front matter, or the problems that keep it from being read. */
+function parseYaml(
+  yaml: string,
+  file: string,
+  lc: LineCounter,
+): ReturnType<typeof parseDocument> | { kind: "problems"; problems: Problem[] } {
+  const unreadable = (line: number | undefined, e: unknown, fix: string) => ({
+    kind: "problems" as const,
+    problems: [
+      problem(
+        "malformed-front-matter",
+        file,
+        line,
+        `front matter could not be read as YAML (${errorMessage(e)})`,
+        fix,
+      ),
+    ],
+  });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(yaml, { lineCounter: lc, version: "1.2", prettyErrors: true });
+  } catch (e) {
+    return unreadable(undefined, e, "check the front matter between the --- lines");
+  }
+  if (doc.errors.length > 0) {
+    return { kind: "problems", problems: dedupe(doc.errors.slice(0, 3).map(errorProblem)) };
+  }
+  // The whole document is resolved once, as writing the ticket back resolves it: YAML
+  // aliases that expand past the parser's limit (a "billion laughs") are refused here,
+  // in any field, known or not — never first when the run writes its state.
+  try {
+    // (only a document with an alias can expand: the rest skip the resolve)
+    if (yaml.includes("*")) doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    const at = /[&*][^\s,\]}]/.exec(yaml);
+    const line = at === null ? undefined : lc.linePos(at.index).line;
+    return unreadable(line, e, "write the values out instead of repeating YAML aliases (*name)");
+  }
+  return doc;
+
+  function errorProblem(err: YAMLError): Problem {
+    const line = err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line;
+    const opened = unclosedFlowLine(yaml, line, err.message);
+    if (opened === undefined) {
+      return problem(
+        "malformed-front-matter",
+        file,
+        line,
+        `front matter is not valid YAML: ${yamlErrorText(err)}`,
+        yamlFixText(err, "fix the YAML between the --- lines (quote text that contains : or #)"),
+      );
+    }
+    return problem(
+      "malformed-front-matter",
+      file,
+      opened.line,
+      `front matter is not valid YAML: the ${opened.bracket} opened here is never closed`,
+      opened.bracket === "["
+        ? "close the list on the same line, e.g. depends_on: [a, b]"
+        : "close the mapping on the same line, e.g. blocked_by: {ticket: a, kind: dep-failed, root: a}",
+    );
+  }
 }
 
 /**
@@ -249,12 +244,6 @@ function dedupe(problems: Problem[]): Problem[] {
     seen.add(key);
     return true;
   });
-}
-
-/** A scalar as the author wrote it: plain scalars by their source text, quoted ones by their value. */
-function scalarText(n: { value: unknown; source?: string }): string {
-  if (typeof n.value === "string") return n.value;
-  return n.source ?? String(n.value);
 }
 
 function isNull(n: unknown): boolean {

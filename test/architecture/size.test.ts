@@ -16,16 +16,6 @@ const KNOWN_FUNCTIONS = [
   "src/cli/commands.ts mutateCommand",
   "src/cli/deps.ts depCommand",
   "src/github/state.ts parseStatePart",
-  "src/tickets/cache.ts writeCache",
-  "src/tickets/fast.ts fastFields",
-  "src/tickets/fields.ts checkFields",
-  "src/tickets/graph-problems.ts graphProblem",
-  "src/tickets/load.ts loadDirectory",
-  "src/tickets/read-files.ts readFiles",
-  "src/tickets/saved-load.ts readSaved",
-  "src/tickets/settings.ts parseSettings",
-  "src/tickets/depends-edit.ts editDependsOn",
-  "src/tickets/yaml-fields.ts readYamlFields",
 ];
 
 /** Every file still over the limit. */

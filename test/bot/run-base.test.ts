@@ -16,7 +16,7 @@ import type { ActionSettings } from "../../src/github/inputs.js";
 import { createGitHub, type GitHub } from "../../src/github/octokit.js";
 import { type ActionContext, createActionContext } from "../../src/github/run-context.js";
 import type { GitHubState } from "../../src/github/state.js";
-import { ENGINE_FIELDS } from "../../src/tickets/fields.js";
+import { ENGINE_FIELDS } from "../../src/tickets/field-table.js";
 import { type EngineFieldValues, editFrontMatter } from "../../src/tickets/writeback.js";
 import {
   FakeGitHub,

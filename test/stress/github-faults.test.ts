@@ -5,14 +5,14 @@
  * Each case here was once a lost outcome, a stuck run or a ticket run twice.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { Runner } from "../e2e/runner.js";
+import { type TicketDef, writeTickets } from "../e2e/tickets.js";
 import {
   makeIssueCommentPayload,
   makePushPayload,
   makeSchedulePayload,
   type RequestRecord,
 } from "../fake-github/server.js";
-import { Runner } from "../e2e/runner.js";
-import { type TicketDef, writeTickets } from "../e2e/tickets.js";
 
 let runner: Runner | undefined;
 afterEach(async () => {

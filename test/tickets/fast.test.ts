@@ -1,12 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { fastFields } from "../../src/tickets/fast.js";
-import {
-  KNOWN_FIELDS,
-  parseTicketFull,
-  parseTicketQuick,
-  readYamlFields,
-} from "../../src/tickets/parse.js";
+import { KNOWN_FIELDS } from "../../src/tickets/field-table.js";
+import { parseTicketQuick } from "../../src/tickets/fields.js";
+import { parseTicketFull } from "../../src/tickets/parse.js";
+import { readYamlFields } from "../../src/tickets/yaml-fields.js";
 import { runs } from "../support/runs.js";
 
 /** The full parser's reading, in the fast path's shape (or "refused"). */

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { stringify } from "yaml";
-import { KNOWN_FIELDS, parseTicket } from "../../src/tickets/parse.js";
+import { KNOWN_FIELDS } from "../../src/tickets/field-table.js";
+import { parseTicket } from "../../src/tickets/parse.js";
 import { formatProblem } from "../../src/tickets/problems.js";
 import { runs } from "../support/runs.js";
 

@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { TicketSpec } from "../../src/core/model.js";
-import { type ParsedTicket, parseTicket } from "../../src/tickets/parse.js";
+import type { ParsedTicket } from "../../src/tickets/fields.js";
+import { parseTicket } from "../../src/tickets/parse.js";
 import { formatProblem, type Problem } from "../../src/tickets/problems.js";
 
 /** Parse and insist it is valid. */

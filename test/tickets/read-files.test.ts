@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
-import { readFiles } from "../../src/tickets/load.js";
+import { readFiles } from "../../src/tickets/read-files.js";
 import { runs } from "../support/runs.js";
 
 const root = mkdtempSync(join(tmpdir(), "frontier-read-files-"));

@@ -8,10 +8,10 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { fastFields } from "../../src/tickets/fast.js";
-import { ENGINE_FIELDS } from "../../src/tickets/fields.js";
+import { ENGINE_FIELDS } from "../../src/tickets/field-table.js";
 import { splitFrontMatter } from "../../src/tickets/frontmatter.js";
-import { readYamlFields } from "../../src/tickets/parse.js";
 import { type EngineFieldValues, editFrontMatter } from "../../src/tickets/writeback.js";
+import { readYamlFields } from "../../src/tickets/yaml-fields.js";
 import { runs } from "../support/runs.js";
 import { ok } from "./helpers.js";
 
