@@ -39,7 +39,7 @@ export interface RunEnd {
   edited: ReadonlyMap<string, "changed" | "deleted">;
   /** tickets whose file could not be written: why */
   unwritten: ReadonlyMap<string, string>;
-  isolation: Integrator | undefined;
+  isolation?: Integrator;
 }
 
 /** Exit code of a run that ended in `state`: running (claims live elsewhere) and not started are no success. */

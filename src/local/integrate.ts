@@ -74,10 +74,16 @@ interface Pending {
   duration_ms: number;
 }
 
+/** An attempt's end to settle: its result and what it changed; `written` once its record is on disk. */
+export interface Settle {
+  result: AttemptResult;
+  changes?: AttemptChanges;
+  written?: () => void;
+}
+
 /** What becomes of an attempt's end. */
 export type Ended =
-  /** settle it with this result and these changes; `written` once its record is on disk */
-  | { kind: "settle"; result: AttemptResult; changes?: AttemptChanges; written: () => void }
+  | ({ kind: "settle" } & Settle)
   /** it cannot be integrated now: it stays claimed, its outcome and worktree kept for the next run */
   | { kind: "held"; message: string };
 

@@ -35,7 +35,7 @@ const KNOWN_FUNCTIONS = [
 ];
 
 /** Every file still over the limit. */
-const KNOWN_FILES = ["src/local/run.ts"];
+const KNOWN_FILES: string[] = [];
 
 /** How many sentences each core file still has (the outer layers should word them). */
 const KNOWN_SENTENCES: Record<string, number> = {
