@@ -21,7 +21,7 @@ import type { Integrator } from "./integrate.js";
 import { tallyText } from "./progress.js";
 
 /** What the run's end reads of the run. */
-export interface RunEnd {
+interface RunEnd {
   frontier: Frontier;
   dir: string;
   shownDir: string;
@@ -72,7 +72,7 @@ const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = {
 };
 
 /** The command that continues a run: the same directory, the same --exec. */
-export function resumeCommand(shownDir: string, exec: string | undefined): string {
+function resumeCommand(shownDir: string, exec: string | undefined): string {
   return `frontier run ${shellWord(shownDir)}${exec !== undefined ? ` --exec ${shellWord(exec)}` : ""}`;
 }
 
@@ -169,30 +169,22 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   return code;
 }
 
-interface ReportModules {
-  buildReceipt: typeof import("../report/receipt.js").buildReceipt;
-  writeReports: typeof import("./report-files.js").writeReports;
-}
-
-let reportModules: Promise<ReportModules> | undefined;
+let reportModules:
+  | Promise<[typeof import("../report/receipt.js"), typeof import("./report-files.js")]>
+  | undefined;
 
 /**
  * The report renderers (receipt, HTML with its graph layout, markdown) are needed only
  * at the end: loaded while the first attempts run, not before the first starts.
  */
-export function reportCode(): Promise<ReportModules> {
-  reportModules ??= Promise.all([import("../report/receipt.js"), import("./report-files.js")]).then(
-    ([receipt, write]) => ({
-      buildReceipt: receipt.buildReceipt,
-      writeReports: write.writeReports,
-    }),
-  );
+export function reportCode() {
+  reportModules ??= Promise.all([import("../report/receipt.js"), import("./report-files.js")]);
   return reportModules;
 }
 
 /** Write receipt, HTML and markdown under DIR/.frontier/; returns the receipt JSON. */
 async function reports(r: RunEnd, now: number): Promise<string> {
-  const { buildReceipt, writeReports } = await reportCode();
+  const [{ buildReceipt }, { writeReports }] = await reportCode();
   const receipt = buildReceipt(r.frontier, {
     now,
     where: "local",

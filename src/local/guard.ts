@@ -55,7 +55,7 @@ const SHARED = [
 const BENIGN = /^(branch|remote|user|color|advice|gui|push|pull|fetch|rerere|init|maintenance)\./;
 
 /** Content hashes of the shared git directory's files that matter (SHARED, and the files under them). */
-export async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
+async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const hash = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
   const walk = async (path: string): Promise<void> => {
@@ -87,10 +87,11 @@ export async function sharedFiles(commonDir: string): Promise<Map<string, string
   return out;
 }
 
-/** The shared files that differ between two readings. */
-export function sharedChanges(before: Map<string, string>, now: Map<string, string>): string[] {
-  const names = new Set([...before.keys(), ...now.keys()]);
-  return [...names].filter((n) => before.get(n) !== now.get(n)).sort();
+/** The files of the shared git directory that changed, appeared or went since `before`. */
+export async function sharedChangedSince(rb: RunBranch, before: Snapshot): Promise<string[]> {
+  const now = await sharedFiles(rb.repository.commonDir);
+  const names = new Set([...before.shared.keys(), ...now.keys()]);
+  return [...names].filter((n) => before.shared.get(n) !== now.get(n)).sort();
 }
 
 async function headOf(root: string): Promise<string> {
@@ -148,11 +149,8 @@ export async function touchedSince(
   before: Snapshot,
   scratch: string,
 ): Promise<Touched> {
-  const { root, commonDir } = rb.repository;
-  const out: Touched = {
-    tree: [],
-    shared: sharedChanges(before.shared, await sharedFiles(commonDir)),
-  };
+  const { root } = rb.repository;
+  const out: Touched = { tree: [], shared: await sharedChangedSince(rb, before) };
   const head = await headOf(root);
   if (head !== before.head) out.head = [before.head, head];
   if (out.shared.length === 0 && before.tree !== undefined) {

@@ -12,13 +12,14 @@
  * attempt by its `Frontier-Claim:` trailer (so it is integrated exactly once), or makes
  * it from the worktree, or — the worktree gone — says so and runs the ticket again.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { claimTrailer, touchedPaths } from "../core/changes.js";
+import { touchedPaths } from "../core/changes.js";
 import type { Claim, Frontier } from "../core/engine.js";
+import { errorText } from "../core/errors.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
-import { type Interpreted, keepsPatch, planSettle, type SettlePlan } from "../core/settle.js";
+import { keepsPatch, planSettle, type SettlePlan } from "../core/settle.js";
 import { plural } from "../terminal/text.js";
 import { INTEGRATING_DIR, integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { engineFieldRule } from "../tickets/parse.js";
@@ -37,17 +38,25 @@ import {
 import {
   addWorktree,
   checkedOutAt,
-  commitWithTrailer,
   parentOf,
   pruneStale,
   removeWorktree,
-  resolveCommit,
   tryIsAncestor,
+  tryResolveCommit,
   worktreesUnder,
 } from "../workspace/worktrees.js";
 import { type AttemptResult, failedResult } from "./attempt.js";
-import { type Snapshot, sharedChanges, sharedFiles } from "./guard.js";
-import { keepAsPatch, type RunBranch, recordsPath, short, worktreePath } from "./worktree.js";
+import { type Snapshot, sharedChangedSince } from "./guard.js";
+import {
+  keepAsPatch,
+  landedCommit,
+  type Pending,
+  type RunBranch,
+  readPending,
+  recordsPath,
+  short,
+  worktreePath,
+} from "./worktree.js";
 
 /** Where an isolated attempt runs. */
 export interface Workspace {
@@ -57,21 +66,6 @@ export interface Workspace {
   start: string;
   /** the executor's directory in it */
   cwd: string;
-}
-
-/** An attempt that ended and is not yet recorded: `integrating/<id>@<n>.json`. */
-interface Pending {
-  schema: "ticket-frontier/integrating@1";
-  ticket: string;
-  attempt: number;
-  claim: string;
-  worktree: string;
-  start: string;
-  /** the outcome, as the executor's end was read */
-  outcome: Interpreted;
-  exit_code: number | null;
-  signal: NodeJS.Signals | null;
-  duration_ms: number;
 }
 
 /** An attempt's end to settle: its result and what it changed; `written` once its record is on disk. */
@@ -136,7 +130,7 @@ export class Integrator {
   ): Promise<{ kind: "ok"; workspace: Workspace } | { kind: "bad"; reason: string }> {
     try {
       return await this.serial(async () => {
-        const start = await resolveCommit(this.root, this.ref);
+        const start = await tryResolveCommit(this.root, this.ref);
         if (start === undefined) {
           return { kind: "bad", reason: `the run's branch ${this.branch.branch} is gone` } as const;
         }
@@ -166,8 +160,9 @@ export class Integrator {
     if (result.stopped) {
       // interrupted: it runs again from the branch's head; what it had begun is not its work
       this.tidy(workspace.path);
-      return { kind: "settle", result, written: () => {} };
+      return { kind: "settle", result };
     }
+    const { stopped: _, exitCode, signal, durationMs, ...outcome } = result;
     const pending: Pending = {
       schema: "ticket-frontier/integrating@1",
       ticket: claim.ticket,
@@ -175,10 +170,10 @@ export class Integrator {
       claim: claim.claim,
       worktree: workspace.path,
       start: workspace.start,
-      outcome: interpretedOf(result),
-      exit_code: result.exitCode,
-      signal: result.signal,
-      duration_ms: result.durationMs,
+      outcome,
+      exit_code: exitCode,
+      signal,
+      duration_ms: durationMs,
     };
     const file = integratingFile(claim.ticket, claim.attempt);
     try {
@@ -197,36 +192,20 @@ export class Integrator {
     try {
       plan = await this.serial(() => this.land(p, spec, recovering));
     } catch (error) {
-      if (error instanceof Gone) {
-        plan = {
-          outcome: "failed",
-          reason: error.message,
-          changes: "none",
-          verdict: { kind: "none" },
-        };
-      } else {
-        return {
-          kind: "held",
-          message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${errorText(error)} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
-        };
-      }
+      return {
+        kind: "held",
+        message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${errorText(error)} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
+      };
     }
     const { changes: _, verdict: __, record, keepWorktree, ...outcome } = plan;
-    const result: AttemptResult = {
-      ...outcome,
-      stopped: false,
-      exitCode: p.exit_code,
-      signal: p.signal,
-      durationMs: p.duration_ms,
-    };
-    // changes that could not be collected are still the worktree's files: it stays
-    const ended: Ended = {
+    const { exit_code: exitCode, signal, duration_ms: durationMs } = p;
+    return {
       kind: "settle",
-      result,
+      result: { ...outcome, stopped: false, exitCode, signal, durationMs },
+      changes: record,
+      // changes that could not be collected are still the worktree's files: it stays
       written: () => this.done(p, keepWorktree === true),
     };
-    if (record !== undefined) ended.changes = record;
-    return ended;
   }
 
   /** Judge the attempt's changes and land them: one commit, or a patch kept as evidence. */
@@ -238,7 +217,7 @@ export class Integrator {
     const scope = compileScope(spec.writeScope);
     const root = this.root;
     // a run killed after the commit and before the record: the commit is the integration
-    const made = recovering ? await this.landed(p) : undefined;
+    const made = recovering ? await landedCommit(this.branch, p) : undefined;
     if (made !== undefined) {
       const paths = await diffTrees(root, await parentOf(root, made), made);
       const plan = planSettle(p.outcome, { start: p.start, paths, moved: new Map() }, scope);
@@ -246,14 +225,11 @@ export class Integrator {
       return plan;
     }
     if (!existsSync(join(p.worktree, ".git"))) {
-      throw new Gone(
-        `its worktree (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated`,
-      );
+      // its changes are gone before they could be collected: it fails, saying so
+      const reason = `its worktree (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated`;
+      return { outcome: "failed", reason, changes: "none", verdict: { kind: "none" } };
     }
-    const shared = sharedChanges(
-      this.before.shared,
-      await sharedFiles(this.branch.repository.commonDir),
-    );
+    const shared = await sharedChangedSince(this.branch, this.before);
     if (shared.length > 0) {
       throw new Error(
         `the repository's git directory changed while the run ran (${shared.join(", ")}): an executor may have left code there that git would run, so the run runs no more git on it — look at it, put it right, then run again`,
@@ -319,7 +295,7 @@ export class Integrator {
    */
   private async headToMove(): Promise<string> {
     const { branch } = this.branch;
-    const head = await resolveCommit(this.root, this.ref);
+    const head = await tryResolveCommit(this.root, this.ref);
     if (head === undefined) throw new Error(`the branch ${branch} is gone`);
     if (this.tip !== undefined && head !== this.tip) {
       if (!(await tryIsAncestor(this.root, this.tip, head))) {
@@ -452,16 +428,16 @@ export class Integrator {
       leaseUntil: "",
       runBound: frontier.runBoundLeft(),
     };
-    if (spec === undefined || (!existsSync(p.worktree) && (await this.landed(p)) === undefined)) {
+    if (
+      spec === undefined ||
+      (!existsSync(p.worktree) && (await landedCommit(this.branch, p)) === undefined)
+    ) {
       notes.push(
         `${was}, but its worktree (${p.worktree}) is gone and nothing of it was integrated: it runs again`,
       );
       rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
       const result = { ...failedResult("interrupted", p.duration_ms), stopped: true };
-      return {
-        keep: false,
-        recovered: { claim, ended: { kind: "settle", result, written: () => {} } },
-      };
+      return { keep: false, recovered: { claim, ended: { kind: "settle", result } } };
     }
     const ended = await this.integrate(p, spec, true);
     if (ended.kind !== "held") {
@@ -475,13 +451,7 @@ export class Integrator {
     return { keep: true, recovered: { claim, ended } };
   }
 
-  /** The commit the attempt's integration already made on the branch, found by its claim trailer. */
-  private async landed(p: Pending): Promise<string | undefined> {
-    const head = await resolveCommit(this.root, this.ref);
-    if (head === undefined) return undefined;
-    return commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim));
-  }
-
+  /** The attempts a killed run left ended (`kind` json), or ended and kept (`kind` kept). */
   private pendings(kind: "json" | "kept" = "json"): Pending[] {
     let names: string[];
     try {
@@ -489,38 +459,8 @@ export class Integrator {
     } catch {
       return [];
     }
-    const out: Pending[] = [];
-    for (const name of names) {
-      if (!name.endsWith(`.${kind}`) || !/^.+@\d+\.\w+$/.test(name)) continue;
-      try {
-        const p = JSON.parse(
-          readFileSync(join(this.dir, INTEGRATING_DIR, name), "utf8"),
-        ) as Partial<Pending>;
-        if (
-          p.schema === "ticket-frontier/integrating@1" &&
-          typeof p.ticket === "string" &&
-          typeof p.attempt === "number" &&
-          typeof p.claim === "string" &&
-          typeof p.worktree === "string" &&
-          typeof p.start === "string" &&
-          p.outcome !== undefined
-        ) {
-          out.push(p as Pending);
-        }
-      } catch {
-        // not one of ours, or half of one: a record is never half-written (created whole)
-      }
-    }
-    return out;
+    return names
+      .filter((name) => name.endsWith(`.${kind}`))
+      .flatMap((name) => readPending(join(this.dir, INTEGRATING_DIR, name)) ?? []);
   }
-}
-
-/** An attempt whose changes are gone before they could be collected: it fails, saying so. */
-class Gone extends Error {}
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-function interpretedOf(result: AttemptResult): Interpreted {
-  const { stopped: _, exitCode: __, signal: ___, durationMs: ____, ...out } = result;
-  return out;
 }

@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
+import { errorText } from "../core/errors.js";
 import { git, gitText, gitVersion } from "./git.js";
 
 /** The oldest git whose worktrees do all of this (`git worktree remove` is 2.17). */
@@ -31,7 +32,7 @@ export interface Repository {
   commonDir: string;
 }
 
-export type RepositoryCheck =
+type RepositoryCheck =
   | { kind: "ok"; repository: Repository; head: string }
   | { kind: "no-git" }
   | { kind: "too-old"; version: string }
@@ -57,28 +58,20 @@ export async function checkRepository(dir: string): Promise<RepositoryCheck> {
   if (!root || !common) return { kind: "not-a-repository" };
   // as git names it in `worktree list`: symbolic links resolved
   const commonDir = realpathSync(isAbsolute(common) ? common : resolve(dir, common));
-  const head = await resolveCommit(root, "HEAD");
+  const head = await tryResolveCommit(root, "HEAD");
   if (head === undefined) return { kind: "no-commit", root };
   return { kind: "ok", repository: { root, commonDir }, head };
 }
 
-/** The commit `rev` names, or undefined when it names none. */
-export async function resolveCommit(root: string, rev: string): Promise<string | undefined> {
-  try {
-    return await gitText(["rev-parse", "--verify", "--quiet", `${rev}^{commit}`], { cwd: root });
-  } catch {
-    return undefined;
-  }
+/** The commit `rev` names, or undefined when it names none (or git cannot tell). */
+export function tryResolveCommit(root: string, rev: string): Promise<string | undefined> {
+  const args = ["rev-parse", "--verify", "--quiet", `${rev}^{commit}`];
+  return gitText(args, { cwd: root }).catch(() => undefined);
 }
 
-/** Whether git takes `branch` as a branch name. */
-export async function validBranchName(root: string, branch: string): Promise<boolean> {
-  try {
-    await git(["check-ref-format", "--branch", branch], { cwd: root });
-    return true;
-  } catch {
-    return false;
-  }
+/** Whether git takes `branch` as a branch name; false as well when git cannot tell. */
+export function tryValidBranchName(root: string, branch: string): Promise<boolean> {
+  return succeeds(["check-ref-format", "--branch", branch], root);
 }
 
 export type RefMove =
@@ -105,26 +98,23 @@ export async function moveRef(
     });
     return { kind: "ok" };
   } catch (error) {
-    const now = await resolveCommit(root, ref);
+    const now = await tryResolveCommit(root, ref);
     if (now === expected) return { kind: "failed", message: errorText(error) };
     return { kind: "moved", now };
   }
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /** Whether `ancestor` is `descendant` or one of its ancestors; false as well when git cannot tell. */
-export async function tryIsAncestor(
-  root: string,
-  ancestor: string,
-  descendant: string,
-): Promise<boolean> {
-  try {
-    await git(["merge-base", "--is-ancestor", ancestor, descendant], { cwd: root });
-    return true;
-  } catch {
-    return false;
-  }
+export function tryIsAncestor(root: string, ancestor: string, descendant: string) {
+  return succeeds(["merge-base", "--is-ancestor", ancestor, descendant], root);
+}
+
+/** Whether `git ARGS` exits 0: a failure of any kind is a no. */
+function succeeds(args: readonly string[], root: string): Promise<boolean> {
+  return git(args, { cwd: root }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** How many commits `to` has that `from` has not. */
@@ -202,12 +192,7 @@ export async function pruneStale(repo: Repository, under: string, now: number): 
 
 /** The repository's worktrees: each one's path, and the branch it has checked out. */
 async function worktreeList(root: string): Promise<Array<{ path: string; branch?: string }>> {
-  let text: string;
-  try {
-    text = await gitText(["worktree", "list", "--porcelain"], { cwd: root });
-  } catch {
-    return [];
-  }
+  const text = await gitText(["worktree", "list", "--porcelain"], { cwd: root }).catch(() => "");
   const out: Array<{ path: string; branch?: string }> = [];
   for (const field of text.split("\n")) {
     if (field.startsWith("worktree ")) out.push({ path: field.slice("worktree ".length) });

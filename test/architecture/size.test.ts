@@ -12,8 +12,6 @@ const KNOWN_FUNCTIONS = [
   "src/github/context-step.ts writeContext",
   "src/github/decide.ts decide",
   "src/github/record.ts recordEvent",
-  "src/local/attempt.ts startAttempt",
-  "src/local/launch.ts launchHere",
   "src/cli/commands.ts mutateCommand",
   "src/cli/deps.ts depCommand",
   "src/core/checks.ts findCycles",
