@@ -104,11 +104,10 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   let code = EXIT_OF[state];
   const { nothingHappened } = r;
   const receiptPath = join(r.dir, STATE_DIR, "receipt.json");
-  let receiptJson: string | undefined;
   if (!nothingHappened || !existsSync(receiptPath) || r.options.json) {
-    receiptJson = await reports(r, now);
+    const receiptJson = await reports(r, now);
+    if (r.options.json) r.io.stdout.write(receiptJson);
   }
-  if (r.options.json && receiptJson !== undefined) r.io.stdout.write(receiptJson);
 
   const err = r.io.stderr;
   // coloured as `frontier status` is: decided for stderr, where the run writes
@@ -116,11 +115,10 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   const elapsed = formatDuration(now - started);
   const tally = tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 });
   const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(STATE_STYLE[state], state)}`;
-  if (nothingHappened) {
-    line(err, `${head}, nothing to do (${tally})`);
-  } else {
-    line(err, `${head} in ${elapsed} — ${tally}`);
-  }
+  line(
+    err,
+    nothingHappened ? `${head}, nothing to do (${tally})` : `${head} in ${elapsed} — ${tally}`,
+  );
   const remainder = remainderOf(frontier, now);
   const table = remainderTable(remainder.slice(0, 10), paint);
   if (table.length > 0) line(err, table.join("\n"));
@@ -151,9 +149,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
     for (const text of end.lines) line(err, text);
     if (end.failed && code === EXIT.complete) code = EXIT.failed;
   }
-  for (const message of r.unwritten.values()) {
-    line(err, `error: ${join(r.shownDir, message)}`);
-  }
+  for (const message of r.unwritten.values()) line(err, `error: ${join(r.shownDir, message)}`);
   if (r.unwritten.size > 0) {
     line(
       err,

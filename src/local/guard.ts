@@ -12,6 +12,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync 
 import { join, relative, resolve } from "node:path";
 import { diffTrees } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
+import { tryResolveCommit } from "../workspace/worktrees.js";
 import type { RunBranch } from "./worktree.js";
 
 export interface Snapshot {
@@ -23,7 +24,7 @@ export interface Snapshot {
   shared: Map<string, string>;
 }
 
-export interface Touched {
+interface Touched {
   /** HEAD (or its branch) moved: from, to */
   head?: [string, string];
   /** paths of the working tree that changed */
@@ -96,9 +97,7 @@ export async function sharedChangedSince(rb: RunBranch, before: Snapshot): Promi
 
 async function headOf(root: string): Promise<string> {
   const ref = await gitText(["symbolic-ref", "-q", "HEAD"], { cwd: root }).catch(() => "");
-  const commit = await gitText(["rev-parse", "-q", "--verify", "HEAD"], { cwd: root }).catch(
-    () => "",
-  );
+  const commit = (await tryResolveCommit(root, "HEAD")) ?? "";
   return `${ref === "" ? "detached" : ref.replace(/^refs\/heads\//, "")} ${commit.slice(0, 10)}`;
 }
 
@@ -118,8 +117,9 @@ async function treeOf(rb: RunBranch, scratch: string): Promise<string | undefine
     } catch {
       await git(["read-tree", "HEAD"], { cwd: root, env });
     }
-    const outside = rb.ticketDir === "" ? [] : [`:(exclude,top,literal)${rb.ticketDir}`];
-    await git(["-c", "core.fsmonitor=false", "add", "-A", "--", ":(top)", ...outside], {
+    // (only ever asked for a ticket directory below the top: takeSnapshot)
+    const outside = `:(exclude,top,literal)${rb.ticketDir}`;
+    await git(["-c", "core.fsmonitor=false", "add", "-A", "--", ":(top)", outside], {
       cwd: root,
       env,
     });

@@ -73,14 +73,6 @@ interface BranchRecord {
   created_at: string;
 }
 
-/** The tickets of `specs` that run isolated. */
-function isolatedTickets(
-  specs: readonly TicketSpec[],
-  settings: Pick<Settings, "isolation">,
-): TicketSpec[] {
-  return specs.filter((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree");
-}
-
 /**
  * What stands in the way of isolated tickets in `dir`, before anything starts (validate
  * and run check the same): no git, a git too old for worktrees, no repository, no
@@ -91,7 +83,9 @@ export async function isolationProblems(
   specs: readonly TicketSpec[],
   settings: Pick<Settings, "isolation">,
 ): Promise<Problem[]> {
-  const isolated = isolatedTickets(specs, settings);
+  const isolated = specs.filter(
+    (s) => ticketIsolation(s.isolation, settings.isolation) === "worktree",
+  );
   if (isolated.length === 0) return [];
   const check = await checkRepository(dir);
   if (check.kind === "ok") return [];

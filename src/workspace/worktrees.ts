@@ -46,15 +46,8 @@ export async function checkRepository(dir: string): Promise<RepositoryCheck> {
   if (version[0] < MIN_GIT[0] || (version[0] === MIN_GIT[0] && version[1] < MIN_GIT[1])) {
     return { kind: "too-old", version: version.join(".") };
   }
-  let root: string;
-  let common: string;
-  try {
-    [root, common] = (
-      await gitText(["rev-parse", "--show-toplevel", "--git-common-dir"], { cwd: dir })
-    ).split("\n") as [string, string];
-  } catch {
-    return { kind: "not-a-repository" };
-  }
+  const args = ["rev-parse", "--show-toplevel", "--git-common-dir"];
+  const [root, common] = (await gitText(args, { cwd: dir }).catch(() => "")).split("\n");
   if (!root || !common) return { kind: "not-a-repository" };
   // as git names it in `worktree list`: symbolic links resolved
   const commonDir = realpathSync(isAbsolute(common) ? common : resolve(dir, common));
@@ -151,13 +144,7 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
  */
 export async function pruneStale(repo: Repository, under: string, now: number): Promise<void> {
   const admin = join(repo.commonDir, "worktrees");
-  let names: string[] = [];
-  try {
-    names = readdirSync(admin);
-  } catch {
-    // no worktrees at all
-  }
-  for (const name of names) {
+  for (const name of namesIn(admin)) {
     const locked = join(admin, name, "locked");
     let gitdir: string | undefined;
     try {
@@ -174,19 +161,22 @@ export async function pruneStale(repo: Repository, under: string, now: number): 
   }
   await git(["worktree", "prune"], { cwd: repo.root }).catch(() => undefined);
   const held = new Set(await worktreesUnder(repo.root, under));
-  let dirs: string[] = [];
-  try {
-    dirs = readdirSync(under);
-  } catch {
-    return;
-  }
-  for (const name of dirs) {
+  for (const name of namesIn(under)) {
     const path = join(under, name);
     try {
       if (!held.has(path)) rmdirSync(path); // only an empty one: rmdir refuses the rest
     } catch {
       // it holds files: they may be someone's work, and stay
     }
+  }
+}
+
+/** The names in `dir`; none when it cannot be read (it is not there). */
+function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 
