@@ -240,7 +240,8 @@ async function makeBranch(
   existing: string | undefined,
   how: string,
 ): Promise<string | undefined> {
-  const at = existing === head ? undefined : await checkedOutAt(root, `refs/heads/${branch}`);
+  const ref = `refs/heads/${branch}`;
+  const at = existing === head ? undefined : await checkedOutAt(root, ref);
   if (at !== undefined) {
     return `the run's branch ${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch to another branch there (git switch -); nothing was started`;
   }
@@ -252,13 +253,7 @@ async function makeBranch(
       return `the run's branch ${branch} cannot be made: a branch named ${inTheWay} exists, and git keeps no branch ${inTheWay}/… beside it — rename that branch (git branch -m ${inTheWay} NEW-NAME); nothing was started`;
     }
   }
-  const moved = await moveRef(
-    root,
-    `refs/heads/${branch}`,
-    head,
-    existing,
-    `frontier: run branch ${how}`,
-  );
+  const moved = await moveRef(root, ref, head, existing, `frontier: run branch ${how}`);
   if (moved.kind === "ok") return undefined;
   return moved.kind === "moved"
     ? `could not make the branch ${branch}: it changed meanwhile (run again)`
