@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
 import { REASON } from "../core/constants.js";
+import { errnoCode } from "../core/errors.js";
 import { type ExecutorAttempt, executorVariables } from "../core/executor.js";
 import { type Interpreted, interpretOutcome } from "../core/settle.js";
 import { outcomeReason, readOutcomeFile } from "../tickets/outcome-file.js";
@@ -89,130 +90,138 @@ export interface RunningAttempt {
 
 /** Start one attempt. The returned promise never rejects: every way it can end is an outcome. */
 export function startAttempt(input: AttemptInput): RunningAttempt {
-  const started = Date.now();
-  const grace = input.graceMs ?? KILL_GRACE_MS;
-  let pgid: number | undefined;
-  let stopFn: () => void = () => {};
-  let stopRequested = false;
-  let wroteOutcome = false;
-
+  const group = new ProcessGroup(input.graceMs ?? KILL_GRACE_MS);
   const done = (async (): Promise<AttemptResult> => {
     // Small files, written and removed synchronously: a thread-pool round trip per file
     // costs more than the write itself, and an instant executor feels every one of them.
-    const own = input.scratch === undefined;
     const scratch = input.scratch ?? mkdtempSync(join(tmpdir(), "frontier-attempt-"));
     const tag = input.tag ?? "attempt";
-    const outcomeFile = join(scratch, `${tag}.outcome.json`);
     // (a fresh scratch directory and a unique tag: the outcome file does not exist yet)
+    const outcomeFile = join(scratch, `${tag}.outcome.json`);
     const contextFile = input.contextFile ?? join(scratch, `${tag}.context.md`);
     if (input.contextFile !== undefined) rewrite(contextFile, input.context);
     else writeFileSync(contextFile, input.context, "utf8");
     try {
-      return await runChild(contextFile, outcomeFile);
+      return await runChild(input, group, contextFile, outcomeFile);
     } finally {
-      if (own) rmSync(scratch, { recursive: true, force: true });
+      if (input.scratch === undefined) rmSync(scratch, { recursive: true, force: true });
       else {
         if (input.contextFile === undefined) rmSync(contextFile, { force: true });
-        if (wroteOutcome) {
-          try {
-            // whatever the executor made there: a file, a link, a directory, a FIFO
-            rmSync(outcomeFile, { recursive: true, force: true });
-          } catch {
-            // left in the run's scratch directory, removed with it
-          }
+        try {
+          // whatever the executor made there: a file, a link, a directory, a FIFO
+          rmSync(outcomeFile, { recursive: true, force: true });
+        } catch {
+          // left in the run's scratch directory, removed with it
         }
       }
     }
   })();
-
-  async function runChild(contextFile: string, outcomeFile: string): Promise<AttemptResult> {
-    const vars: Record<string, string> = {
-      ...input.vars,
-      ...(input.contract ? executorVariables({ ...input.contract, contextFile, outcomeFile }) : {}),
-      FRONTIER_CONTEXT_FILE: contextFile,
-      FRONTIER_OUTCOME_FILE: outcomeFile,
-    };
-    let timedOut = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    let timeoutTimer: { clear(): void } | undefined;
-    const terminate = () => {
-      if (pgid === undefined) return; // not started yet: terminated as soon as it is
-      signalGroup(pgid, "SIGTERM");
-      if (!killTimer) {
-        killTimer = setTimeout(() => signalGroup(pgid, "SIGKILL"), grace);
-        killTimer.unref();
-      }
-    };
-    stopFn = terminate;
-    if (input.timeoutMs !== undefined) {
-      timeoutTimer = after(input.timeoutMs, () => {
-        timedOut = true;
-        terminate();
-      });
-    }
-    const exit = await launchHere(
-      {
-        command: input.command,
-        cwd: input.cwd,
-        env: { ...input.baseEnv, ...vars },
-        // the context file is the same text: the command reads it, no pipe to feed
-        stdin: { file: contextFile },
-        cap: input.maxResultBytes,
-        graceMs: grace,
-      },
-      (group) => {
-        pgid = group;
-        if (stopRequested || timedOut) terminate();
-      },
-    );
-    timeoutTimer?.clear();
-    if (killTimer) clearTimeout(killTimer);
-    const base = {
-      stopped: stopRequested,
-      exitCode: exit.code,
-      signal: exit.signal,
-      durationMs: Date.now() - started,
-    };
-    if (stopRequested && !timedOut && !exit.spawnError) {
-      return { ...base, outcome: "failed", reason: REASON.interrupted };
-    }
-    // what this runner saw, read by the one interpreter both runners share
-    const file =
-      exit.spawnError || timedOut
-        ? ({ kind: "none" } as const)
-        : await readOutcomeFile(outcomeFile, input.maxResultBytes);
-    wroteOutcome = file.kind !== "none";
-    const interpreted = interpretOutcome(
-      {
-        file,
-        maxResultBytes: input.maxResultBytes,
-        ...(exit.spawnError ? { notStarted: `could not start sh: ${exit.spawnError}` } : {}),
-        ...(timedOut ? { timedOut: true } : {}),
-        process: {
-          code: exit.code,
-          signal: exit.signal,
-          stdout:
-            exit.stdoutTotal > input.maxResultBytes
-              ? { kind: "over", bytes: exit.stdoutTotal }
-              : { kind: "text", text: Buffer.from(exit.stdout).toString("utf8") },
-          stderr: Buffer.from(exit.stderrTail).toString("utf8"),
-        },
-      },
-      outcomeReason,
-    );
-    return { ...base, ...interpreted };
-  }
-
   return {
     get pgid() {
-      return pgid;
+      return group.pgid;
     },
     done,
     stop: () => {
-      stopRequested = true;
-      stopFn();
+      group.stopped = true;
+      group.terminate();
     },
   };
+}
+
+/** An attempt's process group, and why it is being stopped. */
+class ProcessGroup {
+  pgid: number | undefined;
+  /** stopped from outside (Ctrl-C) */
+  stopped = false;
+  /** stopped past its bound */
+  timedOut = false;
+  killTimer: NodeJS.Timeout | undefined;
+
+  constructor(readonly grace: number) {}
+
+  /** SIGTERM, then SIGKILL after the grace; a group not started yet, as soon as it is. */
+  terminate(): void {
+    if (this.pgid === undefined) return;
+    signalGroup(this.pgid, "SIGTERM");
+    if (!this.killTimer) {
+      this.killTimer = setTimeout(() => signalGroup(this.pgid, "SIGKILL"), this.grace);
+      this.killTimer.unref();
+    }
+  }
+}
+
+/** Run the command in `group` and read how it ended: the outcome, by the one interpreter. */
+async function runChild(
+  input: AttemptInput,
+  group: ProcessGroup,
+  contextFile: string,
+  outcomeFile: string,
+): Promise<AttemptResult> {
+  const started = Date.now();
+  const vars: Record<string, string> = {
+    ...input.vars,
+    ...(input.contract ? executorVariables({ ...input.contract, contextFile, outcomeFile }) : {}),
+    FRONTIER_CONTEXT_FILE: contextFile,
+    FRONTIER_OUTCOME_FILE: outcomeFile,
+  };
+  const timer =
+    input.timeoutMs === undefined
+      ? undefined
+      : after(input.timeoutMs, () => {
+          group.timedOut = true;
+          group.terminate();
+        });
+  const exit = await launchHere(
+    {
+      command: input.command,
+      cwd: input.cwd,
+      env: { ...input.baseEnv, ...vars },
+      // the context file is the same text: the command reads it, no pipe to feed
+      stdin: contextFile,
+      cap: input.maxResultBytes,
+      graceMs: group.grace,
+    },
+    (pgid) => {
+      group.pgid = pgid;
+      if (group.stopped || group.timedOut) group.terminate();
+    },
+  );
+  timer?.clear();
+  clearTimeout(group.killTimer);
+  const { stopped, timedOut } = group;
+  const base = {
+    stopped,
+    exitCode: exit.code,
+    signal: exit.signal,
+    durationMs: Date.now() - started,
+  };
+  if (stopped && !timedOut && !exit.spawnError) {
+    return { ...base, outcome: "failed", reason: REASON.interrupted };
+  }
+  // what this runner saw, read by the one interpreter both runners share
+  const file =
+    exit.spawnError || timedOut
+      ? ({ kind: "none" } as const)
+      : await readOutcomeFile(outcomeFile, input.maxResultBytes);
+  const interpreted = interpretOutcome(
+    {
+      file,
+      maxResultBytes: input.maxResultBytes,
+      ...(exit.spawnError ? { notStarted: `could not start sh: ${exit.spawnError}` } : {}),
+      ...(timedOut ? { timedOut: true } : {}),
+      process: {
+        code: exit.code,
+        signal: exit.signal,
+        stdout:
+          exit.stdoutTotal > input.maxResultBytes
+            ? { kind: "over", bytes: exit.stdoutTotal }
+            : { kind: "text", text: Buffer.from(exit.stdout).toString("utf8") },
+        stderr: Buffer.from(exit.stderrTail).toString("utf8"),
+      },
+    },
+    outcomeReason,
+  );
+  return { ...base, ...interpreted };
 }
 
 /** Node's timers hold at most 2³¹−1 ms (24.8 days); a longer wait is made of several. */
@@ -252,7 +261,7 @@ function rewrite(path: string, text: string): void {
       fd = undefined;
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+    if (errnoCode(error) !== "ENOENT") {
       if (fd !== undefined) closeSync(fd);
       fd = undefined;
     }

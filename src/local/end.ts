@@ -21,7 +21,7 @@ import type { Integrator } from "./integrate.js";
 import { tallyText } from "./progress.js";
 
 /** What the run's end reads of the run. */
-export interface RunEnd {
+interface RunEnd {
   frontier: Frontier;
   dir: string;
   shownDir: string;
@@ -39,7 +39,7 @@ export interface RunEnd {
   edited: ReadonlyMap<string, "changed" | "deleted">;
   /** tickets whose file could not be written: why */
   unwritten: ReadonlyMap<string, string>;
-  isolation: Integrator | undefined;
+  isolation?: Integrator;
 }
 
 /** Exit code of a run that ended in `state`: running (claims live elsewhere) and not started are no success. */
@@ -72,7 +72,7 @@ const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = {
 };
 
 /** The command that continues a run: the same directory, the same --exec. */
-export function resumeCommand(shownDir: string, exec: string | undefined): string {
+function resumeCommand(shownDir: string, exec: string | undefined): string {
   return `frontier run ${shellWord(shownDir)}${exec !== undefined ? ` --exec ${shellWord(exec)}` : ""}`;
 }
 
@@ -104,11 +104,10 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   let code = EXIT_OF[state];
   const { nothingHappened } = r;
   const receiptPath = join(r.dir, STATE_DIR, "receipt.json");
-  let receiptJson: string | undefined;
   if (!nothingHappened || !existsSync(receiptPath) || r.options.json) {
-    receiptJson = await reports(r, now);
+    const receiptJson = await reports(r, now);
+    if (r.options.json) r.io.stdout.write(receiptJson);
   }
-  if (r.options.json && receiptJson !== undefined) r.io.stdout.write(receiptJson);
 
   const err = r.io.stderr;
   // coloured as `frontier status` is: decided for stderr, where the run writes
@@ -116,11 +115,10 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   const elapsed = formatDuration(now - started);
   const tally = tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 });
   const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(STATE_STYLE[state], state)}`;
-  if (nothingHappened) {
-    line(err, `${head}, nothing to do (${tally})`);
-  } else {
-    line(err, `${head} in ${elapsed} — ${tally}`);
-  }
+  line(
+    err,
+    nothingHappened ? `${head}, nothing to do (${tally})` : `${head} in ${elapsed} — ${tally}`,
+  );
   const remainder = remainderOf(frontier, now);
   const table = remainderTable(remainder.slice(0, 10), paint);
   if (table.length > 0) line(err, table.join("\n"));
@@ -151,9 +149,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
     for (const text of end.lines) line(err, text);
     if (end.failed && code === EXIT.complete) code = EXIT.failed;
   }
-  for (const message of r.unwritten.values()) {
-    line(err, `error: ${join(r.shownDir, message)}`);
-  }
+  for (const message of r.unwritten.values()) line(err, `error: ${join(r.shownDir, message)}`);
   if (r.unwritten.size > 0) {
     line(
       err,
@@ -169,30 +165,22 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   return code;
 }
 
-interface ReportModules {
-  buildReceipt: typeof import("../report/receipt.js").buildReceipt;
-  writeReports: typeof import("./report-files.js").writeReports;
-}
-
-let reportModules: Promise<ReportModules> | undefined;
+let reportModules:
+  | Promise<[typeof import("../report/receipt.js"), typeof import("./report-files.js")]>
+  | undefined;
 
 /**
  * The report renderers (receipt, HTML with its graph layout, markdown) are needed only
  * at the end: loaded while the first attempts run, not before the first starts.
  */
-export function reportCode(): Promise<ReportModules> {
-  reportModules ??= Promise.all([import("../report/receipt.js"), import("./report-files.js")]).then(
-    ([receipt, write]) => ({
-      buildReceipt: receipt.buildReceipt,
-      writeReports: write.writeReports,
-    }),
-  );
+export function reportCode() {
+  reportModules ??= Promise.all([import("../report/receipt.js"), import("./report-files.js")]);
   return reportModules;
 }
 
 /** Write receipt, HTML and markdown under DIR/.frontier/; returns the receipt JSON. */
 async function reports(r: RunEnd, now: number): Promise<string> {
-  const { buildReceipt, writeReports } = await reportCode();
+  const [{ buildReceipt }, { writeReports }] = await reportCode();
   const receipt = buildReceipt(r.frontier, {
     now,
     where: "local",

@@ -12,6 +12,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync 
 import { join, relative, resolve } from "node:path";
 import { diffTrees } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
+import { tryResolveCommit } from "../workspace/worktrees.js";
 import type { RunBranch } from "./worktree.js";
 
 export interface Snapshot {
@@ -23,7 +24,7 @@ export interface Snapshot {
   shared: Map<string, string>;
 }
 
-export interface Touched {
+interface Touched {
   /** HEAD (or its branch) moved: from, to */
   head?: [string, string];
   /** paths of the working tree that changed */
@@ -55,7 +56,7 @@ const SHARED = [
 const BENIGN = /^(branch|remote|user|color|advice|gui|push|pull|fetch|rerere|init|maintenance)\./;
 
 /** Content hashes of the shared git directory's files that matter (SHARED, and the files under them). */
-export async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
+async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const hash = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
   const walk = async (path: string): Promise<void> => {
@@ -87,17 +88,16 @@ export async function sharedFiles(commonDir: string): Promise<Map<string, string
   return out;
 }
 
-/** The shared files that differ between two readings. */
-export function sharedChanges(before: Map<string, string>, now: Map<string, string>): string[] {
-  const names = new Set([...before.keys(), ...now.keys()]);
-  return [...names].filter((n) => before.get(n) !== now.get(n)).sort();
+/** The files of the shared git directory that changed, appeared or went since `before`. */
+export async function sharedChangedSince(rb: RunBranch, before: Snapshot): Promise<string[]> {
+  const now = await sharedFiles(rb.repository.commonDir);
+  const names = new Set([...before.shared.keys(), ...now.keys()]);
+  return [...names].filter((n) => before.shared.get(n) !== now.get(n)).sort();
 }
 
 async function headOf(root: string): Promise<string> {
   const ref = await gitText(["symbolic-ref", "-q", "HEAD"], { cwd: root }).catch(() => "");
-  const commit = await gitText(["rev-parse", "-q", "--verify", "HEAD"], { cwd: root }).catch(
-    () => "",
-  );
+  const commit = (await tryResolveCommit(root, "HEAD")) ?? "";
   return `${ref === "" ? "detached" : ref.replace(/^refs\/heads\//, "")} ${commit.slice(0, 10)}`;
 }
 
@@ -117,8 +117,9 @@ async function treeOf(rb: RunBranch, scratch: string): Promise<string | undefine
     } catch {
       await git(["read-tree", "HEAD"], { cwd: root, env });
     }
-    const outside = rb.ticketDir === "" ? [] : [`:(exclude,top,literal)${rb.ticketDir}`];
-    await git(["-c", "core.fsmonitor=false", "add", "-A", "--", ":(top)", ...outside], {
+    // (only ever asked for a ticket directory below the top: takeSnapshot)
+    const outside = `:(exclude,top,literal)${rb.ticketDir}`;
+    await git(["-c", "core.fsmonitor=false", "add", "-A", "--", ":(top)", outside], {
       cwd: root,
       env,
     });
@@ -148,11 +149,8 @@ export async function touchedSince(
   before: Snapshot,
   scratch: string,
 ): Promise<Touched> {
-  const { root, commonDir } = rb.repository;
-  const out: Touched = {
-    tree: [],
-    shared: sharedChanges(before.shared, await sharedFiles(commonDir)),
-  };
+  const { root } = rb.repository;
+  const out: Touched = { tree: [], shared: await sharedChangedSince(rb, before) };
   const head = await headOf(root);
   if (head !== before.head) out.head = [before.head, head];
   if (out.shared.length === 0 && before.tree !== undefined) {

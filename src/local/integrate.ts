@@ -12,20 +12,15 @@
  * attempt by its `Frontier-Claim:` trailer (so it is integrated exactly once), or makes
  * it from the worktree, or — the worktree gone — says so and runs the ticket again.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { claimTrailer, touchedPaths } from "../core/changes.js";
+import { touchedPaths } from "../core/changes.js";
 import { REASON } from "../core/constants.js";
 import type { Claim, Frontier } from "../core/engine.js";
+import { errorText } from "../core/errors.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
-import {
-  type CollectedChanges,
-  type Interpreted,
-  keepsPatch,
-  planSettle,
-  type SettlePlan,
-} from "../core/settle.js";
+import { keepsPatch, planSettle, type SettlePlan } from "../core/settle.js";
 import { plural } from "../terminal/text.js";
 import { INTEGRATING_DIR, integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { outcomeReason } from "../tickets/outcome-file.js";
@@ -45,17 +40,25 @@ import {
 import {
   addWorktree,
   checkedOutAt,
-  commitWithTrailer,
   parentOf,
   pruneStale,
   removeWorktree,
-  resolveCommit,
   tryIsAncestor,
+  tryResolveCommit,
   worktreesUnder,
 } from "../workspace/worktrees.js";
 import { type AttemptResult, failedResult } from "./attempt.js";
-import { type Snapshot, sharedChanges, sharedFiles } from "./guard.js";
-import { keepAsPatch, type RunBranch, recordsPath, short, worktreePath } from "./worktree.js";
+import { type Snapshot, sharedChangedSince } from "./guard.js";
+import {
+  keepAsPatch,
+  landedCommit,
+  type Pending,
+  type RunBranch,
+  readPending,
+  recordsPath,
+  short,
+  worktreePath,
+} from "./worktree.js";
 
 /** Where an isolated attempt runs. */
 export interface Workspace {
@@ -67,25 +70,16 @@ export interface Workspace {
   cwd: string;
 }
 
-/** An attempt that ended and is not yet recorded: `integrating/<id>@<n>.json`. */
-interface Pending {
-  schema: "ticket-frontier/integrating@1";
-  ticket: string;
-  attempt: number;
-  claim: string;
-  worktree: string;
-  start: string;
-  /** the outcome, as the executor's end was read */
-  outcome: Interpreted;
-  exit_code: number | null;
-  signal: NodeJS.Signals | null;
-  duration_ms: number;
+/** An attempt's end to settle: its result and what it changed; `written` once its record is on disk. */
+export interface Settle {
+  result: AttemptResult;
+  changes?: AttemptChanges;
+  written?: () => void;
 }
 
 /** What becomes of an attempt's end. */
 export type Ended =
-  /** settle it with this result and these changes; `written` once its record is on disk */
-  | { kind: "settle"; result: AttemptResult; changes?: AttemptChanges; written: () => void }
+  | ({ kind: "settle" } & Settle)
   /** it cannot be integrated now: it stays claimed, its outcome and worktree kept for the next run */
   | { kind: "held"; message: string };
 
@@ -138,7 +132,7 @@ export class Integrator {
   ): Promise<{ kind: "ok"; workspace: Workspace } | { kind: "bad"; reason: string }> {
     try {
       return await this.serial(async () => {
-        const start = await resolveCommit(this.root, this.ref);
+        const start = await tryResolveCommit(this.root, this.ref);
         if (start === undefined) {
           return { kind: "bad", reason: `the run's branch ${this.branch.branch} is gone` } as const;
         }
@@ -168,8 +162,9 @@ export class Integrator {
     if (result.stopped) {
       // interrupted: it runs again from the branch's head; what it had begun is not its work
       this.tidy(workspace.path);
-      return { kind: "settle", result, written: () => {} };
+      return { kind: "settle", result };
     }
+    const { stopped: _, exitCode, signal, durationMs, ...outcome } = result;
     const pending: Pending = {
       schema: "ticket-frontier/integrating@1",
       ticket: claim.ticket,
@@ -177,10 +172,10 @@ export class Integrator {
       claim: claim.claim,
       worktree: workspace.path,
       start: workspace.start,
-      outcome: interpretedOf(result),
-      exit_code: result.exitCode,
-      signal: result.signal,
-      duration_ms: result.durationMs,
+      outcome,
+      exit_code: exitCode,
+      signal,
+      duration_ms: durationMs,
     };
     const file = integratingFile(claim.ticket, claim.attempt);
     try {
@@ -199,36 +194,20 @@ export class Integrator {
     try {
       plan = await this.serial(() => this.land(p, spec, recovering));
     } catch (error) {
-      if (error instanceof Gone) {
-        plan = {
-          outcome: "failed",
-          reason: error.message,
-          changes: "none",
-          verdict: { kind: "none" },
-        };
-      } else {
-        return {
-          kind: "held",
-          message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${errorText(error)} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
-        };
-      }
+      return {
+        kind: "held",
+        message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${errorText(error)} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
+      };
     }
     const { changes: _, verdict: __, record, keepWorktree, ...outcome } = plan;
-    const result: AttemptResult = {
-      ...outcome,
-      stopped: false,
-      exitCode: p.exit_code,
-      signal: p.signal,
-      durationMs: p.duration_ms,
-    };
-    // changes that could not be collected are still the worktree's files: it stays
-    const ended: Ended = {
+    const { exit_code: exitCode, signal, duration_ms: durationMs } = p;
+    return {
       kind: "settle",
-      result,
+      result: { ...outcome, stopped: false, exitCode, signal, durationMs },
+      changes: record,
+      // changes that could not be collected are still the worktree's files: it stays
       written: () => this.done(p, keepWorktree === true),
     };
-    if (record !== undefined) ended.changes = record;
-    return ended;
   }
 
   /** Judge the attempt's changes and land them: one commit, or a patch kept as evidence. */
@@ -237,24 +216,27 @@ export class Integrator {
     spec: TicketSpec,
     recovering: boolean,
   ): Promise<SettlePlan & { keepWorktree?: boolean }> {
+    const scope = compileScope(spec.writeScope);
     const root = this.root;
     // a run killed after the commit and before the record: the commit is the integration
-    const made = recovering ? await this.landed(p) : undefined;
+    const made = recovering ? await landedCommit(this.branch, p) : undefined;
     if (made !== undefined) {
       const paths = await diffTrees(root, await parentOf(root, made), made);
-      const plan = judge(p.outcome, { start: p.start, paths, moved: new Map() }, spec);
+      const plan = planSettle(
+        p.outcome,
+        { start: p.start, paths, moved: new Map() },
+        scope,
+        outcomeReason,
+      );
       if (plan.record !== undefined) plan.record.commit = made;
       return plan;
     }
     if (!existsSync(join(p.worktree, ".git"))) {
-      throw new Gone(
-        `its worktree (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated`,
-      );
+      // its changes are gone before they could be collected: it fails, saying so
+      const reason = `its worktree (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated`;
+      return { outcome: "failed", reason, changes: "none", verdict: { kind: "none" } };
     }
-    const shared = sharedChanges(
-      this.before.shared,
-      await sharedFiles(this.branch.repository.commonDir),
-    );
+    const shared = await sharedChangedSince(this.branch, this.before);
     if (shared.length > 0) {
       throw new Error(
         `the repository's git directory changed while the run ran (${shared.join(", ")}): an executor may have left code there that git would run, so the run runs no more git on it — look at it, put it right, then run again`,
@@ -270,12 +252,12 @@ export class Integrator {
     if (collected instanceof NotCollected) {
       const refused = notCollectedReason(collected.message, p.worktree);
       const none = { start: p.start, paths: [], moved: new Map(), refused };
-      return { ...judge(p.outcome, none, spec), keepWorktree: true };
+      return { ...planSettle(p.outcome, none, scope, outcomeReason), keepWorktree: true };
     }
     for (let tries = 1; ; tries++) {
       const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
-      const plan = judge(p.outcome, { ...collected, moved }, spec);
+      const plan = planSettle(p.outcome, { ...collected, moved }, scope, outcomeReason);
       if (plan.changes === "evidence" && plan.record !== undefined) {
         const kept = await this.keepPatch(p, collected);
         if (kept !== undefined) plan.record.patch_file = kept;
@@ -320,7 +302,7 @@ export class Integrator {
    */
   private async headToMove(): Promise<string> {
     const { branch } = this.branch;
-    const head = await resolveCommit(this.root, this.ref);
+    const head = await tryResolveCommit(this.root, this.ref);
     if (head === undefined) throw new Error(`the branch ${branch} is gone`);
     if (this.tip !== undefined && head !== this.tip) {
       if (!(await tryIsAncestor(this.root, this.tip, head))) {
@@ -453,16 +435,16 @@ export class Integrator {
       leaseUntil: "",
       runBound: frontier.runBoundLeft(),
     };
-    if (spec === undefined || (!existsSync(p.worktree) && (await this.landed(p)) === undefined)) {
+    if (
+      spec === undefined ||
+      (!existsSync(p.worktree) && (await landedCommit(this.branch, p)) === undefined)
+    ) {
       notes.push(
         `${was}, but its worktree (${p.worktree}) is gone and nothing of it was integrated: it runs again`,
       );
       rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
       const result = { ...failedResult(REASON.interrupted, p.duration_ms), stopped: true };
-      return {
-        keep: false,
-        recovered: { claim, ended: { kind: "settle", result, written: () => {} } },
-      };
+      return { keep: false, recovered: { claim, ended: { kind: "settle", result } } };
     }
     const ended = await this.integrate(p, spec, true);
     if (ended.kind !== "held") {
@@ -476,13 +458,7 @@ export class Integrator {
     return { keep: true, recovered: { claim, ended } };
   }
 
-  /** The commit the attempt's integration already made on the branch, found by its claim trailer. */
-  private async landed(p: Pending): Promise<string | undefined> {
-    const head = await resolveCommit(this.root, this.ref);
-    if (head === undefined) return undefined;
-    return commitWithTrailer(this.root, p.start, head, claimTrailer(p.claim));
-  }
-
+  /** The attempts a killed run left ended (`kind` json), or ended and kept (`kind` kept). */
   private pendings(kind: "json" | "kept" = "json"): Pending[] {
     let names: string[];
     try {
@@ -490,43 +466,8 @@ export class Integrator {
     } catch {
       return [];
     }
-    const out: Pending[] = [];
-    for (const name of names) {
-      if (!name.endsWith(`.${kind}`) || !/^.+@\d+\.\w+$/.test(name)) continue;
-      try {
-        const p = JSON.parse(
-          readFileSync(join(this.dir, INTEGRATING_DIR, name), "utf8"),
-        ) as Partial<Pending>;
-        if (
-          p.schema === "ticket-frontier/integrating@1" &&
-          typeof p.ticket === "string" &&
-          typeof p.attempt === "number" &&
-          typeof p.claim === "string" &&
-          typeof p.worktree === "string" &&
-          typeof p.start === "string" &&
-          p.outcome !== undefined
-        ) {
-          out.push(p as Pending);
-        }
-      } catch {
-        // not one of ours, or half of one: a record is never half-written (created whole)
-      }
-    }
-    return out;
+    return names
+      .filter((name) => name.endsWith(`.${kind}`))
+      .flatMap((name) => readPending(join(this.dir, INTEGRATING_DIR, name)) ?? []);
   }
-}
-
-/** The settle of an attempt's end with its changes, their reasons worded as both runners word them. */
-function judge(outcome: Interpreted, changes: CollectedChanges, spec: TicketSpec): SettlePlan {
-  return planSettle(outcome, changes, compileScope(spec.writeScope), outcomeReason);
-}
-
-/** An attempt whose changes are gone before they could be collected: it fails, saying so. */
-class Gone extends Error {}
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-function interpretedOf(result: AttemptResult): Interpreted {
-  const { stopped: _, exitCode: __, signal: ___, durationMs: ____, ...out } = result;
-  return out;
 }

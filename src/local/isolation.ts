@@ -116,51 +116,52 @@ export async function isolationEnd(
   frontier: Frontier,
 ): Promise<{ lines: string[]; failed: boolean }> {
   const rb = integrator.branch;
-  const { root } = rb.repository;
   const touched = await touchedSince(rb, integrator.before, scratchOf(rb));
-  const lines: string[] = [];
   const untouched =
     touched.head === undefined && touched.tree.length === 0 && touched.shared.length === 0;
-  let log: string;
-  try {
-    log = await gitText(["log", "--format=%H %s", `${rb.base}..refs/heads/${rb.branch}`], {
-      cwd: root,
-    });
-  } catch {
-    log = "gone";
-    lines.push(
-      `changes: the branch ${rb.branch} is gone; the attempts' records say what each changed`,
-    );
-  }
-  const commits = log === "gone" || log === "" ? [] : log.split("\n");
-  const ours = new Set<string>();
-  for (const spec of frontier.specs()) {
-    for (const a of frontier.state(spec.id)?.attempts ?? []) {
-      if (a.changes?.commit !== undefined) ours.add(a.changes.commit);
-    }
-  }
-  const others = commits.filter((c) => !ours.has(c.slice(0, 40)));
+  const lines = [...(await branchLines(rb, frontier, untouched)), ...touchedLines(touched, rb)];
+  return { lines, failed: touched.shared.length > 0 };
+}
+
+/** The commits on the run's branch, those the run did not make named, and how to merge it. */
+async function branchLines(rb: RunBranch, frontier: Frontier, untouched: boolean) {
+  const range = `${rb.base}..refs/heads/${rb.branch}`;
+  const log = await gitText(["log", "--format=%H %s", range], { cwd: rb.repository.root }).catch(
+    () => undefined,
+  );
   const from = short(rb.base);
+  if (log === undefined) {
+    return [
+      `changes: the branch ${rb.branch} is gone; the attempts' records say what each changed`,
+    ];
+  }
   if (log === "") {
-    lines.push(`changes: none integrated yet — ${rb.branch} is still at ${from}, where it started`);
-  } else if (log !== "gone") {
-    const notOurs = others.length === 0 ? "" : `, ${others.length} of them not made by this run`;
-    const said = untouched ? "; your working tree and branch were not touched" : "";
+    return [`changes: none integrated yet — ${rb.branch} is still at ${from}, where it started`];
+  }
+  const commits = log.split("\n");
+  const ours = new Set(
+    frontier
+      .specs()
+      .flatMap((s) => frontier.state(s.id)?.attempts ?? [])
+      .map((a) => a.changes?.commit),
+  );
+  const others = commits.filter((c) => !ours.has(c.slice(0, 40)));
+  const notOurs = others.length === 0 ? "" : `, ${others.length} of them not made by this run`;
+  const said = untouched ? "; your working tree and branch were not touched" : "";
+  const lines = [
+    `changes: ${plural(commits.length, "commit")} on ${rb.branch} (from ${from})${notOurs}${said}`,
+  ];
+  for (const c of others.slice(0, 5)) lines.push(`  not the run's: ${short(c)} ${c.slice(41)}`);
+  if (others.length > 0) {
     lines.push(
-      `changes: ${plural(commits.length, "commit")} on ${rb.branch} (from ${from})${notOurs}${said}`,
-    );
-    for (const c of others.slice(0, 5)) lines.push(`  not the run's: ${short(c)} ${c.slice(41)}`);
-    if (others.length > 0) {
-      lines.push(
-        `  someone else (an agent's push?) put ${others.length === 1 ? "that commit" : "those commits"} on ${rb.branch}: review ${others.length === 1 ? "it" : "them"} before you merge`,
-      );
-    }
-    lines.push(
-      `  review: git log --stat ${from}..${rb.branch}   ·   git diff ${from} ${rb.branch}`,
-      `  merge:  git merge ${rb.branch}   ·   or push it (git push origin ${rb.branch}) and open a pull request`,
+      `  someone else (an agent's push?) put ${others.length === 1 ? "that commit" : "those commits"} on ${rb.branch}: review ${others.length === 1 ? "it" : "them"} before you merge`,
     );
   }
-  return { lines: [...lines, ...touchedLines(touched, rb)], failed: touched.shared.length > 0 };
+  lines.push(
+    `  review: git log --stat ${from}..${rb.branch}   ·   git diff ${from} ${rb.branch}`,
+    `  merge:  git merge ${rb.branch}   ·   or push it (git push origin ${rb.branch}) and open a pull request`,
+  );
+  return lines;
 }
 
 function touchedLines(touched: Awaited<ReturnType<typeof touchedSince>>, rb: RunBranch): string[] {

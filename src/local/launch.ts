@@ -4,25 +4,21 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
+import { errorText } from "../core/errors.js";
 
-export type Env = Record<string, string | undefined>;
-
-export interface LaunchRequest {
+interface LaunchRequest {
   command: string;
   cwd: string;
-  env: Env;
-  /**
-   * the command's stdin: a text written to a pipe, then closed; or a file opened for
-   * reading (the context file: the command reads the same bytes, with no pipe to feed)
-   */
-  stdin: string | { file: string };
+  env: Record<string, string | undefined>;
+  /** a file the command reads as its stdin (the context file: no pipe to feed) */
+  stdin: string;
   /** keep at most `cap + 1` bytes of stdout (enough to tell it went over) */
   cap: number;
   /** after the command exits, how long its pipes may stay open before the rest of its group is killed */
   graceMs: number;
 }
 
-export interface ChildExit {
+interface ChildExit {
   code: number | null;
   signal: NodeJS.Signals | null;
   spawnError?: string;
@@ -34,10 +30,10 @@ export interface ChildExit {
   stderrTail: Uint8Array;
 }
 
-export const STDERR_KEEP_BYTES = 8 * 1024;
+const STDERR_KEEP_BYTES = 8 * 1024;
 
 /** Keeps the first `cap + 1` bytes of a stream and counts the rest. */
-export class HeadBuffer {
+class HeadBuffer {
   private chunks: Buffer[] = [];
   private kept = 0;
   total = 0;
@@ -56,7 +52,7 @@ export class HeadBuffer {
 }
 
 /** Keeps only the last `cap` bytes of a stream. */
-export class TailBuffer {
+class TailBuffer {
   private chunks: Buffer[] = [];
   private kept = 0;
   constructor(private readonly cap: number) {}
@@ -90,21 +86,24 @@ export function launchHere(
   const stdout = new HeadBuffer(req.cap);
   const stderr = new TailBuffer(STDERR_KEEP_BYTES);
   return new Promise<ChildExit>((resolve) => {
-    let input: number | "pipe" = "pipe";
-    if (typeof req.stdin !== "string") {
-      try {
-        input = openSync(req.stdin.file, "r");
-      } catch (error) {
-        resolve({
-          code: null,
-          signal: null,
-          spawnError: `cannot open its stdin ${req.stdin.file}: ${(error as Error).message}`,
-          stdout: Buffer.alloc(0),
-          stdoutTotal: 0,
-          stderrTail: Buffer.alloc(0),
-        });
-        return;
-      }
+    let pgid: number | undefined;
+    let settled = false;
+    let lingerTimer: NodeJS.Timeout | undefined;
+    const finish = (end: Pick<ChildExit, "code" | "signal" | "spawnError">) => {
+      if (settled) return;
+      settled = true;
+      if (lingerTimer) clearTimeout(lingerTimer);
+      // Whatever the shell left behind in its group ends with the attempt.
+      signalGroup(pgid, "SIGKILL");
+      const tail = stderr.bytes();
+      resolve({ ...end, stdout: stdout.bytes(), stdoutTotal: stdout.total, stderrTail: tail });
+    };
+    let input: number;
+    try {
+      input = openSync(req.stdin, "r");
+    } catch (error) {
+      const spawnError = `cannot open its stdin ${req.stdin}: ${errorText(error)}`;
+      return finish({ code: null, signal: null, spawnError });
     }
     let child: ReturnType<typeof spawn>;
     try {
@@ -116,39 +115,13 @@ export function launchHere(
       });
     } finally {
       // the child has its own copy of the descriptor
-      if (typeof input === "number") closeSync(input);
+      closeSync(input);
     }
-    const pgid = child.pid;
+    pgid = child.pid;
     if (pgid !== undefined) onSpawn(pgid);
-    let settled = false;
     let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let lingerTimer: NodeJS.Timeout | undefined;
-    const finish = (end: {
-      code: number | null;
-      signal: NodeJS.Signals | null;
-      spawnError?: string;
-    }) => {
-      if (settled) return;
-      settled = true;
-      if (lingerTimer) clearTimeout(lingerTimer);
-      // Whatever the shell left behind in its group ends with the attempt.
-      signalGroup(pgid, "SIGKILL");
-      resolve({
-        ...end,
-        stdout: stdout.bytes(),
-        stdoutTotal: stdout.total,
-        stderrTail: stderr.bytes(),
-      });
-    };
-
     child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
-    if (typeof req.stdin === "string" && child.stdin) {
-      // An executor that never reads its stdin is fine: ignore the broken pipe.
-      child.stdin.on("error", () => {});
-      child.stdin.end(req.stdin);
-    }
-
     child.on("error", (error) => finish({ code: null, signal: null, spawnError: error.message }));
     child.on("exit", (code, signal) => {
       exited = { code, signal };

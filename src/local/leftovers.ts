@@ -8,6 +8,7 @@
 import { readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { errnoCode } from "../core/errors.js";
 import { STATE_DIR } from "../tickets/layout.js";
 
 /** in `.frontier/`, frontier's own directory: any of its temporary names */
@@ -59,6 +60,6 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return errnoCode(error) === "EPERM";
   }
 }

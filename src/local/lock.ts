@@ -12,10 +12,11 @@ import { readFileSync, rmSync } from "node:fs";
 import { link, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { errnoCode, errorText } from "../core/errors.js";
 import { LOCK_FILE, RUN_FILE } from "../tickets/layout.js";
 import { ensureStateDir } from "../tickets/store.js";
 
-export interface LockInfo {
+interface LockInfo {
   pid: number;
   host: string;
   started_at: string;
@@ -34,13 +35,13 @@ export function localHolder(pid: number = process.pid): string {
  * Is `pid` on this host a live frontier process? Where /proc tells us the command line,
  * a recycled pid that now belongs to something else counts as gone.
  */
-export function isLiveFrontierProcess(pid: number): boolean {
+function isLiveFrontierProcess(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
   } catch (error) {
     // EPERM: alive, but someone else's — not ours to judge dead.
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+    if (errnoCode(error) !== "EPERM") return false;
   }
   let cmdline: string;
   try {
@@ -75,8 +76,8 @@ function readLock(path: string): LockRead {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "free" };
-    return { kind: "unreadable", message: (error as Error).message };
+    if (errnoCode(error) === "ENOENT") return { kind: "free" };
+    return { kind: "unreadable", message: errorText(error) };
   }
   try {
     const info = JSON.parse(text) as Partial<LockInfo>;
@@ -108,9 +109,7 @@ function isDeadHolder(info: LockInfo): boolean {
 
 const PROCESS_STARTED = Date.now() - process.uptime() * 1000;
 
-export type LockResult =
-  | { kind: "ok"; release: () => Promise<void> }
-  | { kind: "held"; holder: LockInfo; message: string };
+type LockResult = { kind: "ok"; release: () => Promise<void> } | { kind: "held"; message: string };
 
 /**
  * Take `DIR/.frontier/lock`. The lock file appears whole or not at all: its record is
@@ -145,14 +144,13 @@ export async function acquireLock(dir: string, now: number): Promise<LockResult>
         await link(tmp, path);
         return ours();
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        if (errnoCode(error) !== "EEXIST") throw error;
       }
       const read = readLock(path);
       if (read.kind === "free") continue; // released meanwhile: try again
       if (read.kind === "unreadable") {
         return {
           kind: "held",
-          holder: { pid: 0, host: "?", started_at: "" },
           message: `${path} exists but cannot be read (${read.message}); another frontier run may hold it — if none is running on ${dir}, delete ${path}`,
         };
       }
@@ -162,7 +160,7 @@ export async function acquireLock(dir: string, now: number): Promise<LockResult>
       try {
         await link(tmp, takeover);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        if (errnoCode(error) !== "EEXIST") throw error;
         clearDeadTakeover(takeover);
         await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
         continue;
@@ -182,7 +180,6 @@ export async function acquireLock(dir: string, now: number): Promise<LockResult>
   }
   return {
     kind: "held",
-    holder: info,
     message: `could not take ${path}: it keeps changing hands — is another frontier run starting on ${dir}?`,
   };
 }
@@ -199,7 +196,6 @@ function held(holder: LockInfo, path: string, dir: string): LockResult {
   const name = runName(dir);
   return {
     kind: "held",
-    holder,
     message: `another frontier run${name === undefined ? "" : ` of run ${name}`} (${where}, since ${holder.started_at}) is running ${dir} — wait for it to finish or stop it; if it is gone, delete ${path}`,
   };
 }

@@ -32,7 +32,7 @@ export interface Opened {
   unrecorded: Array<{ ticket: string; n: number }>;
 }
 
-export type OpenResult = { kind: "ok"; opened: Opened } | { kind: "exit"; code: number };
+type OpenResult = { kind: "ok"; opened: Opened } | { kind: "exit"; code: number };
 
 /**
  * Load `dir`, print its problems (files named under `shown`, the path the user typed)
@@ -48,37 +48,19 @@ export async function openDirectory(
 ): Promise<OpenResult> {
   const loaded = await loadDirectory(dir, {}, load);
   if (loaded.kind === "invalid") {
-    printProblems(
-      shown === dir
-        ? loaded.problems
-        : loaded.problems.map((p) => (p.file === dir ? { ...p, file: shown } : p)),
-      io,
-      shown,
-    );
+    const problems = loaded.problems.map((p) => (p.file === dir ? { ...p, file: shown } : p));
+    printProblems(problems, io, shown);
     return { kind: "exit", code: EXIT.usage };
   }
-  const run = openRun({
-    specs: loaded.specs,
-    settings: loaded.settings,
-    saved: loaded.saved,
-    flags,
-    now,
-  });
+  const { specs, settings, saved, warnings, unrecorded } = loaded;
+  const run = openRun({ specs, settings, saved, flags, now });
   if (run.kind === "bad") {
     errorLine(io, run.message);
     return { kind: "exit", code: EXIT.usage };
   }
-  const { frontier } = run;
   return {
     kind: "ok",
-    opened: {
-      dir,
-      settings: loaded.settings,
-      specs: loaded.specs,
-      frontier,
-      warnings: loaded.warnings,
-      unrecorded: loaded.unrecorded,
-    },
+    opened: { dir, settings, specs, frontier: run.frontier, warnings, unrecorded },
   };
 }
 

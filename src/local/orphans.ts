@@ -10,12 +10,24 @@
  * is killed.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import type { Frontier } from "../core/engine.js";
+import { isDeadLocalHolder } from "./lock.js";
+
+/** The attempts of `frontier`'s claims of runners that are gone, stopped: their tickets. */
+export function stopDeadRunners(frontier: Frontier): string[] {
+  const dead = new Map<string, string>();
+  for (const id of frontier.claimedIds()) {
+    const state = frontier.state(id);
+    if (state?.claim && isDeadLocalHolder(state.claimed_by ?? "")) dead.set(state.claim, id);
+  }
+  return [...stopClaimedGroups(new Set(dead.keys()))].flatMap((claim) => dead.get(claim) ?? []);
+}
 
 /**
  * End the process groups of processes whose environment carries one of `claims`.
  * Returns the claim tokens that were found still running.
  */
-export function stopClaimedGroups(claims: ReadonlySet<string>): Set<string> {
+function stopClaimedGroups(claims: ReadonlySet<string>): Set<string> {
   const { found, groups } = claimedGroups(claims);
   for (const group of groups) {
     try {

@@ -8,7 +8,7 @@ import type { AttemptOutcome, Status } from "../core/model.js";
 import { STATUS_ICON } from "../report/states.js";
 import { shortDuration } from "./attempt.js";
 
-export interface ProgressOptions {
+interface ProgressOptions {
   stream: NodeJS.WritableStream;
   /**
    * redraw a live block (a terminal, not CI) instead of one line per event: log-update's
@@ -21,7 +21,7 @@ export interface ProgressOptions {
   now?: () => number;
 }
 
-export interface Tally {
+interface Tally {
   counts: Record<Status, number>;
   running: number;
 }
@@ -49,12 +49,16 @@ function oneLine(text: string, max = 120): string {
 export function tallyText(total: number, tally: Tally): string {
   const c = tally.counts;
   const parts = [`${c.complete}/${total} complete`];
-  if (c.empty) parts.push(`${c.empty} empty`);
-  if (c.failed) parts.push(`${c.failed} failed`);
-  if (c.blocked) parts.push(`${c.blocked} blocked`);
-  if (c.suspended) parts.push(`${c.suspended} suspended`);
-  if (c.limited) parts.push(`${c.limited} limited`);
-  if (c.cancelled) parts.push(`${c.cancelled} cancelled`);
+  for (const status of [
+    "empty",
+    "failed",
+    "blocked",
+    "suspended",
+    "limited",
+    "cancelled",
+  ] as const) {
+    if (c[status]) parts.push(`${c[status]} ${status}`);
+  }
   if (tally.running > 0) parts.push(`${tally.running} running`);
   return parts.join(", ");
 }
@@ -122,11 +126,6 @@ export class Progress {
     }
   }
 
-  update(tally: Tally): void {
-    this.tally = tally;
-    if (this.log) this.render();
-  }
-
   /** Leave the last frame on screen (or nothing, when nothing ever ran). */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
@@ -168,15 +167,5 @@ export class Progress {
 }
 
 function icon(outcome: AttemptOutcome): string {
-  switch (outcome) {
-    case "complete":
-    case "empty":
-    case "failed":
-    case "suspended":
-    case "limited":
-    case "cancelled":
-      return STATUS_ICON[outcome];
-    case "interrupted":
-      return "!";
-  }
+  return outcome === "interrupted" ? "!" : STATUS_ICON[outcome];
 }

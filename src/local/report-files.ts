@@ -5,13 +5,14 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { errorText } from "../core/errors.js";
 import type { Receipt } from "../core/model.js";
 import { renderHtml } from "../report/html.js";
 import { defaultMarker, type MarkdownOptions, renderMarkdown } from "../report/markdown.js";
 import { receiptJson } from "../report/receipt.js";
 import { replaceAtomically } from "../tickets/store.js";
 
-export interface ReportFiles {
+interface ReportFiles {
   html?: string;
   json?: string;
   markdown?: string;
@@ -23,17 +24,7 @@ export interface ReportFiles {
 
 /** A report file that could not be written: what, where, and how to fix it. */
 export class ReportWriteError extends Error {
-  constructor(
-    readonly path: string,
-    readonly what: string,
-    cause: unknown,
-  ) {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    super(
-      `cannot write the ${what} to ${path}: ${why}. Choose a path in a directory you can write to.`,
-    );
-    this.name = "ReportWriteError";
-  }
+  override name = "ReportWriteError";
 }
 
 /**
@@ -59,8 +50,11 @@ export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
     try {
       mkdirSync(dirname(path), { recursive: true });
       replaceAtomically(path, text);
-    } catch (err) {
-      throw new ReportWriteError(path, what, err);
+    } catch (error) {
+      const fix = "Choose a path in a directory you can write to.";
+      throw new ReportWriteError(
+        `cannot write the ${what} to ${path}: ${errorText(error)}. ${fix}`,
+      );
     }
     written.push(path);
   }

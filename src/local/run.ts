@@ -9,36 +9,33 @@
  * once, and nothing complete runs again.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { RunFlags } from "../core/config.js";
 import { DEFAULTS, REASON, ticketIsolation } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
+import { errorText } from "../core/errors.js";
 import { step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
-import type { AttemptChanges, RunBound, Settings, TicketSpec } from "../core/model.js";
+import type { AttemptChanges, Settings, TicketSpec } from "../core/model.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { plural } from "../terminal/text.js";
 import { readContext } from "../tickets/context-io.js";
 import { RUN_FILE, resultFile } from "../tickets/layout.js";
-import { parseTicket } from "../tickets/parse.js";
 import { formatProblem } from "../tickets/problems.js";
 import { isDirectory } from "../tickets/read-optional.js";
-import {
-  applyEdits,
-  createRecord,
-  currentSignature,
-  type FileSignature,
-  writeError,
-} from "../tickets/store.js";
+import { applyEdits } from "../tickets/store.js";
 import { type FileEdit, planWrites } from "../tickets/writeback.js";
 import { type AttemptResult, failedResult, type RunningAttempt, startAttempt } from "./attempt.js";
+import { type Edit, TicketWatch } from "./edits.js";
 import { concludeRun, reportCode } from "./end.js";
-import type { Ended, Integrator, Workspace } from "./integrate.js";
+import type { Ended, Integrator, Settle, Workspace } from "./integrate.js";
+import { signalGroup } from "./launch.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { firstWrite, type Opened, openDirectory } from "./open.js";
-import { stopClaimedGroups } from "./orphans.js";
+import { stopDeadRunners } from "./orphans.js";
 import { loadLive, Progress } from "./progress.js";
 
 export interface RunOptions {
@@ -47,8 +44,6 @@ export interface RunOptions {
   bound?: number;
   json: boolean;
 }
-
-export type RunIo = CliIo;
 
 /* ------------------------------- executors ------------------------------- */
 
@@ -61,178 +56,133 @@ function resolveExecutors(
   settings: Settings,
   exec: string | undefined,
   shownDir: string,
-): { kind: "ok"; commands: Map<string, string> } | { kind: "bad"; messages: string[] } {
+): { kind: "ok"; commands: Map<string, string> } | { kind: "bad"; message: string } {
   const commands = new Map<string, string>();
-  const messages: string[] = [];
   const missing: string[] = [];
   for (const spec of frontier.specs()) {
-    const status = frontier.state(spec.id)?.status;
+    const status = frontier.state(spec.id)?.status ?? "pending";
     // Closed tickets never run again in this run; they need no executor.
-    if (status === "complete" || status === "empty" || status === "failed") continue;
-    if (status === "blocked" || status === "limited" || status === "cancelled") continue;
+    if (CLOSED.has(status) || status === "blocked") continue;
     // a named executor is defined: the loader checked it (as `frontier validate` does)
-    const named = spec.executor === undefined ? undefined : settings.executors?.[spec.executor];
-    if (named !== undefined) {
-      commands.set(spec.id, named);
-      continue;
-    }
-    const fallback = exec ?? settings.executor;
-    if (fallback === undefined) missing.push(spec.id);
-    else commands.set(spec.id, fallback);
+    const command =
+      (spec.executor === undefined ? undefined : settings.executors?.[spec.executor]) ??
+      exec ??
+      settings.executor;
+    if (command === undefined) missing.push(spec.id);
+    else commands.set(spec.id, command);
   }
-  if (missing.length > 0) {
-    const few =
-      missing.slice(0, 5).join(", ") + (missing.length > 5 ? `, … (${missing.length})` : "");
-    messages.push(
-      `no executor for ${few}: pass --exec "CMD" (a shell command run once per attempt), or set \`executor: CMD\` in ${join(shownDir, "frontier.yml")}`,
-    );
-  }
-  return messages.length > 0 ? { kind: "bad", messages } : { kind: "ok", commands };
+  if (missing.length === 0) return { kind: "ok", commands };
+  const few =
+    missing.slice(0, 5).join(", ") + (missing.length > 5 ? `, … (${missing.length})` : "");
+  return {
+    kind: "bad",
+    message: `no executor for ${few}: pass --exec "CMD" (a shell command run once per attempt), or set \`executor: CMD\` in ${join(shownDir, "frontier.yml")}`,
+  };
 }
 
 /* --------------------------------- the run --------------------------------- */
 
-interface Live {
-  claim: Claim;
-  attempt: RunningAttempt;
-}
+type Exited = Settle & { claim: Claim };
 
-interface Exited {
-  claim: Claim;
-  result: AttemptResult;
-  /** what an isolated attempt changed, as integrated or kept (integrate.ts) */
-  changes?: AttemptChanges;
-  /** once its record is on disk */
-  written?: () => void;
-}
-
-export async function runCommand(dir: string, options: RunOptions, io: RunIo): Promise<number> {
+export async function runCommand(dir: string, options: RunOptions, io: CliIo): Promise<number> {
   const started = Date.now();
   const absDir = resolve(dir);
-  const err = io.stderr;
-
-  if (
-    options.maxParallel !== undefined &&
-    !(Number.isInteger(options.maxParallel) && options.maxParallel > 0)
-  ) {
-    line(
-      err,
-      `error: --max-parallel takes a whole number of 1 or more, got ${options.maxParallel}`,
-    );
+  const usage = (message: string) => {
+    line(io.stderr, `error: ${message}`);
     return EXIT.usage;
+  };
+  const { maxParallel, bound } = options;
+  if (maxParallel !== undefined && !(Number.isInteger(maxParallel) && maxParallel > 0)) {
+    return usage(`--max-parallel takes a whole number of 1 or more, got ${maxParallel}`);
   }
-  if (options.bound !== undefined && !(Number.isInteger(options.bound) && options.bound >= 0)) {
-    line(err, `error: --bound takes a whole number of 0 or more, got ${options.bound}`);
-    return EXIT.usage;
+  if (bound !== undefined && !(Number.isInteger(bound) && bound >= 0)) {
+    return usage(`--bound takes a whole number of 0 or more, got ${bound}`);
   }
   const inherited = parseRunBound(io.env.FRONTIER_RUN_BOUND);
-  if (inherited.kind === "bad") {
-    line(err, `error: ${inherited.message}`);
-    return EXIT.usage;
-  }
+  if (inherited.kind === "bad") return usage(inherited.message);
 
   // Take the lock, then read the directory: state read before the lock could be a run
   // that another runner finishes meanwhile, and running it would run it all again. A
   // directory that is not there is reported by the loader (and no lock creates it).
   const lock = isDirectory(absDir) ? await acquireLock(absDir, started) : undefined;
+  if (lock?.kind === "held") return usage(lock.message);
   try {
-    if (lock?.kind === "held") {
-      line(io.stderr, `error: ${lock.message}`);
-      return EXIT.usage;
-    }
-    return await loadLockedAndRun(dir, absDir, options, io, inherited.bound, started);
+    const flags: RunFlags = { within: inherited.bound, maxParallel, bound };
+    return await loadLockedAndRun(dir, absDir, flags, options, io, started);
   } finally {
-    if (lock?.kind !== "held") await lock?.release();
+    await lock?.release();
   }
 }
 
 async function loadLockedAndRun(
   dir: string,
   absDir: string,
+  flags: RunFlags,
   options: RunOptions,
-  io: RunIo,
-  inheritedRunBound: RunBound,
+  io: CliIo,
   started: number,
 ): Promise<number> {
-  const err = io.stderr;
-  const flags: RunFlags = { within: inheritedRunBound };
-  if (options.maxParallel !== undefined) flags.maxParallel = options.maxParallel;
-  if (options.bound !== undefined) flags.bound = options.bound;
   const open = await openDirectory(absDir, flags, io, started, { localExecutors: true }, dir);
   if (open.kind === "exit") return open.code;
   const { opened } = open;
-  for (const warning of opened.warnings) line(err, formatProblem(warning, dir));
   const { settings } = opened;
+  for (const warning of opened.warnings) line(io.stderr, formatProblem(warning, dir));
 
   // the live progress block (a terminal)
   // (a terminal that reports no size — 0×0, as some CI terminals do — gets plain lines:
   // a live block there would be cursor movements and nothing else)
-  const sized =
-    (io.stderr as { columns?: number; rows?: number }).columns !== 0 &&
-    (io.stderr as { columns?: number; rows?: number }).rows !== 0;
+  const { columns, rows } = io.stderr as { columns?: number; rows?: number };
+  const sized = columns !== 0 && rows !== 0;
   const live = io.isTTY && !io.env.CI && sized ? loadLive().catch(() => false as const) : undefined;
-  const { frontier } = opened;
-  const executors = resolveExecutors(frontier, settings, options.exec, dir);
+  const executors = resolveExecutors(opened.frontier, settings, options.exec, dir);
   if (executors.kind === "bad") {
-    for (const message of executors.messages) line(err, `error: ${message}`);
+    line(io.stderr, `error: ${executors.message}`);
     return EXIT.usage;
   }
-  const isolation = opened.specs.some(
-    (s) => ticketIsolation(s.isolation, settings.isolation) === "worktree",
-  )
-    ? await (await import("./isolation.js")).openIsolation(
-        absDir,
-        dir,
-        opened,
-        io,
-        started,
-        executors.commands,
-      )
-    : { kind: "ok" as const };
-  if (isolation.kind === "bad") return isolation.code;
+  const { commands } = executors;
+  let integrator: Integrator | undefined;
+  if (opened.specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
+    const { openIsolation } = await import("./isolation.js");
+    const isolation = await openIsolation(absDir, dir, opened, io, started, commands);
+    if (isolation.kind === "bad") return isolation.code;
+    integrator = isolation.integrator;
+  }
   const runner = new LocalRun(
     opened,
     dir,
-    executors.commands,
+    commands,
     options,
     io,
     (await live) ?? false,
-    isolation.integrator,
+    integrator,
   );
   return await runner.run(started);
 }
 
 class LocalRun {
-  private readonly live = new Map<string, Live>();
+  /** the live attempts, by ticket */
+  private readonly live = new Map<string, RunningAttempt>();
   private readonly exits: Exited[] = [];
-  /** results settled but not yet written: written by the next commit, with the records */
-  private readonly results: Array<{ ticket: string; attempt: number; text: string }> = [];
+  /** result files of settled attempts: written by the next commit, with the records */
+  private readonly results: FileEdit[] = [];
   private readonly holder = localHolder();
   private readonly progress: Progress;
   private draining: Promise<void> | undefined;
   /** what the first event reclaims: claims of runners that are gone, leases that ran out */
   private reclaimFirst: ((ticket: string, claimedBy: string) => boolean) | undefined;
-  private stopping: NodeJS.Signals | undefined;
+  stopping: NodeJS.Signals | undefined;
   /** a write failed: the run stopped its children and ends with exit 1 */
-  private crashed = false;
+  crashed = false;
   /** tickets whose file could not be written (the author broke it): why */
-  private readonly unwritten = new Map<string, string>();
-  /** each open ticket file's signature as this run last read or wrote it */
-  private readonly signatures = new Map<string, FileSignature>();
+  readonly unwritten = new Map<string, string>();
   /** claimed tickets whose file someone else changed (or deleted) during the run */
-  private readonly edited = new Map<string, "changed" | "deleted">();
-  private readonly noteWritten = (file: string, signature: FileSignature) => {
-    this.signatures.set(file, signature);
-  };
+  readonly edited = new Map<string, Edit>();
+  private readonly watch: TicketWatch;
   /** isolated attempts that ended and could not be integrated: why (they stay claimed) */
-  private readonly held = new Map<string, string>();
-  /** the worktrees of claimed isolated tickets, made before they start */
-  private readonly workspaces = new Map<string, Workspace>();
+  readonly held = new Map<string, string>();
   private finish: (() => void) | undefined;
   private dispatched = 0;
   private settled = 0;
-  private readonly cwd: string;
-  private readonly maxResultBytes: number;
   /** context and outcome files of live attempts: one temporary directory per run */
   private readonly scratch = mkdtempSync(join(tmpdir(), `frontier-run-${process.pid}-`));
   /**
@@ -243,38 +193,37 @@ class LocalRun {
   private contextFiles = 0;
   /** the environment of every attempt, read once (process.env is slow to copy) */
   private readonly baseEnv: Record<string, string | undefined>;
-
-  private readonly dir: string;
-  private readonly settings: Settings;
-  private readonly frontier: Frontier;
+  readonly dir: string;
+  readonly settings: Settings;
+  readonly frontier: Frontier;
   /** the directory as opened, until its first write (local/open.ts `firstWrite`) */
-  private opened: Opened | undefined;
+  private unwrittenOpen: Opened | undefined;
 
   constructor(
     opened: Opened,
-    private readonly shownDir: string,
+    readonly shownDir: string,
     private readonly commands: Map<string, string>,
-    private readonly options: RunOptions,
-    private readonly io: RunIo,
+    readonly options: RunOptions,
+    readonly io: CliIo,
     live: ConstructorParameters<typeof Progress>[0]["live"],
     /** the isolated tickets' worktrees and integrations, when the run has such tickets */
-    private readonly isolation?: Integrator,
+    readonly isolation?: Integrator,
   ) {
-    this.opened = opened;
-    this.dir = opened.dir;
-    this.settings = opened.settings;
-    this.frontier = opened.frontier;
-    // The command runs where the ticket directory lives (its parent: usually the
-    // repository root), so `tickets/` and the code it talks about resolve the same way.
-    this.cwd = dirname(this.dir);
+    this.unwrittenOpen = opened;
+    ({ dir: this.dir, settings: this.settings, frontier: this.frontier } = opened);
     this.baseEnv = { ...io.env };
-    this.maxResultBytes = this.settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
-    this.progress = new Progress({
-      stream: io.stderr,
-      live,
-      run: this.frontier.runRecord().run,
-      total: this.frontier.specs().length,
-    });
+    const { run } = this.frontier.runRecord();
+    const total = this.frontier.specs().length;
+    this.progress = new Progress({ stream: io.stderr, live, run, total });
+    // what each ticket that may still be claimed looks like now
+    const { frontier } = this;
+    const open = frontier.specs().filter((s) => !CLOSED.has(frontier.state(s.id)?.status ?? ""));
+    this.watch = new TicketWatch(this.dir, open);
+  }
+
+  /** For the run's end (end.ts): nothing was dispatched or settled. */
+  get nothingHappened(): boolean {
+    return this.dispatched === 0 && this.settled === 0;
   }
 
   async run(started: number): Promise<number> {
@@ -286,28 +235,11 @@ class LocalRun {
       );
     }
     // Attempts a dead runner left behind must not run on beside their re-runs.
-    const deadClaims = new Map<string, string>();
-    for (const id of frontier.claimedIds()) {
-      const state = frontier.state(id);
-      if (state?.claim && isDeadLocalHolder(state.claimed_by ?? ""))
-        deadClaims.set(state.claim, id);
-    }
-    for (const claim of stopClaimedGroups(new Set(deadClaims.keys()))) {
-      this.progress.note(
-        `stopped what was left running of ${deadClaims.get(claim)} by a runner that is gone`,
-      );
+    for (const id of stopDeadRunners(frontier)) {
+      this.progress.note(`stopped what was left running of ${id} by a runner that is gone`);
     }
     this.reclaimFirst = (ticket, claimedBy) =>
       isDeadLocalHolder(claimedBy) && !this.held.has(ticket);
-    // what each ticket that may still be claimed looks like now: a file changed by
-    // someone else before its claim (its dependencies edited, the file deleted) is seen
-    for (const spec of frontier.specs()) {
-      const status = frontier.state(spec.id)?.status ?? "pending";
-      if (!CLOSED.has(status)) {
-        const signature = currentSignature(join(this.dir, spec.file));
-        if (signature !== undefined) this.signatures.set(spec.file, signature);
-      }
-    }
     if (this.isolation) {
       // attempts a killed run left ended but not integrated are finished first
       const { recovered, notes } = await this.isolation.recover(frontier);
@@ -318,9 +250,8 @@ class LocalRun {
     const onSignal = (signal: NodeJS.Signals) => this.stop(signal);
     // a closed terminal or a dropped SSH session (SIGHUP) stops the run as SIGTERM does:
     // the attempts' groups are stopped and recorded interrupted, nothing runs on unwatched
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    process.on("SIGHUP", onSignal);
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    for (const signal of signals) process.on(signal, onSignal);
     try {
       const done = new Promise<void>((resolveDone) => {
         this.finish = resolveDone;
@@ -331,17 +262,14 @@ class LocalRun {
       await done;
       await this.isolation?.idle();
     } finally {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      process.off("SIGHUP", onSignal);
+      for (const signal of signals) process.off(signal, onSignal);
       rmSync(this.scratch, { recursive: true, force: true });
       this.progress.stop();
     }
-    return this.conclude(started);
+    return concludeRun(this, started);
   }
 
   private noteReclaimed(reclaimed: readonly string[], changes: Changes): void {
-    if (reclaimed.length === 0) return;
     const ids = new Set(reclaimed);
     for (const { ticket, record } of changes.attempts) {
       if (!ids.has(ticket)) continue;
@@ -357,15 +285,7 @@ class LocalRun {
   private stop(signal: NodeJS.Signals): void {
     if (this.stopping) {
       // A second Ctrl-C: do not wait for the grace.
-      for (const { attempt } of this.live.values()) {
-        if (attempt.pgid !== undefined) {
-          try {
-            process.kill(-attempt.pgid, "SIGKILL");
-          } catch {
-            // gone
-          }
-        }
-      }
+      for (const attempt of this.live.values()) signalGroup(attempt.pgid, "SIGKILL");
       return;
     }
     this.stopping = signal;
@@ -373,7 +293,7 @@ class LocalRun {
       this.io.stderr,
       `\n${signal}: stopping ${this.live.size} running attempt${this.live.size === 1 ? "" : "s"} — they will be recorded as interrupted and run again on the next \`frontier run\``,
     );
-    for (const { attempt } of this.live.values()) attempt.stop();
+    for (const attempt of this.live.values()) attempt.stop();
     this.kick();
   }
 
@@ -383,10 +303,10 @@ class LocalRun {
     this.draining = this.drain()
       .catch((error: unknown) => {
         // A write that failed (disk full, permissions) ends the run: stop the children.
-        line(this.io.stderr, `error: ${(error as Error).message}`);
+        line(this.io.stderr, `error: ${errorText(error)}`);
         this.crashed = true;
         this.stopping ??= "SIGTERM";
-        for (const { attempt } of this.live.values()) attempt.stop();
+        for (const attempt of this.live.values()) attempt.stop();
       })
       .finally(() => {
         this.draining = undefined;
@@ -424,50 +344,20 @@ class LocalRun {
         },
       );
       this.reclaimFirst = undefined;
-      this.noticeEdits(claims);
+      for (const { spec, how } of this.watch.edits(this.specsOf(claims))) {
+        this.progress.note(
+          `${join(this.shownDir, spec.file)} was ${how === "changed" ? "changed (its id or dependencies)" : "deleted"} during the run: ${spec.id} is not started and nothing more is claimed; the running attempts finish`,
+        );
+        this.edited.set(spec.id, how);
+      }
       this.noteReclaimed(reclaimed, changes);
       const rest = this.commit(claims, changes);
       // the outcomes are on disk (their attempt records): now they may be reported
       for (const report of reports) report();
-      if (claims.length > 0) {
-        const ready = await Promise.all(
-          claims.map(async (claim) => ({
-            claim,
-            context: await this.workspaceOf(claim, await this.contextOf(claim)),
-          })),
-        );
-        for (const { claim, context } of ready) this.spawn(claim, context);
-      }
-      applyEdits(this.dir, rest, this.noteWritten);
+      const ready = await Promise.all(claims.map((claim) => this.prepare(claim)));
+      for (const [i, claim] of claims.entries()) this.spawn(claim, ready[i]!);
+      applyEdits(this.dir, rest, this.watch.seen);
     } while (this.exits.length > 0);
-  }
-
-  /**
-   * A claimed ticket whose file is not as this run last saw it was edited by someone
-   * else. Read again: when its id or its dependencies (depends_on, inputs) changed, or
-   * the file was deleted, the graph the engine claimed from no longer holds — that claim
-   * does not start, and nothing more is claimed; the live attempts finish, and the next
-   * `frontier run` reads the tickets as they are. Any other edit changes no rule of the
-   * run (a file made unreadable is reported when its state cannot be written).
-   */
-  private noticeEdits(claims: readonly Claim[]): void {
-    for (const claim of claims) {
-      const spec = this.frontier.spec(claim.ticket);
-      if (spec === undefined) continue;
-      const path = join(this.dir, spec.file);
-      const now = currentSignature(path);
-      if (now === this.signatures.get(spec.file)) continue;
-      let how: "changed" | "deleted" | undefined = "deleted";
-      if (now !== undefined) {
-        how = graphChanged(spec, readFileOrEmpty(path)) ? "changed" : undefined;
-        this.signatures.set(spec.file, now);
-      }
-      if (how === undefined) continue;
-      this.progress.note(
-        `${join(this.shownDir, spec.file)} was ${how === "changed" ? "changed (its id or dependencies)" : "deleted"} during the run: ${claim.ticket} is not started and nothing more is claimed; the running attempts finish`,
-      );
-      this.edited.set(claim.ticket, how);
-    }
   }
 
   /**
@@ -476,18 +366,11 @@ class LocalRun {
    * Synchronous on purpose (see src/tickets/store.ts).
    */
   private commit(claims: readonly Claim[], changes: Changes): FileEdit[] {
-    const opened = this.opened;
-    this.opened = undefined;
     // a ticket whose file was deleted during the run has no file to write: its records do
-    const deleted = [...this.edited].filter(([, how]) => how === "deleted").map(([id]) => id);
-    if (deleted.length > 0) {
-      const gone = new Set(deleted);
-      changes = { ...changes, tickets: changes.tickets.filter((id) => !gone.has(id)) };
-    }
-    return this.planned(opened ? firstWrite(opened, changes) : changes, claims);
-  }
-
-  private planned(changes: Changes, claims: readonly Claim[]): FileEdit[] {
+    const tickets = changes.tickets.filter((id) => this.edited.get(id) !== "deleted");
+    changes = { ...changes, tickets };
+    if (this.unwrittenOpen !== undefined) changes = firstWrite(this.unwrittenOpen, changes);
+    this.unwrittenOpen = undefined;
     const failed = new Map<string, string>();
     const edits = planWrites(
       changes,
@@ -511,138 +394,102 @@ class LocalRun {
       }
       this.unwritten.set(id, message);
     }
-    for (const r of this.results.splice(0)) {
-      const file = resultFile(r.ticket, r.attempt);
-      const path = join(this.dir, file);
-      try {
-        createRecord(path, r.text, file);
-      } catch (error) {
-        throw writeError(path, error);
-      }
-    }
-    const claimed = new Set<string>();
-    for (const claim of claims) {
-      const file = this.frontier.spec(claim.ticket)?.file;
-      if (file !== undefined) claimed.add(file);
-    }
-    const { now, rest } = splitForStart(edits, claimed);
-    applyEdits(this.dir, now, this.noteWritten);
+    const claimed = new Set(this.specsOf(claims).map((spec) => spec.file));
+    const { now, rest } = splitForStart([...this.results.splice(0), ...edits], claimed);
+    applyEdits(this.dir, now, this.watch.seen);
     return rest;
   }
 
   /** Settle one exit in the engine; returns its progress report, for once it is written. */
-  private record({ claim, result, changes, written: recorded }: Exited): () => void {
-    const frontier = this.frontier;
+  private record({ claim, result, changes, written }: Exited): () => void {
     this.live.delete(claim.ticket);
-    // a worktree made for an attempt that never started
-    const unused = this.workspaces.get(claim.ticket);
-    if (unused !== undefined) {
-      this.workspaces.delete(claim.ticket);
-      this.isolation?.discard(unused);
-    }
     const now = Date.now();
     this.settled++;
-    if (result.stopped) {
-      frontier.interrupt(claim.ticket, claim.attempt, now);
-      const tally = this.tally();
-      return () => {
-        recorded?.();
-        this.progress.finished(
-          claim.ticket,
-          claim.attempt,
-          "interrupted",
-          result.durationMs,
-          tally,
-        );
-      };
+    let note: string | undefined;
+    if (result.stopped) this.frontier.interrupt(claim.ticket, claim.attempt, now);
+    else {
+      // The result file's name is known before it is written; it is written with the
+      // attempt record, before any ticket file points at it.
+      let kept: { file: string; bytes: number } | undefined;
+      if (result.result !== undefined && result.result.trim() !== "") {
+        const file = resultFile(claim.ticket, claim.attempt);
+        kept = { file, bytes: Buffer.byteLength(result.result, "utf8") };
+        this.results.push({ path: file, kind: "create", content: result.result });
+      }
+      const settled = this.frontier.settle(
+        {
+          ticket: claim.ticket,
+          attempt: claim.attempt,
+          outcome: result.outcome,
+          reason: result.reason,
+          question: result.question,
+          resultFile: kept?.file,
+          resultBytes: kept?.bytes,
+          usage: result.usage,
+          changes,
+          by: this.holder,
+          claim: claim.claim,
+        },
+        now,
+      );
+      if (settled.kind !== "ok") note = `${claim.ticket}: ${settled.message}`;
     }
-    // The result file's name is known before it is written; it is written with the
-    // attempt record, before any ticket file points at it.
-    let written: { file: string; bytes: number } | undefined;
-    if (result.result !== undefined && result.result.trim() !== "") {
-      written = {
-        file: resultFile(claim.ticket, claim.attempt),
-        bytes: Buffer.byteLength(result.result, "utf8"),
-      };
-      this.results.push({ ticket: claim.ticket, attempt: claim.attempt, text: result.result });
-    }
-    const settled = frontier.settle(
-      {
-        ticket: claim.ticket,
-        attempt: claim.attempt,
-        outcome: result.outcome,
-        ...(result.reason !== undefined ? { reason: result.reason } : {}),
-        ...(result.question !== undefined ? { question: result.question } : {}),
-        ...(written !== undefined ? { resultFile: written.file, resultBytes: written.bytes } : {}),
-        ...(result.usage !== undefined ? { usage: result.usage } : {}),
-        ...(changes !== undefined ? { changes } : {}),
-        by: this.holder,
-        claim: claim.claim,
-      },
-      now,
-    );
-    const note = settled.kind !== "ok" ? `${claim.ticket}: ${settled.message}` : undefined;
-    const detail =
-      result.outcome === "suspended"
-        ? `question: ${result.question ?? ""}`
-        : result.outcome === "failed" || result.outcome === "limited"
-          ? result.reason
-          : changes?.commit !== undefined
-            ? `integrated as ${changes.commit.slice(0, 10)} (${changes.paths.length} path${changes.paths.length === 1 ? "" : "s"})`
-            : undefined;
+    const outcome = result.stopped ? "interrupted" : result.outcome;
+    const detail = result.stopped ? undefined : detailOf(result, changes);
+    const { ticket, attempt } = claim;
     const tally = this.tally();
     return () => {
-      recorded?.();
+      written?.();
       if (note !== undefined) this.progress.note(note);
-      this.progress.finished(
-        claim.ticket,
-        claim.attempt,
-        result.outcome,
-        result.durationMs,
-        tally,
-        detail,
-      );
+      this.progress.finished(ticket, attempt, outcome, result.durationMs, tally, detail);
     };
   }
 
-  /** The context text of a claimed ticket, or why it could not be made. */
-  private async contextOf(claim: Claim): Promise<ContextOf> {
+  /** A claim's context, and an isolated claim's worktree; or why it cannot start. */
+  private async prepare(claim: Claim): Promise<Prepared> {
+    let text: string;
     try {
-      return {
-        kind: "ok",
-        text: await readContext(this.dir, this.frontier, claim.ticket, this.settings),
-      };
+      text = await readContext(this.dir, this.frontier, claim.ticket, this.settings);
     } catch (error) {
-      return { kind: "bad", reason: `could not build its context: ${(error as Error).message}` };
+      return { kind: "bad", reason: `could not build its context: ${errorText(error)}` };
     }
+    const spec = this.frontier.spec(claim.ticket);
+    const isolated =
+      spec !== undefined && ticketIsolation(spec.isolation, this.settings.isolation) === "worktree";
+    if (this.isolation === undefined || !isolated || this.stopping) return { kind: "ok", text };
+    const made = await this.isolation.prepare(claim);
+    return made.kind === "bad" ? made : { kind: "ok", text, workspace: made.workspace };
   }
 
-  private spawn(claim: Claim, context: ContextOf): void {
+  private spawn(claim: Claim, prepared: Prepared): void {
     const spec = this.frontier.spec(claim.ticket);
     const command = this.commands.get(claim.ticket);
+    const workspace = prepared.kind === "ok" ? prepared.workspace : undefined;
     this.dispatched++;
-    if (this.stopping || this.edited.has(claim.ticket)) {
+    const interrupted = this.stopping !== undefined || this.edited.has(claim.ticket);
+    if (interrupted || !spec || command === undefined || prepared.kind === "bad") {
+      if (workspace !== undefined) this.isolation?.discard(workspace);
       // Ctrl-C landed between the claim and the start, or its file changed: it never
-      // started; re-ready it.
-      this.exits.push({ claim, result: { ...failedResult(REASON.interrupted), stopped: true } });
-      return;
-    }
-    if (!spec || command === undefined || context.kind === "bad") {
-      // Cannot start it: settle it as failed rather than leave the claim hanging.
-      const reason = context.kind === "bad" ? context.reason : "no executor for this ticket";
-      this.exits.push({ claim, result: failedResult(reason) });
+      // started; re-ready it. Else it cannot start: settle it as failed rather than leave
+      // the claim hanging.
+      const why = prepared.kind === "bad" ? prepared.reason : "no executor for this ticket";
+      const result = interrupted
+        ? { ...failedResult(REASON.interrupted), stopped: true }
+        : failedResult(why);
+      this.exits.push({ claim, result });
       return;
     }
 
     const contextFile =
       this.freeContextFiles.pop() ?? join(this.scratch, `context-${this.contextFiles++}.md`);
-    const workspace = this.workspaces.get(claim.ticket);
-    this.workspaces.delete(claim.ticket);
+    const timeoutMs = claim.bound?.timeoutMs;
     const attempt = startAttempt({
       command,
-      // isolated: the worktree's counterpart of the ticket directory's parent
-      cwd: workspace?.cwd ?? this.cwd,
-      context: context.text,
+      // isolated: the worktree's counterpart of the ticket directory's parent; else where
+      // the ticket directory lives (its parent: usually the repository root), so
+      // `tickets/` and the code it talks about resolve the same way
+      cwd: workspace?.cwd ?? dirname(this.dir),
+      context: prepared.text,
       contextFile,
       baseEnv: this.baseEnv,
       contract: {
@@ -652,19 +499,19 @@ class LocalRun {
         ticketFile: join(this.dir, spec.file),
         dir: this.dir,
         bound: claim.bound?.raw ?? "",
-        ...(claim.bound?.timeoutMs !== undefined && {
-          deadline: new Date(Date.parse(claim.claimedAt) + claim.bound.timeoutMs).toISOString(),
+        ...(timeoutMs !== undefined && {
+          deadline: new Date(Date.parse(claim.claimedAt) + timeoutMs).toISOString(),
         }),
         runBound: claim.runBound,
         claim: claim.claim,
       },
       vars: {},
-      ...(claim.bound?.timeoutMs !== undefined ? { timeoutMs: claim.bound.timeoutMs } : {}),
-      maxResultBytes: this.maxResultBytes,
+      timeoutMs,
+      maxResultBytes: this.settings.max_result_bytes ?? DEFAULTS.maxResultBytes,
       scratch: this.scratch,
       tag: `${claim.ticket}@${claim.attempt}`,
     });
-    this.live.set(claim.ticket, { claim, attempt });
+    this.live.set(claim.ticket, attempt);
     this.progress.started(claim.ticket, claim.attempt);
     void attempt.done.then(async (result) => {
       this.freeContextFiles.push(contextFile);
@@ -677,91 +524,42 @@ class LocalRun {
     });
   }
 
-  /** An isolated claim gets its worktree before it starts; a claim that cannot, fails. */
-  private async workspaceOf(claim: Claim, context: ContextOf): Promise<ContextOf> {
-    const spec = this.frontier.spec(claim.ticket);
-    if (this.isolation === undefined || context.kind === "bad" || spec === undefined) {
-      return context;
-    }
-    if (ticketIsolation(spec.isolation, this.settings.isolation) !== "worktree") return context;
-    if (this.stopping) return context;
-    const made = await this.isolation.prepare(claim);
-    if (made.kind === "bad") return made;
-    this.workspaces.set(claim.ticket, made.workspace);
-    return context;
-  }
-
   /** What an isolated attempt's end came to: settled as usual, or held for the next run. */
   private ended(claim: Claim, ended: Ended): void {
     if (ended.kind === "settle") {
-      const exited: Exited = { claim, result: ended.result, written: ended.written };
-      if (ended.changes !== undefined) exited.changes = ended.changes;
-      this.exits.push(exited);
+      const { kind: _, ...exited } = ended;
+      this.exits.push({ claim, ...exited });
       return;
     }
     // it stays claimed: its outcome and worktree wait on disk for the next run
     this.live.delete(claim.ticket);
-    this.workspaces.delete(claim.ticket);
     this.held.set(claim.ticket, ended.message);
     this.progress.note(`error: ${ended.message}`);
+  }
+
+  private specsOf(claims: readonly Claim[]): TicketSpec[] {
+    return claims.flatMap((claim) => this.frontier.spec(claim.ticket) ?? []);
   }
 
   private tally() {
     return { counts: this.frontier.counts(), running: this.live.size };
   }
-
-  private conclude(started: number): Promise<number> {
-    return concludeRun(
-      {
-        frontier: this.frontier,
-        dir: this.dir,
-        shownDir: this.shownDir,
-        settings: this.settings,
-        options: this.options,
-        io: this.io,
-        crashed: this.crashed,
-        stopping: this.stopping,
-        nothingHappened: this.dispatched === 0 && this.settled === 0,
-        held: this.held,
-        edited: this.edited,
-        unwritten: this.unwritten,
-        isolation: this.isolation,
-      },
-      started,
-    );
-  }
 }
 
-type ContextOf = { kind: "ok"; text: string } | { kind: "bad"; reason: string };
+type Prepared =
+  | { kind: "ok"; text: string; workspace?: Workspace }
+  | { kind: "bad"; reason: string };
+
+/** What a progress line says after a settled attempt's outcome. */
+function detailOf(result: AttemptResult, changes: AttemptChanges | undefined): string | undefined {
+  if (result.outcome === "suspended") return `question: ${result.question ?? ""}`;
+  if (result.outcome === "failed" || result.outcome === "limited") return result.reason;
+  if (changes?.commit === undefined) return undefined;
+  return `integrated as ${changes.commit.slice(0, 10)} (${plural(changes.paths.length, "path")})`;
+}
 
 /** Statuses no claim can come from in this run. */
-const CLOSED: ReadonlySet<string> = new Set([
-  "complete",
-  "empty",
-  "failed",
-  "limited",
-  "cancelled",
-]);
-
-/** Whether `text` (a ticket file read again) gives `spec` another id or other dependencies. */
-function graphChanged(spec: TicketSpec, text: string): boolean {
-  const parsed = parseTicket(text, spec.file, spec.order);
-  if (parsed.kind !== "ok") return false;
-  const now = parsed.spec;
-  const same = (a: readonly string[], b: readonly string[]) =>
-    a.length === b.length && a.every((x, i) => x === b[i]);
-  return (
-    now.id !== spec.id || !same(now.dependsOn, spec.dependsOn) || !same(now.inputs, spec.inputs)
-  );
-}
-
-function readFileOrEmpty(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
-}
+const CLOSED = new Set<string>(["complete", "empty", "failed", "limited", "cancelled"]);
 
 function token(ticket: string, attempt: number): string {
   return `${ticket}#${attempt}-${randomBytes(4).toString("hex")}`;

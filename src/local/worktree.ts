@@ -17,7 +17,9 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
 import { ticketIsolation } from "../core/constants.js";
+import { errorText } from "../core/errors.js";
 import type { Settings, TicketSpec } from "../core/model.js";
+import type { Interpreted } from "../core/settle.js";
 import type { ReceiptOptions } from "../report/receipt.js";
 import { plural, shellWord } from "../terminal/text.js";
 import {
@@ -43,9 +45,9 @@ import {
   pruneStale,
   type Repository,
   removeWorktree,
-  resolveCommit,
   tryIsAncestor,
-  validBranchName,
+  tryResolveCommit,
+  tryValidBranchName,
   worktreesUnder,
 } from "../workspace/worktrees.js";
 
@@ -71,14 +73,6 @@ interface BranchRecord {
   created_at: string;
 }
 
-/** The tickets of `specs` that run isolated. */
-function isolatedTickets(
-  specs: readonly TicketSpec[],
-  settings: Pick<Settings, "isolation">,
-): TicketSpec[] {
-  return specs.filter((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree");
-}
-
 /**
  * What stands in the way of isolated tickets in `dir`, before anything starts (validate
  * and run check the same): no git, a git too old for worktrees, no repository, no
@@ -89,7 +83,9 @@ export async function isolationProblems(
   specs: readonly TicketSpec[],
   settings: Pick<Settings, "isolation">,
 ): Promise<Problem[]> {
-  const isolated = isolatedTickets(specs, settings);
+  const isolated = specs.filter(
+    (s) => ticketIsolation(s.isolation, settings.isolation) === "worktree",
+  );
   if (isolated.length === 0) return [];
   const check = await checkRepository(dir);
   if (check.kind === "ok") return [];
@@ -163,7 +159,7 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
   if (recorded !== undefined) {
     branch = recorded.branch;
     base = recorded.base;
-    if ((await resolveCommit(root, `refs/heads/${branch}`)) === undefined) {
+    if ((await tryResolveCommit(root, `refs/heads/${branch}`)) === undefined) {
       // deleted while the run was not running: what it held is the user's to have kept
       const made = await makeBranch(root, branch, head, undefined, "again");
       if (made !== undefined) return { kind: "bad", message: made };
@@ -173,13 +169,13 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
     }
   } else {
     branch = runBranchName(run);
-    if (!(await validBranchName(root, branch))) {
+    if (!(await tryValidBranchName(root, branch))) {
       return {
         kind: "bad",
         message: `the run's name ${JSON.stringify(run)} gives no branch name git accepts (${branch}) — set another run: in frontier.yml`,
       };
     }
-    const existing = await resolveCommit(root, `refs/heads/${branch}`);
+    const existing = await tryResolveCommit(root, `refs/heads/${branch}`);
     if (existing !== undefined && !(await tryIsAncestor(root, existing, head))) {
       const ahead = await commitsBetween(root, head, existing);
       return {
@@ -244,7 +240,8 @@ async function makeBranch(
   existing: string | undefined,
   how: string,
 ): Promise<string | undefined> {
-  const at = existing === head ? undefined : await checkedOutAt(root, `refs/heads/${branch}`);
+  const ref = `refs/heads/${branch}`;
+  const at = existing === head ? undefined : await checkedOutAt(root, ref);
   if (at !== undefined) {
     return `the run's branch ${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch to another branch there (git switch -); nothing was started`;
   }
@@ -252,17 +249,11 @@ async function makeBranch(
   const parts = branch.split("/");
   for (let n = 1; n < parts.length; n++) {
     const inTheWay = parts.slice(0, n).join("/");
-    if ((await resolveCommit(root, `refs/heads/${inTheWay}`)) !== undefined) {
+    if ((await tryResolveCommit(root, `refs/heads/${inTheWay}`)) !== undefined) {
       return `the run's branch ${branch} cannot be made: a branch named ${inTheWay} exists, and git keeps no branch ${inTheWay}/… beside it — rename that branch (git branch -m ${inTheWay} NEW-NAME); nothing was started`;
     }
   }
-  const moved = await moveRef(
-    root,
-    `refs/heads/${branch}`,
-    head,
-    existing,
-    `frontier: run branch ${how}`,
-  );
+  const moved = await moveRef(root, ref, head, existing, `frontier: run branch ${how}`);
   if (moved.kind === "ok") return undefined;
   return moved.kind === "moved"
     ? `could not make the branch ${branch}: it changed meanwhile (run again)`
@@ -340,7 +331,7 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
       } catch (error) {
         // never lose them: the worktree stays where it is
         out.push(
-          `${ended.ticket} attempt ${ended.attempt} had ended but its changes were never integrated, and they could not be kept as a patch (${(error as Error).message}): its worktree is left at ${path}`,
+          `${ended.ticket} attempt ${ended.attempt} had ended but its changes were never integrated, and they could not be kept as a patch (${errorText(error)}): its worktree is left at ${path}`,
         );
         continue;
       }
@@ -350,7 +341,7 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
   }
   if (removed > 0) out.push(`removed ${plural(removed, "worktree")} of the run (${rb.home})`);
   await pruneStale(rb.repository, rb.home, Date.now());
-  const head = await resolveCommit(root, `refs/heads/${rb.branch}`);
+  const head = await tryResolveCommit(root, `refs/heads/${rb.branch}`);
   if (head === undefined) return out;
   const commits = await commitsBetween(root, rb.base, head);
   const past = `${plural(commits, "commit")} past ${short(rb.base)}`;
@@ -370,14 +361,50 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
   return out;
 }
 
-/** An attempt that ended, as its integrating file names it. */
-export interface EndedAttempt {
+/** An attempt that ended and is not yet recorded: `integrating/<id>@<n>.json` (`.kept` once kept). */
+export interface Pending {
+  schema: "ticket-frontier/integrating@1";
   ticket: string;
   attempt: number;
   claim: string;
   worktree: string;
   /** the commit its worktree was made at */
   start: string;
+  /** the outcome, as the executor's end was read */
+  outcome: Interpreted;
+  exit_code: number | null;
+  signal: NodeJS.Signals | null;
+  duration_ms: number;
+}
+
+/** The record of an ended attempt at `path`, if it holds one. */
+export function readPending(path: string): Pending | undefined {
+  try {
+    const p = JSON.parse(readFileSync(path, "utf8")) as Partial<Pending>;
+    const whole =
+      p.schema === "ticket-frontier/integrating@1" &&
+      typeof p.ticket === "string" &&
+      typeof p.attempt === "number" &&
+      typeof p.claim === "string" &&
+      typeof p.worktree === "string" &&
+      typeof p.start === "string" &&
+      p.outcome !== undefined;
+    return whole ? (p as Pending) : undefined;
+  } catch {
+    // none, or not one of ours: a record is never half-written (created whole)
+    return undefined;
+  }
+}
+
+/** The commit an attempt's integration already made on the run's branch, found by its claim trailer. */
+export async function landedCommit(
+  rb: RunBranch,
+  a: Pick<Pending, "start" | "claim">,
+): Promise<string | undefined> {
+  const { root } = rb.repository;
+  const head = await tryResolveCommit(root, `refs/heads/${rb.branch}`);
+  if (head === undefined) return undefined;
+  return commitWithTrailer(root, a.start, head, claimTrailer(a.claim));
 }
 
 /**
@@ -389,37 +416,27 @@ export interface EndedAttempt {
 export async function keepAsPatch(
   dir: string,
   rb: RunBranch,
-  a: EndedAttempt,
+  a: Pending,
 ): Promise<string | undefined> {
-  const { root } = rb.repository;
-  if (!existsSync(a.worktree)) return undefined;
-  const head = await resolveCommit(root, `refs/heads/${rb.branch}`);
-  if (head !== undefined && (await commitWithTrailer(root, a.start, head, claimTrailer(a.claim))))
-    return undefined; // it landed: the branch has it
+  if (!existsSync(a.worktree) || (await landedCommit(rb, a)) !== undefined) return undefined;
   const collected = await collectChanges(a.worktree, a.start, { exclude: [recordsPath(rb)] });
   if (collected.paths.length === 0) return undefined;
   const file = unintegratedPatchFile(a.ticket, a.attempt);
-  replaceAtomically(join(dir, file), await patchOf(root, collected.start, collected.tree));
+  replaceAtomically(
+    join(dir, file),
+    await patchOf(rb.repository.root, collected.start, collected.tree),
+  );
   return file;
 }
 
-/** An attempt's integrating file, if the worktree at `path` is of an attempt that ended. */
-function endedAttemptOf(dir: string, path: string): EndedAttempt | undefined {
+/** The record of the attempt whose worktree is at `path`, if it had ended. */
+function endedAttemptOf(dir: string, path: string): Pending | undefined {
   const m = /^(.+)@(\d+)$/.exec(basename(path));
   if (m === null) return undefined;
   const [ticket, attempt] = [m[1]!, Number(m[2])];
-  const file = [integratingFile(ticket, attempt), keptFile(ticket, attempt)]
-    .map((f) => join(dir, f))
-    .find((f) => existsSync(f));
-  if (file === undefined) return undefined; // it had not ended: nothing of it was the ticket's work yet
-  try {
-    const p = JSON.parse(readFileSync(file, "utf8")) as {
-      start?: unknown;
-      claim?: unknown;
-    };
-    if (typeof p.start !== "string" || typeof p.claim !== "string") return undefined;
-    return { ticket, attempt, claim: p.claim, worktree: path, start: p.start };
-  } catch {
-    return undefined; // it had not ended: nothing of it was the ticket's work yet
-  }
+  // none: it had not ended, and nothing of it was the ticket's work yet
+  const ended = [integratingFile(ticket, attempt), keptFile(ticket, attempt)]
+    .map((f) => readPending(join(dir, f)))
+    .find((p) => p !== undefined);
+  return ended && { ...ended, worktree: path };
 }

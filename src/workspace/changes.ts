@@ -22,13 +22,12 @@ import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, commitTrailers } from "../core/changes.js";
 import { singleLine } from "../core/text.js";
 import { type GitOptions, git as gitAny, gitText as gitTextAny } from "./git.js";
+import { moveRef, type RefMove } from "./worktrees.js";
 
 /** Every command here runs on a repository an agent could have written: untrusted. */
 const git = (args: readonly string[], o: GitOptions) => gitAny(args, { ...o, untrusted: true });
 const gitText = (args: readonly string[], o: GitOptions) =>
   gitTextAny(args, { ...o, untrusted: true });
-
-import { moveRef } from "./worktrees.js";
 
 export interface Collected {
   /** the commit the attempt started from */
@@ -439,12 +438,8 @@ export function integrationMessage(
   return `${headline}\n\nTicket ${i.ticket}, attempt ${i.attempt} of run ${run}: ${paths}.${tail}\n\n${commitTrailers(run, i.ticket, i.attempt, i.claim)}\n`;
 }
 
-export type CommitOnto =
-  | { kind: "ok"; commit: string }
-  /** the ref no longer points at `head` (it holds `now`): read it again and judge again */
-  | { kind: "moved"; now: string | undefined }
-  /** the ref still points at `head` but could not be moved (a lock left behind, a full disk): git's words */
-  | { kind: "failed"; message: string };
+/** The commit made, or why the ref was not moved onto it (moveRef's answer). */
+type CommitOnto = { kind: "ok"; commit: string } | Exclude<RefMove, { kind: "ok" }>;
 
 /**
  * One commit of `changes` on top of `head`, and `ref` moved to it only if it still

@@ -5,6 +5,7 @@
  * quotes git's own stderr.
  */
 import { spawn } from "node:child_process";
+import { errnoCode } from "../core/errors.js";
 
 export class GitError extends Error {
   constructor(
@@ -101,9 +102,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
         new GitError(
           args,
           null,
-          (error as NodeJS.ErrnoException).code === "ENOENT"
-            ? "git is not installed (or not on PATH)"
-            : error.message,
+          errnoCode(error) === "ENOENT" ? "git is not installed (or not on PATH)" : error.message,
         ),
       ),
     );
@@ -123,11 +122,6 @@ export async function gitText(args: readonly string[], options: GitOptions): Pro
 
 /** The installed git's version as [major, minor], or undefined when there is none. */
 export async function gitVersion(cwd: string): Promise<[number, number] | undefined> {
-  try {
-    const text = await gitText(["--version"], { cwd });
-    const m = /(\d+)\.(\d+)/.exec(text);
-    return m ? [Number(m[1]), Number(m[2])] : undefined;
-  } catch {
-    return undefined;
-  }
+  const m = /(\d+)\.(\d+)/.exec(await gitText(["--version"], { cwd }).catch(() => ""));
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
 }

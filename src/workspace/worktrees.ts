@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
+import { errorText } from "../core/errors.js";
 import { git, gitText, gitVersion } from "./git.js";
 
 /** The oldest git whose worktrees do all of this (`git worktree remove` is 2.17). */
@@ -31,7 +32,7 @@ export interface Repository {
   commonDir: string;
 }
 
-export type RepositoryCheck =
+type RepositoryCheck =
   | { kind: "ok"; repository: Repository; head: string }
   | { kind: "no-git" }
   | { kind: "too-old"; version: string }
@@ -45,40 +46,25 @@ export async function checkRepository(dir: string): Promise<RepositoryCheck> {
   if (version[0] < MIN_GIT[0] || (version[0] === MIN_GIT[0] && version[1] < MIN_GIT[1])) {
     return { kind: "too-old", version: version.join(".") };
   }
-  let root: string;
-  let common: string;
-  try {
-    [root, common] = (
-      await gitText(["rev-parse", "--show-toplevel", "--git-common-dir"], { cwd: dir })
-    ).split("\n") as [string, string];
-  } catch {
-    return { kind: "not-a-repository" };
-  }
+  const args = ["rev-parse", "--show-toplevel", "--git-common-dir"];
+  const [root, common] = (await gitText(args, { cwd: dir }).catch(() => "")).split("\n");
   if (!root || !common) return { kind: "not-a-repository" };
   // as git names it in `worktree list`: symbolic links resolved
   const commonDir = realpathSync(isAbsolute(common) ? common : resolve(dir, common));
-  const head = await resolveCommit(root, "HEAD");
+  const head = await tryResolveCommit(root, "HEAD");
   if (head === undefined) return { kind: "no-commit", root };
   return { kind: "ok", repository: { root, commonDir }, head };
 }
 
-/** The commit `rev` names, or undefined when it names none. */
-export async function resolveCommit(root: string, rev: string): Promise<string | undefined> {
-  try {
-    return await gitText(["rev-parse", "--verify", "--quiet", `${rev}^{commit}`], { cwd: root });
-  } catch {
-    return undefined;
-  }
+/** The commit `rev` names, or undefined when it names none (or git cannot tell). */
+export function tryResolveCommit(root: string, rev: string): Promise<string | undefined> {
+  const args = ["rev-parse", "--verify", "--quiet", `${rev}^{commit}`];
+  return gitText(args, { cwd: root }).catch(() => undefined);
 }
 
-/** Whether git takes `branch` as a branch name. */
-export async function validBranchName(root: string, branch: string): Promise<boolean> {
-  try {
-    await git(["check-ref-format", "--branch", branch], { cwd: root });
-    return true;
-  } catch {
-    return false;
-  }
+/** Whether git takes `branch` as a branch name; false as well when git cannot tell. */
+export function tryValidBranchName(root: string, branch: string): Promise<boolean> {
+  return succeeds(["check-ref-format", "--branch", branch], root);
 }
 
 export type RefMove =
@@ -105,26 +91,23 @@ export async function moveRef(
     });
     return { kind: "ok" };
   } catch (error) {
-    const now = await resolveCommit(root, ref);
+    const now = await tryResolveCommit(root, ref);
     if (now === expected) return { kind: "failed", message: errorText(error) };
     return { kind: "moved", now };
   }
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /** Whether `ancestor` is `descendant` or one of its ancestors; false as well when git cannot tell. */
-export async function tryIsAncestor(
-  root: string,
-  ancestor: string,
-  descendant: string,
-): Promise<boolean> {
-  try {
-    await git(["merge-base", "--is-ancestor", ancestor, descendant], { cwd: root });
-    return true;
-  } catch {
-    return false;
-  }
+export function tryIsAncestor(root: string, ancestor: string, descendant: string) {
+  return succeeds(["merge-base", "--is-ancestor", ancestor, descendant], root);
+}
+
+/** Whether `git ARGS` exits 0: a failure of any kind is a no. */
+function succeeds(args: readonly string[], root: string): Promise<boolean> {
+  return git(args, { cwd: root }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** How many commits `to` has that `from` has not. */
@@ -161,13 +144,7 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
  */
 export async function pruneStale(repo: Repository, under: string, now: number): Promise<void> {
   const admin = join(repo.commonDir, "worktrees");
-  let names: string[] = [];
-  try {
-    names = readdirSync(admin);
-  } catch {
-    // no worktrees at all
-  }
-  for (const name of names) {
+  for (const name of namesIn(admin)) {
     const locked = join(admin, name, "locked");
     let gitdir: string | undefined;
     try {
@@ -184,13 +161,7 @@ export async function pruneStale(repo: Repository, under: string, now: number): 
   }
   await git(["worktree", "prune"], { cwd: repo.root }).catch(() => undefined);
   const held = new Set(await worktreesUnder(repo.root, under));
-  let dirs: string[] = [];
-  try {
-    dirs = readdirSync(under);
-  } catch {
-    return;
-  }
-  for (const name of dirs) {
+  for (const name of namesIn(under)) {
     const path = join(under, name);
     try {
       if (!held.has(path)) rmdirSync(path); // only an empty one: rmdir refuses the rest
@@ -200,14 +171,18 @@ export async function pruneStale(repo: Repository, under: string, now: number): 
   }
 }
 
-/** The repository's worktrees: each one's path, and the branch it has checked out. */
-async function worktreeList(root: string): Promise<Array<{ path: string; branch?: string }>> {
-  let text: string;
+/** The names in `dir`; none when it cannot be read (it is not there). */
+function namesIn(dir: string): string[] {
   try {
-    text = await gitText(["worktree", "list", "--porcelain"], { cwd: root });
+    return readdirSync(dir);
   } catch {
     return [];
   }
+}
+
+/** The repository's worktrees: each one's path, and the branch it has checked out. */
+async function worktreeList(root: string): Promise<Array<{ path: string; branch?: string }>> {
+  const text = await gitText(["worktree", "list", "--porcelain"], { cwd: root }).catch(() => "");
   const out: Array<{ path: string; branch?: string }> = [];
   for (const field of text.split("\n")) {
     if (field.startsWith("worktree ")) out.push({ path: field.slice("worktree ".length) });

@@ -11,15 +11,13 @@ const KNOWN_FUNCTIONS = [
   "src/github/context-step.ts writeContext",
   "src/github/decide.ts decide",
   "src/github/record.ts recordEvent",
-  "src/local/attempt.ts startAttempt",
-  "src/local/launch.ts launchHere",
   "src/cli/commands.ts mutateCommand",
   "src/cli/deps.ts depCommand",
   "src/github/state.ts parseStatePart",
 ];
 
 /** Every file still over the limit. */
-const KNOWN_FILES = ["src/local/run.ts"];
+const KNOWN_FILES: string[] = [];
 
 /** How many sentences each core file still has (the outer layers should word them). */
 const KNOWN_SENTENCES: Record<string, number> = {

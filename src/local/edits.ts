@@ -1,0 +1,70 @@
+/**
+ * A ticket edited during a local run. A claimed ticket whose file is not as this run
+ * last read or wrote it was edited by someone else; read again, when its id or its
+ * dependencies (depends_on, inputs) changed, or the file was deleted, the graph the
+ * engine claimed from no longer holds — the runner starts no such claim and claims
+ * nothing more; the live attempts finish, and the next `frontier run` reads the tickets
+ * as they are. Any other edit changes no rule of the run (a file made unreadable is
+ * reported when its state cannot be written).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { TicketSpec } from "../core/model.js";
+import { parseTicket } from "../tickets/parse.js";
+import { currentSignature, type FileSignature } from "../tickets/store.js";
+
+export type Edit = "changed" | "deleted";
+
+export class TicketWatch {
+  /** each open ticket file's signature as this run last read or wrote it */
+  private readonly signatures = new Map<string, FileSignature>();
+
+  /** `specs`: the tickets that may still be claimed, as they look now */
+  constructor(
+    private readonly dir: string,
+    specs: readonly TicketSpec[],
+  ) {
+    // a file changed by someone else before its claim (its dependencies edited, the
+    // file deleted) is seen
+    for (const spec of specs) this.seen(spec.file, currentSignature(join(dir, spec.file)));
+  }
+
+  /** `file` as this run wrote it (applyEdits' `replaced`). */
+  readonly seen = (file: string, signature: FileSignature | undefined) => {
+    if (signature !== undefined) this.signatures.set(file, signature);
+  };
+
+  /** The claimed tickets among `claimed` whose graph someone else edited, and how. */
+  edits(claimed: readonly TicketSpec[]): Array<{ spec: TicketSpec; how: Edit }> {
+    const out: Array<{ spec: TicketSpec; how: Edit }> = [];
+    for (const spec of claimed) {
+      const path = join(this.dir, spec.file);
+      const now = currentSignature(path);
+      if (now === this.signatures.get(spec.file)) continue;
+      this.seen(spec.file, now);
+      if (now === undefined) out.push({ spec, how: "deleted" });
+      else if (graphChanged(spec, readFileOrEmpty(path))) out.push({ spec, how: "changed" });
+    }
+    return out;
+  }
+}
+
+/** Whether `text` (a ticket file read again) gives `spec` another id or other dependencies. */
+function graphChanged(spec: TicketSpec, text: string): boolean {
+  const parsed = parseTicket(text, spec.file, spec.order);
+  if (parsed.kind !== "ok") return false;
+  const now = parsed.spec;
+  const same = (a: readonly string[], b: readonly string[]) =>
+    a.length === b.length && a.every((x, i) => x === b[i]);
+  return (
+    now.id !== spec.id || !same(now.dependsOn, spec.dependsOn) || !same(now.inputs, spec.inputs)
+  );
+}
+
+function readFileOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
