@@ -27,7 +27,7 @@ import type { Recorded } from "./record.js";
 import {
   createReportComment,
   findReportComment,
-  findReportTarget,
+  placeReport,
   reportMarker,
   seqLine,
   updateReportComment,
@@ -322,19 +322,18 @@ export function receiptOf(
   settings: Settings,
   now: number,
 ): Receipt {
-  const repo = ctx.links.repository;
-  const receipt = buildReceipt(frontier, {
+  const { repository, workflowRun, htmlReport } = ctx.links;
+  return buildReceipt(frontier, {
     now,
     where: "github",
     ...(settings.goal ? { goal: settings.goal } : {}),
     // its pull request: GitHub's page opens one, or shows the one that is open
-    branch: { name: ctx.branch, ...(repo && { merge: `${repo}/pull/new/${ctx.branch}` }) },
+    branch: {
+      name: ctx.branch,
+      ...(repository && { merge: `${repository}/pull/new/${ctx.branch}` }),
+    },
+    links: { workflow_run: workflowRun, repository, html_report: htmlReport },
   });
-  const links: NonNullable<Receipt["links"]> = { ...(receipt.links ?? {}) };
-  if (ctx.links.workflowRun) links.workflow_run = ctx.links.workflowRun;
-  if (ctx.links.repository) links.repository = ctx.links.repository;
-  if (ctx.links.htmlReport) links.html_report = ctx.links.htmlReport;
-  return Object.keys(links).length > 0 ? { ...receipt, links } : receipt;
 }
 
 export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): string {
@@ -343,34 +342,18 @@ export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): st
   const body = renderMarkdown(receipt, {
     marker: reportMarker(receipt.run),
     maxChars: GITHUB_COMMENT_MAX - tail.length - 64,
-    ...(ctx.links.htmlReport ? { htmlReportUrl: ctx.links.htmlReport } : {}),
-    ...(ctx.links.workflowRun ? { workflowRunUrl: ctx.links.workflowRun } : {}),
-    ...(ctx.links.blob ? { repoBlobUrl: ctx.links.blob } : {}),
+    // the run's and the HTML report's links are the receipt's (receiptOf)
+    repoBlobUrl: ctx.links.blob,
   });
   return body + tail;
 }
 
 /** Posted when the run starts, so the page never sits silent while jobs run. */
-export async function startReport(ctx: RunContext, last: Recorded): Promise<ReportRecord> {
-  const run = last.state.run.run;
-  const target = await findReportTarget(ctx.gh, ctx.repo, ctx.branch, run, ctx.links.workflowRun);
-  const found = await findReportComment(ctx.gh, ctx.repo, target.issue_number, run);
-  if (found)
-    return {
-      issue_number: target.issue_number,
-      on: target.on,
-      comment_id: found.id,
-      login: found.login,
-    };
-  const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
-  const record = await createReportComment(
-    ctx.gh,
-    ctx.repo,
-    target,
-    renderReport(ctx, receipt, last.state.seq),
-    run,
+async function startReport(ctx: RunContext, last: Recorded): Promise<ReportRecord> {
+  const { record, posted } = await placeReport(ctx, last.state.run.run, () =>
+    renderReport(ctx, receiptOf(ctx, last.frontier, last.settings, ctx.clock()), last.state.seq),
   );
-  ctx.log(`report comment posted on #${record.issue_number}`);
+  if (posted) ctx.log(`report comment posted on #${record.issue_number}`);
   return record;
 }
 
@@ -389,13 +372,10 @@ export async function showReport(
     const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
     if (res !== "gone") return undefined;
     const run = last.state.run.run;
-    let again = await findReportComment(ctx.gh, ctx.repo, record.issue_number, run, record.login);
-    if (!again) {
-      const posted = await createReportComment(ctx.gh, ctx.repo, record, markdown, run);
-      again = { id: posted.comment_id, login: posted.login };
-    }
-    ctx.log(`the report comment was deleted: posted again as ${again.id}`);
-    const replaced: ReportRecord = { ...record, comment_id: again.id, login: again.login };
+    const replaced =
+      (await findReportComment(ctx.gh, ctx.repo, record, run, record.login)) ??
+      (await createReportComment(ctx.gh, ctx.repo, record, markdown, run));
+    ctx.log(`the report comment was deleted: posted again as ${replaced.comment_id}`);
     return {
       event: (_frontier, _now, view) => {
         if (view.report?.comment_id === record.comment_id) view.report = replaced;

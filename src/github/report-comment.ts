@@ -6,6 +6,7 @@
 import { escapeMarkdown } from "../report/escape.js";
 import type { Repo } from "./git.js";
 import { apiFailure, createOnce, type GitHub, NO_RETRY } from "./octokit.js";
+import type { RunContext } from "./run-context.js";
 import type { ReportRecord } from "./state.js";
 
 export const RUN_LABEL = "frontier:run";
@@ -38,7 +39,7 @@ export interface ReportTarget {
 }
 
 /** The open PR of `branch`, else the run's tracking issue (created when there is none). */
-export async function findReportTarget(
+async function findReportTarget(
   gh: GitHub,
   repo: Repo,
   branch: string,
@@ -87,14 +88,15 @@ export async function findReportTarget(
   }, find);
 }
 
-/** Our report comment on `issue_number`: marker present and written by `login`. */
+/** Our report comment on `target`: marker present and written by `login`. */
 export async function findReportComment(
   gh: GitHub,
   repo: Repo,
-  issue_number: number,
+  target: ReportTarget,
   run: string,
   login: string = ACTIONS_BOT_LOGIN,
-): Promise<{ id: number; login: string } | undefined> {
+): Promise<ReportRecord | undefined> {
+  const { issue_number, on } = target;
   const marker = `<!-- ${reportMarker(run)} -->`;
   const comments = await gh.paginate(gh.rest.issues.listComments, {
     ...repo,
@@ -102,7 +104,7 @@ export async function findReportComment(
     per_page: 100,
   });
   const mine = comments.find((c) => c.user?.login === login && (c.body ?? "").includes(marker));
-  return mine ? { id: mine.id, login } : undefined;
+  return mine ? { issue_number, on, comment_id: mine.id, login } : undefined;
 }
 
 export async function createReportComment(
@@ -112,27 +114,36 @@ export async function createReportComment(
   body: string,
   run: string,
 ): Promise<ReportRecord> {
-  const record = (comment_id: number, login: string): ReportRecord => ({
-    issue_number: target.issue_number,
-    on: target.on,
-    comment_id,
-    login,
-  });
+  const { issue_number, on } = target;
   return createOnce(
     async () => {
       const created = await gh.rest.issues.createComment({
         ...repo,
-        issue_number: target.issue_number,
+        issue_number,
         body,
         ...NO_RETRY,
       });
-      return record(created.data.id, created.data.user?.login ?? ACTIONS_BOT_LOGIN);
+      const login = created.data.user?.login ?? ACTIONS_BOT_LOGIN;
+      return { issue_number, on, comment_id: created.data.id, login };
     },
-    async () => {
-      const found = await findReportComment(gh, repo, target.issue_number, run);
-      return found ? record(found.id, found.login) : undefined;
-    },
+    () => findReportComment(gh, repo, target, run),
   );
+}
+
+/**
+ * The run's report comment, on the open pull request of its branch or its tracking
+ * issue: the one there, else `body()` posted (`posted`).
+ */
+export async function placeReport(
+  ctx: RunContext,
+  run: string,
+  body: () => string,
+): Promise<{ record: ReportRecord; posted: boolean }> {
+  const { gh, repo } = ctx;
+  const target = await findReportTarget(gh, repo, ctx.branch, run, ctx.links.workflowRun);
+  const found = await findReportComment(gh, repo, target, run);
+  if (found) return { record: found, posted: false };
+  return { record: await createReportComment(gh, repo, target, body(), run), posted: true };
 }
 
 export type UpdateResult = "updated" | "newer-shown" | "gone";

@@ -131,8 +131,6 @@ export interface ActionContext {
   session: DispatchSession;
   /** the RunContext of the run on `branch` */
   runContext(branch: string): RunContext;
-  /** the link to this workflow run, when on a runner */
-  workflowRunUrl?: string;
   /** told of every commit of state this process makes */
   onRecorded?: (what: string) => void;
 }
@@ -161,9 +159,7 @@ export function createActionContext(
   const session = new DispatchSession();
   // one checkout per process: its tickets are loaded and digested once
   const checkout = new Checkout(env.workspace, settings.tickets);
-  if (env.fastApi) {
-    session.findRunDelayMs = 20;
-  }
+  if (env.fastApi) session.findRunDelayMs = 20;
   const repoUrl = `${env.serverUrl}/${env.owner}/${env.repo}`;
   const workflowRunUrl = env.runId ? `${repoUrl}/actions/runs/${env.runId}` : undefined;
   const self: ActionContext = {
@@ -174,42 +170,35 @@ export function createActionContext(
     log,
     clock,
     session,
-    ...(workflowRunUrl ? { workflowRunUrl } : {}),
-    runContext(branch: string): RunContext {
-      const ctx: RunContext = {
-        gh: client,
-        repo,
-        branch,
-        dir: settings.tickets,
-        checkout,
-        workflow: settings.workflow,
-        ...(settings.ciWorkflow ? { ciWorkflow: settings.ciWorkflow } : {}),
-        flags: {
-          ...(settings.maxParallel !== undefined ? { maxParallel: settings.maxParallel } : {}),
-          ...(settings.bound !== undefined ? { bound: settings.bound } : {}),
-        },
-        sha: env.sha,
-        claimedBy: `github:${settings.workflow}@${branch}`,
-        clock,
-        random: Math.random,
-        sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-        claimToken: () => randomClaimToken(),
-        links: {
-          repository: repoUrl,
-          blob: `${repoUrl}/blob/${encodeURIComponent(branch)}/${settings.tickets === "." ? "" : `${settings.tickets}/`}`,
-          ...(workflowRunUrl
-            ? { workflowRun: workflowRunUrl, htmlReport: `${workflowRunUrl}#artifacts` }
-            : {}),
-        },
-        log,
-        debug: (line) => core.debug(line),
-        session,
-        onRecorded: (what) => self.onRecorded?.(what),
-      };
-      if (env.fastApi) ctx.backoffMs = 20;
-      if (env.outboxLagMs !== undefined) ctx.outboxLagMs = env.outboxLagMs;
-      return ctx;
-    },
+    runContext: (branch) => ({
+      gh: client,
+      repo,
+      branch,
+      dir: settings.tickets,
+      checkout,
+      workflow: settings.workflow,
+      ciWorkflow: settings.ciWorkflow,
+      flags: { maxParallel: settings.maxParallel, bound: settings.bound },
+      sha: env.sha,
+      claimedBy: `github:${settings.workflow}@${branch}`,
+      clock,
+      random: Math.random,
+      sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+      claimToken: randomClaimToken,
+      links: {
+        repository: repoUrl,
+        blob: `${repoUrl}/blob/${encodeURIComponent(branch)}/${settings.tickets === "." ? "" : `${settings.tickets}/`}`,
+        ...(workflowRunUrl
+          ? { workflowRun: workflowRunUrl, htmlReport: `${workflowRunUrl}#artifacts` }
+          : {}),
+      },
+      log,
+      debug: (line) => core.debug(line),
+      session,
+      onRecorded: (what) => self.onRecorded?.(what),
+      ...(env.fastApi ? { backoffMs: 20 } : {}),
+      outboxLagMs: env.outboxLagMs,
+    }),
   };
   return self;
 }

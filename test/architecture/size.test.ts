@@ -9,7 +9,6 @@ import { coreSentences, longFiles, longFunctions } from "./size.js";
 const KNOWN_FUNCTIONS = [
   "src/core/settle.ts interpretOutcome",
   "src/github/branch.ts readBranch",
-  "src/github/context-step.ts writeContext",
   "src/github/decide.ts decide",
   "src/github/record.ts recordEvent",
   "src/local/attempt.ts startAttempt",
