@@ -36,12 +36,7 @@ import type { RunContext, RunEvent } from "./run-context.js";
 import { type ReportRecord, statePath } from "./state.js";
 
 /** A dispatch made by this event. */
-export interface Dispatched {
-  ticket: string;
-  attempt: number;
-  claim: string;
-  runUrl?: string;
-}
+export type Dispatched = Send & { runUrl?: string };
 
 /**
  * An orch-task job's timeout in minutes: its ticket's lease (the bound), so a job never
@@ -176,12 +171,7 @@ async function sendClaims(
         ctx.log(`dispatched ${name}${res.runUrl ? ` → ${res.runUrl}` : ""}`);
         if (res.runId !== undefined)
           sent.started.push({ ticket: send.ticket, claim: send.claim, runId: res.runId });
-        dispatched.push({
-          ticket: send.ticket,
-          attempt: send.attempt,
-          claim: send.claim,
-          ...(res.runUrl ? { runUrl: res.runUrl } : {}),
-        });
+        dispatched.push({ ...send, runUrl: res.runUrl });
         break;
       case "refused":
         ctx.log(`GitHub refused to dispatch ${name}: ${res.message}`);
@@ -369,12 +359,12 @@ export async function showReport(
 ): Promise<Learned | undefined> {
   const record = last.state.report as ReportRecord;
   try {
-    const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
+    const res = await updateReportComment(ctx, record, markdown, last.state.seq);
     if (res !== "gone") return undefined;
     const run = last.state.run.run;
     const replaced =
-      (await findReportComment(ctx.gh, ctx.repo, record, run, record.login)) ??
-      (await createReportComment(ctx.gh, ctx.repo, record, markdown, run));
+      (await findReportComment(ctx, record, run, record.login)) ??
+      (await createReportComment(ctx, record, markdown, run));
     ctx.log(`the report comment was deleted: posted again as ${replaced.comment_id}`);
     return {
       event: (_frontier, _now, view) => {

@@ -122,14 +122,11 @@ export async function readJobOutcome(
   const file: OutcomeFileRead = inputs.outcomeFile
     ? await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile)
     : { kind: "none" };
-  const job: JobReport = {};
-  if (inputs.outcome) job.outcome = inputs.outcome;
-  if (inputs.question !== undefined) job.question = inputs.question;
-  if (inputs.reason !== undefined) job.reason = inputs.reason;
-  if (inputs.jobStatus !== undefined) job.status = inputs.jobStatus;
-  if (inputs.outcome && inputs.resultFile)
-    job.result = await readResultFile(inputs.resultFile, maxResultBytes);
-  return interpretOutcome({ file, job, maxResultBytes, ...(timedOut ? { timedOut } : {}) });
+  const { outcome, question, reason, jobStatus: status, resultFile } = inputs;
+  const result =
+    outcome && resultFile ? await readResultFile(resultFile, maxResultBytes) : undefined;
+  const job: JobReport = { outcome, question, reason, status, result };
+  return interpretOutcome({ file, job, maxResultBytes, timedOut });
 }
 
 /** The `result-file` input's text, at most the cap and a byte (a bigger one is only measured). */
