@@ -117,8 +117,7 @@ async function route(ctx: ActionContext): Promise<void> {
     case "settle":
       return settle(ctx);
     case "context":
-      await writeContext(ctx);
-      return;
+      return writeContext(ctx);
     case "agent":
       return (await import("./agent/step.js")).agentStep(
         settings.agent ?? {},

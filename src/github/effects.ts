@@ -8,6 +8,7 @@
  */
 import { DEFAULTS } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
+import { readJson } from "../core/json.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
@@ -297,13 +298,8 @@ function learnedOf(
 /** The report comment the state on the branch records, if any (one query). */
 async function readRecordedReport(ctx: RunContext): Promise<ReportRecord | undefined> {
   const read = await graphqlStore(ctx.gh, ctx.repo, ctx.branch).read([statePath(ctx.dir)]);
-  const text = read?.files.get(statePath(ctx.dir))?.text;
-  if (text === undefined) return undefined;
-  try {
-    return (JSON.parse(text) as { report?: ReportRecord }).report;
-  } catch {
-    return undefined;
-  }
+  const json = readJson(read?.files.get(statePath(ctx.dir))?.text ?? "");
+  return json.ok ? (json.value as { report?: ReportRecord } | null)?.report : undefined;
 }
 
 export function receiptOf(

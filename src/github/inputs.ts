@@ -84,23 +84,17 @@ function inputReader(get: Get, problems: string[]) {
     const v = get(name).trim();
     return v === "" ? undefined : v;
   };
-  const int = (name: string, min: number): number | undefined => {
-    const v = text(name);
-    if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v) || Number(v) < min) {
-      problems.push(
-        `input ${name}: "${v}" is not a whole number ≥ ${min} — write e.g. ${name}: ${Math.max(min, 4)}`,
-      );
-      return undefined;
-    }
-    return Number(v);
-  };
   /** `name`'s text when `ok` holds for it; else a problem saying what it is not */
   const checked = (name: string, ok: (v: string) => boolean, not: string): string | undefined => {
     const v = text(name);
     if (v === undefined || ok(v)) return v;
     problems.push(`input ${name}: "${v}" is not ${not}`);
     return undefined;
+  };
+  const int = (name: string, min: number): number | undefined => {
+    const whole = `a whole number ≥ ${min} — write e.g. ${name}: ${Math.max(min, 4)}`;
+    const v = checked(name, (v) => /^\d+$/.test(v) && Number(v) >= min, whole);
+    return v === undefined ? undefined : Number(v);
   };
   return { text, int, checked };
 }

@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import * as core from "@actions/core";
 import type { RunFlags } from "../core/config.js";
 import type { EventResult, Frontier } from "../core/engine.js";
+import { readJson } from "../core/json.js";
 import type { BranchStore, FileChanges } from "./branch.js";
 import { DispatchSession } from "./dispatch.js";
 import { UserError } from "./errors.js";
@@ -125,24 +126,18 @@ export interface ActionContext {
   repo: Repo;
   /** the event payload (GITHUB_EVENT_PATH), `{}` when there is none */
   payload: Record<string, unknown>;
-  log: (line: string) => void;
   clock: () => number;
-  /** one per process: remembers whether the server takes return_run_details */
-  session: DispatchSession;
-  /** the RunContext of the run on `branch` */
+  /** the RunContext of the run on `branch` (one DispatchSession and checkout per process) */
   runContext(branch: string): RunContext;
   /** told of every commit of state this process makes */
   onRecorded?: (what: string) => void;
 }
 
 export async function readPayload(path: string | undefined): Promise<Record<string, unknown>> {
-  if (!path) return {};
-  try {
-    const json = JSON.parse(await readFile(path, "utf8")) as unknown;
-    return typeof json === "object" && json !== null ? (json as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  const json = readJson(path ? await readFile(path, "utf8").catch(() => "") : "");
+  return json.ok && typeof json.value === "object" && json.value !== null
+    ? (json.value as Record<string, unknown>)
+    : {};
 }
 
 export function createActionContext(
@@ -167,9 +162,7 @@ export function createActionContext(
     gh: client,
     repo,
     payload,
-    log,
     clock,
-    session,
     runContext: (branch) => ({
       gh: client,
       repo,
@@ -188,9 +181,8 @@ export function createActionContext(
       links: {
         repository: repoUrl,
         blob: `${repoUrl}/blob/${encodeURIComponent(branch)}/${settings.tickets === "." ? "" : `${settings.tickets}/`}`,
-        ...(workflowRunUrl
-          ? { workflowRun: workflowRunUrl, htmlReport: `${workflowRunUrl}#artifacts` }
-          : {}),
+        workflowRun: workflowRunUrl,
+        htmlReport: workflowRunUrl && `${workflowRunUrl}#artifacts`,
       },
       log,
       debug: (line) => core.debug(line),
