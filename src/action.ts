@@ -14,12 +14,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
 import { ticketBoundOf } from "./core/bound.js";
-import type { Bound } from "./core/model.js";
 import { DEFAULTS } from "./core/model.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
 import { handleIssueComment } from "./github/commands.js";
-import { readJobStart, writeContext } from "./github/context-step.js";
+import { ranOutItsBound, writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
 import {
   advanceOnly,
@@ -211,19 +210,6 @@ async function jobChanges(
   const sent = await uploadChanges(ctx.gh, ctx.repo, changes);
   if (sent > 0) core.info(`uploaded ${sent} bytes of blobs for the Git Data API`);
   return changes;
-}
-
-/** Whether the job's agent ran out the ticket's bound (timed from the context step). */
-async function ranOutItsBound(
-  ctx: ActionContext,
-  ticket: string,
-  bound: Bound | undefined,
-  attempt: number,
-): Promise<boolean> {
-  const timeoutMs = bound?.timeoutMs;
-  if (timeoutMs === undefined || ctx.settings.settle.jobStatus === "success") return false;
-  const started = await readJobStart(ctx.settings.env.runnerTemp, ticket, attempt);
-  return started !== undefined && ctx.clock() - started >= timeoutMs;
 }
 
 async function workflowRun(ctx: ActionContext): Promise<void> {

@@ -21,7 +21,7 @@ import { parse as parseYaml } from "yaml";
 import { ticketBoundOf } from "../core/bound.js";
 import type { Frontier } from "../core/engine.js";
 import { executorVariables } from "../core/executor.js";
-import type { Settings, TicketSpec } from "../core/model.js";
+import type { Bound, Settings, TicketSpec } from "../core/model.js";
 import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
 import { type BlobText, type BranchRead, graphqlStore } from "./branch.js";
@@ -45,18 +45,18 @@ import {
 const jobStartFile = (runnerTemp: string, ticket: string, attempt: number) =>
   join(runnerTemp, "ticket-frontier", `started-${ticket}-${attempt}`);
 
-/** When the context step of this job ran (ms), if it did. */
-export async function readJobStart(
-  runnerTemp: string,
+/** Whether the job's agent ran out the ticket's bound, timed from this job's context step. */
+export async function ranOutItsBound(
+  ctx: ActionContext,
   ticket: string,
+  bound: Bound | undefined,
   attempt: number,
-): Promise<number | undefined> {
-  try {
-    const ms = Number((await readFile(jobStartFile(runnerTemp, ticket, attempt), "utf8")).trim());
-    return Number.isFinite(ms) ? ms : undefined;
-  } catch {
-    return undefined;
-  }
+): Promise<boolean> {
+  const timeoutMs = bound?.timeoutMs;
+  if (timeoutMs === undefined || ctx.settings.settle.jobStatus === "success") return false;
+  const file = jobStartFile(ctx.settings.env.runnerTemp, ticket, attempt);
+  const started = Number(await readFile(file, "utf8").catch(() => Number.NaN));
+  return Number.isFinite(started) && ctx.clock() - started >= timeoutMs;
 }
 
 /**
@@ -65,10 +65,9 @@ export async function readJobStart(
  * cancelling the run in progress.
  */
 export function serializesClaims(workflowText: string | undefined): boolean {
-  if (workflowText === undefined) return false;
   let doc: unknown;
   try {
-    doc = parseYaml(workflowText);
+    doc = parseYaml(workflowText ?? "");
   } catch {
     return false;
   }

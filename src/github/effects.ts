@@ -63,7 +63,7 @@ export interface Learned {
 /** A claim's dispatch this event made, by what GitHub answered. */
 interface Sent {
   refused: Array<{ send: Send; message: string }>;
-  started: Array<{ ticket: string; claim: string; runId: number }>;
+  started: Array<Send & { runId: number }>;
   /** GitHub answered that it started nothing (a spent budget): sent again by the next event */
   notStarted: Send[];
   spent?: RateLimitSpent;
@@ -170,8 +170,7 @@ async function sendClaims(
     switch (res.kind) {
       case "dispatched":
         ctx.log(`dispatched ${name}${res.runUrl ? ` → ${res.runUrl}` : ""}`);
-        if (res.runId !== undefined)
-          sent.started.push({ ticket: send.ticket, claim: send.claim, runId: res.runId });
+        if (res.runId !== undefined) sent.started.push({ ...send, runId: res.runId });
         dispatched.push({ ...send, runUrl: res.runUrl });
         break;
       case "refused":

@@ -65,6 +65,9 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
         : undefined;
     if (patch && plan.record) plan.record.patch_file = patchFile(job.ticket, job.attempt);
 
+    // a result here is non-blank and within the cap, and a complete without one is already empty
+    const text = plan.result?.trim() ? plan.result : undefined;
+    const file = text === undefined ? undefined : resultFile(job.ticket, job.attempt);
     // the engine reads each field on its own: one left undefined is one not given
     const input: SettleInput = {
       ticket: job.ticket,
@@ -77,17 +80,12 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
       question: plan.question,
       reason: plan.reason,
       changes: plan.record,
+      resultFile: file,
+      resultBytes: text === undefined ? undefined : Buffer.byteLength(text, "utf8"),
     };
-    // a result here is non-blank and within the cap, and a complete without one is already empty
-    let resultText: string | undefined;
-    if (plan.result !== undefined && plan.result.trim() !== "") {
-      resultText = plan.result;
-      input.resultFile = resultFile(job.ticket, job.attempt);
-      input.resultBytes = Buffer.byteLength(plan.result, "utf8");
-    }
     const settled = frontier.settle(input, now);
     if (settled.kind !== "ok") return settled;
-    if (resultText !== undefined && input.resultFile) view.writeFile(input.resultFile, resultText);
+    if (file && text) view.writeFile(file, text);
     if (patch && plan.record?.patch_file) view.writeFile(plan.record.patch_file, patch);
     if (plan.changes === "integrate" && changes) {
       view.integrate({
