@@ -14,12 +14,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
 import { ticketBoundOf } from "./core/bound.js";
-import type { Bound } from "./core/model.js";
 import { DEFAULTS } from "./core/model.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
 import { handleComment } from "./github/commands.js";
-import { readJobStart, writeContext } from "./github/context-step.js";
+import { ranOutItsBound, writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
 import {
   advanceOnly,
@@ -29,9 +28,9 @@ import {
   settleEvent,
   sweepEvent,
 } from "./github/events.js";
-import { readInputs } from "./github/inputs.js";
+import { dispatchedJob, readInputs } from "./github/inputs.js";
 import { reportInvalidGraph } from "./github/invalid.js";
-import { budgetWords, rateLimitOf } from "./github/octokit.js";
+import { budgetWords, errorText, rateLimitOf } from "./github/octokit.js";
 import {
   type ActionContext,
   createActionContext,
@@ -71,7 +70,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       if (error instanceof UserError && error.code === "invalid-graph") {
         // nothing was started: say why where people look, not only in the raw log
         await reportInvalidGraph(ctx, error).catch((e) =>
-          core.warning(`could not post the problems to the pull request: ${(e as Error).message}`),
+          core.warning(`could not post the problems to the pull request: ${errorText(e)}`),
         );
       }
       throw error;
@@ -86,18 +85,16 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       core.setFailed(rateLimitMessage(limit, recorded));
       return;
     }
-    const e = error as Error;
-    if (e?.stack) core.debug(e.stack);
-    core.setFailed(
-      `Ticket Frontier stopped on an unexpected error: ${e?.message ?? String(error)}`,
-    );
+    if (error instanceof Error && error.stack) core.debug(error.stack);
+    core.setFailed(`Ticket Frontier stopped on an unexpected error: ${errorText(error)}`);
   }
 }
 
 async function route(ctx: ActionContext): Promise<void> {
   const { settings } = ctx;
   const event = settings.env.eventName;
-  const command = settings.command === "auto" ? byEvent(event) : settings.command;
+  const command =
+    settings.command === "auto" ? (BY_EVENT.get(event) ?? "nothing") : settings.command;
   switch (command) {
     case "advance": {
       const fresh = wantsFresh(ctx);
@@ -110,7 +107,7 @@ async function route(ctx: ActionContext): Promise<void> {
           rc,
           advanceOnly,
           `${fresh ? "fresh run" : "advance"} (${event || "manual"})`,
-          fresh ? { fresh } : {},
+          { fresh },
         ),
       );
     }
@@ -119,8 +116,7 @@ async function route(ctx: ActionContext): Promise<void> {
     case "settle":
       return settle(ctx);
     case "context":
-      await writeContext(ctx);
-      return;
+      return writeContext(ctx);
     case "agent":
       return (await import("./agent/step.js")).agentStep(
         settings.agent ?? {},
@@ -140,49 +136,23 @@ async function route(ctx: ActionContext): Promise<void> {
   }
 }
 
-type Route =
-  | "advance"
-  | "sweep"
-  | "settle"
-  | "context"
-  | "agent"
-  | "workflow_run"
-  | "comment"
-  | "nothing";
-
-function byEvent(event: string): Route {
-  switch (event) {
-    case "push":
-    case "workflow_dispatch":
-      return "advance";
-    case "schedule":
-      return "sweep";
-    case "workflow_run":
-      return "workflow_run";
-    case "issue_comment":
-      return "comment";
-    default:
-      return "nothing";
-  }
-}
+/** What the action does on an event when no command is given. */
+const BY_EVENT = new Map<string, "advance" | "sweep" | "workflow_run" | "comment">([
+  ["push", "advance"],
+  ["workflow_dispatch", "advance"],
+  ["schedule", "sweep"],
+  ["workflow_run", "workflow_run"],
+  ["issue_comment", "comment"],
+]);
 
 async function settle(ctx: ActionContext): Promise<void> {
-  const s = ctx.settings.settle;
-  const dispatchInputs = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
-  const ticket = s.ticket ?? str(dispatchInputs.ticket);
-  const attemptText = s.attempt ?? str(dispatchInputs.attempt);
-  const claim = s.claim ?? str(dispatchInputs.claim);
-  const attempt = Number(attemptText);
-  if (!ticket || !Number.isSafeInteger(attempt) || attempt < 1) {
-    throw new UserError(
-      "command: settle needs the ticket and attempt of the orch-task run — run it in the workflow the frontier dispatches (its inputs are read from the workflow_dispatch event), or pass ticket, attempt and claim",
-    );
-  }
+  const { ticket, attempt, claim, ref } = dispatchedJob(ctx.settings.settle, ctx.payload, "settle");
   const rc = ctx.runContext(runBranch(ctx));
   // the agent ran in this checkout: the run's tickets, settings and caps come from its records
   rc.jobCheckout = true;
-  const changes = await jobChanges(ctx, rc.dir, str(dispatchInputs.ref));
+  const changes = await jobChanges(ctx, rc.dir, ref);
   const label = `settle ${ticket}#${attempt}`;
+  const runUrl = rc.links.workflowRun;
   const outcome = await advance(rc, advanceOnly, label, {
     start: false,
     touches: [ticket],
@@ -193,17 +163,15 @@ async function settle(ctx: ActionContext): Promise<void> {
       const spec = specs.find((x) => x.id === ticket);
       const bound = ticketBoundOf(spec, settings.ticket_bound);
       const timedOut = await ranOutItsBound(ctx, ticket, bound, attempt);
-      const job = await readJobOutcome(s, maxResultBytes, timedOut);
+      const job = await readJobOutcome(ctx.settings.settle, maxResultBytes, timedOut);
       const event = settleEvent({
         ticket,
         attempt,
-        ...(claim ? { claim } : {}),
+        claim,
         ...job,
-        by: ctx.workflowRunUrl ? `orch-task ${ctx.workflowRunUrl}` : "orch-task",
-        ...(ctx.workflowRunUrl ? { runUrl: ctx.workflowRunUrl } : {}),
-        ...(/^\d+$/.test(ctx.settings.env.runId ?? "")
-          ? { runId: Number(ctx.settings.env.runId) }
-          : {}),
+        by: runUrl ? `orch-task ${runUrl}` : "orch-task",
+        runUrl,
+        runId: ctx.settings.env.runId,
         changes,
         maxResultBytes,
       });
@@ -243,19 +211,6 @@ async function jobChanges(
   const sent = await uploadChanges(ctx.gh, ctx.repo, changes);
   if (sent > 0) core.info(`uploaded ${sent} bytes of blobs for the Git Data API`);
   return changes;
-}
-
-/** Whether the job's agent ran out the ticket's bound (timed from the context step). */
-async function ranOutItsBound(
-  ctx: ActionContext,
-  ticket: string,
-  bound: Bound | undefined,
-  attempt: number,
-): Promise<boolean> {
-  const timeoutMs = bound?.timeoutMs;
-  if (timeoutMs === undefined || ctx.settings.settle.jobStatus === "success") return false;
-  const started = await readJobStart(ctx.settings.env.runnerTemp, ticket, attempt);
-  return started !== undefined && ctx.clock() - started >= timeoutMs;
 }
 
 async function workflowRun(ctx: ActionContext): Promise<void> {
@@ -299,7 +254,7 @@ async function sweep(ctx: ActionContext): Promise<void> {
       if (last.result.kind !== "ok") core.info(`${branch}: ${last.result.message}`);
     } catch (error) {
       if (rateLimitOf(error)) throw error;
-      failures.push(`${branch}: ${error instanceof Error ? error.message : String(error)}`);
+      failures.push(`${branch}: ${errorText(error)}`);
     }
   }
   if (last && branches.length === 1) await finish(ctx, last);
@@ -318,40 +273,46 @@ function wantsFresh(ctx: ActionContext): boolean {
   return v === true || v === "true";
 }
 
-function str(v: unknown): string | undefined {
-  return typeof v === "string" && v !== "" ? v : undefined;
-}
-
-/** Outputs, the job summary, the receipt and the HTML report of an event. */
-export async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promise<void> {
+/**
+ * Outputs, the job summary, the receipt and the HTML report of an event. One that read
+ * only the status index and the tickets it touched (a large run's settle) writes no
+ * receipt or HTML report: the report comment and the event that ends the run carry the whole.
+ */
+async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promise<void> {
   if (outcome.result.kind !== "ok") core.info(outcome.result.message);
-  if (!outcome.complete) return finishPart(outcome);
-  const outDir = join(ctx.settings.env.runnerTemp, "ticket-frontier");
-  await mkdir(outDir, { recursive: true });
-  const receiptFile = join(outDir, "receipt.json");
-  await writeFile(receiptFile, `${JSON.stringify(outcome.receipt, null, 2)}\n`);
+  const files = outcome.complete ? await writeReports(ctx, outcome) : { receipt: "", html: "" };
   core.setOutput("state", outcome.receipt.state);
   core.setOutput("dispatched", JSON.stringify(outcome.dispatched.map((d) => d.ticket)));
-  core.setOutput("receipt", receiptFile);
-  // Laying out a large graph costs more CPU than the rest of an event: a large run's
-  // HTML report is written when the run ends (and on every event of a small one).
-  if (
-    // the runs that read their whole state on every event get their HTML report on each
-    outcome.receipt.tickets.length <= FULL_READ_MAX ||
-    outcome.receipt.state !== "running"
-  ) {
-    const htmlFile = join(outDir, "report.html");
-    const { renderHtml } = await import("./report/html.js");
-    await writeFile(htmlFile, renderHtml(outcome.receipt));
-    core.setOutput("report-html", htmlFile);
-  } else {
-    core.setOutput("report-html", "");
-  }
+  core.setOutput("receipt", files.receipt);
+  core.setOutput("report-html", files.html);
   for (const line of outcome.deferred) core.warning(`left for the next event: ${line}`);
-  core.info(summaryLine(outcome));
-  if (process.env.GITHUB_STEP_SUMMARY && outcome.markdown !== undefined) {
-    await core.summary.addRaw(outcome.markdown).write({ overwrite: true });
-  }
+  const line = summaryLine(outcome);
+  core.info(line);
+  const summary = outcome.complete
+    ? outcome.markdown
+    : `${line}\n\nThis event read only the tickets it touched; the run's report comment shows every ticket.\n`;
+  if (ctx.settings.env.stepSummary && summary !== undefined)
+    await core.summary.addRaw(summary).write({ overwrite: true });
+}
+
+/** The receipt, and the HTML report when it is due, as files. */
+async function writeReports(
+  ctx: ActionContext,
+  outcome: AdvanceOutcome,
+): Promise<{ receipt: string; html: string }> {
+  const outDir = join(ctx.settings.env.runnerTemp, "ticket-frontier");
+  await mkdir(outDir, { recursive: true });
+  const receipt = join(outDir, "receipt.json");
+  await writeFile(receipt, `${JSON.stringify(outcome.receipt, null, 2)}\n`);
+  // Laying out a large graph costs more CPU than the rest of an event: a large run's
+  // HTML report is written when the run ends; the runs that read their whole state on
+  // every event get it on each
+  if (outcome.receipt.tickets.length > FULL_READ_MAX && outcome.receipt.state === "running")
+    return { receipt, html: "" };
+  const html = join(outDir, "report.html");
+  const { renderHtml } = await import("./report/html.js");
+  await writeFile(html, renderHtml(outcome.receipt));
+  return { receipt, html };
 }
 
 /** What an event did, in one line of the step's log. */
@@ -361,28 +322,6 @@ function summaryLine(outcome: AdvanceOutcome): string {
       ? ` (${outcome.dispatched.map((d) => `${d.ticket}#${d.attempt}`).join(", ")})`
       : ""
   }${outcome.commit ? `; state ${outcome.commit.slice(0, 12)}` : "; nothing changed"}`;
-}
-
-/**
- * An event that read the status index and the tickets it touched, not every ticket's
- * record (a large run's settle): its state and dispatches as outputs, no receipt or
- * HTML report (the report comment and the event that ends the run carry the whole).
- */
-async function finishPart(outcome: AdvanceOutcome): Promise<void> {
-  core.setOutput("state", outcome.receipt.state);
-  core.setOutput("dispatched", JSON.stringify(outcome.dispatched.map((d) => d.ticket)));
-  core.setOutput("receipt", "");
-  core.setOutput("report-html", "");
-  for (const line of outcome.deferred) core.warning(`left for the next event: ${line}`);
-  const line = summaryLine(outcome);
-  core.info(line);
-  if (process.env.GITHUB_STEP_SUMMARY) {
-    await core.summary
-      .addRaw(
-        `${line}\n\nThis event read only the tickets it touched; the run's report comment shows every ticket.\n`,
-      )
-      .write({ overwrite: true });
-  }
 }
 
 void main();

@@ -54,19 +54,16 @@ export interface AdvanceOutcome {
   complete: boolean;
 }
 
+// (`readBase`: the bot and the sweep, whose checkout is seldom the run's base, read
+// base.json with the state at once instead of a second query when it turns out needed)
 export interface AdvanceOptions
-  extends Pick<RecordOptions, "fresh" | "touches" | "changes" | "prepare"> {
+  extends Pick<RecordOptions, "fresh" | "touches" | "changes" | "prepare" | "readBase"> {
   /**
    * Whether this event may start a run when the branch has none (default true: push,
    * workflow_dispatch, the bot). A settle, a dead job or the sweep on a branch without a
    * run changes nothing and says so.
    */
   start?: boolean;
-  /**
-   * Read the run's base.json with the state at once (the bot, the sweep: their checkout
-   * is seldom the run's base), instead of a second query when it turns out to be needed.
-   */
-  readBase?: boolean;
 }
 
 /** Run one event to completion: record it by compare-and-swap, then dispatch and report. */
@@ -107,15 +104,14 @@ export async function advance(
       if (again.sends.length > 0) await drive(ctx, again, done);
     }
   }
-  const commit = last.commit ?? first.commit;
   return {
     result: first.result,
     dispatched: done.dispatched,
     frontier: last.frontier,
     state: last.state,
     receipt,
-    ...(markdown !== undefined ? { markdown } : {}),
-    ...(commit ? { commit } : {}),
+    markdown,
+    commit: last.commit ?? first.commit,
     tries: first.tries,
     deferred: done.deferred,
     complete: !last.partial,

@@ -19,42 +19,44 @@ import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { parse as parseYaml } from "yaml";
 import { ticketBoundOf } from "../core/bound.js";
+import type { Frontier } from "../core/engine.js";
 import { executorVariables } from "../core/executor.js";
+import type { Bound, Settings, TicketSpec } from "../core/model.js";
 import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
 import { type BlobText, type BranchRead, graphqlStore } from "./branch.js";
 import { openBranchRun } from "./decide.js";
 import { UserError } from "./errors.js";
 import { freshHint } from "./fresh-words.js";
+import { dispatchedJob } from "./inputs.js";
 import { admit, take } from "./outbox.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
 import { sourceFromSnapshot } from "./source.js";
-import { joinRepoPath, shardDirPath, snapshotPath, stateOfRead, statePath } from "./state.js";
-
-export interface ContextStepResult {
-  contextFile: string;
-  outcomeFile: string;
-  /** the claim is still the ticket's live attempt: run the agent */
-  live: boolean;
-  text: string;
-}
+import {
+  joinRepoPath,
+  type OutboxEntry,
+  shardDirPath,
+  snapshotPath,
+  stateOfRead,
+  statePath,
+} from "./state.js";
 
 /** Where the context step notes when the job's agent started (the settle step times the bound from it). */
 const jobStartFile = (runnerTemp: string, ticket: string, attempt: number) =>
   join(runnerTemp, "ticket-frontier", `started-${ticket}-${attempt}`);
 
-/** When the context step of this job ran (ms), if it did. */
-export async function readJobStart(
-  runnerTemp: string,
+/** Whether the job's agent ran out the ticket's bound, timed from this job's context step. */
+export async function ranOutItsBound(
+  ctx: ActionContext,
   ticket: string,
+  bound: Bound | undefined,
   attempt: number,
-): Promise<number | undefined> {
-  try {
-    const ms = Number((await readFile(jobStartFile(runnerTemp, ticket, attempt), "utf8")).trim());
-    return Number.isFinite(ms) ? ms : undefined;
-  } catch {
-    return undefined;
-  }
+): Promise<boolean> {
+  const timeoutMs = bound?.timeoutMs;
+  if (timeoutMs === undefined || ctx.settings.settle.jobStatus === "success") return false;
+  const file = jobStartFile(ctx.settings.env.runnerTemp, ticket, attempt);
+  const started = Number(await readFile(file, "utf8").catch(() => Number.NaN));
+  return Number.isFinite(started) && ctx.clock() - started >= timeoutMs;
 }
 
 /**
@@ -63,10 +65,9 @@ export async function readJobStart(
  * cancelling the run in progress.
  */
 export function serializesClaims(workflowText: string | undefined): boolean {
-  if (workflowText === undefined) return false;
   let doc: unknown;
   try {
-    doc = parseYaml(workflowText);
+    doc = parseYaml(workflowText ?? "");
   } catch {
     return false;
   }
@@ -81,113 +82,22 @@ export function serializesClaims(workflowText: string | undefined): boolean {
   return jobs.length > 0 && jobs.every((j) => byClaim(j?.concurrency));
 }
 
-/** The text of the workflow this job runs (GITHUB_WORKFLOW_REF), from the checkout. */
-async function ownWorkflow(workspace: string): Promise<string | undefined> {
-  const ref = process.env.GITHUB_WORKFLOW_REF ?? "";
-  const m = /^[^/]+\/[^/]+\/(.+?)@/.exec(ref);
-  if (!m) return undefined;
-  return readFile(join(workspace, m[1] as string), "utf8").catch(() => undefined);
-}
-
-export async function writeContext(ctx: ActionContext): Promise<ContextStepResult> {
-  const s = ctx.settings.settle;
-  const dispatchInputs = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
-  const ticket = s.ticket ?? str(dispatchInputs.ticket);
-  const attempt = Number(s.attempt ?? str(dispatchInputs.attempt));
-  const claim = s.claim ?? str(dispatchInputs.claim);
-  if (!ticket || !Number.isSafeInteger(attempt) || attempt < 1) {
-    throw new UserError(
-      "command: context needs the ticket and attempt of the orch-task run — run it in the workflow the frontier dispatches (its inputs are read from the workflow_dispatch event), or pass ticket and attempt",
-    );
-  }
+export async function writeContext(ctx: ActionContext): Promise<void> {
+  const { ticket, attempt, claim } = dispatchedJob(ctx.settings.settle, ctx.payload, "context");
   const { workspace, runnerTemp } = ctx.settings.env;
   const rc = ctx.runContext(runBranch(ctx));
   // the checkout (at `ref`) carries earlier agents' changes: the task is the run's, at base
   rc.jobCheckout = true;
-  // the records on disk, in a checkout of the run's branch; else through the API
-  const records = ctx.settings.records ? resolve(workspace, ctx.settings.records) : undefined;
-  const { state, snapshot } = await readRecords(rc, records);
-  if (state === undefined) {
-    throw new UserError(
-      `${statePath(rc.dir)} is missing on branch ${rc.branch}: this run was not started by Ticket Frontier`,
-    );
-  }
-  // (a run without one, started by an older version, is told how to start afresh)
-  const source = await sourceFromSnapshot(snapshot ?? "", rc.dir, workspace);
+  const read = branchReader(rc, ctx.settings.records && resolve(workspace, ctx.settings.records));
+  const { state, source, spec } = await readRecords(rc, read, ticket, workspace);
   const { settings } = source;
-  const spec = source.specs.find((x) => x.id === ticket);
-  if (!spec) {
-    throw new UserError(
-      `${rc.dir}: no ticket "${ticket}" in the run's tickets (at its base ${state.run.base?.slice(0, 12) ?? "unknown"}): a ticket added after the run started runs in a new run — ${freshHint(rc.branch)} to start one.`,
-    );
-  }
-  const now = ctx.clock();
-  const frontier = openBranchRun(rc, source, state, now);
+  const frontier = openBranchRun(rc, source, state, ctx.clock());
   const live = frontier.state(ticket);
-  let isLive = frontier.isLive(ticket, { attempt, claim });
-  let takenBy: number | undefined;
-  const runId = Number(ctx.settings.env.runId ?? "0");
-  const entry = state.outbox?.[ticket];
-  if (isLive && claim !== undefined && entry?.claim === claim) {
-    const admission = admit(entry, runId, serializesClaims(await ownWorkflow(workspace)));
-    if (admission.kind === "skip") {
-      isLive = false;
-      takenBy = admission.takenBy;
-    } else if (admission.kind === "take") {
-      let took = false;
-      await advance(
-        rc,
-        (f, _now, view) => {
-          // each try decides anew: a try that lost its race took nothing
-          took = false;
-          takenBy = undefined;
-          if (!f.isLive(ticket, { claim }))
-            return { kind: "stale", message: `${ticket}#${attempt} is no longer live` };
-          const taken = take(view.outbox, ticket, claim, runId);
-          if (taken.kind === "gone")
-            return { kind: "stale", message: `${ticket}#${attempt} is no longer live` };
-          if (taken.kind === "taken-by") {
-            takenBy = taken.runId;
-            return { kind: "stale", message: `taken by workflow run ${taken.runId}` };
-          }
-          took = true;
-          return { kind: "ok", changed: [] };
-        },
-        `take ${ticket}#${attempt} for workflow run ${runId}`,
-        { start: false },
-      );
-      isLive = took;
-    }
-  }
+  const admitted = frontier.isLive(ticket, { attempt, claim })
+    ? await admission(ctx, rc, state.outbox?.[ticket], ticket, attempt, claim)
+    : { run: false };
 
-  // the input results this context quotes: from the records on disk, else one query for all
-  const wanted = spec.inputs
-    .map(
-      (id) =>
-        frontier
-          .state(id)
-          ?.attempts.filter((a) => a.outcome === "complete")
-          .sort((a, b) => b.n - a.n)[0]?.result_file,
-    )
-    .filter((f): f is string => f !== undefined);
-  const fetched = records
-    ? undefined
-    : wanted.length === 0
-      ? new Map<string, string>()
-      : await readThroughApi(
-          rc,
-          wanted.map((f) => joinRepoPath(rc.dir, f)),
-        );
-  const text = await readContext(
-    async (file) => {
-      const path = joinRepoPath(rc.dir, file);
-      if (fetched) return fetched.get(path);
-      return readFile(join(records as string, path), "utf8").catch(() => undefined);
-    },
-    frontier,
-    ticket,
-    settings.goal ? { goal: settings.goal } : {},
-  );
+  const text = await contextText(rc, read, frontier, spec, settings);
   const outDir = join(runnerTemp, "ticket-frontier");
   await mkdir(outDir, { recursive: true });
   const contextFile = join(outDir, `context-${ticket}-${attempt}.md`);
@@ -204,8 +114,10 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
 
   core.setOutput("context-file", contextFile);
   core.setOutput("outcome-file", outcomeFile);
-  core.setOutput("live", isLive ? "true" : "false");
+  core.setOutput("live", admitted.run ? "true" : "false");
   // the executor contract, as the local runner sets it (core/executor.ts)
+  const timeoutMs = ticketBoundOf(spec, settings.ticket_bound)?.timeoutMs ?? 0;
+  const claimedAt = Date.parse(live?.claimed_at ?? "");
   const vars = executorVariables({
     run: state.run.run,
     ticket,
@@ -213,73 +125,145 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     ticketFile,
     dir: join(workspace, rc.dir),
     bound: spec.bound?.raw ?? settings.ticket_bound ?? "",
-    ...deadlineOf(live?.claimed_at, ticketBoundOf(spec, settings.ticket_bound)?.timeoutMs),
+    // when a duration bound, counted from the claim, runs out: its lease's end
+    ...(timeoutMs > 0 && !Number.isNaN(claimedAt)
+      ? { deadline: new Date(claimedAt + timeoutMs).toISOString() }
+      : {}),
     runBound: frontier.runBoundLeft(),
     claim: claim ?? live?.claim ?? "",
     contextFile,
     outcomeFile,
   });
   for (const [k, v] of Object.entries(vars)) core.exportVariable(k, v);
-  if (isLive) {
-    core.info(`context of ${ticket}#${attempt} written to ${contextFile}`);
-  } else {
+  if (admitted.run) core.info(`context of ${ticket}#${attempt} written to ${contextFile}`);
+  else
     core.warning(
-      takenBy !== undefined
-        ? `${ticket}#${attempt} (claim ${claim}) was dispatched twice and workflow run ${takenBy} took it first: this run skips the agent step`
+      admitted.takenBy !== undefined
+        ? `${ticket}#${attempt} (claim ${claim}) was dispatched twice and workflow run ${admitted.takenBy} took it first: this run skips the agent step`
         : `${ticket}#${attempt} is not the ticket's live attempt any more (it is ${live?.status ?? "unknown"}, attempt ${live?.attempt ?? 0}): skip the agent step — a settle of it would change nothing`,
     );
-  }
-  return { contextFile, outcomeFile, live: isLive, text };
 }
 
-/** Files at the head of the run's branch, in one query. */
-async function readThroughApi(rc: RunContext, paths: string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const answer = await graphqlStore(rc.gh, rc.repo, rc.branch).read(paths);
-  for (const [k, v] of answer?.files ?? []) out.set(k, v.text);
-  return out;
+/** The run's state at the head of its branch, and its tickets as at its base (base.json). */
+async function readRecords(rc: RunContext, read: BranchReader, ticket: string, workspace: string) {
+  const head = await read([statePath(rc.dir), snapshotPath(rc.dir)], [shardDirPath(rc.dir)]);
+  const state = head && stateOfRead(rc.dir, head);
+  if (state === undefined) {
+    throw new UserError(
+      `${statePath(rc.dir)} is missing on branch ${rc.branch}: this run was not started by Ticket Frontier`,
+    );
+  }
+  // (a run without one, started by an older version, is told how to start afresh)
+  const snapshot = head?.files.get(snapshotPath(rc.dir))?.text ?? "";
+  const source = await sourceFromSnapshot(snapshot, rc.dir, workspace);
+  const spec = source.specs.find((x) => x.id === ticket);
+  if (!spec) {
+    throw new UserError(
+      `${rc.dir}: no ticket "${ticket}" in the run's tickets (at its base ${state.run.base?.slice(0, 12) ?? "unknown"}): a ticket added after the run started runs in a new run — ${freshHint(rc.branch)} to start one.`,
+    );
+  }
+  return { state, source, spec };
 }
+
+type Admitted = { run: boolean; takenBy?: number };
 
 /**
- * The run's state (state.json, its shards) and tickets as at its base (base.json): from
- * the checkout of its records on disk (made before the agent runs), else in one query.
+ * Whether this run runs the agent for the ticket's live claim (outbox.ts `admit`), having
+ * taken the claim by compare-and-swap when it must; else the run that took it, if one did.
  */
-async function readRecords(rc: RunContext, records: string | undefined) {
-  const paths = [statePath(rc.dir), snapshotPath(rc.dir)];
-  const shardDir = shardDirPath(rc.dir);
-  let read: BranchRead | undefined;
-  if (records) {
-    const text = (path: string) =>
-      readFile(join(records, path), "utf8").then(
-        (t) => ({ oid: "", text: t }),
-        () => undefined,
-      );
+async function admission(
+  ctx: ActionContext,
+  rc: RunContext,
+  entry: OutboxEntry | undefined,
+  ticket: string,
+  attempt: number,
+  claim: string | undefined,
+): Promise<Admitted> {
+  if (claim === undefined || entry?.claim !== claim) return { run: true };
+  const { runId = 0, workflowFile, workspace } = ctx.settings.env;
+  const workflowText = workflowFile
+    ? await readFile(join(workspace, workflowFile), "utf8").catch(() => undefined)
+    : undefined;
+  const admitted = admit(entry, runId, serializesClaims(workflowText));
+  if (admitted.kind === "skip") return { run: false, takenBy: admitted.takenBy };
+  if (admitted.kind === "run") return { run: true };
+  let took: Admitted = { run: false };
+  await advance(
+    rc,
+    (f, _now, view) => {
+      const taken = f.isLive(ticket, { claim })
+        ? take(view.outbox, ticket, claim, runId)
+        : ({ kind: "gone" } as const);
+      // each try decides anew: a try that lost its race took nothing
+      took = { run: taken.kind === "taken" };
+      if (taken.kind === "taken") return { kind: "ok", changed: [] };
+      if (taken.kind === "gone")
+        return { kind: "stale", message: `${ticket}#${attempt} is no longer live` };
+      took.takenBy = taken.runId;
+      return { kind: "stale", message: `taken by workflow run ${taken.runId}` };
+    },
+    `take ${ticket}#${attempt} for workflow run ${runId}`,
+    { start: false },
+  );
+  return took;
+}
+
+/** The ticket's context, with the input results it quotes (each input's last complete one). */
+async function contextText(
+  rc: RunContext,
+  read: BranchReader,
+  frontier: Frontier,
+  spec: TicketSpec,
+  settings: Settings,
+): Promise<string> {
+  const wanted = spec.inputs
+    .map(
+      (id) =>
+        frontier
+          .state(id)
+          ?.attempts.filter((a) => a.outcome === "complete")
+          .sort((a, b) => b.n - a.n)[0]?.result_file,
+    )
+    .filter((f): f is string => f !== undefined)
+    .map((f) => joinRepoPath(rc.dir, f));
+  // read at once: one query when they are read through the API
+  const results = wanted.length > 0 ? await read(wanted) : undefined;
+  return readContext(
+    async (file) => results?.files.get(joinRepoPath(rc.dir, file))?.text,
+    frontier,
+    spec.id,
+    settings.goal ? { goal: settings.goal } : {},
+  );
+}
+
+type BranchReader = (paths: string[], dirs?: string[]) => Promise<BranchRead | undefined>;
+
+/**
+ * Files at the head of the run's branch (and each directory's `.json` files): from the
+ * checkout of its records on disk (made before the agent runs), else in one query.
+ */
+function branchReader(rc: RunContext, records: string | undefined): BranchReader {
+  if (!records) return (paths, dirs) => graphqlStore(rc.gh, rc.repo, rc.branch).read(paths, dirs);
+  const readAll = async (dir: string, names: string[]) => {
     const files = new Map<string, BlobText>();
-    for (const path of paths) {
-      const file = await text(path);
-      if (file) files.set(path, file);
+    for (const name of names) {
+      const text = await readFile(join(records, dir, name), "utf8").catch(() => undefined);
+      if (text !== undefined) files.set(name, { oid: "", text });
     }
-    const shards = new Map<string, BlobText>();
-    for (const name of await readdir(join(records, shardDir)).catch(() => [] as string[])) {
-      const file = name.endsWith(".json") ? await text(`${shardDir}/${name}`) : undefined;
-      if (file) shards.set(name, file);
-    }
-    read = { head: "", files, dirs: new Map([[shardDir, shards]]) };
-  } else read = await graphqlStore(rc.gh, rc.repo, rc.branch).read(paths, [shardDir]);
-  return {
-    state: read ? stateOfRead(rc.dir, read) : undefined,
-    snapshot: read?.files.get(snapshotPath(rc.dir))?.text,
+    return files;
   };
-}
-
-/** When a duration bound, counted from the claim, runs out: its lease's end. */
-function deadlineOf(claimedAt: string | undefined, ms: number | undefined) {
-  const at = claimedAt === undefined ? Number.NaN : Date.parse(claimedAt);
-  return ms === undefined || ms <= 0 || Number.isNaN(at)
-    ? {}
-    : { deadline: new Date(at + ms).toISOString() };
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === "string" && v !== "" ? v : undefined;
+  return async (paths, dirs = []) => {
+    const read: BranchRead = { head: "", files: await readAll("", paths), dirs: new Map() };
+    for (const dir of dirs) {
+      const names = await readdir(join(records, dir)).catch(() => [] as string[]);
+      read.dirs.set(
+        dir,
+        await readAll(
+          dir,
+          names.filter((n) => n.endsWith(".json")),
+        ),
+      );
+    }
+    return read;
+  };
 }

@@ -3,6 +3,7 @@
  * workflow for it through `workflow_dispatch`. The process whose commit recorded a claim
  * sends it once; only the outbox (outbox.ts) ever sends it again, after looking for it.
  */
+import { readJson } from "../core/json.js";
 import type { Repo } from "./git.js";
 import {
   apiFailure,
@@ -39,13 +40,8 @@ function unexpectedInputs(error: unknown): string[] | undefined {
   const f = apiFailure(error);
   if (f?.status !== 422) return undefined;
   const m = /Unexpected inputs provided:\s*(\[[^\]]*\])/i.exec(f.message);
-  if (!m) return undefined;
-  try {
-    const names = JSON.parse(m[1] as string) as unknown;
-    return Array.isArray(names) ? names.map(String) : undefined;
-  } catch {
-    return undefined;
-  }
+  const names = m ? readJson(m[1] as string) : undefined;
+  return names?.ok && Array.isArray(names.value) ? names.value.map(String) : undefined;
 }
 
 export interface DispatchRequest {

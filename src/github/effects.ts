@@ -8,6 +8,7 @@
  */
 import { DEFAULTS } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
+import { readJson } from "../core/json.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
@@ -27,7 +28,7 @@ import type { Recorded } from "./record.js";
 import {
   createReportComment,
   findReportComment,
-  findReportTarget,
+  placeReport,
   reportMarker,
   seqLine,
   updateReportComment,
@@ -36,12 +37,7 @@ import type { RunContext, RunEvent } from "./run-context.js";
 import { type ReportRecord, statePath } from "./state.js";
 
 /** A dispatch made by this event. */
-export interface Dispatched {
-  ticket: string;
-  attempt: number;
-  claim: string;
-  runUrl?: string;
-}
+export type Dispatched = Send & { runUrl?: string };
 
 /**
  * An orch-task job's timeout in minutes: its ticket's lease (the bound), so a job never
@@ -67,7 +63,7 @@ export interface Learned {
 /** A claim's dispatch this event made, by what GitHub answered. */
 interface Sent {
   refused: Array<{ send: Send; message: string }>;
-  started: Array<{ ticket: string; claim: string; runId: number }>;
+  started: Array<Send & { runId: number }>;
   /** GitHub answered that it started nothing (a spent budget): sent again by the next event */
   notStarted: Send[];
   spent?: RateLimitSpent;
@@ -174,14 +170,8 @@ async function sendClaims(
     switch (res.kind) {
       case "dispatched":
         ctx.log(`dispatched ${name}${res.runUrl ? ` → ${res.runUrl}` : ""}`);
-        if (res.runId !== undefined)
-          sent.started.push({ ticket: send.ticket, claim: send.claim, runId: res.runId });
-        dispatched.push({
-          ticket: send.ticket,
-          attempt: send.attempt,
-          claim: send.claim,
-          ...(res.runUrl ? { runUrl: res.runUrl } : {}),
-        });
+        if (res.runId !== undefined) sent.started.push({ ...send, runId: res.runId });
+        dispatched.push({ ...send, runUrl: res.runUrl });
         break;
       case "refused":
         ctx.log(`GitHub refused to dispatch ${name}: ${res.message}`);
@@ -307,13 +297,8 @@ function learnedOf(
 /** The report comment the state on the branch records, if any (one query). */
 async function readRecordedReport(ctx: RunContext): Promise<ReportRecord | undefined> {
   const read = await graphqlStore(ctx.gh, ctx.repo, ctx.branch).read([statePath(ctx.dir)]);
-  const text = read?.files.get(statePath(ctx.dir))?.text;
-  if (text === undefined) return undefined;
-  try {
-    return (JSON.parse(text) as { report?: ReportRecord }).report;
-  } catch {
-    return undefined;
-  }
+  const json = readJson(read?.files.get(statePath(ctx.dir))?.text ?? "");
+  return json.ok ? (json.value as { report?: ReportRecord } | null)?.report : undefined;
 }
 
 export function receiptOf(
@@ -322,19 +307,18 @@ export function receiptOf(
   settings: Settings,
   now: number,
 ): Receipt {
-  const repo = ctx.links.repository;
-  const receipt = buildReceipt(frontier, {
+  const { repository, workflowRun, htmlReport } = ctx.links;
+  return buildReceipt(frontier, {
     now,
     where: "github",
     ...(settings.goal ? { goal: settings.goal } : {}),
     // its pull request: GitHub's page opens one, or shows the one that is open
-    branch: { name: ctx.branch, ...(repo && { merge: `${repo}/pull/new/${ctx.branch}` }) },
+    branch: {
+      name: ctx.branch,
+      ...(repository && { merge: `${repository}/pull/new/${ctx.branch}` }),
+    },
+    links: { workflow_run: workflowRun, repository, html_report: htmlReport },
   });
-  const links: NonNullable<Receipt["links"]> = { ...(receipt.links ?? {}) };
-  if (ctx.links.workflowRun) links.workflow_run = ctx.links.workflowRun;
-  if (ctx.links.repository) links.repository = ctx.links.repository;
-  if (ctx.links.htmlReport) links.html_report = ctx.links.htmlReport;
-  return Object.keys(links).length > 0 ? { ...receipt, links } : receipt;
 }
 
 export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): string {
@@ -343,34 +327,18 @@ export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): st
   const body = renderMarkdown(receipt, {
     marker: reportMarker(receipt.run),
     maxChars: GITHUB_COMMENT_MAX - tail.length - 64,
-    ...(ctx.links.htmlReport ? { htmlReportUrl: ctx.links.htmlReport } : {}),
-    ...(ctx.links.workflowRun ? { workflowRunUrl: ctx.links.workflowRun } : {}),
-    ...(ctx.links.blob ? { repoBlobUrl: ctx.links.blob } : {}),
+    // the run's and the HTML report's links are the receipt's (receiptOf)
+    repoBlobUrl: ctx.links.blob,
   });
   return body + tail;
 }
 
 /** Posted when the run starts, so the page never sits silent while jobs run. */
-export async function startReport(ctx: RunContext, last: Recorded): Promise<ReportRecord> {
-  const run = last.state.run.run;
-  const target = await findReportTarget(ctx.gh, ctx.repo, ctx.branch, run, ctx.links.workflowRun);
-  const found = await findReportComment(ctx.gh, ctx.repo, target.issue_number, run);
-  if (found)
-    return {
-      issue_number: target.issue_number,
-      on: target.on,
-      comment_id: found.id,
-      login: found.login,
-    };
-  const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
-  const record = await createReportComment(
-    ctx.gh,
-    ctx.repo,
-    target,
-    renderReport(ctx, receipt, last.state.seq),
-    run,
+async function startReport(ctx: RunContext, last: Recorded): Promise<ReportRecord> {
+  const { record, posted } = await placeReport(ctx, last.state.run.run, () =>
+    renderReport(ctx, receiptOf(ctx, last.frontier, last.settings, ctx.clock()), last.state.seq),
   );
-  ctx.log(`report comment posted on #${record.issue_number}`);
+  if (posted) ctx.log(`report comment posted on #${record.issue_number}`);
   return record;
 }
 
@@ -386,16 +354,13 @@ export async function showReport(
 ): Promise<Learned | undefined> {
   const record = last.state.report as ReportRecord;
   try {
-    const res = await updateReportComment(ctx.gh, ctx.repo, record, markdown, last.state.seq);
+    const res = await updateReportComment(ctx, record, markdown, last.state.seq);
     if (res !== "gone") return undefined;
     const run = last.state.run.run;
-    let again = await findReportComment(ctx.gh, ctx.repo, record.issue_number, run, record.login);
-    if (!again) {
-      const posted = await createReportComment(ctx.gh, ctx.repo, record, markdown, run);
-      again = { id: posted.comment_id, login: posted.login };
-    }
-    ctx.log(`the report comment was deleted: posted again as ${again.id}`);
-    const replaced: ReportRecord = { ...record, comment_id: again.id, login: again.login };
+    const replaced =
+      (await findReportComment(ctx, record, run, record.login)) ??
+      (await createReportComment(ctx, record, markdown, run));
+    ctx.log(`the report comment was deleted: posted again as ${replaced.comment_id}`);
     return {
       event: (_frontier, _now, view) => {
         if (view.report?.comment_id === record.comment_id) view.report = replaced;

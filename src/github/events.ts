@@ -66,6 +66,9 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
         : undefined;
     if (patch && plan.record) plan.record.patch_file = patchFile(job.ticket, job.attempt);
 
+    // a result here is non-blank and within the cap, and a complete without one is already empty
+    const text = plan.result?.trim() ? plan.result : undefined;
+    const file = text === undefined ? undefined : resultFile(job.ticket, job.attempt);
     // the engine reads each field on its own: one left undefined is one not given
     const input: SettleInput = {
       ticket: job.ticket,
@@ -78,17 +81,12 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
       question: plan.question,
       reason: plan.reason,
       changes: plan.record,
+      resultFile: file,
+      resultBytes: text === undefined ? undefined : Buffer.byteLength(text, "utf8"),
     };
-    // a result here is non-blank and within the cap, and a complete without one is already empty
-    let resultText: string | undefined;
-    if (plan.result !== undefined && plan.result.trim() !== "") {
-      resultText = plan.result;
-      input.resultFile = resultFile(job.ticket, job.attempt);
-      input.resultBytes = Buffer.byteLength(plan.result, "utf8");
-    }
     const settled = frontier.settle(input, now);
     if (settled.kind !== "ok") return settled;
-    if (resultText !== undefined && input.resultFile) view.writeFile(input.resultFile, resultText);
+    if (file && text) view.writeFile(file, text);
     if (patch && plan.record?.patch_file) view.writeFile(plan.record.patch_file, patch);
     if (plan.changes === "integrate" && changes) {
       view.integrate({
@@ -123,17 +121,11 @@ export async function readJobOutcome(
   const file: OutcomeFileRead = inputs.outcomeFile
     ? await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile)
     : { kind: "none" };
-  const job: JobReport = {};
-  if (inputs.outcome) job.outcome = inputs.outcome;
-  if (inputs.question !== undefined) job.question = inputs.question;
-  if (inputs.reason !== undefined) job.reason = inputs.reason;
-  if (inputs.jobStatus !== undefined) job.status = inputs.jobStatus;
-  if (inputs.outcome && inputs.resultFile)
-    job.result = await readResultFile(inputs.resultFile, maxResultBytes);
-  return interpretOutcome(
-    { file, job, maxResultBytes, ...(timedOut ? { timedOut } : {}) },
-    outcomeReason,
-  );
+  const { outcome, question, reason, jobStatus: status, resultFile } = inputs;
+  const result =
+    outcome && resultFile ? await readResultFile(resultFile, maxResultBytes) : undefined;
+  const job: JobReport = { outcome, question, reason, status, result };
+  return interpretOutcome({ file, job, maxResultBytes, timedOut }, outcomeReason);
 }
 
 /** The `result-file` input's text, at most the cap and a byte (a bigger one is only measured). */

@@ -5,6 +5,7 @@
 import * as core from "@actions/core";
 import { ENDPOINT_URL, ENV_NAME, MODEL_NAME } from "../core/constants.js";
 import { Outcome } from "../core/model.js";
+import { UserError } from "./errors.js";
 
 export const COMMANDS = ["auto", "advance", "settle", "context", "agent", "sweep"] as const;
 export type CommandInput = (typeof COMMANDS)[number];
@@ -60,7 +61,11 @@ export interface RunnerEnv {
   ref: string;
   workspace: string;
   runnerTemp: string;
-  runId?: string;
+  runId?: number;
+  /** the job summary's file (GITHUB_STEP_SUMMARY), on a runner */
+  stepSummary?: string;
+  /** the workflow file this job runs, from GITHUB_WORKFLOW_REF (`owner/repo/PATH@ref`) */
+  workflowFile?: string;
   /** tests only: no write spacing, millisecond back-offs */
   fastApi: boolean;
   /** tests only: how long a claim may go unseen before the outbox looks for its run */
@@ -79,23 +84,17 @@ function inputReader(get: Get, problems: string[]) {
     const v = get(name).trim();
     return v === "" ? undefined : v;
   };
-  const int = (name: string, min: number): number | undefined => {
-    const v = text(name);
-    if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v) || Number(v) < min) {
-      problems.push(
-        `input ${name}: "${v}" is not a whole number ≥ ${min} — write e.g. ${name}: ${Math.max(min, 4)}`,
-      );
-      return undefined;
-    }
-    return Number(v);
-  };
   /** `name`'s text when `ok` holds for it; else a problem saying what it is not */
   const checked = (name: string, ok: (v: string) => boolean, not: string): string | undefined => {
     const v = text(name);
     if (v === undefined || ok(v)) return v;
     problems.push(`input ${name}: "${v}" is not ${not}`);
     return undefined;
+  };
+  const int = (name: string, min: number): number | undefined => {
+    const whole = `a whole number ≥ ${min} — write e.g. ${name}: ${Math.max(min, 4)}`;
+    const v = checked(name, (v) => /^\d+$/.test(v) && Number(v) >= min, whole);
+    return v === undefined ? undefined : Number(v);
   };
   return { text, int, checked };
 }
@@ -189,10 +188,33 @@ function runnerEnv(env: NodeJS.ProcessEnv, owner?: string, repo?: string): Runne
     ref: env.GITHUB_REF ?? "",
     workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
     runnerTemp: env.RUNNER_TEMP ?? env.TMPDIR ?? "/tmp",
-    ...(env.GITHUB_RUN_ID ? { runId: env.GITHUB_RUN_ID } : {}),
+    ...(/^\d+$/.test(env.GITHUB_RUN_ID ?? "") ? { runId: Number(env.GITHUB_RUN_ID) } : {}),
+    stepSummary: env.GITHUB_STEP_SUMMARY || undefined,
+    workflowFile: /^[^/]+\/[^/]+\/(.+?)@/.exec(env.GITHUB_WORKFLOW_REF ?? "")?.[1],
     fastApi: env.FRONTIER_TEST_FAST_API === "1",
     ...(/^\d+$/.test(env.FRONTIER_TEST_OUTBOX_LAG_MS ?? "")
       ? { outboxLagMs: Number(env.FRONTIER_TEST_OUTBOX_LAG_MS) }
       : {}),
   };
+}
+
+/**
+ * The ticket, attempt and claim of an orch-task run (and the commit it checked out): its
+ * inputs, else those of the workflow_dispatch event that started it.
+ */
+export function dispatchedJob(
+  settle: SettleInputs,
+  payload: Record<string, unknown>,
+  command: "settle" | "context",
+): { ticket: string; attempt: number; claim?: string; ref?: string } {
+  const given = (payload.inputs ?? {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+  const ticket = settle.ticket ?? str(given.ticket);
+  const attempt = Number(settle.attempt ?? str(given.attempt));
+  if (!ticket || !Number.isSafeInteger(attempt) || attempt < 1) {
+    throw new UserError(
+      `command: ${command} needs the ticket and attempt of the orch-task run — run it in the workflow the frontier dispatches (its inputs are read from the workflow_dispatch event), or pass ticket, attempt and claim`,
+    );
+  }
+  return { ticket, attempt, claim: settle.claim ?? str(given.claim), ref: str(given.ref) };
 }

@@ -10,12 +10,7 @@ import * as core from "@actions/core";
 import { escapeMarkdown } from "../report/escape.js";
 import { GITHUB_COMMENT_MAX } from "../report/markdown.js";
 import type { UserError } from "./errors.js";
-import {
-  createReportComment,
-  findReportComment,
-  findReportTarget,
-  reportMarker,
-} from "./report-comment.js";
+import { placeReport, reportMarker } from "./report-comment.js";
 import { type ActionContext, runBranch } from "./run-context.js";
 
 /** The run's name as frontier.yml gives it (read loosely: the file may be what is broken). */
@@ -61,15 +56,15 @@ export function invalidGraphMarkdown(run: string, error: UserError, marker: stri
 export async function reportInvalidGraph(ctx: ActionContext, error: UserError): Promise<void> {
   const run = await runName(ctx);
   const body = invalidGraphMarkdown(run, error, reportMarker(run));
-  if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(body).write({ overwrite: true });
-  if (!["push", "workflow_dispatch"].includes(ctx.settings.env.eventName)) return;
-  const branch = runBranch(ctx);
-  const target = await findReportTarget(ctx.gh, ctx.repo, branch, run, ctx.workflowRunUrl);
-  const found = await findReportComment(ctx.gh, ctx.repo, target.issue_number, run);
-  if (found) {
-    await ctx.gh.rest.issues.updateComment({ ...ctx.repo, comment_id: found.id, body });
-  } else {
-    await createReportComment(ctx.gh, ctx.repo, target, body, run);
-  }
-  core.info(`the problems are listed on #${target.issue_number}`);
+  const { env } = ctx.settings;
+  if (env.stepSummary) await core.summary.addRaw(body).write({ overwrite: true });
+  if (!["push", "workflow_dispatch"].includes(env.eventName)) return;
+  const report = await placeReport(ctx.runContext(runBranch(ctx)), run, () => body);
+  if (!report.posted)
+    await ctx.gh.rest.issues.updateComment({
+      ...ctx.repo,
+      comment_id: report.record.comment_id,
+      body,
+    });
+  core.info(`the problems are listed on #${report.record.issue_number}`);
 }

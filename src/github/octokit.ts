@@ -151,8 +151,9 @@ export function isUnclear(error: unknown): boolean {
   const f = apiFailure(error);
   if (f) return f.status >= 500 || (f.status === 200 && UNCLEAR_GRAPHQL.test(f.message));
   if (!(error instanceof Error)) return false;
-  const e = error as Error & { code?: unknown; cause?: { code?: unknown } };
-  const code = String(e.code ?? e.cause?.code ?? "");
+  const codeOf = (x: unknown) =>
+    typeof x === "object" && x !== null && "code" in x ? x.code : undefined;
+  const code = String(codeOf(error) ?? codeOf(error.cause) ?? "");
   return (
     error.name === "AbortError" ||
     /^(ECONNRESET|ETIMEDOUT|ECONNREFUSED|EPIPE|EAI_AGAIN|UND_ERR_)/.test(code) ||
@@ -247,11 +248,15 @@ export function isRefusal(error: unknown): boolean {
   return f !== undefined && f.status >= 400 && f.status < 500 && f.status !== 429;
 }
 
+/** What was thrown, in words: an Error's message, else the value as text. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** GitHub's message for the log and for a failed attempt's reason. */
 export function describeApiError(error: unknown): string {
   const f = apiFailure(error);
-  if (f) return `GitHub answered ${f.status}: ${f.message}`;
-  return error instanceof Error ? error.message : String(error);
+  return f ? `GitHub answered ${f.status}: ${f.message}` : errorText(error);
 }
 
 /** "GitHub's REST rate limit for this token is spent (resets 10:42 UTC, in 18 min)" */
@@ -269,8 +274,7 @@ export function budgetWords(limit: RateLimitSpent | undefined, now: number): str
 /** An error in words for the log: a spent budget as the budget, else its message. */
 export function describeError(error: unknown, now: number): string {
   const limit = rateLimitOf(error);
-  if (limit) return budgetWords(limit, now);
-  return error instanceof Error ? error.message : String(error);
+  return limit ? budgetWords(limit, now) : errorText(error);
 }
 
 /**

@@ -51,7 +51,7 @@ export function enqueue(
   claim: { ticket: string; attempt: number; claim: string },
   workflow: string,
   at: string,
-  event: string,
+  event?: string,
 ): void {
   outbox[claim.ticket] = {
     claim: claim.claim,
@@ -74,17 +74,10 @@ export function adoptUntracked(
   workflowOf: (t: string) => string,
 ): void {
   for (const id of frontier.claimedIds()) {
-    if (outbox[id]) continue;
     const s = frontier.state(id);
-    if (!s?.claim) continue;
-    outbox[id] = {
-      claim: s.claim,
-      attempt: s.attempt,
-      workflow: workflowOf(id),
-      at: s.claimed_at ?? new Date(0).toISOString(),
-      status: "pending",
-      sends: 1,
-    };
+    if (outbox[id] || !s?.claim) continue;
+    const claim = { ticket: id, attempt: s.attempt, claim: s.claim };
+    enqueue(outbox, claim, workflowOf(id), s.claimed_at ?? new Date(0).toISOString());
   }
 }
 

@@ -4,8 +4,8 @@
  * login that wrote it, so a comment anyone else plants with the marker never counts.
  */
 import { escapeMarkdown } from "../report/escape.js";
-import type { Repo } from "./git.js";
-import { apiFailure, createOnce, type GitHub, NO_RETRY } from "./octokit.js";
+import { apiFailure, createOnce, NO_RETRY } from "./octokit.js";
+import type { RunContext } from "./run-context.js";
 import type { ReportRecord } from "./state.js";
 
 export const RUN_LABEL = "frontier:run";
@@ -23,7 +23,7 @@ export function seqLine(seq: number): string {
   return `<!-- ticket-frontier:seq=${seq} -->`;
 }
 
-export function seqOf(body: string | null | undefined): number | undefined {
+function seqOf(body: string | null | undefined): number | undefined {
   const m = /<!-- ticket-frontier:seq=(\d+) -->/.exec(body ?? "");
   return m ? Number(m[1]) : undefined;
 }
@@ -32,19 +32,11 @@ function trackingMarker(run: string, branch: string): string {
   return `<!-- ticket-frontier:run run=${encodeURIComponent(run)} branch=${encodeURIComponent(branch)} -->`;
 }
 
-export interface ReportTarget {
-  issue_number: number;
-  on: "pr" | "issue";
-}
+type ReportTarget = Pick<ReportRecord, "issue_number" | "on">;
 
-/** The open PR of `branch`, else the run's tracking issue (created when there is none). */
-export async function findReportTarget(
-  gh: GitHub,
-  repo: Repo,
-  branch: string,
-  run: string,
-  workflowRunUrl?: string,
-): Promise<ReportTarget> {
+/** The open PR of the run's branch, else its tracking issue (created when there is none). */
+async function findReportTarget(ctx: RunContext, run: string): Promise<ReportTarget> {
+  const { gh, repo, branch } = ctx;
   const pulls = await gh.rest.pulls.list({
     ...repo,
     state: "open",
@@ -73,7 +65,7 @@ export async function findReportTarget(
     `This issue tracks the Ticket Frontier run **${escapeMarkdown(run)}** on branch \`${branch}\`.`,
     "",
     "The report comment below is updated on every event. Maintainers can comment `/status`, `/retry TICKET`, `/cancel` or `/answer TICKET TEXT` here.",
-    workflowRunUrl ? `\nStarted by ${workflowRunUrl}` : "",
+    ctx.links.workflowRun ? `\nStarted by ${ctx.links.workflowRun}` : "",
   ].join("\n");
   return createOnce(async () => {
     const created = await gh.rest.issues.create({
@@ -87,67 +79,72 @@ export async function findReportTarget(
   }, find);
 }
 
-/** Our report comment on `issue_number`: marker present and written by `login`. */
+/** Our report comment on `target`: marker present and written by `login`. */
 export async function findReportComment(
-  gh: GitHub,
-  repo: Repo,
-  issue_number: number,
+  ctx: RunContext,
+  target: ReportTarget,
   run: string,
   login: string = ACTIONS_BOT_LOGIN,
-): Promise<{ id: number; login: string } | undefined> {
+): Promise<ReportRecord | undefined> {
+  const { issue_number, on } = target;
   const marker = `<!-- ${reportMarker(run)} -->`;
-  const comments = await gh.paginate(gh.rest.issues.listComments, {
-    ...repo,
+  const comments = await ctx.gh.paginate(ctx.gh.rest.issues.listComments, {
+    ...ctx.repo,
     issue_number,
     per_page: 100,
   });
   const mine = comments.find((c) => c.user?.login === login && (c.body ?? "").includes(marker));
-  return mine ? { id: mine.id, login } : undefined;
+  return mine ? { issue_number, on, comment_id: mine.id, login } : undefined;
 }
 
 export async function createReportComment(
-  gh: GitHub,
-  repo: Repo,
+  ctx: RunContext,
   target: ReportTarget,
   body: string,
   run: string,
 ): Promise<ReportRecord> {
-  const record = (comment_id: number, login: string): ReportRecord => ({
-    issue_number: target.issue_number,
-    on: target.on,
-    comment_id,
-    login,
-  });
+  const { issue_number, on } = target;
   return createOnce(
     async () => {
-      const created = await gh.rest.issues.createComment({
-        ...repo,
-        issue_number: target.issue_number,
+      const created = await ctx.gh.rest.issues.createComment({
+        ...ctx.repo,
+        issue_number,
         body,
         ...NO_RETRY,
       });
-      return record(created.data.id, created.data.user?.login ?? ACTIONS_BOT_LOGIN);
+      const login = created.data.user?.login ?? ACTIONS_BOT_LOGIN;
+      return { issue_number, on, comment_id: created.data.id, login };
     },
-    async () => {
-      const found = await findReportComment(gh, repo, target.issue_number, run);
-      return found ? record(found.id, found.login) : undefined;
-    },
+    () => findReportComment(ctx, target, run),
   );
 }
 
-export type UpdateResult = "updated" | "newer-shown" | "gone";
+/**
+ * The run's report comment, on the open pull request of its branch or its tracking
+ * issue: the one there, else `body()` posted (`posted`).
+ */
+export async function placeReport(
+  ctx: RunContext,
+  run: string,
+  body: () => string,
+): Promise<{ record: ReportRecord; posted: boolean }> {
+  const target = await findReportTarget(ctx, run);
+  const found = await findReportComment(ctx, target, run);
+  if (found) return { record: found, posted: false };
+  return { record: await createReportComment(ctx, target, body(), run), posted: true };
+}
 
 /**
  * Show `body` (state commit `seq`) in the comment, unless a racing event already shows
  * a newer commit: updates that land out of order never roll the report back.
  */
 export async function updateReportComment(
-  gh: GitHub,
-  repo: Repo,
+  ctx: RunContext,
   record: ReportRecord,
   body: string,
   seq: number,
-): Promise<UpdateResult> {
+): Promise<"updated" | "newer-shown" | "gone"> {
+  const { gh, repo } = ctx;
   try {
     const current = await gh.rest.issues.getComment({ ...repo, comment_id: record.comment_id });
     const shown = seqOf(current.data.body);

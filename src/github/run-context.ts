@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import * as core from "@actions/core";
 import type { RunFlags } from "../core/config.js";
 import type { EventResult, Frontier } from "../core/engine.js";
+import { readJson } from "../core/json.js";
 import type { BranchStore, FileChanges } from "./branch.js";
 import { DispatchSession } from "./dispatch.js";
 import { UserError } from "./errors.js";
@@ -125,26 +126,18 @@ export interface ActionContext {
   repo: Repo;
   /** the event payload (GITHUB_EVENT_PATH), `{}` when there is none */
   payload: Record<string, unknown>;
-  log: (line: string) => void;
   clock: () => number;
-  /** one per process: remembers whether the server takes return_run_details */
-  session: DispatchSession;
-  /** the RunContext of the run on `branch` */
+  /** the RunContext of the run on `branch` (one DispatchSession and checkout per process) */
   runContext(branch: string): RunContext;
-  /** the link to this workflow run, when on a runner */
-  workflowRunUrl?: string;
   /** told of every commit of state this process makes */
   onRecorded?: (what: string) => void;
 }
 
 export async function readPayload(path: string | undefined): Promise<Record<string, unknown>> {
-  if (!path) return {};
-  try {
-    const json = JSON.parse(await readFile(path, "utf8")) as unknown;
-    return typeof json === "object" && json !== null ? (json as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  const json = readJson(path ? await readFile(path, "utf8").catch(() => "") : "");
+  return json.ok && typeof json.value === "object" && json.value !== null
+    ? (json.value as Record<string, unknown>)
+    : {};
 }
 
 export function createActionContext(
@@ -161,9 +154,7 @@ export function createActionContext(
   const session = new DispatchSession();
   // one checkout per process: its tickets are loaded and digested once
   const checkout = new Checkout(env.workspace, settings.tickets);
-  if (env.fastApi) {
-    session.findRunDelayMs = 20;
-  }
+  if (env.fastApi) session.findRunDelayMs = 20;
   const repoUrl = `${env.serverUrl}/${env.owner}/${env.repo}`;
   const workflowRunUrl = env.runId ? `${repoUrl}/actions/runs/${env.runId}` : undefined;
   const self: ActionContext = {
@@ -171,45 +162,35 @@ export function createActionContext(
     gh: client,
     repo,
     payload,
-    log,
     clock,
-    session,
-    ...(workflowRunUrl ? { workflowRunUrl } : {}),
-    runContext(branch: string): RunContext {
-      const ctx: RunContext = {
-        gh: client,
-        repo,
-        branch,
-        dir: settings.tickets,
-        checkout,
-        workflow: settings.workflow,
-        ...(settings.ciWorkflow ? { ciWorkflow: settings.ciWorkflow } : {}),
-        flags: {
-          ...(settings.maxParallel !== undefined ? { maxParallel: settings.maxParallel } : {}),
-          ...(settings.bound !== undefined ? { bound: settings.bound } : {}),
-        },
-        sha: env.sha,
-        claimedBy: `github:${settings.workflow}@${branch}`,
-        clock,
-        random: Math.random,
-        sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-        claimToken: () => randomClaimToken(),
-        links: {
-          repository: repoUrl,
-          blob: `${repoUrl}/blob/${encodeURIComponent(branch)}/${settings.tickets === "." ? "" : `${settings.tickets}/`}`,
-          ...(workflowRunUrl
-            ? { workflowRun: workflowRunUrl, htmlReport: `${workflowRunUrl}#artifacts` }
-            : {}),
-        },
-        log,
-        debug: (line) => core.debug(line),
-        session,
-        onRecorded: (what) => self.onRecorded?.(what),
-      };
-      if (env.fastApi) ctx.backoffMs = 20;
-      if (env.outboxLagMs !== undefined) ctx.outboxLagMs = env.outboxLagMs;
-      return ctx;
-    },
+    runContext: (branch) => ({
+      gh: client,
+      repo,
+      branch,
+      dir: settings.tickets,
+      checkout,
+      workflow: settings.workflow,
+      ciWorkflow: settings.ciWorkflow,
+      flags: { maxParallel: settings.maxParallel, bound: settings.bound },
+      sha: env.sha,
+      claimedBy: `github:${settings.workflow}@${branch}`,
+      clock,
+      random: Math.random,
+      sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+      claimToken: randomClaimToken,
+      links: {
+        repository: repoUrl,
+        blob: `${repoUrl}/blob/${encodeURIComponent(branch)}/${settings.tickets === "." ? "" : `${settings.tickets}/`}`,
+        workflowRun: workflowRunUrl,
+        htmlReport: workflowRunUrl && `${workflowRunUrl}#artifacts`,
+      },
+      log,
+      debug: (line) => core.debug(line),
+      session,
+      onRecorded: (what) => self.onRecorded?.(what),
+      ...(env.fastApi ? { backoffMs: 20 } : {}),
+      outboxLagMs: env.outboxLagMs,
+    }),
   };
   return self;
 }

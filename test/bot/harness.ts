@@ -90,7 +90,7 @@ function settings(
       ref: "refs/heads/main",
       workspace,
       runnerTemp: join(workspace, ".runner-temp"),
-      runId: "777",
+      runId: 777,
       fastApi: true,
     },
   };

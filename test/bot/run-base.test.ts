@@ -139,7 +139,7 @@ async function makeWorld(options: { clutter?: number } = {}): Promise<World> {
           ref,
           workspace: ws,
           runnerTemp: join(ws, ".runner-temp"),
-          runId: "777",
+          runId: 777,
           fastApi: true,
         },
       };
