@@ -37,6 +37,7 @@ import {
 } from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
 import type { FileChanges } from "./branch.js";
+import { messageOf } from "./errors.js";
 import type { Repo } from "./git.js";
 import { uploadBlob } from "./git.js";
 import type { GitHub } from "./octokit.js";
@@ -96,9 +97,7 @@ export async function collectJobChanges(
       engineFields: engineFieldRule(inRepo(dir)),
     });
   } catch (error) {
-    const refused = notCollectedReason(
-      singleLine(error instanceof Error ? error.message : String(error)),
-    );
+    const refused = notCollectedReason(singleLine(messageOf(error)));
     const none = { paths: [], contents: new Map(), patch: Buffer.alloc(0), bytes: 0 };
     return { start: options.start ?? "", ...none, refused, route: "graphql", engineEdits: [] };
   }
@@ -234,15 +233,17 @@ export function movedPaths(
   return touchedPaths(changes.paths).filter((path) => oids.get(path) !== expected.get(path));
 }
 
-/** The newest commit on `branch` that changed `path` (one request), or undefined. */
-export async function commitThatChanged(
+/** The newest commit on `branch` that changed `path` (one request); undefined when none, or unread. */
+export async function tryCommitThatChanged(
   gh: GitHub,
   repo: Repo,
   branch: string,
   path: string,
 ): Promise<string | undefined> {
-  const answer = await gh.rest.repos.listCommits({ ...repo, sha: branch, path, per_page: 1 });
-  return answer.data[0]?.sha;
+  const answer = await gh.rest.repos
+    .listCommits({ ...repo, sha: branch, path, per_page: 1 })
+    .catch(() => undefined);
+  return answer?.data[0]?.sha;
 }
 
 /* ------------------------------------------------------------------------- */

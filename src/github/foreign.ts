@@ -4,7 +4,7 @@
  * in one commit, trees moved by id (nothing is sent again), so no record of either run
  * is overwritten or taken for the other's.
  */
-import { UserError } from "./errors.js";
+import { messageOf, UserError } from "./errors.js";
 import { commitTree } from "./git.js";
 import { apiFailure, isPushRefused, isUnclear } from "./octokit.js";
 import type { RunContext } from "./run-context.js";
@@ -114,8 +114,7 @@ export function pushRefused(ctx: RunContext, error: unknown): UserError {
  * (not Octokit's "Request failed due to following response errors" wrapper), for REST
  * the body's `message` and its `errors`.
  */
-export function githubSaid(error: unknown): string {
-  const said =
-    apiFailure(error)?.message || (error instanceof Error ? error.message : String(error));
+function githubSaid(error: unknown): string {
+  const said = apiFailure(error)?.message || messageOf(error);
   return said.replace(/\s*\n\s*/g, " ").trim();
 }

@@ -22,8 +22,8 @@ import { formatProblem } from "../tickets/problems.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
-import { UserError } from "./errors.js";
-import { freshHint } from "./fresh-words.js";
+import { messageOf, UserError } from "./errors.js";
+import { addedLater, freshHint } from "./fresh-words.js";
 import { type GitHubState, snapshotPath } from "./state.js";
 
 export const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
@@ -39,6 +39,8 @@ export interface RunSource extends Loaded {
   read(file: string): string;
   /** the authored files, when this source is the checkout (for a run that starts now) */
   files?: ReadonlyMap<string, string>;
+  /** their authored digest, recorded when the run starts */
+  digest?: string;
 }
 
 /** The ticket directory's files on disk: ticket files and frontier.yml; undefined when absent. */
@@ -97,20 +99,6 @@ export function authoredDigest(files: ReadonlyMap<string, string>): string {
   return `sha256:${hash.digest("hex")}`;
 }
 
-/** Problems of a directory that does not hold together, as the error a person reads. */
-function invalid(
-  problems: Parameters<typeof formatProblem>[0][],
-  dir: string,
-  where: string,
-): UserError {
-  const errors = problems.filter((p) => p.severity === "error");
-  return new UserError(
-    `${errors.length} problem${errors.length === 1 ? "" : "s"} in ${dir}${where}: nothing was started. Fix ${errors.length === 1 ? "it" : "them"} and push again.`,
-    problems.map((p) => formatProblem(p, dir)),
-    "invalid-graph",
-  );
-}
-
 /** The tickets in directory `path` (shown as `dir`); a graph that does not hold together starts nothing. */
 export async function loadTickets(
   path: string,
@@ -120,7 +108,14 @@ export async function loadTickets(
 ): Promise<Loaded> {
   // with bodies, so no ticket cache: each event's checkout is fresh anyway
   const loaded = await loadDirectory(path, {}, files ? { files } : {});
-  if (loaded.kind === "invalid") throw invalid(loaded.problems, dir, where);
+  if (loaded.kind === "invalid") {
+    const errors = loaded.problems.filter((p) => p.severity === "error").length;
+    throw new UserError(
+      `${errors} problem${errors === 1 ? "" : "s"} in ${dir}${where}: nothing was started. Fix ${errors === 1 ? "it" : "them"} and push again.`,
+      loaded.problems.map((p) => formatProblem(p, dir)),
+      "invalid-graph",
+    );
+  }
   return {
     settings: loaded.settings,
     specs: loaded.specs,
@@ -163,7 +158,7 @@ export class Checkout {
     return {
       ...loaded,
       read: (file) => readFileSync(join(this.path, file), "utf8"),
-      ...(files ? { files } : {}),
+      ...(files ? { files, digest: await this.digest() } : {}),
     };
   }
 }
@@ -190,7 +185,7 @@ export async function sourceFromSnapshot(
     base = typeof json.base === "string" ? json.base : "";
   } catch (error) {
     throw new UserError(
-      `${dir}/${STATE_DIR}/base.json: ${(error as Error).message}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/${STATE_DIR}/state.json to start a new run.`,
+      `${dir}/${STATE_DIR}/base.json: ${messageOf(error)}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/${STATE_DIR}/state.json to start a new run.`,
     );
   }
   // the same directory name as the checkout's, so a run named after it keeps its name
@@ -266,9 +261,7 @@ export async function runSource(
   if (ctx.jobCheckout) return source;
   const added = addedSince(source.specs, await ctx.checkout.authoredFiles());
   if (added.length > 0 && ctx.sha !== state.run.base) {
-    ctx.log(
-      `warning: ${added.join(", ")} ${added.length === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12)}; ${added.length === 1 ? "it runs" : "they run"} in a new run (${freshHint(ctx.branch)} to start one)`,
-    );
+    ctx.log(addedLater(added, state.run.base, ctx.branch));
   }
   return source;
 }
