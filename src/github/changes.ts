@@ -41,7 +41,7 @@ import { messageOf } from "./errors.js";
 import type { Repo } from "./git.js";
 import { uploadBlob } from "./git.js";
 import type { GitHub } from "./octokit.js";
-import { frontierDirPath } from "./state.js";
+import { frontierDirPath, type Unnamed } from "./state.js";
 
 /** What one ticket attempt may integrate on GitHub. */
 export const LIMITS = {
@@ -252,17 +252,6 @@ export async function tryCommitThatChanged(
 
 /** Commits a read takes, newest first, to name the commits of integrated attempts. */
 export const HISTORY_READ = 10;
-
-/** An integrated attempt whose commit has no name on record yet. */
-export interface Unnamed {
-  ticket: string;
-  attempt: number;
-  claim: string;
-  /** the state's seq in the commit that integrated it */
-  seq: number;
-  /** its commit, once a read found it while the attempt's record was not read */
-  commit?: string;
-}
 
 /**
  * Write into the saved tickets the commit of each unnamed integrated attempt that the

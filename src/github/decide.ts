@@ -13,7 +13,7 @@ import type { SavedState, Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
 import { integrationMessage } from "../workspace/changes.js";
 import type { BranchRead, FileChanges } from "./branch.js";
-import { HISTORY_READ, nameCommits, type Unnamed } from "./changes.js";
+import { HISTORY_READ, nameCommits } from "./changes.js";
 import { UserError } from "./errors.js";
 import { addedLater } from "./fresh-words.js";
 import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
@@ -43,6 +43,7 @@ import {
   shardTexts,
   snapshotPath,
   statePath,
+  type Unnamed,
   worklogChunkPath,
   worklogPath,
 } from "./state.js";

@@ -6,17 +6,14 @@
  */
 import { messageOf, UserError } from "./errors.js";
 import { commitTree } from "./git.js";
-import { apiFailure, isPushRefused, isUnclear } from "./octokit.js";
+import { apiFailure, type GitHub, isPushRefused, isUnclear } from "./octokit.js";
 import type { RunContext } from "./run-context.js";
 import { frontierDirPath, type GitHubState } from "./state.js";
 
 /** One entry of a tree, as the Git Data API lists it. */
-export interface TreeEntry {
-  path?: string;
-  mode?: string;
-  type?: string;
-  sha?: string;
-}
+export type TreeEntry = Awaited<
+  ReturnType<GitHub["rest"]["git"]["getTree"]>
+>["data"]["tree"][number];
 
 /** The entries of the tree `sha` (one request). */
 export async function listTree(ctx: RunContext, sha: string): Promise<TreeEntry[]> {

@@ -380,10 +380,13 @@ async function readPlan(
 }
 
 /** The files an event reads at the head of the run's branch. */
-export function runPaths(ctx: RunContext, withSnapshot: boolean): string[] {
-  const paths = [statePath(ctx.dir), worklogPath(ctx.dir), livePath(ctx.dir)];
-  if (withSnapshot) paths.push(snapshotPath(ctx.dir));
-  return paths;
+export function runPaths({ dir }: RunContext, withSnapshot: boolean): string[] {
+  return [
+    statePath(dir),
+    worklogPath(dir),
+    livePath(dir),
+    ...(withSnapshot ? [snapshotPath(dir)] : []),
+  ];
 }
 
 /** A read of the branch; a spent GraphQL budget reads with REST for the rest of the event. */

@@ -14,15 +14,17 @@ import { type Dirent, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { z } from "zod";
+import { readJson } from "../core/json.js";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { ENGINE_FIELDS, idFromFile } from "../tickets/fields.js";
 import { STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
-import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js";
+import { CLEARED_FIELDS, editFrontMatter } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
-import { messageOf, UserError } from "./errors.js";
+import { UserError } from "./errors.js";
 import { addedLater, freshHint } from "./fresh-words.js";
 import { type GitHubState, snapshotPath } from "./state.js";
 
@@ -66,10 +68,6 @@ export async function directoryFiles(dir: string): Promise<Map<string, string> |
   return files;
 }
 
-/** Every engine field, set to be removed: what is left is the author's part. */
-const NO_ENGINE_FIELDS = Object.fromEntries(
-  ENGINE_FIELDS.map((k) => [k, undefined]),
-) as EngineFieldValues;
 const MAY_HOLD_ENGINE_FIELD = new RegExp(`\\b(?:${ENGINE_FIELDS.join("|")})\\s*:`);
 
 /** A ticket's text without the engine-written fields (as authored); unparseable text as it is. */
@@ -77,7 +75,8 @@ function authoredText(text: string): string {
   // the YAML parse only for text that may hold an engine field: most authored files do not
   if (!MAY_HOLD_ENGINE_FIELD.test(text)) return text;
   try {
-    return editFrontMatter(text, NO_ENGINE_FIELDS);
+    // every engine field removed: what is left is the author's part
+    return editFrontMatter(text, CLEARED_FIELDS);
   } catch {
     return text;
   }
@@ -169,32 +168,32 @@ export function snapshotText(base: string, files: ReadonlyMap<string, string>): 
   return `${JSON.stringify({ schema: SNAPSHOT_SCHEMA, base, files: sorted })}\n`;
 }
 
+/** base.json as it is read: the authored files (name → text) of the run at its base. */
+const Snapshot = z.object({
+  schema: z.literal(SNAPSHOT_SCHEMA),
+  base: z.string().catch(""),
+  files: z.record(z.string(), z.string()),
+});
+
 /** The run's tickets from its snapshot, parsed exactly as the checkout's would be. */
 export async function sourceFromSnapshot(
   text: string,
   dir: string,
   workspace: string,
 ): Promise<RunSource> {
-  let files: Record<string, string>;
-  let base = "";
-  try {
-    const json = JSON.parse(text) as { schema?: unknown; base?: unknown; files?: unknown };
-    if (json.schema !== SNAPSHOT_SCHEMA || typeof json.files !== "object" || !json.files)
-      throw new Error(`not a ${SNAPSHOT_SCHEMA} file`);
-    files = json.files as Record<string, string>;
-    base = typeof json.base === "string" ? json.base : "";
-  } catch (error) {
+  const json = readJson(text);
+  const parsed = json.ok ? Snapshot.safeParse(json.value) : undefined;
+  if (!parsed?.success) {
     throw new UserError(
-      `${dir}/${STATE_DIR}/base.json: ${messageOf(error)}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/${STATE_DIR}/state.json to start a new run.`,
+      `${dir}/${STATE_DIR}/base.json: ${json.ok ? `not a ${SNAPSHOT_SCHEMA} file` : json.error}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/${STATE_DIR}/state.json to start a new run.`,
     );
   }
+  const { base, files } = parsed.data;
   // the same directory name as the checkout's, so a run named after it keeps its name
   const path = join(tmpdir(), basename(resolve(workspace, dir)) || "frontier");
-  const map = new Map<string, string>();
-  for (const [name, content] of Object.entries(files)) {
-    if (name.includes("/") || name.includes("\\") || name.startsWith(".")) continue;
-    map.set(name, content);
-  }
+  const map = new Map(
+    Object.entries(files).filter(([name]) => !/[/\\]/.test(name) && !name.startsWith(".")),
+  );
   const loaded = await loadTickets(path, dir, ` at the run's base ${base.slice(0, 12)}`, map);
   return {
     ...loaded,

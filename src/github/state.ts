@@ -87,6 +87,21 @@ export const OutboxEntry = z.object({
 });
 export type OutboxEntry = z.infer<typeof OutboxEntry>;
 
+/**
+ * An integrated attempt whose commit is not named in its record yet (a commit cannot
+ * hold its own id): a later event that commits finds it by its trailers and names it.
+ */
+const Unnamed = z.object({
+  ticket: z.string(),
+  attempt: z.number().int().positive(),
+  claim: z.string(),
+  /** the state's seq when it was integrated */
+  seq: z.number().int().nonnegative(),
+  /** its commit, found while its record was not read: written into it when it is */
+  commit: z.string().optional(),
+});
+export type Unnamed = z.infer<typeof Unnamed>;
+
 const Bookkeeping = z.object({
   /** the branch the run lives on: a copy of this file on another branch is not that branch's run */
   branch: z.string(),
@@ -121,23 +136,8 @@ const Bookkeeping = z.object({
   authored_changed: z.array(z.string()).optional(),
   /** the tickets live in this many shards under .frontier/state/ (absent: inline) */
   shards: z.number().int().positive().optional(),
-  /**
-   * Integrated attempts whose commit is not named in their record yet (a commit cannot
-   * hold its own id): a later event that commits finds each by its trailers and names it
-   */
-  unnamed: z
-    .array(
-      z.object({
-        ticket: z.string(),
-        attempt: z.number().int().positive(),
-        claim: z.string(),
-        /** the state's seq when it was integrated */
-        seq: z.number().int().nonnegative(),
-        /** its commit, found while its record was not read: written into it when it is */
-        commit: z.string().optional(),
-      }),
-    )
-    .optional(),
+  /** integrated attempts whose commit is not named in their record yet */
+  unnamed: z.array(Unnamed).optional(),
   /** the user's CI workflow dispatched on the run's branch when the run ended (once) */
   ci: z
     .object({
