@@ -203,11 +203,6 @@ async function readProbes(
   return data.repository?.object ?? {};
 }
 
-const base64 = (content: string | Uint8Array): string =>
-  (typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content)).toString(
-    "base64",
-  );
-
 export type CommitAnswer =
   | { kind: "ok"; sha: string }
   /** the branch is no longer at the expected head: re-read and re-apply */
@@ -237,10 +232,10 @@ export async function commitOnBranch(
         ? { headline: message }
         : { headline: message.slice(0, cut), body: message.slice(cut + 2) },
     fileChanges: {
-      additions: [...changes.additions].map(([path, content]) => ({
-        path,
-        contents: base64(content),
-      })),
+      additions: [...changes.additions].map(([path, content]) => {
+        const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+        return { path, contents: Buffer.from(bytes).toString("base64") };
+      }),
       deletions: changes.deletions.map((path) => ({ path })),
     },
   };
@@ -307,17 +302,13 @@ async function gitDataCommit(
   changes: FileChanges,
   message: string,
 ): Promise<CommitAnswer> {
-  const base =
-    tree ?? (await gh.rest.git.getCommit({ ...repo, commit_sha: expectedHead })).data.tree.sha;
+  const head = {
+    sha: expectedHead,
+    tree:
+      tree ?? (await gh.rest.git.getCommit({ ...repo, commit_sha: expectedHead })).data.tree.sha,
+  };
   try {
-    const answer = await commitFiles(
-      gh,
-      repo,
-      branch,
-      { sha: expectedHead, tree: base },
-      changes,
-      message,
-    );
+    const answer = await commitFiles(gh, repo, branch, head, changes, message);
     return answer.kind === "ok"
       ? answer
       : { kind: "moved", message: "the branch moved (not a fast forward)" };

@@ -44,7 +44,7 @@ import type { GitHub } from "./octokit.js";
 import { frontierDirPath, type Unnamed } from "./state.js";
 
 /** What one ticket attempt may integrate on GitHub. */
-export const LIMITS = {
+const LIMITS = {
   /** GitHub refuses a file over 100 MiB in a push */
   fileBytes: 100 * 1024 * 1024,
   /** every changed file of one attempt together: what the settle step holds in memory */
@@ -135,9 +135,7 @@ function routeOf(paths: readonly ChangedPath[], bytes: number): "graphql" | "git
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 /** Why these changes cannot be one commit on GitHub, or undefined. */
-export function refusalOf(
-  changes: Pick<JobChanges, "paths" | "bytes" | "route">,
-): string | undefined {
+function refusalOf(changes: Pick<JobChanges, "paths" | "bytes" | "route">): string | undefined {
   const huge = changes.paths.filter((c) => (c.bytes ?? 0) > LIMITS.fileBytes);
   if (huge.length > 0) {
     return `integration refused: ${huge.map((c) => `${c.path} (${mb(c.bytes ?? 0)})`).join(", ")} over GitHub's 100 MB limit for a file — keep large files out of the repository (Git LFS, a release asset); nothing was integrated`;

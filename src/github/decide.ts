@@ -50,11 +50,11 @@ import {
 import { type Need, need } from "./status-index.js";
 
 /** Ids of the newest events kept in the state (a lost commit answer is found among them). */
-export const EVENTS_KEPT = 64;
+const EVENTS_KEPT = 64;
 /** The report comment is refreshed at least this often while its headline stays the same. */
-export const REPORT_EVERY_MS = 30_000;
+const REPORT_EVERY_MS = 30_000;
 /** Lines a worklog.jsonl holds before it is sealed as a chunk under worklog/. */
-export const WORKLOG_CHUNK_LINES = 32;
+const WORKLOG_CHUNK_LINES = 32;
 
 /** An outbox claim to send after the commit. */
 export type Send = { ticket: string } & Pick<OutboxEntry, "attempt" | "claim" | "workflow">;
@@ -268,10 +268,7 @@ function nextState(
   const { unnamed, ...bookkeeping } = decided;
   const chunks = (state ?? history)?.worklog_chunks;
   return {
-    schema: GITHUB_STATE_SCHEMA,
-    branch: ctx.branch,
-    dir: ctx.dir,
-    ...frontier.snapshot(),
+    ...stateOf(ctx, frontier),
     ...bookkeeping,
     events: [...(state?.events ?? []), input.eventId].slice(-EVENTS_KEPT),
     ...(chunks ? { worklog_chunks: chunks } : {}),
@@ -283,6 +280,11 @@ function nextState(
   };
 }
 
+/** The engine's saved state, on this branch. */
+function stateOf(ctx: RunContext, frontier: Frontier): Omit<GitHubState, "seq" | "questions"> {
+  return { schema: GITHUB_STATE_SCHEMA, branch: ctx.branch, dir: ctx.dir, ...frontier.snapshot() };
+}
+
 /** No run on the branch, and this event may not start one: what it says. */
 function noRun(input: TryInput, frontier: Frontier): Decision {
   const { ctx, label, history, foreign } = input;
@@ -292,14 +294,7 @@ function noRun(input: TryInput, frontier: Frontier): Decision {
       ? `${label}: the state on ${ctx.branch} belongs to the run on ${foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
       : `${label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
   // the state of a run that is not there
-  const state: GitHubState = {
-    schema: GITHUB_STATE_SCHEMA,
-    branch: ctx.branch,
-    dir: ctx.dir,
-    ...frontier.snapshot(),
-    seq: 0,
-    questions: {},
-  };
+  const state: GitHubState = { ...stateOf(ctx, frontier), seq: 0, questions: {} };
   return {
     kind: "no-run",
     decided: {
@@ -552,7 +547,7 @@ const warned = new Set<string>();
  * (and is said so) — unless a ticket of the run now depends on it, when the checkout's
  * graph is taken as it is.
  */
-export function runSpecs(
+function runSpecs(
   ctx: Pick<RunContext, "dir" | "log" | "branch">,
   source: Pick<RunSource, "specs">,
   state: GitHubState | undefined,

@@ -94,7 +94,7 @@ export async function uploadBlob(gh: GitHub, repo: Repo, content: Uint8Array): P
   return answer.data.sha;
 }
 
-export type CommitResult = { kind: "ok"; sha: string } | { kind: "moved" };
+type CommitResult = { kind: "ok"; sha: string } | { kind: "moved" };
 
 /**
  * One commit with every file, parent `head`, then a non-forced ref update.

@@ -28,7 +28,7 @@ import { UserError } from "./errors.js";
 import { addedLater, freshHint } from "./fresh-words.js";
 import { type GitHubState, snapshotPath } from "./state.js";
 
-export const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
+const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
 
 export interface Loaded {
   settings: Settings;
@@ -46,7 +46,7 @@ export interface RunSource extends Loaded {
 }
 
 /** The ticket directory's files on disk: ticket files and frontier.yml; undefined when absent. */
-export async function directoryFiles(dir: string): Promise<Map<string, string> | undefined> {
+async function directoryFiles(dir: string): Promise<Map<string, string> | undefined> {
   let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -89,7 +89,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
  * fields, and frontier.yml. The same at the run's base and on its branch however many
  * commits of state the run made; different when a ticket or the settings changed.
  */
-export function authoredDigest(files: ReadonlyMap<string, string>): string {
+function authoredDigest(files: ReadonlyMap<string, string>): string {
   const hash = createHash("sha256");
   for (const name of [...files.keys()].sort()) {
     const text = files.get(name) as string;
@@ -206,7 +206,7 @@ export async function sourceFromSnapshot(
 }
 
 /** Ticket ids of the checkout that the run (started at `base`) does not have. */
-export function addedSince(
+function addedSince(
   run: readonly TicketSpec[],
   checkout: ReadonlyMap<string, string> | undefined,
 ): string[] {

@@ -329,8 +329,7 @@ export function serializeState(state: GitHubState): { head: string; shards: Map<
 
 /** The run's records directory (.frontier/) on the branch. */
 export const frontierDirPath = (dir: string) => joinRepoPath(dir, STATE_DIR);
-export const frontierPath = (dir: string, file: string) =>
-  joinRepoPath(dir, `${STATE_DIR}/${file}`);
+const frontierPath = (dir: string, file: string) => joinRepoPath(dir, `${STATE_DIR}/${file}`);
 export const statePath = (dir: string) => frontierPath(dir, "state.json");
 /** The directory of the state's shards. */
 export const shardDirPath = (dir: string) => frontierPath(dir, "state");
