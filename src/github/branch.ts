@@ -11,10 +11,19 @@
  * connection) is `unclear`: the write may have landed, and only a re-read can tell.
  */
 
-import type { ChangeMode } from "../core/changes.js";
-import { UserError } from "./errors.js";
-import { commitFiles, type FileWrite, type Repo, readHead, readText } from "./git.js";
+import { messageOf, UserError } from "./errors.js";
+import {
+  commitFiles,
+  type FileChanges,
+  type Repo,
+  readBlob,
+  readHead,
+  readText,
+  unlessNotFound,
+} from "./git.js";
 import { apiFailure, type GitHub, isConflict, isRateLimit, isUnclear } from "./octokit.js";
+
+export type { FileChanges };
 
 export interface BlobText {
   /** the blob's id (for a read through the REST blob API when GraphQL truncates it) */
@@ -47,7 +56,21 @@ export interface ReadExtra {
 /** Probes per query: GitHub limits a query's nodes; more paths are read in further queries at the same head. */
 const PROBES_PER_QUERY = 250;
 
-const FILE_FIELDS = "oid object { ... on Blob { text isTruncated isBinary } }";
+const FILE_FIELDS = "oid object { ... on Blob { text isTruncated } }";
+
+/** A file as the read's query answers it (FILE_FIELDS). */
+type Entry = { oid: string; object: { text?: string | null; isTruncated?: boolean } | null };
+
+/** GraphQL variables `$<prefix><i>` for `list`: their declarations and their values. */
+function pathVariables(prefix: string, list: readonly string[]) {
+  return {
+    params: list.map((_, i) => `, $${prefix}${i}: String!`).join(""),
+    values: Object.fromEntries(list.map((p, i) => [`${prefix}${i}`, p])),
+  };
+}
+
+const probeFields = (probes: readonly string[]) =>
+  probes.map((_, i) => `o${i}: file(path: $o${i}) { oid }`);
 
 /**
  * The head of `branch` and the files at `paths` in that very commit, or undefined when the
@@ -71,14 +94,14 @@ export async function readBranch(
       (_, i) =>
         `d${i}: file(path: $d${i}) { object { ... on Tree { entries { name type ${FILE_FIELDS} } } } }`,
     ),
-    ...firstProbes.map((_, i) => `o${i}: file(path: $o${i}) { oid }`),
+    ...probeFields(firstProbes),
   ].join("\n          ");
-  const params = [
-    ...paths.map((_, i) => `, $p${i}: String!`),
-    ...dirPaths.map((_, i) => `, $d${i}: String!`),
-    ...firstProbes.map((_, i) => `, $o${i}: String!`),
-  ].join("");
-  const query = `query FrontierRead($owner: String!, $name: String!, $ref: String!${params}) {
+  const vars = [
+    pathVariables("p", paths),
+    pathVariables("d", dirPaths),
+    pathVariables("o", firstProbes),
+  ];
+  const query = `query FrontierRead($owner: String!, $name: String!, $ref: String!${vars.map((v) => v.params).join("")}) {
   repository(owner: $owner, name: $name) {
     ref(qualifiedName: $ref) {
       target {
@@ -90,63 +113,32 @@ export async function readBranch(
     }
   }
 }`;
-  const variables: Record<string, string> = {
-    owner: repo.owner,
-    name: repo.repo,
-    ref: `refs/heads/${branch}`,
-  };
-  paths.forEach((p, i) => {
-    variables[`p${i}`] = p;
-  });
-  dirPaths.forEach((p, i) => {
-    variables[`d${i}`] = p;
-  });
-  firstProbes.forEach((p, i) => {
-    variables[`o${i}`] = p;
-  });
-  type Entry = {
-    oid: string;
-    object: { text?: string | null; isTruncated?: boolean; isBinary?: boolean | null } | null;
-  } | null;
+  const ref = `refs/heads/${branch}`;
   const data = await gh.graphql<{
     repository: { ref: { target: Record<string, unknown> & { oid: string } } | null } | null;
-  }>(query, variables);
+  }>(
+    query,
+    Object.assign({ owner: repo.owner, name: repo.repo, ref }, ...vars.map((v) => v.values)),
+  );
   if (!data.repository) {
     throw new UserError(`repository ${repo.owner}/${repo.repo} is not visible to the token`);
   }
   const target = data.repository.ref?.target;
   if (!target) return undefined;
-  const blobText = async (entry: NonNullable<Entry>): Promise<string> => {
-    const blob = entry.object;
-    const text = blob?.text ?? undefined;
-    if (text !== undefined && !blob?.isTruncated) return text;
-    // GraphQL gives no text for a large (or binary-looking) blob: the REST blob API does
-    const answer = await gh.rest.git.getBlob({ ...repo, file_sha: entry.oid });
-    return answer.data.encoding === "base64"
-      ? Buffer.from(answer.data.content, "base64").toString("utf8")
-      : answer.data.content;
-  };
-  const files = new Map<string, BlobText>();
-  for (let i = 0; i < paths.length; i++) {
-    const entry = target[`f${i}`] as Entry;
-    if (!entry?.object) continue;
-    files.set(paths[i] as string, { oid: entry.oid, text: await blobText(entry) });
+  const read: BranchRead = { head: target.oid, files: new Map(), dirs: new Map() };
+  for (const [i, path] of paths.entries()) {
+    const entry = target[`f${i}`] as Entry | null;
+    if (entry?.object) read.files.set(path, await blobText(gh, repo, entry));
   }
-  const dirs = new Map<string, Map<string, BlobText>>();
-  for (let i = 0; i < dirPaths.length; i++) {
-    const dir = target[`d${i}`] as {
-      object: { entries?: Array<NonNullable<Entry> & { name: string; type: string }> } | null;
-    } | null;
-    const entries = dir?.object?.entries;
+  for (const [i, dir] of dirPaths.entries()) {
+    type Listed = Entry & { name: string; type: string };
+    const listed = target[`d${i}`] as { object: { entries?: Listed[] } | null } | null;
+    const entries = listed?.object?.entries;
     if (!entries) continue;
     const out = new Map<string, BlobText>();
-    for (const e of entries) {
-      if (e.type !== "blob") continue;
-      out.set(e.name, { oid: e.oid, text: await blobText(e) });
-    }
-    dirs.set(dirPaths[i] as string, out);
+    for (const e of entries) if (e.type === "blob") out.set(e.name, await blobText(gh, repo, e));
+    read.dirs.set(dir, out);
   }
-  const read: BranchRead = { head: target.oid, files, dirs };
   const tree = (target.tree as { oid?: string } | undefined)?.oid;
   if (tree) read.tree = tree;
   if (extra.history) {
@@ -154,23 +146,37 @@ export async function readBranch(
       ?.nodes;
     read.history = (nodes ?? []).map((n) => ({ oid: n.oid, body: n.messageBody }));
   }
-  if (probes.length > 0) {
-    const oids = new Map<string, string>();
-    const take = (at: Record<string, unknown>, batch: readonly string[]) =>
-      batch.forEach((p, i) => {
-        const oid = (at[`o${i}`] as { oid?: string } | null)?.oid;
-        if (oid) oids.set(p, oid);
-      });
-    take(target, firstProbes);
-    for (let from = PROBES_PER_QUERY; from < probes.length; from += PROBES_PER_QUERY) {
-      take(
-        await readProbes(gh, repo, target.oid, probes.slice(from, from + PROBES_PER_QUERY)),
-        probes.slice(from, from + PROBES_PER_QUERY),
-      );
-    }
-    read.oids = oids;
-  }
+  if (probes.length > 0) read.oids = await probeIds(gh, repo, target, probes);
   return read;
+}
+
+/** An entry's text: GraphQL gives none for a large (or binary-looking) blob, the REST blob API does. */
+async function blobText(gh: GitHub, repo: Repo, entry: Entry): Promise<BlobText> {
+  const { text, isTruncated } = entry.object ?? {};
+  const whole = typeof text === "string" && !isTruncated;
+  return { oid: entry.oid, text: whole ? text : await readBlob(gh, repo, entry.oid) };
+}
+
+/**
+ * The ids of `probes` at the read's head: the first batch came with the read (`target`),
+ * each further one is a query of its own at the same head.
+ */
+async function probeIds(
+  gh: GitHub,
+  repo: Repo,
+  target: Record<string, unknown> & { oid: string },
+  probes: readonly string[],
+): Promise<Map<string, string>> {
+  const oids = new Map<string, string>();
+  for (let from = 0; from < probes.length; from += PROBES_PER_QUERY) {
+    const batch = probes.slice(from, from + PROBES_PER_QUERY);
+    const at = from === 0 ? target : await readProbes(gh, repo, target.oid, batch);
+    for (const [i, path] of batch.entries()) {
+      const oid = (at[`o${i}`] as { oid?: string } | null)?.oid;
+      if (oid) oids.set(path, oid);
+    }
+  }
+  return oids;
 }
 
 /** The ids of `paths` in commit `head` (one query): the probes beyond the read's first batch. */
@@ -180,43 +186,22 @@ async function readProbes(
   head: string,
   paths: readonly string[],
 ): Promise<Record<string, unknown>> {
-  const query = `query FrontierProbe($owner: String!, $name: String!, $head: GitObjectID!${paths.map((_, i) => `, $o${i}: String!`).join("")}) {
+  const vars = pathVariables("o", paths);
+  const query = `query FrontierProbe($owner: String!, $name: String!, $head: GitObjectID!${vars.params}) {
   repository(owner: $owner, name: $name) {
     object(oid: $head) {
       ... on Commit {
-        ${paths.map((_, i) => `o${i}: file(path: $o${i}) { oid }`).join("\n        ")}
+        ${probeFields(paths).join("\n        ")}
       }
     }
   }
 }`;
-  const variables: Record<string, string> = { owner: repo.owner, name: repo.repo, head };
-  paths.forEach((p, i) => {
-    variables[`o${i}`] = p;
-  });
   const data = await gh.graphql<{ repository: { object: Record<string, unknown> | null } | null }>(
     query,
-    variables,
+    { owner: repo.owner, name: repo.repo, head, ...vars.values },
   );
   return data.repository?.object ?? {};
 }
-
-export interface FileChanges {
-  /** path from the repository root → new content (text, or bytes kept exactly) */
-  additions: ReadonlyMap<string, string | Uint8Array>;
-  deletions: readonly string[];
-  /**
-   * Entries written by blob id with their mode — an executable, a symlink — which
-   * `createCommitOnBranch` cannot write (it makes every file 100644): a commit with any
-   * goes through the Git Data API (tree, commit, non-forced ref update). Their blobs are
-   * on GitHub already (uploaded before the compare-and-swap loop, or at the start commit).
-   */
-  entries?: ReadonlyMap<string, { mode: ChangeMode; sha: string }>;
-}
-
-const base64 = (content: string | Uint8Array): string =>
-  (typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content)).toString(
-    "base64",
-  );
 
 export type CommitAnswer =
   | { kind: "ok"; sha: string }
@@ -247,10 +232,10 @@ export async function commitOnBranch(
         ? { headline: message }
         : { headline: message.slice(0, cut), body: message.slice(cut + 2) },
     fileChanges: {
-      additions: [...changes.additions].map(([path, content]) => ({
-        path,
-        contents: base64(content),
-      })),
+      additions: [...changes.additions].map(([path, content]) => {
+        const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+        return { path, contents: Buffer.from(bytes).toString("base64") };
+      }),
       deletions: changes.deletions.map((path) => ({ path })),
     },
   };
@@ -265,10 +250,15 @@ export async function commitOnBranch(
     return { kind: "ok", sha: oid };
   } catch (error) {
     if (isConflict(error)) return { kind: "moved", message: apiFailure(error)?.message ?? "" };
-    if (isRateLimit(error)) throw error;
-    if (isUnclear(error)) return { kind: "unclear", message: String((error as Error).message) };
-    throw error;
+    return unclearOrThrow(error);
   }
+}
+
+/** A commit's failure that says nothing (it may have landed) is `unclear`; any other is thrown. */
+function unclearOrThrow(error: unknown): CommitAnswer {
+  if (!isRateLimit(error) && isUnclear(error))
+    return { kind: "unclear", message: messageOf(error) };
+  throw error;
 }
 
 /** Reads and compare-and-swap commits of one branch: GraphQL, or REST when GraphQL's budget is spent. */
@@ -312,27 +302,18 @@ async function gitDataCommit(
   changes: FileChanges,
   message: string,
 ): Promise<CommitAnswer> {
-  const base =
-    tree ?? (await gh.rest.git.getCommit({ ...repo, commit_sha: expectedHead })).data.tree.sha;
-  const writes: FileWrite[] = [...changes.additions].map(([path, content]) => ({ path, content }));
+  const head = {
+    sha: expectedHead,
+    tree:
+      tree ?? (await gh.rest.git.getCommit({ ...repo, commit_sha: expectedHead })).data.tree.sha,
+  };
   try {
-    const answer = await commitFiles(
-      gh,
-      repo,
-      branch,
-      { sha: expectedHead, tree: base },
-      writes,
-      message,
-      changes.deletions,
-      changes.entries,
-    );
+    const answer = await commitFiles(gh, repo, branch, head, changes, message);
     return answer.kind === "ok"
       ? answer
       : { kind: "moved", message: "the branch moved (not a fast forward)" };
   } catch (error) {
-    if (isRateLimit(error)) throw error;
-    if (isUnclear(error)) return { kind: "unclear", message: String((error as Error).message) };
-    throw error;
+    return unclearOrThrow(error);
   }
 }
 
@@ -349,14 +330,16 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
       const head = await readHead(gh, repo, branch);
       if (!head) return undefined;
       trees.set(head.sha, head.tree);
+      const content = async (path: string) =>
+        (await unlessNotFound(gh.rest.repos.getContent({ ...repo, path, ref: head.sha })))?.data;
+      const textAt = async (path: string) => {
+        const text = await readText(gh, repo, path, head.sha);
+        return text === undefined ? undefined : { oid: "", text };
+      };
       const oids = new Map<string, string>();
       for (const path of extra.probes ?? []) {
-        try {
-          const data = (await gh.rest.repos.getContent({ ...repo, path, ref: head.sha })).data;
-          if (!Array.isArray(data) && typeof data.sha === "string") oids.set(path, data.sha);
-        } catch (error) {
-          if (apiFailure(error)?.status !== 404) throw error;
-        }
+        const data = await content(path);
+        if (data && !Array.isArray(data) && typeof data.sha === "string") oids.set(path, data.sha);
       }
       const history = extra.history
         ? (
@@ -368,24 +351,17 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         : undefined;
       const files = new Map<string, BlobText>();
       for (const path of paths) {
-        const text = await readText(gh, repo, path, head.sha);
-        if (text !== undefined) files.set(path, { oid: "", text });
+        const blob = await textAt(path);
+        if (blob) files.set(path, blob);
       }
       const dirs = new Map<string, Map<string, BlobText>>();
       for (const dir of dirPaths) {
-        let listing: unknown;
-        try {
-          listing = (await gh.rest.repos.getContent({ ...repo, path: dir, ref: head.sha })).data;
-        } catch (error) {
-          if (apiFailure(error)?.status === 404) continue;
-          throw error;
-        }
+        const listing = await content(dir);
         if (!Array.isArray(listing)) continue;
         const out = new Map<string, BlobText>();
-        for (const e of listing as Array<{ name: string; type: string; path: string }>) {
-          if (e.type !== "file") continue;
-          const text = await readText(gh, repo, e.path, head.sha);
-          if (text !== undefined) out.set(e.name, { oid: "", text });
+        for (const e of listing) {
+          const blob = e.type === "file" ? await textAt(e.path) : undefined;
+          if (blob) out.set(e.name, blob);
         }
         dirs.set(dir, out);
       }

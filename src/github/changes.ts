@@ -37,13 +37,14 @@ import {
 } from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
 import type { FileChanges } from "./branch.js";
+import { messageOf } from "./errors.js";
 import type { Repo } from "./git.js";
 import { uploadBlob } from "./git.js";
 import type { GitHub } from "./octokit.js";
-import { frontierDirPath } from "./state.js";
+import { frontierDirPath, type Unnamed } from "./state.js";
 
 /** What one ticket attempt may integrate on GitHub. */
-export const LIMITS = {
+const LIMITS = {
   /** GitHub refuses a file over 100 MiB in a push */
   fileBytes: 100 * 1024 * 1024,
   /** every changed file of one attempt together: what the settle step holds in memory */
@@ -96,9 +97,7 @@ export async function collectJobChanges(
       engineFields: engineFieldRule(inRepo(dir)),
     });
   } catch (error) {
-    const refused = notCollectedReason(
-      singleLine(error instanceof Error ? error.message : String(error)),
-    );
+    const refused = notCollectedReason(singleLine(messageOf(error)));
     const none = { paths: [], contents: new Map(), patch: Buffer.alloc(0), bytes: 0 };
     return { start: options.start ?? "", ...none, refused, route: "graphql", engineEdits: [] };
   }
@@ -136,9 +135,7 @@ function routeOf(paths: readonly ChangedPath[], bytes: number): "graphql" | "git
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 /** Why these changes cannot be one commit on GitHub, or undefined. */
-export function refusalOf(
-  changes: Pick<JobChanges, "paths" | "bytes" | "route">,
-): string | undefined {
+function refusalOf(changes: Pick<JobChanges, "paths" | "bytes" | "route">): string | undefined {
   const huge = changes.paths.filter((c) => (c.bytes ?? 0) > LIMITS.fileBytes);
   if (huge.length > 0) {
     return `integration refused: ${huge.map((c) => `${c.path} (${mb(c.bytes ?? 0)})`).join(", ")} over GitHub's 100 MB limit for a file — keep large files out of the repository (Git LFS, a release asset); nothing was integrated`;
@@ -234,15 +231,17 @@ export function movedPaths(
   return touchedPaths(changes.paths).filter((path) => oids.get(path) !== expected.get(path));
 }
 
-/** The newest commit on `branch` that changed `path` (one request), or undefined. */
-export async function commitThatChanged(
+/** The newest commit on `branch` that changed `path` (one request); undefined when none, or unread. */
+export async function tryCommitThatChanged(
   gh: GitHub,
   repo: Repo,
   branch: string,
   path: string,
 ): Promise<string | undefined> {
-  const answer = await gh.rest.repos.listCommits({ ...repo, sha: branch, path, per_page: 1 });
-  return answer.data[0]?.sha;
+  const answer = await gh.rest.repos
+    .listCommits({ ...repo, sha: branch, path, per_page: 1 })
+    .catch(() => undefined);
+  return answer?.data[0]?.sha;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -251,17 +250,6 @@ export async function commitThatChanged(
 
 /** Commits a read takes, newest first, to name the commits of integrated attempts. */
 export const HISTORY_READ = 10;
-
-/** An integrated attempt whose commit has no name on record yet. */
-export interface Unnamed {
-  ticket: string;
-  attempt: number;
-  claim: string;
-  /** the state's seq in the commit that integrated it */
-  seq: number;
-  /** its commit, once a read found it while the attempt's record was not read */
-  commit?: string;
-}
 
 /**
  * Write into the saved tickets the commit of each unnamed integrated attempt that the

@@ -13,9 +13,9 @@ import type { SavedState, Settings } from "../core/model.js";
 import { planWrites } from "../tickets/writeback.js";
 import { integrationMessage } from "../workspace/changes.js";
 import type { BranchRead, FileChanges } from "./branch.js";
-import { HISTORY_READ, nameCommits, type Unnamed } from "./changes.js";
+import { HISTORY_READ, nameCommits } from "./changes.js";
 import { UserError } from "./errors.js";
-import { freshHint } from "./fresh-words.js";
+import { addedLater } from "./fresh-words.js";
 import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
 import {
   adoptUntracked,
@@ -36,32 +36,28 @@ import {
   type GitHubState,
   joinRepoPath,
   livePath,
-  type ReportShown,
+  type OutboxEntry,
   serializeState,
   shardDirPath,
-  shardName,
-  shardOf,
+  shardFileOf,
+  shardTexts,
   snapshotPath,
   statePath,
+  type Unnamed,
   worklogChunkPath,
   worklogPath,
 } from "./state.js";
-import { INDEXED_SHARDS, type Need, need } from "./status-index.js";
+import { type Need, need } from "./status-index.js";
 
 /** Ids of the newest events kept in the state (a lost commit answer is found among them). */
-export const EVENTS_KEPT = 64;
+const EVENTS_KEPT = 64;
 /** The report comment is refreshed at least this often while its headline stays the same. */
-export const REPORT_EVERY_MS = 30_000;
+const REPORT_EVERY_MS = 30_000;
 /** Lines a worklog.jsonl holds before it is sealed as a chunk under worklog/. */
-export const WORKLOG_CHUNK_LINES = 32;
+const WORKLOG_CHUNK_LINES = 32;
 
 /** An outbox claim to send after the commit. */
-export interface Send {
-  ticket: string;
-  attempt: number;
-  claim: string;
-  workflow: string;
-}
+export type Send = { ticket: string } & Pick<OutboxEntry, "attempt" | "claim" | "workflow">;
 
 /** What an event decided, recorded or not: what the effects after its commit work from. */
 export interface Decided {
@@ -106,8 +102,6 @@ export interface TryInput {
   history?: GitHubState | undefined;
   /** where the run's tickets come from for this event */
   source: RunSource;
-  /** the checkout's authored digest, recorded when the run starts */
-  digest: string | undefined;
   /** ticket files the author changed or deleted since the run's base, as this event saw */
   authoredChanged?: readonly string[];
   /** may this event start a run when the branch has none */
@@ -117,7 +111,7 @@ export interface TryInput {
   /** the runs listing, when this event searched it */
   seen: RunsSeen | undefined;
   /** the shard files read (names); undefined: every one (status-index.ts) */
-  shardsRead?: ReadonlySet<string>;
+  shardsRead?: ReadonlySet<string> | undefined;
   /** the paths this event's changes touch that moved on the branch, with the commit of each */
   moved?: ReadonlyMap<string, string>;
 }
@@ -143,142 +137,23 @@ export type Decision =
 
 /** Decide one try of an event. */
 export function decide(input: TryInput): Decision {
-  const { ctx, read, state, source, now } = input;
-  const { settings } = source;
-  const { history } = input;
+  const { ctx, read, state, source, now, history, shardsRead } = input;
   // on a branch holding a finished run's history, only a push adding tickets starts a run
   const fromHistory =
-    !state &&
-    history &&
-    input.mayStart &&
-    addedAfter(history, runSpecs(ctx, source, state)).length > 0;
+    !state && history && input.mayStart && addedAfter(history, source.specs).length > 0;
   const fromSaved =
-    !state && history ? savedFromHistory(history, settings.run, ctx.sha, now) : undefined;
-  // the commits of integrated attempts that the branch's newest commits name (found by
-  // their trailers) go into their records; the rest wait for a later read
-  const shardsRead = input.shardsRead;
+    !state && history ? savedFromHistory(history, source.settings.run, ctx.sha, now) : undefined;
   const loaded = (ticket: string) =>
-    shardsRead === undefined || shardsRead.has(shardName(shardOf(ticket, INDEXED_SHARDS)));
-  let unnamed: Unnamed[] = state?.unnamed ?? [];
-  if (state && unnamed.length > 0 && read.history) {
-    // one not found among more commits of the run than a read takes is not looked for again
-    unnamed = nameCommits(state.tickets, unnamed, read.history, loaded).filter(
-      (u) => u.commit !== undefined || state.seq - u.seq < HISTORY_READ,
-    );
-  }
+    shardsRead === undefined || shardsRead.has(shardFileOf(ticket));
+  const unnamed = stillUnnamed(state, read, loaded);
   const frontier = openBranchRun(ctx, source, state, now, fromSaved);
-  if (!state && (!input.mayStart || (history && !fromHistory))) {
-    const message = history
-      ? historyMessage(input.label, ctx.branch, history)
-      : input.foreign
-        ? `${input.label}: the state on ${ctx.branch} belongs to the run on ${input.foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
-        : `${input.label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
-    return {
-      kind: "no-run",
-      decided: {
-        result: { kind: "rejected", message },
-        frontier,
-        state: emptyState(ctx, frontier),
-        settings,
-        sends: [],
-        refreshReport: false,
-      },
-    };
-  }
+  if (!state && (!input.mayStart || (history && !fromHistory))) return noRun(input, frontier);
 
-  // The event, then every step every event takes (core/event.ts): reclaim the claims
-  // whose lease ran out, claim what became ready, drain what changed.
-  const files = new Map<string, string | Uint8Array>();
-  const deletions: string[] = [];
-  let integration: Integration | undefined;
-  const view: RunView = {
-    state,
-    questions: { ...(state?.questions ?? {}) },
-    report: state?.report,
-    outbox: {},
-    writeFile: (path, content) => files.set(joinRepoPath(ctx.dir, path), content),
-    moved: input.moved ?? new Map(),
-    integrate: (i) => {
-      integration = i;
-    },
-  };
-  const workflowOf = (t: string) => workflowFor(ctx, frontier, t);
-  const iso = new Date(now).toISOString();
-  const { result, claims, changes, asked } = step(
-    frontier,
-    (f, at) => {
-      // the event sees the outbox of the claims still live when it starts
-      view.outbox = liveEntries(state?.outbox, f);
-      return input.event(f, at, view);
-    },
-    { now, reclaim: true, claimAs: { by: ctx.claimedBy, token: ctx.claimToken } },
-  );
-
-  // The outbox: this event's claims go in; what ended goes out; what an older version
-  // claimed is adopted; what GitHub said it did not start, or what no run carries long
-  // after its commit, is sent again.
-  const outbox: Outbox = liveEntries(view.outbox, frontier);
-  const claimed: Send[] = [];
-  for (const c of claims) {
-    const workflow = workflowOf(c.ticket);
-    claimed.push({ ticket: c.ticket, attempt: c.attempt, claim: c.claim, workflow });
-    enqueue(outbox, c, workflow, iso, input.eventId);
-  }
-  adoptUntracked(outbox, frontier, workflowOf);
-  const resends: Send[] = [];
-  for (const t of input.drainOutbox ? unsent(outbox) : []) {
-    const e = outbox[t]!;
-    resend(outbox, t, iso, "pending");
-    resends.push({ ticket: t, attempt: e.attempt, claim: e.claim, workflow: e.workflow });
-  }
-  const lagMs = ctx.outboxLagMs ?? OUTBOX_LAG_MS;
-  let checkedAt = state?.outbox_checked_at;
-  // (this event's own claims are never overdue, whatever the lag)
-  const late = input.drainOutbox ? overdue(outbox, now, lagMs, input.eventId) : [];
-  const seen = input.seen;
-  const checkDue =
-    checkedAt === undefined ||
-    now - Date.parse(checkedAt) >= Math.min(OUTBOX_CHECK_EVERY_MS, lagMs);
-  if (late.length > 0 && (checkDue || seen)) {
-    // searched once per event: a claim that became overdue on a later try waits for the next
-    if (!seen) {
-      return { kind: "search-runs", entries: late.map((t) => outbox[t]!) };
-    }
-    if (seen.runs) checkedAt = iso;
-    for (const t of late) {
-      const e = outbox[t]!;
-      if (!seen.runs || !seen.searched.has(e.claim)) continue;
-      const run = seen.runs.get(e.claim);
-      if (run) {
-        seenRun(outbox, t, e.claim, run.id);
-      } else {
-        ctx.log(
-          `${t}#${e.attempt}: no workflow run carries claim ${e.claim} ${Math.round((now - Date.parse(e.at)) / 1000)}s after it was committed; sending it again`,
-        );
-        resend(outbox, t, iso, "resent");
-        resends.push({ ticket: t, attempt: e.attempt, claim: e.claim, workflow: e.workflow });
-      }
-    }
-  }
-  const sends = [...resends, ...claimed];
-
-  // A suspended attempt asks its question in an issue, opened after the commit.
-  for (const { ticket, record } of changes.attempts) {
-    if (record.outcome !== "suspended") continue;
-    const q = view.questions[ticket];
-    if (q?.attempt !== record.n) view.questions[ticket] = { attempt: record.n };
-  }
-
-  // what the author changed or deleted since the run's base is never written back, nor a
-  // ticket file an integrated change rewrote: it is the branch's now, its state in the records
-  const authored = new Set([...(state?.authored_changed ?? []), ...(input.authoredChanged ?? [])]);
-  if (integration) {
-    const { additions, deletions: gone, entries: modes } = integration.files;
-    const changed = new Set([...additions.keys(), ...gone, ...(modes?.keys() ?? [])]);
-    for (const s of source.specs)
-      if (changed.has(joinRepoPath(ctx.dir, s.file))) authored.add(s.file);
-  }
-  const seq = (state?.seq ?? 0) + 1;
+  const ran = runStep(input, frontier);
+  const { changes, view } = ran;
+  const drained = drainOutbox(input, frontier, view.outbox, ran.claims);
+  if (drained.kind === "search-runs") return drained;
+  const authored = authoredFiles(input, ran.integration);
   const headline = headlineOf(frontier, now);
   const shown = state?.report_shown;
   const refreshReport =
@@ -295,77 +170,260 @@ export function decide(input: TryInput): Decision {
     const wanted = need(frontier, changes, loaded, { refreshReport, now, questions: unopened });
     if (wanted) return { kind: "need-shards", need: wanted };
   }
-
-  if (
+  const decided = {
+    result: ran.result,
+    frontier,
+    settings: source.settings,
+    ...(state && shardsRead !== undefined ? { partial: true } : {}),
+  };
+  const unchanged =
     state !== undefined &&
-    changes.tickets.length === 0 &&
-    changes.attempts.length === 0 &&
-    changes.answers.length === 0 &&
-    changes.log.length === 0 &&
+    [changes.tickets, changes.attempts, changes.answers, changes.log, drained.sends].every(
+      (list) => list.length === 0,
+    ) &&
     !changes.run &&
-    files.size === 0 &&
-    integration === undefined &&
-    sends.length === 0 &&
-    JSON.stringify(view.questions) === JSON.stringify(state.questions) &&
-    JSON.stringify(outbox) === JSON.stringify(state.outbox ?? {}) &&
-    JSON.stringify(view.report) === JSON.stringify(state.report) &&
-    authored.size === (state.authored_changed?.length ?? 0)
-  ) {
-    return {
-      kind: "unchanged",
-      decided: {
-        result,
-        frontier,
-        state,
-        settings,
-        sends: [],
-        refreshReport: false,
-        ...(shardsRead !== undefined ? { partial: true } : {}),
-      },
-    };
+    ran.files.size === 0 &&
+    ran.integration === undefined &&
+    JSON.stringify([view.questions, drained.outbox, view.report]) ===
+      JSON.stringify([state.questions, state.outbox ?? {}, state.report]) &&
+    authored.size === (state.authored_changed?.length ?? 0);
+  if (unchanged) {
+    return { kind: "unchanged", decided: { ...decided, state, sends: [], refreshReport: false } };
   }
 
-  const next: GitHubState = {
-    schema: GITHUB_STATE_SCHEMA,
-    branch: ctx.branch,
-    dir: ctx.dir,
-    ...frontier.snapshot(),
+  const seq = (state?.seq ?? 0) + 1;
+  const own = ran.integration;
+  const next = nextState(input, frontier, authored, {
     seq,
     questions: view.questions,
-    ...(view.report ? { report: view.report } : {}),
-    ...(refreshReport
-      ? { report_shown: { at: iso, seq, headline } satisfies ReportShown }
-      : shown
-        ? { report_shown: shown }
-        : {}),
-    outbox,
-    ...(checkedAt ? { outbox_checked_at: checkedAt } : {}),
-    events: [...(state?.events ?? []), input.eventId].slice(-EVENTS_KEPT),
-    ...((state ?? history)?.worklog_chunks
-      ? { worklog_chunks: (state ?? history)?.worklog_chunks }
-      : {}),
-    ...(state?.authored_digest
-      ? { authored_digest: state.authored_digest }
-      : source.files && input.digest !== undefined
-        ? { authored_digest: input.digest }
-        : {}),
-    ...(state?.base_snapshot || source.files ? { base_snapshot: true } : {}),
-    ...(authored.size > 0 ? { authored_changed: [...authored].sort() } : {}),
-    ...(state?.ci ? { ci: state.ci } : {}),
-  };
-  if (integration) {
-    unnamed = [
+    report: view.report,
+    report_shown: refreshReport ? { at: new Date(now).toISOString(), seq, headline } : shown,
+    outbox: drained.outbox,
+    outbox_checked_at: drained.checkedAt,
+    unnamed: [
       ...unnamed,
-      { ticket: integration.ticket, attempt: integration.attempt, claim: integration.claim, seq },
-    ];
-  }
-  if (unnamed.length > 0) next.unnamed = unnamed;
+      ...(own ? [{ ticket: own.ticket, attempt: own.attempt, claim: own.claim, seq }] : []),
+    ],
+  });
+  const { deletions, ci } = writeFiles(input, frontier, { ...ran, next, authored });
+  return {
+    kind: "commit",
+    decided: { ...decided, state: next, sends: drained.sends, refreshReport, asked: ran.asked, ci },
+    additions: ran.files,
+    deletions,
+    ...(own?.files.entries?.size ? { entries: own.files.entries } : {}),
+    message: commitMessage(frontier.runRecord().run, input.label, changes.log, ran.claims, own),
+  };
+}
 
-  // Every file of the event: records (created once), ticket front matter (from the
-  // run's own text at base), the worklog, the state; base.json when the run starts.
+/**
+ * The event, then every step every event takes (core/event.ts): reclaim the claims whose
+ * lease ran out, claim what became ready, drain what changed. The event sees the run's
+ * bookkeeping (`view`), adds files and integrates a ticket's changes through it.
+ */
+function runStep(input: TryInput, frontier: Frontier) {
+  const { ctx, state, now } = input;
+  const files = new Map<string, string | Uint8Array>();
+  let integration: Integration | undefined;
+  const view: RunView = {
+    state,
+    questions: { ...(state?.questions ?? {}) },
+    report: state?.report,
+    outbox: {},
+    writeFile: (path, content) => files.set(joinRepoPath(ctx.dir, path), content),
+    moved: input.moved ?? new Map(),
+    integrate: (i) => {
+      integration = i;
+    },
+  };
+  const ran = step(
+    frontier,
+    (f, at) => {
+      // the event sees the outbox of the claims still live when it starts
+      view.outbox = liveEntries(state?.outbox, f);
+      return input.event(f, at, view);
+    },
+    { now, reclaim: true, claimAs: { by: ctx.claimedBy, token: ctx.claimToken } },
+  );
+  // A suspended attempt asks its question in an issue, opened after the commit.
+  for (const { ticket, record } of ran.changes.attempts) {
+    if (record.outcome !== "suspended") continue;
+    if (view.questions[ticket]?.attempt !== record.n)
+      view.questions[ticket] = { attempt: record.n };
+  }
+  return { ...ran, view, files, integration };
+}
+
+/** The state after the event: the engine's, with the run's bookkeeping on GitHub. */
+function nextState(
+  input: TryInput,
+  frontier: Frontier,
+  authored: ReadonlySet<string>,
+  decided: Pick<
+    GitHubState,
+    "seq" | "questions" | "report" | "report_shown" | "outbox" | "outbox_checked_at" | "unnamed"
+  >,
+): GitHubState {
+  const { ctx, state, history, source } = input;
+  const { unnamed, ...bookkeeping } = decided;
+  const chunks = (state ?? history)?.worklog_chunks;
+  return {
+    ...stateOf(ctx, frontier),
+    ...bookkeeping,
+    events: [...(state?.events ?? []), input.eventId].slice(-EVENTS_KEPT),
+    ...(chunks ? { worklog_chunks: chunks } : {}),
+    authored_digest: state?.authored_digest || source.digest,
+    ...(state?.base_snapshot || source.files ? { base_snapshot: true } : {}),
+    authored_changed: authored.size > 0 ? [...authored].sort() : undefined,
+    ...(state?.ci ? { ci: state.ci } : {}),
+    ...(unnamed?.length ? { unnamed } : {}),
+  };
+}
+
+/** The engine's saved state, on this branch. */
+function stateOf(ctx: RunContext, frontier: Frontier): Omit<GitHubState, "seq" | "questions"> {
+  return { schema: GITHUB_STATE_SCHEMA, branch: ctx.branch, dir: ctx.dir, ...frontier.snapshot() };
+}
+
+/** No run on the branch, and this event may not start one: what it says. */
+function noRun(input: TryInput, frontier: Frontier): Decision {
+  const { ctx, label, history, foreign } = input;
+  const message = history
+    ? historyMessage(label, ctx.branch, history)
+    : foreign
+      ? `${label}: the state on ${ctx.branch} belongs to the run on ${foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
+      : `${label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
+  // the state of a run that is not there
+  const state: GitHubState = { ...stateOf(ctx, frontier), seq: 0, questions: {} };
+  return {
+    kind: "no-run",
+    decided: {
+      result: { kind: "rejected", message },
+      frontier,
+      state,
+      settings: input.source.settings,
+      sends: [],
+      refreshReport: false,
+    },
+  };
+}
+
+/**
+ * The integrated attempts whose commit is still to be named in their records: the
+ * branch's newest commits name some (found by their trailers), the rest wait for a
+ * later read. Names them in the state's tickets, in place.
+ */
+function stillUnnamed(
+  state: GitHubState | undefined,
+  read: BranchRead,
+  loaded: (ticket: string) => boolean,
+): Unnamed[] {
+  const unnamed = state?.unnamed ?? [];
+  if (!state || unnamed.length === 0 || !read.history) return unnamed;
+  // one not found among more commits of the run than a read takes is not looked for again
+  return nameCommits(state.tickets, unnamed, read.history, loaded).filter(
+    (u) => u.commit !== undefined || state.seq - u.seq < HISTORY_READ,
+  );
+}
+
+/**
+ * The outbox: this event's claims go in; what ended goes out; what an older version
+ * claimed is adopted; what GitHub said it did not start, or what no run carries long
+ * after its commit, is sent again. The runs listing is searched for the overdue claims
+ * once per event (`search-runs`), when a search is due.
+ */
+function drainOutbox(
+  input: TryInput,
+  frontier: Frontier,
+  live: Outbox,
+  claims: readonly Claim[],
+):
+  | { kind: "drained"; outbox: Outbox; sends: Send[]; checkedAt: string | undefined }
+  | Extract<Decision, { kind: "search-runs" }> {
+  const { ctx, now, seen } = input;
+  const iso = new Date(now).toISOString();
+  const outbox: Outbox = liveEntries(live, frontier);
+  const workflowOf = (t: string) => workflowFor(ctx, frontier, t);
+  const sendOf = (ticket: string, { attempt, claim, workflow }: Omit<Send, "ticket">): Send => ({
+    ticket,
+    attempt,
+    claim,
+    workflow,
+  });
+  const claimed = claims.map((c) => sendOf(c.ticket, { ...c, workflow: workflowOf(c.ticket) }));
+  for (const c of claimed) enqueue(outbox, c, c.workflow, iso, input.eventId);
+  adoptUntracked(outbox, frontier, workflowOf);
+  const resends: Send[] = [];
+  for (const t of input.drainOutbox ? unsent(outbox) : []) {
+    resends.push(sendOf(t, outbox[t]!));
+    resend(outbox, t, iso, "pending");
+  }
+  const lagMs = ctx.outboxLagMs ?? OUTBOX_LAG_MS;
+  let checkedAt = input.state?.outbox_checked_at;
+  // (this event's own claims are never overdue, whatever the lag)
+  const late = input.drainOutbox ? overdue(outbox, now, lagMs, input.eventId) : [];
+  const checkDue =
+    checkedAt === undefined ||
+    now - Date.parse(checkedAt) >= Math.min(OUTBOX_CHECK_EVERY_MS, lagMs);
+  if (late.length > 0 && (checkDue || seen)) {
+    // searched once per event: a claim that became overdue on a later try waits for the next
+    if (!seen) return { kind: "search-runs", entries: late.map((t) => outbox[t]!) };
+    if (seen.runs) checkedAt = iso;
+    for (const t of late) {
+      const e = outbox[t]!;
+      if (!seen.runs || !seen.searched.has(e.claim)) continue;
+      const run = seen.runs.get(e.claim);
+      if (run) {
+        seenRun(outbox, t, e.claim, run.id);
+        continue;
+      }
+      ctx.log(
+        `${t}#${e.attempt}: no workflow run carries claim ${e.claim} ${Math.round((now - Date.parse(e.at)) / 1000)}s after it was committed; sending it again`,
+      );
+      resends.push(sendOf(t, e));
+      resend(outbox, t, iso, "resent");
+    }
+  }
+  return { kind: "drained", outbox, sends: [...resends, ...claimed], checkedAt };
+}
+
+/**
+ * What the author changed or deleted since the run's base is never written back, nor a
+ * ticket file an integrated change rewrote: it is the branch's now, its state in the records.
+ */
+function authoredFiles(input: TryInput, integration: Integration | undefined): Set<string> {
+  const { ctx, state, source } = input;
+  const authored = new Set([...(state?.authored_changed ?? []), ...(input.authoredChanged ?? [])]);
+  if (integration) {
+    const { additions, deletions, entries } = integration.files;
+    const changed = new Set([...additions.keys(), ...deletions, ...(entries?.keys() ?? [])]);
+    for (const s of source.specs)
+      if (changed.has(joinRepoPath(ctx.dir, s.file))) authored.add(s.file);
+  }
+  return authored;
+}
+
+/**
+ * Every file of the event: records (created once), ticket front matter (from the run's
+ * own text at base), the worklog (sealed as a chunk when full), base.json when the run
+ * starts, live.json while it lives (its end records the user's CI in `next`), the state —
+ * state.json, and only the shards whose tickets' history this event changed (a shard it
+ * did not read it did not change: need() saw to that) — and the ticket's own changes.
+ */
+function writeFiles(
+  input: TryInput,
+  frontier: Frontier,
+  event: Pick<ReturnType<typeof runStep>, "changes" | "files" | "integration"> & {
+    next: GitHubState;
+    authored: ReadonlySet<string>;
+  },
+): { deletions: string[]; ci: string | undefined } {
+  const { ctx, read, state, source, now, shardsRead } = input;
+  const { changes, files, next } = event;
+  const deletions: string[] = [];
   for (const edit of planWrites(changes, frontier, source.read)) {
     const path = joinRepoPath(ctx.dir, edit.path);
-    if (path === worklogPath(ctx.dir) || authored.has(edit.path)) continue;
+    if (path === worklogPath(ctx.dir) || event.authored.has(edit.path)) continue;
     files.set(path, edit.content);
   }
   if (changes.log.length > 0) {
@@ -374,39 +432,35 @@ export function decide(input: TryInput): Decision {
     const count = before === "" ? 0 : before.split("\n").length - 1;
     if (count + changes.log.length > WORKLOG_CHUNK_LINES && count > 0) {
       // the full worklog.jsonl is sealed as a chunk, never written again
-      const n = (next.worklog_chunks ?? 0) + 1;
-      files.set(worklogChunkPath(ctx.dir, n), before);
-      next.worklog_chunks = n;
+      next.worklog_chunks = (next.worklog_chunks ?? 0) + 1;
+      files.set(worklogChunkPath(ctx.dir, next.worklog_chunks), before);
       files.set(worklogPath(ctx.dir), lines);
     } else {
-      files.set(worklogPath(ctx.dir), joinLines(before, lines));
+      const joined = before === "" || before.endsWith("\n") ? before : `${before}\n`;
+      files.set(worklogPath(ctx.dir), joined + lines);
     }
   }
   if (source.files && !state?.base_snapshot) {
     // the run's tickets as authored at its base, for events whose checkout is elsewhere
     files.set(snapshotPath(ctx.dir), snapshotText(next.run.base ?? ctx.sha, source.files));
   }
-  const runName = frontier.runRecord().run;
   const liveNow = frontier.runState(now) === "running";
   const hadLiveFile = read.files.has(livePath(ctx.dir));
-  let ci: string | undefined;
   if (liveNow && (!hadLiveFile || input.foreign)) {
-    files.set(livePath(ctx.dir), liveText(runName, ctx.branch));
+    files.set(livePath(ctx.dir), liveText(frontier.runRecord().run, ctx.branch));
   } else if (!liveNow && hadLiveFile) {
     deletions.push(livePath(ctx.dir));
     // the run ends in this commit (once: a redelivered event finds no live.json): the
     // user's CI runs on the branch, since the job token's commits start no workflow
     if (ctx.ciWorkflow) {
-      ci = ctx.ciWorkflow;
-      next.ci = { workflow: ci, at: iso, state: frontier.runState(now) };
+      const at = new Date(now).toISOString();
+      next.ci = { workflow: ctx.ciWorkflow, at, state: frontier.runState(now) };
     }
   }
-  // the state: state.json, and only the shards whose tickets' history this event changed
-  // (a shard it did not read it did not change: need() saw to that)
   const written = serializeState(next);
   files.set(statePath(ctx.dir), written.head);
   const shardDir = shardDirPath(ctx.dir);
-  const before = shardTexts(read, shardDir);
+  const before = shardTexts(read, ctx.dir);
   for (const [name, text] of written.shards) {
     if (shardsRead !== undefined && !shardsRead.has(name)) continue;
     if (before.get(name) !== text) files.set(`${shardDir}/${name}`, text);
@@ -415,53 +469,37 @@ export function decide(input: TryInput): Decision {
   for (const name of before.keys()) {
     if (!written.shards.has(name)) deletions.push(`${shardDir}/${name}`);
   }
-
   // the ticket's own changes, in the commit that records its outcome
-  let entries: FileChanges["entries"];
-  if (integration) {
-    for (const [path, content] of integration.files.additions) files.set(path, content);
-    deletions.push(...integration.files.deletions);
-    entries = integration.files.entries;
-  }
-  return {
-    kind: "commit",
-    decided: {
-      result,
-      frontier,
-      state: next,
-      settings,
-      sends,
-      refreshReport,
-      asked,
-      ...(shardsRead !== undefined && state ? { partial: true } : {}),
-      ...(ci ? { ci } : {}),
-    },
-    additions: files,
-    deletions,
-    ...(entries && entries.size > 0 ? { entries } : {}),
-    message: integration
-      ? integrationCommit(runName, integration, changes.log.length, claims)
-      : commitMessage(runName, input.label, changes.log.length, claims),
-  };
+  const own = event.integration?.files;
+  for (const [path, content] of own?.additions ?? []) files.set(path, content);
+  deletions.push(...(own?.deletions ?? []));
+  return { deletions, ci: next.ci !== state?.ci ? next.ci?.workflow : undefined };
 }
 
-/** The commit of a ticket attempt (the one message both runners write), with its outcome. */
-function integrationCommit(
+/**
+ * The event's commit message; a ticket attempt's commit (`own`) is the one message both
+ * runners write, with its outcome.
+ */
+function commitMessage(
   run: string,
-  i: Integration,
-  logLines: number,
+  label: string,
+  log: readonly unknown[],
   claims: readonly Claim[],
+  own: Integration | undefined,
 ): string {
-  const claimed =
-    claims.length === 0
-      ? ""
-      : claims.length <= 10
-        ? ` Claims ${claims.map((c) => `${c.ticket}#${c.attempt}`).join(", ")}.`
-        : ` Claims ${claims.length} tickets.`;
-  return integrationMessage(
-    { run, ...i },
-    ` With its outcome (${logLines} worklog line${logLines === 1 ? "" : "s"}).${claimed} [skip ci]`,
-  );
+  const list = claims.map((c) => `${c.ticket}#${c.attempt}`).join(", ");
+  const lines = `${log.length} worklog line${log.length === 1 ? "" : "s"}`;
+  if (own) {
+    const claimed =
+      claims.length === 0
+        ? ""
+        : ` Claims ${claims.length <= 10 ? list : `${claims.length} tickets`}.`;
+    return integrationMessage({ run, ...own }, ` With its outcome (${lines}).${claimed} [skip ci]`);
+  }
+  const claimed = claims.length > 0 ? `; claim ${list}` : "";
+  const short = claimed.length > 300 ? `; claim ${claims.length} tickets` : claimed;
+  // [skip ci]: if a token that does trigger workflows is used, our own commit still starts none.
+  return `frontier ${run}: ${label}${short} [skip ci]\n\n${lines}.`;
 }
 
 /**
@@ -487,18 +525,6 @@ export function openBranchRun(
   return opened.frontier;
 }
 
-/** The state of a run that is not there: what an event on a branch without one reports. */
-function emptyState(ctx: RunContext, frontier: Frontier): GitHubState {
-  return {
-    schema: GITHUB_STATE_SCHEMA,
-    branch: ctx.branch,
-    dir: ctx.dir,
-    ...frontier.snapshot(),
-    seq: 0,
-    questions: {},
-  };
-}
-
 /**
  * What the report's first lines say: the run's state and the count of every state a
  * reader must act on. A change here refreshes the comment at once.
@@ -521,7 +547,7 @@ const warned = new Set<string>();
  * (and is said so) — unless a ticket of the run now depends on it, when the checkout's
  * graph is taken as it is.
  */
-export function runSpecs(
+function runSpecs(
   ctx: Pick<RunContext, "dir" | "log" | "branch">,
   source: Pick<RunSource, "specs">,
   state: GitHubState | undefined,
@@ -535,29 +561,9 @@ export function runSpecs(
   const key = [...added].join(",");
   if (!warned.has(key)) {
     warned.add(key);
-    ctx.log(
-      `warning: ${[...added].join(", ")} ${added.size === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12) ?? "its base"}; ${added.size === 1 ? "it runs" : "they run"} in a new run (${freshHint(ctx.branch)} to start one)`,
-    );
+    ctx.log(addedLater([...added], state.run.base, ctx.branch));
   }
   return kept;
-}
-
-function joinLines(before: string, added: string): string {
-  if (before === "" || before.endsWith("\n")) return before + added;
-  return `${before}\n${added}`;
-}
-
-function commitMessage(
-  run: string,
-  label: string,
-  logLines: number,
-  claims: readonly Claim[],
-): string {
-  const claimed =
-    claims.length > 0 ? `; claim ${claims.map((c) => `${c.ticket}#${c.attempt}`).join(", ")}` : "";
-  const short = claimed.length > 300 ? `; claim ${claims.length} tickets` : claimed;
-  // [skip ci]: if a token that does trigger workflows is used, our own commit still starts none.
-  return `frontier ${run}: ${label}${short} [skip ci]\n\n${logLines} worklog line${logLines === 1 ? "" : "s"}.`;
 }
 
 /**
@@ -571,15 +577,4 @@ export function workflowFor(
 ): string {
   const executor = frontier.spec(ticket)?.executor;
   return executor && /\.ya?ml$/.test(executor) ? executor.replace(/^.*\//, "") : ctx.workflow;
-}
-
-/** The shard files a read holds (name → text): the whole directory, or the ones read by path. */
-function shardTexts(read: BranchRead, shardDir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [name, blob] of read.dirs.get(shardDir) ?? []) out.set(name, blob.text);
-  const prefix = `${shardDir}/`;
-  for (const [path, blob] of read.files) {
-    if (path.startsWith(prefix)) out.set(path.slice(prefix.length), blob.text);
-  }
-  return out;
 }

@@ -4,19 +4,16 @@
  * in one commit, trees moved by id (nothing is sent again), so no record of either run
  * is overwritten or taken for the other's.
  */
-import { UserError } from "./errors.js";
+import { messageOf, UserError } from "./errors.js";
 import { commitTree } from "./git.js";
-import { apiFailure, isPushRefused, isUnclear } from "./octokit.js";
+import { apiFailure, type GitHub, isPushRefused, isUnclear } from "./octokit.js";
 import type { RunContext } from "./run-context.js";
 import { frontierDirPath, type GitHubState } from "./state.js";
 
 /** One entry of a tree, as the Git Data API lists it. */
-export interface TreeEntry {
-  path?: string;
-  mode?: string;
-  type?: string;
-  sha?: string;
-}
+export type TreeEntry = Awaited<
+  ReturnType<GitHub["rest"]["git"]["getTree"]>
+>["data"]["tree"][number];
 
 /** The entries of the tree `sha` (one request). */
 export async function listTree(ctx: RunContext, sha: string): Promise<TreeEntry[]> {
@@ -114,8 +111,7 @@ export function pushRefused(ctx: RunContext, error: unknown): UserError {
  * (not Octokit's "Request failed due to following response errors" wrapper), for REST
  * the body's `message` and its `errors`.
  */
-export function githubSaid(error: unknown): string {
-  const said =
-    apiFailure(error)?.message || (error instanceof Error ? error.message : String(error));
+function githubSaid(error: unknown): string {
+  const said = apiFailure(error)?.message || messageOf(error);
   return said.replace(/\s*\n\s*/g, " ").trim();
 }

@@ -11,6 +11,12 @@ export function freshHint(branch: string): string {
   return `run the frontier workflow by hand on ${branch} with fresh: true`;
 }
 
+/** The warning for tickets added after the run started (at `base`): they wait for a new run. */
+export function addedLater(added: readonly string[], base: string | undefined, branch: string) {
+  const one = added.length === 1;
+  return `warning: ${added.join(", ")} ${one ? "was" : "were"} added after the run started at ${base?.slice(0, 12) ?? "its base"}; ${one ? "it runs" : "they run"} in a new run (${freshHint(branch)} to start one)`;
+}
+
 /** The refusal for a fresh run while the old one is still running. */
 export function stillRunning(branch: string, state: GitHubState): UserError {
   return new UserError(

@@ -16,8 +16,9 @@ import { createHash } from "node:crypto";
 import { nextArchiveName, RUNS_DIR, STATE_DIR, staysOutOfArchive } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { CLEARED_FIELDS, editTicket } from "../tickets/writeback.js";
-import { UserError } from "./errors.js";
+import { messageOf, UserError } from "./errors.js";
 import { commitFilesAsTree, listTree, putTree, subtree, type TreeEntry } from "./foreign.js";
+import { readBlob } from "./git.js";
 import type { RunContext } from "./run-context.js";
 import { type GitHubState, joinRepoPath } from "./state.js";
 
@@ -116,16 +117,13 @@ async function clearTickets(
     const text =
       mine !== undefined && blobSha(mine) === entry.sha
         ? mine
-        : Buffer.from(
-            (await ctx.gh.rest.git.getBlob({ ...ctx.repo, file_sha: entry.sha! })).data.content,
-            "base64",
-          ).toString("utf8");
+        : await readBlob(ctx.gh, ctx.repo, entry.sha!);
     let edit: ReturnType<typeof editTicket>;
     try {
       edit = editTicket(file, text, CLEARED_FIELDS);
     } catch (error) {
       throw new UserError(
-        `${joinRepoPath(ctx.dir, file)}: ${error instanceof Error ? error.message : String(error)} — fix the file, then start the fresh run again; nothing was changed`,
+        `${joinRepoPath(ctx.dir, file)}: ${messageOf(error)} — fix the file, then start the fresh run again; nothing was changed`,
       );
     }
     if (edit !== undefined) cleared.push({ path: file, content: String(edit.content) });

@@ -23,13 +23,26 @@ export interface Head {
 
 /** The head of `branch` (one request), or undefined when the branch does not exist. */
 export async function readHead(gh: GitHub, repo: Repo, branch: string): Promise<Head | undefined> {
+  const answer = await unlessNotFound(gh.rest.repos.getBranch({ ...repo, branch }));
+  return answer && { sha: answer.data.commit.sha, tree: answer.data.commit.commit.tree.sha };
+}
+
+/** A request's answer, or undefined when GitHub answers 404 (nothing there); any other failure is thrown. */
+export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
   try {
-    const answer = await gh.rest.repos.getBranch({ ...repo, branch });
-    return { sha: answer.data.commit.sha, tree: answer.data.commit.commit.tree.sha };
+    return await request;
   } catch (error) {
     if (apiFailure(error)?.status === 404) return undefined;
     throw error;
   }
+}
+
+/** A blob's bytes as UTF-8 text (one request). */
+export async function readBlob(gh: GitHub, repo: Repo, sha: string): Promise<string> {
+  const blob = await gh.rest.git.getBlob({ ...repo, file_sha: sha });
+  return blob.data.encoding === "base64"
+    ? Buffer.from(blob.data.content, "base64").toString("utf8")
+    : blob.data.content;
 }
 
 /**
@@ -42,22 +55,8 @@ export async function readText(
   path: string,
   ref: string,
 ): Promise<string | undefined> {
-  let data: unknown;
-  try {
-    data = (await gh.rest.repos.getContent({ ...repo, path, ref })).data;
-  } catch (error) {
-    if (apiFailure(error)?.status === 404) return undefined;
-    throw error;
-  }
-  if (Array.isArray(data) || typeof data !== "object" || data === null) return undefined;
-  const file = data as {
-    type?: string;
-    content?: string;
-    encoding?: string;
-    sha?: string;
-    size?: number;
-  };
-  if (file.type !== "file") return undefined;
+  const file = (await unlessNotFound(gh.rest.repos.getContent({ ...repo, path, ref })))?.data;
+  if (file === undefined || Array.isArray(file) || file.type !== "file") return undefined;
   if (
     file.encoding === "base64" &&
     typeof file.content === "string" &&
@@ -66,17 +65,20 @@ export async function readText(
     return Buffer.from(file.content, "base64").toString("utf8");
   }
   if (!file.sha) return undefined;
-  const blob = await gh.rest.git.getBlob({ ...repo, file_sha: file.sha });
-  return blob.data.encoding === "base64"
-    ? Buffer.from(blob.data.content, "base64").toString("utf8")
-    : blob.data.content;
+  return readBlob(gh, repo, file.sha);
 }
 
-export interface FileWrite {
-  /** path from the repository root */
-  path: string;
-  /** text, or bytes kept exactly (bytes that are not UTF-8 go up as a blob first) */
-  content: string | Uint8Array;
+export interface FileChanges {
+  /** path from the repository root → new content (text, or bytes kept exactly) */
+  additions: ReadonlyMap<string, string | Uint8Array>;
+  deletions: readonly string[];
+  /**
+   * Entries written by blob id with their mode — an executable, a symlink — which
+   * `createCommitOnBranch` cannot write (it makes every file 100644): a commit with any
+   * goes through the Git Data API (tree, commit, non-forced ref update). Their blobs are
+   * on GitHub already (uploaded before the compare-and-swap loop, or at the start commit).
+   */
+  entries?: ReadonlyMap<string, { mode: ChangeMode; sha: string }>;
 }
 
 /**
@@ -92,7 +94,7 @@ export async function uploadBlob(gh: GitHub, repo: Repo, content: Uint8Array): P
   return answer.data.sha;
 }
 
-export type CommitResult = { kind: "ok"; sha: string } | { kind: "moved" };
+type CommitResult = { kind: "ok"; sha: string } | { kind: "moved" };
 
 /**
  * One commit with every file, parent `head`, then a non-forced ref update.
@@ -103,22 +105,20 @@ export async function commitFiles(
   repo: Repo,
   branch: string,
   head: Head,
-  files: readonly FileWrite[],
+  changes: FileChanges,
   message: string,
-  deletions: readonly string[] = [],
-  entries: ReadonlyMap<string, { mode: ChangeMode; sha: string }> = new Map(),
 ): Promise<CommitResult> {
   // a tree entry's `content` is text: bytes that are not UTF-8 go up as a blob first
   const written = await Promise.all(
-    files.map(async (f) => ({
-      path: f.path,
+    [...changes.additions].map(async ([path, content]) => ({
+      path,
       mode: "100644" as const,
       type: "blob" as const,
-      ...(typeof f.content === "string"
-        ? { content: f.content }
-        : isUtf8(f.content)
-          ? { content: Buffer.from(f.content).toString("utf8") }
-          : { sha: await uploadBlob(gh, repo, f.content) }),
+      ...(typeof content === "string"
+        ? { content }
+        : isUtf8(content)
+          ? { content: Buffer.from(content).toString("utf8") }
+          : { sha: await uploadBlob(gh, repo, content) }),
     })),
   );
   const tree = await gh.rest.git.createTree({
@@ -126,13 +126,13 @@ export async function commitFiles(
     base_tree: head.tree,
     tree: [
       ...written,
-      ...[...entries].map(([path, e]) => ({
+      ...[...(changes.entries ?? [])].map(([path, e]) => ({
         path,
         mode: e.mode as "100644" | "100755" | "120000",
         type: "blob" as const,
         sha: e.sha,
       })),
-      ...deletions.map((path) => ({
+      ...changes.deletions.map((path) => ({
         path,
         mode: "100644" as const,
         type: "blob" as const,

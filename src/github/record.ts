@@ -9,27 +9,28 @@
  *
  * A lost race reads again and decides again after a jittered back-off; a lost answer
  * reads again and finds the event's id in the state if its commit landed. The clock,
- * the jitter and the sleep are the context's: nothing here reads the time of day.
+ * the randomness (the jitter, the event's id) and the sleep are the context's: nothing
+ * here reads the time of day.
  * The only request besides the read and the commit is the runs listing of overdue
  * claims (a read, at most once per event); every other effect waits for the commit.
  */
-import { randomBytes } from "node:crypto";
 import { NAMED_PATHS } from "../core/changes.js";
 import {
   type BranchRead,
   type BranchStore,
+  type CommitAnswer,
   graphqlStore,
   type ReadExtra,
   restStore,
 } from "./branch.js";
 import {
-  commitThatChanged,
   HISTORY_READ,
   type JobChanges,
   movedPaths,
   probesOf,
+  tryCommitThatChanged,
 } from "./changes.js";
-import { type Decided, decide, type RunsSeen } from "./decide.js";
+import { type Decided, type Decision, decide, type RunsSeen, type TryInput } from "./decide.js";
 import { UserError, workflowRefusal } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { archiveRun } from "./fresh.js";
@@ -44,7 +45,7 @@ import {
   livePath,
   partOfRead,
   shardDirPath,
-  shardPathOf,
+  shardFileOf,
   snapshotPath,
   statePath,
   worklogPath,
@@ -93,236 +94,271 @@ export async function recordEvent(
   label: string,
   options: RecordOptions,
 ): Promise<Recorded> {
-  let prepare = options.prepare;
-  const { clock, random, sleep } = ctx;
-  const maxTries = ctx.maxTries ?? 25;
-  const backoffMs = ctx.backoffMs ?? 250;
-  const store = { current: ctx.store ?? graphqlStore(ctx.gh, ctx.repo, ctx.branch) };
-  const eventId = `e${randomBytes(6).toString("hex")}`;
-  // the runs listing, searched once per event however often the race is lost
-  let seen: RunsSeen | undefined;
-  let archives = 0;
-  /** what a try whose commit answer was lost decided: the event, if that commit landed */
-  let unclear: Decided | undefined;
-  // a job's steps read the run's tickets from base.json, never from their checkout
-  let withSnapshot = (options.readBase || ctx.jobCheckout) ?? false;
-  let fresh = options.fresh === true;
   // which shards the first read takes: every one, or those of the tickets the event touches
   const reading = await readPlan(ctx, options.readAll ? undefined : (options.touches ?? []));
-  const extra = { probes: probesOf(options.changes), history: HISTORY_READ };
-  // the commit that moved a path, looked up once per path and id (only on a conflict)
-  const movers = new Map<string, string>();
   // The checkout's tickets and digest are loaded before the branch is read, not between
   // the read and the commit: the shorter that window, the fewer races a busy run loses.
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
   if (!ctx.jobCheckout)
     await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
+  const recording = new Recording(ctx, event, label, options, reading);
+  for (;;) {
+    const recorded = await recording.try();
+    if (recorded) return recorded;
+  }
+}
 
-  for (let tries = 1; ; tries++) {
-    const tryStarted = clock();
+/** One event's tries, and what they share and learn as they go. */
+class Recording {
+  /** tries so far (1 = no race lost); a read taken again for more of the state is no try */
+  private tries = 1;
+  private readonly store: { current: BranchStore };
+  /** this event's id, recorded in the state: a lost answer is found by it */
+  private readonly eventId: string;
+  /** the runs listing, searched once per event however often the race is lost */
+  private seen: RunsSeen | undefined;
+  /** commits that moved a copied run aside or archived the old one */
+  private archives = 0;
+  /** what a try whose commit answer was lost decided: the event, if that commit landed */
+  private unclear: Decided | undefined;
+  /** a job's steps read the run's tickets from base.json, never from their checkout */
+  private withSnapshot: boolean;
+  private fresh: boolean;
+  private prepare: RecordOptions["prepare"];
+  /** the commit that moved a path, looked up once per path and id (only on a conflict) */
+  private readonly movers = new Map<string, string>();
+
+  constructor(
+    private readonly ctx: RunContext,
+    private event: RunEvent,
+    private label: string,
+    private readonly options: RecordOptions,
+    private readonly reading: ReadPlan,
+  ) {
+    this.store = { current: ctx.store ?? graphqlStore(ctx.gh, ctx.repo, ctx.branch) };
+    const hex = Array.from({ length: 12 }, () => Math.floor(ctx.random() * 16).toString(16));
+    this.eventId = `e${hex.join("")}`;
+    this.withSnapshot = (options.readBase || ctx.jobCheckout) ?? false;
+    this.fresh = options.fresh === true;
+    this.prepare = options.prepare;
+  }
+
+  /** One try: read the branch, decide, commit on the head read; undefined: read again. */
+  async try(): Promise<Recorded | undefined> {
+    const { ctx, reading, tries } = this;
+    const tryStarted = ctx.clock();
+    const shardDir = shardDirPath(ctx.dir);
     const read = await readWithFallback(
       ctx,
-      store,
-      [...runPaths(ctx, withSnapshot), ...(reading.all ? [] : reading.shards)],
-      reading.all ? [shardDirPath(ctx.dir)] : [],
-      extra,
+      this.store,
+      [
+        ...runPaths(ctx, this.withSnapshot),
+        ...(reading.all ? [] : [...reading.shards].map((name) => `${shardDir}/${name}`)),
+      ],
+      reading.all ? [shardDir] : [],
+      { probes: probesOf(this.options.changes), history: HISTORY_READ },
     );
-    const readAt = clock();
+    const readAt = ctx.clock();
     if (!read) {
       throw new UserError(
         `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
       );
     }
-    const part = partOfRead(ctx.dir, read, reading.all ? undefined : reading.shards);
-    if (part === "need-all") {
-      // a state from before the status index: read whole once, written indexed
+    const shardsRead = reading.all ? undefined : reading.shards;
+    const found = partOfRead(ctx.dir, read, shardsRead);
+    const copy = found !== "need-all" && found && found.branch !== ctx.branch ? found : undefined;
+    // A copy carried along when this branch was cut from the run's (or its pull request
+    // merged): not this branch's run. A finished one is this branch's history (history.ts).
+    const history = copy && !this.fresh && isFinishedCopy(ctx.dir, read, copy) ? copy : undefined;
+    // a state from before the status index is read whole once, written indexed; a finished
+    // run's history is carried whole into a new run
+    if (found === "need-all" || (history && !reading.all)) {
       reading.all = true;
-      tries--;
-      continue;
+      return undefined;
     }
-    let state = part?.state;
-    let foreign: GitHubState | undefined;
-    let history: GitHubState | undefined;
-    if (state && state.branch !== ctx.branch) {
-      // A copy carried along when this branch was cut from the run's (or its pull request
-      // merged): not this branch's run. A finished one is this branch's history (history.ts).
-      if (!fresh && isFinishedCopy(ctx.dir, read, state)) history = state;
-      else foreign = state;
-      state = undefined;
+    const foreign = history ? undefined : copy;
+    const state = copy ? undefined : found;
+    if (await this.moveAside(read, state, foreign)) return undefined;
+    if (this.unclear && state?.events?.includes(this.eventId)) {
+      ctx.log(`${this.label}: the commit landed although GitHub's answer was lost`);
+      ctx.onRecorded?.(`${this.label} (commit ${read.head.slice(0, 12)} or before)`);
+      return { ...this.unclear, state, head: read.head, tries };
     }
-    if (foreign && options.mayStart) {
+    // (an unclear commit may still land later: every later read looks for its id)
+    // (a run that starts writes every shard)
+    const also = { foreign, history, shardsRead: found ? shardsRead : undefined };
+    const input = await this.inputOf(read, state, also);
+    if (!input) return undefined;
+    let decision = decide({ ...input, now: ctx.clock(), seen: this.seen });
+    // decided again with the runs listing, which it asks for only while it has none
+    while (decision.kind === "search-runs") {
+      this.seen = await searchRuns(ctx, decision.entries);
+      decision = decide({ ...input, now: ctx.clock(), seen: this.seen });
+    }
+    if (decision.kind === "need-shards") {
+      // the decision needs state this read did not take: read it with the state, decide again
+      const { need } = decision;
+      if (need.kind === "all" || ++reading.extra > 2) reading.all = true;
+      else for (const t of need.tickets) reading.shards.add(shardFileOf(t));
+      ctx.debug?.(
+        `${this.label}: reading ${need.kind === "all" ? `every shard (${need.why})` : `the shards of ${need.tickets.join(", ")}`}`,
+      );
+      return undefined;
+    }
+    if (decision.kind !== "commit") return { ...decision.decided, head: read.head, tries };
+    return this.commit(decision, read, { tryStarted, readAt, decidedAt: ctx.clock() });
+  }
+
+  /**
+   * A run copied from the branch this one was cut from, moved aside when this event may
+   * start one; the branch's old run archived when this event starts a fresh one. Each is
+   * a commit of its own, and a try: true when one was made (read again).
+   */
+  private async moveAside(
+    read: BranchRead,
+    state: GitHubState | undefined,
+    foreign: GitHubState | undefined,
+  ): Promise<boolean> {
+    const { ctx, label } = this;
+    const backoffMs = ctx.backoffMs ?? 250;
+    if (foreign && this.options.mayStart) {
       // A new run of this branch: the copied run's records move under runs/ first, so
       // no record of it is overwritten and none is taken for this run's.
-      if (++archives > 10) {
+      if (++this.archives > 10) {
         throw new Error(
           `${label}: could not move the run copied from ${foreign.branch} aside on ${ctx.branch} after 10 tries; nothing was started`,
         );
       }
       await archiveForeignRun(ctx, read.head, foreign);
-      await sleep(random() * backoffMs * archives);
-      continue;
-    }
-    if (history && !reading.all) {
-      // a finished run's history is carried whole into a new run: read it whole
-      reading.all = true;
-      tries--;
-      continue;
-    }
-    if (fresh && state) {
+      await ctx.sleep(ctx.random() * backoffMs * this.archives);
+    } else if (this.fresh && state) {
       // a fresh run: the old one is archived in a commit of its own, then this event starts
       if (read.files.has(livePath(ctx.dir))) throw stillRunning(ctx.branch, state);
-      if (++archives > 10) {
+      if (++this.archives > 10) {
         throw new Error(
           `${label}: could not archive run ${state.run.run} on ${ctx.branch} after 10 tries; nothing was started`,
         );
       }
-      if ((await archiveRun(ctx, read.head, state)) !== undefined) fresh = false;
-      else await sleep(random() * backoffMs * archives);
-      continue;
+      if ((await archiveRun(ctx, read.head, state)) !== undefined) this.fresh = false;
+      else await ctx.sleep(ctx.random() * backoffMs * this.archives);
+    } else {
+      return false;
     }
-    if (unclear && state?.events?.includes(eventId)) {
-      ctx.log(`${label}: the commit landed although GitHub's answer was lost`);
-      ctx.onRecorded?.(`${label} (commit ${read.head.slice(0, 12)} or before)`);
-      return { ...unclear, state, head: read.head, tries };
-    }
-    // (an unclear commit may still land later: every later read looks for its id)
+    this.tries++;
+    return true;
+  }
 
-    const source = await runSource(ctx, state, read, withSnapshot);
+  /**
+   * What `decide` works from in this try: the run's tickets, what the author and the
+   * branch changed; undefined when the run's tickets must be read with the state.
+   */
+  private async inputOf(
+    read: BranchRead,
+    state: GitHubState | undefined,
+    also: Pick<TryInput, "foreign" | "history" | "shardsRead">,
+  ): Promise<Omit<TryInput, "now" | "seen"> | undefined> {
+    const { ctx, options } = this;
+    const source = await runSource(ctx, state, read, this.withSnapshot);
     if (source === "need-snapshot") {
-      withSnapshot = true;
-      tries--;
-      continue;
+      this.withSnapshot = true;
+      return undefined;
     }
-    if (prepare) {
-      ({ event, label } = await prepare(source));
-      prepare = undefined;
+    if (this.prepare) {
+      ({ event: this.event, label: this.label } = await this.prepare(source));
+      this.prepare = undefined;
     }
-    const digest = source.files ? await ctx.checkout.digest() : undefined;
-    // a push on the branch shows what the author changed or deleted since the run's base
-    const authoredChanged =
-      state && !source.files && ctx.checkoutIsHead
-        ? authoredChanges(source, await ctx.checkout.authoredFiles())
-        : [];
-    // what moved on the branch under the changes since their start: judged on every try
-    const moved = new Map<string, string>();
-    for (const [i, path] of movedPaths(options.changes, read.oids).entries()) {
-      // a conflict's reason names its first paths with their commits: only those are looked
-      // up (a request each); the rest moved by the time of the head that was read
-      if (i >= NAMED_PATHS) {
-        moved.set(path, read.head);
-        continue;
-      }
-      const key = `${path}\0${read.oids?.get(path) ?? ""}`;
-      let commit = movers.get(key);
-      if (commit === undefined) {
-        commit =
-          (await commitThatChanged(ctx.gh, ctx.repo, ctx.branch, path).catch(() => undefined)) ??
-          read.head;
-        movers.set(key, commit);
-      }
-      moved.set(path, commit);
-    }
-    const input = {
+    return {
       ctx,
-      event,
-      label,
-      eventId,
+      event: this.event,
+      label: this.label,
+      eventId: this.eventId,
       read,
       state,
-      foreign,
-      history,
+      ...also,
       source,
-      digest,
-      authoredChanged,
+      // a push on the branch shows what the author changed or deleted since the run's base
+      authoredChanged:
+        state && !source.files && ctx.checkoutIsHead
+          ? authoredChanges(source, await ctx.checkout.authoredFiles())
+          : [],
       mayStart: options.mayStart,
       drainOutbox: options.drainOutbox ?? true,
-      ...(reading.all || !part ? {} : { shardsRead: shardNames(ctx.dir, reading.shards) }),
-      moved,
+      moved: await this.movedOf(read),
     };
-    let decision = decide({ ...input, now: clock(), seen });
-    if (decision.kind === "search-runs") {
-      seen = await searchRuns(ctx, decision.entries);
-      decision = decide({ ...input, now: clock(), seen });
-    }
-    if (decision.kind === "search-runs") throw new Error("the runs listing was searched twice");
-    if (decision.kind === "need-shards") {
-      // the decision needs state this read did not take: read it with the state, decide again
-      const { need } = decision;
-      if (need.kind === "all" || ++reading.extra > 2) reading.all = true;
-      else for (const t of need.tickets) reading.shards.add(shardPathOf(ctx.dir, t));
-      ctx.debug?.(
-        `${label}: reading ${need.kind === "all" ? `every shard (${need.why})` : `the shards of ${need.tickets.join(", ")}`}`,
-      );
-      tries--;
-      continue;
-    }
-    if (decision.kind !== "commit") return { ...decision.decided, head: read.head, tries };
+  }
 
-    const decidedAt = clock();
-    let answer: Awaited<ReturnType<BranchStore["commit"]>>;
+  /** What moved on the branch under the changes since their start: judged on every try. */
+  private async movedOf(read: BranchRead): Promise<Map<string, string>> {
+    const moved = new Map<string, string>();
+    for (const [i, path] of movedPaths(this.options.changes, read.oids).entries()) {
+      // a conflict's reason names its first paths with their commits: only those are looked
+      // up (a request each); the rest moved by the time of the head that was read
+      const key = `${path}\0${read.oids?.get(path) ?? ""}`;
+      if (i < NAMED_PATHS && !this.movers.has(key)) {
+        const { gh, repo, branch } = this.ctx;
+        this.movers.set(key, (await tryCommitThatChanged(gh, repo, branch, path)) ?? read.head);
+      }
+      moved.set(path, i < NAMED_PATHS ? (this.movers.get(key) ?? read.head) : read.head);
+    }
+    return moved;
+  }
+
+  /** Commit a decision on the head read: recorded, or undefined to read again (after a back-off). */
+  private async commit(
+    decision: Extract<Decision, { kind: "commit" }>,
+    read: BranchRead,
+    { tryStarted, readAt, decidedAt }: { tryStarted: number; readAt: number; decidedAt: number },
+  ): Promise<Recorded | undefined> {
+    const { ctx, label, options, tries } = this;
+    let answer: CommitAnswer;
     try {
-      answer = await store.current.commit(
-        read.head,
-        {
-          additions: decision.additions,
-          deletions: decision.deletions,
-          ...(decision.entries ? { entries: decision.entries } : {}),
-        },
-        decision.message,
-        read.tree,
-      );
+      answer = await this.store.current.commit(read.head, decision, decision.message, read.tree);
     } catch (error) {
       const refused = workflowRefusal(error);
       if (refused && options.changes && options.changes.refused === undefined) {
         // never sent again as it is: decided again, the attempt fails by name, its change kept
         options.changes.refused = refused;
-        tries--;
-        continue;
+        return undefined;
       }
       if (isPushRefused(error)) throw pushRefused(ctx, error);
-      if (store.current.api === "graphql" && rateLimitOf(error)) {
-        ctx.log(
-          `GitHub's GraphQL budget is spent (${describeError(error, clock())}): recording with the REST API`,
-        );
-        store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
-        tries--;
-        continue;
-      }
+      if (restAfter(ctx, this.store, error, "recording with the REST API")) return undefined;
       throw error;
     }
     ctx.debug?.(
-      `${label}: try ${tries}: read ${readAt - tryStarted} ms, decided ${decidedAt - readAt} ms, commit ${clock() - decidedAt} ms: ${answer.kind}`,
+      `${label}: try ${tries}: read ${readAt - tryStarted} ms, decided ${decidedAt - readAt} ms, commit ${ctx.clock() - decidedAt} ms: ${answer.kind}`,
     );
     if (answer.kind === "ok") {
       ctx.onRecorded?.(`${label} (commit ${answer.sha.slice(0, 12)})`);
       if (tries > 1) ctx.log(`${label}: recorded after ${tries} tries (the branch moved under us)`);
       return { ...decision.decided, commit: answer.sha, head: read.head, tries };
     }
-    if (tries >= maxTries) {
+    if (tries >= (ctx.maxTries ?? 25)) {
       throw new Error(
         `${label}: the branch ${ctx.branch} kept moving; gave up after ${tries} tries. Nothing was dispatched; the next event records it.`,
       );
     }
+    this.tries++;
+    const backoffMs = ctx.backoffMs ?? 250;
     if (answer.kind === "unclear") {
       // It may have landed: the next read tells, by this event's id in the state.
       ctx.log(
         `${label}: no clear answer to the commit (${answer.message}); reading the branch again`,
       );
-      unclear = decision.decided;
-      await sleep(random() * backoffMs);
-      continue;
+      this.unclear = decision.decided;
+      await ctx.sleep(ctx.random() * backoffMs);
+      return undefined;
     }
     // full jitter over a window that grows with each lost race and with how long a try takes
-    const tryMs = Math.max(backoffMs, clock() - tryStarted);
-    const window = Math.min(30_000, tryMs * 2 ** Math.min(tries, 6));
-    await sleep(random() * window);
+    const tryMs = Math.max(backoffMs, ctx.clock() - tryStarted);
+    await ctx.sleep(ctx.random() * Math.min(30_000, tryMs * 2 ** Math.min(tries, 6)));
+    return undefined;
   }
 }
 
 /** Which shards an event reads with the state (status-index.ts). */
 interface ReadPlan {
   all: boolean;
-  /** shard paths, when not all */
+  /** shard file names, when not all */
   shards: Set<string>;
   /** reads taken again for shards a decision needed */
   extra: number;
@@ -340,19 +376,17 @@ async function readPlan(
   const loaded = ctx.jobCheckout ? undefined : await ctx.checkout.tickets().catch(() => undefined);
   const count = loaded?.specs.length ?? (await ctx.checkout.ticketCount());
   if (readsWhole(count, loaded?.settings.bound) !== undefined) return plan;
-  plan.all = false;
-  for (const t of touches) plan.shards.add(shardPathOf(ctx.dir, t));
-  return plan;
+  return { ...plan, all: false, shards: new Set(touches.map(shardFileOf)) };
 }
 
-const shardNames = (dir: string, paths: ReadonlySet<string>) =>
-  new Set([...paths].map((p) => p.slice(shardDirPath(dir).length + 1)));
-
 /** The files an event reads at the head of the run's branch. */
-export function runPaths(ctx: RunContext, withSnapshot: boolean): string[] {
-  const paths = [statePath(ctx.dir), worklogPath(ctx.dir), livePath(ctx.dir)];
-  if (withSnapshot) paths.push(snapshotPath(ctx.dir));
-  return paths;
+export function runPaths({ dir }: RunContext, withSnapshot: boolean): string[] {
+  return [
+    statePath(dir),
+    worklogPath(dir),
+    livePath(dir),
+    ...(withSnapshot ? [snapshotPath(dir)] : []),
+  ];
 }
 
 /** A read of the branch; a spent GraphQL budget reads with REST for the rest of the event. */
@@ -366,15 +400,22 @@ export async function readWithFallback(
   try {
     return await store.current.read(paths, dirs, extra);
   } catch (error) {
-    if (store.current.api === "graphql" && rateLimitOf(error)) {
-      ctx.log(
-        `GitHub's GraphQL budget is spent (${describeError(error, ctx.clock())}): using the REST API for this event`,
-      );
-      store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
-      return store.current.read(paths, dirs, extra);
-    }
-    throw error;
+    if (!restAfter(ctx, store, error, "using the REST API for this event")) throw error;
+    return store.current.read(paths, dirs, extra);
   }
+}
+
+/** A spent GraphQL budget: the rest of the event reads and commits through REST (true). */
+function restAfter(
+  ctx: RunContext,
+  store: { current: BranchStore },
+  error: unknown,
+  what: string,
+): boolean {
+  if (store.current.api !== "graphql" || !rateLimitOf(error)) return false;
+  ctx.log(`GitHub's GraphQL budget is spent (${describeError(error, ctx.clock())}): ${what}`);
+  store.current = restStore(ctx.gh, ctx.repo, ctx.branch);
+  return true;
 }
 
 /**

@@ -14,6 +14,8 @@ import { type Dirent, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { z } from "zod";
+import { readJson } from "../core/json.js";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { ENGINE_FIELDS } from "../tickets/field-table.js";
 import { idFromFile } from "../tickets/fields.js";
@@ -21,13 +23,13 @@ import { STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { formatProblem } from "../tickets/problems.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
-import { type EngineFieldValues, editFrontMatter } from "../tickets/writeback.js";
+import { CLEARED_FIELDS, editFrontMatter } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
-import { freshHint } from "./fresh-words.js";
+import { addedLater, freshHint } from "./fresh-words.js";
 import { type GitHubState, snapshotPath } from "./state.js";
 
-export const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
+const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
 
 export interface Loaded {
   settings: Settings;
@@ -40,10 +42,12 @@ export interface RunSource extends Loaded {
   read(file: string): string;
   /** the authored files, when this source is the checkout (for a run that starts now) */
   files?: ReadonlyMap<string, string>;
+  /** their authored digest, recorded when the run starts */
+  digest?: string;
 }
 
 /** The ticket directory's files on disk: ticket files and frontier.yml; undefined when absent. */
-export async function directoryFiles(dir: string): Promise<Map<string, string> | undefined> {
+async function directoryFiles(dir: string): Promise<Map<string, string> | undefined> {
   let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -65,10 +69,6 @@ export async function directoryFiles(dir: string): Promise<Map<string, string> |
   return files;
 }
 
-/** Every engine field, set to be removed: what is left is the author's part. */
-const NO_ENGINE_FIELDS = Object.fromEntries(
-  ENGINE_FIELDS.map((k) => [k, undefined]),
-) as EngineFieldValues;
 const MAY_HOLD_ENGINE_FIELD = new RegExp(`\\b(?:${ENGINE_FIELDS.join("|")})\\s*:`);
 
 /** A ticket's text without the engine-written fields (as authored); unparseable text as it is. */
@@ -76,7 +76,8 @@ function authoredText(text: string): string {
   // the YAML parse only for text that may hold an engine field: most authored files do not
   if (!MAY_HOLD_ENGINE_FIELD.test(text)) return text;
   try {
-    return editFrontMatter(text, NO_ENGINE_FIELDS);
+    // every engine field removed: what is left is the author's part
+    return editFrontMatter(text, CLEARED_FIELDS);
   } catch {
     return text;
   }
@@ -89,27 +90,13 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
  * fields, and frontier.yml. The same at the run's base and on its branch however many
  * commits of state the run made; different when a ticket or the settings changed.
  */
-export function authoredDigest(files: ReadonlyMap<string, string>): string {
+function authoredDigest(files: ReadonlyMap<string, string>): string {
   const hash = createHash("sha256");
   for (const name of [...files.keys()].sort()) {
     const text = files.get(name) as string;
     hash.update(`${name}\0${sha256(name === SETTINGS_FILE ? text : authoredText(text))}\n`);
   }
   return `sha256:${hash.digest("hex")}`;
-}
-
-/** Problems of a directory that does not hold together, as the error a person reads. */
-function invalid(
-  problems: Parameters<typeof formatProblem>[0][],
-  dir: string,
-  where: string,
-): UserError {
-  const errors = problems.filter((p) => p.severity === "error");
-  return new UserError(
-    `${errors.length} problem${errors.length === 1 ? "" : "s"} in ${dir}${where}: nothing was started. Fix ${errors.length === 1 ? "it" : "them"} and push again.`,
-    problems.map((p) => formatProblem(p, dir)),
-    "invalid-graph",
-  );
 }
 
 /** The tickets in directory `path` (shown as `dir`); a graph that does not hold together starts nothing. */
@@ -121,7 +108,14 @@ export async function loadTickets(
 ): Promise<Loaded> {
   // with bodies, so no ticket cache: each event's checkout is fresh anyway
   const loaded = await loadDirectory(path, {}, files ? { files } : {});
-  if (loaded.kind === "invalid") throw invalid(loaded.problems, dir, where);
+  if (loaded.kind === "invalid") {
+    const errors = loaded.problems.filter((p) => p.severity === "error").length;
+    throw new UserError(
+      `${errors} problem${errors === 1 ? "" : "s"} in ${dir}${where}: nothing was started. Fix ${errors === 1 ? "it" : "them"} and push again.`,
+      loaded.problems.map((p) => formatProblem(p, dir)),
+      "invalid-graph",
+    );
+  }
   return {
     settings: loaded.settings,
     specs: loaded.specs,
@@ -164,7 +158,7 @@ export class Checkout {
     return {
       ...loaded,
       read: (file) => readFileSync(join(this.path, file), "utf8"),
-      ...(files ? { files } : {}),
+      ...(files ? { files, digest: await this.digest() } : {}),
     };
   }
 }
@@ -175,32 +169,32 @@ export function snapshotText(base: string, files: ReadonlyMap<string, string>): 
   return `${JSON.stringify({ schema: SNAPSHOT_SCHEMA, base, files: sorted })}\n`;
 }
 
+/** base.json as it is read: the authored files (name → text) of the run at its base. */
+const Snapshot = z.object({
+  schema: z.literal(SNAPSHOT_SCHEMA),
+  base: z.string().catch(""),
+  files: z.record(z.string(), z.string()),
+});
+
 /** The run's tickets from its snapshot, parsed exactly as the checkout's would be. */
 export async function sourceFromSnapshot(
   text: string,
   dir: string,
   workspace: string,
 ): Promise<RunSource> {
-  let files: Record<string, string>;
-  let base = "";
-  try {
-    const json = JSON.parse(text) as { schema?: unknown; base?: unknown; files?: unknown };
-    if (json.schema !== SNAPSHOT_SCHEMA || typeof json.files !== "object" || !json.files)
-      throw new Error(`not a ${SNAPSHOT_SCHEMA} file`);
-    files = json.files as Record<string, string>;
-    base = typeof json.base === "string" ? json.base : "";
-  } catch (error) {
+  const json = readJson(text);
+  const parsed = json.ok ? Snapshot.safeParse(json.value) : undefined;
+  if (!parsed?.success) {
     throw new UserError(
-      `${dir}/${STATE_DIR}/base.json: ${(error as Error).message}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/${STATE_DIR}/state.json to start a new run.`,
+      `${dir}/${STATE_DIR}/base.json: ${json.ok ? `not a ${SNAPSHOT_SCHEMA} file` : json.error}. It is written by Ticket Frontier when a run starts; restore it from git history, or delete ${dir}/${STATE_DIR}/state.json to start a new run.`,
     );
   }
+  const { base, files } = parsed.data;
   // the same directory name as the checkout's, so a run named after it keeps its name
   const path = join(tmpdir(), basename(resolve(workspace, dir)) || "frontier");
-  const map = new Map<string, string>();
-  for (const [name, content] of Object.entries(files)) {
-    if (name.includes("/") || name.includes("\\") || name.startsWith(".")) continue;
-    map.set(name, content);
-  }
+  const map = new Map(
+    Object.entries(files).filter(([name]) => !/[/\\]/.test(name) && !name.startsWith(".")),
+  );
   const loaded = await loadTickets(path, dir, ` at the run's base ${base.slice(0, 12)}`, map);
   return {
     ...loaded,
@@ -213,7 +207,7 @@ export async function sourceFromSnapshot(
 }
 
 /** Ticket ids of the checkout that the run (started at `base`) does not have. */
-export function addedSince(
+function addedSince(
   run: readonly TicketSpec[],
   checkout: ReadonlyMap<string, string> | undefined,
 ): string[] {
@@ -267,9 +261,7 @@ export async function runSource(
   if (ctx.jobCheckout) return source;
   const added = addedSince(source.specs, await ctx.checkout.authoredFiles());
   if (added.length > 0 && ctx.sha !== state.run.base) {
-    ctx.log(
-      `warning: ${added.join(", ")} ${added.length === 1 ? "was" : "were"} added after the run started at ${state.run.base?.slice(0, 12)}; ${added.length === 1 ? "it runs" : "they run"} in a new run (${freshHint(ctx.branch)} to start one)`,
-    );
+    ctx.log(addedLater(added, state.run.base, ctx.branch));
   }
   return source;
 }

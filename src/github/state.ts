@@ -87,6 +87,21 @@ export const OutboxEntry = z.object({
 });
 export type OutboxEntry = z.infer<typeof OutboxEntry>;
 
+/**
+ * An integrated attempt whose commit is not named in its record yet (a commit cannot
+ * hold its own id): a later event that commits finds it by its trailers and names it.
+ */
+const Unnamed = z.object({
+  ticket: z.string(),
+  attempt: z.number().int().positive(),
+  claim: z.string(),
+  /** the state's seq when it was integrated */
+  seq: z.number().int().nonnegative(),
+  /** its commit, found while its record was not read: written into it when it is */
+  commit: z.string().optional(),
+});
+export type Unnamed = z.infer<typeof Unnamed>;
+
 const Bookkeeping = z.object({
   /** the branch the run lives on: a copy of this file on another branch is not that branch's run */
   branch: z.string(),
@@ -121,23 +136,8 @@ const Bookkeeping = z.object({
   authored_changed: z.array(z.string()).optional(),
   /** the tickets live in this many shards under .frontier/state/ (absent: inline) */
   shards: z.number().int().positive().optional(),
-  /**
-   * Integrated attempts whose commit is not named in their record yet (a commit cannot
-   * hold its own id): a later event that commits finds each by its trailers and names it
-   */
-  unnamed: z
-    .array(
-      z.object({
-        ticket: z.string(),
-        attempt: z.number().int().positive(),
-        claim: z.string(),
-        /** the state's seq when it was integrated */
-        seq: z.number().int().nonnegative(),
-        /** its commit, found while its record was not read: written into it when it is */
-        commit: z.string().optional(),
-      }),
-    )
-    .optional(),
+  /** integrated attempts whose commit is not named in their record yet */
+  unnamed: z.array(Unnamed).optional(),
   /** the user's CI workflow dispatched on the run's branch when the run ended (once) */
   ci: z
     .object({
@@ -159,42 +159,28 @@ export const GitHubState = SavedState.extend({
 });
 export type GitHubState = z.infer<typeof GitHubState>;
 
-const GitHubStateV2 = SavedState.extend({
-  schema: z.literal(GITHUB_STATE_SCHEMA_V2),
-  ...Bookkeeping.shape,
-});
-
-/** state.json of an indexed state: everything but the tickets' histories (status-index.ts). */
-const IndexedHead = z.object({
-  schema: z.literal(GITHUB_STATE_SCHEMA),
-  run: RunRecord,
-  ...Bookkeeping.shape,
-  shards: z.number().int().positive(),
-  index: z.record(z.string(), IndexEntry),
-});
-
-const GitHubStateV1 = SavedState.extend({
-  schema: z.literal(GITHUB_STATE_SCHEMA_V1),
+/** A whole state in one file, of any version (v1 carried the worklog, dropped on read). */
+const WholeState = SavedState.extend({
+  schema: z.enum([GITHUB_STATE_SCHEMA_V1, GITHUB_STATE_SCHEMA_V2, GITHUB_STATE_SCHEMA]),
   ...Bookkeeping.shape,
   worklog: z.array(z.unknown()).optional(),
 });
 
 /** state.json of a sharded state before the index: everything but the tickets. */
-const GitHubStateHead = z.object({
+const ShardedHead = z.object({
   schema: z.literal(GITHUB_STATE_SCHEMA_V2),
   run: RunRecord,
   ...Bookkeeping.shape,
   shards: z.number().int().positive(),
 });
 
-export type ParsedState =
-  | {
-      kind: "ok";
-      state: GitHubState;
-      /** the shards read (file names); undefined: every one (the state is whole) */
-      loaded?: ReadonlySet<string>;
-    }
-  | { kind: "bad"; message: string };
+/** state.json of an indexed state: everything but the tickets' histories (status-index.ts). */
+const IndexedHead = ShardedHead.extend({
+  schema: z.literal(GITHUB_STATE_SCHEMA),
+  index: z.record(z.string(), IndexEntry),
+});
+
+export type ParsedState = { kind: "ok"; state: GitHubState } | { kind: "bad"; message: string };
 
 const bad = (path: string, what: string): ParsedState => ({
   kind: "bad",
@@ -214,92 +200,94 @@ export function parseState(
   return parsed.kind === "need-all" ? bad(path, "its shards were not read") : parsed;
 }
 
+/** A parse, or what is wrong and where. */
+type Checked<T> = { ok: true; data: T } | { ok: false; what: string };
+
+/** `json` as `schema` holds it, or its first issue (in `file`, when not state.json itself). */
+function check<T>(schema: z.ZodType<T>, json: unknown, file?: string): Checked<T> {
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const issue = parsed.error.issues[0];
+  const where = `${file ? `${file}: ` : ""}${issue?.path.join(".") || "(top)"}`;
+  return { ok: false, what: `${where}: ${issue?.message ?? "invalid"}` };
+}
+
+/** One shard file: ticket id → what `schema` holds of it. */
+function readShard<T>(
+  schema: z.ZodType<T>,
+  name: string,
+  text: string,
+): Checked<Record<string, T>> {
+  const entries = readJson(text);
+  if (!entries.ok) return { ok: false, what: `state/${name} is not valid JSON (${entries.error})` };
+  return check(z.record(z.string(), schema), entries.value, `state/${name}`);
+}
+
 /**
  * parseState of a state read in part: `asked` names the shard files asked for (one
  * absent from `shards` is empty); undefined: `shards` is the whole directory.
  * `need-all`: a state from before the index, which is read whole.
  */
-export function parseStatePart(
+function parseStatePart(
   text: string,
   path: string,
-  shards: ReadonlyMap<string, string> | undefined,
+  shards: ReadonlyMap<string, string> = new Map(),
   asked: ReadonlySet<string> | undefined,
 ): ParsedState | { kind: "need-all" } {
   const read = readJson(text);
-  if (!read.ok) {
-    return {
-      kind: "bad",
-      message: `${path}: not valid JSON (${read.error}). It is written by Ticket Frontier; restore it from git history, or delete it to start the run afresh.`,
-    };
+  if (!read.ok) return bad(path, `not valid JSON (${read.error})`);
+  const json = read.value as { schema?: unknown; index?: unknown; shards?: unknown } | null;
+  const indexed = json?.schema === GITHUB_STATE_SCHEMA && json.index !== undefined;
+  const sharded = json?.schema !== GITHUB_STATE_SCHEMA && typeof json?.shards === "number";
+  if (asked && sharded) return { kind: "need-all" };
+  const parsed = indexed
+    ? fromIndex(json, shards, asked)
+    : sharded
+      ? fromShards(json, shards)
+      : check(WholeState, json);
+  if (!parsed.ok) return bad(path, parsed.what);
+  const { worklog: _old, ...state } = { ...parsed.data, schema: GITHUB_STATE_SCHEMA } as const;
+  return { kind: "ok", state };
+}
+
+/** An indexed state: every ticket's head from the index, with the histories of the shards read. */
+function fromIndex(
+  json: unknown,
+  shards: ReadonlyMap<string, string>,
+  asked: ReadonlySet<string> | undefined,
+): Checked<z.infer<typeof WholeState>> {
+  const head = check(IndexedHead, json);
+  if (!head.ok) return head;
+  const histories = new Map<string, z.infer<typeof History>>();
+  for (const [name, text] of shards) {
+    if (asked && !asked.has(name)) continue;
+    const shard = readShard(History, name, text);
+    if (!shard.ok) return shard;
+    for (const [id, h] of Object.entries(shard.data)) histories.set(id, h);
   }
-  const json = read.value;
-  const schema = (json as { schema?: unknown } | null)?.schema;
-  if (schema === GITHUB_STATE_SCHEMA && (json as { index?: unknown }).index !== undefined) {
-    const head = IndexedHead.safeParse(json);
-    if (!head.success) {
-      const issue = head.error.issues[0];
-      return bad(path, `${issue?.path.join(".") || "(top)"}: ${issue?.message ?? "invalid"}`);
-    }
-    const histories = new Map<string, z.infer<typeof History>>();
-    for (const [name, shardText] of shards ?? []) {
-      if (asked && !asked.has(name)) continue;
-      const entries = readJson(shardText);
-      if (!entries.ok) return bad(path, `state/${name} is not valid JSON (${entries.error})`);
-      const parsed = z.record(z.string(), History).safeParse(entries.value);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return bad(path, `state/${name}: ${issue?.path.join(".")}: ${issue?.message ?? "invalid"}`);
-      }
-      for (const [id, h] of Object.entries(parsed.data)) histories.set(id, h);
-    }
-    const { index, ...rest } = head.data;
-    const tickets: Record<string, TicketState> = {};
-    for (const [id, entry] of Object.entries(index))
-      tickets[id] = ticketOf(entry, histories.get(id));
-    return { kind: "ok", state: { ...rest, tickets }, ...(asked ? { loaded: asked } : {}) };
+  const { index, ...rest } = head.data;
+  const tickets: Record<string, TicketState> = {};
+  for (const [id, entry] of Object.entries(index)) tickets[id] = ticketOf(entry, histories.get(id));
+  return { ok: true, data: { ...rest, tickets } };
+}
+
+/** A sharded state from before the index: every shard holds its tickets whole. */
+function fromShards(
+  json: unknown,
+  shards: ReadonlyMap<string, string>,
+): Checked<z.infer<typeof WholeState>> {
+  const head = check(ShardedHead, json);
+  if (!head.ok) return head;
+  const tickets: Record<string, TicketState> = {};
+  for (let n = 0; n < head.data.shards; n++) {
+    const text = shards.get(shardName(n));
+    if (text === undefined)
+      return { ok: false, what: `its shard state/${shardName(n)} is missing` };
+    const shard = readShard(TicketState, shardName(n), text);
+    if (!shard.ok) return shard;
+    Object.assign(tickets, shard.data);
   }
-  const shardedV2 =
-    schema !== GITHUB_STATE_SCHEMA &&
-    typeof (json as { shards?: unknown } | null)?.shards === "number";
-  if (asked && shardedV2) return { kind: "need-all" };
-  if (shardedV2) {
-    const head = GitHubStateHead.safeParse(json);
-    if (!head.success) {
-      const issue = head.error.issues[0];
-      return bad(path, `${issue?.path.join(".") || "(top)"}: ${issue?.message ?? "invalid"}`);
-    }
-    const tickets: Record<string, TicketState> = {};
-    for (let n = 0; n < head.data.shards; n++) {
-      const name = shardName(n);
-      const shardText = shards?.get(name);
-      if (shardText === undefined) return bad(path, `its shard state/${name} is missing`);
-      const entries = readJson(shardText);
-      if (!entries.ok) return bad(path, `state/${name} is not valid JSON (${entries.error})`);
-      const parsed = z.record(z.string(), TicketState).safeParse(entries.value);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return bad(path, `state/${name}: ${issue?.path.join(".")}: ${issue?.message ?? "invalid"}`);
-      }
-      Object.assign(tickets, parsed.data);
-    }
-    return { kind: "ok", state: { ...head.data, schema: GITHUB_STATE_SCHEMA, tickets } };
-  }
-  const parsed =
-    schema === GITHUB_STATE_SCHEMA_V1
-      ? GitHubStateV1.safeParse(json)
-      : schema === GITHUB_STATE_SCHEMA
-        ? GitHubState.safeParse(json)
-        : GitHubStateV2.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.join(".") || "(top)";
-    return {
-      kind: "bad",
-      message: `${path}: ${where}: ${issue?.message ?? "invalid"}. It is written by Ticket Frontier; restore it from git history, or delete it to start the run afresh.`,
-    };
-  }
-  const { worklog: _old, ...rest } = parsed.data as z.infer<typeof GitHubStateV1>;
-  return { kind: "ok", state: { ...rest, schema: GITHUB_STATE_SCHEMA } };
+  return { ok: true, data: { ...head.data, tickets } };
 }
 
 export const shardName = (n: number) => `${String(n).padStart(3, "0")}.json`;
@@ -341,8 +329,7 @@ export function serializeState(state: GitHubState): { head: string; shards: Map<
 
 /** The run's records directory (.frontier/) on the branch. */
 export const frontierDirPath = (dir: string) => joinRepoPath(dir, STATE_DIR);
-export const frontierPath = (dir: string, file: string) =>
-  joinRepoPath(dir, `${STATE_DIR}/${file}`);
+const frontierPath = (dir: string, file: string) => joinRepoPath(dir, `${STATE_DIR}/${file}`);
 export const statePath = (dir: string) => frontierPath(dir, "state.json");
 /** The directory of the state's shards. */
 export const shardDirPath = (dir: string) => frontierPath(dir, "state");
@@ -368,46 +355,38 @@ export function joinRepoPath(dir: string, file: string): string {
 export function stateOfRead(dir: string, read: BranchRead): GitHubState | undefined {
   const found = partOfRead(dir, read, undefined);
   if (found === "need-all") throw new Error(`${statePath(dir)} was read without its shards`);
-  return found?.state;
+  return found;
 }
 
-/** The path of the shard file a ticket's history lives in. */
+/** The shard file a ticket's history lives in (its name, and its path under `dir`). */
+export const shardFileOf = (ticket: string) => shardName(shardOf(ticket, INDEXED_SHARDS));
 export const shardPathOf = (dir: string, ticket: string) =>
-  `${shardDirPath(dir)}/${shardName(shardOf(ticket, INDEXED_SHARDS))}`;
+  `${shardDirPath(dir)}/${shardFileOf(ticket)}`;
+
+/** The shard files a read holds (name → text): the whole directory, or the ones read by path. */
+export function shardTexts(read: BranchRead, dir: string): Map<string, string> {
+  const shardDir = shardDirPath(dir);
+  const out = new Map<string, string>();
+  for (const [name, blob] of read.dirs.get(shardDir) ?? []) out.set(name, blob.text);
+  for (const [path, blob] of read.files) {
+    if (path.startsWith(`${shardDir}/`)) out.set(path.slice(shardDir.length + 1), blob.text);
+  }
+  return out;
+}
 
 /**
- * The state a read found, read in part: state.json, and the shards at `asked` (paths
- * from the repository root; undefined: the whole shard directory, read as `dirs`).
- * `loaded` says whose history was read; `need-all`: a state from before the index,
- * which is read whole.
+ * The state a read found, read in part: state.json, and the shard files `asked` (names;
+ * undefined: the whole shard directory, read as `dirs`). `need-all`: a state from before
+ * the index, which is read whole.
  */
 export function partOfRead(
   dir: string,
   read: BranchRead,
   asked: ReadonlySet<string> | undefined,
-): { state: GitHubState; loaded: (ticket: string) => boolean } | "need-all" | undefined {
+): GitHubState | "need-all" | undefined {
   const text = read.files.get(statePath(dir))?.text;
   if (text === undefined) return undefined;
-  const shards = new Map<string, string>();
-  const prefix = `${shardDirPath(dir)}/`;
-  let names: Set<string> | undefined;
-  if (asked === undefined) {
-    for (const [name, blob] of read.dirs.get(shardDirPath(dir)) ?? []) shards.set(name, blob.text);
-  } else {
-    names = new Set([...asked].map((p) => p.slice(prefix.length)));
-    for (const path of asked) {
-      const blob = read.files.get(path);
-      if (blob) shards.set(path.slice(prefix.length), blob.text);
-    }
-  }
-  const parsed = parseStatePart(text, statePath(dir), shards, names);
+  const parsed = parseStatePart(text, statePath(dir), shardTexts(read, dir), asked);
   if (parsed.kind === "bad") throw new UserError(parsed.message);
-  if (parsed.kind === "need-all") return "need-all";
-  const loaded = parsed.loaded;
-  return {
-    state: parsed.state,
-    loaded: loaded
-      ? (ticket) => loaded.has(shardName(shardOf(ticket, INDEXED_SHARDS)))
-      : () => true,
-  };
+  return parsed.kind === "need-all" ? "need-all" : parsed.state;
 }

@@ -35,6 +35,7 @@ export const INDEXED_SHARDS = 128;
 /** Runs of at most this many tickets read their whole state on every event. */
 export const FULL_READ_MAX = 200;
 
+/** What an index line holds of a ticket besides status, attempt and updated_at, while it applies. */
 const HeadRest = TicketState.pick({
   claimed_by: true,
   claimed_at: true,
@@ -42,6 +43,7 @@ const HeadRest = TicketState.pick({
   blocked_by: true,
   reason: true,
 }).partial();
+const HEAD_REST = HeadRest.keyof().options;
 
 export const IndexEntry = z.union([
   z.tuple([Status, z.number().int().nonnegative(), z.string().nullable()]),
@@ -56,12 +58,9 @@ export const History = z.object({
 
 /** A ticket's head as its index line holds it. */
 export function headOf(t: TicketState): IndexEntry {
-  const rest: z.infer<typeof HeadRest> = {};
-  if (t.claimed_by !== undefined) rest.claimed_by = t.claimed_by;
-  if (t.claimed_at !== undefined) rest.claimed_at = t.claimed_at;
-  if (t.claim !== undefined) rest.claim = t.claim;
-  if (t.blocked_by !== undefined) rest.blocked_by = t.blocked_by;
-  if (t.reason !== undefined) rest.reason = t.reason;
+  const rest = Object.fromEntries(
+    HEAD_REST.flatMap((k) => (t[k] === undefined ? [] : [[k, t[k]]])),
+  );
   const head: IndexEntry = [t.status, t.attempt, t.updated_at ?? null];
   return Object.keys(rest).length > 0 ? [...head, rest] : head;
 }
@@ -88,10 +87,9 @@ export function historyOf(t: TicketState): string | undefined {
   // the live attempt is the head's claim: rebuilt from it on load, never stored twice
   const ended = t.attempts.filter((a) => a.outcome !== undefined);
   if (ended.length === 0 && t.answers.length === 0) return undefined;
-  const h: { attempts?: unknown[]; answers?: unknown[] } = {};
-  if (ended.length > 0) h.attempts = ended;
-  if (t.answers.length > 0) h.answers = t.answers;
-  return JSON.stringify(h);
+  // (an empty list is left out: JSON drops what is undefined)
+  const some = <T>(list: T[]) => (list.length > 0 ? list : undefined);
+  return JSON.stringify({ attempts: some(ended), answers: some(t.answers) });
 }
 
 /**
@@ -100,14 +98,14 @@ export function historyOf(t: TicketState): string | undefined {
  * counts usage (totals over every attempt). The one rule: the read plan asks it before the
  * read, from the checkout's tickets; `need` after it, from the run.
  */
-export function readsWhole(tickets: number, bound: unknown): string | undefined {
+export function readsWhole(
+  tickets: number,
+  bound: number | { usage?: unknown } | undefined,
+): string | undefined {
   if (tickets <= FULL_READ_MAX) return `a run of at most ${FULL_READ_MAX} tickets`;
-  if (
-    typeof bound === "object" &&
-    bound !== null &&
-    (bound as { usage?: unknown }).usage !== undefined
-  )
+  if (typeof bound === "object" && bound.usage !== undefined) {
     return "the run's bound names usage totals";
+  }
   return undefined;
 }
 

@@ -20,7 +20,13 @@ import type { Claim, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { compileScope } from "../core/scope.js";
-import { keepsPatch, planSettle, type SettlePlan } from "../core/settle.js";
+import {
+  type CollectedChanges,
+  type Interpreted,
+  keepsPatch,
+  planSettle,
+  type SettlePlan,
+} from "../core/settle.js";
 import { plural } from "../terminal/text.js";
 import { INTEGRATING_DIR, integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { outcomeReason } from "../tickets/outcome-file.js";
@@ -216,18 +222,12 @@ export class Integrator {
     spec: TicketSpec,
     recovering: boolean,
   ): Promise<SettlePlan & { keepWorktree?: boolean }> {
-    const scope = compileScope(spec.writeScope);
     const root = this.root;
     // a run killed after the commit and before the record: the commit is the integration
     const made = recovering ? await landedCommit(this.branch, p) : undefined;
     if (made !== undefined) {
       const paths = await diffTrees(root, await parentOf(root, made), made);
-      const plan = planSettle(
-        p.outcome,
-        { start: p.start, paths, moved: new Map() },
-        scope,
-        outcomeReason,
-      );
+      const plan = judge(p.outcome, { start: p.start, paths, moved: new Map() }, spec);
       if (plan.record !== undefined) plan.record.commit = made;
       return plan;
     }
@@ -252,12 +252,12 @@ export class Integrator {
     if (collected instanceof NotCollected) {
       const refused = notCollectedReason(collected.message, p.worktree);
       const none = { start: p.start, paths: [], moved: new Map(), refused };
-      return { ...planSettle(p.outcome, none, scope, outcomeReason), keepWorktree: true };
+      return { ...judge(p.outcome, none, spec), keepWorktree: true };
     }
     for (let tries = 1; ; tries++) {
       const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
-      const plan = planSettle(p.outcome, { ...collected, moved }, scope, outcomeReason);
+      const plan = judge(p.outcome, { ...collected, moved }, spec);
       if (plan.changes === "evidence" && plan.record !== undefined) {
         const kept = await this.keepPatch(p, collected);
         if (kept !== undefined) plan.record.patch_file = kept;
@@ -470,4 +470,9 @@ export class Integrator {
       .filter((name) => name.endsWith(`.${kind}`))
       .flatMap((name) => readPending(join(this.dir, INTEGRATING_DIR, name)) ?? []);
   }
+}
+
+/** The settle of an attempt's end with its changes, its reasons worded as both runners word them. */
+function judge(outcome: Interpreted, changes: CollectedChanges, spec: TicketSpec): SettlePlan {
+  return planSettle(outcome, changes, compileScope(spec.writeScope), outcomeReason);
 }

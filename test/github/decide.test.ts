@@ -32,7 +32,8 @@ async function sourceOf(tickets: Record<string, string>): Promise<RunSource> {
     files.set(name, text);
   }
   const loaded = await loadTickets(dir, "tickets");
-  return { ...loaded, read: (file) => readFileSync(join(dir, file), "utf8"), files };
+  const read = (file: string) => readFileSync(join(dir, file), "utf8");
+  return { ...loaded, read, files, digest: "sha256:x" };
 }
 
 function context(log: string[] = []): RunContext {
@@ -83,7 +84,6 @@ function input(over: Partial<TryInput> & Pick<TryInput, "source">): TryInput {
     read: empty,
     state: undefined,
     foreign: undefined,
-    digest: "sha256:x",
     mayStart: true,
     drainOutbox: true,
     seen: undefined,

@@ -49,26 +49,13 @@ describe("the branch is a compare-and-swap register", () => {
     if (!head) throw new Error("no head");
     fake.repo("acme/widgets").commit("main", { "b.txt": "someone else\n" });
     const moved = fake.repo("acme/widgets").head("main");
-    const res = await commitFiles(
-      gh,
-      repo,
-      "main",
-      head,
-      [{ path: "c.txt", content: "mine\n" }],
-      "mine",
-    );
+    const mine = { additions: new Map([["c.txt", "mine\n"]]), deletions: [] };
+    const res = await commitFiles(gh, repo, "main", head, mine, "mine");
     expect(res).toEqual({ kind: "moved" });
     expect(fake.repo("acme/widgets").head("main")).toBe(moved);
     const again = await readHead(gh, repo, "main");
     if (!again) throw new Error("no head");
-    const ok = await commitFiles(
-      gh,
-      repo,
-      "main",
-      again,
-      [{ path: "c.txt", content: "mine\n" }],
-      "mine",
-    );
+    const ok = await commitFiles(gh, repo, "main", again, mine, "mine");
     expect(ok.kind).toBe("ok");
     expect(fake.repo("acme/widgets").readFile("b.txt")).toBe("someone else\n");
     expect(fake.repo("acme/widgets").readFile("c.txt")).toBe("mine\n");
