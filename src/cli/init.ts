@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { errorLine, painter } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { plural, shellWord, shownPath } from "../terminal/text.js";
+import { messageOf, noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { CODING_FILES, STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 
@@ -147,7 +147,7 @@ export async function initCommand(
     const inDir = there.every((p) => !relative(absDir, p.path).startsWith(".."));
     const shown = there.map((p) => shownPath(p.path, cwd));
     return fail(
-      `${shown.join(", ")} already ${there.length === 1 ? "exists" : "exist"}; nothing was written — move ${there.length === 1 ? "it" : "them"} aside${inDir ? ", or pass another DIR" : " (or delete them) and run it again"}`,
+      `${shown.join(", ")} already ${noun(there.length, "exists", "exist")}; nothing was written — move ${noun(there.length, "it", "them")} aside${inDir ? ", or pass another DIR" : " (or delete them) and run it again"}`,
     );
   }
   let generated: string | undefined;
@@ -155,7 +155,7 @@ export async function initCommand(
     for (const p of planned) p.write();
     if (github !== undefined) generated = markGenerated(github.repoRoot, github.ticketsInRepo);
   } catch (e) {
-    return fail(`could not write the starter files: ${e instanceof Error ? e.message : e}`);
+    return fail(`could not write the starter files: ${messageOf(e)}`);
   }
 
   // a tag or a branch can be moved to other code after you reviewed it; a commit cannot

@@ -10,7 +10,7 @@ import { TICKET_ID } from "../core/constants.js";
 import { nearMatches } from "../core/near.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { plural, shellWord, shownPath } from "../terminal/text.js";
+import { codeOf, messageOf, noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { isDirectory } from "../tickets/read-optional.js";
@@ -139,7 +139,7 @@ function inputProblem(
     const near = nearMatches(dep, known);
     return near.length > 0 ? `"${dep}" (did you mean ${near.join(" or ")}?)` : `"${dep}"`;
   });
-  return `--after names ${missing.length === 1 ? "a ticket" : "tickets"} not in ${dir}: ${each.join("; ")} — create ${missing.length === 1 ? "it" : "them"} first with \`frontier new ${shellWord(dir)} ${missing[0]}\`, or fix the id`;
+  return `--after names ${noun(missing.length, "a ticket", "tickets")} not in ${dir}: ${each.join("; ")} — create ${noun(missing.length, "it", "them")} first with \`frontier new ${shellWord(dir)} ${missing[0]}\`, or fix the id`;
 }
 
 /**
@@ -160,9 +160,8 @@ async function writeTicket(
     // `wx`: never overwrite, even a file that appeared since the check above
     writeFileSync(join(dir, file), text, { flag: "wx" });
   } catch (e) {
-    if (e instanceof Error && "code" in e && e.code === "EEXIST")
-      return `${shown} already exists; nothing was written`;
-    return `could not write ${shown}: ${e instanceof Error ? e.message : String(e)}`;
+    if (codeOf(e) === "EEXIST") return `${shown} already exists; nothing was written`;
+    return `could not write ${shown}: ${messageOf(e)}`;
   }
   const loaded = await loadDirectory(dir, {}, { localExecutors: true });
   const own =

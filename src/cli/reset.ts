@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { messageOf, plural } from "../terminal/text.js";
 import {
   archiveRunName,
   BRANCH_FILE,
@@ -77,9 +78,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       const edit = editTicket(file, readFileSync(join(dir, file)), CLEARED_FIELDS);
       if (edit !== undefined) edits.push(edit);
     } catch (error) {
-      problems.push(
-        `${join(dir, file)}: ${(error as Error).message} — fix the file, then reset again`,
-      );
+      problems.push(`${join(dir, file)}: ${messageOf(error)} — fix the file, then reset again`);
     }
   }
   if (problems.length > 0) {
@@ -109,7 +108,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
     } catch (error) {
       // the records are still archived: a worktree left behind is git's to prune
       worktrees = [
-        `warning: the run's worktrees could not all be removed (${(error as Error).message}); \`git worktree prune\` tidies what is left`,
+        `warning: the run's worktrees could not all be removed (${messageOf(error)}); \`git worktree prune\` tidies what is left`,
       ];
     }
   }
@@ -133,7 +132,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       throw writeError(path, error);
     }
   }
-  const said = `reset run ${run}: its records are in ${shown}/; ${edits.length} ticket file${edits.length === 1 ? "" : "s"} cleared of run state`;
+  const said = `reset run ${run}: its records are in ${shown}/; ${plural(edits.length, "ticket file")} cleared of run state`;
   if (opts.json) {
     printResult(io, "reset", dir, {
       ok: true,

@@ -14,8 +14,6 @@ const KNOWN_FUNCTIONS = [
   "src/github/record.ts recordEvent",
   "src/local/attempt.ts startAttempt",
   "src/local/launch.ts launchHere",
-  "src/cli/commands.ts mutateCommand",
-  "src/cli/deps.ts depCommand",
   "src/core/checks.ts findCycles",
   "src/core/engine.ts retry",
   "src/core/graph.ts buildGraph",
