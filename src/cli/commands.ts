@@ -147,10 +147,7 @@ export async function mutateCommand(
   // The live runner holds the graph in memory and would not see this change: the change
   // is made under the run's lock, so it never lands while a run is working.
   const lock = await takeLock(dir, io, kind, now);
-  if (lock === undefined) {
-    if (opts.json) printResult(io, kind, dir, { ok: false, message: LOCK_HELD, ...ticket });
-    return EXIT.usage;
-  }
+  if (lock === undefined) return refuse(LOCK_HELD, true);
   try {
     const opened = await openDirectory(dir, {}, io, now);
     if (opened.kind === "exit") return opened.code;

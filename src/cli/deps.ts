@@ -4,17 +4,16 @@
  * no longer does (tk's `dep`, bd's `dep add`): the ticket's depends_on edited in place, the
  * rest of its file byte-for-byte (tickets/depends-edit.ts `editDependsOn`).
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDirectory } from "../local/open.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { messageOf, plural, shellWord, shownPath } from "../terminal/text.js";
 import { loadDirectory } from "../tickets/load.js";
 import { isDirectory } from "../tickets/read-optional.js";
-import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { printResult, refusal } from "./json.js";
 import { takeLock } from "./lock.js";
+import { ticketFiles } from "./new.js";
 import { didYouMean } from "./suggest.js";
 
 export async function readyCommand(typed: string, opts: { json: boolean }, io: CliIo, now: number) {
@@ -67,7 +66,8 @@ export async function depCommand(
       return opened.kind === "exit" ? opened.code : EXIT.usage;
     }
     // the graph may not hold together yet (a dependency written next): read what is there
-    const { tickets: files, texts } = await ticketFiles(dir);
+    const { tickets, texts } = await ticketFiles(dir);
+    const files = new Map([...tickets].filter(([, t]) => t.spec !== undefined));
     const missing = (action === "add" ? [ticket, dep] : [ticket]).find((id) => !files.has(id));
     if (missing !== undefined) {
       return fail(
@@ -75,7 +75,8 @@ export async function depCommand(
       );
     }
     if (action === "add" && ticket === dep) return fail(`${ticket} cannot depend on itself`);
-    const { file, depends_on: before } = files.get(ticket)!;
+    const { file, spec } = files.get(ticket)!;
+    const before = [...spec!.dependsOn];
     const path = join(dir, file);
     const at = { ticket, file: path };
     // an edit that changes nothing says so, and leaves the file as it is
@@ -121,43 +122,4 @@ export async function depCommand(
   } finally {
     await release();
   }
-}
-
-/**
- * Each ticket's file and depends_on as written, read even when the graph does not hold, and
- * the text of every file read (frontier.yml too): the directory as the loader reads it.
- */
-async function ticketFiles(dir: string): Promise<{
-  tickets: Map<string, { file: string; depends_on: string[] }>;
-  texts: Map<string, string>;
-}> {
-  const { readdirSync } = await import("node:fs");
-  const { ticketFileNames } = await import("../tickets/load.js");
-  const { parseTicketFull } = await import("../tickets/parse.js");
-  const out = new Map<string, { file: string; depends_on: string[] }>();
-  const names = ticketFileNames(
-    readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isFile() || e.isSymbolicLink())
-      .map((e) => e.name),
-  );
-  const texts = new Map<string, string>();
-  try {
-    texts.set(SETTINGS_FILE, readFileSync(join(dir, SETTINGS_FILE), "utf8"));
-  } catch {
-    // no frontier.yml: the defaults
-  }
-  for (const [order, file] of names.entries()) {
-    try {
-      const text = readFileSync(join(dir, file), "utf8");
-      texts.set(file, text);
-      const parsed = parseTicketFull(text, file, order);
-      if (parsed.kind !== "ok") continue;
-      if (!out.has(parsed.spec.id)) {
-        out.set(parsed.spec.id, { file, depends_on: [...parsed.spec.dependsOn] });
-      }
-    } catch {
-      // unreadable: validate reports it
-    }
-  }
-  return { tickets: out, texts };
 }

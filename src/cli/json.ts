@@ -23,8 +23,9 @@ export function printResult(
 export const LOCK_HELD = "a frontier run holds the directory";
 
 /**
- * A refusal of a command that changes something: `error: …` on stderr and, with --json,
- * the object with `ok: false` (and `extra`) on stdout; exit code 2.
+ * A refusal of a command that changes something: `error: …` on stderr (unless `said`
+ * already: takeLock says why) and, with --json, the object with `ok: false` (and `extra`)
+ * on stdout; exit code 2.
  */
 export function refusal(
   io: CliIo,
@@ -33,8 +34,8 @@ export function refusal(
   json: boolean | undefined,
   extra: Omit<Said, "ok" | "message"> = {},
 ) {
-  return (message: string): number => {
-    errorLine(io, message);
+  return (message: string, said = false): number => {
+    if (!said) errorLine(io, message);
     if (json) printResult(io, command, dir, { ok: false, message, ...extra });
     return EXIT.usage;
   };
