@@ -9,7 +9,7 @@ import type { Receipt } from "../core/model.js";
 import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { writeReports } from "../local/report-files.js";
 import { renderMermaid } from "../report/mermaid.js";
-import { buildReceipt } from "../report/receipt.js";
+import { buildReceipt, receiptJson } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -22,10 +22,6 @@ import { takeLock } from "./lock.js";
 import { didYouMean } from "./suggest.js";
 
 export { statusCommand } from "./status.js";
-
-function json(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
 
 export async function planCommand(
   typed: string,
@@ -49,7 +45,7 @@ export async function planCommand(
     isolation: opened.opened.settings.isolation,
     where: "local",
   });
-  if (opts.json) json(io, receipt);
+  if (opts.json) io.stdout.write(receiptJson(receipt));
   else if (opts.mermaid) io.stdout.write(`${renderMermaid(receipt)}\n`);
   else {
     printPlan(receipt, io);
