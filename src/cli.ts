@@ -5,12 +5,15 @@
  */
 import { isAbsolute } from "node:path";
 import type { Command } from "commander";
+import type { AgentFlags } from "./agent/config.js";
 import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
 import { quietWhenClosed } from "./cli/closed-output.js";
 import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
+import type { InitOptions } from "./cli/init.js";
+import type { NewOptions } from "./cli/new.js";
 import { RECEIPT_SCHEMA } from "./core/constants.js";
 import { type CliIo, EXIT, line } from "./terminal/io.js";
-import { shownPath } from "./terminal/text.js";
+import { codeOf, messageOf, shownPath } from "./terminal/text.js";
 import { isDirectory } from "./tickets/read-optional.js";
 
 // Each command loads only what it needs: `frontier validate` over 10k tickets should cost
@@ -19,24 +22,22 @@ const commands = () => import("./cli/commands.js");
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const gone = workingDirectoryGone(argv, io);
-  if (gone !== undefined) {
-    line(io.stderr, `error: ${gone}`);
-    return EXIT.usage;
-  }
+  if (gone !== undefined) return ended(gone, io);
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     line(io.stdout, (await import("./cli/version.js")).packageVersion());
     return EXIT.complete;
   }
   const quick = quickCommand(argv);
-  if (quick?.command === "validate") {
-    const { validateCommand } = await import("./cli/validate.js");
-    return validateCommand(quick.dir, { json: quick.json }, io);
-  }
-  if (quick?.command === "status") {
-    const { statusCommand } = await import("./cli/status.js");
-    return statusCommand(quick.dir, { json: quick.json }, io, Date.now());
-  }
-  return parseWithCommander(argv, io);
+  if (quick === undefined) return parseWithCommander(argv, io);
+  const row = COMMANDS.find((r) => r.name === quick.command)!;
+  return ended(await row.run({ dir: quick.dir, words: [] }, quick, io, Date.now()), io);
+}
+
+/** A command's exit code, or its usage error said as `error: …` with exit code 2. */
+function ended(done: number | string, io: CliIo): number {
+  if (typeof done === "number") return done;
+  line(io.stderr, `error: ${done}`);
+  return EXIT.usage;
 }
 
 /**
@@ -49,7 +50,7 @@ function workingDirectoryGone(argv: readonly string[], io: CliIo): string | unde
     process.cwd();
     return undefined;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    if (codeOf(error) !== "ENOENT") throw error;
   }
   const absoluteDir = argv.find((a) => isAbsolute(a) && isDirectory(a));
   if (absoluteDir !== undefined) {
@@ -61,31 +62,20 @@ function workingDirectoryGone(argv: readonly string[], io: CliIo): string | unde
 }
 
 /** Every option value a command can be given, by commander's camel-cased name. */
-interface Opts {
-  json?: boolean | string;
-  github?: boolean;
-  coding?: boolean;
-  scope?: string[];
-  isolation?: string;
-  executor?: string;
-  action?: string;
-  agent?: string;
-  sweep?: string;
-  after?: string[];
-  title?: string;
-  for?: string;
-  mermaid?: boolean;
-  exec?: string;
-  maxParallel?: number;
-  bound?: number;
-  fresh?: boolean;
-  note?: string;
-  html?: string;
-  markdown?: string;
-  model?: string;
-  endpoint?: string;
-  keyEnv?: string;
-}
+type Opts = InitOptions &
+  Omit<NewOptions, "json"> &
+  AgentFlags & {
+    json?: boolean | string;
+    for?: string;
+    mermaid?: boolean;
+    exec?: string;
+    maxParallel?: number;
+    bound?: number;
+    fresh?: boolean;
+    note?: string;
+    html?: string;
+    markdown?: string;
+  };
 
 /**
  * One command line: `dir` for a `[dir]` argument, `words` for a variadic one. A string
@@ -146,18 +136,7 @@ const COMMANDS: readonly CommandRow[] = [
         "with --github: how often the workflow sweeps for claims whose lease ran out — 15m, 30m, 1h (default), 6h, 1d or off",
       ],
     ],
-    run: async ({ dir }, o, io) =>
-      (await import("./cli/init.js")).initCommand(
-        dir,
-        {
-          github: !!o.github,
-          coding: !!o.coding,
-          action: o.action,
-          agent: o.agent,
-          sweep: o.sweep,
-        },
-        io,
-      ),
+    run: async ({ dir }, o, io) => (await import("./cli/init.js")).initCommand(dir, o, io),
   },
   {
     name: "new",
@@ -178,20 +157,8 @@ const COMMANDS: readonly CommandRow[] = [
     ],
     run: async ({ words }, o, io) => {
       const { newCommand, positionalsAfter } = await import("./cli/new.js");
-      const split = positionalsAfter(words, o.after);
-      return newCommand(
-        split.positional,
-        {
-          title: o.title,
-          after: split.after,
-          json: !!o.json,
-          scope: o.scope,
-          isolation: o.isolation,
-          agent: o.agent,
-          executor: o.executor,
-        },
-        io,
-      );
+      const { positional, after } = positionalsAfter(words, o.after);
+      return newCommand(positional, { ...o, after, json: !!o.json }, io);
     },
   },
   {
@@ -386,11 +353,7 @@ const COMMANDS: readonly CommandRow[] = [
         "the variable holding the API key (else model_key_env; else GITHUB_TOKEN for GitHub Models, OPENAI_API_KEY for others)",
       ],
     ],
-    run: async (_args, o, io) =>
-      (await import("./cli/agent.js")).agentCommand(
-        { model: o.model, endpoint: o.endpoint, keyEnv: o.keyEnv },
-        io,
-      ),
+    run: async (_args, o, io) => (await import("./cli/agent.js")).agentCommand(o, io),
   },
 ];
 
@@ -492,11 +455,7 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
         const args = Array.isArray(first)
           ? { dir: "", words: first.map(String) }
           : { dir: typeof first === "string" ? first : DEFAULT_DIR, words: [] };
-        const done = await row.run(args, o, io, Date.now());
-        if (typeof done === "string") {
-          line(io.stderr, `error: ${done}`);
-          code = EXIT.usage;
-        } else code = done;
+        code = ended(await row.run(args, o, io, Date.now()), io);
       },
     );
   }
@@ -552,10 +511,7 @@ main(process.argv.slice(2), io).then(
       return;
     }
     // Anything reaching here is our bug, not the user's: say so plainly, once.
-    line(
-      io.stderr,
-      `frontier: internal error: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    line(io.stderr, `frontier: internal error: ${messageOf(error)}`);
     line(io.stderr, "Please report this with the command you ran.");
     process.exitCode = 70;
   },

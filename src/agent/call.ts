@@ -5,6 +5,7 @@
  * the ticket's bound. Every way it can go wrong ends in an outcome whose reason says
  * what to change; nothing here throws.
  */
+import { codeOf } from "../terminal/text.js";
 import type { AgentConfig } from "./config.js";
 import {
   type Ask,
@@ -103,12 +104,6 @@ const NETWORK: Record<string, { words?: string; again?: true }> = {
   CERT_HAS_EXPIRED: { words: "its certificate has expired" },
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: { words: "its certificate could not be verified" },
 };
-
-/** An error's `code` (ENOENT, ECONNREFUSED, …), when it has one. */
-export const codeOf = (e: unknown): string | undefined =>
-  typeof e === "object" && e !== null && "code" in e && typeof e.code === "string"
-    ? e.code
-    : undefined;
 
 /** What a request came to: the endpoint's answer (its text undefined past MAX_ANSWER_BYTES), or why there is none. */
 type Sent =

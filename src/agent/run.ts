@@ -14,10 +14,11 @@ import { basename } from "node:path";
 import { parseDuration } from "../core/bound.js";
 import { parseRunBound } from "../core/executor.js";
 import { EXIT_SUSPEND } from "../core/settle.js";
+import { codeOf, messageOf } from "../terminal/text.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { formatProblem } from "../tickets/problems.js";
 import { loadSettings } from "../tickets/settings-load.js";
-import { budgetOf, type CallDeps, callModel, codeOf } from "./call.js";
+import { budgetOf, type CallDeps, callModel } from "./call.js";
 import { type AgentConfig, type AgentFlags, resolveConfig } from "./config.js";
 import { applyEdits, scopeFiles, workspaceRoot } from "./edits.js";
 import type { AgentOutcome } from "./protocol.js";
@@ -77,7 +78,7 @@ export async function runAgent(
       await writeFile(outcomeFile, `${JSON.stringify(outcome)}\n`);
     } catch (error) {
       io.stderr.write(
-        `error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${error instanceof Error ? error.message : String(error)}\n`,
+        `error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${messageOf(error)}\n`,
       );
       return { code: EXIT.failed, outcome, summary };
     }
@@ -147,7 +148,7 @@ async function readContextText(io: AgentIo): Promise<Context> {
     try {
       return { kind: "text", text: await readFile(file, "utf8") };
     } catch (error) {
-      const why = error instanceof Error ? (codeOf(error) ?? error.message) : String(error);
+      const why = codeOf(error) ?? messageOf(error);
       return {
         kind: "bad",
         reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${why}`,

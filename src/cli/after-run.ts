@@ -7,7 +7,7 @@
 import { openDirectory } from "../local/open.js";
 import { remainderOf } from "../report/remainder.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { shellWord } from "../terminal/text.js";
+import { noun, shellWord } from "../terminal/text.js";
 import { continueCommand, rememberExec } from "./continue.js";
 
 export async function afterRun(
@@ -30,7 +30,7 @@ export async function afterRun(
   const failed = open.filter((r) => RETRYABLE.has(r.status)).map((r) => r.id);
   if (waiting.length === 0 && failed.length === 0) return;
   const steps = [
-    waiting.length > 0 && (waiting.length === 1 ? "answer it" : "answer them"),
+    waiting.length > 0 && `answer ${noun(waiting.length, "it", "them")}`,
     failed.length > 0 && "retry what failed",
   ].filter(Boolean);
   const out = [`${steps.join(" and ")}, then continue:`];

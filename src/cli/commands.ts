@@ -9,23 +9,19 @@ import type { Receipt } from "../core/model.js";
 import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { writeReports } from "../local/report-files.js";
 import { renderMermaid } from "../report/mermaid.js";
-import { buildReceipt } from "../report/receipt.js";
+import { buildReceipt, receiptJson } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { plural, shellWord, shownPath } from "../terminal/text.js";
+import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
-import { printResult } from "./json.js";
+import { LOCK_HELD, printResult, refusal } from "./json.js";
 import { takeLock } from "./lock.js";
 import { didYouMean } from "./suggest.js";
 
 export { statusCommand } from "./status.js";
-
-function json(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
 
 export async function planCommand(
   typed: string,
@@ -49,7 +45,7 @@ export async function planCommand(
     isolation: opened.opened.settings.isolation,
     where: "local",
   });
-  if (opts.json) json(io, receipt);
+  if (opts.json) io.stdout.write(receiptJson(receipt));
   else if (opts.mermaid) io.stdout.write(`${renderMermaid(receipt)}\n`);
   else {
     printPlan(receipt, io);
@@ -138,12 +134,7 @@ export async function mutateCommand(
 ) {
   const dir = shownPath(typed);
   const ticket = args.ticket !== undefined ? { ticket: args.ticket } : {};
-  /** the refusal in words on stderr, and with --json as an object on stdout */
-  const refuse = (message: string, code: number = EXIT.usage) => {
-    errorLine(io, message);
-    if (opts.json) printResult(io, kind, dir, { ok: false, message, ...ticket });
-    return code;
-  };
+  const refuse = refusal(io, kind, dir, opts.json, ticket);
   if (kind === "answer" && (args.text ?? "").trim() === "") {
     return refuse(
       `the answer is empty; write it after the ticket id: frontier answer ${shellWord(dir)} ${shellWord(args.ticket ?? "TICKET")} "YOUR ANSWER"`,
@@ -152,15 +143,7 @@ export async function mutateCommand(
   // The live runner holds the graph in memory and would not see this change: the change
   // is made under the run's lock, so it never lands while a run is working.
   const lock = await takeLock(dir, io, kind, now);
-  if (lock === undefined) {
-    if (opts.json)
-      printResult(io, kind, dir, {
-        ok: false,
-        message: "a frontier run holds the directory",
-        ...ticket,
-      });
-    return EXIT.usage;
-  }
+  if (lock === undefined) return refuse(LOCK_HELD, true);
   try {
     const opened = await openDirectory(dir, {}, io, now);
     if (opened.kind === "exit") return opened.code;
@@ -181,63 +164,54 @@ export async function mutateCommand(
             : f.cancel(by, at),
       { now, reclaim: false },
     );
-    switch (result.kind) {
-      case "ok": {
-        const unwritable = await writeChanges(opened.opened, changes);
-        for (const message of unwritable) errorLine(io, join(dir, message));
-        if (unwritable.length > 0) return EXIT.failed;
-        const ran = kind === "retry" ? frontier.ranDependents(args.ticket ?? "") : [];
-        const notes =
-          ran.length > 0
-            ? [
-                `${plural(ran.length, "dependent")} of ${args.ticket} already ran on its earlier result and ${ran.length === 1 ? "is" : "are"} not re-run unless retried too: ${ran.join(", ")}`,
-              ]
-            : [];
-        const next = continueCommand(dir, {
-          settings,
-          open: remainderOf(frontier, now).flatMap((r) => frontier.spec(r.id) ?? []),
-        });
-        const said = confirmation(kind, args.ticket, result.changed.length);
-        if (opts.json) {
-          printResult(io, kind, dir, {
-            ok: true,
-            message: [...notes, said].join(" "),
-            ...ticket,
-            changed: result.changed,
-            ...(kind !== "cancel" && { next }),
-          });
-          return EXIT.complete;
-        }
-        for (const note of notes) line(io.stdout, note);
-        line(io.stdout, kind === "cancel" ? said : `${said} Continue with:\n  ${next}`);
-        return EXIT.complete;
-      }
-      case "stale":
-        if (opts.json)
-          printResult(io, kind, dir, { ok: false, message: result.message, ...ticket });
-        else line(io.stdout, result.message);
-        return EXIT.complete;
-      case "rejected":
-        return refuse(result.message);
-      default: {
-        const never: never = result;
-        return never;
-      }
+    if (result.kind === "rejected") return refuse(result.message);
+    if (result.kind === "stale") {
+      if (opts.json) printResult(io, kind, dir, { ok: false, message: result.message, ...ticket });
+      else line(io.stdout, result.message);
+      return EXIT.complete;
     }
+    const unwritable = await writeChanges(opened.opened, changes);
+    for (const message of unwritable) errorLine(io, join(dir, message));
+    if (unwritable.length > 0) return EXIT.failed;
+    const next = continueCommand(dir, {
+      settings,
+      open: remainderOf(frontier, now).flatMap((r) => frontier.spec(r.id) ?? []),
+    });
+    const ran = kind === "retry" ? frontier.ranDependents(args.ticket ?? "") : [];
+    const said = confirmation(kind, args.ticket, result.changed.length, ran);
+    if (opts.json) {
+      printResult(io, kind, dir, {
+        ok: true,
+        message: said.join(" "),
+        ...ticket,
+        changed: result.changed,
+        ...(kind !== "cancel" && { next }),
+      });
+    } else {
+      line(io.stdout, `${said.join("\n")}${kind === "cancel" ? "" : ` Continue with:\n  ${next}`}`);
+    }
+    return EXIT.complete;
   } finally {
     await lock();
   }
 }
 
-function confirmation(kind: Mutation, ticket: string | undefined, changed: number): string {
-  switch (kind) {
-    case "answer":
-      return `answered ${ticket}: it is ready again.`;
-    case "retry":
-      return `${ticket} will run again (${plural(changed, "ticket")} back in play).`;
-    case "cancel":
-      return `run cancelled: ${plural(changed, "open ticket")} closed as cancelled.`;
-  }
+/** What the command says it did; a retry first names the dependents that ran on the old result. */
+function confirmation(
+  kind: Mutation,
+  ticket: string | undefined,
+  changed: number,
+  ran: readonly string[],
+): string[] {
+  if (kind === "answer") return [`answered ${ticket}: it is ready again.`];
+  if (kind === "cancel")
+    return [`run cancelled: ${plural(changed, "open ticket")} closed as cancelled.`];
+  const again = `${ticket} will run again (${plural(changed, "ticket")} back in play).`;
+  if (ran.length === 0) return [again];
+  return [
+    `${plural(ran.length, "dependent")} of ${ticket} already ran on its earlier result and ${noun(ran.length, "is", "are")} not re-run unless retried too: ${ran.join(", ")}`,
+    again,
+  ];
 }
 
 export async function reportCommand(

@@ -30,11 +30,11 @@ export function rememberExec(dir: string, exec: string | undefined): void {
 /** The last run's `--exec`; null when it had none; undefined when no run was remembered. */
 export function lastExec(dir: string): string | null | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(join(dir, LAST_EXEC_FILE), "utf8")) as unknown;
-    if (parsed && typeof parsed === "object" && "exec" in parsed) {
-      const exec = (parsed as { exec: unknown }).exec;
-      if (typeof exec === "string" || exec === null) return exec;
-    }
+    // `null` throws here; any other value without `exec` is no remembered run
+    const { exec } = JSON.parse(readFileSync(join(dir, LAST_EXEC_FILE), "utf8")) as {
+      exec?: unknown;
+    };
+    if (typeof exec === "string" || exec === null) return exec;
   } catch {
     // no run with --exec yet
   }

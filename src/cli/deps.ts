@@ -4,17 +4,16 @@
  * no longer does (tk's `dep`, bd's `dep add`): the ticket's depends_on edited in place, the
  * rest of its file byte-for-byte (tickets/depends-edit.ts `editDependsOn`).
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDirectory } from "../local/open.js";
-import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { plural, shellWord, shownPath } from "../terminal/text.js";
+import { messageOf, plural, shellWord, shownPath } from "../terminal/text.js";
 import { loadDirectory } from "../tickets/load.js";
-import { SETTINGS_FILE } from "../tickets/setting-keys.js";
+import { isDirectory } from "../tickets/read-optional.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
-import { printResult } from "./json.js";
+import { printResult, refusal } from "./json.js";
 import { takeLock } from "./lock.js";
+import { ticketFiles } from "./new.js";
 import { didYouMean } from "./suggest.js";
 
 export async function readyCommand(typed: string, opts: { json: boolean }, io: CliIo, now: number) {
@@ -57,75 +56,54 @@ export async function depCommand(
   now: number,
 ): Promise<number> {
   const dir = shownPath(typed);
-  const command = action === "add" ? "dep add" : "dep rm";
-  const fail = (message: string, code: number = EXIT.usage) => {
-    errorLine(io, message);
-    if (opts.json) printResult(io, command, dir, { ok: false, message, ticket });
-    return code;
-  };
+  const command = `dep ${action}` as const;
+  const fail = refusal(io, command, dir, opts.json, { ticket });
   const release = await takeLock(dir, io, command, now);
   if (release === undefined) return EXIT.usage;
   try {
-    // the graph may not hold together yet (a dependency written next): read what is there
-    const loaded = await loadDirectory(dir);
-    if (
-      loaded.kind === "invalid" &&
-      loaded.problems.some((p) => p.kind === "no-ticket-directory")
-    ) {
+    if (!isDirectory(dir)) {
       const opened = await openDirectory(dir, {}, io, now);
       return opened.kind === "exit" ? opened.code : EXIT.usage;
     }
-    const { tickets: files, texts } = await ticketFiles(dir);
-    const known = [...files.keys()];
-    for (const id of action === "add" ? [ticket, dep] : [ticket]) {
-      if (!files.has(id)) {
-        return fail(
-          `no ticket "${id}" in ${dir}.${didYouMean(id, known)} (\`frontier status ${shellWord(dir)}\` lists them)`,
-        );
-      }
-    }
-    if (action === "add" && ticket === dep) return fail(`${ticket} cannot depend on itself`);
-    const file = files.get(ticket)!;
-    const path = join(dir, file.file);
-    const before = file.depends_on;
-    const next =
-      action === "add"
-        ? [...before.filter((d) => d !== dep), dep]
-        : before.filter((d) => d !== dep);
-    // an edit that changes nothing says so, and leaves the file as it is
-    const unchanged = (message: string) => {
-      line(io.stderr, message);
-      if (opts.json)
-        printResult(io, command, dir, {
-          ok: false,
-          message,
-          ticket,
-          file: path,
-          depends_on: before,
-        });
-      return EXIT.complete;
-    };
-    if (action === "add" && before.includes(dep)) {
-      return unchanged(`${ticket} already depends on ${dep}; nothing was changed`);
-    }
-    if (action === "rm" && !before.includes(dep)) {
-      return unchanged(
-        `${ticket} does not depend on ${dep}${before.length > 0 ? ` (it depends on ${before.join(", ")})` : ""}; nothing was changed`,
+    // the graph may not hold together yet (a dependency written next): read what is there
+    const { tickets, texts } = await ticketFiles(dir);
+    const files = new Map([...tickets].filter(([, t]) => t.spec !== undefined));
+    const missing = (action === "add" ? [ticket, dep] : [ticket]).find((id) => !files.has(id));
+    if (missing !== undefined) {
+      return fail(
+        `no ticket "${missing}" in ${dir}.${didYouMean(missing, files.keys())} (\`frontier status ${shellWord(dir)}\` lists them)`,
       );
     }
+    if (action === "add" && ticket === dep) return fail(`${ticket} cannot depend on itself`);
+    const { file, spec } = files.get(ticket)!;
+    const before = [...spec!.dependsOn];
+    const path = join(dir, file);
+    const at = { ticket, file: path };
+    // an edit that changes nothing says so, and leaves the file as it is
+    if (before.includes(dep) === (action === "add")) {
+      const message =
+        action === "add"
+          ? `${ticket} already depends on ${dep}; nothing was changed`
+          : `${ticket} does not depend on ${dep}${before.length > 0 ? ` (it depends on ${before.join(", ")})` : ""}; nothing was changed`;
+      line(io.stderr, message);
+      if (opts.json)
+        printResult(io, command, dir, { ok: false, message, ...at, depends_on: before });
+      return EXIT.complete;
+    }
+    const next = action === "add" ? [...before, dep] : before.filter((d) => d !== dep);
     const { editDependsOn } = await import("../tickets/depends-edit.js");
     let edited: string;
     try {
-      edited = editDependsOn(texts.get(file.file)!, next);
+      edited = editDependsOn(texts.get(file)!, next);
     } catch (error) {
-      return fail(`${path}: ${(error as Error).message} — edit depends_on by hand`);
+      return fail(`${path}: ${messageOf(error)} — edit depends_on by hand`);
     }
     // a loop shows only with the edit in place: the directory is loaded with it in memory,
     // and the file is written (atomically) only when it closes none
-    const after = await loadDirectory(dir, {}, { files: new Map(texts).set(file.file, edited) });
+    const after = await loadDirectory(dir, {}, { files: new Map(texts).set(file, edited) });
     const loops =
       after.kind === "invalid"
-        ? after.problems.filter((p) => p.kind === "cycle" && p.message.includes(file.file))
+        ? after.problems.filter((p) => p.kind === "cycle" && p.message.includes(file))
         : [];
     if (loops.length > 0) {
       return fail(
@@ -137,54 +115,11 @@ export async function depCommand(
     } catch (error) {
       return fail(writeError(path, error).message);
     }
-    const message =
-      action === "add"
-        ? `${ticket} now depends on ${dep} (${path}: depends_on: [${next.join(", ")}])`
-        : `${ticket} no longer depends on ${dep} (${path}: depends_on: [${next.join(", ")}])`;
-    if (opts.json)
-      printResult(io, command, dir, { ok: true, message, ticket, file: path, depends_on: next });
+    const message = `${ticket} ${action === "add" ? "now depends" : "no longer depends"} on ${dep} (${path}: depends_on: [${next.join(", ")}])`;
+    if (opts.json) printResult(io, command, dir, { ok: true, message, ...at, depends_on: next });
     else line(io.stdout, message);
     return EXIT.complete;
   } finally {
     await release();
   }
-}
-
-/**
- * Each ticket's file and depends_on as written, read even when the graph does not hold, and
- * the text of every file read (frontier.yml too): the directory as the loader reads it.
- */
-async function ticketFiles(dir: string): Promise<{
-  tickets: Map<string, { file: string; depends_on: string[] }>;
-  texts: Map<string, string>;
-}> {
-  const { readdirSync } = await import("node:fs");
-  const { ticketFileNames } = await import("../tickets/load.js");
-  const { parseTicketFull } = await import("../tickets/parse.js");
-  const out = new Map<string, { file: string; depends_on: string[] }>();
-  const names = ticketFileNames(
-    readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isFile() || e.isSymbolicLink())
-      .map((e) => e.name),
-  );
-  const texts = new Map<string, string>();
-  try {
-    texts.set(SETTINGS_FILE, readFileSync(join(dir, SETTINGS_FILE), "utf8"));
-  } catch {
-    // no frontier.yml: the defaults
-  }
-  for (const [order, file] of names.entries()) {
-    try {
-      const text = readFileSync(join(dir, file), "utf8");
-      texts.set(file, text);
-      const parsed = parseTicketFull(text, file, order);
-      if (parsed.kind !== "ok") continue;
-      if (!out.has(parsed.spec.id)) {
-        out.set(parsed.spec.id, { file, depends_on: [...parsed.spec.dependsOn] });
-      }
-    } catch {
-      // unreadable: validate reports it
-    }
-  }
-  return { tickets: out, texts };
 }

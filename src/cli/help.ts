@@ -2,46 +2,42 @@
 import { RECEIPT_SCHEMA } from "../core/constants.js";
 import { EXIT } from "../terminal/io.js";
 
-export const EXIT_CODES_HELP = `
-Exit codes:
-  ${EXIT.complete}    complete (for run); success (for every other command)
-  ${EXIT.failed}    a ticket failed, so the run cannot complete
-  ${EXIT.usage}    the tickets do not hold together, or the command line is wrong
-  ${EXIT.suspended}    suspended: a ticket asked a question (answer it, then run again)
-  ${EXIT.limited}    limited: a bound ran out before the run completed
-  ${EXIT.cancelled}    cancelled
-  130  stopped with Ctrl-C (run again to resume)
-
-Environment: NO_COLOR turns colour off, FORCE_COLOR=1 turns it on when not on a terminal.`;
-
 const ENVIRONMENT =
   "Environment: NO_COLOR turns colour off, FORCE_COLOR=1 turns it on when not on a terminal.";
 
-/**
- * The exit codes of a command other than `run` (and `agent`): only the run ends
- * suspended, limited or cancelled, so only its help lists 3, 4 and 5.
- */
-function exitCodesOf(name: string): string {
-  const codes: Array<[number, string]> =
-    name === "validate"
-      ? [
-          [EXIT.complete, "the tickets hold together (warnings may be printed)"],
-          [EXIT.usage, "the tickets do not hold together, or the command line is wrong"],
-        ]
-      : [
-          [EXIT.complete, "success"],
-          ...(WRITES.has(name)
-            ? [
-                [EXIT.failed, "a file could not be written (the message names it)"] as [
-                  number,
-                  string,
-                ],
-              ]
-            : []),
-          [EXIT.usage, "the tickets do not hold together, or the command line is wrong"],
-        ];
-  return `\nExit codes:\n${codes.map(([c, what]) => `  ${c}    ${what}`).join("\n")}\n\n${ENVIRONMENT}`;
+type Codes = ReadonlyArray<readonly [number, string]>;
+const USAGE = [
+  EXIT.usage,
+  "the tickets do not hold together, or the command line is wrong",
+] as const;
+
+/** The run's exit codes: only a run ends suspended, limited or cancelled. */
+const RUN_CODES: Codes = [
+  [EXIT.complete, "complete (for run); success (for every other command)"],
+  [EXIT.failed, "a ticket failed, so the run cannot complete"],
+  USAGE,
+  [EXIT.suspended, "suspended: a ticket asked a question (answer it, then run again)"],
+  [EXIT.limited, "limited: a bound ran out before the run completed"],
+  [EXIT.cancelled, "cancelled"],
+  [130, "stopped with Ctrl-C (run again to resume)"],
+];
+
+/** The exit codes `--help` lists for a command (`agent` has its own: below). */
+function exitCodesOf(name: string): Codes {
+  if (name === "run") return RUN_CODES;
+  if (name === "validate")
+    return [[EXIT.complete, "the tickets hold together (warnings may be printed)"], USAGE];
+  const writes = [EXIT.failed, "a file could not be written (the message names it)"] as const;
+  return [[EXIT.complete, "success"], ...(WRITES.has(name) ? [writes] : []), USAGE];
 }
+
+/** `Exit codes:` and what each means, then the environment. */
+function exitCodesText(codes: Codes): string {
+  const lines = codes.map(([c, what]) => `  ${String(c).padEnd(5)}${what}`);
+  return `\nExit codes:\n${lines.join("\n")}\n\n${ENVIRONMENT}`;
+}
+
+export const EXIT_CODES_HELP = exitCodesText(RUN_CODES);
 
 /** The commands that write files, and so can fail at a full disk or a read-only folder. */
 const WRITES = new Set(["init", "new", "answer", "retry", "cancel", "reset", "report", "dep"]);
@@ -147,7 +143,6 @@ export function commandHelp(name: string): string {
         ...examples.flatMap(([command, what]) => [`  $ ${command}`, `      ${what}`]),
       ]
     : [];
-  const codes =
-    name === "agent" ? AGENT_EXIT_CODES_HELP : name === "run" ? EXIT_CODES_HELP : exitCodesOf(name);
+  const codes = name === "agent" ? AGENT_EXIT_CODES_HELP : exitCodesText(exitCodesOf(name));
   return `${lines.join("\n")}\n${codes}`;
 }

@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { errorLine, painter } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { plural, shellWord, shownPath } from "../terminal/text.js";
+import { messageOf, noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { CODING_FILES, STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 
@@ -80,7 +80,7 @@ export function isSweep(value: string): value is Sweep {
 }
 
 export interface InitOptions {
-  github: boolean;
+  github?: boolean;
   /** the settings of coding tickets instead of the three starter tickets */
   coding?: boolean;
   /** `owner/repo@sha-or-tag`; without it the action is copied into the repository */
@@ -147,7 +147,7 @@ export async function initCommand(
     const inDir = there.every((p) => !relative(absDir, p.path).startsWith(".."));
     const shown = there.map((p) => shownPath(p.path, cwd));
     return fail(
-      `${shown.join(", ")} already ${there.length === 1 ? "exists" : "exist"}; nothing was written — move ${there.length === 1 ? "it" : "them"} aside${inDir ? ", or pass another DIR" : " (or delete them) and run it again"}`,
+      `${shown.join(", ")} already ${noun(there.length, "exists", "exist")}; nothing was written — move ${noun(there.length, "it", "them")} aside${inDir ? ", or pass another DIR" : " (or delete them) and run it again"}`,
     );
   }
   let generated: string | undefined;
@@ -155,7 +155,7 @@ export async function initCommand(
     for (const p of planned) p.write();
     if (github !== undefined) generated = markGenerated(github.repoRoot, github.ticketsInRepo);
   } catch (e) {
-    return fail(`could not write the starter files: ${e instanceof Error ? e.message : e}`);
+    return fail(`could not write the starter files: ${messageOf(e)}`);
   }
 
   // a tag or a branch can be moved to other code after you reviewed it; a commit cannot
@@ -171,24 +171,25 @@ export async function initCommand(
   return EXIT.complete;
 }
 
+/** The options only `--github` takes, and what each says without it. */
+const GITHUB_ONLY = {
+  action: "--action names the action the GitHub workflows use: pass it with --github",
+  sweep: "--sweep sets how often the GitHub workflow sweeps: pass it with --github",
+  agent:
+    "--agent picks the agent of the GitHub orch-task workflow: pass it with --github (locally, set executor: in frontier.yml)",
+} as const;
+
 /** What is wrong with init's options together, or undefined. */
 function optionProblem(opts: InitOptions): string | undefined {
-  if (opts.action !== undefined && !opts.github) {
-    return "--action names the action the GitHub workflows use: pass it with --github";
+  const alone = (["action", "sweep", "agent"] as const).find((o) => opts[o] !== undefined);
+  if (alone !== undefined && !opts.github) return GITHUB_ONLY[alone];
+  if (opts.sweep !== undefined && !isSweep(opts.sweep)) {
+    return `--sweep takes one of ${Object.keys(SWEEPS).join(", ")} (how often the workflow reclaims claims whose lease ran out; default ${DEFAULT_SWEEP}), got ${JSON.stringify(opts.sweep)}`;
   }
-  if (opts.sweep !== undefined && !opts.github) {
-    return "--sweep sets how often the GitHub workflow sweeps: pass it with --github";
-  }
-  const sweep = opts.sweep ?? DEFAULT_SWEEP;
-  if (!isSweep(sweep)) {
-    return `--sweep takes one of ${Object.keys(SWEEPS).join(", ")} (how often the workflow reclaims claims whose lease ran out; default ${DEFAULT_SWEEP}), got ${JSON.stringify(sweep)}`;
-  }
-  if (opts.agent !== undefined && !opts.github) {
-    return "--agent picks the agent of the GitHub orch-task workflow: pass it with --github (locally, set executor: in frontier.yml)";
-  }
-  const agent = opts.agent ?? "model";
-  if (!isAgent(agent)) {
-    return `--agent ${JSON.stringify(agent)} is not an agent init knows: ${Object.entries(AGENTS)
+  if (opts.agent !== undefined && !isAgent(opts.agent)) {
+    return `--agent ${JSON.stringify(opts.agent)} is not an agent init knows: ${Object.entries(
+      AGENTS,
+    )
       .map(([name, what]) => `${name} (${what})`)
       .join("; ")}`;
   }
@@ -258,52 +259,47 @@ function summary(
   github: { repoRoot: string; ticketsInRepo: string; uses: string } | undefined,
   generated: string | undefined,
 ): string[] {
+  const d = shellWord(dir);
   const out: string[] = [
     opts.coding
       ? `wrote ${dir}/: frontier.yml (isolation: worktree), .gitignore (leaves .frontier/ out of commits) and a stand-in coding agent (_bin/).`
       : `wrote ${dir}/: ${plural(STARTER_FILES.filter((f) => f.endsWith(".md")).length, "ticket")}, frontier.yml and a stand-in executor (_bin/).`,
   ];
   if (github !== undefined) {
-    const { repoRoot, ticketsInRepo, uses } = github;
-    const wf = (name: string) => shownPath(join(repoRoot, ".github", "workflows", name), cwd);
+    const shown = (...path: string[]) => shownPath(join(github.repoRoot, ...path), cwd);
+    const wf = (name: string) => shown(".github", "workflows", name);
     out.push(
-      `wrote ${wf("frontier.yml")} and ${wf("orch-task.yml")} (tickets: ${ticketsInRepo}, uses: ${uses}).`,
+      `wrote ${wf("frontier.yml")} and ${wf("orch-task.yml")} (tickets: ${github.ticketsInRepo}, uses: ${github.uses}).`,
+      `orch-task's agent: ${AGENTS[agent]}.`,
     );
-    out.push(`orch-task's agent: ${AGENTS[agent]}.`);
     if (opts.action === undefined) {
-      out.push(
-        `copied the action to ${shownPath(join(repoRoot, VENDORED_ACTION), cwd)} (no published release needed).`,
-      );
+      out.push(`copied the action to ${shown(VENDORED_ACTION)} (no published release needed).`);
     }
     if (generated !== undefined) {
       out.push(
-        `${shownPath(join(repoRoot, ".gitattributes"), cwd)}: ${generated} is marked linguist-generated, so pull requests show the run's records collapsed.`,
+        `${shown(".gitattributes")}: ${generated} is marked linguist-generated, so pull requests show the run's records collapsed.`,
       );
     }
   }
   if (opts.github) {
     // a local run writes its state into the tickets: committed, GitHub would continue it
-    out.push("Check them:");
-    out.push(`  frontier validate ${shellWord(dir)}`);
-    out.push(`  frontier plan ${shellWord(dir)}`);
-    out.push(
+    return [
+      ...out,
+      "Check them:",
+      `  frontier validate ${d}`,
+      `  frontier plan ${d}`,
       "Then commit the workflows to the default branch and the tickets to a branch of their own (the README's GitHub setup, steps 3 and 4). Try local runs on a copy: a run's state in the tickets would be committed with them.",
-    );
-  } else if (opts.coding) {
-    const d = shellWord(dir);
-    out.push(
-      "Add tickets, each with the paths it may change; commit them (a ticket's worktree holds only what is committed); run:",
-    );
-    out.push(`  frontier new ${d} api --scope 'src/api/**'`);
-    out.push(`  frontier new ${d} ui --after api --scope 'src/ui/**'`);
-    out.push(`  git add ${d} && git commit -m "coding tickets"`);
-    out.push(`  frontier run ${d}`);
-  } else {
-    out.push("Try it:");
-    out.push(`  frontier validate ${shellWord(dir)}`);
-    out.push(`  frontier run ${shellWord(dir)}`);
+    ];
   }
-  return out;
+  if (!opts.coding) return [...out, "Try it:", `  frontier validate ${d}`, `  frontier run ${d}`];
+  return [
+    ...out,
+    "Add tickets, each with the paths it may change; commit them (a ticket's worktree holds only what is committed); run:",
+    `  frontier new ${d} api --scope 'src/api/**'`,
+    `  frontier new ${d} ui --after api --scope 'src/ui/**'`,
+    `  git add ${d} && git commit -m "coding tickets"`,
+    `  frontier run ${d}`,
+  ];
 }
 
 /**

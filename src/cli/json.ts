@@ -4,7 +4,8 @@
  * is still said in words on stderr.
  */
 import { COMMAND_SCHEMA, type CommandResult } from "../report/command-result.js";
-import type { CliIo } from "../terminal/io.js";
+import { errorLine } from "../terminal/colour.js";
+import { type CliIo, EXIT } from "../terminal/io.js";
 
 export type Said = Omit<CommandResult, "schema" | "command" | "dir">;
 
@@ -16,4 +17,26 @@ export function printResult(
 ): void {
   const result: CommandResult = { schema: COMMAND_SCHEMA, command, dir, ...said };
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+/** What `--json` says when the run's lock turned the command away (takeLock said why). */
+export const LOCK_HELD = "a frontier run holds the directory";
+
+/**
+ * A refusal of a command that changes something: `error: …` on stderr (unless `said`
+ * already: takeLock says why) and, with --json, the object with `ok: false` (and `extra`)
+ * on stdout; exit code 2.
+ */
+export function refusal(
+  io: CliIo,
+  command: CommandResult["command"],
+  dir: string,
+  json: boolean | undefined,
+  extra: Omit<Said, "ok" | "message"> = {},
+) {
+  return (message: string, said = false): number => {
+    if (!said) errorLine(io, message);
+    if (json) printResult(io, command, dir, { ok: false, message, ...extra });
+    return EXIT.usage;
+  };
 }

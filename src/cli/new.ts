@@ -7,15 +7,16 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TICKET_ID } from "../core/constants.js";
+import type { TicketSpec } from "../core/model.js";
 import { nearMatches } from "../core/near.js";
-import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { plural, shellWord, shownPath } from "../terminal/text.js";
-import { parseTicketQuick } from "../tickets/fields.js";
+import { codeOf, messageOf, noun, plural, shellWord, shownPath } from "../terminal/text.js";
+import { type ParsedTicket, parseTicketQuick } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { isDirectory } from "../tickets/read-optional.js";
+import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { DEFAULT_DIR } from "./argv.js";
-import { printResult } from "./json.js";
+import { printResult, refusal } from "./json.js";
 
 export interface NewOptions {
   /** ids this ticket depends on; each may also be a comma-separated list */
@@ -35,45 +36,40 @@ export async function newCommand(
   opts: NewOptions,
   io: CliIo,
 ): Promise<number> {
-  let shownDir = DEFAULT_DIR;
-  const fail = (message: string) => {
-    errorLine(io, message);
-    if (opts.json) printResult(io, "new", shownDir, { ok: false, message });
-    return EXIT.usage;
-  };
+  let fail = refusal(io, "new", DEFAULT_DIR, opts.json);
   if (positional.length === 0 || positional.length > 2) {
     return fail(
       `frontier new takes the ticket's id (or its title, to make the id from), after the ticket directory if it is not ${DEFAULT_DIR}: frontier new [DIR] ID (got ${plural(positional.length, "argument")})`,
     );
   }
-  const [typedDir, word] = positional.length === 2 ? positional : [DEFAULT_DIR, positional[0]!];
-  const dir = shownPath(typedDir!);
-  shownDir = dir;
+  const word = positional.at(-1)!;
+  const dir = shownPath(positional.length === 2 ? positional[0]! : DEFAULT_DIR);
+  fail = refusal(io, "new", dir, opts.json);
   // `frontier new "Plan the migration"`: a title where the id goes makes the id
   // (words with a space between them: one word that is not an id is a mistyped id)
   const fromTitle =
-    /\S\s+\S/.test(word!) &&
-    !TICKET_ID.test(word!) &&
+    /\S\s+\S/.test(word) &&
+    !TICKET_ID.test(word) &&
     opts.title === undefined &&
-    idFromTitle(word!) !== "";
-  if (!fromTitle && !TICKET_ID.test(word!)) return fail(badId(word!, ""));
+    idFromTitle(word) !== "";
+  if (!fromTitle && !TICKET_ID.test(word)) return fail(badId(word, ""));
   if (!isDirectory(dir)) {
     return fail(
       `no ticket directory at ${dir} — make one with \`frontier init ${shellWord(dir)}\` (a starter directory), or \`mkdir ${shellWord(dir)}\` first`,
     );
   }
 
-  const { ids } = await knownTickets(dir);
-  let id = word!;
+  const { tickets: ids } = await ticketFiles(dir);
+  let id = word;
   if (fromTitle) {
-    const base = idFromTitle(word!);
+    const base = idFromTitle(word);
     id = base;
     for (let n = 2; ids.has(id); n++) id = `${base}-${n}`;
   }
   const after = [
     ...new Set((opts.after ?? []).flatMap((a) => a.split(",")).map((a) => a.trim())),
   ].filter((a) => a !== "");
-  const title = (opts.title ?? (fromTitle ? word! : humanise(id))).trim();
+  const title = (opts.title ?? (fromTitle ? word : humanise(id))).trim();
   const wrong = inputProblem(dir, id, after, title, opts.scope ?? [], ids);
   if (wrong !== undefined) return fail(wrong);
 
@@ -112,7 +108,7 @@ function inputProblem(
   after: readonly string[],
   title: string,
   scope: readonly string[],
-  ids: ReadonlyMap<string, string>,
+  ids: ReadonlyMap<string, { file: string }>,
 ): string | undefined {
   for (const dep of after) {
     if (!TICKET_ID.test(dep)) return badId(dep, "--after");
@@ -126,7 +122,7 @@ function inputProblem(
     return `--scope ${JSON.stringify(outside)} can match no path of the repository: write a path from the repository's top, without a leading / or .. (e.g. --scope 'src/api/**')`;
   }
   const file = `${id}.md`;
-  const taken = ids.get(id);
+  const taken = ids.get(id)?.file;
   if (taken !== undefined) {
     return taken === file
       ? `${join(dir, file)} already exists; nothing was written — edit it, or pick another id`
@@ -139,7 +135,7 @@ function inputProblem(
     const near = nearMatches(dep, known);
     return near.length > 0 ? `"${dep}" (did you mean ${near.join(" or ")}?)` : `"${dep}"`;
   });
-  return `--after names ${missing.length === 1 ? "a ticket" : "tickets"} not in ${dir}: ${each.join("; ")} — create ${missing.length === 1 ? "it" : "them"} first with \`frontier new ${shellWord(dir)} ${missing[0]}\`, or fix the id`;
+  return `--after names ${noun(missing.length, "a ticket", "tickets")} not in ${dir}: ${each.join("; ")} — create ${noun(missing.length, "it", "them")} first with \`frontier new ${shellWord(dir)} ${missing[0]}\`, or fix the id`;
 }
 
 /**
@@ -160,9 +156,8 @@ async function writeTicket(
     // `wx`: never overwrite, even a file that appeared since the check above
     writeFileSync(join(dir, file), text, { flag: "wx" });
   } catch (e) {
-    if (e instanceof Error && "code" in e && e.code === "EEXIST")
-      return `${shown} already exists; nothing was written`;
-    return `could not write ${shown}: ${e instanceof Error ? e.message : String(e)}`;
+    if (codeOf(e) === "EEXIST") return `${shown} already exists; nothing was written`;
+    return `could not write ${shown}: ${messageOf(e)}`;
   }
   const loaded = await loadDirectory(dir, {}, { localExecutors: true });
   const own =
@@ -270,12 +265,18 @@ function badId(id: string, what: string): string {
 }
 
 /**
- * The ids in `dir` and the file of each, read even when the directory does not hold
- * together yet (a dependency not written yet is what `new` is often for): the id in a
- * ticket's front matter when it has one that reads plainly, else the file name.
+ * The directory's ticket files as written, read even when it does not hold together yet (a
+ * dependency not written yet is what `new` and `dep` are often for): each id's file — the id
+ * in its front matter when that reads plainly, else the file name — with the ticket when it
+ * parses, and the text of every file read (frontier.yml too): the directory as the loader
+ * reads it.
  */
-async function knownTickets(dir: string): Promise<{ ids: Map<string, string> }> {
-  const ids = new Map<string, string>();
+export async function ticketFiles(dir: string): Promise<{
+  tickets: Map<string, { file: string; spec?: TicketSpec }>;
+  texts: Map<string, string>;
+}> {
+  const tickets = new Map<string, { file: string; spec?: TicketSpec }>();
+  const texts = new Map<string, string>();
   let names: string[] = [];
   try {
     names = ticketFileNames(
@@ -283,22 +284,25 @@ async function knownTickets(dir: string): Promise<{ ids: Map<string, string> }> 
         .filter((e) => e.isFile() || e.isSymbolicLink())
         .map((e) => e.name),
     );
+    texts.set(SETTINGS_FILE, readFileSync(join(dir, SETTINGS_FILE), "utf8"));
   } catch {
-    return { ids };
+    // an unreadable directory has no tickets; without frontier.yml, the defaults
   }
   for (const [order, file] of names.entries()) {
-    let id = file.slice(0, -3);
+    let parsed: ParsedTicket | undefined;
     try {
       const text = readFileSync(join(dir, file), "utf8");
+      texts.set(file, text);
       // the full YAML parser only for front matter the quick reader leaves to it
-      const parsed =
+      parsed =
         parseTicketQuick(text, file, order) ??
         (await import("../tickets/parse.js")).parseTicketFull(text, file, order);
-      id = parsed.node.id;
     } catch {
       // unreadable: validate reports it; its file name stands for it here
     }
-    if (!ids.has(id)) ids.set(id, file);
+    const id = parsed?.node.id ?? file.slice(0, -3);
+    if (!tickets.has(id))
+      tickets.set(id, parsed?.kind === "ok" ? { file, spec: parsed.spec } : { file });
   }
-  return { ids };
+  return { tickets, texts };
 }

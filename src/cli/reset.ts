@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
+import { messageOf, plural } from "../terminal/text.js";
 import {
   archiveRunName,
   BRANCH_FILE,
@@ -30,7 +31,7 @@ import { isDirectory } from "../tickets/read-optional.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { CLEARED_FIELDS, editTicket, type FileEdit } from "../tickets/writeback.js";
-import { printResult } from "./json.js";
+import { LOCK_HELD, printResult, refusal } from "./json.js";
 import { takeLock } from "./lock.js";
 
 export interface ResetOptions {
@@ -48,18 +49,12 @@ export async function resetCommand(
   now: number,
   opts: ResetOptions = {},
 ): Promise<number> {
+  const refuse = refusal(io, "reset", dir, opts.json);
   if (!isDirectory(dir)) {
-    const message = `no ticket directory at ${dir} — pass the directory that holds the tickets`;
-    line(io.stderr, `error: ${message}`);
-    if (opts.json) printResult(io, "reset", dir, { ok: false, message });
-    return EXIT.usage;
+    return refuse(`no ticket directory at ${dir} — pass the directory that holds the tickets`);
   }
   const release = await takeLock(dir, io, opts.as ?? "reset", now);
-  if (release === undefined) {
-    if (opts.json)
-      printResult(io, "reset", dir, { ok: false, message: "a frontier run holds the directory" });
-    return EXIT.usage;
-  }
+  if (release === undefined) return refuse(LOCK_HELD, true);
   try {
     return await reset(dir, io, opts);
   } finally {
@@ -77,9 +72,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       const edit = editTicket(file, readFileSync(join(dir, file)), CLEARED_FIELDS);
       if (edit !== undefined) edits.push(edit);
     } catch (error) {
-      problems.push(
-        `${join(dir, file)}: ${(error as Error).message} — fix the file, then reset again`,
-      );
+      problems.push(`${join(dir, file)}: ${messageOf(error)} — fix the file, then reset again`);
     }
   }
   if (problems.length > 0) {
@@ -109,21 +102,23 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
     } catch (error) {
       // the records are still archived: a worktree left behind is git's to prune
       worktrees = [
-        `warning: the run's worktrees could not all be removed (${(error as Error).message}); \`git worktree prune\` tidies what is left`,
+        `warning: the run's worktrees could not all be removed (${messageOf(error)}); \`git worktree prune\` tidies what is left`,
       ];
     }
   }
   const run = await runName(dir);
-  const archive = nextArchive(join(stateDir, "runs"), run);
-  const shown = join(dir, STATE_DIR, "runs", archive.name);
+  const runs = join(stateDir, "runs");
+  const name = nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []);
+  const archive = join(runs, name);
+  const shown = join(dir, STATE_DIR, "runs", name);
   try {
-    mkdirSync(join(archive.path, "tickets"), { recursive: true });
+    mkdirSync(join(archive, "tickets"), { recursive: true });
     // the ticket files as the run left them, engine fields and all
     for (const edit of edits)
-      copyFileSync(join(dir, edit.path), join(archive.path, "tickets", edit.path));
-    for (const name of records) renameSync(join(stateDir, name), join(archive.path, name));
+      copyFileSync(join(dir, edit.path), join(archive, "tickets", edit.path));
+    for (const record of records) renameSync(join(stateDir, record), join(archive, record));
   } catch (error) {
-    throw writeError(archive.path, error);
+    throw writeError(archive, error);
   }
   for (const edit of edits) {
     const path = join(dir, edit.path);
@@ -133,7 +128,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       throw writeError(path, error);
     }
   }
-  const said = `reset run ${run}: its records are in ${shown}/; ${edits.length} ticket file${edits.length === 1 ? "" : "s"} cleared of run state`;
+  const said = `reset run ${run}: its records are in ${shown}/; ${plural(edits.length, "ticket file")} cleared of run state`;
   if (opts.json) {
     printResult(io, "reset", dir, {
       ok: true,
@@ -157,10 +152,4 @@ async function runName(dir: string): Promise<string> {
     // no record: the settings name it
   }
   return archiveRunName((await loadSettings(dir)).settings.run);
-}
-
-/** `runs/<run>-<n>`, n one more than the highest there. */
-function nextArchive(runs: string, run: string): { name: string; path: string } {
-  const name = nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []);
-  return { name, path: join(runs, name) };
 }

@@ -126,8 +126,7 @@ function openLines(
   for (const r of remainder) {
     if (r.status !== "suspended") continue;
     // as in the receipt: the question of the last attempt that asked one
-    const attempts = frontier.state(r.id)?.attempts ?? [];
-    const asked = [...attempts].reverse().find((a) => a.outcome === "suspended");
+    const asked = frontier.state(r.id)?.attempts.findLast((a) => a.outcome === "suspended");
     if (asked?.question === undefined) continue;
     out.push(`${paint("yellow", "question")} from ${r.id}: ${oneLine(asked.question)}`);
     out.push(`  answer with: frontier answer ${shellWord(dir)} ${shellWord(r.id)} "YOUR ANSWER"`);

@@ -21,6 +21,8 @@ import {
   durationMs,
   formatDuration,
   formatInt,
+  noun,
+  plural,
   RUN_STATE_ICON_NAME,
   STATUS_MEANING,
   safeUrl,
@@ -230,12 +232,12 @@ function renderBlockers(ctx: Ctx): string {
     .map((g) => {
       const ids = g.tickets.map((id) => ticketLink(ctx, id)).join(" ");
       const reason = g.reason ? ` — <span class="reason">${e(clip(g.reason, 400))}</span>` : "";
-      return `<li>${ticketLink(ctx, g.root)} ${stateBadge(g.root_status)}${reason}: blocks <strong>${formatInt(g.tickets.length)}</strong> ${g.tickets.length === 1 ? "ticket" : "tickets"}
+      return `<li>${ticketLink(ctx, g.root)} ${stateBadge(g.root_status)}${reason}: blocks <strong>${formatInt(g.tickets.length)}</strong> ${noun(g.tickets.length, "ticket")}
 <details><summary>which tickets</summary><p class="idlist">${ids}</p></details></li>`;
     })
     .join("\n");
   const blocked = groups.reduce((n, g) => n + g.tickets.length, 0);
-  return `<section id="blockers"><h2>Blocked by root cause <span class="sub">${formatInt(blocked)} tickets, ${formatInt(groups.length)} ${groups.length === 1 ? "cause" : "causes"}</span></h2><ul class="groups">${items}</ul></section>`;
+  return `<section id="blockers"><h2>Blocked by root cause <span class="sub">${formatInt(blocked)} tickets, ${formatInt(groups.length)} ${noun(groups.length, "cause")}</span></h2><ul class="groups">${items}</ul></section>`;
 }
 
 function renderQuestions(ctx: Ctx): string {
@@ -278,7 +280,7 @@ function renderTicket(ctx: Ctx, t: ReceiptTicket, i: number): string {
   const duration = formatDuration(totalDuration(t.attempts));
   const step = ctx.crit.get(t.id);
   const critTag = step !== undefined ? ' <span class="crit-tag">critical path</span>' : "";
-  const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e(clip(oneLine(t.title), 160))}</span>${critTag} <span class="tmeta">${t.attempts.length} ${t.attempts.length === 1 ? "attempt" : "attempts"} · ${duration}</span></summary>`;
+  const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e(clip(oneLine(t.title), 160))}</span>${critTag} <span class="tmeta">${plural(t.attempts.length, "attempt")} · ${duration}</span></summary>`;
 
   const facts: string[] = [`<dt>file</dt><dd><code>${e(t.file)}</code></dd>`];
   if (t.depends_on.length)
@@ -377,7 +379,7 @@ function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
     const more = chainLength(ctx, cur.id) - 1;
     if (more > 0)
       steps.push(
-        `<li class="sub">… ${formatInt(more)} more blocked ${more === 1 ? "ticket" : "tickets"} …</li>`,
+        `<li class="sub">… ${formatInt(more)} more blocked ${noun(more, "ticket")} …</li>`,
       );
   }
   if (!reachedRoot) steps.push(step(root));
@@ -436,9 +438,9 @@ function renderChanges(ctx: Ctx): string {
       ctx.where === "local"
         ? b.merge && ` · merge: <code>${e(b.merge)}</code>`
         : safeUrl(b.merge) && ` · merge it through ${link("its pull request", b.merge)}`;
-    head = `<p>${formatInt(b.commits.length)} ${b.commits.length === 1 ? "commit" : "commits"} on <code>${e(b.name)}</code>${b.base ? ` from <code>${e(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
+    head = `<p>${formatInt(b.commits.length)} ${noun(b.commits.length, "commit")} on <code>${e(b.name)}</code>${b.base ? ` from <code>${e(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
   }
-  return `<section id="changes"><h2>Changes <span class="sub">${formatInt(changed.length)} ${changed.length === 1 ? "attempt" : "attempts"} changed the repository</span></h2>${head}${blocks}</section>`;
+  return `<section id="changes"><h2>Changes <span class="sub">${formatInt(changed.length)} ${noun(changed.length, "attempt")} changed the repository</span></h2>${head}${blocks}</section>`;
 }
 
 function changesBlock(ctx: Ctx, t: ReceiptTicket, a: ReceiptAttempt, open: boolean): string {
@@ -468,7 +470,7 @@ function changesBlock(ctx: Ctx, t: ReceiptTicket, a: ReceiptAttempt, open: boole
           : ` · commit <code>${e(c.commit.slice(0, 12))}</code>`
         : " · integrated"
       : ` · not integrated (${e(c.verdict)})${c.patch_file ? ` — patch in <code>${e(c.patch_file)}</code>` : ""}`;
-  return `<details class="changes"${open ? " open" : ""}><summary>${ticketLink(ctx, t.id)} · Changes of attempt ${a.n}: ${formatInt(c.paths.length)} path${c.paths.length === 1 ? "" : "s"}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
+  return `<details class="changes"${open ? " open" : ""}><summary>${ticketLink(ctx, t.id)} · Changes of attempt ${a.n}: ${formatInt(c.paths.length)} ${noun(c.paths.length, "path")}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
 }
 
 function attemptsTable(attempts: ReceiptAttempt[]): string {

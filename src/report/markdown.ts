@@ -30,6 +30,7 @@ import {
   clipList,
   formatDuration,
   formatInt,
+  noun,
   RUN_STATE_ICON_NAME,
   STATUS_ICON,
   safeUrl,
@@ -173,18 +174,18 @@ function renderBlockers(ctx: Ctx, maxChars: number): string {
   const groups = ctx.receipt.blockers;
   if (groups.length === 0) return "";
   const blocked = groups.reduce((n, g) => n + g.tickets.length, 0);
-  const head = `#### ⊘ Blocked: ${formatInt(blocked)} ${plural(blocked, "ticket")} by ${formatInt(groups.length)} root ${plural(groups.length, "cause")}`;
+  const head = `#### ⊘ Blocked: ${formatInt(blocked)} ${noun(blocked, "ticket")} by ${formatInt(groups.length)} root ${noun(groups.length, "cause")}`;
   const rows = groups.map((g) => {
     const shown = g.tickets.slice(0, 12).map(mdId).join(", ");
     const more = g.tickets.length > 12 ? ` and ${formatInt(g.tickets.length - 12)} more` : "";
     const reason = g.reason ? ` — ${escapeMarkdown(clip(oneLine(g.reason), 160))}` : "";
-    return `- ${STATUS_ICON[g.root_status]} ${ticketRef(ctx, g.root)} **${g.root_status}**${reason}: blocks **${formatInt(g.tickets.length)}** ${plural(g.tickets.length, "ticket")} (${shown}${more})`;
+    return `- ${STATUS_ICON[g.root_status]} ${ticketRef(ctx, g.root)} **${g.root_status}**${reason}: blocks **${formatInt(g.tickets.length)}** ${noun(g.tickets.length, "ticket")} (${shown}${more})`;
   });
   return list(
     head,
     rows,
     maxChars,
-    (n) => `- … and ${formatInt(n)} more root ${plural(n, "cause")}${seeHtml(ctx)}`,
+    (n) => `- … and ${formatInt(n)} more root ${noun(n, "cause")}${seeHtml(ctx)}`,
   );
 }
 
@@ -192,7 +193,7 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
   const qs = ctx.receipt.questions;
   if (qs.length === 0) return "";
   const local = ctx.where === "local";
-  const title = `#### ${STATUS_ICON.suspended} Open ${plural(qs.length, "question")} (${formatInt(qs.length)})`;
+  const title = `#### ${STATUS_ICON.suspended} Open ${noun(qs.length, "question")} (${formatInt(qs.length)})`;
   const head = local
     ? `${title}\nAnswer with \`frontier answer ${ctx.dir} TICKET "YOUR ANSWER"\`, then \`frontier run ${ctx.dir}\` to go on.`
     : `${title}\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
@@ -212,7 +213,7 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
     head,
     rows,
     maxChars,
-    (n) => `- … and ${formatInt(n)} more ${plural(n, "question")}${seeHtml(ctx)}`,
+    (n) => `- … and ${formatInt(n)} more ${noun(n, "question")}${seeHtml(ctx)}`,
   );
 }
 
@@ -295,7 +296,7 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
   };
   const header = ["ticket", "title", "state", "attempts", "duration", "executor"];
   if (runs) header.push("run");
-  const more = (n: number) => `… and ${formatInt(n)} more ${plural(n, "ticket")}${seeHtml(ctx)}`;
+  const more = (n: number) => `… and ${formatInt(n)} more ${noun(n, "ticket")}${seeHtml(ctx)}`;
   const head = `#### Tickets (${formatInt(r.tickets.length)})`;
   const fold = r.tickets.length > FOLD_ROWS;
   // In file order when all of it fits; when it must be cut, what needs attention first.
@@ -339,7 +340,7 @@ function renderChanges(ctx: Ctx, maxChars: number): string {
       ctx.where === "local"
         ? b.merge && ` · merge: ${mdCode(b.merge)}`
         : pr && ` · merge it through [its pull request](${mdUrl(pr)})`;
-    lines.push(`${formatInt(n)} ${plural(n, "commit")} on ${mdCode(b.name)}${how || ""}`);
+    lines.push(`${formatInt(n)} ${noun(n, "commit")} on ${mdCode(b.name)}${how || ""}`);
   }
   return list(
     lines.join("\n"),
@@ -357,7 +358,7 @@ function changesText(r: Receipt, c: AttemptChanges): string {
     added += p.added ?? 0;
     removed += p.removed ?? 0;
   }
-  const count = `${formatInt(c.paths.length)} ${plural(c.paths.length, "path")} +${formatInt(added)} −${formatInt(removed)}`;
+  const count = `${formatInt(c.paths.length)} ${noun(c.paths.length, "path")} +${formatInt(added)} −${formatInt(removed)}`;
   const paths = clipList(
     c.paths.map((p) => mdCode(p.path)),
     8,
@@ -431,10 +432,6 @@ function sortByAttention<T>(items: readonly T[], status: (t: T) => Status): T[] 
     .map((item, i) => ({ item, i, r: rank.get(status(item)) ?? 99 }))
     .sort((a, b) => a.r - b.r || a.i - b.i)
     .map((x) => x.item);
-}
-
-function plural(n: number, word: string): string {
-  return n === 1 ? word : `${word}s`;
 }
 
 function seeHtml(ctx: Ctx): string {

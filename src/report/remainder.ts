@@ -7,6 +7,7 @@
 import type { Frontier, Hold, SpentBound } from "../core/engine.js";
 import type { RemainderEntry } from "../core/model.js";
 import { singleLine } from "../core/text.js";
+import { plural } from "./states.js";
 
 /** A number as people read it: 2000000 → 2,000,000 (decimals kept). */
 function amount(n: number): string {
@@ -17,7 +18,7 @@ function amount(n: number): string {
 export function spentWords(spent: SpentBound): string {
   switch (spent.kind) {
     case "dispatches":
-      return `${spent.spent} of ${spent.limit} dispatch${spent.limit === 1 ? "" : "es"} made`;
+      return `${spent.spent} of ${plural(spent.limit, "dispatch", "dispatches")} made`;
     case "deadline":
       return `its deadline ${spent.deadline} has passed`;
     case "usage":

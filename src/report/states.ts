@@ -139,6 +139,16 @@ export function totalDuration(
   return total;
 }
 
+/** `ticket` or `tickets`, `is` or `are`: the word that goes with `n` of a thing. */
+export function noun(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+/** `1 ticket`, `2 tickets`, `0 tickets`: a count and its noun. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${noun(n, one, many)}`;
+}
+
 export function formatInt(n: number): string {
   // the same text as toLocaleString("en-US") for whole numbers, without starting ICU's
   // number formatting (~15 ms, the first time, at the end of every run)

@@ -1,6 +1,7 @@
 /** What to do about a run left `limited` because its run bound is spent. */
 import type { Frontier } from "../core/engine.js";
 import { spentWords } from "../report/remainder.js";
+import { plural } from "./text.js";
 
 /**
  * One line saying how to go on, or undefined when the run bound is not what holds it.
@@ -20,10 +21,10 @@ export function boundHint(
   const counts = frontier.counts();
   const open = counts.pending + counts.ready + counts.claimed + counts.suspended;
   if (open === 0) return undefined;
-  const tickets = `${open} ticket${open === 1 ? "" : "s"} open`;
+  const tickets = `${plural(open, "ticket")} open`;
   switch (spent.kind) {
     case "dispatches":
-      return `the run bound of ${spent.limit} dispatch${spent.limit === 1 ? "" : "es"} is spent (${run.dispatched} made, ${tickets}): raise --bound to go on, e.g. \`${resume} --bound ${run.dispatched + open}\``;
+      return `the run bound of ${plural(spent.limit, "dispatch", "dispatches")} is spent (${run.dispatched} made, ${tickets}): raise --bound to go on, e.g. \`${resume} --bound ${run.dispatched + open}\``;
     case "deadline":
       return `the run's deadline (${spent.deadline}) has passed with ${tickets}: \`${resume} --fresh\` starts a new run`;
     case "usage":

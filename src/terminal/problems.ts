@@ -3,7 +3,7 @@ import { isAbsolute, join } from "node:path";
 import { formatProblem, type Problem, problem } from "../tickets/problems.js";
 import { painter } from "./colour.js";
 import { type CliIo, line } from "./io.js";
-import { plural, shellWord } from "./text.js";
+import { noun, plural, shellWord } from "./text.js";
 
 /**
  * Every problem, one line each, then what it means for the run. With `dir`, files are
@@ -25,9 +25,7 @@ export function printProblems(all: readonly Problem[], io: CliIo, dir?: string):
     out.push(
       paint(
         "red",
-        `${plural(errors.length, "problem")}: nothing was started. Fix ${
-          errors.length === 1 ? "it" : "them"
-        } and run again.`,
+        `${plural(errors.length, "problem")}: nothing was started. Fix ${noun(errors.length, "it", "them")} and run again.`,
       ),
     );
   }
@@ -102,7 +100,7 @@ function tkDirectory(problems: readonly Problem[], dir: string | undefined): rea
       "authored-status",
       where,
       undefined,
-      `${plural(files.size, "ticket")} here ${files.size === 1 ? "is" : "are"} written for tk (deps:, status: open/closed); frontier reads depends_on: and records each ticket's status itself, never taking one on trust`,
+      `${plural(files.size, "ticket")} here ${noun(files.size, "is", "are")} written for tk (deps:, status: open/closed); frontier reads depends_on: and records each ticket's status itself, never taking one on trust`,
       "rename deps: to depends_on: and delete the status: lines (a closed ticket belongs out of the directory, and out of depends_on); tk's other fields (type, links, assignee, …) may stay",
     ),
     ...rest,

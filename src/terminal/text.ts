@@ -6,10 +6,7 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { singleLine } from "../core/text.js";
 
-/** `1 ticket`, `2 tickets`, `0 tickets`. */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+export { noun, plural } from "../report/states.js";
 
 /**
  * A path as the user should see it: relative to the working directory (`tickets`,
@@ -37,4 +34,19 @@ export function oneLine(text: string, max = 200): string {
 export function shellWord(word: string): string {
   if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(word)) return word;
   return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** What a caught error says: its message, or the thrown value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** An error's `code` (ENOENT, ECONNREFUSED, …), when it has one. */
+export function codeOf(error: unknown): string | undefined {
+  return typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    typeof error.code === "string"
+    ? error.code
+    : undefined;
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { coreSentences, longFiles, longFunctions } from "./size.js";
 
 /** `file name` of every function still over the limit. */
-const KNOWN_FUNCTIONS = ["src/cli/commands.ts mutateCommand", "src/cli/deps.ts depCommand"];
+const KNOWN_FUNCTIONS: string[] = [];
 
 /** Every file still over the limit. */
 const KNOWN_FILES: string[] = [];
