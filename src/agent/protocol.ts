@@ -265,26 +265,18 @@ function outcomeOf(
     const v = o[field];
     return typeof v === "string" && v.trim() !== "" ? v : undefined;
   };
-  switch (status) {
-    case "complete": {
-      const result = given("result");
-      // a complete without a result is empty: the runners' rule (core/settle.ts) decides it
-      return result === undefined ? { status } : { status, result };
-    }
-    case "empty":
-      return { status };
-    case "failed":
-      return {
-        status,
-        reason: given("reason")
-          ? `the model reported: ${given("reason")}`
-          : "the model reported failed and gave no reason",
-      };
-    case "suspended": {
-      const question = given("question");
-      return question === undefined
-        ? failed(`the model asked to suspend the ticket but gave no question: ${KEEP_TO_SHAPE}`)
-        : { status, question: question.trim() };
-    }
-  }
+  const [result, question, reason] = [given("result"), given("question"), given("reason")];
+  // a complete without a result is empty: the runners' rule (core/settle.ts) decides it
+  if (status === "complete" && result !== undefined) return { status, result };
+  if (status === "failed")
+    return {
+      status,
+      reason: reason
+        ? `the model reported: ${reason}`
+        : "the model reported failed and gave no reason",
+    };
+  if (status !== "suspended") return { status };
+  return question === undefined
+    ? failed(`the model asked to suspend the ticket but gave no question: ${KEEP_TO_SHAPE}`)
+    : { status, question: question.trim() };
 }

@@ -63,11 +63,9 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
 
   // Only the states that occur: `{"complete": 3, "failed": 1}`, as in SPEC §7.
   const all = frontier.counts();
-  const counts: Receipt["counts"] = {};
-  for (const s of STATUSES) {
-    const n = all[s] ?? 0;
-    if (n > 0) counts[s] = n;
-  }
+  const counts: Receipt["counts"] = Object.fromEntries(
+    STATUSES.flatMap((s) => ((all[s] ?? 0) > 0 ? [[s, all[s]]] : [])),
+  );
 
   const receipt: Receipt = {
     schema: RECEIPT_SCHEMA,
