@@ -117,13 +117,13 @@ export function rateLimit(headers: Headers, bodyText: string, now: number): Rate
   const waitMs = retryAfterMs(headers, now);
   // GitHub Models names it (UserByModelByMinute, UserByModelByDay, …); OpenAI says which
   // budget is spent by its remaining counts
-  const type = headers.get("x-ratelimit-type")?.trim();
-  let limit: string;
-  if (type) limit = type;
-  else if (headers.get("x-ratelimit-remaining-tokens")?.trim() === "0") limit = "tokens per minute";
-  else if (headers.get("x-ratelimit-remaining-requests")?.trim() === "0")
-    limit = "requests per minute";
-  else limit = endpointMessage(bodyText) || "a rate limit";
+  const spent = (what: string) => headers.get(`x-ratelimit-remaining-${what}`)?.trim() === "0";
+  const limit =
+    headers.get("x-ratelimit-type")?.trim() ||
+    (spent("tokens") && "tokens per minute") ||
+    (spent("requests") && "requests per minute") ||
+    endpointMessage(bodyText) ||
+    "a rate limit";
   return waitMs === undefined ? { limit } : { waitMs, limit };
 }
 
