@@ -53,18 +53,12 @@ export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 /** The body's text, or undefined when it is larger than MAX_ANSWER_BYTES (then it is not read on). */
 async function boundedText(res: Response): Promise<string | undefined> {
-  const reader = res.body?.getReader();
-  if (reader === undefined) return "";
   const chunks: Uint8Array[] = [];
   let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  for await (const value of res.body ?? []) {
     bytes += value.byteLength;
-    if (bytes > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
+    // leaving the loop cancels the rest of the body
+    if (bytes > MAX_ANSWER_BYTES) return undefined;
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");

@@ -15,6 +15,10 @@ import { clip, oneLine } from "../report/escape.js";
 /** The outcomes a model may report (`limited` is the runner's word, not the model's). */
 export const MODEL_STATUSES = ["complete", "empty", "failed", "suspended"] as const;
 
+/** A property that may be null (strict structured outputs require every one). */
+const orNull = <T extends string>(type: T, description: string) =>
+  ({ type: [type, "null"], description }) as const;
+
 /**
  * The answer's JSON schema, strict as OpenAI's structured outputs want it: every property
  * required, unused ones `null`, nothing else allowed. The coding-agent recipes ask for the
@@ -29,19 +33,12 @@ export const OUTCOME_SCHEMA = {
       description:
         "complete: the task is done (result). empty: done, and there is nothing to report. failed: it cannot be done (reason). suspended: a decision only a maintainer can make is needed (question).",
     },
-    result: {
-      type: ["string", "null"],
-      description:
-        "with complete: the work (what was found, or what was done) in markdown; else null",
-    },
-    question: {
-      type: ["string", "null"],
-      description: "with suspended: one specific question for a maintainer; else null",
-    },
-    reason: {
-      type: ["string", "null"],
-      description: "with failed: why, and what would make it possible; else null",
-    },
+    result: orNull(
+      "string",
+      "with complete: the work (what was found, or what was done) in markdown; else null",
+    ),
+    question: orNull("string", "with suspended: one specific question for a maintainer; else null"),
+    reason: orNull("string", "with failed: why, and what would make it possible; else null"),
   },
   required: ["status", "result", "question", "reason"],
   additionalProperties: false,
@@ -53,8 +50,10 @@ export const CODING_SCHEMA = {
   properties: {
     ...OUTCOME_SCHEMA.properties,
     writes: {
-      type: ["array", "null"],
-      description: "files to write, each whole: repository-relative path and its full new text",
+      ...orNull(
+        "array",
+        "files to write, each whole: repository-relative path and its full new text",
+      ),
       items: {
         type: "object",
         properties: { path: { type: "string" }, content: { type: "string" } },
@@ -63,8 +62,7 @@ export const CODING_SCHEMA = {
       },
     },
     deletes: {
-      type: ["array", "null"],
-      description: "repository-relative paths of files to delete",
+      ...orNull("array", "repository-relative paths of files to delete"),
       items: { type: "string" },
     },
   },
@@ -172,6 +170,8 @@ const STOPPED: Record<string, string> = {
 /** What to change when a model will not keep to the shape. */
 const KEEP_TO_SHAPE =
   "choose a model that answers in a JSON schema (structured outputs), e.g. openai/gpt-4.1-mini on GitHub Models";
+/** An answer that does not keep to the shape: `what` is wrong with it. */
+const offShape = (what: string) => failed(`the model's answer ${what}: ${KEEP_TO_SHAPE}`);
 
 /**
  * The outcome of a chat completion's body (already parsed as JSON), or a failure that
@@ -179,28 +179,22 @@ const KEEP_TO_SHAPE =
  */
 export function readCompletion(body: unknown): ModelOutcome {
   const choice = (body as { choices?: unknown[] } | null)?.choices?.[0] as
-    | {
-        finish_reason?: unknown;
-        message?: { content?: unknown; refusal?: unknown };
-      }
+    | { finish_reason?: unknown; message?: { content?: unknown; refusal?: unknown } }
     | undefined;
-  if (choice === undefined || typeof choice !== "object" || choice === null) {
+  if (typeof choice !== "object" || choice === null)
     return failed(
       "the endpoint's answer is not a chat completion (it has no choices): check that --endpoint is the base URL of an OpenAI-compatible API",
     );
-  }
   const message = choice.message ?? {};
-  if (typeof message.refusal === "string" && message.refusal.trim() !== "") {
+  if (typeof message.refusal === "string" && message.refusal.trim() !== "")
     return failed(
       `the model refused the task: "${excerpt(message.refusal, 300)}" — reword the ticket, or choose another model`,
     );
-  }
   const stopped = STOPPED[String(choice.finish_reason)];
   if (stopped !== undefined) return failed(stopped);
   const content = message.content;
-  if (typeof content !== "string" || content.trim() === "") {
-    return failed(`the model's answer is empty, not an outcome: ${KEEP_TO_SHAPE}`);
-  }
+  if (typeof content !== "string" || content.trim() === "")
+    return offShape("is empty, not an outcome");
   return readAnswer(content);
 }
 
@@ -216,29 +210,22 @@ export function readAnswer(content: string): ModelOutcome {
   try {
     value = JSON.parse(text);
   } catch {
-    return failed(
-      `the model's answer is not JSON (it began "${excerpt(content, 80)}"): ${KEEP_TO_SHAPE}`,
-    );
+    return offShape(`is not JSON (it began "${excerpt(content, 80)}")`);
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return failed(`the model's answer is JSON but not an object: ${KEEP_TO_SHAPE}`);
-  }
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return offShape("is JSON but not an object");
   const o = value as Record<string, unknown>;
-  if (!(MODEL_STATUSES as readonly unknown[]).includes(o.status)) {
-    return failed(
-      `the model's answer has status ${JSON.stringify(o.status) ?? "undefined"}, not one of ${MODEL_STATUSES.join(", ")}: ${KEEP_TO_SHAPE}`,
+  if (!(MODEL_STATUSES as readonly unknown[]).includes(o.status))
+    return offShape(
+      `has status ${JSON.stringify(o.status) ?? "undefined"}, not one of ${MODEL_STATUSES.join(", ")}`,
     );
-  }
   for (const field of ["result", "question", "reason"] as const) {
     const v = o[field];
-    if (v !== undefined && v !== null && typeof v !== "string") {
-      return failed(
-        `the model's answer has a ${field} that is not text (${typeof v}): ${KEEP_TO_SHAPE}`,
-      );
-    }
+    if (v !== undefined && v !== null && typeof v !== "string")
+      return offShape(`has a ${field} that is not text (${typeof v})`);
   }
   const edits = editsOf(o.writes, o.deletes);
-  if (typeof edits === "string") return failed(`the model's answer has ${edits}: ${KEEP_TO_SHAPE}`);
+  if (typeof edits === "string") return offShape(`has ${edits}`);
   const outcome = outcomeOf(o, o.status as (typeof MODEL_STATUSES)[number]);
   return edits === undefined || outcome.status !== "complete" ? outcome : { ...outcome, edits };
 }
@@ -265,26 +252,18 @@ function outcomeOf(
     const v = o[field];
     return typeof v === "string" && v.trim() !== "" ? v : undefined;
   };
-  switch (status) {
-    case "complete": {
-      const result = given("result");
-      // a complete without a result is empty: the runners' rule (core/settle.ts) decides it
-      return result === undefined ? { status } : { status, result };
-    }
-    case "empty":
-      return { status };
-    case "failed":
-      return {
-        status,
-        reason: given("reason")
-          ? `the model reported: ${given("reason")}`
-          : "the model reported failed and gave no reason",
-      };
-    case "suspended": {
-      const question = given("question");
-      return question === undefined
-        ? failed(`the model asked to suspend the ticket but gave no question: ${KEEP_TO_SHAPE}`)
-        : { status, question: question.trim() };
-    }
-  }
+  const [result, question, reason] = [given("result"), given("question"), given("reason")];
+  // a complete without a result is empty: the runners' rule (core/settle.ts) decides it
+  if (status === "complete" && result !== undefined) return { status, result };
+  if (status === "failed")
+    return {
+      status,
+      reason: reason
+        ? `the model reported: ${reason}`
+        : "the model reported failed and gave no reason",
+    };
+  if (status !== "suspended") return { status };
+  return question === undefined
+    ? failed(`the model asked to suspend the ticket but gave no question: ${KEEP_TO_SHAPE}`)
+    : { status, question: question.trim() };
 }

@@ -102,26 +102,28 @@ type Headers = { get(name: string): string | null };
 
 /** When to try again, from `retry-after` (seconds or a date) or `retry-after-ms`. */
 function retryAfterMs(headers: Headers, now: number): number | undefined {
-  const ms = headers.get("retry-after-ms");
-  if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
-  const after = headers.get("retry-after")?.trim();
-  if (after === undefined || after === "") return undefined;
-  if (/^\d+(\.\d+)?$/.test(after)) return Math.ceil(Number(after) * 1000);
+  const count = (v: string | null | undefined, ms: number) =>
+    v != null && /^\d+(\.\d+)?$/.test(v.trim()) ? Math.ceil(Number(v) * ms) : undefined;
+  const after = headers.get("retry-after")?.trim() ?? "";
   const at = Date.parse(after);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  return (
+    count(headers.get("retry-after-ms"), 1) ??
+    count(after, 1000) ??
+    (Number.isNaN(at) ? undefined : Math.max(0, at - now))
+  );
 }
 
 export function rateLimit(headers: Headers, bodyText: string, now: number): RateLimit {
   const waitMs = retryAfterMs(headers, now);
   // GitHub Models names it (UserByModelByMinute, UserByModelByDay, …); OpenAI says which
   // budget is spent by its remaining counts
-  const type = headers.get("x-ratelimit-type")?.trim();
-  let limit: string;
-  if (type) limit = type;
-  else if (headers.get("x-ratelimit-remaining-tokens")?.trim() === "0") limit = "tokens per minute";
-  else if (headers.get("x-ratelimit-remaining-requests")?.trim() === "0")
-    limit = "requests per minute";
-  else limit = endpointMessage(bodyText) || "a rate limit";
+  const spent = (what: string) => headers.get(`x-ratelimit-remaining-${what}`)?.trim() === "0";
+  const limit =
+    headers.get("x-ratelimit-type")?.trim() ||
+    (spent("tokens") && "tokens per minute") ||
+    (spent("requests") && "requests per minute") ||
+    endpointMessage(bodyText) ||
+    "a rate limit";
   return waitMs === undefined ? { limit } : { waitMs, limit };
 }
 

@@ -11,6 +11,7 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
+import { text as streamText } from "node:stream/consumers";
 import { parseDuration } from "../core/bound.js";
 import { parseRunBound } from "../core/executor.js";
 import { EXIT_SUSPEND } from "../core/settle.js";
@@ -157,9 +158,7 @@ async function readContextText(io: AgentIo): Promise<Context> {
   }
   const stdin = io.stdin;
   if (stdin === undefined || stdin.isTTY) return { kind: "none" };
-  let text = "";
-  for await (const chunk of stdin)
-    text += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+  const text = await streamText(stdin);
   return text.trim() === "" ? { kind: "none" } : { kind: "text", text };
 }
 

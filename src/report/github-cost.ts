@@ -18,41 +18,17 @@ export const GITHUB_TOKEN_BUDGET = {
 
 export type Budget = keyof typeof GITHUB_TOKEN_BUDGET;
 
-export interface PerTicket {
-  graphql: number;
-  rest: number;
-  writes: number;
-}
-
-export interface Measured {
-  source: string;
-  measured_at: string;
-  typical: PerTicket & { what: string; tickets: number };
-  worst: PerTicket & { what: string; tickets: number };
-}
+/** The figures as bench/github.mjs writes them: a typical and a worst case, per ticket. */
+export type Measured = typeof MEASURED_FIGURES;
+type PerTicket = Measured["typical"];
 
 export const MEASURED: Measured = MEASURED_FIGURES;
 
-export interface RequestCost {
-  requests: number;
-  graphql: number;
-  rest: number;
-  writes: number;
-  /** hours of each budget the run needs, and the budget that takes longest */
-  hours: Record<Budget, number>;
-  binding: Budget;
-}
-
-export interface GithubCost {
-  tickets: number;
-  /** orch-task jobs: one per attempt — every ticket once, and at most this many with retries */
-  jobs: { least: number; most: number };
-  /** a run without lost races, and the worst density measured */
-  typical: RequestCost;
-  worst: RequestCost;
-}
-
-function requestCost(tickets: number, per: PerTicket): RequestCost {
+/**
+ * The requests of `tickets` tickets at `per` each; `hours`: of each budget the run needs,
+ * and `binding`: the budget that takes longest.
+ */
+function requestCost(tickets: number, per: PerTicket) {
   const graphql = Math.ceil(tickets * per.graphql);
   const rest = Math.ceil(tickets * per.rest);
   const writes = Math.ceil(tickets * per.writes);
@@ -70,13 +46,17 @@ function requestCost(tickets: number, per: PerTicket): RequestCost {
  * job per attempt, and the measured requests per ticket. A retry's requests are a ticket's
  * again, so the most is counted over every attempt.
  */
-export function githubCost(retries: readonly number[], figures: Measured = MEASURED): GithubCost {
+export function githubCost(retries: readonly number[], figures: Measured = MEASURED) {
   const tickets = retries.length;
   const most = retries.reduce((sum, r) => sum + 1 + r, 0);
   return {
     tickets,
+    /** orch-task jobs: one per attempt — every ticket once, and at most this many with retries */
     jobs: { least: tickets, most },
+    /** a run without lost races, and the worst density measured */
     typical: requestCost(tickets, figures.typical),
     worst: requestCost(most, figures.worst),
   };
 }
+
+export type GithubCost = ReturnType<typeof githubCost>;

@@ -3,7 +3,7 @@
  * SVG. Laid out when the report is made — dagre for small graphs, layers by wave for large
  * ones — and listed as its waves past HTML_GRAPH_MAX_NODES.
  */
-import dagre from "@dagrejs/dagre";
+import dagre, { type Edge } from "@dagrejs/dagre";
 import type { Receipt, ReceiptTicket } from "../core/model.js";
 import { clip, escapeHtml as e, oneLine } from "./escape.js";
 import { icon } from "./html-style.js";
@@ -46,6 +46,9 @@ export interface GraphCtx {
   crit: Map<string, number>;
 }
 
+/** A coordinate as the SVG writes it. */
+const f = (n: number) => n.toFixed(1);
+
 interface Point {
   x: number;
   y: number;
@@ -77,16 +80,12 @@ export function renderGraph(ctx: GraphCtx): string {
     const i = ctx.crit.get(v);
     return i !== undefined && ctx.crit.get(w) === i + 1;
   };
-  const edges: string[] = [];
-  for (const { v, w, d } of lay.edges) {
+  const edges = lay.edges.map(({ v, w, d }) => {
     const to = ctx.byId.get(w);
     // the edge along which a failure blocked its dependent is drawn as such
     const blocking = to?.status === "blocked" && to.blocked_by?.ticket === v;
-    const cls = `edge${blocking ? " blocking" : ""}${critEdge(v, w) ? " crit" : ""}`;
-    edges.push(
-      `<path class="${cls}" d="${d}" marker-end="url(#${blocking ? "arrow-b" : "arrow"})"/>`,
-    );
-  }
+    return `<path class="edge${blocking ? " blocking" : ""}${critEdge(v, w) ? " crit" : ""}" d="${d}" marker-end="url(#arrow${blocking ? "-b" : ""})"/>`;
+  });
   const nodes: string[] = [];
   let start: Point | undefined;
   for (const t of ctx.byId.values()) {
@@ -99,21 +98,21 @@ export function renderGraph(ctx: GraphCtx): string {
     const crit = ctx.crit.has(t.id);
     nodes.push(`<a href="#${ctx.anchor.get(t.id)}" class="node st-${t.status}${crit ? " crit" : ""}" data-node-status="${t.status}">
 <title>${e(`${t.id}: ${title} — ${t.status}${t.blocked_by ? ` (blocked by ${t.blocked_by.ticket})` : ""}${crit ? " · on the critical path" : ""}`)}</title>
-${crit ? `<rect class="halo" x="${(x - 4).toFixed(1)}" y="${(y - 4).toFixed(1)}" width="${NODE_W + 8}" height="${NODE_H + 8}" rx="10"/>` : ""}<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${NODE_W}" height="${NODE_H}" rx="7"/>
-<text x="${(x + 10).toFixed(1)}" y="${(y + 18).toFixed(1)}" class="nid">${e(clip(t.id, ID_CHARS))}</text>
+${crit ? `<rect class="halo" x="${f(x - 4)}" y="${f(y - 4)}" width="${NODE_W + 8}" height="${NODE_H + 8}" rx="10"/>` : ""}<rect x="${f(x)}" y="${f(y)}" width="${NODE_W}" height="${NODE_H}" rx="7"/>
+<text x="${f(x + 10)}" y="${f(y + 18)}" class="nid">${e(clip(t.id, ID_CHARS))}</text>
 ${titleLines(title === t.id ? "" : title)
   .map(
     (line, k) =>
-      `<text x="${(x + 10).toFixed(1)}" y="${(y + 34 + k * 15).toFixed(1)}" class="ntitle">${e(line)}</text>`,
+      `<text x="${f(x + 10)}" y="${f(y + 34 + k * 15)}" class="ntitle">${e(line)}</text>`,
   )
   .join("\n")}
-<use href="#i-${t.status}" x="${(x + 10).toFixed(1)}" y="${(y + 56).toFixed(1)}" width="13" height="13"/><text x="${(x + 27).toFixed(1)}" y="${(y + 66).toFixed(1)}" class="nstate">${e(t.status)}</text>
+<use href="#i-${t.status}" x="${f(x + 10)}" y="${f(y + 56)}" width="13" height="13"/><text x="${f(x + 27)}" y="${f(y + 66)}" class="nstate">${e(t.status)}</text>
 </a>`);
   }
   const bands = lay.bands
     .map(
       (b) =>
-        `<text class="band" x="10" y="${(b.y + 14).toFixed(1)}">${e(b.label)}</text><line class="band" x1="0" x2="${width}" y1="${(b.y - 8).toFixed(1)}" y2="${(b.y - 8).toFixed(1)}"/>`,
+        `<text class="band" x="10" y="${f(b.y + 14)}">${e(b.label)}</text><line class="band" x1="0" x2="${width}" y1="${f(b.y - 8)}" y2="${f(b.y - 8)}"/>`,
     )
     .join("");
   const fit = width <= FIT_WIDTH;
@@ -127,9 +126,7 @@ ${titleLines(title === t.id ? "" : title)
 <div class="graph-scroll" data-start-x="${Math.round(start?.x ?? 0)}">
 <svg xmlns="http://www.w3.org/2000/svg" class="${lay.kind}${fit ? " fit" : ""}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Dependency graph of the run">
 <defs>
-<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker>
-<marker id="arrow-b" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead-b"/></marker>
-</defs>
+${["", "-b"].map((b) => `<marker id="arrow${b}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead${b}"/></marker>\n`).join("")}</defs>
 <g class="bands">${bands}</g>
 <g class="edges">${edges.join("")}</g>
 <g class="nodes">${nodes.join("")}</g>
@@ -141,14 +138,8 @@ ${titleLines(title === t.id ? "" : title)
 /** The edges of the graph: each dependency once, only between tickets of the receipt. */
 function graphEdges(ctx: GraphCtx): Array<[string, string]> {
   const out: Array<[string, string]> = [];
-  for (const t of ctx.byId.values()) {
-    const seen = new Set<string>();
-    for (const d of t.depends_on) {
-      if (!ctx.byId.has(d) || d === t.id || seen.has(d)) continue;
-      seen.add(d);
-      out.push([d, t.id]);
-    }
-  }
+  for (const t of ctx.byId.values())
+    for (const d of new Set(t.depends_on)) if (ctx.byId.has(d) && d !== t.id) out.push([d, t.id]);
   return out;
 }
 
@@ -160,16 +151,9 @@ function dagreLayout(ctx: GraphCtx): Layout {
   for (const [v, w] of graphEdges(ctx)) g.setEdge(v, w);
   dagre.layout(g);
   const size = g.graph();
-  const nodes = new Map<string, Point>();
-  for (const id of ctx.byId.keys()) {
-    const n = g.node(id);
-    if (n && n.x !== undefined && n.y !== undefined) nodes.set(id, { x: n.x, y: n.y });
-  }
-  const edges: Layout["edges"] = [];
-  for (const edge of g.edges()) {
-    const pts: Point[] = g.edge(edge).points ?? [];
-    if (pts.length) edges.push({ v: edge.v, w: edge.w, d: smoothPath(pts) });
-  }
+  // dagre places every node and gives every edge its points
+  const nodes = new Map([...ctx.byId.keys()].map((id) => [id, g.node(id)]));
+  const edges = g.edges().map(({ v, w }: Edge) => ({ v, w, d: smoothPath(g.edge(v, w).points) }));
   return {
     kind: "dagre",
     width: Math.ceil(size.width ?? 0),
@@ -200,43 +184,24 @@ function layerLayout(ctx: GraphCtx): Layout {
   let y = MARGIN;
   waves.forEach((ids, wi) => {
     const at = (id: string, i: number) => {
-      const deps = ctx.byId.get(id)?.depends_on ?? [];
-      let sum = 0;
-      let n = 0;
-      for (const d of deps) {
-        const k = key.get(d);
-        if (k !== undefined) {
-          sum += k;
-          n++;
-        }
-      }
-      return n ? sum / n : i % LAYER_LINE;
+      const ks = (ctx.byId.get(id)?.depends_on ?? []).flatMap((d) => key.get(d) ?? []);
+      return ks.length ? ks.reduce((a, b) => a + b) / ks.length : i % LAYER_LINE;
     };
     // each ticket goes to the column under its dependencies (wave 1: round robin); a line
-    // takes one ticket per column, and its empty slots from the fullest columns
+    // takes one ticket per column, and its empty slots from the fullest columns. Sorted
+    // last first, so each column pops its tickets in order.
     const cols: string[][] = Array.from({ length: LAYER_LINE }, () => []);
     ids
       .map((id, i) => ({ id, k: at(id, i), i }))
-      .sort((a, b) => a.k - b.k || a.i - b.i)
+      .sort((a, b) => b.k - a.k || b.i - a.i)
       .forEach(({ id, k }) => {
         cols[Math.min(LAYER_LINE - 1, Math.max(0, Math.round(k)))]?.push(id);
       });
-    const next = cols.map(() => 0);
-    const left = (c: number) => (cols[c]?.length ?? 0) - (next[c] ?? 0);
-    let remaining = ids.length;
     bands.push({ label: `wave ${wi + 1}`, y });
-    while (remaining > 0) {
-      for (let c = 0; c < LAYER_LINE && remaining > 0; c++) {
-        let from = c;
-        if (left(c) === 0) {
-          from = -1;
-          for (let o = 0; o < LAYER_LINE; o++)
-            if (left(o) > 0 && (from < 0 || left(o) > left(from))) from = o;
-          if (from < 0) break;
-        }
-        const id = cols[from]?.[next[from] ?? 0];
-        next[from] = (next[from] ?? 0) + 1;
-        remaining--;
+    for (let remaining = ids.length; remaining > 0; ) {
+      for (let c = 0; c < LAYER_LINE && remaining > 0; c++, remaining--) {
+        const own = cols[c] ?? [];
+        const id = (own.length ? own : cols.reduce((a, b) => (b.length > a.length ? b : a))).pop();
         if (id === undefined) continue;
         nodes.set(id, { x: LEFT + c * (NODE_W + GAP_X) + NODE_W / 2, y: y + NODE_H / 2 });
         key.set(id, c);
@@ -271,7 +236,6 @@ function drawnWaves(ctx: GraphCtx): string[][] {
 
 /** Edges of the layered layout: a curve from a node's bottom to its dependent's top. */
 function layerEdges(ctx: GraphCtx, nodes: Map<string, Point>): Layout["edges"] {
-  const f = (n: number) => n.toFixed(1);
   const edges: Layout["edges"] = [];
   for (const [v, w] of graphEdges(ctx)) {
     const a = nodes.get(v);
@@ -298,8 +262,7 @@ function titleLines(title: string): string[] {
 }
 
 /** Edges as smooth curves through dagre's points: a quadratic spline through the midpoints. */
-function smoothPath(pts: Array<{ x: number; y: number }>): string {
-  const f = (n: number) => n.toFixed(1);
+function smoothPath(pts: Point[]): string {
   const first = pts[0];
   if (!first) return "";
   let d = `M${f(first.x)},${f(first.y)}`;

@@ -61,42 +61,35 @@ function labelText(text: string): string {
 }
 
 export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}): MermaidGraph {
+  // a hand-made receipt may repeat an id: the first one is drawn
   const nodeIds = new Map<string, string>();
-  receipt.tickets.forEach((t, i) => {
-    if (!nodeIds.has(t.id)) nodeIds.set(t.id, `n${i}`);
+  const drawn = receipt.tickets.flatMap((t, i) => {
+    if (nodeIds.has(t.id)) return [];
+    nodeIds.set(t.id, `n${i}`);
+    return [{ t, node: `n${i}` }];
   });
 
   const lines: string[] = ["flowchart TD"];
   const byStatus = new Map<Status, string[]>();
-  const drawn = new Set<string>();
-  for (const t of receipt.tickets) {
-    const node = nodeIds.get(t.id);
-    // a hand-made receipt may repeat an id: the first one is drawn
-    if (node === undefined || drawn.has(node)) continue;
-    drawn.add(node);
+  for (const { t, node } of drawn) {
     const title = oneLine(t.title);
     // id, title, state: one line each. The state is written in the node too, so colour
     // is never the only signal.
     const parts = [clip(t.id, 40)];
     if (title && title !== t.id) parts.push(clip(title, opts.maxTitle ?? 40));
     parts.push(`${STATUS_ICON[t.status]} ${t.status}`);
-    const label = parts.map(labelText).join("<br/>");
-    lines.push(`  ${node}["${label}"]`);
+    lines.push(`  ${node}["${parts.map(labelText).join("<br/>")}"]`);
     const list = byStatus.get(t.status) ?? [];
     list.push(node);
     byStatus.set(t.status, list);
   }
 
-  let edges = 0;
-  for (const t of receipt.tickets) {
-    const to = nodeIds.get(t.id);
-    for (const dep of t.depends_on) {
-      const from = nodeIds.get(dep);
-      if (from === undefined || to === undefined) continue;
-      lines.push(`  ${from} --> ${to}`);
-      edges++;
-    }
-  }
+  const edges = receipt.tickets.flatMap((t) =>
+    t.depends_on.flatMap((dep) =>
+      nodeIds.has(dep) ? [`  ${nodeIds.get(dep)} --> ${nodeIds.get(t.id)}`] : [],
+    ),
+  );
+  for (const edge of edges) lines.push(edge);
 
   for (const [status, nodes] of byStatus) {
     const c = STATUS_COLOURS[status];
@@ -106,7 +99,7 @@ export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}):
     lines.push(`  class ${nodes.join(",")} st_${status}`);
   }
 
-  return { text: lines.join("\n"), nodeIds, nodes: nodeIds.size, edges };
+  return { text: lines.join("\n"), nodeIds, nodes: nodeIds.size, edges: edges.length };
 }
 
 /** The flowchart source for `frontier plan --mermaid` (no fence). */

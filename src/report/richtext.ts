@@ -12,8 +12,7 @@ const SAFE_LINK = /^(?:https?:\/\/|mailto:)/i;
 
 let instance: Md | undefined;
 
-function md(): Md {
-  if (instance) return instance;
+function makeMd(): Md {
   const m = new MarkdownIt("default", { html: false, linkify: false, typographer: false });
   // markdown-it already refuses javascript:, vbscript:, file: and most data: links; a
   // report opened from disk has no use for relative or other links either.
@@ -31,11 +30,11 @@ function md(): Md {
     const alt = self.renderInlineAsText(token?.children ?? [], options, env) || src;
     return `<a href="${escapeHtml(src)}" rel="noopener noreferrer">image: ${escapeHtml(alt)}</a>`;
   };
-  instance = m;
   return m;
 }
 
 /** Markdown text as safe HTML (block level: paragraphs, lists, tables, code). */
 export function markdownToHtml(text: string): string {
-  return md().render(text);
+  instance ??= makeMd();
+  return instance.render(text);
 }
