@@ -14,6 +14,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
 import { ticketBoundOf } from "./core/bound.js";
+import { errorText } from "./core/errors.js";
 import { DEFAULTS } from "./core/model.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
@@ -30,7 +31,7 @@ import {
 } from "./github/events.js";
 import { dispatchedJob, readInputs } from "./github/inputs.js";
 import { reportInvalidGraph } from "./github/invalid.js";
-import { budgetWords, errorText, rateLimitOf } from "./github/octokit.js";
+import { budgetWords, rateLimitOf } from "./github/octokit.js";
 import {
   type ActionContext,
   createActionContext,

@@ -12,8 +12,9 @@ import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
 import type { InitOptions } from "./cli/init.js";
 import type { NewOptions } from "./cli/new.js";
 import { RECEIPT_SCHEMA } from "./core/constants.js";
+import { errnoCode, errorText } from "./core/errors.js";
 import { type CliIo, EXIT, line } from "./terminal/io.js";
-import { codeOf, messageOf, shownPath } from "./terminal/text.js";
+import { shownPath } from "./terminal/text.js";
 import { isDirectory } from "./tickets/read-optional.js";
 
 // Each command loads only what it needs: `frontier validate` over 10k tickets should cost
@@ -50,7 +51,7 @@ function workingDirectoryGone(argv: readonly string[], io: CliIo): string | unde
     process.cwd();
     return undefined;
   } catch (error) {
-    if (codeOf(error) !== "ENOENT") throw error;
+    if (errnoCode(error) !== "ENOENT") throw error;
   }
   const absoluteDir = argv.find((a) => isAbsolute(a) && isDirectory(a));
   if (absoluteDir !== undefined) {
@@ -511,7 +512,7 @@ main(process.argv.slice(2), io).then(
       return;
     }
     // Anything reaching here is our bug, not the user's: say so plainly, once.
-    line(io.stderr, `frontier: internal error: ${messageOf(error)}`);
+    line(io.stderr, `frontier: internal error: ${errorText(error)}`);
     line(io.stderr, "Please report this with the command you ran.");
     process.exitCode = 70;
   },

@@ -5,7 +5,8 @@
  * the ticket's bound. Every way it can go wrong ends in an outcome whose reason says
  * what to change; nothing here throws.
  */
-import { codeOf } from "../terminal/text.js";
+
+import { errnoCode } from "../core/errors.js";
 import type { AgentConfig } from "./config.js";
 import {
   type Ask,
@@ -128,7 +129,8 @@ async function post(config: AgentConfig, body: unknown, ms: number, deps: CallDe
       return { kind: "timeout" };
     const cause = error instanceof Error ? error.cause : undefined;
     const said = cause instanceof Error ? cause : error instanceof Error ? error : undefined;
-    const code = codeOf(cause) ?? codeOf(error) ?? excerpt(said?.message ?? String(error), 120);
+    const code =
+      errnoCode(cause) ?? errnoCode(error) ?? excerpt(said?.message ?? String(error), 120);
     return { kind: "network", code };
   }
 }

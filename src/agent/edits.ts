@@ -10,8 +10,8 @@
  */
 import { lstat, mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
+import { errnoCode } from "../core/errors.js";
 import { compileScope, pathInScope } from "../core/scope.js";
-import { codeOf } from "../terminal/text.js";
 import { repositoryRoot } from "../workspace/changes.js";
 import { git } from "../workspace/git.js";
 import type { AgentOutcome, ModelOutcome } from "./protocol.js";
@@ -132,7 +132,7 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
       await rm(join(root, path), { force: true });
     }
   } catch (error) {
-    const code = codeOf(error) ?? String(error);
+    const code = errnoCode(error) ?? String(error);
     return failed(`could not write ${path} in ${root} (${code}): the files before it were written`);
   }
   if (plain.result !== undefined) return plain;

@@ -13,9 +13,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { text as streamText } from "node:stream/consumers";
 import { parseDuration } from "../core/bound.js";
+import { errnoCode, errorText } from "../core/errors.js";
 import { parseRunBound } from "../core/executor.js";
 import { EXIT_SUSPEND } from "../core/settle.js";
-import { codeOf, messageOf } from "../terminal/text.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { formatProblem } from "../tickets/problems.js";
 import { loadSettings } from "../tickets/settings-load.js";
@@ -79,7 +79,7 @@ export async function runAgent(
       await writeFile(outcomeFile, `${JSON.stringify(outcome)}\n`);
     } catch (error) {
       io.stderr.write(
-        `error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${messageOf(error)}\n`,
+        `error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${errorText(error)}\n`,
       );
       return { code: EXIT.failed, outcome, summary };
     }
@@ -149,7 +149,7 @@ async function readContextText(io: AgentIo): Promise<Context> {
     try {
       return { kind: "text", text: await readFile(file, "utf8") };
     } catch (error) {
-      const why = codeOf(error) ?? messageOf(error);
+      const why = errnoCode(error) ?? errorText(error);
       return {
         kind: "bad",
         reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${why}`,

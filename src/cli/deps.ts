@@ -5,9 +5,10 @@
  * rest of its file byte-for-byte (tickets/depends-edit.ts `editDependsOn`).
  */
 import { join } from "node:path";
+import { errorText } from "../core/errors.js";
 import { openDirectory } from "../local/open.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { messageOf, plural, shellWord, shownPath } from "../terminal/text.js";
+import { plural, shellWord, shownPath } from "../terminal/text.js";
 import { loadDirectory } from "../tickets/load.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
@@ -96,7 +97,7 @@ export async function depCommand(
     try {
       edited = editDependsOn(texts.get(file)!, next);
     } catch (error) {
-      return fail(`${path}: ${messageOf(error)} — edit depends_on by hand`);
+      return fail(`${path}: ${errorText(error)} — edit depends_on by hand`);
     }
     // a loop shows only with the edit in place: the directory is loaded with it in memory,
     // and the file is written (atomically) only when it closes none

@@ -21,9 +21,10 @@ import {
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { errorText } from "../core/errors.js";
 import { errorLine, painter } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { messageOf, noun, plural, shellWord, shownPath } from "../terminal/text.js";
+import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { CODING_FILES, STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 
@@ -155,7 +156,7 @@ export async function initCommand(
     for (const p of planned) p.write();
     if (github !== undefined) generated = markGenerated(github.repoRoot, github.ticketsInRepo);
   } catch (e) {
-    return fail(`could not write the starter files: ${messageOf(e)}`);
+    return fail(`could not write the starter files: ${errorText(e)}`);
   }
 
   // a tag or a branch can be moved to other code after you reviewed it; a commit cannot

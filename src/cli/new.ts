@@ -7,10 +7,11 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TICKET_ID } from "../core/constants.js";
+import { errnoCode, errorText } from "../core/errors.js";
 import type { TicketSpec } from "../core/model.js";
 import { nearMatches } from "../core/near.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { codeOf, messageOf, noun, plural, shellWord, shownPath } from "../terminal/text.js";
+import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { type ParsedTicket, parseTicketQuick } from "../tickets/fields.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { isDirectory } from "../tickets/read-optional.js";
@@ -156,8 +157,8 @@ async function writeTicket(
     // `wx`: never overwrite, even a file that appeared since the check above
     writeFileSync(join(dir, file), text, { flag: "wx" });
   } catch (e) {
-    if (codeOf(e) === "EEXIST") return `${shown} already exists; nothing was written`;
-    return `could not write ${shown}: ${messageOf(e)}`;
+    if (errnoCode(e) === "EEXIST") return `${shown} already exists; nothing was written`;
+    return `could not write ${shown}: ${errorText(e)}`;
   }
   const loaded = await loadDirectory(dir, {}, { localExecutors: true });
   const own =

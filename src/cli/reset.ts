@@ -15,8 +15,9 @@ import {
   rmSync,
 } from "node:fs";
 import { join } from "node:path";
+import { errorText } from "../core/errors.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
-import { messageOf, plural } from "../terminal/text.js";
+import { plural } from "../terminal/text.js";
 import {
   archiveRunName,
   BRANCH_FILE,
@@ -72,7 +73,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       const edit = editTicket(file, readFileSync(join(dir, file)), CLEARED_FIELDS);
       if (edit !== undefined) edits.push(edit);
     } catch (error) {
-      problems.push(`${join(dir, file)}: ${messageOf(error)} — fix the file, then reset again`);
+      problems.push(`${join(dir, file)}: ${errorText(error)} — fix the file, then reset again`);
     }
   }
   if (problems.length > 0) {
@@ -102,7 +103,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
     } catch (error) {
       // the records are still archived: a worktree left behind is git's to prune
       worktrees = [
-        `warning: the run's worktrees could not all be removed (${messageOf(error)}); \`git worktree prune\` tidies what is left`,
+        `warning: the run's worktrees could not all be removed (${errorText(error)}); \`git worktree prune\` tidies what is left`,
       ];
     }
   }

@@ -1,13 +1,16 @@
-/** What a `catch` holds, read without a cast: its message, and a system error's code. */
+/** What a `catch` holds, read without a cast: its message, and its code — the one guard in place of `as Error`. */
 
 /** The message of what was thrown. */
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The code of a system error (`ENOENT`, `EPERM`…); undefined for anything else. */
+/** The `code` of what was thrown (`ENOENT`, `ECONNREFUSED`…), when it has one. */
 export function errnoCode(error: unknown): string | undefined {
-  return error instanceof Error && "code" in error && typeof error.code === "string"
+  return typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    typeof error.code === "string"
     ? error.code
     : undefined;
 }

@@ -1,3 +1,5 @@
+import { errorText } from "./errors.js";
+
 /** JSON text read without throwing: the value, or what `JSON.parse` said is wrong with it. */
 export type JsonRead = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -5,6 +7,6 @@ export function readJson(text: string): JsonRead {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { ok: false, error: (error as Error).message };
+    return { ok: false, error: errorText(error) };
   }
 }

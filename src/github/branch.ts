@@ -11,7 +11,8 @@
  * connection) is `unclear`: the write may have landed, and only a re-read can tell.
  */
 
-import { messageOf, UserError } from "./errors.js";
+import { errorText } from "../core/errors.js";
+import { UserError } from "./errors.js";
 import {
   commitFiles,
   type FileChanges,
@@ -257,7 +258,7 @@ export async function commitOnBranch(
 /** A commit's failure that says nothing (it may have landed) is `unclear`; any other is thrown. */
 function unclearOrThrow(error: unknown): CommitAnswer {
   if (!isRateLimit(error) && isUnclear(error))
-    return { kind: "unclear", message: messageOf(error) };
+    return { kind: "unclear", message: errorText(error) };
   throw error;
 }
 

@@ -25,6 +25,7 @@
 import { isUtf8 } from "node:buffer";
 import type { ChangedPath, ChangeMode } from "../core/changes.js";
 import { claimOf, touchedPaths } from "../core/changes.js";
+import { errorText } from "../core/errors.js";
 import type { AttemptChanges, TicketState } from "../core/model.js";
 import { singleLine } from "../core/text.js";
 import { engineFieldRule } from "../tickets/parse.js";
@@ -37,7 +38,6 @@ import {
 } from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
 import type { FileChanges } from "./branch.js";
-import { messageOf } from "./errors.js";
 import type { Repo } from "./git.js";
 import { uploadBlob } from "./git.js";
 import type { GitHub } from "./octokit.js";
@@ -97,7 +97,7 @@ export async function collectJobChanges(
       engineFields: engineFieldRule(inRepo(dir)),
     });
   } catch (error) {
-    const refused = notCollectedReason(singleLine(messageOf(error)));
+    const refused = notCollectedReason(singleLine(errorText(error)));
     const none = { paths: [], contents: new Map(), patch: Buffer.alloc(0), bytes: 0 };
     return { start: options.start ?? "", ...none, refused, route: "graphql", engineEdits: [] };
   }

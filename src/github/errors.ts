@@ -17,10 +17,6 @@ export class UserError extends Error {
   }
 }
 
-/** What an error says, whatever was thrown (the one guard in place of `as Error`). */
-export const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
-
 /**
  * Why GitHub refused a commit for a workflow file this token may not write — "refusing to
  * allow a GitHub App (or an OAuth App) to create or update workflow `PATH` without

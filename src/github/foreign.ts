@@ -4,7 +4,9 @@
  * in one commit, trees moved by id (nothing is sent again), so no record of either run
  * is overwritten or taken for the other's.
  */
-import { messageOf, UserError } from "./errors.js";
+
+import { errorText } from "../core/errors.js";
+import { UserError } from "./errors.js";
 import { commitTree } from "./git.js";
 import { apiFailure, type GitHub, isPushRefused, isUnclear } from "./octokit.js";
 import type { RunContext } from "./run-context.js";
@@ -112,6 +114,6 @@ export function pushRefused(ctx: RunContext, error: unknown): UserError {
  * the body's `message` and its `errors`.
  */
 function githubSaid(error: unknown): string {
-  const said = apiFailure(error)?.message || messageOf(error);
+  const said = apiFailure(error)?.message || errorText(error);
   return said.replace(/\s*\n\s*/g, " ").trim();
 }

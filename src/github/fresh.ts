@@ -13,10 +13,11 @@
  * not archived: cancel it first.
  */
 import { createHash } from "node:crypto";
+import { errorText } from "../core/errors.js";
 import { nextArchiveName, RUNS_DIR, STATE_DIR, staysOutOfArchive } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { CLEARED_FIELDS, editTicket } from "../tickets/writeback.js";
-import { messageOf, UserError } from "./errors.js";
+import { UserError } from "./errors.js";
 import { commitFilesAsTree, listTree, putTree, subtree, type TreeEntry } from "./foreign.js";
 import { readBlob } from "./git.js";
 import type { RunContext } from "./run-context.js";
@@ -123,7 +124,7 @@ async function clearTickets(
       edit = editTicket(file, text, CLEARED_FIELDS);
     } catch (error) {
       throw new UserError(
-        `${joinRepoPath(ctx.dir, file)}: ${messageOf(error)} — fix the file, then start the fresh run again; nothing was changed`,
+        `${joinRepoPath(ctx.dir, file)}: ${errorText(error)} — fix the file, then start the fresh run again; nothing was changed`,
       );
     }
     if (edit !== undefined) cleared.push({ path: file, content: String(edit.content) });

@@ -10,6 +10,7 @@ import { retry } from "@octokit/plugin-retry";
 import { type ThrottlingOptions, throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import Bottleneck from "bottleneck";
+import { errorText } from "../core/errors.js";
 
 const FrontierOctokit = Octokit.plugin(retry, throttling);
 export type GitHub = InstanceType<typeof FrontierOctokit>;
@@ -246,11 +247,6 @@ export function isReturnRunDetailsUnsupported(error: unknown): boolean {
 export function isRefusal(error: unknown): boolean {
   const f = apiFailure(error);
   return f !== undefined && f.status >= 400 && f.status < 500 && f.status !== 429;
-}
-
-/** What was thrown, in words: an Error's message, else the value as text. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** GitHub's message for the log and for a failed attempt's reason. */

@@ -35,18 +35,3 @@ export function shellWord(word: string): string {
   if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(word)) return word;
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
-
-/** What a caught error says: its message, or the thrown value as text. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** An error's `code` (ENOENT, ECONNREFUSED, …), when it has one. */
-export function codeOf(error: unknown): string | undefined {
-  return typeof error === "object" &&
-    error !== null &&
-    "code" in error &&
-    typeof error.code === "string"
-    ? error.code
-    : undefined;
-}

@@ -47,9 +47,9 @@ import { createRequire } from "node:module";
 import { endianness } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { errnoCode } from "../core/errors.js";
 import type { ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
-import { errorCode } from "./read-optional.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
 export const CACHE_FORMAT = "ticket-frontier/ticket-cache@4";
@@ -432,7 +432,7 @@ function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return errorCode(e) === "EPERM";
+    return errnoCode(e) === "EPERM";
   }
 }
 

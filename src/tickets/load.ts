@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { type CheckNode, checkCaps, checkGraph, checkScopes } from "../core/checks.js";
 import { DEFAULTS, ticketIsolation } from "../core/constants.js";
+import { errorText } from "../core/errors.js";
 import type { SavedState, Settings, TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
 import {
@@ -21,7 +22,7 @@ import { graphProblem } from "./graph-problems.js";
 import { STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
 import { type Read, readFiles } from "./read-files.js";
-import { errorMessage, isDirectory } from "./read-optional.js";
+import { isDirectory } from "./read-optional.js";
 import { hasKeys, readSaved } from "./saved-load.js";
 import { SETTINGS_FILE } from "./setting-keys.js";
 import { loadSettings } from "./settings-load.js";
@@ -182,7 +183,7 @@ function listTickets(dir: string, inMemory?: ReadonlyMap<string, string>): strin
       "unreadable-file",
       dir,
       undefined,
-      `could not list the ticket directory: ${errorMessage(e)}`,
+      `could not list the ticket directory: ${errorText(e)}`,
       "make the directory readable",
     );
   }
@@ -215,7 +216,7 @@ async function readState(...args: Parameters<typeof readSaved>): ReturnType<type
           "unreadable-file",
           STATE_DIR,
           undefined,
-          `could not read the saved state: ${errorMessage(e)}`,
+          `could not read the saved state: ${errorText(e)}`,
           `make ${STATE_DIR}/ readable, or move it aside to start the run afresh`,
         ),
       ],

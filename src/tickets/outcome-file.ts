@@ -13,9 +13,9 @@
 import { constants } from "node:fs";
 import { lstat, open } from "node:fs/promises";
 import { type ChangeVerdict, named } from "../core/changes.js";
+import { errnoCode } from "../core/errors.js";
 import { readJson } from "../core/json.js";
 import { EXIT_SUSPEND, type OutcomeFileRead, type OutcomeProblem } from "../core/settle.js";
-import { errorCode } from "./read-optional.js";
 
 export type { OutcomeFileRead };
 
@@ -56,7 +56,7 @@ export async function readOutcomeFile(
     if (st.isSymbolicLink()) return refuse("a symbolic link");
     if (!st.isFile()) return refuse(kindOf(st));
   } catch (error) {
-    const code = errorCode(error);
+    const code = errnoCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "none" };
     return refuse(`unreadable (${code ?? "error"})`);
   }
@@ -65,7 +65,7 @@ export async function readOutcomeFile(
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    const code = errorCode(error);
+    const code = errnoCode(error);
     if (code === "ENOENT") return { kind: "none" };
     return refuse(code === "ELOOP" ? "a symbolic link" : `unreadable (${code ?? "error"})`);
   }

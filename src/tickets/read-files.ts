@@ -1,8 +1,8 @@
 /** Reading many ticket files fast, each within the file cap, with its cache keys. */
 import { constants as bufferConstants, isAscii } from "node:buffer";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { errorText } from "../core/errors.js";
 import { putKeys } from "./cache.js";
-import { errorMessage } from "./read-optional.js";
 
 /**
  * The keys of the open file `fd` into `keys` at `i`, and its size (-1 when it is not a
@@ -65,7 +65,7 @@ export function readFiles(
     try {
       fd = openSync(paths[i]!, "r");
     } catch (e) {
-      out[i] = { kind: "unreadable", message: errorMessage(e) };
+      out[i] = { kind: "unreadable", message: errorText(e) };
       continue;
     }
     let start = used;
@@ -102,7 +102,7 @@ export function readFiles(
         if (used - start === size && size <= cap) break;
       }
     } catch (e) {
-      out[i] = { kind: "unreadable", message: errorMessage(e) };
+      out[i] = { kind: "unreadable", message: errorText(e) };
     } finally {
       closeSync(fd);
     }
@@ -144,7 +144,7 @@ function decodeTexts(
       out[i] = { kind: "ok", text };
     } catch (err) {
       // a file too long for one string: unreadable, as a file that fails to read is
-      out[i] = { kind: "unreadable", message: errorMessage(err) };
+      out[i] = { kind: "unreadable", message: errorText(err) };
     }
   }
 }

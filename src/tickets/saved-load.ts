@@ -1,6 +1,7 @@
 /** A run's saved state, read back from the ticket files' engine fields and `.frontier/`. */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { errnoCode } from "../core/errors.js";
 import { readJson } from "../core/json.js";
 import type {
   AnswerRecord,
@@ -14,7 +15,7 @@ import type {
 import type { EngineFields } from "./fields.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { type Problem, problem } from "./problems.js";
-import { errorCode, readOptional } from "./read-optional.js";
+import { readOptional } from "./read-optional.js";
 
 /**
  * The saved state: each ticket's engine fields from its front matter, its ended
@@ -201,7 +202,7 @@ async function readRecords<K extends "attempts" | "answers">(
   try {
     names = await readdir(join(dir, STATE_DIR, kind));
   } catch (e) {
-    if (errorCode(e) === "ENOENT") return out;
+    if (errnoCode(e) === "ENOENT") return out;
     throw e;
   }
   const wanted: Array<{ id: string; n: number; file: string }> = [];

@@ -8,10 +8,10 @@ import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { boundProblem, durationHint } from "../core/bound.js";
 import { ENDPOINT_URL, ENV_NAME, ISOLATIONS, MODEL_NAME } from "../core/constants.js";
+import { errnoCode, errorText } from "../core/errors.js";
 import type { Settings } from "../core/model.js";
 import { DECIMAL, fastScalarMap } from "./fast.js";
 import { notADuration, type Problem, problem } from "./problems.js";
-import { errorCode, errorMessage } from "./read-optional.js";
 import { KEYS, type ParsedSettings, SETTINGS_FILE, unknownSetting } from "./setting-keys.js";
 
 export interface LoadedSettings {
@@ -34,7 +34,7 @@ export async function loadSettings(
       // path inside dist/, so the bundled action would never read the ticket directory's file.
       text = await readFile(join(dir, SETTINGS_FILE), "utf8");
     } catch (e) {
-      if (errorCode(e) !== "ENOENT") {
+      if (errnoCode(e) !== "ENOENT") {
         return {
           settings: withOverrides({ run: defaultRunName(dir) }, overrides),
           problems: [
@@ -42,7 +42,7 @@ export async function loadSettings(
               "invalid-settings",
               SETTINGS_FILE,
               undefined,
-              `could not read ${SETTINGS_FILE}: ${errorMessage(e)}`,
+              `could not read ${SETTINGS_FILE}: ${errorText(e)}`,
               "make the file readable, or remove it",
             ),
           ],

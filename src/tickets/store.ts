@@ -28,8 +28,8 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { errnoCode, errorText } from "../core/errors.js";
 import { STATE_DIR } from "./layout.js";
-import { errorCode, errorMessage } from "./read-optional.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
@@ -61,13 +61,13 @@ export class WriteError extends Error {
 /** `error` (from writing `path`) as a WriteError that names the file and the fix. */
 export function writeError(path: string, error: unknown): Error {
   if (error instanceof WriteError || error instanceof RecordExistsError) return error;
-  const code = errorCode(error);
+  const code = errnoCode(error);
   const cause =
     code === "ENOSPC" || code === "EDQUOT"
       ? "the disk is full (no space left on the device, or over quota) — free some space"
       : code === "EACCES" || code === "EPERM" || code === "EROFS"
         ? `writing is not allowed there (${code}) — make it writable`
-        : errorMessage(error);
+        : errorText(error);
   return new WriteError(path, code, cause);
 }
 
@@ -81,7 +81,7 @@ export function ensureStateDir(dir: string): void {
     mkdirSync(path, { recursive: true });
     return;
   } catch (error) {
-    const code = errorCode(error);
+    const code = errnoCode(error);
     const keeps = `frontier keeps the run's state in ${path}/`;
     if (code === "EEXIST" || code === "ENOTDIR") {
       throw new WriteError(
@@ -95,7 +95,7 @@ export function ensureStateDir(dir: string): void {
     try {
       accessSync(dir, constants.W_OK);
     } catch (access) {
-      cause = errorCode(access) ?? cause;
+      cause = errnoCode(access) ?? cause;
     }
     if (cause === "EROFS") {
       throw new WriteError(
@@ -190,7 +190,7 @@ function inDirectory<T>(path: string, write: () => T): T {
   try {
     return write();
   } catch (e) {
-    if (errorCode(e) !== "ENOENT") throw e;
+    if (errnoCode(e) !== "ENOENT") throw e;
     // removed while we were not looking: make it again, once
     mkdirSync(parent, { recursive: true });
     return write();
@@ -238,7 +238,7 @@ export function createRecord(path: string, content: string | Uint8Array, shown: 
       linkSync(tmp, path);
       return;
     } catch (e) {
-      const code = errorCode(e);
+      const code = errnoCode(e);
       if (code === "EEXIST") {
         sameOrThrow(path, bytes, shown);
         return;
@@ -252,7 +252,7 @@ export function createRecord(path: string, content: string | Uint8Array, shown: 
   try {
     fd = openSync(path, "wx");
   } catch (e) {
-    if (errorCode(e) !== "EEXIST") throw e;
+    if (errnoCode(e) !== "EEXIST") throw e;
     sameOrThrow(path, bytes, shown);
     return;
   }

@@ -12,13 +12,13 @@
 import { isUtf8 } from "node:buffer";
 import { isMap, isScalar, type Pair, parseDocument, type YAMLMap } from "yaml";
 import type { Changes } from "../core/engine.js";
+import { errorText } from "../core/errors.js";
 import type { BlockedBy, RunRecord, TicketSpec, TicketState } from "../core/model.js";
 import { fastFields } from "./fast.js";
 import { ENGINE_FIELDS, type EngineFieldName, type RawFields } from "./field-table.js";
 import type { EngineFields } from "./fields.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
-import { errorMessage } from "./read-optional.js";
 
 /** Values to write; a field given as undefined is removed. Fields not given stay. */
 export type EngineFieldValues = EngineFields;
@@ -90,7 +90,7 @@ export function planWrites(
       edit = editTicket(spec.file, readTicketText(spec.file), fieldsOfState(state));
     } catch (e) {
       // the author broke the file while the run was going: say which, keep the rest
-      const message = `${spec.file}: ${errorMessage(e)} — fix the file, then run again (state of ${id} was not written)`;
+      const message = `${spec.file}: ${errorText(e)} — fix the file, then run again (state of ${id} was not written)`;
       if (unwritable === undefined) throw new Error(message);
       unwritable({ ticket: id, file: spec.file, message });
       continue;

@@ -16,11 +16,11 @@ import {
   parseDocument,
   type YAMLError,
 } from "yaml";
+import { errorText } from "../core/errors.js";
 import { FIELDS, type FieldInfo, type FieldKind, type RawFields } from "./field-table.js";
 import { type Split, splitFrontMatter } from "./frontmatter.js";
 import { decimalInt } from "./integers.js";
 import { type Problem, problem } from "./problems.js";
-import { errorMessage } from "./read-optional.js";
 import { scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
 
 /** Engines for every language gray-matter knows but YAML: each throws, so nothing is evaluated. */
@@ -158,7 +158,7 @@ function parseYaml(
         "malformed-front-matter",
         file,
         line,
-        `front matter could not be read as YAML (${errorMessage(e)})`,
+        `front matter could not be read as YAML (${errorText(e)})`,
         fix,
       ),
     ],
