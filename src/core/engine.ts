@@ -20,7 +20,6 @@ import {
   OPEN_WAITING,
   questionOf,
   type SettleInput,
-  sameBlocker,
 } from "./engine-types.js";
 import { FrontierView } from "./engine-view.js";
 import { dependentsOf } from "./graph.js";
@@ -33,6 +32,7 @@ export type {
   EngineConfig,
   EventResult,
   Hold,
+  RunBoundLeft,
   SettleInput,
   SpentBound,
 } from "./engine-types.js";
@@ -57,9 +57,9 @@ export type {
  *   It is not stored: on `create` it is recomputed from the attempts — an attempt
  *   that follows one which closed the ticket (failed past the budget, limited,
  *   cancelled) can only exist because of a manual retry, so the count restarts there.
- * - A ticket's weight for the critical path and its lease come from its effective
- *   bound (its own, else `config.ticketBound`): weight = timeoutMs ?? leaseMs, lease =
- *   leaseMs; without any bound both are `config.leaseMs` ?? 60 minutes.
+ * - A ticket's weight for the critical path is its lease, its effective bound's
+ *   `leaseMs` (its own bound, else `config.ticketBound`; a duration is its timeout too);
+ *   without any bound, `config.leaseMs` ?? 60 minutes.
  * - `expire` asks `isDead` before looking at the lease: a claim whose holder is gone
  *   is `interrupted` (not counted against retries) even if its lease also ran out.
  * - `create` without `now` stamps nothing: no `updated_at`, no `started_at`, and no
@@ -413,21 +413,7 @@ export class Frontier extends FrontierView {
       }
     }
     found.sort((a, b) => topoPos[a]! - topoPos[b]!);
-    for (const d of found) {
-      const s = this.states[d]!;
-      const blocker = this.blockerFor(d);
-      if (blocker) {
-        if (!sameBlocker(s.blocked_by, blocker)) {
-          s.blocked_by = blocker;
-          this.touch(d);
-          this.log({ event: "block", ticket: this.id(d), detail: this.blockDetail(blocker) });
-        }
-        continue;
-      }
-      s.blocked_by = undefined;
-      this.reopen(d);
-      this.log({ event: "unblock", ticket: this.id(d) });
-    }
+    for (const d of found) this.judgeBlocked(d);
   }
 
   /** Reclaim claims whose lease ran out, or whose holder `isDead` says is gone. */

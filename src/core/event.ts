@@ -44,16 +44,10 @@ export interface RunInput {
   now: number;
 }
 
-export type Opened = { kind: "ok"; frontier: Frontier } | { kind: "bad"; message: string };
-
 /** The engine of a run, configured from its settings and flags, at its saved state. */
-export function openRun(run: RunInput): Opened {
-  const configured = engineConfig(run.settings, run.saved, run.flags, run.now);
-  if (configured.kind === "bad") return configured;
-  return {
-    kind: "ok",
-    frontier: Frontier.create(run.specs, configured.config, run.saved, run.now),
-  };
+export function openRun(run: RunInput): Frontier {
+  const config = engineConfig(run.settings, run.saved, run.flags, run.now);
+  return Frontier.create(run.specs, config, run.saved, run.now);
 }
 
 /** An event: one change to the run, decided by the engine's rules. */

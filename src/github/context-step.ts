@@ -212,7 +212,7 @@ export async function writeContext(ctx: ActionContext): Promise<ContextStepResul
     attempt,
     ticketFile,
     dir: join(workspace, rc.dir),
-    bound: spec.bound?.raw ?? settings.ticket_bound ?? "",
+    bound: ticketBoundOf(spec, settings.ticket_bound),
     ...deadlineOf(live?.claimed_at, ticketBoundOf(spec, settings.ticket_bound)?.timeoutMs),
     runBound: frontier.runBoundLeft(),
     claim: claim ?? live?.claim ?? "",
@@ -277,7 +277,7 @@ function deadlineOf(claimedAt: string | undefined, ms: number | undefined) {
   const at = claimedAt === undefined ? Number.NaN : Date.parse(claimedAt);
   return ms === undefined || ms <= 0 || Number.isNaN(at)
     ? {}
-    : { deadline: new Date(at + ms).toISOString() };
+    : { leaseUntil: new Date(at + ms).toISOString() };
 }
 
 function str(v: unknown): string | undefined {

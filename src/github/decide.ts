@@ -14,7 +14,6 @@ import { planWrites } from "../tickets/writeback.js";
 import { integrationMessage } from "../workspace/changes.js";
 import type { BranchRead, FileChanges } from "./branch.js";
 import { HISTORY_READ, nameCommits, type Unnamed } from "./changes.js";
-import { UserError } from "./errors.js";
 import { freshHint } from "./fresh-words.js";
 import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
 import {
@@ -476,15 +475,13 @@ export function openBranchRun(
   /** what a run with no state of its own starts from (a finished run's history) */
   fromSaved?: SavedState,
 ): Frontier {
-  const opened = openRun({
+  return openRun({
     specs: runSpecs(ctx, source, state),
     settings: source.settings,
     saved: state ? { run: state.run, tickets: state.tickets } : fromSaved,
     flags: { ...ctx.flags, base: state?.run.base ?? ctx.sha },
     now,
   });
-  if (opened.kind === "bad") throw new UserError(opened.message);
-  return opened.frontier;
 }
 
 /** The state of a run that is not there: what an event on a branch without one reports. */
