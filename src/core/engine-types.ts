@@ -184,11 +184,8 @@ export function appended<T>(list: T[], item: T): T[] {
   return list;
 }
 
-export function zeroCounts(): Record<Status, number> {
-  const c = {} as Record<Status, number>;
-  for (const s of STATUSES) c[s] = 0;
-  return c;
-}
+export const zeroCounts = () =>
+  Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>;
 
 /** What an ending adds to the live attempt's record. */
 export type EndFields = Partial<
