@@ -12,6 +12,7 @@ import {
   CLOSED_BAD_OWN,
   cloneAttempt,
   copyRun,
+  END_FIELDS,
   type EndFields,
   type EngineConfig,
   type EventResult,
@@ -23,6 +24,7 @@ import {
   questionOf,
   RUN_SCHEMA,
   sameBlocker,
+  setDefined,
   zeroCounts,
 } from "./engine-types.js";
 import { buildGraph, type Graph, IndexHeap } from "./graph.js";
@@ -455,17 +457,8 @@ export abstract class FrontierState {
     // place, field by field, in this order (keys come out as a copy's would; a copy per
     // settle was the engine's most expensive line at 100k tickets)
     const record = s.attempts[at]!;
-    if (fields.reason !== undefined) record.reason = fields.reason;
-    if (fields.question !== undefined) record.question = fields.question;
-    if (fields.result_file !== undefined) record.result_file = fields.result_file;
-    if (fields.result_bytes !== undefined) record.result_bytes = fields.result_bytes;
-    if (fields.usage !== undefined) {
-      record.usage = fields.usage;
-      this.addUsage(fields.usage);
-    }
-    if (fields.settled_by !== undefined) record.settled_by = fields.settled_by;
-    if (fields.run_url !== undefined) record.run_url = fields.run_url;
-    if (fields.changes !== undefined) record.changes = fields.changes;
+    for (const key of END_FIELDS) setDefined(record, key, fields[key]);
+    if (fields.usage !== undefined) this.addUsage(fields.usage);
     record.outcome = outcome;
     record.ended_at = this.at!;
     this.changedAttempts.push({ ticket: this.id(i), record: cloneAttempt(record) });

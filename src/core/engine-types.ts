@@ -187,20 +187,23 @@ export function appended<T>(list: T[], item: T): T[] {
 export const zeroCounts = () =>
   Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>;
 
-/** What an ending adds to the live attempt's record. */
-export type EndFields = Partial<
-  Pick<
-    AttemptRecord,
-    | "reason"
-    | "question"
-    | "result_file"
-    | "result_bytes"
-    | "usage"
-    | "settled_by"
-    | "run_url"
-    | "changes"
-  >
->;
+/** What an ending adds to the live attempt's record, in the record's order. */
+export const END_FIELDS = [
+  "reason",
+  "question",
+  "result_file",
+  "result_bytes",
+  "usage",
+  "settled_by",
+  "run_url",
+  "changes",
+] as const;
+export type EndFields = Partial<Pick<AttemptRecord, (typeof END_FIELDS)[number]>>;
+
+/** Set `key` of `target` to `value` when it is defined. */
+export function setDefined<T, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[key] = value;
+}
 
 export function cloneAttempt(a: AttemptRecord): AttemptRecord {
   const out = a.usage ? { ...a, usage: { ...a.usage } } : { ...a };

@@ -189,19 +189,18 @@ export class Frontier extends FrontierView {
       this.changedLog.push({ at: this.at, event: "claim", ticket: id, attempt, by: claimedBy });
     }
 
-    const runBound = this.runBoundLeft();
-    const result: Claim = {
+    const bound = this.effectiveBound(this.specList[i]!);
+    return {
       ticket: id,
       attempt,
       claim,
       claimedBy,
       claimedAt,
       leaseUntil: iso(this.leaseUntil[i]!),
-      runBound,
+      runBound: this.runBoundLeft(),
+      // last, as claims have always carried it
+      ...(bound && { bound }),
     };
-    const bound = this.effectiveBound(this.specList[i]!);
-    if (bound) result.bound = bound;
-    return result;
   }
 
   settle(input: SettleInput, now: number): EventResult {
@@ -464,9 +463,8 @@ export class Frontier extends FrontierView {
       };
     }
     // a finished run stays what it ended as: cancelling it would rewrite its outcome
-    let open = 0;
-    for (const s of this.states) if (OPEN.has(s.status)) open++;
-    if (open === 0) {
+    const c = this.statusCounts;
+    if (c.pending + c.ready + c.claimed + c.suspended === 0) {
       return {
         kind: "rejected",
         message: `the run has finished (${this.runState(now)}); nothing is open to cancel`,

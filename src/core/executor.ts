@@ -73,10 +73,9 @@ export function formatRunBound(bound: RunBoundLeft): string {
   const parts: string[] = [];
   if (bound.dispatchesLeft !== undefined) parts.push(`dispatches=${bound.dispatchesLeft}`);
   if (bound.deadline !== undefined) parts.push(`deadline=${bound.deadline}`);
-  for (const [key, left] of Object.entries(bound.usage ?? {}).sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0,
-  )) {
-    if (USAGE_KEY.test(key)) parts.push(`usage.${key}=${Math.max(0, left)}`);
+  const usage = bound.usage ?? {};
+  for (const key of Object.keys(usage).sort()) {
+    if (USAGE_KEY.test(key)) parts.push(`usage.${key}=${Math.max(0, usage[key]!)}`);
   }
   return parts.join(" ");
 }
