@@ -69,8 +69,8 @@ export type {
  * - A retried ticket whose blocked dependents are re-evaluated keeps a dependent's
  *   direct blocker when that one is still closed-bad; else the first closed-bad
  *   dependency in `depends_on` order becomes the blocker.
- * - `remainder` words for a blocked ticket: "<root> <root status>" ("a failed",
- *   "a limited", "a cancelled"), plus " (via <direct>)" when the direct blocker differs.
+ * - A blocked ticket's hold names its root and, when it differs, its direct blocker
+ *   (`via`); report/remainder.ts words it.
  * - After an automatic retry the ticket is `ready` and keeps the failed attempt's
  *   `reason` for display until it is claimed again; a blocked ticket carries no reason
  *   of its own (its `blocked_by` says it all).

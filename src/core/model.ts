@@ -263,11 +263,7 @@ export const Settings = z.object({
   bound: z
     .union([
       z.number().int().nonnegative(),
-      z.object({
-        dispatches: z.number().int().nonnegative().optional(),
-        duration: z.string().optional(),
-        usage: z.record(z.string(), z.number().nonnegative()).optional(),
-      }),
+      RunBound.omit({ deadline: true }).extend({ duration: z.string().optional() }),
     ])
     .optional(),
   /** default bound of each ticket, e.g. `30m` */
