@@ -7,31 +7,18 @@
 import { DEFAULTS } from "./constants.js";
 import type { Bound } from "./model.js";
 
-const UNIT_MS: Record<string, number> = {
-  ms: 1,
-  msec: 1,
-  msecs: 1,
-  millisecond: 1,
-  milliseconds: 1,
-  s: 1000,
-  sec: 1000,
-  secs: 1000,
-  second: 1000,
-  seconds: 1000,
-  m: 60_000,
-  min: 60_000,
-  mins: 60_000,
-  minute: 60_000,
-  minutes: 60_000,
-  h: 3_600_000,
-  hr: 3_600_000,
-  hrs: 3_600_000,
-  hour: 3_600_000,
-  hours: 3_600_000,
-  d: 86_400_000,
-  day: 86_400_000,
-  days: 86_400_000,
-};
+/** Each unit's length, by every spelling of it. */
+const UNIT_MS: Record<string, number> = Object.fromEntries(
+  (
+    [
+      [1, ["ms", "msec", "msecs", "millisecond", "milliseconds"]],
+      [1000, ["s", "sec", "secs", "second", "seconds"]],
+      [60_000, ["m", "min", "mins", "minute", "minutes"]],
+      [3_600_000, ["h", "hr", "hrs", "hour", "hours"]],
+      [86_400_000, ["d", "day", "days"]],
+    ] as const
+  ).flatMap(([ms, names]) => names.map((name) => [name, ms])),
+);
 
 const PART = /(\d+(?:\.\d+)?)\s*([a-z]+)\s*/gy;
 
@@ -66,23 +53,31 @@ const SPELLED = new RegExp(
 const UNITLESS_TAIL = /^(?:\d+(?:\.\d+)?\s*[a-z]+\s*)+\d+$/;
 
 /**
- * For text that is not a duration but reads like one (`about 10 minutes`, `2 weeks`,
- * `half an hour`, `1h30`): a note saying what to write instead. Such a `bound` would
- * otherwise set no timeout without a word. Undefined for text that is a duration, and
- * for a budget that names no time (`5 tool calls`).
+ * What to write instead of text that is not a duration but reads like one: `1h30` is
+ * missing its last `unit` (`write` it whole); `about 10 minutes` holds a duration to
+ * write alone; `half an hour`, `2 weeks` are to be written in `digits` and units.
  */
-export function durationHint(text: string): string | undefined {
+export type DurationHint =
+  | { kind: "unit" | "duration"; write: string }
+  | { kind: "digits"; write?: undefined };
+
+/**
+ * For text that is not a duration but reads like one: what to write instead (the
+ * tickets layer words it). Such a `bound` would otherwise set no timeout without a word.
+ * Undefined for text that is a duration, and for a budget that names no time (`5 tool calls`).
+ */
+export function durationHint(text: string): DurationHint | undefined {
   const s = text.trim().toLowerCase();
   if (s === "" || parseDuration(s) !== undefined) return undefined;
-  if (UNITLESS_TAIL.test(s)) {
-    return `the last number has no unit: write ${s}${/h\s*\d+$/.test(s) ? "m" : "s"}`;
-  }
+  if (UNITLESS_TAIL.test(s))
+    return { kind: "unit", write: `${s}${/h\s*\d+$/.test(s) ? "m" : "s"}` };
   const m = SPELLED.exec(s);
   if (m === null) return undefined;
   const [, amount, unit] = m as unknown as [string, string, string];
   const ms = /^\d/.test(amount) ? parseDuration(`${amount} ${unit}`) : undefined;
-  if (ms !== undefined && ms > 0) return `write just the duration, e.g. ${formatDuration(ms)}`;
-  return "write it in digits and units: 45s, 30m, 2h, 1h30m or 2d";
+  return ms !== undefined && ms > 0
+    ? { kind: "duration", write: formatDuration(ms) }
+    : { kind: "digits" };
 }
 
 /**

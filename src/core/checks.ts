@@ -109,18 +109,12 @@ export function checkCaps(
   dir: string,
 ): GraphProblem[] {
   const problems: GraphProblem[] = [];
-  if (files.length > caps.maxTickets) {
-    problems.push({ kind: "too-many-tickets", dir, count: files.length, cap: caps.maxTickets });
+  const { maxTickets, maxFileBytes: cap } = caps;
+  if (files.length > maxTickets) {
+    problems.push({ kind: "too-many-tickets", dir, count: files.length, cap: maxTickets });
   }
-  for (const f of files) {
-    if (f.bytes > caps.maxFileBytes) {
-      problems.push({
-        kind: "file-too-large",
-        file: f.file,
-        bytes: f.bytes,
-        cap: caps.maxFileBytes,
-      });
-    }
+  for (const { file, bytes } of files) {
+    if (bytes > cap) problems.push({ kind: "file-too-large", file, bytes, cap });
   }
   return problems;
 }

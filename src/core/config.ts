@@ -3,7 +3,7 @@
  * configuration. One function, used by the CLI, the local runner and the action, so
  * the three never disagree about defaults.
  */
-import { boundProblem, parseBound, parseDuration } from "./bound.js";
+import { parseBound, parseDuration } from "./bound.js";
 import { DEFAULTS } from "./constants.js";
 import type { EngineConfig } from "./engine.js";
 import type { RunBound, SavedState, Settings } from "./model.js";
@@ -22,34 +22,21 @@ export interface RunFlags {
   within?: RunBound;
 }
 
-export type ConfigResult = { kind: "ok"; config: EngineConfig } | { kind: "bad"; message: string };
-
 export function engineConfig(
   settings: Settings,
   saved: SavedState | undefined,
   flags: RunFlags,
   now: number,
-): ConfigResult {
-  let ticketBound: EngineConfig["ticketBound"];
-  if (settings.ticket_bound !== undefined) {
-    ticketBound = parseBound(settings.ticket_bound);
-  }
-
+): EngineConfig {
   const bound: RunBound = {};
   const configured = settings.bound;
   if (typeof configured === "number") bound.dispatches = configured;
   else if (configured) {
     if (configured.dispatches !== undefined) bound.dispatches = configured.dispatches;
     if (configured.duration !== undefined) {
-      // refused where frontier.yml is read (tickets/problems.ts boundProblems); this guards
-      // settings that came another way
-      const ms = parseDuration(configured.duration);
-      if (ms === undefined || boundProblem(configured.duration, true) !== undefined) {
-        return {
-          kind: "bad",
-          message: `frontier.yml: bound.duration "${configured.duration}" is not a duration — write e.g. 45m or 2h`,
-        };
-      }
+      // a duration: every caller's settings come from tickets/settings.ts, which refuses
+      // any other (tickets/problems.ts boundProblems)
+      const ms = parseDuration(configured.duration)!;
       // The deadline is pinned when the run starts; a resumed run keeps its own.
       const startedAt = saved?.run.started_at ? Date.parse(saved.run.started_at) : now;
       bound.deadline = saved?.run.bound?.deadline ?? new Date(startedAt + ms).toISOString();
@@ -66,9 +53,8 @@ export function engineConfig(
   if (maxParallel !== undefined) config.maxParallel = maxParallel;
   const retries = flags.retries ?? settings.retries;
   if (retries !== undefined) config.retries = retries;
-  if (ticketBound) config.ticketBound = ticketBound;
-  if (bound.dispatches !== undefined || bound.deadline !== undefined || bound.usage !== undefined)
-    config.bound = bound;
+  if (settings.ticket_bound !== undefined) config.ticketBound = parseBound(settings.ticket_bound);
+  if (bounded(bound)) config.bound = bound;
   if (flags.within) {
     // an inherited dispatch count (or usage) is what this run may still spend, on top of
     // what it (when resumed) had already dispatched (or used)
@@ -85,29 +71,27 @@ export function engineConfig(
   }
   const base = flags.base ?? saved?.run.base;
   if (base !== undefined) config.base = base;
-  return { kind: "ok", config };
+  return config;
 }
+
+const bounded = (b: RunBound): boolean =>
+  b.dispatches !== undefined || b.deadline !== undefined || b.usage !== undefined;
 
 /** The tighter of two bounds, field by field. */
 function tighter(own: RunBound | undefined, inherited: RunBound): RunBound | undefined {
   const out: RunBound = { ...own };
-  if (inherited.dispatches !== undefined) {
-    out.dispatches = Math.min(out.dispatches ?? Number.POSITIVE_INFINITY, inherited.dispatches);
+  const { dispatches, deadline, usage } = inherited;
+  if (dispatches !== undefined) out.dispatches = Math.min(out.dispatches ?? dispatches, dispatches);
+  if (deadline !== undefined) {
+    if (out.deadline === undefined || Date.parse(deadline) < Date.parse(out.deadline)) {
+      out.deadline = deadline;
+    }
   }
-  if (inherited.deadline !== undefined) {
-    out.deadline =
-      out.deadline === undefined || Date.parse(inherited.deadline) < Date.parse(out.deadline)
-        ? inherited.deadline
-        : out.deadline;
+  if (usage !== undefined) {
+    out.usage = { ...out.usage };
+    for (const [k, v] of Object.entries(usage)) out.usage[k] = Math.min(out.usage[k] ?? v, v);
   }
-  if (inherited.usage !== undefined) {
-    const usage = { ...out.usage };
-    for (const [k, v] of Object.entries(inherited.usage)) usage[k] = Math.min(usage[k] ?? v, v);
-    out.usage = usage;
-  }
-  return out.dispatches === undefined && out.deadline === undefined && out.usage === undefined
-    ? undefined
-    : out;
+  return bounded(out) ? out : undefined;
 }
 
 /** The usage a saved run's attempts reported, summed per key. */

@@ -22,15 +22,6 @@ export type Status = (typeof STATUSES)[number];
 
 /** Statuses that satisfy dependents. `empty` satisfies but is never reported as done. */
 export const SATISFIED: ReadonlySet<Status> = new Set(["complete", "empty"]);
-/** Statuses that close a ticket for good (until a manual retry). */
-export const CLOSED: ReadonlySet<Status> = new Set([
-  "complete",
-  "empty",
-  "failed",
-  "blocked",
-  "limited",
-  "cancelled",
-]);
 
 /**
  * A model's name as an OpenAI-compatible API takes it (`openai/gpt-4.1-mini`, `gpt-4o`):

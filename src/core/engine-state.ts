@@ -7,11 +7,12 @@ import { SATISFIED } from "./constants.js";
 import type { SpentBound } from "./engine-types.js";
 import {
   appended,
-  assertNever,
   BAD,
   type Changes,
   CLOSED_BAD_OWN,
   cloneAttempt,
+  copyRun,
+  END_FIELDS,
   type EndFields,
   type EngineConfig,
   type EventResult,
@@ -23,6 +24,7 @@ import {
   questionOf,
   RUN_SCHEMA,
   sameBlocker,
+  setDefined,
   zeroCounts,
 } from "./engine-types.js";
 import { buildGraph, type Graph, IndexHeap } from "./graph.js";
@@ -93,7 +95,7 @@ export abstract class FrontierState {
   ) {
     this.specList = specs;
     this.config = config;
-    this.graph = buildGraph(specs, (i) => this.weightOf(specs[i]!));
+    this.graph = buildGraph(specs, (i) => this.leaseOf(i));
     const n = specs.length;
     this.unmet = new Int32Array(n);
     this.failures = new Int32Array(n);
@@ -120,11 +122,6 @@ export abstract class FrontierState {
     return spec.bound ?? this.config.ticketBound;
   }
 
-  protected weightOf(spec: TicketSpec): number {
-    const b = this.effectiveBound(spec);
-    return b?.timeoutMs ?? b?.leaseMs ?? this.config.leaseMs ?? HOUR_MS;
-  }
-
   protected leaseOf(i: number): number {
     return this.effectiveBound(this.specList[i]!)?.leaseMs ?? this.config.leaseMs ?? HOUR_MS;
   }
@@ -136,9 +133,7 @@ export abstract class FrontierState {
   protected loadRun(saved: RunRecord | undefined, now: number | undefined): RunRecord {
     let run: RunRecord;
     if (saved) {
-      run = { ...saved };
-      if (saved.bound) run.bound = { ...saved.bound };
-      if (saved.cancelled) run.cancelled = { ...saved.cancelled };
+      run = copyRun(saved);
       if (run.base === undefined && this.config.base !== undefined) {
         run.base = this.config.base;
         this.runChanged = true;
@@ -160,13 +155,8 @@ export abstract class FrontierState {
       if (flags.dispatches !== undefined) merged.dispatches = flags.dispatches;
       if (flags.deadline !== undefined) merged.deadline = flags.deadline;
       if (flags.usage !== undefined) merged.usage = { ...flags.usage };
-      if (
-        merged.dispatches !== run.bound?.dispatches ||
-        merged.deadline !== run.bound?.deadline ||
-        JSON.stringify(merged.usage) !== JSON.stringify(run.bound?.usage)
-      ) {
-        this.runChanged = true;
-      }
+      // keys keep their place when overwritten: the same text is the same bound
+      if (JSON.stringify(merged) !== JSON.stringify(run.bound ?? {})) this.runChanged = true;
       run.bound = merged;
     }
     const deadline = run.bound?.deadline;
@@ -231,21 +221,12 @@ export abstract class FrontierState {
       const s = this.states[i]!;
       if (s.status !== "pending" && s.status !== "ready" && s.status !== "blocked") continue;
       const blocker = this.blockerFor(i);
-      if (blocker) {
-        if (!sameBlocker(s.blocked_by, blocker)) {
-          s.blocked_by = blocker;
-          s.reason = undefined;
-          this.setStatus(i, "blocked");
-          this.log({ event: "block", ticket: this.id(i), detail: this.blockDetail(blocker) });
-        }
+      if (s.status === "blocked" || blocker !== undefined) {
+        this.judgeBlocked(i, blocker);
         continue;
       }
       const wanted: Status = this.unmet[i] === 0 ? "ready" : "pending";
-      if (s.status === "blocked") {
-        s.blocked_by = undefined;
-        this.setStatus(i, wanted);
-        this.log({ event: "unblock", ticket: this.id(i) });
-      } else if (s.status !== wanted) {
+      if (s.status !== wanted) {
         this.setStatus(i, wanted);
         if (wanted === "ready" && hadSaved) this.log({ event: "promote", ticket: this.id(i) });
       }
@@ -288,37 +269,13 @@ export abstract class FrontierState {
     const s = this.states[i]!;
     this.dropClaimFields(s);
     const outcome = live.outcome!;
-    switch (outcome) {
-      case "complete":
-      case "empty":
-        s.status = outcome;
-        s.reason = undefined;
-        break;
-      case "failed": {
-        // failuresSinceRetry counts this attempt too
-        const count = this.failuresSinceRetry(i, false);
-        s.status = count <= this.retriesOf(i) ? "ready" : "failed";
-        if (live.reason !== undefined) s.reason = live.reason;
-        break;
-      }
-      case "limited":
-        s.status = "limited";
-        if (live.reason !== undefined) s.reason = live.reason;
-        break;
-      case "suspended":
-        s.status = "suspended";
-        s.reason = questionOf(live);
-        break;
-      case "cancelled":
-        s.status = "cancelled";
-        if (live.reason !== undefined) s.reason = live.reason;
-        break;
-      case "interrupted":
-        s.status = "ready";
-        break;
-      default:
-        assertNever(outcome);
-    }
+    if (outcome === "failed") {
+      // failuresSinceRetry counts this attempt too
+      s.status = this.failuresSinceRetry(i, false) <= this.retriesOf(i) ? "ready" : "failed";
+    } else s.status = outcome === "interrupted" ? "ready" : outcome;
+    if (outcome === "complete" || outcome === "empty") s.reason = undefined;
+    else if (outcome === "suspended") s.reason = questionOf(live);
+    else if (outcome !== "interrupted" && live.reason !== undefined) s.reason = live.reason;
     this.touch(i);
     // the state changed when the attempt ended, not when it was read back: exactly the
     // state its settle gave (a local run leaves the file of a ticket whose failed attempt
@@ -500,17 +457,8 @@ export abstract class FrontierState {
     // place, field by field, in this order (keys come out as a copy's would; a copy per
     // settle was the engine's most expensive line at 100k tickets)
     const record = s.attempts[at]!;
-    if (fields.reason !== undefined) record.reason = fields.reason;
-    if (fields.question !== undefined) record.question = fields.question;
-    if (fields.result_file !== undefined) record.result_file = fields.result_file;
-    if (fields.result_bytes !== undefined) record.result_bytes = fields.result_bytes;
-    if (fields.usage !== undefined) {
-      record.usage = fields.usage;
-      this.addUsage(fields.usage);
-    }
-    if (fields.settled_by !== undefined) record.settled_by = fields.settled_by;
-    if (fields.run_url !== undefined) record.run_url = fields.run_url;
-    if (fields.changes !== undefined) record.changes = fields.changes;
+    for (const key of END_FIELDS) setDefined(record, key, fields[key]);
+    if (fields.usage !== undefined) this.addUsage(fields.usage);
     record.outcome = outcome;
     record.ended_at = this.at!;
     this.changedAttempts.push({ ticket: this.id(i), record: cloneAttempt(record) });
@@ -533,6 +481,34 @@ export abstract class FrontierState {
       if (BAD.has(this.states[d]!.status)) return this.blockedByVia(d);
     }
     return undefined;
+  }
+
+  /**
+   * Ticket i, blocked or behind a closed-bad dependency: blocked by that dependency (its
+   * direct blocker kept while still closed-bad), else unblocked and reopened.
+   */
+  protected judgeBlocked(i: number, blocker = this.blockerFor(i)): void {
+    const s = this.states[i]!;
+    if (blocker === undefined) {
+      s.blocked_by = undefined;
+      this.reopen(i);
+      this.log({ event: "unblock", ticket: this.id(i) });
+    } else if (!sameBlocker(s.blocked_by, blocker)) {
+      s.blocked_by = blocker;
+      s.reason = undefined;
+      this.setStatus(i, "blocked");
+      this.logTicket("block", i, this.blockDetail(blocker));
+    }
+  }
+
+  /** Back to ready (or pending, if somehow a dependency is not satisfied). */
+  protected reopen(i: number): void {
+    if (this.unmet[i] === 0) {
+      this.setStatus(i, "ready");
+      this.enqueue(i);
+    } else {
+      this.setStatus(i, "pending");
+    }
   }
 
   protected blockedByVia(dep: number): BlockedBy {

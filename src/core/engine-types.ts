@@ -3,7 +3,6 @@
  */
 
 import { STATUSES } from "./constants.js";
-import type { RunBoundLeft } from "./executor.js";
 import type {
   AnswerRecord,
   AttemptChanges,
@@ -12,6 +11,7 @@ import type {
   BlockKind,
   Bound,
   RunBound,
+  RunRecord,
   Status,
   TicketState,
   WorklogEntry,
@@ -34,6 +34,16 @@ export interface EngineConfig {
   bound?: RunBound;
   /** the commit a GitHub run is pinned to */
   base?: string;
+}
+
+/** What remains of the run's bound when an attempt starts: handed down to it. */
+export interface RunBoundLeft {
+  /** dispatches the run may still make */
+  dispatchesLeft?: number;
+  /** ISO time after which the run dispatches nothing */
+  deadline?: string;
+  /** usage the run may still spend, per key (`tokens`, `cost_usd`, …) */
+  usage?: Record<string, number>;
 }
 
 /** A dispatch the engine has decided on; the caller commits it, then performs it. */
@@ -174,30 +184,38 @@ export function appended<T>(list: T[], item: T): T[] {
   return list;
 }
 
-export function zeroCounts(): Record<Status, number> {
-  const c = {} as Record<Status, number>;
-  for (const s of STATUSES) c[s] = 0;
-  return c;
-}
+export const zeroCounts = () =>
+  Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>;
 
-/** What an ending adds to the live attempt's record. */
-export type EndFields = Partial<
-  Pick<
-    AttemptRecord,
-    | "reason"
-    | "question"
-    | "result_file"
-    | "result_bytes"
-    | "usage"
-    | "settled_by"
-    | "run_url"
-    | "changes"
-  >
->;
+/** What an ending adds to the live attempt's record, in the record's order. */
+export const END_FIELDS = [
+  "reason",
+  "question",
+  "result_file",
+  "result_bytes",
+  "usage",
+  "settled_by",
+  "run_url",
+  "changes",
+] as const;
+export type EndFields = Partial<Pick<AttemptRecord, (typeof END_FIELDS)[number]>>;
+
+/** Set `key` of `target` to `value` when it is defined. */
+export function setDefined<T, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[key] = value;
+}
 
 export function cloneAttempt(a: AttemptRecord): AttemptRecord {
   const out = a.usage ? { ...a, usage: { ...a.usage } } : { ...a };
   if (a.changes) out.changes = { ...a.changes, paths: a.changes.paths.map((p) => ({ ...p })) };
+  return out;
+}
+
+/** A run record's copy, its bound and cancellation copied too. */
+export function copyRun(r: RunRecord): RunRecord {
+  const out: RunRecord = { ...r };
+  if (r.bound) out.bound = { ...r.bound };
+  if (r.cancelled) out.cancelled = { ...r.cancelled };
   return out;
 }
 

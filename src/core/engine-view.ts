@@ -9,11 +9,12 @@ import {
   assertNever,
   type Changes,
   cloneState,
+  copyRun,
   type Hold,
+  type RunBoundLeft,
   type SpentBound,
 } from "./engine-types.js";
-import type { RunBoundLeft } from "./executor.js";
-import { criticalPathOf, dependentsOf, wavesOf } from "./graph.js";
+import { criticalPathOf, wavesOf } from "./graph.js";
 import type {
   BlockerGroup,
   RunRecord,
@@ -86,16 +87,6 @@ export abstract class FrontierView extends FrontierState {
       : "failed";
   }
 
-  /** Back to ready (or pending, if somehow a dependency is not satisfied). */
-  protected reopen(i: number): void {
-    if (this.unmet[i] === 0) {
-      this.setStatus(i, "ready");
-      this.enqueue(i);
-    } else {
-      this.setStatus(i, "pending");
-    }
-  }
-
   /* ---------------------------------------------------------------------- */
   /* queries                                                                */
   /* ---------------------------------------------------------------------- */
@@ -118,12 +109,8 @@ export abstract class FrontierView extends FrontierState {
    */
   isLive(id: string, claim: { attempt?: number; claim?: string }): boolean {
     const i = this.lookup(id);
-    const s = i === undefined ? undefined : this.states[i]!;
-    return (
-      s?.status === "claimed" &&
-      (claim.attempt ?? s.attempt) === s.attempt &&
-      (claim.claim ?? s.claim) === s.claim
-    );
+    if (i === undefined) return false;
+    return this.staleness(i, claim.attempt ?? this.states[i]!.attempt, claim.claim) === undefined;
   }
 
   /** specs in file order */
@@ -153,12 +140,6 @@ export abstract class FrontierView extends FrontierState {
   remainingPath(id: string): number | undefined {
     const i = this.lookup(id);
     return i === undefined ? undefined : this.graph.remaining[i];
-  }
-
-  /** Ids of the tickets that depend on `id` directly, in file order. */
-  dependentsOf(id: string): string[] {
-    const i = this.lookup(id);
-    return i === undefined ? [] : dependentsOf(this.graph, i).map((d) => this.id(d));
   }
 
   /** What remains of the run's bound now: what a dispatch is handed down (FRONTIER_RUN_BOUND). */
@@ -325,10 +306,7 @@ export abstract class FrontierView extends FrontierState {
   }
 
   runRecord(): RunRecord {
-    const r: RunRecord = { ...this.run };
-    if (this.run.bound) r.bound = { ...this.run.bound };
-    if (this.run.cancelled) r.cancelled = { ...this.run.cancelled };
-    return r;
+    return copyRun(this.run);
   }
 
   snapshot(): SavedState {

@@ -20,7 +20,6 @@ import {
   OPEN_WAITING,
   questionOf,
   type SettleInput,
-  sameBlocker,
 } from "./engine-types.js";
 import { FrontierView } from "./engine-view.js";
 import { dependentsOf } from "./graph.js";
@@ -33,6 +32,7 @@ export type {
   EngineConfig,
   EventResult,
   Hold,
+  RunBoundLeft,
   SettleInput,
   SpentBound,
 } from "./engine-types.js";
@@ -57,9 +57,9 @@ export type {
  *   It is not stored: on `create` it is recomputed from the attempts — an attempt
  *   that follows one which closed the ticket (failed past the budget, limited,
  *   cancelled) can only exist because of a manual retry, so the count restarts there.
- * - A ticket's weight for the critical path and its lease come from its effective
- *   bound (its own, else `config.ticketBound`): weight = timeoutMs ?? leaseMs, lease =
- *   leaseMs; without any bound both are `config.leaseMs` ?? 60 minutes.
+ * - A ticket's weight for the critical path is its lease, its effective bound's
+ *   `leaseMs` (its own bound, else `config.ticketBound`; a duration is its timeout too);
+ *   without any bound, `config.leaseMs` ?? 60 minutes.
  * - `expire` asks `isDead` before looking at the lease: a claim whose holder is gone
  *   is `interrupted` (not counted against retries) even if its lease also ran out.
  * - `create` without `now` stamps nothing: no `updated_at`, no `started_at`, and no
@@ -69,8 +69,8 @@ export type {
  * - A retried ticket whose blocked dependents are re-evaluated keeps a dependent's
  *   direct blocker when that one is still closed-bad; else the first closed-bad
  *   dependency in `depends_on` order becomes the blocker.
- * - `remainder` words for a blocked ticket: "<root> <root status>" ("a failed",
- *   "a limited", "a cancelled"), plus " (via <direct>)" when the direct blocker differs.
+ * - A blocked ticket's hold names its root and, when it differs, its direct blocker
+ *   (`via`); report/remainder.ts words it.
  * - After an automatic retry the ticket is `ready` and keeps the failed attempt's
  *   `reason` for display until it is claimed again; a blocked ticket carries no reason
  *   of its own (its `blocked_by` says it all).
@@ -189,19 +189,18 @@ export class Frontier extends FrontierView {
       this.changedLog.push({ at: this.at, event: "claim", ticket: id, attempt, by: claimedBy });
     }
 
-    const runBound = this.runBoundLeft();
-    const result: Claim = {
+    const bound = this.effectiveBound(this.specList[i]!);
+    return {
       ticket: id,
       attempt,
       claim,
       claimedBy,
       claimedAt,
       leaseUntil: iso(this.leaseUntil[i]!),
-      runBound,
+      runBound: this.runBoundLeft(),
+      // last, as claims have always carried it
+      ...(bound && { bound }),
     };
-    const bound = this.effectiveBound(this.specList[i]!);
-    if (bound) result.bound = bound;
-    return result;
   }
 
   settle(input: SettleInput, now: number): EventResult {
@@ -413,21 +412,7 @@ export class Frontier extends FrontierView {
       }
     }
     found.sort((a, b) => topoPos[a]! - topoPos[b]!);
-    for (const d of found) {
-      const s = this.states[d]!;
-      const blocker = this.blockerFor(d);
-      if (blocker) {
-        if (!sameBlocker(s.blocked_by, blocker)) {
-          s.blocked_by = blocker;
-          this.touch(d);
-          this.log({ event: "block", ticket: this.id(d), detail: this.blockDetail(blocker) });
-        }
-        continue;
-      }
-      s.blocked_by = undefined;
-      this.reopen(d);
-      this.log({ event: "unblock", ticket: this.id(d) });
-    }
+    for (const d of found) this.judgeBlocked(d);
   }
 
   /** Reclaim claims whose lease ran out, or whose holder `isDead` says is gone. */
@@ -478,9 +463,8 @@ export class Frontier extends FrontierView {
       };
     }
     // a finished run stays what it ended as: cancelling it would rewrite its outcome
-    let open = 0;
-    for (const s of this.states) if (OPEN.has(s.status)) open++;
-    if (open === 0) {
+    const c = this.statusCounts;
+    if (c.pending + c.ready + c.claimed + c.suspended === 0) {
       return {
         kind: "rejected",
         message: `the run has finished (${this.runState(now)}); nothing is open to cancel`,

@@ -18,14 +18,7 @@
  *            and what it must perform once they are written (start the claims, ask
  *            the questions of attempts that suspended).
  *
- * Who reads, writes and performs:
- *   - the CLI (`cli/open.ts`): the ticket directory; writes ticket files and records;
- *     starts nothing;
- *   - the local runner (`local/run.ts`): the same directory, under its lock; starts
- *     each claim as a process, after its records are on disk;
- *   - GitHub (`github/record.ts`): the run's branch, read in one query and written in
- *     one compare-and-swap commit; dispatches each claim, opens each question's issue
- *     and refreshes the report comment only after that commit (`github/effects.ts`).
+ * Who reads, writes and performs for each entry point: docs/ARCHITECTURE.md.
  *
  * Nothing here reads a clock or a file: `now` and the claim tokens come from the caller.
  */
@@ -44,16 +37,10 @@ export interface RunInput {
   now: number;
 }
 
-export type Opened = { kind: "ok"; frontier: Frontier } | { kind: "bad"; message: string };
-
 /** The engine of a run, configured from its settings and flags, at its saved state. */
-export function openRun(run: RunInput): Opened {
-  const configured = engineConfig(run.settings, run.saved, run.flags, run.now);
-  if (configured.kind === "bad") return configured;
-  return {
-    kind: "ok",
-    frontier: Frontier.create(run.specs, configured.config, run.saved, run.now),
-  };
+export function openRun(run: RunInput): Frontier {
+  const config = engineConfig(run.settings, run.saved, run.flags, run.now);
+  return Frontier.create(run.specs, config, run.saved, run.now);
 }
 
 /** An event: one change to the run, decided by the engine's rules. */

@@ -4,38 +4,26 @@
  * local runner and the orch-task job's context step use, so an agent written for
  * `frontier run` works unchanged in orch-task.
  */
+import type { Claim, RunBoundLeft } from "./engine-types.js";
 import type { RunBound } from "./model.js";
 
-/** What remains of the run's bound when an attempt starts: handed down to it. */
-export interface RunBoundLeft {
-  /** dispatches the run may still make */
-  dispatchesLeft?: number;
-  /** ISO time after which the run dispatches nothing */
-  deadline?: string;
-  /** usage the run may still spend, per key (`tokens`, `cost_usd`, …) */
-  usage?: Record<string, number>;
-}
-
-/** What the contract needs to know about one attempt. */
-export interface ExecutorAttempt {
+/**
+ * What the contract needs to know about one attempt: its claim (the bound is the ticket's
+ * own, else the run's ticket_bound), and where its files are.
+ */
+export interface ExecutorAttempt
+  extends Pick<Claim, "ticket" | "attempt" | "claim" | "bound" | "runBound"> {
   run: string;
-  ticket: string;
-  attempt: number;
   /** absolute path of the ticket's `.md` file */
   ticketFile: string;
   /** absolute path of the ticket directory */
   dir: string;
-  /** the ticket's `bound` as written (its own, else the run's ticket_bound); "" for none */
-  bound: string;
   /**
-   * when that bound, if a duration, runs out: the claim's time plus the duration, ISO —
-   * the runner stops the attempt then (locally) or its lease ends (on GitHub, where the
-   * job starts later than the claim); undefined for none
+   * when the claim's lease ends (a bound that is a duration is the lease): FRONTIER_DEADLINE,
+   * when the runner stops the attempt (locally) or its lease ends (on GitHub, where the job
+   * starts later than the claim)
    */
-  deadline?: string;
-  runBound: RunBoundLeft;
-  /** the claim token of this dispatch */
-  claim: string;
+  leaseUntil?: string;
   contextFile: string;
   outcomeFile: string;
 }
@@ -63,8 +51,8 @@ export function executorVariables(a: ExecutorAttempt): Record<ExecutorVariable, 
     FRONTIER_TICKET: a.ticket,
     FRONTIER_ATTEMPT: String(a.attempt),
     FRONTIER_TICKET_FILE: a.ticketFile,
-    FRONTIER_BOUND: a.bound,
-    FRONTIER_DEADLINE: a.deadline ?? "",
+    FRONTIER_BOUND: a.bound?.raw ?? "",
+    FRONTIER_DEADLINE: a.bound?.timeoutMs === undefined ? "" : (a.leaseUntil ?? ""),
     FRONTIER_RUN_BOUND: formatRunBound(a.runBound),
     FRONTIER_OUTCOME_FILE: a.outcomeFile,
     FRONTIER_CONTEXT_FILE: a.contextFile,
@@ -85,10 +73,9 @@ export function formatRunBound(bound: RunBoundLeft): string {
   const parts: string[] = [];
   if (bound.dispatchesLeft !== undefined) parts.push(`dispatches=${bound.dispatchesLeft}`);
   if (bound.deadline !== undefined) parts.push(`deadline=${bound.deadline}`);
-  for (const [key, left] of Object.entries(bound.usage ?? {}).sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0,
-  )) {
-    if (USAGE_KEY.test(key)) parts.push(`usage.${key}=${Math.max(0, left)}`);
+  const usage = bound.usage ?? {};
+  for (const key of Object.keys(usage).sort()) {
+    if (USAGE_KEY.test(key)) parts.push(`usage.${key}=${Math.max(0, usage[key]!)}`);
   }
   return parts.join(" ");
 }

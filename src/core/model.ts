@@ -7,7 +7,6 @@ import { z } from "zod";
 
 import {
   BLOCK_KINDS,
-  CLOSED,
   DEFAULTS,
   ENDPOINT_URL,
   ENV_NAME,
@@ -20,8 +19,7 @@ import {
   TICKET_ID,
 } from "./constants.js";
 
-export type { Isolation };
-export { CLOSED, DEFAULTS, RECEIPT_SCHEMA, SATISFIED, STATUSES, TICKET_ID };
+export { DEFAULTS, RECEIPT_SCHEMA, SATISFIED, STATUSES, TICKET_ID };
 
 export const Status = z.enum(STATUSES);
 export type Status = z.infer<typeof Status>;
@@ -47,15 +45,7 @@ export type Outcome = z.infer<typeof Outcome>;
  * cancelled while it ran) and `interrupted` (Ctrl-C locally: re-readied without
  * counting against `retries`).
  */
-export const AttemptOutcome = z.enum([
-  "complete",
-  "empty",
-  "failed",
-  "suspended",
-  "limited",
-  "cancelled",
-  "interrupted",
-]);
+export const AttemptOutcome = z.enum([...Outcome.options, "cancelled", "interrupted"]);
 export type AttemptOutcome = z.infer<typeof AttemptOutcome>;
 
 export const Usage = z.record(z.string(), z.number());
@@ -273,11 +263,7 @@ export const Settings = z.object({
   bound: z
     .union([
       z.number().int().nonnegative(),
-      z.object({
-        dispatches: z.number().int().nonnegative().optional(),
-        duration: z.string().optional(),
-        usage: z.record(z.string(), z.number().nonnegative()).optional(),
-      }),
+      RunBound.omit({ deadline: true }).extend({ duration: z.string().optional() }),
     ])
     .optional(),
   /** default bound of each ticket, e.g. `30m` */

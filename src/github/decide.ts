@@ -514,15 +514,13 @@ export function openBranchRun(
   /** what a run with no state of its own starts from (a finished run's history) */
   fromSaved?: SavedState,
 ): Frontier {
-  const opened = openRun({
+  return openRun({
     specs: runSpecs(ctx, source, state),
     settings: source.settings,
     saved: state ? { run: state.run, tickets: state.tickets } : fromSaved,
     flags: { ...ctx.flags, base: state?.run.base ?? ctx.sha },
     now,
   });
-  if (opened.kind === "bad") throw new UserError(opened.message);
-  return opened.frontier;
 }
 
 /**

@@ -15,7 +15,6 @@ import type { RunFlags } from "../core/config.js";
 import type { Changes, Frontier } from "../core/engine.js";
 import { openRun } from "../core/event.js";
 import type { Settings, TicketSpec } from "../core/model.js";
-import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
 import { type LoadOptions, loadDirectory } from "../tickets/load.js";
@@ -53,14 +52,10 @@ export async function openDirectory(
     return { kind: "exit", code: EXIT.usage };
   }
   const { specs, settings, saved, warnings, unrecorded } = loaded;
-  const run = openRun({ specs, settings, saved, flags, now });
-  if (run.kind === "bad") {
-    errorLine(io, run.message);
-    return { kind: "exit", code: EXIT.usage };
-  }
+  const frontier = openRun({ specs, settings, saved, flags, now });
   return {
     kind: "ok",
-    opened: { dir, settings, specs, frontier: run.frontier, warnings, unrecorded },
+    opened: { dir, settings, specs, frontier, warnings, unrecorded },
   };
 }
 

@@ -493,17 +493,10 @@ class LocalRun {
       contextFile,
       baseEnv: this.baseEnv,
       contract: {
+        ...claim,
         run: this.frontier.runRecord().run,
-        ticket: claim.ticket,
-        attempt: claim.attempt,
         ticketFile: join(this.dir, spec.file),
         dir: this.dir,
-        bound: claim.bound?.raw ?? "",
-        ...(timeoutMs !== undefined && {
-          deadline: new Date(Date.parse(claim.claimedAt) + timeoutMs).toISOString(),
-        }),
-        runBound: claim.runBound,
-        claim: claim.claim,
       },
       vars: {},
       timeoutMs,

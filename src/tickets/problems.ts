@@ -3,7 +3,7 @@
  * (file and line) and how. Every check reports into this one shape so the CLI, the
  * action's annotations and the report comment print the same words.
  */
-import { boundProblem, durationHint, MAX_DURATION_TEXT } from "../core/bound.js";
+import { boundProblem, type DurationHint, durationHint, MAX_DURATION_TEXT } from "../core/bound.js";
 import { UnsafeInteger } from "./integers.js";
 
 export type ProblemKind =
@@ -127,10 +127,16 @@ export function boundProblems(
   }
 }
 
+const HINTS: Record<DurationHint["kind"], string> = {
+  unit: "the last number has no unit: write ",
+  duration: "write just the duration, e.g. ",
+  digits: "write it in digits and units: 45s, 30m, 2h, 1h30m or 2d",
+};
+
 export function notADuration(
   field: string,
   text: string,
-  hint: string,
+  hint: DurationHint,
   file: string,
   line: number | undefined,
 ): Problem {
@@ -139,7 +145,7 @@ export function notADuration(
     file,
     line,
     `${field} ${quoted(text)} reads like a duration but is not one, so it sets no timeout (it is passed to the executor as text)`,
-    `${hint}; leave it as it is if it is a budget in words`,
+    `${HINTS[hint.kind]}${hint.write ?? ""}; leave it as it is if it is a budget in words`,
     "warning",
   );
 }

@@ -44,7 +44,6 @@ describe("what docs/ARCHITECTURE.md says only one place does", () => {
   it("a bound's text is judged by one check (core/bound.ts boundProblem)", () => {
     expect(filesMatching(/\bboundProblem\(/).sort()).toEqual([
       "src/core/bound.ts",
-      "src/core/config.ts",
       "src/tickets/problems.ts",
       "src/tickets/settings-load.ts",
     ]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { durationHint, formatDuration, parseBound, parseDuration } from "../../src/core/bound.js";
+import { notADuration } from "../../src/tickets/problems.js";
 
 describe("bound: a duration is the timeout and the lease; other text is passed on", () => {
   it.each([
@@ -54,7 +55,10 @@ describe("bound: durations as people write them are durations; text that only lo
     ["2 weeks", /digits/],
   ])("%j is not a duration but reads like one: the hint says what to write", (text, fix) => {
     expect(parseDuration(text)).toBeUndefined();
-    expect(durationHint(text)).toMatch(fix);
+    const hint = durationHint(text);
+    expect(hint).toBeDefined();
+    // the words are the tickets layer's (tickets/problems.ts)
+    expect(notADuration("bound", text, hint!, "t.md", 1).fix).toMatch(fix);
   });
 
   it.each(["5 tool calls", "3 steps", "1000 tokens", "a careful review", "two passes"])(

@@ -8,6 +8,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseBound } from "../../src/core/bound.js";
 import type { ChangedPath } from "../../src/core/changes.js";
 import {
   EXECUTOR_VARIABLES,
@@ -380,20 +381,28 @@ describe("settling an attempt's changes", () => {
 
 describe("the executor contract", () => {
   it("names every variable the same way for both runners", () => {
-    const vars = executorVariables({
+    const attempt = {
       run: "r",
       ticket: "t",
       attempt: 2,
       ticketFile: "/w/tickets/t.md",
       dir: "/w/tickets",
-      bound: "30m",
+      bound: parseBound("30m"),
+      leaseUntil: "2026-12-01T10:30:00.000Z",
       runBound: { dispatchesLeft: 3, usage: { tokens: 1000 } },
       claim: "c1",
       contextFile: "/tmp/c.md",
       outcomeFile: "/tmp/o.json",
-    });
+    };
+    const vars = executorVariables(attempt);
     expect(Object.keys(vars)).toEqual([...EXECUTOR_VARIABLES]);
     expect(vars.FRONTIER_RUN_BOUND).toBe("dispatches=3 usage.tokens=1000");
+    expect([vars.FRONTIER_BOUND, vars.FRONTIER_DEADLINE]).toEqual(["30m", attempt.leaseUntil]);
+    // a bound in words sets no deadline; no bound, no text
+    const words = executorVariables({ ...attempt, bound: parseBound("5 tool calls") });
+    expect([words.FRONTIER_BOUND, words.FRONTIER_DEADLINE]).toEqual(["5 tool calls", ""]);
+    const none = executorVariables({ ...attempt, bound: undefined });
+    expect([none.FRONTIER_BOUND, none.FRONTIER_DEADLINE]).toEqual(["", ""]);
   });
 
   it("FRONTIER_RUN_BOUND round-trips, usage included, and refuses what it does not know", () => {

@@ -118,7 +118,7 @@ describe("a job that ran out of its bound", () => {
   it("a workflow_run that ended timed_out settles the attempt as reason: timeout", async () => {
     const { deadJobEvent } = await import("../../src/github/events.js");
     const { openRun } = await import("../../src/core/event.js");
-    const opened = openRun({
+    const f = openRun({
       specs: [
         {
           id: "a",
@@ -137,8 +137,6 @@ describe("a job that ran out of its bound", () => {
       flags: {},
       now: 0,
     });
-    if (opened.kind !== "ok") throw new Error(opened.message);
-    const f = opened.frontier;
     const [claim] = f.claimReady(0, "job", () => "c1");
     expect(claim?.claim).toBe("c1");
     const view = {
