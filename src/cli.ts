@@ -89,7 +89,6 @@ type Action = (
   now: number,
 ) => Promise<number | string>;
 
-/** `[flags, description, min?]`: with `min`, the value is a whole number of at least `min`. */
 /** flags, help, and a whole number's least value or `repeat` (each use adds to a list) */
 type OptionRow = readonly [string, string, (number | "repeat")?];
 

@@ -114,10 +114,9 @@ export async function initCommand(
   const cwd = process.cwd();
   const dir = shownPath(typedDir ?? DEFAULT_DIR, cwd);
   const absDir = resolve(cwd, dir);
-  if (existsSync(absDir) && !statSync(absDir).isDirectory()) {
-    return fail(`${dir} exists and is not a directory; pass another DIR`);
-  }
   if (existsSync(absDir)) {
+    if (!statSync(absDir).isDirectory())
+      return fail(`${dir} exists and is not a directory; pass another DIR`);
     const tickets = readdirSync(absDir).filter((n) => n.endsWith(".md") && !/^[._]/.test(n));
     if (tickets.length > 0) {
       return fail(
@@ -134,10 +133,7 @@ export async function initCommand(
       readFileSync(join(PACKAGE_ROOT, "examples", folder, f.replace(/^\./, "")), "utf8"),
     ]),
   );
-  const planned: Planned[] = Object.entries(starter).map(([file, text]) => ({
-    path: join(absDir, file),
-    write: () => writeNew(join(absDir, file), text),
-  }));
+  const planned = Object.entries(starter).map(([file, text]) => newFile(join(absDir, file), text));
 
   const github = opts.github ? planGithub(cwd, absDir, dir, opts.action, agent, sweep) : undefined;
   if (typeof github === "string") return fail(github);
@@ -219,25 +215,15 @@ function planGithub(
   const uses = action ?? `./${VENDORED_ACTION}`;
   const workflows = join(repoRoot, ".github", "workflows");
   const made = workflowTexts(ticketsInRepo, uses, agent, { sweep });
-  for (const [name, text] of Object.entries(made)) {
-    planned.push({
-      path: join(workflows, name),
-      write: () => writeNew(join(workflows, name), text),
-    });
-  }
+  for (const [name, text] of Object.entries(made))
+    planned.push(newFile(join(workflows, name), text));
   if (action === undefined) {
     if (!existsSync(join(PACKAGE_ROOT, "dist", "index.js"))) {
       return `this copy of ticket-frontier has no bundled action (${join(PACKAGE_ROOT, "dist")} is missing) to copy into the repository: pass --action OWNER/ticket-frontier@SHA to reference it instead`;
     }
     const target = join(repoRoot, VENDORED_ACTION);
-    planned.push({
-      path: join(target, "action.yml"),
-      write: () =>
-        writeNew(
-          join(target, "action.yml"),
-          readFileSync(join(PACKAGE_ROOT, "action.yml"), "utf8"),
-        ),
-    });
+    const actionYml = readFileSync(join(PACKAGE_ROOT, "action.yml"), "utf8");
+    planned.push(newFile(join(target, "action.yml"), actionYml));
     planned.push({
       path: join(target, "dist"),
       write: () =>
@@ -281,8 +267,6 @@ function summary(
         `${shown(".gitattributes")}: ${generated} is marked linguist-generated, so pull requests show the run's records collapsed.`,
       );
     }
-  }
-  if (opts.github) {
     // a local run writes its state into the tickets: committed, GitHub would continue it
     return [
       ...out,
@@ -323,9 +307,15 @@ function markGenerated(repoRoot: string, ticketsInRepo: string): string {
   return pattern;
 }
 
-function writeNew(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text, { flag: "wx" });
+/** A file to write where none is yet. */
+function newFile(path: string, text: string): Planned {
+  return {
+    path,
+    write: () => {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text, { flag: "wx" });
+    },
+  };
 }
 
 /** The nearest directory at or above `from` that holds `.git`; `from` itself if none does. */

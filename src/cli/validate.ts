@@ -40,25 +40,24 @@ export async function validateCommand(
     found.push(...workflowScopes(dir, loaded.specs));
   const problems = forRunner(found, opts.for);
   const errors = problems.filter((p) => p.severity === "error").length;
+  const tickets = loaded.kind === "ok" ? loaded.specs.length : undefined;
   if (opts.json) {
     io.stdout.write(
       `${JSON.stringify(
         {
           schema: "ticket-frontier/validation@1",
           valid: errors === 0,
-          tickets: loaded.kind === "ok" ? loaded.specs.length : undefined,
+          tickets,
           problems: problems.map((p) => ({ ...p, text: formatProblem(p) })),
         },
         null,
         2,
       )}\n`,
     );
-  } else if (errors > 0) {
-    printProblems(problems, io, dir);
   } else {
     if (problems.length > 0) printProblems(problems, io, dir);
+    if (errors > 0) return EXIT.usage;
     const paint = painter(io.stdout, io.env);
-    const tickets = loaded.kind === "ok" ? loaded.specs.length : undefined;
     line(
       io.stdout,
       `${dir}: ${tickets === undefined ? "" : `${plural(tickets, "ticket")}, `}${paint("green", "no problems")}${opts.for ? ` for a run ${opts.for === "github" ? "on GitHub" : "here"}` : ""}.`,

@@ -131,22 +131,6 @@ function receiptTicket(
     }
     return out;
   });
-  // The live attempt is mirrored in the front matter, not in the history: show it.
-  if (
-    state &&
-    status === "claimed" &&
-    state.attempt > 0 &&
-    !attempts.some((a) => a.n === state.attempt) &&
-    state.claimed_by &&
-    state.claimed_at
-  ) {
-    attempts.push({
-      n: state.attempt,
-      claim: state.claim ?? "",
-      claimed_by: state.claimed_by,
-      started_at: state.claimed_at,
-    });
-  }
   const t: ReceiptTicket = {
     id: spec.id,
     title: spec.title,
