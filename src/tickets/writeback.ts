@@ -10,6 +10,7 @@
  * else with the YAML document.
  */
 import { isUtf8 } from "node:buffer";
+import { isDeepStrictEqual } from "node:util";
 import { isMap, isScalar, type Pair, parseDocument, type YAMLMap } from "yaml";
 import type { Changes } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
@@ -288,7 +289,7 @@ function plainEditHolds(
   if (read === undefined) return false;
   const touched = new Set<string>(given);
   for (const key of new Set([...Object.keys(before.values), ...Object.keys(read.values)])) {
-    if (!touched.has(key) && !sameValue(before.values[key], read.values[key])) return false;
+    if (!touched.has(key) && !isDeepStrictEqual(before.values[key], read.values[key])) return false;
   }
   if (before.unknown.length !== read.unknown.length) return false;
   for (let i = 0; i < before.unknown.length; i++) {
@@ -298,23 +299,7 @@ function plainEditHolds(
     const want = fields[name];
     if (want === undefined) {
       if (read.lines.has(name)) return false;
-    } else if (!sameValue(read.values[name], want)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/** Equal values as front matter holds them: strings, numbers, lists and flat maps. */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) {
-    if (!sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) {
+    } else if (!isDeepStrictEqual(read.values[name], want)) {
       return false;
     }
   }
