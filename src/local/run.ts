@@ -499,9 +499,8 @@ class LocalRun {
         ticketFile: join(this.dir, spec.file),
         dir: this.dir,
         bound: claim.bound?.raw ?? "",
-        ...(timeoutMs !== undefined && {
-          deadline: new Date(Date.parse(claim.claimedAt) + timeoutMs).toISOString(),
-        }),
+        // a timed ticket's lease is its timeout
+        ...(timeoutMs !== undefined && { deadline: claim.leaseUntil }),
         runBound: claim.runBound,
         claim: claim.claim,
       },
