@@ -6,7 +6,7 @@
  * what to change; nothing here throws.
  */
 
-import { errnoCode } from "../core/errors.js";
+import { errnoCode, errorText } from "../core/errors.js";
 import type { AgentConfig } from "./config.js";
 import {
   type Ask,
@@ -128,9 +128,8 @@ async function post(config: AgentConfig, body: unknown, ms: number, deps: CallDe
     if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
       return { kind: "timeout" };
     const cause = error instanceof Error ? error.cause : undefined;
-    const said = cause instanceof Error ? cause : error instanceof Error ? error : undefined;
-    const code =
-      errnoCode(cause) ?? errnoCode(error) ?? excerpt(said?.message ?? String(error), 120);
+    const said = errorText(cause instanceof Error ? cause : error);
+    const code = errnoCode(cause) ?? errnoCode(error) ?? excerpt(said, 120);
     return { kind: "network", code };
   }
 }

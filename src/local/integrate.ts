@@ -46,7 +46,6 @@ import {
 import {
   addWorktree,
   checkedOutAt,
-  parentOf,
   pruneStale,
   removeWorktree,
   tryIsAncestor,
@@ -226,7 +225,7 @@ export class Integrator {
     // a run killed after the commit and before the record: the commit is the integration
     const made = recovering ? await landedCommit(this.branch, p) : undefined;
     if (made !== undefined) {
-      const paths = await diffTrees(root, await parentOf(root, made), made);
+      const paths = await diffTrees(root, `${made}^1`, made);
       const plan = judge(p.outcome, { start: p.start, paths, moved: new Map() }, spec);
       if (plan.record !== undefined) plan.record.commit = made;
       return plan;

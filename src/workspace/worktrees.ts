@@ -228,8 +228,3 @@ export async function commitWithTrailer(
   }
   return undefined;
 }
-
-/** The first parent of `commit`. */
-export async function parentOf(root: string, commit: string): Promise<string> {
-  return gitText(["rev-parse", "--verify", `${commit}^1`], { cwd: root });
-}
