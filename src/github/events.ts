@@ -17,7 +17,7 @@ import {
 import { patchFile, resultFile } from "../tickets/layout.js";
 import { outcomeReason, readCapped, readOutcomeFile } from "../tickets/outcome-file.js";
 import { integrationFiles, type JobChanges } from "./changes.js";
-import { parseRunName } from "./dispatch.js";
+import { parseRunName, runIdOf } from "./dispatch.js";
 import type { SettleInputs } from "./inputs.js";
 import { settleRefused } from "./outbox.js";
 import type { RunEvent } from "./run-context.js";
@@ -190,9 +190,4 @@ export function deadJobEvent(job: DeadJob): RunEvent {
     },
     true,
   );
-}
-
-function runIdOf(url: string): number | undefined {
-  const m = /\/actions\/runs\/(\d+)/.exec(url);
-  return m ? Number(m[1]) : undefined;
 }
