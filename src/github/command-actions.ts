@@ -10,6 +10,7 @@ import { answerFile } from "../tickets/layout.js";
 import { advance, readRun } from "./advance.js";
 import type { Command, QuestionMarker } from "./command-parse.js";
 import { workflowFor } from "./decide.js";
+import { runIdOf } from "./dispatch.js";
 import { receiptOf } from "./effects.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import {
@@ -277,11 +278,6 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
     outcome: { kind: "cancelled", tickets, runs },
     section: cancelled(login, tickets, runs),
   };
-}
-
-function runIdOf(url: string | undefined): number | undefined {
-  const m = /\/actions\/runs\/(\d+)/.exec(url ?? "");
-  return m ? Number(m[1]) : undefined;
 }
 
 async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<CancelledRun[]> {

@@ -89,6 +89,12 @@ export function parseRunName(
   return { ticket: m[1] as string, attempt: Number(m[2]), claim: m[3] as string };
 }
 
+/** The run id in a workflow run's URL (`…/actions/runs/<id>`). */
+export function runIdOf(url: string | undefined): number | undefined {
+  const m = /\/actions\/runs\/(\d+)/.exec(url ?? "");
+  return m ? Number(m[1]) : undefined;
+}
+
 const DISPATCH = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches" as const;
 
 export async function dispatchClaim(

@@ -3,8 +3,6 @@
  * job that died (workflow_run), the lease sweep (schedule), and "nothing but advance"
  * (push, workflow_dispatch). Each is a `RunEvent` for `advance`.
  */
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { REASON } from "../core/constants.js";
 import type { SettleInput } from "../core/engine.js";
 import { compileScope } from "../core/scope.js";
@@ -17,9 +15,9 @@ import {
   planSettle,
 } from "../core/settle.js";
 import { patchFile, resultFile } from "../tickets/layout.js";
-import { outcomeReason, readOutcomeFile } from "../tickets/outcome-file.js";
+import { outcomeReason, readCapped, readOutcomeFile } from "../tickets/outcome-file.js";
 import { integrationFiles, type JobChanges } from "./changes.js";
-import { parseRunName } from "./dispatch.js";
+import { parseRunName, runIdOf } from "./dispatch.js";
 import type { SettleInputs } from "./inputs.js";
 import { settleRefused } from "./outbox.js";
 import type { RunEvent } from "./run-context.js";
@@ -122,39 +120,10 @@ export async function readJobOutcome(
     ? await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile)
     : { kind: "none" };
   const { outcome, question, reason, jobStatus: status, resultFile } = inputs;
-  const result =
-    outcome && resultFile ? await readResultFile(resultFile, maxResultBytes) : undefined;
+  // the `result-file` input's text, at most the cap (a bigger one is only measured)
+  const result = outcome && resultFile ? await readCapped(resultFile, maxResultBytes) : undefined;
   const job: JobReport = { outcome, question, reason, status, result };
   return interpretOutcome({ file, job, maxResultBytes, timedOut }, outcomeReason);
-}
-
-/** The `result-file` input's text, at most the cap and a byte (a bigger one is only measured). */
-async function readResultFile(
-  path: string,
-  cap: number,
-): Promise<NonNullable<JobReport["result"]>> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return { kind: "unreadable", path };
-  }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) return { kind: "unreadable", path };
-    if (st.size > cap) return { kind: "over", bytes: st.size };
-    const buffer = Buffer.alloc(cap + 1);
-    let got = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, got, buffer.length - got, got);
-      got += bytesRead;
-      if (bytesRead === 0 || got >= buffer.length) break;
-    }
-    if (got > cap) return { kind: "over", bytes: got };
-    return { kind: "text", text: buffer.subarray(0, got).toString("utf8") };
-  } finally {
-    await handle.close();
-  }
 }
 
 /** A completed orch-task run, from a workflow_run payload. */
@@ -221,9 +190,4 @@ export function deadJobEvent(job: DeadJob): RunEvent {
     },
     true,
   );
-}
-
-function runIdOf(url: string): number | undefined {
-  const m = /\/actions\/runs\/(\d+)/.exec(url);
-  return m ? Number(m[1]) : undefined;
 }

@@ -137,11 +137,15 @@ export function apiFailure(error: unknown): ApiFailure | undefined {
 const CONFLICT =
   /fast[ -]forward|reference cannot be updated|reference update failed|expected branch to point to|head (?:oid|sha) .*(?:did not match|mismatch)/i;
 
-export function isConflict(error: unknown): boolean {
+export const isConflict = (error: unknown): boolean =>
+  answered(error, [422, 409, 200], CONFLICT, "STALE_DATA");
+
+/** GitHub answered with a GraphQL error of `type`, or one of `statuses` with a message `pattern` matches. */
+function answered(error: unknown, statuses: number[], pattern: RegExp, type?: string): boolean {
   const f = apiFailure(error);
   if (!f) return false;
-  if (f.types?.includes("STALE_DATA")) return true;
-  return (f.status === 422 || f.status === 409 || f.status === 200) && CONFLICT.test(f.message);
+  if (type !== undefined && f.types?.includes(type)) return true;
+  return statuses.includes(f.status) && pattern.test(f.message);
 }
 
 /**
@@ -219,29 +223,21 @@ export const isRateLimit = (error: unknown): boolean => rateLimitOf(error) !== u
  * A write to the branch that GitHub will never take from this token: branch protection,
  * a ruleset, or a token without `contents: write`.
  */
-export function isPushRefused(error: unknown): boolean {
-  const f = apiFailure(error);
-  if (!f) return false;
-  if (f.types?.some((t) => t === "FORBIDDEN")) return true;
-  return (
-    (f.status === 403 || f.status === 422 || f.status === 200 || f.status === 409) &&
-    /protected branch|rule violations?|repository rule|ruleset|resource not accessible by integration|push declined|not authorized to push|permission to .* denied|must not contain merge commits|changes must be made through a pull request/i.test(
-      f.message,
-    )
+export const isPushRefused = (error: unknown): boolean =>
+  answered(
+    error,
+    [403, 422, 200, 409],
+    /protected branch|rule violations?|repository rule|ruleset|resource not accessible by integration|push declined|not authorized to push|permission to .* denied|must not contain merge commits|changes must be made through a pull request/i,
+    "FORBIDDEN",
   );
-}
 
 /** A dispatch refused because the server does not know `return_run_details`. */
-export function isReturnRunDetailsUnsupported(error: unknown): boolean {
-  const f = apiFailure(error);
-  return (
-    f !== undefined &&
-    (f.status === 400 || f.status === 422) &&
-    /return_run_details|unexpected|not (a )?(permitted|allowed)|invalid (request|input)/i.test(
-      f.message,
-    )
+export const isReturnRunDetailsUnsupported = (error: unknown): boolean =>
+  answered(
+    error,
+    [400, 422],
+    /return_run_details|unexpected|not (a )?(permitted|allowed)|invalid (request|input)/i,
   );
-}
 
 /** 4xx other than rate limits: GitHub refused, and will refuse again. */
 export function isRefusal(error: unknown): boolean {

@@ -15,7 +15,12 @@ import { lstat, open } from "node:fs/promises";
 import { type ChangeVerdict, named } from "../core/changes.js";
 import { errnoCode } from "../core/errors.js";
 import { readJson } from "../core/json.js";
-import { EXIT_SUSPEND, type OutcomeFileRead, type OutcomeProblem } from "../core/settle.js";
+import {
+  type Captured,
+  EXIT_SUSPEND,
+  type OutcomeFileRead,
+  type OutcomeProblem,
+} from "../core/settle.js";
 
 export type { OutcomeFileRead };
 
@@ -60,44 +65,17 @@ export async function readOutcomeFile(
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "none" };
     return refuse(`unreadable (${code ?? "error"})`);
   }
-  const limit = outcomeFileLimit(maxResultBytes);
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = errnoCode(error);
-    if (code === "ENOENT") return { kind: "none" };
-    return refuse(code === "ELOOP" ? "a symbolic link" : `unreadable (${code ?? "error"})`);
+  const read = await readCapped(path, outcomeFileLimit(maxResultBytes), constants.O_NOFOLLOW);
+  if (read.kind === "unreadable")
+    return read.code === "ENOENT" ? { kind: "none" } : refuse(read.what);
+  if (read.kind === "over") {
+    return {
+      kind: "bad",
+      reason: overResultCap(`the outcome file (${name})`, read.bytes, maxResultBytes),
+    };
   }
-  let bytes: Buffer;
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) return refuse(kindOf(st));
-    // at most the limit and one byte more, however large the file says it is or grows
-    const chunks: Buffer[] = [];
-    let got = 0;
-    let chunk = Math.min(limit + 1, Math.max(st.size, 0) + 1, 1 << 20);
-    while (got <= limit) {
-      const buffer = Buffer.alloc(Math.min(chunk, limit + 1 - got));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, got);
-      if (bytesRead === 0) break;
-      chunks.push(buffer.subarray(0, bytesRead));
-      got += bytesRead;
-      chunk = 1 << 20;
-    }
-    if (got > limit) {
-      return {
-        kind: "bad",
-        reason: overResultCap(`the outcome file (${name})`, Math.max(st.size, got), maxResultBytes),
-      };
-    }
-    bytes = Buffer.concat(chunks, got);
-  } finally {
-    await handle.close();
-  }
-  const text = bytes.toString("utf8");
-  if (text.trim() === "") return { kind: "bad", reason: BLANK };
-  const json = readJson(text);
+  if (read.text.trim() === "") return { kind: "bad", reason: BLANK };
+  const json = readJson(read.text);
   if (!json.ok) {
     return {
       kind: "bad",
@@ -119,6 +97,44 @@ export async function readOutcomeFile(
     };
   }
   return { kind: "ok", value: parsed.data };
+}
+
+/**
+ * The regular file at `path`, opened without blocking (and with `flags`), read to at most
+ * `cap` and one byte more, however large it says it is or grows; else what it is instead.
+ */
+export async function readCapped(
+  path: string,
+  cap: number,
+  flags = 0,
+): Promise<Captured | { kind: "unreadable"; path: string; what: string; code?: string }> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | flags);
+  } catch (error) {
+    const code = errnoCode(error);
+    const what = code === "ELOOP" ? "a symbolic link" : `unreadable (${code ?? "error"})`;
+    return { kind: "unreadable", path, what, code };
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return { kind: "unreadable", path, what: kindOf(st) };
+    const chunks: Buffer[] = [];
+    let got = 0;
+    let chunk = Math.min(cap + 1, Math.max(st.size, 0) + 1, 1 << 20);
+    while (got <= cap) {
+      const buffer = Buffer.alloc(Math.min(chunk, cap + 1 - got));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, got);
+      if (bytesRead === 0) break;
+      chunks.push(buffer.subarray(0, bytesRead));
+      got += bytesRead;
+      chunk = 1 << 20;
+    }
+    if (got > cap) return { kind: "over", bytes: Math.max(st.size, got) };
+    return { kind: "text", text: Buffer.concat(chunks, got).toString("utf8") };
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The reason for a result over `max_result_bytes`: `what` is `the result on stdout`, … */
