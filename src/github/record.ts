@@ -332,7 +332,7 @@ class Recording {
       if (tries > 1) ctx.log(`${label}: recorded after ${tries} tries (the branch moved under us)`);
       return { ...decision.decided, commit: answer.sha, head: read.head, tries };
     }
-    if (tries >= (ctx.maxTries ?? 25)) {
+    if (tries >= 25) {
       throw new Error(
         `${label}: the branch ${ctx.branch} kept moving; gave up after ${tries} tries. Nothing was dispatched; the next event records it.`,
       );

@@ -62,8 +62,6 @@ export interface RunContext {
   debug?: (line: string) => void;
   /** remembers per process whether the server takes return_run_details */
   session: DispatchSession;
-  /** tries of the whole event on a moving branch (default 25) */
-  maxTries?: number;
   /**
    * Least back-off window after a lost race (default 250 ms). The window is at least
    * the time one try took, doubled per lost race, and the wait is drawn uniformly from

@@ -276,16 +276,10 @@ export function authoredChanges(
   checkout: ReadonlyMap<string, string> | undefined,
 ): string[] {
   if (!checkout) return [];
-  const out: string[] = [];
-  for (const spec of run.specs) {
-    const now = checkout.get(spec.file);
-    let before: string;
-    try {
-      before = run.read(spec.file);
-    } catch {
-      continue;
-    }
-    if (now === undefined || authoredText(now) !== authoredText(before)) out.push(spec.file);
-  }
-  return out;
+  return run.specs
+    .map((s) => s.file)
+    .filter((file) => {
+      const now = checkout.get(file);
+      return now === undefined || authoredText(now) !== authoredText(run.read(file));
+    });
 }

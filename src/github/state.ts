@@ -52,7 +52,6 @@ export const ReportShown = z.object({
   seq: z.number().int().nonnegative(),
   headline: z.string(),
 });
-export type ReportShown = z.infer<typeof ReportShown>;
 
 /** The question issue of one suspended attempt; `issue_number` once it has been opened. */
 export const QuestionRecord = z.object({
@@ -180,25 +179,10 @@ const IndexedHead = ShardedHead.extend({
   index: z.record(z.string(), IndexEntry),
 });
 
-export type ParsedState = { kind: "ok"; state: GitHubState } | { kind: "bad"; message: string };
-
-const bad = (path: string, what: string): ParsedState => ({
-  kind: "bad",
-  message: `${path}: ${what}. It is written by Ticket Frontier; restore it from git history, or delete it to start the run afresh.`,
-});
-
-/**
- * Parse state.json text (and, for a sharded state, the texts of its shard files by file
- * name); `path` is named in the message a person reads.
- */
-export function parseState(
-  text: string,
-  path: string,
-  shards?: ReadonlyMap<string, string>,
-): ParsedState {
-  const parsed = parseStatePart(text, path, shards, undefined);
-  return parsed.kind === "need-all" ? bad(path, "its shards were not read") : parsed;
-}
+const bad = (path: string, what: string) =>
+  new UserError(
+    `${path}: ${what}. It is written by Ticket Frontier; restore it from git history, or delete it to start the run afresh.`,
+  );
 
 /** A parse, or what is wrong and where. */
 type Checked<T> = { ok: true; data: T } | { ok: false; what: string };
@@ -221,33 +205,6 @@ function readShard<T>(
   const entries = readJson(text);
   if (!entries.ok) return { ok: false, what: `state/${name} is not valid JSON (${entries.error})` };
   return check(z.record(z.string(), schema), entries.value, `state/${name}`);
-}
-
-/**
- * parseState of a state read in part: `asked` names the shard files asked for (one
- * absent from `shards` is empty); undefined: `shards` is the whole directory.
- * `need-all`: a state from before the index, which is read whole.
- */
-function parseStatePart(
-  text: string,
-  path: string,
-  shards: ReadonlyMap<string, string> = new Map(),
-  asked: ReadonlySet<string> | undefined,
-): ParsedState | { kind: "need-all" } {
-  const read = readJson(text);
-  if (!read.ok) return bad(path, `not valid JSON (${read.error})`);
-  const json = read.value as { schema?: unknown; index?: unknown; shards?: unknown } | null;
-  const indexed = json?.schema === GITHUB_STATE_SCHEMA && json.index !== undefined;
-  const sharded = json?.schema !== GITHUB_STATE_SCHEMA && typeof json?.shards === "number";
-  if (asked && sharded) return { kind: "need-all" };
-  const parsed = indexed
-    ? fromIndex(json, shards, asked)
-    : sharded
-      ? fromShards(json, shards)
-      : check(WholeState, json);
-  if (!parsed.ok) return bad(path, parsed.what);
-  const { worklog: _old, ...state } = { ...parsed.data, schema: GITHUB_STATE_SCHEMA } as const;
-  return { kind: "ok", state };
 }
 
 /** An indexed state: every ticket's head from the index, with the histories of the shards read. */
@@ -375,8 +332,8 @@ export function shardTexts(read: BranchRead, dir: string): Map<string, string> {
 }
 
 /**
- * The state a read found, read in part: state.json, and the shard files `asked` (names;
- * undefined: the whole shard directory, read as `dirs`). `need-all`: a state from before
+ * The state a read found, read in part: state.json, and the shard files `asked` (names; one
+ * the read lacks is empty; undefined: the whole shard directory, read as `dirs`). `need-all`: a state from before
  * the index, which is read whole.
  */
 export function partOfRead(
@@ -384,9 +341,22 @@ export function partOfRead(
   read: BranchRead,
   asked: ReadonlySet<string> | undefined,
 ): GitHubState | "need-all" | undefined {
-  const text = read.files.get(statePath(dir))?.text;
+  const path = statePath(dir);
+  const text = read.files.get(path)?.text;
   if (text === undefined) return undefined;
-  const parsed = parseStatePart(text, statePath(dir), shardTexts(read, dir), asked);
-  if (parsed.kind === "bad") throw new UserError(parsed.message);
-  return parsed.kind === "need-all" ? "need-all" : parsed.state;
+  const shards = shardTexts(read, dir);
+  const raw = readJson(text);
+  if (!raw.ok) throw bad(path, `not valid JSON (${raw.error})`);
+  const json = raw.value as { schema?: unknown; index?: unknown; shards?: unknown } | null;
+  const indexed = json?.schema === GITHUB_STATE_SCHEMA && json.index !== undefined;
+  const sharded = json?.schema !== GITHUB_STATE_SCHEMA && typeof json?.shards === "number";
+  if (asked && sharded) return "need-all";
+  const parsed = indexed
+    ? fromIndex(json, shards, asked)
+    : sharded
+      ? fromShards(json, shards)
+      : check(WholeState, json);
+  if (!parsed.ok) throw bad(path, parsed.what);
+  const { worklog: _old, ...state } = { ...parsed.data, schema: GITHUB_STATE_SCHEMA } as const;
+  return state;
 }

@@ -2,7 +2,8 @@
  * The state of a GitHub run as a test reads it from the fake repository: state.json and
  * its shard files under .frontier/state/, parsed by the action's own reader.
  */
-import { type GitHubState, parseState } from "../../src/github/state.js";
+import type { BlobText } from "../../src/github/branch.js";
+import { type GitHubState, shardDirPath, stateOfRead, statePath } from "../../src/github/state.js";
 import type { FakeRepo } from "../fake-github/server.js";
 
 export function readRunState(
@@ -10,17 +11,15 @@ export function readRunState(
   dir: string,
   branch = "main",
 ): GitHubState | undefined {
-  const prefix = dir === "." || dir === "" ? ".frontier" : `${dir}/.frontier`;
-  const text = repo.readFile(`${prefix}/state.json`, branch);
+  const text = repo.readFile(statePath(dir), branch);
   if (text === undefined) return undefined;
-  const shards = new Map<string, string>();
-  for (const path of repo.listFiles(branch, `${prefix}/state`)) {
+  const shards = new Map<string, BlobText>();
+  for (const path of repo.listFiles(branch, shardDirPath(dir))) {
     const name = path.slice(path.lastIndexOf("/") + 1);
-    shards.set(name, repo.readFile(path, branch) ?? "");
+    shards.set(name, { oid: "", text: repo.readFile(path, branch) ?? "" });
   }
-  const parsed = parseState(text, `${prefix}/state.json`, shards);
-  if (parsed.kind !== "ok") throw new Error(parsed.message);
-  return parsed.state;
+  const files = new Map([[statePath(dir), { oid: "", text }]]);
+  return stateOfRead(dir, { head: "", files, dirs: new Map([[shardDirPath(dir), shards]]) });
 }
 
 /** Every worklog line of a GitHub run, oldest first: the sealed chunks, then worklog.jsonl. */
