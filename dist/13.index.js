@@ -241,6 +241,8 @@ const TITLE_CHARS = 31;
  * more); wider ones open at full size, scrolled to where the run starts.
  */
 const FIT_WIDTH = 2_000;
+/** A coordinate as the SVG writes it. */
+const f = (n) => n.toFixed(1);
 function renderGraph(ctx) {
     const r = ctx.receipt;
     if (r.tickets.length === 0)
@@ -256,14 +258,12 @@ function renderGraph(ctx) {
         const i = ctx.crit.get(v);
         return i !== undefined && ctx.crit.get(w) === i + 1;
     };
-    const edges = [];
-    for (const { v, w, d } of lay.edges) {
+    const edges = lay.edges.map(({ v, w, d }) => {
         const to = ctx.byId.get(w);
         // the edge along which a failure blocked its dependent is drawn as such
         const blocking = to?.status === "blocked" && to.blocked_by?.ticket === v;
-        const cls = `edge${blocking ? " blocking" : ""}${critEdge(v, w) ? " crit" : ""}`;
-        edges.push(`<path class="${cls}" d="${d}" marker-end="url(#${blocking ? "arrow-b" : "arrow"})"/>`);
-    }
+        return `<path class="edge${blocking ? " blocking" : ""}${critEdge(v, w) ? " crit" : ""}" d="${d}" marker-end="url(#arrow${blocking ? "-b" : ""})"/>`;
+    });
     const nodes = [];
     let start;
     for (const t of ctx.byId.values()) {
@@ -278,16 +278,16 @@ function renderGraph(ctx) {
         const crit = ctx.crit.has(t.id);
         nodes.push(`<a href="#${ctx.anchor.get(t.id)}" class="node st-${t.status}${crit ? " crit" : ""}" data-node-status="${t.status}">
 <title>${(0,report_escape/* escapeHtml */.ZD)(`${t.id}: ${title} — ${t.status}${t.blocked_by ? ` (blocked by ${t.blocked_by.ticket})` : ""}${crit ? " · on the critical path" : ""}`)}</title>
-${crit ? `<rect class="halo" x="${(x - 4).toFixed(1)}" y="${(y - 4).toFixed(1)}" width="${NODE_W + 8}" height="${NODE_H + 8}" rx="10"/>` : ""}<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${NODE_W}" height="${NODE_H}" rx="7"/>
-<text x="${(x + 10).toFixed(1)}" y="${(y + 18).toFixed(1)}" class="nid">${(0,report_escape/* escapeHtml */.ZD)((0,report_escape/* clip */.$Q)(t.id, ID_CHARS))}</text>
+${crit ? `<rect class="halo" x="${f(x - 4)}" y="${f(y - 4)}" width="${NODE_W + 8}" height="${NODE_H + 8}" rx="10"/>` : ""}<rect x="${f(x)}" y="${f(y)}" width="${NODE_W}" height="${NODE_H}" rx="7"/>
+<text x="${f(x + 10)}" y="${f(y + 18)}" class="nid">${(0,report_escape/* escapeHtml */.ZD)((0,report_escape/* clip */.$Q)(t.id, ID_CHARS))}</text>
 ${titleLines(title === t.id ? "" : title)
-            .map((line, k) => `<text x="${(x + 10).toFixed(1)}" y="${(y + 34 + k * 15).toFixed(1)}" class="ntitle">${(0,report_escape/* escapeHtml */.ZD)(line)}</text>`)
+            .map((line, k) => `<text x="${f(x + 10)}" y="${f(y + 34 + k * 15)}" class="ntitle">${(0,report_escape/* escapeHtml */.ZD)(line)}</text>`)
             .join("\n")}
-<use href="#i-${t.status}" x="${(x + 10).toFixed(1)}" y="${(y + 56).toFixed(1)}" width="13" height="13"/><text x="${(x + 27).toFixed(1)}" y="${(y + 66).toFixed(1)}" class="nstate">${(0,report_escape/* escapeHtml */.ZD)(t.status)}</text>
+<use href="#i-${t.status}" x="${f(x + 10)}" y="${f(y + 56)}" width="13" height="13"/><text x="${f(x + 27)}" y="${f(y + 66)}" class="nstate">${(0,report_escape/* escapeHtml */.ZD)(t.status)}</text>
 </a>`);
     }
     const bands = lay.bands
-        .map((b) => `<text class="band" x="10" y="${(b.y + 14).toFixed(1)}">${(0,report_escape/* escapeHtml */.ZD)(b.label)}</text><line class="band" x1="0" x2="${width}" y1="${(b.y - 8).toFixed(1)}" y2="${(b.y - 8).toFixed(1)}"/>`)
+        .map((b) => `<text class="band" x="10" y="${f(b.y + 14)}">${(0,report_escape/* escapeHtml */.ZD)(b.label)}</text><line class="band" x1="0" x2="${width}" y1="${f(b.y - 8)}" y2="${f(b.y - 8)}"/>`)
         .join("");
     const fit = width <= FIT_WIDTH;
     const how = lay.kind === "dagre"
@@ -299,9 +299,7 @@ ${titleLines(title === t.id ? "" : title)
 <div class="graph-scroll" data-start-x="${Math.round(start?.x ?? 0)}">
 <svg xmlns="http://www.w3.org/2000/svg" class="${lay.kind}${fit ? " fit" : ""}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Dependency graph of the run">
 <defs>
-<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker>
-<marker id="arrow-b" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead-b"/></marker>
-</defs>
+${["", "-b"].map((b) => `<marker id="arrow${b}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead${b}"/></marker>\n`).join("")}</defs>
 <g class="bands">${bands}</g>
 <g class="edges">${edges.join("")}</g>
 <g class="nodes">${nodes.join("")}</g>
@@ -312,15 +310,10 @@ ${titleLines(title === t.id ? "" : title)
 /** The edges of the graph: each dependency once, only between tickets of the receipt. */
 function graphEdges(ctx) {
     const out = [];
-    for (const t of ctx.byId.values()) {
-        const seen = new Set();
-        for (const d of t.depends_on) {
-            if (!ctx.byId.has(d) || d === t.id || seen.has(d))
-                continue;
-            seen.add(d);
-            out.push([d, t.id]);
-        }
-    }
+    for (const t of ctx.byId.values())
+        for (const d of new Set(t.depends_on))
+            if (ctx.byId.has(d) && d !== t.id)
+                out.push([d, t.id]);
     return out;
 }
 function dagreLayout(ctx) {
@@ -333,18 +326,9 @@ function dagreLayout(ctx) {
         g.setEdge(v, w);
     dagre_esm/* default.layout */.Ay.layout(g);
     const size = g.graph();
-    const nodes = new Map();
-    for (const id of ctx.byId.keys()) {
-        const n = g.node(id);
-        if (n && n.x !== undefined && n.y !== undefined)
-            nodes.set(id, { x: n.x, y: n.y });
-    }
-    const edges = [];
-    for (const edge of g.edges()) {
-        const pts = g.edge(edge).points ?? [];
-        if (pts.length)
-            edges.push({ v: edge.v, w: edge.w, d: smoothPath(pts) });
-    }
+    // dagre places every node and gives every edge its points
+    const nodes = new Map([...ctx.byId.keys()].map((id) => [id, g.node(id)]));
+    const edges = g.edges().map(({ v, w }) => ({ v, w, d: smoothPath(g.edge(v, w).points) }));
     return {
         kind: "dagre",
         width: Math.ceil(size.width ?? 0),
@@ -374,45 +358,24 @@ function layerLayout(ctx) {
     let y = MARGIN;
     waves.forEach((ids, wi) => {
         const at = (id, i) => {
-            const deps = ctx.byId.get(id)?.depends_on ?? [];
-            let sum = 0;
-            let n = 0;
-            for (const d of deps) {
-                const k = key.get(d);
-                if (k !== undefined) {
-                    sum += k;
-                    n++;
-                }
-            }
-            return n ? sum / n : i % LAYER_LINE;
+            const ks = (ctx.byId.get(id)?.depends_on ?? []).flatMap((d) => key.get(d) ?? []);
+            return ks.length ? ks.reduce((a, b) => a + b) / ks.length : i % LAYER_LINE;
         };
         // each ticket goes to the column under its dependencies (wave 1: round robin); a line
-        // takes one ticket per column, and its empty slots from the fullest columns
+        // takes one ticket per column, and its empty slots from the fullest columns. Sorted
+        // last first, so each column pops its tickets in order.
         const cols = Array.from({ length: LAYER_LINE }, () => []);
         ids
             .map((id, i) => ({ id, k: at(id, i), i }))
-            .sort((a, b) => a.k - b.k || a.i - b.i)
+            .sort((a, b) => b.k - a.k || b.i - a.i)
             .forEach(({ id, k }) => {
             cols[Math.min(LAYER_LINE - 1, Math.max(0, Math.round(k)))]?.push(id);
         });
-        const next = cols.map(() => 0);
-        const left = (c) => (cols[c]?.length ?? 0) - (next[c] ?? 0);
-        let remaining = ids.length;
         bands.push({ label: `wave ${wi + 1}`, y });
-        while (remaining > 0) {
-            for (let c = 0; c < LAYER_LINE && remaining > 0; c++) {
-                let from = c;
-                if (left(c) === 0) {
-                    from = -1;
-                    for (let o = 0; o < LAYER_LINE; o++)
-                        if (left(o) > 0 && (from < 0 || left(o) > left(from)))
-                            from = o;
-                    if (from < 0)
-                        break;
-                }
-                const id = cols[from]?.[next[from] ?? 0];
-                next[from] = (next[from] ?? 0) + 1;
-                remaining--;
+        for (let remaining = ids.length; remaining > 0;) {
+            for (let c = 0; c < LAYER_LINE && remaining > 0; c++, remaining--) {
+                const own = cols[c] ?? [];
+                const id = (own.length ? own : cols.reduce((a, b) => (b.length > a.length ? b : a))).pop();
                 if (id === undefined)
                     continue;
                 nodes.set(id, { x: LEFT + c * (NODE_W + GAP_X) + NODE_W / 2, y: y + NODE_H / 2 });
@@ -449,7 +412,6 @@ function drawnWaves(ctx) {
 }
 /** Edges of the layered layout: a curve from a node's bottom to its dependent's top. */
 function layerEdges(ctx, nodes) {
-    const f = (n) => n.toFixed(1);
     const edges = [];
     for (const [v, w] of graphEdges(ctx)) {
         const a = nodes.get(v);
@@ -478,7 +440,6 @@ function titleLines(title) {
 }
 /** Edges as smooth curves through dagre's points: a quadratic spline through the midpoints. */
 function smoothPath(pts) {
-    const f = (n) => n.toFixed(1);
     const first = pts[0];
     if (!first)
         return "";
@@ -531,9 +492,7 @@ var markdown_it = __webpack_require__(5251);
 
 const SAFE_LINK = /^(?:https?:\/\/|mailto:)/i;
 let instance;
-function md() {
-    if (instance)
-        return instance;
+function makeMd() {
     const m = new markdown_it/* default */.A("default", { html: false, linkify: false, typographer: false });
     // markdown-it already refuses javascript:, vbscript:, file: and most data: links; a
     // report opened from disk has no use for relative or other links either.
@@ -551,12 +510,12 @@ function md() {
         const alt = self.renderInlineAsText(token?.children ?? [], options, env) || src;
         return `<a href="${(0,report_escape/* escapeHtml */.ZD)(src)}" rel="noopener noreferrer">image: ${(0,report_escape/* escapeHtml */.ZD)(alt)}</a>`;
     };
-    instance = m;
     return m;
 }
 /** Markdown text as safe HTML (block level: paragraphs, lists, tables, code). */
 function markdownToHtml(text) {
-    return md().render(text);
+    instance ??= makeMd();
+    return instance.render(text);
 }
 
 ;// CONCATENATED MODULE: ./src/report/html.ts
@@ -751,12 +710,12 @@ function renderBlockers(ctx) {
         .map((g) => {
         const ids = g.tickets.map((id) => ticketLink(ctx, id)).join(" ");
         const reason = g.reason ? ` — <span class="reason">${e((0,report_escape/* clip */.$Q)(g.reason, 400))}</span>` : "";
-        return `<li>${ticketLink(ctx, g.root)} ${stateBadge(g.root_status)}${reason}: blocks <strong>${(0,states/* formatInt */.Dw)(g.tickets.length)}</strong> ${g.tickets.length === 1 ? "ticket" : "tickets"}
+        return `<li>${ticketLink(ctx, g.root)} ${stateBadge(g.root_status)}${reason}: blocks <strong>${(0,states/* formatInt */.Dw)(g.tickets.length)}</strong> ${(0,states/* noun */.jB)(g.tickets.length, "ticket")}
 <details><summary>which tickets</summary><p class="idlist">${ids}</p></details></li>`;
     })
         .join("\n");
     const blocked = groups.reduce((n, g) => n + g.tickets.length, 0);
-    return `<section id="blockers"><h2>Blocked by root cause <span class="sub">${(0,states/* formatInt */.Dw)(blocked)} tickets, ${(0,states/* formatInt */.Dw)(groups.length)} ${groups.length === 1 ? "cause" : "causes"}</span></h2><ul class="groups">${items}</ul></section>`;
+    return `<section id="blockers"><h2>Blocked by root cause <span class="sub">${(0,states/* formatInt */.Dw)(blocked)} tickets, ${(0,states/* formatInt */.Dw)(groups.length)} ${(0,states/* noun */.jB)(groups.length, "cause")}</span></h2><ul class="groups">${items}</ul></section>`;
 }
 function renderQuestions(ctx) {
     const qs = ctx.receipt.questions;
@@ -789,7 +748,7 @@ function renderTicket(ctx, t, i) {
     const duration = (0,states/* formatDuration */.a3)((0,states/* totalDuration */.Hn)(t.attempts));
     const step = ctx.crit.get(t.id);
     const critTag = step !== undefined ? ' <span class="crit-tag">critical path</span>' : "";
-    const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e((0,report_escape/* clip */.$Q)((0,report_escape/* oneLine */.TN)(t.title), 160))}</span>${critTag} <span class="tmeta">${t.attempts.length} ${t.attempts.length === 1 ? "attempt" : "attempts"} · ${duration}</span></summary>`;
+    const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e((0,report_escape/* clip */.$Q)((0,report_escape/* oneLine */.TN)(t.title), 160))}</span>${critTag} <span class="tmeta">${(0,states/* plural */.LS)(t.attempts.length, "attempt")} · ${duration}</span></summary>`;
     const facts = [`<dt>file</dt><dd><code>${e(t.file)}</code></dd>`];
     if (t.depends_on.length)
         facts.push(`<dt>depends on</dt><dd>${t.depends_on.map((d) => ticketLink(ctx, d)).join(" ")}</dd>`);
@@ -876,7 +835,7 @@ function blockerChain(ctx, t) {
     if (!reachedRoot && cur?.blocked_by) {
         const more = chainLength(ctx, cur.id) - 1;
         if (more > 0)
-            steps.push(`<li class="sub">… ${(0,states/* formatInt */.Dw)(more)} more blocked ${more === 1 ? "ticket" : "tickets"} …</li>`);
+            steps.push(`<li class="sub">… ${(0,states/* formatInt */.Dw)(more)} more blocked ${(0,states/* noun */.jB)(more, "ticket")} …</li>`);
     }
     if (!reachedRoot)
         steps.push(step(root));
@@ -930,9 +889,9 @@ function renderChanges(ctx) {
         const merge = ctx.where === "local"
             ? b.merge && ` · merge: <code>${e(b.merge)}</code>`
             : (0,states/* safeUrl */.Pl)(b.merge) && ` · merge it through ${html_link("its pull request", b.merge)}`;
-        head = `<p>${(0,states/* formatInt */.Dw)(b.commits.length)} ${b.commits.length === 1 ? "commit" : "commits"} on <code>${e(b.name)}</code>${b.base ? ` from <code>${e(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
+        head = `<p>${(0,states/* formatInt */.Dw)(b.commits.length)} ${(0,states/* noun */.jB)(b.commits.length, "commit")} on <code>${e(b.name)}</code>${b.base ? ` from <code>${e(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
     }
-    return `<section id="changes"><h2>Changes <span class="sub">${(0,states/* formatInt */.Dw)(changed.length)} ${changed.length === 1 ? "attempt" : "attempts"} changed the repository</span></h2>${head}${blocks}</section>`;
+    return `<section id="changes"><h2>Changes <span class="sub">${(0,states/* formatInt */.Dw)(changed.length)} ${(0,states/* noun */.jB)(changed.length, "attempt")} changed the repository</span></h2>${head}${blocks}</section>`;
 }
 function changesBlock(ctx, t, a, open) {
     const repo = (0,states/* safeUrl */.Pl)(ctx.receipt.links?.repository);
@@ -958,7 +917,7 @@ function changesBlock(ctx, t, a, open) {
                 : ` · commit <code>${e(c.commit.slice(0, 12))}</code>`
             : " · integrated"
         : ` · not integrated (${e(c.verdict)})${c.patch_file ? ` — patch in <code>${e(c.patch_file)}</code>` : ""}`;
-    return `<details class="changes"${open ? " open" : ""}><summary>${ticketLink(ctx, t.id)} · Changes of attempt ${a.n}: ${(0,states/* formatInt */.Dw)(c.paths.length)} path${c.paths.length === 1 ? "" : "s"}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
+    return `<details class="changes"${open ? " open" : ""}><summary>${ticketLink(ctx, t.id)} · Changes of attempt ${a.n}: ${(0,states/* formatInt */.Dw)(c.paths.length)} ${(0,states/* noun */.jB)(c.paths.length, "path")}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
 }
 function attemptsTable(attempts) {
     // Columns nobody filled in (no reason, no GitHub run, no usage) are left out.

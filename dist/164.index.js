@@ -34,7 +34,7 @@ function parseSettings(text) {
             settings: {},
             problems: doc.errors
                 .slice(0, 3)
-                .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlErrorText */ .j)(err)}`, (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlFixText */ .W)(err, "fix the YAML (quote text that contains : or #)"))),
+                .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlErrorText */ .jw)(err)}`, (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlFixText */ .W5)(err, "fix the YAML (quote text that contains : or #)"))),
             warnings: [],
         };
     }
@@ -56,50 +56,23 @@ function parseSettings(text) {
     const lines = new Map();
     const warnings = [];
     for (const pair of contents.items) {
-        const key = pair.key;
-        const name = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(key) ? text_(key) : "";
+        const name = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(pair.key) ? (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(pair.key) : "";
         const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk[name] : undefined;
         if (info === undefined) {
-            warnings.push((0,_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .unknownSetting */ .pL)(name, lineOf(key)));
+            warnings.push((0,_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .unknownSetting */ .pL)(name, lineOf(pair.key)));
             continue;
         }
-        lines.set(name, lineOf(pair.value) ?? lineOf(key));
+        lines.set(name, lineOf(pair.value) ?? lineOf(pair.key));
         const v = value(pair.value, info.kind);
         if (v !== undefined)
             values[name] = v;
     }
-    const parsed = _core_model_js__WEBPACK_IMPORTED_MODULE_1__.Settings.partial().safeParse(values);
-    const problems = [];
-    if (!parsed.success) {
-        const seen = new Set();
-        for (const issue of parsed.error.issues) {
-            const name = String(issue.path[0] ?? "");
-            if (seen.has(name))
-                continue;
-            seen.add(name);
-            const info = Object.hasOwn(_setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk, name) ? _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk[name] : undefined;
-            if (info === undefined)
-                continue;
-            problems.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, lines.get(name), `${name} must be ${info.expect}, got ${(0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .describeValue */ .bp)(values[name])}`, `write ${info.example}`));
-        }
-    }
-    // the settings that are right still count (max_file_bytes, max_tickets): one wrong
-    // setting must not hide what the others would find in the tickets
-    let settings = {};
-    if (parsed.success)
-        settings = parsed.data;
-    else {
-        const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? "")));
-        const rest = _core_model_js__WEBPACK_IMPORTED_MODULE_1__.Settings.partial().safeParse(Object.fromEntries(Object.entries(values).filter(([name]) => !bad.has(name))));
-        if (rest.success)
-            settings = rest.data;
-    }
+    const { settings, problems } = typeChecked(values, lines);
     const duration = typeof settings.bound === "object" ? settings.bound.duration : undefined;
-    const checks = [
+    for (const [field, text, key] of [
         ["bound.duration", duration, "bound"],
         ["ticket_bound", settings.ticket_bound, "ticket_bound"],
-    ];
-    for (const [field, text, key] of checks) {
+    ]) {
         if (text === undefined)
             continue;
         const checked = (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .boundProblems */ .Jv)(field, text, file, lines.get(key), "invalid-settings");
@@ -112,10 +85,28 @@ function parseSettings(text) {
     }
     return { settings, problems, warnings };
 }
-function text_(n) {
-    if (typeof n.value === "string")
-        return n.value;
-    return n.source ?? String(n.value);
+/**
+ * zod's check of the settings: a problem for each one that is not of its type, and the
+ * rest — the settings that are right still count (max_file_bytes, max_tickets): one wrong
+ * setting must not hide what the others would find in the tickets.
+ */
+function typeChecked(values, lines) {
+    const parsed = _core_model_js__WEBPACK_IMPORTED_MODULE_1__.Settings.partial().safeParse(values);
+    if (parsed.success)
+        return { settings: parsed.data, problems: [] };
+    const problems = [];
+    const bad = new Set();
+    for (const issue of parsed.error.issues) {
+        // every issue is at a setting read above: a name of KEYS
+        const name = String(issue.path[0]);
+        if (bad.has(name))
+            continue;
+        bad.add(name);
+        const info = _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .KEYS */ .Rk[name];
+        problems.push((0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .SETTINGS_FILE */ .tP, lines.get(name), `${name} must be ${info.expect}, got ${(0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .describeValue */ .bp)(values[name])}`, `write ${info.example}`));
+    }
+    const rest = _core_model_js__WEBPACK_IMPORTED_MODULE_1__.Settings.partial().safeParse(Object.fromEntries(Object.entries(values).filter(([name]) => !bad.has(name))));
+    return { settings: rest.success ? rest.data : {}, problems };
 }
 function scalar(n, kind) {
     if (!(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(n))
@@ -123,7 +114,7 @@ function scalar(n, kind) {
     if (n.value === null)
         return undefined;
     if (kind === "text")
-        return text_(n);
+        return (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(n);
     if (typeof n.value === "number" && n.source !== undefined && /^[-+]?[0-9]+$/.test(n.source)) {
         return Number(n.source);
     }
@@ -139,12 +130,12 @@ function value(n, kind) {
                 return scalar(n, "int");
             const out = {};
             for (const pair of n.items) {
-                const k = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(pair.key) ? text_(pair.key) : "";
+                const k = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(pair.key) ? (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(pair.key) : "";
                 if (k === "usage" && (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(pair.value)) {
                     // usage totals by key: {tokens: 2000000, cost_usd: 5}
                     const usage = {};
                     for (const u of pair.value.items) {
-                        usage[(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(u.key) ? text_(u.key) : ""] = scalar(u.value, "int");
+                        usage[(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(u.key) ? (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(u.key) : ""] = scalar(u.value, "int");
                     }
                     out[k] = usage;
                 }
@@ -158,7 +149,7 @@ function value(n, kind) {
                 return scalar(n, "text");
             const out = {};
             for (const pair of n.items) {
-                const k = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(pair.key) ? text_(pair.key) : "";
+                const k = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(pair.key) ? (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(pair.key) : "";
                 out[k] = scalar(pair.value, "text");
             }
             return out;

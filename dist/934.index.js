@@ -21,8 +21,12 @@ var core = __webpack_require__(9433);
 var promises_ = __webpack_require__(1455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(6760);
+// EXTERNAL MODULE: external "node:stream/consumers"
+var consumers_ = __webpack_require__(8321);
 // EXTERNAL MODULE: ./src/core/bound.ts
 var bound = __webpack_require__(4831);
+// EXTERNAL MODULE: ./src/core/errors.ts
+var errors = __webpack_require__(4296);
 // EXTERNAL MODULE: ./src/core/executor.ts
 var executor = __webpack_require__(9774);
 // EXTERNAL MODULE: ./src/core/settle.ts
@@ -39,6 +43,8 @@ var report_escape = __webpack_require__(6412);
 
 /** The outcomes a model may report (`limited` is the runner's word, not the model's). */
 const MODEL_STATUSES = ["complete", "empty", "failed", "suspended"];
+/** A property that may be null (strict structured outputs require every one). */
+const orNull = (type, description) => ({ type: [type, "null"], description });
 /**
  * The answer's JSON schema, strict as OpenAI's structured outputs want it: every property
  * required, unused ones `null`, nothing else allowed. The coding-agent recipes ask for the
@@ -52,18 +58,9 @@ const OUTCOME_SCHEMA = {
             enum: [...MODEL_STATUSES],
             description: "complete: the task is done (result). empty: done, and there is nothing to report. failed: it cannot be done (reason). suspended: a decision only a maintainer can make is needed (question).",
         },
-        result: {
-            type: ["string", "null"],
-            description: "with complete: the work (what was found, or what was done) in markdown; else null",
-        },
-        question: {
-            type: ["string", "null"],
-            description: "with suspended: one specific question for a maintainer; else null",
-        },
-        reason: {
-            type: ["string", "null"],
-            description: "with failed: why, and what would make it possible; else null",
-        },
+        result: orNull("string", "with complete: the work (what was found, or what was done) in markdown; else null"),
+        question: orNull("string", "with suspended: one specific question for a maintainer; else null"),
+        reason: orNull("string", "with failed: why, and what would make it possible; else null"),
     },
     required: ["status", "result", "question", "reason"],
     additionalProperties: false,
@@ -74,8 +71,7 @@ const CODING_SCHEMA = {
     properties: {
         ...OUTCOME_SCHEMA.properties,
         writes: {
-            type: ["array", "null"],
-            description: "files to write, each whole: repository-relative path and its full new text",
+            ...orNull("array", "files to write, each whole: repository-relative path and its full new text"),
             items: {
                 type: "object",
                 properties: { path: { type: "string" }, content: { type: "string" } },
@@ -84,8 +80,7 @@ const CODING_SCHEMA = {
             },
         },
         deletes: {
-            type: ["array", "null"],
-            description: "repository-relative paths of files to delete",
+            ...orNull("array", "repository-relative paths of files to delete"),
             items: { type: "string" },
         },
     },
@@ -155,26 +150,25 @@ const STOPPED = {
 };
 /** What to change when a model will not keep to the shape. */
 const KEEP_TO_SHAPE = "choose a model that answers in a JSON schema (structured outputs), e.g. openai/gpt-4.1-mini on GitHub Models";
+/** An answer that does not keep to the shape: `what` is wrong with it. */
+const offShape = (what) => failed(`the model's answer ${what}: ${KEEP_TO_SHAPE}`);
 /**
  * The outcome of a chat completion's body (already parsed as JSON), or a failure that
  * says what was wrong with it. Usage is the caller's to add.
  */
 function readCompletion(body) {
     const choice = body?.choices?.[0];
-    if (choice === undefined || typeof choice !== "object" || choice === null) {
+    if (typeof choice !== "object" || choice === null)
         return failed("the endpoint's answer is not a chat completion (it has no choices): check that --endpoint is the base URL of an OpenAI-compatible API");
-    }
     const message = choice.message ?? {};
-    if (typeof message.refusal === "string" && message.refusal.trim() !== "") {
+    if (typeof message.refusal === "string" && message.refusal.trim() !== "")
         return failed(`the model refused the task: "${excerpt(message.refusal, 300)}" — reword the ticket, or choose another model`);
-    }
     const stopped = STOPPED[String(choice.finish_reason)];
     if (stopped !== undefined)
         return failed(stopped);
     const content = message.content;
-    if (typeof content !== "string" || content.trim() === "") {
-        return failed(`the model's answer is empty, not an outcome: ${KEEP_TO_SHAPE}`);
-    }
+    if (typeof content !== "string" || content.trim() === "")
+        return offShape("is empty, not an outcome");
     return readAnswer(content);
 }
 /** The model's text as an outcome: one JSON object of the shape, else a failure. */
@@ -190,24 +184,21 @@ function readAnswer(content) {
         value = JSON.parse(text);
     }
     catch {
-        return failed(`the model's answer is not JSON (it began "${excerpt(content, 80)}"): ${KEEP_TO_SHAPE}`);
+        return offShape(`is not JSON (it began "${excerpt(content, 80)}")`);
     }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-        return failed(`the model's answer is JSON but not an object: ${KEEP_TO_SHAPE}`);
-    }
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+        return offShape("is JSON but not an object");
     const o = value;
-    if (!MODEL_STATUSES.includes(o.status)) {
-        return failed(`the model's answer has status ${JSON.stringify(o.status) ?? "undefined"}, not one of ${MODEL_STATUSES.join(", ")}: ${KEEP_TO_SHAPE}`);
-    }
+    if (!MODEL_STATUSES.includes(o.status))
+        return offShape(`has status ${JSON.stringify(o.status) ?? "undefined"}, not one of ${MODEL_STATUSES.join(", ")}`);
     for (const field of ["result", "question", "reason"]) {
         const v = o[field];
-        if (v !== undefined && v !== null && typeof v !== "string") {
-            return failed(`the model's answer has a ${field} that is not text (${typeof v}): ${KEEP_TO_SHAPE}`);
-        }
+        if (v !== undefined && v !== null && typeof v !== "string")
+            return offShape(`has a ${field} that is not text (${typeof v})`);
     }
     const edits = editsOf(o.writes, o.deletes);
     if (typeof edits === "string")
-        return failed(`the model's answer has ${edits}: ${KEEP_TO_SHAPE}`);
+        return offShape(`has ${edits}`);
     const outcome = outcomeOf(o, o.status);
     return edits === undefined || outcome.status !== "complete" ? outcome : { ...outcome, edits };
 }
@@ -227,28 +218,22 @@ function outcomeOf(o, status) {
         const v = o[field];
         return typeof v === "string" && v.trim() !== "" ? v : undefined;
     };
-    switch (status) {
-        case "complete": {
-            const result = given("result");
-            // a complete without a result is empty: the runners' rule (core/settle.ts) decides it
-            return result === undefined ? { status } : { status, result };
-        }
-        case "empty":
-            return { status };
-        case "failed":
-            return {
-                status,
-                reason: given("reason")
-                    ? `the model reported: ${given("reason")}`
-                    : "the model reported failed and gave no reason",
-            };
-        case "suspended": {
-            const question = given("question");
-            return question === undefined
-                ? failed(`the model asked to suspend the ticket but gave no question: ${KEEP_TO_SHAPE}`)
-                : { status, question: question.trim() };
-        }
-    }
+    const [result, question, reason] = [given("result"), given("question"), given("reason")];
+    // a complete without a result is empty: the runners' rule (core/settle.ts) decides it
+    if (status === "complete" && result !== undefined)
+        return { status, result };
+    if (status === "failed")
+        return {
+            status,
+            reason: reason
+                ? `the model reported: ${reason}`
+                : "the model reported failed and gave no reason",
+        };
+    if (status !== "suspended")
+        return { status };
+    return question === undefined
+        ? failed(`the model asked to suspend the ticket but gave no question: ${KEEP_TO_SHAPE}`)
+        : { status, question: question.trim() };
 }
 
 ;// CONCATENATED MODULE: ./src/agent/refusals.ts
@@ -326,31 +311,23 @@ function refusalReason(status, bodyText, c) {
 }
 /** When to try again, from `retry-after` (seconds or a date) or `retry-after-ms`. */
 function retryAfterMs(headers, now) {
-    const ms = headers.get("retry-after-ms");
-    if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim()))
-        return Math.ceil(Number(ms));
-    const after = headers.get("retry-after")?.trim();
-    if (after === undefined || after === "")
-        return undefined;
-    if (/^\d+(\.\d+)?$/.test(after))
-        return Math.ceil(Number(after) * 1000);
+    const count = (v, ms) => v != null && /^\d+(\.\d+)?$/.test(v.trim()) ? Math.ceil(Number(v) * ms) : undefined;
+    const after = headers.get("retry-after")?.trim() ?? "";
     const at = Date.parse(after);
-    return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+    return (count(headers.get("retry-after-ms"), 1) ??
+        count(after, 1000) ??
+        (Number.isNaN(at) ? undefined : Math.max(0, at - now)));
 }
 function rateLimit(headers, bodyText, now) {
     const waitMs = retryAfterMs(headers, now);
     // GitHub Models names it (UserByModelByMinute, UserByModelByDay, …); OpenAI says which
     // budget is spent by its remaining counts
-    const type = headers.get("x-ratelimit-type")?.trim();
-    let limit;
-    if (type)
-        limit = type;
-    else if (headers.get("x-ratelimit-remaining-tokens")?.trim() === "0")
-        limit = "tokens per minute";
-    else if (headers.get("x-ratelimit-remaining-requests")?.trim() === "0")
-        limit = "requests per minute";
-    else
-        limit = endpointMessage(bodyText) || "a rate limit";
+    const spent = (what) => headers.get(`x-ratelimit-remaining-${what}`)?.trim() === "0";
+    const limit = headers.get("x-ratelimit-type")?.trim() ||
+        (spent("tokens") && "tokens per minute") ||
+        (spent("requests") && "requests per minute") ||
+        endpointMessage(bodyText) ||
+        "a rate limit";
     return waitMs === undefined ? { limit } : { waitMs, limit };
 }
 /** Why a rate limit fails the attempt: it asks for a wait the ticket's bound does not allow. */
@@ -366,6 +343,14 @@ function rateLimitReason(r, c, budget) {
 }
 
 ;// CONCATENATED MODULE: ./src/agent/call.ts
+/**
+ * One attempt's model call: `POST <endpoint>/chat/completions`, once — again only when
+ * the endpoint answered nothing usable yet (a rate limit's `retry-after`, a transient
+ * 5xx or network reset, a model that refuses the JSON schema format), and only within
+ * the ticket's bound. Every way it can go wrong ends in an outcome whose reason says
+ * what to change; nothing here throws.
+ */
+
 
 
 /** Without a duration bound, the agent gives its call at most this long. */
@@ -380,20 +365,13 @@ const MAX_REQUESTS = 12;
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 /** The body's text, or undefined when it is larger than MAX_ANSWER_BYTES (then it is not read on). */
 async function boundedText(res) {
-    const reader = res.body?.getReader();
-    if (reader === undefined)
-        return "";
     const chunks = [];
     let bytes = 0;
-    for (;;) {
-        const { done, value } = await reader.read();
-        if (done)
-            break;
+    for await (const value of res.body ?? []) {
         bytes += value.byteLength;
-        if (bytes > MAX_ANSWER_BYTES) {
-            await reader.cancel();
+        // leaving the loop cancels the rest of the body
+        if (bytes > MAX_ANSWER_BYTES)
             return undefined;
-        }
         chunks.push(value);
     }
     return Buffer.concat(chunks).toString("utf8");
@@ -426,10 +404,6 @@ const NETWORK = {
     CERT_HAS_EXPIRED: { words: "its certificate has expired" },
     UNABLE_TO_VERIFY_LEAF_SIGNATURE: { words: "its certificate could not be verified" },
 };
-/** An error's `code` (ENOENT, ECONNREFUSED, …), when it has one. */
-const codeOf = (e) => typeof e === "object" && e !== null && "code" in e && typeof e.code === "string"
-    ? e.code
-    : undefined;
 async function post(config, body, ms, deps) {
     try {
         const res = await deps.fetch(config.url, {
@@ -453,8 +427,8 @@ async function post(config, body, ms, deps) {
         if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
             return { kind: "timeout" };
         const cause = error instanceof Error ? error.cause : undefined;
-        const said = cause instanceof Error ? cause : error instanceof Error ? error : undefined;
-        const code = codeOf(cause) ?? codeOf(error) ?? excerpt(said?.message ?? String(error), 120);
+        const said = (0,errors/* errorText */.k)(cause instanceof Error ? cause : error);
+        const code = (0,errors/* errnoCode */.U)(cause) ?? (0,errors/* errnoCode */.U)(error) ?? excerpt(said, 120);
         return { kind: "network", code };
     }
 }
@@ -658,6 +632,7 @@ var git = __webpack_require__(7848);
 
 
 
+
 /**
  * The most of the scope's files one request carries, in bytes (about 4,000 tokens): with
  * the context it fits the 8,000 tokens GitHub Models' free tier takes in a request.
@@ -776,7 +751,7 @@ async function applyEdits(root, outcome) {
         }
     }
     catch (error) {
-        const code = error instanceof Error && "code" in error ? String(error.code) : String(error);
+        const code = (0,errors/* errnoCode */.U)(error) ?? String(error);
         return failed(`could not write ${path} in ${root} (${code}): the files before it were written`);
     }
     if (plain.result !== undefined)
@@ -796,6 +771,8 @@ async function applyEdits(root, outcome) {
  * Its settings come from the ticket directory ($FRONTIER_DIR/frontier.yml) and the
  * ticket's own `model:` ($FRONTIER_TICKET_FILE), as the runner that started it read them.
  */
+
+
 
 
 
@@ -831,7 +808,7 @@ async function runAgent(flags, io, options) {
             await (0,promises_.writeFile)(outcomeFile, `${JSON.stringify(outcome)}\n`);
         }
         catch (error) {
-            io.stderr.write(`error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${error instanceof Error ? error.message : String(error)}\n`);
+            io.stderr.write(`error: could not write the outcome to $FRONTIER_OUTCOME_FILE (${outcomeFile}): ${(0,errors/* errorText */.k)(error)}\n`);
             return { code: EXIT.failed, outcome, summary };
         }
         return { code: EXIT.ok, outcome, summary, outcomeFile };
@@ -880,7 +857,7 @@ async function readContextText(io) {
             return { kind: "text", text: await (0,promises_.readFile)(file, "utf8") };
         }
         catch (error) {
-            const why = error instanceof Error ? (codeOf(error) ?? error.message) : String(error);
+            const why = (0,errors/* errnoCode */.U)(error) ?? (0,errors/* errorText */.k)(error);
             return {
                 kind: "bad",
                 reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${why}`,
@@ -890,9 +867,7 @@ async function readContextText(io) {
     const stdin = io.stdin;
     if (stdin === undefined || stdin.isTTY)
         return { kind: "none" };
-    let text = "";
-    for await (const chunk of stdin)
-        text += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+    const text = await (0,consumers_.text)(stdin);
     return text.trim() === "" ? { kind: "none" } : { kind: "text", text };
 }
 /** The context, the settings of the ticket directory and the ticket's model: which call to make. */

@@ -14,7 +14,6 @@ import { planWrites } from "../tickets/writeback.js";
 import { integrationMessage } from "../workspace/changes.js";
 import type { BranchRead, FileChanges } from "./branch.js";
 import { HISTORY_READ, nameCommits } from "./changes.js";
-import { UserError } from "./errors.js";
 import { addedLater } from "./fresh-words.js";
 import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
 import {
