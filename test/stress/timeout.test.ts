@@ -4,8 +4,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { Runner } from "./runner.js";
-import { writeTickets } from "./tickets.js";
+import { Runner } from "../e2e/runner.js";
+import { writeTickets } from "../e2e/tickets.js";
 
 let runner: Runner | undefined;
 afterEach(async () => {

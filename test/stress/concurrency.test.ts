@@ -6,9 +6,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Runner, type StepResult } from "../e2e/runner.js";
+import { writeTickets } from "../e2e/tickets.js";
 import { readWorklog } from "../support/run-state.js";
-import { Runner, type StepResult } from "./runner.js";
-import { writeTickets } from "./tickets.js";
 
 const N = 20;
 

@@ -20,8 +20,8 @@ import {
   startFrontier,
   ticketOf,
   until,
-} from "./harness.js";
-import { groupGone } from "./procs.js";
+} from "../local/harness.js";
+import { groupGone } from "../local/procs.js";
 
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
