@@ -5,6 +5,7 @@
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { singleLine } from "../core/text.js";
+import { clip } from "../report/escape.js";
 
 export { noun, plural } from "../report/states.js";
 
@@ -26,8 +27,7 @@ export function shownPath(path: string, cwd: string = process.cwd()): string {
 
 /** Text from a record (a reason, a question) on one line, cut at `max`: the record keeps it whole. */
 export function oneLine(text: string, max = 200): string {
-  const flat = singleLine(text);
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return clip(singleLine(text), max);
 }
 
 /** A word for `sh`: left bare when it is plain, else in single quotes. */

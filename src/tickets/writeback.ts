@@ -21,9 +21,6 @@ import type { EngineFields } from "./fields.js";
 import { splitFrontMatter } from "./frontmatter.js";
 import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
 
-/** Values to write; a field given as undefined is removed. Fields not given stay. */
-export type EngineFieldValues = EngineFields;
-
 export interface FileEdit {
   /** relative to the ticket directory */
   path: string;
@@ -51,7 +48,7 @@ export interface EngineView {
 }
 
 /** The engine fields of a ticket's state, as its front matter should hold them. */
-export function fieldsOfState(state: Readonly<TicketState>): EngineFieldValues {
+export function fieldsOfState(state: Readonly<TicketState>): EngineFields {
   const fields = Object.fromEntries(ENGINE_FIELDS.map((k) => [k, state[k]]));
   return { ...fields, attempt: state.attempt > 0 ? state.attempt : undefined };
 }
@@ -119,7 +116,7 @@ export function planWrites(
 export function editTicket(
   file: string,
   raw: string | Uint8Array,
-  fields: EngineFieldValues,
+  fields: EngineFields,
 ): FileEdit | undefined {
   const text = typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8");
   const content = editFrontMatter(text, fields);
@@ -176,7 +173,7 @@ function fieldLine(name: EngineFieldName, value: unknown): string {
  * Anything else, or a plain edit whose check fails, goes through the YAML document and
  * is checked with the full parser.
  */
-export function editFrontMatter(text: string, fields: EngineFieldValues): string {
+export function editFrontMatter(text: string, fields: EngineFields): string {
   const given = ENGINE_FIELDS.filter((k) => Object.hasOwn(fields, k));
   const split = splitFrontMatter(text);
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
@@ -195,7 +192,7 @@ type FrontSplit = Extract<ReturnType<typeof splitFrontMatter>, { kind: "front" }
 interface FieldsEdit {
   text: string;
   split: FrontSplit;
-  fields: EngineFieldValues;
+  fields: EngineFields;
   /** the fields `fields` sets or removes, in ENGINE_FIELDS order */
   given: readonly EngineFieldName[];
   eol: string;
@@ -449,4 +446,4 @@ export function sameElsewhere(
 /** Every engine field, set to be removed: what a reset and a fresh run write into each ticket. */
 export const CLEARED_FIELDS = Object.fromEntries(
   ENGINE_FIELDS.map((k) => [k, undefined]),
-) as EngineFieldValues;
+) as EngineFields;

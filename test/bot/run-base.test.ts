@@ -4,6 +4,7 @@
  * may differ. The run must keep its own tickets (as they were at base), and the
  * ticket files on its branch must keep their own text: only the engine's fields change.
  */
+
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +18,8 @@ import { createGitHub, type GitHub } from "../../src/github/octokit.js";
 import { type ActionContext, createActionContext } from "../../src/github/run-context.js";
 import type { GitHubState } from "../../src/github/state.js";
 import { ENGINE_FIELDS } from "../../src/tickets/field-table.js";
-import { type EngineFieldValues, editFrontMatter } from "../../src/tickets/writeback.js";
+import type { EngineFields } from "../../src/tickets/fields.js";
+import { editFrontMatter } from "../../src/tickets/writeback.js";
 import {
   FakeGitHub,
   type FakeRepo,
@@ -46,7 +48,7 @@ const FEATURE_TICKETS: Record<string, string> = {
 
 const NO_ENGINE_FIELDS = Object.fromEntries(
   ENGINE_FIELDS.map((k) => [k, undefined]),
-) as EngineFieldValues;
+) as EngineFields;
 
 interface World {
   fake: FakeGitHub;

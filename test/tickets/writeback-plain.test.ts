@@ -9,8 +9,9 @@ import fc from "fast-check";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { fastFields } from "../../src/tickets/fast.js";
 import { ENGINE_FIELDS } from "../../src/tickets/field-table.js";
+import type { EngineFields } from "../../src/tickets/fields.js";
 import { splitFrontMatter } from "../../src/tickets/frontmatter.js";
-import { type EngineFieldValues, editFrontMatter } from "../../src/tickets/writeback.js";
+import { editFrontMatter } from "../../src/tickets/writeback.js";
 import { readYamlFields } from "../../src/tickets/yaml-fields.js";
 import { runs } from "../support/runs.js";
 import { ok } from "./helpers.js";
@@ -39,7 +40,7 @@ vi.mock("../../src/tickets/fast.js", async (importOriginal) => {
 });
 
 /** The same edit through the YAML document only. */
-function editFrontMatterWithDocument(text: string, fields: EngineFieldValues): string {
+function editFrontMatterWithDocument(text: string, fields: EngineFields): string {
   fast.documentOnly = true;
   try {
     return editFrontMatter(text, fields);
@@ -200,7 +201,7 @@ const fieldsToWrite = fc
       ),
     ),
   )
-  .map((pairs) => Object.fromEntries(pairs) as EngineFieldValues);
+  .map((pairs) => Object.fromEntries(pairs) as EngineFields);
 
 describe("plain front matter is edited by lines, exactly as the YAML document would", () => {
   test("generated plain front matter (comments, quoting, CRLF, unicode, fenced status: in the body): the line edit equals the document edit (property)", () => {

@@ -8,14 +8,10 @@ import type {
   TicketSpec,
   TicketState,
 } from "../../src/core/model.js";
+import type { EngineFields } from "../../src/tickets/fields.js";
 import { splitFrontMatter } from "../../src/tickets/frontmatter.js";
 import { parseTicket } from "../../src/tickets/parse.js";
-import {
-  type EngineFieldValues,
-  editFrontMatter,
-  planWrites,
-  yamlString,
-} from "../../src/tickets/writeback.js";
+import { editFrontMatter, planWrites, yamlString } from "../../src/tickets/writeback.js";
 import { runs } from "../support/runs.js";
 import { ok } from "./helpers.js";
 
@@ -52,7 +48,7 @@ function ticket(eol: string, engine: string[] = []): string {
   return `---${eol}${[...AUTHOR_PART, ...engine].join(eol)}${eol}---${eol}${BODY.replaceAll("\n", eol)}`;
 }
 
-const STATE: EngineFieldValues = {
+const STATE: EngineFields = {
   status: "failed",
   attempt: 2,
   claimed_by: "runner-1",
@@ -214,7 +210,7 @@ describe("engine fields are always safe YAML scalars", () => {
         fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,20}$/),
         fc.constantFrom("\n", "\r\n"),
         (reason, claim, id, eol) => {
-          const fields: EngineFieldValues = {
+          const fields: EngineFields = {
             status: "failed",
             reason,
             claim,
