@@ -1,16 +1,7 @@
-/**
- * A ticket edited during a local run. A claimed ticket whose file is not as this run
- * last read or wrote it was edited by someone else; read again, when its id or its
- * dependencies (depends_on, inputs) changed, or the file was deleted, the graph the
- * engine claimed from no longer holds — the runner starts no such claim and claims
- * nothing more; the live attempts finish, and the next `frontier run` reads the tickets
- * as they are. Any other edit changes no rule of the run (a file made unreadable is
- * reported when its state cannot be written).
- */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TicketSpec } from "../core/model.js";
 import { parseTicket } from "../tickets/parse.js";
+import { tryReadText } from "../tickets/read-optional.js";
 import { currentSignature, type FileSignature } from "../tickets/store.js";
 
 export type Edit = "changed" | "deleted";
@@ -43,7 +34,7 @@ export class TicketWatch {
       if (now === this.signatures.get(spec.file)) continue;
       this.seen(spec.file, now);
       if (now === undefined) out.push({ spec, how: "deleted" });
-      else if (graphChanged(spec, readFileOrEmpty(path))) out.push({ spec, how: "changed" });
+      else if (graphChanged(spec, tryReadText(path) ?? "")) out.push({ spec, how: "changed" });
     }
     return out;
   }
@@ -59,12 +50,4 @@ function graphChanged(spec: TicketSpec, text: string): boolean {
   return (
     now.id !== spec.id || !same(now.dependsOn, spec.dependsOn) || !same(now.inputs, spec.inputs)
   );
-}
-
-function readFileOrEmpty(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
 }

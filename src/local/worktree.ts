@@ -31,6 +31,7 @@ import {
 } from "../tickets/layout.js";
 import { fieldLine } from "../tickets/load.js";
 import { type Problem, problem } from "../tickets/problems.js";
+import { tryReadText } from "../tickets/read-optional.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { collectChanges, patchOf } from "../workspace/changes.js";
@@ -123,12 +124,8 @@ export async function isolationProblems(
 
 /** The line of a top-level setting in frontier.yml. */
 function settingLine(path: string, name: string): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
+  const text = tryReadText(path);
+  if (text === undefined) return undefined;
   const at = text.split("\n").findIndex((l) => new RegExp(`^${name}\\s*:`).test(l));
   return at === -1 ? undefined : at + 1;
 }
@@ -221,13 +218,13 @@ const ownerFile = (repository: Repository, branch: string) =>
  * another ticket directory of the repository integrates on it (its record says so).
  */
 function otherOwner(repository: Repository, dir: string, branch: string): string | undefined {
-  let owner: string;
-  try {
-    owner = readFileSync(ownerFile(repository, branch), "utf8");
-  } catch {
+  const owner = tryReadText(ownerFile(repository, branch));
+  if (
+    owner === undefined ||
+    owner === realpathSync(dir) ||
+    readBranchRecord(owner)?.branch !== branch
+  )
     return undefined;
-  }
-  if (owner === realpathSync(dir) || readBranchRecord(owner)?.branch !== branch) return undefined;
   const shown = (p: string) => relative(repository.root, p) || ".";
   return `the branch ${branch} is where the run of another ticket directory in this repository, ${shown(owner)}, integrates — two runs never share one branch: give this run another name (run: in ${join(shown(realpathSync(dir)), SETTINGS_FILE)}); nothing was started`;
 }

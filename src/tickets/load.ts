@@ -2,7 +2,7 @@
  * A ticket directory → checked specs, settings and the saved state, or every
  * problem with it at once. Nothing here decides what runs; it only reads.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { type CheckNode, checkCaps, checkGraph, checkScopes } from "../core/checks.js";
 import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import { errorText } from "../core/errors.js";
@@ -22,7 +22,7 @@ import { graphProblem } from "./graph-problems.js";
 import { STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
 import { type Read, readFiles } from "./read-files.js";
-import { isDirectory } from "./read-optional.js";
+import { isDirectory, tryReadText } from "./read-optional.js";
 import { hasKeys, readSaved } from "./saved-load.js";
 import { SETTINGS_FILE } from "./setting-keys.js";
 import { loadSettings } from "./settings-load.js";
@@ -432,13 +432,7 @@ function scopeProblems(
 
 /** The line of a top-level field in a file's front matter (read again: rare, only for a problem). */
 export function fieldLine(path: string, name: string): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-  const lines = text.split("\n");
+  const lines = tryReadText(path)?.split("\n") ?? [];
   const field = new RegExp(`^${name}\\s*:`);
   for (let i = 1; i < lines.length && !/^---\r?$/.test(lines[i]!); i++) {
     if (field.test(lines[i]!)) return i + 1;

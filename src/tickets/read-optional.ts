@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { errnoCode } from "../core/errors.js";
 
@@ -9,6 +9,15 @@ export async function readOptional(path: string): Promise<string | undefined> {
   } catch (e) {
     if (errnoCode(e) === "ENOENT") return undefined;
     throw e;
+  }
+}
+
+/** A file's text, or undefined when it cannot be read: for a hint or a record, never for a decision that must be right. */
+export function tryReadText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
   }
 }
 
