@@ -242,14 +242,6 @@ export interface SettlePlan extends Interpreted {
   verdict: ChangeVerdict;
 }
 
-/**
- * Whether changes kept as evidence keep their patch among the results: a patch within the
- * result cap; above it the record's paths and blob ids are the evidence.
- */
-export function keepsPatch(patch: Uint8Array | undefined, cap = Number.POSITIVE_INFINITY): boolean {
-  return patch !== undefined && patch.byteLength > 0 && patch.byteLength <= cap;
-}
-
 /** Outcomes whose changes are the ticket's work: the only ones integrated. */
 const INTEGRATES: ReadonlySet<Outcome> = new Set<Outcome>(["complete", "empty"]);
 

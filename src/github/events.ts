@@ -5,17 +5,19 @@
  */
 import { REASON } from "../core/constants.js";
 import type { SettleInput } from "../core/engine.js";
-import { compileScope } from "../core/scope.js";
 import {
   type Interpreted,
   interpretOutcome,
   type JobReport,
-  keepsPatch,
   type OutcomeFileRead,
-  planSettle,
 } from "../core/settle.js";
 import { patchFile, resultFile } from "../tickets/layout.js";
-import { outcomeReason, readCapped, readOutcomeFile } from "../tickets/outcome-file.js";
+import {
+  outcomeReason,
+  readCapped,
+  readOutcomeFile,
+  settleChanges,
+} from "../tickets/outcome-file.js";
 import { integrationFiles, type JobChanges } from "./changes.js";
 import { parseRunName, runIdOf } from "./dispatch.js";
 import type { SettleInputs } from "./inputs.js";
@@ -52,17 +54,12 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     // every try, against what moved on the branch in the read this try commits on
     const { changes, outcome, result, question, reason, usage } = job;
     const spec = frontier.spec(job.ticket);
-    const plan = planSettle(
+    const plan = settleChanges(
       { outcome, result, question, reason, usage },
       changes ? { ...changes, moved: view.moved } : undefined,
-      compileScope(spec?.writeScope ?? []),
-      outcomeReason,
+      spec,
+      { patch: changes?.patch, cap: job.maxResultBytes, file: patchFile(job.ticket, job.attempt) },
     );
-    const patch =
-      plan.changes === "evidence" && keepsPatch(changes?.patch, job.maxResultBytes)
-        ? changes?.patch
-        : undefined;
-    if (patch && plan.record) plan.record.patch_file = patchFile(job.ticket, job.attempt);
 
     // a result here is non-blank and within the cap, and a complete without one is already empty
     const text = plan.result?.trim() ? plan.result : undefined;
@@ -85,7 +82,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     const settled = frontier.settle(input, now);
     if (settled.kind !== "ok") return settled;
     if (file && text) view.writeFile(file, text);
-    if (patch && plan.record?.patch_file) view.writeFile(plan.record.patch_file, patch);
+    if (plan.keep && plan.record?.patch_file) view.writeFile(plan.record.patch_file, plan.keep);
     if (plan.changes === "integrate" && changes) {
       view.integrate({
         ticket: job.ticket,

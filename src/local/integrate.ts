@@ -19,21 +19,12 @@ import { REASON } from "../core/constants.js";
 import type { Claim, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
-import { compileScope } from "../core/scope.js";
-import {
-  type CollectedChanges,
-  type Interpreted,
-  keepsPatch,
-  planSettle,
-  type SettlePlan,
-} from "../core/settle.js";
 import { plural } from "../terminal/text.js";
 import { INTEGRATING_DIR, integratingFile, keptFile, patchFile } from "../tickets/layout.js";
-import { outcomeReason } from "../tickets/outcome-file.js";
+import { type Evidence, settleChanges } from "../tickets/outcome-file.js";
 import { engineFieldRule } from "../tickets/parse.js";
 import { createRecord, writeError } from "../tickets/store.js";
 import {
-  type Collected,
   changedSince,
   collectChanges,
   commitOnto,
@@ -95,6 +86,9 @@ export interface Recovered {
 }
 
 const TRIES = 10;
+
+/** An attempt's settle as `land` made it: its changes' worktree stays when they could not be collected. */
+type Landed = ReturnType<typeof settleChanges> & { keepWorktree?: boolean };
 
 export class Integrator {
   /** one git operation on the branch or the worktrees at a time */
@@ -195,7 +189,7 @@ export class Integrator {
   }
 
   private async integrate(p: Pending, spec: TicketSpec, recovering: boolean): Promise<Ended> {
-    let plan: SettlePlan & { keepWorktree?: boolean };
+    let plan: Landed;
     try {
       plan = await this.serial(() => this.land(p, spec, recovering));
     } catch (error) {
@@ -204,7 +198,7 @@ export class Integrator {
         message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${errorText(error)} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
       };
     }
-    const { changes: _, verdict: __, record, keepWorktree, ...outcome } = plan;
+    const { changes: _, verdict: __, keep: ___, record, keepWorktree, ...outcome } = plan;
     const { exit_code: exitCode, signal, duration_ms: durationMs } = p;
     return {
       kind: "settle",
@@ -216,17 +210,15 @@ export class Integrator {
   }
 
   /** Judge the attempt's changes and land them: one commit, or a patch kept as evidence. */
-  private async land(
-    p: Pending,
-    spec: TicketSpec,
-    recovering: boolean,
-  ): Promise<SettlePlan & { keepWorktree?: boolean }> {
+  private async land(p: Pending, spec: TicketSpec, recovering: boolean): Promise<Landed> {
     const root = this.root;
+    const evidence: Evidence = { cap: this.maxResultBytes, file: patchFile(p.ticket, p.attempt) };
     // a run killed after the commit and before the record: the commit is the integration
     const made = recovering ? await landedCommit(this.branch, p) : undefined;
     if (made !== undefined) {
       const paths = await diffTrees(root, `${made}^1`, made);
-      const plan = judge(p.outcome, { start: p.start, paths, moved: new Map() }, spec);
+      const collected = { start: p.start, paths, moved: new Map() };
+      const plan = settleChanges(p.outcome, collected, spec, evidence);
       if (plan.record !== undefined) plan.record.commit = made;
       return plan;
     }
@@ -251,22 +243,20 @@ export class Integrator {
     if (collected instanceof NotCollected) {
       const refused = notCollectedReason(collected.message, p.worktree);
       const none = { start: p.start, paths: [], moved: new Map(), refused };
-      return { ...judge(p.outcome, none, spec), keepWorktree: true };
+      return { ...settleChanges(p.outcome, none, spec, evidence), keepWorktree: true };
     }
+    evidence.patch = await patchOf(root, collected.start, collected.tree);
     for (let tries = 1; ; tries++) {
       const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
-      const plan = judge(p.outcome, { ...collected, moved }, spec);
-      if (plan.changes === "evidence" && plan.record !== undefined) {
-        const kept = await this.keepPatch(p, collected);
-        if (kept !== undefined) plan.record.patch_file = kept;
-        // the reason says where the evidence is
-        plan.reason &&= plan.reason.replace(
-          /kept as evidence$/,
-          kept === undefined
-            ? "kept as evidence: its paths and blob ids in the attempt record (the patch is over max_result_bytes)"
-            : `kept as evidence in ${kept}`,
-        );
+      const plan = settleChanges(p.outcome, { ...collected, moved }, spec, evidence);
+      if (plan.keep) {
+        const file = join(this.dir, evidence.file);
+        try {
+          createRecord(file, plan.keep, evidence.file);
+        } catch (error) {
+          throw writeError(file, error);
+        }
       }
       if (plan.changes !== "integrate") return plan;
       const made = await commitOnto(root, {
@@ -318,19 +308,6 @@ export class Integrator {
       );
     }
     return head;
-  }
-
-  /** The changes as a patch among the results, when it fits the result cap. */
-  private async keepPatch(p: Pending, collected: Collected): Promise<string | undefined> {
-    const patch = await patchOf(this.root, collected.start, collected.tree);
-    if (!keepsPatch(patch, this.maxResultBytes)) return undefined;
-    const file = patchFile(p.ticket, p.attempt);
-    try {
-      createRecord(join(this.dir, file), patch, file);
-    } catch (error) {
-      throw writeError(join(this.dir, file), error);
-    }
-    return file;
   }
 
   /** Its record is on disk: the outcome written for a kill, and the worktree (unless `keep`), go. */
@@ -469,9 +446,4 @@ export class Integrator {
       .filter((name) => name.endsWith(`.${kind}`))
       .flatMap((name) => readPending(join(this.dir, INTEGRATING_DIR, name)) ?? []);
   }
-}
-
-/** The settle of an attempt's end with its changes, its reasons worded as both runners word them. */
-function judge(outcome: Interpreted, changes: CollectedChanges, spec: TicketSpec): SettlePlan {
-  return planSettle(outcome, changes, compileScope(spec.writeScope), outcomeReason);
 }

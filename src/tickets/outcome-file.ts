@@ -15,11 +15,17 @@ import { lstat, open } from "node:fs/promises";
 import { type ChangeVerdict, named } from "../core/changes.js";
 import { errnoCode } from "../core/errors.js";
 import { readJson } from "../core/json.js";
+import type { TicketSpec } from "../core/model.js";
+import { compileScope } from "../core/scope.js";
 import {
   type Captured,
+  type CollectedChanges,
   EXIT_SUSPEND,
+  type Interpreted,
   type OutcomeFileRead,
   type OutcomeProblem,
+  planSettle,
+  type SettlePlan,
 } from "../core/settle.js";
 
 export type { OutcomeFileRead };
@@ -213,4 +219,46 @@ function verdictReason(verdict: Extract<ChangeVerdict, { kind: "breach" | "confl
   }
   const byCommit = verdict.conflicts.map((c) => `${c.path} (changed by ${c.commit.slice(0, 12)})`);
   return `conflict: ${named(byCommit)} changed on the branch after the attempt started; nothing was overwritten — a retry starts from the new head`;
+}
+
+/** Where changes kept as evidence go: their patch, and the file it is kept as within the result cap. */
+export interface Evidence {
+  patch?: Uint8Array;
+  /** the run's max_result_bytes */
+  cap?: number;
+  /** the results file the patch is kept as (tickets/layout.ts `patchFile`) */
+  file: string;
+}
+
+/**
+ * The settle of an attempt's end with its changes, as both runners make it on each try of
+ * their compare-and-swap: core/settle.ts `planSettle` with its problems worded here, and
+ * changes kept as evidence keep their patch (`keep`, to be written as `record.patch_file`)
+ * when it fits the result cap — above it the record's paths and blob ids are the
+ * evidence. The reason says which.
+ */
+export function settleChanges(
+  interpreted: Interpreted,
+  collected: CollectedChanges | undefined,
+  spec: Pick<TicketSpec, "writeScope"> | undefined,
+  evidence: Evidence,
+): SettlePlan & { keep?: Uint8Array } {
+  const plan = planSettle(
+    interpreted,
+    collected,
+    compileScope(spec?.writeScope ?? []),
+    outcomeReason,
+  );
+  if (plan.changes !== "evidence" || plan.record === undefined) return plan;
+  const { patch, cap = Number.POSITIVE_INFINITY, file } = evidence;
+  const keep = patch !== undefined && patch.byteLength > 0 && patch.byteLength <= cap;
+  plan.reason &&= plan.reason.replace(
+    /kept as evidence$/,
+    keep
+      ? `kept as evidence in ${file}`
+      : "kept as evidence: its paths and blob ids in the attempt record (the patch is over max_result_bytes)",
+  );
+  if (!keep) return plan;
+  plan.record.patch_file = file;
+  return { ...plan, keep: patch };
 }

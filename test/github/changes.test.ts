@@ -227,6 +227,11 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     expect(state.tickets.api?.status).toBe("failed");
     expect(a?.reason).toMatch(/^scope-breach: changed 1 path outside its write_scope: README\.md/);
     expect(a?.changes?.verdict).toBe("breach");
+    // worded as the local runner words it: where the evidence is
+    expect(a?.reason).toMatch(
+      /the change is kept as evidence in \.frontier\/results\/api@1\.patch$/,
+    );
+    expect(a?.changes?.patch_file).toBe(".frontier/results/api@1.patch");
     expect(w.repo.readFile("README.md")).toBe("# widgets\n");
     expect(w.repo.readFile("src/api/server.ts")).toBeUndefined();
     expect(commitsOf(w, "api")).toHaveLength(0);
