@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   type BotWorld,
   botReplies,
@@ -14,7 +14,24 @@ afterEach(async () => {
   world?.fake.assertNoViolations();
   await world?.stop();
   world = undefined;
+  for (const w of sharedWorlds) (await w).fake.assertNoViolations();
 });
+
+/** Worlds shared by tests whose comments change nothing (made on first use, stopped after the file). */
+const sharedWorlds: Array<Promise<BotWorld>> = [];
+afterAll(async () => {
+  for (const w of sharedWorlds.splice(0)) await (await w).stop();
+});
+function sharedWorld(make: () => Promise<BotWorld>): () => Promise<BotWorld> {
+  let made: Promise<BotWorld> | undefined;
+  return () => {
+    if (!made) {
+      made = make();
+      sharedWorlds.push(made);
+    }
+    return made;
+  };
+}
 
 const GRAPH = {
   plan: ticket({ title: "Plan the migration" }),
@@ -89,11 +106,13 @@ function reportIssue(w: BotWorld): number {
 }
 
 describe("only people with write access are obeyed; nothing else changes", () => {
+  // each refusal changes nothing, so the three share one suspended run
+  const refusingWorld = sharedWorld(suspendedPlan);
   it.each(["stranger", "reader", "triager"])(
     "%s's /answer and /cancel are refused and change nothing",
     async (login) => {
-      world = await suspendedPlan();
-      const w = world;
+      const w = await refusingWorld();
+      w.fake.clearRequests();
       const [issue] = questionIssues(w.repo);
       const head = w.repo.head("main");
       const stateBefore = w.file(`${DIR}/.frontier/state.json`);
@@ -138,9 +157,10 @@ describe("only people with write access are obeyed; nothing else changes", () =>
 });
 
 describe("comments that are not commands for the bot are ignored", () => {
+  // an ignored comment changes nothing, so these share one suspended run
+  const ignoringWorld = sharedWorld(suspendedPlan);
   async function ignoredWorld() {
-    world = await suspendedPlan();
-    const w = world;
+    const w = await ignoringWorld();
     const [issue] = questionIssues(w.repo);
     return { w, issue: issue!.number, head: w.repo.head("main"), requests: w.fake.requests.length };
   }

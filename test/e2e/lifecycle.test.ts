@@ -3,7 +3,7 @@
  * workflow_run), a job that dies without any event (reclaimed by the schedule sweep
  * after its lease), redelivered events, a suspended ticket's question issue.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { makeWorkflowRunPayload } from "../fake-github/server.js";
 import { Runner } from "./runner.js";
 import { writeTickets } from "./tickets.js";
@@ -13,6 +13,58 @@ afterEach(async () => {
   runner?.fake.assertNoViolations();
   await runner?.stop();
   runner = undefined;
+  for (const r of sharedRunners) r.fake.assertNoViolations();
+});
+
+/**
+ * A run that more than one test starts from: made by the first test that asks for it (in
+ * file order; alone under -t too) and stopped after the file. A test that shares it adds
+ * only steps that change nothing the next sharer checks, or runs last.
+ */
+const sharedRunners: Runner[] = [];
+afterAll(async () => {
+  for (const r of sharedRunners.splice(0)) await r.stop();
+});
+function shared(setup: (r: Runner) => Promise<void>): () => Promise<Runner> {
+  let made: Promise<Runner> | undefined;
+  return () => {
+    made ??= (async () => {
+      const r = new Runner();
+      sharedRunners.push(r);
+      await setup(r);
+      return r;
+    })();
+    return made;
+  };
+}
+
+/** One ticket, pushed, its job complete. */
+const endedWell = shared(async (r) => {
+  const sha = await r.start(writeTickets([{ id: "a" }]));
+  r.script = () => ({ status: "complete", result: "done" });
+  await r.push(sha);
+  await r.fake.idle();
+});
+
+/** a then b: a completes with "A's result", b's job dies silently after its context step. */
+const aDoneBDead = shared(async (r) => {
+  const sha = await r.start(writeTickets([{ id: "a" }, { id: "b", deps: ["a"] }]));
+  r.script = (t) =>
+    t === "b" ? { die: true, silent: true } : { status: "complete", result: "A's result" };
+  await r.push(sha);
+  await r.fake.idle();
+});
+
+/** ask then later: ask's first attempt asks a question, every other attempt completes. */
+const asked = shared(async (r) => {
+  const sha = await r.start(writeTickets([{ id: "ask" }, { id: "later", deps: ["ask"] }]));
+  r.script = (t, attempt) =>
+    t === "ask" && attempt === 1
+      ? { status: "suspended", question: "Which region should the cache live in?" }
+      : { status: "complete", result: `${t} done` };
+  const push = await r.push(sha);
+  expect(push.code).toBe(0);
+  await r.fake.idle();
 });
 
 describe("a job that dies before its settle step", () => {
@@ -43,10 +95,7 @@ describe("a job that dies before its settle step", () => {
   });
 
   it("a workflow_run of a job that ended well does nothing, without a single request", async () => {
-    runner = new Runner();
-    const sha = await runner.start(writeTickets([{ id: "a" }]));
-    await runner.push(sha);
-    await runner.fake.idle();
+    const runner = await endedWell();
     const run = runner.fake.allRuns().find((r) => r.inputs.ticket === "a");
     expect(run?.conclusion).toBe("success");
     runner.fake.clearRequests();
@@ -76,9 +125,12 @@ describe("a claim whose lease has expired", () => {
     await runner.fake.idle();
     expect(runner.state().tickets.slow?.status).toBe("claimed");
 
-    // wait out slow's 4 s lease (however long the steps above took, it is over now; a
-    // shorter one can run out while the push still records its report comment)
-    await new Promise((r) => setTimeout(r, 4500));
+    // wait out slow's 4 s lease from its claim (a shorter one can run out while the push
+    // still records its report comment)
+    const slow = runner.state().tickets.slow as { claimed_at?: string } | undefined;
+    const claimedAt = Date.parse(slow?.claimed_at ?? "");
+    expect(claimedAt).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, Math.max(0, claimedAt + 4500 - Date.now())));
     const sweep = await runner.schedule();
     expect(sweep.code, sweep.stdout).toBe(0);
     expect(JSON.parse(sweep.outputs.dispatched ?? "[]")).toEqual(["slow"]);
@@ -113,14 +165,7 @@ describe("a redelivered event", () => {
   });
 
   it("a settle step run twice records once and dispatches the dependent once", async () => {
-    runner = new Runner();
-    const sha = await runner.start(writeTickets([{ id: "a" }, { id: "b", deps: ["a"] }]));
-    runner.script = (t) => {
-      if (t === "b") return { die: true, silent: true };
-      return { status: "complete", result: "A" };
-    };
-    await runner.push(sha);
-    await runner.fake.idle();
+    const runner = await aDoneBDead();
     const a = runner.jobs.find((j) => j.ticket === "a");
     expect(a?.settle?.code).toBe(0);
     // the same settle step again (a re-run of the job's last step)
@@ -147,15 +192,8 @@ describe("a redelivered event", () => {
 
 describe("a suspended ticket", () => {
   it("opens one question issue with the question, a hidden marker and how to answer; its dependents wait", async () => {
-    runner = new Runner();
-    const sha = await runner.start(writeTickets([{ id: "ask" }, { id: "later", deps: ["ask"] }]));
-    runner.script = () => ({
-      status: "suspended",
-      question: "Which region should the cache live in?",
-    });
-    const push = await runner.push(sha);
-    expect(push.code).toBe(0);
-    await runner.fake.idle();
+    // before the answer below
+    const runner = await asked();
     const state = runner.state();
     expect(state.tickets.ask?.status).toBe("suspended");
     expect(state.tickets.later?.status).toBe("pending");
@@ -178,12 +216,7 @@ describe("a suspended ticket", () => {
 
 describe("the context step", () => {
   it("reads the run's records from the branch checkout without a single API request, or through the API when the workflow makes no checkout", async () => {
-    runner = new Runner();
-    const sha = await runner.start(writeTickets([{ id: "a" }, { id: "b", deps: ["a"] }]));
-    runner.script = (t) =>
-      t === "b" ? { die: true, silent: true } : { status: "complete", result: "A's result" };
-    await runner.push(sha);
-    await runner.fake.idle();
+    const runner = await aDoneBDead();
     const b = runner.jobs.find((j) => j.ticket === "b");
     const run = b?.run as NonNullable<typeof b>["run"];
     const payload = (await import("../fake-github/server.js")).makeWorkflowDispatchPayload({
@@ -235,11 +268,7 @@ describe("the context step", () => {
   });
 
   it("says when the claim is no longer live, so the agent step is skipped", async () => {
-    runner = new Runner();
-    const sha = await runner.start(writeTickets([{ id: "a" }]));
-    runner.script = () => ({ status: "complete", result: "done" });
-    await runner.push(sha);
-    await runner.fake.idle();
+    const runner = await endedWell();
     const a = runner.jobs.find((j) => j.ticket === "a");
     const run = a?.run as NonNullable<typeof a>["run"];
     const late = await runner.step({
@@ -262,14 +291,7 @@ describe("the context step", () => {
 
 describe("issue_comment reaches the bot through the bundle", () => {
   it("a maintainer's /answer on the question issue re-runs the ticket with the answer, and its dependents complete", async () => {
-    runner = new Runner();
-    const sha = await runner.start(writeTickets([{ id: "ask" }, { id: "later", deps: ["ask"] }]));
-    runner.script = (t, attempt) =>
-      t === "ask" && attempt === 1
-        ? { status: "suspended", question: "Which region?" }
-        : { status: "complete", result: `${t} done` };
-    await runner.push(sha);
-    await runner.fake.idle();
+    const runner = await asked();
     const issueNumber = runner.state().questions.ask?.issue_number as number;
     const issue = runner.repo.issues.get(issueNumber);
     expect(issue).toBeDefined();
@@ -298,7 +320,7 @@ describe("issue_comment reaches the bot through the bundle", () => {
     const context = runner.jobs.find((j) => j.ticket === "ask" && j.attempt === 2)?.context
       ?.outputs["context-file"];
     const text = (await import("node:fs")).readFileSync(context as string, "utf8");
-    expect(text).toContain("Which region?");
+    expect(text).toContain("Which region should the cache live in?");
     expect(text).toContain("eu-west-1, the others are read-only");
     expect(runner.repo.issues.get(issueNumber)?.state).toBe("closed");
   });
