@@ -5,6 +5,7 @@
 
 import type { Settings } from "../core/model.js";
 import { closest } from "../core/near.js";
+import { FIELDS } from "./field-table.js";
 import { type Problem, problem, quoted } from "./problems.js";
 
 export const SETTINGS_FILE = "frontier.yml";
@@ -40,16 +41,9 @@ export const KEYS: Record<string, { kind: SettingKind; expect: string; example: 
     expect: "a whole number, 1 or more",
     example: "max_result_bytes: 1048576",
   },
-  isolation: {
-    kind: "text",
-    expect: "worktree, required or none",
-    example: "isolation: worktree",
-  },
-  model: {
-    kind: "text",
-    expect: "a model's name, without spaces",
-    example: "model: openai/gpt-4.1-mini",
-  },
+  // as a ticket's own isolation: and model: (what they expect is one rule)
+  isolation: FIELDS.isolation,
+  model: FIELDS.model,
   model_endpoint: {
     kind: "text",
     expect: "the http(s) base URL of an OpenAI-compatible API, without ? or #",

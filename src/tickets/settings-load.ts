@@ -10,7 +10,8 @@ import { boundProblem, durationHint } from "../core/bound.js";
 import { ENDPOINT_URL, ENV_NAME, ISOLATIONS, MODEL_NAME } from "../core/constants.js";
 import { errnoCode, errorText } from "../core/errors.js";
 import type { Settings } from "../core/model.js";
-import { DECIMAL, fastScalarMap } from "./fast.js";
+import { fastScalarMap } from "./fast.js";
+import { DECIMAL } from "./integers.js";
 import { notADuration, type Problem, problem } from "./problems.js";
 import { KEYS, type ParsedSettings, SETTINGS_FILE, unknownSetting } from "./setting-keys.js";
 

@@ -5,6 +5,7 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { Settings } from "../core/model.js";
+import { DECIMAL } from "./integers.js";
 import { boundProblems, describeValue, type Problem, problem } from "./problems.js";
 import {
   KEYS,
@@ -128,7 +129,7 @@ function scalar(n: unknown, kind: "text" | "int"): unknown {
   if (!isScalar(n)) return isSeq(n) ? [] : isMap(n) ? {} : undefined;
   if (n.value === null) return undefined;
   if (kind === "text") return scalarText(n);
-  if (typeof n.value === "number" && n.source !== undefined && /^[-+]?[0-9]+$/.test(n.source)) {
+  if (typeof n.value === "number" && n.source !== undefined && DECIMAL.test(n.source)) {
     return Number(n.source);
   }
   return n.value;
