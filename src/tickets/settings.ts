@@ -10,6 +10,7 @@ import { boundProblems, describeValue, type Problem, problem } from "./problems.
 import {
   KEYS,
   type SettingKind as Kind,
+  NUMBER_KINDS,
   type ParsedSettings,
   SETTINGS_FILE,
   unknownSetting,
@@ -137,9 +138,6 @@ function scalar(n: unknown, kind: "text" | "int"): unknown {
 
 function value(n: unknown, kind: Kind): unknown {
   switch (kind) {
-    case "text":
-    case "int":
-      return scalar(n, kind);
     case "bound": {
       if (!isMap(n)) return scalar(n, "int");
       const out: Record<string, unknown> = {};
@@ -165,5 +163,7 @@ function value(n: unknown, kind: Kind): unknown {
       }
       return out;
     }
+    default:
+      return scalar(n, NUMBER_KINDS.has(kind) ? "int" : "text");
   }
 }
