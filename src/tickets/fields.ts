@@ -162,12 +162,10 @@ export function checkFields(
     body: opts.bodies === false ? "" : body,
     order,
   };
-  const executor = c.ok("executor");
-  if (executor !== undefined) spec.executor = executor;
-  const agent = c.ok("agent");
-  if (agent !== undefined) spec.agent = agent;
-  const model = c.ok("model");
-  if (model !== undefined) spec.model = model;
+  for (const name of ["executor", "agent", "model"] as const) {
+    const v = c.ok(name);
+    if (v !== undefined) spec[name] = v;
+  }
   if (bound !== undefined) spec.bound = bound;
   const retries = c.ok("retries");
   if (retries !== undefined) spec.retries = retries;
