@@ -10,6 +10,7 @@
  *             GITHUB_TOKEN for GitHub Models and OPENAI_API_KEY for any other endpoint
  */
 import { ENDPOINT_URL, ENV_NAME, MODEL_NAME } from "../core/constants.js";
+import type { Settings } from "../core/model.js";
 
 /** GitHub Models' OpenAI-compatible API: the job's GITHUB_TOKEN is its key. */
 export const GITHUB_MODELS = "https://models.github.ai/inference";
@@ -38,7 +39,7 @@ export interface AgentSources {
   /** the ticket's `model:` */
   ticketModel?: string;
   /** frontier.yml's `model`, `model_endpoint`, `model_key_env` */
-  settings: { model?: string; model_endpoint?: string; model_key_env?: string };
+  settings: Pick<Settings, "model" | "model_endpoint" | "model_key_env">;
   env: Readonly<Record<string, string | undefined>>;
 }
 

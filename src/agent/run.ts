@@ -20,7 +20,7 @@ import { parseTicketQuick } from "../tickets/fields.js";
 import { formatProblem } from "../tickets/problems.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { budgetOf, type CallDeps, callModel } from "./call.js";
-import { type AgentConfig, type AgentFlags, resolveConfig } from "./config.js";
+import { type AgentConfig, type AgentFlags, type AgentSources, resolveConfig } from "./config.js";
 import { applyEdits, scopeFiles, workspaceRoot } from "./edits.js";
 import type { AgentOutcome } from "./protocol.js";
 
@@ -173,7 +173,7 @@ async function decide(
   context: Exclude<Context, { kind: "none" }>,
 ): Promise<Decided> {
   if (context.kind === "bad") return context;
-  let settings: { model?: string; model_endpoint?: string; model_key_env?: string } = {};
+  let settings: AgentSources["settings"] = {};
   const dir = env.FRONTIER_DIR;
   if (dir) {
     const loaded = await loadSettings(dir);

@@ -10,7 +10,7 @@
  *
  * Never trusted beyond what it can prove:
  * - the whole file is ignored unless its format, the build of the parser (the files it
- *   is made of) and the settings that change parsing (max_file_bytes, the lease) match;
+ *   is made of) and the setting that changes parsing (max_file_bytes) match;
  *   a file that is corrupt, truncated, foreign, unreadable or not a file is ignored;
  * - an entry is used only when every key of its file matches;
  * - racily clean: an entry whose file changed (mtime or ctime) at or after the moment
@@ -35,7 +35,6 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  readSync,
   renameSync,
   rmSync,
   type Stats,
@@ -63,12 +62,6 @@ export const RACY_MARGIN_MS = 2000;
 /** What the last load did with the cache: for the tests and the bench. */
 export const lastLoad = { reused: 0, read: 0, written: false };
 
-/** The settings a ticket's parse depends on. */
-export interface CacheParams {
-  maxFileBytes: number;
-  leaseMs: number;
-}
-
 /** size, mtimeMs, ctimeMs, ino, dev: the keys of a file, KEY_FIELDS numbers in a key array */
 export const KEY_FIELDS = 5;
 
@@ -76,7 +69,8 @@ interface Header {
   format: string;
   build: string;
   endian: string;
-  params: CacheParams;
+  /** the one setting a ticket's parse depends on */
+  maxFileBytes: number;
   /** entries whose file changed (mtime or ctime) at or after this are re-read */
   racyFrom: number;
   count: number;
@@ -149,8 +143,8 @@ function build(): string {
   return buildKey;
 }
 
-/** The cache of `dir`, if there is one that can be trusted at all for `params`. */
-export function openCache(dir: string, params: CacheParams): OpenCache | undefined {
+/** The cache of `dir`, if there is one that can be trusted at all for `maxFileBytes`. */
+export function openCache(dir: string, maxFileBytes: number): OpenCache | undefined {
   let buf: Buffer;
   let mtimeMs: number;
   try {
@@ -159,13 +153,8 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
       const st = fstatSync(fd);
       if (!st.isFile()) return undefined;
       mtimeMs = st.mtimeMs;
-      buf = Buffer.allocUnsafe(st.size);
-      let got = 0;
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, null);
-        if (n === 0) return undefined;
-        got += n;
-      }
+      // a file that changed size since its stat fails the length check below
+      buf = readFileSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -178,8 +167,7 @@ export function openCache(dir: string, params: CacheParams): OpenCache | undefin
       header.format !== CACHE_FORMAT ||
       header.build !== build() ||
       header.endian !== endianness() ||
-      header.params?.maxFileBytes !== params.maxFileBytes ||
-      header.params?.leaseMs !== params.leaseMs ||
+      header.maxFileBytes !== maxFileBytes ||
       typeof header.racyFrom !== "number" ||
       !Number.isSafeInteger(header.count) ||
       !Number.isSafeInteger(header.namesBytes) ||
@@ -266,22 +254,11 @@ export function cached(
 ): ParsedTicket | "unchanged" | undefined {
   const i = slotOf(cache, name, order);
   if (i === undefined) return undefined;
-  const k = cache.keys;
-  const at = i * KEY_FIELDS;
   const s = order * KEY_FIELDS;
-  const mtimeMs = keys[s + 1]!;
-  const ctimeMs = keys[s + 2]!;
-  if (
-    k[at] !== keys[s] ||
-    k[at + 1] !== mtimeMs ||
-    k[at + 2] !== ctimeMs ||
-    k[at + 3] !== keys[s + 3] ||
-    k[at + 4] !== keys[s + 4] ||
-    !(mtimeMs < cache.racyFrom) ||
-    !(ctimeMs < cache.racyFrom)
-  ) {
-    return undefined;
-  }
+  for (let j = 0; j < KEY_FIELDS; j++)
+    if (cache.keys[i * KEY_FIELDS + j] !== keys[s + j]) return undefined;
+  // racily clean (its mtime or ctime not before the cache's load began): read again
+  if (!(keys[s + 1]! < cache.racyFrom && keys[s + 2]! < cache.racyFrom)) return undefined;
   // a parse JSON cannot give back exactly: the file is unchanged, and read again
   if (cache.entries[i] === null) return "unchanged";
   try {
@@ -292,26 +269,21 @@ export function cached(
   }
 }
 
-function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
-  if (e === null || typeof e !== "object") throw new Error("not an entry");
-  // JSON.parse made it, for this load alone: it is used as it is
+function fromEntry(e: unknown, file: string, order: number): ParsedTicket | undefined {
+  // JSON.parse made it, for this load alone: it is used as it is (a shape it cannot have
+  // throws, and is caught by the caller)
   const p = (e as { p: ParsedTicket }).p;
   if (
-    p === null ||
     typeof p !== "object" ||
+    p === null ||
     !Array.isArray(p.warnings) ||
-    p.node === null ||
-    typeof p.node !== "object" ||
-    (p.kind === "invalid" && !Array.isArray(p.problems))
+    p.node.file !== file ||
+    !(p.kind === "ok" ? p.spec.body === "" : p.kind === "invalid" && Array.isArray(p.problems))
   ) {
-    throw new Error("not an entry");
+    return undefined;
   }
-  if (p.kind === "ok") {
-    if (p.spec.body !== "") throw new Error("a body in the cache");
-    p.spec.order = order;
-  } else if (p.kind !== "invalid") throw new Error("unknown entry");
+  if (p.kind === "ok") p.spec.order = order;
   p.node.order = order;
-  if (p.node.file !== file) throw new Error("another file's entry");
   return p;
 }
 
@@ -324,7 +296,7 @@ function fromEntry(e: unknown, file: string, order: number): ParsedTicket {
  */
 export function writeCache(
   dir: string,
-  params: CacheParams,
+  maxFileBytes: number,
   names: readonly string[],
   parsed: ReadonlyArray<ParsedTicket | undefined>,
   keys: Float64Array,
@@ -358,7 +330,7 @@ export function writeCache(
       format: CACHE_FORMAT,
       build: build(),
       endian: endianness(),
-      params: { maxFileBytes: params.maxFileBytes, leaseMs: params.leaseMs },
+      maxFileBytes,
       racyFrom,
       count: stored.length,
       namesBytes: Buffer.byteLength(namesText),

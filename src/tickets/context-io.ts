@@ -2,12 +2,12 @@
  * Gathering what an executor is given from a Frontier and the ticket directory:
  * the result file of each input's last complete (or empty) attempt.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULTS } from "../core/constants.js";
 import type { RunRecord, Settings, TicketSpec, TicketState } from "../core/model.js";
 import { buildContext, type ContextArgs, type ContextInput } from "./context.js";
-import { readOptional } from "./read-optional.js";
+import { readOptional, tryReadText } from "./read-optional.js";
 
 export interface ContextSource {
   spec(id: string): TicketSpec | undefined;
@@ -113,11 +113,5 @@ function sizeOf(path: string): number {
 
 /** Reads result files of a directory for the reports; a missing file reads as undefined. */
 export function resultReader(dir: string): (file: string) => string | undefined {
-  return (file) => {
-    try {
-      return readFileSync(join(dir, file), "utf8");
-    } catch {
-      return undefined;
-    }
-  };
+  return (file) => tryReadText(join(dir, file));
 }

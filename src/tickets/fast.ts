@@ -10,7 +10,7 @@
  * parser gives.
  */
 import { FIELDS, type FieldKind, type RawFields } from "./field-table.js";
-import { decimalInt } from "./integers.js";
+import { DECIMAL, decimalInt } from "./integers.js";
 
 const KIND = new Map<string, FieldKind>(Object.entries(FIELDS).map(([name, f]) => [name, f.kind]));
 
@@ -25,7 +25,6 @@ const FLOW_PLAIN = new RegExp(`^[${PLAIN_FIRST}](?:[${PLAIN_REST}#]| (?=[${PLAIN
 // the common shapes, checked first: a title of words, an id (a subset of the plain scalars above)
 const SIMPLE = /^[A-Za-z0-9_./(][A-Za-z0-9_./() -]*$/;
 const SIMPLE_ID = /^[A-Za-z0-9_./(][A-Za-z0-9_./()-]*$/;
-export const DECIMAL = /^[-+]?[0-9]+$/;
 const NULLS = new Set(["null", "Null", "NULL", "~"]);
 // raw control characters are refused: the full parser decides about those
 const NOT_RAW = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff";

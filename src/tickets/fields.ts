@@ -12,7 +12,7 @@
 
 import { parseBound } from "../core/bound.js";
 import type { CheckNode } from "../core/checks.js";
-import { DEFAULTS, ISOLATIONS, type Isolation, isolationOf, TICKET_ID } from "../core/constants.js";
+import { ISOLATIONS, type Isolation, isolationOf, TICKET_ID } from "../core/constants.js";
 import type { TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
 import { fastFields } from "./fast.js";
@@ -51,8 +51,6 @@ export type ParsedTicket =
     };
 
 export interface ParseOptions {
-  /** lease of a bound that is not a duration (default 60 minutes) */
-  leaseMs?: number;
   /** false: the spec's body is "" (its title is still taken from it) */
   bodies?: boolean;
 }
@@ -134,7 +132,7 @@ export function checkFields(
   const { dependsOn, nodes } = dependencies(c);
   const inputs = inputsOf(c, dependsOn);
   const title = titleOf(c) || (headingOf(body) ?? id);
-  const bound = boundOf(c, opts.leaseMs ?? DEFAULTS.leaseMs);
+  const bound = boundOf(c);
   const isolation = isolationField(c);
   nearMisses(c);
 
@@ -164,12 +162,10 @@ export function checkFields(
     body: opts.bodies === false ? "" : body,
     order,
   };
-  const executor = c.ok("executor");
-  if (executor !== undefined) spec.executor = executor;
-  const agent = c.ok("agent");
-  if (agent !== undefined) spec.agent = agent;
-  const model = c.ok("model");
-  if (model !== undefined) spec.model = model;
+  for (const name of ["executor", "agent", "model"] as const) {
+    const v = c.ok(name);
+    if (v !== undefined) spec[name] = v;
+  }
   if (bound !== undefined) spec.bound = bound;
   const retries = c.ok("retries");
   if (retries !== undefined) spec.retries = retries;
@@ -301,12 +297,12 @@ function titleOf(c: Checking): string | undefined {
   return title;
 }
 
-function boundOf(c: Checking, leaseMs: number): TicketSpec["bound"] {
+function boundOf(c: Checking): TicketSpec["bound"] {
   const text = c.ok("bound");
   if (text === undefined) return undefined;
   const checked = boundProblems("bound", text, c.file, c.raw.lines.get("bound"));
   if (checked.warning !== undefined) c.warnings.push(checked.warning);
-  if (checked.problem === undefined) return parseBound(text, leaseMs);
+  if (checked.problem === undefined) return parseBound(text);
   c.problems.push(checked.problem);
   return undefined;
 }

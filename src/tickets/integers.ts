@@ -10,6 +10,9 @@ export class UnsafeInteger {
   }
 }
 
+/** A decimal literal: what a whole number is written as, in any field or setting. */
+export const DECIMAL = /^[-+]?[0-9]+$/;
+
 /** The value of a decimal literal (`[-+]?[0-9]+`): a number, or its text when past 2⁵³−1. */
 export function decimalInt(text: string): number | UnsafeInteger {
   const n = Number(text);

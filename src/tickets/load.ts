@@ -8,15 +8,7 @@ import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import { errorText } from "../core/errors.js";
 import type { SavedState, Settings, TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
-import {
-  type CacheParams,
-  cached,
-  KEY_FIELDS,
-  lastLoad,
-  openCache,
-  statKeys,
-  writeCache,
-} from "./cache.js";
+import { cached, KEY_FIELDS, lastLoad, openCache, statKeys, writeCache } from "./cache.js";
 import type { EngineFields, ParsedTicket } from "./fields.js";
 import { graphProblem } from "./graph-problems.js";
 import { STATE_DIR } from "./layout.js";
@@ -129,8 +121,7 @@ export async function loadDirectory(
   if (capProblems.length > 0) return invalid([...problems, ...capProblems, ...warnings]);
 
   const base = dir.endsWith("/") ? dir : `${dir}/`;
-  const params = { maxFileBytes, leaseMs: DEFAULTS.leaseMs };
-  const { parsed, nodes } = await parseTickets(base, names, params, options, problems);
+  const { parsed, nodes } = await parseTickets(base, names, maxFileBytes, options, problems);
   const specs: TicketSpec[] = [];
   const fields = new Map<string, EngineFields>();
   for (const p of parsed) {
@@ -237,7 +228,7 @@ function invalid(problems: Problem[]): Loaded {
 async function parseTickets(
   base: string,
   names: readonly string[],
-  params: CacheParams,
+  maxFileBytes: number,
   options: LoadOptions,
   problems: Problem[],
 ): Promise<{ parsed: Array<ParsedTicket | undefined>; nodes: CheckNode[] }> {
@@ -247,7 +238,7 @@ async function parseTickets(
   const bodies = options.bodies !== false;
   const useCache = !bodies && options.cache !== false && options.files === undefined;
   const loadStart = performance.now();
-  const cache = useCache ? openCache(base, params) : undefined;
+  const cache = useCache ? openCache(base, maxFileBytes) : undefined;
   // each file's keys (when the cache is in use), taken before it is read or its entry
   // used: a change after that is seen next time. With a cache, from a stat of every
   // file; the files read take theirs from the open file, as they are read.
@@ -270,8 +261,7 @@ async function parseTickets(
     }
     toRead.push(order);
   }
-  const reads = readTickets(base, names, toRead, params.maxFileBytes, options.files, keys);
-  const opts = { leaseMs: params.leaseMs, bodies: options.bodies };
+  const reads = readTickets(base, names, toRead, maxFileBytes, options.files, keys);
   const full: Array<{ order: number; text: string }> = [];
   const parseQuick =
     toRead.length === 0 ? undefined : (await import("./fields.js")).parseTicketQuick;
@@ -283,14 +273,14 @@ async function parseTickets(
       nodes[order] = { id: file.slice(0, -3), file, order, certain: false, dependsOn: [] };
       return;
     }
-    parsed[order] = parseQuick!(read.text, file, order, opts);
+    parsed[order] = parseQuick!(read.text, file, order, options);
     if (parsed[order] === undefined) full.push({ order, text: read.text });
   });
   if (full.length > 0) {
     // loaded only when some front matter is not plain: most directories never need it
     const { parseTicketFull } = await import("./parse.js");
     for (const { order, text } of full)
-      parsed[order] = parseTicketFull(text, names[order]!, order, opts);
+      parsed[order] = parseTicketFull(text, names[order]!, order, options);
   }
   if (keys !== undefined) {
     lastLoad.reused = reused;
@@ -304,7 +294,7 @@ async function parseTickets(
     }
     const same = reused + unchanged;
     if (cache === undefined || storable > same || same !== cache.names.length) {
-      writeCache(base, params, names, parsed, keys, loadStart, options.cacheMarginMs);
+      writeCache(base, maxFileBytes, names, parsed, keys, loadStart, options.cacheMarginMs);
     }
   }
   return { parsed, nodes };

@@ -27,6 +27,7 @@ import {
   planSettle,
   type SettlePlan,
 } from "../core/settle.js";
+import { ENGINE_FIELDS } from "./field-table.js";
 
 export type { OutcomeFileRead };
 
@@ -212,7 +213,7 @@ function verdictReason(verdict: Extract<ChangeVerdict, { kind: "breach" | "confl
     }
     if (verdict.engine.length > 0) {
       what.push(
-        `changed the fields only the runner writes (status, attempt, claimed_by, claimed_at, claim, blocked_by, reason, updated_at) in ${named(verdict.engine)} — leave them as they are`,
+        `changed the fields only the runner writes (${ENGINE_FIELDS.join(", ")}) in ${named(verdict.engine)} — leave them as they are`,
       );
     }
     return `scope-breach: ${what.join("; ")}; nothing was integrated, the change is kept as evidence`;

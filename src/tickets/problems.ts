@@ -122,7 +122,17 @@ export function boundProblems(
       );
     case undefined: {
       const hint = durationHint(text);
-      return hint === undefined ? {} : { warning: notADuration(field, text, hint, file, line) };
+      if (hint === undefined) return {};
+      return {
+        warning: problem(
+          "wrong-type",
+          file,
+          line,
+          `${field} ${quoted(text)} reads like a duration but is not one, so it sets no timeout (it is passed to the executor as text)`,
+          `${HINTS[hint.kind]}${hint.write ?? ""}; leave it as it is if it is a budget in words`,
+          "warning",
+        ),
+      };
     }
   }
 }
@@ -132,23 +142,6 @@ const HINTS: Record<DurationHint["kind"], string> = {
   duration: "write just the duration, e.g. ",
   digits: "write it in digits and units: 45s, 30m, 2h, 1h30m or 2d",
 };
-
-export function notADuration(
-  field: string,
-  text: string,
-  hint: DurationHint,
-  file: string,
-  line: number | undefined,
-): Problem {
-  return problem(
-    "wrong-type",
-    file,
-    line,
-    `${field} ${quoted(text)} reads like a duration but is not one, so it sets no timeout (it is passed to the executor as text)`,
-    `${HINTS[hint.kind]}${hint.write ?? ""}; leave it as it is if it is a budget in words`,
-    "warning",
-  );
-}
 
 /**
  * `plan.md:3: depends_on must be a list of ticket ids, got a mapping — write depends_on: [research]`.

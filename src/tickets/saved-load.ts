@@ -1,10 +1,10 @@
 /** A run's saved state, read back from the ticket files' engine fields and `.frontier/`. */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { ZodType } from "zod";
 import { errnoCode } from "../core/errors.js";
 import { readJson } from "../core/json.js";
 import type {
-  AnswerRecord,
   AttemptRecord,
   RunRecord,
   SavedState,
@@ -49,8 +49,8 @@ export async function readSaved(
     else run = parsed;
   }
 
-  const attempts = await readRecords(dir, "attempts", known, problems);
-  const answers = await readRecords(dir, "answers", known, problems);
+  const attempts = await readRecords(dir, "attempts", (m) => m.AttemptRecord, known, problems);
+  const answers = await readRecords(dir, "answers", (m) => m.AnswerRecord, known, problems);
   const unrecorded = await recoverResults(dir, attempts, known, fields);
 
   const tickets: Record<string, TicketState> = {};
@@ -157,10 +157,7 @@ async function recoverResults(
   return recovered;
 }
 
-function parseJson<T>(
-  text: string,
-  schema: { safeParse(v: unknown): { success: boolean; data?: T } },
-): T | undefined {
+function parseJson<T>(text: string, schema: ZodType<T>): T | undefined {
   const json = readJson(text);
   if (!json.ok) return undefined;
   const parsed = schema.safeParse(json.value);
@@ -185,18 +182,14 @@ export function hasKeys(o: object): boolean {
   return false;
 }
 
-type RecordOf<K extends "attempts" | "answers"> = K extends "attempts"
-  ? AttemptRecord
-  : AnswerRecord;
-
 /** `<id>@<n>.json` records of one kind, for known tickets only: one readdir for the whole kind. */
-async function readRecords<K extends "attempts" | "answers">(
+async function readRecords<T extends { n: number }>(
   dir: string,
-  kind: K,
+  kind: "attempts" | "answers",
+  schemaOf: (model: Awaited<ReturnType<typeof schemas>>) => ZodType<T>,
   known: () => ReadonlySet<string>,
   problems: Problem[],
-): Promise<Map<string, RecordOf<K>[]>> {
-  type T = RecordOf<K>;
+): Promise<Map<string, T[]>> {
   const out = new Map<string, T[]>();
   let names: string[];
   try {
@@ -213,10 +206,7 @@ async function readRecords<K extends "attempts" | "answers">(
   }
   if (wanted.length === 0) return out;
   const texts = await Promise.all(wanted.map((w) => readFile(join(dir, w.file), "utf8")));
-  const model = await schemas();
-  const schema = (kind === "attempts" ? model.AttemptRecord : model.AnswerRecord) as {
-    safeParse(v: unknown): { success: boolean; data?: T };
-  };
+  const schema = schemaOf(await schemas());
   wanted.forEach((w, i) => {
     const record = parseJson(texts[i]!, schema);
     if (record === undefined || record.n !== w.n) {

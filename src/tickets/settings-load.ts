@@ -6,13 +6,19 @@
  */
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { boundProblem, durationHint } from "../core/bound.js";
-import { ENDPOINT_URL, ENV_NAME, ISOLATIONS, MODEL_NAME } from "../core/constants.js";
 import { errnoCode, errorText } from "../core/errors.js";
 import type { Settings } from "../core/model.js";
-import { DECIMAL, fastScalarMap } from "./fast.js";
-import { notADuration, type Problem, problem } from "./problems.js";
-import { KEYS, type ParsedSettings, SETTINGS_FILE, unknownSetting } from "./setting-keys.js";
+import { fastScalarMap } from "./fast.js";
+import { DECIMAL } from "./integers.js";
+import { boundProblems, type Problem, problem } from "./problems.js";
+import {
+  KEYS,
+  KINDS,
+  NUMBER_KINDS,
+  type ParsedSettings,
+  SETTINGS_FILE,
+  unknownSetting,
+} from "./setting-keys.js";
 
 export interface LoadedSettings {
   settings: Settings;
@@ -75,41 +81,17 @@ function withOverrides(base: Settings, overrides: Partial<Settings>): Settings {
   return out;
 }
 
-const POSITIVE_INTS = ["max_parallel", "max_tickets", "max_file_bytes", "max_result_bytes"];
-const TEXTS = ["schema", "run", "goal", "ticket_bound", "executor"];
-/** text settings of a shape: as Settings checks them (model.ts) */
-const SHAPED: ReadonlyArray<readonly [string, RegExp]> = [
-  ["model", MODEL_NAME],
-  ["model_endpoint", ENDPOINT_URL],
-  ["model_key_env", ENV_NAME],
-];
-
 /**
  * Whether every setting is of its type with nothing to say about it — only when zod's
  * check (`Settings.partial()`, settings.ts) succeeds and gives the values back as they
- * are (proved by property tests). Mappings (`bound: {…}`, `executors`) are left to zod.
+ * are (proved by property tests).
  */
 export function settingsWellTyped(values: Readonly<Record<string, unknown>>): boolean {
-  for (const name of TEXTS) {
+  for (const name in values) {
     const v = values[name];
-    if (v !== undefined && typeof v !== "string") return false;
+    if (v !== undefined && Object.hasOwn(KEYS, name) && !KINDS[KEYS[name]!.kind](v)) return false;
   }
-  for (const [name, shape] of SHAPED) {
-    const v = values[name];
-    if (v !== undefined && !(typeof v === "string" && shape.test(v))) return false;
-  }
-  for (const name of POSITIVE_INTS) {
-    const v = values[name];
-    if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) > 0)) return false;
-  }
-  for (const name of ["retries", "bound"]) {
-    const v = values[name];
-    if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0)) return false;
-  }
-  const isolation = values.isolation;
-  if (isolation !== undefined && !(ISOLATIONS as readonly unknown[]).includes(isolation))
-    return false;
-  return values.executors === undefined;
+  return true;
 }
 
 /**
@@ -127,8 +109,7 @@ export function parseSettingsQuick(text: string): ParsedSettings | undefined {
       continue;
     }
     if (value === null) continue;
-    const kind = KEYS[key]!.kind;
-    if ((kind === "int" || kind === "bound") && value.plain) {
+    if (NUMBER_KINDS.has(KEYS[key]!.kind) && value.plain) {
       // a number other than a decimal one (0x1F, 1e3, 1.5) is the YAML parser's to read
       if (!DECIMAL.test(value.text)) return undefined;
       values[key] = Number(value.text);
@@ -143,12 +124,12 @@ export function parseSettingsQuick(text: string): ParsedSettings | undefined {
     if (values[name] !== undefined) settings[name] = values[name];
   }
   const ticketBound = settings.ticket_bound;
-  // a bound refused (zero, past the longest) is parseSettings's to say
-  if (typeof ticketBound === "string" && boundProblem(ticketBound) !== undefined) return undefined;
-  const hint = typeof ticketBound === "string" ? durationHint(ticketBound) : undefined;
-  if (typeof ticketBound === "string" && hint !== undefined) {
+  if (typeof ticketBound === "string") {
     const line = pairs.find((p) => p.key === "ticket_bound")?.line;
-    warnings.push(notADuration("ticket_bound", ticketBound, hint, SETTINGS_FILE, line));
+    const checked = boundProblems("ticket_bound", ticketBound, SETTINGS_FILE, line);
+    // a bound refused (zero, past the longest) is parseSettings's to say
+    if (checked.problem !== undefined) return undefined;
+    if (checked.warning !== undefined) warnings.push(checked.warning);
   }
   return { settings: settings as Partial<Settings>, problems: [], warnings };
 }

@@ -5,10 +5,12 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { Settings } from "../core/model.js";
+import { DECIMAL } from "./integers.js";
 import { boundProblems, describeValue, type Problem, problem } from "./problems.js";
 import {
   KEYS,
   type SettingKind as Kind,
+  NUMBER_KINDS,
   type ParsedSettings,
   SETTINGS_FILE,
   unknownSetting,
@@ -128,7 +130,7 @@ function scalar(n: unknown, kind: "text" | "int"): unknown {
   if (!isScalar(n)) return isSeq(n) ? [] : isMap(n) ? {} : undefined;
   if (n.value === null) return undefined;
   if (kind === "text") return scalarText(n);
-  if (typeof n.value === "number" && n.source !== undefined && /^[-+]?[0-9]+$/.test(n.source)) {
+  if (typeof n.value === "number" && n.source !== undefined && DECIMAL.test(n.source)) {
     return Number(n.source);
   }
   return n.value;
@@ -136,9 +138,6 @@ function scalar(n: unknown, kind: "text" | "int"): unknown {
 
 function value(n: unknown, kind: Kind): unknown {
   switch (kind) {
-    case "text":
-    case "int":
-      return scalar(n, kind);
     case "bound": {
       if (!isMap(n)) return scalar(n, "int");
       const out: Record<string, unknown> = {};
@@ -164,5 +163,7 @@ function value(n: unknown, kind: Kind): unknown {
       }
       return out;
     }
+    default:
+      return scalar(n, NUMBER_KINDS.has(kind) ? "int" : "text");
   }
 }

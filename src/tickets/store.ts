@@ -97,21 +97,13 @@ export function ensureStateDir(dir: string): void {
     } catch (access) {
       cause = errnoCode(access) ?? cause;
     }
-    if (cause === "EROFS") {
-      throw new WriteError(
-        path,
-        cause,
-        `the file system is read-only (EROFS) — ${keeps}; run on a writable copy of the ticket directory`,
-      );
-    }
-    if (cause === "EACCES" || cause === "EPERM") {
-      throw new WriteError(
-        path,
-        cause,
-        `writing in ${dir} is not allowed (${cause}) — ${keeps}; make the directory writable, or run on a copy`,
-      );
-    }
-    throw writeError(path, error);
+    const why =
+      cause === "EROFS"
+        ? `the file system is read-only (EROFS) — ${keeps}; run on a writable copy of the ticket directory`
+        : cause === "EACCES" || cause === "EPERM"
+          ? `writing in ${dir} is not allowed (${cause}) — ${keeps}; make the directory writable, or run on a copy`
+          : undefined;
+    throw why === undefined ? writeError(path, error) : new WriteError(path, cause, why);
   }
 }
 

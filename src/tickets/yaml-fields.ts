@@ -17,9 +17,9 @@ import {
   type YAMLError,
 } from "yaml";
 import { errorText } from "../core/errors.js";
-import { FIELDS, type FieldInfo, type FieldKind, type RawFields } from "./field-table.js";
+import { FIELD_INFO, type FieldKind, type RawFields } from "./field-table.js";
 import { type Split, splitFrontMatter } from "./frontmatter.js";
-import { decimalInt } from "./integers.js";
+import { DECIMAL, decimalInt } from "./integers.js";
 import { type Problem, problem } from "./problems.js";
 import { scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
 
@@ -80,11 +80,7 @@ export function readMatter(text: string): Matter {
 type YamlRead = { kind: "ok"; raw: RawFields } | { kind: "problems"; problems: Problem[] };
 
 /** The full YAML path: the `yaml` package, YAML 1.2 core schema, line numbers from its LineCounter. */
-export function readYamlFields(
-  yaml: string,
-  file: string,
-  known: Record<string, FieldInfo> = FIELDS,
-): YamlRead {
+export function readYamlFields(yaml: string, file: string): YamlRead {
   const malformed = (line: number | undefined, message: string, fix: string): YamlRead => ({
     kind: "problems",
     problems: [problem("malformed-front-matter", file, line, message, fix)],
@@ -121,7 +117,7 @@ export function readYamlFields(
       );
     }
     const name = scalarText(key);
-    const info = known[name];
+    const info = FIELD_INFO[name];
     if (info === undefined) {
       unknown.push({ key: name, line: keyLine });
       continue;
@@ -249,8 +245,6 @@ function dedupe(problems: Problem[]): Problem[] {
 function isNull(n: unknown): boolean {
   return n === null || n === undefined || (isScalar(n) && n.value === null);
 }
-
-const DECIMAL = /^[-+]?[0-9]+$/;
 
 /**
  * A YAML node as the value zod checks. `undefined` means "not set" (an empty value,

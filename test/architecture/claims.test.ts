@@ -45,7 +45,6 @@ describe("what docs/ARCHITECTURE.md says only one place does", () => {
     expect(filesMatching(/\bboundProblem\(/).sort()).toEqual([
       "src/core/bound.ts",
       "src/tickets/problems.ts",
-      "src/tickets/settings-load.ts",
     ]);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { durationHint, formatDuration, parseBound, parseDuration } from "../../src/core/bound.js";
-import { notADuration } from "../../src/tickets/problems.js";
+import { boundProblems } from "../../src/tickets/problems.js";
 
 describe("bound: a duration is the timeout and the lease; other text is passed on", () => {
   it.each([
@@ -58,7 +58,7 @@ describe("bound: durations as people write them are durations; text that only lo
     const hint = durationHint(text);
     expect(hint).toBeDefined();
     // the words are the tickets layer's (tickets/problems.ts)
-    expect(notADuration("bound", text, hint!, "t.md", 1).fix).toMatch(fix);
+    expect(boundProblems("bound", text, "t.md", 1).warning?.fix).toMatch(fix);
   });
 
   it.each(["5 tool calls", "3 steps", "1000 tokens", "a careful review", "two passes"])(
