@@ -35,11 +35,6 @@ const RESULT_MAX_CHARS = 20_000;
 /** Longest task text shown per ticket; the rest is in the ticket's file. */
 const TASK_MAX_CHARS = 20_000;
 
-export interface HtmlOptions {
-  /** the ticket directory as a shell word, for the local commands it names (default `DIR`) */
-  dir?: string;
-}
-
 interface Ctx extends GraphCtx {
   /** where the run ran: which commands the report names */
   where: RunPlace;
@@ -51,7 +46,8 @@ interface Ctx extends GraphCtx {
 
 const e = escapeHtml;
 
-export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
+/** `dir`: the ticket directory as a shell word, for the local commands it names (default `DIR`). */
+export function renderHtml(receipt: Receipt, opts: { dir?: string } = {}): string {
   const ctx: Ctx = {
     receipt,
     where: receipt.where ?? "github",

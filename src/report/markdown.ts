@@ -16,7 +16,6 @@ import {
   cutMarkdown,
   escapeMarkdown,
   escapeMarkdownBlock,
-  markerComment,
   markerText,
   mdCode,
   mdId,
@@ -47,10 +46,6 @@ export interface MarkdownOptions {
   marker: string;
   /** hard ceiling on the output length (default: GitHub's comment limit, 65,536) */
   maxChars?: number;
-  /** where the HTML report can be downloaded (else the receipt's links.html_report) */
-  htmlReportUrl?: string;
-  /** the workflow run that produced this report (else the receipt's links.workflow_run) */
-  workflowRunUrl?: string;
   /** prefix of ticket file links, e.g. `https://github.com/o/r/blob/SHA/tickets/` */
   repoBlobUrl?: string;
   /** ticket id -> URL of its open question issue, when known */
@@ -82,12 +77,12 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
     where: receipt.where ?? "github",
     dir: opts.dir !== undefined && /^[^`\r\n]+$/.test(opts.dir) ? opts.dir : "DIR",
     byId: new Map(receipt.tickets.map((t) => [t.id, t])),
-    htmlUrl: safeUrl(opts.htmlReportUrl ?? receipt.links?.html_report),
-    runUrl: safeUrl(opts.workflowRunUrl ?? receipt.links?.workflow_run),
+    htmlUrl: safeUrl(receipt.links?.html_report),
+    runUrl: safeUrl(receipt.links?.workflow_run),
     blobUrl: safeUrl(opts.repoBlobUrl),
     questionUrls: opts.questionUrls,
   };
-  const marker = markerComment(opts.marker);
+  const marker = `<!-- ${markerText(opts.marker)} -->`;
   const footer = renderFooter(ctx);
 
   // Each section gets at most its share of the whole and at most what is left; what
