@@ -48,8 +48,6 @@ export interface MarkdownOptions {
   maxChars?: number;
   /** prefix of ticket file links, e.g. `https://github.com/o/r/blob/SHA/tickets/` */
   repoBlobUrl?: string;
-  /** ticket id -> URL of its open question issue, when known */
-  questionUrls?: Readonly<Record<string, string>>;
 }
 
 /** Sections fold into <details> once they are longer than this many rows. */
@@ -67,7 +65,6 @@ interface Ctx {
   htmlUrl?: string;
   runUrl?: string;
   blobUrl?: string;
-  questionUrls?: Readonly<Record<string, string>>;
 }
 
 export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string {
@@ -80,7 +77,6 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
     htmlUrl: safeUrl(receipt.links?.html_report),
     runUrl: safeUrl(receipt.links?.workflow_run),
     blobUrl: safeUrl(opts.repoBlobUrl),
-    questionUrls: opts.questionUrls,
   };
   const marker = `<!-- ${markerText(opts.marker)} -->`;
   const footer = renderFooter(ctx);
@@ -193,15 +189,12 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
     ? `${title}\nAnswer with \`frontier answer ${ctx.dir} TICKET "YOUR ANSWER"\`, then \`frontier run ${ctx.dir}\` to go on.`
     : `${title}\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
   const rows = qs.map((q) => {
-    const id = TICKET_ID.test(q.ticket);
-    const issue = safeUrl(ctx.questionUrls?.[q.ticket]);
-    const ways = local
-      ? [id ? `\`frontier answer ${ctx.dir} ${q.ticket} "YOUR ANSWER"\`` : ""]
-      : [
-          issue ? `[its question issue](${mdUrl(issue)}) with \`/answer YOUR ANSWER\`` : "",
-          id ? `here with \`/answer ${q.ticket} YOUR ANSWER\`` : "",
-        ];
-    const how = ways.filter(Boolean).join(", or ");
+    // only an id a command can name gets its command
+    const how = !TICKET_ID.test(q.ticket)
+      ? ""
+      : local
+        ? `\`frontier answer ${ctx.dir} ${q.ticket} "YOUR ANSWER"\``
+        : `here with \`/answer ${q.ticket} YOUR ANSWER\``;
     return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how ? `\n  To answer: ${how}` : ""}`;
   });
   return list(
