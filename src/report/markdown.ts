@@ -208,21 +208,17 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
 function renderRemainder(ctx: Ctx, maxChars: number): string {
   const rem = ctx.receipt.remainder;
   if (rem.length === 0) return "";
-  const sorted = sortByAttention(rem, (e) => e.status);
-  const rows = sorted.map((e) => [
+  const rows = sortByAttention(rem, (e) => e.status).map((e) => [
     ticketRef(ctx, e.id),
     stateWord(e.status),
     escapeMarkdown(clip(oneLine(e.waiting_on), 200)),
   ]);
+  const more = (n: number) => `… and ${formatInt(n)} more open tickets${seeHtml(ctx)}`;
   return section(
     `#### Open remainder (${formatInt(rem.length)})`,
     "Every ticket not complete or empty, and what holds it.",
-    table(
-      ["ticket", "state", "held by"],
-      rows,
-      (n) => `… and ${formatInt(n)} more open tickets${seeHtml(ctx)}`,
-    ),
     rem.length > FOLD_ROWS,
+    { header: ["ticket", "state", "held by"], rows, more },
     maxChars,
   );
 }
@@ -288,20 +284,14 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
   const head = `#### Tickets (${formatInt(r.tickets.length)})`;
   const fold = r.tickets.length > FOLD_ROWS;
   // In file order when all of it fits; when it must be cut, what needs attention first.
-  const full = section(
-    head,
-    "",
-    table(header, r.tickets.map(rowOf), more),
-    fold,
-    Number.POSITIVE_INFINITY,
-  );
+  const full = section(head, "", fold, { header, rows: r.tickets.map(rowOf), more }, Infinity);
   if (full.length <= maxChars) return full;
-  const sorted = sortByAttention(r.tickets, (t) => t.status);
+  const rows = sortByAttention(r.tickets, (t) => t.status).map(rowOf);
   return section(
     head,
     "Sorted by what needs attention first.",
-    table(header, sorted.map(rowOf), more),
     fold,
+    { header, rows, more },
     maxChars,
   );
 }
@@ -455,34 +445,27 @@ function fitRows(
   return note.length + 2 <= room ? { n, note } : { n };
 }
 
-/** A table whose rows are added only while they fit; `more` says how many were left out. */
-type Table = (maxChars: number) => string;
-
-function table(header: string[], rows: string[][], more: (n: number) => string): Table {
-  const head = `| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`;
-  const lines = rows.map((r) => `| ${r.join(" | ")} |`);
-  return (maxChars) => {
-    const { n, note } = fitRows(lines, maxChars - head.length - 1, more);
-    if (n === 0) return "";
-    return [head, ...lines.slice(0, n)].join("\n") + (note ? `\n\n${note}` : "");
-  };
-}
-
+/**
+ * A heading (folded into <details> when `folded`), an intro, and a table whose rows are
+ * added only while they fit; `more` says how many were left out.
+ */
 function section(
   head: string,
   intro: string,
-  render: Table,
   folded: boolean,
+  table: { header: string[]; rows: string[][]; more: (n: number) => string },
   maxChars: number,
 ): string {
   const wrap = (inner: string) => {
     const body = intro ? `${intro}\n\n${inner}` : inner;
     return folded ? fold(head, body) : `${head}\n\n${body}`;
   };
-  const overhead = wrap("").length;
-  if (overhead >= maxChars) return "";
-  const inner = render(maxChars - overhead);
-  return inner ? wrap(inner) : "";
+  const { header, more } = table;
+  const top = `| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`;
+  const lines = table.rows.map((r) => `| ${r.join(" | ")} |`);
+  const { n, note } = fitRows(lines, maxChars - wrap("").length - top.length - 1, more);
+  if (n === 0) return "";
+  return wrap([top, ...lines.slice(0, n)].join("\n") + (note ? `\n\n${note}` : ""));
 }
 
 /** A heading and a bullet list whose items are added only while they fit. */
