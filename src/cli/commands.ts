@@ -8,7 +8,7 @@ import { step } from "../core/event.js";
 import type { Receipt } from "../core/model.js";
 import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { writeReports } from "../local/report-files.js";
-import { renderMermaid } from "../report/mermaid.js";
+import { renderMermaidGraph } from "../report/mermaid.js";
 import { buildReceipt, receiptJson } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
 import { errorLine } from "../terminal/colour.js";
@@ -46,7 +46,7 @@ export async function planCommand(
     where: "local",
   });
   if (opts.json) io.stdout.write(receiptJson(receipt));
-  else if (opts.mermaid) io.stdout.write(`${renderMermaid(receipt)}\n`);
+  else if (opts.mermaid) io.stdout.write(`${renderMermaidGraph(receipt).text}\n`);
   else {
     printPlan(receipt, io);
     const { settings, specs } = opened.opened;

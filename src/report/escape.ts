@@ -90,13 +90,9 @@ export function mdUrl(url: string): string {
 }
 
 /**
- * The hidden marker comment. Its text is reduced to characters that cannot end an
- * HTML comment, so the caller's marker always yields exactly one well-formed comment.
+ * The hidden marker comment's text, reduced to characters that cannot end an HTML
+ * comment, so the caller's marker always yields exactly one well-formed comment.
  */
-export function markerComment(marker: string): string {
-  return `<!-- ${markerText(marker)} -->`;
-}
-
 export function markerText(marker: string): string {
   const text = marker.replace(/[^A-Za-z0-9._:/@#=+ -]/g, "").replace(/-{2,}/g, "-");
   return oneLine(text) || "ticket-frontier";

@@ -35,23 +35,19 @@ const RESULT_MAX_CHARS = 20_000;
 /** Longest task text shown per ticket; the rest is in the ticket's file. */
 const TASK_MAX_CHARS = 20_000;
 
-export interface HtmlOptions {
-  /** the ticket directory as a shell word, for the local commands it names (default `DIR`) */
-  dir?: string;
-}
-
 interface Ctx extends GraphCtx {
   /** where the run ran: which commands the report names */
   where: RunPlace;
   /** the ticket directory in those commands */
   dir: string;
-  /** memo of chainLength */
+  /** ticket id -> the blocked tickets from it to its root (chainLengths) */
   chainLen: Map<string, number>;
 }
 
 const e = escapeHtml;
 
-export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
+/** `dir`: the ticket directory as a shell word, for the local commands it names (default `DIR`). */
+export function renderHtml(receipt: Receipt, opts: { dir?: string } = {}): string {
   const ctx: Ctx = {
     receipt,
     where: receipt.where ?? "github",
@@ -65,6 +61,7 @@ export function renderHtml(receipt: Receipt, opts: HtmlOptions = {}): string {
     if (!ctx.anchor.has(t.id)) ctx.anchor.set(t.id, `ticket-${i}`);
     if (!ctx.byId.has(t.id)) ctx.byId.set(t.id, t);
   });
+  ctx.chainLen = chainLengths(receipt, ctx.byId);
   if (receipt.critical_path.length > 1)
     receipt.critical_path.forEach((id, i) => {
       if (!ctx.crit.has(id)) ctx.crit.set(id, i);
@@ -376,7 +373,7 @@ function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
   }
   const reachedRoot = root === undefined || seen.has(root);
   if (!reachedRoot && cur?.blocked_by) {
-    const more = chainLength(ctx, cur.id) - 1;
+    const more = (ctx.chainLen.get(cur.id) ?? 0) - 1;
     if (more > 0)
       steps.push(
         `<li class="sub">… ${formatInt(more)} more blocked ${noun(more, "ticket")} …</li>`,
@@ -386,31 +383,18 @@ function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
   return `<div class="chain"><strong>Blocked by</strong><ol>${steps.join("")}</ol></div>`;
 }
 
-/** How many blocked tickets stand between `id` and its root (memoised: O(N) for all). */
-function chainLength(ctx: Ctx, id: string): number {
-  const memo = ctx.chainLen;
-  const path: string[] = [];
-  const onPath = new Set<string>();
-  let cur: string | undefined = id;
-  let base = 0;
-  while (cur !== undefined) {
-    const known = memo.get(cur);
-    if (known !== undefined) {
-      base = known;
-      break;
-    }
-    if (onPath.has(cur)) break; // a hand-made receipt with a loop
-    path.push(cur);
-    onPath.add(cur);
-    const t = ctx.byId.get(cur);
-    cur = t?.status === "blocked" ? t.blocked_by?.ticket : undefined;
+/**
+ * How many blocked tickets stand between each ticket and its root, all at once in O(N): a
+ * blocker is a dependency, so it sits in an earlier wave and is counted first.
+ */
+function chainLengths(r: Receipt, byId: Map<string, ReceiptTicket>): Map<string, number> {
+  const len = new Map<string, number>();
+  for (const id of r.waves.flat()) {
+    const t = byId.get(id);
+    const by = t?.status === "blocked" ? t.blocked_by?.ticket : undefined;
+    if (by !== undefined) len.set(id, 1 + (len.get(by) ?? 0));
   }
-  for (let i = path.length - 1; i >= 0; i--) {
-    const t = ctx.byId.get(path[i]!);
-    base = t?.status === "blocked" ? base + 1 : 0;
-    memo.set(path[i]!, base);
-  }
-  return memo.get(id) ?? 0;
+  return len;
 }
 
 /** Paths shown per attempt's changes; the rest are counted. */

@@ -16,7 +16,6 @@ import {
   cutMarkdown,
   escapeMarkdown,
   escapeMarkdownBlock,
-  markerComment,
   markerText,
   mdCode,
   mdId,
@@ -47,14 +46,8 @@ export interface MarkdownOptions {
   marker: string;
   /** hard ceiling on the output length (default: GitHub's comment limit, 65,536) */
   maxChars?: number;
-  /** where the HTML report can be downloaded (else the receipt's links.html_report) */
-  htmlReportUrl?: string;
-  /** the workflow run that produced this report (else the receipt's links.workflow_run) */
-  workflowRunUrl?: string;
   /** prefix of ticket file links, e.g. `https://github.com/o/r/blob/SHA/tickets/` */
   repoBlobUrl?: string;
-  /** ticket id -> URL of its open question issue, when known */
-  questionUrls?: Readonly<Record<string, string>>;
 }
 
 /** Sections fold into <details> once they are longer than this many rows. */
@@ -72,7 +65,6 @@ interface Ctx {
   htmlUrl?: string;
   runUrl?: string;
   blobUrl?: string;
-  questionUrls?: Readonly<Record<string, string>>;
 }
 
 export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string {
@@ -82,12 +74,11 @@ export function renderMarkdown(receipt: Receipt, opts: MarkdownOptions): string 
     where: receipt.where ?? "github",
     dir: opts.dir !== undefined && /^[^`\r\n]+$/.test(opts.dir) ? opts.dir : "DIR",
     byId: new Map(receipt.tickets.map((t) => [t.id, t])),
-    htmlUrl: safeUrl(opts.htmlReportUrl ?? receipt.links?.html_report),
-    runUrl: safeUrl(opts.workflowRunUrl ?? receipt.links?.workflow_run),
+    htmlUrl: safeUrl(receipt.links?.html_report),
+    runUrl: safeUrl(receipt.links?.workflow_run),
     blobUrl: safeUrl(opts.repoBlobUrl),
-    questionUrls: opts.questionUrls,
   };
-  const marker = markerComment(opts.marker);
+  const marker = `<!-- ${markerText(opts.marker)} -->`;
   const footer = renderFooter(ctx);
 
   // Each section gets at most its share of the whole and at most what is left; what
@@ -198,15 +189,12 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
     ? `${title}\nAnswer with \`frontier answer ${ctx.dir} TICKET "YOUR ANSWER"\`, then \`frontier run ${ctx.dir}\` to go on.`
     : `${title}\nAnswer on the question's issue (label \`frontier:question\`) with \`/answer YOUR ANSWER\`, or here with \`/answer TICKET YOUR ANSWER\`. Only users with write access are obeyed.`;
   const rows = qs.map((q) => {
-    const id = TICKET_ID.test(q.ticket);
-    const issue = safeUrl(ctx.questionUrls?.[q.ticket]);
-    const ways = local
-      ? [id ? `\`frontier answer ${ctx.dir} ${q.ticket} "YOUR ANSWER"\`` : ""]
-      : [
-          issue ? `[its question issue](${mdUrl(issue)}) with \`/answer YOUR ANSWER\`` : "",
-          id ? `here with \`/answer ${q.ticket} YOUR ANSWER\`` : "",
-        ];
-    const how = ways.filter(Boolean).join(", or ");
+    // only an id a command can name gets its command
+    const how = !TICKET_ID.test(q.ticket)
+      ? ""
+      : local
+        ? `\`frontier answer ${ctx.dir} ${q.ticket} "YOUR ANSWER"\``
+        : `here with \`/answer ${q.ticket} YOUR ANSWER\``;
     return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how ? `\n  To answer: ${how}` : ""}`;
   });
   return list(
@@ -220,21 +208,17 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
 function renderRemainder(ctx: Ctx, maxChars: number): string {
   const rem = ctx.receipt.remainder;
   if (rem.length === 0) return "";
-  const sorted = sortByAttention(rem, (e) => e.status);
-  const rows = sorted.map((e) => [
+  const rows = sortByAttention(rem, (e) => e.status).map((e) => [
     ticketRef(ctx, e.id),
     stateWord(e.status),
     escapeMarkdown(clip(oneLine(e.waiting_on), 200)),
   ]);
+  const more = (n: number) => `… and ${formatInt(n)} more open tickets${seeHtml(ctx)}`;
   return section(
     `#### Open remainder (${formatInt(rem.length)})`,
     "Every ticket not complete or empty, and what holds it.",
-    table(
-      ["ticket", "state", "held by"],
-      rows,
-      (n) => `… and ${formatInt(n)} more open tickets${seeHtml(ctx)}`,
-    ),
     rem.length > FOLD_ROWS,
+    { header: ["ticket", "state", "held by"], rows, more },
     maxChars,
   );
 }
@@ -300,20 +284,14 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
   const head = `#### Tickets (${formatInt(r.tickets.length)})`;
   const fold = r.tickets.length > FOLD_ROWS;
   // In file order when all of it fits; when it must be cut, what needs attention first.
-  const full = section(
-    head,
-    "",
-    table(header, r.tickets.map(rowOf), more),
-    fold,
-    Number.POSITIVE_INFINITY,
-  );
+  const full = section(head, "", fold, { header, rows: r.tickets.map(rowOf), more }, Infinity);
   if (full.length <= maxChars) return full;
-  const sorted = sortByAttention(r.tickets, (t) => t.status);
+  const rows = sortByAttention(r.tickets, (t) => t.status).map(rowOf);
   return section(
     head,
     "Sorted by what needs attention first.",
-    table(header, sorted.map(rowOf), more),
     fold,
+    { header, rows, more },
     maxChars,
   );
 }
@@ -467,34 +445,27 @@ function fitRows(
   return note.length + 2 <= room ? { n, note } : { n };
 }
 
-/** A table whose rows are added only while they fit; `more` says how many were left out. */
-type Table = (maxChars: number) => string;
-
-function table(header: string[], rows: string[][], more: (n: number) => string): Table {
-  const head = `| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`;
-  const lines = rows.map((r) => `| ${r.join(" | ")} |`);
-  return (maxChars) => {
-    const { n, note } = fitRows(lines, maxChars - head.length - 1, more);
-    if (n === 0) return "";
-    return [head, ...lines.slice(0, n)].join("\n") + (note ? `\n\n${note}` : "");
-  };
-}
-
+/**
+ * A heading (folded into <details> when `folded`), an intro, and a table whose rows are
+ * added only while they fit; `more` says how many were left out.
+ */
 function section(
   head: string,
   intro: string,
-  render: Table,
   folded: boolean,
+  table: { header: string[]; rows: string[][]; more: (n: number) => string },
   maxChars: number,
 ): string {
   const wrap = (inner: string) => {
     const body = intro ? `${intro}\n\n${inner}` : inner;
     return folded ? fold(head, body) : `${head}\n\n${body}`;
   };
-  const overhead = wrap("").length;
-  if (overhead >= maxChars) return "";
-  const inner = render(maxChars - overhead);
-  return inner ? wrap(inner) : "";
+  const { header, more } = table;
+  const top = `| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`;
+  const lines = table.rows.map((r) => `| ${r.join(" | ")} |`);
+  const { n, note } = fitRows(lines, maxChars - wrap("").length - top.length - 1, more);
+  if (n === 0) return "";
+  return wrap([top, ...lines.slice(0, n)].join("\n") + (note ? `\n\n${note}` : ""));
 }
 
 /** A heading and a bullet list whose items are added only while they fit. */

@@ -1,7 +1,7 @@
 /**
  * The run's graph as a mermaid flowchart (`flowchart TD`): dependencies above their
  * dependents, one class per state. Used by the markdown comment and by
- * `frontier plan --mermaid`.
+ * `frontier plan --mermaid` (its `text`, without the fence).
  *
  * Node ids are never the ticket ids: each ticket gets `n0`, `n1`, … so no id can clash
  * with a mermaid keyword (`end`, `graph`, `class`…) or carry syntax. Labels are
@@ -100,11 +100,6 @@ export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}):
   }
 
   return { text: lines.join("\n"), nodeIds, nodes: nodeIds.size, edges: edges.length };
-}
-
-/** The flowchart source for `frontier plan --mermaid` (no fence). */
-export function renderMermaid(receipt: Receipt, opts: MermaidOptions = {}): string {
-  return renderMermaidGraph(receipt, opts).text;
 }
 
 /** Whether GitHub will draw this graph: inside our margins of mermaid's limits. */

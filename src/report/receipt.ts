@@ -85,18 +85,19 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
       return asked ? [{ ticket: t.id, attempt: asked.n, question: t.question! }] : [];
     }),
     remainder: remainderOf(frontier, opts.now),
+    // absent fields stay undefined: the receipt's JSON leaves them out
+    goal: opts.goal,
+    where: opts.where,
+    base: run.base,
+    started_at: run.started_at,
+    bound:
+      run.bound || run.dispatched > 0
+        ? { ...(run.bound ?? {}), dispatched: run.dispatched }
+        : undefined,
+    cancelled: run.cancelled && { ...run.cancelled },
+    usage: totalUsage(tickets),
+    branch: opts.branch && { ...opts.branch, commits: branchCommits(tickets) },
   };
-  if (opts.goal !== undefined) receipt.goal = opts.goal;
-  if (opts.where !== undefined) receipt.where = opts.where;
-  if (run.base !== undefined) receipt.base = run.base;
-  if (run.started_at !== undefined) receipt.started_at = run.started_at;
-  if (run.bound || run.dispatched > 0) {
-    receipt.bound = { ...(run.bound ?? {}), dispatched: run.dispatched };
-  }
-  if (run.cancelled) receipt.cancelled = { ...run.cancelled };
-  const usage = totalUsage(tickets);
-  if (usage) receipt.usage = usage;
-  if (opts.branch) receipt.branch = { ...opts.branch, commits: branchCommits(tickets) };
   if (opts.links) {
     const links = Object.fromEntries(
       Object.entries(opts.links).filter(([, v]) => typeof v === "string" && v.length > 0),
@@ -131,7 +132,8 @@ function receiptTicket(
     }
     return out;
   });
-  const t: ReceiptTicket = {
+  // absent fields stay undefined: the receipt's JSON leaves them out
+  return {
     id: spec.id,
     title: spec.title,
     file: spec.file,
@@ -143,37 +145,34 @@ function receiptTicket(
     attempt: state?.attempt ?? 0,
     attempts,
     answers: state ? (state.answers as ReceiptTicket["answers"]) : [],
+    executor: spec.executor,
+    agent: spec.agent,
+    bound: spec.bound?.raw,
+    isolation:
+      spec.isolation !== undefined || opts.isolation !== undefined
+        ? ticketIsolation(spec.isolation, opts.isolation)
+        : undefined,
+    task: spec.body.trim() ? spec.body : undefined,
+    claimed_by: state?.claimed_by,
+    claimed_at: state?.claimed_at,
+    blocked_by: state?.blocked_by && { ...state.blocked_by },
+    reason: state?.reason,
+    updated_at: state?.updated_at,
+    question:
+      status === "suspended"
+        ? attempts.findLast((a) => a.outcome === "suspended")?.question
+        : undefined,
   };
-  if (spec.executor !== undefined) t.executor = spec.executor;
-  if (spec.agent !== undefined) t.agent = spec.agent;
-  if (spec.bound) t.bound = spec.bound.raw;
-  if (spec.isolation !== undefined || opts.isolation !== undefined)
-    t.isolation = ticketIsolation(spec.isolation, opts.isolation);
-  if (spec.body.trim()) t.task = spec.body;
-  if (state?.claimed_by !== undefined) t.claimed_by = state.claimed_by;
-  if (state?.claimed_at !== undefined) t.claimed_at = state.claimed_at;
-  if (state?.blocked_by) t.blocked_by = { ...state.blocked_by };
-  if (state?.reason !== undefined) t.reason = state.reason;
-  if (state?.updated_at !== undefined) t.updated_at = state.updated_at;
-  if (status === "suspended") {
-    const question = attempts.findLast((a) => a.outcome === "suspended")?.question;
-    if (question !== undefined) t.question = question;
-  }
-  return t;
 }
 
 /** Every attempt's usage added up by key; none when no attempt reported any. */
 function totalUsage(tickets: readonly ReceiptTicket[]): Usage | undefined {
   const usage: Usage = {};
-  let any = false;
   for (const t of tickets)
     for (const a of t.attempts)
-      for (const [k, v] of Object.entries(a.usage ?? {})) {
-        if (!Number.isFinite(v)) continue;
-        usage[k] = (usage[k] ?? 0) + v;
-        any = true;
-      }
-  return any ? usage : undefined;
+      for (const [k, v] of Object.entries(a.usage ?? {}))
+        if (Number.isFinite(v)) usage[k] = (usage[k] ?? 0) + v;
+  return Object.keys(usage).length ? usage : undefined;
 }
 
 /** The commits of integrated attempts, in the order they ended (each landed as it ended). */

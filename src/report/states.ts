@@ -132,11 +132,8 @@ export function formatDuration(ms: number | undefined): string {
 export function totalDuration(
   attempts: ReadonlyArray<{ duration_ms?: number }>,
 ): number | undefined {
-  let total: number | undefined;
-  for (const a of attempts) {
-    if (a.duration_ms !== undefined) total = (total ?? 0) + a.duration_ms;
-  }
-  return total;
+  const known = attempts.flatMap((a) => a.duration_ms ?? []);
+  return known.length ? known.reduce((a, b) => a + b) : undefined;
 }
 
 /** `ticket` or `tickets`, `is` or `are`: the word that goes with `n` of a thing. */
@@ -159,15 +156,8 @@ export function formatInt(n: number): string {
 
 /** Only http(s) links are ever rendered; anything else (javascript:, data:) is dropped. */
 export function safeUrl(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return undefined;
-  return parsed.href;
+  const parsed = url && URL.canParse(url) ? new URL(url) : undefined;
+  return parsed?.protocol === "https:" || parsed?.protocol === "http:" ? parsed.href : undefined;
 }
 
 /** At most `max` items joined by `sep`, then how many more: `a · b · … and 3 more`. */

@@ -489,11 +489,14 @@ describe("the README's example comment", () => {
     expect(await visibleTickets(page)).toBe(receipt.tickets.length);
     const shot = new URL("report-example.png", OUT).pathname;
     await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: 900 } });
-    const md = renderMarkdown(receipt, {
-      marker: "ticket-frontier:payments-retry-review",
-      htmlReportUrl: "https://github.com/acme/payments/actions/runs/4209999/artifacts/8812",
-      repoBlobUrl: "https://github.com/acme/payments/blob/9f2c4e1a7b3d/tickets",
-    });
+    const html_report = "https://github.com/acme/payments/actions/runs/4209999/artifacts/8812";
+    const md = renderMarkdown(
+      { ...receipt, links: { ...receipt.links, html_report } },
+      {
+        marker: "ticket-frontier:payments-retry-review",
+        repoBlobUrl: "https://github.com/acme/payments/blob/9f2c4e1a7b3d/tickets",
+      },
+    );
     writeFileSync(new URL("report-comment-example.md", OUT), md);
     if (process.env.FRONTIER_UPDATE_DOCS === "1")
       writeFileSync(new URL("report-comment-example.md", DOCS), md);

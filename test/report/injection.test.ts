@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
-import { renderMermaid } from "../../src/report/mermaid.js";
+import { renderMermaidGraph } from "../../src/report/mermaid.js";
 import { runs } from "../support/runs.js";
 import { makeReceipt } from "./fixtures.js";
 
@@ -124,7 +124,8 @@ describe("the markdown comment cannot be broken or injected", () => {
     const t2 = r.tickets.find((t) => t.id === "t2");
     const last = t2?.attempts[t2.attempts.length - 1];
     if (last) last.run_url = "javascript:alert(1)";
-    const out = renderMarkdown(r, { marker: MARKER, htmlReportUrl: "javascript:alert(2)" });
+    r.links = { html_report: "javascript:alert(2)", workflow_run: "javascript:alert(3)" };
+    const out = renderMarkdown(r, { marker: MARKER });
     expect(out).not.toContain("javascript:");
   });
 
@@ -137,7 +138,7 @@ describe("the markdown comment cannot be broken or injected", () => {
 });
 
 describe("the mermaid graph cannot be broken or injected", () => {
-  const text = renderMermaid(receipt);
+  const text = renderMermaidGraph(receipt).text;
   const lines = text.split("\n");
 
   it("has exactly one line per node, edge and class: titles add no lines", () => {
@@ -255,7 +256,7 @@ describe("no text whatever breaks a renderer (property)", () => {
     fc.assert(
       fc.property(nasty, (title) => {
         const r = makeReceipt(15, { title: () => title });
-        const lines = renderMermaid(r).split("\n");
+        const lines = renderMermaidGraph(r).text.split("\n");
         const edges = r.tickets.reduce((n, t) => n + t.depends_on.length, 0);
         expect(lines).toHaveLength(1 + 15 + edges + 2 * Object.keys(r.counts).length);
         for (const m of lines.join("\n").matchAll(/\["([^"]*)"\]/g)) {
@@ -293,7 +294,7 @@ describe("runs with nothing to report in a section", () => {
     const md = renderMarkdown(r, { marker: MARKER });
     expect(md).toContain("**0 of 0 tickets complete**");
     expect(md).not.toContain("| ticket |");
-    expect(renderMermaid(r)).toBe("flowchart TD");
+    expect(renderMermaidGraph(r).text).toBe("flowchart TD");
     expect(renderHtml(r)).toContain("0 of 0 tickets shown");
   });
 

@@ -86,16 +86,6 @@ describe("the report comment for a run with every state present", () => {
     expect(s).toContain("frontier:question");
   });
 
-  it("links the question's issue when it is known", () => {
-    const linked = renderMarkdown(receipt, {
-      marker: MARKER,
-      questionUrls: { t5: "https://github.com/o/r/issues/42" },
-    });
-    expect(linked).toContain(
-      "To answer: [its question issue](https://github.com/o/r/issues/42) with `/answer YOUR ANSWER`, or here with `/answer t5 YOUR ANSWER`",
-    );
-  });
-
   it("lists the open remainder with what holds each ticket", () => {
     const s = section(md, "#### Open remainder");
     const r = rows(s);

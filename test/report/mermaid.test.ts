@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  MERMAID_LIMITS,
-  mermaidFits,
-  renderMermaid,
-  renderMermaidGraph,
-} from "../../src/report/mermaid.js";
+import { MERMAID_LIMITS, mermaidFits, renderMermaidGraph } from "../../src/report/mermaid.js";
 import { makeReceipt } from "./fixtures.js";
 
 /** What mermaid shows for a label: entity codes back to their characters. */
@@ -51,14 +46,14 @@ describe("the mermaid flowchart of the run", () => {
   it("shows each label as written: id, title and the state in words", () => {
     const title = 'He said "hi" --> [x] | `y` <b> %% ; # & end';
     const r = makeReceipt(15, { title: () => title });
-    const text = renderMermaid(r, { maxTitle: 200 });
+    const text = renderMermaidGraph(r, { maxTitle: 200 }).text;
     const label = text.match(/n2\["([^"]*)"\]/)?.[1] ?? "";
     expect(shown(label)).toEqual(["t2", title, "✗ failed"]);
   });
 
   it("has a class per state present, each with its own colours", () => {
     const r = makeReceipt(15);
-    const text = renderMermaid(r);
+    const text = renderMermaidGraph(r).text;
     for (const s of Object.keys(r.counts)) {
       expect(text).toMatch(new RegExp(`classDef st_${s} fill:#[0-9a-f]{6},stroke:#[0-9a-f]{6}`));
       expect(text).toMatch(new RegExp(`class (n\\d+,)*n\\d+ st_${s}$`, "m"));
