@@ -143,7 +143,7 @@ async function answerCommand(
     if (attempt !== s.attempt)
       return refusals.reject(
         `This issue asked the question of ${mdId(named)} attempt ${attempt}; ${mdId(named)} is now suspended on attempt ${s.attempt}` +
-          `${q && q.attempt === s.attempt ? ` (#${q.issue_number})` : ""}: answer that question with \`/answer ${named} TEXT\`.`,
+          `${q?.attempt === s.attempt && q.issue_number !== undefined ? ` (#${q.issue_number})` : ""}: answer that question with \`/answer ${named} TEXT\`.`,
       );
     const result = frontier.answer(named, command.text, login, now);
     if (result.kind !== "ok") return result;
@@ -243,7 +243,7 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
       const s = frontier.state(id)!;
       const attempt = s.attempts.at(-1);
       const claim = s.claim ?? attempt?.claim;
-      const since = Date.parse(s.claimed_at ?? attempt?.started_at ?? "") || Date.now();
+      const since = Date.parse(s.claimed_at ?? attempt?.started_at ?? "") || now;
       const workflow = workflowFor(ctx, frontier, id);
       return {
         ticket: id,
