@@ -10,7 +10,7 @@ import { answerFile } from "../tickets/layout.js";
 import { type AdvanceOutcome, advance, readRun } from "./advance.js";
 import type { Command, QuestionMarker } from "./command-parse.js";
 import { workflowFor } from "./decide.js";
-import { runIdOf } from "./dispatch.js";
+import { findClaimRuns, runIdOf } from "./dispatch.js";
 import { receiptOf } from "./effects.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import {
@@ -33,7 +33,6 @@ import {
 } from "./replies.js";
 import type { RunContext, RunEvent, RunView } from "./run-context.js";
 import { joinRepoPath, statePath } from "./state.js";
-import { findClaimRuns } from "./sweep.js";
 
 export type CommandOutcome =
   | { kind: "answered"; ticket: string; attempt: number; closedIssue?: number }
