@@ -7,10 +7,10 @@ import type { EventResult, Frontier } from "../core/engine.js";
 import { mdId } from "../report/escape.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { answerFile } from "../tickets/layout.js";
-import { advance, readRun } from "./advance.js";
+import { type AdvanceOutcome, advance, readRun } from "./advance.js";
 import type { Command, QuestionMarker } from "./command-parse.js";
 import { workflowFor } from "./decide.js";
-import { runIdOf } from "./dispatch.js";
+import { findClaimRuns, runIdOf } from "./dispatch.js";
 import { receiptOf } from "./effects.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import {
@@ -33,7 +33,6 @@ import {
 } from "./replies.js";
 import type { RunContext, RunEvent, RunView } from "./run-context.js";
 import { joinRepoPath, statePath } from "./state.js";
-import { findClaimRuns } from "./sweep.js";
 
 export type CommandOutcome =
   | { kind: "answered"; ticket: string; attempt: number; closedIssue?: number }
@@ -90,21 +89,52 @@ export function failed(command: Command["kind"], section: string): Done {
   return { outcome: { kind: "failed", command, message: section }, section };
 }
 
+/** The issue of `ticket`'s question on `attempt`, while it is open. */
+function questionIssue(view: Pick<RunView, "questions">, ticket: string, attempt: number) {
+  const q = view.questions[ticket];
+  return q?.attempt === attempt && !q.closed ? q.issue_number : undefined;
+}
+
 /** The tickets waiting on a question, with their issues where the action opened one. */
 function openQuestions(frontier: Frontier, view: Pick<RunView, "questions">): OpenQuestion[] {
   return frontier.specs().flatMap(({ id }) => {
     const s = frontier.state(id);
-    if (s?.status !== "suspended") return [];
-    const q = view.questions[id];
-    return [
-      { ticket: id, issue: q?.attempt === s.attempt && !q.closed ? q.issue_number : undefined },
-    ];
+    return s?.status === "suspended"
+      ? [{ ticket: id, issue: questionIssue(view, id, s.attempt) }]
+      : [];
   });
 }
 
-function ticketIds(frontier: Frontier): string[] {
-  return frontier.specs().map((s) => s.id);
+type Reject = (message: string) => EventResult;
+
+/**
+ * A command's event through advance(), with base.json read in the same query (a comment's
+ * checkout is seldom the run's base). `reject` is for refusals the bot words itself
+ * (markdown, outside text already escaped); the engine's plain-text ones are escaped on
+ * the way out (`refused`).
+ */
+async function apply(
+  ctx: RunContext,
+  label: string,
+  touches: string[],
+  event: (...args: [...Parameters<RunEvent>, Reject]) => EventResult,
+): Promise<AdvanceOutcome & { refused?: string }> {
+  let mine: string | undefined;
+  const reject: Reject = (message) => {
+    mine = message;
+    return { kind: "rejected", message };
+  };
+  const run: RunEvent = (frontier, now, view) => {
+    mine = undefined;
+    return event(frontier, now, view, reject);
+  };
+  const outcome = await advance(ctx, run, label, { readBase: true, touches });
+  const r = outcome.result;
+  if (r.kind === "ok") return outcome;
+  return { ...outcome, refused: r.message === mine ? mine : engineSaid(r.message) };
 }
+
+const idsOf = (frontier: Frontier) => frontier.specs().map((s) => s.id);
 
 async function answerCommand(
   ctx: RunContext,
@@ -117,17 +147,17 @@ async function answerCommand(
   // asked; anywhere else, to the ticket's open question.
   const asked = here.question?.ticket === named ? here.question : undefined;
   let note: { ticket: string; attempt: number; file?: string; issue?: number } | undefined;
-  const refusals = new Refusals();
-  const event: RunEvent = (frontier, now, view) => {
+  const label = `answer ${named ?? "?"} by ${login}`;
+  const outcome = await apply(ctx, label, named ? [named] : [], (frontier, now, view, reject) => {
     note = undefined;
-    if (named === undefined)
-      return refusals.reject(answerNeedsTicket(openQuestions(frontier, view)));
+    const open = () => openQuestions(frontier, view);
+    if (named === undefined) return reject(answerNeedsTicket(open()));
     const s = frontier.state(named);
     if (!s) {
       const hint = here.question
         ? ""
         : " Outside a question issue, `/answer` starts with the ticket: `/answer TICKET TEXT`.";
-      return refusals.reject(unknownTicket(named, ticketIds(frontier)) + hint);
+      return reject(unknownTicket(named, idsOf(frontier)) + hint);
     }
     const attempt = asked ? asked.attempt : s.attempt;
     const prior = s.answers.find((a) => a.attempt === attempt);
@@ -136,28 +166,24 @@ async function answerCommand(
       note = { ticket: named, attempt };
       return { kind: "stale", message: "already recorded" };
     }
-    const open = () => openQuestions(frontier, view);
-    if (prior) return refusals.reject(alreadyAnswered(named, attempt, prior.by, s, open()));
-    if (s.status !== "suspended") return refusals.reject(notSuspended(named, s.status, open()));
-    const q = view.questions[named];
-    if (attempt !== s.attempt)
-      return refusals.reject(
+    if (prior) return reject(alreadyAnswered(named, attempt, prior.by, s, open()));
+    if (s.status !== "suspended") return reject(notSuspended(named, s.status, open()));
+    if (attempt !== s.attempt) {
+      const issue = questionIssue(view, named, s.attempt);
+      return reject(
         `This issue asked the question of ${mdId(named)} attempt ${attempt}; ${mdId(named)} is now suspended on attempt ${s.attempt}` +
-          `${q && q.attempt === s.attempt ? ` (#${q.issue_number})` : ""}: answer that question with \`/answer ${named} TEXT\`.`,
+          `${issue === undefined ? "" : ` (#${issue})`}: answer that question with \`/answer ${named} TEXT\`.`,
       );
+    }
     const result = frontier.answer(named, command.text, login, now);
     if (result.kind !== "ok") return result;
     const answers = frontier.state(named)!.answers;
-    const n = answers.at(-1)?.n ?? answers.length;
-    const file = joinRepoPath(ctx.dir, answerFile(named, n));
+    const file = joinRepoPath(ctx.dir, answerFile(named, answers.at(-1)?.n ?? answers.length));
+    const q = view.questions[named];
     const closes = q?.attempt === attempt;
     if (closes) view.questions[named] = { ...q, closed: true };
     note = { ticket: named, attempt, file, issue: closes ? q.issue_number : asked && here.issue };
     return result;
-  };
-  const outcome = await advance(ctx, event, `answer ${named ?? "?"} by ${login}`, {
-    readBase: true,
-    touches: named === undefined ? [] : [named],
   });
   if (note && outcome.result.kind === "stale") {
     return {
@@ -165,7 +191,7 @@ async function answerCommand(
       section: `This answer to \`${note.ticket}\` (the question of attempt ${note.attempt}) was already recorded; nothing changed.`,
     };
   }
-  if (outcome.result.kind !== "ok" || !note) return failed("answer", refusals.text(outcome.result));
+  if (outcome.refused !== undefined || !note) return failed("answer", outcome.refused ?? "");
   const { ticket, attempt, file, issue } = note;
   const next = outcome.frontier.state(ticket);
   const runLink =
@@ -193,22 +219,18 @@ async function retryCommand(
   const { ticket, feedback } = command;
   let ran: string[] = [];
   let note: number | undefined;
-  const refusals = new Refusals();
-  const event: RunEvent = (frontier, now) => {
+  const label = `retry ${ticket} by ${login}`;
+  const outcome = await apply(ctx, label, [ticket], (frontier, now, _, reject) => {
     note = undefined;
-    if (!frontier.spec(ticket)) return refusals.reject(unknownTicket(ticket, ticketIds(frontier)));
+    if (!frontier.spec(ticket)) return reject(unknownTicket(ticket, idsOf(frontier)));
     // read before the retry: the dependents that already ran on the result it replaces
     ran = feedback !== undefined ? frontier.ranDependents(ticket) : [];
     const result = frontier.retry(ticket, login, now, feedback);
     if (result.kind === "ok" && feedback !== undefined)
       note = frontier.state(ticket)?.answers.at(-1)?.n;
     return result;
-  };
-  const outcome = await advance(ctx, event, `retry ${ticket} by ${login}`, {
-    readBase: true,
-    touches: [ticket],
   });
-  if (outcome.result.kind !== "ok") return failed("retry", refusals.text(outcome.result));
+  if (outcome.result.kind !== "ok") return failed("retry", outcome.refused ?? "");
   const next = outcome.frontier.state(ticket);
   const reopened = outcome.result.changed.filter((id) => {
     if (id === ticket) return false;
@@ -235,7 +257,7 @@ interface LiveClaim {
 async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
   let live: LiveClaim[] = [];
   let questions: number[] = [];
-  const event: RunEvent = (frontier, now, view) => {
+  const outcome = await apply(ctx, `cancel by ${login}`, [], (frontier, now, view) => {
     questions = [];
     // What is running now, read before the cancel ends it: the claim token finds the
     // GitHub run when the dispatch did not record its id.
@@ -243,7 +265,7 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
       const s = frontier.state(id)!;
       const attempt = s.attempts.at(-1);
       const claim = s.claim ?? attempt?.claim;
-      const since = Date.parse(s.claimed_at ?? attempt?.started_at ?? "") || Date.now();
+      const since = Date.parse(s.claimed_at ?? attempt?.started_at ?? "") || now;
       const workflow = workflowFor(ctx, frontier, id);
       return {
         ticket: id,
@@ -259,9 +281,8 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
       if (q.issue_number !== undefined) questions.push(q.issue_number);
     }
     return result;
-  };
-  const outcome = await advance(ctx, event, `cancel by ${login}`, { readBase: true });
-  if (outcome.result.kind !== "ok") return failed("cancel", new Refusals().text(outcome.result));
+  });
+  if (outcome.result.kind !== "ok") return failed("cancel", outcome.refused ?? "");
   // Only after the cancel is committed: a job that settles now is told its attempt is
   // no longer live, whether or not its run was stopped in time.
   const runs = await cancelRuns(ctx, live);
@@ -283,8 +304,7 @@ async function cancelCommand(ctx: RunContext, login: string): Promise<Done> {
 async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<CancelledRun[]> {
   // Runs whose id was not recorded: found by the claim token in their run-name, one
   // listing per workflow, however many tickets were live.
-  const unknown = live.filter((c) => runIdOf(c.runUrl) === undefined && c.claim);
-  const claims = unknown.map((c) => c.claim!);
+  const claims = live.flatMap((c) => (runIdOf(c.runUrl) === undefined && c.claim ? [c.claim] : []));
   const found = await findClaimRuns(ctx.gh, ctx.repo, claims, (workflow) => ({
     pages: 5,
     slackMs: 5 * 60_000,
@@ -294,27 +314,21 @@ async function cancelRuns(ctx: RunContext, live: readonly LiveClaim[]): Promise<
     onError: (error) =>
       ctx.log(`could not list the runs of ${workflow} to cancel them: ${describeApiError(error)}`),
   }));
-  const targets = [
-    ...live.flatMap((c) => {
-      const id = runIdOf(c.runUrl);
-      return id === undefined ? [] : [{ ticket: c.ticket, id, url: c.runUrl }];
-    }),
-    ...unknown.flatMap((c) => {
-      const run = found.get(c.claim!.claim);
-      return run ? [{ ticket: c.ticket, id: run.id, url: run.url }] : [];
-    }),
-  ];
   const out: CancelledRun[] = [];
-  for (const t of targets) {
+  for (const { ticket, runUrl, claim } of live) {
+    const recorded = runIdOf(runUrl);
+    const t =
+      recorded !== undefined ? { id: recorded, url: runUrl } : found.get(claim?.claim ?? "");
+    if (!t) continue;
     try {
       await ctx.gh.rest.actions.cancelWorkflowRun({ ...ctx.repo, run_id: t.id });
-      out.push({ ...t, cancelled: true });
+      out.push({ ticket, ...t, cancelled: true });
     } catch (error) {
       // 409: the run had already finished — nothing left to stop.
       const f = apiFailure(error);
       const message = f?.status === 409 ? "it had already finished" : describeApiError(error);
-      out.push({ ...t, cancelled: false, message });
-      ctx.log(`could not cancel run ${t.id} of ${t.ticket}: ${message}`);
+      out.push({ ticket, ...t, cancelled: false, message });
+      ctx.log(`could not cancel run ${t.id} of ${ticket}: ${message}`);
     }
   }
   return out;
@@ -336,32 +350,11 @@ async function statusCommand(ctx: RunContext): Promise<Done> {
 }
 
 /**
- * Refusals the bot words itself (markdown, every piece of outside text already
- * escaped), told apart from the engine's plain-text ones, which are escaped on the way
- * out.
- */
-class Refusals {
-  private mine = new Set<string>();
-  reject(message: string): EventResult {
-    this.mine.add(message);
-    return { kind: "rejected", message };
-  }
-  text(result: EventResult): string {
-    if (result.kind === "ok") return "";
-    return this.mine.has(result.message) ? result.message : engineSaid(result.message);
-  }
-}
-
-/**
  * A reaction, a reply, an issue closed: a courtesy around what the command did, whose
  * failure changes nothing else. Logged, never thrown.
  */
 async function courtesy(ctx: RunContext, what: string, request: () => Promise<unknown>) {
-  try {
-    await request();
-  } catch (error) {
-    ctx.log(`could not ${what}: ${describeApiError(error)}`);
-  }
+  await request().catch((error) => ctx.log(`could not ${what}: ${describeApiError(error)}`));
 }
 
 export async function react(ctx: RunContext, commentId: number, content: Reaction): Promise<void> {
@@ -371,7 +364,6 @@ export async function react(ctx: RunContext, commentId: number, content: Reactio
 }
 
 export async function reply(ctx: RunContext, issue: number, sections: readonly string[]) {
-  if (sections.length === 0) return;
   const body = replyBody(sections);
   await courtesy(ctx, `reply on #${issue}`, () =>
     ctx.gh.rest.issues.createComment({ ...ctx.repo, issue_number: issue, body }),

@@ -177,7 +177,7 @@ async function dispatchedByClaim(
   for (let i = 0; i < session.findRunTries; i++) {
     if (i > 0) await session.sleep(session.findRunDelayMs * i);
     try {
-      const runs = await findRunsByClaims(gh, repo, request.workflow, new Set([claim]), since);
+      const runs = await findClaimRuns(gh, repo, [{ claim, workflow: request.workflow, since }]);
       const found = runs.get(claim);
       if (found) return { kind: "dispatched", runId: found.id, runUrl: found.url };
     } catch {
@@ -199,43 +199,47 @@ export interface FindRunsOptions {
 }
 
 /**
- * The runs of `workflow` whose run-name carries one of `claims`, created since `since`
- * (ms). Newest first, up to ten pages of 100 (`options.pages`).
+ * The runs that carry each claim's token: one listing per workflow however many claims, of
+ * its runs created since the earliest of them (ms), newest first, up to ten pages of 100.
  */
-export async function findRunsByClaims(
+export async function findClaimRuns(
   gh: GitHub,
   repo: Repo,
-  workflow: string,
-  claims: ReadonlySet<string>,
-  since: number,
-  options: FindRunsOptions = {},
+  claims: ReadonlyArray<{ claim: string; workflow: string; since: number }>,
+  options: (workflow: string) => FindRunsOptions = () => ({}),
 ): Promise<Map<string, { id: number; url: string }>> {
-  const { pages = 10, slackMs = 60_000, openOnly = false, onError } = options;
   const found = new Map<string, { id: number; url: string }>();
-  const created = `>=${new Date(since - slackMs).toISOString().replace(/\.\d+Z$/, "Z")}`;
-  for (let page = 1; page <= pages && found.size < claims.size; page++) {
-    let answer: Awaited<ReturnType<typeof gh.rest.actions.listWorkflowRuns>>;
-    try {
-      answer = await gh.rest.actions.listWorkflowRuns({
-        ...repo,
-        workflow_id: workflow,
-        event: "workflow_dispatch",
-        created,
-        per_page: 100,
-        page,
-      });
-    } catch (error) {
-      if (onError === undefined) throw error;
-      onError(error);
-      break;
+  for (const workflow of new Set(claims.map((c) => c.workflow))) {
+    const mine = claims.filter((c) => c.workflow === workflow);
+    const want = new Set(mine.map((c) => c.claim));
+    const since = Math.min(...mine.map((c) => c.since));
+    const { pages = 10, slackMs = 60_000, openOnly = false, onError } = options(workflow);
+    const created = `>=${new Date(since - slackMs).toISOString().replace(/\.\d+Z$/, "Z")}`;
+    for (let page = 1; page <= pages && want.size > 0; page++) {
+      let answer: Awaited<ReturnType<typeof gh.rest.actions.listWorkflowRuns>>;
+      try {
+        answer = await gh.rest.actions.listWorkflowRuns({
+          ...repo,
+          workflow_id: workflow,
+          event: "workflow_dispatch",
+          created,
+          per_page: 100,
+          page,
+        });
+      } catch (error) {
+        if (onError === undefined) throw error;
+        onError(error);
+        break;
+      }
+      for (const r of answer.data.workflow_runs) {
+        if (openOnly && r.status === "completed") continue;
+        const claim = parseRunName(r.display_title ?? r.name)?.claim;
+        // the newest run of a claim is the one kept
+        if (claim !== undefined && want.delete(claim))
+          found.set(claim, { id: r.id, url: r.html_url });
+      }
+      if (answer.data.workflow_runs.length < 100) break;
     }
-    for (const r of answer.data.workflow_runs) {
-      if (openOnly && r.status === "completed") continue;
-      const claim = parseRunName(r.display_title ?? r.name)?.claim;
-      if (claim && claims.has(claim) && !found.has(claim))
-        found.set(claim, { id: r.id, url: r.html_url });
-    }
-    if (answer.data.workflow_runs.length < 100) break;
   }
   return found;
 }

@@ -50,27 +50,7 @@ export interface ActionSettings {
   env: RunnerEnv;
 }
 
-export interface RunnerEnv {
-  apiUrl: string;
-  serverUrl: string;
-  owner: string;
-  repo: string;
-  eventName: string;
-  eventPath?: string;
-  sha: string;
-  ref: string;
-  workspace: string;
-  runnerTemp: string;
-  runId?: number;
-  /** the job summary's file (GITHUB_STEP_SUMMARY), on a runner */
-  stepSummary?: string;
-  /** the workflow file this job runs, from GITHUB_WORKFLOW_REF (`owner/repo/PATH@ref`) */
-  workflowFile?: string;
-  /** tests only: no write spacing, millisecond back-offs */
-  fastApi: boolean;
-  /** tests only: how long a claim may go unseen before the outbox looks for its run */
-  outboxLagMs?: number;
-}
+export type RunnerEnv = ReturnType<typeof runnerEnv>;
 
 export type InputsResult =
   | { kind: "ok"; settings: ActionSettings }
@@ -176,7 +156,9 @@ export function readInputs(
   return problems.length > 0 ? { kind: "bad", problems } : { kind: "ok", settings };
 }
 
-function runnerEnv(env: NodeJS.ProcessEnv, owner?: string, repo?: string): RunnerEnv {
+function runnerEnv(env: NodeJS.ProcessEnv, owner?: string, repo?: string) {
+  // the workflow file this job runs: GITHUB_WORKFLOW_REF is `owner/repo/PATH@ref`
+  const workflowFile = /^[^/]+\/[^/]+\/(.+?)@/.exec(env.GITHUB_WORKFLOW_REF ?? "")?.[1];
   return {
     apiUrl: env.GITHUB_API_URL ?? "https://api.github.com",
     serverUrl: env.GITHUB_SERVER_URL ?? "https://github.com",
@@ -189,8 +171,10 @@ function runnerEnv(env: NodeJS.ProcessEnv, owner?: string, repo?: string): Runne
     workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
     runnerTemp: env.RUNNER_TEMP ?? env.TMPDIR ?? "/tmp",
     ...(/^\d+$/.test(env.GITHUB_RUN_ID ?? "") ? { runId: Number(env.GITHUB_RUN_ID) } : {}),
-    stepSummary: env.GITHUB_STEP_SUMMARY || undefined,
-    workflowFile: /^[^/]+\/[^/]+\/(.+?)@/.exec(env.GITHUB_WORKFLOW_REF ?? "")?.[1],
+    ...(env.GITHUB_STEP_SUMMARY ? { stepSummary: env.GITHUB_STEP_SUMMARY } : {}),
+    ...(workflowFile ? { workflowFile } : {}),
+    // tests only: no write spacing and millisecond back-offs; how long a claim may go
+    // unseen before the outbox looks for its run
     fastApi: env.FRONTIER_TEST_FAST_API === "1",
     ...(/^\d+$/.test(env.FRONTIER_TEST_OUTBOX_LAG_MS ?? "")
       ? { outboxLagMs: Number(env.FRONTIER_TEST_OUTBOX_LAG_MS) }

@@ -185,13 +185,12 @@ export function rateLimitOf(error: unknown): RateLimitSpent | undefined {
   const e = error as {
     status?: number;
     message?: string;
-    errors?: Array<{ type?: string }>;
     response?: { headers?: Record<string, string | undefined>; data?: unknown };
   };
   const headers = e.response?.headers ?? {};
   const f = apiFailure(error);
+  // a GraphQL answer's error types (`errors`, on the error or in its response) are apiFailure's
   const graphqlLimited =
-    (e.errors ?? []).some((x) => x.type === "RATE_LIMITED") ||
     (f?.types ?? []).includes("RATE_LIMITED") ||
     /GraphQL Rate Limit Exceeded/i.test(e.message ?? "");
   const secondary = /secondary rate limit/i.test(`${f?.message ?? ""} ${e.message ?? ""}`);

@@ -5,6 +5,7 @@
  * and says nothing about what someone may change.
  */
 import type { Octokit } from "@octokit/rest";
+import { errorText } from "../core/errors.js";
 import { apiFailure } from "./octokit.js";
 
 /** GitHub's built-in repository roles, lowest first. */
@@ -61,7 +62,6 @@ export async function steeringPermission(
   } catch (error) {
     // 404: not a collaborator (or no such user): no access at all.
     if (apiFailure(error)?.status === 404) return { kind: "refused", role: "none" };
-    const message = error instanceof Error ? error.message : String(error);
-    return { kind: "unknown", message };
+    return { kind: "unknown", message: errorText(error) };
   }
 }

@@ -5,8 +5,8 @@
 import { clip, oneLine } from "../report/escape.js";
 import { questionMarker } from "./command-parse.js";
 import type { Repo } from "./git.js";
-import { createOnce, type GitHub, NO_RETRY } from "./octokit.js";
-import { QUESTION_LABEL } from "./report-comment.js";
+import type { GitHub } from "./octokit.js";
+import { issueOnce, QUESTION_LABEL } from "./report-comment.js";
 
 export interface QuestionIssue {
   run: string;
@@ -52,27 +52,5 @@ function questionBody(q: QuestionIssue, marker: string): string {
 export async function openQuestionIssue(gh: GitHub, repo: Repo, q: QuestionIssue): Promise<number> {
   const title = `Question from ${q.ticket}: ${clip(oneLine(q.question), 80) || "(no question text)"}`;
   const marker = questionMarker(q);
-  const body = questionBody(q, marker);
-  const find = async () => {
-    const open = await gh.rest.issues.listForRepo({
-      ...repo,
-      labels: QUESTION_LABEL,
-      state: "open",
-      per_page: 100,
-    });
-    return open.data.find((i) => (i.body ?? "").includes(marker))?.number;
-  };
-  // opened already by another event of the run (whose record has not landed yet)?
-  const existing = await find();
-  if (existing !== undefined) return existing;
-  return createOnce(async () => {
-    const created = await gh.rest.issues.create({
-      ...repo,
-      title,
-      body,
-      labels: [QUESTION_LABEL],
-      ...NO_RETRY,
-    });
-    return created.data.number;
-  }, find);
+  return issueOnce(gh, repo, QUESTION_LABEL, marker, { title, body: questionBody(q, marker) });
 }

@@ -31,6 +31,7 @@ import {
   tryCommitThatChanged,
 } from "./changes.js";
 import { type Decided, type Decision, decide, type RunsSeen, type TryInput } from "./decide.js";
+import { findClaimRuns } from "./dispatch.js";
 import { UserError, workflowRefusal } from "./errors.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { archiveRun } from "./fresh.js";
@@ -51,7 +52,6 @@ import {
   worklogPath,
 } from "./state.js";
 import { readsWhole } from "./status-index.js";
-import { findClaimRuns } from "./sweep.js";
 
 export interface Recorded extends Decided {
   /** the commit that recorded the event; undefined when it changed nothing */

@@ -4,7 +4,8 @@
  * login that wrote it, so a comment anyone else plants with the marker never counts.
  */
 import { escapeMarkdown } from "../report/escape.js";
-import { apiFailure, createOnce, NO_RETRY } from "./octokit.js";
+import type { Repo } from "./git.js";
+import { apiFailure, createOnce, type GitHub, NO_RETRY } from "./octokit.js";
 import type { RunContext } from "./run-context.js";
 import type { ReportRecord } from "./state.js";
 
@@ -46,36 +47,48 @@ async function findReportTarget(ctx: RunContext, run: string): Promise<ReportTar
   const pr = pulls.data[0];
   if (pr) return { issue_number: pr.number, on: "pr" };
 
-  const marker = trackingMarker(run, branch);
-  const find = async (): Promise<ReportTarget | undefined> => {
-    const issues = await gh.rest.issues.listForRepo({
-      ...repo,
-      labels: RUN_LABEL,
-      state: "open",
-      per_page: 100,
-    });
-    const existing = issues.data.find((i) => !i.pull_request && (i.body ?? "").includes(marker));
-    return existing ? { issue_number: existing.number, on: "issue" } : undefined;
-  };
-  const existing = await find();
-  if (existing) return existing;
-
   const body = [
-    marker,
+    trackingMarker(run, branch),
     `This issue tracks the Ticket Frontier run **${escapeMarkdown(run)}** on branch \`${branch}\`.`,
     "",
     "The report comment below is updated on every event. Maintainers can comment `/status`, `/retry TICKET`, `/cancel` or `/answer TICKET TEXT` here.",
     ctx.links.workflowRun ? `\nStarted by ${ctx.links.workflowRun}` : "",
   ].join("\n");
+  const title = `Ticket Frontier: run ${run} on ${branch}`;
+  const issue = await issueOnce(gh, repo, RUN_LABEL, trackingMarker(run, branch), { title, body });
+  return { issue_number: issue, on: "issue" };
+}
+
+/**
+ * The open issue labelled `label` whose body carries `marker` (opened already by another
+ * event whose record has not landed yet), else one opened now, never twice (`createOnce`).
+ */
+export async function issueOnce(
+  gh: GitHub,
+  repo: Repo,
+  label: string,
+  marker: string,
+  issue: { title: string; body: string },
+): Promise<number> {
+  const find = async () => {
+    const open = await gh.rest.issues.listForRepo({
+      ...repo,
+      labels: label,
+      state: "open",
+      per_page: 100,
+    });
+    return open.data.find((i) => !i.pull_request && (i.body ?? "").includes(marker))?.number;
+  };
+  const existing = await find();
+  if (existing !== undefined) return existing;
   return createOnce(async () => {
     const created = await gh.rest.issues.create({
       ...repo,
-      title: `Ticket Frontier: run ${run} on ${branch}`,
-      labels: [RUN_LABEL],
-      body,
+      ...issue,
+      labels: [label],
       ...NO_RETRY,
     });
-    return { issue_number: created.data.number, on: "issue" as const };
+    return created.data.number;
   }, find);
 }
 

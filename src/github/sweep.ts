@@ -5,11 +5,7 @@
  * anyway), naming its branch. One GraphQL query lists 100 branches with that file's
  * text, so finding every live run costs one request per 100 branches and no write; a
  * branch cut from a run's branch carries a copy naming the original, and is skipped.
- *
- * The runs a live run's claims started are found by their claim token in the runs
- * listing, one listing per workflow however many claims (`findClaimRuns`).
  */
-import { type FindRunsOptions, findRunsByClaims } from "./dispatch.js";
 import type { Repo } from "./git.js";
 import type { GitHub } from "./octokit.js";
 import { livePath } from "./state.js";
@@ -42,16 +38,11 @@ interface Page {
   } | null;
 }
 
-/** Branches with a live run of the ticket directory `dir` (at most `maxPages` × 100 branches looked at). */
-export async function findLiveBranches(
-  gh: GitHub,
-  repo: Repo,
-  dir: string,
-  maxPages = 20,
-): Promise<string[]> {
+/** Branches with a live run of the ticket directory `dir` (at most 2,000 branches looked at). */
+export async function findLiveBranches(gh: GitHub, repo: Repo, dir: string): Promise<string[]> {
   const live: string[] = [];
   let after: string | null = null;
-  for (let page = 0; page < maxPages; page++) {
+  for (let page = 0; page < 20; page++) {
     const data: Page = await gh.graphql<Page>(QUERY, {
       owner: repo.owner,
       name: repo.repo,
@@ -77,26 +68,4 @@ export function namesBranch(text: string, branch: string): boolean {
   } catch {
     return false; // not ours to read
   }
-}
-
-/**
- * The runs that carry each claim's token, each looked for in its workflow's runs listing
- * since the earliest of that workflow's claims.
- */
-export async function findClaimRuns(
-  gh: GitHub,
-  repo: Repo,
-  claims: ReadonlyArray<{ claim: string; workflow: string; since: number }>,
-  options: (workflow: string) => FindRunsOptions = () => ({}),
-): Promise<Map<string, { id: number; url: string }>> {
-  const byWorkflow = new Map<string, Array<{ claim: string; since: number }>>();
-  for (const c of claims) byWorkflow.set(c.workflow, [...(byWorkflow.get(c.workflow) ?? []), c]);
-  const found = new Map<string, { id: number; url: string }>();
-  for (const [workflow, list] of byWorkflow) {
-    const since = Math.min(...list.map((c) => c.since));
-    const tokens = new Set(list.map((c) => c.claim));
-    const runs = await findRunsByClaims(gh, repo, workflow, tokens, since, options(workflow));
-    for (const [k, v] of runs) found.set(k, v);
-  }
-  return found;
 }

@@ -1,5 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { serializeState } from "../../src/github/state.js";
 import {
+  BOT,
   type BotWorld,
   botReplies,
   botWorld,
@@ -533,6 +535,36 @@ describe("/cancel cancels the run and its live orch-task runs", () => {
   });
 });
 
+describe("/cancel looks for a run by its claim token since the claim, by the event's clock", () => {
+  it("a claim recorded without its times or run is found from the event's now", async () => {
+    // Every timestamp of this world is a day behind the machine's clock.
+    const clock = () => Date.now() - 86_400_000;
+    world = await botWorld({ plan: ticket() }, { roles: { ...ROLES }, clock });
+    const w = world;
+    w.script.plan = [{ hold: true }];
+    const started = w.start();
+    await waitFor(() => w.ran.length === 1 && w.state().report !== undefined);
+    // A record that says nothing of when the claim was made or which run took it.
+    const state = w.state();
+    const plan = state.tickets.plan!;
+    delete plan.claimed_at;
+    plan.attempts = plan.attempts.map(({ run_url: _, ...a }) => ({ ...a, started_at: "" }));
+    const { head, shards } = serializeState(state);
+    w.repo.commit("main", {
+      [`${DIR}/.frontier/state.json`]: head,
+      ...Object.fromEntries([...shards].map(([n, t]) => [`${DIR}/.frontier/state/${n}`, t])),
+    });
+    // A run left live would keep the fake busy forever: released after a while, to fail.
+    const guard = setTimeout(() => w.release(), 15_000);
+    const r = await w.comment(reportIssue(w), "/cancel", "maint");
+    clearTimeout(guard);
+    const run = w.fake.run(w.ran[0]!.runId);
+    await started;
+    expect(r).toMatchObject({ kind: "handled", ok: true });
+    expect(run.conclusion).toBe("cancelled");
+  });
+});
+
 describe("/status replies with the current summary", () => {
   it("replies with the state, counts and open questions, and changes nothing", async () => {
     world = await suspendedPlan();
@@ -682,6 +714,33 @@ describe("a ticket that asks again", () => {
     ]);
     expect(w.file(`${DIR}/.frontier/answers/plan@2.json`)).toContain('"text": "16"');
     expect(w.repo.issues.get(second.number)!.state).toBe("closed");
+  });
+});
+
+describe("an answer to an older attempt's question points to the new one", () => {
+  it("names the new question's issue only when it has one", async () => {
+    world = await botWorld(GRAPH, { roles: { ...ROLES } });
+    const w = world;
+    w.script.plan = [
+      { outcome: "failed", reason: "flaky" },
+      { outcome: "suspended", question: "Which database?" },
+    ];
+    await w.start();
+    // attempt 2's question issue cannot be opened: its record has no issue number
+    w.fake.inject({ operation: "issues/create", status: 422, times: Infinity });
+    await w.comment(reportIssue(w), "/retry plan", "maint");
+    expect(w.state().tickets.plan).toMatchObject({ status: "suspended", attempt: 2 });
+    expect(w.state().questions.plan).toEqual({ attempt: 2 });
+    // a question issue the action opened for attempt 1 (of an earlier run of the same name)
+    const old = w.repo.createIssue({
+      title: "Question from plan",
+      body: "<!-- ticket-frontier:question run=demo ticket=plan attempt=1 -->",
+      user: BOT,
+    });
+    expect(await w.comment(old.number, "/answer postgres", "maint")).toMatchObject({ ok: false });
+    expect(botReplies(w.repo, old.number).at(-1)).toContain(
+      "This issue asked the question of `plan` attempt 1; `plan` is now suspended on attempt 2: answer that question with `/answer plan TEXT`.",
+    );
   });
 });
 

@@ -98,9 +98,16 @@ function settings(
 
 export async function botWorld(
   tickets: Record<string, string>,
-  options: { roles?: Record<string, Role>; frontierYml?: string; gh?: (gh: GitHub) => GitHub } = {},
+  options: {
+    roles?: Record<string, Role>;
+    frontierYml?: string;
+    gh?: (gh: GitHub) => GitHub;
+    /** the clock of the fake and of every event (default Date.now) */
+    clock?: () => number;
+  } = {},
 ): Promise<BotWorld> {
-  const fake = new FakeGitHub();
+  const clock = options.clock ?? Date.now;
+  const fake = new FakeGitHub({ now: clock });
   await fake.start();
   const repo = fake.createRepo(`${OWNER}/${NAME}`);
   for (const [login, role] of Object.entries(options.roles ?? {})) repo.setPermission(login, role);
@@ -130,7 +137,7 @@ export async function botWorld(
       settings(fake, workspace, eventName, repo.head("main")!),
       payload,
       (l) => log.push(l),
-      Date.now,
+      clock,
       gh,
     );
 
