@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import {
-  buildSchema,
+  buildASTSchema,
   type DocumentNode,
   execute,
   type GraphQLError,
@@ -20,6 +20,7 @@ import {
   parse,
   validate,
 } from "graphql";
+import { cachedJson, cacheFolder, sourceText } from "./compiled-cache.js";
 import type { FlatEntry, GitObject, TreeEntry } from "./git.js";
 import type { FakeGitHub, FakeRepo, IssueComment } from "./server.js";
 
@@ -53,7 +54,11 @@ let cachedSchema: GraphQLSchema | undefined;
 export function githubSchema(): GraphQLSchema {
   if (!cachedSchema) {
     const sdl = fs.readFileSync(path.join(SCHEMA_DIR, "schema.graphql"), "utf8");
-    cachedSchema = buildSchema(sdl, { assumeValidSDL: true });
+    // the parse (most of the cost) once for all test files, keyed by the SDL's bytes
+    // (compiled-cache.ts); locations are dropped: only errors in the SDL itself use them
+    const dir = cacheFolder("graphql-schema", [sdl, sourceText(import.meta.url)]);
+    const document = cachedJson(dir, "schema.graphql", () => parse(sdl, { noLocation: true }));
+    cachedSchema = buildASTSchema(document, { assumeValidSDL: true });
   }
   return cachedSchema;
 }

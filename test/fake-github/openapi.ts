@@ -16,6 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
+import { cachedValidator, cacheFolder, sourceText, standaloneOptions } from "./compiled-cache.js";
 
 const require = createRequire(import.meta.url);
 // ajv-formats is CommonJS with a default export; NodeNext sees the module object.
@@ -243,6 +244,7 @@ function makeAjv(coerce: boolean): Ajv {
     coerceTypes: coerce ? "array" : false,
     inlineRefs: false,
     validateFormats: true,
+    code: standaloneOptions(),
     // OpenAPI 3.0 `nullable: true` is understood natively by ajv 8.
   });
   addFormats(ajv);
@@ -251,6 +253,17 @@ function makeAjv(coerce: boolean): Ajv {
     if (!ajv.formats[f]) ajv.addFormat(f, true);
   }
   return ajv;
+}
+
+let validatorFolder: string | undefined;
+
+/** Keyed by the description's version and this file (the schemas' transform, ajv's options). */
+function validatorDir(): string {
+  validatorFolder ??= cacheFolder("openapi-validators", [
+    `${PKG_VERSION}-f${CACHE_FORMAT}`,
+    sourceText(import.meta.url),
+  ]);
+  return validatorFolder;
 }
 
 const bodyAjv = makeAjv(false);
@@ -262,7 +275,11 @@ function compile(ajv: Ajv, key: string, schema: JsonSchema | undefined): Validat
   let fn: ValidateFunction | null = null;
   if (schema) {
     try {
-      fn = ajv.compile(stripUnsupported(ajv, schema, ajv === bodyAjv));
+      // compiled once for all test files (compiled-cache.ts)
+      fn = cachedValidator(validatorDir(), key, () => ({
+        ajv,
+        fn: ajv.compile(stripUnsupported(ajv, schema, ajv === bodyAjv)),
+      }));
     } catch (error) {
       schemaProblems.push(`${key}: ${(error as Error).message}`);
       fn = null;

@@ -5,9 +5,11 @@
  * `schedule` has no payload schema there (GitHub sends `{schedule, workflow, repository,
  * sender}`); validateEventPayload checks only that `schedule` is a cron string.
  */
+import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
+import { cachedValidator, cacheFolder, sourceText, standaloneOptions } from "./compiled-cache.js";
 import { fill, formatErrors, type JsonSchema, merge } from "./openapi.js";
 import type { FakeRepo, FakeRun, Issue, IssueComment } from "./server.js";
 
@@ -60,20 +62,39 @@ export function validateEventPayload(eventName: string, payload: unknown): Paylo
     return { valid: false, errors: [`no webhook schema for event '${eventName}'`], schema: "none" };
   let fn = validators.get(def);
   if (!fn) {
-    if (!ajv) {
-      // Each definition becomes its own schema, so compiling one event compiles only what
-      // it reaches, and inlineRefs: false compiles shared ones (repository, user) once.
-      ajv = new Ajv({ strict: false, allErrors: true, inlineRefs: false });
-      addFormats(ajv);
-      for (const [name, schema] of Object.entries(schemaRoot().definitions)) {
-        ajv.addSchema(rewriteRefs(schema) as JsonSchema, `urn:webhooks:${name}`);
-      }
-    }
-    fn = ajv.getSchema(`urn:webhooks:${def}`)!;
+    // compiled once for all test files: the cache's key covers the schemas' bytes, ajv's
+    // version and this file (compiled-cache.ts)
+    fn = cachedValidator(validatorDir(), def, () => ({
+      ajv: webhookAjv(),
+      fn: webhookAjv().getSchema(`urn:webhooks:${def}`)!,
+    }));
     validators.set(def, fn);
   }
   const valid = fn(payload) as boolean;
   return { valid, errors: valid ? [] : formatErrors(fn.errors), schema: def };
+}
+
+function webhookAjv(): Ajv {
+  if (!ajv) {
+    // Each definition becomes its own schema, so compiling one event compiles only what
+    // it reaches, and inlineRefs: false compiles shared ones (repository, user) once.
+    ajv = new Ajv({ strict: false, allErrors: true, inlineRefs: false, code: standaloneOptions() });
+    addFormats(ajv);
+    for (const [name, schema] of Object.entries(schemaRoot().definitions)) {
+      ajv.addSchema(rewriteRefs(schema) as JsonSchema, `urn:webhooks:${name}`);
+    }
+  }
+  return ajv;
+}
+
+let validatorFolder: string | undefined;
+
+function validatorDir(): string {
+  validatorFolder ??= cacheFolder("webhooks", [
+    fs.readFileSync(require.resolve("@octokit/webhooks-schemas/schema.json"), "utf8"),
+    sourceText(import.meta.url),
+  ]);
+  return validatorFolder;
 }
 
 function rewriteRefs(node: unknown): unknown {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { Frontier } from "../../src/core/engine.js";
 import type { TicketSpec } from "../../src/core/model.js";
-import { ticket, token } from "./engine.fixtures.js";
+import { ticket, token } from "../core/engine.fixtures.js";
 
 /** `width` independent tickets, plus a hub with three dependents and a grandchild. */
 function wide(width: number, reads: { n: number }): TicketSpec[] {
