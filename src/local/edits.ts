@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TicketSpec } from "../core/model.js";
 import { parseTicket } from "../tickets/parse.js";
@@ -7,8 +8,10 @@ import { currentSignature, type FileSignature } from "../tickets/store.js";
 export type Edit = "changed" | "deleted";
 
 export class TicketWatch {
-  /** each open ticket file's signature as this run last read or wrote it */
-  private readonly signatures = new Map<string, FileSignature>();
+  /** each open ticket file's signature when this run last knew its graph to be the engine's */
+  private readonly signatures = new Map<string, FileSignature | undefined>();
+  /** files last read in a version someone else made: a write planned from it is not this run's own */
+  private readonly foreign = new Set<string>();
 
   /** `specs`: the tickets that may still be claimed, as they look now */
   constructor(
@@ -17,12 +20,25 @@ export class TicketWatch {
   ) {
     // a file changed by someone else before its claim (its dependencies edited, the
     // file deleted) is seen
-    for (const spec of specs) this.seen(spec.file, currentSignature(join(dir, spec.file)));
+    for (const spec of specs)
+      this.signatures.set(spec.file, currentSignature(join(dir, spec.file)));
   }
 
-  /** `file` as this run wrote it (applyEdits' `replaced`). */
-  readonly seen = (file: string, signature: FileSignature | undefined) => {
-    if (signature !== undefined) this.signatures.set(file, signature);
+  /**
+   * `file`'s bytes (a body that is not UTF-8 is kept as it is), to plan its write from;
+   * its signature, taken after them, tells an author's version from this run's own.
+   */
+  readonly read = (file: string): Buffer => {
+    const path = join(this.dir, file);
+    const bytes = readFileSync(path);
+    if (currentSignature(path) === this.signatures.get(file)) this.foreign.delete(file);
+    else this.foreign.add(file);
+    return bytes;
+  };
+
+  /** `file` as this run wrote it (applyEdits' `replaced`): its own unless `read` gave an author's version. */
+  readonly seen = (file: string, signature: FileSignature) => {
+    if (!this.foreign.delete(file)) this.signatures.set(file, signature);
   };
 
   /** The claimed tickets among `claimed` whose graph someone else edited, and how. */
@@ -32,7 +48,7 @@ export class TicketWatch {
       const path = join(this.dir, spec.file);
       const now = currentSignature(path);
       if (now === this.signatures.get(spec.file)) continue;
-      this.seen(spec.file, now);
+      this.signatures.set(spec.file, now);
       if (now === undefined) out.push({ spec, how: "deleted" });
       else if (graphChanged(spec, tryReadText(path) ?? "")) out.push({ spec, how: "changed" });
     }
