@@ -3,42 +3,61 @@ import { join } from "node:path";
 import type { TicketSpec } from "../core/model.js";
 import { parseTicket } from "../tickets/parse.js";
 import { tryReadText } from "../tickets/read-optional.js";
-import { currentSignature, type FileSignature } from "../tickets/store.js";
+import { applyEdits, currentSignature, type FileSignature } from "../tickets/store.js";
+import type { FileEdit } from "../tickets/writeback.js";
 
 export type Edit = "changed" | "deleted";
 
+/**
+ * The open ticket files as this run knows them. A file's signature is known while its
+ * graph is the engine's: taken at the start, and after each write the run made from the
+ * version it knew. A write made from an author's version carries the edit and leaves the
+ * signature unknown, so `edits` reads the file again before its claim starts.
+ */
 export class TicketWatch {
-  /** each open ticket file's signature when this run last knew its graph to be the engine's */
+  /** each open ticket file's signature while its graph is known to be the engine's */
   private readonly signatures = new Map<string, FileSignature | undefined>();
-  /** files last read in a version someone else made: a write planned from it is not this run's own */
-  private readonly foreign = new Set<string>();
+  /** each ticket file's signature as `read` last read it */
+  private readonly readAs = new Map<string, FileSignature>();
 
   /** `specs`: the tickets that may still be claimed, as they look now */
   constructor(
     private readonly dir: string,
     specs: readonly TicketSpec[],
   ) {
-    // a file changed by someone else before its claim (its dependencies edited, the
-    // file deleted) is seen
     for (const spec of specs)
       this.signatures.set(spec.file, currentSignature(join(dir, spec.file)));
   }
 
-  /**
-   * `file`'s bytes (a body that is not UTF-8 is kept as it is), to plan its write from;
-   * its signature, taken after them, tells an author's version from this run's own.
-   */
+  /** `file`'s bytes (a body that is not UTF-8 is kept as it is), to plan its write from. */
   readonly read = (file: string): Buffer => {
     const path = join(this.dir, file);
     const bytes = readFileSync(path);
-    if (currentSignature(path) === this.signatures.get(file)) this.foreign.delete(file);
-    else this.foreign.add(file);
+    // taken after the bytes: a change in between is taken for someone else's ("": gone)
+    this.readAs.set(file, currentSignature(path) ?? "");
     return bytes;
   };
 
-  /** `file` as this run wrote it (applyEdits' `replaced`): its own unless `read` gave an author's version. */
-  readonly seen = (file: string, signature: FileSignature) => {
-    if (!this.foreign.delete(file)) this.signatures.set(file, signature);
+  /**
+   * Make `edits`, a ticket file's only while it is as `read` read it (compare-and-swap):
+   * one changed since is planned again from its new text by `replan`; lost twice, it
+   * waits for its ticket's next write. An author's edit is never overwritten.
+   */
+  write(edits: readonly FileEdit[], replan: (file: string) => FileEdit[]): void {
+    for (const edit of edits) {
+      const [next] = this.asRead(edit) ? [edit] : replan(edit.path).filter((e) => this.asRead(e));
+      if (next) applyEdits(this.dir, [next], this.seen);
+    }
+  }
+
+  private asRead({ path }: FileEdit): boolean {
+    return (
+      !this.readAs.has(path) || currentSignature(join(this.dir, path)) === this.readAs.get(path)
+    );
+  }
+
+  private readonly seen = (file: string, signature: FileSignature) => {
+    if (this.readAs.get(file) === this.signatures.get(file)) this.signatures.set(file, signature);
   };
 
   /** The claimed tickets among `claimed` whose graph someone else edited, and how. */

@@ -18,7 +18,7 @@ import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import { step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
-import type { AttemptChanges, Settings, TicketSpec } from "../core/model.js";
+import type { AttemptChanges, Settings } from "../core/model.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural } from "../terminal/text.js";
 import { readContext } from "../tickets/context-io.js";
@@ -26,7 +26,7 @@ import { resultFile } from "../tickets/layout.js";
 import { formatProblem } from "../tickets/problems.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { applyEdits } from "../tickets/store.js";
-import { type FileEdit, planWrites } from "../tickets/writeback.js";
+import { type FileEdit, planWrites, type Unwritable } from "../tickets/writeback.js";
 import { type AttemptResult, failedResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { type Edit, TicketWatch } from "./edits.js";
 import { concludeRun, reportCode } from "./end.js";
@@ -344,7 +344,8 @@ class LocalRun {
         },
       );
       this.reclaimFirst = undefined;
-      for (const { spec, how } of this.watch.edits(this.specsOf(claims))) {
+      const specs = claims.flatMap((claim) => this.frontier.spec(claim.ticket) ?? []);
+      for (const { spec, how } of this.watch.edits(specs)) {
         this.progress.note(
           `${join(this.shownDir, spec.file)} was ${how === "changed" ? "changed (its id or dependencies)" : "deleted"} during the run: ${spec.id} is not started and nothing more is claimed; the running attempts finish`,
         );
@@ -380,17 +381,17 @@ class LocalRun {
   }
 
   /**
-   * Plan `changes`' writes from the ticket files as they are now (TicketWatch `read`),
-   * and make them. `also`: tickets whose file could not be written before.
+   * Plan `changes`' writes from the ticket files as they are now, and make them (each
+   * ticket file by compare-and-swap: TicketWatch `write`). `also`: tickets whose file
+   * could not be written before.
    */
   private write(changes: Changes, also: readonly string[] = []): void {
     const failed = new Map<string, string>();
-    const edits = planWrites(
-      changes,
-      this.frontier,
-      this.watch.read,
-      (problem) => failed.set(problem.ticket, problem.message),
-      also,
+    const unwritable = (problem: Unwritable) => failed.set(problem.ticket, problem.message);
+    const plan = (part: Changes, retried: readonly string[] = []) =>
+      planWrites(part, this.frontier, this.watch.read, unwritable, retried);
+    this.watch.write(plan(changes, also), (file) =>
+      plan(ticketFiles(this.frontier.specs().flatMap((s) => (s.file === file ? s.id : [])))),
     );
     for (const id of also) {
       if (!failed.has(id)) {
@@ -406,7 +407,6 @@ class LocalRun {
       }
       this.unwritten.set(id, message);
     }
-    applyEdits(this.dir, edits, this.watch.seen);
   }
 
   /** Settle one exit in the engine; returns its progress report, for once it is written. */
@@ -539,10 +539,6 @@ class LocalRun {
     this.progress.note(`error: ${ended.message}`);
   }
 
-  private specsOf(claims: readonly Claim[]): TicketSpec[] {
-    return claims.flatMap((claim) => this.frontier.spec(claim.ticket) ?? []);
-  }
-
   private tally() {
     return { counts: this.frontier.counts(), running: this.live.size };
   }
@@ -580,8 +576,10 @@ export function splitForStart(
 ): { now: Changes; rest: Changes } {
   const now = changes.tickets.filter((id) => claimed.has(id));
   const rest = changes.tickets.filter((id) => !claimed.has(id));
-  return {
-    now: { ...changes, tickets: now },
-    rest: { tickets: rest, attempts: [], answers: [], log: [], run: false },
-  };
+  return { now: { ...changes, tickets: now }, rest: ticketFiles(rest) };
+}
+
+/** The changes that write these tickets' files and nothing else. */
+function ticketFiles(tickets: string[]): Changes {
+  return { tickets, attempts: [], answers: [], log: [], run: false };
 }
