@@ -1,28 +1,63 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TicketSpec } from "../core/model.js";
 import { parseTicket } from "../tickets/parse.js";
 import { tryReadText } from "../tickets/read-optional.js";
-import { currentSignature, type FileSignature } from "../tickets/store.js";
+import { applyEdits, currentSignature, type FileSignature } from "../tickets/store.js";
+import type { FileEdit } from "../tickets/writeback.js";
 
 export type Edit = "changed" | "deleted";
 
+/**
+ * The open ticket files as this run knows them. A file's signature is known while its
+ * graph is the engine's: taken at the start, and after each write the run made from the
+ * version it knew. A write made from an author's version carries the edit and leaves the
+ * signature unknown, so `edits` reads the file again before its claim starts.
+ */
 export class TicketWatch {
-  /** each open ticket file's signature as this run last read or wrote it */
-  private readonly signatures = new Map<string, FileSignature>();
+  /** each open ticket file's signature while its graph is known to be the engine's */
+  private readonly signatures = new Map<string, FileSignature | undefined>();
+  /** each ticket file's signature as `read` last read it */
+  private readonly readAs = new Map<string, FileSignature>();
 
   /** `specs`: the tickets that may still be claimed, as they look now */
   constructor(
     private readonly dir: string,
     specs: readonly TicketSpec[],
   ) {
-    // a file changed by someone else before its claim (its dependencies edited, the
-    // file deleted) is seen
-    for (const spec of specs) this.seen(spec.file, currentSignature(join(dir, spec.file)));
+    for (const spec of specs)
+      this.signatures.set(spec.file, currentSignature(join(dir, spec.file)));
   }
 
-  /** `file` as this run wrote it (applyEdits' `replaced`). */
-  readonly seen = (file: string, signature: FileSignature | undefined) => {
-    if (signature !== undefined) this.signatures.set(file, signature);
+  /** `file`'s bytes (a body that is not UTF-8 is kept as it is), to plan its write from. */
+  readonly read = (file: string): Buffer => {
+    const path = join(this.dir, file);
+    const bytes = readFileSync(path);
+    // taken after the bytes: a change in between is taken for someone else's ("": gone)
+    this.readAs.set(file, currentSignature(path) ?? "");
+    return bytes;
+  };
+
+  /**
+   * Make `edits`, a ticket file's only while it is as `read` read it (compare-and-swap):
+   * one changed since is planned again from its new text by `replan`; lost twice, it
+   * waits for its ticket's next write. An author's edit is never overwritten.
+   */
+  write(edits: readonly FileEdit[], replan: (file: string) => FileEdit[]): void {
+    for (const edit of edits) {
+      const [next] = this.asRead(edit) ? [edit] : replan(edit.path).filter((e) => this.asRead(e));
+      if (next) applyEdits(this.dir, [next], this.seen);
+    }
+  }
+
+  private asRead({ path }: FileEdit): boolean {
+    return (
+      !this.readAs.has(path) || currentSignature(join(this.dir, path)) === this.readAs.get(path)
+    );
+  }
+
+  private readonly seen = (file: string, signature: FileSignature) => {
+    if (this.readAs.get(file) === this.signatures.get(file)) this.signatures.set(file, signature);
   };
 
   /** The claimed tickets among `claimed` whose graph someone else edited, and how. */
@@ -32,7 +67,7 @@ export class TicketWatch {
       const path = join(this.dir, spec.file);
       const now = currentSignature(path);
       if (now === this.signatures.get(spec.file)) continue;
-      this.seen(spec.file, now);
+      this.signatures.set(spec.file, now);
       if (now === undefined) out.push({ spec, how: "deleted" });
       else if (graphChanged(spec, tryReadText(path) ?? "")) out.push({ spec, how: "changed" });
     }

@@ -9,7 +9,7 @@
  * once, and nothing complete runs again.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { RunFlags } from "../core/config.js";
@@ -18,15 +18,15 @@ import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import { step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
-import type { AttemptChanges, Settings, TicketSpec } from "../core/model.js";
+import type { AttemptChanges, Settings } from "../core/model.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural } from "../terminal/text.js";
 import { readContext } from "../tickets/context-io.js";
-import { RUN_FILE, resultFile } from "../tickets/layout.js";
+import { resultFile } from "../tickets/layout.js";
 import { formatProblem } from "../tickets/problems.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { applyEdits } from "../tickets/store.js";
-import { type FileEdit, planWrites } from "../tickets/writeback.js";
+import { type FileEdit, planWrites, type Unwritable } from "../tickets/writeback.js";
 import { type AttemptResult, failedResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { type Edit, TicketWatch } from "./edits.js";
 import { concludeRun, reportCode } from "./end.js";
@@ -344,7 +344,8 @@ class LocalRun {
         },
       );
       this.reclaimFirst = undefined;
-      for (const { spec, how } of this.watch.edits(this.specsOf(claims))) {
+      const specs = claims.flatMap((claim) => this.frontier.spec(claim.ticket) ?? []);
+      for (const { spec, how } of this.watch.edits(specs)) {
         this.progress.note(
           `${join(this.shownDir, spec.file)} was ${how === "changed" ? "changed (its id or dependencies)" : "deleted"} during the run: ${spec.id} is not started and nothing more is claimed; the running attempts finish`,
         );
@@ -356,31 +357,43 @@ class LocalRun {
       for (const report of reports) report();
       const ready = await Promise.all(claims.map((claim) => this.prepare(claim)));
       for (const [i, claim] of claims.entries()) this.spawn(claim, ready[i]!);
-      applyEdits(this.dir, rest, this.watch.seen);
+      // planned only now, from the files as they are after the wait: an author's edit
+      // made meanwhile is carried, never overwritten
+      this.write(rest);
     } while (this.exits.length > 0);
   }
 
   /**
    * Write the result files, then what must be on disk before `claims` start (see
-   * splitForStart); returns the rest of the edits, in order, for after the start.
+   * splitForStart); returns the rest, for after the start.
    * Synchronous on purpose (see src/tickets/store.ts).
    */
-  private commit(claims: readonly Claim[], changes: Changes): FileEdit[] {
+  private commit(claims: readonly Claim[], changes: Changes): Changes {
     // a ticket whose file was deleted during the run has no file to write: its records do
     const tickets = changes.tickets.filter((id) => this.edited.get(id) !== "deleted");
     changes = { ...changes, tickets };
     if (this.unwrittenOpen !== undefined) changes = firstWrite(this.unwrittenOpen, changes);
     this.unwrittenOpen = undefined;
+    applyEdits(this.dir, this.results.splice(0));
+    const { now, rest } = splitForStart(changes, new Set(claims.map((claim) => claim.ticket)));
+    this.write(now, [...this.unwritten.keys()]);
+    return rest;
+  }
+
+  /**
+   * Plan `changes`' writes from the ticket files as they are now, and make them (each
+   * ticket file by compare-and-swap: TicketWatch `write`). `also`: tickets whose file
+   * could not be written before.
+   */
+  private write(changes: Changes, also: readonly string[] = []): void {
     const failed = new Map<string, string>();
-    const edits = planWrites(
-      changes,
-      this.frontier,
-      // bytes, not text: a body that is not UTF-8 is kept as it is
-      (file) => readFileSync(join(this.dir, file)),
-      (problem) => failed.set(problem.ticket, problem.message),
-      this.unwritten.keys(),
+    const unwritable = (problem: Unwritable) => failed.set(problem.ticket, problem.message);
+    const plan = (part: Changes, retried: readonly string[] = []) =>
+      planWrites(part, this.frontier, this.watch.read, unwritable, retried);
+    this.watch.write(plan(changes, also), (file) =>
+      plan(ticketFiles(this.frontier.specs().flatMap((s) => (s.file === file ? s.id : [])))),
     );
-    for (const id of this.unwritten.keys()) {
+    for (const id of also) {
       if (!failed.has(id)) {
         this.unwritten.delete(id);
         this.progress.note(`${id}: its state is written again`);
@@ -394,10 +407,6 @@ class LocalRun {
       }
       this.unwritten.set(id, message);
     }
-    const claimed = new Set(this.specsOf(claims).map((spec) => spec.file));
-    const { now, rest } = splitForStart([...this.results.splice(0), ...edits], claimed);
-    applyEdits(this.dir, now, this.watch.seen);
-    return rest;
   }
 
   /** Settle one exit in the engine; returns its progress report, for once it is written. */
@@ -530,10 +539,6 @@ class LocalRun {
     this.progress.note(`error: ${ended.message}`);
   }
 
-  private specsOf(claims: readonly Claim[]): TicketSpec[] {
-    return claims.flatMap((claim) => this.frontier.spec(claim.ticket) ?? []);
-  }
-
   private tally() {
     return { counts: this.frontier.counts(), running: this.live.size };
   }
@@ -559,22 +564,22 @@ function token(ticket: string, attempt: number): string {
 }
 
 /**
- * A batch's edits, split by what must be on disk before its claimed attempts start:
+ * An event's changes, split by what must be on disk before its claimed attempts start:
  * records (created once), the claimed tickets' files, the run record (its dispatch
  * count) and the worklog's lines — so a kill after a start never leaves an attempt
  * running whose claim is not on disk, nor loses what the log says. The rest (settled,
- * newly ready and blocked tickets) follows the start. Order is kept within each part.
+ * newly ready and blocked tickets' files) follows the start.
  */
 export function splitForStart(
-  edits: readonly FileEdit[],
-  claimedFiles: ReadonlySet<string>,
-): { now: FileEdit[]; rest: FileEdit[] } {
-  const now: FileEdit[] = [];
-  const rest: FileEdit[] = [];
-  for (const edit of edits) {
-    if (edit.kind !== "replace" || claimedFiles.has(edit.path) || edit.path === RUN_FILE)
-      now.push(edit);
-    else rest.push(edit);
-  }
-  return { now, rest };
+  changes: Changes,
+  claimed: ReadonlySet<string>,
+): { now: Changes; rest: Changes } {
+  const now = changes.tickets.filter((id) => claimed.has(id));
+  const rest = changes.tickets.filter((id) => !claimed.has(id));
+  return { now: { ...changes, tickets: now }, rest: ticketFiles(rest) };
+}
+
+/** The changes that write these tickets' files and nothing else. */
+function ticketFiles(tickets: string[]): Changes {
+  return { tickets, attempts: [], answers: [], log: [], run: false };
 }

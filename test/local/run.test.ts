@@ -6,9 +6,10 @@
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Changes } from "../../src/core/engine.js";
+import type { AttemptRecord, WorklogEntry } from "../../src/core/model.js";
 import { splitForStart } from "../../src/local/run.js";
-import { RUN_FILE, WORKLOG_FILE } from "../../src/tickets/layout.js";
-import type { FileEdit } from "../../src/tickets/writeback.js";
+import { RUN_FILE } from "../../src/tickets/layout.js";
 import {
   CLI,
   concurrency,
@@ -329,23 +330,17 @@ describe("--json", () => {
 });
 
 describe("what is on disk when an attempt starts", () => {
-  it("a batch writes its records, claims, run record and worklog lines before its attempts start; the rest after", () => {
-    const edits: FileEdit[] = [
-      { kind: "create", path: ".frontier/attempts/a@1.json", content: "{}" },
-      { kind: "replace", path: "a.md", content: "settled" },
-      { kind: "replace", path: "b.md", content: "claimed" },
-      { kind: "replace", path: "c.md", content: "blocked" },
-      { kind: "replace", path: RUN_FILE, content: "{}" },
-      { kind: "append", path: WORKLOG_FILE, content: "{}\n" },
-    ];
-    const { now, rest } = splitForStart(edits, new Set(["b.md"]));
-    expect(now.map((e) => e.path)).toEqual([
-      ".frontier/attempts/a@1.json",
-      "b.md",
-      RUN_FILE,
-      WORKLOG_FILE,
-    ]);
-    expect(rest.map((e) => e.path)).toEqual(["a.md", "c.md"]);
+  it("a batch writes its records, claims, run record and worklog lines before its attempts start; the other tickets' files after", () => {
+    const changes: Changes = {
+      tickets: ["a", "b", "c"],
+      attempts: [{ ticket: "a", record: { n: 1 } as AttemptRecord }],
+      answers: [],
+      log: [{ event: "claim", ticket: "b" } as WorklogEntry],
+      run: true,
+    };
+    const { now, rest } = splitForStart(changes, new Set(["b"]));
+    expect(now).toEqual({ ...changes, tickets: ["b"] });
+    expect(rest).toEqual({ tickets: ["a", "c"], attempts: [], answers: [], log: [], run: false });
   });
 
   it("its ticket file says claimed and the worklog has its claim line", async () => {
