@@ -17,8 +17,8 @@ import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
-import { LOCK_HELD, printResult, refusal } from "./json.js";
-import { takeLock } from "./lock.js";
+import { printResult, refusal } from "./json.js";
+import { underLock } from "./lock.js";
 import { didYouMean } from "./suggest.js";
 
 export { statusCommand } from "./status.js";
@@ -140,11 +140,7 @@ export async function mutateCommand(
       `the answer is empty; write it after the ticket id: frontier answer ${shellWord(dir)} ${shellWord(args.ticket ?? "TICKET")} "YOUR ANSWER"`,
     );
   }
-  // The live runner holds the graph in memory and would not see this change: the change
-  // is made under the run's lock, so it never lands while a run is working.
-  const lock = await takeLock(dir, io, kind, now);
-  if (lock === undefined) return refuse(LOCK_HELD, true);
-  try {
+  return underLock(dir, io, kind, now, refuse, async () => {
     const opened = await openDirectory(dir, {}, io, now);
     if (opened.kind === "exit") return opened.code;
     const { frontier, settings } = opened.opened;
@@ -191,9 +187,7 @@ export async function mutateCommand(
       line(io.stdout, `${said.join("\n")}${kind === "cancel" ? "" : ` Continue with:\n  ${next}`}`);
     }
     return EXIT.complete;
-  } finally {
-    await lock();
-  }
+  });
 }
 
 /** What the command says it did; a retry first names the dependents that ran on the old result. */

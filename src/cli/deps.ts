@@ -13,7 +13,7 @@ import { loadDirectory } from "../tickets/load.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { printResult, refusal } from "./json.js";
-import { takeLock } from "./lock.js";
+import { underLock } from "./lock.js";
 import { ticketFiles } from "./new.js";
 import { didYouMean } from "./suggest.js";
 
@@ -59,9 +59,7 @@ export async function depCommand(
   const dir = shownPath(typed);
   const command = `dep ${action}` as const;
   const fail = refusal(io, command, dir, opts.json, { ticket });
-  const release = await takeLock(dir, io, command, now);
-  if (release === undefined) return EXIT.usage;
-  try {
+  return underLock(dir, io, command, now, fail, async () => {
     if (!isDirectory(dir)) {
       const opened = await openDirectory(dir, {}, io, now);
       return opened.kind === "exit" ? opened.code : EXIT.usage;
@@ -120,7 +118,5 @@ export async function depCommand(
     if (opts.json) printResult(io, command, dir, { ok: true, message, ...at, depends_on: next });
     else line(io.stdout, message);
     return EXIT.complete;
-  } finally {
-    await release();
-  }
+  });
 }

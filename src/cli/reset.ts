@@ -32,8 +32,8 @@ import { isDirectory } from "../tickets/read-optional.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { CLEARED_FIELDS, editTicket, type FileEdit } from "../tickets/writeback.js";
-import { LOCK_HELD, printResult, refusal } from "./json.js";
-import { takeLock } from "./lock.js";
+import { printResult, refusal } from "./json.js";
+import { underLock } from "./lock.js";
 
 export interface ResetOptions {
   /** `run --fresh`: a run starts next, so "nothing to reset" and "run starts a new run" go unsaid */
@@ -54,13 +54,7 @@ export async function resetCommand(
   if (!isDirectory(dir)) {
     return refuse(`no ticket directory at ${dir} — pass the directory that holds the tickets`);
   }
-  const release = await takeLock(dir, io, opts.as ?? "reset", now);
-  if (release === undefined) return refuse(LOCK_HELD, true);
-  try {
-    return await reset(dir, io, opts);
-  } finally {
-    await release();
-  }
+  return underLock(dir, io, opts.as ?? "reset", now, refuse, () => reset(dir, io, opts));
 }
 
 async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number> {
