@@ -13,6 +13,7 @@ import type { InitOptions } from "./cli/init.js";
 import type { NewOptions } from "./cli/new.js";
 import { RECEIPT_SCHEMA } from "./core/constants.js";
 import { errnoCode, errorText } from "./core/errors.js";
+import { errorLine } from "./terminal/colour.js";
 import { type CliIo, EXIT, line } from "./terminal/io.js";
 import { shownPath } from "./terminal/text.js";
 import { isDirectory } from "./tickets/read-optional.js";
@@ -37,7 +38,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 /** A command's exit code, or its usage error said as `error: …` with exit code 2. */
 function ended(done: number | string, io: CliIo): number {
   if (typeof done === "number") return done;
-  line(io.stderr, `error: ${done}`);
+  errorLine(io, done);
   return EXIT.usage;
 }
 
@@ -189,8 +190,12 @@ const COMMANDS: readonly CommandRow[] = [
       ["--json", "print the receipt"],
       ["--mermaid", "print a mermaid flowchart"],
     ],
-    run: async ({ dir }, o, io, now) =>
-      (await commands()).planCommand(dir, { json: !!o.json, mermaid: !!o.mermaid }, io, now),
+    run: async ({ dir }, o, io, now) => {
+      if (o.json && o.mermaid) {
+        return "--json and --mermaid print two different things; pass one of them (run `frontier plan` twice for both)";
+      }
+      return (await commands()).planCommand(dir, { json: !!o.json, mermaid: !!o.mermaid }, io, now);
+    },
   },
   {
     name: "status",
@@ -217,7 +222,7 @@ const COMMANDS: readonly CommandRow[] = [
     usage: "[dir] <ticket>",
     arg: DIR_TICKET,
     run: async ({ words }, _o, io, now) => {
-      const args = (await dirArgs()).dirAndTicket(words, "[dir] <ticket>");
+      const args = (await dirArgs()).dirAnd(1, words, "[dir] <ticket>");
       if (args.kind === "bad") return args.message;
       return (await commands()).contextCommand(args.dir, args.rest[0]!, io, now);
     },
@@ -259,7 +264,7 @@ const COMMANDS: readonly CommandRow[] = [
       JSON_COMMAND,
     ],
     run: async ({ words }, o, io, now) => {
-      const args = (await dirArgs()).dirAndTicket(words, "[dir] <ticket>");
+      const args = (await dirArgs()).dirAnd(1, words, "[dir] <ticket>");
       if (args.kind === "bad") return args.message;
       if (o.note !== undefined && o.note.trim() === "") {
         return '--note is empty: write the feedback, e.g. --note "use the v2 API"';
@@ -307,12 +312,11 @@ const COMMANDS: readonly CommandRow[] = [
       ],
       options: [JSON_COMMAND],
       run: async ({ words }, o, io, now) => {
-        if (words.length !== 2 && words.length !== 3) {
-          return `expected [dir] <ticket> <dep>, got ${words.length} words`;
-        }
-        const [dir, ticket, dep] = words.length === 3 ? words : [DEFAULT_DIR, ...words];
+        const args = (await dirArgs()).dirAnd(2, words, "[dir] <ticket> <dep>");
+        if (args.kind === "bad") return args.message;
+        const [ticket, dep] = args.rest;
         const { depCommand } = await import("./cli/deps.js");
-        return depCommand(action, dir!, ticket!, dep!, { json: !!o.json }, io, now);
+        return depCommand(action, args.dir, ticket!, dep!, { json: !!o.json }, io, now);
       },
     }),
   ),

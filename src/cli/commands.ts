@@ -19,7 +19,7 @@ import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layou
 import { continueCommand } from "./continue.js";
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
-import { didYouMean } from "./suggest.js";
+import { unknownTicket } from "./suggest.js";
 
 export { statusCommand } from "./status.js";
 
@@ -29,13 +29,6 @@ export async function planCommand(
   io: CliIo,
   now: number,
 ) {
-  if (opts.json && opts.mermaid) {
-    errorLine(
-      io,
-      "--json and --mermaid print two different things; pass one of them (run `frontier plan` twice for both)",
-    );
-    return EXIT.usage;
-  }
   const dir = shownPath(typed);
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
@@ -106,7 +99,8 @@ export async function contextCommand(typed: string, ticket: string, io: CliIo, n
   if (opened.kind === "exit") return opened.code;
   const { frontier, settings } = opened.opened;
   if (!frontier.spec(ticket)) {
-    errorLine(io, unknownTicket(ticket, dir, frontier.specs()));
+    const ids = frontier.specs().map((s) => s.id);
+    errorLine(io, unknownTicket(ticket, dir, ids));
     return EXIT.usage;
   }
   io.stdout.write(await readContext(dir, frontier, ticket, settings));
@@ -114,15 +108,6 @@ export async function contextCommand(typed: string, ticket: string, io: CliIo, n
 }
 
 type Mutation = "answer" | "retry" | "cancel";
-
-/** `no ticket "retyr-plan" in tickets. Did you mean retry-plan? — `frontier status tickets` lists them` */
-function unknownTicket(ticket: string, dir: string, specs: readonly { id: string }[]): string {
-  const near = didYouMean(
-    ticket,
-    specs.map((s) => s.id),
-  );
-  return `no ticket "${ticket}" in ${dir}.${near} (\`frontier status ${shellWord(dir)}\` lists them)`;
-}
 
 export async function mutateCommand(
   kind: Mutation,
@@ -145,7 +130,8 @@ export async function mutateCommand(
     if (opened.kind === "exit") return opened.code;
     const { frontier, settings } = opened.opened;
     if (args.ticket !== undefined && !frontier.spec(args.ticket)) {
-      return refuse(unknownTicket(args.ticket, dir, frontier.specs()));
+      const ids = frontier.specs().map((s) => s.id);
+      return refuse(unknownTicket(args.ticket, dir, ids));
     }
     const by = localUser(io.env);
     // One event (core/event.ts), claiming nothing: the next `frontier run` starts what it

@@ -15,7 +15,7 @@ import { replaceAtomically, writeError } from "../tickets/store.js";
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
 import { ticketFiles } from "./new.js";
-import { didYouMean } from "./suggest.js";
+import { unknownTicket } from "./suggest.js";
 
 export async function readyCommand(typed: string, opts: { json: boolean }, io: CliIo, now: number) {
   const dir = shownPath(typed);
@@ -69,9 +69,7 @@ export async function depCommand(
     const files = new Map([...tickets].filter(([, t]) => t.spec !== undefined));
     const missing = (action === "add" ? [ticket, dep] : [ticket]).find((id) => !files.has(id));
     if (missing !== undefined) {
-      return fail(
-        `no ticket "${missing}" in ${dir}.${didYouMean(missing, files.keys())} (\`frontier status ${shellWord(dir)}\` lists them)`,
-      );
+      return fail(unknownTicket(missing, dir, files.keys()));
     }
     if (action === "add" && ticket === dep) return fail(`${ticket} cannot depend on itself`);
     const { file, spec } = files.get(ticket)!;

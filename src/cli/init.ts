@@ -19,7 +19,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { errorText } from "../core/errors.js";
 import { errorLine, painter } from "../terminal/colour.js";
@@ -27,6 +26,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { CODING_FILES, STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
+import { PACKAGE_ROOT } from "./version.js";
 
 /**
  * The agents `--agent` offers for the orch-task job: the built-in one (the example
@@ -44,17 +44,6 @@ export type AgentChoice = keyof typeof AGENTS;
 function isAgent(value: string): value is AgentChoice {
   return Object.hasOwn(AGENTS, value);
 }
-
-/**
- * This package's root, where action.yml, dist/ and examples/ are: the nearest folder above
- * this module with a package.json (build/src/cli/init.js when installed or built,
- * src/cli/init.ts when a test imports it).
- */
-const PACKAGE_ROOT = (() => {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-})();
 
 /** Where `--github` copies the action when no published reference is given. */
 export const VENDORED_ACTION = ".github/actions/ticket-frontier";
