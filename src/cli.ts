@@ -452,16 +452,11 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       if (!groups.has(group)) groups.set(group, program.command(group).description(GROUPS[group]!));
       parent = groups.get(group)!;
     }
-    defineCommand(parent.command(name!), row, InvalidArgumentError).action(
-      async (...given: unknown[]) => {
-        const first = row.arg === "none" ? undefined : given[0];
-        const o = (row.arg === "none" ? given[0] : given[1]) as Opts;
-        const args = Array.isArray(first)
-          ? { dir: "", words: first.map(String) }
-          : { dir: typeof first === "string" ? first : DEFAULT_DIR, words: [] };
-        code = ended(await row.run(args, o, io, Date.now()), io);
-      },
-    );
+    defineCommand(parent.command(name!), row, InvalidArgumentError).action(async function (this) {
+      const [first = DEFAULT_DIR] = this.processedArgs;
+      const args = Array.isArray(first) ? { dir: "", words: first } : { dir: first, words: [] };
+      code = ended(await row.run(args, this.opts<Opts>(), io, Date.now()), io);
+    });
   }
 
   program.addHelpText(

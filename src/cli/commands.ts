@@ -9,7 +9,7 @@ import type { Receipt } from "../core/model.js";
 import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { writeReports } from "../local/report-files.js";
 import { renderMermaid } from "../report/mermaid.js";
-import { buildReceipt, receiptJson } from "../report/receipt.js";
+import { receiptJson } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -19,9 +19,8 @@ import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layou
 import { continueCommand } from "./continue.js";
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
+import { localReceipt } from "./status.js";
 import { unknownTicket } from "./suggest.js";
-
-export { statusCommand } from "./status.js";
 
 export async function planCommand(
   typed: string,
@@ -32,12 +31,7 @@ export async function planCommand(
   const dir = shownPath(typed);
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
-  const receipt = buildReceipt(opened.opened.frontier, {
-    now,
-    goal: opened.opened.settings.goal,
-    isolation: opened.opened.settings.isolation,
-    where: "local",
-  });
+  const receipt = localReceipt(opened.opened, now);
   if (opts.json) io.stdout.write(receiptJson(receipt));
   else if (opts.mermaid) io.stdout.write(`${renderMermaid(receipt)}\n`);
   else {
@@ -128,7 +122,7 @@ export async function mutateCommand(
   return underLock(dir, io, kind, now, refuse, async () => {
     const opened = await openDirectory(dir, {}, io, now);
     if (opened.kind === "exit") return opened.code;
-    const { frontier, settings } = opened.opened;
+    const { frontier } = opened.opened;
     if (args.ticket !== undefined && !frontier.spec(args.ticket)) {
       const ids = frontier.specs().map((s) => s.id);
       return refuse(unknownTicket(args.ticket, dir, ids));
@@ -155,10 +149,7 @@ export async function mutateCommand(
     const unwritable = await writeChanges(opened.opened, changes);
     for (const message of unwritable) errorLine(io, join(dir, message));
     if (unwritable.length > 0) return EXIT.failed;
-    const next = continueCommand(dir, {
-      settings,
-      open: remainderOf(frontier, now).flatMap((r) => frontier.spec(r.id) ?? []),
-    });
+    const next = continueCommand(dir, opened.opened, remainderOf(frontier, now));
     const ran = kind === "retry" ? frontier.ranDependents(args.ticket ?? "") : [];
     const said = confirmation(kind, args.ticket, result.changed.length, ran);
     if (opts.json) {
@@ -203,11 +194,7 @@ export async function reportCommand(
   const dir = shownPath(typed);
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
-  const receipt = buildReceipt(opened.opened.frontier, {
-    now,
-    goal: opened.opened.settings.goal,
-    isolation: opened.opened.settings.isolation,
-    where: "local",
+  const receipt = localReceipt(opened.opened, now, {
     resultText: resultReader(dir),
     branch: (await import("../local/worktree.js")).receiptBranch(dir),
   });

@@ -115,14 +115,11 @@ export async function initCommand(
   }
 
   const [folder, files] = opts.coding ? ["coding-init", CODING_FILES] : ["starter", STARTER_FILES];
-  const starter = Object.fromEntries(
+  const planned = files.map((f) => {
     // npm leaves every .gitignore out of a package: it ships as gitignore
-    files.map((f) => [
-      f,
-      readFileSync(join(PACKAGE_ROOT, "examples", folder, f.replace(/^\./, "")), "utf8"),
-    ]),
-  );
-  const planned = Object.entries(starter).map(([file, text]) => newFile(join(absDir, file), text));
+    const text = readFileSync(join(PACKAGE_ROOT, "examples", folder, f.replace(/^\./, "")), "utf8");
+    return newFile(join(absDir, f), text);
+  });
 
   const github = opts.github ? planGithub(cwd, absDir, dir, opts.action, agent, sweep) : undefined;
   if (typeof github === "string") return fail(github);
@@ -191,7 +188,6 @@ function planGithub(
   agent: AgentChoice,
   sweep: Sweep,
 ): string | { planned: Planned[]; repoRoot: string; ticketsInRepo: string; uses: string } {
-  const planned: Planned[] = [];
   if (action !== undefined && !/^[\w.-]+\/[\w.-]+(?:\/[^@\s]+)?@\S+$/.test(action)) {
     return `--action ${JSON.stringify(action)} is not an action reference: write owner/repo@ref (a commit sha, a tag or a branch), e.g. --action my-org/ticket-frontier@3f2c1e0`;
   }
@@ -204,8 +200,7 @@ function planGithub(
   const uses = action ?? `./${VENDORED_ACTION}`;
   const workflows = join(repoRoot, ".github", "workflows");
   const made = workflowTexts(ticketsInRepo, uses, agent, { sweep });
-  for (const [name, text] of Object.entries(made))
-    planned.push(newFile(join(workflows, name), text));
+  const planned = Object.entries(made).map(([name, text]) => newFile(join(workflows, name), text));
   if (action === undefined) {
     if (!existsSync(join(PACKAGE_ROOT, "dist", "index.js"))) {
       return `this copy of ticket-frontier has no bundled action (${join(PACKAGE_ROOT, "dist")} is missing) to copy into the repository: pass --action OWNER/ticket-frontier@SHA to reference it instead`;
