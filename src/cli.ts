@@ -214,7 +214,26 @@ const COMMANDS: readonly CommandRow[] = [
       ["--json", "print the receipt on stdout and nothing else there"],
       ["--fresh", "start a new run first (as `frontier reset`), then run"],
     ],
-    run: runAction,
+    run: async ({ dir }, o, io, now) => {
+      const shown = shownPath(dir);
+      if (o.fresh) {
+        // the reset's report goes to stderr: with --json, stdout holds the receipt only
+        const reset = await (await import("./cli/reset.js")).resetCommand(
+          shown,
+          { ...io, stdout: io.stderr },
+          now,
+          { fresh: true, as: "run --fresh" },
+        );
+        if (reset !== EXIT.complete) return reset;
+      }
+      const code = await (await import("./local/run.js")).runCommand(
+        shown,
+        { json: !!o.json, exec: o.exec, maxParallel: o.maxParallel, bound: o.bound },
+        io,
+      );
+      await (await import("./cli/after-run.js")).afterRun(shown, o.exec, code, io);
+      return code;
+    },
   },
   {
     name: "context",
@@ -366,32 +385,6 @@ const GROUPS: Record<string, string> = {
   dep: "add or remove a dependency: TICKET depends on DEP (its depends_on, edited in place)",
 };
 
-async function runAction(
-  { dir }: { dir: string },
-  o: Opts,
-  io: CliIo,
-  now: number,
-): Promise<number> {
-  const shown = shownPath(dir);
-  if (o.fresh) {
-    // the reset's report goes to stderr: with --json, stdout holds the receipt only
-    const reset = await (await import("./cli/reset.js")).resetCommand(
-      shown,
-      { ...io, stdout: io.stderr },
-      now,
-      { fresh: true, as: "run --fresh" },
-    );
-    if (reset !== EXIT.complete) return reset;
-  }
-  const code = await (await import("./local/run.js")).runCommand(
-    shown,
-    { json: !!o.json, exec: o.exec, maxParallel: o.maxParallel, bound: o.bound },
-    io,
-  );
-  await (await import("./cli/after-run.js")).afterRun(shown, o.exec, code, io);
-  return code;
-}
-
 /** A command's description, usage, argument and options, from its row. */
 function defineCommand(
   command: Command,
@@ -444,14 +437,14 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       subcommandTerm: (cmd) =>
         `${cmd.name()} ${cmd.options.length === 0 ? cmd.usage().replace("[options] ", "") : cmd.usage()}`.trimEnd(),
     });
-  const groups = new Map<string, Command>();
   for (const row of COMMANDS) {
-    const [group, name] = row.name.includes(" ") ? row.name.split(" ") : [undefined, row.name];
-    let parent = program;
-    if (group !== undefined) {
-      if (!groups.has(group)) groups.set(group, program.command(group).description(GROUPS[group]!));
-      parent = groups.get(group)!;
-    }
+    const [name, group] = row.name.split(" ").reverse();
+    // `dep add` under `dep`, made with its group's first command
+    const parent =
+      group === undefined
+        ? program
+        : (program.commands.find((c) => c.name() === group) ??
+          program.command(group).description(GROUPS[group]!));
     defineCommand(parent.command(name!), row, InvalidArgumentError).action(async function (this) {
       const [first = DEFAULT_DIR] = this.processedArgs;
       const args = Array.isArray(first) ? { dir: "", words: first } : { dir: first, words: [] };

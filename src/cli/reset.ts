@@ -24,6 +24,7 @@ import {
   CACHE_DIR,
   nextArchiveName,
   RUN_FILE,
+  RUNS_DIR,
   STATE_DIR,
   staysOutOfArchive,
 } from "../tickets/layout.js";
@@ -102,10 +103,8 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
     }
   }
   const run = await runName(dir);
-  const runs = join(stateDir, "runs");
-  const name = nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []);
-  const archive = join(runs, name);
-  const shown = join(dir, STATE_DIR, "runs", name);
+  const runs = join(dir, RUNS_DIR);
+  const archive = join(runs, nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []));
   try {
     mkdirSync(join(archive, "tickets"), { recursive: true });
     // the ticket files as the run left them, engine fields and all
@@ -123,12 +122,12 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       throw writeError(path, error);
     }
   }
-  const said = `reset run ${run}: its records are in ${shown}/; ${plural(edits.length, "ticket file")} cleared of run state`;
+  const said = `reset run ${run}: its records are in ${archive}/; ${plural(edits.length, "ticket file")} cleared of run state`;
   if (opts.json) {
     printResult(io, "reset", dir, {
       ok: true,
       message: [said, ...worktrees].join("; "),
-      archive: `${shown}/`,
+      archive: `${archive}/`,
       next: `frontier run ${dir}`,
     });
     return EXIT.complete;

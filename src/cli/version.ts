@@ -16,8 +16,5 @@ export const PACKAGE_ROOT = (() => {
 
 /** The package's version, from its package.json. */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
+  return JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")).version;
 }
