@@ -13,6 +13,7 @@ import type { InitOptions } from "./cli/init.js";
 import type { NewOptions } from "./cli/new.js";
 import { RECEIPT_SCHEMA } from "./core/constants.js";
 import { errnoCode, errorText } from "./core/errors.js";
+import { errorLine } from "./terminal/colour.js";
 import { type CliIo, EXIT, line } from "./terminal/io.js";
 import { shownPath } from "./terminal/text.js";
 import { isDirectory } from "./tickets/read-optional.js";
@@ -37,7 +38,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 /** A command's exit code, or its usage error said as `error: …` with exit code 2. */
 function ended(done: number | string, io: CliIo): number {
   if (typeof done === "number") return done;
-  line(io.stderr, `error: ${done}`);
+  errorLine(io, done);
   return EXIT.usage;
 }
 
@@ -189,8 +190,12 @@ const COMMANDS: readonly CommandRow[] = [
       ["--json", "print the receipt"],
       ["--mermaid", "print a mermaid flowchart"],
     ],
-    run: async ({ dir }, o, io, now) =>
-      (await commands()).planCommand(dir, { json: !!o.json, mermaid: !!o.mermaid }, io, now),
+    run: async ({ dir }, o, io, now) => {
+      if (o.json && o.mermaid) {
+        return "--json and --mermaid print two different things; pass one of them (run `frontier plan` twice for both)";
+      }
+      return (await commands()).planCommand(dir, { json: !!o.json, mermaid: !!o.mermaid }, io, now);
+    },
   },
   {
     name: "status",
@@ -209,7 +214,26 @@ const COMMANDS: readonly CommandRow[] = [
       ["--json", "print the receipt on stdout and nothing else there"],
       ["--fresh", "start a new run first (as `frontier reset`), then run"],
     ],
-    run: runAction,
+    run: async ({ dir }, o, io, now) => {
+      const shown = shownPath(dir);
+      if (o.fresh) {
+        // the reset's report goes to stderr: with --json, stdout holds the receipt only
+        const reset = await (await import("./cli/reset.js")).resetCommand(
+          shown,
+          { ...io, stdout: io.stderr },
+          now,
+          { fresh: true, as: "run --fresh" },
+        );
+        if (reset !== EXIT.complete) return reset;
+      }
+      const code = await (await import("./local/run.js")).runCommand(
+        shown,
+        { json: !!o.json, exec: o.exec, maxParallel: o.maxParallel, bound: o.bound },
+        io,
+      );
+      await (await import("./cli/after-run.js")).afterRun(shown, o.exec, code, io);
+      return code;
+    },
   },
   {
     name: "context",
@@ -217,7 +241,7 @@ const COMMANDS: readonly CommandRow[] = [
     usage: "[dir] <ticket>",
     arg: DIR_TICKET,
     run: async ({ words }, _o, io, now) => {
-      const args = (await dirArgs()).dirAndTicket(words, "[dir] <ticket>");
+      const args = (await dirArgs()).dirAnd(1, words, "[dir] <ticket>");
       if (args.kind === "bad") return args.message;
       return (await commands()).contextCommand(args.dir, args.rest[0]!, io, now);
     },
@@ -259,7 +283,7 @@ const COMMANDS: readonly CommandRow[] = [
       JSON_COMMAND,
     ],
     run: async ({ words }, o, io, now) => {
-      const args = (await dirArgs()).dirAndTicket(words, "[dir] <ticket>");
+      const args = (await dirArgs()).dirAnd(1, words, "[dir] <ticket>");
       if (args.kind === "bad") return args.message;
       if (o.note !== undefined && o.note.trim() === "") {
         return '--note is empty: write the feedback, e.g. --note "use the v2 API"';
@@ -307,12 +331,11 @@ const COMMANDS: readonly CommandRow[] = [
       ],
       options: [JSON_COMMAND],
       run: async ({ words }, o, io, now) => {
-        if (words.length !== 2 && words.length !== 3) {
-          return `expected [dir] <ticket> <dep>, got ${words.length} words`;
-        }
-        const [dir, ticket, dep] = words.length === 3 ? words : [DEFAULT_DIR, ...words];
+        const args = (await dirArgs()).dirAnd(2, words, "[dir] <ticket> <dep>");
+        if (args.kind === "bad") return args.message;
+        const [ticket, dep] = args.rest;
         const { depCommand } = await import("./cli/deps.js");
-        return depCommand(action, dir!, ticket!, dep!, { json: !!o.json }, io, now);
+        return depCommand(action, args.dir, ticket!, dep!, { json: !!o.json }, io, now);
       },
     }),
   ),
@@ -361,32 +384,6 @@ const COMMANDS: readonly CommandRow[] = [
 const GROUPS: Record<string, string> = {
   dep: "add or remove a dependency: TICKET depends on DEP (its depends_on, edited in place)",
 };
-
-async function runAction(
-  { dir }: { dir: string },
-  o: Opts,
-  io: CliIo,
-  now: number,
-): Promise<number> {
-  const shown = shownPath(dir);
-  if (o.fresh) {
-    // the reset's report goes to stderr: with --json, stdout holds the receipt only
-    const reset = await (await import("./cli/reset.js")).resetCommand(
-      shown,
-      { ...io, stdout: io.stderr },
-      now,
-      { fresh: true, as: "run --fresh" },
-    );
-    if (reset !== EXIT.complete) return reset;
-  }
-  const code = await (await import("./local/run.js")).runCommand(
-    shown,
-    { json: !!o.json, exec: o.exec, maxParallel: o.maxParallel, bound: o.bound },
-    io,
-  );
-  await (await import("./cli/after-run.js")).afterRun(shown, o.exec, code, io);
-  return code;
-}
 
 /** A command's description, usage, argument and options, from its row. */
 function defineCommand(
@@ -440,24 +437,19 @@ async function parseWithCommander(argv: readonly string[], io: CliIo): Promise<n
       subcommandTerm: (cmd) =>
         `${cmd.name()} ${cmd.options.length === 0 ? cmd.usage().replace("[options] ", "") : cmd.usage()}`.trimEnd(),
     });
-  const groups = new Map<string, Command>();
   for (const row of COMMANDS) {
-    const [group, name] = row.name.includes(" ") ? row.name.split(" ") : [undefined, row.name];
-    let parent = program;
-    if (group !== undefined) {
-      if (!groups.has(group)) groups.set(group, program.command(group).description(GROUPS[group]!));
-      parent = groups.get(group)!;
-    }
-    defineCommand(parent.command(name!), row, InvalidArgumentError).action(
-      async (...given: unknown[]) => {
-        const first = row.arg === "none" ? undefined : given[0];
-        const o = (row.arg === "none" ? given[0] : given[1]) as Opts;
-        const args = Array.isArray(first)
-          ? { dir: "", words: first.map(String) }
-          : { dir: typeof first === "string" ? first : DEFAULT_DIR, words: [] };
-        code = ended(await row.run(args, o, io, Date.now()), io);
-      },
-    );
+    const [name, group] = row.name.split(" ").reverse();
+    // `dep add` under `dep`, made with its group's first command
+    const parent =
+      group === undefined
+        ? program
+        : (program.commands.find((c) => c.name() === group) ??
+          program.command(group).description(GROUPS[group]!));
+    defineCommand(parent.command(name!), row, InvalidArgumentError).action(async function (this) {
+      const [first = DEFAULT_DIR] = this.processedArgs;
+      const args = Array.isArray(first) ? { dir: "", words: first } : { dir: first, words: [] };
+      code = ended(await row.run(args, this.opts<Opts>(), io, Date.now()), io);
+    });
   }
 
   program.addHelpText(

@@ -24,7 +24,7 @@ export async function afterRun(
   const now = Date.now();
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return;
-  const { frontier, settings } = opened.opened;
+  const { frontier } = opened.opened;
   const open = remainderOf(frontier, now);
   const waiting = open.filter((r) => r.status === "suspended").map((r) => r.id);
   const failed = open.filter((r) => RETRYABLE.has(r.status)).map((r) => r.id);
@@ -38,13 +38,7 @@ export async function afterRun(
   for (const id of waiting) {
     out.push(`  frontier answer ${shellWord(dir)} ${shellWord(id)} "YOUR ANSWER"`);
   }
-  out.push(
-    `  ${continueCommand(dir, {
-      ...(exec !== undefined ? { exec } : {}),
-      settings,
-      open: open.flatMap((r) => frontier.spec(r.id) ?? []),
-    })}`,
-  );
+  out.push(`  ${continueCommand(dir, opened.opened, open, exec)}`);
   line(io.stderr, out.join("\n"));
 }
 

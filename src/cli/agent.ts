@@ -7,15 +7,12 @@
 import type { AgentFlags } from "../agent/config.js";
 import { flagProblem } from "../agent/config.js";
 import { runAgent } from "../agent/run.js";
-import { errorLine } from "../terminal/colour.js";
-import { type CliIo, EXIT } from "../terminal/io.js";
+import type { CliIo } from "../terminal/io.js";
 
-export async function agentCommand(flags: AgentFlags, io: CliIo): Promise<number> {
+/** The exit code, or what is wrong with the flags (a usage error). */
+export async function agentCommand(flags: AgentFlags, io: CliIo): Promise<number | string> {
   const bad = flagProblem(flags);
-  if (bad !== undefined) {
-    errorLine(io, bad);
-    return EXIT.usage;
-  }
+  if (bad !== undefined) return bad;
   const run = await runAgent(
     flags,
     { env: io.env, stdin: process.stdin, stdout: io.stdout, stderr: io.stderr },

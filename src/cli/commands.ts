@@ -9,7 +9,7 @@ import type { Receipt } from "../core/model.js";
 import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { writeReports } from "../local/report-files.js";
 import { renderMermaidGraph } from "../report/mermaid.js";
-import { buildReceipt, receiptJson } from "../report/receipt.js";
+import { receiptJson } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -17,11 +17,10 @@ import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
 import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
-import { LOCK_HELD, printResult, refusal } from "./json.js";
-import { takeLock } from "./lock.js";
-import { didYouMean } from "./suggest.js";
-
-export { statusCommand } from "./status.js";
+import { printResult, refusal } from "./json.js";
+import { underLock } from "./lock.js";
+import { localReceipt } from "./status.js";
+import { unknownTicket } from "./suggest.js";
 
 export async function planCommand(
   typed: string,
@@ -29,22 +28,10 @@ export async function planCommand(
   io: CliIo,
   now: number,
 ) {
-  if (opts.json && opts.mermaid) {
-    errorLine(
-      io,
-      "--json and --mermaid print two different things; pass one of them (run `frontier plan` twice for both)",
-    );
-    return EXIT.usage;
-  }
   const dir = shownPath(typed);
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
-  const receipt = buildReceipt(opened.opened.frontier, {
-    now,
-    goal: opened.opened.settings.goal,
-    isolation: opened.opened.settings.isolation,
-    where: "local",
-  });
+  const receipt = localReceipt(opened.opened, now);
   if (opts.json) io.stdout.write(receiptJson(receipt));
   else if (opts.mermaid) io.stdout.write(`${renderMermaidGraph(receipt).text}\n`);
   else {
@@ -106,7 +93,8 @@ export async function contextCommand(typed: string, ticket: string, io: CliIo, n
   if (opened.kind === "exit") return opened.code;
   const { frontier, settings } = opened.opened;
   if (!frontier.spec(ticket)) {
-    errorLine(io, unknownTicket(ticket, dir, frontier.specs()));
+    const ids = frontier.specs().map((s) => s.id);
+    errorLine(io, unknownTicket(ticket, dir, ids));
     return EXIT.usage;
   }
   io.stdout.write(await readContext(dir, frontier, ticket, settings));
@@ -114,15 +102,6 @@ export async function contextCommand(typed: string, ticket: string, io: CliIo, n
 }
 
 type Mutation = "answer" | "retry" | "cancel";
-
-/** `no ticket "retyr-plan" in tickets. Did you mean retry-plan? — `frontier status tickets` lists them` */
-function unknownTicket(ticket: string, dir: string, specs: readonly { id: string }[]): string {
-  const near = didYouMean(
-    ticket,
-    specs.map((s) => s.id),
-  );
-  return `no ticket "${ticket}" in ${dir}.${near} (\`frontier status ${shellWord(dir)}\` lists them)`;
-}
 
 export async function mutateCommand(
   kind: Mutation,
@@ -140,16 +119,13 @@ export async function mutateCommand(
       `the answer is empty; write it after the ticket id: frontier answer ${shellWord(dir)} ${shellWord(args.ticket ?? "TICKET")} "YOUR ANSWER"`,
     );
   }
-  // The live runner holds the graph in memory and would not see this change: the change
-  // is made under the run's lock, so it never lands while a run is working.
-  const lock = await takeLock(dir, io, kind, now);
-  if (lock === undefined) return refuse(LOCK_HELD, true);
-  try {
+  return underLock(dir, io, kind, now, refuse, async () => {
     const opened = await openDirectory(dir, {}, io, now);
     if (opened.kind === "exit") return opened.code;
-    const { frontier, settings } = opened.opened;
+    const { frontier } = opened.opened;
     if (args.ticket !== undefined && !frontier.spec(args.ticket)) {
-      return refuse(unknownTicket(args.ticket, dir, frontier.specs()));
+      const ids = frontier.specs().map((s) => s.id);
+      return refuse(unknownTicket(args.ticket, dir, ids));
     }
     const by = localUser(io.env);
     // One event (core/event.ts), claiming nothing: the next `frontier run` starts what it
@@ -173,10 +149,7 @@ export async function mutateCommand(
     const unwritable = await writeChanges(opened.opened, changes);
     for (const message of unwritable) errorLine(io, join(dir, message));
     if (unwritable.length > 0) return EXIT.failed;
-    const next = continueCommand(dir, {
-      settings,
-      open: remainderOf(frontier, now).flatMap((r) => frontier.spec(r.id) ?? []),
-    });
+    const next = continueCommand(dir, opened.opened, remainderOf(frontier, now));
     const ran = kind === "retry" ? frontier.ranDependents(args.ticket ?? "") : [];
     const said = confirmation(kind, args.ticket, result.changed.length, ran);
     if (opts.json) {
@@ -191,9 +164,7 @@ export async function mutateCommand(
       line(io.stdout, `${said.join("\n")}${kind === "cancel" ? "" : ` Continue with:\n  ${next}`}`);
     }
     return EXIT.complete;
-  } finally {
-    await lock();
-  }
+  });
 }
 
 /** What the command says it did; a retry first names the dependents that ran on the old result. */
@@ -223,11 +194,7 @@ export async function reportCommand(
   const dir = shownPath(typed);
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
-  const receipt = buildReceipt(opened.opened.frontier, {
-    now,
-    goal: opened.opened.settings.goal,
-    isolation: opened.opened.settings.isolation,
-    where: "local",
+  const receipt = localReceipt(opened.opened, now, {
     resultText: resultReader(dir),
     branch: (await import("../local/worktree.js")).receiptBranch(dir),
   });

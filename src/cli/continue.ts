@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Settings, TicketSpec } from "../core/model.js";
+import type { Opened } from "../local/open.js";
 import { shellWord } from "../terminal/text.js";
 import { LAST_EXEC_FILE, STATE_DIR } from "../tickets/layout.js";
 import { replaceAtomically } from "../tickets/store.js";
@@ -48,14 +48,16 @@ export function lastExec(dir: string): string | null | undefined {
  */
 export function continueCommand(
   dir: string,
-  opts: { exec?: string; settings?: Settings; open?: readonly TicketSpec[] },
+  { frontier, settings }: Pick<Opened, "frontier" | "settings">,
+  open: readonly { id: string }[],
+  given?: string,
 ): string {
   const base = `frontier run ${shellWord(dir)}`;
-  const exec = opts.exec ?? lastExec(dir);
+  const exec = given ?? lastExec(dir);
   if (typeof exec === "string") return `${base} --exec ${shellWord(exec)}`;
   if (exec === null) return base;
   const needsExec =
-    opts.settings?.executor === undefined &&
-    (opts.open ?? []).some((t) => t.executor === undefined);
+    settings.executor === undefined &&
+    open.some((t) => frontier.spec(t.id)?.executor === undefined);
   return needsExec ? `${base} --exec CMD` : base;
 }

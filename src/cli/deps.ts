@@ -13,9 +13,9 @@ import { loadDirectory } from "../tickets/load.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { printResult, refusal } from "./json.js";
-import { takeLock } from "./lock.js";
+import { underLock } from "./lock.js";
 import { ticketFiles } from "./new.js";
-import { didYouMean } from "./suggest.js";
+import { unknownTicket } from "./suggest.js";
 
 export async function readyCommand(typed: string, opts: { json: boolean }, io: CliIo, now: number) {
   const dir = shownPath(typed);
@@ -59,9 +59,7 @@ export async function depCommand(
   const dir = shownPath(typed);
   const command = `dep ${action}` as const;
   const fail = refusal(io, command, dir, opts.json, { ticket });
-  const release = await takeLock(dir, io, command, now);
-  if (release === undefined) return EXIT.usage;
-  try {
+  return underLock(dir, io, command, now, fail, async () => {
     if (!isDirectory(dir)) {
       const opened = await openDirectory(dir, {}, io, now);
       return opened.kind === "exit" ? opened.code : EXIT.usage;
@@ -71,9 +69,7 @@ export async function depCommand(
     const files = new Map([...tickets].filter(([, t]) => t.spec !== undefined));
     const missing = (action === "add" ? [ticket, dep] : [ticket]).find((id) => !files.has(id));
     if (missing !== undefined) {
-      return fail(
-        `no ticket "${missing}" in ${dir}.${didYouMean(missing, files.keys())} (\`frontier status ${shellWord(dir)}\` lists them)`,
-      );
+      return fail(unknownTicket(missing, dir, files.keys()));
     }
     if (action === "add" && ticket === dep) return fail(`${ticket} cannot depend on itself`);
     const { file, spec } = files.get(ticket)!;
@@ -120,7 +116,5 @@ export async function depCommand(
     if (opts.json) printResult(io, command, dir, { ok: true, message, ...at, depends_on: next });
     else line(io.stdout, message);
     return EXIT.complete;
-  } finally {
-    await release();
-  }
+  });
 }

@@ -5,17 +5,15 @@
 import { isDirectory } from "../tickets/read-optional.js";
 import { DEFAULT_DIR } from "./argv.js";
 
-export type DirArgs =
-  | { kind: "ok"; dir: string; rest: string[] }
-  | { kind: "bad"; message: string };
+type DirArgs = { kind: "ok"; dir: string; rest: string[] } | { kind: "bad"; message: string };
 
 /**
- * `[DIR] TICKET`: one word is the ticket, two are the directory and the ticket.
- * `usage` is the command's usage line for the message.
+ * `[DIR] TICKET` (`count` 1) or `[DIR] TICKET DEP` (2): `count` words, or the directory
+ * and then them. `usage` is the command's usage line for the message.
  */
-export function dirAndTicket(words: readonly string[], usage: string): DirArgs {
-  if (words.length === 1) return { kind: "ok", dir: DEFAULT_DIR, rest: [...words] };
-  if (words.length === 2) return { kind: "ok", dir: words[0]!, rest: [words[1]!] };
+export function dirAnd(count: number, words: readonly string[], usage: string): DirArgs {
+  if (words.length === count) return { kind: "ok", dir: DEFAULT_DIR, rest: [...words] };
+  if (words.length === count + 1) return { kind: "ok", dir: words[0]!, rest: words.slice(1) };
   return { kind: "bad", message: `expected ${usage}, got ${words.length} words` };
 }
 

@@ -19,7 +19,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { errorText } from "../core/errors.js";
 import { errorLine, painter } from "../terminal/colour.js";
@@ -27,6 +26,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { CODING_FILES, STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
+import { PACKAGE_ROOT } from "./version.js";
 
 /**
  * The agents `--agent` offers for the orch-task job: the built-in one (the example
@@ -44,17 +44,6 @@ export type AgentChoice = keyof typeof AGENTS;
 function isAgent(value: string): value is AgentChoice {
   return Object.hasOwn(AGENTS, value);
 }
-
-/**
- * This package's root, where action.yml, dist/ and examples/ are: the nearest folder above
- * this module with a package.json (build/src/cli/init.js when installed or built,
- * src/cli/init.ts when a test imports it).
- */
-const PACKAGE_ROOT = (() => {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-})();
 
 /** Where `--github` copies the action when no published reference is given. */
 export const VENDORED_ACTION = ".github/actions/ticket-frontier";
@@ -126,14 +115,11 @@ export async function initCommand(
   }
 
   const [folder, files] = opts.coding ? ["coding-init", CODING_FILES] : ["starter", STARTER_FILES];
-  const starter = Object.fromEntries(
+  const planned = files.map((f) => {
     // npm leaves every .gitignore out of a package: it ships as gitignore
-    files.map((f) => [
-      f,
-      readFileSync(join(PACKAGE_ROOT, "examples", folder, f.replace(/^\./, "")), "utf8"),
-    ]),
-  );
-  const planned = Object.entries(starter).map(([file, text]) => newFile(join(absDir, file), text));
+    const text = readFileSync(join(PACKAGE_ROOT, "examples", folder, f.replace(/^\./, "")), "utf8");
+    return newFile(join(absDir, f), text);
+  });
 
   const github = opts.github ? planGithub(cwd, absDir, dir, opts.action, agent, sweep) : undefined;
   if (typeof github === "string") return fail(github);
@@ -202,7 +188,6 @@ function planGithub(
   agent: AgentChoice,
   sweep: Sweep,
 ): string | { planned: Planned[]; repoRoot: string; ticketsInRepo: string; uses: string } {
-  const planned: Planned[] = [];
   if (action !== undefined && !/^[\w.-]+\/[\w.-]+(?:\/[^@\s]+)?@\S+$/.test(action)) {
     return `--action ${JSON.stringify(action)} is not an action reference: write owner/repo@ref (a commit sha, a tag or a branch), e.g. --action my-org/ticket-frontier@3f2c1e0`;
   }
@@ -215,8 +200,7 @@ function planGithub(
   const uses = action ?? `./${VENDORED_ACTION}`;
   const workflows = join(repoRoot, ".github", "workflows");
   const made = workflowTexts(ticketsInRepo, uses, agent, { sweep });
-  for (const [name, text] of Object.entries(made))
-    planned.push(newFile(join(workflows, name), text));
+  const planned = Object.entries(made).map(([name, text]) => newFile(join(workflows, name), text));
   if (action === undefined) {
     if (!existsSync(join(PACKAGE_ROOT, "dist", "index.js"))) {
       return `this copy of ticket-frontier has no bundled action (${join(PACKAGE_ROOT, "dist")} is missing) to copy into the repository: pass --action OWNER/ticket-frontier@SHA to reference it instead`;

@@ -19,12 +19,9 @@ export function printResult(
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }
 
-/** What `--json` says when the run's lock turned the command away (takeLock said why). */
-export const LOCK_HELD = "a frontier run holds the directory";
-
 /**
  * A refusal of a command that changes something: `error: …` on stderr (unless `said`
- * already: takeLock says why) and, with --json, the object with `ok: false` (and `extra`)
+ * already: the lock's refusal says why) and, with --json, the object with `ok: false` (and `extra`)
  * on stdout; exit code 2.
  */
 export function refusal(

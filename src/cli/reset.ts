@@ -24,6 +24,7 @@ import {
   CACHE_DIR,
   nextArchiveName,
   RUN_FILE,
+  RUNS_DIR,
   STATE_DIR,
   staysOutOfArchive,
 } from "../tickets/layout.js";
@@ -32,8 +33,8 @@ import { isDirectory } from "../tickets/read-optional.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { CLEARED_FIELDS, editTicket, type FileEdit } from "../tickets/writeback.js";
-import { LOCK_HELD, printResult, refusal } from "./json.js";
-import { takeLock } from "./lock.js";
+import { printResult, refusal } from "./json.js";
+import { underLock } from "./lock.js";
 
 export interface ResetOptions {
   /** `run --fresh`: a run starts next, so "nothing to reset" and "run starts a new run" go unsaid */
@@ -54,13 +55,7 @@ export async function resetCommand(
   if (!isDirectory(dir)) {
     return refuse(`no ticket directory at ${dir} — pass the directory that holds the tickets`);
   }
-  const release = await takeLock(dir, io, opts.as ?? "reset", now);
-  if (release === undefined) return refuse(LOCK_HELD, true);
-  try {
-    return await reset(dir, io, opts);
-  } finally {
-    await release();
-  }
+  return underLock(dir, io, opts.as ?? "reset", now, refuse, () => reset(dir, io, opts));
 }
 
 async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number> {
@@ -108,10 +103,8 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
     }
   }
   const run = await runName(dir);
-  const runs = join(stateDir, "runs");
-  const name = nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []);
-  const archive = join(runs, name);
-  const shown = join(dir, STATE_DIR, "runs", name);
+  const runs = join(dir, RUNS_DIR);
+  const archive = join(runs, nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []));
   try {
     mkdirSync(join(archive, "tickets"), { recursive: true });
     // the ticket files as the run left them, engine fields and all
@@ -129,12 +122,12 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       throw writeError(path, error);
     }
   }
-  const said = `reset run ${run}: its records are in ${shown}/; ${plural(edits.length, "ticket file")} cleared of run state`;
+  const said = `reset run ${run}: its records are in ${archive}/; ${plural(edits.length, "ticket file")} cleared of run state`;
   if (opts.json) {
     printResult(io, "reset", dir, {
       ok: true,
       message: [said, ...worktrees].join("; "),
-      archive: `${shown}/`,
+      archive: `${archive}/`,
       next: `frontier run ${dir}`,
     });
     return EXIT.complete;

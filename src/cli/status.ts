@@ -7,9 +7,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { STATUSES } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
-import type { RemainderEntry } from "../core/model.js";
+import type { Receipt, RemainderEntry } from "../core/model.js";
 import { isDeadLocalHolder } from "../local/lock.js";
-import { openDirectory } from "../local/open.js";
+import { type Opened, openDirectory } from "../local/open.js";
 import {
   branchCommits,
   buildReceipt,
@@ -41,17 +41,7 @@ export async function statusCommand(
   const isolated = existsSync(join(dir, BRANCH_FILE));
   const branch = isolated ? (await import("../local/worktree.js")).receiptBranch(dir) : undefined;
   if (opts.json) {
-    io.stdout.write(
-      receiptJson(
-        buildReceipt(frontier, {
-          now,
-          goal: opened.opened.settings.goal,
-          isolation: opened.opened.settings.isolation,
-          where: "local",
-          branch,
-        }),
-      ),
-    );
+    io.stdout.write(receiptJson(localReceipt(opened.opened, now, { branch })));
     return EXIT.complete;
   }
   const paint = painter(io.stdout, io.env);
@@ -71,15 +61,7 @@ export async function statusCommand(
   );
   if (branch) out.push(...branchLines(frontier, branch));
   out.push(...openLines(frontier, remainder, dir, now, paint));
-  const hint = boundHint(
-    frontier,
-    dir,
-    now,
-    continueCommand(dir, {
-      settings: opened.opened.settings,
-      open: remainder.flatMap((r) => frontier.spec(r.id) ?? []),
-    }),
-  );
+  const hint = boundHint(frontier, dir, now, continueCommand(dir, opened.opened, remainder));
   if (hint !== undefined) out.push(hint);
   if (remainder.length > 0) {
     out.push(`open remainder (${plural(remainder.length, "ticket")}):`);
@@ -87,6 +69,16 @@ export async function statusCommand(
   }
   io.stdout.write(`${out.join("\n")}\n`);
   return EXIT.complete;
+}
+
+/** The opened run's receipt as it stands, as a local run writes it. */
+export function localReceipt(
+  { frontier, settings }: Opened,
+  now: number,
+  more: Pick<ReceiptOptions, "branch" | "resultText"> = {},
+): Receipt {
+  const { goal, isolation } = settings;
+  return buildReceipt(frontier, { now, goal, isolation, where: "local", ...more });
 }
 
 /** What is ready, running, blocked, to retry or to answer, with the command for each. */

@@ -13,7 +13,7 @@ export function boundHint(
   dir: string,
   now: number,
   /** the command that continues this run (`frontier run DIR --exec …`) */
-  resume = `frontier run ${dir}`,
+  resume: string,
 ): string | undefined {
   const spent = frontier.spentBound(now);
   if (spent === undefined) return undefined;

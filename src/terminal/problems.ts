@@ -41,26 +41,15 @@ function forTheCommandLine(p: Problem, dir: string | undefined): Problem {
   if (p.kind !== "no-ticket-directory") return p;
   const typed = dir ?? p.file;
   const where = shellWord(typed);
-  const message = `no ticket directory at ${typed}`;
+  let fix = `make one with \`frontier init ${where}\` (a starter directory with example tickets), or \`mkdir ${where}\` and \`frontier new ${where} ID\`; or pass the directory that holds your tickets as DIR`;
   if (!isAbsolute(typed) && typed !== ".tickets" && existsSync(".tickets")) {
-    return {
-      ...p,
-      message,
-      fix: "there is a .tickets directory here (tk's): `frontier validate .tickets` says what to change to run those tickets, or pass the directory that holds yours as DIR",
-    };
+    fix =
+      "there is a .tickets directory here (tk's): `frontier validate .tickets` says what to change to run those tickets, or pass the directory that holds yours as DIR";
+  } else if (!isAbsolute(typed) && looksLikeTicketDirectory(process.cwd())) {
+    fix =
+      "this directory holds tickets itself: pass . as DIR (`frontier run .`), or run from its parent";
   }
-  if (!isAbsolute(typed) && looksLikeTicketDirectory(process.cwd())) {
-    return {
-      ...p,
-      message,
-      fix: "this directory holds tickets itself: pass . as DIR (`frontier run .`), or run from its parent",
-    };
-  }
-  return {
-    ...p,
-    message,
-    fix: `make one with \`frontier init ${where}\` (a starter directory with example tickets), or \`mkdir ${where}\` and \`frontier new ${where} ID\`; or pass the directory that holds your tickets as DIR`,
-  };
+  return { ...p, message: `no ticket directory at ${typed}`, fix };
 }
 
 /** Run settings, a run's records, or a markdown file with front matter: a ticket directory. */

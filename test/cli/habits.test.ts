@@ -97,6 +97,16 @@ describe("frontier dep add / rm", () => {
       );
       expect(held.stderr()).toContain("`frontier dep add` after it stops");
       expect(held.stderr()).not.toContain("frontier frontier");
+      // with --json, the refusal is the same command@1 answer the other commands give
+      const json = captured();
+      expect(await depCommand("rm", dir, "plan", "a", { json: true }, json.io, Date.now())).toBe(2);
+      expect(result(json.stdout())).toMatchObject({
+        command: "dep rm",
+        ok: false,
+        ticket: "plan",
+        message: "a frontier run holds the directory",
+      });
+      expect(json.stderr()).toContain("`frontier dep rm` after it stops");
     } finally {
       await lock.release();
     }
