@@ -3,20 +3,20 @@
  * small helpers every event uses. `Frontier` (engine.ts) is the class callers hold.
  */
 
-import { SATISFIED } from "./constants.js";
+import { DEFAULTS, SATISFIED } from "./constants.js";
 import type { SpentBound } from "./engine-types.js";
 import {
+  addUsage,
   appended,
   BAD,
   type Changes,
   CLOSED_BAD_OWN,
   cloneAttempt,
-  copyRun,
   END_FIELDS,
   type EndFields,
   type EngineConfig,
   type EventResult,
-  HOUR_MS,
+  IndexList,
   iso,
   KIND_OF,
   NONE,
@@ -39,7 +39,6 @@ import type {
   Status,
   TicketSpec,
   TicketState,
-  Usage,
   WorklogEntry,
 } from "./model.js";
 import type { CompiledScope } from "./scope.js";
@@ -70,22 +69,16 @@ export abstract class FrontierState {
   protected waveCache: string[][] | undefined;
   protected pathCache: string[] | undefined;
 
-  // what changed since the last drain: tickets in first-touched order, each once
-  // (a list and a mark per ticket, not a Set: no new Set per event)
-  protected changedTickets: number[] = [];
-  protected readonly changedMark: Uint32Array;
-  protected changedEpoch = 1;
+  // what changed since the last drain
+  protected readonly changedTickets: IndexList;
   protected changedAttempts: Changes["attempts"] = [];
   protected changedAnswers: Changes["answers"] = [];
   protected changedLog: WorklogEntry[] = [];
   protected runChanged = false;
 
-  // the event being applied, and the tickets it changed (list + marks, as above)
+  // the event being applied, and the tickets it changed
   protected at: string | undefined;
-  protected readonly eventChanged: number[] = [];
-  protected eventCount = 0;
-  protected readonly eventMark: Uint32Array;
-  protected eventEpoch = 1;
+  protected readonly eventChanged: IndexList;
 
   protected constructor(
     specs: readonly TicketSpec[],
@@ -103,15 +96,15 @@ export abstract class FrontierState {
     this.queued = new Uint8Array(n);
     this.priority = new Float64Array(n);
     for (let i = 0; i < n; i++) this.priority[i] = specs[i]!.priority;
-    this.changedMark = new Uint32Array(n);
-    this.eventMark = new Uint32Array(n);
+    this.changedTickets = new IndexList(n);
+    this.eventChanged = new IndexList(n);
     this.scopes = new Array(n);
     this.heap = new IndexHeap((a, b) => this.dispatchBefore(a, b));
     this.at = now === undefined ? undefined : iso(now);
     this.run = this.loadRun(saved?.run, now);
     this.states = specs.map((s, i) => this.loadState(i, saved?.tickets[s.id]));
     this.normalise(saved !== undefined);
-    this.newEvent();
+    this.eventChanged.clear();
   }
 
   /* ---------------------------------------------------------------------- */
@@ -123,7 +116,8 @@ export abstract class FrontierState {
   }
 
   protected leaseOf(i: number): number {
-    return this.effectiveBound(this.specList[i]!)?.leaseMs ?? this.config.leaseMs ?? HOUR_MS;
+    const own = this.effectiveBound(this.specList[i]!)?.leaseMs;
+    return own ?? this.config.leaseMs ?? DEFAULTS.leaseMs;
   }
 
   protected retriesOf(i: number): number {
@@ -133,7 +127,7 @@ export abstract class FrontierState {
   protected loadRun(saved: RunRecord | undefined, now: number | undefined): RunRecord {
     let run: RunRecord;
     if (saved) {
-      run = copyRun(saved);
+      run = structuredClone(saved);
       if (run.base === undefined && this.config.base !== undefined) {
         run.base = this.config.base;
         this.runChanged = true;
@@ -146,16 +140,11 @@ export abstract class FrontierState {
       this.log({ event: "start", detail: `run ${this.config.run}` });
     }
     // the flags of this invocation win over the saved bound
+    // (config.ts sets only the fields it has, and no bound without one)
     const flags = this.config.bound;
-    if (
-      flags &&
-      (flags.dispatches !== undefined || flags.deadline !== undefined || flags.usage !== undefined)
-    ) {
-      const merged: RunBound = { ...run.bound };
-      if (flags.dispatches !== undefined) merged.dispatches = flags.dispatches;
-      if (flags.deadline !== undefined) merged.deadline = flags.deadline;
-      if (flags.usage !== undefined) merged.usage = { ...flags.usage };
+    if (flags) {
       // keys keep their place when overwritten: the same text is the same bound
+      const merged: RunBound = { ...run.bound, ...flags };
       if (JSON.stringify(merged) !== JSON.stringify(run.bound ?? {})) this.runChanged = true;
       run.bound = merged;
     }
@@ -166,7 +155,7 @@ export abstract class FrontierState {
 
   protected loadState(i: number, saved: TicketState | undefined): TicketState {
     if (!saved) {
-      this.markChanged(i);
+      this.changedTickets.add(i);
       return ownState({ status: "pending", attempt: 0, attempts: NONE, answers: NONE });
     }
     const s = ownState(saved);
@@ -205,7 +194,7 @@ export abstract class FrontierState {
 
     for (let i = 0; i < n; i++) {
       const s = this.states[i]!;
-      for (const a of s.attempts) if (a.usage !== undefined) this.addUsage(a.usage);
+      for (const a of s.attempts) if (a.usage !== undefined) addUsage(this.usage, a.usage);
       this.statusCounts[s.status]++;
       this.failures[i] = this.failuresSinceRetry(i, !CLOSED_BAD_OWN.has(s.status));
       let unmet = 0;
@@ -314,18 +303,9 @@ export abstract class FrontierState {
     return a < b;
   }
 
-  protected markChanged(i: number): void {
-    if (this.changedMark[i] === this.changedEpoch) return;
-    this.changedMark[i] = this.changedEpoch;
-    this.changedTickets.push(i);
-  }
-
   protected touch(i: number): void {
-    this.markChanged(i);
-    if (this.eventMark[i] !== this.eventEpoch) {
-      this.eventMark[i] = this.eventEpoch;
-      this.eventChanged[this.eventCount++] = i;
-    }
+    this.changedTickets.add(i);
+    this.eventChanged.add(i);
     if (this.at !== undefined) this.states[i]!.updated_at = this.at;
   }
 
@@ -365,25 +345,19 @@ export abstract class FrontierState {
 
   protected begin(now: number): void {
     this.at = iso(now);
-    this.newEvent();
+    this.eventChanged.clear();
   }
 
-  /** Forget which tickets the event changed (a new epoch of marks; no allocation). */
-  protected newEvent(): void {
-    if (this.eventCount === 0) return;
-    // the list is reused: only the count goes back (setting .length is a runtime call)
-    this.eventCount = 0;
-    if (++this.eventEpoch > 0xffff_fff0) {
-      this.eventMark.fill(0);
-      this.eventEpoch = 1;
-    }
+  /** The ids of the tickets in `list`, in its order. */
+  protected ids(list: IndexList): string[] {
+    const out = new Array<string>(list.size);
+    for (let k = 0; k < list.size; k++) out[k] = this.id(list.items[k]!);
+    return out;
   }
 
   protected done(): EventResult {
-    const list = this.eventChanged;
-    const changed = new Array<string>(this.eventCount);
-    for (let k = 0; k < this.eventCount; k++) changed[k] = this.id(list[k]!);
-    this.newEvent();
+    const changed = this.ids(this.eventChanged);
+    this.eventChanged.clear();
     return { kind: "ok", changed };
   }
 
@@ -392,12 +366,6 @@ export abstract class FrontierState {
 
   protected boundSpent(now: number): boolean {
     return this.spentBound(now) !== undefined;
-  }
-
-  protected addUsage(usage: Usage): void {
-    for (const [key, value] of Object.entries(usage)) {
-      if (Number.isFinite(value)) this.usage[key] = (this.usage[key] ?? 0) + value;
-    }
   }
 
   protected lookup(ticket: string): number | undefined {
@@ -458,7 +426,7 @@ export abstract class FrontierState {
     // settle was the engine's most expensive line at 100k tickets)
     const record = s.attempts[at]!;
     for (const key of END_FIELDS) setDefined(record, key, fields[key]);
-    if (fields.usage !== undefined) this.addUsage(fields.usage);
+    if (fields.usage !== undefined) addUsage(this.usage, fields.usage);
     record.outcome = outcome;
     record.ended_at = this.at!;
     this.changedAttempts.push({ ticket: this.id(i), record: cloneAttempt(record) });

@@ -131,7 +131,7 @@ export class Frontier extends FrontierView {
       claims.push(this.claim(i, now, claimedBy, token));
     }
     for (const i of heldBack) this.enqueue(i);
-    this.newEvent();
+    this.eventChanged.clear();
     return claims;
   }
 
