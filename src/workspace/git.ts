@@ -119,9 +119,3 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
 export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
   return (await git(args, options)).toString("utf8").replace(/\n$/, "");
 }
-
-/** The installed git's version as [major, minor], or undefined when there is none. */
-export async function gitVersion(cwd: string): Promise<[number, number] | undefined> {
-  const m = /(\d+)\.(\d+)/.exec(await gitText(["--version"], { cwd }).catch(() => ""));
-  return m ? [Number(m[1]), Number(m[2])] : undefined;
-}
