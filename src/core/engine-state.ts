@@ -4,7 +4,6 @@
  */
 
 import { DEFAULTS, SATISFIED } from "./constants.js";
-import type { SpentBound } from "./engine-types.js";
 import {
   addUsage,
   appended,
@@ -359,13 +358,6 @@ export abstract class FrontierState {
     const changed = this.ids(this.eventChanged);
     this.eventChanged.clear();
     return { kind: "ok", changed };
-  }
-
-  /** The run bound that is spent at `now` (engine-view.ts), or undefined. */
-  abstract spentBound(now: number): SpentBound | undefined;
-
-  protected boundSpent(now: number): boolean {
-    return this.spentBound(now) !== undefined;
   }
 
   protected lookup(ticket: string): number | undefined {

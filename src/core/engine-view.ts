@@ -180,7 +180,7 @@ export abstract class FrontierView extends FrontierState {
   runState(now: number): RunState {
     const c = this.statusCounts;
     const cancelled = this.run.cancelled !== undefined;
-    const spent = this.boundSpent(now);
+    const spent = this.spentBound(now) !== undefined;
     // nothing dispatched, nothing closed: the graph has not been run yet
     if (this.run.dispatched === 0 && !cancelled && !spent && c.claimed === 0) {
       const closed = this.states.length - c.pending - c.ready;

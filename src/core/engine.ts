@@ -113,14 +113,14 @@ export class Frontier extends FrontierView {
     token: (ticket: string, attempt: number) => string,
   ): Claim[] {
     const claims: Claim[] = [];
-    if (this.run.cancelled || this.boundSpent(now)) return claims;
+    if (this.run.cancelled || this.spentBound(now)) return claims;
     const max = this.config.maxParallel;
     if (max !== undefined && this.claimed.size >= max) return claims;
     this.begin(now);
     const heldBack: number[] = [];
     while (this.heap.size > 0) {
       if (max !== undefined && this.claimed.size >= max) break;
-      if (this.boundSpent(now)) break;
+      if (this.spentBound(now)) break;
       const i = this.heap.pop()!;
       this.queued[i] = 0;
       if (this.states[i]!.status !== "ready") continue;
