@@ -3,6 +3,7 @@
  * directory is reported whole instead of one problem per try. What is wrong is
  * returned as data; `src/tickets/graph-problems.ts` words it for a person.
  */
+import type { TicketSpec } from "./model.js";
 import { closest } from "./near.js";
 import { unreachableEntry } from "./scope.js";
 
@@ -56,12 +57,8 @@ export type ScopeProblem = Extract<
 >;
 
 /** What the scope and isolation checks need of one valid ticket. */
-export interface ScopeNode {
-  id: string;
-  file: string;
+export interface ScopeNode extends Pick<TicketSpec, "id" | "file" | "writeScope" | "dependsOn"> {
   isolated: boolean;
-  writeScope: readonly string[];
-  dependsOn: readonly string[];
 }
 
 /**
@@ -168,11 +165,7 @@ export function checkGraph(nodes: readonly CheckNode[]): GraphProblem[] {
       } else if (!uncertain.has(dep.id)) {
         const near = suggestionsLeft-- > 0 ? closest(dep.id, byId.keys()) : undefined;
         const at = place(node.file, dep.line);
-        problems.push(
-          near === undefined
-            ? { kind: "unknown-dependency", dep: dep.id, at }
-            : { kind: "unknown-dependency", dep: dep.id, at, near },
-        );
+        problems.push({ kind: "unknown-dependency", dep: dep.id, at, ...(near && { near }) });
       }
     }
   }
