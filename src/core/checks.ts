@@ -215,30 +215,25 @@ function components(offsets: Int32Array, targets: readonly number[]) {
   const callNode = new Int32Array(n);
   const callEdge = new Int32Array(n);
   let counter = 0;
+  let depth = -1;
+  const enter = (v: number) => {
+    idx[v] = low[v] = counter++;
+    stack.push(v);
+    onStack[v] = 1;
+    callNode[++depth] = v;
+    callEdge[depth] = offsets[v]!;
+  };
   for (let root = 0; root < n; root++) {
     if (idx[root] !== -1) continue;
-    let depth = 0;
-    callNode[0] = root;
-    callEdge[0] = offsets[root]!;
-    idx[root] = low[root] = counter++;
-    stack.push(root);
-    onStack[root] = 1;
+    enter(root);
     while (depth >= 0) {
       const v = callNode[depth]!;
       const e = callEdge[depth]!;
       if (e < offsets[v + 1]!) {
         callEdge[depth] = e + 1;
         const w = targets[e]!;
-        if (idx[w] === -1) {
-          idx[w] = low[w] = counter++;
-          stack.push(w);
-          onStack[w] = 1;
-          depth++;
-          callNode[depth] = w;
-          callEdge[depth] = offsets[w]!;
-        } else if (onStack[w] === 1 && idx[w]! < low[v]!) {
-          low[v] = idx[w]!;
-        }
+        if (idx[w] === -1) enter(w);
+        else if (onStack[w] === 1 && idx[w]! < low[v]!) low[v] = idx[w]!;
         continue;
       }
       depth--;
@@ -247,20 +242,16 @@ function components(offsets: Int32Array, targets: readonly number[]) {
         if (low[v]! < low[parent]!) low[parent] = low[v]!;
       }
       if (low[v] === idx[v]) {
-        if (stack[stack.length - 1] === v) {
-          // a component of one: no loop (self-dependencies are reported apart)
-          stack.pop();
-          onStack[v] = 0;
-          continue;
-        }
         const scc: number[] = [];
         let w: number;
         do {
           w = stack.pop()!;
           onStack[w] = 0;
-          comp[w] = sccs.length;
           scc.push(w);
         } while (w !== v);
+        // a component of one is no loop (self-dependencies are reported apart)
+        if (scc.length === 1) continue;
+        for (const u of scc) comp[u] = sccs.length;
         sccs.push(scc);
       }
     }
