@@ -196,11 +196,9 @@ export abstract class FrontierState {
       for (const a of s.attempts) if (a.usage !== undefined) addUsage(this.usage, a.usage);
       this.statusCounts[s.status]++;
       this.failures[i] = this.failuresSinceRetry(i, !CLOSED_BAD_OWN.has(s.status));
-      let unmet = 0;
       for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {
-        if (!SATISFIED.has(this.states[depList[k]!]!.status)) unmet++;
+        if (!SATISFIED.has(this.states[depList[k]!]!.status)) this.unmet[i]!++;
       }
-      this.unmet[i] = unmet;
       if (s.status === "claimed") this.holdClaim(i, this.claimStart(s));
     }
 
@@ -318,22 +316,15 @@ export abstract class FrontierState {
     this.touch(i);
   }
 
-  /** Append a worklog line; returns it so a detail learnt later can be added. */
-  protected log(entry: Omit<WorklogEntry, "at">): WorklogEntry | undefined {
-    if (this.at === undefined) return undefined;
-    const line: WorklogEntry = { at: this.at, ...entry };
-    this.changedLog.push(line);
-    return line;
+  /** Append a worklog line: none without a clock (`create` without `now`). */
+  protected log(entry: Omit<WorklogEntry, "at">): void {
+    if (this.at !== undefined) this.changedLog.push({ at: this.at, ...entry });
   }
 
   /** A "promote" or "block" line: built whole, the hot paths' lines (no spread). */
   protected logTicket(event: "promote" | "block", i: number, detail?: string): void {
-    if (this.at === undefined) return;
-    this.changedLog.push(
-      detail === undefined
-        ? { at: this.at, event, ticket: this.id(i) }
-        : { at: this.at, event, ticket: this.id(i), detail },
-    );
+    const at = this.at;
+    if (at !== undefined) this.changedLog.push({ at, event, ticket: this.id(i), detail });
   }
 
   protected enqueue(i: number): void {
@@ -354,7 +345,7 @@ export abstract class FrontierState {
     return out;
   }
 
-  protected done(): EventResult {
+  protected done(): Extract<EventResult, { kind: "ok" }> {
     const changed = this.ids(this.eventChanged);
     this.eventChanged.clear();
     return { kind: "ok", changed };
@@ -453,12 +444,16 @@ export abstract class FrontierState {
       s.blocked_by = undefined;
       this.reopen(i);
       this.log({ event: "unblock", ticket: this.id(i) });
-    } else if (!sameBlocker(s.blocked_by, blocker)) {
-      s.blocked_by = blocker;
-      s.reason = undefined;
-      this.setStatus(i, "blocked");
-      this.logTicket("block", i, this.blockDetail(blocker));
-    }
+    } else if (!sameBlocker(s.blocked_by, blocker)) this.block(i, blocker);
+  }
+
+  /** Ticket i closes as blocked by `by`. */
+  protected block(i: number, by: BlockedBy): void {
+    const s = this.states[i]!;
+    s.blocked_by = by;
+    s.reason = undefined;
+    this.setStatus(i, "blocked");
+    this.logTicket("block", i, `${by.kind} ${by.ticket}, root ${by.root}`);
   }
 
   /** Back to ready (or pending, if somehow a dependency is not satisfied). */
@@ -475,9 +470,5 @@ export abstract class FrontierState {
     const ds = this.states[dep]!;
     const root = ds.status === "blocked" ? (ds.blocked_by?.root ?? this.id(dep)) : this.id(dep);
     return { ticket: this.id(dep), kind: KIND_OF[ds.status] ?? "dep-blocked", root };
-  }
-
-  protected blockDetail(b: BlockedBy): string {
-    return `${b.kind} ${b.ticket}, root ${b.root}`;
   }
 }

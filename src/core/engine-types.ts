@@ -20,7 +20,6 @@ import type { CompiledScope } from "./scope.js";
 import type { Interpreted } from "./settle.js";
 
 export interface EngineConfig {
-  /** the run's name */
   run: string;
   /** at most this many tickets claimed at once; unset = no cap */
   maxParallel?: number;

@@ -56,12 +56,9 @@ export abstract class FrontierView extends FrontierState {
       const by = this.blockedByVia(p);
       for (let k = dependentStart[p]!; k < dependentStart[p + 1]!; k++) {
         const d = dependentList[k]!;
-        const s = this.states[d]!;
-        if (s.status !== "pending" && s.status !== "ready") continue;
-        s.blocked_by = { ...by };
-        s.reason = undefined;
-        this.setStatus(d, "blocked");
-        this.logTicket("block", d, this.blockDetail(by));
+        const status = this.states[d]!.status;
+        if (status !== "pending" && status !== "ready") continue;
+        this.block(d, { ...by });
         queue.push(d);
       }
     }
@@ -240,7 +237,6 @@ export abstract class FrontierView extends FrontierState {
       case "suspended":
         return { kind: "question", question: s.reason ?? s.attempts.at(-1)?.question };
       case "pending": {
-        // the unmet dependencies, in the author's order
         const { depStart, depList } = this.graph;
         const on: string[] = [];
         for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {

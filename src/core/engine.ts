@@ -131,13 +131,9 @@ export class Frontier extends FrontierView {
   }
 
   protected scopeOf(i: number): CompiledScope {
-    let scope = this.scopes[i];
-    if (scope === undefined) {
-      const raw = this.specList[i]!.writeScope;
-      scope = raw.length === 0 ? NO_SCOPE : compileScope(raw);
-      this.scopes[i] = scope;
-    }
-    return scope;
+    const raw = this.specList[i]!.writeScope;
+    this.scopes[i] ??= raw.length === 0 ? NO_SCOPE : compileScope(raw);
+    return this.scopes[i];
   }
 
   /** A live ticket with the same agent or an overlapping write_scope holds i back. */
@@ -409,7 +405,7 @@ export class Frontier extends FrontierView {
   }
 
   /** Reclaim claims whose lease ran out, or whose holder `isDead` says is gone. */
-  expire(now: number, isDead?: (ticket: string, claimedBy: string) => boolean): EventResult {
+  expire(now: number, isDead?: (ticket: string, claimedBy: string) => boolean) {
     this.begin(now);
     for (const i of [...this.claimed]) {
       const s = this.states[i]!;
