@@ -4,29 +4,23 @@
  * Pure: the shells collect the changes from a git workspace (src/workspace/) and find
  * what moved on the integration branch; this decides.
  */
+import type { ChangedPathRecord } from "./model.js";
 import { type CompiledScope, pathInScope } from "./scope.js";
 
 /** The git modes a change can carry: a file, an executable, a symlink, a nested repository. */
 export type ChangeMode = "100644" | "100755" | "120000" | "160000";
 
-/** One path an attempt changed, against the commit it started from. */
-export interface ChangedPath {
-  /** the path now (for a deletion: the path that was deleted), from the repository root */
-  path: string;
-  status: "added" | "modified" | "deleted" | "renamed";
-  /** a rename's old path */
-  from?: string;
+/**
+ * One path an attempt changed, against the commit it started from: what its record keeps
+ * (`path` from the repository root; for a deletion, the path that was deleted), and more.
+ */
+export interface ChangedPath extends Omit<ChangedPathRecord, "mode"> {
   /** the mode now; undefined for a deletion */
   mode?: ChangeMode;
   /** the mode at the start commit; undefined for an addition */
   oldMode?: ChangeMode;
-  /** the blob id now; undefined for a deletion */
-  blob?: string;
   /** the blob id at the start commit; undefined for an addition */
   oldBlob?: string;
-  /** lines added and removed; undefined for a binary file */
-  added?: number;
-  removed?: number;
   /** bytes of the new content, where a runner needs them (GitHub's limits); undefined for a deletion */
   bytes?: number;
 }

@@ -3,6 +3,7 @@
  * directory is reported whole instead of one problem per try. What is wrong is
  * returned as data; `src/tickets/graph-problems.ts` words it for a person.
  */
+import type { TicketSpec } from "./model.js";
 import { closest } from "./near.js";
 import { unreachableEntry } from "./scope.js";
 
@@ -56,12 +57,8 @@ export type ScopeProblem = Extract<
 >;
 
 /** What the scope and isolation checks need of one valid ticket. */
-export interface ScopeNode {
-  id: string;
-  file: string;
+export interface ScopeNode extends Pick<TicketSpec, "id" | "file" | "writeScope" | "dependsOn"> {
   isolated: boolean;
-  writeScope: readonly string[];
-  dependsOn: readonly string[];
 }
 
 /**
@@ -168,11 +165,7 @@ export function checkGraph(nodes: readonly CheckNode[]): GraphProblem[] {
       } else if (!uncertain.has(dep.id)) {
         const near = suggestionsLeft-- > 0 ? closest(dep.id, byId.keys()) : undefined;
         const at = place(node.file, dep.line);
-        problems.push(
-          near === undefined
-            ? { kind: "unknown-dependency", dep: dep.id, at }
-            : { kind: "unknown-dependency", dep: dep.id, at, near },
-        );
+        problems.push({ kind: "unknown-dependency", dep: dep.id, at, ...(near && { near }) });
       }
     }
   }
@@ -222,30 +215,25 @@ function components(offsets: Int32Array, targets: readonly number[]) {
   const callNode = new Int32Array(n);
   const callEdge = new Int32Array(n);
   let counter = 0;
+  let depth = -1;
+  const enter = (v: number) => {
+    idx[v] = low[v] = counter++;
+    stack.push(v);
+    onStack[v] = 1;
+    callNode[++depth] = v;
+    callEdge[depth] = offsets[v]!;
+  };
   for (let root = 0; root < n; root++) {
     if (idx[root] !== -1) continue;
-    let depth = 0;
-    callNode[0] = root;
-    callEdge[0] = offsets[root]!;
-    idx[root] = low[root] = counter++;
-    stack.push(root);
-    onStack[root] = 1;
+    enter(root);
     while (depth >= 0) {
       const v = callNode[depth]!;
       const e = callEdge[depth]!;
       if (e < offsets[v + 1]!) {
         callEdge[depth] = e + 1;
         const w = targets[e]!;
-        if (idx[w] === -1) {
-          idx[w] = low[w] = counter++;
-          stack.push(w);
-          onStack[w] = 1;
-          depth++;
-          callNode[depth] = w;
-          callEdge[depth] = offsets[w]!;
-        } else if (onStack[w] === 1 && idx[w]! < low[v]!) {
-          low[v] = idx[w]!;
-        }
+        if (idx[w] === -1) enter(w);
+        else if (onStack[w] === 1 && idx[w]! < low[v]!) low[v] = idx[w]!;
         continue;
       }
       depth--;
@@ -254,20 +242,16 @@ function components(offsets: Int32Array, targets: readonly number[]) {
         if (low[v]! < low[parent]!) low[parent] = low[v]!;
       }
       if (low[v] === idx[v]) {
-        if (stack[stack.length - 1] === v) {
-          // a component of one: no loop (self-dependencies are reported apart)
-          stack.pop();
-          onStack[v] = 0;
-          continue;
-        }
         const scc: number[] = [];
         let w: number;
         do {
           w = stack.pop()!;
           onStack[w] = 0;
-          comp[w] = sccs.length;
           scc.push(w);
         } while (w !== v);
+        // a component of one is no loop (self-dependencies are reported apart)
+        if (scc.length === 1) continue;
+        for (const u of scc) comp[u] = sccs.length;
         sccs.push(scc);
       }
     }

@@ -4,9 +4,9 @@
  * the three never disagree about defaults.
  */
 import { parseBound, parseDuration } from "./bound.js";
-import { DEFAULTS } from "./constants.js";
 import type { EngineConfig } from "./engine.js";
-import type { RunBound, SavedState, Settings } from "./model.js";
+import { addUsage } from "./engine-types.js";
+import type { RunBound, SavedState, Settings, Usage } from "./model.js";
 
 export interface RunFlags {
   maxParallel?: number;
@@ -45,10 +45,7 @@ export function engineConfig(
   }
   if (flags.bound !== undefined) bound.dispatches = flags.bound;
 
-  const config: EngineConfig = {
-    run: saved?.run.run ?? settings.run,
-    leaseMs: DEFAULTS.leaseMs,
-  };
+  const config: EngineConfig = { run: saved?.run.run ?? settings.run };
   const maxParallel = flags.maxParallel ?? settings.max_parallel;
   if (maxParallel !== undefined) config.maxParallel = maxParallel;
   const retries = flags.retries ?? settings.retries;
@@ -95,14 +92,10 @@ function tighter(own: RunBound | undefined, inherited: RunBound): RunBound | und
 }
 
 /** The usage a saved run's attempts reported, summed per key. */
-function usageOf(saved: SavedState | undefined): Record<string, number> {
-  const total: Record<string, number> = {};
+function usageOf(saved: SavedState | undefined): Usage {
+  const total: Usage = {};
   for (const t of Object.values(saved?.tickets ?? {})) {
-    for (const a of t.attempts) {
-      for (const [k, v] of Object.entries(a.usage ?? {})) {
-        if (Number.isFinite(v)) total[k] = (total[k] ?? 0) + v;
-      }
-    }
+    for (const a of t.attempts) if (a.usage) addUsage(total, a.usage);
   }
   return total;
 }

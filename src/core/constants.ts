@@ -47,7 +47,7 @@ export type IsolationName = (typeof ISOLATIONS)[number];
 export type Isolation = "worktree" | "none";
 
 /** `required` is `worktree`; undefined when the value is not an isolation at all. */
-export function isolationOf(value: string): Isolation | undefined {
+export function isolationOf(value: string | undefined): Isolation | undefined {
   if (value === "worktree" || value === "required") return "worktree";
   if (value === "none") return "none";
   return undefined;
@@ -62,8 +62,7 @@ export function ticketIsolation(
   own: Isolation | undefined,
   runDefault: IsolationName | undefined,
 ): Isolation {
-  if (own !== undefined) return own;
-  return runDefault === undefined ? "none" : (isolationOf(runDefault) ?? "none");
+  return own ?? isolationOf(runDefault) ?? "none";
 }
 
 /** The receipt's schema name (SPEC §7). */
@@ -95,4 +94,3 @@ export const REASON = {
   leaseExpired: "lease-expired",
   holderGone: "claim holder gone",
 } as const;
-export type Reason = (typeof REASON)[keyof typeof REASON];

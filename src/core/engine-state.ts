@@ -3,20 +3,19 @@
  * small helpers every event uses. `Frontier` (engine.ts) is the class callers hold.
  */
 
-import { SATISFIED } from "./constants.js";
-import type { SpentBound } from "./engine-types.js";
+import { DEFAULTS, SATISFIED } from "./constants.js";
 import {
+  addUsage,
   appended,
   BAD,
   type Changes,
   CLOSED_BAD_OWN,
   cloneAttempt,
-  copyRun,
   END_FIELDS,
   type EndFields,
   type EngineConfig,
   type EventResult,
-  HOUR_MS,
+  IndexList,
   iso,
   KIND_OF,
   NONE,
@@ -39,7 +38,6 @@ import type {
   Status,
   TicketSpec,
   TicketState,
-  Usage,
   WorklogEntry,
 } from "./model.js";
 import type { CompiledScope } from "./scope.js";
@@ -70,22 +68,16 @@ export abstract class FrontierState {
   protected waveCache: string[][] | undefined;
   protected pathCache: string[] | undefined;
 
-  // what changed since the last drain: tickets in first-touched order, each once
-  // (a list and a mark per ticket, not a Set: no new Set per event)
-  protected changedTickets: number[] = [];
-  protected readonly changedMark: Uint32Array;
-  protected changedEpoch = 1;
+  // what changed since the last drain
+  protected readonly changedTickets: IndexList;
   protected changedAttempts: Changes["attempts"] = [];
   protected changedAnswers: Changes["answers"] = [];
   protected changedLog: WorklogEntry[] = [];
   protected runChanged = false;
 
-  // the event being applied, and the tickets it changed (list + marks, as above)
+  // the event being applied, and the tickets it changed
   protected at: string | undefined;
-  protected readonly eventChanged: number[] = [];
-  protected eventCount = 0;
-  protected readonly eventMark: Uint32Array;
-  protected eventEpoch = 1;
+  protected readonly eventChanged: IndexList;
 
   protected constructor(
     specs: readonly TicketSpec[],
@@ -103,15 +95,15 @@ export abstract class FrontierState {
     this.queued = new Uint8Array(n);
     this.priority = new Float64Array(n);
     for (let i = 0; i < n; i++) this.priority[i] = specs[i]!.priority;
-    this.changedMark = new Uint32Array(n);
-    this.eventMark = new Uint32Array(n);
+    this.changedTickets = new IndexList(n);
+    this.eventChanged = new IndexList(n);
     this.scopes = new Array(n);
     this.heap = new IndexHeap((a, b) => this.dispatchBefore(a, b));
     this.at = now === undefined ? undefined : iso(now);
     this.run = this.loadRun(saved?.run, now);
     this.states = specs.map((s, i) => this.loadState(i, saved?.tickets[s.id]));
     this.normalise(saved !== undefined);
-    this.newEvent();
+    this.eventChanged.clear();
   }
 
   /* ---------------------------------------------------------------------- */
@@ -123,7 +115,8 @@ export abstract class FrontierState {
   }
 
   protected leaseOf(i: number): number {
-    return this.effectiveBound(this.specList[i]!)?.leaseMs ?? this.config.leaseMs ?? HOUR_MS;
+    const own = this.effectiveBound(this.specList[i]!)?.leaseMs;
+    return own ?? this.config.leaseMs ?? DEFAULTS.leaseMs;
   }
 
   protected retriesOf(i: number): number {
@@ -133,7 +126,7 @@ export abstract class FrontierState {
   protected loadRun(saved: RunRecord | undefined, now: number | undefined): RunRecord {
     let run: RunRecord;
     if (saved) {
-      run = copyRun(saved);
+      run = structuredClone(saved);
       if (run.base === undefined && this.config.base !== undefined) {
         run.base = this.config.base;
         this.runChanged = true;
@@ -146,16 +139,11 @@ export abstract class FrontierState {
       this.log({ event: "start", detail: `run ${this.config.run}` });
     }
     // the flags of this invocation win over the saved bound
+    // (config.ts sets only the fields it has, and no bound without one)
     const flags = this.config.bound;
-    if (
-      flags &&
-      (flags.dispatches !== undefined || flags.deadline !== undefined || flags.usage !== undefined)
-    ) {
-      const merged: RunBound = { ...run.bound };
-      if (flags.dispatches !== undefined) merged.dispatches = flags.dispatches;
-      if (flags.deadline !== undefined) merged.deadline = flags.deadline;
-      if (flags.usage !== undefined) merged.usage = { ...flags.usage };
+    if (flags) {
       // keys keep their place when overwritten: the same text is the same bound
+      const merged: RunBound = { ...run.bound, ...flags };
       if (JSON.stringify(merged) !== JSON.stringify(run.bound ?? {})) this.runChanged = true;
       run.bound = merged;
     }
@@ -166,7 +154,7 @@ export abstract class FrontierState {
 
   protected loadState(i: number, saved: TicketState | undefined): TicketState {
     if (!saved) {
-      this.markChanged(i);
+      this.changedTickets.add(i);
       return ownState({ status: "pending", attempt: 0, attempts: NONE, answers: NONE });
     }
     const s = ownState(saved);
@@ -205,14 +193,12 @@ export abstract class FrontierState {
 
     for (let i = 0; i < n; i++) {
       const s = this.states[i]!;
-      for (const a of s.attempts) if (a.usage !== undefined) this.addUsage(a.usage);
+      for (const a of s.attempts) if (a.usage !== undefined) addUsage(this.usage, a.usage);
       this.statusCounts[s.status]++;
       this.failures[i] = this.failuresSinceRetry(i, !CLOSED_BAD_OWN.has(s.status));
-      let unmet = 0;
       for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {
-        if (!SATISFIED.has(this.states[depList[k]!]!.status)) unmet++;
+        if (!SATISFIED.has(this.states[depList[k]!]!.status)) this.unmet[i]!++;
       }
-      this.unmet[i] = unmet;
       if (s.status === "claimed") this.holdClaim(i, this.claimStart(s));
     }
 
@@ -314,18 +300,9 @@ export abstract class FrontierState {
     return a < b;
   }
 
-  protected markChanged(i: number): void {
-    if (this.changedMark[i] === this.changedEpoch) return;
-    this.changedMark[i] = this.changedEpoch;
-    this.changedTickets.push(i);
-  }
-
   protected touch(i: number): void {
-    this.markChanged(i);
-    if (this.eventMark[i] !== this.eventEpoch) {
-      this.eventMark[i] = this.eventEpoch;
-      this.eventChanged[this.eventCount++] = i;
-    }
+    this.changedTickets.add(i);
+    this.eventChanged.add(i);
     if (this.at !== undefined) this.states[i]!.updated_at = this.at;
   }
 
@@ -339,22 +316,15 @@ export abstract class FrontierState {
     this.touch(i);
   }
 
-  /** Append a worklog line; returns it so a detail learnt later can be added. */
-  protected log(entry: Omit<WorklogEntry, "at">): WorklogEntry | undefined {
-    if (this.at === undefined) return undefined;
-    const line: WorklogEntry = { at: this.at, ...entry };
-    this.changedLog.push(line);
-    return line;
+  /** Append a worklog line: none without a clock (`create` without `now`). */
+  protected log(entry: Omit<WorklogEntry, "at">): void {
+    if (this.at !== undefined) this.changedLog.push({ at: this.at, ...entry });
   }
 
   /** A "promote" or "block" line: built whole, the hot paths' lines (no spread). */
   protected logTicket(event: "promote" | "block", i: number, detail?: string): void {
-    if (this.at === undefined) return;
-    this.changedLog.push(
-      detail === undefined
-        ? { at: this.at, event, ticket: this.id(i) }
-        : { at: this.at, event, ticket: this.id(i), detail },
-    );
+    const at = this.at;
+    if (at !== undefined) this.changedLog.push({ at, event, ticket: this.id(i), detail });
   }
 
   protected enqueue(i: number): void {
@@ -365,39 +335,20 @@ export abstract class FrontierState {
 
   protected begin(now: number): void {
     this.at = iso(now);
-    this.newEvent();
+    this.eventChanged.clear();
   }
 
-  /** Forget which tickets the event changed (a new epoch of marks; no allocation). */
-  protected newEvent(): void {
-    if (this.eventCount === 0) return;
-    // the list is reused: only the count goes back (setting .length is a runtime call)
-    this.eventCount = 0;
-    if (++this.eventEpoch > 0xffff_fff0) {
-      this.eventMark.fill(0);
-      this.eventEpoch = 1;
-    }
+  /** The ids of the tickets in `list`, in its order. */
+  protected ids(list: IndexList): string[] {
+    const out = new Array<string>(list.size);
+    for (let k = 0; k < list.size; k++) out[k] = this.id(list.items[k]!);
+    return out;
   }
 
-  protected done(): EventResult {
-    const list = this.eventChanged;
-    const changed = new Array<string>(this.eventCount);
-    for (let k = 0; k < this.eventCount; k++) changed[k] = this.id(list[k]!);
-    this.newEvent();
+  protected done(): Extract<EventResult, { kind: "ok" }> {
+    const changed = this.ids(this.eventChanged);
+    this.eventChanged.clear();
     return { kind: "ok", changed };
-  }
-
-  /** The run bound that is spent at `now` (engine-view.ts), or undefined. */
-  abstract spentBound(now: number): SpentBound | undefined;
-
-  protected boundSpent(now: number): boolean {
-    return this.spentBound(now) !== undefined;
-  }
-
-  protected addUsage(usage: Usage): void {
-    for (const [key, value] of Object.entries(usage)) {
-      if (Number.isFinite(value)) this.usage[key] = (this.usage[key] ?? 0) + value;
-    }
   }
 
   protected lookup(ticket: string): number | undefined {
@@ -458,7 +409,7 @@ export abstract class FrontierState {
     // settle was the engine's most expensive line at 100k tickets)
     const record = s.attempts[at]!;
     for (const key of END_FIELDS) setDefined(record, key, fields[key]);
-    if (fields.usage !== undefined) this.addUsage(fields.usage);
+    if (fields.usage !== undefined) addUsage(this.usage, fields.usage);
     record.outcome = outcome;
     record.ended_at = this.at!;
     this.changedAttempts.push({ ticket: this.id(i), record: cloneAttempt(record) });
@@ -493,12 +444,16 @@ export abstract class FrontierState {
       s.blocked_by = undefined;
       this.reopen(i);
       this.log({ event: "unblock", ticket: this.id(i) });
-    } else if (!sameBlocker(s.blocked_by, blocker)) {
-      s.blocked_by = blocker;
-      s.reason = undefined;
-      this.setStatus(i, "blocked");
-      this.logTicket("block", i, this.blockDetail(blocker));
-    }
+    } else if (!sameBlocker(s.blocked_by, blocker)) this.block(i, blocker);
+  }
+
+  /** Ticket i closes as blocked by `by`. */
+  protected block(i: number, by: BlockedBy): void {
+    const s = this.states[i]!;
+    s.blocked_by = by;
+    s.reason = undefined;
+    this.setStatus(i, "blocked");
+    this.logTicket("block", i, `${by.kind} ${by.ticket}, root ${by.root}`);
   }
 
   /** Back to ready (or pending, if somehow a dependency is not satisfied). */
@@ -515,9 +470,5 @@ export abstract class FrontierState {
     const ds = this.states[dep]!;
     const root = ds.status === "blocked" ? (ds.blocked_by?.root ?? this.id(dep)) : this.id(dep);
     return { ticket: this.id(dep), kind: KIND_OF[ds.status] ?? "dep-blocked", root };
-  }
-
-  protected blockDetail(b: BlockedBy): string {
-    return `${b.kind} ${b.ticket}, root ${b.root}`;
   }
 }

@@ -11,16 +11,15 @@ import type {
   BlockKind,
   Bound,
   RunBound,
-  RunRecord,
   Status,
   TicketState,
+  Usage,
   WorklogEntry,
 } from "./model.js";
 import type { CompiledScope } from "./scope.js";
 import type { Interpreted } from "./settle.js";
 
 export interface EngineConfig {
-  /** the run's name */
   run: string;
   /** at most this many tickets claimed at once; unset = no cap */
   maxParallel?: number;
@@ -65,7 +64,7 @@ export interface Claim {
 /** What holds an open ticket: the data its remainder line is worded from. */
 export type Hold =
   /** behind a closed dependency: the root that started the chain, and the direct one */
-  | { kind: "blocked"; root?: string; rootStatus?: Status; via?: string }
+  | { kind: "blocked"; root: string; rootStatus: Status; via?: string }
   | { kind: "question"; question: string | undefined }
   /** the dependencies not complete yet, in the author's order */
   | { kind: "waiting"; on: string[] }
@@ -123,7 +122,6 @@ export interface Changes {
   run: boolean;
 }
 
-export const HOUR_MS = 60 * 60 * 1000;
 export const RUN_SCHEMA = "ticket-frontier/run@1";
 
 /** Closed and bad: a dependent of such a ticket can never run, so it is blocked. */
@@ -200,6 +198,44 @@ export const END_FIELDS = [
 ] as const;
 export type EndFields = Partial<Pick<AttemptRecord, (typeof END_FIELDS)[number]>>;
 
+/**
+ * Ticket indices, each once, in the order first added: a list and a mark per ticket, not
+ * a Set (no new Set per event). `clear` starts a new epoch of marks and reuses the list.
+ */
+export class IndexList {
+  readonly items: number[] = [];
+  size = 0;
+  private readonly mark: Uint32Array;
+  private epoch = 1;
+
+  constructor(n: number) {
+    this.mark = new Uint32Array(n);
+  }
+
+  add(i: number): void {
+    if (this.mark[i] === this.epoch) return;
+    this.mark[i] = this.epoch;
+    this.items[this.size++] = i;
+  }
+
+  clear(): void {
+    if (this.size === 0) return;
+    // only the count goes back (setting .length is a runtime call)
+    this.size = 0;
+    if (++this.epoch > 0xffff_fff0) {
+      this.mark.fill(0);
+      this.epoch = 1;
+    }
+  }
+}
+
+/** Add an attempt's `usage` to `total`, per key (a value that is not a finite number counts nothing). */
+export function addUsage(total: Usage, usage: Usage): void {
+  for (const [key, value] of Object.entries(usage)) {
+    if (Number.isFinite(value)) total[key] = (total[key] ?? 0) + value;
+  }
+}
+
 /** Set `key` of `target` to `value` when it is defined. */
 export function setDefined<T, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
   if (value !== undefined) target[key] = value;
@@ -208,14 +244,6 @@ export function setDefined<T, K extends keyof T>(target: T, key: K, value: T[K] 
 export function cloneAttempt(a: AttemptRecord): AttemptRecord {
   const out = a.usage ? { ...a, usage: { ...a.usage } } : { ...a };
   if (a.changes) out.changes = { ...a.changes, paths: a.changes.paths.map((p) => ({ ...p })) };
-  return out;
-}
-
-/** A run record's copy, its bound and cancellation copied too. */
-export function copyRun(r: RunRecord): RunRecord {
-  const out: RunRecord = { ...r };
-  if (r.bound) out.bound = { ...r.bound };
-  if (r.cancelled) out.cancelled = { ...r.cancelled };
   return out;
 }
 

@@ -9,7 +9,6 @@ import {
   assertNever,
   type Changes,
   cloneState,
-  copyRun,
   type Hold,
   type RunBoundLeft,
   type SpentBound,
@@ -23,7 +22,6 @@ import type {
   Status,
   TicketSpec,
   TicketState,
-  Usage,
 } from "./model.js";
 
 export abstract class FrontierView extends FrontierState {
@@ -58,12 +56,9 @@ export abstract class FrontierView extends FrontierState {
       const by = this.blockedByVia(p);
       for (let k = dependentStart[p]!; k < dependentStart[p + 1]!; k++) {
         const d = dependentList[k]!;
-        const s = this.states[d]!;
-        if (s.status !== "pending" && s.status !== "ready") continue;
-        s.blocked_by = { ...by };
-        s.reason = undefined;
-        this.setStatus(d, "blocked");
-        this.logTicket("block", d, this.blockDetail(by));
+        const status = this.states[d]!.status;
+        if (status !== "pending" && status !== "ready") continue;
+        this.block(d, { ...by });
         queue.push(d);
       }
     }
@@ -179,15 +174,10 @@ export abstract class FrontierView extends FrontierState {
     return undefined;
   }
 
-  /** Every attempt's usage, summed per key. */
-  usageTotals(): Usage {
-    return { ...this.usage };
-  }
-
   runState(now: number): RunState {
     const c = this.statusCounts;
     const cancelled = this.run.cancelled !== undefined;
-    const spent = this.boundSpent(now);
+    const spent = this.spentBound(now) !== undefined;
     // nothing dispatched, nothing closed: the graph has not been run yet
     if (this.run.dispatched === 0 && !cancelled && !spent && c.claimed === 0) {
       const closed = this.states.length - c.pending - c.ready;
@@ -237,10 +227,9 @@ export abstract class FrontierView extends FrontierState {
     const s = this.states[i]!;
     switch (s.status) {
       case "blocked": {
-        const b = s.blocked_by;
-        if (!b) return { kind: "blocked" };
-        const rootIndex = this.graph.index.get(b.root);
-        const rootStatus = rootIndex === undefined ? "failed" : this.states[rootIndex]!.status;
+        // every blocked ticket has its blocker, root included, once built (normalise, cascade)
+        const b = s.blocked_by!;
+        const rootStatus = this.states[this.lookup(b.root)!]!.status;
         return b.ticket === b.root
           ? { kind: "blocked", root: b.root, rootStatus }
           : { kind: "blocked", root: b.root, rootStatus, via: b.ticket };
@@ -248,7 +237,6 @@ export abstract class FrontierView extends FrontierState {
       case "suspended":
         return { kind: "question", question: s.reason ?? s.attempts.at(-1)?.question };
       case "pending": {
-        // the unmet dependencies, in the author's order
         const { depStart, depList } = this.graph;
         const on: string[] = [];
         for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {
@@ -281,32 +269,27 @@ export abstract class FrontierView extends FrontierState {
 
   /** Blocked tickets grouped by the root that started their chain (roots in file order). */
   blockerGroups(): BlockerGroup[] {
-    const byRoot = new Map<string, string[]>();
+    const byRoot = new Map<number, string[]>();
     for (let i = 0; i < this.states.length; i++) {
-      const b = this.states[i]!.blocked_by;
-      if (this.states[i]!.status !== "blocked" || !b) continue;
-      const list = byRoot.get(b.root);
+      const s = this.states[i]!;
+      if (s.status !== "blocked") continue;
+      const root = this.lookup(s.blocked_by!.root)!;
+      const list = byRoot.get(root);
       if (list) list.push(this.id(i));
-      else byRoot.set(b.root, [this.id(i)]);
+      else byRoot.set(root, [this.id(i)]);
     }
-    const order = (id: string) => this.graph.index.get(id) ?? Number.MAX_SAFE_INTEGER;
-    return [...byRoot.keys()]
-      .sort((a, b) => order(a) - order(b))
-      .map((root) => {
-        const ri = this.graph.index.get(root);
-        const rs = ri === undefined ? undefined : this.states[ri]!;
-        const group: BlockerGroup = {
-          root,
-          root_status: rs?.status ?? "failed",
-          tickets: byRoot.get(root)!,
-        };
-        if (rs?.reason !== undefined) group.reason = rs.reason;
+    return [...byRoot]
+      .sort(([a], [b]) => a - b)
+      .map(([r, tickets]) => {
+        const rs = this.states[r]!;
+        const group: BlockerGroup = { root: this.id(r), root_status: rs.status, tickets };
+        if (rs.reason !== undefined) group.reason = rs.reason;
         return group;
       });
   }
 
   runRecord(): RunRecord {
-    return copyRun(this.run);
+    return structuredClone(this.run);
   }
 
   snapshot(): SavedState {
@@ -317,19 +300,13 @@ export abstract class FrontierView extends FrontierState {
 
   drainChanges(): Changes {
     const out: Changes = {
-      tickets: this.changedTickets.map((i) => this.id(i)),
+      tickets: this.ids(this.changedTickets),
       attempts: this.changedAttempts,
       answers: this.changedAnswers,
       log: this.changedLog,
       run: this.runChanged,
     };
-    if (this.changedTickets.length > 0) {
-      this.changedTickets = [];
-      if (++this.changedEpoch > 0xffff_fff0) {
-        this.changedMark.fill(0);
-        this.changedEpoch = 1;
-      }
-    }
+    this.changedTickets.clear();
     this.changedAttempts = [];
     this.changedAnswers = [];
     this.changedLog = [];

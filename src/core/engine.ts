@@ -94,11 +94,8 @@ export class Frontier extends FrontierView {
     saved?: SavedState,
     now?: number,
   ): Frontier {
-    // the loader hands specs over in file order already: sort only when they are not
-    let sorted = true;
-    for (let i = 1; i < specs.length && sorted; i++)
-      sorted = specs[i - 1]!.order <= specs[i]!.order;
-    const ordered = sorted ? specs : [...specs].sort((a, b) => a.order - b.order);
+    // in file order (the loader's already: a sorted list sorts in one pass)
+    const ordered = [...specs].sort((a, b) => a.order - b.order);
     return new Frontier(ordered, config, saved, now);
   }
 
@@ -113,14 +110,12 @@ export class Frontier extends FrontierView {
     token: (ticket: string, attempt: number) => string,
   ): Claim[] {
     const claims: Claim[] = [];
-    if (this.run.cancelled || this.boundSpent(now)) return claims;
+    if (this.run.cancelled) return claims;
     const max = this.config.maxParallel;
-    if (max !== undefined && this.claimed.size >= max) return claims;
     this.begin(now);
     const heldBack: number[] = [];
     while (this.heap.size > 0) {
-      if (max !== undefined && this.claimed.size >= max) break;
-      if (this.boundSpent(now)) break;
+      if ((max !== undefined && this.claimed.size >= max) || this.spentBound(now)) break;
       const i = this.heap.pop()!;
       this.queued[i] = 0;
       if (this.states[i]!.status !== "ready") continue;
@@ -131,18 +126,14 @@ export class Frontier extends FrontierView {
       claims.push(this.claim(i, now, claimedBy, token));
     }
     for (const i of heldBack) this.enqueue(i);
-    this.newEvent();
+    this.eventChanged.clear();
     return claims;
   }
 
   protected scopeOf(i: number): CompiledScope {
-    let scope = this.scopes[i];
-    if (scope === undefined) {
-      const raw = this.specList[i]!.writeScope;
-      scope = raw.length === 0 ? NO_SCOPE : compileScope(raw);
-      this.scopes[i] = scope;
-    }
-    return scope;
+    const raw = this.specList[i]!.writeScope;
+    this.scopes[i] ??= raw.length === 0 ? NO_SCOPE : compileScope(raw);
+    return this.scopes[i];
   }
 
   /** A live ticket with the same agent or an overlapping write_scope holds i back. */
@@ -327,10 +318,8 @@ export class Frontier extends FrontierView {
       case "empty":
         if (feedback) break;
         return `${ticket} is ${s.status}; to ask for a change, retry it with feedback for its next attempt`;
-      case "blocked": {
-        const root = s.blocked_by?.root ?? "?";
-        return `${ticket} is blocked by root ${root}; retry ${root}`;
-      }
+      case "blocked":
+        return `${ticket} is blocked by root ${s.blocked_by!.root}; retry ${s.blocked_by!.root}`;
       case "claimed":
         return `${ticket} is running attempt ${s.attempt}; wait for it to settle (or for its lease to run out)`;
       case "suspended":
@@ -416,7 +405,7 @@ export class Frontier extends FrontierView {
   }
 
   /** Reclaim claims whose lease ran out, or whose holder `isDead` says is gone. */
-  expire(now: number, isDead?: (ticket: string, claimedBy: string) => boolean): EventResult {
+  expire(now: number, isDead?: (ticket: string, claimedBy: string) => boolean) {
     this.begin(now);
     for (const i of [...this.claimed]) {
       const s = this.states[i]!;

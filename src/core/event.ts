@@ -76,11 +76,8 @@ export interface Step {
 export function step(frontier: Frontier, event: Event, options: StepOptions): Step {
   const { now, reclaim } = options;
   const result = event(frontier, now);
-  let reclaimed: string[] = [];
-  if (reclaim !== false) {
-    const expired = frontier.expire(now, reclaim === true ? undefined : reclaim);
-    if (expired.kind === "ok") reclaimed = expired.changed;
-  }
+  const isDead = typeof reclaim === "function" ? reclaim : undefined;
+  const reclaimed = reclaim === false ? [] : frontier.expire(now, isDead).changed;
   const claims = options.claimAs
     ? frontier.claimReady(now, options.claimAs.by, options.claimAs.token)
     : [];

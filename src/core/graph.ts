@@ -13,10 +13,9 @@
  * Being handed anything else is a programming error and throws.
  */
 
-export interface GraphNode {
-  id: string;
-  dependsOn: readonly string[];
-}
+import type { TicketSpec } from "./model.js";
+
+export type GraphNode = Pick<TicketSpec, "id" | "dependsOn">;
 
 export interface Graph {
   readonly ids: readonly string[];
@@ -167,15 +166,10 @@ export function criticalPathOf(g: Graph): string[] {
   while (cur >= 0) {
     path.push(g.ids[cur]!);
     let next = -1;
+    // dependents are in file order: a tie keeps the earlier
     for (let k = dependentStart[cur]!; k < dependentStart[cur + 1]!; k++) {
       const d = dependentList[k]!;
-      if (
-        next < 0 ||
-        remaining[d]! > remaining[next]! ||
-        (remaining[d] === remaining[next] && d < next)
-      ) {
-        next = d;
-      }
+      if (next < 0 || remaining[d]! > remaining[next]!) next = d;
     }
     cur = next;
   }

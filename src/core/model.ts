@@ -317,12 +317,7 @@ export const ReceiptTicket = z.object({
   isolation: z.enum(["worktree", "none"]).optional(),
   /** the ticket's markdown body: the task as its author wrote it */
   task: z.string().optional(),
-  attempt: z.number().int().nonnegative(),
-  claimed_by: z.string().optional(),
-  claimed_at: z.string().optional(),
-  blocked_by: BlockedBy.optional(),
-  reason: z.string().optional(),
-  updated_at: z.string().optional(),
+  ...TicketState.omit({ status: true, claim: true, attempts: true, answers: true }).shape,
   /** the open question, while suspended */
   question: z.string().optional(),
   attempts: z.array(ReceiptAttempt),

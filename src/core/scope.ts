@@ -44,12 +44,8 @@ const MATCH_OPTIONS = { dot: true } as const;
 
 /** `./src/`, `/src`, `src//` and `src` are the same path; `.` is the whole repository. */
 function normaliseScopePath(raw: string): string {
-  let p = raw.trim().replace(/\/{2,}/g, "/");
-  p = p.replace(/(^|\/)\.(?=\/|$)/g, "$1").replace(/\/{2,}/g, "/");
-  while (p.startsWith("./")) p = p.slice(2);
-  while (p.startsWith("/")) p = p.slice(1);
-  while (p.endsWith("/")) p = p.slice(0, -1);
-  return p === "." ? "" : p;
+  const p = raw.trim().replace(/(^|\/)\.(?=\/|$)/g, "$1");
+  return p.replace(/\/{2,}/g, "/").replace(/^\/|\/$/g, "");
 }
 
 export function compileScope(patterns: readonly string[]): CompiledScope {

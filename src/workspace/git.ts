@@ -83,6 +83,8 @@ function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
   };
 }
 
+const NO_GIT = "git is not installed (or not on PATH)";
+
 /** Run `git ARGS` and answer its stdout; throws GitError when it exits non-zero. */
 export function git(args: readonly string[], options: GitOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -98,13 +100,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
     child.stdout.on("data", (d: Buffer) => out.push(d));
     child.stderr.on("data", (d: Buffer) => err.push(d));
     child.on("error", (error) =>
-      reject(
-        new GitError(
-          args,
-          null,
-          errnoCode(error) === "ENOENT" ? "git is not installed (or not on PATH)" : error.message,
-        ),
-      ),
+      reject(new GitError(args, null, errnoCode(error) === "ENOENT" ? NO_GIT : error.message)),
     );
     child.on("close", (code) => {
       if (code === 0) resolve(Buffer.concat(out));
@@ -118,10 +114,4 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
 /** `git ARGS` as text, its trailing newline removed. */
 export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
   return (await git(args, options)).toString("utf8").replace(/\n$/, "");
-}
-
-/** The installed git's version as [major, minor], or undefined when there is none. */
-export async function gitVersion(cwd: string): Promise<[number, number] | undefined> {
-  const m = /(\d+)\.(\d+)/.exec(await gitText(["--version"], { cwd }).catch(() => ""));
-  return m ? [Number(m[1]), Number(m[2])] : undefined;
 }

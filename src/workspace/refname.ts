@@ -6,9 +6,6 @@
  * itself before it makes the branch.
  */
 
-/** The branch's prefix: every local run's branch lives under it. */
-const RUN_BRANCH_PREFIX = "frontier/";
-
 /** `frontier/<run>`, made acceptable to git. */
 export function runBranchName(run: string): string {
   const parts = run
@@ -28,5 +25,5 @@ export function runBranchName(run: string): string {
     )
     .filter((part) => part !== "");
   const name = parts.join("/");
-  return `${RUN_BRANCH_PREFIX}${name === "" || name === "@" ? "run" : name}`;
+  return `frontier/${name === "" || name === "@" ? "run" : name}`;
 }

@@ -17,7 +17,7 @@ import {
 import { mkdir, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { errorText } from "../core/errors.js";
-import { git, gitText, gitVersion } from "./git.js";
+import { git, gitText } from "./git.js";
 
 /** The oldest git whose worktrees do all of this (`git worktree remove` is 2.17). */
 export const MIN_GIT: readonly [number, number] = [2, 17];
@@ -41,10 +41,11 @@ type RepositoryCheck =
 
 /** Whether `dir` can hold isolated tickets: git there, new enough, a repository with a commit. */
 export async function checkRepository(dir: string): Promise<RepositoryCheck> {
-  const version = await gitVersion(dir);
-  if (version === undefined) return { kind: "no-git" };
-  if (version[0] < MIN_GIT[0] || (version[0] === MIN_GIT[0] && version[1] < MIN_GIT[1])) {
-    return { kind: "too-old", version: version.join(".") };
+  const version = /(\d+)\.(\d+)/.exec(await gitText(["--version"], { cwd: dir }).catch(() => ""));
+  if (version === null) return { kind: "no-git" };
+  const [major, minor] = [Number(version[1]), Number(version[2])];
+  if (major < MIN_GIT[0] || (major === MIN_GIT[0] && minor < MIN_GIT[1])) {
+    return { kind: "too-old", version: `${major}.${minor}` };
   }
   const args = ["rev-parse", "--show-toplevel", "--git-common-dir"];
   const [root, common] = (await gitText(args, { cwd: dir }).catch(() => "")).split("\n");
@@ -146,10 +147,9 @@ export async function pruneStale(repo: Repository, under: string, now: number): 
   const admin = join(repo.commonDir, "worktrees");
   for (const name of namesIn(admin)) {
     const locked = join(admin, name, "locked");
-    let gitdir: string | undefined;
     try {
       if (readFileSync(locked, "utf8").trim() !== "initializing") continue;
-      gitdir = existsSync(join(admin, name, "gitdir"))
+      const gitdir = existsSync(join(admin, name, "gitdir"))
         ? readFileSync(join(admin, name, "gitdir"), "utf8").trim()
         : undefined;
       const ours = gitdir?.startsWith(join(under, "/")) === true;
@@ -214,14 +214,8 @@ export async function commitWithTrailer(
   to: string,
   trailer: string,
 ): Promise<string | undefined> {
-  const found = (
-    await git(
-      ["log", "--fixed-strings", `--grep=${trailer}`, "--format=%H%x00%B%x00", `${from}..${to}`],
-      { cwd: root },
-    )
-  )
-    .toString("utf8")
-    .split("\0");
+  const args = ["log", "--fixed-strings", `--grep=${trailer}`, "--format=%H%x00%B%x00"];
+  const found = (await gitText([...args, `${from}..${to}`], { cwd: root })).split("\0");
   for (let i = 0; i + 1 < found.length; i += 2) {
     const commit = found[i]!.trim();
     if (found[i + 1]!.split("\n").some((l) => l.trim() === trailer)) return commit;
