@@ -542,6 +542,7 @@ const RESULT_MAX_CHARS = 20_000;
 /** Longest task text shown per ticket; the rest is in the ticket's file. */
 const TASK_MAX_CHARS = 20_000;
 const e = report_escape/* escapeHtml */.ZD;
+/** `dir`: the ticket directory as a shell word, for the local commands it names (default `DIR`). */
 function renderHtml(receipt, opts = {}) {
     const ctx = {
         receipt,
@@ -558,6 +559,7 @@ function renderHtml(receipt, opts = {}) {
         if (!ctx.byId.has(t.id))
             ctx.byId.set(t.id, t);
     });
+    ctx.chainLen = chainLengths(receipt, ctx.byId);
     if (receipt.critical_path.length > 1)
         receipt.critical_path.forEach((id, i) => {
             if (!ctx.crit.has(id))
@@ -833,7 +835,7 @@ function blockerChain(ctx, t) {
     }
     const reachedRoot = root === undefined || seen.has(root);
     if (!reachedRoot && cur?.blocked_by) {
-        const more = chainLength(ctx, cur.id) - 1;
+        const more = (ctx.chainLen.get(cur.id) ?? 0) - 1;
         if (more > 0)
             steps.push(`<li class="sub">… ${(0,states/* formatInt */.Dw)(more)} more blocked ${(0,states/* noun */.jB)(more, "ticket")} …</li>`);
     }
@@ -841,32 +843,19 @@ function blockerChain(ctx, t) {
         steps.push(step(root));
     return `<div class="chain"><strong>Blocked by</strong><ol>${steps.join("")}</ol></div>`;
 }
-/** How many blocked tickets stand between `id` and its root (memoised: O(N) for all). */
-function chainLength(ctx, id) {
-    const memo = ctx.chainLen;
-    const path = [];
-    const onPath = new Set();
-    let cur = id;
-    let base = 0;
-    while (cur !== undefined) {
-        const known = memo.get(cur);
-        if (known !== undefined) {
-            base = known;
-            break;
-        }
-        if (onPath.has(cur))
-            break; // a hand-made receipt with a loop
-        path.push(cur);
-        onPath.add(cur);
-        const t = ctx.byId.get(cur);
-        cur = t?.status === "blocked" ? t.blocked_by?.ticket : undefined;
+/**
+ * How many blocked tickets stand between each ticket and its root, all at once in O(N): a
+ * blocker is a dependency, so it sits in an earlier wave and is counted first.
+ */
+function chainLengths(r, byId) {
+    const len = new Map();
+    for (const id of r.waves.flat()) {
+        const t = byId.get(id);
+        const by = t?.status === "blocked" ? t.blocked_by?.ticket : undefined;
+        if (by !== undefined)
+            len.set(id, 1 + (len.get(by) ?? 0));
     }
-    for (let i = path.length - 1; i >= 0; i--) {
-        const t = ctx.byId.get(path[i]);
-        base = t?.status === "blocked" ? base + 1 : 0;
-        memo.set(path[i], base);
-    }
-    return memo.get(id) ?? 0;
+    return len;
 }
 /** Paths shown per attempt's changes; the rest are counted. */
 const CHANGES_SHOWN = 200;

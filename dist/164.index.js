@@ -11,6 +11,7 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */ });
 /* harmony import */ var yaml__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8815);
 /* harmony import */ var _core_model_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
+/* harmony import */ var _integers_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(9954);
 /* harmony import */ var _problems_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1261);
 /* harmony import */ var _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(6546);
 /* harmony import */ var _yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(5680);
@@ -19,6 +20,7 @@ __webpack_require__.r(__webpack_exports__);
  * same care as a ticket's front matter: text stays as written, numbers are decimal,
  * every error names the line and the fix.
  */
+
 
 
 
@@ -115,16 +117,13 @@ function scalar(n, kind) {
         return undefined;
     if (kind === "text")
         return (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(n);
-    if (typeof n.value === "number" && n.source !== undefined && /^[-+]?[0-9]+$/.test(n.source)) {
+    if (typeof n.value === "number" && n.source !== undefined && _integers_js__WEBPACK_IMPORTED_MODULE_5__/* .DECIMAL */ .SC.test(n.source)) {
         return Number(n.source);
     }
     return n.value;
 }
 function value(n, kind) {
     switch (kind) {
-        case "text":
-        case "int":
-            return scalar(n, kind);
         case "bound": {
             if (!(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(n))
                 return scalar(n, "int");
@@ -154,6 +153,8 @@ function value(n, kind) {
             }
             return out;
         }
+        default:
+            return scalar(n, _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .NUMBER_KINDS */ .a0.has(kind) ? "int" : "text");
     }
 }
 
