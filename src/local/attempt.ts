@@ -12,13 +12,10 @@ import {
   constants,
   fstatSync,
   ftruncateSync,
-  mkdtempSync,
   openSync,
   rmSync,
-  writeFileSync,
   writeSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
 import { REASON } from "../core/constants.js";
@@ -29,7 +26,7 @@ import { outcomeReason, readOutcomeFile } from "../tickets/outcome-file.js";
 import { launchHere, signalGroup } from "./launch.js";
 
 /** How long a stopped attempt gets between SIGTERM and SIGKILL. */
-export const KILL_GRACE_MS = 2000;
+const KILL_GRACE_MS = 2000;
 
 export interface AttemptInput {
   /** the shell command, run as `sh -c COMMAND` */
@@ -53,18 +50,15 @@ export interface AttemptInput {
   maxResultBytes: number;
   /** SIGTERM → SIGKILL grace; default 2 s */
   graceMs?: number;
+  /** a directory for the outcome file (the runner's, made once per run) */
+  scratch: string;
+  /** names this attempt's outcome file in `scratch` (unique among live attempts) */
+  tag: string;
   /**
-   * a directory for the context and outcome files (the runner's, made once per run);
-   * without it each attempt makes and removes a temporary directory of its own
+   * the context file: the caller keeps a few and reuses them (the runner: one per
+   * attempt running at once), so it is rewritten in place, and left for the caller to remove
    */
-  scratch?: string;
-  /** names this attempt's files in `scratch` (unique among live attempts) */
-  tag?: string;
-  /**
-   * the context file, when the caller keeps a few and reuses them (the runner: one per
-   * attempt running at once): rewritten in place, and left for the caller to remove
-   */
-  contextFile?: string;
+  contextFile: string;
 }
 
 export interface AttemptResult extends Interpreted {
@@ -94,25 +88,17 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
   const done = (async (): Promise<AttemptResult> => {
     // Small files, written and removed synchronously: a thread-pool round trip per file
     // costs more than the write itself, and an instant executor feels every one of them.
-    const scratch = input.scratch ?? mkdtempSync(join(tmpdir(), "frontier-attempt-"));
-    const tag = input.tag ?? "attempt";
-    // (a fresh scratch directory and a unique tag: the outcome file does not exist yet)
-    const outcomeFile = join(scratch, `${tag}.outcome.json`);
-    const contextFile = input.contextFile ?? join(scratch, `${tag}.context.md`);
-    if (input.contextFile !== undefined) rewrite(contextFile, input.context);
-    else writeFileSync(contextFile, input.context, "utf8");
+    // (a unique tag: the outcome file does not exist yet)
+    const outcomeFile = join(input.scratch, `${input.tag}.outcome.json`);
+    rewrite(input.contextFile, input.context);
     try {
-      return await runChild(input, group, contextFile, outcomeFile);
+      return await runChild(input, group, outcomeFile);
     } finally {
-      if (input.scratch === undefined) rmSync(scratch, { recursive: true, force: true });
-      else {
-        if (input.contextFile === undefined) rmSync(contextFile, { force: true });
-        try {
-          // whatever the executor made there: a file, a link, a directory, a FIFO
-          rmSync(outcomeFile, { recursive: true, force: true });
-        } catch {
-          // left in the run's scratch directory, removed with it
-        }
+      try {
+        // whatever the executor made there: a file, a link, a directory, a FIFO
+        rmSync(outcomeFile, { recursive: true, force: true });
+      } catch {
+        // left in the run's scratch directory, removed with it
       }
     }
   })();
@@ -154,9 +140,9 @@ class ProcessGroup {
 async function runChild(
   input: AttemptInput,
   group: ProcessGroup,
-  contextFile: string,
   outcomeFile: string,
 ): Promise<AttemptResult> {
+  const { contextFile } = input;
   const started = Date.now();
   const vars: Record<string, string> = {
     ...input.vars,
@@ -228,7 +214,7 @@ async function runChild(
 const TIMER_MAX_MS = 2 ** 31 - 1;
 
 /** Run `fn` once `ms` have passed, however long that is. */
-export function after(ms: number, fn: () => void): { clear(): void } {
+function after(ms: number, fn: () => void): { clear(): void } {
   let timer: NodeJS.Timeout;
   const due = Date.now() + ms;
   const arm = (left: number) => {

@@ -11,7 +11,7 @@ import type { Frontier } from "../core/engine.js";
 import type { RunState, Settings } from "../core/model.js";
 import { remainderOf } from "../report/remainder.js";
 import { boundHint } from "../terminal/bound-hint.js";
-import { painter, type Style } from "../terminal/colour.js";
+import { painter, STATUS_STYLE } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { remainderTable } from "../terminal/table.js";
 import { shellWord } from "../terminal/text.js";
@@ -51,17 +51,6 @@ const EXIT_OF: Readonly<Record<RunState, number>> = {
   cancelled: EXIT.cancelled,
   running: EXIT.failed,
   "not started": EXIT.failed,
-};
-
-/** The colour of a run's state in its last line: green done, red failed, yellow waiting. */
-const STATE_STYLE: Readonly<Record<RunState, Style>> = {
-  "not started": "gray",
-  running: "blue",
-  complete: "green",
-  failed: "red",
-  limited: "yellow",
-  suspended: "yellow",
-  cancelled: "gray",
 };
 
 /** The exit code of a run stopped by a signal: 128 + its number, as a shell reports it. */
@@ -114,7 +103,10 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   const paint = painter(err, r.io.env);
   const elapsed = formatDuration(now - started);
   const tally = tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 });
-  const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(STATE_STYLE[state], state)}`;
+  // a run's state in the colour of a ticket's: running as a claimed one, not started as a pending one
+  const style =
+    state === "running" ? "blue" : state === "not started" ? "gray" : STATUS_STYLE[state];
+  const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(style ?? "gray", state)}`;
   line(
     err,
     nothingHappened ? `${head}, nothing to do (${tally})` : `${head} in ${elapsed} — ${tally}`,

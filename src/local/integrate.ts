@@ -12,7 +12,7 @@
  * attempt by its `Frontier-Claim:` trailer (so it is integrated exactly once), or makes
  * it from the worktree, or — the worktree gone — says so and runs the ticket again.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { touchedPaths } from "../core/changes.js";
 import { REASON } from "../core/constants.js";
@@ -20,7 +20,7 @@ import type { Claim, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { plural } from "../terminal/text.js";
-import { INTEGRATING_DIR, integratingFile, keptFile, patchFile } from "../tickets/layout.js";
+import { integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { type Evidence, settleChanges } from "../tickets/outcome-file.js";
 import { engineFieldRule } from "../tickets/parse.js";
 import { createRecord, writeError } from "../tickets/store.js";
@@ -50,7 +50,7 @@ import {
   landedCommit,
   type Pending,
   type RunBranch,
-  readPending,
+  readPendings,
   recordsPath,
   short,
   worktreePath,
@@ -350,13 +350,13 @@ export class Integrator {
     const keep = new Set<string>();
     // what a kill inside `git worktree add` left
     await pruneStale(this.branch.repository, this.branch.home, Date.now());
-    for (const p of this.pendings("kept")) {
+    for (const p of readPendings(this.dir, "kept")) {
       keep.add(p.worktree);
       notes.push(
         `${p.ticket} attempt ${p.attempt}'s changes could not be collected: its files stay in ${p.worktree}`,
       );
     }
-    for (const p of this.pendings()) {
+    for (const p of readPendings(this.dir, "json")) {
       const one = await this.recoverOne(p, frontier, notes);
       if (one.keep) keep.add(p.worktree);
       if (one.recovered !== undefined) recovered.push(one.recovered);
@@ -432,18 +432,5 @@ export class Integrator {
       );
     }
     return { keep: true, recovered: { claim, ended } };
-  }
-
-  /** The attempts a killed run left ended (`kind` json), or ended and kept (`kind` kept). */
-  private pendings(kind: "json" | "kept" = "json"): Pending[] {
-    let names: string[];
-    try {
-      names = readdirSync(join(this.dir, INTEGRATING_DIR));
-    } catch {
-      return [];
-    }
-    return names
-      .filter((name) => name.endsWith(`.${kind}`))
-      .flatMap((name) => readPending(join(this.dir, INTEGRATING_DIR, name)) ?? []);
   }
 }

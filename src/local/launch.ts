@@ -53,19 +53,14 @@ class HeadBuffer {
 
 /** Keeps only the last `cap` bytes of a stream. */
 class TailBuffer {
-  private chunks: Buffer[] = [];
-  private kept = 0;
+  private kept = Buffer.alloc(0);
   constructor(private readonly cap: number) {}
   push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.kept += chunk.length;
-    while (this.chunks.length > 1 && this.kept - (this.chunks[0]?.length ?? 0) >= this.cap) {
-      this.kept -= this.chunks.shift()?.length ?? 0;
-    }
+    // one copy of at most `cap` bytes and the chunk: never more is held
+    this.kept = Buffer.concat([this.kept, chunk]).subarray(-this.cap);
   }
   bytes(): Buffer {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.cap));
+    return this.kept;
   }
 }
 

@@ -22,10 +22,6 @@ interface LockInfo {
   started_at: string;
 }
 
-export function lockPath(dir: string): string {
-  return join(dir, LOCK_FILE);
-}
-
 /** The claim holder name of this process: `local:<host>:<pid>`. */
 export function localHolder(pid: number = process.pid): string {
   return `local:${hostname()}:${pid}`;
@@ -89,7 +85,7 @@ function readLock(path: string): LockRead {
       };
     }
   } catch {
-    // fall through
+    // not a lock record: below
   }
   return { kind: "unreadable", message: "it does not hold a frontier lock record" };
 }
@@ -120,7 +116,7 @@ type LockResult = { kind: "ok"; release: () => Promise<void> } | { kind: "held";
  * renames its own record over it.
  */
 export async function acquireLock(dir: string, now: number): Promise<LockResult> {
-  const path = lockPath(dir);
+  const path = join(dir, LOCK_FILE);
   ensureStateDir(dir);
   const info: LockInfo = {
     pid: process.pid,

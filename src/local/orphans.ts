@@ -20,15 +20,7 @@ export function stopDeadRunners(frontier: Frontier): string[] {
     const state = frontier.state(id);
     if (state?.claim && isDeadLocalHolder(state.claimed_by ?? "")) dead.set(state.claim, id);
   }
-  return [...stopClaimedGroups(new Set(dead.keys()))].flatMap((claim) => dead.get(claim) ?? []);
-}
-
-/**
- * End the process groups of processes whose environment carries one of `claims`.
- * Returns the claim tokens that were found still running.
- */
-function stopClaimedGroups(claims: ReadonlySet<string>): Set<string> {
-  const { found, groups } = claimedGroups(claims);
+  const { found, groups } = claimedGroups(dead);
   for (const group of groups) {
     try {
       process.kill(-group, "SIGKILL");
@@ -36,10 +28,14 @@ function stopClaimedGroups(claims: ReadonlySet<string>): Set<string> {
       // already gone
     }
   }
-  return found;
+  return [...found];
 }
 
-function claimedGroups(claims: ReadonlySet<string>): { found: Set<string>; groups: Set<number> } {
+/**
+ * The process groups of processes whose environment carries one of the claim tokens of
+ * `claims` (token → ticket), and the tickets of those found still running.
+ */
+function claimedGroups(claims: ReadonlyMap<string, string>) {
   const found = new Set<string>();
   const groups = new Set<number>();
   if (claims.size === 0) return { found, groups };
@@ -62,11 +58,12 @@ function claimedGroups(claims: ReadonlySet<string>): { found: Set<string>; group
     if (at === -1) continue;
     const end = environ.indexOf("\0", at);
     const token = environ.slice(at + "FRONTIER_CLAIM=".length, end === -1 ? undefined : end);
-    if (!claims.has(token)) continue;
+    const ticket = claims.get(token);
+    if (ticket === undefined) continue;
     const group = groupOf(Number(name));
     if (group === undefined || group <= 1 || group === ownGroup) continue;
     groups.add(group);
-    found.add(token);
+    found.add(ticket);
   }
   return { found, groups };
 }

@@ -88,7 +88,9 @@ export class Progress {
 
   /** A line that stays (reclaimed claims, warnings). */
   note(text: string): void {
-    this.emit(`${clock(this.now())} ${text}`);
+    const stamped = `${clock(this.now())} ${text}`;
+    if (this.log) this.log.persist(stamped);
+    else this.options.stream.write(`${stamped}\n`);
   }
 
   started(ticket: string, attempt: number): void {
@@ -135,11 +137,6 @@ export class Progress {
       this.render();
       this.log.done();
     }
-  }
-
-  private emit(text: string): void {
-    if (this.log) this.log.persist(text);
-    else this.options.stream.write(`${text}\n`);
   }
 
   private render(): void {

@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { errorText } from "../core/errors.js";
 import type { Receipt } from "../core/model.js";
 import { renderHtml } from "../report/html.js";
-import { defaultMarker, type MarkdownOptions, renderMarkdown } from "../report/markdown.js";
+import { defaultMarker, renderMarkdown } from "../report/markdown.js";
 import { receiptJson } from "../report/receipt.js";
 import { replaceAtomically } from "../tickets/store.js";
 
@@ -16,8 +16,6 @@ interface ReportFiles {
   html?: string;
   json?: string;
   markdown?: string;
-  /** options of the markdown renderer (default marker: `ticket-frontier:RUN`) */
-  markdownOptions?: Partial<MarkdownOptions>;
   /** the ticket directory as a shell word, for the commands the reports name */
   dir?: string;
 }
@@ -33,14 +31,13 @@ export class ReportWriteError extends Error {
  */
 export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
   const dir = files.dir !== undefined ? { dir: files.dir } : {};
-  const marker = defaultMarker(receipt.run);
   const reports: Array<[string | undefined, string, () => string]> = [
     [files.html, "HTML report", () => renderHtml(receipt, dir)],
     [files.json, "JSON receipt", () => receiptJson(receipt)],
     [
       files.markdown,
       "markdown report",
-      () => renderMarkdown(receipt, { marker, ...dir, ...files.markdownOptions }),
+      () => renderMarkdown(receipt, { marker: defaultMarker(receipt.run), ...dir }),
     ],
   ];
   const written: string[] = [];

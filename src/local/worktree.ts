@@ -13,7 +13,7 @@
  * attempt's end does with them.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
 import { ticketIsolation } from "../core/constants.js";
@@ -24,8 +24,7 @@ import type { ReceiptOptions } from "../report/receipt.js";
 import { plural, shellWord } from "../terminal/text.js";
 import {
   BRANCH_FILE,
-  integratingFile,
-  keptFile,
+  INTEGRATING_DIR,
   STATE_DIR,
   unintegratedPatchFile,
 } from "../tickets/layout.js";
@@ -314,10 +313,13 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
   const rb = locate(dir, check.repository, recorded.branch, recorded.base);
   const { root } = rb.repository;
   const out: string[] = [];
-  const paths = await worktreesUnder(root, rb.home);
+  // a worktree with no record had not ended, and nothing of it was the ticket's work yet
+  const records = [...readPendings(dir, "kept"), ...readPendings(dir, "json")];
+  const endedAt = new Map(records.map((p) => [worktreePath(rb, p.ticket, p.attempt), p]));
   let removed = 0;
-  for (const path of paths) {
-    const ended = endedAttemptOf(dir, path);
+  for (const path of await worktreesUnder(root, rb.home)) {
+    const record = endedAt.get(path);
+    const ended = record && { ...record, worktree: path };
     if (ended !== undefined) {
       try {
         const kept = await keepAsPatch(dir, rb, ended);
@@ -374,8 +376,20 @@ export interface Pending {
   duration_ms: number;
 }
 
-/** The record of an ended attempt at `path`, if it holds one. */
-export function readPending(path: string): Pending | undefined {
+/** The attempts a killed run left ended (`kind` json), or ended and kept (`kind` kept). */
+export function readPendings(dir: string, kind: "json" | "kept"): Pending[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(dir, INTEGRATING_DIR));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.endsWith(`.${kind}`))
+    .flatMap((name) => readPending(join(dir, INTEGRATING_DIR, name)) ?? []);
+}
+
+function readPending(path: string): Pending | undefined {
   try {
     const p = JSON.parse(readFileSync(path, "utf8")) as Partial<Pending>;
     const whole =
@@ -424,16 +438,4 @@ export async function keepAsPatch(
     await patchOf(rb.repository.root, collected.start, collected.tree),
   );
   return file;
-}
-
-/** The record of the attempt whose worktree is at `path`, if it had ended. */
-function endedAttemptOf(dir: string, path: string): Pending | undefined {
-  const m = /^(.+)@(\d+)$/.exec(basename(path));
-  if (m === null) return undefined;
-  const [ticket, attempt] = [m[1]!, Number(m[2])];
-  // none: it had not ended, and nothing of it was the ticket's work yet
-  const ended = [integratingFile(ticket, attempt), keptFile(ticket, attempt)]
-    .map((f) => readPending(join(dir, f)))
-    .find((p) => p !== undefined);
-  return ended && { ...ended, worktree: path };
 }

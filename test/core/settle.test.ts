@@ -37,6 +37,9 @@ async function viaLocalRunner(outcome: string | undefined, stdout = "") {
   const run = startAttempt({
     command: `sh ${script}`,
     cwd,
+    scratch: cwd,
+    tag: "attempt",
+    contextFile: join(cwd, "context.md"),
     context: "task\n",
     baseEnv: process.env,
     vars: {},

@@ -8,9 +8,13 @@ import { groupGone } from "./procs.js";
 
 async function attempt(command: string, extra: Partial<AttemptInput> = {}) {
   const cwd = await mkdtemp(join(tmpdir(), "frontier-exec-"));
+  const scratch = await mkdtemp(join(tmpdir(), "frontier-scratch-"));
   const run = startAttempt({
     command,
     cwd,
+    scratch,
+    tag: "attempt",
+    contextFile: join(scratch, "context.md"),
     context: "# Context\nthe task\n",
     baseEnv: process.env,
     vars: { FRONTIER_TICKET: "t1", FRONTIER_ATTEMPT: "1" },
@@ -127,6 +131,9 @@ describe("the executor's outcome (SPEC §6)", () => {
     const run = startAttempt({
       command: "sleep 30",
       cwd,
+      scratch: cwd,
+      tag: "attempt",
+      contextFile: join(cwd, "context.md"),
       context: "",
       baseEnv: process.env,
       vars: {},

@@ -36,9 +36,13 @@ describe("bounds", () => {
   });
 
   it("a bound of 30 days is no instant timeout: the attempt runs to its end", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "frontier-scratch-"));
     const attempt = startAttempt({
       command: "sleep 0.2; echo done",
       cwd: tmpdir(),
+      scratch,
+      tag: "attempt",
+      contextFile: join(scratch, "context.md"),
       context: "",
       baseEnv: process.env,
       vars: {},

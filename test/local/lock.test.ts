@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { acquireLock, lockPath } from "../../src/local/lock.js";
+import { acquireLock } from "../../src/local/lock.js";
+import { LOCK_FILE } from "../../src/tickets/layout.js";
 import { counted, executions, makeGraph, startFrontier } from "./harness.js";
 
 function dir(): string {
@@ -24,25 +25,25 @@ describe("the lock: no two runners ever hold it", () => {
 
   it("a lock file that is still empty (its writer mid-way) is held, not stale", async () => {
     const d = dir();
-    writeFileSync(lockPath(d), "");
+    writeFileSync(join(d, LOCK_FILE), "");
     const r = await acquireLock(d, Date.now());
     expect(r.kind).toBe("held");
-    if (r.kind === "held") expect(r.message).toContain(lockPath(d));
-    expect(existsSync(lockPath(d))).toBe(true);
+    if (r.kind === "held") expect(r.message).toContain(join(d, LOCK_FILE));
+    expect(existsSync(join(d, LOCK_FILE))).toBe(true);
   });
 
   it("a lock whose process is gone is taken over by one runner, and released", async () => {
     const d = dir();
     // a pid that is not a live frontier process on this host
     writeFileSync(
-      lockPath(d),
+      join(d, LOCK_FILE),
       JSON.stringify({ pid: 2 ** 22 + 7, host: hostname(), started_at: "x" }),
     );
     const results = await Promise.all(Array.from({ length: 4 }, () => acquireLock(d, Date.now())));
     const ok = results.filter((r) => r.kind === "ok");
     expect(ok).toHaveLength(1);
     if (ok[0]?.kind === "ok") await ok[0].release();
-    expect(existsSync(lockPath(d))).toBe(false);
+    expect(existsSync(join(d, LOCK_FILE))).toBe(false);
     // no temporary files left behind
     expect(readdirSync(join(d, ".frontier"))).toEqual([]);
   });
@@ -51,7 +52,7 @@ describe("the lock: no two runners ever hold it", () => {
     const d = dir();
     const old = new Date(Date.now() - process.uptime() * 1000 - 60_000).toISOString();
     writeFileSync(
-      lockPath(d),
+      join(d, LOCK_FILE),
       JSON.stringify({ pid: process.pid, host: hostname(), started_at: old }),
     );
     const r = await acquireLock(d, Date.now());
