@@ -17,6 +17,7 @@ import type { Send } from "./decide.js";
 import { dispatchClaim, dispatchWorkflow } from "./dispatch.js";
 import {
   budgetWords,
+  describeApiError,
   describeError,
   isTransient,
   type RateLimitSpent,
@@ -228,11 +229,15 @@ async function openQuestions(
   return opened;
 }
 
-/** Close an issue this event opened that another event's made redundant (best effort). */
-async function closeIssue(ctx: RunContext, issue: number): Promise<void> {
+/** Close an issue; one GitHub refuses is said in the log and left open. */
+export async function closeIssue(
+  ctx: RunContext,
+  issue: number,
+  reason: "completed" | "not_planned" = "completed",
+): Promise<void> {
   await ctx.gh.rest.issues
-    .update({ ...ctx.repo, issue_number: issue, state: "closed", state_reason: "not_planned" })
-    .catch(() => undefined);
+    .update({ ...ctx.repo, issue_number: issue, state: "closed", state_reason: reason })
+    .catch((error) => ctx.log(`could not close issue #${issue}: ${describeApiError(error)}`));
 }
 
 /** The event that records what the effects learned, and what it leaves to undo after. */
@@ -280,7 +285,7 @@ function learnedOf(
       // Another event started the run at the same time and its comment is the report:
       // ours goes (and our tracking issue, if we each made one).
       // Another event opened the same question's issue at the same time: ours is closed.
-      for (const issue of lost.questions.splice(0)) await closeIssue(ctx, issue);
+      for (const issue of lost.questions.splice(0)) await closeIssue(ctx, issue, "not_planned");
       const mine = lost.report;
       if (!mine) return;
       lost.report = undefined;
@@ -289,7 +294,7 @@ function learnedOf(
         .catch(() => undefined);
       const kept = await readRecordedReport(ctx);
       if (mine.on === "issue" && kept && kept.issue_number !== mine.issue_number)
-        await closeIssue(ctx, mine.issue_number);
+        await closeIssue(ctx, mine.issue_number, "not_planned");
     },
   };
 }
