@@ -12,6 +12,7 @@ import { readJson } from "../core/json.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
+import { plural } from "../report/states.js";
 import { graphqlStore } from "./branch.js";
 import type { Send } from "./decide.js";
 import { dispatchClaim, dispatchWorkflow } from "./dispatch.js";
@@ -118,7 +119,7 @@ export async function performEffects(
   const { notStarted } = sent;
   if (notStarted.length > 0) {
     deferred.push(
-      `${notStarted.length} dispatch${notStarted.length === 1 ? "" : "es"} (${notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(sent.spent, ctx.clock())}; the claims are recorded and sent by the next event or the scheduled sweep`,
+      `${plural(notStarted.length, "dispatch", "dispatches")} (${notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(sent.spent, ctx.clock())}; the claims are recorded and sent by the next event or the scheduled sweep`,
     );
   }
   const opened = await openQuestions(ctx, last, deferred);
