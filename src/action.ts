@@ -40,6 +40,7 @@ import {
 } from "./github/run-context.js";
 import { FULL_READ_MAX } from "./github/status-index.js";
 import { findLiveBranches } from "./github/sweep.js";
+import { plural } from "./report/states.js";
 
 function rateLimitMessage(
   limit: NonNullable<ReturnType<typeof rateLimitOf>>,
@@ -207,7 +208,7 @@ async function jobChanges(
     return changes;
   }
   core.info(
-    `the job changed ${changes.paths.length} path${changes.paths.length === 1 ? "" : "s"} (${changes.bytes} bytes) since ${changes.start.slice(0, 12)}${changes.refused ? `; ${changes.refused}` : ""}`,
+    `the job changed ${plural(changes.paths.length, "path")} (${changes.bytes} bytes) since ${changes.start.slice(0, 12)}${changes.refused ? `; ${changes.refused}` : ""}`,
   );
   const sent = await uploadChanges(ctx.gh, ctx.repo, changes);
   if (sent > 0) core.info(`uploaded ${sent} bytes of blobs for the Git Data API`);
@@ -260,10 +261,7 @@ async function sweep(ctx: ActionContext): Promise<void> {
   }
   if (last && branches.length === 1) await finish(ctx, last);
   if (failures.length > 0)
-    throw new UserError(
-      `the sweep could not advance ${failures.length} run${failures.length === 1 ? "" : "s"}`,
-      failures,
-    );
+    throw new UserError(`the sweep could not advance ${plural(failures.length, "run")}`, failures);
 }
 
 /** A fresh run: the action's `fresh` input, or a manual run's workflow_dispatch input `fresh`. */

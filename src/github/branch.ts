@@ -324,13 +324,11 @@ async function gitDataCommit(
  * separate budget: used when GraphQL's is spent, so an outcome is still recorded.
  */
 export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
-  const trees = new Map<string, string>();
   return {
     api: "rest",
     async read(paths, dirPaths = [], extra = {}) {
       const head = await readHead(gh, repo, branch);
       if (!head) return undefined;
-      trees.set(head.sha, head.tree);
       const content = async (path: string) =>
         (await unlessNotFound(gh.rest.repos.getContent({ ...repo, path, ref: head.sha })))?.data;
       const textAt = async (path: string) => {
@@ -375,9 +373,8 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         ...(history ? { history } : {}),
       };
     },
-    // the same commit as the GraphQL store's Git Data route, the tree read from the head's
-    // commit unless this store read it already
-    commit: (expectedHead, changes, message) =>
-      gitDataCommit(gh, repo, branch, expectedHead, trees.get(expectedHead), changes, message),
+    // the same commit as the GraphQL store's Git Data route (every read here gives the tree)
+    commit: (expectedHead, changes, message, tree) =>
+      gitDataCommit(gh, repo, branch, expectedHead, tree, changes, message),
   };
 }

@@ -11,7 +11,7 @@ import { type AdvanceOutcome, advance, readRun } from "./advance.js";
 import type { Command, QuestionMarker } from "./command-parse.js";
 import { workflowFor } from "./decide.js";
 import { findClaimRuns, runIdOf } from "./dispatch.js";
-import { receiptOf } from "./effects.js";
+import { closeIssue, receiptOf } from "./effects.js";
 import { apiFailure, describeApiError } from "./octokit.js";
 import {
   alreadyAnswered,
@@ -350,7 +350,7 @@ async function statusCommand(ctx: RunContext): Promise<Done> {
 }
 
 /**
- * A reaction, a reply, an issue closed: a courtesy around what the command did, whose
+ * A reaction, a reply (and, in effects.ts, an issue closed): a courtesy around what the command did, whose
  * failure changes nothing else. Logged, never thrown.
  */
 async function courtesy(ctx: RunContext, what: string, request: () => Promise<unknown>) {
@@ -367,20 +367,5 @@ export async function reply(ctx: RunContext, issue: number, sections: readonly s
   const body = replyBody(sections);
   await courtesy(ctx, `reply on #${issue}`, () =>
     ctx.gh.rest.issues.createComment({ ...ctx.repo, issue_number: issue, body }),
-  );
-}
-
-export async function closeIssue(
-  ctx: RunContext,
-  issue: number,
-  reason: "completed" | "not_planned" = "completed",
-): Promise<void> {
-  await courtesy(ctx, `close question issue #${issue}`, () =>
-    ctx.gh.rest.issues.update({
-      ...ctx.repo,
-      issue_number: issue,
-      state: "closed",
-      state_reason: reason,
-    }),
   );
 }

@@ -19,7 +19,6 @@ import { z } from "zod";
 import { graphqlStore } from "./branch.js";
 import {
   type CommandOutcome,
-  closeIssue,
   type Done,
   failed,
   type Here,
@@ -28,6 +27,7 @@ import {
   runCommand,
 } from "./command-actions.js";
 import { parseCommands, parseQuestionMarker, parseRunMarker } from "./command-parse.js";
+import { closeIssue } from "./effects.js";
 import { describeApiError } from "./octokit.js";
 import { isBot, steeringPermission } from "./permissions.js";
 import { failedToApply, permissionUnknown, refusal } from "./replies.js";

@@ -238,7 +238,7 @@ type BranchReader = (paths: string[], dirs?: string[]) => Promise<BranchRead | u
  * checkout of its records on disk (made before the agent runs), else in one query.
  */
 function branchReader(rc: RunContext, records: string | undefined): BranchReader {
-  if (!records) return (paths, dirs) => graphqlStore(rc.gh, rc.repo, rc.branch).read(paths, dirs);
+  if (!records) return graphqlStore(rc.gh, rc.repo, rc.branch).read;
   const readAll = async (dir: string, names: string[]) => {
     const files = new Map<string, BlobText>();
     for (const name of names) {

@@ -10,6 +10,7 @@
 import type { Claim, EventResult, Frontier } from "../core/engine.js";
 import { openRun, step } from "../core/event.js";
 import type { SavedState, Settings } from "../core/model.js";
+import { plural } from "../report/states.js";
 import { planWrites } from "../tickets/writeback.js";
 import { integrationMessage } from "../workspace/changes.js";
 import type { BranchRead, FileChanges } from "./branch.js";
@@ -225,7 +226,6 @@ function runStep(input: TryInput, frontier: Frontier) {
   const files = new Map<string, string | Uint8Array>();
   let integration: Integration | undefined;
   const view: RunView = {
-    state,
     questions: { ...(state?.questions ?? {}) },
     report: state?.report,
     outbox: {},
@@ -487,7 +487,7 @@ function commitMessage(
   own: Integration | undefined,
 ): string {
   const list = claims.map((c) => `${c.ticket}#${c.attempt}`).join(", ");
-  const lines = `${log.length} worklog line${log.length === 1 ? "" : "s"}`;
+  const lines = plural(log.length, "worklog line");
   if (own) {
     const claimed =
       claims.length === 0

@@ -12,11 +12,13 @@ import { readJson } from "../core/json.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
+import { plural } from "../report/states.js";
 import { graphqlStore } from "./branch.js";
 import type { Send } from "./decide.js";
 import { dispatchClaim, dispatchWorkflow } from "./dispatch.js";
 import {
   budgetWords,
+  describeApiError,
   describeError,
   isTransient,
   type RateLimitSpent,
@@ -117,7 +119,7 @@ export async function performEffects(
   const { notStarted } = sent;
   if (notStarted.length > 0) {
     deferred.push(
-      `${notStarted.length} dispatch${notStarted.length === 1 ? "" : "es"} (${notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(sent.spent, ctx.clock())}; the claims are recorded and sent by the next event or the scheduled sweep`,
+      `${plural(notStarted.length, "dispatch", "dispatches")} (${notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(sent.spent, ctx.clock())}; the claims are recorded and sent by the next event or the scheduled sweep`,
     );
   }
   const opened = await openQuestions(ctx, last, deferred);
@@ -228,11 +230,15 @@ async function openQuestions(
   return opened;
 }
 
-/** Close an issue this event opened that another event's made redundant (best effort). */
-async function closeIssue(ctx: RunContext, issue: number): Promise<void> {
+/** Close an issue; one GitHub refuses is said in the log and left open. */
+export async function closeIssue(
+  ctx: RunContext,
+  issue: number,
+  reason: "completed" | "not_planned" = "completed",
+): Promise<void> {
   await ctx.gh.rest.issues
-    .update({ ...ctx.repo, issue_number: issue, state: "closed", state_reason: "not_planned" })
-    .catch(() => undefined);
+    .update({ ...ctx.repo, issue_number: issue, state: "closed", state_reason: reason })
+    .catch((error) => ctx.log(`could not close issue #${issue}: ${describeApiError(error)}`));
 }
 
 /** The event that records what the effects learned, and what it leaves to undo after. */
@@ -280,7 +286,7 @@ function learnedOf(
       // Another event started the run at the same time and its comment is the report:
       // ours goes (and our tracking issue, if we each made one).
       // Another event opened the same question's issue at the same time: ours is closed.
-      for (const issue of lost.questions.splice(0)) await closeIssue(ctx, issue);
+      for (const issue of lost.questions.splice(0)) await closeIssue(ctx, issue, "not_planned");
       const mine = lost.report;
       if (!mine) return;
       lost.report = undefined;
@@ -289,7 +295,7 @@ function learnedOf(
         .catch(() => undefined);
       const kept = await readRecordedReport(ctx);
       if (mine.on === "issue" && kept && kept.issue_number !== mine.issue_number)
-        await closeIssue(ctx, mine.issue_number);
+        await closeIssue(ctx, mine.issue_number, "not_planned");
     },
   };
 }

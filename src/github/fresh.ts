@@ -14,6 +14,7 @@
  */
 import { createHash } from "node:crypto";
 import { errorText } from "../core/errors.js";
+import { plural } from "../report/states.js";
 import { nextArchiveName, RUNS_DIR, STATE_DIR, staysOutOfArchive } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { CLEARED_FIELDS, editTicket } from "../tickets/writeback.js";
@@ -92,7 +93,7 @@ export async function archiveRun(
   );
   if (!landed) return undefined;
   ctx.log(
-    `run ${state.run.run} on ${ctx.branch} archived under ${joinRepoPath(ctx.dir, shown)}/ (${cleared.length} ticket file${cleared.length === 1 ? "" : "s"} cleared of run state); a fresh run starts`,
+    `run ${state.run.run} on ${ctx.branch} archived under ${joinRepoPath(ctx.dir, shown)}/ (${plural(cleared.length, "ticket file")} cleared of run state); a fresh run starts`,
   );
   return shown;
 }

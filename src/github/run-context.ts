@@ -18,7 +18,7 @@ import type { ActionSettings } from "./inputs.js";
 import { createGitHub, type GitHub } from "./octokit.js";
 import type { Outbox } from "./outbox.js";
 import { Checkout } from "./source.js";
-import type { GitHubState, QuestionRecord, ReportRecord } from "./state.js";
+import type { QuestionRecord, ReportRecord } from "./state.js";
 
 /** Everything an event needs to know about where it runs. Built once per process. */
 export interface RunContext {
@@ -82,8 +82,6 @@ export interface RunContext {
 
 /** What an event sees besides the engine: the bookkeeping it may change, files it may add. */
 export interface RunView {
-  /** the state read from the head; undefined when the run starts with this event */
-  readonly state: GitHubState | undefined;
   /** ticket id → question issue; the bot marks an answered one closed */
   questions: Record<string, QuestionRecord>;
   /** where the report comment is */
