@@ -259,14 +259,8 @@ const COMMANDS: readonly CommandRow[] = [
       const args = (await dirArgs()).dirTicketAndText(words, "[dir] <ticket> <text...>");
       if (args.kind === "bad") return args.message;
       const [ticket, ...text] = args.rest;
-      return (await commands()).mutateCommand(
-        "answer",
-        args.dir,
-        { ticket: ticket!, text: text.join(" ") },
-        io,
-        now,
-        { json: !!o.json },
-      );
+      const answer = { ticket: ticket!, text: text.join(" "), json: !!o.json };
+      return (await commands()).mutateCommand("answer", args.dir, answer, io, now);
     },
   },
   {
@@ -288,14 +282,8 @@ const COMMANDS: readonly CommandRow[] = [
       if (o.note !== undefined && o.note.trim() === "") {
         return '--note is empty: write the feedback, e.g. --note "use the v2 API"';
       }
-      return (await commands()).mutateCommand(
-        "retry",
-        args.dir,
-        { ticket: args.rest[0]!, ...(o.note !== undefined ? { text: o.note } : {}) },
-        io,
-        now,
-        { json: !!o.json },
-      );
+      const retry = { ticket: args.rest[0]!, text: o.note, json: !!o.json };
+      return (await commands()).mutateCommand("retry", args.dir, retry, io, now);
     },
   },
   {
@@ -303,7 +291,7 @@ const COMMANDS: readonly CommandRow[] = [
     about: "cancel the run: every open ticket becomes cancelled",
     options: [JSON_COMMAND],
     run: async ({ dir }, o, io, now) =>
-      (await commands()).mutateCommand("cancel", dir, {}, io, now, { json: !!o.json }),
+      (await commands()).mutateCommand("cancel", dir, { json: !!o.json }, io, now),
   },
   {
     name: "reset",

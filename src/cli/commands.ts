@@ -103,17 +103,17 @@ export async function contextCommand(typed: string, ticket: string, io: CliIo, n
 
 type Mutation = "answer" | "retry" | "cancel";
 
+/** `args.json`: print a ticket-frontier/command@1 object instead of words */
 export async function mutateCommand(
   kind: Mutation,
   typed: string,
-  args: { ticket?: string; text?: string },
+  args: { ticket?: string; text?: string; json?: boolean },
   io: CliIo,
   now: number,
-  opts: { json?: boolean } = {},
 ) {
   const dir = shownPath(typed);
   const ticket = args.ticket !== undefined ? { ticket: args.ticket } : {};
-  const refuse = refusal(io, kind, dir, opts.json, ticket);
+  const refuse = refusal(io, kind, dir, args.json, ticket);
   if (kind === "answer" && (args.text ?? "").trim() === "") {
     return refuse(
       `the answer is empty; write it after the ticket id: frontier answer ${shellWord(dir)} ${shellWord(args.ticket ?? "TICKET")} "YOUR ANSWER"`,
@@ -142,7 +142,7 @@ export async function mutateCommand(
     );
     if (result.kind === "rejected") return refuse(result.message);
     if (result.kind === "stale") {
-      if (opts.json) printResult(io, kind, dir, { ok: false, message: result.message, ...ticket });
+      if (args.json) printResult(io, kind, dir, { ok: false, message: result.message, ...ticket });
       else line(io.stdout, result.message);
       return EXIT.complete;
     }
@@ -152,7 +152,7 @@ export async function mutateCommand(
     const next = continueCommand(dir, opened.opened, remainderOf(frontier, now));
     const ran = kind === "retry" ? frontier.ranDependents(args.ticket ?? "") : [];
     const said = confirmation(kind, args.ticket, result.changed.length, ran);
-    if (opts.json) {
+    if (args.json) {
       printResult(io, kind, dir, {
         ok: true,
         message: said.join(" "),

@@ -42,18 +42,9 @@ export async function validateCommand(
   const errors = problems.filter((p) => p.severity === "error").length;
   const tickets = loaded.kind === "ok" ? loaded.specs.length : undefined;
   if (opts.json) {
-    io.stdout.write(
-      `${JSON.stringify(
-        {
-          schema: "ticket-frontier/validation@1",
-          valid: errors === 0,
-          tickets,
-          problems: problems.map((p) => ({ ...p, text: formatProblem(p) })),
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    const shown = problems.map((p) => ({ ...p, text: formatProblem(p) }));
+    const report = { schema: "ticket-frontier/validation@1", valid: errors === 0, tickets };
+    io.stdout.write(`${JSON.stringify({ ...report, problems: shown }, null, 2)}\n`);
   } else {
     if (problems.length > 0) printProblems(problems, io, dir);
     if (errors > 0) return EXIT.usage;

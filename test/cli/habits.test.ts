@@ -145,7 +145,9 @@ describe("--json on every command that changes something", () => {
       ["cancel", {}],
     ] as const) {
       const c = captured();
-      expect(await mutateCommand(kind, "tickets", args, c.io, Date.now(), { json: true })).toBe(0);
+      expect(await mutateCommand(kind, "tickets", { ...args, json: true }, c.io, Date.now())).toBe(
+        0,
+      );
       seen.push(result(c.stdout()));
     }
     expect(seen.map((r) => [r.command, r.ok])).toEqual([
@@ -163,9 +165,7 @@ describe("--json on every command that changes something", () => {
       archive: "tickets/.frontier/runs/tickets-1/",
     });
     const stale = captured();
-    await mutateCommand("retry", "tickets", { ticket: "nope" }, stale.io, Date.now(), {
-      json: true,
-    });
+    await mutateCommand("retry", "tickets", { ticket: "nope", json: true }, stale.io, Date.now());
     expect(result(stale.stdout())).toMatchObject({ ok: false });
   });
 
