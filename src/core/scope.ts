@@ -25,8 +25,6 @@
 import picomatch from "picomatch";
 
 export interface ScopeEntry {
-  /** as authored */
-  raw: string;
   /** normalised path or pattern; "" is the whole repository */
   path: string;
   glob: boolean;
@@ -55,10 +53,10 @@ export function compileScope(patterns: readonly string[]): CompiledScope {
     const scan = picomatch.scan(path);
     if (scan.negatedExtglob) {
       // "everything but x" is still almost everything
-      return { raw, path: "**", glob: true, base: "", rest: "**", negated };
+      return { path: "**", glob: true, base: "", rest: "**", negated };
     }
-    if (!scan.isGlob) return { raw, path, glob: false, base: path, rest: "", negated };
-    return { raw, path, glob: true, base: normaliseScopePath(scan.base), rest: scan.glob, negated };
+    if (!scan.isGlob) return { path, glob: false, base: path, rest: "", negated };
+    return { path, glob: true, base: normaliseScopePath(scan.base), rest: scan.glob, negated };
   });
 }
 
