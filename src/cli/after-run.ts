@@ -24,10 +24,12 @@ export async function afterRun(
   const now = Date.now();
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return;
-  const { frontier } = opened.opened;
-  const open = remainderOf(frontier, now);
+  const open = remainderOf(opened.opened.frontier, now);
   const waiting = open.filter((r) => r.status === "suspended").map((r) => r.id);
-  const failed = open.filter((r) => RETRYABLE.has(r.status)).map((r) => r.id);
+  // what `frontier retry` takes in a live run: a blocked ticket is retried through its root
+  const failed = open
+    .filter((r) => r.status === "failed" || r.status === "limited")
+    .map((r) => r.id);
   if (waiting.length === 0 && failed.length === 0) return;
   const steps = [
     waiting.length > 0 && `answer ${noun(waiting.length, "it", "them")}`,
@@ -41,6 +43,3 @@ export async function afterRun(
   out.push(`  ${continueCommand(dir, opened.opened, open, exec)}`);
   line(io.stderr, out.join("\n"));
 }
-
-/** What `frontier retry` takes in a live run: a blocked ticket is retried through its root. */
-const RETRYABLE: ReadonlySet<string> = new Set(["failed", "limited"]);

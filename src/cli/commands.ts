@@ -56,7 +56,7 @@ const BUDGET_WORDS = {
 } as const;
 
 /** What `plan` says the run will cost on GitHub, and where the figures come from. */
-export function githubCostLines(
+function githubCostLines(
   cost: import("../report/github-cost.js").GithubCost,
   measured: import("../report/github-cost.js").Measured,
 ): string[] {

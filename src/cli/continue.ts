@@ -28,7 +28,7 @@ export function rememberExec(dir: string, exec: string | undefined): void {
 }
 
 /** The last run's `--exec`; null when it had none; undefined when no run was remembered. */
-export function lastExec(dir: string): string | null | undefined {
+function lastExec(dir: string): string | null | undefined {
   try {
     // `null` throws here; any other value without `exec` is no remembered run
     const { exec } = JSON.parse(readFileSync(join(dir, LAST_EXEC_FILE), "utf8")) as {

@@ -43,7 +43,7 @@ export const EXIT_CODES_HELP = exitCodesText(RUN_CODES);
 const WRITES = new Set(["init", "new", "answer", "retry", "cancel", "reset", "report", "dep"]);
 
 /** Two command lines a user can try, each with what it does. */
-export const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
+const EXAMPLES: Readonly<Record<string, readonly [string, string][]>> = {
   init: [
     ["frontier init --coding", "tickets/ for coding tickets, with a stand-in coding agent"],
     [
@@ -135,14 +135,8 @@ Exit codes:
 
 /** The text after a command's options: its examples and the exit codes. */
 export function commandHelp(name: string): string {
-  const examples = EXAMPLES[name];
-  const lines = examples
-    ? [
-        "",
-        "Examples:",
-        ...examples.flatMap(([command, what]) => [`  $ ${command}`, `      ${what}`]),
-      ]
-    : [];
+  // every command has its two (test/cli/output.test.ts)
+  const examples = EXAMPLES[name]!.map(([command, what]) => `  $ ${command}\n      ${what}`);
   const codes = name === "agent" ? AGENT_EXIT_CODES_HELP : exitCodesText(exitCodesOf(name));
-  return `${lines.join("\n")}\n${codes}`;
+  return `\nExamples:\n${examples.join("\n")}\n${codes}`;
 }

@@ -46,7 +46,7 @@ function isAgent(value: string): value is AgentChoice {
 }
 
 /** Where `--github` copies the action when no published reference is given. */
-export const VENDORED_ACTION = ".github/actions/ticket-frontier";
+const VENDORED_ACTION = ".github/actions/ticket-frontier";
 
 /**
  * How often the frontier workflow sweeps for claims whose lease ran out, and what that costs:
@@ -63,9 +63,9 @@ export const SWEEPS = {
 } as const satisfies Record<string, { cron: string | undefined; perDay: number }>;
 
 export type Sweep = keyof typeof SWEEPS;
-export const DEFAULT_SWEEP: Sweep = "1h";
+const DEFAULT_SWEEP: Sweep = "1h";
 
-export function isSweep(value: string): value is Sweep {
+function isSweep(value: string): value is Sweep {
   return Object.hasOwn(SWEEPS, value);
 }
 

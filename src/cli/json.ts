@@ -7,7 +7,7 @@ import { COMMAND_SCHEMA, type CommandResult } from "../report/command-result.js"
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT } from "../terminal/io.js";
 
-export type Said = Omit<CommandResult, "schema" | "command" | "dir">;
+type Said = Omit<CommandResult, "schema" | "command" | "dir">;
 
 export function printResult(
   io: CliIo,

@@ -243,7 +243,7 @@ function yamlWord(word: string): string {
  * `Plan the Q3 migration!` → `plan-the-q3-migration`: lower case, accents dropped, every
  * run of other characters one `-`, at most 60 characters (cut at a word).
  */
-export function idFromTitle(title: string): string {
+function idFromTitle(title: string): string {
   const slug = title
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")

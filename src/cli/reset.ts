@@ -36,7 +36,7 @@ import { CLEARED_FIELDS, editTicket, type FileEdit } from "../tickets/writeback.
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
 
-export interface ResetOptions {
+interface ResetOptions {
   /** `run --fresh`: a run starts next, so "nothing to reset" and "run starts a new run" go unsaid */
   fresh?: boolean;
   /** print a ticket-frontier/command@1 object instead of words */

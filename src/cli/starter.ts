@@ -6,7 +6,7 @@
  * coding agent, and no tickets: `frontier new --scope` adds them (examples/coding-init/).
  */
 
-export const STARTER_EXECUTOR = "_bin/starter-executor.mjs";
+const STARTER_EXECUTOR = "_bin/starter-executor.mjs";
 
 export const STARTER_FILES = [
   "frontier.yml",

@@ -16,7 +16,7 @@ import { formatProblem, type Problem, problem } from "../tickets/problems.js";
  * what a run on GitHub accepts (what only a local run refuses is left out). Neither:
  * both, with what stops only one runner said as a warning naming it.
  */
-export type ValidateFor = "local" | "github";
+type ValidateFor = "local" | "github";
 
 export async function validateCommand(
   typed: string,
