@@ -41,7 +41,7 @@ export function painter(
 }
 
 /** The colour of each state: green done, red failed, yellow waiting on a person. */
-const STATUS_STYLE: Readonly<Record<Status, Style | undefined>> = {
+export const STATUS_STYLE: Readonly<Record<Status, Style | undefined>> = {
   pending: "gray",
   ready: "cyan",
   claimed: "blue",
