@@ -5,10 +5,11 @@
  * and `frontier-index-<pid>-…` in the system's temporary directory. A run killed mid-write leaves one; the next run,
  * holding the lock, removes those whose process is gone.
  */
+
 import { readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errnoCode } from "../core/errors.js";
+import { isAlive } from "../tickets/cache.js";
 import { STATE_DIR } from "../tickets/layout.js";
 
 /** in `.frontier/`, frontier's own directory: any of its temporary names */
@@ -52,14 +53,4 @@ function sweep(where: string, pattern: RegExp): number {
     }
   }
   return removed;
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) === "EPERM";
-  }
 }

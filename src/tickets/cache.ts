@@ -394,12 +394,14 @@ function toStore(
 function removeStaleTemps(cacheDir: string): void {
   for (const name of readdirSync(cacheDir)) {
     const m = /^tickets\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
-    if (m === null || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (m === null || isAlive(Number(m[1]))) continue;
     rmSync(join(cacheDir, name), { force: true });
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` (this one included) is running. */
+export function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
     return true;
