@@ -31,12 +31,12 @@ const id = (i: number) => `t${String(i).padStart(3, "0")}`;
  * A flat run just over the size that reads everything, two claims at a time, failures
  * retried (so a failure does not change the report's headline, which reads everything).
  */
-async function bigRun(): Promise<World> {
+async function bigRun(bound = "30m"): Promise<World> {
   const files: Record<string, string> = {
     "frontier.yml": "run: big\nmax_parallel: 2\nretries: 2\n",
   };
   for (let i = 0; i < N; i++) {
-    const [name, text] = ticket(id(i), [], "bound: 30m\n");
+    const [name, text] = ticket(id(i), [], `bound: ${bound}\n`);
     files[name] = text;
   }
   return makeWorld(files);
@@ -86,8 +86,11 @@ describe("an event reads the status index and what it touches", () => {
   });
 
   it("a sweep that reclaims an expired claim reads that ticket's shard before it records the failed attempt", async () => {
-    world = await bigRun();
-    const ctx = runContext(world);
+    // 10s leases on a clock of its own: they run out before the report comment is due
+    // (showing it reads every shard)
+    world = await bigRun("10s");
+    let now = Date.now();
+    const ctx = runContext(world, { clock: () => now });
     const start = await advance(ctx, advanceOnly, "start");
     const [a] = start.dispatched;
     await advance(
@@ -103,11 +106,10 @@ describe("an event reads the status index and what it touches", () => {
       "settle",
       { start: false, touches: [a!.ticket] },
     );
-    // a ran once and failed; later: every live lease (30m) has run out
-    // (no report comment: an hour on, it would be due, and showing it reads every shard)
-    const later = runContext(world, { clock: () => Date.now() + 3_600_000, report: false });
+    // a ran once and failed; later: every live lease has run out
+    now += 11_000;
     const seq = world.fake.requests.at(-1)?.seq ?? 0;
-    await advance(later, sweepEvent, "sweep", { start: false });
+    await advance(ctx, sweepEvent, "sweep", { start: false });
     const state = stateOf(world) as State;
     // a's retry and the other claim both expired and were retried
     expect(state.tickets[a!.ticket]?.attempts.map((x) => x.reason)).toEqual([
