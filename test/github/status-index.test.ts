@@ -6,7 +6,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
 import { advanceOnly, settleEvent, sweepEvent } from "../../src/github/events.js";
-import { type serializeState, shardPathOf } from "../../src/github/state.js";
+import { type serializeState, shardDirPath, shardFileOf } from "../../src/github/state.js";
+
+const shardPathOf = (ticket: string) => `${shardDirPath("tickets")}/${shardFileOf(ticket)}`;
+
 import { FULL_READ_MAX } from "../../src/github/status-index.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
 
@@ -73,7 +76,7 @@ describe("an event reads the status index and what it touches", () => {
     const seq = world.fake.requests.at(-1)?.seq ?? 0;
     const out = await settle(b, "failed");
     const paths = readPaths(world, seq);
-    expect(paths).toContain(shardPathOf("tickets", b!.ticket));
+    expect(paths).toContain(shardPathOf(b!.ticket));
     expect(paths).not.toContain("tickets/.frontier/state");
     expect(out.complete).toBe(false);
     const state = stateOf(world) as State;
@@ -120,7 +123,7 @@ describe("an event reads the status index and what it touches", () => {
     expect(state.tickets[other]?.attempts.map((x) => x.reason)).toEqual(["lease-expired"]);
     // the sweep read their shards when it found it needed them, not every shard
     const paths = readPaths(world, seq);
-    expect(paths).toContain(shardPathOf("tickets", other));
+    expect(paths).toContain(shardPathOf(other));
     expect(paths).not.toContain("tickets/.frontier/state");
   });
 
