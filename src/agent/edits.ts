@@ -12,6 +12,7 @@ import { lstat, mkdir, readFile, realpath, rm, writeFile } from "node:fs/promise
 import { dirname, isAbsolute, join } from "node:path";
 import { errnoCode } from "../core/errors.js";
 import { compileScope, pathInScope } from "../core/scope.js";
+import { fenceFor } from "../report/escape.js";
 import { repositoryRoot } from "../workspace/changes.js";
 import { git } from "../workspace/git.js";
 import type { AgentOutcome, ModelOutcome } from "./protocol.js";
@@ -61,7 +62,7 @@ export async function scopeFiles(root: string, patterns: readonly string[]): Pro
       continue;
     }
     room -= stat.size;
-    const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((f) => f.length + 1)));
+    const fence = fenceFor(text);
     out.push("", `### ${path}`, "", fence, text.replace(/\n$/, ""), fence);
   }
   if (inScope.length === 0) out.push("", "(no file matches it yet)");

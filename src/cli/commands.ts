@@ -37,9 +37,10 @@ export async function planCommand(
   else {
     printPlan(receipt, io);
     const { settings, specs } = opened.opened;
-    const { githubCost, MEASURED } = await import("../report/github-cost.js");
+    const { githubCost } = await import("../report/github-cost.js");
+    const { MEASURED_FIGURES } = await import("../report/github-measured.js");
     const cost = githubCost(specs.map((t) => t.retries ?? settings.retries ?? 0));
-    for (const text of githubCostLines(cost, MEASURED)) line(io.stdout, text);
+    for (const text of githubCostLines(cost, MEASURED_FIGURES)) line(io.stdout, text);
   }
   return EXIT.complete;
 }

@@ -93,7 +93,7 @@ export async function advance(
   // a report needs every ticket's record: an event that read part of it writes none (a due
   // refresh always reads everything)
   const markdown = last.partial ? undefined : renderReport(ctx, receipt, last.state.seq);
-  if (markdown !== undefined && done.refresh && ctx.report !== false && last.state.report) {
+  if (markdown !== undefined && done.refresh && last.state.report) {
     const learned = await showReport(ctx, last, markdown, done.deferred);
     if (learned) {
       const again = await recordEvent(ctx, learned.event, learned.label, {

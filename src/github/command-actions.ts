@@ -4,7 +4,7 @@
  * reads the comment and routes it here.
  */
 import type { EventResult, Frontier } from "../core/engine.js";
-import { mdId } from "../report/escape.js";
+import { mdCode } from "../report/escape.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { answerFile } from "../tickets/layout.js";
 import { type AdvanceOutcome, advance, readRun } from "./advance.js";
@@ -171,7 +171,7 @@ async function answerCommand(
     if (attempt !== s.attempt) {
       const issue = questionIssue(view, named, s.attempt);
       return reject(
-        `This issue asked the question of ${mdId(named)} attempt ${attempt}; ${mdId(named)} is now suspended on attempt ${s.attempt}` +
+        `This issue asked the question of ${mdCode(named)} attempt ${attempt}; ${mdCode(named)} is now suspended on attempt ${s.attempt}` +
           `${issue === undefined ? "" : ` (#${issue})`}: answer that question with \`/answer ${named} TEXT\`.`,
       );
     }

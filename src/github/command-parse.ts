@@ -13,6 +13,7 @@
  * only cuts it out of the comment, line for line.
  */
 import { TICKET_ID } from "../core/model.js";
+import { clip, fenceFor } from "../report/escape.js";
 
 export type Command =
   /** `ticket` is undefined for `/answer TEXT` on a question issue (the marker names it) */
@@ -215,9 +216,8 @@ function parseAnswer(
 
 /** A word from a comment, shown back in a code span it cannot break out of. */
 export function quoteWord(word: string): string {
-  const clipped = word.length > 60 ? `${word.slice(0, 59)}…` : word;
-  const ticks = Math.max(0, ...Array.from(clipped.matchAll(/`+/g), (m) => m[0].length)) + 1;
-  const fence = "`".repeat(ticks);
+  const clipped = clip(word, 60);
+  const fence = fenceFor(clipped, 1);
   const pad = clipped.startsWith("`") || clipped.endsWith("`") ? " " : "";
   return `${fence}${pad}${clipped}${pad}${fence}`;
 }

@@ -116,14 +116,20 @@ export async function writeContext(ctx: ActionContext): Promise<void> {
   core.setOutput("outcome-file", outcomeFile);
   core.setOutput("live", admitted.run ? "true" : "false");
   // the executor contract, as the local runner sets it (core/executor.ts)
+  const bound = ticketBoundOf(spec, settings.ticket_bound);
+  // FRONTIER_DEADLINE: a duration bound, counted from the claim, ends with its lease
+  const claimedAt = Date.parse(live?.claimed_at ?? "");
   const vars = executorVariables({
     run: state.run.run,
     ticket,
     attempt,
     ticketFile,
     dir: join(workspace, rc.dir),
-    bound: ticketBoundOf(spec, settings.ticket_bound),
-    ...deadlineOf(live?.claimed_at, ticketBoundOf(spec, settings.ticket_bound)?.timeoutMs),
+    bound,
+    leaseUntil:
+      bound?.timeoutMs && claimedAt
+        ? new Date(claimedAt + bound.timeoutMs).toISOString()
+        : undefined,
     runBound: frontier.runBoundLeft(),
     claim: claim ?? live?.claim ?? "",
     contextFile,
@@ -261,12 +267,4 @@ function branchReader(rc: RunContext, records: string | undefined): BranchReader
     }
     return read;
   };
-}
-
-/** When a duration bound, counted from the claim, runs out: its lease's end. */
-function deadlineOf(claimedAt: string | undefined, ms: number | undefined) {
-  const at = claimedAt === undefined ? Number.NaN : Date.parse(claimedAt);
-  return ms === undefined || ms <= 0 || Number.isNaN(at)
-    ? {}
-    : { leaseUntil: new Date(at + ms).toISOString() };
 }

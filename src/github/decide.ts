@@ -157,10 +157,9 @@ export function decide(input: TryInput): Decision {
   const headline = headlineOf(frontier, now);
   const shown = state?.report_shown;
   const refreshReport =
-    ctx.report !== false &&
-    (shown === undefined ||
-      shown.headline !== headline ||
-      now - Date.parse(shown.at) >= REPORT_EVERY_MS);
+    shown === undefined ||
+    shown.headline !== headline ||
+    now - Date.parse(shown.at) >= REPORT_EVERY_MS;
 
   // A state read in part: what this decision changes or shows must have been read.
   if (state && shardsRead !== undefined) {

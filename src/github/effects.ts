@@ -97,7 +97,7 @@ export async function performEffects(
   // The report comment first: the page never sits silent while the jobs run.
   let report: ReportRecord | undefined;
   // posted by an event that recorded something; one that changed nothing leaves it to that one
-  if (!last.state.report && ctx.report !== false && last.commit !== undefined) {
+  if (!last.state.report && last.commit !== undefined) {
     try {
       report = await startReport(ctx, last);
     } catch (error) {

@@ -2,7 +2,7 @@
  * A suspended ticket opens one question issue: the question, and exactly how to answer.
  * The issue carries a hidden marker (run, ticket, attempt) the bot reads back.
  */
-import { clip, oneLine } from "../report/escape.js";
+import { clip, fenceFor, oneLine } from "../report/escape.js";
 import { questionMarker } from "./command-parse.js";
 import type { Repo } from "./git.js";
 import type { GitHub } from "./octokit.js";
@@ -22,10 +22,7 @@ export interface QuestionIssue {
 
 /** The body of a question issue. The question is quoted as data in a fenced block. */
 function questionBody(q: QuestionIssue, marker: string): string {
-  // longer than any run of backticks in the question, so none can close it
-  const fence = "`".repeat(
-    (q.question.match(/`+/g) ?? []).reduce((n, r) => Math.max(n, r.length + 1), 3),
-  );
+  const fence = fenceFor(q.question);
   return [
     marker,
     `Ticket **${q.ticket}** (attempt ${q.attempt}) of the run **${encodeURIComponent(q.run)}** stopped with a question and waits for an answer. Tickets that depend on it wait too.`,

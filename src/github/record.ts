@@ -101,7 +101,8 @@ export async function recordEvent(
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
   if (!ctx.jobCheckout)
     await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
-  const recording = new Recording(ctx, event, label, options, reading);
+  // its own options: a try clears `fresh` and `prepare` once they are done
+  const recording = new Recording(ctx, event, label, { ...options }, reading);
   for (;;) {
     const recorded = await recording.try();
     if (recorded) return recorded;
@@ -123,8 +124,6 @@ class Recording {
   private unclear: Decided | undefined;
   /** a job's steps read the run's tickets from base.json, never from their checkout */
   private withSnapshot: boolean;
-  private fresh: boolean;
-  private prepare: RecordOptions["prepare"];
   /** the commit that moved a path, looked up once per path and id (only on a conflict) */
   private readonly movers = new Map<string, string>();
 
@@ -139,8 +138,6 @@ class Recording {
     const hex = Array.from({ length: 12 }, () => Math.floor(ctx.random() * 16).toString(16));
     this.eventId = `e${hex.join("")}`;
     this.withSnapshot = (options.readBase || ctx.jobCheckout) ?? false;
-    this.fresh = options.fresh === true;
-    this.prepare = options.prepare;
   }
 
   /** One try: read the branch, decide, commit on the head read; undefined: read again. */
@@ -169,7 +166,8 @@ class Recording {
     const copy = found !== "need-all" && found && found.branch !== ctx.branch ? found : undefined;
     // A copy carried along when this branch was cut from the run's (or its pull request
     // merged): not this branch's run. A finished one is this branch's history (history.ts).
-    const history = copy && !this.fresh && isFinishedCopy(ctx.dir, read, copy) ? copy : undefined;
+    const history =
+      copy && !this.options.fresh && isFinishedCopy(ctx.dir, read, copy) ? copy : undefined;
     // a state from before the status index is read whole once, written indexed; a finished
     // run's history is carried whole into a new run
     if (found === "need-all" || (history && !reading.all)) {
@@ -231,7 +229,7 @@ class Recording {
       }
       await archiveForeignRun(ctx, read.head, foreign);
       await ctx.sleep(ctx.random() * backoffMs * this.archives);
-    } else if (this.fresh && state) {
+    } else if (this.options.fresh && state) {
       // a fresh run: the old one is archived in a commit of its own, then this event starts
       if (read.files.has(livePath(ctx.dir))) throw stillRunning(ctx.branch, state);
       if (++this.archives > 10) {
@@ -239,7 +237,7 @@ class Recording {
           `${label}: could not archive run ${state.run.run} on ${ctx.branch} after 10 tries; nothing was started`,
         );
       }
-      if ((await archiveRun(ctx, read.head, state)) !== undefined) this.fresh = false;
+      if ((await archiveRun(ctx, read.head, state)) !== undefined) this.options.fresh = false;
       else await ctx.sleep(ctx.random() * backoffMs * this.archives);
     } else {
       return false;
@@ -263,9 +261,9 @@ class Recording {
       this.withSnapshot = true;
       return undefined;
     }
-    if (this.prepare) {
-      ({ event: this.event, label: this.label } = await this.prepare(source));
-      this.prepare = undefined;
+    if (this.options.prepare) {
+      ({ event: this.event, label: this.label } = await this.options.prepare(source));
+      this.options.prepare = undefined;
     }
     return {
       ctx,

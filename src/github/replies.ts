@@ -5,7 +5,7 @@
  */
 import type { Status } from "../core/model.js";
 import { closest } from "../core/near.js";
-import { clip, cutMarkdown, escapeMarkdown, mdId, mdUrl, oneLine } from "../report/escape.js";
+import { clip, cutMarkdown, escapeMarkdown, mdCode, mdUrl, oneLine } from "../report/escape.js";
 import { GITHUB_COMMENT_MAX } from "../report/markdown.js";
 import { type CommandName, quoteWord } from "./command-parse.js";
 
@@ -45,9 +45,9 @@ export function parseError(command: CommandName, line: number, message: string):
 
 export function unknownTicket(ticket: string, known: readonly string[]): string {
   const near = closest(ticket, known);
-  const hint = near ? ` Did you mean ${mdId(near)}?` : "";
+  const hint = near ? ` Did you mean ${mdCode(near)}?` : "";
   const list = known.length > 0 ? ` Tickets in this run: ${listIds(known, 20)}.` : "";
-  return `There is no ticket ${mdId(ticket)} in this run.${hint}${list}`;
+  return `There is no ticket ${mdCode(ticket)} in this run.${hint}${list}`;
 }
 
 export interface OpenQuestion {
@@ -59,7 +59,7 @@ export function openQuestionsLine(questions: readonly OpenQuestion[]): string {
   if (questions.length === 0) return "There are no open questions.";
   const shown = questions
     .slice(0, 10)
-    .map((q) => (q.issue ? `${mdId(q.ticket)} (#${q.issue})` : mdId(q.ticket)));
+    .map((q) => (q.issue ? `${mdCode(q.ticket)} (#${q.issue})` : mdCode(q.ticket)));
   const more = questions.length > 10 ? ` and ${questions.length - 10} more` : "";
   return `Open questions: ${shown.join(", ")}${more}.`;
 }
@@ -69,7 +69,7 @@ export function notSuspended(
   status: Status,
   open: readonly OpenQuestion[],
 ): string {
-  return `${mdId(ticket)} is ${status}; it has no open question, so there is nothing to answer. ${openQuestionsLine(open)}`;
+  return `${mdCode(ticket)} is ${status}; it has no open question, so there is nothing to answer. ${openQuestionsLine(open)}`;
 }
 
 export function alreadyAnswered(
@@ -81,9 +81,9 @@ export function alreadyAnswered(
 ): string {
   const now =
     current.status === "suspended"
-      ? ` ${mdId(ticket)} is suspended again on attempt ${current.attempt}: answer that question with \`/answer ${ticket} TEXT\`.`
-      : ` ${mdId(ticket)} is now ${current.status}.`;
-  return `The question of ${mdId(ticket)} attempt ${attempt} was already answered by ${escapeMarkdown(by)}.${now} ${openQuestionsLine(open)}`;
+      ? ` ${mdCode(ticket)} is suspended again on attempt ${current.attempt}: answer that question with \`/answer ${ticket} TEXT\`.`
+      : ` ${mdCode(ticket)} is now ${current.status}.`;
+  return `The question of ${mdCode(ticket)} attempt ${attempt} was already answered by ${escapeMarkdown(by)}.${now} ${openQuestionsLine(open)}`;
 }
 
 export function answerNeedsTicket(open: readonly OpenQuestion[]): string {
@@ -99,11 +99,11 @@ export function answered(
   const where = file ? ` in ${quoteWord(file)}` : "";
   const then =
     next.status === "claimed"
-      ? `${mdId(ticket)} was dispatched again (attempt ${next.attempt}); its next attempt sees the question and the answer.`
+      ? `${mdCode(ticket)} was dispatched again (attempt ${next.attempt}); its next attempt sees the question and the answer.`
       : next.status === "ready"
-        ? `${mdId(ticket)} is ready again and runs as soon as a slot frees up.`
-        : `${mdId(ticket)} is now ${next.status}.`;
-  return `Recorded the answer to ${mdId(ticket)} (the question of attempt ${attempt})${where}. ${then}`;
+        ? `${mdCode(ticket)} is ready again and runs as soon as a slot frees up.`
+        : `${mdCode(ticket)} is now ${next.status}.`;
+  return `Recorded the answer to ${mdCode(ticket)} (the question of attempt ${attempt})${where}. ${then}`;
 }
 
 export function retried(
@@ -119,7 +119,7 @@ export function retried(
     next.status === "claimed"
       ? `was dispatched for a new attempt (attempt ${next.attempt})`
       : `gets a new attempt and is ${next.status}`;
-  return `${mdId(ticket)} ${state}.${back}`;
+  return `${mdCode(ticket)} ${state}.${back}`;
 }
 
 /**
@@ -155,8 +155,8 @@ export function cancelled(
     const link = r.url ? `[run ${r.id}](${mdUrl(r.url)})` : `run ${r.id}`;
     lines.push(
       r.cancelled
-        ? `- ${link} of ${mdId(r.ticket)}: cancelled`
-        : `- ${link} of ${mdId(r.ticket)}: not cancelled (${escapeMarkdown(clip(oneLine(r.message ?? "GitHub refused"), 200))})`,
+        ? `- ${link} of ${mdCode(r.ticket)}: cancelled`
+        : `- ${link} of ${mdCode(r.ticket)}: not cancelled (${escapeMarkdown(clip(oneLine(r.message ?? "GitHub refused"), 200))})`,
     );
   }
   if (runs.length > 50) lines.push(`- … and ${runs.length - 50} more runs`);
@@ -183,6 +183,6 @@ export function statusReply(summary: string, budget: number): string {
 }
 
 export function listIds(ids: readonly string[], max: number): string {
-  const shown = ids.slice(0, max).map(mdId).join(", ");
+  const shown = ids.slice(0, max).map(mdCode).join(", ");
   return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
 }

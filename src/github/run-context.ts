@@ -70,8 +70,6 @@ export interface RunContext {
   backoffMs?: number;
   /** waits out a back-off */
   sleep: (ms: number) => Promise<void>;
-  /** keep the sticky report comment (default true) */
-  report?: boolean;
   /** how long a committed claim may go unseen before the runs listing is searched (default 2 min) */
   outboxLagMs?: number;
   /** the branch's reads and commits; GraphQL unless its budget is spent */

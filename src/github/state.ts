@@ -315,10 +315,8 @@ export function stateOfRead(dir: string, read: BranchRead): GitHubState | undefi
   return found;
 }
 
-/** The shard file a ticket's history lives in (its name, and its path under `dir`). */
+/** The shard file a ticket's history lives in. */
 export const shardFileOf = (ticket: string) => shardName(shardOf(ticket, INDEXED_SHARDS));
-export const shardPathOf = (dir: string, ticket: string) =>
-  `${shardDirPath(dir)}/${shardFileOf(ticket)}`;
 
 /** The shard files a read holds (name → text): the whole directory, or the ones read by path. */
 export function shardTexts(read: BranchRead, dir: string): Map<string, string> {

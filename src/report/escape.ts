@@ -78,8 +78,12 @@ export function mdCode(text: string): string {
   return /^[^`|\r\n]+$/.test(text) ? `\`${text}\`` : escapeMarkdown(text);
 }
 
-/** A ticket id, as any inline code. */
-export const mdId = mdCode;
+/** Backticks longer than any run in `text`, and at least `least`: a fence or span it cannot close. */
+export function fenceFor(text: string, least = 3): string {
+  let n = least;
+  for (const run of text.matchAll(/`+/g)) n = Math.max(n, run[0].length + 1);
+  return "`".repeat(n);
+}
 
 /**
  * A URL as a markdown link destination: percent-encodes what could end the

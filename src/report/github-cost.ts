@@ -22,8 +22,6 @@ export type Budget = keyof typeof GITHUB_TOKEN_BUDGET;
 export type Measured = typeof MEASURED_FIGURES;
 type PerTicket = Measured["typical"];
 
-export const MEASURED: Measured = MEASURED_FIGURES;
-
 /**
  * The requests of `tickets` tickets at `per` each; `hours`: of each budget the run needs,
  * and `binding`: the budget that takes longest.
@@ -46,7 +44,7 @@ function requestCost(tickets: number, per: PerTicket) {
  * job per attempt, and the measured requests per ticket. A retry's requests are a ticket's
  * again, so the most is counted over every attempt.
  */
-export function githubCost(retries: readonly number[], figures: Measured = MEASURED) {
+export function githubCost(retries: readonly number[], figures: Measured = MEASURED_FIGURES) {
   const tickets = retries.length;
   const most = retries.reduce((sum, r) => sum + 1 + r, 0);
   return {

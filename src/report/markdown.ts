@@ -18,7 +18,6 @@ import {
   escapeMarkdownBlock,
   markerText,
   mdCode,
-  mdId,
   mdUrl,
   oneLine,
 } from "./escape.js";
@@ -167,7 +166,7 @@ function renderBlockers(ctx: Ctx, maxChars: number): string {
   const blocked = groups.reduce((n, g) => n + g.tickets.length, 0);
   const head = `#### ⊘ Blocked: ${formatInt(blocked)} ${noun(blocked, "ticket")} by ${formatInt(groups.length)} root ${noun(groups.length, "cause")}`;
   const rows = groups.map((g) => {
-    const shown = g.tickets.slice(0, 12).map(mdId).join(", ");
+    const shown = g.tickets.slice(0, 12).map(mdCode).join(", ");
     const more = g.tickets.length > 12 ? ` and ${formatInt(g.tickets.length - 12)} more` : "";
     const reason = g.reason ? ` — ${escapeMarkdown(clip(oneLine(g.reason), 160))}` : "";
     return `- ${STATUS_ICON[g.root_status]} ${ticketRef(ctx, g.root)} **${g.root_status}**${reason}: blocks **${formatInt(g.tickets.length)}** ${noun(g.tickets.length, "ticket")} (${shown}${more})`;
@@ -230,7 +229,7 @@ function renderGraph(ctx: Ctx, maxChars: number): string {
   const fence = `\`\`\`mermaid\n${graph.text}\n\`\`\``;
   const crit =
     r.critical_path.length > 1
-      ? `Critical path (${formatInt(r.critical_path.length)}): ${clipList(r.critical_path.map(mdId), 25, " → ")}`
+      ? `Critical path (${formatInt(r.critical_path.length)}): ${clipList(r.critical_path.map(mdCode), 25, " → ")}`
       : "";
   if (mermaidFits(graph) && fence.length + crit.length + 200 < maxChars) {
     const head = `#### Graph (${formatInt(graph.nodes)} tickets, ${formatInt(graph.edges)} dependencies)`;
@@ -244,7 +243,7 @@ function renderGraph(ctx: Ctx, maxChars: number): string {
   const rows = r.waves.map((w, i) => {
     const items = w.map((id) => {
       const t = ctx.byId.get(id);
-      return t ? `${STATUS_ICON[t.status]} ${mdId(id)}` : mdId(id);
+      return t ? `${STATUS_ICON[t.status]} ${mdCode(id)}` : mdCode(id);
     });
     return `- **wave ${i + 1}** (${formatInt(w.length)}): ${clipList(items, 20, " · ")}`;
   });
@@ -370,9 +369,9 @@ function ticketRef(ctx: Ctx, id: string): string {
   if (ctx.blobUrl && t) {
     const path = t.file.split("/").map(encodeURIComponent).join("/");
     const base = ctx.blobUrl.endsWith("/") ? ctx.blobUrl : `${ctx.blobUrl}/`;
-    return `[${mdId(id)}](${mdUrl(base + path)})`;
+    return `[${mdCode(id)}](${mdUrl(base + path)})`;
   }
-  return mdId(id);
+  return mdCode(id);
 }
 
 function stateWord(s: Status): string {
@@ -386,7 +385,7 @@ function stateCell(ctx: Ctx, t: ReceiptTicket): string {
     case "blocked": {
       const b = t.blocked_by;
       if (!b) return word;
-      const root = b.root !== b.ticket ? `, root ${mdId(b.root)}` : "";
+      const root = b.root !== b.ticket ? `, root ${mdCode(b.root)}` : "";
       return `${word} by ${ticketRef(ctx, b.ticket)} (${escapeMarkdown(b.kind)}${root})`;
     }
     case "empty":

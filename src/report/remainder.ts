@@ -30,7 +30,6 @@ export function spentWords(spent: SpentBound): string {
 export function holdWords(hold: Hold): string {
   switch (hold.kind) {
     case "blocked": {
-      if (hold.root === undefined) return "blocked";
       const word =
         hold.rootStatus === "limited" || hold.rootStatus === "cancelled"
           ? hold.rootStatus

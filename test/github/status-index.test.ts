@@ -6,7 +6,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
 import { advanceOnly, settleEvent, sweepEvent } from "../../src/github/events.js";
-import { type serializeState, shardPathOf } from "../../src/github/state.js";
+import { type serializeState, shardDirPath, shardFileOf } from "../../src/github/state.js";
+
+const shardPathOf = (ticket: string) => `${shardDirPath("tickets")}/${shardFileOf(ticket)}`;
+
 import { FULL_READ_MAX } from "../../src/github/status-index.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
 
@@ -31,12 +34,12 @@ const id = (i: number) => `t${String(i).padStart(3, "0")}`;
  * A flat run just over the size that reads everything, two claims at a time, failures
  * retried (so a failure does not change the report's headline, which reads everything).
  */
-async function bigRun(): Promise<World> {
+async function bigRun(bound = "30m"): Promise<World> {
   const files: Record<string, string> = {
     "frontier.yml": "run: big\nmax_parallel: 2\nretries: 2\n",
   };
   for (let i = 0; i < N; i++) {
-    const [name, text] = ticket(id(i), [], "bound: 30m\n");
+    const [name, text] = ticket(id(i), [], `bound: ${bound}\n`);
     files[name] = text;
   }
   return makeWorld(files);
@@ -73,7 +76,7 @@ describe("an event reads the status index and what it touches", () => {
     const seq = world.fake.requests.at(-1)?.seq ?? 0;
     const out = await settle(b, "failed");
     const paths = readPaths(world, seq);
-    expect(paths).toContain(shardPathOf("tickets", b!.ticket));
+    expect(paths).toContain(shardPathOf(b!.ticket));
     expect(paths).not.toContain("tickets/.frontier/state");
     expect(out.complete).toBe(false);
     const state = stateOf(world) as State;
@@ -86,8 +89,11 @@ describe("an event reads the status index and what it touches", () => {
   });
 
   it("a sweep that reclaims an expired claim reads that ticket's shard before it records the failed attempt", async () => {
-    world = await bigRun();
-    const ctx = runContext(world);
+    // 10s leases on a clock of its own: they run out before the report comment is due
+    // (showing it reads every shard)
+    world = await bigRun("10s");
+    let now = Date.now();
+    const ctx = runContext(world, { clock: () => now });
     const start = await advance(ctx, advanceOnly, "start");
     const [a] = start.dispatched;
     await advance(
@@ -103,11 +109,10 @@ describe("an event reads the status index and what it touches", () => {
       "settle",
       { start: false, touches: [a!.ticket] },
     );
-    // a ran once and failed; later: every live lease (30m) has run out
-    // (no report comment: an hour on, it would be due, and showing it reads every shard)
-    const later = runContext(world, { clock: () => Date.now() + 3_600_000, report: false });
+    // a ran once and failed; later: every live lease has run out
+    now += 11_000;
     const seq = world.fake.requests.at(-1)?.seq ?? 0;
-    await advance(later, sweepEvent, "sweep", { start: false });
+    await advance(ctx, sweepEvent, "sweep", { start: false });
     const state = stateOf(world) as State;
     // a's retry and the other claim both expired and were retried
     expect(state.tickets[a!.ticket]?.attempts.map((x) => x.reason)).toEqual([
@@ -118,7 +123,7 @@ describe("an event reads the status index and what it touches", () => {
     expect(state.tickets[other]?.attempts.map((x) => x.reason)).toEqual(["lease-expired"]);
     // the sweep read their shards when it found it needed them, not every shard
     const paths = readPaths(world, seq);
-    expect(paths).toContain(shardPathOf("tickets", other));
+    expect(paths).toContain(shardPathOf(other));
     expect(paths).not.toContain("tickets/.frontier/state");
   });
 

@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { planCommand } from "../../src/cli/commands.js";
-import { GITHUB_TOKEN_BUDGET, githubCost, MEASURED } from "../../src/report/github-cost.js";
+import { GITHUB_TOKEN_BUDGET, githubCost } from "../../src/report/github-cost.js";
+import { MEASURED_FIGURES as MEASURED } from "../../src/report/github-measured.js";
 import { ROOT, workspace } from "../cli/harness.js";
 import { captured } from "../cli/inproc.js";
 
