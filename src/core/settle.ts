@@ -16,7 +16,7 @@
  */
 import { type ChangedPath, type ChangeVerdict, judgeChanges } from "./changes.js";
 import { REASON } from "./constants.js";
-import type { AttemptChanges, ChangedPathRecord, Outcome, Usage } from "./model.js";
+import type { AttemptChanges, Outcome, Usage } from "./model.js";
 import type { OutcomeFile } from "./outcome.js";
 import type { CompiledScope } from "./scope.js";
 
@@ -245,18 +245,6 @@ export interface SettlePlan extends Interpreted {
 /** Outcomes whose changes are the ticket's work: the only ones integrated. */
 const INTEGRATES: ReadonlySet<Outcome> = new Set<Outcome>(["complete", "empty"]);
 
-function recordPaths(paths: readonly ChangedPath[]): ChangedPathRecord[] {
-  return paths.map((c) => {
-    const r: ChangedPathRecord = { path: c.path, status: c.status };
-    if (c.from !== undefined) r.from = c.from;
-    if (c.mode !== undefined) r.mode = c.mode;
-    if (c.blob !== undefined) r.blob = c.blob;
-    if (c.added !== undefined) r.added = c.added;
-    if (c.removed !== undefined) r.removed = c.removed;
-    return r;
-  });
-}
-
 /** A line for a result that is only changes: what they were. */
 export function changesSummary(paths: readonly ChangedPath[]): string {
   const shown = paths.slice(0, 20).map((c) => {
@@ -309,7 +297,8 @@ export function planSettle(
   const record: AttemptChanges = {
     start: collected.start,
     verdict: "kept",
-    paths: recordPaths(collected.paths),
+    // what the record keeps of each path: not the old side, nor the runner's byte count
+    paths: collected.paths.map(({ oldMode: _, oldBlob: __, bytes: ___, ...path }) => path),
   };
   plan.record = record;
   if (!INTEGRATES.has(interpreted.outcome)) {
