@@ -5,8 +5,8 @@
  */
 import { parseBound, parseDuration } from "./bound.js";
 import type { EngineConfig } from "./engine.js";
-import { addUsage } from "./engine-types.js";
-import type { RunBound, SavedState, Settings, Usage } from "./model.js";
+import { usageTotal } from "./engine-types.js";
+import type { RunBound, SavedState, Settings } from "./model.js";
 
 export interface RunFlags {
   maxParallel?: number;
@@ -58,7 +58,7 @@ export function engineConfig(
     const inherited: RunBound = { ...flags.within };
     if (inherited.dispatches !== undefined) inherited.dispatches += saved?.run.dispatched ?? 0;
     if (inherited.usage !== undefined) {
-      const used = usageOf(saved);
+      const used = usageTotal(Object.values(saved?.tickets ?? {}));
       inherited.usage = Object.fromEntries(
         Object.entries(inherited.usage).map(([k, v]) => [k, v + (used[k] ?? 0)]),
       );
@@ -89,13 +89,4 @@ function tighter(own: RunBound | undefined, inherited: RunBound): RunBound | und
     for (const [k, v] of Object.entries(usage)) out.usage[k] = Math.min(out.usage[k] ?? v, v);
   }
   return bounded(out) ? out : undefined;
-}
-
-/** The usage a saved run's attempts reported, summed per key. */
-function usageOf(saved: SavedState | undefined): Usage {
-  const total: Usage = {};
-  for (const t of Object.values(saved?.tickets ?? {})) {
-    for (const a of t.attempts) if (a.usage) addUsage(total, a.usage);
-  }
-  return total;
 }

@@ -236,6 +236,13 @@ export function addUsage(total: Usage, usage: Usage): void {
   }
 }
 
+/** Every attempt's `usage` of `tickets` added up by key. */
+export function usageTotal(tickets: Iterable<{ attempts: readonly { usage?: Usage }[] }>): Usage {
+  const total: Usage = {};
+  for (const t of tickets) for (const a of t.attempts) if (a.usage) addUsage(total, a.usage);
+  return total;
+}
+
 /** Set `key` of `target` to `value` when it is defined. */
 export function setDefined<T, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
   if (value !== undefined) target[key] = value;

@@ -12,6 +12,7 @@ import {
   ticketIsolation,
 } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
+import { usageTotal } from "../core/engine-types.js";
 import type {
   AttemptRecord,
   Receipt,
@@ -167,11 +168,7 @@ function receiptTicket(
 
 /** Every attempt's usage added up by key; none when no attempt reported any. */
 function totalUsage(tickets: readonly ReceiptTicket[]): Usage | undefined {
-  const usage: Usage = {};
-  for (const t of tickets)
-    for (const a of t.attempts)
-      for (const [k, v] of Object.entries(a.usage ?? {}))
-        if (Number.isFinite(v)) usage[k] = (usage[k] ?? 0) + v;
+  const usage = usageTotal(tickets);
   return Object.keys(usage).length ? usage : undefined;
 }
 
