@@ -5,15 +5,10 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULTS } from "../core/constants.js";
-import type { RunRecord, Settings, TicketSpec, TicketState } from "../core/model.js";
+import type { Settings } from "../core/model.js";
 import { buildContext, type ContextArgs, type ContextInput } from "./context.js";
 import { readOptional, tryReadText } from "./read-optional.js";
-
-export interface ContextSource {
-  spec(id: string): TicketSpec | undefined;
-  state(id: string): Readonly<TicketState> | undefined;
-  runRecord(): RunRecord;
-}
+import type { EngineView } from "./writeback.js";
 
 /**
  * Where an input's result file is read: a ticket directory on disk, or a reader (path
@@ -25,18 +20,16 @@ export type Results = string | ((file: string) => Promise<string | undefined>);
 /** The arguments of buildContext for `ticket`, with every input's result read from `results`. */
 export async function gatherContext(
   results: Results,
-  frontier: ContextSource,
+  frontier: EngineView,
   ticket: string,
   settings: Pick<Settings, "goal"> = {},
-  resultCap?: number,
 ): Promise<ContextArgs> {
   const spec = frontier.spec(ticket);
   if (spec === undefined) throw new Error(`no ticket "${ticket}"`);
   const state = frontier.state(ticket);
   // the inputs' results, in order, while they fit the cap; the rest by their file (the
   // size is in each attempt's record, so a result left out is never read)
-  const cap = resultCap ?? DEFAULTS.maxContextResultBytes;
-  let room = cap;
+  let room = DEFAULTS.maxContextResultBytes;
   let leftOut = false;
   // one after the other, in the ticket's order: the first inputs get the room
   const inputs: ContextInput[] = [];
@@ -82,7 +75,7 @@ export async function gatherContext(
         : state.attempt + 1;
   const args: ContextArgs = {
     spec,
-    ...(leftOut ? { resultCap: cap } : {}),
+    ...(leftOut ? { resultCap: DEFAULTS.maxContextResultBytes } : {}),
     run: frontier.runRecord().run,
     inputs,
     answers: state?.answers ?? [],
@@ -92,15 +85,14 @@ export async function gatherContext(
   return args;
 }
 
-/** The text an executor of `ticket` is given; `resultCap`: DEFAULTS.maxContextResultBytes. */
+/** The text an executor of `ticket` is given. */
 export async function readContext(
   results: Results,
-  frontier: ContextSource,
+  frontier: EngineView,
   ticket: string,
   settings: Pick<Settings, "goal"> = {},
-  resultCap?: number,
 ): Promise<string> {
-  return buildContext(await gatherContext(results, frontier, ticket, settings, resultCap));
+  return buildContext(await gatherContext(results, frontier, ticket, settings));
 }
 
 function sizeOf(path: string): number {

@@ -12,9 +12,9 @@
 import { isUtf8 } from "node:buffer";
 import { isDeepStrictEqual } from "node:util";
 import { isMap, isScalar, type Pair, parseDocument, type YAMLMap } from "yaml";
-import type { Changes } from "../core/engine.js";
+import type { Changes, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
-import type { BlockedBy, RunRecord, TicketSpec, TicketState } from "../core/model.js";
+import type { BlockedBy, TicketState } from "../core/model.js";
 import { fastFields } from "./fast.js";
 import { ENGINE_FIELDS, type EngineFieldName, type RawFields } from "./field-table.js";
 import type { EngineFields } from "./fields.js";
@@ -41,11 +41,8 @@ export interface Unwritable {
   message: string;
 }
 
-export interface EngineView {
-  state(id: string): Readonly<TicketState> | undefined;
-  spec(id: string): TicketSpec | undefined;
-  runRecord(): RunRecord;
-}
+/** What the tickets layer reads of an engine: a ticket's spec and state, the run record. */
+export type EngineView = Pick<Frontier, "spec" | "state" | "runRecord">;
 
 /** The engine fields of a ticket's state, as its front matter should hold them. */
 export function fieldsOfState(state: Readonly<TicketState>): EngineFields {
