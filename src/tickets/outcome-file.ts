@@ -29,8 +29,6 @@ import {
 } from "../core/settle.js";
 import { ENGINE_FIELDS } from "./field-table.js";
 
-export type { OutcomeFileRead };
-
 /**
  * A blank file fails its attempt. Never made by the runner: the executor opened it and left
  * it unwritten (an agent that died while its output was redirected there).

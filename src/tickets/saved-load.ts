@@ -91,8 +91,7 @@ export async function readSaved(
     // an attempt recorded past the file's (its file could not be written) was dispatched too
     dispatched += Math.max(attempt, ...ended.map((a) => a.n));
   }
-  if (problems.length > 0) return { saved: undefined, unrecorded: [], problems };
-  if (run === undefined && Object.keys(tickets).length === 0)
+  if (problems.length > 0 || (run === undefined && Object.keys(tickets).length === 0))
     return { saved: undefined, unrecorded: [], problems };
   // state in the tickets without a run record: the dispatches are the attempts made;
   // with one, never fewer than those (every dispatch is on disk first as the claim in
