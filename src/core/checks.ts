@@ -87,33 +87,8 @@ export function checkScopes(nodes: readonly ScopeNode[]): ScopeProblem[] {
   return problems;
 }
 
-export interface Caps {
-  maxTickets: number;
-  maxFileBytes: number;
-}
-
 function place(file: string, line: number | undefined): Place {
   return line === undefined ? { file } : { file, line };
-}
-
-/**
- * Size caps, checked before any file is parsed: more ticket files than the cap, and
- * each file over the byte cap. `dir` names the directory in the too-many problem.
- */
-export function checkCaps(
-  files: ReadonlyArray<{ file: string; bytes: number }>,
-  caps: Caps,
-  dir: string,
-): GraphProblem[] {
-  const problems: GraphProblem[] = [];
-  const { maxTickets, maxFileBytes: cap } = caps;
-  if (files.length > maxTickets) {
-    problems.push({ kind: "too-many-tickets", dir, count: files.length, cap: maxTickets });
-  }
-  for (const { file, bytes } of files) {
-    if (bytes > cap) problems.push({ kind: "file-too-large", file, bytes, cap });
-  }
-  return problems;
 }
 
 /**

@@ -3,7 +3,7 @@
  * problem with it at once. Nothing here decides what runs; it only reads.
  */
 import { readdirSync } from "node:fs";
-import { type CheckNode, checkCaps, checkGraph, checkScopes } from "../core/checks.js";
+import { type CheckNode, checkGraph, checkScopes } from "../core/checks.js";
 import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import { errorText } from "../core/errors.js";
 import type { SavedState, Settings, TicketSpec } from "../core/model.js";
@@ -112,13 +112,12 @@ export async function loadDirectory(
   const names = listTickets(dir, inMemory);
   if (!Array.isArray(names)) return invalid([names]);
   problems.push(...names.filter((name) => name.includes("\\")).map(backslashProblem));
-  const capProblems = checkCaps(
-    names.length > maxTickets ? names.map((file) => ({ file, bytes: 0 })) : [],
-    { maxTickets, maxFileBytes },
-    dir,
-  ).map(graphProblem);
-  // past the ticket cap nothing else is worth reading
-  if (capProblems.length > 0) return invalid([...problems, ...capProblems, ...warnings]);
+  // past the ticket cap nothing else is worth reading (a file past its byte cap: as it is read)
+  if (names.length > maxTickets) {
+    const count = names.length;
+    const tooMany = graphProblem({ kind: "too-many-tickets", dir, count, cap: maxTickets });
+    return invalid([...problems, tooMany, ...warnings]);
+  }
 
   const base = dir.endsWith("/") ? dir : `${dir}/`;
   const { parsed, nodes } = await parseTickets(base, names, maxFileBytes, options, problems);

@@ -1,10 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import {
-  type CheckNode,
-  checkCaps as checkCapsData,
-  checkGraph as checkGraphData,
-} from "../../src/core/checks.js";
+import { type CheckNode, checkGraph as checkGraphData } from "../../src/core/checks.js";
 import { closest, editDistance } from "../../src/core/near.js";
 import { graphProblem } from "../../src/tickets/graph-problems.js";
 import { formatProblem } from "../../src/tickets/problems.js";
@@ -30,9 +26,6 @@ function graph(...defs: string[]): CheckNode[] {
 
 // the checks find problems as data; the tickets layer words them (the words are asserted here)
 const checkGraph = (nodes: readonly CheckNode[]) => checkGraphData(nodes).map(graphProblem);
-const checkCaps = (...args: Parameters<typeof checkCapsData>) =>
-  checkCapsData(...args).map(graphProblem);
-
 const text = (nodes: CheckNode[]) => checkGraph(nodes).map((p) => formatProblem(p));
 
 describe("a duplicate id names both files", () => {
@@ -176,25 +169,15 @@ describe("every problem is reported at once", () => {
 
 describe("size caps", () => {
   test("more tickets than the cap", () => {
-    const files = Array.from({ length: 4 }, (_, i) => ({ file: `${i}.md`, bytes: 1 }));
-    const ps = checkCaps(files, { maxTickets: 3, maxFileBytes: 10 }, "tickets");
-    expect(ps.map((p) => formatProblem(p))).toEqual([
+    const p = graphProblem({ kind: "too-many-tickets", dir: "tickets", count: 4, cap: 3 });
+    expect(formatProblem(p)).toBe(
       "tickets: 4 ticket files, more than the cap of 3 — split the graph into smaller runs, or raise max_tickets in frontier.yml",
-    ]);
+    );
   });
   test("a file larger than the cap", () => {
-    const ps = checkCaps(
-      [{ file: "big.md", bytes: 11 }],
-      { maxTickets: 3, maxFileBytes: 10 },
-      "tickets",
-    );
-    expect(ps[0]).toMatchObject({ kind: "file-too-large", file: "big.md" });
-    expect(ps[0]!.message).toBe("file is 11 bytes, more than the cap of 10");
-  });
-  test("at the cap is fine", () => {
-    expect(
-      checkCaps([{ file: "a.md", bytes: 10 }], { maxTickets: 1, maxFileBytes: 10 }, "d"),
-    ).toEqual([]);
+    const p = graphProblem({ kind: "file-too-large", file: "big.md", bytes: 11, cap: 10 });
+    expect(p).toMatchObject({ kind: "file-too-large", file: "big.md" });
+    expect(p.message).toBe("file is 11 bytes, more than the cap of 10");
   });
 });
 
