@@ -34,12 +34,12 @@ import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
 export class RecordExistsError extends Error {
-  constructor(readonly path: string) {
+  override name = "RecordExistsError";
+  constructor(path: string) {
     super(
       `${path} already exists with different content; records are never overwritten — ` +
         `if it is left from another run, move ${STATE_DIR}/ aside and start again`,
     );
-    this.name = "RecordExistsError";
   }
 }
 
@@ -48,13 +48,9 @@ export class RecordExistsError extends Error {
  * file it was and what to do, never a bare system error.
  */
 export class WriteError extends Error {
-  constructor(
-    readonly path: string,
-    readonly code: string | undefined,
-    cause: string,
-  ) {
+  override name = "WriteError";
+  constructor(path: string, cause: string) {
     super(`could not write ${path}: ${cause}`);
-    this.name = "WriteError";
   }
 }
 
@@ -68,7 +64,7 @@ export function writeError(path: string, error: unknown): Error {
       : code === "EACCES" || code === "EPERM" || code === "EROFS"
         ? `writing is not allowed there (${code}) — make it writable`
         : errorText(error);
-  return new WriteError(path, code, cause);
+  return new WriteError(path, cause);
 }
 
 /**
@@ -86,7 +82,6 @@ export function ensureStateDir(dir: string): void {
     if (code === "EEXIST" || code === "ENOTDIR") {
       throw new WriteError(
         path,
-        code,
         `it is a file, not a directory — ${keeps}; move the file aside (e.g. mv ${path} ${path}.bak) and run again`,
       );
     }
@@ -103,7 +98,7 @@ export function ensureStateDir(dir: string): void {
         : cause === "EACCES" || cause === "EPERM"
           ? `writing in ${dir} is not allowed (${cause}) — ${keeps}; make the directory writable, or run on a copy`
           : undefined;
-    throw why === undefined ? writeError(path, error) : new WriteError(path, cause, why);
+    throw why === undefined ? writeError(path, error) : new WriteError(path, why);
   }
 }
 
