@@ -311,21 +311,18 @@ function isolationField(c: Checking): Isolation | undefined {
   const text = c.ok("isolation");
   if (text === undefined) return undefined;
   const isolation = isolationOf(text.trim());
-  if (isolation === undefined)
-    c.problems.push(badIsolation(text, c.file, c.raw.lines.get("isolation")));
-  return isolation;
-}
-
-/** An `isolation:` that is none of its values (the settings' check words it the same way). */
-export function badIsolation(text: string, file: string, line: number | undefined): Problem {
+  if (isolation !== undefined) return isolation;
   const near = closest(text.trim().toLowerCase(), ISOLATIONS);
-  return problem(
-    "wrong-type",
-    file,
-    line,
-    `isolation ${quoted(text)} is not one of ${ISOLATIONS.join(", ")}${near === undefined ? "" : ` (did you mean ${near}?)`}`,
-    `write isolation: ${near ?? "worktree"} (its own git worktree, its changes checked and integrated), or isolation: none`,
+  c.problems.push(
+    problem(
+      "wrong-type",
+      c.file,
+      c.raw.lines.get("isolation"),
+      `isolation ${quoted(text)} is not one of ${ISOLATIONS.join(", ")}${near === undefined ? "" : ` (did you mean ${near}?)`}`,
+      `write isolation: ${near ?? "worktree"} (its own git worktree, its changes checked and integrated), or isolation: none`,
+    ),
   );
+  return undefined;
 }
 
 /**
