@@ -41,6 +41,10 @@ export function withoutRepeats(dir: string, lines: readonly WorklogEntry[]): Wor
   const wanted = new Set(lines.filter(candidate).map((l) => l.ticket!));
   const last = new Map<string, WorklogEntry["event"]>();
   const ended = new Set<string>();
+  const note = (ticket: string, event: WorklogEntry["event"], attempt: number | undefined) => {
+    last.set(ticket, event);
+    if (ENDS.has(event) && attempt !== undefined) ended.add(`${ticket}#${attempt}`);
+  };
   for (const raw of text.split("\n")) {
     if (raw === "") continue;
     let entry: Partial<WorklogEntry>;
@@ -50,20 +54,13 @@ export function withoutRepeats(dir: string, lines: readonly WorklogEntry[]): Wor
       continue; // a line cut short by a kill says nothing
     }
     if (typeof entry.ticket !== "string" || !wanted.has(entry.ticket) || !entry.event) continue;
-    last.set(entry.ticket, entry.event);
-    if (ENDS.has(entry.event) && entry.attempt !== undefined)
-      ended.add(`${entry.ticket}#${entry.attempt}`);
+    note(entry.ticket, entry.event, entry.attempt);
   }
-  const out: WorklogEntry[] = [];
-  for (const l of lines) {
-    if (l.ticket !== undefined && DERIVED.has(l.event) && last.get(l.ticket) === l.event) continue;
-    if (l.ticket !== undefined && ENDS.has(l.event) && ended.has(`${l.ticket}#${l.attempt}`))
-      continue;
-    if (l.ticket !== undefined) {
-      last.set(l.ticket, l.event);
-      if (ENDS.has(l.event) && l.attempt !== undefined) ended.add(`${l.ticket}#${l.attempt}`);
-    }
-    out.push(l);
-  }
-  return out;
+  return lines.filter((l) => {
+    if (l.ticket === undefined) return true;
+    if (DERIVED.has(l.event) && last.get(l.ticket) === l.event) return false;
+    if (ENDS.has(l.event) && ended.has(`${l.ticket}#${l.attempt}`)) return false;
+    note(l.ticket, l.event, l.attempt);
+    return true;
+  });
 }
