@@ -30,7 +30,6 @@ export const SATISFIED: ReadonlySet<Status> = new Set(["complete", "empty"]);
 export const MODEL_NAME = /^\S{1,200}$/;
 /** The base URL of an OpenAI-compatible API: http(s), a host, a path; no query or fragment. */
 export const ENDPOINT_URL = /^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
-/** The name of an environment variable. */
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export const BLOCK_KINDS = ["dep-failed", "dep-limited", "dep-cancelled", "dep-blocked"] as const;

@@ -447,7 +447,6 @@ export abstract class FrontierState {
     } else if (!sameBlocker(s.blocked_by, blocker)) this.block(i, blocker);
   }
 
-  /** Ticket i closes as blocked by `by`. */
   protected block(i: number, by: BlockedBy): void {
     const s = this.states[i]!;
     s.blocked_by = by;

@@ -243,7 +243,6 @@ export function usageTotal(tickets: Iterable<{ attempts: readonly { usage?: Usag
   return total;
 }
 
-/** Set `key` of `target` to `value` when it is defined. */
 export function setDefined<T, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
   if (value !== undefined) target[key] = value;
 }

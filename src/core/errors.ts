@@ -1,6 +1,5 @@
 /** What a `catch` holds, read without a cast: its message, and its code — the one guard in place of `as Error`. */
 
-/** The message of what was thrown. */
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -475,7 +475,6 @@ function list(head: string, rows: string[], maxChars: number, more: (n: number) 
   return head ? `${head}\n\n${body}` : body;
 }
 
-/** The sticky comment's default marker for a run. */
 export function defaultMarker(run: string): string {
   return `ticket-frontier:${run}`;
 }

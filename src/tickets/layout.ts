@@ -35,9 +35,9 @@ export const BRANCH_FILE = ".frontier/branch.json";
 export const INTEGRATING_DIR = ".frontier/integrating";
 export const integratingFile = (ticket: string, n: number) =>
   `${INTEGRATING_DIR}/${ticket}@${n}.json`;
-/** The changes of an attempt that ended but was never integrated, kept when its run is archived. */
 /** An ended attempt whose worktree is the only copy of its changes: it stays, named here. */
 export const keptFile = (ticket: string, n: number) => `${INTEGRATING_DIR}/${ticket}@${n}.kept`;
+/** The changes of an attempt that ended but was never integrated, kept when its run is archived. */
 export const unintegratedPatchFile = (ticket: string, n: number) =>
   `${INTEGRATING_DIR}/${ticket}@${n}.patch`;
 export const CACHE_DIR = ".frontier/cache";

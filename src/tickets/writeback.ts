@@ -328,7 +328,6 @@ export function frontMatterMap(split: FrontSplit): YAMLMap | undefined {
   return contents;
 }
 
-/** The pair of a field in a front matter's mapping. */
 export function pairNamed(map: YAMLMap | undefined, name: string): Pair | undefined {
   return map?.items.find((p) => isScalar(p.key) && String(p.key.value) === name);
 }
