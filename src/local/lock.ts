@@ -189,15 +189,15 @@ function clearDeadTakeover(takeover: string): void {
 function held(holder: LockInfo, path: string, dir: string): LockResult {
   const where =
     holder.host === hostname() ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.host}`;
-  const name = runName(dir);
+  const name = recordedRun(dir);
   return {
     kind: "held",
     message: `another frontier run${name === undefined ? "" : ` of run ${name}`} (${where}, since ${holder.started_at}) is running ${dir} — wait for it to finish or stop it; if it is gone, delete ${path}`,
   };
 }
 
-/** The name in the run record, if one can be read: which run holds the lock. */
-function runName(dir: string): string | undefined {
+/** The name in the run record, if one can be read (which run holds the lock, or is reset). */
+export function recordedRun(dir: string): string | undefined {
   try {
     const run = (JSON.parse(readFileSync(join(dir, RUN_FILE), "utf8")) as { run?: unknown }).run;
     return typeof run === "string" && run !== "" ? run : undefined;
