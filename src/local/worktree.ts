@@ -93,7 +93,7 @@ export async function isolationProblems(
   const own = isolated.find((s) => s.isolation === "worktree");
   const where =
     byDefault || own === undefined
-      ? { file: SETTINGS_FILE, line: settingLine(join(dir, SETTINGS_FILE), "isolation") }
+      ? { file: SETTINGS_FILE, line: fieldLine(join(dir, SETTINGS_FILE), "isolation", false) }
       : { file: own.file, line: fieldLine(join(dir, own.file), "isolation") };
   const who = `${plural(isolated.length, "ticket")} ${isolated.length === 1 ? "runs" : "run"} with isolation: worktree`;
   const drop =
@@ -119,14 +119,6 @@ export async function isolationProblems(
       break;
   }
   return [problem("isolation-unavailable", where.file, where.line, message, fix)];
-}
-
-/** The line of a top-level setting in frontier.yml. */
-function settingLine(path: string, name: string): number | undefined {
-  const text = tryReadText(path);
-  if (text === undefined) return undefined;
-  const at = text.split("\n").findIndex((l) => new RegExp(`^${name}\\s*:`).test(l));
-  return at === -1 ? undefined : at + 1;
 }
 
 export type OpenedBranch =
