@@ -186,12 +186,11 @@ async function writeTicket(
 export function positionalsAfter(
   positional: readonly string[],
   after: readonly string[] | undefined,
-  isDir: (path: string) => boolean = isDirectory,
 ): { positional: string[]; after: string[] | undefined } {
   if (positional.length > 0 || after === undefined || after.length < 2) {
     return { positional: [...positional], after: after && [...after] };
   }
-  const dir = after.length >= 3 && isDir(after.at(-2)!) ? 2 : 1;
+  const dir = after.length >= 3 && isDirectory(after.at(-2)!) ? 2 : 1;
   return { positional: after.slice(-dir), after: after.slice(0, -dir) };
 }
 
