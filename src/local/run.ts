@@ -30,7 +30,7 @@ import { type FileEdit, planWrites, type Unwritable } from "../tickets/writeback
 import { type AttemptResult, failedResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { type Edit, TicketWatch } from "./edits.js";
 import { concludeRun, reportCode } from "./end.js";
-import type { Ended, Integrator, Settle, Workspace } from "./integrate.js";
+import type { Ended, Integrator, Recovered, Settle, Workspace } from "./integrate.js";
 import { signalGroup } from "./launch.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
@@ -82,7 +82,7 @@ function resolveExecutors(
 
 /* --------------------------------- the run --------------------------------- */
 
-type Exited = Settle & { claim: Claim };
+type Exited = Settle & Pick<Recovered, "claim">;
 
 export async function runCommand(dir: string, options: RunOptions, io: CliIo): Promise<number> {
   const started = Date.now();
@@ -477,7 +477,7 @@ class LocalRun {
     this.dispatched++;
     const interrupted = this.stopping !== undefined || this.edited.has(claim.ticket);
     if (interrupted || !spec || command === undefined || prepared.kind === "bad") {
-      if (workspace !== undefined) this.isolation?.discard(workspace);
+      if (workspace !== undefined) this.isolation?.tidy(workspace.path);
       // Ctrl-C landed between the claim and the start, or its file changed: it never
       // started; re-ready it. Else it cannot start: settle it as failed rather than leave
       // the claim hanging.
@@ -527,7 +527,7 @@ class LocalRun {
   }
 
   /** What an isolated attempt's end came to: settled as usual, or held for the next run. */
-  private ended(claim: Claim, ended: Ended): void {
+  private ended(claim: Recovered["claim"], ended: Ended): void {
     if (ended.kind === "settle") {
       const { kind: _, ...exited } = ended;
       this.exits.push({ claim, ...exited });
