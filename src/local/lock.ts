@@ -14,6 +14,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
 import { LOCK_FILE, RUN_FILE } from "../tickets/layout.js";
+import { tryReadJson } from "../tickets/read-optional.js";
 import { ensureStateDir } from "../tickets/store.js";
 
 interface LockInfo {
@@ -198,10 +199,6 @@ function held(holder: LockInfo, path: string, dir: string): LockResult {
 
 /** The name in the run record, if one can be read (which run holds the lock, or is reset). */
 export function recordedRun(dir: string): string | undefined {
-  try {
-    const run = (JSON.parse(readFileSync(join(dir, RUN_FILE), "utf8")) as { run?: unknown }).run;
-    return typeof run === "string" && run !== "" ? run : undefined;
-  } catch {
-    return undefined;
-  }
+  const run = tryReadJson<{ run: unknown }>(join(dir, RUN_FILE))?.run;
+  return typeof run === "string" && run !== "" ? run : undefined;
 }
