@@ -159,12 +159,12 @@ export async function loadDirectory(
 }
 
 /** The ticket files of `dir` (see ticketFileNames), or the problem that it cannot be listed. */
-function listTickets(dir: string, inMemory?: ReadonlyMap<string, string>): string[] | Problem {
+export function listTickets(dir: string, files?: ReadonlyMap<string, string>): string[] | Problem {
   try {
     // the directory entries are dropped at once: 10k of them would outlive every GC
     return ticketFileNames(
-      inMemory
-        ? inMemory.keys()
+      files
+        ? files.keys()
         : readdirSync(dir, { withFileTypes: true })
             .filter((e) => e.isFile() || e.isSymbolicLink())
             .map((e) => e.name),
