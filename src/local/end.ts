@@ -5,6 +5,7 @@
  * tickets — with the run's exit code.
  */
 import { existsSync } from "node:fs";
+import { constants } from "node:os";
 import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
 import type { Frontier } from "../core/engine.js";
@@ -53,13 +54,6 @@ const EXIT_OF: Readonly<Record<RunState, number>> = {
   "not started": EXIT.failed,
 };
 
-/** The exit code of a run stopped by a signal: 128 + its number, as a shell reports it. */
-const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = {
-  SIGHUP: 129,
-  SIGINT: 130,
-  SIGTERM: 143,
-};
-
 /** The command that continues a run: the same directory, the same --exec. */
 function resumeCommand(shownDir: string, exec: string | undefined): string {
   return `frontier run ${shellWord(shownDir)}${exec !== undefined ? ` --exec ${shellWord(exec)}` : ""}`;
@@ -81,7 +75,8 @@ async function stopped(r: RunEnd, now: number, resume: string): Promise<number> 
     r.io.stderr,
     `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`${resume}\` resumes it (interrupted attempts run again, nothing complete does)`,
   );
-  return SIGNAL_EXIT[r.stopping] ?? 130;
+  // 128 + the signal's number, as a shell reports it
+  return 128 + constants.signals[r.stopping];
 }
 
 export async function concludeRun(r: RunEnd, started: number): Promise<number> {
