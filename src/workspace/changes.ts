@@ -452,20 +452,17 @@ export async function commitOnto(
     ref: string;
     changes: readonly ChangedPath[];
     message: string;
-    /** author and committer, e.g. { GIT_AUTHOR_NAME, … }; default git's own configuration */
-    identity?: Record<string, string>;
   },
 ): Promise<CommitOnto> {
-  const cwd = { cwd: root };
   const lines = options.changes.flatMap((c) => [
     ...(c.from !== undefined ? [`${REMOVED}${c.from}`] : []),
     c.status === "deleted" ? `${REMOVED}${c.path}` : `${c.mode ?? "100644"} ${c.blob}\t${c.path}`,
   ]);
   const tree = await withIndex(root, options.head, (o) => writeTree(o, lines, "utf8"));
   const commit = await gitText(["commit-tree", tree, "-p", options.head, "-F", "-"], {
-    ...cwd,
+    cwd: root,
     input: options.message,
-    env: options.identity ?? (await fallbackIdentity(root)),
+    env: await fallbackIdentity(root),
   });
   const moved = await moveRef(root, options.ref, commit, options.head, "frontier: integrate");
   return moved.kind === "ok" ? { kind: "ok", commit } : moved;
