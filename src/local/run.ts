@@ -38,6 +38,7 @@ import { firstWrite, type Opened, openDirectory } from "./open.js";
 import { stopDeadRunners } from "./orphans.js";
 import { loadLive, Progress } from "./progress.js";
 
+/** `maxParallel` and `bound` as the command line's parser took them: whole numbers of 1 and 0 or more. */
 export interface RunOptions {
   exec?: string;
   maxParallel?: number;
@@ -91,13 +92,6 @@ export async function runCommand(dir: string, options: RunOptions, io: CliIo): P
     line(io.stderr, `error: ${message}`);
     return EXIT.usage;
   };
-  const { maxParallel, bound } = options;
-  if (maxParallel !== undefined && !(Number.isInteger(maxParallel) && maxParallel > 0)) {
-    return usage(`--max-parallel takes a whole number of 1 or more, got ${maxParallel}`);
-  }
-  if (bound !== undefined && !(Number.isInteger(bound) && bound >= 0)) {
-    return usage(`--bound takes a whole number of 0 or more, got ${bound}`);
-  }
   const inherited = parseRunBound(io.env.FRONTIER_RUN_BOUND);
   if (inherited.kind === "bad") return usage(inherited.message);
 
@@ -107,6 +101,7 @@ export async function runCommand(dir: string, options: RunOptions, io: CliIo): P
   const lock = isDirectory(absDir) ? await acquireLock(absDir, started) : undefined;
   if (lock?.kind === "held") return usage(lock.message);
   try {
+    const { maxParallel, bound } = options;
     const flags: RunFlags = { within: inherited.bound, maxParallel, bound };
     return await loadLockedAndRun(dir, absDir, flags, options, io, started);
   } finally {
