@@ -17,7 +17,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { remainderTable } from "../terminal/table.js";
 import { shellWord } from "../terminal/text.js";
 import { resultReader } from "../tickets/context-io.js";
-import { STATE_DIR } from "../tickets/layout.js";
+import { RECEIPT_FILE, STATE_DIR } from "../tickets/layout.js";
 import type { Integrator } from "./integrate.js";
 import { tallyText } from "./progress.js";
 
@@ -86,9 +86,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   if (r.crashed || r.stopping) return stopped(r, now, resume);
   const state = frontier.runState(now);
   let code = EXIT_OF[state];
-  const { nothingHappened } = r;
-  const receiptPath = join(r.dir, STATE_DIR, "receipt.json");
-  if (!nothingHappened || !existsSync(receiptPath) || r.options.json) {
+  if (!r.nothingHappened || !existsSync(join(r.dir, RECEIPT_FILE)) || r.options.json) {
     const receiptJson = await reports(r, now);
     if (r.options.json) r.io.stdout.write(receiptJson);
   }
@@ -104,7 +102,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(style ?? "gray", state)}`;
   line(
     err,
-    nothingHappened ? `${head}, nothing to do (${tally})` : `${head} in ${elapsed} — ${tally}`,
+    r.nothingHappened ? `${head}, nothing to do (${tally})` : `${head} in ${elapsed} — ${tally}`,
   );
   const remainder = remainderOf(frontier, now);
   const table = remainderTable(remainder.slice(0, 10), paint);
@@ -176,7 +174,7 @@ async function reports(r: RunEnd, now: number): Promise<string> {
     isolation: r.settings.isolation,
     resultText: resultReader(r.dir),
   });
-  await writeReports(receipt, {
+  writeReports(receipt, {
     dir: shellWord(r.shownDir),
     html: join(r.dir, STATE_DIR, "report.html"),
     json: join(r.dir, STATE_DIR, "receipt.json"),
