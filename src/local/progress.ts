@@ -34,12 +34,8 @@ interface Running {
 
 const RECENT = 4;
 
-function clock(ms: number): string {
-  const d = new Date(ms);
-  return [d.getHours(), d.getMinutes(), d.getSeconds()]
-    .map((n) => String(n).padStart(2, "0"))
-    .join(":");
-}
+/** `14:03:07`, local time. */
+const clock = (ms: number) => new Date(ms).toTimeString().slice(0, 8);
 
 function oneLine(text: string, max = 120): string {
   const flat = text.replace(/\s+/g, " ").trim();
