@@ -264,11 +264,9 @@ export class Integrator {
         ref: this.ref,
         changes: collected.paths,
         message: integrationMessage({
+          ...p,
           run: this.run,
-          ticket: spec.id,
           title: spec.title,
-          attempt: p.attempt,
-          claim: p.claim,
           paths: collected.paths.length,
         }),
       });
