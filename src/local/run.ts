@@ -123,9 +123,8 @@ async function loadLockedAndRun(
   const { settings } = opened;
   for (const warning of opened.warnings) line(io.stderr, formatProblem(warning, dir));
 
-  // the live progress block (a terminal)
-  // (a terminal that reports no size — 0×0, as some CI terminals do — gets plain lines:
-  // a live block there would be cursor movements and nothing else)
+  // the live progress block on a terminal; one that reports no size — 0×0, as some CI
+  // terminals do — gets plain lines: a live block there would be cursor movements and nothing else
   const { columns, rows } = io.stderr as { columns?: number; rows?: number };
   const sized = columns !== 0 && rows !== 0;
   const live = io.isTTY && !io.env.CI && sized ? loadLive().catch(() => false as const) : undefined;
@@ -207,11 +206,10 @@ class LocalRun {
     this.unwrittenOpen = opened;
     ({ dir: this.dir, settings: this.settings, frontier: this.frontier } = opened);
     this.baseEnv = { ...io.env };
-    const { run } = this.frontier.runRecord();
-    const total = this.frontier.specs().length;
-    this.progress = new Progress({ stream: io.stderr, live, run, total });
-    // what each ticket that may still be claimed looks like now
     const { frontier } = this;
+    const { run } = frontier.runRecord();
+    this.progress = new Progress({ stream: io.stderr, live, run, total: frontier.specs().length });
+    // what each ticket that may still be claimed looks like now
     const open = frontier.specs().filter((s) => !CLOSED.has(frontier.state(s.id)?.status ?? ""));
     this.watch = new TicketWatch(this.dir, open);
   }
