@@ -79,9 +79,7 @@ function printPlan(receipt: Receipt, io: CliIo): void {
     `run ${receipt.run}: ${plural(receipt.tickets.length, "ticket")} in ${plural(receipt.waves.length, "wave")}`,
   );
   if (receipt.goal) line(out, `goal: ${receipt.goal}`);
-  receipt.waves.forEach((wave, i) => {
-    line(out, `  wave ${i + 1}: ${wave.join(", ")}`);
-  });
+  for (const [i, wave] of receipt.waves.entries()) line(out, `  wave ${i + 1}: ${wave.join(", ")}`);
   line(
     out,
     `critical path (${plural(receipt.critical_path.length, "ticket")}): ${receipt.critical_path.join(" → ")}`,

@@ -7,11 +7,12 @@
  * run ends, and read back by the hints. A directory whose tickets all have a command of
  * their own (frontier.yml `executor`, a ticket's named executor) needs no `--exec`.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Opened } from "../local/open.js";
 import { shellWord } from "../terminal/text.js";
 import { LAST_EXEC_FILE, STATE_DIR } from "../tickets/layout.js";
+import { tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 
 /**
@@ -29,16 +30,8 @@ export function rememberExec(dir: string, exec: string | undefined): void {
 
 /** The last run's `--exec`; null when it had none; undefined when no run was remembered. */
 function lastExec(dir: string): string | null | undefined {
-  try {
-    // `null` throws here; any other value without `exec` is no remembered run
-    const { exec } = JSON.parse(readFileSync(join(dir, LAST_EXEC_FILE), "utf8")) as {
-      exec?: unknown;
-    };
-    if (typeof exec === "string" || exec === null) return exec;
-  } catch {
-    // no run with --exec yet
-  }
-  return undefined;
+  const exec = tryReadJson<{ exec: unknown }>(join(dir, LAST_EXEC_FILE))?.exec;
+  return typeof exec === "string" || exec === null ? exec : undefined;
 }
 
 /**

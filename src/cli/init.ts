@@ -26,7 +26,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { CODING_FILES, STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
-import { PACKAGE_ROOT } from "./version.js";
+import { findUp, PACKAGE_ROOT } from "./version.js";
 
 /**
  * The agents `--agent` offers for the orch-task job: the built-in one (the example
@@ -191,7 +191,7 @@ function planGithub(
   if (action !== undefined && !/^[\w.-]+\/[\w.-]+(?:\/[^@\s]+)?@\S+$/.test(action)) {
     return `--action ${JSON.stringify(action)} is not an action reference: write owner/repo@ref (a commit sha, a tag or a branch), e.g. --action my-org/ticket-frontier@3f2c1e0`;
   }
-  const repoRoot = findRepoRoot(cwd);
+  const repoRoot = findUp(cwd, ".git");
   const rel = relative(repoRoot, absDir);
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
     return `--github needs the ticket directory inside the repository at ${shownPath(repoRoot, cwd)}, below its root (e.g. tickets); got ${dir}`;
@@ -300,14 +300,6 @@ function newFile(path: string, text: string): Planned {
       writeFileSync(path, text, { flag: "wx" });
     },
   };
-}
-
-/** The nearest directory at or above `from` that holds `.git`; `from` itself if none does. */
-function findRepoRoot(from: string): string {
-  for (let d = from; ; d = dirname(d)) {
-    if (existsSync(join(d, ".git"))) return d;
-    if (dirname(d) === d) return from;
-  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * after checking what a later `validate` would refuse: the id, that it is not taken, that
  * every dependency exists, and — with the file in place — that it adds no problem of its own.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TICKET_ID } from "../core/constants.js";
 import { errnoCode, errorText } from "../core/errors.js";
@@ -13,8 +13,8 @@ import { nearMatches } from "../core/near.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { type ParsedTicket, parseTicketQuick } from "../tickets/fields.js";
-import { loadDirectory, ticketFileNames } from "../tickets/load.js";
-import { isDirectory } from "../tickets/read-optional.js";
+import { listTickets, loadDirectory } from "../tickets/load.js";
+import { isDirectory, tryReadText } from "../tickets/read-optional.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { printResult, refusal } from "./json.js";
@@ -186,12 +186,11 @@ async function writeTicket(
 export function positionalsAfter(
   positional: readonly string[],
   after: readonly string[] | undefined,
-  isDir: (path: string) => boolean = isDirectory,
 ): { positional: string[]; after: string[] | undefined } {
   if (positional.length > 0 || after === undefined || after.length < 2) {
     return { positional: [...positional], after: after && [...after] };
   }
-  const dir = after.length >= 3 && isDir(after.at(-2)!) ? 2 : 1;
+  const dir = after.length >= 3 && isDirectory(after.at(-2)!) ? 2 : 1;
   return { positional: after.slice(-dir), after: after.slice(0, -dir) };
 }
 
@@ -278,18 +277,11 @@ export async function ticketFiles(dir: string): Promise<{
 }> {
   const tickets = new Map<string, { file: string; spec?: TicketSpec }>();
   const texts = new Map<string, string>();
-  let names: string[] = [];
-  try {
-    names = ticketFileNames(
-      readdirSync(dir, { withFileTypes: true })
-        .filter((e) => e.isFile() || e.isSymbolicLink())
-        .map((e) => e.name),
-    );
-    texts.set(SETTINGS_FILE, readFileSync(join(dir, SETTINGS_FILE), "utf8"));
-  } catch {
-    // an unreadable directory has no tickets; without frontier.yml, the defaults
-  }
-  for (const [order, file] of names.entries()) {
+  // an unreadable directory has no tickets; without frontier.yml, the defaults
+  const listed = listTickets(dir);
+  const settings = tryReadText(join(dir, SETTINGS_FILE));
+  if (settings !== undefined) texts.set(SETTINGS_FILE, settings);
+  for (const [order, file] of (Array.isArray(listed) ? listed : []).entries()) {
     let parsed: ParsedTicket | undefined;
     try {
       const text = readFileSync(join(dir, file), "utf8");

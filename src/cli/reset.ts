@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { errorText } from "../core/errors.js";
+import { recordedRun } from "../local/lock.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural } from "../terminal/text.js";
 import {
@@ -23,7 +24,6 @@ import {
   BRANCH_FILE,
   CACHE_DIR,
   nextArchiveName,
-  RUN_FILE,
   RUNS_DIR,
   STATE_DIR,
   staysOutOfArchive,
@@ -102,7 +102,8 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       ];
     }
   }
-  const run = await runName(dir);
+  // the old run's name: from its run record, else what frontier.yml (or the directory) names it
+  const run = archiveRunName(recordedRun(dir) ?? (await loadSettings(dir)).settings.run);
   const runs = join(dir, RUNS_DIR);
   const archive = join(runs, nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []));
   try {
@@ -135,15 +136,4 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
   line(io.stdout, `${said}${opts.fresh ? "." : ` — \`frontier run ${dir}\` starts a new run.`}`);
   for (const text of worktrees) line(io.stdout, text);
   return EXIT.complete;
-}
-
-/** The old run's name: from its run record, else what frontier.yml (or the directory) names it. */
-async function runName(dir: string): Promise<string> {
-  try {
-    const record = JSON.parse(readFileSync(join(dir, RUN_FILE), "utf8")) as { run?: unknown };
-    if (typeof record.run === "string" && record.run !== "") return archiveRunName(record.run);
-  } catch {
-    // no record: the settings name it
-  }
-  return archiveRunName((await loadSettings(dir)).settings.run);
 }

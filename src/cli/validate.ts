@@ -28,16 +28,15 @@ export async function validateCommand(
   // ticket cache can serve it
   const loaded = await loadDirectory(dir, {}, { localExecutors: true, bodies: false });
   const found = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
-  if (
-    loaded.kind === "ok" &&
-    loaded.specs.some((s) => ticketIsolation(s.isolation, loaded.settings.isolation) === "worktree")
-  ) {
-    // isolated tickets need git and a repository: what `run` checks before it starts
-    const { isolationProblems } = await import("../local/worktree.js");
-    found.unshift(...(await isolationProblems(dir, loaded.specs, loaded.settings)));
+  if (loaded.kind === "ok") {
+    const { specs, settings } = loaded;
+    if (specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
+      // isolated tickets need git and a repository: what `run` checks before it starts
+      const { isolationProblems } = await import("../local/worktree.js");
+      found.unshift(...(await isolationProblems(dir, specs, settings)));
+    }
+    if (opts.for !== "local") found.push(...workflowScopes(dir, specs));
   }
-  if (loaded.kind === "ok" && opts.for !== "local")
-    found.push(...workflowScopes(dir, loaded.specs));
   const problems = forRunner(found, opts.for);
   const errors = problems.filter((p) => p.severity === "error").length;
   const tickets = loaded.kind === "ok" ? loaded.specs.length : undefined;

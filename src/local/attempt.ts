@@ -17,7 +17,6 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { formatDuration } from "../core/bound.js";
 import { REASON } from "../core/constants.js";
 import { errnoCode } from "../core/errors.js";
 import { type ExecutorAttempt, executorVariables } from "../core/executor.js";
@@ -264,9 +263,4 @@ function rewrite(path: string, text: string): void {
   } finally {
     closeSync(fd);
   }
-}
-
-/** `1.2s`, for progress lines. */
-export function shortDuration(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(ms);
 }

@@ -5,6 +5,7 @@
  * tickets — with the run's exit code.
  */
 import { existsSync } from "node:fs";
+import { constants } from "node:os";
 import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
 import type { Frontier } from "../core/engine.js";
@@ -16,7 +17,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { remainderTable } from "../terminal/table.js";
 import { shellWord } from "../terminal/text.js";
 import { resultReader } from "../tickets/context-io.js";
-import { STATE_DIR } from "../tickets/layout.js";
+import { RECEIPT_FILE, STATE_DIR } from "../tickets/layout.js";
 import type { Integrator } from "./integrate.js";
 import { tallyText } from "./progress.js";
 
@@ -53,13 +54,6 @@ const EXIT_OF: Readonly<Record<RunState, number>> = {
   "not started": EXIT.failed,
 };
 
-/** The exit code of a run stopped by a signal: 128 + its number, as a shell reports it. */
-const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = {
-  SIGHUP: 129,
-  SIGINT: 130,
-  SIGTERM: 143,
-};
-
 /** The command that continues a run: the same directory, the same --exec. */
 function resumeCommand(shownDir: string, exec: string | undefined): string {
   return `frontier run ${shellWord(shownDir)}${exec !== undefined ? ` --exec ${shellWord(exec)}` : ""}`;
@@ -81,7 +75,8 @@ async function stopped(r: RunEnd, now: number, resume: string): Promise<number> 
     r.io.stderr,
     `run ${frontier.runRecord().run}: interrupted — ${tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 })}; \`${resume}\` resumes it (interrupted attempts run again, nothing complete does)`,
   );
-  return SIGNAL_EXIT[r.stopping] ?? 130;
+  // 128 + the signal's number, as a shell reports it
+  return 128 + constants.signals[r.stopping];
 }
 
 export async function concludeRun(r: RunEnd, started: number): Promise<number> {
@@ -91,9 +86,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   if (r.crashed || r.stopping) return stopped(r, now, resume);
   const state = frontier.runState(now);
   let code = EXIT_OF[state];
-  const { nothingHappened } = r;
-  const receiptPath = join(r.dir, STATE_DIR, "receipt.json");
-  if (!nothingHappened || !existsSync(receiptPath) || r.options.json) {
+  if (!r.nothingHappened || !existsSync(join(r.dir, RECEIPT_FILE)) || r.options.json) {
     const receiptJson = await reports(r, now);
     if (r.options.json) r.io.stdout.write(receiptJson);
   }
@@ -109,7 +102,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(style ?? "gray", state)}`;
   line(
     err,
-    nothingHappened ? `${head}, nothing to do (${tally})` : `${head} in ${elapsed} — ${tally}`,
+    r.nothingHappened ? `${head}, nothing to do (${tally})` : `${head} in ${elapsed} — ${tally}`,
   );
   const remainder = remainderOf(frontier, now);
   const table = remainderTable(remainder.slice(0, 10), paint);
@@ -181,7 +174,7 @@ async function reports(r: RunEnd, now: number): Promise<string> {
     isolation: r.settings.isolation,
     resultText: resultReader(r.dir),
   });
-  await writeReports(receipt, {
+  writeReports(receipt, {
     dir: shellWord(r.shownDir),
     html: join(r.dir, STATE_DIR, "report.html"),
     json: join(r.dir, STATE_DIR, "receipt.json"),

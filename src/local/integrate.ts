@@ -81,7 +81,7 @@ export type Ended =
 
 /** A recovered attempt: the claim it ended under, and what becomes of it. */
 export interface Recovered {
-  claim: Claim;
+  claim: Pick<Claim, "ticket" | "attempt" | "claim">;
   ended: Ended;
 }
 
@@ -264,11 +264,9 @@ export class Integrator {
         ref: this.ref,
         changes: collected.paths,
         message: integrationMessage({
+          ...p,
           run: this.run,
-          ticket: spec.id,
           title: spec.title,
-          attempt: p.attempt,
-          claim: p.claim,
           paths: collected.paths.length,
         }),
       });
@@ -322,12 +320,8 @@ export class Integrator {
     }
   }
 
-  /** A worktree made for an attempt that never started. */
-  discard(workspace: Workspace): void {
-    this.tidy(workspace.path);
-  }
-
-  private tidy(path: string): void {
+  /** Remove the worktree at `path` (one made for an attempt that never started, or done with). */
+  tidy(path: string): void {
     const removing: Promise<void> = this.serial(() => removeWorktree(this.root, path))
       .catch(() => undefined)
       .finally(() => this.tidying.delete(removing));
@@ -402,15 +396,6 @@ export class Integrator {
       this.done(p);
       return { keep: false };
     }
-    const claim: Claim = {
-      ticket: p.ticket,
-      attempt: p.attempt,
-      claim: p.claim,
-      claimedBy: state?.claimed_by ?? "",
-      claimedAt: state?.claimed_at ?? "",
-      leaseUntil: "",
-      runBound: frontier.runBoundLeft(),
-    };
     if (
       spec === undefined ||
       (!existsSync(p.worktree) && (await landedCommit(this.branch, p)) === undefined)
@@ -420,7 +405,7 @@ export class Integrator {
       );
       rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)), { force: true });
       const result = { ...failedResult(REASON.interrupted, p.duration_ms), stopped: true };
-      return { keep: false, recovered: { claim, ended: { kind: "settle", result } } };
+      return { keep: false, recovered: { claim: p, ended: { kind: "settle", result } } };
     }
     const ended = await this.integrate(p, spec, true);
     if (ended.kind !== "held") {
@@ -431,6 +416,6 @@ export class Integrator {
           : `${was} before the last run stopped: its changes are on ${this.branch.branch} as ${short(c.commit)} (${plural(c.paths.length, "path")}), integrated once`,
       );
     }
-    return { keep: true, recovered: { claim, ended } };
+    return { keep: true, recovered: { claim: p, ended } };
   }
 }

@@ -6,11 +6,12 @@
  * holding the lock, removes those whose process is gone.
  */
 
-import { readdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAlive } from "../tickets/cache.js";
 import { STATE_DIR } from "../tickets/layout.js";
+import { namesIn } from "../tickets/read-optional.js";
 
 /** in `.frontier/`, frontier's own directory: any of its temporary names */
 const TEMP = /\.(\d+)(?:\.[0-9a-f]{8})?\.tmp$/;
@@ -35,14 +36,8 @@ export function sweepScratch(where: string): number {
 }
 
 function sweep(where: string, pattern: RegExp): number {
-  let names: string[];
-  try {
-    names = readdirSync(where);
-  } catch {
-    return 0;
-  }
   let removed = 0;
-  for (const name of names) {
+  for (const name of namesIn(where)) {
     const m = pattern.exec(name);
     if (m === null || isAlive(Number(m[1]))) continue;
     try {

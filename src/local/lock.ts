@@ -14,6 +14,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
 import { LOCK_FILE, RUN_FILE } from "../tickets/layout.js";
+import { tryReadJson } from "../tickets/read-optional.js";
 import { ensureStateDir } from "../tickets/store.js";
 
 interface LockInfo {
@@ -189,19 +190,15 @@ function clearDeadTakeover(takeover: string): void {
 function held(holder: LockInfo, path: string, dir: string): LockResult {
   const where =
     holder.host === hostname() ? `pid ${holder.pid}` : `pid ${holder.pid} on ${holder.host}`;
-  const name = runName(dir);
+  const name = recordedRun(dir);
   return {
     kind: "held",
     message: `another frontier run${name === undefined ? "" : ` of run ${name}`} (${where}, since ${holder.started_at}) is running ${dir} — wait for it to finish or stop it; if it is gone, delete ${path}`,
   };
 }
 
-/** The name in the run record, if one can be read: which run holds the lock. */
-function runName(dir: string): string | undefined {
-  try {
-    const run = (JSON.parse(readFileSync(join(dir, RUN_FILE), "utf8")) as { run?: unknown }).run;
-    return typeof run === "string" && run !== "" ? run : undefined;
-  } catch {
-    return undefined;
-  }
+/** The name in the run record, if one can be read (which run holds the lock, or is reset). */
+export function recordedRun(dir: string): string | undefined {
+  const run = tryReadJson<{ run: unknown }>(join(dir, RUN_FILE))?.run;
+  return typeof run === "string" && run !== "" ? run : undefined;
 }

@@ -9,8 +9,9 @@
  * not carry the token). Where there is no /proc (macOS), nothing is found and nothing
  * is killed.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Frontier } from "../core/engine.js";
+import { namesIn } from "../tickets/read-optional.js";
 import { isDeadLocalHolder } from "./lock.js";
 
 /** The attempts of `frontier`'s claims of runners that are gone, stopped: their tickets. */
@@ -39,14 +40,8 @@ function claimedGroups(claims: ReadonlyMap<string, string>) {
   const found = new Set<string>();
   const groups = new Set<number>();
   if (claims.size === 0) return { found, groups };
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return { found, groups };
-  }
   const ownGroup = groupOf(process.pid);
-  for (const name of names) {
+  for (const name of namesIn("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     let environ: string;
     try {

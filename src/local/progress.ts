@@ -4,9 +4,9 @@
  * pipe, a file, CI — it is one plain line per event, so logs stay greppable.
  */
 import type { createLogUpdate } from "log-update";
+import { formatDuration } from "../core/bound.js";
 import type { AttemptOutcome, Status } from "../core/model.js";
 import { STATUS_ICON } from "../report/states.js";
-import { shortDuration } from "./attempt.js";
 
 interface ProgressOptions {
   stream: NodeJS.WritableStream;
@@ -34,12 +34,13 @@ interface Running {
 
 const RECENT = 4;
 
-function clock(ms: number): string {
-  const d = new Date(ms);
-  return [d.getHours(), d.getMinutes(), d.getSeconds()]
-    .map((n) => String(n).padStart(2, "0"))
-    .join(":");
+/** `1.2s`, for progress lines. */
+function shortDuration(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(ms);
 }
+
+/** `14:03:07`, local time. */
+const clock = (ms: number) => new Date(ms).toTimeString().slice(0, 8);
 
 function oneLine(text: string, max = 120): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -25,11 +25,8 @@ export class ReportWriteError extends Error {
   override name = "ReportWriteError";
 }
 
-/**
- * Writes the requested reports; returns the paths written, in the order html, json,
- * markdown. Throws ReportWriteError, naming the file, when one cannot be written.
- */
-export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
+/** Writes the requested reports. Throws ReportWriteError, naming the file, when one cannot be written. */
+export function writeReports(receipt: Receipt, files: ReportFiles): void {
   const dir = files.dir !== undefined ? { dir: files.dir } : {};
   const reports: Array<[string | undefined, string, () => string]> = [
     [files.html, "HTML report", () => renderHtml(receipt, dir)],
@@ -40,7 +37,6 @@ export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
       () => renderMarkdown(receipt, { marker: defaultMarker(receipt.run), ...dir }),
     ],
   ];
-  const written: string[] = [];
   for (const [path, what, render] of reports) {
     if (!path) continue;
     const text = render();
@@ -53,7 +49,5 @@ export function writeReports(receipt: Receipt, files: ReportFiles): string[] {
         `cannot write the ${what} to ${path}: ${errorText(error)}. ${fix}`,
       );
     }
-    written.push(path);
   }
-  return written;
 }

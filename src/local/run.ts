@@ -30,7 +30,7 @@ import { type FileEdit, planWrites, type Unwritable } from "../tickets/writeback
 import { type AttemptResult, failedResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { type Edit, TicketWatch } from "./edits.js";
 import { concludeRun, reportCode } from "./end.js";
-import type { Ended, Integrator, Settle, Workspace } from "./integrate.js";
+import type { Ended, Integrator, Recovered, Settle, Workspace } from "./integrate.js";
 import { signalGroup } from "./launch.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
@@ -38,6 +38,7 @@ import { firstWrite, type Opened, openDirectory } from "./open.js";
 import { stopDeadRunners } from "./orphans.js";
 import { loadLive, Progress } from "./progress.js";
 
+/** `maxParallel` and `bound` as the command line's parser took them: whole numbers of 1 and 0 or more. */
 export interface RunOptions {
   exec?: string;
   maxParallel?: number;
@@ -82,7 +83,7 @@ function resolveExecutors(
 
 /* --------------------------------- the run --------------------------------- */
 
-type Exited = Settle & { claim: Claim };
+type Exited = Settle & Pick<Recovered, "claim">;
 
 export async function runCommand(dir: string, options: RunOptions, io: CliIo): Promise<number> {
   const started = Date.now();
@@ -91,13 +92,6 @@ export async function runCommand(dir: string, options: RunOptions, io: CliIo): P
     line(io.stderr, `error: ${message}`);
     return EXIT.usage;
   };
-  const { maxParallel, bound } = options;
-  if (maxParallel !== undefined && !(Number.isInteger(maxParallel) && maxParallel > 0)) {
-    return usage(`--max-parallel takes a whole number of 1 or more, got ${maxParallel}`);
-  }
-  if (bound !== undefined && !(Number.isInteger(bound) && bound >= 0)) {
-    return usage(`--bound takes a whole number of 0 or more, got ${bound}`);
-  }
   const inherited = parseRunBound(io.env.FRONTIER_RUN_BOUND);
   if (inherited.kind === "bad") return usage(inherited.message);
 
@@ -107,6 +101,7 @@ export async function runCommand(dir: string, options: RunOptions, io: CliIo): P
   const lock = isDirectory(absDir) ? await acquireLock(absDir, started) : undefined;
   if (lock?.kind === "held") return usage(lock.message);
   try {
+    const { maxParallel, bound } = options;
     const flags: RunFlags = { within: inherited.bound, maxParallel, bound };
     return await loadLockedAndRun(dir, absDir, flags, options, io, started);
   } finally {
@@ -128,9 +123,8 @@ async function loadLockedAndRun(
   const { settings } = opened;
   for (const warning of opened.warnings) line(io.stderr, formatProblem(warning, dir));
 
-  // the live progress block (a terminal)
-  // (a terminal that reports no size — 0×0, as some CI terminals do — gets plain lines:
-  // a live block there would be cursor movements and nothing else)
+  // the live progress block on a terminal; one that reports no size — 0×0, as some CI
+  // terminals do — gets plain lines: a live block there would be cursor movements and nothing else
   const { columns, rows } = io.stderr as { columns?: number; rows?: number };
   const sized = columns !== 0 && rows !== 0;
   const live = io.isTTY && !io.env.CI && sized ? loadLive().catch(() => false as const) : undefined;
@@ -212,11 +206,10 @@ class LocalRun {
     this.unwrittenOpen = opened;
     ({ dir: this.dir, settings: this.settings, frontier: this.frontier } = opened);
     this.baseEnv = { ...io.env };
-    const { run } = this.frontier.runRecord();
-    const total = this.frontier.specs().length;
-    this.progress = new Progress({ stream: io.stderr, live, run, total });
-    // what each ticket that may still be claimed looks like now
     const { frontier } = this;
+    const { run } = frontier.runRecord();
+    this.progress = new Progress({ stream: io.stderr, live, run, total: frontier.specs().length });
+    // what each ticket that may still be claimed looks like now
     const open = frontier.specs().filter((s) => !CLOSED.has(frontier.state(s.id)?.status ?? ""));
     this.watch = new TicketWatch(this.dir, open);
   }
@@ -477,7 +470,7 @@ class LocalRun {
     this.dispatched++;
     const interrupted = this.stopping !== undefined || this.edited.has(claim.ticket);
     if (interrupted || !spec || command === undefined || prepared.kind === "bad") {
-      if (workspace !== undefined) this.isolation?.discard(workspace);
+      if (workspace !== undefined) this.isolation?.tidy(workspace.path);
       // Ctrl-C landed between the claim and the start, or its file changed: it never
       // started; re-ready it. Else it cannot start: settle it as failed rather than leave
       // the claim hanging.
@@ -527,7 +520,7 @@ class LocalRun {
   }
 
   /** What an isolated attempt's end came to: settled as usual, or held for the next run. */
-  private ended(claim: Claim, ended: Ended): void {
+  private ended(claim: Recovered["claim"], ended: Ended): void {
     if (ended.kind === "settle") {
       const { kind: _, ...exited } = ended;
       this.exits.push({ claim, ...exited });

@@ -13,7 +13,7 @@
  * attempt's end does with them.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
 import { ticketIsolation } from "../core/constants.js";
@@ -30,7 +30,7 @@ import {
 } from "../tickets/layout.js";
 import { fieldLine } from "../tickets/load.js";
 import { type Problem, problem } from "../tickets/problems.js";
-import { tryReadText } from "../tickets/read-optional.js";
+import { namesIn, tryReadJson, tryReadText } from "../tickets/read-optional.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { collectChanges, patchOf } from "../workspace/changes.js";
@@ -93,7 +93,7 @@ export async function isolationProblems(
   const own = isolated.find((s) => s.isolation === "worktree");
   const where =
     byDefault || own === undefined
-      ? { file: SETTINGS_FILE, line: settingLine(join(dir, SETTINGS_FILE), "isolation") }
+      ? { file: SETTINGS_FILE, line: fieldLine(join(dir, SETTINGS_FILE), "isolation", false) }
       : { file: own.file, line: fieldLine(join(dir, own.file), "isolation") };
   const who = `${plural(isolated.length, "ticket")} ${isolated.length === 1 ? "runs" : "run"} with isolation: worktree`;
   const drop =
@@ -119,14 +119,6 @@ export async function isolationProblems(
       break;
   }
   return [problem("isolation-unavailable", where.file, where.line, message, fix)];
-}
-
-/** The line of a top-level setting in frontier.yml. */
-function settingLine(path: string, name: string): number | undefined {
-  const text = tryReadText(path);
-  if (text === undefined) return undefined;
-  const at = text.split("\n").findIndex((l) => new RegExp(`^${name}\\s*:`).test(l));
-  return at === -1 ? undefined : at + 1;
 }
 
 export type OpenedBranch =
@@ -256,16 +248,11 @@ async function makeBranch(
     : `could not make the branch ${branch}: ${moved.message}`;
 }
 
+/** The run's branch.json; none (or not ours): the run makes its branch. */
 function readBranchRecord(dir: string): BranchRecord | undefined {
-  try {
-    const value = JSON.parse(readFileSync(join(dir, BRANCH_FILE), "utf8")) as Partial<BranchRecord>;
-    if (typeof value.branch === "string" && typeof value.base === "string") {
-      return value as BranchRecord;
-    }
-  } catch {
-    // none (or not ours): the run makes its branch
-  }
-  return undefined;
+  const value = tryReadJson<BranchRecord>(join(dir, BRANCH_FILE));
+  const whole = typeof value?.branch === "string" && typeof value.base === "string";
+  return whole ? (value as BranchRecord) : undefined;
 }
 
 function locate(dir: string, repository: Repository, branch: string, base: string): RunBranch {
@@ -378,33 +365,23 @@ export interface Pending {
 
 /** The attempts a killed run left ended (`kind` json), or ended and kept (`kind` kept). */
 export function readPendings(dir: string, kind: "json" | "kept"): Pending[] {
-  let names: string[];
-  try {
-    names = readdirSync(join(dir, INTEGRATING_DIR));
-  } catch {
-    return [];
-  }
-  return names
+  return namesIn(join(dir, INTEGRATING_DIR))
     .filter((name) => name.endsWith(`.${kind}`))
     .flatMap((name) => readPending(join(dir, INTEGRATING_DIR, name)) ?? []);
 }
 
+/** One of them; none, or not one of ours, is undefined (a record is never half-written: created whole). */
 function readPending(path: string): Pending | undefined {
-  try {
-    const p = JSON.parse(readFileSync(path, "utf8")) as Partial<Pending>;
-    const whole =
-      p.schema === "ticket-frontier/integrating@1" &&
-      typeof p.ticket === "string" &&
-      typeof p.attempt === "number" &&
-      typeof p.claim === "string" &&
-      typeof p.worktree === "string" &&
-      typeof p.start === "string" &&
-      p.outcome !== undefined;
-    return whole ? (p as Pending) : undefined;
-  } catch {
-    // none, or not one of ours: a record is never half-written (created whole)
-    return undefined;
-  }
+  const p = tryReadJson<Pending>(path);
+  const whole =
+    p?.schema === "ticket-frontier/integrating@1" &&
+    typeof p.ticket === "string" &&
+    typeof p.attempt === "number" &&
+    typeof p.claim === "string" &&
+    typeof p.worktree === "string" &&
+    typeof p.start === "string" &&
+    p.outcome !== undefined;
+  return whole ? (p as Pending) : undefined;
 }
 
 /** The commit an attempt's integration already made on the run's branch, found by its claim trailer. */

@@ -158,12 +158,12 @@ export async function loadDirectory(
 }
 
 /** The ticket files of `dir` (see ticketFileNames), or the problem that it cannot be listed. */
-function listTickets(dir: string, inMemory?: ReadonlyMap<string, string>): string[] | Problem {
+export function listTickets(dir: string, files?: ReadonlyMap<string, string>): string[] | Problem {
   try {
     // the directory entries are dropped at once: 10k of them would outlive every GC
     return ticketFileNames(
-      inMemory
-        ? inMemory.keys()
+      files
+        ? files.keys()
         : readdirSync(dir, { withFileTypes: true })
             .filter((e) => e.isFile() || e.isSymbolicLink())
             .map((e) => e.name),
@@ -419,11 +419,12 @@ function scopeProblems(
   });
 }
 
-/** The line of a top-level field in a file's front matter (read again: rare, only for a problem). */
-export function fieldLine(path: string, name: string): number | undefined {
+/** The line of a top-level field in a file's front matter, or (`frontMatter` false) in frontier.yml: read again, only for a problem. */
+export function fieldLine(path: string, name: string, frontMatter = true): number | undefined {
   const lines = tryReadText(path)?.split("\n") ?? [];
   const field = new RegExp(`^${name}\\s*:`);
-  for (let i = 1; i < lines.length && !/^---\r?$/.test(lines[i]!); i++) {
+  const end = frontMatter ? /^---\r?$/ : /(?!)/;
+  for (let i = frontMatter ? 1 : 0; i < lines.length && !end.test(lines[i]!); i++) {
     if (field.test(lines[i]!)) return i + 1;
   }
   return undefined;

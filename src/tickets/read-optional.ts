@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { errnoCode } from "../core/errors.js";
 
@@ -18,6 +18,24 @@ export function tryReadText(path: string): string | undefined {
     return readFileSync(path, "utf8");
   } catch {
     return undefined;
+  }
+}
+
+/** A JSON file's value, or undefined when it cannot be read or parsed: a record that may be missing, or not ours. */
+export function tryReadJson<T>(path: string): Partial<T> | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The names in a directory; none when it cannot be read (it is not there). */
+export function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 

@@ -22,7 +22,7 @@ import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, commitTrailers } from "../core/changes.js";
 import { singleLine } from "../core/text.js";
 import { type GitOptions, git as gitAny, gitText as gitTextAny } from "./git.js";
-import { moveRef, type RefMove } from "./worktrees.js";
+import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
 
 /** Every command here runs on a repository an agent could have written: untrusted. */
 const git = (args: readonly string[], o: GitOptions) => gitAny(args, { ...o, untrusted: true });
@@ -144,10 +144,8 @@ export async function collectChanges(
   if (root === "" || root !== realpathSync(own)) {
     throw new NotCollected(`${workdir} is no longer a git work tree (its .git was removed)`);
   }
-  const startCommit = await gitText(["rev-parse", "--verify", "--quiet", `${start}^{commit}`], {
-    cwd: root,
-  }).catch(() => "");
-  if (startCommit === "") {
+  const startCommit = await tryResolveCommit(root, start, true);
+  if (startCommit === undefined) {
     throw new NotCollected(
       `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
     );
@@ -454,20 +452,17 @@ export async function commitOnto(
     ref: string;
     changes: readonly ChangedPath[];
     message: string;
-    /** author and committer, e.g. { GIT_AUTHOR_NAME, … }; default git's own configuration */
-    identity?: Record<string, string>;
   },
 ): Promise<CommitOnto> {
-  const cwd = { cwd: root };
   const lines = options.changes.flatMap((c) => [
     ...(c.from !== undefined ? [`${REMOVED}${c.from}`] : []),
     c.status === "deleted" ? `${REMOVED}${c.path}` : `${c.mode ?? "100644"} ${c.blob}\t${c.path}`,
   ]);
   const tree = await withIndex(root, options.head, (o) => writeTree(o, lines, "utf8"));
   const commit = await gitText(["commit-tree", tree, "-p", options.head, "-F", "-"], {
-    ...cwd,
+    cwd: root,
     input: options.message,
-    env: options.identity ?? (await fallbackIdentity(root)),
+    env: await fallbackIdentity(root),
   });
   const moved = await moveRef(root, options.ref, commit, options.head, "frontier: integrate");
   return moved.kind === "ok" ? { kind: "ok", commit } : moved;

@@ -8,11 +8,7 @@ import { spawn } from "node:child_process";
 import { errnoCode } from "../core/errors.js";
 
 export class GitError extends Error {
-  constructor(
-    readonly args: readonly string[],
-    readonly code: number | null,
-    readonly stderr: string,
-  ) {
+  constructor(args: readonly string[], code: number | null, stderr: string) {
     super(
       `git ${args.slice(0, 3).join(" ")} failed${code === null ? "" : ` (exit ${code})`}: ${gist(stderr) || "no message"}`,
     );

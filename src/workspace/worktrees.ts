@@ -57,10 +57,10 @@ export async function checkRepository(dir: string): Promise<RepositoryCheck> {
   return { kind: "ok", repository: { root, commonDir }, head };
 }
 
-/** The commit `rev` names, or undefined when it names none (or git cannot tell). */
-export function tryResolveCommit(root: string, rev: string): Promise<string | undefined> {
+/** The commit `rev` names, or undefined when it names none (or git cannot tell); `untrusted`: git.ts. */
+export function tryResolveCommit(root: string, rev: string, untrusted = false) {
   const args = ["rev-parse", "--verify", "--quiet", `${rev}^{commit}`];
-  return gitText(args, { cwd: root }).catch(() => undefined);
+  return gitText(args, { cwd: root, untrusted }).catch(() => undefined);
 }
 
 /** Whether git takes `branch` as a branch name; false as well when git cannot tell. */

@@ -156,7 +156,6 @@ describe("integrating changes on a branch, and what moved there", () => {
       ref: "refs/heads/frontier/run",
       changes: got.paths,
       message: "one#1\n\nFrontier-Ticket: one\nFrontier-Attempt: 1\n",
-      identity: IDENTITY,
     });
     expect(answer.kind).toBe("ok");
     const commit = (answer as { commit: string }).commit;
@@ -173,7 +172,6 @@ describe("integrating changes on a branch, and what moved there", () => {
       ref: "refs/heads/frontier/run",
       changes: got.paths,
       message: "again",
-      identity: IDENTITY,
     });
     expect(again).toEqual({ kind: "moved", now: commit });
     expect(sh(root, "rev-parse", "frontier/run")).toBe(commit);
@@ -189,7 +187,6 @@ describe("integrating changes on a branch, and what moved there", () => {
       ref: "refs/heads/frontier/run",
       changes: got.paths,
       message: "locked",
-      identity: IDENTITY,
     });
     expect(answer.kind).toBe("failed");
     // git's own line, not the advice after it
@@ -375,7 +372,6 @@ describe("git runs on the workspace with none of the agent's code", () => {
         ref: "refs/heads/frontier/run",
         changes: got.paths,
         message: "m",
-        identity: IDENTITY,
       });
       const a = got.paths.find((c) => c.path === "src/api/a.ts")!;
       expect((await readBlobs(root, [a.blob!])).get(a.blob!)?.toString()).toBe(
