@@ -484,8 +484,9 @@ main(process.argv.slice(2), io).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof Error && error.name === "WriteError") {
-      // a full disk, a refused write: the message names the file and the fix
+    if (error instanceof Error && ["WriteError", "ReportWriteError"].includes(error.name)) {
+      // a full disk, a refused write, a report path in no directory: the message names
+      // the file and the fix
       line(io.stderr, `error: ${error.message}`);
       process.exitCode = EXIT.failed;
       return;

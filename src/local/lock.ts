@@ -13,6 +13,7 @@ import { link, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
+import { isAlive } from "../tickets/cache.js";
 import { LOCK_FILE, RUN_FILE } from "../tickets/layout.js";
 import { tryReadJson } from "../tickets/read-optional.js";
 import { ensureStateDir } from "../tickets/store.js";
@@ -33,13 +34,7 @@ export function localHolder(pid: number = process.pid): string {
  * a recycled pid that now belongs to something else counts as gone.
  */
 function isLiveFrontierProcess(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: alive, but someone else's — not ours to judge dead.
-    if (errnoCode(error) !== "EPERM") return false;
-  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return false;
   let cmdline: string;
   try {
     cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");

@@ -225,6 +225,17 @@ describe("frontier status, answer, retry, cancel, context, report", () => {
     expect(readFileSync(join(out, "a.md"), "utf8")).toMatch(/retry-plan/);
   });
 
+  it("a report path that cannot be written is the user's error, named, not an internal one", () => {
+    const out = mkdtempSync(join(tmpdir(), "frontier-report-"));
+    writeFileSync(join(out, "file"), "not a directory");
+    const target = join(out, "file", "a.html");
+    const r = frontier(["report", exampleCopy(), "--html", target]);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.stderr).toContain(`error: cannot write the HTML report to ${target}`);
+    expect(r.stderr).toMatch(/Choose a path in a directory you can write to/);
+    expect(r.code).toBe(1);
+  });
+
   it("a bad flag is a usage error with exit 2", () => {
     const r = frontier(["run", "tickets-example", "--max-parallel", "zero"]);
     expect(r.code).toBe(2);
