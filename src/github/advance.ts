@@ -162,17 +162,12 @@ export async function readRun(
   ctx: RunContext,
 ): Promise<{ frontier: Frontier; state: GitHubState; settings: Settings } | undefined> {
   const store = { current: ctx.store ?? graphqlStore(ctx.gh, ctx.repo, ctx.branch) };
-  let withSnapshot = false;
-  for (;;) {
-    const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
-    const state = read ? stateOfRead(ctx.dir, read) : undefined;
-    if (!read || !state || state.branch !== ctx.branch) return undefined;
-    const source = await runSource(ctx, state, read, withSnapshot);
-    if (source === "need-snapshot") {
-      withSnapshot = true;
-      continue;
-    }
-    const frontier = openBranchRun(ctx, source, state, ctx.clock());
-    return { frontier, state, settings: source.settings };
-  }
+  // base.json in the same query: the bot's checkout is seldom the run's base
+  const read = await readWithFallback(ctx, store, runPaths(ctx, true));
+  const state = read ? stateOfRead(ctx.dir, read) : undefined;
+  if (!read || !state || state.branch !== ctx.branch) return undefined;
+  const source = await runSource(ctx, state, read, true);
+  if (source === "need-snapshot") return undefined; // (asked with the state: never)
+  const frontier = openBranchRun(ctx, source, state, ctx.clock());
+  return { frontier, state, settings: source.settings };
 }
