@@ -16,6 +16,7 @@ import { UserError } from "./errors.js";
 import {
   commitFiles,
   type FileChanges,
+  type Head,
   type Repo,
   readBlob,
   readHead,
@@ -35,8 +36,8 @@ export interface BlobText {
 export interface BranchRead {
   /** the head commit */
   head: string;
-  /** the head commit's tree (the base of a commit through the Git Data API), when read */
-  tree?: string;
+  /** the head commit's tree (the base of a commit through the Git Data API) */
+  tree: string;
   files: Map<string, BlobText>;
   /** directory path → its files (name → text), for each directory asked for that exists */
   dirs: Map<string, Map<string, BlobText>>;
@@ -88,7 +89,7 @@ export async function readBranch(
   const probes = extra.probes ?? [];
   const firstProbes = probes.slice(0, PROBES_PER_QUERY);
   const fields = [
-    ...(extra.history || probes.length > 0 ? ["tree { oid }"] : []),
+    "tree { oid }",
     ...(extra.history ? [`history(first: ${extra.history}) { nodes { oid messageBody } }`] : []),
     ...paths.map((_, i) => `f${i}: file(path: $p${i}) { ${FILE_FIELDS} }`),
     ...dirPaths.map(
@@ -126,7 +127,8 @@ export async function readBranch(
   }
   const target = data.repository.ref?.target;
   if (!target) return undefined;
-  const read: BranchRead = { head: target.oid, files: new Map(), dirs: new Map() };
+  const tree = (target.tree as { oid: string }).oid;
+  const read: BranchRead = { head: target.oid, tree, files: new Map(), dirs: new Map() };
   for (const [i, path] of paths.entries()) {
     const entry = target[`f${i}`] as Entry | null;
     if (entry?.object) read.files.set(path, await blobText(gh, repo, entry));
@@ -140,8 +142,6 @@ export async function readBranch(
     for (const e of entries) if (e.type === "blob") out.set(e.name, await blobText(gh, repo, e));
     read.dirs.set(dir, out);
   }
-  const tree = (target.tree as { oid?: string } | undefined)?.oid;
-  if (tree) read.tree = tree;
   if (extra.history) {
     const nodes = (target.history as { nodes?: Array<{ oid: string; messageBody: string }> })
       ?.nodes;
@@ -270,23 +270,18 @@ export interface BranchStore {
     dirs?: readonly string[],
     extra?: ReadExtra,
   ): Promise<BranchRead | undefined>;
-  /** `tree`: the head's tree when the read gave it (a Git Data commit builds on it) */
-  commit(
-    expectedHead: string,
-    changes: FileChanges,
-    message: string,
-    tree?: string,
-  ): Promise<CommitAnswer>;
+  /** `head`: the head read, with its tree (a Git Data commit builds on it) */
+  commit(head: Head, changes: FileChanges, message: string): Promise<CommitAnswer>;
 }
 
 export function graphqlStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
   return {
     api: "graphql",
     read: (paths, dirs, extra) => readBranch(gh, repo, branch, paths, dirs, extra),
-    commit: (head, changes, message, tree) =>
+    commit: (head, changes, message) =>
       (changes.entries?.size ?? 0) > 0
-        ? gitDataCommit(gh, repo, branch, head, tree, changes, message)
-        : commitOnBranch(gh, repo, branch, head, changes, message),
+        ? gitDataCommit(gh, repo, branch, head, changes, message)
+        : commitOnBranch(gh, repo, branch, head.sha, changes, message),
   };
 }
 
@@ -298,16 +293,10 @@ async function gitDataCommit(
   gh: GitHub,
   repo: Repo,
   branch: string,
-  expectedHead: string,
-  tree: string | undefined,
+  head: Head,
   changes: FileChanges,
   message: string,
 ): Promise<CommitAnswer> {
-  const head = {
-    sha: expectedHead,
-    tree:
-      tree ?? (await gh.rest.git.getCommit({ ...repo, commit_sha: expectedHead })).data.tree.sha,
-  };
   try {
     const answer = await commitFiles(gh, repo, branch, head, changes, message);
     return answer.kind === "ok"
@@ -373,8 +362,7 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         ...(history ? { history } : {}),
       };
     },
-    // the same commit as the GraphQL store's Git Data route (every read here gives the tree)
-    commit: (expectedHead, changes, message, tree) =>
-      gitDataCommit(gh, repo, branch, expectedHead, tree, changes, message),
+    // the same commit as the GraphQL store's Git Data route
+    commit: (head, changes, message) => gitDataCommit(gh, repo, branch, head, changes, message),
   };
 }

@@ -254,7 +254,8 @@ function branchReader(rc: RunContext, records: string | undefined): BranchReader
     return files;
   };
   return async (paths, dirs = []) => {
-    const read: BranchRead = { head: "", files: await readAll("", paths), dirs: new Map() };
+    const files = await readAll("", paths);
+    const read: BranchRead = { head: "", tree: "", files, dirs: new Map() };
     for (const dir of dirs) {
       const names = await readdir(join(records, dir)).catch(() => [] as string[]);
       read.dirs.set(

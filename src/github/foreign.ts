@@ -6,6 +6,7 @@
  */
 
 import { errorText } from "../core/errors.js";
+import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
 import { commitTree } from "./git.js";
 import { apiFailure, type GitHub, isPushRefused, isUnclear } from "./octokit.js";
@@ -53,15 +54,13 @@ export async function putTree(
 
 /**
  * Move `.frontier/` of a run copied from another branch to `.frontier/runs/<run>-<branch>-<sha>/`
- * in one commit (compare-and-swap). Trees are moved by id: no record is sent again.
+ * in one commit on the head read (compare-and-swap). Trees are moved by id: no record is sent again.
  */
 export async function archiveForeignRun(
   ctx: RunContext,
-  head: string,
+  { head, tree: rootTree }: Pick<BranchRead, "head" | "tree">,
   foreign: GitHubState,
 ): Promise<void> {
-  const rootTree = (await ctx.gh.rest.git.getCommit({ ...ctx.repo, commit_sha: head })).data.tree
-    .sha;
   const frontierDir = frontierDirPath(ctx.dir);
   const old = await subtree(ctx, rootTree, frontierDir);
   if (!old) return;

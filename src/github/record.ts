@@ -227,7 +227,7 @@ class Recording {
           `${label}: could not move the run copied from ${foreign.branch} aside on ${ctx.branch} after 10 tries; nothing was started`,
         );
       }
-      await archiveForeignRun(ctx, read.head, foreign);
+      await archiveForeignRun(ctx, read, foreign);
       await ctx.sleep(ctx.random() * backoffMs * this.archives);
     } else if (this.options.fresh && state) {
       // a fresh run: the old one is archived in a commit of its own, then this event starts
@@ -237,7 +237,7 @@ class Recording {
           `${label}: could not archive run ${state.run.run} on ${ctx.branch} after 10 tries; nothing was started`,
         );
       }
-      if ((await archiveRun(ctx, read.head, state)) !== undefined) this.options.fresh = false;
+      if ((await archiveRun(ctx, read, state)) !== undefined) this.options.fresh = false;
       else await ctx.sleep(ctx.random() * backoffMs * this.archives);
     } else {
       return false;
@@ -310,7 +310,8 @@ class Recording {
     const { ctx, label, options, tries } = this;
     let answer: CommitAnswer;
     try {
-      answer = await this.store.current.commit(read.head, decision, decision.message, read.tree);
+      const head = { sha: read.head, tree: read.tree };
+      answer = await this.store.current.commit(head, decision, decision.message);
     } catch (error) {
       const refused = workflowRefusal(error);
       if (refused && options.changes && options.changes.refused === undefined) {

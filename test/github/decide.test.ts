@@ -51,7 +51,7 @@ function context(log: string[] = []): RunContext {
   } as unknown as RunContext;
 }
 
-const empty: BranchRead = { head: "h0", files: new Map(), dirs: new Map() };
+const empty: BranchRead = { head: "h0", tree: "t0", files: new Map(), dirs: new Map() };
 
 /** The branch as it is after a commit of `decision`, for the next event's read. */
 function readAfterCommit(before: BranchRead, decision: Decision, head: string): BranchRead {
@@ -71,7 +71,7 @@ function readAfterCommit(before: BranchRead, decision: Decision, head: string): 
     } else files.set(path, blob);
   }
   for (const path of decision.deletions) files.delete(path);
-  return { head, files, dirs };
+  return { head, tree: `${head}^{tree}`, files, dirs };
 }
 
 function input(over: Partial<TryInput> & Pick<TryInput, "source">): TryInput {

@@ -19,7 +19,12 @@ export function readRunState(
     shards.set(name, { oid: "", text: repo.readFile(path, branch) ?? "" });
   }
   const files = new Map([[statePath(dir), { oid: "", text }]]);
-  return stateOfRead(dir, { head: "", files, dirs: new Map([[shardDirPath(dir), shards]]) });
+  return stateOfRead(dir, {
+    head: "",
+    tree: "",
+    files,
+    dirs: new Map([[shardDirPath(dir), shards]]),
+  });
 }
 
 /** Every worklog line of a GitHub run, oldest first: the sealed chunks, then worklog.jsonl. */
