@@ -31,19 +31,13 @@ import type { RunContext, RunEvent } from "./run-context.js";
 import { runSource } from "./source.js";
 import { type GitHubState, stateOfRead } from "./state.js";
 
-export interface AdvanceOutcome {
+export interface AdvanceOutcome extends Pick<Recorded, "frontier" | "state" | "commit" | "tries"> {
   /** what the event itself did (the first event, not the follow-ups) */
   result: EventResult;
   dispatched: Dispatched[];
-  frontier: Frontier;
-  state: GitHubState;
   receipt: Receipt;
   /** the report as markdown (also the job summary); absent when the event read only part of the record */
   markdown?: string;
-  /** the commit that recorded the event; undefined when nothing changed */
-  commit?: string;
-  /** tries it took (1 = no race lost) */
-  tries: number;
   /** optional work that failed and is left to the next event, in words */
   deferred: string[];
   /**
