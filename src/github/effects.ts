@@ -25,14 +25,7 @@ import {
 import { markUnsent, seen } from "./outbox.js";
 import { openQuestionIssue } from "./questions.js";
 import type { Recorded } from "./record.js";
-import {
-  createReportComment,
-  findReportComment,
-  placeReport,
-  reportMarker,
-  seqLine,
-  updateReportComment,
-} from "./report-comment.js";
+import { placeReport, reportMarker, seqLine, updateReportComment } from "./report-comment.js";
 import type { RunContext, RunEvent } from "./run-context.js";
 import type { ReportRecord } from "./state.js";
 
@@ -356,10 +349,7 @@ export async function showReport(
   try {
     const res = await updateReportComment(ctx, record, markdown, last.state.seq);
     if (res !== "gone") return undefined;
-    const run = last.state.run.run;
-    const replaced =
-      (await findReportComment(ctx, record, run, record.login)) ??
-      (await createReportComment(ctx, record, markdown, run));
+    const { record: replaced } = await placeReport(ctx, last.state.run.run, () => markdown, record);
     ctx.log(`the report comment was deleted: posted again as ${replaced.comment_id}`);
     return {
       event: (_frontier, _now, view) => {
