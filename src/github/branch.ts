@@ -20,7 +20,6 @@ import {
   type Repo,
   readBlob,
   readHead,
-  readText,
   unlessNotFound,
 } from "./git.js";
 import { apiFailure, type GitHub, isConflict, isRateLimit, isUnclear } from "./octokit.js";
@@ -320,9 +319,14 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
       if (!head) return undefined;
       const content = async (path: string) =>
         (await unlessNotFound(gh.rest.repos.getContent({ ...repo, path, ref: head.sha })))?.data;
-      const textAt = async (path: string) => {
-        const text = await readText(gh, repo, path, head.sha);
-        return text === undefined ? undefined : { oid: "", text };
+      // a file over the contents API's 1 MB comes without its content: read by blob (to 100 MB)
+      const textAt = async (path: string): Promise<BlobText | undefined> => {
+        const file = await content(path);
+        if (!file || Array.isArray(file) || file.type !== "file") return undefined;
+        const { sha, content: base64, encoding, size } = file;
+        if (encoding === "base64" && typeof base64 === "string" && (base64 !== "" || size === 0))
+          return { oid: sha, text: Buffer.from(base64, "base64").toString("utf8") };
+        return sha ? { oid: sha, text: await readBlob(gh, repo, sha) } : undefined;
       };
       const oids = new Map<string, string>();
       for (const path of extra.probes ?? []) {
