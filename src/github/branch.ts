@@ -22,7 +22,7 @@ import {
   readHead,
   unlessNotFound,
 } from "./git.js";
-import { apiFailure, type GitHub, isConflict, isRateLimit, isUnclear } from "./octokit.js";
+import { apiFailure, type GitHub, isConflict, isUnclear, rateLimitOf } from "./octokit.js";
 
 export type { FileChanges };
 
@@ -256,7 +256,7 @@ export async function commitOnBranch(
 
 /** A commit's failure that says nothing (it may have landed) is `unclear`; any other is thrown. */
 function unclearOrThrow(error: unknown): CommitAnswer {
-  if (!isRateLimit(error) && isUnclear(error))
+  if (!rateLimitOf(error) && isUnclear(error))
     return { kind: "unclear", message: errorText(error) };
   throw error;
 }
