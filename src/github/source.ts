@@ -34,7 +34,6 @@ const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
 export interface Loaded {
   settings: Settings;
   specs: readonly TicketSpec[];
-  warnings: string[];
 }
 
 export interface RunSource extends Loaded {
@@ -116,11 +115,7 @@ export async function loadTickets(
       "invalid-graph",
     );
   }
-  return {
-    settings: loaded.settings,
-    specs: loaded.specs,
-    warnings: loaded.warnings.map((w) => formatProblem(w, dir)),
-  };
+  return { settings: loaded.settings, specs: loaded.specs };
 }
 
 /** The checkout's tickets, with their files and digest, once per process. */
