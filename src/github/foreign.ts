@@ -58,19 +58,18 @@ export async function putTree(
  */
 export async function archiveForeignRun(
   ctx: RunContext,
-  { head, tree: rootTree }: Pick<BranchRead, "head" | "tree">,
+  at: Pick<BranchRead, "head" | "tree">,
   foreign: GitHubState,
 ): Promise<void> {
   const frontierDir = frontierDirPath(ctx.dir);
-  const old = await subtree(ctx, rootTree, frontierDir);
+  const old = await subtree(ctx, at.tree, frontierDir);
   if (!old) return;
   const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60);
-  const name = `${safe(foreign.run.run)}-${safe(foreign.branch)}-${head.slice(0, 7)}`;
+  const name = `${safe(foreign.run.run)}-${safe(foreign.branch)}-${at.head.slice(0, 7)}`;
   const runs = await putTree(ctx, await subtree(ctx, old, "runs"), name, old);
   const answer = await commitFilesAsTree(
     ctx,
-    head,
-    rootTree,
+    at,
     frontierDir,
     await putTree(ctx, undefined, "runs", runs),
     `frontier: ${ctx.branch} starts its own run; the run copied from ${foreign.branch} is kept under .frontier/runs/${name} [skip ci]`,
@@ -84,8 +83,7 @@ export async function archiveForeignRun(
 /** One commit whose tree replaces the directory `path` by the tree `sha`; false when the branch moved. */
 export async function commitFilesAsTree(
   ctx: RunContext,
-  head: string,
-  rootTree: string,
+  { head, tree: rootTree }: Pick<BranchRead, "head" | "tree">,
   path: string,
   sha: string,
   message: string,

@@ -37,10 +37,11 @@ const blobSha = (text: string) => {
  */
 export async function archiveRun(
   ctx: RunContext,
-  { head, tree: rootTree }: Pick<BranchRead, "head" | "tree">,
+  at: Pick<BranchRead, "head" | "tree">,
   state: GitHubState,
 ): Promise<string | undefined> {
   const { gh, repo } = ctx;
+  const rootTree = at.tree;
   // the ticket directory from the repository root ("" for the root itself)
   const dirPath = joinRepoPath(ctx.dir, STATE_DIR).slice(0, -STATE_DIR.length).replace(/\/$/, "");
   const dirTree = dirPath === "" ? rootTree : await subtree(ctx, rootTree, dirPath);
@@ -85,8 +86,7 @@ export async function archiveRun(
   const shown = `${RUNS_DIR}/${name}`;
   const landed = await commitFilesAsTree(
     ctx,
-    head,
-    rootTree,
+    at,
     dirPath,
     dir.data.sha,
     `frontier ${state.run.run}: a fresh run; the old run is kept under ${shown} [skip ci]`,
