@@ -26,20 +26,15 @@ import { apiFailure, type GitHub, isConflict, isUnclear, rateLimitOf } from "./o
 
 export type { FileChanges };
 
-export interface BlobText {
-  /** the blob's id (for a read through the REST blob API when GraphQL truncates it) */
-  oid: string;
-  text: string;
-}
-
 export interface BranchRead {
   /** the head commit */
   head: string;
   /** the head commit's tree (the base of a commit through the Git Data API) */
   tree: string;
-  files: Map<string, BlobText>;
+  /** path → text, for each file asked for that exists */
+  files: Map<string, string>;
   /** directory path → its files (name → text), for each directory asked for that exists */
-  dirs: Map<string, Map<string, BlobText>>;
+  dirs: Map<string, Map<string, string>>;
   /** path → the id of what is at that path in the head commit (absent: nothing), for each probe */
   oids?: Map<string, string>;
   /** the newest commits of the branch, head first: id and message body */
@@ -137,7 +132,7 @@ export async function readBranch(
     const listed = target[`d${i}`] as { object: { entries?: Listed[] } | null } | null;
     const entries = listed?.object?.entries;
     if (!entries) continue;
-    const out = new Map<string, BlobText>();
+    const out = new Map<string, string>();
     for (const e of entries) if (e.type === "blob") out.set(e.name, await blobText(gh, repo, e));
     read.dirs.set(dir, out);
   }
@@ -151,10 +146,9 @@ export async function readBranch(
 }
 
 /** An entry's text: GraphQL gives none for a large (or binary-looking) blob, the REST blob API does. */
-async function blobText(gh: GitHub, repo: Repo, entry: Entry): Promise<BlobText> {
+async function blobText(gh: GitHub, repo: Repo, entry: Entry): Promise<string> {
   const { text, isTruncated } = entry.object ?? {};
-  const whole = typeof text === "string" && !isTruncated;
-  return { oid: entry.oid, text: whole ? text : await readBlob(gh, repo, entry.oid) };
+  return typeof text === "string" && !isTruncated ? text : readBlob(gh, repo, entry.oid);
 }
 
 /**
@@ -320,13 +314,13 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
       const content = async (path: string) =>
         (await unlessNotFound(gh.rest.repos.getContent({ ...repo, path, ref: head.sha })))?.data;
       // a file over the contents API's 1 MB comes without its content: read by blob (to 100 MB)
-      const textAt = async (path: string): Promise<BlobText | undefined> => {
+      const textAt = async (path: string): Promise<string | undefined> => {
         const file = await content(path);
         if (!file || Array.isArray(file) || file.type !== "file") return undefined;
         const { sha, content: base64, encoding, size } = file;
         if (encoding === "base64" && typeof base64 === "string" && (base64 !== "" || size === 0))
-          return { oid: sha, text: Buffer.from(base64, "base64").toString("utf8") };
-        return sha ? { oid: sha, text: await readBlob(gh, repo, sha) } : undefined;
+          return Buffer.from(base64, "base64").toString("utf8");
+        return sha ? readBlob(gh, repo, sha) : undefined;
       };
       const oids = new Map<string, string>();
       for (const path of extra.probes ?? []) {
@@ -341,19 +335,19 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
             body: c.commit.message.replace(/^[^\n]*\n*/, ""),
           }))
         : undefined;
-      const files = new Map<string, BlobText>();
+      const files = new Map<string, string>();
       for (const path of paths) {
-        const blob = await textAt(path);
-        if (blob) files.set(path, blob);
+        const text = await textAt(path);
+        if (text !== undefined) files.set(path, text);
       }
-      const dirs = new Map<string, Map<string, BlobText>>();
+      const dirs = new Map<string, Map<string, string>>();
       for (const dir of dirPaths) {
         const listing = await content(dir);
         if (!Array.isArray(listing)) continue;
-        const out = new Map<string, BlobText>();
+        const out = new Map<string, string>();
         for (const e of listing) {
-          const blob = e.type === "file" ? await textAt(e.path) : undefined;
-          if (blob) out.set(e.name, blob);
+          const text = e.type === "file" ? await textAt(e.path) : undefined;
+          if (text !== undefined) out.set(e.name, text);
         }
         dirs.set(dir, out);
       }

@@ -424,7 +424,7 @@ function writeFiles(
     files.set(path, edit.content);
   }
   if (changes.log.length > 0) {
-    const before = read.files.get(worklogPath(ctx.dir))?.text ?? "";
+    const before = read.files.get(worklogPath(ctx.dir)) ?? "";
     const lines = changes.log.map((e) => `${JSON.stringify(e)}\n`).join("");
     const count = before === "" ? 0 : before.split("\n").length - 1;
     if (count + changes.log.length > WORKLOG_CHUNK_LINES && count > 0) {

@@ -320,10 +320,9 @@ export const shardFileOf = (ticket: string) => shardName(shardOf(ticket));
 /** The shard files a read holds (name → text): the whole directory, or the ones read by path. */
 export function shardTexts(read: BranchRead, dir: string): Map<string, string> {
   const shardDir = shardDirPath(dir);
-  const out = new Map<string, string>();
-  for (const [name, blob] of read.dirs.get(shardDir) ?? []) out.set(name, blob.text);
-  for (const [path, blob] of read.files) {
-    if (path.startsWith(`${shardDir}/`)) out.set(path.slice(shardDir.length + 1), blob.text);
+  const out = new Map(read.dirs.get(shardDir));
+  for (const [path, text] of read.files) {
+    if (path.startsWith(`${shardDir}/`)) out.set(path.slice(shardDir.length + 1), text);
   }
   return out;
 }
@@ -339,7 +338,7 @@ export function partOfRead(
   asked: ReadonlySet<string> | undefined,
 ): GitHubState | "need-all" | undefined {
   const path = statePath(dir);
-  const text = read.files.get(path)?.text;
+  const text = read.files.get(path);
   if (text === undefined) return undefined;
   const shards = shardTexts(read, dir);
   const raw = readJson(text);

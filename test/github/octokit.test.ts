@@ -33,7 +33,7 @@ describe("the one client factory", () => {
     });
     fake.injectSecondaryRateLimit({ status: 429, retryAfter: 2, operation: "repos/get-content" });
     const read = await restStore(gh, repo, "main").read(["a.txt"]);
-    expect(read?.files.get("a.txt")?.text).toBe("one\n");
+    expect(read?.files.get("a.txt")).toBe("one\n");
     expect(waits.join("\n")).toMatch(/secondary rate limit.*waiting 2s/);
   });
 
