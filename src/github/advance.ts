@@ -31,19 +31,13 @@ import type { RunContext, RunEvent } from "./run-context.js";
 import { runSource } from "./source.js";
 import { type GitHubState, stateOfRead } from "./state.js";
 
-export interface AdvanceOutcome {
+export interface AdvanceOutcome extends Pick<Recorded, "frontier" | "state" | "commit" | "tries"> {
   /** what the event itself did (the first event, not the follow-ups) */
   result: EventResult;
   dispatched: Dispatched[];
-  frontier: Frontier;
-  state: GitHubState;
   receipt: Receipt;
   /** the report as markdown (also the job summary); absent when the event read only part of the record */
   markdown?: string;
-  /** the commit that recorded the event; undefined when nothing changed */
-  commit?: string;
-  /** tries it took (1 = no race lost) */
-  tries: number;
   /** optional work that failed and is left to the next event, in words */
   deferred: string[];
   /**
@@ -162,17 +156,12 @@ export async function readRun(
   ctx: RunContext,
 ): Promise<{ frontier: Frontier; state: GitHubState; settings: Settings } | undefined> {
   const store = { current: ctx.store ?? graphqlStore(ctx.gh, ctx.repo, ctx.branch) };
-  let withSnapshot = false;
-  for (;;) {
-    const read = await readWithFallback(ctx, store, runPaths(ctx, withSnapshot));
-    const state = read ? stateOfRead(ctx.dir, read) : undefined;
-    if (!read || !state || state.branch !== ctx.branch) return undefined;
-    const source = await runSource(ctx, state, read, withSnapshot);
-    if (source === "need-snapshot") {
-      withSnapshot = true;
-      continue;
-    }
-    const frontier = openBranchRun(ctx, source, state, ctx.clock());
-    return { frontier, state, settings: source.settings };
-  }
+  // base.json in the same query: the bot's checkout is seldom the run's base
+  const read = await readWithFallback(ctx, store, runPaths(ctx, true));
+  const state = read ? stateOfRead(ctx.dir, read) : undefined;
+  if (!read || !state || state.branch !== ctx.branch) return undefined;
+  const source = await runSource(ctx, state, read, true);
+  if (source === "need-snapshot") return undefined; // (asked with the state: never)
+  const frontier = openBranchRun(ctx, source, state, ctx.clock());
+  return { frontier, state, settings: source.settings };
 }

@@ -16,30 +16,25 @@ import { UserError } from "./errors.js";
 import {
   commitFiles,
   type FileChanges,
+  type Head,
   type Repo,
   readBlob,
   readHead,
-  readText,
   unlessNotFound,
 } from "./git.js";
-import { apiFailure, type GitHub, isConflict, isRateLimit, isUnclear } from "./octokit.js";
+import { apiFailure, type GitHub, isConflict, isUnclear, rateLimitOf } from "./octokit.js";
 
 export type { FileChanges };
-
-export interface BlobText {
-  /** the blob's id (for a read through the REST blob API when GraphQL truncates it) */
-  oid: string;
-  text: string;
-}
 
 export interface BranchRead {
   /** the head commit */
   head: string;
-  /** the head commit's tree (the base of a commit through the Git Data API), when read */
-  tree?: string;
-  files: Map<string, BlobText>;
+  /** the head commit's tree (the base of a commit through the Git Data API) */
+  tree: string;
+  /** path → text, for each file asked for that exists */
+  files: Map<string, string>;
   /** directory path → its files (name → text), for each directory asked for that exists */
-  dirs: Map<string, Map<string, BlobText>>;
+  dirs: Map<string, Map<string, string>>;
   /** path → the id of what is at that path in the head commit (absent: nothing), for each probe */
   oids?: Map<string, string>;
   /** the newest commits of the branch, head first: id and message body */
@@ -88,7 +83,7 @@ export async function readBranch(
   const probes = extra.probes ?? [];
   const firstProbes = probes.slice(0, PROBES_PER_QUERY);
   const fields = [
-    ...(extra.history || probes.length > 0 ? ["tree { oid }"] : []),
+    "tree { oid }",
     ...(extra.history ? [`history(first: ${extra.history}) { nodes { oid messageBody } }`] : []),
     ...paths.map((_, i) => `f${i}: file(path: $p${i}) { ${FILE_FIELDS} }`),
     ...dirPaths.map(
@@ -126,7 +121,8 @@ export async function readBranch(
   }
   const target = data.repository.ref?.target;
   if (!target) return undefined;
-  const read: BranchRead = { head: target.oid, files: new Map(), dirs: new Map() };
+  const tree = (target.tree as { oid: string }).oid;
+  const read: BranchRead = { head: target.oid, tree, files: new Map(), dirs: new Map() };
   for (const [i, path] of paths.entries()) {
     const entry = target[`f${i}`] as Entry | null;
     if (entry?.object) read.files.set(path, await blobText(gh, repo, entry));
@@ -136,12 +132,10 @@ export async function readBranch(
     const listed = target[`d${i}`] as { object: { entries?: Listed[] } | null } | null;
     const entries = listed?.object?.entries;
     if (!entries) continue;
-    const out = new Map<string, BlobText>();
+    const out = new Map<string, string>();
     for (const e of entries) if (e.type === "blob") out.set(e.name, await blobText(gh, repo, e));
     read.dirs.set(dir, out);
   }
-  const tree = (target.tree as { oid?: string } | undefined)?.oid;
-  if (tree) read.tree = tree;
   if (extra.history) {
     const nodes = (target.history as { nodes?: Array<{ oid: string; messageBody: string }> })
       ?.nodes;
@@ -152,10 +146,9 @@ export async function readBranch(
 }
 
 /** An entry's text: GraphQL gives none for a large (or binary-looking) blob, the REST blob API does. */
-async function blobText(gh: GitHub, repo: Repo, entry: Entry): Promise<BlobText> {
+async function blobText(gh: GitHub, repo: Repo, entry: Entry): Promise<string> {
   const { text, isTruncated } = entry.object ?? {};
-  const whole = typeof text === "string" && !isTruncated;
-  return { oid: entry.oid, text: whole ? text : await readBlob(gh, repo, entry.oid) };
+  return typeof text === "string" && !isTruncated ? text : readBlob(gh, repo, entry.oid);
 }
 
 /**
@@ -257,7 +250,7 @@ export async function commitOnBranch(
 
 /** A commit's failure that says nothing (it may have landed) is `unclear`; any other is thrown. */
 function unclearOrThrow(error: unknown): CommitAnswer {
-  if (!isRateLimit(error) && isUnclear(error))
+  if (!rateLimitOf(error) && isUnclear(error))
     return { kind: "unclear", message: errorText(error) };
   throw error;
 }
@@ -270,23 +263,18 @@ export interface BranchStore {
     dirs?: readonly string[],
     extra?: ReadExtra,
   ): Promise<BranchRead | undefined>;
-  /** `tree`: the head's tree when the read gave it (a Git Data commit builds on it) */
-  commit(
-    expectedHead: string,
-    changes: FileChanges,
-    message: string,
-    tree?: string,
-  ): Promise<CommitAnswer>;
+  /** `head`: the head read, with its tree (a Git Data commit builds on it) */
+  commit(head: Head, changes: FileChanges, message: string): Promise<CommitAnswer>;
 }
 
 export function graphqlStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
   return {
     api: "graphql",
     read: (paths, dirs, extra) => readBranch(gh, repo, branch, paths, dirs, extra),
-    commit: (head, changes, message, tree) =>
+    commit: (head, changes, message) =>
       (changes.entries?.size ?? 0) > 0
-        ? gitDataCommit(gh, repo, branch, head, tree, changes, message)
-        : commitOnBranch(gh, repo, branch, head, changes, message),
+        ? gitDataCommit(gh, repo, branch, head, changes, message)
+        : commitOnBranch(gh, repo, branch, head.sha, changes, message),
   };
 }
 
@@ -298,16 +286,10 @@ async function gitDataCommit(
   gh: GitHub,
   repo: Repo,
   branch: string,
-  expectedHead: string,
-  tree: string | undefined,
+  head: Head,
   changes: FileChanges,
   message: string,
 ): Promise<CommitAnswer> {
-  const head = {
-    sha: expectedHead,
-    tree:
-      tree ?? (await gh.rest.git.getCommit({ ...repo, commit_sha: expectedHead })).data.tree.sha,
-  };
   try {
     const answer = await commitFiles(gh, repo, branch, head, changes, message);
     return answer.kind === "ok"
@@ -331,9 +313,14 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
       if (!head) return undefined;
       const content = async (path: string) =>
         (await unlessNotFound(gh.rest.repos.getContent({ ...repo, path, ref: head.sha })))?.data;
-      const textAt = async (path: string) => {
-        const text = await readText(gh, repo, path, head.sha);
-        return text === undefined ? undefined : { oid: "", text };
+      // a file over the contents API's 1 MB comes without its content: read by blob (to 100 MB)
+      const textAt = async (path: string): Promise<string | undefined> => {
+        const file = await content(path);
+        if (!file || Array.isArray(file) || file.type !== "file") return undefined;
+        const { sha, content: base64, encoding, size } = file;
+        if (encoding === "base64" && typeof base64 === "string" && (base64 !== "" || size === 0))
+          return Buffer.from(base64, "base64").toString("utf8");
+        return sha ? readBlob(gh, repo, sha) : undefined;
       };
       const oids = new Map<string, string>();
       for (const path of extra.probes ?? []) {
@@ -348,19 +335,19 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
             body: c.commit.message.replace(/^[^\n]*\n*/, ""),
           }))
         : undefined;
-      const files = new Map<string, BlobText>();
+      const files = new Map<string, string>();
       for (const path of paths) {
-        const blob = await textAt(path);
-        if (blob) files.set(path, blob);
+        const text = await textAt(path);
+        if (text !== undefined) files.set(path, text);
       }
-      const dirs = new Map<string, Map<string, BlobText>>();
+      const dirs = new Map<string, Map<string, string>>();
       for (const dir of dirPaths) {
         const listing = await content(dir);
         if (!Array.isArray(listing)) continue;
-        const out = new Map<string, BlobText>();
+        const out = new Map<string, string>();
         for (const e of listing) {
-          const blob = e.type === "file" ? await textAt(e.path) : undefined;
-          if (blob) out.set(e.name, blob);
+          const text = e.type === "file" ? await textAt(e.path) : undefined;
+          if (text !== undefined) out.set(e.name, text);
         }
         dirs.set(dir, out);
       }
@@ -373,8 +360,7 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         ...(history ? { history } : {}),
       };
     },
-    // the same commit as the GraphQL store's Git Data route (every read here gives the tree)
-    commit: (expectedHead, changes, message, tree) =>
-      gitDataCommit(gh, repo, branch, expectedHead, tree, changes, message),
+    // the same commit as the GraphQL store's Git Data route
+    commit: (head, changes, message) => gitDataCommit(gh, repo, branch, head, changes, message),
   };
 }

@@ -218,8 +218,7 @@ async function findRunBranch(
       .read([livePath(ctx.dir), statePath(ctx.dir)])
       .catch(() => undefined);
     // a finished run has no live.json: its state.json names its branch
-    const text =
-      read?.files.get(livePath(ctx.dir))?.text ?? read?.files.get(statePath(ctx.dir))?.text;
+    const text = read?.files.get(livePath(ctx.dir)) ?? read?.files.get(statePath(ctx.dir));
     if (text !== undefined && namesBranch(text, branch)) return branch;
   }
   return undefined;

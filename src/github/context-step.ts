@@ -24,7 +24,7 @@ import { executorVariables } from "../core/executor.js";
 import type { Bound, Settings, TicketSpec } from "../core/model.js";
 import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
-import { type BlobText, type BranchRead, graphqlStore } from "./branch.js";
+import { type BranchRead, graphqlStore } from "./branch.js";
 import { openBranchRun } from "./decide.js";
 import { UserError } from "./errors.js";
 import { freshHint } from "./fresh-words.js";
@@ -155,7 +155,7 @@ async function readRecords(rc: RunContext, read: BranchReader, ticket: string, w
     );
   }
   // (a run without one, started by an older version, is told how to start afresh)
-  const snapshot = head?.files.get(snapshotPath(rc.dir))?.text ?? "";
+  const snapshot = head?.files.get(snapshotPath(rc.dir)) ?? "";
   const source = await sourceFromSnapshot(snapshot, rc.dir, workspace);
   const spec = source.specs.find((x) => x.id === ticket);
   if (!spec) {
@@ -230,7 +230,7 @@ async function contextText(
   // read at once: one query when they are read through the API
   const results = wanted.length > 0 ? await read(wanted) : undefined;
   return readContext(
-    async (file) => results?.files.get(joinRepoPath(rc.dir, file))?.text,
+    async (file) => results?.files.get(joinRepoPath(rc.dir, file)),
     frontier,
     spec.id,
     settings.goal ? { goal: settings.goal } : {},
@@ -246,15 +246,16 @@ type BranchReader = (paths: string[], dirs?: string[]) => Promise<BranchRead | u
 function branchReader(rc: RunContext, records: string | undefined): BranchReader {
   if (!records) return graphqlStore(rc.gh, rc.repo, rc.branch).read;
   const readAll = async (dir: string, names: string[]) => {
-    const files = new Map<string, BlobText>();
+    const files = new Map<string, string>();
     for (const name of names) {
       const text = await readFile(join(records, dir, name), "utf8").catch(() => undefined);
-      if (text !== undefined) files.set(name, { oid: "", text });
+      if (text !== undefined) files.set(name, text);
     }
     return files;
   };
   return async (paths, dirs = []) => {
-    const read: BranchRead = { head: "", files: await readAll("", paths), dirs: new Map() };
+    const files = await readAll("", paths);
+    const read: BranchRead = { head: "", tree: "", files, dirs: new Map() };
     for (const dir of dirs) {
       const names = await readdir(join(records, dir)).catch(() => [] as string[]);
       read.dirs.set(

@@ -15,7 +15,6 @@ import { planWrites } from "../tickets/writeback.js";
 import { integrationMessage } from "../workspace/changes.js";
 import type { BranchRead, FileChanges } from "./branch.js";
 import { HISTORY_READ, nameCommits } from "./changes.js";
-import { addedLater } from "./fresh-words.js";
 import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
 import {
   adoptUntracked,
@@ -425,7 +424,7 @@ function writeFiles(
     files.set(path, edit.content);
   }
   if (changes.log.length > 0) {
-    const before = read.files.get(worklogPath(ctx.dir))?.text ?? "";
+    const before = read.files.get(worklogPath(ctx.dir)) ?? "";
     const lines = changes.log.map((e) => `${JSON.stringify(e)}\n`).join("");
     const count = before === "" ? 0 : before.split("\n").length - 1;
     if (count + changes.log.length > WORKLOG_CHUNK_LINES && count > 0) {
@@ -501,11 +500,12 @@ function commitMessage(
 }
 
 /**
- * The run on a branch as an engine: its tickets (from the source) with the state read
- * from the branch. Every event, the read-only view and the context step open it here.
+ * The run on a branch as an engine: its tickets (from the source, the run's own: a
+ * ticket added since its base waits for a new run, source.ts) with the state read from
+ * the branch. Every event, the read-only view and the context step open it here.
  */
 export function openBranchRun(
-  ctx: Pick<RunContext, "dir" | "log" | "flags" | "sha" | "branch">,
+  ctx: Pick<RunContext, "flags" | "sha">,
   source: Pick<RunSource, "specs" | "settings">,
   state: GitHubState | undefined,
   now: number,
@@ -513,7 +513,7 @@ export function openBranchRun(
   fromSaved?: SavedState,
 ): Frontier {
   return openRun({
-    specs: runSpecs(ctx, source, state),
+    specs: source.specs,
     settings: source.settings,
     saved: state ? { run: state.run, tickets: state.tickets } : fromSaved,
     flags: { ...ctx.flags, base: state?.run.base ?? ctx.sha },
@@ -533,33 +533,6 @@ function headlineOf(frontier: Frontier, now: number): string {
 /** live.json: which run lives on the branch (a copy on a branch cut from it names the original). */
 function liveText(run: string, branch: string): string {
   return `${JSON.stringify({ schema: "ticket-frontier/live@1", run, branch })}\n`;
-}
-
-const warned = new Set<string>();
-
-/**
- * The tickets of this run. Every job checks out the commit the run started from, so a
- * ticket pushed while the run is going could not run in it: it waits for the next run
- * (and is said so) — unless a ticket of the run now depends on it, when the checkout's
- * graph is taken as it is.
- */
-function runSpecs(
-  ctx: Pick<RunContext, "dir" | "log" | "branch">,
-  source: Pick<RunSource, "specs">,
-  state: GitHubState | undefined,
-): RunSource["specs"] {
-  const { specs } = source;
-  if (!state) return specs;
-  const added = new Set(specs.filter((s) => !(s.id in state.tickets)).map((s) => s.id));
-  if (added.size === 0) return specs;
-  const kept = specs.filter((s) => !added.has(s.id));
-  if (kept.some((s) => s.dependsOn.some((d) => added.has(d)))) return specs;
-  const key = [...added].join(",");
-  if (!warned.has(key)) {
-    warned.add(key);
-    ctx.log(addedLater([...added], state.run.base, ctx.branch));
-  }
-  return kept;
 }
 
 /**

@@ -8,12 +8,10 @@
  */
 import { DEFAULTS } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
-import { readJson } from "../core/json.js";
 import type { Receipt, Settings } from "../core/model.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
 import { buildReceipt } from "../report/receipt.js";
 import { plural } from "../report/states.js";
-import { graphqlStore } from "./branch.js";
 import type { Send } from "./decide.js";
 import { dispatchClaim, dispatchWorkflow } from "./dispatch.js";
 import {
@@ -27,16 +25,9 @@ import {
 import { markUnsent, seen } from "./outbox.js";
 import { openQuestionIssue } from "./questions.js";
 import type { Recorded } from "./record.js";
-import {
-  createReportComment,
-  findReportComment,
-  placeReport,
-  reportMarker,
-  seqLine,
-  updateReportComment,
-} from "./report-comment.js";
+import { placeReport, reportMarker, seqLine, updateReportComment } from "./report-comment.js";
 import type { RunContext, RunEvent } from "./run-context.js";
-import { type ReportRecord, statePath } from "./state.js";
+import type { ReportRecord } from "./state.js";
 
 /** A dispatch made by this event. */
 export type Dispatched = Send & { runUrl?: string };
@@ -248,7 +239,10 @@ function learnedOf(
   opened: ReadonlyMap<string, number>,
   report: ReportRecord | undefined,
 ): Learned {
-  const lost: { report?: ReportRecord; questions: number[] } = { questions: [] };
+  // ours that lost to another event's, and the one the state kept
+  const lost: { report?: ReportRecord; kept?: ReportRecord; questions: number[] } = {
+    questions: [],
+  };
   return {
     label: sent.refused.length > 0 ? "dispatch refused" : "record what the event's effects made",
     event: (frontier, now, view) => {
@@ -279,7 +273,8 @@ function learnedOf(
           lost.questions.push(issue);
       }
       if (report && !view.report) view.report = report;
-      else if (report && view.report?.comment_id !== report.comment_id) lost.report = report;
+      else if (report && view.report?.comment_id !== report.comment_id)
+        Object.assign(lost, { report, kept: view.report });
       return { kind: "ok", changed };
     },
     after: async () => {
@@ -293,18 +288,10 @@ function learnedOf(
       await ctx.gh.rest.issues
         .deleteComment({ ...ctx.repo, comment_id: mine.comment_id })
         .catch(() => undefined);
-      const kept = await readRecordedReport(ctx);
-      if (mine.on === "issue" && kept && kept.issue_number !== mine.issue_number)
+      if (mine.on === "issue" && lost.kept?.issue_number !== mine.issue_number)
         await closeIssue(ctx, mine.issue_number, "not_planned");
     },
   };
-}
-
-/** The report comment the state on the branch records, if any (one query). */
-async function readRecordedReport(ctx: RunContext): Promise<ReportRecord | undefined> {
-  const read = await graphqlStore(ctx.gh, ctx.repo, ctx.branch).read([statePath(ctx.dir)]);
-  const json = readJson(read?.files.get(statePath(ctx.dir))?.text ?? "");
-  return json.ok ? (json.value as { report?: ReportRecord } | null)?.report : undefined;
 }
 
 export function receiptOf(
@@ -362,10 +349,7 @@ export async function showReport(
   try {
     const res = await updateReportComment(ctx, record, markdown, last.state.seq);
     if (res !== "gone") return undefined;
-    const run = last.state.run.run;
-    const replaced =
-      (await findReportComment(ctx, record, run, record.login)) ??
-      (await createReportComment(ctx, record, markdown, run));
+    const { record: replaced } = await placeReport(ctx, last.state.run.run, () => markdown, record);
     ctx.log(`the report comment was deleted: posted again as ${replaced.comment_id}`);
     return {
       event: (_frontier, _now, view) => {

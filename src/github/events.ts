@@ -123,15 +123,12 @@ export async function readJobOutcome(
   return interpretOutcome({ file, job, maxResultBytes, timedOut }, outcomeReason);
 }
 
-/** A completed orch-task run, from a workflow_run payload. */
-export interface DeadJob {
-  ticket: string;
-  attempt: number;
-  claim: string;
+/** A completed orch-task run, from a workflow_run payload: its run-name's ticket, attempt and claim. */
+type DeadJob = NonNullable<ReturnType<typeof parseRunName>> & {
   branch: string;
   conclusion: string;
   url: string;
-}
+};
 
 export type WorkflowRunRead =
   | { kind: "dead"; job: DeadJob }

@@ -6,6 +6,7 @@
  */
 
 import { errorText } from "../core/errors.js";
+import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
 import { commitTree } from "./git.js";
 import { apiFailure, type GitHub, isPushRefused, isUnclear } from "./octokit.js";
@@ -53,25 +54,22 @@ export async function putTree(
 
 /**
  * Move `.frontier/` of a run copied from another branch to `.frontier/runs/<run>-<branch>-<sha>/`
- * in one commit (compare-and-swap). Trees are moved by id: no record is sent again.
+ * in one commit on the head read (compare-and-swap). Trees are moved by id: no record is sent again.
  */
 export async function archiveForeignRun(
   ctx: RunContext,
-  head: string,
+  at: Pick<BranchRead, "head" | "tree">,
   foreign: GitHubState,
 ): Promise<void> {
-  const rootTree = (await ctx.gh.rest.git.getCommit({ ...ctx.repo, commit_sha: head })).data.tree
-    .sha;
   const frontierDir = frontierDirPath(ctx.dir);
-  const old = await subtree(ctx, rootTree, frontierDir);
+  const old = await subtree(ctx, at.tree, frontierDir);
   if (!old) return;
   const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60);
-  const name = `${safe(foreign.run.run)}-${safe(foreign.branch)}-${head.slice(0, 7)}`;
+  const name = `${safe(foreign.run.run)}-${safe(foreign.branch)}-${at.head.slice(0, 7)}`;
   const runs = await putTree(ctx, await subtree(ctx, old, "runs"), name, old);
   const answer = await commitFilesAsTree(
     ctx,
-    head,
-    rootTree,
+    at,
     frontierDir,
     await putTree(ctx, undefined, "runs", runs),
     `frontier: ${ctx.branch} starts its own run; the run copied from ${foreign.branch} is kept under .frontier/runs/${name} [skip ci]`,
@@ -85,8 +83,7 @@ export async function archiveForeignRun(
 /** One commit whose tree replaces the directory `path` by the tree `sha`; false when the branch moved. */
 export async function commitFilesAsTree(
   ctx: RunContext,
-  head: string,
-  rootTree: string,
+  { head, tree: rootTree }: Pick<BranchRead, "head" | "tree">,
   path: string,
   sha: string,
   message: string,

@@ -18,6 +18,7 @@ import { plural } from "../report/states.js";
 import { nextArchiveName, RUNS_DIR, STATE_DIR, staysOutOfArchive } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
 import { CLEARED_FIELDS, editTicket } from "../tickets/writeback.js";
+import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
 import { commitFilesAsTree, listTree, putTree, subtree, type TreeEntry } from "./foreign.js";
 import { readBlob } from "./git.js";
@@ -30,17 +31,17 @@ const blobSha = (text: string) => {
 };
 
 /**
- * Archive the run on the branch at `head` in one commit. Returns the archive's path
+ * Archive the run on the branch at the head read in one commit. Returns the archive's path
  * (relative to the ticket directory), or undefined when the branch moved meanwhile
  * (read again and retry).
  */
 export async function archiveRun(
   ctx: RunContext,
-  head: string,
+  at: Pick<BranchRead, "head" | "tree">,
   state: GitHubState,
 ): Promise<string | undefined> {
   const { gh, repo } = ctx;
-  const rootTree = (await gh.rest.git.getCommit({ ...repo, commit_sha: head })).data.tree.sha;
+  const rootTree = at.tree;
   // the ticket directory from the repository root ("" for the root itself)
   const dirPath = joinRepoPath(ctx.dir, STATE_DIR).slice(0, -STATE_DIR.length).replace(/\/$/, "");
   const dirTree = dirPath === "" ? rootTree : await subtree(ctx, rootTree, dirPath);
@@ -85,8 +86,7 @@ export async function archiveRun(
   const shown = `${RUNS_DIR}/${name}`;
   const landed = await commitFilesAsTree(
     ctx,
-    head,
-    rootTree,
+    at,
     dirPath,
     dir.data.sha,
     `frontier ${state.run.run}: a fresh run; the old run is kept under ${shown} [skip ci]`,

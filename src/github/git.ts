@@ -45,29 +45,6 @@ export async function readBlob(gh: GitHub, repo: Repo, sha: string): Promise<str
     : blob.data.content;
 }
 
-/**
- * A file's text at a commit, or undefined when there is no such file. Files over the
- * contents API's 1 MB are read through the blob API (up to 100 MB).
- */
-export async function readText(
-  gh: GitHub,
-  repo: Repo,
-  path: string,
-  ref: string,
-): Promise<string | undefined> {
-  const file = (await unlessNotFound(gh.rest.repos.getContent({ ...repo, path, ref })))?.data;
-  if (file === undefined || Array.isArray(file) || file.type !== "file") return undefined;
-  if (
-    file.encoding === "base64" &&
-    typeof file.content === "string" &&
-    (file.content !== "" || file.size === 0)
-  ) {
-    return Buffer.from(file.content, "base64").toString("utf8");
-  }
-  if (!file.sha) return undefined;
-  return readBlob(gh, repo, file.sha);
-}
-
 export interface FileChanges {
   /** path from the repository root → new content (text, or bytes kept exactly) */
   additions: ReadonlyMap<string, string | Uint8Array>;

@@ -216,8 +216,6 @@ export function rateLimitOf(error: unknown): RateLimitSpent | undefined {
   };
 }
 
-export const isRateLimit = (error: unknown): boolean => rateLimitOf(error) !== undefined;
-
 /**
  * A write to the branch that GitHub will never take from this token: branch protection,
  * a ruleset, or a token without `contents: write`.

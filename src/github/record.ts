@@ -217,30 +217,26 @@ class Recording {
     state: GitHubState | undefined,
     foreign: GitHubState | undefined,
   ): Promise<boolean> {
-    const { ctx, label } = this;
-    const backoffMs = ctx.backoffMs ?? 250;
-    if (foreign && this.options.mayStart) {
-      // A new run of this branch: the copied run's records move under runs/ first, so
-      // no record of it is overwritten and none is taken for this run's.
-      if (++this.archives > 10) {
-        throw new Error(
-          `${label}: could not move the run copied from ${foreign.branch} aside on ${ctx.branch} after 10 tries; nothing was started`,
-        );
-      }
-      await archiveForeignRun(ctx, read.head, foreign);
-      await ctx.sleep(ctx.random() * backoffMs * this.archives);
-    } else if (this.options.fresh && state) {
-      // a fresh run: the old one is archived in a commit of its own, then this event starts
-      if (read.files.has(livePath(ctx.dir))) throw stillRunning(ctx.branch, state);
-      if (++this.archives > 10) {
-        throw new Error(
-          `${label}: could not archive run ${state.run.run} on ${ctx.branch} after 10 tries; nothing was started`,
-        );
-      }
-      if ((await archiveRun(ctx, read.head, state)) !== undefined) this.options.fresh = false;
-      else await ctx.sleep(ctx.random() * backoffMs * this.archives);
-    } else {
-      return false;
+    const { ctx, label, options } = this;
+    // (a copy and the branch's own run are never both read: `state` is the branch's own)
+    if (!(foreign ? options.mayStart : options.fresh && state)) return false;
+    // A new run of this branch: the copied run's records move under runs/ first, so no
+    // record of it is overwritten and none is taken for this run's. A fresh run: the old
+    // one is archived in a commit of its own, then this event starts.
+    if (state && read.files.has(livePath(ctx.dir))) throw stillRunning(ctx.branch, state);
+    if (++this.archives > 10) {
+      const what = foreign
+        ? `move the run copied from ${foreign.branch} aside`
+        : `archive run ${state?.run.run}`;
+      throw new Error(
+        `${label}: could not ${what} on ${ctx.branch} after 10 tries; nothing was started`,
+      );
+    }
+    if (foreign) await archiveForeignRun(ctx, read, foreign);
+    else if (state && (await archiveRun(ctx, read, state)) !== undefined) options.fresh = false;
+    // read again after a back-off, but at once on a fresh run's archive that landed
+    if (foreign || options.fresh) {
+      await ctx.sleep(ctx.random() * (ctx.backoffMs ?? 250) * this.archives);
     }
     this.tries++;
     return true;
@@ -310,7 +306,8 @@ class Recording {
     const { ctx, label, options, tries } = this;
     let answer: CommitAnswer;
     try {
-      answer = await this.store.current.commit(read.head, decision, decision.message, read.tree);
+      const head = { sha: read.head, tree: read.tree };
+      answer = await this.store.current.commit(head, decision, decision.message);
     } catch (error) {
       const refused = workflowRefusal(error);
       if (refused && options.changes && options.changes.refused === undefined) {

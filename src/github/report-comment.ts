@@ -134,15 +134,17 @@ export async function createReportComment(
 
 /**
  * The run's report comment, on the open pull request of its branch or its tracking
- * issue: the one there, else `body()` posted (`posted`).
+ * issue (or where the comment `at` was, by its login): the one there, else `body()`
+ * posted (`posted`).
  */
 export async function placeReport(
   ctx: RunContext,
   run: string,
   body: () => string,
+  at?: ReportRecord,
 ): Promise<{ record: ReportRecord; posted: boolean }> {
-  const target = await findReportTarget(ctx, run);
-  const found = await findReportComment(ctx, target, run);
+  const target = at ?? (await findReportTarget(ctx, run));
+  const found = await findReportComment(ctx, target, run, at?.login);
   if (found) return { record: found, posted: false };
   return { record: await createReportComment(ctx, target, body(), run), posted: true };
 }

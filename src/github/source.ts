@@ -34,7 +34,6 @@ const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
 export interface Loaded {
   settings: Settings;
   specs: readonly TicketSpec[];
-  warnings: string[];
 }
 
 export interface RunSource extends Loaded {
@@ -116,11 +115,7 @@ export async function loadTickets(
       "invalid-graph",
     );
   }
-  return {
-    settings: loaded.settings,
-    specs: loaded.specs,
-    warnings: loaded.warnings.map((w) => formatProblem(w, dir)),
-  };
+  return { settings: loaded.settings, specs: loaded.specs };
 }
 
 /** The checkout's tickets, with their files and digest, once per process. */
@@ -251,13 +246,13 @@ export async function runSource(
     return ctx.checkout.source();
   }
   const snapshot = read.files.get(snapshotPath(ctx.dir));
-  if (!snapshot) {
+  if (snapshot === undefined) {
     if (!askedSnapshot) return "need-snapshot";
     throw new UserError(
       `the checkout's ${ctx.dir} is not the run's (started at ${state.run.base?.slice(0, 12) ?? "an unknown commit"} on ${ctx.branch}), and the run has no ${snapshotPath(ctx.dir)} to read its tickets from (it was started by an older version): run this on the run's branch, or ${freshHint(ctx.branch)} to start a new run`,
     );
   }
-  const source = await sourceFromSnapshot(snapshot.text, ctx.dir, ctx.checkout.workspace);
+  const source = await sourceFromSnapshot(snapshot, ctx.dir, ctx.checkout.workspace);
   if (ctx.jobCheckout) return source;
   const added = addedSince(source.specs, await ctx.checkout.authoredFiles());
   if (added.length > 0 && ctx.sha !== state.run.base) {

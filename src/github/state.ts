@@ -247,16 +247,16 @@ function fromShards(
   return { ok: true, data: { ...head.data, tickets } };
 }
 
-export const shardName = (n: number) => `${String(n).padStart(3, "0")}.json`;
+const shardName = (n: number) => `${String(n).padStart(3, "0")}.json`;
 
-/** The shard a ticket's state lives in: FNV-1a of its id, so it never moves within a run. */
-export function shardOf(id: string, shards: number): number {
+/** The shard a ticket's history lives in: FNV-1a of its id, so it never moves within a run. */
+function shardOf(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) {
     h ^= id.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return h % shards;
+  return h % INDEXED_SHARDS;
 }
 
 /**
@@ -267,20 +267,19 @@ export function shardOf(id: string, shards: number): number {
  */
 export function serializeState(state: GitHubState): { head: string; shards: Map<string, string> } {
   const { tickets, ...rest } = state;
-  const count = INDEXED_SHARDS;
-  const lines: string[][] = Array.from({ length: count }, () => []);
+  const lines: string[][] = Array.from({ length: INDEXED_SHARDS }, () => []);
   const index: string[] = [];
   for (const [id, t] of Object.entries(tickets)) {
     const key = JSON.stringify(id);
     index.push(`${key}:${JSON.stringify(headOf(t))}`);
     const history = historyOf(t);
-    if (history !== undefined) lines[shardOf(id, count)]!.push(`${key}:${history}`);
+    if (history !== undefined) lines[shardOf(id)]!.push(`${key}:${history}`);
   }
   const shards = new Map<string, string>();
   for (const [n, l] of lines.entries()) {
     if (l.length > 0) shards.set(shardName(n), `{\n${l.join(",\n")}\n}\n`);
   }
-  const head = JSON.stringify({ ...rest, schema: GITHUB_STATE_SCHEMA, shards: count });
+  const head = JSON.stringify({ ...rest, schema: GITHUB_STATE_SCHEMA, shards: INDEXED_SHARDS });
   return { head: `${head.slice(0, -1)},"index":{\n${index.join(",\n")}\n}}\n`, shards };
 }
 
@@ -316,15 +315,14 @@ export function stateOfRead(dir: string, read: BranchRead): GitHubState | undefi
 }
 
 /** The shard file a ticket's history lives in. */
-export const shardFileOf = (ticket: string) => shardName(shardOf(ticket, INDEXED_SHARDS));
+export const shardFileOf = (ticket: string) => shardName(shardOf(ticket));
 
 /** The shard files a read holds (name → text): the whole directory, or the ones read by path. */
 export function shardTexts(read: BranchRead, dir: string): Map<string, string> {
   const shardDir = shardDirPath(dir);
-  const out = new Map<string, string>();
-  for (const [name, blob] of read.dirs.get(shardDir) ?? []) out.set(name, blob.text);
-  for (const [path, blob] of read.files) {
-    if (path.startsWith(`${shardDir}/`)) out.set(path.slice(shardDir.length + 1), blob.text);
+  const out = new Map(read.dirs.get(shardDir));
+  for (const [path, text] of read.files) {
+    if (path.startsWith(`${shardDir}/`)) out.set(path.slice(shardDir.length + 1), text);
   }
   return out;
 }
@@ -340,7 +338,7 @@ export function partOfRead(
   asked: ReadonlySet<string> | undefined,
 ): GitHubState | "need-all" | undefined {
   const path = statePath(dir);
-  const text = read.files.get(path)?.text;
+  const text = read.files.get(path);
   if (text === undefined) return undefined;
   const shards = shardTexts(read, dir);
   const raw = readJson(text);

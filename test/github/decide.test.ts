@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { BlobText, BranchRead } from "../../src/github/branch.js";
+import type { BranchRead } from "../../src/github/branch.js";
 import { type Decision, decide, type TryInput } from "../../src/github/decide.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import type { RunContext } from "../../src/github/run-context.js";
@@ -51,7 +51,7 @@ function context(log: string[] = []): RunContext {
   } as unknown as RunContext;
 }
 
-const empty: BranchRead = { head: "h0", files: new Map(), dirs: new Map() };
+const empty: BranchRead = { head: "h0", tree: "t0", files: new Map(), dirs: new Map() };
 
 /** The branch as it is after a commit of `decision`, for the next event's read. */
 function readAfterCommit(before: BranchRead, decision: Decision, head: string): BranchRead {
@@ -60,18 +60,15 @@ function readAfterCommit(before: BranchRead, decision: Decision, head: string): 
   const dirs = new Map([...before.dirs].map(([k, v]) => [k, new Map(v)]));
   const shardDir = shardDirPath("tickets");
   for (const [path, text] of decision.additions) {
-    const blob = {
-      oid: path,
-      text: typeof text === "string" ? text : Buffer.from(text).toString("utf8"),
-    };
+    const blob = typeof text === "string" ? text : Buffer.from(text).toString("utf8");
     if (path.startsWith(`${shardDir}/`)) {
-      const shards = dirs.get(shardDir) ?? new Map<string, BlobText>();
+      const shards = dirs.get(shardDir) ?? new Map<string, string>();
       shards.set(path.slice(shardDir.length + 1), blob);
       dirs.set(shardDir, shards);
     } else files.set(path, blob);
   }
   for (const path of decision.deletions) files.delete(path);
-  return { head, files, dirs };
+  return { head, tree: `${head}^{tree}`, files, dirs };
 }
 
 function input(over: Partial<TryInput> & Pick<TryInput, "source">): TryInput {

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
 import { type FileChanges, graphqlStore, restStore } from "../../src/github/branch.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
+import type { Head } from "../../src/github/git.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
 
 let world: World | undefined;
@@ -69,7 +70,7 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
     let races = 2;
     const racing = {
       ...store,
-      commit: (head: string, changes: FileChanges, message: string) => {
+      commit: (head: Head, changes: FileChanges, message: string) => {
         if (races-- > 0) w.repo.commit("main", { [`notes-${races}.md`]: "another job\n" });
         return store.commit(head, changes, message);
       },

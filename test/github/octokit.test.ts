@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commitFiles, readHead, readText } from "../../src/github/git.js";
+import { restStore } from "../../src/github/branch.js";
+import { commitFiles, readHead } from "../../src/github/git.js";
 import { createGitHub, describeApiError, isConflict } from "../../src/github/octokit.js";
 import { FakeGitHub } from "../fake-github/server.js";
 
@@ -31,7 +32,8 @@ describe("the one client factory", () => {
       log: (m) => waits.push(m),
     });
     fake.injectSecondaryRateLimit({ status: 429, retryAfter: 2, operation: "repos/get-content" });
-    expect(await readText(gh, repo, "a.txt", "main")).toBe("one\n");
+    const read = await restStore(gh, repo, "main").read(["a.txt"]);
+    expect(read?.files.get("a.txt")).toBe("one\n");
     expect(waits.join("\n")).toMatch(/secondary rate limit.*waiting 2s/);
   });
 

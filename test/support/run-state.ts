@@ -2,7 +2,6 @@
  * The state of a GitHub run as a test reads it from the fake repository: state.json and
  * its shard files under .frontier/state/, parsed by the action's own reader.
  */
-import type { BlobText } from "../../src/github/branch.js";
 import { type GitHubState, shardDirPath, stateOfRead, statePath } from "../../src/github/state.js";
 import type { FakeRepo } from "../fake-github/server.js";
 
@@ -13,13 +12,18 @@ export function readRunState(
 ): GitHubState | undefined {
   const text = repo.readFile(statePath(dir), branch);
   if (text === undefined) return undefined;
-  const shards = new Map<string, BlobText>();
+  const shards = new Map<string, string>();
   for (const path of repo.listFiles(branch, shardDirPath(dir))) {
     const name = path.slice(path.lastIndexOf("/") + 1);
-    shards.set(name, { oid: "", text: repo.readFile(path, branch) ?? "" });
+    shards.set(name, repo.readFile(path, branch) ?? "");
   }
-  const files = new Map([[statePath(dir), { oid: "", text }]]);
-  return stateOfRead(dir, { head: "", files, dirs: new Map([[shardDirPath(dir), shards]]) });
+  const files = new Map([[statePath(dir), text]]);
+  return stateOfRead(dir, {
+    head: "",
+    tree: "",
+    files,
+    dirs: new Map([[shardDirPath(dir), shards]]),
+  });
 }
 
 /** Every worklog line of a GitHub run, oldest first: the sealed chunks, then worklog.jsonl. */
