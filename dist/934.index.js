@@ -633,6 +633,7 @@ var git = __webpack_require__(7848);
 
 
 
+
 /**
  * The most of the scope's files one request carries, in bytes (about 4,000 tokens): with
  * the context it fits the 8,000 tokens GitHub Models' free tier takes in a request.
@@ -674,7 +675,7 @@ async function scopeFiles(root, patterns) {
             continue;
         }
         room -= stat.size;
-        const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((f) => f.length + 1)));
+        const fence = (0,report_escape/* fenceFor */.Lt)(text);
         out.push("", `### ${path}`, "", fence, text.replace(/\n$/, ""), fence);
     }
     if (inScope.length === 0)
