@@ -484,7 +484,7 @@ main(process.argv.slice(2), io).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof Error && ["WriteError", "ReportWriteError"].includes(error.name)) {
+    if (error instanceof Error && error.name === "WriteError") {
       // a full disk, a refused write, a report path in no directory: the message names
       // the file and the fix
       line(io.stderr, `error: ${error.message}`);

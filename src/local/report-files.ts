@@ -10,7 +10,7 @@ import type { Receipt } from "../core/model.js";
 import { renderHtml } from "../report/html.js";
 import { defaultMarker, renderMarkdown } from "../report/markdown.js";
 import { receiptJson } from "../report/receipt.js";
-import { replaceAtomically } from "../tickets/store.js";
+import { replaceAtomically, WriteError } from "../tickets/store.js";
 
 interface ReportFiles {
   html?: string;
@@ -21,9 +21,8 @@ interface ReportFiles {
 }
 
 /** A report file that could not be written: what, where, and how to fix it. */
-export class ReportWriteError extends Error {
-  override name = "ReportWriteError";
-}
+/** A WriteError whose message says which report it was. */
+export class ReportWriteError extends WriteError {}
 
 /** Writes the requested reports. Throws ReportWriteError, naming the file, when one cannot be written. */
 export function writeReports(receipt: Receipt, files: ReportFiles): void {
@@ -44,9 +43,12 @@ export function writeReports(receipt: Receipt, files: ReportFiles): void {
       mkdirSync(dirname(path), { recursive: true });
       replaceAtomically(path, text);
     } catch (error) {
+      const cause = errorText(error);
       const fix = "Choose a path in a directory you can write to.";
       throw new ReportWriteError(
-        `cannot write the ${what} to ${path}: ${errorText(error)}. ${fix}`,
+        path,
+        cause,
+        `cannot write the ${what} to ${path}: ${cause}. ${fix}`,
       );
     }
   }

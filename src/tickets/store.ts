@@ -49,8 +49,8 @@ export class RecordExistsError extends Error {
  */
 export class WriteError extends Error {
   override name = "WriteError";
-  constructor(path: string, cause: string) {
-    super(`could not write ${path}: ${cause}`);
+  constructor(path: string, cause: string, message = `could not write ${path}: ${cause}`) {
+    super(message);
   }
 }
 
