@@ -35,6 +35,7 @@ import { budgetWords, rateLimitOf } from "./github/octokit.js";
 import {
   type ActionContext,
   createActionContext,
+  type RunContext,
   readPayload,
   runBranch,
 } from "./github/run-context.js";
@@ -103,15 +104,9 @@ async function route(ctx: ActionContext): Promise<void> {
       const rc = ctx.runContext(runBranch(ctx));
       // a push or a manual run checks out the head of the branch it ran for
       if (!ctx.settings.branch) rc.checkoutIsHead = true;
-      return finish(
-        ctx,
-        await advance(
-          rc,
-          advanceOnly,
-          `${fresh ? "fresh run" : "advance"} (${event || "manual"})`,
-          { fresh },
-        ),
-      );
+      const label = `${fresh ? "fresh run" : "advance"} (${event || "manual"})`;
+      await finish(ctx, await advance(rc, advanceOnly, label, { fresh }));
+      return showWarnings(rc);
     }
     case "sweep":
       return sweep(ctx);
@@ -135,6 +130,18 @@ async function route(ctx: ActionContext): Promise<void> {
         `Ticket Frontier does nothing on "${event || "(no event)"}" events: it runs on push, workflow_dispatch, workflow_run, schedule and issue_comment, or with command: context / agent / settle in the orch-task workflow.`,
       );
       return;
+  }
+}
+
+/**
+ * The author's warnings in the checkout's tickets (a misspelled field, a repeated
+ * dependency) as annotations on their file and line: a push is where they are read.
+ */
+async function showWarnings(rc: RunContext): Promise<void> {
+  const loaded = await rc.checkout.tickets().catch(() => undefined);
+  for (const p of loaded?.warnings ?? []) {
+    const file = join(rc.dir, p.file);
+    core.warning(`${p.message} — ${p.fix}`, { title: "Ticket Frontier", file, startLine: p.line });
   }
 }
 

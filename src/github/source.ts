@@ -21,7 +21,7 @@ import { ENGINE_FIELDS } from "../tickets/field-table.js";
 import { idFromFile } from "../tickets/fields.js";
 import { STATE_DIR } from "../tickets/layout.js";
 import { loadDirectory, ticketFileNames } from "../tickets/load.js";
-import { formatProblem } from "../tickets/problems.js";
+import { formatProblem, type Problem } from "../tickets/problems.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { CLEARED_FIELDS, editFrontMatter } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
@@ -34,6 +34,8 @@ const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
 export interface Loaded {
   settings: Settings;
   specs: readonly TicketSpec[];
+  /** what the author should look at but that starts nothing wrong (a misspelled field) */
+  warnings: readonly Problem[];
 }
 
 export interface RunSource extends Loaded {
@@ -115,7 +117,7 @@ export async function loadTickets(
       "invalid-graph",
     );
   }
-  return { settings: loaded.settings, specs: loaded.specs };
+  return { settings: loaded.settings, specs: loaded.specs, warnings: loaded.warnings };
 }
 
 /** The checkout's tickets, with their files and digest, once per process. */

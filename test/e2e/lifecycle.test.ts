@@ -149,6 +149,22 @@ describe("a claim whose lease has expired", () => {
 });
 
 describe("a redelivered event", () => {
+  it("a misspelled field is a warning on its file and line in the push's log: the ticket runs as written", async () => {
+    runner = new Runner();
+    const sha = await runner.start(
+      writeTickets([{ id: "a" }, { id: "b", extra: "title: B\ndependson: [a]" }]),
+    );
+    runner.script = () => ({ die: true, silent: true });
+    const push = await runner.push(sha);
+    expect(push.code).toBe(0);
+    // as written, b depends on nothing: both start, and the warning says why
+    expect(JSON.parse(push.outputs.dispatched ?? "[]").sort()).toEqual(["a", "b"]);
+    const warnings = push.stdout.split("\n").filter((l) => l.startsWith("::warning"));
+    expect(warnings).toEqual([
+      '::warning title=Ticket Frontier,file=tickets/b.md,line=3::unknown field "dependson" (did you mean depends_on?) — rename it to depends_on (as written it is ignored)',
+    ]);
+  });
+
   it("a push delivered twice dispatches nothing the second time", async () => {
     runner = new Runner();
     const sha = await runner.start(writeTickets([{ id: "a" }, { id: "b" }]));
