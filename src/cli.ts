@@ -109,7 +109,7 @@ const JSON_COMMAND: OptionRow = [
   "print a ticket-frontier/command@1 object (schema/command.schema.json) instead of words",
 ];
 const DIR_TICKET: readonly [string, string] = [
-  "<words...>",
+  "[words...]",
   `[dir] ticket: the ticket directory (default "${DEFAULT_DIR}") and the ticket id`,
 ];
 
@@ -251,7 +251,7 @@ const COMMANDS: readonly CommandRow[] = [
     about: "answer a suspended ticket's question; it becomes ready again",
     usage: "[dir] <ticket> <text...>",
     arg: [
-      "<words...>",
+      "[words...]",
       `[dir] ticket text: the ticket directory (default "${DEFAULT_DIR}"; taken when the first word names a directory), the ticket id and the answer`,
     ],
     options: [JSON_COMMAND],
@@ -314,7 +314,7 @@ const COMMANDS: readonly CommandRow[] = [
         action === "add" ? "TICKET depends on DEP from now on" : "TICKET no longer depends on DEP",
       usage: "[dir] <ticket> <dep> [--json]",
       arg: [
-        "<words...>",
+        "[words...]",
         `[dir] ticket dep: the ticket directory (default "${DEFAULT_DIR}"), the ticket and its dependency`,
       ],
       options: [JSON_COMMAND],

@@ -2,6 +2,8 @@
  * `DIR` defaults to `tickets` for every command, also where a ticket id follows it:
  * `frontier retry a` and `frontier retry tickets a` both work.
  */
+
+import { plural } from "../terminal/text.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { DEFAULT_DIR } from "./argv.js";
 
@@ -14,7 +16,7 @@ type DirArgs = { kind: "ok"; dir: string; rest: string[] } | { kind: "bad"; mess
 export function dirAnd(count: number, words: readonly string[], usage: string): DirArgs {
   if (words.length === count) return { kind: "ok", dir: DEFAULT_DIR, rest: [...words] };
   if (words.length === count + 1) return { kind: "ok", dir: words[0]!, rest: words.slice(1) };
-  return { kind: "bad", message: `expected ${usage}, got ${words.length} words` };
+  return { kind: "bad", message: `expected ${usage}, got ${plural(words.length, "word")}` };
 }
 
 /**

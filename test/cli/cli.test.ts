@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Receipt } from "../../src/core/model.js";
 
@@ -202,6 +202,29 @@ describe("frontier status, answer, retry, cancel, context, report", () => {
     const r = frontier(["context", join(ROOT, "tickets-example"), "nope"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/frontier status/);
+  });
+
+  it("the directory given without the ticket (or nothing at all) says what is missing", () => {
+    const root = dirname(exampleCopy());
+    // the directory alone: the ticket is what is missing, not a ticket called "tickets"
+    for (const args of [
+      ["retry", "tickets"],
+      ["context", "tickets"],
+      ["answer", "tickets", "gather-facts"],
+    ]) {
+      const r = frontier(args, root);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr).toContain(
+        '"tickets" is a directory: the ticket goes after it (`frontier status tickets` lists them)',
+      );
+    }
+    // no words: the usage, not commander's name for the argument
+    for (const command of ["retry", "answer", "context"]) {
+      const r = frontier([command], root);
+      expect(r.code, command).toBe(2);
+      expect(r.stderr).not.toContain("argument 'words'");
+      expect(r.stderr).toMatch(/error: expected \[dir\] <ticket>/);
+    }
   });
 
   it("report writes HTML, JSON and markdown where asked", () => {
