@@ -13,20 +13,17 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
-import { ticketBoundOf } from "./core/bound.js";
 import { errorText } from "./core/errors.js";
-import { DEFAULTS } from "./core/model.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
 import { handleComment } from "./github/commands.js";
-import { ranOutItsBound, writeContext } from "./github/context-step.js";
+import { jobStartedAt, writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
 import {
   advanceOnly,
   deadJobEvent,
-  readJobOutcome,
   readWorkflowRun,
-  settleEvent,
+  type SettleJob,
   sweepEvent,
 } from "./github/events.js";
 import { dispatchedJob, readInputs } from "./github/inputs.js";
@@ -159,35 +156,24 @@ async function settle(ctx: ActionContext): Promise<void> {
   const rc = ctx.runContext(runBranch(ctx));
   // the agent ran in this checkout: the run's tickets, settings and caps come from its records
   rc.jobCheckout = true;
-  const changes = await jobChanges(ctx, rc.dir, ref);
-  const label = `settle ${ticket}#${attempt}`;
   const runUrl = rc.links.workflowRun;
-  const outcome = await advance(rc, advanceOnly, label, {
-    start: false,
-    touches: [ticket],
-    changes,
-    // the outcome is read with the run's result cap and bound, as recorded at its base
-    prepare: async ({ settings, specs }) => {
-      const maxResultBytes = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
-      const spec = specs.find((x) => x.id === ticket);
-      const bound = ticketBoundOf(spec, settings.ticket_bound);
-      const timedOut = await ranOutItsBound(ctx, ticket, bound, attempt);
-      const job = await readJobOutcome(ctx.settings.settle, maxResultBytes, timedOut);
-      const event = settleEvent({
-        ticket,
-        attempt,
-        claim,
-        ...job,
-        by: runUrl ? `orch-task ${runUrl}` : "orch-task",
-        runUrl,
-        runId: ctx.settings.env.runId,
-        changes,
-        maxResultBytes,
-      });
-      return { event, label: `${label} ${job.outcome}` };
-    },
-  });
-  return finish(ctx, outcome);
+  const job: SettleJob = {
+    ticket,
+    attempt,
+    claim,
+    by: runUrl ? `orch-task ${runUrl}` : "orch-task",
+    runUrl,
+    runId: ctx.settings.env.runId,
+    changes: await jobChanges(ctx, rc.dir, ref),
+    inputs: ctx.settings.settle,
+    startedAt: await jobStartedAt(ctx, ticket, attempt),
+  };
+  // the job's event is made from the run's records once the first read gives them
+  const label = `settle ${ticket}#${attempt}`;
+  return finish(
+    ctx,
+    await advance(rc, advanceOnly, label, { start: false, touches: [ticket], job }),
+  );
 }
 
 /**

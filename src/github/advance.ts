@@ -51,7 +51,7 @@ export interface AdvanceOutcome extends Pick<Recorded, "frontier" | "state" | "c
 // (`readBase`: the bot and the sweep, whose checkout is seldom the run's base, read
 // base.json with the state at once instead of a second query when it turns out needed)
 export interface AdvanceOptions
-  extends Pick<RecordOptions, "fresh" | "touches" | "changes" | "prepare" | "readBase"> {
+  extends Pick<RecordOptions, "fresh" | "touches" | "job" | "readBase"> {
   /**
    * Whether this event may start a run when the branch has none (default true: push,
    * workflow_dispatch, the bot). A settle, a dead job or the sweep on a branch without a

@@ -21,7 +21,7 @@ import { parse as parseYaml } from "yaml";
 import { ticketBoundOf } from "../core/bound.js";
 import type { Frontier } from "../core/engine.js";
 import { executorVariables } from "../core/executor.js";
-import type { Bound, Settings, TicketSpec } from "../core/model.js";
+import type { Settings, TicketSpec } from "../core/model.js";
 import { readContext } from "../tickets/context-io.js";
 import { advance } from "./advance.js";
 import { type BranchRead, graphqlStore } from "./branch.js";
@@ -45,18 +45,15 @@ import {
 const jobStartFile = (runnerTemp: string, ticket: string, attempt: number) =>
   join(runnerTemp, "ticket-frontier", `started-${ticket}-${attempt}`);
 
-/** Whether the job's agent ran out the ticket's bound, timed from this job's context step. */
-export async function ranOutItsBound(
+/** When the job started, as its context step wrote it down; undefined if it did not. */
+export async function jobStartedAt(
   ctx: ActionContext,
   ticket: string,
-  bound: Bound | undefined,
   attempt: number,
-): Promise<boolean> {
-  const timeoutMs = bound?.timeoutMs;
-  if (timeoutMs === undefined || ctx.settings.settle.jobStatus === "success") return false;
+): Promise<number | undefined> {
   const file = jobStartFile(ctx.settings.env.runnerTemp, ticket, attempt);
   const started = Number(await readFile(file, "utf8").catch(() => Number.NaN));
-  return Number.isFinite(started) && ctx.clock() - started >= timeoutMs;
+  return Number.isFinite(started) ? started : undefined;
 }
 
 /**

@@ -3,8 +3,10 @@
  * job that died (workflow_run), the lease sweep (schedule), and "nothing but advance"
  * (push, workflow_dispatch). Each is a `RunEvent` for `advance`.
  */
+import { ticketBoundOf } from "../core/bound.js";
 import { REASON } from "../core/constants.js";
 import type { SettleInput } from "../core/engine.js";
+import { DEFAULTS } from "../core/model.js";
 import {
   type Interpreted,
   interpretOutcome,
@@ -23,6 +25,7 @@ import { parseRunName, runIdOf } from "./dispatch.js";
 import type { SettleInputs } from "./inputs.js";
 import { settleRefused } from "./outbox.js";
 import type { RunEvent } from "./run-context.js";
+import type { Loaded } from "./source.js";
 
 /** Push / workflow_dispatch / a redelivered event: nothing to record; claim what is ready. */
 export const advanceOnly: RunEvent = () => ({ kind: "ok", changed: [] });
@@ -43,6 +46,43 @@ export interface JobOutcome extends Interpreted {
   changes?: JobChanges;
   /** the run's max_result_bytes: a patch kept as evidence fits within it */
   maxResultBytes?: number;
+}
+
+/** A job's settle step, as it stands before the branch is read. */
+export interface SettleJob
+  extends Pick<JobOutcome, "ticket" | "attempt" | "claim" | "by" | "runUrl" | "runId"> {
+  /** what the job changed in its checkout: each try reads their paths' ids with the state */
+  changes: JobChanges;
+  /** the step's inputs: its outcome file, or the outcome given by hand, and the job's status */
+  inputs: SettleInputs;
+  /** when the job started (its context step wrote it down), if it did */
+  startedAt?: number;
+}
+
+/**
+ * The job's event, once the first read gave the run's settings and tickets: its outcome
+ * is read with the run's result cap, and a job that did not succeed after running out the
+ * ticket's bound timed out.
+ */
+export async function jobEvent(
+  job: SettleJob,
+  run: Loaded,
+  now: number,
+): Promise<{ event: RunEvent; label: string }> {
+  const { inputs, startedAt, ...rest } = job;
+  const maxResultBytes = run.settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
+  const spec = run.specs.find((x) => x.id === job.ticket);
+  const timeoutMs = ticketBoundOf(spec, run.settings.ticket_bound)?.timeoutMs;
+  const timedOut =
+    timeoutMs !== undefined &&
+    inputs.jobStatus !== "success" &&
+    startedAt !== undefined &&
+    now - startedAt >= timeoutMs;
+  const read = await readJobOutcome(inputs, maxResultBytes, timedOut);
+  return {
+    event: settleEvent({ ...rest, ...read, maxResultBytes }),
+    label: `settle ${job.ticket}#${job.attempt} ${read.outcome}`,
+  };
 }
 
 /** Record a job's outcome, as interpreted (readJobOutcome): its result is written once. */

@@ -33,6 +33,7 @@ import {
 import { type Decided, type Decision, decide, type RunsSeen, type TryInput } from "./decide.js";
 import { findClaimRuns } from "./dispatch.js";
 import { UserError, workflowRefusal } from "./errors.js";
+import { jobEvent, type SettleJob } from "./events.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { archiveRun } from "./fresh.js";
 import { stillRunning } from "./fresh-words.js";
@@ -40,7 +41,7 @@ import { isFinishedCopy } from "./history.js";
 import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import type { RunContext, RunEvent } from "./run-context.js";
-import { authoredChanges, type RunSource, runSource } from "./source.js";
+import { authoredChanges, runSource } from "./source.js";
 import {
   type GitHubState,
   livePath,
@@ -78,13 +79,11 @@ export interface RecordOptions {
   touches?: readonly string[];
   /** read every shard (a follow-up of an event whose report comment is due) */
   readAll?: boolean;
-  /** a ticket attempt's changes the event may integrate: each try reads their paths' ids */
-  changes?: JobChanges;
   /**
-   * the event made from the run's tickets, once the first read gave them (a settle reads
-   * its outcome with the run's result cap and bound): it replaces `event` and `label`
+   * a job's settle: its changes' paths are read on each try, and its event, made once the
+   * first read gave the run's tickets (events.ts `jobEvent`), replaces `event` and `label`
    */
-  prepare?: (source: RunSource) => Promise<{ event: RunEvent; label: string }>;
+  job?: SettleJob;
 }
 
 /** Record one event: read, decide, commit on the head read; again on a lost race. */
@@ -101,7 +100,7 @@ export async function recordEvent(
   // (A checkout that cannot be loaded is said so by the source, when it is used.)
   if (!ctx.jobCheckout)
     await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
-  // its own options: a try clears `fresh` and `prepare` once they are done
+  // its own options: a try clears `fresh` and `job` once they are done
   const recording = new Recording(ctx, event, label, { ...options }, reading);
   for (;;) {
     const recorded = await recording.try();
@@ -126,6 +125,8 @@ class Recording {
   private withSnapshot: boolean;
   /** the commit that moved a path, looked up once per path and id (only on a conflict) */
   private readonly movers = new Map<string, string>();
+  /** the job's changes, kept once its event is made: each try reads their paths' ids */
+  private readonly changes: JobChanges | undefined;
 
   constructor(
     private readonly ctx: RunContext,
@@ -138,6 +139,7 @@ class Recording {
     const hex = Array.from({ length: 12 }, () => Math.floor(ctx.random() * 16).toString(16));
     this.eventId = `e${hex.join("")}`;
     this.withSnapshot = (options.readBase || ctx.jobCheckout) ?? false;
+    this.changes = options.job?.changes;
   }
 
   /** One try: read the branch, decide, commit on the head read; undefined: read again. */
@@ -153,7 +155,7 @@ class Recording {
         ...(reading.all ? [] : [...reading.shards].map((name) => `${shardDir}/${name}`)),
       ],
       reading.all ? [shardDir] : [],
-      { probes: probesOf(this.options.changes), history: HISTORY_READ },
+      { probes: probesOf(this.changes), history: HISTORY_READ },
     );
     const readAt = ctx.clock();
     if (!read) {
@@ -257,9 +259,13 @@ class Recording {
       this.withSnapshot = true;
       return undefined;
     }
-    if (this.options.prepare) {
-      ({ event: this.event, label: this.label } = await this.options.prepare(source));
-      this.options.prepare = undefined;
+    if (this.options.job) {
+      ({ event: this.event, label: this.label } = await jobEvent(
+        this.options.job,
+        source,
+        ctx.clock(),
+      ));
+      this.options.job = undefined;
     }
     return {
       ctx,
@@ -284,7 +290,7 @@ class Recording {
   /** What moved on the branch under the changes since their start: judged on every try. */
   private async movedOf(read: BranchRead): Promise<Map<string, string>> {
     const moved = new Map<string, string>();
-    for (const [i, path] of movedPaths(this.options.changes, read.oids).entries()) {
+    for (const [i, path] of movedPaths(this.changes, read.oids).entries()) {
       // a conflict's reason names its first paths with their commits: only those are looked
       // up (a request each); the rest moved by the time of the head that was read
       const key = `${path}\0${read.oids?.get(path) ?? ""}`;
@@ -303,16 +309,16 @@ class Recording {
     read: BranchRead,
     { tryStarted, readAt, decidedAt }: { tryStarted: number; readAt: number; decidedAt: number },
   ): Promise<Recorded | undefined> {
-    const { ctx, label, options, tries } = this;
+    const { ctx, label, tries } = this;
     let answer: CommitAnswer;
     try {
       const head = { sha: read.head, tree: read.tree };
       answer = await this.store.current.commit(head, decision, decision.message);
     } catch (error) {
       const refused = workflowRefusal(error);
-      if (refused && options.changes && options.changes.refused === undefined) {
+      if (refused && this.changes && this.changes.refused === undefined) {
         // never sent again as it is: decided again, the attempt fails by name, its change kept
-        options.changes.refused = refused;
+        this.changes.refused = refused;
         return undefined;
       }
       if (isPushRefused(error)) throw pushRefused(ctx, error);

@@ -21,8 +21,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
-import { collectJobChanges, nameCommits, uploadChanges } from "../../src/github/changes.js";
-import { advanceOnly, settleEvent } from "../../src/github/events.js";
+import {
+  collectJobChanges,
+  type JobChanges,
+  nameCommits,
+  uploadChanges,
+} from "../../src/github/changes.js";
+import { advanceOnly } from "../../src/github/events.js";
 import { Checkout } from "../../src/github/source.js";
 import { renderHtml } from "../../src/report/html.js";
 import type { FakeRun } from "../fake-github/server.js";
@@ -96,21 +101,24 @@ async function job(
     links: { repository: "https://github.com/acme/widgets" },
     ...over,
   });
-  const out = await advance(
-    ctx,
-    settleEvent({
-      ticket,
-      attempt: Number(run.inputs.attempt),
-      claim: run.inputs.claim as string,
-      ...outcome,
-      by: "job",
-      changes,
-      maxResultBytes: 1024 * 1024,
-    }),
-    `settle ${ticket}`,
-    { start: false, changes },
-  );
+  const settling = settleJob(ticket, Number(run.inputs.attempt), run, changes, outcome);
+  const out = await advance(ctx, advanceOnly, `settle ${ticket}`, settling);
   return { out, ws, run, changes };
+}
+
+/** The settle step of `ticket`'s job as the action makes it: its outcome file, its changes. */
+function settleJob(
+  ticket: string,
+  attempt: number,
+  run: FakeRun,
+  changes: JobChanges,
+  outcome: { outcome: "complete" | "failed" | "empty"; result?: string },
+) {
+  const outcomeFile = join(mkdtempSync(join(tmpdir(), "frontier-outcome-")), "outcome.json");
+  writeFileSync(outcomeFile, JSON.stringify({ status: outcome.outcome, result: outcome.result }));
+  const claim = run.inputs.claim as string;
+  const inputs = { outcomeFile, jobStatus: "success" };
+  return { start: false, job: { ticket, attempt, claim, by: "job", changes, inputs } };
 }
 
 const write = (ws: string, path: string, content: string | Buffer) => {
@@ -523,20 +531,8 @@ describe("CI on the run's branch", () => {
       state: "complete",
     });
     // the same settle delivered again, and a push: the run has ended, nothing is sent again
-    await advance(
-      runContext(w, over),
-      settleEvent({
-        ticket: "api",
-        attempt: 1,
-        claim: run.inputs.claim as string,
-        outcome: "complete",
-        result: "again",
-        by: "job",
-        changes,
-      }),
-      "settle api again",
-      { start: false, changes },
-    );
+    const again = settleJob("api", 1, run, changes, { outcome: "complete", result: "again" });
+    await advance(runContext(w, over), advanceOnly, "settle api again", again);
     await advance(runContext(w, over), advanceOnly, "push again");
     expect(ciRuns()).toHaveLength(1);
   });
