@@ -48,6 +48,9 @@ describe("a ticket's isolation", () => {
     writeFileSync(join(dir, "a.md"), "---\nisolation: required\n---\n# A\n");
     writeFileSync(join(dir, "b.md"), "---\nisolation: none\n---\n# B\n");
     writeFileSync(join(dir, "c.md"), "# C\n");
+    // a file written in the file system clock's tick the load began in is racily clean and
+    // read again (never reused): the loads begin a few ticks later
+    await new Promise((r) => setTimeout(r, 50));
     const read = async () => {
       const loaded = await loadDirectory(dir, {}, { bodies: false, cacheMarginMs: 0 });
       if (loaded.kind !== "ok") throw new Error("invalid");
