@@ -2,7 +2,6 @@
  * `DIR` defaults to `tickets` for every command, also where a ticket id follows it:
  * `frontier retry a` and `frontier retry tickets a` both work.
  */
-
 import { plural } from "../terminal/text.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { DEFAULT_DIR } from "./argv.js";
