@@ -9,12 +9,11 @@ import { errorText } from "../core/errors.js";
 import { openDirectory } from "../local/open.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural, shellWord, shownPath } from "../terminal/text.js";
-import { loadDirectory } from "../tickets/load.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { replaceAtomically, writeError } from "../tickets/store.js";
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
-import { ticketFiles } from "./new.js";
+import { loopClosed, ticketFiles } from "./new.js";
 import { unknownTicket } from "./suggest.js";
 
 export async function readyCommand(typed: string, opts: { json: boolean }, io: CliIo, now: number) {
@@ -72,6 +71,10 @@ export async function depCommand(
       return fail(unknownTicket(missing, dir, files.keys()));
     }
     if (action === "add" && ticket === dep) return fail(`${ticket} cannot depend on itself`);
+    const loop = action === "add" ? loopClosed(files, ticket, [dep]) : undefined;
+    if (loop !== undefined) {
+      return fail(`${ticket} after ${dep} would close a loop; nothing was changed — ${loop}`);
+    }
     const { file, spec } = files.get(ticket)!;
     const before = [...spec!.dependsOn];
     const path = join(dir, file);
@@ -94,18 +97,6 @@ export async function depCommand(
       edited = editDependsOn(texts.get(file)!, next);
     } catch (error) {
       return fail(`${path}: ${errorText(error)} — edit depends_on by hand`);
-    }
-    // a loop shows only with the edit in place: the directory is loaded with it in memory,
-    // and the file is written (atomically) only when it closes none
-    const after = await loadDirectory(dir, {}, { files: new Map(texts).set(file, edited) });
-    const loops =
-      after.kind === "invalid"
-        ? after.problems.filter((p) => p.kind === "cycle" && p.message.includes(file))
-        : [];
-    if (loops.length > 0) {
-      return fail(
-        `${ticket} after ${dep} would close a loop; nothing was changed — ${loops.map((p) => p.message).join("; ")}`,
-      );
     }
     try {
       replaceAtomically(path, edited);

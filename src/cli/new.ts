@@ -73,9 +73,16 @@ export async function newCommand(
   const title = (opts.title ?? (fromTitle ? word : humanise(id))).trim();
   const wrong = inputProblem(dir, id, after, title, opts.scope ?? [], ids);
   if (wrong !== undefined) return fail(wrong);
+  // a ticket already waiting on this id, named in --after
+  const loop = loopClosed(ids, id, after);
+  if (loop !== undefined) {
+    return fail(
+      `${id} after ${after.join(", ")} would close a loop; nothing was written — ${loop}`,
+    );
+  }
 
   const shown = join(dir, `${id}.md`);
-  const loaded = await writeTicket(dir, id, after, ticketText(title, after, opts));
+  const loaded = await writeTicket(dir, id, ticketText(title, after, opts));
   if (typeof loaded === "string") return fail(loaded);
   const deps = after.length > 0 ? ` (after ${after.join(", ")})` : "";
   if (opts.json) {
@@ -140,15 +147,55 @@ function inputProblem(
 }
 
 /**
+ * How `from` already depends on `to` along depends_on, the shortest way (`from … to`), or
+ * undefined: only then would `to` after `from` close a loop. A ticket whose front matter
+ * cannot be read leads nowhere (validate names it).
+ */
+export function dependsChain(
+  tickets: ReadonlyMap<string, { spec?: TicketSpec }>,
+  from: string,
+  to: string,
+): string[] | undefined {
+  const came = new Map<string, string | undefined>([[from, undefined]]);
+  const queue = [from];
+  for (let i = 0; i < queue.length; i++) {
+    const id = queue[i]!;
+    if (id === to) {
+      const chain: string[] = [];
+      for (let at: string | undefined = id; at !== undefined; at = came.get(at)) chain.unshift(at);
+      return chain;
+    }
+    for (const dep of tickets.get(id)?.spec?.dependsOn ?? []) {
+      if (!came.has(dep)) {
+        came.set(dep, id);
+        queue.push(dep);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** `id` after `deps` closes a loop: its words, or undefined. */
+export function loopClosed(
+  tickets: ReadonlyMap<string, { spec?: TicketSpec }>,
+  id: string,
+  deps: readonly string[],
+): string | undefined {
+  for (const dep of deps) {
+    const chain = dependsChain(tickets, dep, id);
+    if (chain !== undefined) return `cycle: ${[id, ...chain].join(" → ")}`;
+  }
+  return undefined;
+}
+
+/**
  * Write `DIR/ID.md` (never over a file) and read the directory with it in place. Some
- * problems can only be seen then: a loop (a ticket already waiting on this id and named in
- * --after), an --executor frontier.yml does not define. Then the file goes again, and the
- * problem is the error (a string); else the directory as loaded.
+ * problems can only be seen then (an --executor frontier.yml does not define): then the
+ * file goes again, and the problem is the error (a string); else the directory as loaded.
  */
 async function writeTicket(
   dir: string,
   id: string,
-  after: readonly string[],
   text: string,
 ): Promise<string | Awaited<ReturnType<typeof loadDirectory>>> {
   const file = `${id}.md`;
@@ -163,19 +210,11 @@ async function writeTicket(
   const loaded = await loadDirectory(dir, {}, { localExecutors: true });
   const own =
     loaded.kind === "invalid"
-      ? loaded.problems.filter(
-          (p) =>
-            p.severity === "error" &&
-            !p.runner &&
-            (p.file === file ||
-              (p.kind === "cycle" &&
-                (p.message.includes(`${file}:`) || p.message.includes(`${file} `)))),
-        )
+      ? loaded.problems.filter((p) => p.severity === "error" && !p.runner && p.file === file)
       : [];
   if (own.length === 0) return loaded;
   rmSync(join(dir, file), { force: true });
-  const loop = own.some((p) => p.kind === "cycle");
-  return `${loop ? `${id} after ${after.join(", ")} would close a loop` : `${shown} would not hold together`}; nothing was written — ${own.map((p) => (loop ? p.message : `${p.message} — ${p.fix}`)).join("; ")}`;
+  return `${shown} would not hold together; nothing was written — ${own.map((p) => `${p.message} — ${p.fix}`).join("; ")}`;
 }
 
 /**

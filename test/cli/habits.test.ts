@@ -3,7 +3,7 @@
  * "A title"`, `--json` on every command that changes something (one shipped schema), and
  * a tk directory refused with one message that says what to change.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -84,6 +84,42 @@ describe("frontier dep add / rm", () => {
     expect(await depCommand("add", dir, "plan", "bb", { json: true }, typo.io, Date.now())).toBe(2);
     expect(typo.stderr()).toMatch(/no ticket "bb" .*Did you mean b\?/);
     expect(result(typo.stdout())).toMatchObject({ ok: false });
+  });
+
+  it("in a directory that already has a loop: an edit elsewhere goes through, and a second loop is refused", async () => {
+    // data ↔ x is a loop already (the directory does not hold together yet); a.md's name is
+    // inside data.md's, and b depends on the loop
+    const { dir } = workspace({
+      "data.md": "---\ndepends_on: [x]\n---\n# Data\n",
+      "x.md": "---\ndepends_on: [data]\n---\n# X\n",
+      "a.md": "---\n---\n# A\n",
+      "b.md": "---\ndepends_on: [data]\n---\n# B\n",
+    });
+    const add = captured();
+    expect(await depCommand("add", dir, "a", "b", { json: false }, add.io, Date.now())).toBe(0);
+    expect(add.stdout()).toMatch(/a now depends on b/);
+    const rm = captured();
+    expect(await depCommand("rm", dir, "a", "b", { json: false }, rm.io, Date.now())).toBe(0);
+    // x after b: b → data → x → b, a loop of its own beside data ↔ x
+    const before = readFileSync(join(dir, "x.md"), "utf8");
+    const loop = captured();
+    expect(await depCommand("add", dir, "x", "b", { json: false }, loop.io, Date.now())).toBe(2);
+    expect(loop.stderr()).toContain(
+      "x after b would close a loop; nothing was changed — cycle: x → b → data → x",
+    );
+    expect(readFileSync(join(dir, "x.md"), "utf8")).toBe(before);
+    // `frontier new` beside the loop: ta.md's name is inside data.md's too, and it is written
+    const made = captured();
+    expect(await newCommand([dir, "ta"], { after: ["b"] }, made.io)).toBe(0);
+    expect(readFileSync(join(dir, "ta.md"), "utf8")).toContain("depends_on: [b]");
+    // one that would close a loop of its own is not: z already waits on w
+    const refused = captured();
+    writeFileSync(join(dir, "z.md"), "---\ndepends_on: [w]\n---\n# Z\n");
+    expect(await newCommand([dir, "w"], { after: ["z"] }, refused.io)).toBe(2);
+    expect(refused.stderr()).toContain(
+      "w after z would close a loop; nothing was written — cycle: w → z → w",
+    );
+    expect(existsSync(join(dir, "w.md"))).toBe(false);
   });
 
   it("with a run holding the lock, says which command to run again once it stops, once", async () => {
