@@ -12,10 +12,12 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -144,6 +146,8 @@ export class Runner {
   withRecords = true;
   /** leave the ticket directory's .frontier/ out of job checkouts (what a job reads of it comes from elsewhere) */
   lightCheckouts = false;
+  /** each job's checkout stays until the runner stops (tests read it); a run at scale drops it as the job ends */
+  keepJobCheckouts = true;
   /** extra INPUT_* for every step */
   inputs: Record<string, string> = {};
   /** extra environment variables for every step */
@@ -178,6 +182,11 @@ export class Runner {
     await this.fake.idle();
     this.unhook?.();
     await this.fake.stop();
+    // a checkout per job and per commit: removed side by side, not one after another
+    const names = existsSync(this.scratch) ? readdirSync(this.scratch) : [];
+    await Promise.all(
+      names.map((n) => rm(join(this.scratch, n), { recursive: true, force: true })),
+    );
     rmSync(this.scratch, { recursive: true, force: true });
   }
 
@@ -335,6 +344,17 @@ export class Runner {
     // actions/checkout of ref: a git work tree the agent may change (each job its own copy)
     const workspace = mkdtempSync(join(this.scratch, `job-${run.id}-`));
     cpSync(await this.gitCheckout(ref), workspace, { recursive: true, verbatimSymlinks: true });
+    const runnerTemp = mkdtempSync(join(this.scratch, "job-temp-"));
+    try {
+      await this.runJob(run, workspace, runnerTemp);
+    } finally {
+      if (!this.keepJobCheckouts) {
+        for (const dir of [workspace, runnerTemp]) await rm(dir, { recursive: true, force: true });
+      }
+    }
+  }
+
+  private async runJob(run: FakeRun, workspace: string, runnerTemp: string): Promise<void> {
     const job: JobRecord = {
       run,
       ticket: run.inputs.ticket as string,
@@ -358,7 +378,7 @@ export class Runner {
       runId: run.id,
       workspace,
       // the job's temporary directory, as every step of a job on GitHub shares it
-      runnerTemp: mkdtempSync(join(this.scratch, "job-temp-")),
+      runnerTemp,
     };
     let outcomeFile = join(this.scratch, `outcome-${run.id}.json`);
     let live = true;
