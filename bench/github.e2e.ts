@@ -129,7 +129,6 @@ async function graphRun(
   if (bundle) runner.bundle = bundle;
   runner.withContext = false; // the context step reads a git checkout: no API request
   runner.lightCheckouts = true; // a job reads no record from its checkout here
-  runner.keepJobCheckouts = false; // 1,000 jobs' checkouts would be gigabytes
   runner.gate.limit = gate;
   if (changes) {
     // every agent writes one 2 KB file in its scope: the ticket's commit carries it

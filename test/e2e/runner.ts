@@ -146,8 +146,6 @@ export class Runner {
   withRecords = true;
   /** leave the ticket directory's .frontier/ out of job checkouts (what a job reads of it comes from elsewhere) */
   lightCheckouts = false;
-  /** each job's checkout stays until the runner stops (tests read it); a run at scale drops it as the job ends */
-  keepJobCheckouts = true;
   /** extra INPUT_* for every step */
   inputs: Record<string, string> = {};
   /** extra environment variables for every step */
@@ -344,17 +342,6 @@ export class Runner {
     // actions/checkout of ref: a git work tree the agent may change (each job its own copy)
     const workspace = mkdtempSync(join(this.scratch, `job-${run.id}-`));
     cpSync(await this.gitCheckout(ref), workspace, { recursive: true, verbatimSymlinks: true });
-    const runnerTemp = mkdtempSync(join(this.scratch, "job-temp-"));
-    try {
-      await this.runJob(run, workspace, runnerTemp);
-    } finally {
-      if (!this.keepJobCheckouts) {
-        for (const dir of [workspace, runnerTemp]) await rm(dir, { recursive: true, force: true });
-      }
-    }
-  }
-
-  private async runJob(run: FakeRun, workspace: string, runnerTemp: string): Promise<void> {
     const job: JobRecord = {
       run,
       ticket: run.inputs.ticket as string,
@@ -378,7 +365,7 @@ export class Runner {
       runId: run.id,
       workspace,
       // the job's temporary directory, as every step of a job on GitHub shares it
-      runnerTemp,
+      runnerTemp: mkdtempSync(join(this.scratch, "job-temp-")),
     };
     let outcomeFile = join(this.scratch, `outcome-${run.id}.json`);
     let live = true;
