@@ -250,11 +250,17 @@ async function graphRun(
 
 it(`a ${TICKETS}-ticket graph from a push to its end`, async () => {
   await graphRun(TICKETS, "graph");
+  // at a smoke run's size the two graphs are one: measured once, reported as both
+  if (SMALL === TICKETS) out.small = out.graph;
 }, 3_600_000);
 
-it(`a ${SMALL}-ticket graph from a push to its end`, async () => {
-  await graphRun(SMALL, "small");
-}, 3_600_000);
+it.runIf(SMALL < TICKETS)(
+  `a ${SMALL}-ticket graph from a push to its end`,
+  async () => {
+    await graphRun(SMALL, "small");
+  },
+  3_600_000,
+);
 
 it.runIf(BEFORE)(
   `the build before: a ${TICKETS}-ticket graph from a push to its end`,
