@@ -6,6 +6,7 @@ export default defineConfig({
     // scale and stress runs: `npm run test:stress` (CI runs both)
     exclude: ["test/stress/**", "**/node_modules/**"],
     setupFiles: ["test/support/fast-check-setup.ts"],
+    globalSetup: ["test/support/scratch-root.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

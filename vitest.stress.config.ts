@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ["test/stress/**/*.test.ts"],
     setupFiles: ["test/support/fast-check-setup.ts"],
+    globalSetup: ["test/support/scratch-root.ts"],
     testTimeout: 600_000,
     hookTimeout: 600_000,
     pool: "forks",

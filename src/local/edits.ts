@@ -3,7 +3,13 @@ import { join } from "node:path";
 import type { TicketSpec } from "../core/model.js";
 import { parseTicket } from "../tickets/parse.js";
 import { tryReadText } from "../tickets/read-optional.js";
-import { applyEdits, currentSignature, type FileSignature } from "../tickets/store.js";
+import {
+  applyEdits,
+  currentSignature,
+  type FileSignature,
+  replaceIfUnchanged,
+  writeError,
+} from "../tickets/store.js";
 import type { FileEdit } from "../tickets/writeback.js";
 
 export type Edit = "changed" | "deleted";
@@ -45,15 +51,28 @@ export class TicketWatch {
    */
   write(edits: readonly FileEdit[], replan: (file: string) => FileEdit[]): void {
     for (const edit of edits) {
-      const [next] = this.asRead(edit) ? [edit] : replan(edit.path).filter((e) => this.asRead(e));
-      if (next) applyEdits(this.dir, [next], this.seen);
+      if (this.writeAsRead(edit)) continue;
+      const [again] = replan(edit.path);
+      if (again) this.writeAsRead(again);
     }
   }
 
-  private asRead({ path }: FileEdit): boolean {
-    return (
-      !this.readAs.has(path) || currentSignature(join(this.dir, path)) === this.readAs.get(path)
-    );
+  /** Make `edit` unless its file changed since `read` read it; false when it changed. */
+  private writeAsRead(edit: FileEdit): boolean {
+    const expected = this.readAs.get(edit.path);
+    if (expected === undefined || edit.kind !== "replace") {
+      applyEdits(this.dir, [edit], this.seen);
+      return true;
+    }
+    const path = join(this.dir, edit.path);
+    let signature: FileSignature | undefined;
+    try {
+      signature = replaceIfUnchanged(path, edit.bytes ?? edit.content, expected);
+    } catch (error) {
+      throw writeError(path, error);
+    }
+    if (signature !== undefined) this.seen(edit.path, signature);
+    return signature !== undefined;
   }
 
   private readonly seen = (file: string, signature: FileSignature) => {

@@ -210,6 +210,39 @@ export function replaceAtomically(path: string, content: string | Uint8Array): F
 }
 
 /**
+ * Replace `path` with `content` only while it is the version whose signature is
+ * `expected` (compare-and-swap); undefined, with nothing changed, when it is not. The
+ * version checked is held by a hard link until the rename is made, so an author who
+ * saves into that file in the instant between the check and the rename (an editor
+ * writing in place) is seen after it, and their version is put back.
+ */
+export function replaceIfUnchanged(
+  path: string,
+  content: string | Uint8Array,
+  expected: FileSignature,
+): FileSignature | undefined {
+  const held = tempBeside(path);
+  try {
+    try {
+      linkSync(path, held);
+    } catch (e) {
+      const code = errnoCode(e);
+      if (code === "ENOENT") return undefined;
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV" && code !== "ENOSYS") throw e;
+      // no hard links here: the check and the rename, as close together as they go
+      return currentSignature(path) === expected ? replaceAtomically(path, content) : undefined;
+    }
+    if (currentSignature(held) !== expected) return undefined;
+    const signature = replaceAtomically(path, content);
+    if (currentSignature(held) === expected) return signature;
+    if (currentSignature(path) === signature) renameSync(held, path);
+    return undefined;
+  } finally {
+    removeTemp(held);
+  }
+}
+
+/**
  * Create `path` with `content`, never overwriting. An existing file with the same
  * content is fine: a redelivered event writes the same record again. The content is
  * written to a temporary file first and hard-linked into place, so a record is

@@ -18,7 +18,18 @@ const hooks = vi.hoisted(() => ({
   onEnd: (_ticket: string): void => undefined,
   /** runs as the runner has planned writes, before it makes them */
   onPlanned: (_paths: string[]): void => undefined,
+  /** runs just before a file is renamed into place at `to` */
+  onRename: (_to: string): void => undefined,
 }));
+
+vi.mock("node:fs", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:fs")>();
+  const renameSync: typeof real.renameSync = (from, to) => {
+    hooks.onRename(String(to));
+    real.renameSync(from, to);
+  };
+  return { ...real, renameSync, default: { ...real, renameSync } };
+});
 
 vi.mock("../../src/tickets/writeback.js", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../src/tickets/writeback.js")>();
@@ -55,6 +66,7 @@ beforeEach(() => {
   hooks.onStart = () => undefined;
   hooks.onEnd = () => undefined;
   hooks.onPlanned = () => undefined;
+  hooks.onRename = () => undefined;
 });
 
 /** The author adds a dependency on a new ticket `z` to `id`'s file. */
@@ -111,6 +123,27 @@ describe("a ticket file the author edits during a run", () => {
     expect(edited).toBe(true);
     expect(written).toContain("  - z\n");
     expect(written).toContain("status: pending\n");
+    expect(ran.stderr).toMatch(/b\.md was changed \(its id or dependencies\)/);
+    expect(hooks.started).toEqual(["a"]);
+  });
+
+  it("an edit made in place in the instant between the run's check of the file and its write: the edit is put back and seen", async () => {
+    const g = makeGraph({ a: {}, b: { depends_on: ["a"] } });
+    const b = join(g.dir, "b.md");
+    let edited = false;
+    hooks.onRename = (to) => {
+      if (edited || to !== b) return;
+      edited = true;
+      addDependency(g.dir, "b"); // an editor saving in place: same file, new bytes
+    };
+    let written = "";
+    hooks.onEnd = () => {
+      written = readFileSync(b, "utf8");
+    };
+    const ran = await runHere(g.dir, "echo done");
+    expect(edited).toBe(true);
+    expect(written).toContain("  - z\n");
+    expect(readFileSync(b, "utf8")).toContain("  - z\n");
     expect(ran.stderr).toMatch(/b\.md was changed \(its id or dependencies\)/);
     expect(hooks.started).toEqual(["a"]);
   });
