@@ -9,8 +9,8 @@ import { errorText } from "../core/errors.js";
 import { openDirectory } from "../local/open.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural, shellWord, shownPath } from "../terminal/text.js";
-import { isDirectory } from "../tickets/read-optional.js";
-import { replaceAtomically, writeError } from "../tickets/store.js";
+import { isDirectory, tryReadText } from "../tickets/read-optional.js";
+import { currentSignature, replaceIfUnchanged, writeError } from "../tickets/store.js";
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
 import { loopClosed, ticketFiles } from "./new.js";
@@ -98,10 +98,19 @@ export async function depCommand(
     } catch (error) {
       return fail(`${path}: ${errorText(error)} — edit depends_on by hand`);
     }
+    // written only over the version it was planned from: an editor's save meanwhile is kept
+    const planned = currentSignature(path);
+    let written: string | undefined;
     try {
-      replaceAtomically(path, edited);
+      if (planned !== undefined && tryReadText(path) === texts.get(file))
+        written = replaceIfUnchanged(path, edited, planned);
     } catch (error) {
       return fail(writeError(path, error).message);
+    }
+    if (written === undefined) {
+      return fail(
+        `${path} changed while frontier ${command} was editing it; nothing was changed — run it again`,
+      );
     }
     const message = `${ticket} ${action === "add" ? "now depends" : "no longer depends"} on ${dep} (${path}: depends_on: [${next.join(", ")}])`;
     if (opts.json) printResult(io, command, dir, { ok: true, message, ...at, depends_on: next });
