@@ -5,20 +5,18 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { depCommand } from "../../src/cli/deps.js";
+import { renameHook } from "../support/rename-hook.js";
 import { workspace } from "./harness.js";
 import { captured } from "./inproc.js";
 
-const hooks = vi.hoisted(() => ({ onRename: (_to: string): void => undefined }));
+vi.mock("node:fs", async (real) =>
+  (await import("../support/rename-hook.js")).hooked(await real()),
+);
 
-vi.mock("node:fs", async (importOriginal) => {
-  const real = await importOriginal<typeof import("node:fs")>();
-  const renameSync: typeof real.renameSync = (from, to) => {
-    hooks.onRename(String(to));
-    real.renameSync(from, to);
-  };
-  return { ...real, renameSync, default: { ...real, renameSync } };
+afterEach(() => {
+  renameHook.before = () => undefined;
 });
 
 describe("frontier dep add while the file is being saved", () => {
@@ -31,7 +29,7 @@ describe("frontier dep add while the file is being saved", () => {
     const plan = join(dir, "plan.md");
     const saved = "---\ntitle: Plan, renamed by its author\ndepends_on: [a]\n---\n# Plan\n\nmore\n";
     let edited = false;
-    hooks.onRename = (to) => {
+    renameHook.before = (to) => {
       if (edited || to !== plan) return;
       edited = true;
       writeFileSync(plan, saved); // an editor saving in place

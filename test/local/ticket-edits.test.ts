@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { renameHook } from "../support/rename-hook.js";
 import { runHere } from "./git-repo.js";
 import { makeGraph } from "./harness.js";
 
@@ -18,18 +19,11 @@ const hooks = vi.hoisted(() => ({
   onEnd: (_ticket: string): void => undefined,
   /** runs as the runner has planned writes, before it makes them */
   onPlanned: (_paths: string[]): void => undefined,
-  /** runs just before a file is renamed into place at `to` */
-  onRename: (_to: string): void => undefined,
 }));
 
-vi.mock("node:fs", async (importOriginal) => {
-  const real = await importOriginal<typeof import("node:fs")>();
-  const renameSync: typeof real.renameSync = (from, to) => {
-    hooks.onRename(String(to));
-    real.renameSync(from, to);
-  };
-  return { ...real, renameSync, default: { ...real, renameSync } };
-});
+vi.mock("node:fs", async (real) =>
+  (await import("../support/rename-hook.js")).hooked(await real()),
+);
 
 vi.mock("../../src/tickets/writeback.js", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../src/tickets/writeback.js")>();
@@ -66,7 +60,7 @@ beforeEach(() => {
   hooks.onStart = () => undefined;
   hooks.onEnd = () => undefined;
   hooks.onPlanned = () => undefined;
-  hooks.onRename = () => undefined;
+  renameHook.before = () => undefined;
 });
 
 /** The author adds a dependency on a new ticket `z` to `id`'s file. */
@@ -131,7 +125,7 @@ describe("a ticket file the author edits during a run", () => {
     const g = makeGraph({ a: {}, b: { depends_on: ["a"] } });
     const b = join(g.dir, "b.md");
     let edited = false;
-    hooks.onRename = (to) => {
+    renameHook.before = (to) => {
       if (edited || to !== b) return;
       edited = true;
       addDependency(g.dir, "b"); // an editor saving in place: same file, new bytes
