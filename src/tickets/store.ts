@@ -209,6 +209,9 @@ export function replaceAtomically(path: string, content: string | Uint8Array): F
   }
 }
 
+/** What `link` answers where the file system has no hard links. */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EXDEV", "ENOSYS"]);
+
 /**
  * Replace `path` with `content` only while it is the version whose signature is
  * `expected` (compare-and-swap); undefined, with nothing changed, when it is not. The
@@ -228,7 +231,7 @@ export function replaceIfUnchanged(
     } catch (e) {
       const code = errnoCode(e);
       if (code === "ENOENT") return undefined;
-      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV" && code !== "ENOSYS") throw e;
+      if (!NO_HARD_LINKS.has(code ?? "")) throw e;
       // no hard links here: the check and the rename, as close together as they go
       return currentSignature(path) === expected ? replaceAtomically(path, content) : undefined;
     }
@@ -263,7 +266,7 @@ export function createRecord(path: string, content: string | Uint8Array, shown: 
         sameOrThrow(path, bytes, shown);
         return;
       }
-      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV" && code !== "ENOSYS") throw e;
+      if (!NO_HARD_LINKS.has(code ?? "")) throw e;
     }
   } finally {
     removeTemp(tmp);
