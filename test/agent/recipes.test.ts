@@ -139,9 +139,14 @@ describe("every recipe is an agent step the orch-task job can take", () => {
   });
 });
 
-/** Run a recipe step's script as a runner would (bash -e), in a scratch RUNNER_TEMP. */
+/**
+ * Run a recipe step's script as GitHub's runner does (`bash --noprofile --norc -eo pipefail`),
+ * in a scratch RUNNER_TEMP. Without `--norc`, a bash whose stdin is a socket (as spawnSync's
+ * is) reads ~/.bashrc as if sshd had started it: on a machine whose bashrc is slow, that
+ * alone took 0.65 s a step.
+ */
 function runStep(step: Step, env: Record<string, string>): { code: number | null; stderr: string } {
-  const r = spawnSync("bash", ["-e", "-c", step.run ?? ""], {
+  const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run ?? ""], {
     env: { PATH: process.env.PATH ?? "", ...env },
     encoding: "utf8",
   });
