@@ -9,7 +9,7 @@ import { defineConfig } from "vitest/config";
  * too). So a file must leave the process as it found it: its environment variables, its
  * working directory, its timers.
  */
-const MOCKING = [
+export const MOCKING = [
   "test/cli/dep-edit-race.test.ts",
   "test/tickets/store-full.test.ts",
   "test/tickets/writeback-plain.test.ts",
@@ -20,7 +20,7 @@ export default defineConfig({
   test: {
     // scale and stress runs: `npm run test:stress` (CI runs both)
     exclude: ["test/stress/**", "**/node_modules/**"],
-    setupFiles: ["test/support/fast-check-setup.ts"],
+    setupFiles: ["test/support/fast-check-setup.ts", "test/support/leave-as-found.ts"],
     globalSetup: ["test/support/scratch-root.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
