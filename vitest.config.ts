@@ -6,8 +6,8 @@ import { defineConfig } from "vitest/config";
  * loading the project's modules afresh for each of 100 files was a fifth of the suite's
  * CPU (one run on an idle 2-core machine: 471 s and 820 CPU-s isolated, 370 s and 632 CPU-s
  * shared, with the CA-bundle and bashrc costs of test/support and the recipes test gone
- * too). So a file must leave the process as it found it: its environment variables, its
- * working directory, its timers.
+ * too). So a file must leave the process as it found it: its environment variables and its
+ * working directory (test/support/leave-as-found.ts fails a file that does not).
  */
 export const MOCKING = [
   "test/cli/dep-edit-race.test.ts",
@@ -27,7 +27,8 @@ export default defineConfig({
     pool: "forks",
     // three files at a time on a 2-core machine: most of the suite waits on the processes
     // it spawns (git, the CLI, the action's steps, a browser), and a third file fills
-    // those waits — measured on an idle 2-core machine, 394 s against 471 s with two
+    // those waits — measured on an idle 2-core machine, 394 s against 471 s with two (files
+    // isolated); with shared modules a fourth was slower again (423 s against 384 s)
     maxWorkers: 3,
     projects: [
       {
