@@ -10,7 +10,7 @@ import { defineConfig } from "vitest/config";
  * working directory (test/support/leave-as-found.ts fails a file that does not).
  */
 export const MOCKING = [
-  "test/cli/dep-edit-race.test.ts",
+  "test/cli/edit-race.test.ts",
   "test/tickets/store-full.test.ts",
   "test/tickets/writeback-plain.test.ts",
   "test/local/ticket-edits.test.ts",

@@ -8,9 +8,7 @@
  * derived again (tickets promoted or settled once more from their records) are not
  * written when the worklog already says them (tickets/worklog.ts).
  */
-import { readFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
-import { join } from "node:path";
 import type { RunFlags } from "../core/config.js";
 import type { Changes, Frontier } from "../core/engine.js";
 import { openRun } from "../core/event.js";
@@ -79,25 +77,30 @@ export function firstWrite(opened: Opened, changes: Changes): Changes {
 
 /**
  * Write what an event changed (its step's changes): ticket files, attempts, answers,
- * worklog. Returns what could not be written of ticket files (each the problem of its
- * ticket alone; the rest is written).
+ * worklog. A ticket file is replaced only as it was read (local/edits.ts): one an author
+ * saved meanwhile is planned again from the saved text. Returns what could not be written
+ * of ticket files (each the problem of its ticket alone; the rest is written).
  */
 export async function writeChanges(opened: Opened, changes: Changes): Promise<string[]> {
   const { dir, frontier } = opened;
   // Loaded on demand: read-only commands never pay for the YAML document editor.
-  const [{ planWrites }, { applyEdits }] = await Promise.all([
+  const [{ planWrites }, { TicketWatch }] = await Promise.all([
     import("../tickets/writeback.js"),
-    import("../tickets/store.js"),
+    import("./edits.js"),
   ]);
   const unwritable: string[] = [];
-  const edits = planWrites(
-    firstWrite(opened, changes),
-    frontier,
-    (file) => readFileSync(join(dir, file)),
-    (problem) => unwritable.push(problem.message),
+  const watch = new TicketWatch(dir, []);
+  const plan = (part: Changes) =>
+    planWrites(part, frontier, watch.read, (problem) => unwritable.push(problem.message));
+  watch.write(plan(firstWrite(opened, changes)), (file) =>
+    plan(ticketFiles(frontier.specs().flatMap((s) => (s.file === file ? [s.id] : [])))),
   );
-  applyEdits(dir, edits);
   return unwritable;
+}
+
+/** The changes that write these tickets' files and nothing else. */
+export function ticketFiles(tickets: string[]): Changes {
+  return { tickets, attempts: [], answers: [], log: [], run: false };
 }
 
 /** Who a local command acts as, for the record. */

@@ -34,7 +34,7 @@ import type { Ended, Integrator, Recovered, Settle, Workspace } from "./integrat
 import { signalGroup } from "./launch.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
-import { firstWrite, type Opened, openDirectory } from "./open.js";
+import { firstWrite, type Opened, openDirectory, ticketFiles } from "./open.js";
 import { stopDeadRunners } from "./orphans.js";
 import { loadLive, Progress } from "./progress.js";
 
@@ -570,9 +570,4 @@ export function splitForStart(
   const now = changes.tickets.filter((id) => claimed.has(id));
   const rest = changes.tickets.filter((id) => !claimed.has(id));
   return { now: { ...changes, tickets: now }, rest: ticketFiles(rest) };
-}
-
-/** The changes that write these tickets' files and nothing else. */
-function ticketFiles(tickets: string[]): Changes {
-  return { tickets, attempts: [], answers: [], log: [], run: false };
 }

@@ -1,0 +1,83 @@
+/**
+ * A command that writes a ticket file while the author's editor saves it: the save is
+ * never overwritten. The editor's save is made from a hook on the rename that puts the
+ * command's version in place, so the test does not depend on timing.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { mutateCommand } from "../../src/cli/commands.js";
+import { depCommand } from "../../src/cli/deps.js";
+import { runCommand } from "../../src/local/run.js";
+import { renameHook } from "../support/rename-hook.js";
+import { workspace } from "./harness.js";
+import { captured } from "./inproc.js";
+
+vi.mock("node:fs", async (real) =>
+  (await import("../support/rename-hook.js")).hooked(await real()),
+);
+
+const cwd = process.cwd();
+afterEach(() => {
+  renameHook.before = () => undefined;
+  process.chdir(cwd);
+});
+
+/** The first rename onto `path` is preceded by the author saving `saved` there in place. */
+function saveBeforeRename(path: string, saved: string): () => boolean {
+  let edited = false;
+  renameHook.before = (to) => {
+    if (edited || resolve(to) !== path) return;
+    edited = true;
+    writeFileSync(path, saved); // an editor saving in place
+  };
+  return () => edited;
+}
+
+describe("frontier dep add while the file is being saved", () => {
+  it("a save in place between the command's read and its write is kept, and the command says to run it again", async () => {
+    const { dir } = workspace({
+      "a.md": "---\ntitle: A\n---\n# A\n",
+      "b.md": "---\ntitle: B\n---\n# B\n",
+      "plan.md": "---\ntitle: Plan\ndepends_on: [a]\n---\n# Plan\n",
+    });
+    const plan = join(dir, "plan.md");
+    const saved = "---\ntitle: Plan, renamed by its author\ndepends_on: [a]\n---\n# Plan\n\nmore\n";
+    const edited = saveBeforeRename(plan, saved);
+    const io = captured();
+    const code = await depCommand("add", dir, "plan", "b", { json: false }, io.io, Date.now());
+    expect(edited()).toBe(true);
+    expect(readFileSync(plan, "utf8")).toBe(saved);
+    expect(code).toBe(2);
+    expect(io.stderr()).toMatch(/plan\.md changed while .*nothing was changed — run it again/);
+  });
+});
+
+describe("frontier answer, retry and cancel while the file is being saved", () => {
+  it("a save in place between the command's read and its write is kept, and the ticket's new state is written into it", async () => {
+    const { root, dir } = workspace({
+      "a.md": "---\n---\n# A\n",
+      "b.md": "---\n---\n# B\n\nAsk first.\n",
+    });
+    process.chdir(root);
+    const exec = `sh -c 'case $FRONTIER_TICKET in a) exit 1;; b) echo "which region?"; exit 75;; esac'`;
+    await runCommand("tickets", { json: false, exec }, captured().io);
+    for (const [kind, file, args] of [
+      ["answer", "b.md", { ticket: "b", text: "eu-west" }],
+      ["retry", "a.md", { ticket: "a" }],
+    ] as const) {
+      const path = join(dir, file);
+      const before = readFileSync(path, "utf8");
+      expect(before.match(/^status: (.*)$/m)?.[1]).toBe(kind === "answer" ? "suspended" : "failed");
+      const saved = `${before}\nA line the author added while the command ran.\n`;
+      const edited = saveBeforeRename(path, saved);
+      const io = captured();
+      expect(await mutateCommand(kind, "tickets", args, io.io, Date.now()), io.stderr()).toBe(0);
+      expect(edited()).toBe(true);
+      const after = readFileSync(path, "utf8");
+      expect(after).toContain("A line the author added while the command ran.");
+      // the command's own write still landed, planned again from the author's text
+      expect(after.match(/^status: (.*)$/m)?.[1]).toBe("ready");
+    }
+  });
+});
