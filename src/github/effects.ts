@@ -239,13 +239,13 @@ function learnedOf(
   opened: ReadonlyMap<string, number>,
   report: ReportRecord | undefined,
 ): Learned {
-  // ours that lost to another event's, and the one the state kept
-  const lost: { report?: ReportRecord; kept?: ReportRecord; questions: number[] } = {
-    questions: [],
-  };
+  // ours that lost to another event's, and the one the state kept: as the try that
+  // commits saw them (a lost race runs the event again on a new read)
+  let lost: { report?: ReportRecord; kept?: ReportRecord; questions: number[] } = { questions: [] };
   return {
     label: sent.refused.length > 0 ? "dispatch refused" : "record what the event's effects made",
     event: (frontier, now, view) => {
+      lost = { questions: [] };
       const changed: string[] = [];
       for (const { send, message } of sent.refused) {
         const r = frontier.settle(
@@ -281,10 +281,9 @@ function learnedOf(
       // Another event started the run at the same time and its comment is the report:
       // ours goes (and our tracking issue, if we each made one).
       // Another event opened the same question's issue at the same time: ours is closed.
-      for (const issue of lost.questions.splice(0)) await closeIssue(ctx, issue, "not_planned");
+      for (const issue of lost.questions) await closeIssue(ctx, issue, "not_planned");
       const mine = lost.report;
       if (!mine) return;
-      lost.report = undefined;
       await ctx.gh.rest.issues
         .deleteComment({ ...ctx.repo, comment_id: mine.comment_id })
         .catch(() => undefined);

@@ -5,8 +5,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
 import { type FileChanges, graphqlStore, restStore } from "../../src/github/branch.js";
+import { performEffects } from "../../src/github/effects.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import type { Head } from "../../src/github/git.js";
+import type { Recorded } from "../../src/github/record.js";
+import type { RunView } from "../../src/github/run-context.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
 
 let world: World | undefined;
@@ -253,5 +256,49 @@ describe("one claim, one agent run", () => {
     );
     expect(taker.result.kind).toBe("ok");
     expect((stateOf(world) as State).tickets.a?.status).toBe("complete");
+  });
+});
+
+describe("two events open the same question's issue at once", () => {
+  it("the one the state did not keep is closed once, however many tries its record took", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a")]));
+    const ctx = runContext(world);
+    const start = await advance(ctx, advanceOnly, "start");
+    const asked = await advance(
+      ctx,
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim: start.dispatched[0]?.claim,
+        outcome: "suspended",
+        question: "Which region?",
+        by: "job",
+      }),
+      "settle a",
+    );
+    // an event that read the state before the question's issue was recorded opens it (it
+    // finds the one just made by its marker) ...
+    const ours = asked.state.questions.a?.issue_number as number;
+    const stale = { ...asked.state, questions: { a: { attempt: 1 } } };
+    const last = { ...asked, state: stale, sends: [], asked: ["a"], head: "" };
+    const learned = await performEffects(ctx, last as unknown as Recorded, [], [], []);
+    // ... while another event made its own at the same time and recorded it first
+    const other = await ctx.gh.rest.issues.create({ ...ctx.repo, title: "a: Which region?" });
+    const theirs = other.data.number;
+    const view: RunView = {
+      questions: { a: { attempt: 1, issue_number: theirs } },
+      report: asked.state.report,
+      outbox: {},
+      writeFile: () => undefined,
+      moved: new Map(),
+      integrate: () => undefined,
+    };
+    // the record loses two races: the event runs three times, on three reads
+    for (let tries = 0; tries < 3; tries++) learned?.event(asked.frontier, Date.now(), view);
+    await learned?.after?.();
+    const path = `/repos/acme/widgets/issues/${ours}`;
+    expect(world.fake.countRequests({ operation: "issues/update", path })).toBe(1);
+    expect(world.repo.issues.get(ours)?.stateReason).toBe("not_planned");
+    expect(world.repo.issues.get(theirs)?.state).toBe("open");
   });
 });
