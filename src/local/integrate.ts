@@ -71,6 +71,8 @@ export interface Settle {
   result: AttemptResult;
   changes?: AttemptChanges;
   written?: () => void;
+  /** what the run says of it besides its outcome */
+  note?: string;
 }
 
 /** What becomes of an attempt's end. */
@@ -159,9 +161,19 @@ export class Integrator {
     result: AttemptResult,
   ): Promise<Ended> {
     if (result.stopped) {
-      // interrupted: it runs again from the branch's head; what it had begun is not its work
-      this.tidy(workspace.path);
-      return { kind: "settle", result };
+      // interrupted: it runs again from the branch's head; what it had begun is kept first
+      const was = `${claim.ticket} attempt ${claim.attempt} was interrupted`;
+      const begun = { ...claim, worktree: workspace.path, start: workspace.start };
+      try {
+        const kept = await this.serial(() => keepAsPatch(this.dir, this.branch, begun));
+        this.tidy(workspace.path);
+        if (kept === undefined) return { kind: "settle", result };
+        const note = `${was}: what it had changed is kept as ${join(this.branch.ticketDir, kept)}`;
+        return { kind: "settle", result, note };
+      } catch (error) {
+        const note = `${was}, and what it had changed could not be kept as a patch (${errorText(error)}): it stays in ${workspace.path}`;
+        return { kind: "settle", result, note };
+      }
     }
     const { stopped: _, exitCode, signal, durationMs, ...outcome } = result;
     const pending: Pending = {

@@ -53,9 +53,41 @@ export async function openIsolation(
     return { kind: "bad", code: EXIT.usage };
   }
   for (const note of branch.notes) line(io.stderr, note);
+  const behind = await leftBehind(branch.branch, frontier, shownDir);
+  if (behind !== undefined) {
+    line(io.stderr, `error: ${behind}`);
+    return { kind: "bad", code: EXIT.usage };
+  }
   const before = await takeSnapshot(branch.branch, scratchOf(branch.branch));
   const cap = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
   return { kind: "ok", integrator: new Integrator(branch.branch, absDir, run, cap, before) };
+}
+
+/**
+ * Why the run cannot go on: its branch no longer holds commits its records say it made
+ * (deleted or moved back while the run was away). A dependent must start from its
+ * dependencies' changes, so nothing starts until the branch is put back.
+ */
+async function leftBehind(rb: RunBranch, frontier: Frontier, shownDir: string) {
+  const made = frontier
+    .specs()
+    .flatMap((s) =>
+      (frontier.state(s.id)?.attempts ?? []).flatMap((a) =>
+        a.changes?.commit
+          ? [{ name: `${s.id} attempt ${a.n}`, commit: a.changes.commit, at: a.ended_at ?? "" }]
+          : [],
+      ),
+    );
+  if (made.length === 0) return undefined;
+  const input = [...made.map((m) => m.commit), `^refs/heads/${rb.branch}`].join("\n");
+  const listed = await gitText(["rev-list", "--stdin"], { cwd: rb.repository.root, input }).catch(
+    () => undefined,
+  );
+  const behind = made.filter((m) => listed === undefined || listed.split("\n").includes(m.commit));
+  if (behind.length === 0) return undefined;
+  const newest = made.reduce((a, b) => (b.at > a.at ? b : a));
+  const which = behind.map((m) => `${m.name} (${short(m.commit)})`).join(", ");
+  return `${rb.branch} no longer holds the run's ${behind.length === 1 ? "commit" : "commits"} of ${which}: it was deleted or moved back while the run was away (by an executor?), and a ticket must start from its dependencies' changes — put it back (git branch -f ${rb.branch} ${short(newest.commit)}), or start the run afresh (frontier reset ${shellWord(shownDir)}); nothing was started`;
 }
 
 /**

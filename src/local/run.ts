@@ -403,11 +403,11 @@ class LocalRun {
   }
 
   /** Settle one exit in the engine; returns its progress report, for once it is written. */
-  private record({ claim, result, changes, written }: Exited): () => void {
+  private record({ claim, result, changes, written, note: said }: Exited): () => void {
     this.live.delete(claim.ticket);
     const now = Date.now();
     this.settled++;
-    let note: string | undefined;
+    let note = said;
     if (result.stopped) this.frontier.interrupt(claim.ticket, claim.attempt, now);
     else {
       // The result file's name is known before it is written; it is written with the

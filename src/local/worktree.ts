@@ -404,7 +404,7 @@ export async function landedCommit(
 export async function keepAsPatch(
   dir: string,
   rb: RunBranch,
-  a: Pending,
+  a: Pick<Pending, "ticket" | "attempt" | "claim" | "worktree" | "start">,
 ): Promise<string | undefined> {
   if (!existsSync(a.worktree) || (await landedCommit(rb, a)) !== undefined) return undefined;
   const collected = await collectChanges(a.worktree, a.start, { exclude: [recordsPath(rb)] });

@@ -15,11 +15,12 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/core/model.js";
 import { userPaths } from "../../src/local/isolation.js";
-import { commitsOf, git, readJson, repoWith, runHere, ticket } from "./git-repo.js";
+import { commitsOf, git, IDENTITY, readJson, repoWith, runHere, ticket } from "./git-repo.js";
+import { startFrontier, until } from "./harness.js";
 
 const attemptOf = (dir: string, id: string, n: number) =>
   readJson<AttemptRecord>(join(dir, ".frontier", "attempts", `${id}@${n}.json`));
@@ -91,6 +92,74 @@ describe("only the runner moves frontier/<run>", () => {
     );
     expect(git(repo.root, "rev-parse", "frontier/rewind")).toBe(repo.start);
     expect(readFileSync(join(repo.dir, "ui.md"), "utf8")).toMatch(/status: claimed/);
+  });
+});
+
+describe("the run's commits are never left behind", () => {
+  for (const [how, move] of [
+    ["deleted", "git branch -D frontier/lost > /dev/null"],
+    ["moved back", "git update-ref refs/heads/frontier/lost HEAD~1"],
+  ] as const) {
+    it(`an agent ${how} the run's branch: the next run starts nothing until the branch holds the run's commits again`, async () => {
+      const repo = repoWith({
+        "tickets/frontier.yml": "run: lost\nisolation: worktree\n",
+        "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+        "tickets/b.md": ticket({ depends_on: ["a"], write_scope: ["doc/**"] }),
+        "tickets/c.md": ticket({ depends_on: ["b"], write_scope: ["app/**"] }),
+      });
+      const exec = [
+        'case "$FRONTIER_TICKET" in',
+        "  a) mkdir -p src && echo a > src/a.txt ;;",
+        `  b) ${move} ;;`,
+        "  c) mkdir -p app && echo c > app/c.txt ;;",
+        "esac",
+        "echo done",
+      ].join("\n");
+      expect((await runHere(repo.dir, exec)).code).toBe(1);
+      const made = attemptOf(repo.dir, "a", 1).changes?.commit as string;
+      expect(made).toMatch(/^[0-9a-f]{40}$/);
+      const again = await runHere(repo.dir, exec);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toContain(
+        `error: frontier/lost no longer holds the run's commit of a attempt 1 (${made.slice(0, 10)})`,
+      );
+      expect(again.stderr).toContain(`git branch -f frontier/lost ${made.slice(0, 10)}`);
+      expect(readFileSync(join(repo.dir, "c.md"), "utf8")).not.toMatch(
+        /status: (claimed|complete)/,
+      );
+      // what it says to do works: c then builds on a's change
+      git(repo.root, "branch", "-f", "frontier/lost", made);
+      expect((await runHere(repo.dir, exec)).code).toBe(0);
+      expect(git(repo.root, "show", "frontier/lost:src/a.txt")).toBe("a");
+      expect(git(repo.root, "show", "frontier/lost:app/c.txt")).toBe("c");
+    });
+  }
+});
+
+describe("work that is not integrated is never deleted", () => {
+  it("Ctrl-C: what an interrupted attempt had changed, committed or not, is kept as a patch before its worktree goes", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: stop\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+    });
+    const mark = join(repo.root, "..", `${basename(repo.root)}-started`);
+    const exec = `mkdir -p src && echo precious > src/p.txt && git add -A && git commit -qm p && echo draft > src/q.txt && touch '${mark}' && sleep 30`;
+    const started = startFrontier(["run", "tickets", "--exec", exec], {
+      cwd: repo.root,
+      env: IDENTITY,
+      ownGroup: true,
+    });
+    await until(() => existsSync(mark), "the attempt to start");
+    process.kill(-(started.child.pid as number), "SIGINT");
+    const ran = await started.done;
+    expect(ran.code).toBe(130);
+    const kept = "tickets/.frontier/integrating/a@1.patch";
+    expect(ran.stderr).toContain(
+      `a attempt 1 was interrupted: what it had changed is kept as ${kept}`,
+    );
+    const patch = readFileSync(join(repo.root, kept), "utf8");
+    expect(patch).toContain("+precious");
+    expect(patch).toContain("+draft");
   });
 });
 
