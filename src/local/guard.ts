@@ -10,6 +10,8 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { tryReadJson } from "../tickets/read-optional.js";
+import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
 import { tryResolveCommit } from "../workspace/worktrees.js";
@@ -51,9 +53,11 @@ const SHARED = [
 /**
  * Settings a person changes while they work beside a run (a remote, an upstream, their
  * name): not code git runs, so a change to them is no alarm. Everything else in a config
- * file counts (filters, fsmonitor, hooksPath, external diff, includes, submodules…).
+ * file counts (filters, fsmonitor, hooksPath, external diff, includes, submodules, and a
+ * remote's programs: uploadpack, receivepack, vcs…).
  */
-const BENIGN = /^(branch|remote|user|color|advice|gui|push|pull|fetch|rerere|init|maintenance)\./;
+const BENIGN =
+  /^(branch|user|color|advice|gui|push|pull|fetch|rerere|init|maintenance)\.|^remote\..*\.(url|pushurl|fetch|push|prune|tagopt|mirror)\n/;
 
 /** Content hashes of the shared git directory's files that matter (SHARED, and the files under them). */
 async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
@@ -95,6 +99,31 @@ export async function sharedChangedSince(rb: RunBranch, before: Snapshot): Promi
   return [...names].filter((n) => before.shared.get(n) !== now.get(n)).sort();
 }
 
+/** What a run that saw the shared git directory change leaves for the next run to check. */
+const ALARM_FILE = ".frontier/git-dir-changed.json";
+
+/** The run saw `changed` files of the shared git directory change: remembered as they are now. */
+export async function rememberAlarm(dir: string, rb: RunBranch, changed: readonly string[]) {
+  const now = await sharedFiles(rb.repository.commonDir);
+  const saw = Object.fromEntries(changed.map((name) => [name, now.get(name) ?? ""]));
+  replaceAtomically(join(dir, ALARM_FILE), `${JSON.stringify(saw, null, 2)}\n`);
+}
+
+/**
+ * Why no git may run yet: the files a last run saw change are still as it saw them. Once
+ * each is put right (changed again, or gone), the alarm is over.
+ */
+export async function stillAlarmed(dir: string, rb: RunBranch): Promise<string | undefined> {
+  const saw = tryReadJson<Record<string, string>>(join(dir, ALARM_FILE));
+  if (saw === undefined) return undefined;
+  const now = await sharedFiles(rb.repository.commonDir);
+  const still = Object.keys(saw).filter((name) => (now.get(name) ?? "") === saw[name]);
+  if (still.length === 0) rmSync(join(dir, ALARM_FILE), { force: true });
+  if (still.length === 0) return undefined;
+  const shown = still.map((p) => relative(rb.repository.root, join(rb.repository.commonDir, p)));
+  return `the repository's git directory still holds what changed while the last run ran (${shown.join(", ")}): an executor may have left code there that git would run — look at it and put it right; if it is as you want it, remove ${join(dir, ALARM_FILE)}; then run again`;
+}
+
 async function headOf(root: string): Promise<string> {
   const ref = await gitText(["symbolic-ref", "-q", "HEAD"], { cwd: root }).catch(() => "");
   const commit = (await tryResolveCommit(root, "HEAD")) ?? "";
@@ -109,21 +138,18 @@ async function headOf(root: string): Promise<string> {
 async function treeOf(rb: RunBranch, scratch: string): Promise<string | undefined> {
   const { root } = rb.repository;
   const dir = mkdtempSync(join(scratch, `guard-${process.pid}-`));
-  const env = { GIT_INDEX_FILE: join(dir, "index") };
+  // git as on an agent's workspace: an executor can write the user's configuration too
+  const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, untrusted: true };
   try {
     try {
-      const index = await gitText(["rev-parse", "--git-path", "index"], { cwd: root });
-      copyFileSync(resolve(root, index), env.GIT_INDEX_FILE);
+      const index = await gitText(["rev-parse", "--git-path", "index"], o);
+      copyFileSync(resolve(root, index), o.env.GIT_INDEX_FILE);
     } catch {
-      await git(["read-tree", "HEAD"], { cwd: root, env });
+      await git(["read-tree", "HEAD"], o);
     }
     // (only ever asked for a ticket directory below the top: takeSnapshot)
-    const outside = `:(exclude,top,literal)${rb.ticketDir}`;
-    await git(["-c", "core.fsmonitor=false", "add", "-A", "--", ":(top)", outside], {
-      cwd: root,
-      env,
-    });
-    return await gitText(["write-tree"], { cwd: root, env });
+    await git(["add", "-A", "--", ":(top)", `:(exclude,top,literal)${rb.ticketDir}`], o);
+    return await gitText(["write-tree"], o);
   } catch {
     return undefined;
   } finally {

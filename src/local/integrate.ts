@@ -12,7 +12,7 @@
  * attempt by its `Frontier-Claim:` trailer (so it is integrated exactly once), or makes
  * it from the worktree, or — the worktree gone — says so and runs the ticket again.
  */
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { touchedPaths } from "../core/changes.js";
 import { REASON } from "../core/constants.js";
@@ -37,6 +37,7 @@ import {
 import {
   addWorktree,
   checkedOutAt,
+  detachHead,
   pruneStale,
   removeWorktree,
   tryIsAncestor,
@@ -89,6 +90,9 @@ export interface Recovered {
 
 const TRIES = 10;
 
+const gitDirChanged = (shared: readonly string[]) =>
+  `the repository's git directory changed while the run ran (${shared.join(", ")}): an executor may have left code there that git would run, so the run runs no more git on it — look at it, put it right, then run again`;
+
 /** An attempt's settle as `land` made it: its changes' worktree stays when they could not be collected. */
 type Landed = ReturnType<typeof settleChanges> & { keepWorktree?: boolean };
 
@@ -106,7 +110,7 @@ export class Integrator {
 
   constructor(
     readonly branch: RunBranch,
-    private readonly dir: string,
+    readonly dir: string,
     private readonly run: string,
     private readonly maxResultBytes: number,
     /** what the run must not touch, as it was when it started (guard.ts) */
@@ -133,6 +137,8 @@ export class Integrator {
   ): Promise<{ kind: "ok"; workspace: Workspace } | { kind: "bad"; reason: string }> {
     try {
       return await this.serial(async () => {
+        const shared = await sharedChangedSince(this.branch, this.before);
+        if (shared.length > 0) return { kind: "bad", reason: gitDirChanged(shared) } as const;
         const start = await tryResolveCommit(this.root, this.ref);
         if (start === undefined) {
           return { kind: "bad", reason: `the run's branch ${this.branch.branch} is gone` } as const;
@@ -240,11 +246,10 @@ export class Integrator {
       return { outcome: "failed", reason, changes: "none", verdict: { kind: "none" } };
     }
     const shared = await sharedChangedSince(this.branch, this.before);
-    if (shared.length > 0) {
-      throw new Error(
-        `the repository's git directory changed while the run ran (${shared.join(", ")}): an executor may have left code there that git would run, so the run runs no more git on it — look at it, put it right, then run again`,
-      );
-    }
+    if (shared.length > 0) throw new Error(gitDirChanged(shared));
+    // an executor that checked out the run's branch left it there: its worktree is the run's now
+    const at = await checkedOutAt(root, this.ref);
+    if (at !== undefined && realpathSync(at) === realpathSync(p.worktree)) await detachHead(at);
     const collected = await collectChanges(p.worktree, p.start, {
       exclude: [recordsPath(this.branch)],
       engineFields: engineFieldRule(this.branch.ticketDir),

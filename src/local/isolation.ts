@@ -13,7 +13,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
 import { plural, shellWord } from "../terminal/text.js";
 import { gitText } from "../workspace/git.js";
-import { takeSnapshot, touchedSince } from "./guard.js";
+import { rememberAlarm, stillAlarmed, takeSnapshot, touchedSince } from "./guard.js";
 import { Integrator } from "./integrate.js";
 import { sweepScratch } from "./leftovers.js";
 import type { Opened } from "./open.js";
@@ -53,7 +53,9 @@ export async function openIsolation(
     return { kind: "bad", code: EXIT.usage };
   }
   for (const note of branch.notes) line(io.stderr, note);
-  const behind = await leftBehind(branch.branch, frontier, shownDir);
+  const behind =
+    (await stillAlarmed(absDir, branch.branch)) ??
+    (await leftBehind(branch.branch, frontier, shownDir));
   if (behind !== undefined) {
     line(io.stderr, `error: ${behind}`);
     return { kind: "bad", code: EXIT.usage };
@@ -152,6 +154,7 @@ export async function isolationEnd(
   const untouched =
     touched.head === undefined && touched.tree.length === 0 && touched.shared.length === 0;
   const lines = [...(await branchLines(rb, frontier, untouched)), ...touchedLines(touched, rb)];
+  if (touched.shared.length > 0) await rememberAlarm(integrator.dir, rb, touched.shared);
   return { lines, failed: touched.shared.length > 0 };
 }
 

@@ -118,12 +118,16 @@ export async function commitsBetween(root: string, from: string, to: string): Pr
 
 /**
  * A detached worktree of `commit` at `path` (made afresh: whatever a killed run left
- * there goes first). The user's hooks do not run for it.
+ * there goes first), made as git runs on an agent's workspace: an executor can write the
+ * configuration a worktree is checked out with (the user's, the repository's).
  */
 export async function addWorktree(root: string, path: string, commit: string): Promise<void> {
   if (existsSync(path)) await removeWorktree(root, path);
   await mkdir(resolve(path, ".."), { recursive: true });
-  await git([...NO_HOOKS, "worktree", "add", "--detach", "--quiet", path, commit], { cwd: root });
+  await git(["worktree", "add", "--detach", "--quiet", path, commit], {
+    cwd: root,
+    untrusted: true,
+  });
 }
 
 /** Remove the worktree at `path` (its files and git's record of it), if there is one. */
@@ -197,6 +201,13 @@ async function worktreeList(root: string): Promise<Array<{ path: string; branch?
 export async function worktreesUnder(root: string, under: string): Promise<string[]> {
   const prefix = join(under, "/");
   return (await worktreeList(root)).map((w) => w.path).filter((p) => p.startsWith(prefix));
+}
+
+/** Detach the worktree at `path` where its HEAD is: its HEAD alone is written, none of its files. */
+export async function detachHead(path: string): Promise<void> {
+  const o = { cwd: path, untrusted: true };
+  const commit = await gitText(["rev-parse", "HEAD"], o);
+  await git(["update-ref", "--no-deref", "-m", "frontier: detach", "HEAD", commit], o);
 }
 
 /** Where `ref` (refs/heads/…) is checked out, if a worktree (the user's own included) has it. */

@@ -212,6 +212,74 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(ran.stderr).not.toContain("were not touched");
     expect(git(repo.root, "rev-parse", "frontier/hook")).toBe(repo.start);
   });
+  it("code an agent plants in git's configuration never runs in the run's own git: not in a worktree made later, not in the next run", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: plant\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+      "tickets/n.md": ticket({ isolation: "none" }),
+      "tickets/e.md": ticket({ depends_on: ["n"], write_scope: ["app/**"] }),
+    });
+    const pwned = (how: string) => join(repo.root, "..", `${basename(repo.root)}-${how}`);
+    const exec = [
+      'case "$FRONTIER_TICKET" in',
+      '  a) C="$(git rev-parse --git-common-dir)"',
+      `     git config -f "$C/config" core.fsmonitor "touch '${pwned("fsmonitor")}'; echo"`,
+      `     git config -f "$C/config" filter.pwn.smudge "touch '${pwned("smudge")}'; cat"`,
+      '     echo "* filter=pwn" > "$C/info/attributes"',
+      "     sleep 3 ;;",
+      "  n) sleep 1 ;;",
+      "esac",
+      "echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(attemptOf(repo.dir, "e", 1).reason).toContain(
+      "the repository's git directory changed while the run ran (config, info/attributes)",
+    );
+    // run again without putting it right: still refused, and still nothing runs
+    const again = await runHere(repo.dir, exec);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      "the repository's git directory still holds what changed while the last run ran (.git/config, .git/info/attributes)",
+    );
+    for (const how of ["fsmonitor", "smudge"]) expect(existsSync(pwned(how))).toBe(false);
+  });
+
+  it("nor in the user's own configuration: a worktree is made with none of it", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: global\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+      "tickets/b.md": ticket({ depends_on: ["a"], write_scope: ["app/**"] }),
+    });
+    const pwned = join(repo.root, "..", `${basename(repo.root)}-global`);
+    const global = join(repo.root, "..", `${basename(repo.root)}-gitconfig`);
+    writeFileSync(global, "");
+    const exec = `[ "$FRONTIER_TICKET" = a ] && git config -f "$GIT_CONFIG_GLOBAL" core.fsmonitor "touch '${pwned}'; echo"; echo done`;
+    process.env.GIT_CONFIG_GLOBAL = global;
+    try {
+      expect((await runHere(repo.dir, exec)).code).toBe(0);
+      expect(existsSync(pwned)).toBe(false);
+    } finally {
+      delete process.env.GIT_CONFIG_GLOBAL;
+    }
+  });
+
+  it("a remote's setting that names a program git runs (uploadpack, receivepack) is an alarm", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: remote\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    git(repo.root, "remote", "add", "origin", "https://example.com/x.git");
+    const ran = await runHere(
+      repo.dir,
+      "git config remote.origin.uploadpack 'touch /tmp/frontier-pwned; git-upload-pack'; mkdir -p app && echo a > app/a.js; echo done",
+    );
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/config",
+    );
+  });
+
   it("a setting that runs code (core.fsmonitor) is an alarm; a remote or an upstream set meanwhile is not", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: config\nisolation: worktree\n",
@@ -252,6 +320,29 @@ describe("a branch a worktree has checked out is never moved", () => {
     expect(git(repo.root, "diff", "--cached", "--name-only")).toBe("");
     expect(git(repo.root, "status", "--porcelain", "--", ".", ":!tickets")).toBe("");
     expect(readFileSync(join(repo.dir, "api.md"), "utf8")).toMatch(/status: claimed/);
+  });
+});
+
+describe("an agent that checks out the run's branch", () => {
+  it("leaves it checked out in its own worktree: the run takes that worktree back, judges the attempt, and runs the rest", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: co\nisolation: worktree\nmax_parallel: 1\n",
+      "tickets/a.md": ticket({ priority: 5, write_scope: ["src/**"] }),
+      "tickets/c.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec = [
+      'case "$FRONTIER_TICKET" in',
+      "  a) git checkout -q frontier/co && mkdir -p src && echo x > src/x.txt && git add -A && git commit -qm 'agent commit' ;;",
+      "  c) mkdir -p app && echo c > app/c.txt ;;",
+      "esac",
+      "echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(attemptOf(repo.dir, "a", 1).reason).toMatch(/^conflict: src\/x\.txt/);
+    expect(readFileSync(join(repo.dir, "c.md"), "utf8")).toMatch(/status: complete/);
+    expect(git(repo.root, "show", "frontier/co:app/c.txt")).toBe("c");
+    expect(ran.stderr).toContain("not the run's");
   });
 });
 
