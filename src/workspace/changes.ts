@@ -210,19 +210,18 @@ async function workspaceFiles(
     else gone.push(path);
   };
   const nested = new Set<string>();
-  const trackedDirs = new Set<string>();
+  const listedDirs = new Set<string>();
+  const listed = (path: string) => {
+    for (let d = path.lastIndexOf("/"); d > 0; d = path.lastIndexOf("/", d - 1)) {
+      listedDirs.add(path.slice(0, d));
+    }
+  };
   for (const line of split0(tracked)) {
     const [head, path] = line.split("\t") as [string, string];
     // a submodule the start holds stays as it was, unless it is gone
     if (!head.startsWith("160000 ")) take(path);
     else if (!(reachable(path) && lstatOr(fsPath(path))?.isDirectory())) gone.push(path);
-    for (let d = path.lastIndexOf("/"); d > 0; d = path.lastIndexOf("/", d - 1)) {
-      trackedDirs.add(path.slice(0, d));
-    }
-  }
-  // a nested repository made inside a tracked directory
-  for (const dir of trackedDirs) {
-    if (dirStat(dir)?.isDirectory() && lstatOr(fsPath(`${dir}/.git`))) nested.add(dir);
+    listed(path);
   }
   for (const path of split0(untracked)) {
     if (!path.endsWith("/")) take(path);
@@ -231,6 +230,12 @@ async function workspaceFiles(
       nested.add(path.slice(0, -1));
       walk(fsPath(path), path, take);
     }
+    listed(path);
+  }
+  // a nested repository made inside a listed directory, or a .git git takes for no
+  // repository (and leaves out): either cannot be carried as made
+  for (const dir of listedDirs) {
+    if (dirStat(dir)?.isDirectory() && lstatOr(fsPath(`${dir}/.git`))) nested.add(dir);
   }
   // files and symlinks written into the object store as they are: no filter, no conversion
   const hashed = (

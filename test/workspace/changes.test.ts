@@ -284,6 +284,15 @@ describe("what cannot be carried as made is named, and kept", () => {
     expect(got.refused).toMatch(/nested git repositories: src\/api \(/);
   });
 
+  it("a .git that is no repository (a file pointing nowhere, an empty directory) is named too, never dropped", async () => {
+    write(root, "src/f/.git", "gitdir: /nonexistent\n");
+    write(root, "src/f/a.txt", "a\n");
+    mkdirSync(join(root, "src/e/.git"), { recursive: true });
+    write(root, "src/e/b.txt", "b\n");
+    const got = await collectChanges(root, start);
+    expect(got.refused).toMatch(/nested git repositories: src\/e, src\/f \(/);
+  });
+
   it("names that are not UTF-8 stay two files, named by their escaped bytes", async () => {
     writeFileSync(Buffer.from(`${root}/caf\xe9`, "latin1"), "first\n");
     writeFileSync(Buffer.from(`${root}/caf\xe8`, "latin1"), "second\n");
