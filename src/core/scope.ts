@@ -102,11 +102,7 @@ function entriesOverlap(a: ScopeEntry, b: ScopeEntry): boolean {
 
 /** Some path could be in both scopes. Empty scopes (read-only tickets) never overlap. */
 export function scopesOverlap(a: CompiledScope, b: CompiledScope): boolean {
-  for (const x of a) {
-    if (x.negated) continue;
-    for (const y of b) if (!y.negated && entriesOverlap(x, y)) return true;
-  }
-  return false;
+  return a.some((x) => !x.negated && b.some((y) => !y.negated && entriesOverlap(x, y)));
 }
 
 /**

@@ -7,18 +7,9 @@
  * stdout decide. Output is captured with bounded memory: a result over the cap is a
  * failed attempt with a clear reason, never a truncated result.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REASON } from "../core/constants.js";
-import { errnoCode } from "../core/errors.js";
 import { type ExecutorAttempt, executorVariables } from "../core/executor.js";
 import { type Interpreted, interpretOutcome } from "../core/settle.js";
 import { outcomeReason, readOutcomeFile } from "../tickets/outcome-file.js";
@@ -89,13 +80,15 @@ export function startAttempt(input: AttemptInput): RunningAttempt {
     // costs more than the write itself, and an instant executor feels every one of them.
     // (a unique tag: the outcome file does not exist yet)
     const outcomeFile = join(input.scratch, `${input.tag}.outcome.json`);
-    rewrite(input.contextFile, input.context);
+    rmSync(input.contextFile, { force: true });
+    writeFileSync(input.contextFile, input.context, { flag: "wx" });
     try {
       return await runChild(input, group, outcomeFile);
     } finally {
       try {
-        // whatever the executor made there: a file, a link, a directory, a FIFO
-        rmSync(outcomeFile, { recursive: true, force: true });
+        // whatever the executor made of them: a file, a link (never followed), a directory, a FIFO
+        for (const file of [outcomeFile, input.contextFile])
+          rmSync(file, { recursive: true, force: true });
       } catch {
         // left in the run's scratch directory, removed with it
       }
@@ -228,39 +221,4 @@ function after(ms: number, fn: () => void): { clear(): void } {
   };
   arm(ms);
   return { clear: () => clearTimeout(timer) };
-}
-
-/**
- * Write `text` as the whole of `path`, in place. Not truncated to zero first: on ext4 a
- * file truncated to zero and written is sent to the disk when it is closed.
- */
-function rewrite(path: string, text: string): void {
-  let fd: number | undefined;
-  try {
-    // never through a symbolic link, nor into a file that has another name: an earlier
-    // command may have linked its context file to keep it (it keeps that attempt's text)
-    fd = openSync(path, constants.O_RDWR | constants.O_NOFOLLOW);
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.nlink !== 1) {
-      closeSync(fd);
-      fd = undefined;
-    }
-  } catch (error) {
-    if (errnoCode(error) !== "ENOENT") {
-      if (fd !== undefined) closeSync(fd);
-      fd = undefined;
-    }
-  }
-  if (fd === undefined) {
-    rmSync(path, { force: true });
-    fd = openSync(path, "wx");
-  }
-  try {
-    const bytes = Buffer.from(text, "utf8");
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off, off);
-    ftruncateSync(fd, bytes.length);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -34,6 +34,11 @@ export async function loadSettings(
   inMemory?: { text: string | undefined },
 ): Promise<LoadedSettings> {
   let text: string | undefined = inMemory?.text;
+  let parsed: Omit<LoadedSettings, "settings"> & { settings: Partial<Settings> } = {
+    settings: {},
+    problems: [],
+    warnings: [],
+  };
   if (!inMemory)
     try {
       // join, not resolve: ncc's asset relocator rewrites readFile(resolve(dir, "…")) into a
@@ -41,30 +46,16 @@ export async function loadSettings(
       text = await readFile(join(dir, SETTINGS_FILE), "utf8");
     } catch (e) {
       if (errnoCode(e) !== "ENOENT") {
-        return {
-          settings: withOverrides({ run: defaultRunName(dir) }, overrides),
-          problems: [
-            problem(
-              "invalid-settings",
-              SETTINGS_FILE,
-              undefined,
-              `could not read ${SETTINGS_FILE}: ${errorText(e)}`,
-              "make the file readable, or remove it",
-            ),
-          ],
-          warnings: [],
-        };
+        const why = `could not read ${SETTINGS_FILE}: ${errorText(e)}`;
+        const fix = "make the file readable, or remove it";
+        parsed.problems.push(problem("invalid-settings", SETTINGS_FILE, undefined, why, fix));
       }
     }
-  const parsed =
-    text === undefined
-      ? { settings: {}, problems: [], warnings: [] }
-      : (parseSettingsQuick(text) ?? (await import("./settings.js")).parseSettings(text));
-  const base: Settings = { run: defaultRunName(dir), ...parsed.settings };
+  if (text !== undefined)
+    parsed = parseSettingsQuick(text) ?? (await import("./settings.js")).parseSettings(text);
   return {
-    settings: withOverrides(base, overrides),
-    problems: parsed.problems,
-    warnings: parsed.warnings,
+    ...parsed,
+    settings: withOverrides({ run: defaultRunName(dir), ...parsed.settings }, overrides),
   };
 }
 

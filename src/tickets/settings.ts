@@ -3,7 +3,7 @@
  * same care as a ticket's front matter: text stays as written, numbers are decimal,
  * every error names the line and the fix.
  */
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from "yaml";
 import { Settings } from "../core/model.js";
 import { DECIMAL } from "./integers.js";
 import { boundProblems, describeValue, type Problem, problem } from "./problems.js";
@@ -138,32 +138,30 @@ function scalar(n: unknown, kind: "text" | "int"): unknown {
 
 function value(n: unknown, kind: Kind): unknown {
   switch (kind) {
-    case "bound": {
+    case "bound":
       if (!isMap(n)) return scalar(n, "int");
-      const out: Record<string, unknown> = {};
-      for (const pair of n.items) {
-        const k = isScalar(pair.key) ? scalarText(pair.key) : "";
-        if (k === "usage" && isMap(pair.value)) {
-          // usage totals by key: {tokens: 2000000, cost_usd: 5}
-          const usage: Record<string, unknown> = {};
-          for (const u of pair.value.items) {
-            usage[isScalar(u.key) ? scalarText(u.key) : ""] = scalar(u.value, "int");
-          }
-          out[k] = usage;
-        } else out[k] = scalar(pair.value, k === "duration" ? "text" : "int");
-      }
-      return out;
-    }
-    case "textMap": {
-      if (!isMap(n)) return scalar(n, "text");
-      const out: Record<string, unknown> = {};
-      for (const pair of n.items) {
-        const k = isScalar(pair.key) ? scalarText(pair.key) : "";
-        out[k] = scalar(pair.value, "text");
-      }
-      return out;
-    }
+      // usage totals by key: {tokens: 2000000, cost_usd: 5}
+      return byKey(n, (k, v) =>
+        k === "usage" && isMap(v)
+          ? byKey(v, (_, u) => scalar(u, "int"))
+          : scalar(v, k === "duration" ? "text" : "int"),
+      );
+    case "textMap":
+      return isMap(n) ? byKey(n, (_, v) => scalar(v, "text")) : scalar(n, "text");
     default:
       return scalar(n, NUMBER_KINDS.has(kind) ? "int" : "text");
   }
+}
+
+/** A mapping as a record: each value read by `read`, under its key's text. */
+function byKey(
+  map: YAMLMap<unknown, unknown>,
+  read: (key: string, value: unknown) => unknown,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const pair of map.items) {
+    const k = isScalar(pair.key) ? scalarText(pair.key) : "";
+    out[k] = read(k, pair.value);
+  }
+  return out;
 }

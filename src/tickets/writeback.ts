@@ -286,18 +286,12 @@ function plainEditHolds(
     if (!touched.has(key) && !isDeepStrictEqual(before.values[key], read.values[key])) return false;
   }
   if (before.unknown.length !== read.unknown.length) return false;
-  for (let i = 0; i < before.unknown.length; i++) {
-    if (before.unknown[i]!.key !== read.unknown[i]!.key) return false;
-  }
-  for (const name of given) {
-    const want = fields[name];
-    if (want === undefined) {
-      if (read.lines.has(name)) return false;
-    } else if (!isDeepStrictEqual(read.values[name], want)) {
-      return false;
-    }
-  }
-  return true;
+  if (before.unknown.some((u, i) => u.key !== read.unknown[i]!.key)) return false;
+  return given.every((name) =>
+    fields[name] === undefined
+      ? !read.lines.has(name)
+      : isDeepStrictEqual(read.values[name], fields[name]),
+  );
 }
 
 /**
@@ -429,14 +423,14 @@ export function sameElsewhere(
     if (touched.has(key)) continue;
     if (JSON.stringify(jsA[key]) !== JSON.stringify(jsB[key])) return false;
   }
-  for (const name of checkGiven ? given : []) {
-    const want = fields[name];
-    const got = jsB[name];
-    if (want === undefined ? got !== undefined : JSON.stringify(got) !== JSON.stringify(want)) {
-      return false;
-    }
-  }
-  return true;
+  return (
+    !checkGiven ||
+    given.every((name) =>
+      fields[name] === undefined
+        ? jsB[name] === undefined
+        : JSON.stringify(jsB[name]) === JSON.stringify(fields[name]),
+    )
+  );
 }
 
 /** Every engine field, set to be removed: what a reset and a fresh run write into each ticket. */

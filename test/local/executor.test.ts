@@ -147,7 +147,7 @@ describe("the executor's outcome (SPEC §6)", () => {
   });
 });
 
-describe("a context file reused for the next attempt", () => {
+describe("a context file at the same path for the next attempt", () => {
   it("is a new file when a command kept the last one (a hard link) or left a link in its place", async () => {
     const scratch = await mkdtemp(join(tmpdir(), "frontier-ctx-"));
     const contextFile = join(scratch, "context-0.md");
