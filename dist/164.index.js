@@ -124,38 +124,27 @@ function scalar(n, kind) {
 }
 function value(n, kind) {
     switch (kind) {
-        case "bound": {
+        case "bound":
             if (!(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(n))
                 return scalar(n, "int");
-            const out = {};
-            for (const pair of n.items) {
-                const k = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(pair.key) ? (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(pair.key) : "";
-                if (k === "usage" && (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(pair.value)) {
-                    // usage totals by key: {tokens: 2000000, cost_usd: 5}
-                    const usage = {};
-                    for (const u of pair.value.items) {
-                        usage[(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(u.key) ? (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(u.key) : ""] = scalar(u.value, "int");
-                    }
-                    out[k] = usage;
-                }
-                else
-                    out[k] = scalar(pair.value, k === "duration" ? "text" : "int");
-            }
-            return out;
-        }
-        case "textMap": {
-            if (!(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(n))
-                return scalar(n, "text");
-            const out = {};
-            for (const pair of n.items) {
-                const k = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(pair.key) ? (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(pair.key) : "";
-                out[k] = scalar(pair.value, "text");
-            }
-            return out;
-        }
+            // usage totals by key: {tokens: 2000000, cost_usd: 5}
+            return byKey(n, (k, v) => k === "usage" && (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(v)
+                ? byKey(v, (_, u) => scalar(u, "int"))
+                : scalar(v, k === "duration" ? "text" : "int"));
+        case "textMap":
+            return (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(n) ? byKey(n, (_, v) => scalar(v, "text")) : scalar(n, "text");
         default:
             return scalar(n, _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .NUMBER_KINDS */ .a0.has(kind) ? "int" : "text");
     }
+}
+/** A mapping as a record: each value read by `read`, under its key's text. */
+function byKey(map, read) {
+    const out = {};
+    for (const pair of map.items) {
+        const k = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(pair.key) ? (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .scalarText */ .ws)(pair.key) : "";
+        out[k] = read(k, pair.value);
+    }
+    return out;
 }
 
 

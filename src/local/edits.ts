@@ -47,14 +47,16 @@ export class TicketWatch {
   /**
    * Make `edits`, a ticket file's only while it is as `read` read it (compare-and-swap):
    * one changed since is planned again from its new text by `replan`; lost twice, it
-   * waits for its ticket's next write. An author's edit is never overwritten.
+   * waits for its ticket's next write (returned). An author's edit is never overwritten.
    */
-  write(edits: readonly FileEdit[], replan: (file: string) => FileEdit[]): void {
+  write(edits: readonly FileEdit[], replan: (file: string) => FileEdit[]): string[] {
+    const lost: string[] = [];
     for (const edit of edits) {
       if (this.writeAsRead(edit)) continue;
       const [again] = replan(edit.path);
-      if (again) this.writeAsRead(again);
+      if (again && !this.writeAsRead(again)) lost.push(edit.path);
     }
+    return lost;
   }
 
   /** Make `edit` unless its file changed since `read` read it; false when it changed. */

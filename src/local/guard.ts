@@ -57,7 +57,7 @@ const SHARED = [
  * remote's programs: uploadpack, receivepack, vcs…).
  */
 const BENIGN =
-  /^(branch|user|color|advice|gui|push|pull|fetch|rerere|init|maintenance)\.|^remote\..*\.(url|pushurl|fetch|push|prune|tagopt|mirror)\n/;
+  /^(branch|user|color|advice|gui|push|pull|fetch|rerere|init|maintenance)\.|^remote\.(pushdefault|.*\.(url|pushurl|fetch|push|prune|tagopt|mirror|gh-resolved))(\n|$)/;
 
 /** Content hashes of the shared git directory's files that matter (SHARED, and the files under them). */
 async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
@@ -74,6 +74,8 @@ async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
       for (const name of readdirSync(path)) await walk(join(path, name));
       return;
     }
+    // a FIFO or a device is never read (it could block): its kind is what is compared
+    if (!stat.isFile()) return void out.set(relative(commonDir, path), `${stat.mode}`);
     const name = relative(commonDir, path);
     let text: string | Buffer = readFileSync(path);
     if (name.startsWith("config")) {
@@ -92,36 +94,39 @@ async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   return out;
 }
 
-/** The files of the shared git directory that changed, appeared or went since `before`. */
+/**
+ * Where a run that saw the shared git directory change says what it was before, for every
+ * run of the repository (any ticket directory, after a reset too) to check.
+ */
+const alarmFile = (rb: RunBranch) =>
+  join(rb.repository.commonDir, "frontier", "git-dir-changed.json");
+
+/**
+ * The files of the shared git directory that changed, appeared or went since `before`;
+ * any are remembered as they were before (alarmFile), for the next run to check.
+ */
 export async function sharedChangedSince(rb: RunBranch, before: Snapshot): Promise<string[]> {
   const now = await sharedFiles(rb.repository.commonDir);
   const names = new Set([...before.shared.keys(), ...now.keys()]);
-  return [...names].filter((n) => before.shared.get(n) !== now.get(n)).sort();
-}
-
-/** What a run that saw the shared git directory change leaves for the next run to check. */
-const ALARM_FILE = ".frontier/git-dir-changed.json";
-
-/** The run saw `changed` files of the shared git directory change: remembered as they are now. */
-export async function rememberAlarm(dir: string, rb: RunBranch, changed: readonly string[]) {
-  const now = await sharedFiles(rb.repository.commonDir);
-  const saw = Object.fromEntries(changed.map((name) => [name, now.get(name) ?? ""]));
-  replaceAtomically(join(dir, ALARM_FILE), `${JSON.stringify(saw, null, 2)}\n`);
+  const changed = [...names].filter((n) => before.shared.get(n) !== now.get(n)).sort();
+  const was = Object.fromEntries(changed.map((name) => [name, before.shared.get(name) ?? ""]));
+  if (changed.length > 0) replaceAtomically(alarmFile(rb), `${JSON.stringify(was, null, 2)}\n`);
+  return changed;
 }
 
 /**
- * Why no git may run yet: the files a last run saw change are still as it saw them. Once
- * each is put right (changed again, or gone), the alarm is over.
+ * Why no git may run yet: files a last run saw change are not back as they were. Once
+ * each is (or the record is removed by someone who looked), the alarm is over.
  */
-export async function stillAlarmed(dir: string, rb: RunBranch): Promise<string | undefined> {
-  const saw = tryReadJson<Record<string, string>>(join(dir, ALARM_FILE));
-  if (saw === undefined) return undefined;
+export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
+  const was = tryReadJson<Record<string, string>>(alarmFile(rb));
+  if (was === undefined) return undefined;
   const now = await sharedFiles(rb.repository.commonDir);
-  const still = Object.keys(saw).filter((name) => (now.get(name) ?? "") === saw[name]);
-  if (still.length === 0) rmSync(join(dir, ALARM_FILE), { force: true });
+  const still = Object.keys(was).filter((name) => (now.get(name) ?? "") !== was[name]);
+  if (still.length === 0) rmSync(alarmFile(rb), { force: true });
   if (still.length === 0) return undefined;
   const shown = still.map((p) => relative(rb.repository.root, join(rb.repository.commonDir, p)));
-  return `the repository's git directory still holds what changed while the last run ran (${shown.join(", ")}): an executor may have left code there that git would run — look at it and put it right; if it is as you want it, remove ${join(dir, ALARM_FILE)}; then run again`;
+  return `the repository's git directory still holds what changed while the last run ran (${shown.join(", ")}): an executor may have left code there that git would run — look at it and put it right; if it is as you want it, remove ${alarmFile(rb)}; then run again`;
 }
 
 async function headOf(root: string): Promise<string> {

@@ -110,7 +110,7 @@ export class Integrator {
 
   constructor(
     readonly branch: RunBranch,
-    readonly dir: string,
+    private readonly dir: string,
     private readonly run: string,
     private readonly maxResultBytes: number,
     /** what the run must not touch, as it was when it started (guard.ts) */
@@ -134,11 +134,17 @@ export class Integrator {
   /** A worktree for `claim` at the branch's head: where the attempt runs. */
   async prepare(
     claim: Claim,
-  ): Promise<{ kind: "ok"; workspace: Workspace } | { kind: "bad"; reason: string }> {
+  ): Promise<
+    | { kind: "ok"; workspace: Workspace }
+    | { kind: "bad"; reason: string }
+    | { kind: "held"; message: string }
+  > {
     try {
       return await this.serial(async () => {
+        // no git for it now: it stays claimed, and runs once the next run may run git
         const shared = await sharedChangedSince(this.branch, this.before);
-        if (shared.length > 0) return { kind: "bad", reason: gitDirChanged(shared) } as const;
+        const held = `${claim.ticket} attempt ${claim.attempt} was not started: ${gitDirChanged(shared)}`;
+        if (shared.length > 0) return { kind: "held", message: held } as const;
         const start = await tryResolveCommit(this.root, this.ref);
         if (start === undefined) {
           return { kind: "bad", reason: `the run's branch ${this.branch.branch} is gone` } as const;
@@ -168,18 +174,12 @@ export class Integrator {
   ): Promise<Ended> {
     if (result.stopped) {
       // interrupted: it runs again from the branch's head; what it had begun is kept first
-      const was = `${claim.ticket} attempt ${claim.attempt} was interrupted`;
       const begun = { ...claim, worktree: workspace.path, start: workspace.start };
-      try {
-        const kept = await this.serial(() => keepAsPatch(this.dir, this.branch, begun));
-        this.tidy(workspace.path);
-        if (kept === undefined) return { kind: "settle", result };
-        const note = `${was}: what it had changed is kept as ${join(this.branch.ticketDir, kept)}`;
-        return { kind: "settle", result, note };
-      } catch (error) {
-        const note = `${was}, and what it had changed could not be kept as a patch (${errorText(error)}): it stays in ${workspace.path}`;
-        return { kind: "settle", result, note };
-      }
+      const they = `${claim.ticket} attempt ${claim.attempt} was interrupted; its changes so far`;
+      const shown = (file: string) => join(this.dir, file);
+      const kept = await this.serial(() => keepAsPatch(this.dir, this.branch, begun, they, shown));
+      if (!kept.stays) this.tidy(workspace.path);
+      return { kind: "settle", result, ...(kept.said !== undefined && { note: kept.said }) };
     }
     const { stopped: _, exitCode, signal, durationMs, ...outcome } = result;
     const pending: Pending = {
@@ -249,7 +249,8 @@ export class Integrator {
     if (shared.length > 0) throw new Error(gitDirChanged(shared));
     // an executor that checked out the run's branch left it there: its worktree is the run's now
     const at = await checkedOutAt(root, this.ref);
-    if (at !== undefined && realpathSync(at) === realpathSync(p.worktree)) await detachHead(at);
+    if (at !== undefined && existsSync(at) && realpathSync(at) === realpathSync(p.worktree))
+      await detachHead(at);
     const collected = await collectChanges(p.worktree, p.start, {
       exclude: [recordsPath(this.branch)],
       engineFields: engineFieldRule(this.branch.ticketDir),
@@ -345,9 +346,13 @@ export class Integrator {
     this.tidying.add(removing);
   }
 
-  /** Resolves once every worktree being removed is gone. */
+  /**
+   * Resolves once every worktree being removed is gone, and the shared git directory is
+   * checked: a change an executor made is remembered for the next run, however this one ends.
+   */
   async idle(): Promise<void> {
     while (this.tidying.size > 0) await Promise.all([...this.tidying]);
+    await sharedChangedSince(this.branch, this.before).catch(() => undefined);
   }
 
   /**
@@ -395,20 +400,11 @@ export class Integrator {
       const record = state?.attempts.find((a) => a.n === p.attempt);
       if (record?.changes === undefined) {
         const why = record?.reason ?? "no longer live";
-        try {
-          const kept = await this.serial(() => keepAsPatch(this.dir, this.branch, p));
-          if (kept !== undefined) {
-            notes.push(
-              `${was}, but was settled otherwise before its changes were integrated (${why}): they are kept as ${kept}`,
-            );
-          }
-        } catch (error) {
-          // never lose them: its file and its worktree stay, and the next run tries again
-          notes.push(
-            `${was}, but was settled otherwise before its changes were integrated, and they could not be kept as a patch (${errorText(error)}): they stay in ${p.worktree}`,
-          );
-          return { keep: true };
-        }
+        const they = `${was}, but was settled otherwise before its changes were integrated (${why}); they`;
+        const kept = await this.serial(() => keepAsPatch(this.dir, this.branch, p, they));
+        if (kept.said !== undefined) notes.push(kept.said);
+        // never lose them: its file and its worktree stay, and the next run tries again
+        if (kept.stays) return { keep: true };
       }
       this.done(p);
       return { keep: false };

@@ -13,7 +13,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
 import { plural, shellWord } from "../terminal/text.js";
 import { gitText } from "../workspace/git.js";
-import { rememberAlarm, stillAlarmed, takeSnapshot, touchedSince } from "./guard.js";
+import { stillAlarmed, takeSnapshot, touchedSince } from "./guard.js";
 import { Integrator } from "./integrate.js";
 import { sweepScratch } from "./leftovers.js";
 import type { Opened } from "./open.js";
@@ -54,8 +54,7 @@ export async function openIsolation(
   }
   for (const note of branch.notes) line(io.stderr, note);
   const behind =
-    (await stillAlarmed(absDir, branch.branch)) ??
-    (await leftBehind(branch.branch, frontier, shownDir));
+    (await stillAlarmed(branch.branch)) ?? (await leftBehind(branch.branch, frontier, shownDir));
   if (behind !== undefined) {
     line(io.stderr, `error: ${behind}`);
     return { kind: "bad", code: EXIT.usage };
@@ -71,25 +70,29 @@ export async function openIsolation(
  * dependencies' changes, so nothing starts until the branch is put back.
  */
 async function leftBehind(rb: RunBranch, frontier: Frontier, shownDir: string) {
-  const made = frontier
-    .specs()
-    .flatMap((s) =>
-      (frontier.state(s.id)?.attempts ?? []).flatMap((a) =>
-        a.changes?.commit
-          ? [{ name: `${s.id} attempt ${a.n}`, commit: a.changes.commit, at: a.ended_at ?? "" }]
-          : [],
-      ),
-    );
-  if (made.length === 0) return undefined;
+  const made = integrated(frontier);
   const input = [...made.map((m) => m.commit), `^refs/heads/${rb.branch}`].join("\n");
-  const listed = await gitText(["rev-list", "--stdin"], { cwd: rb.repository.root, input }).catch(
-    () => undefined,
-  );
-  const behind = made.filter((m) => listed === undefined || listed.split("\n").includes(m.commit));
+  const { root } = rb.repository;
+  const listed =
+    made.length === 0
+      ? ""
+      : await gitText(["rev-list", "--stdin"], { cwd: root, input }).catch(() => undefined);
+  const behind = made.filter((m) => listed?.split("\n").includes(m.commit) ?? true);
   if (behind.length === 0) return undefined;
   const newest = made.reduce((a, b) => (b.at > a.at ? b : a));
-  const which = behind.map((m) => `${m.name} (${short(m.commit)})`).join(", ");
+  const which = behind.map((m) => `${m.id} attempt ${m.n} (${short(m.commit)})`).join(", ");
   return `${rb.branch} no longer holds the run's ${behind.length === 1 ? "commit" : "commits"} of ${which}: it was deleted or moved back while the run was away (by an executor?), and a ticket must start from its dependencies' changes — put it back (git branch -f ${rb.branch} ${short(newest.commit)}), or start the run afresh (frontier reset ${shellWord(shownDir)}); nothing was started`;
+}
+
+/** The run's attempts whose changes it integrated, each with its commit. */
+function integrated(frontier: Frontier) {
+  return frontier
+    .specs()
+    .flatMap((s) =>
+      (frontier.state(s.id)?.attempts ?? []).flatMap(({ n, changes, ended_at: at = "" }) =>
+        changes?.commit ? [{ id: s.id, n, at, commit: changes.commit }] : [],
+      ),
+    );
 }
 
 /**
@@ -154,7 +157,6 @@ export async function isolationEnd(
   const untouched =
     touched.head === undefined && touched.tree.length === 0 && touched.shared.length === 0;
   const lines = [...(await branchLines(rb, frontier, untouched)), ...touchedLines(touched, rb)];
-  if (touched.shared.length > 0) await rememberAlarm(integrator.dir, rb, touched.shared);
   return { lines, failed: touched.shared.length > 0 };
 }
 
@@ -174,12 +176,7 @@ async function branchLines(rb: RunBranch, frontier: Frontier, untouched: boolean
     return [`changes: none integrated yet — ${rb.branch} is still at ${from}, where it started`];
   }
   const commits = log.split("\n");
-  const ours = new Set(
-    frontier
-      .specs()
-      .flatMap((s) => frontier.state(s.id)?.attempts ?? [])
-      .map((a) => a.changes?.commit),
-  );
+  const ours = new Set(integrated(frontier).map((m) => m.commit));
   const others = commits.filter((c) => !ours.has(c.slice(0, 40)));
   const notOurs = others.length === 0 ? "" : `, ${others.length} of them not made by this run`;
   const said = untouched ? "; your working tree and branch were not touched" : "";

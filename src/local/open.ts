@@ -92,9 +92,14 @@ export async function writeChanges(opened: Opened, changes: Changes): Promise<st
   const watch = new TicketWatch(dir, []);
   const plan = (part: Changes) =>
     planWrites(part, frontier, watch.read, (problem) => unwritable.push(problem.message));
-  watch.write(plan(firstWrite(opened, changes)), (file) =>
+  const lost = watch.write(plan(firstWrite(opened, changes)), (file) =>
     plan(ticketFiles(frontier.specs().flatMap((s) => (s.file === file ? [s.id] : [])))),
   );
+  for (const file of lost) {
+    unwritable.push(
+      `${file}: changed twice while it was being written, so its state is in .frontier/ only — run the command again once it is saved`,
+    );
+  }
   return unwritable;
 }
 

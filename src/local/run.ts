@@ -179,12 +179,6 @@ class LocalRun {
   private settled = 0;
   /** context and outcome files of live attempts: one temporary directory per run */
   private readonly scratch = mkdtempSync(join(tmpdir(), `frontier-run-${process.pid}-`));
-  /**
-   * context files no live attempt uses: one per attempt running at once, each rewritten
-   * in place for the next (creating and removing a file per attempt costs more)
-   */
-  private readonly freeContextFiles: string[] = [];
-  private contextFiles = 0;
   /** the environment of every attempt, read once (process.env is slow to copy) */
   private readonly baseEnv: Record<string, string | undefined>;
   readonly dir: string;
@@ -460,7 +454,7 @@ class LocalRun {
       spec !== undefined && ticketIsolation(spec.isolation, this.settings.isolation) === "worktree";
     if (this.isolation === undefined || !isolated || this.stopping) return { kind: "ok", text };
     const made = await this.isolation.prepare(claim);
-    return made.kind === "bad" ? made : { kind: "ok", text, workspace: made.workspace };
+    return made.kind === "ok" ? { kind: "ok", text, workspace: made.workspace } : made;
   }
 
   private spawn(claim: Claim, prepared: Prepared): void {
@@ -469,7 +463,11 @@ class LocalRun {
     const workspace = prepared.kind === "ok" ? prepared.workspace : undefined;
     this.dispatched++;
     const interrupted = this.stopping !== undefined || this.edited.has(claim.ticket);
-    if (interrupted || !spec || command === undefined || prepared.kind === "bad") {
+    if (prepared.kind === "held" && !interrupted) {
+      this.ended(claim, prepared);
+      return;
+    }
+    if (interrupted || !spec || command === undefined || prepared.kind !== "ok") {
       if (workspace !== undefined) this.isolation?.tidy(workspace.path);
       // Ctrl-C landed between the claim and the start, or its file changed: it never
       // started; re-ready it. Else it cannot start: settle it as failed rather than leave
@@ -482,8 +480,7 @@ class LocalRun {
       return;
     }
 
-    const contextFile =
-      this.freeContextFiles.pop() ?? join(this.scratch, `context-${this.contextFiles++}.md`);
+    const tag = `${claim.ticket}@${claim.attempt}`;
     const timeoutMs = claim.bound?.timeoutMs;
     const attempt = startAttempt({
       command,
@@ -492,7 +489,7 @@ class LocalRun {
       // `tickets/` and the code it talks about resolve the same way
       cwd: workspace?.cwd ?? dirname(this.dir),
       context: prepared.text,
-      contextFile,
+      contextFile: join(this.scratch, `${tag}.context.md`),
       baseEnv: this.baseEnv,
       contract: {
         ...claim,
@@ -504,12 +501,11 @@ class LocalRun {
       timeoutMs,
       maxResultBytes: this.settings.max_result_bytes ?? DEFAULTS.maxResultBytes,
       scratch: this.scratch,
-      tag: `${claim.ticket}@${claim.attempt}`,
+      tag,
     });
     this.live.set(claim.ticket, attempt);
     this.progress.started(claim.ticket, claim.attempt);
     void attempt.done.then(async (result) => {
-      this.freeContextFiles.push(contextFile);
       if (workspace === undefined || this.isolation === undefined) {
         this.exits.push({ claim, result });
       } else {
@@ -539,7 +535,8 @@ class LocalRun {
 
 type Prepared =
   | { kind: "ok"; text: string; workspace?: Workspace }
-  | { kind: "bad"; reason: string };
+  | { kind: "bad"; reason: string }
+  | { kind: "held"; message: string };
 
 /** What a progress line says after a settled attempt's outcome. */
 function detailOf(result: AttemptResult, changes: AttemptChanges | undefined): string | undefined {

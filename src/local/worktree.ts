@@ -308,19 +308,12 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
     const record = endedAt.get(path);
     const ended = record && { ...record, worktree: path };
     if (ended !== undefined) {
-      try {
-        const kept = await keepAsPatch(dir, rb, ended);
-        if (kept !== undefined)
-          out.push(
-            `${ended.ticket} attempt ${ended.attempt} had ended but its changes were never integrated: kept as ${kept.slice(`${STATE_DIR}/`.length)} in the archived records`,
-          );
-      } catch (error) {
-        // never lose them: the worktree stays where it is
-        out.push(
-          `${ended.ticket} attempt ${ended.attempt} had ended but its changes were never integrated, and they could not be kept as a patch (${errorText(error)}): its worktree is left at ${path}`,
-        );
-        continue;
-      }
+      const they = `${ended.ticket} attempt ${ended.attempt} had ended but its changes were never integrated; they`;
+      const archived = (file: string) =>
+        `${file.slice(`${STATE_DIR}/`.length)} in the archived records`;
+      const kept = await keepAsPatch(dir, rb, ended, they, archived);
+      if (kept.said !== undefined) out.push(kept.said);
+      if (kept.stays) continue; // never lose them: the worktree stays where it is
     }
     await removeWorktree(root, path);
     removed++;
@@ -396,23 +389,32 @@ export async function landedCommit(
 }
 
 /**
- * The changes of an attempt that ended and was never integrated, kept as a patch among the
- * run's records before its worktree goes: the patch's path, or undefined when there is nothing
- * to keep (no worktree, no change, or the branch has its commit already). Throws when the patch
- * cannot be written: the worktree must then stay.
+ * The changes of an attempt that was never integrated, kept as a patch among the run's
+ * records before its worktree goes, said in a line that begins with `they` (the patch's
+ * file shown by `where`); nothing is said when there is nothing to keep (no worktree, no
+ * change, or the branch has its commit already). `stays`: they could not be kept, so the
+ * worktree must stay.
  */
 export async function keepAsPatch(
   dir: string,
   rb: RunBranch,
   a: Pick<Pending, "ticket" | "attempt" | "claim" | "worktree" | "start">,
-): Promise<string | undefined> {
-  if (!existsSync(a.worktree) || (await landedCommit(rb, a)) !== undefined) return undefined;
-  const collected = await collectChanges(a.worktree, a.start, { exclude: [recordsPath(rb)] });
-  if (collected.paths.length === 0) return undefined;
-  const file = unintegratedPatchFile(a.ticket, a.attempt);
-  replaceAtomically(
-    join(dir, file),
-    await patchOf(rb.repository.root, collected.start, collected.tree),
-  );
-  return file;
+  they: string,
+  where = (file: string) => file,
+): Promise<{ said?: string; stays?: true }> {
+  try {
+    if (!existsSync(a.worktree) || (await landedCommit(rb, a)) !== undefined) return {};
+    const collected = await collectChanges(a.worktree, a.start, { exclude: [recordsPath(rb)] });
+    if (collected.paths.length === 0) return {};
+    const file = unintegratedPatchFile(a.ticket, a.attempt);
+    const patch = await patchOf(rb.repository.root, collected.start, collected.tree);
+    replaceAtomically(join(dir, file), patch);
+    return { said: `${they} are kept as ${where(file)}` };
+  } catch (error) {
+    const why = errorText(error);
+    return {
+      stays: true,
+      said: `${they} could not be kept as a patch (${why}): they stay in ${a.worktree}`,
+    };
+  }
 }

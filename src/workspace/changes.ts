@@ -211,11 +211,7 @@ async function workspaceFiles(
   };
   const nested = new Set<string>();
   const listedDirs = new Set<string>();
-  const listed = (path: string) => {
-    for (let d = path.lastIndexOf("/"); d > 0; d = path.lastIndexOf("/", d - 1)) {
-      listedDirs.add(path.slice(0, d));
-    }
-  };
+  const listed = (path: string) => addParents(path, listedDirs);
   for (const line of split0(tracked)) {
     const [head, path] = line.split("\t") as [string, string];
     // a submodule the start holds stays as it was, unless it is gone
@@ -257,6 +253,13 @@ async function workspaceFiles(
     );
   }
   return { lines, nested: [...nested].sort() };
+}
+
+/** Every directory above `path` (`a/b/c` → `a/b`, `a`), added to `into`. */
+function addParents(path: string, into: Set<string>): void {
+  for (let d = path.lastIndexOf("/"); d > 0; d = path.lastIndexOf("/", d - 1)) {
+    into.add(path.slice(0, d));
+  }
 }
 
 function lstatOr(path: Buffer): Stats | undefined {

@@ -40,8 +40,11 @@ export interface GitOptions {
  * untracked cache, attributes file, signing, auto-gc and external diff overridden; no
  * replace refs. Filters and attribute drivers run only when git converts content — the
  * callers never ask it to (`hash-object --no-filters`, `diff --no-ext-diff --no-textconv`).
+ * Without the user's configuration their `safe.directory` is gone too: a repository another
+ * user owns (a container's, a mount's) is one the runner chose, and none of its code runs.
  */
 const UNTRUSTED_CONFIG = [
+  "safe.directory=*",
   "core.hooksPath=/dev/null",
   "core.fsmonitor=false",
   "core.untrackedCache=false",

@@ -80,4 +80,24 @@ describe("frontier answer, retry and cancel while the file is being saved", () =
       expect(after.match(/^status: (.*)$/m)?.[1]).toBe("ready");
     }
   });
+
+  it("a file saved again at every try is left as its author saved it, and the command says its state is in the records only", async () => {
+    const { root, dir } = workspace({ "a.md": "---\n---\n# A\n" });
+    process.chdir(root);
+    await runCommand("tickets", { json: false, exec: "exit 1" }, captured().io);
+    const path = join(dir, "a.md");
+    // the author saves in place just before each of the command's writes (not before the
+    // rename that puts their version back)
+    let saves = 0;
+    let renames = 0;
+    renameHook.before = (to) => {
+      if (resolve(to) === path && renames++ % 2 === 0)
+        writeFileSync(path, `---\n---\n# A\n\nsave ${++saves}\n`);
+    };
+    const io = captured();
+    expect(await mutateCommand("retry", "tickets", { ticket: "a" }, io.io, Date.now())).toBe(1);
+    expect(saves).toBe(2);
+    expect(readFileSync(path, "utf8")).toContain("save 2");
+    expect(io.stderr()).toContain("a.md: changed twice while it was being written");
+  });
 });

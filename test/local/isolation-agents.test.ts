@@ -5,6 +5,7 @@
  * branch mid-run, keeps two ticket directories in one repository, names a branch
  * `frontier`, or runs a script that is not committed. In process, in real repositories.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -153,11 +154,11 @@ describe("work that is not integrated is never deleted", () => {
     process.kill(-(started.child.pid as number), "SIGINT");
     const ran = await started.done;
     expect(ran.code).toBe(130);
-    const kept = "tickets/.frontier/integrating/a@1.patch";
+    const kept = join(repo.dir, ".frontier", "integrating", "a@1.patch");
     expect(ran.stderr).toContain(
-      `a attempt 1 was interrupted: what it had changed is kept as ${kept}`,
+      `a attempt 1 was interrupted; its changes so far are kept as ${kept}`,
     );
-    const patch = readFileSync(join(repo.root, kept), "utf8");
+    const patch = readFileSync(kept, "utf8");
     expect(patch).toContain("+precious");
     expect(patch).toContain("+draft");
   });
@@ -233,15 +234,20 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     ].join("\n");
     const ran = await runHere(repo.dir, exec);
     expect(ran.code).toBe(1);
-    expect(attemptOf(repo.dir, "e", 1).reason).toContain(
-      "the repository's git directory changed while the run ran (config, info/attributes)",
+    // e is not started, and not failed either: it stays claimed for the run after the fix
+    expect(ran.stderr).toContain(
+      "e attempt 1 was not started: the repository's git directory changed while the run ran (config, info/attributes)",
     );
+    expect(readFileSync(join(repo.dir, "e.md"), "utf8")).toMatch(/status: claimed/);
     // run again without putting it right: still refused, and still nothing runs
     const again = await runHere(repo.dir, exec);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(
       "the repository's git directory still holds what changed while the last run ran (.git/config, .git/info/attributes)",
     );
+    // nor after a reset, which archives the run's records
+    await resetHere(repo.dir);
+    expect((await runHere(repo.dir, exec)).stderr).toContain("still holds what changed");
     for (const how of ["fsmonitor", "smudge"]) expect(existsSync(pwned(how))).toBe(false);
   });
 
@@ -279,6 +285,27 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
       "error: the repository's git directory changed while the run ran: .git/config",
     );
   });
+
+  it.runIf(process.getuid?.() === 0)(
+    "a repository another user owns, trusted by the user's safe.directory, still gets its worktrees",
+    async () => {
+      const repo = repoWith({
+        "tickets/frontier.yml": "run: owned\nisolation: worktree\n",
+        "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      });
+      const global = join(repo.root, "..", `${basename(repo.root)}-gitconfig`);
+      writeFileSync(global, `[safe]\n\tdirectory = ${repo.root}\n`);
+      execFileSync("chown", ["-R", "nobody", repo.root]);
+      process.env.GIT_CONFIG_GLOBAL = global;
+      try {
+        const ran = await runHere(repo.dir, "mkdir -p app && echo a > app/a.js; echo done");
+        expect(ran.stderr).toContain("changes: 1 commit on frontier/owned");
+        expect(ran.code).toBe(0);
+      } finally {
+        delete process.env.GIT_CONFIG_GLOBAL;
+      }
+    },
+  );
 
   it("a setting that runs code (core.fsmonitor) is an alarm; a remote or an upstream set meanwhile is not", async () => {
     const repo = repoWith({

@@ -307,7 +307,7 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
     const { code, text } = await resetHere(repo.dir);
     expect(code).toBe(0);
     expect(text).toContain(
-      "api attempt 1 had ended but its changes were never integrated: kept as integrating/api@1.patch",
+      "api attempt 1 had ended but its changes were never integrated; they are kept as integrating/api@1.patch in the archived records",
     );
     expect(text).toContain("removed 1 worktree of the run");
     expect(text).toContain("kept the branch frontier/kill: it has no commits past");
@@ -340,7 +340,7 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
     const { code, text } = await resetHere(repo.dir);
     expect(code).toBe(0);
     expect(text).toMatch(
-      /api attempt 1 had ended but its changes were never integrated, and they could not be kept as a patch \(.*\): its worktree is left at /,
+      /api attempt 1 had ended but its changes were never integrated; they could not be kept as a patch \(.*\): they stay in /,
     );
     expect(text).not.toContain("removed 1 worktree");
     const [left] = otherWorktrees(repo.root);
