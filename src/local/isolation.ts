@@ -52,13 +52,13 @@ export async function openIsolation(
     line(io.stderr, `error: ${branch.message}`);
     return { kind: "bad", code: EXIT.usage };
   }
-  for (const note of branch.notes) line(io.stderr, note);
   const behind =
     (await stillAlarmed(branch.branch)) ?? (await leftBehind(branch.branch, frontier, shownDir));
   if (behind !== undefined) {
     line(io.stderr, `error: ${behind}`);
     return { kind: "bad", code: EXIT.usage };
   }
+  for (const note of branch.notes) line(io.stderr, note);
   const before = await takeSnapshot(branch.branch, scratchOf(branch.branch));
   const cap = settings.max_result_bytes ?? DEFAULTS.maxResultBytes;
   return { kind: "ok", integrator: new Integrator(branch.branch, absDir, run, cap, before) };

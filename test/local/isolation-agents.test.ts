@@ -125,6 +125,7 @@ describe("the run's commits are never left behind", () => {
         `error: frontier/lost no longer holds the run's commit of a attempt 1 (${made.slice(0, 10)})`,
       );
       expect(again.stderr).toContain(`git branch -f frontier/lost ${made.slice(0, 10)}`);
+      expect(again.stderr).not.toContain("made again from HEAD");
       expect(readFileSync(join(repo.dir, "c.md"), "utf8")).not.toMatch(
         /status: (claimed|complete)/,
       );
