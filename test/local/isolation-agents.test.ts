@@ -20,7 +20,16 @@ import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/core/model.js";
 import { userPaths } from "../../src/local/isolation.js";
-import { commitsOf, git, IDENTITY, readJson, repoWith, runHere, ticket } from "./git-repo.js";
+import {
+  commitsOf,
+  git,
+  IDENTITY,
+  type Repo,
+  readJson,
+  repoWith,
+  runHere,
+  ticket,
+} from "./git-repo.js";
 import { startFrontier, until } from "./harness.js";
 
 const attemptOf = (dir: string, id: string, n: number) =>
@@ -37,6 +46,18 @@ const pushOnto = (ref: string, path: string, text: string, message: string) =>
     `them=$(git commit-tree "$tree" -p ${ref} -m "${message}")`,
     `git update-ref ${ref} "$them"`,
   ].join("\n");
+
+/** `run` with the user's git configuration (GIT_CONFIG_GLOBAL) a file beside the repository holding `text`. */
+async function withGlobalConfig<T>(repo: Repo, text: string, run: () => Promise<T>): Promise<T> {
+  const file = join(repo.root, "..", `${basename(repo.root)}-gitconfig`);
+  writeFileSync(file, text);
+  process.env.GIT_CONFIG_GLOBAL = file;
+  try {
+    return await run();
+  } finally {
+    delete process.env.GIT_CONFIG_GLOBAL;
+  }
+}
 
 async function resetHere(dir: string): Promise<string> {
   const { resetCommand } = await import("../../src/cli/reset.js");
@@ -259,16 +280,10 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
       "tickets/b.md": ticket({ depends_on: ["a"], write_scope: ["app/**"] }),
     });
     const pwned = join(repo.root, "..", `${basename(repo.root)}-global`);
-    const global = join(repo.root, "..", `${basename(repo.root)}-gitconfig`);
-    writeFileSync(global, "");
     const exec = `[ "$FRONTIER_TICKET" = a ] && git config -f "$GIT_CONFIG_GLOBAL" core.fsmonitor "touch '${pwned}'; echo"; echo done`;
-    process.env.GIT_CONFIG_GLOBAL = global;
-    try {
-      expect((await runHere(repo.dir, exec)).code).toBe(0);
-      expect(existsSync(pwned)).toBe(false);
-    } finally {
-      delete process.env.GIT_CONFIG_GLOBAL;
-    }
+    const ran = await withGlobalConfig(repo, "", () => runHere(repo.dir, exec));
+    expect(ran.code).toBe(0);
+    expect(existsSync(pwned)).toBe(false);
   });
 
   it("a remote's setting that names a program git runs (uploadpack, receivepack) is an alarm", async () => {
@@ -294,17 +309,12 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
         "tickets/frontier.yml": "run: owned\nisolation: worktree\n",
         "tickets/api.md": ticket({ write_scope: ["app/**"] }),
       });
-      const global = join(repo.root, "..", `${basename(repo.root)}-gitconfig`);
-      writeFileSync(global, `[safe]\n\tdirectory = ${repo.root}\n`);
       execFileSync("chown", ["-R", "nobody", repo.root]);
-      process.env.GIT_CONFIG_GLOBAL = global;
-      try {
-        const ran = await runHere(repo.dir, "mkdir -p app && echo a > app/a.js; echo done");
-        expect(ran.stderr).toContain("changes: 1 commit on frontier/owned");
-        expect(ran.code).toBe(0);
-      } finally {
-        delete process.env.GIT_CONFIG_GLOBAL;
-      }
+      const ran = await withGlobalConfig(repo, `[safe]\n\tdirectory = ${repo.root}\n`, () =>
+        runHere(repo.dir, "mkdir -p app && echo a > app/a.js; echo done"),
+      );
+      expect(ran.stderr).toContain("changes: 1 commit on frontier/owned");
+      expect(ran.code).toBe(0);
     },
   );
 
