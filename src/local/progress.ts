@@ -7,6 +7,7 @@ import type { createLogUpdate } from "log-update";
 import { formatDuration } from "../core/bound.js";
 import type { AttemptOutcome, Status } from "../core/model.js";
 import { STATUS_ICON } from "../report/states.js";
+import { oneLine } from "../terminal/text.js";
 
 interface ProgressOptions {
   stream: NodeJS.WritableStream;
@@ -41,11 +42,6 @@ function shortDuration(ms: number): string {
 
 /** `14:03:07`, local time. */
 const clock = (ms: number) => new Date(ms).toTimeString().slice(0, 8);
-
-function oneLine(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 export function tallyText(total: number, tally: Tally): string {
   const c = tally.counts;
@@ -111,7 +107,7 @@ export class Progress {
   ): void {
     this.running.delete(ticket);
     this.tally = tally;
-    const why = detail ? ` — ${oneLine(detail)}` : "";
+    const why = detail ? ` — ${oneLine(detail, 120)}` : "";
     const text = `${ticket} (attempt ${attempt}) ${outcome} ${shortDuration(durationMs)}${why}`;
     if (this.log) {
       // What needs a person (a failure, a question) stays in the scrollback; the rest
