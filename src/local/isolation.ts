@@ -7,6 +7,7 @@
  */
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { named } from "../core/changes.js";
 import { DEFAULTS, ticketIsolation } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -198,10 +199,11 @@ async function branchLines(rb: RunBranch, frontier: Frontier, untouched: boolean
 
 function touchedLines(touched: Awaited<ReturnType<typeof touchedSince>>, rb: RunBranch): string[] {
   const out: string[] = [];
-  const few = (paths: string[]) =>
-    paths.slice(0, 10).join(", ") + (paths.length > 10 ? `, … (${paths.length})` : "");
+  const few = (paths: string[]) => named(paths, 10);
   if (touched.head !== undefined) {
-    out.push(`warning: HEAD moved while the run ran (${touched.head[0]} → ${touched.head[1]})`);
+    out.push(
+      `warning: HEAD moved while the run ran (${touched.head[0]} → ${touched.head[1]}) — if you did not move it, \`git reflog\` shows where it was`,
+    );
   }
   if (touched.tree.length > 0) {
     out.push(

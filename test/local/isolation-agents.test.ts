@@ -203,6 +203,20 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     );
   });
 
+  it("an agent that moves the user's branch is named, with where to look for where it was", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: head\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec =
+      "git commit -q --allow-empty -m sneaky && git update-ref refs/heads/main HEAD; echo done";
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.stderr).toMatch(
+      /warning: HEAD moved while the run ran \(main [0-9a-f]{10} → main [0-9a-f]{10}\) — if you did not move it, `git reflog` shows where it was/,
+    );
+    expect(ran.stderr).not.toContain("were not touched");
+  });
+
   it("a clean run says so only after checking", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: clean\nisolation: worktree\n",
