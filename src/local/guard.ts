@@ -123,8 +123,10 @@ export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
   if (was === undefined) return undefined;
   const now = await sharedFiles(rb.repository.commonDir);
   const still = Object.keys(was).filter((name) => (now.get(name) ?? "") !== was[name]);
-  if (still.length === 0) rmSync(alarmFile(rb), { force: true });
-  if (still.length === 0) return undefined;
+  if (still.length === 0) {
+    rmSync(alarmFile(rb), { force: true });
+    return undefined;
+  }
   const shown = still.map((p) => relative(rb.repository.root, join(rb.repository.commonDir, p)));
   return `the repository's git directory still holds what changed while the last run ran (${shown.join(", ")}): an executor may have left code there that git would run — look at it and put it right; if it is as you want it, remove ${alarmFile(rb)}; then run again`;
 }

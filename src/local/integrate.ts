@@ -143,8 +143,10 @@ export class Integrator {
       return await this.serial(async () => {
         // no git for it now: it stays claimed, and runs once the next run may run git
         const shared = await sharedChangedSince(this.branch, this.before);
-        const held = `${claim.ticket} attempt ${claim.attempt} was not started: ${gitDirChanged(shared)}`;
-        if (shared.length > 0) return { kind: "held", message: held } as const;
+        if (shared.length > 0) {
+          const message = `${claim.ticket} attempt ${claim.attempt} was not started: ${gitDirChanged(shared)}`;
+          return { kind: "held", message } as const;
+        }
         const start = await tryResolveCommit(this.root, this.ref);
         if (start === undefined) {
           return { kind: "bad", reason: `the run's branch ${this.branch.branch} is gone` } as const;
