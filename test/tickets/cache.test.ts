@@ -33,10 +33,34 @@ import { runs } from "../support/runs.js";
  * trusted, while files written a little earlier are — and the cache is exercised.
  */
 const MARGIN = 40;
-// The gap after a write must pass the margin plus the file system clock's tick, which both
-// a file's mtime and the cache's own clock are read from: up to 10 ms on a kernel built with
-// HZ=100, so a 10 ms gap could leave a file that was written before the load untrusted.
-const settle = () => new Promise((r) => setTimeout(r, MARGIN + 30));
+
+/**
+ * Wait until every file in the directory is older than a load begun now would count as
+ * racily clean, by the file system's own clock (the one the cache reads): a probe file's
+ * time must pass the newest file's by the margin and more. Sleeping a fixed time is not
+ * enough for tests that count what was reused: on a busy virtual machine the kernel's
+ * coarse clock can lag by tens of milliseconds.
+ */
+async function settle(): Promise<void> {
+  const probe = `${dir}.probe`;
+  let newest = 0;
+  for (const name of readdirSync(dir)) {
+    const st = statSync(join(dir, name));
+    newest = Math.max(newest, st.mtimeMs, st.ctimeMs);
+  }
+  try {
+    for (;;) {
+      writeFileSync(probe, "");
+      const wait = newest + MARGIN + 100 - statSync(probe).mtimeMs;
+      if (wait <= 0) return;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
+/** A pause past the margin by the wall clock: enough for tests that only compare loads. */
+const pause = () => new Promise((r) => setTimeout(r, MARGIN + 30));
 
 let dir: string;
 beforeEach(() => {
@@ -500,11 +524,11 @@ describe("property: any sequence of changes, loaded warm, equals a cold load", (
           rmSync(dir, { recursive: true, force: true });
           mkdirSync(dir);
           for (const f of initial) put(f.name, TEXTS[f.text]!);
-          await settle();
+          await pause();
           await warm();
           for (const step of steps) {
             for (const o of step) apply(o);
-            await settle();
+            await pause();
             const w = await warm();
             reused += lastLoad.reused;
             expect(w).toStrictEqual(await cold());
