@@ -1,7 +1,7 @@
 /**
  * What isolated tickets must not touch, checked rather than assumed (SPEC §4b): the
  * user's working tree outside the ticket directory (which the run itself writes), HEAD
- * and its branch, and the repository's shared git directory that every worktree can
+ * and its branch, their other branches, tags and stash, and the repository's shared git directory that every worktree can
  * reach — its config, hooks and info/, where code an executor left would run in the
  * user's own git commands, and in the integration's. A snapshot is taken when the run
  * starts; the integration compares the shared directory before each commit, and the
@@ -24,6 +24,8 @@ export interface Snapshot {
   tree: string | undefined;
   /** the shared git directory's config, hooks and info/: path → content hash */
   shared: Map<string, string>;
+  /** the user's branches and tags (not frontier/…) → commit, and each stash entry as `stash <commit>` */
+  refs: Map<string, string>;
 }
 
 interface Touched {
@@ -33,6 +35,8 @@ interface Touched {
   tree: string[];
   /** files of the shared git directory that changed, appeared or went, as `.git/…` */
   shared: string[];
+  /** branches, tags and stash entries that moved or went, each with how to put it back */
+  refs: string[];
 }
 
 /**
@@ -131,6 +135,23 @@ export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
   return `the repository's git directory still holds what changed while the last run ran (${shown.join(", ")}): an executor may have left code there that git would run — look at it and put it right; if it is as you want it, remove ${alarmFile(rb)}; then run again`;
 }
 
+/** Snapshot.refs: what an agent's git can drop or move of the user's, besides HEAD. */
+async function refsOf(root: string): Promise<Map<string, string>> {
+  const o = { cwd: root, untrusted: true };
+  const format = "--format=%(refname) %(objectname)";
+  const refs = await gitText(["for-each-ref", format, "refs/heads", "refs/tags"], o).catch(
+    () => "",
+  );
+  const stash = await gitText(["reflog", "show", "--format=%H", "refs/stash"], o).catch(() => "");
+  const pairs = [
+    ...refs.split("\n").map((line) => line.split(" ")),
+    ...stash.split("\n").map((c) => [`stash ${c}`, c]),
+  ];
+  return new Map(
+    pairs.filter((p): p is [string, string] => !/^refs\/heads\/frontier\/|^$|^stash $/.test(p[0]!)),
+  );
+}
+
 async function headOf(root: string): Promise<string> {
   const ref = await gitText(["symbolic-ref", "-q", "HEAD"], { cwd: root }).catch(() => "");
   const commit = (await tryResolveCommit(root, "HEAD")) ?? "";
@@ -170,6 +191,7 @@ export async function takeSnapshot(rb: RunBranch, scratch: string): Promise<Snap
     head: await headOf(root),
     tree: rb.ticketDir === "" ? undefined : await treeOf(rb, scratch),
     shared: await sharedFiles(commonDir),
+    refs: await refsOf(root),
   };
 }
 
@@ -183,9 +205,21 @@ export async function touchedSince(
   scratch: string,
 ): Promise<Touched> {
   const { root } = rb.repository;
-  const out: Touched = { tree: [], shared: await sharedChangedSince(rb, before) };
+  const out: Touched = { tree: [], shared: await sharedChangedSince(rb, before), refs: [] };
   const head = await headOf(root);
   if (head !== before.head) out.head = [before.head, head];
+  const refs = await refsOf(root);
+  // (HEAD's own branch is said above)
+  const own = `refs/heads/${before.head.split(" ")[0]}`;
+  for (const [ref, was] of before.refs) {
+    if (refs.get(ref) === was || ref === own) continue;
+    const name = ref.replace(/^refs\/(heads|tags)\//, "");
+    out.refs.push(
+      ref.startsWith("stash ")
+        ? `a stash entry (git stash store ${was})`
+        : `${name} (was ${was.slice(0, 10)}: git update-ref ${ref} ${was})`,
+    );
+  }
   if (out.shared.length === 0 && before.tree !== undefined) {
     const now = await treeOf(rb, scratch);
     if (now !== undefined && now !== before.tree) {

@@ -48,6 +48,7 @@ import { type AttemptResult, failedResult } from "./attempt.js";
 import { type Snapshot, sharedChangedSince } from "./guard.js";
 import {
   keepAsPatch,
+  keepBegun,
   landedCommit,
   type Pending,
   type RunBranch,
@@ -381,7 +382,11 @@ export class Integrator {
     }
     // attempts that never ended: their claims are reclaimed, and they run again afresh
     for (const path of await worktreesUnder(this.root, this.branch.home)) {
-      if (!keep.has(path)) this.tidy(path);
+      if (keep.has(path)) continue;
+      const shown = (file: string) => join(this.dir, file);
+      const kept = await this.serial(() => keepBegun(this.dir, this.branch, path, shown));
+      if (kept.said !== undefined) notes.push(kept.said);
+      if (!kept.stays) this.tidy(path);
     }
     return { recovered, notes };
   }

@@ -155,8 +155,8 @@ export async function isolationEnd(
 ): Promise<{ lines: string[]; failed: boolean }> {
   const rb = integrator.branch;
   const touched = await touchedSince(rb, integrator.before, scratchOf(rb));
-  const untouched =
-    touched.head === undefined && touched.tree.length === 0 && touched.shared.length === 0;
+  const { head, tree, shared, refs } = touched;
+  const untouched = head === undefined && tree.length + shared.length + refs.length === 0;
   const lines = [...(await branchLines(rb, frontier, untouched)), ...touchedLines(touched, rb)];
   return { lines, failed: touched.shared.length > 0 };
 }
@@ -208,6 +208,11 @@ function touchedLines(touched: Awaited<ReturnType<typeof touchedSince>>, rb: Run
   if (touched.tree.length > 0) {
     out.push(
       `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile (git diff shows what changed)`,
+    );
+  }
+  if (touched.refs.length > 0) {
+    out.push(
+      `warning: your branches, tags or stash lost what they held while the run ran: ${few(touched.refs)} — if you did not do it, an executor did; put each back as shown`,
     );
   }
   if (touched.shared.length > 0) {

@@ -40,6 +40,7 @@ import {
   checkRepository,
   commitsBetween,
   commitWithTrailer,
+  firstHead,
   MIN_GIT,
   moveRef,
   pruneStale,
@@ -300,21 +301,20 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
   const rb = locate(dir, check.repository, recorded.branch, recorded.base);
   const { root } = rb.repository;
   const out: string[] = [];
-  // a worktree with no record had not ended, and nothing of it was the ticket's work yet
+  // a worktree with no record had not ended: what it had begun is kept all the same
   const records = [...readPendings(dir, "kept"), ...readPendings(dir, "json")];
   const endedAt = new Map(records.map((p) => [worktreePath(rb, p.ticket, p.attempt), p]));
+  const archived = (file: string) =>
+    `${file.slice(`${STATE_DIR}/`.length)} in the archived records`;
   let removed = 0;
   for (const path of await worktreesUnder(root, rb.home)) {
-    const record = endedAt.get(path);
-    const ended = record && { ...record, worktree: path };
-    if (ended !== undefined) {
-      const they = `${ended.ticket} attempt ${ended.attempt} had ended but its changes were never integrated; they`;
-      const archived = (file: string) =>
-        `${file.slice(`${STATE_DIR}/`.length)} in the archived records`;
-      const kept = await keepAsPatch(dir, rb, ended, they, archived);
-      if (kept.said !== undefined) out.push(kept.said);
-      if (kept.stays) continue; // never lose them: the worktree stays where it is
-    }
+    const e = endedAt.get(path);
+    const they = `${e?.ticket} attempt ${e?.attempt} had ended but its changes were never integrated; they`;
+    const kept = await (e === undefined
+      ? keepBegun(dir, rb, path, archived)
+      : keepAsPatch(dir, rb, { ...e, worktree: path }, they, archived));
+    if (kept.said !== undefined) out.push(kept.said);
+    if (kept.stays) continue; // never lose them: the worktree stays where it is
     await removeWorktree(root, path);
     removed++;
   }
@@ -398,12 +398,13 @@ export async function landedCommit(
 export async function keepAsPatch(
   dir: string,
   rb: RunBranch,
-  a: Pick<Pending, "ticket" | "attempt" | "claim" | "worktree" | "start">,
+  a: Pick<Pending, "ticket" | "attempt" | "worktree" | "start"> & { claim?: string },
   they: string,
   where = (file: string) => file,
 ): Promise<{ said?: string; stays?: true }> {
   try {
-    if (!existsSync(a.worktree) || (await landedCommit(rb, a)) !== undefined) return {};
+    if (!existsSync(a.worktree)) return {};
+    if (a.claim !== undefined && (await landedCommit(rb, { ...a, claim: a.claim }))) return {};
     const collected = await collectChanges(a.worktree, a.start, { exclude: [recordsPath(rb)] });
     if (collected.paths.length === 0) return {};
     const file = unintegratedPatchFile(a.ticket, a.attempt);
@@ -417,4 +418,29 @@ export async function keepAsPatch(
       said: `${they} could not be kept as a patch (${why}): they stay in ${a.worktree}`,
     };
   }
+}
+
+/**
+ * The worktree at `path` of an attempt that never ended (its run was killed): what it had
+ * changed is kept as a patch, from the commit its HEAD's log says it was made at — one
+ * the run's branch holds; else the worktree stays.
+ */
+export async function keepBegun(
+  dir: string,
+  rb: RunBranch,
+  path: string,
+  where?: (file: string) => string,
+): Promise<{ said?: string; stays?: true }> {
+  const name = basename(path);
+  const ticket = name.slice(0, name.lastIndexOf("@"));
+  const attempt = Number(name.slice(ticket.length + 1));
+  const they = `${ticket} attempt ${attempt} never ended (its run was stopped); its changes so far`;
+  if (!existsSync(path)) return {};
+  const start = (await firstHead(path)) ?? "";
+  return (await tryIsAncestor(rb.repository.root, start, `refs/heads/${rb.branch}`))
+    ? keepAsPatch(dir, rb, { ticket, attempt, worktree: path, start }, they, where)
+    : {
+        stays: true,
+        said: `${they} stay in ${path}, since its log does not say where it began (git worktree remove --force ${shellWord(path)} once you have them)`,
+      };
 }

@@ -203,6 +203,13 @@ export async function worktreesUnder(root: string, under: string): Promise<strin
   return (await worktreeList(root)).map((w) => w.path).filter((p) => p.startsWith(prefix));
 }
 
+/** The commit the worktree at `path` was made at: the oldest entry of its HEAD's log, if it has one. */
+export async function firstHead(path: string): Promise<string | undefined> {
+  const o = { cwd: path, untrusted: true };
+  const log = await gitText(["reflog", "show", "--format=%H", "HEAD"], o).catch(() => "");
+  return log.split("\n").pop() || undefined;
+}
+
 /** Detach the worktree at `path` where its HEAD is: its HEAD alone is written, none of its files. */
 export async function detachHead(path: string): Promise<void> {
   const o = { cwd: path, untrusted: true };

@@ -184,6 +184,74 @@ describe("work that is not integrated is never deleted", () => {
     expect(patch).toContain("+precious");
     expect(patch).toContain("+draft");
   });
+
+  it.each(["the next run", "frontier reset"])(
+    "a run killed outright (kill -9): %s keeps what the attempt had begun as a patch before its worktree goes",
+    async (then) => {
+      const repo = repoWith({
+        "tickets/frontier.yml": "run: killed\nisolation: worktree\n",
+        "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+      });
+      const mark = join(repo.root, "..", `${basename(repo.root)}-pid`);
+      const work = `mkdir -p src && echo precious > src/p.txt && git add -A && git commit -qm p && git checkout -qb mine && echo draft > src/q.txt`;
+      const exec = `if [ -e '${mark}' ]; then ${work.replace("precious", "again")}; echo done; else ${work} && echo $$ > '${mark}' && sleep 30; fi`;
+      const started = startFrontier(["run", "tickets", "--exec", exec], {
+        cwd: repo.root,
+        env: IDENTITY,
+      });
+      await until(() => existsSync(mark) && readFileSync(mark, "utf8").endsWith("\n"), "the agent");
+      started.child.kill("SIGKILL");
+      await started.done;
+      process.kill(-Number(readFileSync(mark, "utf8")), "SIGKILL");
+      const said =
+        then === "frontier reset"
+          ? await resetHere(repo.dir)
+          : await runHere(repo.dir, exec).then((r) => r.stdout + r.stderr);
+      const kept =
+        then === "frontier reset"
+          ? "integrating/a@1.patch in the archived records"
+          : join(repo.dir, ".frontier", "integrating", "a@1.patch");
+      expect(said).toContain(
+        `a attempt 1 never ended (its run was stopped); its changes so far are kept as ${kept}`,
+      );
+      const patch = readdirSync(join(repo.dir, ".frontier"), { recursive: true })
+        .map(String)
+        .find((f) => f.endsWith("a@1.patch"));
+      const text = readFileSync(join(repo.dir, ".frontier", patch!), "utf8");
+      expect(text).toContain("+precious");
+      expect(text).toContain("+draft");
+      expect(git(repo.root, "worktree", "list")).not.toContain("a@1");
+      if (then === "the next run")
+        expect(git(repo.root, "show", "frontier/killed:src/p.txt")).toBe("again");
+    },
+  );
+
+  it("killed outright after the agent emptied its worktree's log: the worktree stays, named with how to remove it", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: nolog\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+    });
+    const mark = join(repo.root, "..", `${basename(repo.root)}-pid`);
+    const exec = `if [ -e '${mark}' ]; then echo done; else mkdir -p src && echo draft > src/q.txt && git reflog expire --expire=now --all && echo $$ > '${mark}' && sleep 30; fi`;
+    const started = startFrontier(["run", "tickets", "--exec", exec], {
+      cwd: repo.root,
+      env: IDENTITY,
+    });
+    await until(() => existsSync(mark) && readFileSync(mark, "utf8").endsWith("\n"), "the agent");
+    started.child.kill("SIGKILL");
+    await started.done;
+    process.kill(-Number(readFileSync(mark, "utf8")), "SIGKILL");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(0);
+    const left = git(repo.root, "worktree", "list", "--porcelain").match(
+      /worktree (\S+a@1)\n/,
+    )?.[1];
+    expect(left).toBeDefined();
+    expect(readFileSync(join(left!, "src", "q.txt"), "utf8")).toBe("draft\n");
+    expect(ran.stdout + ran.stderr).toContain(
+      `a attempt 1 never ended (its run was stopped); its changes so far stay in ${left}, since its log does not say where it began (git worktree remove --force ${left} once you have them)`,
+    );
+  });
 });
 
 describe("the user's tree, branch and git directory are checked, not assumed", () => {
@@ -215,6 +283,37 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
       /warning: HEAD moved while the run ran \(main [0-9a-f]{10} → main [0-9a-f]{10}\) — if you did not move it, `git reflog` shows where it was/,
     );
     expect(ran.stderr).not.toContain("were not touched");
+  });
+
+  it("an agent that deletes the user's branch, moves a tag and drops their stash is named with how to put each back", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: refs\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      "notes.txt": "one\n",
+    });
+    git(repo.root, "branch", "keep");
+    git(repo.root, "tag", "v1");
+    writeFileSync(join(repo.root, "notes.txt"), "stashed\n");
+    git(repo.root, "stash", "-q");
+    const stash = git(repo.root, "rev-parse", "refs/stash");
+    const tag = git(repo.root, "rev-parse", "v1");
+    const exec = [
+      "git branch -D keep && git stash drop -q",
+      "git commit -q --allow-empty -m moved && git tag -f v1 HEAD",
+      "git checkout -qb mine", // a branch of its own is not the user's loss
+      "mkdir -p app && echo a > app/a.js; echo done",
+    ].join(" && ");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).not.toContain("were not touched");
+    expect(ran.stderr).toContain(
+      `warning: your branches, tags or stash lost what they held while the run ran: keep (was ${repo.start.slice(0, 10)}: git update-ref refs/heads/keep ${repo.start}), v1 (was ${tag.slice(0, 10)}: git update-ref refs/tags/v1 ${tag}), a stash entry (git stash store ${stash}) — `,
+    );
+    expect(ran.stderr).not.toContain("mine");
+    git(repo.root, "update-ref", "refs/heads/keep", repo.start);
+    git(repo.root, "stash", "store", stash);
+    git(repo.root, "stash", "pop", "-q");
+    expect(readFileSync(join(repo.root, "notes.txt"), "utf8")).toBe("stashed\n");
   });
 
   it("a clean run says so only after checking", async () => {
