@@ -118,6 +118,9 @@ export class Integrator {
     readonly before: Snapshot,
   ) {}
 
+  /** A file of the run's records, as the run names it. */
+  private readonly shown = (file: string) => join(this.dir, file);
+
   private get root(): string {
     return this.branch.repository.root;
   }
@@ -177,10 +180,10 @@ export class Integrator {
   ): Promise<Ended> {
     if (result.stopped) {
       // interrupted: it runs again from the branch's head; what it had begun is kept first
-      const begun = { ...claim, worktree: workspace.path, start: workspace.start };
-      const they = `${claim.ticket} attempt ${claim.attempt} was interrupted; its changes so far`;
-      const shown = (file: string) => join(this.dir, file);
-      const kept = await this.serial(() => keepAsPatch(this.dir, this.branch, begun, they, shown));
+      const { path, start } = workspace;
+      const kept = await this.serial(() =>
+        keepBegun(this.dir, this.branch, path, this.shown, start),
+      );
       if (!kept.stays) this.tidy(workspace.path);
       return { kind: "settle", result, ...(kept.said !== undefined && { note: kept.said }) };
     }
@@ -383,8 +386,7 @@ export class Integrator {
     // attempts that never ended: their claims are reclaimed, and they run again afresh
     for (const path of await worktreesUnder(this.root, this.branch.home)) {
       if (keep.has(path)) continue;
-      const shown = (file: string) => join(this.dir, file);
-      const kept = await this.serial(() => keepBegun(this.dir, this.branch, path, shown));
+      const kept = await this.serial(() => keepBegun(this.dir, this.branch, path, this.shown));
       if (kept.said !== undefined) notes.push(kept.said);
       if (!kept.stays) this.tidy(path);
     }
@@ -408,7 +410,9 @@ export class Integrator {
       if (record?.changes === undefined) {
         const why = record?.reason ?? "no longer live";
         const they = `${was}, but was settled otherwise before its changes were integrated (${why}); they`;
-        const kept = await this.serial(() => keepAsPatch(this.dir, this.branch, p, they));
+        const kept = await this.serial(() =>
+          keepAsPatch(this.dir, this.branch, p, they, this.shown),
+        );
         if (kept.said !== undefined) notes.push(kept.said);
         // never lose them: its file and its worktree stay, and the next run tries again
         if (kept.stays) return { keep: true };

@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { named } from "../core/changes.js";
 import type { RunFlags } from "../core/config.js";
 import { DEFAULTS, REASON, ticketIsolation } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
@@ -73,11 +74,9 @@ function resolveExecutors(
     else commands.set(spec.id, command);
   }
   if (missing.length === 0) return { kind: "ok", commands };
-  const few =
-    missing.slice(0, 5).join(", ") + (missing.length > 5 ? `, … (${missing.length})` : "");
   return {
     kind: "bad",
-    message: `no executor for ${few}: pass --exec "CMD" (a shell command run once per attempt), or set \`executor: CMD\` in ${join(shownDir, "frontier.yml")}`,
+    message: `no executor for ${named(missing, 5)}: pass --exec "CMD" (a shell command run once per attempt), or set \`executor: CMD\` in ${join(shownDir, "frontier.yml")}`,
   };
 }
 
@@ -216,11 +215,8 @@ class LocalRun {
   async run(started: number): Promise<number> {
     const frontier = this.frontier;
     const leftovers = removeLeftovers(this.dir);
-    if (leftovers > 0) {
-      this.progress.note(
-        `removed ${leftovers} temporary file${leftovers === 1 ? "" : "s"} left by a run that was killed mid-write`,
-      );
-    }
+    const tmp = plural(leftovers, "temporary file");
+    if (leftovers > 0) this.progress.note(`removed ${tmp} left by a run that was killed mid-write`);
     // Attempts a dead runner left behind must not run on beside their re-runs.
     for (const id of stopDeadRunners(frontier)) {
       this.progress.note(`stopped what was left running of ${id} by a runner that is gone`);
@@ -278,7 +274,7 @@ class LocalRun {
     this.stopping = signal;
     line(
       this.io.stderr,
-      `\n${signal}: stopping ${this.live.size} running attempt${this.live.size === 1 ? "" : "s"} — they will be recorded as interrupted and run again on the next \`frontier run\``,
+      `\n${signal}: stopping ${plural(this.live.size, "running attempt")} — they will be recorded as interrupted and run again on the next \`frontier run\``,
     );
     for (const attempt of this.live.values()) attempt.stop();
     this.kick();

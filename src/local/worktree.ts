@@ -421,24 +421,26 @@ export async function keepAsPatch(
 }
 
 /**
- * The worktree at `path` of an attempt that never ended (its run was killed): what it had
- * changed is kept as a patch, from the commit its HEAD's log says it was made at — one
- * the run's branch holds; else the worktree stays.
+ * The worktree at `path` of an attempt that was interrupted (Ctrl-C, or its run killed
+ * outright): what it had changed is kept as a patch, from `start`, else from the commit its
+ * HEAD's log says it was made at — one the run's branch holds; else the worktree stays.
  */
 export async function keepBegun(
   dir: string,
   rb: RunBranch,
   path: string,
   where?: (file: string) => string,
+  start?: string,
 ): Promise<{ said?: string; stays?: true }> {
   const name = basename(path);
   const ticket = name.slice(0, name.lastIndexOf("@"));
   const attempt = Number(name.slice(ticket.length + 1));
-  const they = `${ticket} attempt ${attempt} never ended (its run was stopped); its changes so far`;
+  const they = `${ticket} attempt ${attempt} was interrupted; its changes so far`;
   if (!existsSync(path)) return {};
-  const start = (await firstHead(path)) ?? "";
-  return (await tryIsAncestor(rb.repository.root, start, `refs/heads/${rb.branch}`))
-    ? keepAsPatch(dir, rb, { ticket, attempt, worktree: path, start }, they, where)
+  const from = start ?? (await firstHead(path)) ?? "";
+  const ref = `refs/heads/${rb.branch}`;
+  return start !== undefined || (await tryIsAncestor(rb.repository.root, from, ref))
+    ? keepAsPatch(dir, rb, { ticket, attempt, worktree: path, start: from }, they, where)
     : {
         stays: true,
         said: `${they} stay in ${path}, since its log does not say where it began (git worktree remove --force ${shellWord(path)} once you have them)`,

@@ -212,7 +212,7 @@ describe("work that is not integrated is never deleted", () => {
           ? "integrating/a@1.patch in the archived records"
           : join(repo.dir, ".frontier", "integrating", "a@1.patch");
       expect(said).toContain(
-        `a attempt 1 never ended (its run was stopped); its changes so far are kept as ${kept}`,
+        `a attempt 1 was interrupted; its changes so far are kept as ${kept}`,
       );
       const patch = readdirSync(join(repo.dir, ".frontier"), { recursive: true })
         .map(String)
@@ -249,7 +249,7 @@ describe("work that is not integrated is never deleted", () => {
     expect(left).toBeDefined();
     expect(readFileSync(join(left!, "src", "q.txt"), "utf8")).toBe("draft\n");
     expect(ran.stdout + ran.stderr).toContain(
-      `a attempt 1 never ended (its run was stopped); its changes so far stay in ${left}, since its log does not say where it began (git worktree remove --force ${left} once you have them)`,
+      `a attempt 1 was interrupted; its changes so far stay in ${left}, since its log does not say where it began (git worktree remove --force ${left} once you have them)`,
     );
   });
 });
