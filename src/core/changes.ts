@@ -6,6 +6,7 @@
  */
 import type { ChangedPathRecord } from "./model.js";
 import { type CompiledScope, pathInScope } from "./scope.js";
+import { formatInt } from "./text.js";
 
 /** The git modes a change can carry: a file, an executable, a symlink, a nested repository. */
 export type ChangeMode = "100644" | "100755" | "120000" | "160000";
@@ -81,10 +82,10 @@ export function judgeChanges(
 /** How a path is shown in a reason: at most this many are named, then a count. */
 export const NAMED_PATHS = 20;
 
-/** The first `most` of `paths`, then how many more there are. */
-export function named(paths: readonly string[], most = NAMED_PATHS): string {
-  const shown = paths.slice(0, most).join(", ");
-  return paths.length > most ? `${shown} and ${paths.length - most} more` : shown;
+/** The first `most` of `items`, then how many more there are: `a, b and 3 more`. */
+export function named(items: readonly string[], most = NAMED_PATHS): string {
+  const shown = items.slice(0, most).join(", ");
+  return items.length > most ? `${shown} and ${formatInt(items.length - most)} more` : shown;
 }
 
 /* The trailers of an integrated attempt's commit: both runners write them, find an attempt

@@ -10,6 +10,7 @@
  */
 import { formatDuration as formatBoundDuration } from "../core/bound.js";
 import type { AttemptOutcome, Receipt, RunState, Status } from "../core/model.js";
+import { formatInt } from "../core/text.js";
 
 export const STATUS_ICON: Readonly<Record<Status, string>> = {
   pending: "○",
@@ -144,14 +145,6 @@ export function noun(n: number, one: string, many = `${one}s`): string {
 /** `1 ticket`, `2 tickets`, `0 tickets`: a count and its noun. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${noun(n, one, many)}`;
-}
-
-export function formatInt(n: number): string {
-  // the same text as toLocaleString("en-US") for whole numbers, without starting ICU's
-  // number formatting (~15 ms, the first time, at the end of every run)
-  if (Number.isSafeInteger(n) && !Object.is(n, -0))
-    return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
-  return n.toLocaleString("en-US");
 }
 
 /** Only http(s) links are ever rendered; anything else (javascript:, data:) is dropped. */
