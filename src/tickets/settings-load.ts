@@ -53,23 +53,17 @@ export async function loadSettings(
     }
   if (text !== undefined)
     parsed = parseSettingsQuick(text) ?? (await import("./settings.js")).parseSettings(text);
+  // an override left undefined keeps what frontier.yml says
+  const set = Object.entries(overrides).filter(([, v]) => v !== undefined);
   return {
     ...parsed,
-    settings: withOverrides({ run: defaultRunName(dir), ...parsed.settings }, overrides),
+    settings: { run: defaultRunName(dir), ...parsed.settings, ...Object.fromEntries(set) },
   };
 }
 
 /** The run name when none is set: the ticket directory's name. */
 export function defaultRunName(dir: string): string {
   return basename(resolve(dir)) || "frontier";
-}
-
-function withOverrides(base: Settings, overrides: Partial<Settings>): Settings {
-  const out: Settings = { ...base };
-  for (const [k, v] of Object.entries(overrides)) {
-    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  }
-  return out;
 }
 
 /**
