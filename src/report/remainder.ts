@@ -5,6 +5,7 @@
  * receipt, the reports and the terminal alike.
  */
 import type { Frontier, Hold, SpentBound } from "../core/engine.js";
+import { questionOf } from "../core/engine-types.js";
 import type { RemainderEntry } from "../core/model.js";
 import { singleLine } from "../core/text.js";
 import { plural } from "./states.js";
@@ -40,7 +41,7 @@ export function holdWords(hold: Hold): string {
     }
     case "question":
       // one line: a table cell and a terminal line summarise it; the attempt keeps it whole
-      return `question: ${singleLine(hold.question ?? "(no question given)")}`;
+      return `question: ${singleLine(questionOf({ question: hold.question }))}`;
     case "waiting":
       return `waiting on ${hold.on.join(", ")}`;
     case "ready":
