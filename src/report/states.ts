@@ -166,15 +166,20 @@ export function durationMs(start: string | undefined, end: string | undefined): 
   return Number.isFinite(d) && d >= 0 ? d : undefined;
 }
 
+/** A usage amount as people read it: 2000000 → 2,000,000, 0.8999999 → 0.9. */
+export function formatAmount(v: number): string {
+  return Number.isInteger(v)
+    ? formatInt(v)
+    : v.toLocaleString("en-US", { maximumFractionDigits: 4 });
+}
+
 /** Each usage total against its bound, when the run has one: `tokens 1,200 of 2,000,000`. */
 export function usageText(r: Receipt, key: (k: string) => string): string {
   const limits = r.bound?.usage ?? {};
-  const num = (v: number) =>
-    Number.isInteger(v) ? formatInt(v) : v.toLocaleString("en-US", { maximumFractionDigits: 4 });
   return [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])]
     .map(
       (k) =>
-        `${key(k)} ${num(r.usage?.[k] ?? 0)}${limits[k] !== undefined ? ` of ${num(limits[k])}` : ""}`,
+        `${key(k)} ${formatAmount(r.usage?.[k] ?? 0)}${limits[k] !== undefined ? ` of ${formatAmount(limits[k])}` : ""}`,
     )
     .join(", ");
 }
