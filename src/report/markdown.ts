@@ -328,12 +328,8 @@ function renderChanges(ctx: Ctx, maxChars: number): string {
 
 /** An attempt's changes: `[2 paths +3 −1](commit)` — `a.ts`, `b.ts`; or why they were not integrated. */
 function changesText(r: Receipt, c: AttemptChanges): string {
-  let added = 0;
-  let removed = 0;
-  for (const p of c.paths) {
-    added += p.added ?? 0;
-    removed += p.removed ?? 0;
-  }
+  const added = c.paths.reduce((n, p) => n + (p.added ?? 0), 0);
+  const removed = c.paths.reduce((n, p) => n + (p.removed ?? 0), 0);
   const count = `${formatInt(c.paths.length)} ${noun(c.paths.length, "path")} +${formatInt(added)} −${formatInt(removed)}`;
   const paths = clipList(
     c.paths.map((p) => mdCode(p.path)),
