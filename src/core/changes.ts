@@ -28,12 +28,7 @@ export interface ChangedPath extends Omit<ChangedPathRecord, "mode"> {
 
 /** Every path a change touches: a rename touches its old path too. */
 export function touchedPaths(changes: readonly ChangedPath[]): string[] {
-  const out: string[] = [];
-  for (const c of changes) {
-    if (c.from !== undefined) out.push(c.from);
-    out.push(c.path);
-  }
-  return out;
+  return changes.flatMap((c) => (c.from === undefined ? [c.path] : [c.from, c.path]));
 }
 
 export type ChangeVerdict =
@@ -70,11 +65,9 @@ export function judgeChanges(
   if (outside.length > 0 || engine.length > 0) {
     return { kind: "breach", paths: outside, scoped: scope.length > 0, engine: [...engine] };
   }
-  const conflicts: Array<{ path: string; commit: string }> = [];
-  for (const p of touched) {
-    const commit = moved.get(p);
-    if (commit !== undefined) conflicts.push({ path: p, commit });
-  }
+  const conflicts = touched
+    .filter((p) => moved.has(p))
+    .map((path) => ({ path, commit: moved.get(path)! }));
   if (conflicts.length > 0) return { kind: "conflict", conflicts };
   return { kind: "integrate" };
 }
