@@ -117,10 +117,9 @@ function unmark(body: string, marker: string): string {
 
 function renderHeader(ctx: Ctx, maxChars: number): string {
   const r = ctx.receipt;
-  const lines: string[] = [];
-  lines.push(
+  const lines = [
     `### ${STATUS_ICON[RUN_STATE_ICON_NAME[r.state]]} Ticket Frontier · ${escapeMarkdown(clip(r.run, 120))} · **${r.state}**`,
-  );
+  ];
   if (r.goal) lines.push(`> ${escapeMarkdown(clip(oneLine(r.goal), 400))}`);
   lines.push(countsLine(r));
   const meta: string[] = [];

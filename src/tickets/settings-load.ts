@@ -104,10 +104,9 @@ export function parseSettingsQuick(text: string): ParsedSettings | undefined {
   }
   if (!settingsWellTyped(values)) return undefined;
   // as zod gives them back: the settings set, in the schema's order
-  const settings: Record<string, unknown> = {};
-  for (const name of Object.keys(KEYS)) {
-    if (values[name] !== undefined) settings[name] = values[name];
-  }
+  const settings = Object.fromEntries(
+    Object.keys(KEYS).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
+  );
   const ticketBound = settings.ticket_bound;
   if (typeof ticketBound === "string") {
     const line = pairs.find((p) => p.key === "ticket_bound")?.line;
