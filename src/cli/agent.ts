@@ -4,8 +4,7 @@
  * usage error (exit 2) before anything is read or sent.
  */
 
-import type { AgentFlags } from "../agent/config.js";
-import { flagProblem } from "../agent/config.js";
+import { type AgentFlags, flagProblem } from "../agent/config.js";
 import { runAgent } from "../agent/run.js";
 import type { CliIo } from "../terminal/io.js";
 

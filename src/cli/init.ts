@@ -24,6 +24,7 @@ import { errorText } from "../core/errors.js";
 import { errorLine, painter } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
+import { ticketFileNames } from "../tickets/load.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { CODING_FILES, STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 import { findUp, PACKAGE_ROOT } from "./version.js";
@@ -106,7 +107,7 @@ export async function initCommand(
   if (existsSync(absDir)) {
     if (!statSync(absDir).isDirectory())
       return fail(`${dir} exists and is not a directory; pass another DIR`);
-    const tickets = readdirSync(absDir).filter((n) => n.endsWith(".md") && !/^[._]/.test(n));
+    const tickets = ticketFileNames(readdirSync(absDir));
     if (tickets.length > 0) {
       return fail(
         `${dir} already holds ${plural(tickets.length, "ticket")}; nothing was written — \`frontier init\` starts a new directory (pass another DIR), and \`frontier new ${shellWord(dir)} ID\` adds a ticket to this one`,

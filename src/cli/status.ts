@@ -55,9 +55,8 @@ export async function statusCommand(
   const counts = STATUSES.filter((s) => (all[s] ?? 0) > 0)
     .map((s) => paintStatus(paint, s, `${STATUS_ICON[s]} ${all[s]} ${s}`))
     .join(", ");
-  const total = frontier.specs().length;
   out.push(
-    `${paint("bold", `run ${frontier.runRecord().run}`)}: ${frontier.runState(now)} — ${plural(total, "ticket")}: ${counts}`,
+    `${paint("bold", `run ${frontier.runRecord().run}`)}: ${frontier.runState(now)} — ${plural(frontier.specs().length, "ticket")}: ${counts}`,
   );
   if (branch) out.push(...branchLines(frontier, branch));
   out.push(...openLines(frontier, remainder, dir, now, paint));

@@ -6,6 +6,7 @@
  */
 import type { ChangedPathRecord } from "./model.js";
 import { type CompiledScope, pathInScope } from "./scope.js";
+import { formatInt } from "./text.js";
 
 /** The git modes a change can carry: a file, an executable, a symlink, a nested repository. */
 export type ChangeMode = "100644" | "100755" | "120000" | "160000";
@@ -27,12 +28,7 @@ export interface ChangedPath extends Omit<ChangedPathRecord, "mode"> {
 
 /** Every path a change touches: a rename touches its old path too. */
 export function touchedPaths(changes: readonly ChangedPath[]): string[] {
-  const out: string[] = [];
-  for (const c of changes) {
-    if (c.from !== undefined) out.push(c.from);
-    out.push(c.path);
-  }
-  return out;
+  return changes.flatMap((c) => (c.from === undefined ? [c.path] : [c.from, c.path]));
 }
 
 export type ChangeVerdict =
@@ -69,11 +65,9 @@ export function judgeChanges(
   if (outside.length > 0 || engine.length > 0) {
     return { kind: "breach", paths: outside, scoped: scope.length > 0, engine: [...engine] };
   }
-  const conflicts: Array<{ path: string; commit: string }> = [];
-  for (const p of touched) {
-    const commit = moved.get(p);
-    if (commit !== undefined) conflicts.push({ path: p, commit });
-  }
+  const conflicts = touched
+    .filter((p) => moved.has(p))
+    .map((path) => ({ path, commit: moved.get(path)! }));
   if (conflicts.length > 0) return { kind: "conflict", conflicts };
   return { kind: "integrate" };
 }
@@ -81,10 +75,10 @@ export function judgeChanges(
 /** How a path is shown in a reason: at most this many are named, then a count. */
 export const NAMED_PATHS = 20;
 
-/** The first `most` of `paths`, then how many more there are. */
-export function named(paths: readonly string[], most = NAMED_PATHS): string {
-  const shown = paths.slice(0, most).join(", ");
-  return paths.length > most ? `${shown} and ${paths.length - most} more` : shown;
+/** The first `most` of `items`, then how many more there are: `a, b and 3 more`. */
+export function named(items: readonly string[], most = NAMED_PATHS): string {
+  const shown = items.slice(0, most).join(", ");
+  return items.length > most ? `${shown} and ${formatInt(items.length - most)} more` : shown;
 }
 
 /* The trailers of an integrated attempt's commit: both runners write them, find an attempt

@@ -282,16 +282,9 @@ export function graphqlStore(gh: GitHub, repo: Repo, branch: string): BranchStor
  * A commit through the Git Data API (tree with modes, commit, non-forced ref update): the
  * same compare-and-swap, for what `createCommitOnBranch` cannot write. Three writes.
  */
-async function gitDataCommit(
-  gh: GitHub,
-  repo: Repo,
-  branch: string,
-  head: Head,
-  changes: FileChanges,
-  message: string,
-): Promise<CommitAnswer> {
+async function gitDataCommit(...args: Parameters<typeof commitFiles>): Promise<CommitAnswer> {
   try {
-    const answer = await commitFiles(gh, repo, branch, head, changes, message);
+    const answer = await commitFiles(...args);
     return answer.kind === "ok"
       ? answer
       : { kind: "moved", message: "the branch moved (not a fast forward)" };

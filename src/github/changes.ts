@@ -23,8 +23,7 @@
  * before anything is sent, never half a commit: see LIMITS.
  */
 import { isUtf8 } from "node:buffer";
-import type { ChangedPath, ChangeMode } from "../core/changes.js";
-import { claimOf, touchedPaths } from "../core/changes.js";
+import { type ChangedPath, type ChangeMode, claimOf, touchedPaths } from "../core/changes.js";
 import { errorText } from "../core/errors.js";
 import type { AttemptChanges, TicketState } from "../core/model.js";
 import { singleLine } from "../core/text.js";
@@ -38,8 +37,7 @@ import {
 } from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
 import type { FileChanges } from "./branch.js";
-import type { Repo } from "./git.js";
-import { uploadBlob } from "./git.js";
+import { type Repo, uploadBlob } from "./git.js";
 import type { GitHub } from "./octokit.js";
 import { frontierDirPath, type Unnamed } from "./state.js";
 

@@ -255,13 +255,8 @@ function branchReader(rc: RunContext, records: string | undefined): BranchReader
     const read: BranchRead = { head: "", tree: "", files, dirs: new Map() };
     for (const dir of dirs) {
       const names = await readdir(join(records, dir)).catch(() => [] as string[]);
-      read.dirs.set(
-        dir,
-        await readAll(
-          dir,
-          names.filter((n) => n.endsWith(".json")),
-        ),
-      );
+      const json = names.filter((n) => n.endsWith(".json"));
+      read.dirs.set(dir, await readAll(dir, json));
     }
     return read;
   };

@@ -290,14 +290,13 @@ function noRun(input: TryInput, frontier: Frontier): Decision {
     : foreign
       ? `${label}: the state on ${ctx.branch} belongs to the run on ${foreign.branch} (this branch was cut from it); nothing was changed. A run of this branch starts on its next push.`
       : `${label}: there is no run on branch ${ctx.branch} (no ${statePath(ctx.dir)}); nothing was changed. A run starts on a push of the tickets or a manual run of the frontier workflow.`;
-  // the state of a run that is not there
-  const state: GitHubState = { ...stateOf(ctx, frontier), seq: 0, questions: {} };
   return {
     kind: "no-run",
     decided: {
       result: { kind: "rejected", message },
       frontier,
-      state,
+      // the state of a run that is not there
+      state: { ...stateOf(ctx, frontier), seq: 0, questions: {} },
       settings: input.source.settings,
       sends: [],
       refreshReport: false,

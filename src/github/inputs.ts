@@ -3,8 +3,8 @@
  * Nothing here runs at import time; `readInputs` is called by the entry point only.
  */
 import * as core from "@actions/core";
-import { ENDPOINT_URL, ENV_NAME, MODEL_NAME } from "../core/constants.js";
 import { Outcome } from "../core/model.js";
+import { KEYS, KINDS } from "../tickets/setting-keys.js";
 import { UserError } from "./errors.js";
 
 export const COMMANDS = ["auto", "advance", "settle", "context", "agent", "sweep"] as const;
@@ -118,18 +118,15 @@ export function readInputs(
     jobStatus: text("job-status")?.toLowerCase(),
   };
   const agent: NonNullable<ActionSettings["agent"]> = {};
-  for (const [input, key, shape, what, example] of [
-    ["model", "model", MODEL_NAME, "a model's name (no spaces)", "openai/gpt-4.1-mini"],
-    [
-      "endpoint",
-      "endpoint",
-      ENDPOINT_URL,
-      "the http(s) base URL of an OpenAI-compatible API",
-      "https://models.github.ai/inference",
-    ],
-    ["key-env", "keyEnv", ENV_NAME, "the name of an environment variable", "OPENAI_API_KEY"],
+  // each holds what the frontier.yml setting it stands for holds: one rule, one message
+  for (const [input, key, setting] of [
+    ["model", "model", "model"],
+    ["endpoint", "endpoint", "model_endpoint"],
+    ["key-env", "keyEnv", "model_key_env"],
   ] as const) {
-    const v = checked(input, (v) => shape.test(v), `${what} — write e.g. ${input}: ${example}`);
+    const { kind, expect, example } = KEYS[setting]!;
+    const write = example.replace(/^\w+:/, `${input}:`);
+    const v = checked(input, (v) => KINDS[kind](v), `${expect} — write e.g. ${write}`);
     if (v !== undefined) agent[key] = v;
   }
   const settings: ActionSettings = {

@@ -38,11 +38,9 @@ export type Outbox = Record<string, OutboxEntry>;
 
 /** The entries whose claim is still the ticket's live one; the rest are done with. */
 export function liveEntries(outbox: Outbox | undefined, frontier: Frontier): Outbox {
-  const out: Outbox = {};
-  for (const [ticket, entry] of Object.entries(outbox ?? {})) {
-    if (frontier.isLive(ticket, { claim: entry.claim })) out[ticket] = entry;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(outbox ?? {}).filter(([t, entry]) => frontier.isLive(t, { claim: entry.claim })),
+  );
 }
 
 /** A claim this event committed: dispatched right after the commit. */

@@ -3,6 +3,7 @@
  * piece of text that came from a comment or a ticket is escaped, so a reply can
  * never ping someone, open a code block, or plant a marker.
  */
+import { named } from "../core/changes.js";
 import type { Status } from "../core/model.js";
 import { closest } from "../core/near.js";
 import { clip, cutMarkdown, escapeMarkdown, mdCode, mdUrl, oneLine } from "../report/escape.js";
@@ -46,7 +47,7 @@ export function parseError(command: CommandName, line: number, message: string):
 export function unknownTicket(ticket: string, known: readonly string[]): string {
   const near = closest(ticket, known);
   const hint = near ? ` Did you mean ${mdCode(near)}?` : "";
-  const list = known.length > 0 ? ` Tickets in this run: ${listIds(known, 20)}.` : "";
+  const list = known.length > 0 ? ` Tickets in this run: ${named(known.map(mdCode), 20)}.` : "";
   return `There is no ticket ${mdCode(ticket)} in this run.${hint}${list}`;
 }
 
@@ -57,11 +58,8 @@ export interface OpenQuestion {
 
 export function openQuestionsLine(questions: readonly OpenQuestion[]): string {
   if (questions.length === 0) return "There are no open questions.";
-  const shown = questions
-    .slice(0, 10)
-    .map((q) => (q.issue ? `${mdCode(q.ticket)} (#${q.issue})` : mdCode(q.ticket)));
-  const more = questions.length > 10 ? ` and ${questions.length - 10} more` : "";
-  return `Open questions: ${shown.join(", ")}${more}.`;
+  const shown = questions.map((q) => mdCode(q.ticket) + (q.issue ? ` (#${q.issue})` : ""));
+  return `Open questions: ${named(shown, 10)}.`;
 }
 
 export function notSuspended(
@@ -113,7 +111,7 @@ export function retried(
 ): string {
   const back =
     unblocked.length > 0
-      ? ` ${listIds(unblocked, 20)} ${unblocked.length === 1 ? "returns" : "return"} to pending and will run when ready.`
+      ? ` ${named(unblocked.map(mdCode), 20)} ${unblocked.length === 1 ? "returns" : "return"} to pending and will run when ready.`
       : "";
   const state =
     next.status === "claimed"
@@ -129,7 +127,7 @@ export function retried(
 export function feedbackRecorded(file: string, ran: readonly string[]): string {
   const kept = `The feedback is recorded for its next attempt (\`${file}\`) and shown in its context.`;
   if (ran.length === 0) return kept;
-  return `${kept} ${listIds(ran, 20)} already ran on its earlier result and ${ran.length === 1 ? "is" : "are"} not re-run unless retried too (\`/retry TICKET\`).`;
+  return `${kept} ${named(ran.map(mdCode), 20)} already ran on its earlier result and ${ran.length === 1 ? "is" : "are"} not re-run unless retried too (\`/retry TICKET\`).`;
 }
 
 export interface CancelledRun {
@@ -148,7 +146,7 @@ export function cancelled(
 ): string {
   const lines = [
     `Run cancelled by ${who(login)}: ${tickets.length} open ${tickets.length === 1 ? "ticket" : "tickets"} cancelled${
-      tickets.length > 0 ? ` (${listIds(tickets, 30)})` : ""
+      tickets.length > 0 ? ` (${named(tickets.map(mdCode), 30)})` : ""
     }.`,
   ];
   for (const r of runs.slice(0, 50)) {
@@ -180,9 +178,4 @@ export function statusReply(summary: string, budget: number): string {
     head +
     cutMarkdown(summary, room, "\n\n… cut to fit; see the report comment or the HTML report.")
   );
-}
-
-export function listIds(ids: readonly string[], max: number): string {
-  const shown = ids.slice(0, max).map(mdCode).join(", ");
-  return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
 }

@@ -128,9 +128,7 @@ export function need(
   if (whole !== undefined) return { kind: "all", why: whole };
   if (also.refreshReport) return { kind: "all", why: "the report comment is due" };
   if (frontier.runState(also.now) !== "running") return { kind: "all", why: "the run ends" };
-  const missing = new Set<string>();
-  for (const { ticket } of changes.attempts) if (!loaded(ticket)) missing.add(ticket);
-  for (const { ticket } of changes.answers) if (!loaded(ticket)) missing.add(ticket);
-  for (const ticket of also.questions) if (!loaded(ticket)) missing.add(ticket);
+  const changed = [...changes.attempts, ...changes.answers].map((c) => c.ticket);
+  const missing = new Set([...changed, ...also.questions].filter((t) => !loaded(t)));
   return missing.size > 0 ? { kind: "shards", tickets: [...missing] } : undefined;
 }

@@ -5,9 +5,9 @@
  */
 import dagre, { type Edge } from "@dagrejs/dagre";
 import type { Receipt, ReceiptTicket } from "../core/model.js";
+import { formatInt } from "../core/text.js";
 import { clip, escapeHtml as e, oneLine } from "./escape.js";
 import { icon } from "./html-style.js";
-import { formatInt } from "./states.js";
 
 /**
  * Past this many tickets the graph is not drawn but listed as its waves: an SVG of more

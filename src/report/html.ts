@@ -12,15 +12,16 @@
 import { createHash } from "node:crypto";
 import { STATUSES } from "../core/constants.js";
 import type { Receipt, ReceiptAttempt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
+import { formatInt } from "../core/text.js";
 import { clip, escapeHtml, oneLine } from "./escape.js";
 import { type GraphCtx, renderGraph } from "./html-graph.js";
 import { CSS, icon, SCRIPT, SPRITE } from "./html-style.js";
 import { markdownToHtml } from "./richtext.js";
 import {
   COUNT_ORDER,
+  clipList,
   durationMs,
   formatDuration,
-  formatInt,
   noun,
   plural,
   RUN_STATE_ICON_NAME,
@@ -184,13 +185,13 @@ function renderHeader(ctx: Ctx): string {
   if (safeUrl(r.links?.repository)) links.push(link("repository", r.links?.repository));
   if (links.length) meta.push(`<div><dt>links</dt><dd>${links.join(" · ")}</dd></div>`);
   if (r.critical_path.length > 1) {
-    const path = r.critical_path
-      .slice(0, 40)
-      .map((id) => ticketLink(ctx, id))
-      .join(" → ");
-    const more = r.critical_path.length > 40 ? ` → … ${r.critical_path.length - 40} more` : "";
+    const path = clipList(
+      r.critical_path.map((id) => ticketLink(ctx, id)),
+      40,
+      " → ",
+    );
     meta.push(
-      `<div class="crit-path"><dt>critical path</dt><dd>${path}${more} <span class="sub">(${formatInt(r.critical_path.length)} tickets, outlined in the graph)</span></dd></div>`,
+      `<div class="crit-path"><dt>critical path</dt><dd>${path} <span class="sub">(${formatInt(r.critical_path.length)} tickets, outlined in the graph)</span></dd></div>`,
     );
   }
   return `<header>

@@ -9,8 +9,10 @@
  * the waves as text) and the table of tickets. Long sections are folded in
  * <details>; cut tables say how many rows they left out and point to the HTML report.
  */
+import { named } from "../core/changes.js";
 import { TICKET_ID } from "../core/constants.js";
 import type { AttemptChanges, Receipt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
+import { formatInt } from "../core/text.js";
 import {
   clip,
   cutMarkdown,
@@ -27,7 +29,6 @@ import {
   COUNT_ORDER,
   clipList,
   formatDuration,
-  formatInt,
   noun,
   RUN_STATE_ICON_NAME,
   STATUS_ICON,
@@ -116,10 +117,9 @@ function unmark(body: string, marker: string): string {
 
 function renderHeader(ctx: Ctx, maxChars: number): string {
   const r = ctx.receipt;
-  const lines: string[] = [];
-  lines.push(
+  const lines = [
     `### ${STATUS_ICON[RUN_STATE_ICON_NAME[r.state]]} Ticket Frontier · ${escapeMarkdown(clip(r.run, 120))} · **${r.state}**`,
-  );
+  ];
   if (r.goal) lines.push(`> ${escapeMarkdown(clip(oneLine(r.goal), 400))}`);
   lines.push(countsLine(r));
   const meta: string[] = [];
@@ -166,10 +166,8 @@ function renderBlockers(ctx: Ctx, maxChars: number): string {
   const blocked = groups.reduce((n, g) => n + g.tickets.length, 0);
   const head = `#### ⊘ Blocked: ${formatInt(blocked)} ${noun(blocked, "ticket")} by ${formatInt(groups.length)} root ${noun(groups.length, "cause")}`;
   const rows = groups.map((g) => {
-    const shown = g.tickets.slice(0, 12).map(mdCode).join(", ");
-    const more = g.tickets.length > 12 ? ` and ${formatInt(g.tickets.length - 12)} more` : "";
     const reason = g.reason ? ` — ${escapeMarkdown(clip(oneLine(g.reason), 160))}` : "";
-    return `- ${STATUS_ICON[g.root_status]} ${ticketRef(ctx, g.root)} **${g.root_status}**${reason}: blocks **${formatInt(g.tickets.length)}** ${noun(g.tickets.length, "ticket")} (${shown}${more})`;
+    return `- ${STATUS_ICON[g.root_status]} ${ticketRef(ctx, g.root)} **${g.root_status}**${reason}: blocks **${formatInt(g.tickets.length)}** ${noun(g.tickets.length, "ticket")} (${named(g.tickets.map(mdCode), 12)})`;
   });
   return list(
     head,
@@ -329,12 +327,8 @@ function renderChanges(ctx: Ctx, maxChars: number): string {
 
 /** An attempt's changes: `[2 paths +3 −1](commit)` — `a.ts`, `b.ts`; or why they were not integrated. */
 function changesText(r: Receipt, c: AttemptChanges): string {
-  let added = 0;
-  let removed = 0;
-  for (const p of c.paths) {
-    added += p.added ?? 0;
-    removed += p.removed ?? 0;
-  }
+  const added = c.paths.reduce((n, p) => n + (p.added ?? 0), 0);
+  const removed = c.paths.reduce((n, p) => n + (p.removed ?? 0), 0);
   const count = `${formatInt(c.paths.length)} ${noun(c.paths.length, "path")} +${formatInt(added)} −${formatInt(removed)}`;
   const paths = clipList(
     c.paths.map((p) => mdCode(p.path)),

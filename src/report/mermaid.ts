@@ -45,19 +45,16 @@ export interface MermaidOptions {
 }
 
 /**
- * Characters shown as themselves in a quoted label; everything else is an entity code.
+ * Characters shown as themselves in a quoted label (this matches any other character);
+ * everything else is an entity code.
  * `:` is not among them: before parsing, mermaid strips the last `;` of any line that
  * looks like `style …:…#…;` or `classDef …:…#…;`, which a title holding those words
  * would otherwise turn on our own entity codes (found by rendering with mermaid itself).
  */
-const LABEL_SAFE = /^[\p{L}\p{N} .,_/()?!'+=*~^$@{}-]$/u;
+const LABEL_UNSAFE = /[^\p{L}\p{N} .,_/()?!'+=*~^$@{}-]/gu;
 // Mermaid entity codes: `#` + decimal code point + `;` (e.g. `#34;` for `"`).
 function labelText(text: string): string {
-  let out = "";
-  for (const ch of text) {
-    out += LABEL_SAFE.test(ch) ? ch : `#${ch.codePointAt(0)};`;
-  }
-  return out;
+  return text.replace(LABEL_UNSAFE, (ch) => `#${ch.codePointAt(0)};`);
 }
 
 export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}): MermaidGraph {

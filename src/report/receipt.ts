@@ -23,7 +23,6 @@ import type {
   Status,
   TicketSpec,
   TicketState,
-  Usage,
 } from "../core/model.js";
 import { remainderOf } from "./remainder.js";
 import { durationMs } from "./states.js";
@@ -68,6 +67,8 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     STATUSES.flatMap((s) => ((all[s] ?? 0) > 0 ? [[s, all[s]]] : [])),
   );
 
+  // every attempt's usage added up by key; none when no attempt reported any
+  const usage = usageTotal(tickets);
   const receipt: Receipt = {
     schema: RECEIPT_SCHEMA,
     run: run.run,
@@ -96,7 +97,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
         ? { ...(run.bound ?? {}), dispatched: run.dispatched }
         : undefined,
     cancelled: run.cancelled && { ...run.cancelled },
-    usage: totalUsage(tickets),
+    usage: Object.keys(usage).length ? usage : undefined,
     branch: opts.branch && { ...opts.branch, commits: branchCommits(tickets) },
   };
   if (opts.links) {
@@ -164,12 +165,6 @@ function receiptTicket(
         ? attempts.findLast((a) => a.outcome === "suspended")?.question
         : undefined,
   };
-}
-
-/** Every attempt's usage added up by key; none when no attempt reported any. */
-function totalUsage(tickets: readonly ReceiptTicket[]): Usage | undefined {
-  const usage = usageTotal(tickets);
-  return Object.keys(usage).length ? usage : undefined;
 }
 
 /** The commits of integrated attempts, in the order they ended (each landed as it ended). */

@@ -5,14 +5,10 @@
  * receipt, the reports and the terminal alike.
  */
 import type { Frontier, Hold, SpentBound } from "../core/engine.js";
+import { questionOf } from "../core/engine-types.js";
 import type { RemainderEntry } from "../core/model.js";
 import { singleLine } from "../core/text.js";
-import { plural } from "./states.js";
-
-/** A number as people read it: 2000000 → 2,000,000 (decimals kept). */
-function amount(n: number): string {
-  return Number.isInteger(n) ? n.toLocaleString("en-US") : String(Math.round(n * 1e6) / 1e6);
-}
+import { formatAmount, plural } from "./states.js";
 
 /** What of the run's bound is spent, in words: "2,000,412 of 2,000,000 tokens used". */
 export function spentWords(spent: SpentBound): string {
@@ -22,7 +18,7 @@ export function spentWords(spent: SpentBound): string {
     case "deadline":
       return `its deadline ${spent.deadline} has passed`;
     case "usage":
-      return `${amount(spent.total)} of ${amount(spent.limit)} ${spent.key} used`;
+      return `${formatAmount(spent.total)} of ${formatAmount(spent.limit)} ${spent.key} used`;
   }
 }
 
@@ -40,7 +36,7 @@ export function holdWords(hold: Hold): string {
     }
     case "question":
       // one line: a table cell and a terminal line summarise it; the attempt keeps it whole
-      return `question: ${singleLine(hold.question ?? "(no question given)")}`;
+      return `question: ${singleLine(questionOf({ question: hold.question }))}`;
     case "waiting":
       return `waiting on ${hold.on.join(", ")}`;
     case "ready":

@@ -10,6 +10,7 @@
  */
 import { formatDuration as formatBoundDuration } from "../core/bound.js";
 import type { AttemptOutcome, Receipt, RunState, Status } from "../core/model.js";
+import { formatInt } from "../core/text.js";
 
 export const STATUS_ICON: Readonly<Record<Status, string>> = {
   pending: "○",
@@ -146,14 +147,6 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${noun(n, one, many)}`;
 }
 
-export function formatInt(n: number): string {
-  // the same text as toLocaleString("en-US") for whole numbers, without starting ICU's
-  // number formatting (~15 ms, the first time, at the end of every run)
-  if (Number.isSafeInteger(n) && !Object.is(n, -0))
-    return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
-  return n.toLocaleString("en-US");
-}
-
 /** Only http(s) links are ever rendered; anything else (javascript:, data:) is dropped. */
 export function safeUrl(url: string | undefined): string | undefined {
   const parsed = url && URL.canParse(url) ? new URL(url) : undefined;
@@ -173,15 +166,20 @@ export function durationMs(start: string | undefined, end: string | undefined): 
   return Number.isFinite(d) && d >= 0 ? d : undefined;
 }
 
+/** A usage amount as people read it: 2000000 → 2,000,000, 0.8999999 → 0.9. */
+export function formatAmount(v: number): string {
+  return Number.isInteger(v)
+    ? formatInt(v)
+    : v.toLocaleString("en-US", { maximumFractionDigits: 4 });
+}
+
 /** Each usage total against its bound, when the run has one: `tokens 1,200 of 2,000,000`. */
 export function usageText(r: Receipt, key: (k: string) => string): string {
   const limits = r.bound?.usage ?? {};
-  const num = (v: number) =>
-    Number.isInteger(v) ? formatInt(v) : v.toLocaleString("en-US", { maximumFractionDigits: 4 });
   return [...new Set([...Object.keys(r.usage ?? {}), ...Object.keys(limits)])]
     .map(
       (k) =>
-        `${key(k)} ${num(r.usage?.[k] ?? 0)}${limits[k] !== undefined ? ` of ${num(limits[k])}` : ""}`,
+        `${key(k)} ${formatAmount(r.usage?.[k] ?? 0)}${limits[k] !== undefined ? ` of ${formatAmount(limits[k])}` : ""}`,
     )
     .join(", ");
 }

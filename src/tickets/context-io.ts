@@ -86,13 +86,8 @@ export async function gatherContext(
 }
 
 /** The text an executor of `ticket` is given. */
-export async function readContext(
-  results: Results,
-  frontier: EngineView,
-  ticket: string,
-  settings: Pick<Settings, "goal"> = {},
-): Promise<string> {
-  return buildContext(await gatherContext(results, frontier, ticket, settings));
+export async function readContext(...args: Parameters<typeof gatherContext>): Promise<string> {
+  return buildContext(await gatherContext(...args));
 }
 
 function sizeOf(path: string): number {

@@ -43,8 +43,7 @@ export const EMPTY_INPUT = "(ran, returned nothing)";
 
 export function buildContext(args: ContextArgs): string {
   const { spec, run, goal, inputs, answers, attempt } = args;
-  const out: string[] = [];
-  out.push(`# ${spec.title}`, "");
+  const out = [`# ${spec.title}`, ""];
   out.push(`Ticket \`${spec.id}\` · run \`${run}\` · attempt ${attempt}`);
   if (goal !== undefined && goal.trim() !== "") out.push(`Goal of the run: ${goal.trim()}`);
   out.push("", "## Task", "");

@@ -21,6 +21,9 @@ export interface FieldInfo {
   example: string;
 }
 
+/** A whole number ≥ 0: what `retries` and `attempt` hold. */
+const COUNT = { kind: "int", check: "count", expect: "a whole number, 0 or more" } as const;
+
 /**
  * Every field of a ticket — the author's, then the engine's — is in these two tables: the
  * readers (fast.ts, yaml-fields.ts), the type checks (`fieldsWellTyped` here, zod's in
@@ -58,12 +61,7 @@ const AUTHORED = {
     expect: "worktree, required or none",
     example: "isolation: worktree",
   },
-  retries: {
-    kind: "int",
-    check: "count",
-    expect: "a whole number, 0 or more",
-    example: "retries: 2",
-  },
+  retries: { ...COUNT, example: "retries: 2" },
   priority: { kind: "int", expect: "a whole number", example: "priority: 10" },
   // orchflows' work-item floor names the run in each ticket; accepted, not used
   run: { kind: "text", expect: "a run name", example: "run: my-run" },
@@ -77,12 +75,7 @@ const ENGINE = {
     expect: `one of ${STATUSES.join(", ")}`,
     example: "status: pending (or delete the line)",
   },
-  attempt: {
-    kind: "int",
-    check: "count",
-    expect: "a whole number, 0 or more",
-    example: "attempt: 1",
-  },
+  attempt: { ...COUNT, example: "attempt: 1" },
   claimed_by: { kind: "text", expect: "text", example: "claimed_by: runner-1" },
   claimed_at: { kind: "text", expect: "a time", example: `claimed_at: "2026-01-02T10:00:00Z"` },
   claim: { kind: "text", expect: "a claim token", example: "claim: abc123" },

@@ -179,22 +179,18 @@ const ID_RULE = "letters, digits, . _ -, starting with a letter or digit, at mos
 /** Whether `id` is a valid ticket id; a problem when it is not. */
 function validId(c: Checking, id: string, declared: boolean): boolean {
   if (TICKET_ID.test(id)) return true;
+  // one problem, worded by where the id came from: the id field, or the file's name
+  const what = declared
+    ? `id ${quoted(id)} is`
+    : `the file name gives the id ${quoted(id)}, which is`;
   c.problems.push(
-    declared
-      ? problem(
-          "invalid-id",
-          c.file,
-          c.raw.lines.get("id"),
-          `id ${quoted(id)} is not a valid ticket id (${ID_RULE})`,
-          `write id: ${suggestId(id)}`,
-        )
-      : problem(
-          "invalid-id",
-          c.file,
-          undefined,
-          `the file name gives the id ${quoted(id)}, which is not a valid ticket id (${ID_RULE})`,
-          `rename the file, or set id: ${suggestId(id)}`,
-        ),
+    problem(
+      "invalid-id",
+      c.file,
+      declared ? c.raw.lines.get("id") : undefined,
+      `${what} not a valid ticket id (${ID_RULE})`,
+      declared ? `write id: ${suggestId(id)}` : `rename the file, or set id: ${suggestId(id)}`,
+    ),
   );
   return false;
 }

@@ -2,6 +2,7 @@
  * The graph checks' findings (`src/core/checks.ts`, as data) worded for a person:
  * what is wrong, where, and how to fix it.
  */
+import { named } from "../core/changes.js";
 import type { GraphProblem, Place } from "../core/checks.js";
 import { type Problem, problem } from "./problems.js";
 
@@ -92,11 +93,10 @@ function cycleProblem(p: Extract<GraphProblem, { kind: "cycle" }>): Problem {
       ? [...ids.slice(0, 50), `… ${ids.length - 99} more …`, ...ids.slice(-49)]
       : ids;
   const loop = [...loopIds, ids[0]].join(" → ");
-  const edges =
-    p.steps
-      .slice(0, 20)
-      .map((e) => `${shown(e)} depends on ${e.dep}`)
-      .join(", ") + (p.steps.length > 20 ? `, and ${p.steps.length - 20} more` : "");
+  const edges = named(
+    p.steps.map((e) => `${shown(e)} depends on ${e.dep}`),
+    20,
+  );
   const first = p.steps[0]!;
   return problem(
     "cycle",

@@ -63,13 +63,9 @@ export function archiveRunName(run: string): string {
 
 /** `<run>-<n>`, n one more than the highest among the archive's folder names `taken`. */
 export function nextArchiveName(run: string, taken: Iterable<string>): string {
-  const safe = archiveRunName(run);
-  let n = 1;
-  const prefix = `${safe}-`;
-  for (const name of taken) {
-    if (!name.startsWith(prefix)) continue;
-    const k = Number(name.slice(prefix.length));
-    if (Number.isInteger(k) && k >= n) n = k + 1;
-  }
-  return `${safe}-${n}`;
+  const prefix = `${archiveRunName(run)}-`;
+  const ns = [...taken].map((name) =>
+    name.startsWith(prefix) ? Number(name.slice(prefix.length)) : 0,
+  );
+  return `${prefix}${Math.max(0, ...ns.filter(Number.isInteger)) + 1}`;
 }

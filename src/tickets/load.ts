@@ -42,12 +42,10 @@ export type Loaded =
 
 /** Ticket files in `dir`, in file order: `*.md` directly in it, not starting with `.` or `_`. */
 export function ticketFileNames(names: Iterable<string>): string[] {
-  const out: string[] = [];
-  for (const name of names) {
-    if (name.endsWith(".md") && !name.startsWith(".") && !name.startsWith("_")) out.push(name);
-  }
-  // the default order of strings: by UTF-16 code units, as `<` compares them
-  return out.sort();
+  // sorted in the default order of strings: by UTF-16 code units, as `<` compares them
+  return [...names]
+    .filter((name) => name.endsWith(".md") && !name.startsWith(".") && !name.startsWith("_"))
+    .sort();
 }
 
 export interface LoadOptions {

@@ -20,13 +20,8 @@ import { splitFrontMatter } from "./frontmatter.js";
 import { readMatter, readYamlFields } from "./yaml-fields.js";
 
 /** Parse one ticket file: `file` is relative to the ticket directory, `order` its file-order index. */
-export function parseTicket(
-  text: string,
-  file: string,
-  order: number,
-  opts: ParseOptions = {},
-): ParsedTicket {
-  return parseTicketQuick(text, file, order, opts) ?? parseTicketFull(text, file, order, opts);
+export function parseTicket(...args: Parameters<typeof parseTicketFull>): ParsedTicket {
+  return parseTicketQuick(...args) ?? parseTicketFull(...args);
 }
 
 /** The full path: gray-matter's split and the YAML parser, for any front matter at all. */

@@ -48,7 +48,7 @@ export const KEYS: Record<string, { kind: SettingKind; expect: string; example: 
     example: "bound: 50 (or bound: {dispatches: 50, duration: 2h, usage: {tokens: 2000000}})",
   },
   ticket_bound: { kind: "text", expect: "a duration or a budget", example: "ticket_bound: 30m" },
-  retries: { kind: "count", expect: "a whole number, 0 or more", example: "retries: 1" },
+  retries: { ...FIELDS.retries, kind: "count", example: "retries: 1" },
   executor: { kind: "text", expect: "a command or workflow", example: "executor: ./run-ticket.sh" },
   executors: {
     kind: "textMap",

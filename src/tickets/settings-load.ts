@@ -53,23 +53,17 @@ export async function loadSettings(
     }
   if (text !== undefined)
     parsed = parseSettingsQuick(text) ?? (await import("./settings.js")).parseSettings(text);
+  // an override left undefined keeps what frontier.yml says
+  const set = Object.entries(overrides).filter(([, v]) => v !== undefined);
   return {
     ...parsed,
-    settings: withOverrides({ run: defaultRunName(dir), ...parsed.settings }, overrides),
+    settings: { run: defaultRunName(dir), ...parsed.settings, ...Object.fromEntries(set) },
   };
 }
 
 /** The run name when none is set: the ticket directory's name. */
 export function defaultRunName(dir: string): string {
   return basename(resolve(dir)) || "frontier";
-}
-
-function withOverrides(base: Settings, overrides: Partial<Settings>): Settings {
-  const out: Settings = { ...base };
-  for (const [k, v] of Object.entries(overrides)) {
-    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  }
-  return out;
 }
 
 /**
@@ -110,10 +104,9 @@ export function parseSettingsQuick(text: string): ParsedSettings | undefined {
   }
   if (!settingsWellTyped(values)) return undefined;
   // as zod gives them back: the settings set, in the schema's order
-  const settings: Record<string, unknown> = {};
-  for (const name of Object.keys(KEYS)) {
-    if (values[name] !== undefined) settings[name] = values[name];
-  }
+  const settings = Object.fromEntries(
+    Object.keys(KEYS).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
+  );
   const ticketBound = settings.ticket_bound;
   if (typeof ticketBound === "string") {
     const line = pairs.find((p) => p.key === "ticket_bound")?.line;

@@ -89,7 +89,7 @@ describe("inputs are read once into one typed settings object", () => {
       inputs({ token: "t", command: "agent", endpoint: "api.openai.com", "key-env": "my key" }),
     );
     expect(bad.kind === "bad" && bad.problems).toEqual([
-      'input endpoint: "api.openai.com" is not the http(s) base URL of an OpenAI-compatible API — write e.g. endpoint: https://models.github.ai/inference',
+      'input endpoint: "api.openai.com" is not the http(s) base URL of an OpenAI-compatible API, without ? or # — write e.g. endpoint: https://models.github.ai/inference',
       'input key-env: "my key" is not the name of an environment variable — write e.g. key-env: OPENAI_API_KEY',
     ]);
   });
