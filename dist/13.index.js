@@ -15,6 +15,8 @@ __webpack_require__.d(__webpack_exports__, {
 var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: ./src/core/constants.ts
 var constants = __webpack_require__(6214);
+// EXTERNAL MODULE: ./src/core/text.ts
+var core_text = __webpack_require__(2020);
 // EXTERNAL MODULE: ./src/report/escape.ts
 var report_escape = __webpack_require__(6412);
 // EXTERNAL MODULE: ./node_modules/@dagrejs/dagre/dist/dagre.esm.js
@@ -295,7 +297,7 @@ ${titleLines(title === t.id ? "" : title)
         : `one band per wave, ${LAYER_LINE} tickets a line: dependencies in earlier bands`;
     const critNote = ctx.crit.size > 1 ? " · the critical path is outlined" : "";
     return `<section id="graph">
-<h2>Graph <span class="sub">${(0,states/* formatInt */.Dw)(ctx.byId.size)} tickets · ${(0,states/* formatInt */.Dw)(lay.edges.length)} dependencies · ${how}${critNote}</span></h2> <button type="button" id="graph-fit" aria-pressed="${fit}">fit to width</button>
+<h2>Graph <span class="sub">${(0,core_text/* formatInt */.D)(ctx.byId.size)} tickets · ${(0,core_text/* formatInt */.D)(lay.edges.length)} dependencies · ${how}${critNote}</span></h2> <button type="button" id="graph-fit" aria-pressed="${fit}">fit to width</button>
 <div class="graph-scroll" data-start-x="${Math.round(start?.x ?? 0)}">
 <svg xmlns="http://www.w3.org/2000/svg" class="${lay.kind}${fit ? " fit" : ""}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="Dependency graph of the run">
 <defs>
@@ -469,11 +471,11 @@ function renderWaves(ctx) {
                 : `<span class="chip">${inner}</span>`;
         })
             .join("");
-        return `<li><span class="wave-n">wave ${i + 1} <span class="sub">(${(0,states/* formatInt */.Dw)(w.length)})</span></span><div class="chips">${chips}</div></li>`;
+        return `<li><span class="wave-n">wave ${i + 1} <span class="sub">(${(0,core_text/* formatInt */.D)(w.length)})</span></span><div class="chips">${chips}</div></li>`;
     })
         .join("\n");
     return `<section id="graph">
-<h2>Waves <span class="sub">${(0,states/* formatInt */.Dw)(ctx.byId.size)} tickets: more than ${(0,states/* formatInt */.Dw)(HTML_GRAPH_MAX_NODES)}, too many to draw legibly; each wave lists tickets that can run together</span></h2>
+<h2>Waves <span class="sub">${(0,core_text/* formatInt */.D)(ctx.byId.size)} tickets: more than ${(0,core_text/* formatInt */.D)(HTML_GRAPH_MAX_NODES)}, too many to draw legibly; each wave lists tickets that can run together</span></h2>
 <ol class="waves">${rows}</ol>
 </section>`;
 }
@@ -530,6 +532,7 @@ function markdownToHtml(text) {
  * every node carries its state as a word, not only a colour, and state icons are SVG, so
  * no reader sees an empty box for a glyph their fonts lack.
  */
+
 
 
 
@@ -647,7 +650,7 @@ function renderHeader(ctx) {
     const total = r.tickets.length;
     const done = r.counts.complete ?? 0;
     const chips = states/* COUNT_ORDER */.$U.filter((s) => (r.counts[s] ?? 0) > 0)
-        .map((s) => `<li class="count st-${s}"><span class="n">${(0,states/* formatInt */.Dw)(r.counts[s] ?? 0)}</span> ${icon(s)}${e(s === "empty" ? "empty (ran, returned nothing)" : s)}</li>`)
+        .map((s) => `<li class="count st-${s}"><span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span> ${icon(s)}${e(s === "empty" ? "empty (ran, returned nothing)" : s)}</li>`)
         .join("");
     const meta = [];
     if (r.base)
@@ -657,9 +660,9 @@ function renderHeader(ctx) {
     const elapsed = (0,states/* durationMs */.pc)(r.started_at, r.generated_at);
     meta.push(`<div><dt>updated</dt><dd>${time(r.generated_at)}${elapsed !== undefined ? ` <span class="sub">(${(0,states/* formatDuration */.a3)(elapsed)} after the start)</span>` : ""}</dd></div>`);
     if (r.bound) {
-        const cap = r.bound.dispatches !== undefined ? ` of ${(0,states/* formatInt */.Dw)(r.bound.dispatches)}` : "";
+        const cap = r.bound.dispatches !== undefined ? ` of ${(0,core_text/* formatInt */.D)(r.bound.dispatches)}` : "";
         const deadline = r.bound.deadline ? `, deadline ${time(r.bound.deadline)}` : "";
-        meta.push(`<div><dt>dispatches</dt><dd>${(0,states/* formatInt */.Dw)(r.bound.dispatched)}${cap}${deadline}</dd></div>`);
+        meta.push(`<div><dt>dispatches</dt><dd>${(0,core_text/* formatInt */.D)(r.bound.dispatched)}${cap}${deadline}</dd></div>`);
     }
     const usage = (0,states/* usageText */.tx)(r, e);
     if (usage)
@@ -674,18 +677,14 @@ function renderHeader(ctx) {
     if (links.length)
         meta.push(`<div><dt>links</dt><dd>${links.join(" · ")}</dd></div>`);
     if (r.critical_path.length > 1) {
-        const path = r.critical_path
-            .slice(0, 40)
-            .map((id) => ticketLink(ctx, id))
-            .join(" → ");
-        const more = r.critical_path.length > 40 ? ` → … ${r.critical_path.length - 40} more` : "";
-        meta.push(`<div class="crit-path"><dt>critical path</dt><dd>${path}${more} <span class="sub">(${(0,states/* formatInt */.Dw)(r.critical_path.length)} tickets, outlined in the graph)</span></dd></div>`);
+        const path = (0,states/* clipList */.z4)(r.critical_path.map((id) => ticketLink(ctx, id)), 40, " → ");
+        meta.push(`<div class="crit-path"><dt>critical path</dt><dd>${path} <span class="sub">(${(0,core_text/* formatInt */.D)(r.critical_path.length)} tickets, outlined in the graph)</span></dd></div>`);
     }
     return `<header>
 <p class="kicker">Ticket Frontier report</p>
 <h1><span class="runstate st-${states/* RUN_STATE_ICON_NAME */.wQ[r.state]}">${icon(states/* RUN_STATE_ICON_NAME */.wQ[r.state])}${e(r.state)}</span> ${e(r.run)}</h1>
 ${r.goal ? `<p class="goal">${e(r.goal)}</p>` : ""}
-<p class="progress"><strong>${(0,states/* formatInt */.Dw)(done)} of ${(0,states/* formatInt */.Dw)(total)} tickets complete</strong></p>
+<p class="progress"><strong>${(0,core_text/* formatInt */.D)(done)} of ${(0,core_text/* formatInt */.D)(total)} tickets complete</strong></p>
 <ul class="counts">${chips}</ul>
 <dl class="meta">${meta.join("")}</dl>
 </header>`;
@@ -694,13 +693,13 @@ function renderFilter(ctx) {
     const r = ctx.receipt;
     const present = constants/* STATUSES */.f.filter((s) => (r.counts[s] ?? 0) > 0);
     const boxes = present
-        .map((s) => `<label class="st-${s}"><input type="checkbox" value="${s}" data-filter checked> ${icon(s)}${e(s)} <span class="n">${(0,states/* formatInt */.Dw)(r.counts[s] ?? 0)}</span></label>`)
+        .map((s) => `<label class="st-${s}"><input type="checkbox" value="${s}" data-filter checked> ${icon(s)}${e(s)} <span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span></label>`)
         .join("");
     return `<nav class="filter" aria-label="Filter tickets by state">
 <span class="label">Show:</span>${boxes}
 <button type="button" id="filter-all">all</button><button type="button" id="filter-none">none</button>
 <input type="search" id="filter-text" placeholder="find by id or title" aria-label="Find tickets by id or title">
-<span id="shown" aria-live="polite">${(0,states/* formatInt */.Dw)(r.tickets.length)} of ${(0,states/* formatInt */.Dw)(r.tickets.length)} tickets shown</span>
+<span id="shown" aria-live="polite">${(0,core_text/* formatInt */.D)(r.tickets.length)} of ${(0,core_text/* formatInt */.D)(r.tickets.length)} tickets shown</span>
 </nav>`;
 }
 /* ------------------------------------------------------------------------- */
@@ -712,12 +711,12 @@ function renderBlockers(ctx) {
         .map((g) => {
         const ids = g.tickets.map((id) => ticketLink(ctx, id)).join(" ");
         const reason = g.reason ? ` — <span class="reason">${e((0,report_escape/* clip */.$Q)(g.reason, 400))}</span>` : "";
-        return `<li>${ticketLink(ctx, g.root)} ${stateBadge(g.root_status)}${reason}: blocks <strong>${(0,states/* formatInt */.Dw)(g.tickets.length)}</strong> ${(0,states/* noun */.jB)(g.tickets.length, "ticket")}
+        return `<li>${ticketLink(ctx, g.root)} ${stateBadge(g.root_status)}${reason}: blocks <strong>${(0,core_text/* formatInt */.D)(g.tickets.length)}</strong> ${(0,states/* noun */.jB)(g.tickets.length, "ticket")}
 <details><summary>which tickets</summary><p class="idlist">${ids}</p></details></li>`;
     })
         .join("\n");
     const blocked = groups.reduce((n, g) => n + g.tickets.length, 0);
-    return `<section id="blockers"><h2>Blocked by root cause <span class="sub">${(0,states/* formatInt */.Dw)(blocked)} tickets, ${(0,states/* formatInt */.Dw)(groups.length)} ${(0,states/* noun */.jB)(groups.length, "cause")}</span></h2><ul class="groups">${items}</ul></section>`;
+    return `<section id="blockers"><h2>Blocked by root cause <span class="sub">${(0,core_text/* formatInt */.D)(blocked)} tickets, ${(0,core_text/* formatInt */.D)(groups.length)} ${(0,states/* noun */.jB)(groups.length, "cause")}</span></h2><ul class="groups">${items}</ul></section>`;
 }
 function renderQuestions(ctx) {
     const qs = ctx.receipt.questions;
@@ -726,7 +725,7 @@ function renderQuestions(ctx) {
     const items = qs
         .map((q) => `<li>${ticketLink(ctx, q.ticket)} attempt ${q.attempt} asks:<blockquote>${e(q.question)}</blockquote><p class="how">${howToAnswer(ctx, q.ticket, true)}</p></li>`)
         .join("\n");
-    return `<section id="questions"><h2>Open questions <span class="sub">${(0,states/* formatInt */.Dw)(qs.length)}</span></h2><ul class="questions">${items}</ul></section>`;
+    return `<section id="questions"><h2>Open questions <span class="sub">${(0,core_text/* formatInt */.D)(qs.length)}</span></h2><ul class="questions">${items}</ul></section>`;
 }
 function renderRemainder(ctx) {
     const rem = ctx.receipt.remainder;
@@ -735,13 +734,13 @@ function renderRemainder(ctx) {
     const rows = rem
         .map((r) => `<tr data-status="${e(r.status)}"><td>${ticketLink(ctx, r.id)}</td><td>${stateBadge(r.status)}</td><td>${e(r.waiting_on)}</td></tr>`)
         .join("\n");
-    return `<section id="remainder"><details${rem.length <= 30 ? " open" : ""}><summary><h2>Open remainder <span class="sub">${(0,states/* formatInt */.Dw)(rem.length)} tickets not complete or empty, and what holds each</span></h2></summary>
+    return `<section id="remainder"><details${rem.length <= 30 ? " open" : ""}><summary><h2>Open remainder <span class="sub">${(0,core_text/* formatInt */.D)(rem.length)} tickets not complete or empty, and what holds each</span></h2></summary>
 <table><thead><tr><th>ticket</th><th>state</th><th>held by</th></tr></thead><tbody>${rows}</tbody></table></details></section>`;
 }
 /* ------------------------------------------------------------------------- */
 function renderTickets(ctx) {
     const articles = ctx.receipt.tickets.map((t, i) => renderTicket(ctx, t, i)).join("\n");
-    return `<section id="tickets"><h2>Tickets <span class="sub">${(0,states/* formatInt */.Dw)(ctx.receipt.tickets.length)} in file order</span></h2>
+    return `<section id="tickets"><h2>Tickets <span class="sub">${(0,core_text/* formatInt */.D)(ctx.receipt.tickets.length)} in file order</span></h2>
 <p class="tools"><button type="button" id="expand-all">expand all</button><button type="button" id="collapse-all">collapse all</button></p>
 ${articles}</section>`;
 }
@@ -837,7 +836,7 @@ function blockerChain(ctx, t) {
     if (!reachedRoot && cur?.blocked_by) {
         const more = (ctx.chainLen.get(cur.id) ?? 0) - 1;
         if (more > 0)
-            steps.push(`<li class="sub">… ${(0,states/* formatInt */.Dw)(more)} more blocked ${(0,states/* noun */.jB)(more, "ticket")} …</li>`);
+            steps.push(`<li class="sub">… ${(0,core_text/* formatInt */.D)(more)} more blocked ${(0,states/* noun */.jB)(more, "ticket")} …</li>`);
     }
     if (!reachedRoot)
         steps.push(step(root));
@@ -878,9 +877,9 @@ function renderChanges(ctx) {
         const merge = ctx.where === "local"
             ? b.merge && ` · merge: <code>${e(b.merge)}</code>`
             : (0,states/* safeUrl */.Pl)(b.merge) && ` · merge it through ${html_link("its pull request", b.merge)}`;
-        head = `<p>${(0,states/* formatInt */.Dw)(b.commits.length)} ${(0,states/* noun */.jB)(b.commits.length, "commit")} on <code>${e(b.name)}</code>${b.base ? ` from <code>${e(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
+        head = `<p>${(0,core_text/* formatInt */.D)(b.commits.length)} ${(0,states/* noun */.jB)(b.commits.length, "commit")} on <code>${e(b.name)}</code>${b.base ? ` from <code>${e(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
     }
-    return `<section id="changes"><h2>Changes <span class="sub">${(0,states/* formatInt */.Dw)(changed.length)} ${(0,states/* noun */.jB)(changed.length, "attempt")} changed the repository</span></h2>${head}${blocks}</section>`;
+    return `<section id="changes"><h2>Changes <span class="sub">${(0,core_text/* formatInt */.D)(changed.length)} ${(0,states/* noun */.jB)(changed.length, "attempt")} changed the repository</span></h2>${head}${blocks}</section>`;
 }
 function changesBlock(ctx, t, a, open) {
     const repo = (0,states/* safeUrl */.Pl)(ctx.receipt.links?.repository);
@@ -889,7 +888,7 @@ function changesBlock(ctx, t, a, open) {
         .slice(0, CHANGES_SHOWN)
         .map((p) => {
         const lines = p.added !== undefined || p.removed !== undefined
-            ? `+${(0,states/* formatInt */.Dw)(p.added ?? 0)} −${(0,states/* formatInt */.Dw)(p.removed ?? 0)}`
+            ? `+${(0,core_text/* formatInt */.D)(p.added ?? 0)} −${(0,core_text/* formatInt */.D)(p.removed ?? 0)}`
             : "binary";
         const mode = p.mode === "100755" ? " (executable)" : p.mode === "120000" ? " (symlink)" : "";
         const what = p.status === "renamed" ? `${e(p.from ?? "")} → ${e(p.path)}` : e(p.path);
@@ -897,7 +896,7 @@ function changesBlock(ctx, t, a, open) {
     })
         .join("");
     const more = c.paths.length > CHANGES_SHOWN
-        ? `<p class="sub">… and ${(0,states/* formatInt */.Dw)(c.paths.length - CHANGES_SHOWN)} more paths</p>`
+        ? `<p class="sub">… and ${(0,core_text/* formatInt */.D)(c.paths.length - CHANGES_SHOWN)} more paths</p>`
         : "";
     const commit = c.verdict === "integrated"
         ? c.commit
@@ -906,7 +905,7 @@ function changesBlock(ctx, t, a, open) {
                 : ` · commit <code>${e(c.commit.slice(0, 12))}</code>`
             : " · integrated"
         : ` · not integrated (${e(c.verdict)})${c.patch_file ? ` — patch in <code>${e(c.patch_file)}</code>` : ""}`;
-    return `<details class="changes"${open ? " open" : ""}><summary>${ticketLink(ctx, t.id)} · Changes of attempt ${a.n}: ${(0,states/* formatInt */.Dw)(c.paths.length)} ${(0,states/* noun */.jB)(c.paths.length, "path")}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
+    return `<details class="changes"${open ? " open" : ""}><summary>${ticketLink(ctx, t.id)} · Changes of attempt ${a.n}: ${(0,core_text/* formatInt */.D)(c.paths.length)} ${(0,states/* noun */.jB)(c.paths.length, "path")}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
 }
 function attemptsTable(attempts) {
     // Columns nobody filled in (no reason, no GitHub run, no usage) are left out.
@@ -956,9 +955,9 @@ function attemptsTable(attempts) {
 function resultBlock(a, latest) {
     if (a.result !== undefined) {
         const more = a.result.length > RESULT_MAX_CHARS
-            ? `<p class="sub">… ${(0,states/* formatInt */.Dw)(a.result.length - RESULT_MAX_CHARS)} more characters${a.result_file ? ` in <code>${e(a.result_file)}</code>` : ""}</p>`
+            ? `<p class="sub">… ${(0,core_text/* formatInt */.D)(a.result.length - RESULT_MAX_CHARS)} more characters${a.result_file ? ` in <code>${e(a.result_file)}</code>` : ""}</p>`
             : "";
-        const size = a.result_bytes !== undefined ? ` · ${(0,states/* formatInt */.Dw)(a.result_bytes)} bytes` : "";
+        const size = a.result_bytes !== undefined ? ` · ${(0,core_text/* formatInt */.D)(a.result_bytes)} bytes` : "";
         const body = a.result.trim()
             ? markdownToHtml((0,report_escape/* clip */.$Q)(a.result, RESULT_MAX_CHARS))
             : '<p class="sub">(blank)</p>';

@@ -211,9 +211,7 @@ describe("work that is not integrated is never deleted", () => {
         then === "frontier reset"
           ? "integrating/a@1.patch in the archived records"
           : join(repo.dir, ".frontier", "integrating", "a@1.patch");
-      expect(said).toContain(
-        `a attempt 1 was interrupted; its changes so far are kept as ${kept}`,
-      );
+      expect(said).toContain(`a attempt 1 was interrupted; its changes so far are kept as ${kept}`);
       const patch = readdirSync(join(repo.dir, ".frontier"), { recursive: true })
         .map(String)
         .find((f) => f.endsWith("a@1.patch"));
