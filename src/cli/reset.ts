@@ -77,18 +77,6 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
     if (opts.json) printResult(io, "reset", dir, { ok: false, message: problems.join("; ") });
     return EXIT.usage;
   }
-  const stateDir = join(dir, STATE_DIR);
-  const records = existsSync(stateDir)
-    ? readdirSync(stateDir).filter((name) => !staysOutOfArchive(name))
-    : [];
-  if (records.length === 0 && edits.length === 0) {
-    const message = `${dir}: nothing to reset — no run has left state here.`;
-    if (opts.json) printResult(io, "reset", dir, { ok: false, message });
-    else if (!opts.fresh) line(io.stdout, message);
-    return EXIT.complete;
-  }
-
-  rmSync(join(dir, CACHE_DIR), { recursive: true, force: true });
   // the run's worktrees go (what ended unintegrated is kept among the records first); its
   // branch stays: it is the user's work
   let worktrees: string[] = [];
@@ -102,6 +90,18 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
       ];
     }
   }
+  const stateDir = join(dir, STATE_DIR);
+  const records = existsSync(stateDir)
+    ? readdirSync(stateDir).filter((name) => !staysOutOfArchive(name))
+    : [];
+  if (records.length === 0 && edits.length === 0) {
+    const message = `${dir}: nothing to reset — no run has left state here.`;
+    if (opts.json) printResult(io, "reset", dir, { ok: false, message });
+    else if (!opts.fresh) line(io.stdout, message);
+    return EXIT.complete;
+  }
+
+  rmSync(join(dir, CACHE_DIR), { recursive: true, force: true });
   // the old run's name: from its run record, else what frontier.yml (or the directory) names it
   const run = archiveRunName(recordedRun(dir) ?? (await loadSettings(dir)).settings.run);
   const runs = join(dir, RUNS_DIR);

@@ -10,11 +10,12 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { shellWord } from "../terminal/text.js";
 import { tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
-import { tryResolveCommit } from "../workspace/worktrees.js";
+import { tryIsAncestor, tryResolveCommit } from "../workspace/worktrees.js";
 import type { RunBranch } from "./worktree.js";
 
 export interface Snapshot {
@@ -138,13 +139,14 @@ export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
 /** Snapshot.refs: what an agent's git can drop or move of the user's, besides HEAD. */
 async function refsOf(root: string): Promise<Map<string, string>> {
   const o = { cwd: root, untrusted: true };
-  const format = "--format=%(refname) %(objectname)";
+  // a symbolic ref (refs/heads/alias → main) is said by the ref it names
+  const format = "--format=%(refname) %(objectname) %(symref)";
   const refs = await gitText(["for-each-ref", format, "refs/heads", "refs/tags"], o).catch(
     () => "",
   );
   const stash = await gitText(["reflog", "show", "--format=%H", "refs/stash"], o).catch(() => "");
   const pairs = [
-    ...refs.split("\n").map((line) => line.split(" ")),
+    ...refs.split("\n").flatMap((line) => (line.endsWith(" ") ? [line.split(" ")] : [])),
     ...stash.split("\n").map((c) => [`stash ${c}`, c]),
   ];
   return new Map(
@@ -212,12 +214,15 @@ export async function touchedSince(
   // (HEAD's own branch is said above)
   const own = `refs/heads/${before.head.split(" ")[0]}`;
   for (const [ref, was] of before.refs) {
-    if (refs.get(ref) === was || ref === own) continue;
+    const now = refs.get(ref);
+    // a branch that only moved on (a commit in the user's other worktree) lost nothing
+    const movedOn = ref.startsWith("refs/heads/") && now && (await tryIsAncestor(root, was, now));
+    if (now === was || ref === own || movedOn) continue;
     const name = ref.replace(/^refs\/(heads|tags)\//, "");
     out.refs.push(
       ref.startsWith("stash ")
         ? `a stash entry (git stash store ${was})`
-        : `${name} (was ${was.slice(0, 10)}: git update-ref ${ref} ${was})`,
+        : `${name} (was ${was.slice(0, 10)}: git update-ref ${shellWord(ref)} ${was})`,
     );
   }
   if (out.shared.length === 0 && before.tree !== undefined) {

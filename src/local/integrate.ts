@@ -50,6 +50,7 @@ import {
   keepAsPatch,
   keepBegun,
   landedCommit,
+  noWorktree,
   type Pending,
   type RunBranch,
   readPendings,
@@ -247,9 +248,17 @@ export class Integrator {
       return plan;
     }
     if (!existsSync(join(p.worktree, ".git"))) {
-      // its changes are gone before they could be collected: it fails, saying so
-      const reason = `its worktree (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated`;
-      return { outcome: "failed", reason, changes: "none", verdict: { kind: "none" } };
+      // its changes cannot be collected: it fails, saying so, and files left stay where they are
+      const keepWorktree = existsSync(p.worktree);
+      const what = keepWorktree ? "'s .git" : "";
+      const reason = `its worktree${what} (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated${keepWorktree ? ", its files stay there" : ""}`;
+      return {
+        outcome: "failed",
+        reason,
+        changes: "none",
+        verdict: { kind: "none" },
+        keepWorktree,
+      };
     }
     const shared = await sharedChangedSince(this.branch, this.before);
     if (shared.length > 0) throw new Error(gitDirChanged(shared));
@@ -371,7 +380,7 @@ export class Integrator {
     const notes: string[] = [];
     const keep = new Set<string>();
     // what a kill inside `git worktree add` left
-    await pruneStale(this.branch.repository, this.branch.home, Date.now());
+    const left = await pruneStale(this.branch.repository, this.branch.home, Date.now());
     for (const p of readPendings(this.dir, "kept")) {
       keep.add(p.worktree);
       notes.push(
@@ -383,6 +392,7 @@ export class Integrator {
       if (one.keep) keep.add(p.worktree);
       if (one.recovered !== undefined) recovered.push(one.recovered);
     }
+    for (const path of left) if (!keep.has(path)) notes.push(noWorktree(path));
     // attempts that never ended: their claims are reclaimed, and they run again afresh
     for (const path of await worktreesUnder(this.root, this.branch.home)) {
       if (keep.has(path)) continue;

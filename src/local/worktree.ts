@@ -23,6 +23,7 @@ import type { Interpreted } from "../core/settle.js";
 import type { ReceiptOptions } from "../report/receipt.js";
 import { plural, shellWord } from "../terminal/text.js";
 import {
+  attemptFile,
   BRANCH_FILE,
   INTEGRATING_DIR,
   STATE_DIR,
@@ -40,8 +41,8 @@ import {
   checkRepository,
   commitsBetween,
   commitWithTrailer,
-  firstHead,
   MIN_GIT,
+  madeAt,
   moveRef,
   pruneStale,
   type Repository,
@@ -277,6 +278,10 @@ const toPosix = (p: string) => p.split(sep).join("/");
 
 export const short = (commit: string) => commit.slice(0, 10);
 
+/** What the run says of a directory among its worktrees that git no longer takes for one. */
+export const noWorktree = (path: string) =>
+  `${path} is no worktree any more (its .git was removed?), but its files stay there`;
+
 /** The worktree of one attempt. */
 export function worktreePath(rb: RunBranch, ticket: string, attempt: number): string {
   return join(rb.home, `${ticket}@${attempt}`);
@@ -307,6 +312,7 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
   const archived = (file: string) =>
     `${file.slice(`${STATE_DIR}/`.length)} in the archived records`;
   let removed = 0;
+  const stayed = new Set<string>();
   for (const path of await worktreesUnder(root, rb.home)) {
     const e = endedAt.get(path);
     const they = `${e?.ticket} attempt ${e?.attempt} had ended but its changes were never integrated; they`;
@@ -314,12 +320,13 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
       ? keepBegun(dir, rb, path, archived)
       : keepAsPatch(dir, rb, { ...e, worktree: path }, they, archived));
     if (kept.said !== undefined) out.push(kept.said);
-    if (kept.stays) continue; // never lose them: the worktree stays where it is
+    if (kept.stays && stayed.add(path)) continue; // never lose them: the worktree stays where it is
     await removeWorktree(root, path);
     removed++;
   }
   if (removed > 0) out.push(`removed ${plural(removed, "worktree")} of the run (${rb.home})`);
-  await pruneStale(rb.repository, rb.home, Date.now());
+  for (const path of await pruneStale(rb.repository, rb.home, Date.now()))
+    if (!stayed.has(path)) out.push(noWorktree(path));
   const head = await tryResolveCommit(root, `refs/heads/${rb.branch}`);
   if (head === undefined) return out;
   const commits = await commitsBetween(root, rb.base, head);
@@ -422,8 +429,8 @@ export async function keepAsPatch(
 
 /**
  * The worktree at `path` of an attempt that was interrupted (Ctrl-C, or its run killed
- * outright): what it had changed is kept as a patch, from `start`, else from the commit its
- * HEAD's log says it was made at — one the run's branch holds; else the worktree stays.
+ * outright): what it had changed is kept as a patch, from `start`, else from the commit it
+ * was made at (madeAt) — one the run's branch holds; else the worktree stays.
  */
 export async function keepBegun(
   dir: string,
@@ -436,13 +443,14 @@ export async function keepBegun(
   const ticket = name.slice(0, name.lastIndexOf("@"));
   const attempt = Number(name.slice(ticket.length + 1));
   const they = `${ticket} attempt ${attempt} was interrupted; its changes so far`;
-  if (!existsSync(path)) return {};
-  const from = start ?? (await firstHead(path)) ?? "";
+  // an attempt whose record is written ended as usual (a kill as its worktree went)
+  if (!existsSync(path) || existsSync(join(dir, attemptFile(ticket, attempt)))) return {};
+  const from = start ?? (await madeAt(path)) ?? "";
   const ref = `refs/heads/${rb.branch}`;
   return start !== undefined || (await tryIsAncestor(rb.repository.root, from, ref))
     ? keepAsPatch(dir, rb, { ticket, attempt, worktree: path, start: from }, they, where)
     : {
         stays: true,
-        said: `${they} stay in ${path}, since its log does not say where it began (git worktree remove --force ${shellWord(path)} once you have them)`,
+        said: `${they} stay in ${path}, since the commit it started from is unknown or no longer on ${rb.branch} (git worktree remove --force ${shellWord(path)} once you have them)`,
       };
 }

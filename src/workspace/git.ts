@@ -37,8 +37,8 @@ export interface GitOptions {
  * Git on a workspace an agent ran in (SPEC §4b): none of the repository's code runs and
  * none of the runner's secrets is there to steal. No system or user configuration; the
  * repository's own (which `-c` cannot skip, only override) has its hooks, fsmonitor,
- * untracked cache, attributes file, signing, auto-gc and external diff overridden; no
- * replace refs. Filters and attribute drivers run only when git converts content — the
+ * untracked cache, attributes file, signing and its checks, auto-gc and external diff
+ * overridden; no replace refs. Filters and attribute drivers run only when git converts content — the
  * callers never ask it to (`hash-object --no-filters`, `diff --no-ext-diff --no-textconv`).
  * Without the user's configuration their `safe.directory` is gone too: a repository another
  * user owns (a container's, a mount's) is one the runner chose, and none of its code runs.
@@ -51,6 +51,7 @@ const UNTRUSTED_CONFIG = [
   "core.attributesFile=/dev/null",
   "diff.external=",
   "commit.gpgSign=false",
+  "log.showSignature=false",
   "gc.auto=0",
 ].flatMap((c) => ["-c", c]);
 

@@ -14,7 +14,7 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { errorText } from "../core/errors.js";
 import { git, gitText } from "./git.js";
@@ -119,11 +119,13 @@ export async function commitsBetween(root: string, from: string, to: string): Pr
 /**
  * A detached worktree of `commit` at `path` (made afresh: whatever a killed run left
  * there goes first), made as git runs on an agent's workspace: an executor can write the
- * configuration a worktree is checked out with (the user's, the repository's).
+ * configuration a worktree is checked out with (the user's, the repository's). The commit
+ * is written beside it first (madeAt), where no git command the agent runs changes it.
  */
 export async function addWorktree(root: string, path: string, commit: string): Promise<void> {
   if (existsSync(path)) await removeWorktree(root, path);
   await mkdir(resolve(path, ".."), { recursive: true });
+  await writeFile(startFile(path), commit);
   await git(["worktree", "add", "--detach", "--quiet", path, commit], {
     cwd: root,
     untrusted: true,
@@ -132,6 +134,7 @@ export async function addWorktree(root: string, path: string, commit: string): P
 
 /** Remove the worktree at `path` (its files and git's record of it), if there is one. */
 export async function removeWorktree(root: string, path: string): Promise<void> {
+  await rm(startFile(path), { force: true });
   try {
     await git(["worktree", "remove", "--force", "--force", path], { cwd: root });
   } catch {
@@ -145,9 +148,10 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
  * What a kill inside `git worktree add` leaves, tidied: git's record of a worktree still
  * locked "initializing" — one under `under` (the run's own, under its lock), or one with
  * no `gitdir` yet that is older than a minute — is unlocked and pruned, and the empty
- * directories under `under` that no worktree holds go. Never a directory with files.
+ * directories under `under` that no worktree holds go. Never a directory with files: those
+ * are returned (an executor removed its worktree's `.git`, say).
  */
-export async function pruneStale(repo: Repository, under: string, now: number): Promise<void> {
+export async function pruneStale(repo: Repository, under: string, now: number): Promise<string[]> {
   const admin = join(repo.commonDir, "worktrees");
   for (const name of namesIn(admin)) {
     const locked = join(admin, name, "locked");
@@ -165,14 +169,18 @@ export async function pruneStale(repo: Repository, under: string, now: number): 
   }
   await git(["worktree", "prune"], { cwd: repo.root }).catch(() => undefined);
   const held = new Set(await worktreesUnder(repo.root, under));
+  const left: string[] = [];
   for (const name of namesIn(under)) {
     const path = join(under, name);
+    const start = name.endsWith(".start");
     try {
-      if (!held.has(path)) rmdirSync(path); // only an empty one: rmdir refuses the rest
+      if (start && !held.has(path.slice(0, -".start".length))) rmSync(path);
+      else if (!held.has(path)) rmdirSync(path); // only an empty one: rmdir refuses the rest
     } catch {
-      // it holds files: they may be someone's work, and stay
+      left.push(path); // it holds files: they may be someone's work, and stay
     }
   }
+  return left;
 }
 
 /** The names in `dir`; none when it cannot be read (it is not there). */
@@ -203,12 +211,9 @@ export async function worktreesUnder(root: string, under: string): Promise<strin
   return (await worktreeList(root)).map((w) => w.path).filter((p) => p.startsWith(prefix));
 }
 
-/** The commit the worktree at `path` was made at: the oldest entry of its HEAD's log, if it has one. */
-export async function firstHead(path: string): Promise<string | undefined> {
-  const o = { cwd: path, untrusted: true };
-  const log = await gitText(["reflog", "show", "--format=%H", "HEAD"], o).catch(() => "");
-  return log.split("\n").pop() || undefined;
-}
+const startFile = (path: string) => `${path}.start`;
+/** The commit the worktree at `path` was made at (addWorktree), while it is there. */
+export const madeAt = (path: string) => readFile(startFile(path), "utf8").catch(() => undefined);
 
 /** Detach the worktree at `path` where its HEAD is: its HEAD alone is written, none of its files. */
 export async function detachHead(path: string): Promise<void> {

@@ -185,6 +185,19 @@ describe("work that is not integrated is never deleted", () => {
     expect(patch).toContain("+draft");
   });
 
+  /** `frontier run` with `exec`, killed with -9 (the agent too) once the agent wrote its pid. */
+  async function killedMidAttempt(repo: Repo, exec: (mark: string) => string): Promise<void> {
+    const mark = join(repo.root, "..", `${basename(repo.root)}-pid`);
+    const started = startFrontier(["run", "tickets", "--exec", exec(mark)], {
+      cwd: repo.root,
+      env: IDENTITY,
+    });
+    await until(() => existsSync(mark) && readFileSync(mark, "utf8").endsWith("\n"), "the agent");
+    started.child.kill("SIGKILL");
+    await started.done;
+    process.kill(-Number(readFileSync(mark, "utf8")), "SIGKILL");
+  }
+
   it.each(["the next run", "frontier reset"])(
     "a run killed outright (kill -9): %s keeps what the attempt had begun as a patch before its worktree goes",
     async (then) => {
@@ -192,21 +205,16 @@ describe("work that is not integrated is never deleted", () => {
         "tickets/frontier.yml": "run: killed\nisolation: worktree\n",
         "tickets/a.md": ticket({ write_scope: ["src/**"] }),
       });
+      // its own commit, a branch of its own, an uncommitted file, and no log of any of it
+      const work = `mkdir -p src && echo precious > src/p.txt && git add -A && git commit -qm p && git checkout -qb mine && echo draft > src/q.txt && git reflog expire --expire=now --all`;
+      const exec = (mark: string) =>
+        `if [ -e '${mark}' ]; then ${work.replace("precious", "again")}; echo done; else ${work} && echo $$ > '${mark}' && sleep 30; fi`;
+      await killedMidAttempt(repo, exec);
       const mark = join(repo.root, "..", `${basename(repo.root)}-pid`);
-      const work = `mkdir -p src && echo precious > src/p.txt && git add -A && git commit -qm p && git checkout -qb mine && echo draft > src/q.txt`;
-      const exec = `if [ -e '${mark}' ]; then ${work.replace("precious", "again")}; echo done; else ${work} && echo $$ > '${mark}' && sleep 30; fi`;
-      const started = startFrontier(["run", "tickets", "--exec", exec], {
-        cwd: repo.root,
-        env: IDENTITY,
-      });
-      await until(() => existsSync(mark) && readFileSync(mark, "utf8").endsWith("\n"), "the agent");
-      started.child.kill("SIGKILL");
-      await started.done;
-      process.kill(-Number(readFileSync(mark, "utf8")), "SIGKILL");
       const said =
         then === "frontier reset"
           ? await resetHere(repo.dir)
-          : await runHere(repo.dir, exec).then((r) => r.stdout + r.stderr);
+          : await runHere(repo.dir, exec(mark)).then((r) => r.stdout + r.stderr);
       const kept =
         then === "frontier reset"
           ? "integrating/a@1.patch in the archived records"
@@ -214,8 +222,14 @@ describe("work that is not integrated is never deleted", () => {
       expect(said).toContain(`a attempt 1 was interrupted; its changes so far are kept as ${kept}`);
       const patch = readdirSync(join(repo.dir, ".frontier"), { recursive: true })
         .map(String)
-        .find((f) => f.endsWith("a@1.patch"));
-      const text = readFileSync(join(repo.dir, ".frontier", patch!), "utf8");
+        .filter((f) => f.endsWith("a@1.patch"));
+      // after a reset, among the archived records: the next run's attempt 1 never overwrites it
+      expect(patch).toEqual([
+        then === "frontier reset"
+          ? expect.stringMatching(/^runs\/[^/]+\/integrating\/a@1\.patch$/)
+          : "integrating/a@1.patch",
+      ]);
+      const text = readFileSync(join(repo.dir, ".frontier", patch[0]!), "utf8");
       expect(text).toContain("+precious");
       expect(text).toContain("+draft");
       expect(git(repo.root, "worktree", "list")).not.toContain("a@1");
@@ -224,22 +238,15 @@ describe("work that is not integrated is never deleted", () => {
     },
   );
 
-  it("killed outright after the agent emptied its worktree's log: the worktree stays, named with how to remove it", async () => {
+  it("killed outright after the agent removed the record of where it began: the worktree stays, named with how to remove it", async () => {
     const repo = repoWith({
-      "tickets/frontier.yml": "run: nolog\nisolation: worktree\n",
+      "tickets/frontier.yml": "run: nostart\nisolation: worktree\n",
       "tickets/a.md": ticket({ write_scope: ["src/**"] }),
     });
-    const mark = join(repo.root, "..", `${basename(repo.root)}-pid`);
-    const exec = `if [ -e '${mark}' ]; then echo done; else mkdir -p src && echo draft > src/q.txt && git reflog expire --expire=now --all && echo $$ > '${mark}' && sleep 30; fi`;
-    const started = startFrontier(["run", "tickets", "--exec", exec], {
-      cwd: repo.root,
-      env: IDENTITY,
-    });
-    await until(() => existsSync(mark) && readFileSync(mark, "utf8").endsWith("\n"), "the agent");
-    started.child.kill("SIGKILL");
-    await started.done;
-    process.kill(-Number(readFileSync(mark, "utf8")), "SIGKILL");
-    const ran = await runHere(repo.dir, exec);
+    const exec = (mark: string) =>
+      `if [ -e '${mark}' ]; then echo done; else mkdir -p src && echo draft > src/q.txt && rm "$(git rev-parse --show-toplevel).start" && echo $$ > '${mark}' && sleep 30; fi`;
+    await killedMidAttempt(repo, exec);
+    const ran = await runHere(repo.dir, "echo done");
     expect(ran.code).toBe(0);
     const left = git(repo.root, "worktree", "list", "--porcelain").match(
       /worktree (\S+a@1)\n/,
@@ -247,8 +254,26 @@ describe("work that is not integrated is never deleted", () => {
     expect(left).toBeDefined();
     expect(readFileSync(join(left!, "src", "q.txt"), "utf8")).toBe("draft\n");
     expect(ran.stdout + ran.stderr).toContain(
-      `a attempt 1 was interrupted; its changes so far stay in ${left}, since its log does not say where it began (git worktree remove --force ${left} once you have them)`,
+      `a attempt 1 was interrupted; its changes so far stay in ${left}, since the commit it started from is unknown or no longer on frontier/nostart (git worktree remove --force ${left} once you have them)`,
     );
+  });
+
+  it("a worktree left by a kill after its attempt was recorded goes without a patch: it was not interrupted", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: recorded\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+    });
+    expect((await runHere(repo.dir, "mkdir -p src && echo a > src/a.txt; echo done")).code).toBe(0);
+    // as a kill between the attempt's record and its worktree's removal leaves it
+    const homes = join(repo.root, ".git", "frontier", "worktrees");
+    const path = join(homes, readdirSync(homes)[0]!, "a@1");
+    git(repo.root, "worktree", "add", "-q", "--detach", path, repo.start);
+    writeFileSync(`${path}.start`, repo.start);
+    mkdirSync(join(path, "src"));
+    writeFileSync(join(path, "src", "a.txt"), "a\n"); // what it had integrated
+    const said = await resetHere(repo.dir);
+    expect(said).not.toContain("interrupted");
+    expect(git(repo.root, "worktree", "list")).not.toContain("a@1");
   });
 });
 
@@ -312,6 +337,48 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     git(repo.root, "stash", "store", stash);
     git(repo.root, "stash", "pop", "-q");
     expect(readFileSync(join(repo.root, "notes.txt"), "utf8")).toBe("stashed\n");
+  });
+
+  it("a branch that only moved on, a symbolic ref, and a name the shell would run: named only when lost, quoted", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: names\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const other = join(repo.root, "..", `${basename(repo.root)}-other`);
+    git(repo.root, "worktree", "add", "-q", "-b", "other", other);
+    git(repo.root, "symbolic-ref", "refs/heads/alias", "refs/heads/other");
+    const odd = "x$(touch$IFS-pwned)";
+    git(repo.root, "branch", odd);
+    // the user commits in their other worktree meanwhile; the agent deletes the odd branch
+    const exec = `git -C '${other}' commit -q --allow-empty -m mine && git branch -D '${odd}' && mkdir -p app && echo a > app/a.js; echo done`;
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toContain(
+      `warning: your branches, tags or stash lost what they held while the run ran: ${odd} (was ${repo.start.slice(0, 10)}: git update-ref 'refs/heads/${odd}' ${repo.start}) — `,
+    );
+    expect(ran.stderr).not.toMatch(/other \(was|alias \(was/);
+  });
+
+  it("a signature check an agent turns on never runs its program when the run reads the stash and the branch", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: gpg\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const pwned = join(repo.root, "..", `${basename(repo.root)}-pwned`);
+    const signed = [
+      'c=$(git cat-file commit HEAD | awk \'/^committer/{print; print "gpgsig -----BEGIN PGP SIGNATURE-----"; print " x"; print " -----END PGP SIGNATURE-----"; next} 1\' | git hash-object -t commit -w --stdin)',
+      'git stash store -m signed "$c"',
+      "git config log.showSignature true",
+      `printf '#!/bin/sh\\ntouch ${pwned}\\n' > '${pwned}.sh' && chmod +x '${pwned}.sh'`,
+      `git config gpg.program '${pwned}.sh'`,
+    ].join(" && ");
+    const ran = await runHere(
+      repo.dir,
+      `${signed} && mkdir -p app && echo a > app/a.js; echo done`,
+    );
+    expect(ran.stderr).toContain("the repository's git directory changed");
+    expect(existsSync(`${pwned}.sh`)).toBe(true);
+    expect(existsSync(pwned)).toBe(false);
   });
 
   it("a clean run says so only after checking", async () => {
@@ -545,6 +612,31 @@ describe("messages that say what happened", () => {
       /^its worktree \(.*\) was removed before its changes were collected/,
     );
     expect(ran.stderr).not.toContain("not installed");
+  });
+
+  it("an executor that removes only its worktree's .git: its files stay where they are, named once by each later run and by reset", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: nogit\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const ran = await runHere(
+      repo.dir,
+      "mkdir -p app && echo work > app/a.js && rm .git; echo done",
+    );
+    expect(ran.code).toBe(1);
+    const reason = attemptOf(repo.dir, "api", 1).reason ?? "";
+    const path = /its worktree's \.git \((.*)\) was removed before/.exec(reason)?.[1];
+    expect(reason).toMatch(/nothing of it could be integrated, its files stay there$/);
+    expect(readFileSync(join(path!, "app", "a.js"), "utf8")).toBe("work\n");
+    const again = await runHere(repo.dir, "echo done");
+    expect(again.stderr).toContain(`changes could not be collected: its files stay in ${path}`);
+    expect(again.stderr).not.toContain("is no worktree any more");
+    const reset = await resetHere(repo.dir);
+    expect(reset.split(path!).length - 1).toBe(1);
+    expect(reset).toContain(
+      `${path} is no worktree any more (its .git was removed?), but its files stay there`,
+    );
+    expect(readFileSync(join(path!, "app", "a.js"), "utf8")).toBe("work\n");
   });
 });
 
