@@ -28,6 +28,7 @@ import {
   ATTENTION_ORDER,
   COUNT_ORDER,
   clipList,
+  countWord,
   formatDuration,
   noun,
   RUN_STATE_ICON_NAME,
@@ -145,17 +146,10 @@ function renderHeader(ctx: Ctx, maxChars: number): string {
 }
 
 function countsLine(r: Receipt): string {
-  const total = r.tickets.length;
-  const parts: string[] = [];
-  for (const s of COUNT_ORDER) {
-    const n = r.counts[s];
-    if (!n) continue;
-    // `empty` is never shown as done: it says what it is.
-    const word = s === "empty" ? "empty (ran, returned nothing)" : s;
-    parts.push(`${STATUS_ICON[s]} ${formatInt(n)} ${word}`);
-  }
-  const done = r.counts.complete ?? 0;
-  return `**${formatInt(done)} of ${formatInt(total)} tickets complete** — ${parts.join(" · ")}`;
+  const parts = COUNT_ORDER.filter((s) => r.counts[s]).map(
+    (s) => `${STATUS_ICON[s]} ${formatInt(r.counts[s]!)} ${countWord(s)}`,
+  );
+  return `**${formatInt(r.counts.complete ?? 0)} of ${formatInt(r.tickets.length)} tickets complete** — ${parts.join(" · ")}`;
 }
 
 /* ------------------------------------------------------------------------- */
