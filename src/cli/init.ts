@@ -42,10 +42,6 @@ export const AGENTS = {
 } as const;
 export type AgentChoice = keyof typeof AGENTS;
 
-function isAgent(value: string): value is AgentChoice {
-  return Object.hasOwn(AGENTS, value);
-}
-
 /** Where `--github` copies the action when no published reference is given. */
 const VENDORED_ACTION = ".github/actions/ticket-frontier";
 
@@ -66,8 +62,9 @@ export const SWEEPS = {
 export type Sweep = keyof typeof SWEEPS;
 const DEFAULT_SWEEP: Sweep = "1h";
 
-function isSweep(value: string): value is Sweep {
-  return Object.hasOwn(SWEEPS, value);
+/** `value` names an entry of `table`: an agent of AGENTS, a sweep of SWEEPS. */
+function isKey<T extends object>(table: T, value: string | undefined): value is keyof T & string {
+  return value !== undefined && Object.hasOwn(table, value);
 }
 
 export interface InitOptions {
@@ -99,8 +96,8 @@ export async function initCommand(
   };
   const wrong = optionProblem(opts);
   if (wrong !== undefined) return fail(wrong);
-  const sweep = opts.sweep !== undefined && isSweep(opts.sweep) ? opts.sweep : DEFAULT_SWEEP;
-  const agent = opts.agent !== undefined && isAgent(opts.agent) ? opts.agent : "model";
+  const sweep = isKey(SWEEPS, opts.sweep) ? opts.sweep : DEFAULT_SWEEP;
+  const agent = isKey(AGENTS, opts.agent) ? opts.agent : "model";
   const cwd = process.cwd();
   const dir = shownPath(typedDir ?? DEFAULT_DIR, cwd);
   const absDir = resolve(cwd, dir);
@@ -167,10 +164,10 @@ const GITHUB_ONLY = {
 function optionProblem(opts: InitOptions): string | undefined {
   const alone = (["action", "sweep", "agent"] as const).find((o) => opts[o] !== undefined);
   if (alone !== undefined && !opts.github) return GITHUB_ONLY[alone];
-  if (opts.sweep !== undefined && !isSweep(opts.sweep)) {
+  if (opts.sweep !== undefined && !isKey(SWEEPS, opts.sweep)) {
     return `--sweep takes one of ${Object.keys(SWEEPS).join(", ")} (how often the workflow reclaims claims whose lease ran out; default ${DEFAULT_SWEEP}), got ${JSON.stringify(opts.sweep)}`;
   }
-  if (opts.agent !== undefined && !isAgent(opts.agent)) {
+  if (opts.agent !== undefined && !isKey(AGENTS, opts.agent)) {
     return `--agent ${JSON.stringify(opts.agent)} is not an agent init knows: ${Object.entries(
       AGENTS,
     )

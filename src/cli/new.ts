@@ -37,15 +37,14 @@ export async function newCommand(
   opts: NewOptions,
   io: CliIo,
 ): Promise<number> {
-  let fail = refusal(io, "new", DEFAULT_DIR, opts.json);
+  const dir = shownPath(positional.length === 2 ? positional[0]! : DEFAULT_DIR);
+  const fail = refusal(io, "new", dir, opts.json);
   if (positional.length === 0 || positional.length > 2) {
     return fail(
       `frontier new takes the ticket's id (or its title, to make the id from), after the ticket directory if it is not ${DEFAULT_DIR}: frontier new [DIR] ID (got ${plural(positional.length, "argument")})`,
     );
   }
   const word = positional.at(-1)!;
-  const dir = shownPath(positional.length === 2 ? positional[0]! : DEFAULT_DIR);
-  fail = refusal(io, "new", dir, opts.json);
   // `frontier new "Plan the migration"`: a title where the id goes makes the id
   // (words with a space between them: one word that is not an id is a mistyped id)
   const fromTitle =
@@ -61,12 +60,10 @@ export async function newCommand(
   }
 
   const { tickets: ids } = await ticketFiles(dir);
-  let id = word;
-  if (fromTitle) {
-    const base = idFromTitle(word);
-    id = base;
-    for (let n = 2; ids.has(id); n++) id = `${base}-${n}`;
-  }
+  // a title's id is made free of the ids taken: `plan`, then `plan-2`, `plan-3`…
+  const base = fromTitle ? idFromTitle(word) : word;
+  let id = base;
+  for (let n = 2; fromTitle && ids.has(id); n++) id = `${base}-${n}`;
   const after = [
     ...new Set((opts.after ?? []).flatMap((a) => a.split(",")).map((a) => a.trim())),
   ].filter((a) => a !== "");

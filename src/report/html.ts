@@ -20,6 +20,7 @@ import { markdownToHtml } from "./richtext.js";
 import {
   COUNT_ORDER,
   clipList,
+  countWord,
   durationMs,
   formatDuration,
   noun,
@@ -157,7 +158,7 @@ function renderHeader(ctx: Ctx): string {
   const chips = COUNT_ORDER.filter((s) => (r.counts[s] ?? 0) > 0)
     .map(
       (s) =>
-        `<li class="count st-${s}"><span class="n">${formatInt(r.counts[s] ?? 0)}</span> ${icon(s)}${e(s === "empty" ? "empty (ran, returned nothing)" : s)}</li>`,
+        `<li class="count st-${s}"><span class="n">${formatInt(r.counts[s] ?? 0)}</span> ${icon(s)}${e(countWord(s))}</li>`,
     )
     .join("");
   const meta: string[] = [];

@@ -28,6 +28,7 @@ import {
   ATTENTION_ORDER,
   COUNT_ORDER,
   clipList,
+  countWord,
   formatDuration,
   noun,
   RUN_STATE_ICON_NAME,
@@ -145,17 +146,10 @@ function renderHeader(ctx: Ctx, maxChars: number): string {
 }
 
 function countsLine(r: Receipt): string {
-  const total = r.tickets.length;
-  const parts: string[] = [];
-  for (const s of COUNT_ORDER) {
-    const n = r.counts[s];
-    if (!n) continue;
-    // `empty` is never shown as done: it says what it is.
-    const word = s === "empty" ? "empty (ran, returned nothing)" : s;
-    parts.push(`${STATUS_ICON[s]} ${formatInt(n)} ${word}`);
-  }
-  const done = r.counts.complete ?? 0;
-  return `**${formatInt(done)} of ${formatInt(total)} tickets complete** — ${parts.join(" · ")}`;
+  const parts = COUNT_ORDER.filter((s) => r.counts[s]).map(
+    (s) => `${STATUS_ICON[s]} ${formatInt(r.counts[s]!)} ${countWord(s)}`,
+  );
+  return `**${formatInt(r.counts.complete ?? 0)} of ${formatInt(r.tickets.length)} tickets complete** — ${parts.join(" · ")}`;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -169,12 +163,7 @@ function renderBlockers(ctx: Ctx, maxChars: number): string {
     const reason = g.reason ? ` — ${escapeMarkdown(clip(oneLine(g.reason), 160))}` : "";
     return `- ${STATUS_ICON[g.root_status]} ${ticketRef(ctx, g.root)} **${g.root_status}**${reason}: blocks **${formatInt(g.tickets.length)}** ${noun(g.tickets.length, "ticket")} (${named(g.tickets.map(mdCode), 12)})`;
   });
-  return list(
-    head,
-    rows,
-    maxChars,
-    (n) => `- … and ${formatInt(n)} more root ${noun(n, "cause")}${seeHtml(ctx)}`,
-  );
+  return list(head, rows, maxChars, andMore(ctx, "root cause"));
 }
 
 function renderQuestions(ctx: Ctx, maxChars: number): string {
@@ -194,12 +183,7 @@ function renderQuestions(ctx: Ctx, maxChars: number): string {
         : `here with \`/answer ${q.ticket} YOUR ANSWER\``;
     return `- ${ticketRef(ctx, q.ticket)} (attempt ${q.attempt}) asks:<br>${escapeMarkdownBlock(clip(q.question, 1_200), 12)}${how ? `\n  To answer: ${how}` : ""}`;
   });
-  return list(
-    head,
-    rows,
-    maxChars,
-    (n) => `- … and ${formatInt(n)} more ${noun(n, "question")}${seeHtml(ctx)}`,
-  );
+  return list(head, rows, maxChars, andMore(ctx, "question"));
 }
 
 function renderRemainder(ctx: Ctx, maxChars: number): string {
@@ -210,12 +194,11 @@ function renderRemainder(ctx: Ctx, maxChars: number): string {
     stateWord(e.status),
     escapeMarkdown(clip(oneLine(e.waiting_on), 200)),
   ]);
-  const more = (n: number) => `… and ${formatInt(n)} more open tickets${seeHtml(ctx)}`;
   return section(
     `#### Open remainder (${formatInt(rem.length)})`,
     "Every ticket not complete or empty, and what holds it.",
     rem.length > FOLD_ROWS,
-    { header: ["ticket", "state", "held by"], rows, more },
+    { header: ["ticket", "state", "held by"], rows, more: andMore(ctx, "open ticket") },
     maxChars,
   );
 }
@@ -250,7 +233,7 @@ function renderGraph(ctx: Ctx, maxChars: number): string {
     "",
     rows,
     Math.max(0, maxChars - why.length - crit.length - head.length - 80),
-    (n) => `- … and ${formatInt(n)} more waves${seeHtml(ctx)}`,
+    andMore(ctx, "wave"),
   );
   if (!inner) return "";
   return fold(head, [why, crit, inner.trimStart()].filter(Boolean).join("\n\n"));
@@ -277,7 +260,7 @@ function renderTickets(ctx: Ctx, maxChars: number): string {
   };
   const header = ["ticket", "title", "state", "attempts", "duration", "executor"];
   if (runs) header.push("run");
-  const more = (n: number) => `… and ${formatInt(n)} more ${noun(n, "ticket")}${seeHtml(ctx)}`;
+  const more = andMore(ctx, "ticket");
   const head = `#### Tickets (${formatInt(r.tickets.length)})`;
   const fold = r.tickets.length > FOLD_ROWS;
   // In file order when all of it fits; when it must be cut, what needs attention first.
@@ -317,12 +300,7 @@ function renderChanges(ctx: Ctx, maxChars: number): string {
         : pr && ` · merge it through [its pull request](${mdUrl(pr)})`;
     lines.push(`${formatInt(n)} ${noun(n, "commit")} on ${mdCode(b.name)}${how || ""}`);
   }
-  return list(
-    lines.join("\n"),
-    rows,
-    maxChars,
-    (n) => `- … and ${formatInt(n)} more${seeHtml(ctx)}`,
-  );
+  return list(lines.join("\n"), rows, maxChars, andMore(ctx));
 }
 
 /** An attempt's changes: `[2 paths +3 −1](commit)` — `a.ts`, `b.ts`; or why they were not integrated. */
@@ -405,11 +383,12 @@ function sortByAttention<T>(items: readonly T[], status: (t: T) => Status): T[] 
     .map((x) => x.item);
 }
 
-function seeHtml(ctx: Ctx): string {
-  if (ctx.htmlUrl) return ` — see the [HTML report](${mdUrl(ctx.htmlUrl)})`;
-  return ctx.where === "local"
-    ? " — see the HTML report (`.frontier/report.html`)"
-    : " — see the HTML report";
+/** What a cut list or table says of the rows it left out: `… and 3 more tickets — see the HTML report`. */
+function andMore(ctx: Ctx, what?: string): (n: number) => string {
+  const see = ctx.htmlUrl
+    ? ` — see the [HTML report](${mdUrl(ctx.htmlUrl)})`
+    : ` — see the HTML report${ctx.where === "local" ? " (`.frontier/report.html`)" : ""}`;
+  return (n) => `… and ${formatInt(n)} more${what ? ` ${noun(n, what)}` : ""}${see}`;
 }
 
 function fold(summary: string, body: string): string {
@@ -461,9 +440,9 @@ function section(
   return wrap([top, ...lines.slice(0, n)].join("\n") + (note ? `\n\n${note}` : ""));
 }
 
-/** A heading and a bullet list whose items are added only while they fit. */
+/** A heading and a bullet list whose items (and `more`'s note) are added only while they fit. */
 function list(head: string, rows: string[], maxChars: number, more: (n: number) => string): string {
-  const { n, note } = fitRows(rows, maxChars - head.length - 2, more);
+  const { n, note } = fitRows(rows, maxChars - head.length - 2, (left) => `- ${more(left)}`);
   const body = [...rows.slice(0, n), ...(note ? [note] : [])].join("\n");
   if (!body) return rows.length > 0 ? "" : head;
   return head ? `${head}\n\n${body}` : body;

@@ -109,6 +109,11 @@ export const COUNT_ORDER: readonly Status[] = [
   "cancelled",
 ];
 
+/** The word a count of tickets in state `s` goes by: `empty` is never shown as done, it says what it is. */
+export function countWord(s: Status): string {
+  return s === "empty" ? "empty (ran, returned nothing)" : s;
+}
+
 /** Colours per state (fill, stroke) for light backgrounds; text is always dark on these. */
 export const STATUS_COLOURS: Readonly<Record<Status, { fill: string; stroke: string }>> = {
   pending: { fill: "#eef1f4", stroke: "#8a94a0" },

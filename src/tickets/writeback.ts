@@ -388,9 +388,8 @@ function editViaDocument({ text, split, fields, given, eol }: FieldsEdit): strin
   let yaml = doc.toString({ lineWidth: 0 });
   if (yaml.endsWith("\n")) yaml = yaml.slice(0, -1);
   if (eol === "\r\n") yaml = yaml.replace(/\r?\n/g, "\r\n");
-  const lead = eol === "\r\n" ? "\r\n" : "\n";
   const close = eol === "\r\n" ? "\r" : "";
-  return `${text.slice(0, split.yamlStart)}${lead}${yaml}${close}${text.slice(split.closeAt)}`;
+  return `${text.slice(0, split.yamlStart)}${eol}${yaml}${close}${text.slice(split.closeAt)}`;
 }
 
 /**
