@@ -650,7 +650,7 @@ function renderHeader(ctx) {
     const total = r.tickets.length;
     const done = r.counts.complete ?? 0;
     const chips = states/* COUNT_ORDER */.$U.filter((s) => (r.counts[s] ?? 0) > 0)
-        .map((s) => `<li class="count st-${s}"><span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span> ${icon(s)}${e(s === "empty" ? "empty (ran, returned nothing)" : s)}</li>`)
+        .map((s) => `<li class="count st-${s}"><span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span> ${icon(s)}${e((0,states/* countWord */.MD)(s))}</li>`)
         .join("");
     const meta = [];
     if (r.base)

@@ -25,7 +25,7 @@ export interface Snapshot {
   tree: string | undefined;
   /** the shared git directory's config, hooks and info/: path → content hash */
   shared: Map<string, string>;
-  /** the user's branches and tags (not frontier/…) → commit, and each stash entry as `stash <commit>` */
+  /** the user's branches and tags (not frontier/…) → commit, and each stash entry as `stash:<commit>` */
   refs: Map<string, string>;
 }
 
@@ -139,19 +139,13 @@ export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
 /** Snapshot.refs: what an agent's git can drop or move of the user's, besides HEAD. */
 async function refsOf(root: string): Promise<Map<string, string>> {
   const o = { cwd: root, untrusted: true };
-  // a symbolic ref (refs/heads/alias → main) is said by the ref it names
-  const format = "--format=%(refname) %(objectname) %(symref)";
-  const refs = await gitText(["for-each-ref", format, "refs/heads", "refs/tags"], o).catch(
-    () => "",
-  );
-  const stash = await gitText(["reflog", "show", "--format=%H", "refs/stash"], o).catch(() => "");
-  const pairs = [
-    ...refs.split("\n").flatMap((line) => (line.endsWith(" ") ? [line.split(" ")] : [])),
-    ...stash.split("\n").map((c) => [`stash ${c}`, c]),
-  ];
-  return new Map(
-    pairs.filter((p): p is [string, string] => !/^refs\/heads\/frontier\/|^$|^stash $/.test(p[0]!)),
-  );
+  // a symbolic ref's line (refs/heads/alias → main) ends in the ref it names: that one is said
+  const each = ["for-each-ref", "--format=%(refname) %(objectname) %(symref)", "refs/heads"];
+  const refs = await gitText([...each, "refs/tags"], o).catch(() => "");
+  const stash = await gitText(["reflog", "--format=stash:%H %H ", "refs/stash"], o).catch(() => "");
+  const lines = `${refs}\n${stash}`.split("\n").filter((l) => l.endsWith(" "));
+  const mine = lines.filter((line) => !line.startsWith("refs/heads/frontier/"));
+  return new Map(mine.map((line) => line.split(" ") as [string, string]));
 }
 
 async function headOf(root: string): Promise<string> {
@@ -220,7 +214,7 @@ export async function touchedSince(
     if (now === was || ref === own || movedOn) continue;
     const name = ref.replace(/^refs\/(heads|tags)\//, "");
     out.refs.push(
-      ref.startsWith("stash ")
+      ref.startsWith("stash:")
         ? `a stash entry (git stash store ${was})`
         : `${name} (was ${was.slice(0, 10)}: git update-ref ${shellWord(ref)} ${was})`,
     );
