@@ -104,7 +104,13 @@ describe("a 100-ticket run", () => {
     const starts = runner.jobs.map((j) => j.startedAt);
     const runMs = Math.max(...starts) - Math.min(...starts);
     expect(refreshes).toBeLessThanOrEqual(2 * (Math.ceil(runMs / 30_000) + 2));
-    expect((rest - refreshes) / TICKETS).toBeLessThanOrEqual(1.1);
+    // where the report goes (the branch's pull request, else the run's issue, and the comment
+    // there) is looked up by each event that ran before the first report was recorded: how
+    // many raced there follows the machine's pace too, not the graph
+    const lookups = ["pulls/list", "issues/list-for-repo", "issues/list-comments"];
+    const looked = lookups.reduce((n, op) => n + (byOp.get(op) ?? 0), 0);
+    expect(looked).toBeLessThanOrEqual(3 * 8);
+    expect((rest - refreshes - looked) / TICKETS).toBeLessThanOrEqual(1.05);
     expect(queries - commits).toBeLessThanOrEqual(3);
   });
 });
