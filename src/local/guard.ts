@@ -15,7 +15,7 @@ import { tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
-import { tryIsAncestor, tryResolveCommit } from "../workspace/worktrees.js";
+import { checkedOutAt, tryIsAncestor, tryResolveCommit } from "../workspace/worktrees.js";
 import type { RunBranch } from "./worktree.js";
 
 export interface Snapshot {
@@ -138,7 +138,7 @@ export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
 
 /** Snapshot.refs: what an agent's git can drop or move of the user's, besides HEAD. */
 async function refsOf(root: string): Promise<Map<string, string>> {
-  const o = { cwd: root, untrusted: true };
+  const o = { cwd: root };
   // a symbolic ref's line (refs/heads/alias → main) ends in the ref it names: that one is said
   const each = ["for-each-ref", "--format=%(refname) %(objectname) %(symref)", "refs/heads"];
   const refs = await gitText([...each, "refs/tags"], o).catch(() => "");
@@ -162,8 +162,7 @@ async function headOf(root: string): Promise<string> {
 async function treeOf(rb: RunBranch, scratch: string): Promise<string | undefined> {
   const { root } = rb.repository;
   const dir = mkdtempSync(join(scratch, `guard-${process.pid}-`));
-  // git as on an agent's workspace: an executor can write the user's configuration too
-  const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, untrusted: true };
+  const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") } };
   try {
     try {
       const index = await gitText(["rev-parse", "--git-path", "index"], o);
@@ -209,9 +208,10 @@ export async function touchedSince(
   const own = `refs/heads/${before.head.split(" ")[0]}`;
   for (const [ref, was] of before.refs) {
     const now = refs.get(ref);
-    // a branch that only moved on (a commit in the user's other worktree) lost nothing
-    const movedOn = ref.startsWith("refs/heads/") && now && (await tryIsAncestor(root, was, now));
-    if (now === was || ref === own || movedOn) continue;
+    // a branch checked out in the user's other worktree that only moved on: their commit
+    const at = now === undefined ? undefined : await checkedOutAt(root, ref);
+    const theirs = at && !at.startsWith(rb.home) && (await tryIsAncestor(root, was, now!));
+    if (now === was || ref === own || theirs) continue;
     const name = ref.replace(/^refs\/(heads|tags)\//, "");
     out.refs.push(
       ref.startsWith("stash:")

@@ -164,8 +164,7 @@ export async function isolationEnd(
 /** The commits on the run's branch, those the run did not make named, and how to merge it. */
 async function branchLines(rb: RunBranch, frontier: Frontier, untouched: boolean) {
   const range = `${rb.base}..refs/heads/${rb.branch}`;
-  // (as on an agent's workspace: the git directory may have changed)
-  const o = { cwd: rb.repository.root, untrusted: true };
+  const o = { cwd: rb.repository.root };
   const log = await gitText(["log", "--format=%H %s", range], o).catch(() => undefined);
   const from = short(rb.base);
   if (log === undefined) {
@@ -212,7 +211,7 @@ function touchedLines(touched: Awaited<ReturnType<typeof touchedSince>>, rb: Run
   }
   if (touched.refs.length > 0) {
     out.push(
-      `warning: your branches, tags or stash lost what they held while the run ran: ${touched.refs.join(", ")} — if you did not do it, an executor did; put each back as shown`,
+      `warning: your branches, tags or stash changed while the run ran: ${touched.refs.join(", ")} — if you did not do it, an executor did; put each back as shown`,
     );
   }
   if (touched.shared.length > 0) {

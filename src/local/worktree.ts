@@ -16,9 +16,9 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
-import { ticketIsolation } from "../core/constants.js";
+import { REASON, ticketIsolation } from "../core/constants.js";
 import { errorText } from "../core/errors.js";
-import type { Settings, TicketSpec } from "../core/model.js";
+import type { AttemptRecord, Settings, TicketSpec } from "../core/model.js";
 import type { Interpreted } from "../core/settle.js";
 import type { ReceiptOptions } from "../report/receipt.js";
 import { plural, shellWord } from "../terminal/text.js";
@@ -280,7 +280,8 @@ export const short = (commit: string) => commit.slice(0, 10);
 
 /** What the run says of a directory among its worktrees that git no longer takes for one. */
 export const noWorktree = (path: string) =>
-  `${path} is no worktree any more (its .git was removed?), but its files stay there`;
+  `${path} holds files but is no worktree of the run (its .git was removed, or a run kept it): they stay there`;
+const INTERRUPTED = new Set<string>([REASON.interrupted, REASON.leaseExpired, REASON.holderGone]);
 
 /** The worktree of one attempt. */
 export function worktreePath(rb: RunBranch, ticket: string, attempt: number): string {
@@ -443,11 +444,14 @@ export async function keepBegun(
   const ticket = name.slice(0, name.lastIndexOf("@"));
   const attempt = Number(name.slice(ticket.length + 1));
   const they = `${ticket} attempt ${attempt} was interrupted; its changes so far`;
-  // an attempt whose record is written ended as usual (a kill as its worktree went)
-  if (!existsSync(path) || existsSync(join(dir, attemptFile(ticket, attempt)))) return {};
-  const from = start ?? (await madeAt(path)) ?? "";
+  // an attempt recorded as ended otherwise was not interrupted (a kill as its worktree went)
+  const record = tryReadJson<AttemptRecord>(join(dir, attemptFile(ticket, attempt)));
+  if (!existsSync(path) || (record && !INTERRUPTED.has(record.reason ?? ""))) return {};
+  const from = start ?? (await madeAt(path))?.trim() ?? "";
   const ref = `refs/heads/${rb.branch}`;
-  return start !== undefined || (await tryIsAncestor(rb.repository.root, from, ref))
+  const known =
+    /^[0-9a-f]{40,64}$/.test(from) && (await tryIsAncestor(rb.repository.root, from, ref));
+  return start !== undefined || known
     ? keepAsPatch(dir, rb, { ticket, attempt, worktree: path, start: from }, they, where)
     : {
         stays: true,

@@ -7,7 +7,7 @@
  * ticket directory's `.frontier/`) are not changes.
  *
  * One module for both runners: the action's settle step reads the job's checkout, the
- * local runner a ticket's worktree. The workspace is untrusted (git.ts `untrusted`):
+ * local runner a ticket's worktree. The workspace is untrusted (git.ts):
  * its files are hashed as they are (no filter, no attribute), listed with none of its
  * configuration's code, and staged into a temporary index — its own index, and the
  * user's, are neither read nor changed. What cannot be carried faithfully (a nested
@@ -21,13 +21,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, commitTrailers } from "../core/changes.js";
 import { singleLine } from "../core/text.js";
-import { type GitOptions, git as gitAny, gitText as gitTextAny } from "./git.js";
+import { type GitOptions, git, gitText } from "./git.js";
 import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
-
-/** Every command here runs on a repository an agent could have written: untrusted. */
-const git = (args: readonly string[], o: GitOptions) => gitAny(args, { ...o, untrusted: true });
-const gitText = (args: readonly string[], o: GitOptions) =>
-  gitTextAny(args, { ...o, untrusted: true });
 
 export interface Collected {
   /** the commit the attempt started from */
@@ -144,7 +139,7 @@ export async function collectChanges(
   if (root === "" || root !== realpathSync(own)) {
     throw new NotCollected(`${workdir} is no longer a git work tree (its .git was removed)`);
   }
-  const startCommit = await tryResolveCommit(root, start, true);
+  const startCommit = await tryResolveCommit(root, start);
   if (startCommit === undefined) {
     throw new NotCollected(
       `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
@@ -483,7 +478,9 @@ export async function commitOnto(
 async function fallbackIdentity(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const who of ["AUTHOR", "COMMITTER"]) {
-    const ident = await gitTextAny(["var", `GIT_${who}_IDENT`], { cwd: root }).catch(() => "");
+    const ident = await gitText(["var", `GIT_${who}_IDENT`], { cwd: root, trusted: true }).catch(
+      () => "",
+    );
     const m = /^(.*) <(.*)> (\d+ [+-]\d{4})$/.exec(ident);
     out[`GIT_${who}_NAME`] = m ? (m[1] as string) : "Ticket Frontier";
     out[`GIT_${who}_EMAIL`] = m ? (m[2] as string) : "ticket-frontier@users.noreply.github.com";

@@ -29,12 +29,13 @@ export interface GitOptions {
   input?: string | Buffer;
   /** added to the environment (e.g. GIT_INDEX_FILE) */
   env?: Record<string, string>;
-  /** the repository is one an agent ran in: git runs as `UNTRUSTED` says */
-  untrusted?: boolean;
+  /** git as the user runs it, with their configuration: only to ask who they are (`git var`) */
+  trusted?: true;
 }
 
 /**
- * Git on a workspace an agent ran in (SPEC §4b): none of the repository's code runs and
+ * Git as it runs on every repository here, since agents work in it (SPEC §4b) — unless the
+ * caller asks for the user's own (`trusted`): none of the repository's code runs and
  * none of the runner's secrets is there to steal. No system or user configuration; the
  * repository's own (which `-c` cannot skip, only override) has its hooks, fsmonitor,
  * untracked cache, attributes file, signing and its checks, auto-gc and external diff
@@ -74,7 +75,7 @@ function untrustedEnv(): NodeJS.ProcessEnv {
  */
 function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
   return {
-    ...(options.untrusted ? untrustedEnv() : process.env),
+    ...(options.trusted ? process.env : untrustedEnv()),
     GIT_TERMINAL_PROMPT: "0",
     GIT_PAGER: "cat",
     GIT_OPTIONAL_LOCKS: "0",
@@ -89,7 +90,7 @@ const NO_GIT = "git is not installed (or not on PATH)";
 export function git(args: readonly string[], options: GitOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const config = ["-c", "core.quotepath=false", "-c", "color.ui=false"];
-    if (options.untrusted) config.push(...UNTRUSTED_CONFIG);
+    if (!options.trusted) config.push(...UNTRUSTED_CONFIG);
     const child = spawn("git", [...config, ...args], {
       cwd: options.cwd,
       env: gitEnv(options),

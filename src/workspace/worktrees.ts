@@ -14,7 +14,7 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { errorText } from "../core/errors.js";
 import { git, gitText } from "./git.js";
@@ -57,10 +57,10 @@ export async function checkRepository(dir: string): Promise<RepositoryCheck> {
   return { kind: "ok", repository: { root, commonDir }, head };
 }
 
-/** The commit `rev` names, or undefined when it names none (or git cannot tell); `untrusted`: git.ts. */
-export function tryResolveCommit(root: string, rev: string, untrusted = false) {
+/** The commit `rev` names, or undefined when it names none (or git cannot tell). */
+export function tryResolveCommit(root: string, rev: string) {
   const args = ["rev-parse", "--verify", "--quiet", `${rev}^{commit}`];
-  return gitText(args, { cwd: root, untrusted }).catch(() => undefined);
+  return gitText(args, { cwd: root }).catch(() => undefined);
 }
 
 /** Whether git takes `branch` as a branch name; false as well when git cannot tell. */
@@ -117,24 +117,21 @@ export async function commitsBetween(root: string, from: string, to: string): Pr
 }
 
 /**
- * A detached worktree of `commit` at `path` (made afresh: whatever a killed run left
- * there goes first), made as git runs on an agent's workspace: an executor can write the
+ * A detached worktree of `commit` at `path`, made as git runs on an agent's workspace: an executor can write the
  * configuration a worktree is checked out with (the user's, the repository's). The commit
  * is written beside it first (madeAt), where no git command the agent runs changes it.
  */
 export async function addWorktree(root: string, path: string, commit: string): Promise<void> {
-  if (existsSync(path)) await removeWorktree(root, path);
+  // what is there already (files a run kept, after a reset started the count again) is moved aside
+  if (existsSync(path)) await rename(path, `${path}.${Date.now()}`);
+  await git(["worktree", "prune"], { cwd: root });
   await mkdir(resolve(path, ".."), { recursive: true });
   await writeFile(startFile(path), commit);
-  await git(["worktree", "add", "--detach", "--quiet", path, commit], {
-    cwd: root,
-    untrusted: true,
-  });
+  await git(["worktree", "add", "--detach", "--quiet", path, commit], { cwd: root });
 }
 
 /** Remove the worktree at `path` (its files and git's record of it), if there is one. */
 export async function removeWorktree(root: string, path: string): Promise<void> {
-  await rm(startFile(path), { force: true });
   try {
     await git(["worktree", "remove", "--force", "--force", path], { cwd: root });
   } catch {
@@ -142,6 +139,7 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
     await rm(path, { recursive: true, force: true });
     await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
   }
+  await rm(startFile(path), { force: true });
 }
 
 /**
@@ -175,7 +173,7 @@ export async function pruneStale(repo: Repository, under: string, now: number): 
     const start = name.endsWith(".start");
     try {
       if (start && !held.has(path.slice(0, -".start".length))) rmSync(path);
-      else if (!held.has(path)) rmdirSync(path); // only an empty one: rmdir refuses the rest
+      else if (!start && !held.has(path)) rmdirSync(path); // only an empty one: rmdir refuses the rest
     } catch {
       left.push(path); // it holds files: they may be someone's work, and stay
     }
@@ -217,7 +215,7 @@ export const madeAt = (path: string) => readFile(startFile(path), "utf8").catch(
 
 /** Detach the worktree at `path` where its HEAD is: its HEAD alone is written, none of its files. */
 export async function detachHead(path: string): Promise<void> {
-  const o = { cwd: path, untrusted: true };
+  const o = { cwd: path };
   const commit = await gitText(["rev-parse", "HEAD"], o);
   await git(["update-ref", "--no-deref", "-m", "frontier: detach", "HEAD", commit], o);
 }

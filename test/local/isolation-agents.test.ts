@@ -16,7 +16,7 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/core/model.js";
 import { userPaths } from "../../src/local/isolation.js";
@@ -220,6 +220,7 @@ describe("work that is not integrated is never deleted", () => {
           ? "integrating/a@1.patch in the archived records"
           : join(repo.dir, ".frontier", "integrating", "a@1.patch");
       expect(said).toContain(`a attempt 1 was interrupted; its changes so far are kept as ${kept}`);
+      expect(said).not.toContain("is no worktree");
       const patch = readdirSync(join(repo.dir, ".frontier"), { recursive: true })
         .map(String)
         .filter((f) => f.endsWith("a@1.patch"));
@@ -256,6 +257,9 @@ describe("work that is not integrated is never deleted", () => {
     expect(ran.stdout + ran.stderr).toContain(
       `a attempt 1 was interrupted; its changes so far stay in ${left}, since the commit it started from is unknown or no longer on frontier/nostart (git worktree remove --force ${left} once you have them)`,
     );
+    // recorded interrupted by now (its claim was reclaimed): reset keeps the worktree all the same
+    expect(await resetHere(repo.dir)).toContain(`its changes so far stay in ${left}`);
+    expect(readFileSync(join(left!, "src", "q.txt"), "utf8")).toBe("draft\n");
   });
 
   it("a worktree left by a kill after its attempt was recorded goes without a patch: it was not interrupted", async () => {
@@ -330,7 +334,7 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(ran.code).toBe(0);
     expect(ran.stderr).not.toContain("were not touched");
     expect(ran.stderr).toContain(
-      `warning: your branches, tags or stash lost what they held while the run ran: keep (was ${repo.start.slice(0, 10)}: git update-ref refs/heads/keep ${repo.start}), v1 (was ${tag.slice(0, 10)}: git update-ref refs/tags/v1 ${tag}), a stash entry (git stash store ${stash}) — `,
+      `warning: your branches, tags or stash changed while the run ran: keep (was ${repo.start.slice(0, 10)}: git update-ref refs/heads/keep ${repo.start}), v1 (was ${tag.slice(0, 10)}: git update-ref refs/tags/v1 ${tag}), a stash entry (git stash store ${stash}) — `,
     );
     expect(ran.stderr).not.toContain("mine");
     git(repo.root, "update-ref", "refs/heads/keep", repo.start);
@@ -339,35 +343,43 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(readFileSync(join(repo.root, "notes.txt"), "utf8")).toBe("stashed\n");
   });
 
-  it("a branch that only moved on, a symbolic ref, and a name the shell would run: named only when lost, quoted", async () => {
+  it("the user's own commit in their other worktree is theirs; a commit an agent put on their other branch, and a name the shell would run, are named once, quoted", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: names\nisolation: worktree\n",
       "tickets/api.md": ticket({ write_scope: ["app/**"] }),
     });
     const other = join(repo.root, "..", `${basename(repo.root)}-other`);
     git(repo.root, "worktree", "add", "-q", "-b", "other", other);
-    git(repo.root, "symbolic-ref", "refs/heads/alias", "refs/heads/other");
+    git(repo.root, "branch", "dev");
+    git(repo.root, "symbolic-ref", "refs/heads/alias", "refs/heads/dev");
     const odd = "x$(touch$IFS-pwned)";
     git(repo.root, "branch", odd);
-    // the user commits in their other worktree meanwhile; the agent deletes the odd branch
-    const exec = `git -C '${other}' commit -q --allow-empty -m mine && git branch -D '${odd}' && mkdir -p app && echo a > app/a.js; echo done`;
+    // the user commits in their other worktree meanwhile; the agent adds to dev, deletes the odd branch
+    const exec = [
+      `git -C '${other}' commit -q --allow-empty -m mine`,
+      "git commit -q --allow-empty -m sneaky && git update-ref refs/heads/dev HEAD",
+      `git branch -D '${odd}' && mkdir -p app && echo a > app/a.js; echo done`,
+    ].join(" && ");
     const ran = await runHere(repo.dir, exec);
     expect(ran.code).toBe(0);
+    const at = repo.start.slice(0, 10);
     expect(ran.stderr).toContain(
-      `warning: your branches, tags or stash lost what they held while the run ran: ${odd} (was ${repo.start.slice(0, 10)}: git update-ref 'refs/heads/${odd}' ${repo.start}) — `,
+      `warning: your branches, tags or stash changed while the run ran: dev (was ${at}: git update-ref refs/heads/dev ${repo.start}), ${odd} (was ${at}: git update-ref 'refs/heads/${odd}' ${repo.start}) — `,
     );
     expect(ran.stderr).not.toMatch(/other \(was|alias \(was/);
   });
 
-  it("a signature check an agent turns on never runs its program when the run reads the stash and the branch", async () => {
+  it("a signature check an agent turns on never runs its program: not when the run reads the stash and the branch, nor in reset", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: gpg\nisolation: worktree\n",
       "tickets/api.md": ticket({ write_scope: ["app/**"] }),
     });
     const pwned = join(repo.root, "..", `${basename(repo.root)}-pwned`);
+    // a commit with a (fake) signature, carrying the attempt's claim, on the run's branch and in the stash
+    const commit = `printf 'tree %s\\nparent %s\\nauthor a <a@a> 1 +0000\\ncommitter a <a@a> 1 +0000\\ngpgsig -----BEGIN PGP SIGNATURE-----\\n x\\n -----END PGP SIGNATURE-----\\n\\nsigned\\n\\nFrontier-Claim: %s\\n' "$(git rev-parse 'HEAD^{tree}')" "$(git rev-parse HEAD)" "$FRONTIER_CLAIM"`;
     const signed = [
-      'c=$(git cat-file commit HEAD | awk \'/^committer/{print; print "gpgsig -----BEGIN PGP SIGNATURE-----"; print " x"; print " -----END PGP SIGNATURE-----"; next} 1\' | git hash-object -t commit -w --stdin)',
-      'git stash store -m signed "$c"',
+      `c=$(${commit} | git hash-object -t commit -w --stdin)`,
+      'git update-ref refs/heads/frontier/gpg "$c" && git stash store -m signed "$c"',
       "git config log.showSignature true",
       `printf '#!/bin/sh\\ntouch ${pwned}\\n' > '${pwned}.sh' && chmod +x '${pwned}.sh'`,
       `git config gpg.program '${pwned}.sh'`,
@@ -376,6 +388,8 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
       repo.dir,
       `${signed} && mkdir -p app && echo a > app/a.js; echo done`,
     );
+    // and `frontier reset`, which looks for the attempt's commit by its claim on the branch
+    expect(await resetHere(repo.dir)).toContain("reset run gpg");
     expect(ran.stderr).toContain("the repository's git directory changed");
     expect(existsSync(`${pwned}.sh`)).toBe(true);
     expect(existsSync(pwned)).toBe(false);
@@ -630,13 +644,18 @@ describe("messages that say what happened", () => {
     expect(readFileSync(join(path!, "app", "a.js"), "utf8")).toBe("work\n");
     const again = await runHere(repo.dir, "echo done");
     expect(again.stderr).toContain(`changes could not be collected: its files stay in ${path}`);
-    expect(again.stderr).not.toContain("is no worktree any more");
+    expect(again.stderr).not.toContain("is no worktree");
     const reset = await resetHere(repo.dir);
     expect(reset.split(path!).length - 1).toBe(1);
-    expect(reset).toContain(
-      `${path} is no worktree any more (its .git was removed?), but its files stay there`,
-    );
+    expect(reset).toContain(`${path} holds files but is no worktree of the run`);
     expect(readFileSync(join(path!, "app", "a.js"), "utf8")).toBe("work\n");
+    // the count starts again after a reset: the next attempt 1 moves them aside, never removes them
+    expect((await runHere(repo.dir, "mkdir -p app && echo new > app/a.js; echo done")).code).toBe(
+      0,
+    );
+    const aside = readdirSync(dirname(path!)).filter((n) => /^api@1\.\d+$/.test(n));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(dirname(path!), aside[0]!, "app", "a.js"), "utf8")).toBe("work\n");
   });
 });
 
