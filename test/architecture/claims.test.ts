@@ -24,6 +24,12 @@ describe("what docs/ARCHITECTURE.md says only one place does", () => {
     }
   });
 
+  it("git runs untrusted unless asked, and only asking who commits is trusted (workspace/changes.ts)", () => {
+    expect(filesMatching(/\btrusted: true\b/)).toEqual(["src/workspace/changes.ts"]);
+    const uses = text.get("src/workspace/changes.ts")!.match(/\btrusted: true\b/g);
+    expect(uses).toHaveLength(1);
+  });
+
   it("a run becomes an engine in core/event.ts only, opened by local/open.ts and github/decide.ts", () => {
     expect(filesMatching(/Frontier\.create\(/)).toEqual(["src/core/event.ts"]);
     expect(filesMatching(/\bopenRun\(/).sort()).toEqual([
