@@ -1,11 +1,11 @@
 /**
  * What isolated tickets must not touch, checked rather than assumed (SPEC §4b): the
- * user's working tree outside the ticket directory (which the run itself writes), HEAD
- * and its branch, their other branches, tags and stash, and the repository's shared git directory that every worktree can
- * reach — its config, hooks and info/, where code an executor left would run in the
- * user's own git commands, and in the integration's. A snapshot is taken when the run
- * starts; the integration compares the shared directory before each commit, and the
- * run's end compares everything and says what changed.
+ * user's working tree outside the ticket directory (which the run itself writes), HEAD and
+ * its branch, their other branches, tags and stash, and the repository's shared git
+ * directory every worktree can reach — its config, hooks and info/, where code an executor
+ * left would run in the user's own git commands, and in the integration's. A snapshot is
+ * taken when the run starts; the integration compares the shared directory before each
+ * commit, and the run's end compares everything and says what changed.
  */
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";

@@ -158,7 +158,7 @@ export async function isolationEnd(
   const { head, tree, shared, refs } = touched;
   const untouched = head === undefined && tree.length + shared.length + refs.length === 0;
   const lines = [...(await branchLines(rb, frontier, untouched)), ...touchedLines(touched, rb)];
-  return { lines, failed: touched.shared.length > 0 };
+  return { lines, failed: shared.length > 0 };
 }
 
 /** The commits on the run's branch, those the run did not make named, and how to merge it. */

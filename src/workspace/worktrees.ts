@@ -117,14 +117,16 @@ export async function commitsBetween(root: string, from: string, to: string): Pr
 }
 
 /**
- * A detached worktree of `commit` at `path`, made as git runs on an agent's workspace: an executor can write the
- * configuration a worktree is checked out with (the user's, the repository's). The commit
- * is written beside it first (madeAt), where no git command the agent runs changes it.
+ * A detached worktree of `commit` at `path`, made by untrusted git (an executor can write
+ * the configuration it is checked out with). Its commit is written beside it first (madeAt),
+ * where no git command the agent runs changes it.
  */
 export async function addWorktree(root: string, path: string, commit: string): Promise<void> {
-  // what is there already (files a run kept, after a reset started the count again) is moved aside
-  if (existsSync(path)) await rename(path, `${path}.${Date.now()}`);
-  await git(["worktree", "prune"], { cwd: root });
+  // what is there already (files a run kept, after a reset restarted the count) is moved aside
+  if (existsSync(path)) {
+    await rename(path, `${path}.${Date.now()}`);
+    await git(["worktree", "prune"], { cwd: root });
+  }
   await mkdir(resolve(path, ".."), { recursive: true });
   await writeFile(startFile(path), commit);
   await git(["worktree", "add", "--detach", "--quiet", path, commit], { cwd: root });
