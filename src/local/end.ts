@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
+import { named } from "../core/changes.js";
 import type { Frontier } from "../core/engine.js";
 import type { RunState, Settings } from "../core/model.js";
 import { remainderOf } from "../report/remainder.js";
@@ -17,7 +18,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { remainderTable } from "../terminal/table.js";
 import { shellWord } from "../terminal/text.js";
 import { resultReader } from "../tickets/context-io.js";
-import { RECEIPT_FILE, STATE_DIR } from "../tickets/layout.js";
+import { attemptFile, BRANCH_FILE, RECEIPT_FILE, STATE_DIR } from "../tickets/layout.js";
 import type { Integrator } from "./integrate.js";
 import { tallyText } from "./progress.js";
 
@@ -134,6 +135,14 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
     for (const text of end.lines) line(err, text);
     if (end.failed && code === EXIT.complete) code = EXIT.failed;
   }
+  const gone = recordsGone(r).map((file) => join(r.shownDir, file));
+  if (gone.length > 0) {
+    line(
+      err,
+      `error: the run's records were removed while it ran: ${named(gone, 10)} — by an executor? The receipt (${join(r.shownDir, RECEIPT_FILE)}) holds what they said`,
+    );
+    if (code === EXIT.complete) code = EXIT.failed;
+  }
   for (const message of r.unwritten.values()) line(err, `error: ${join(r.shownDir, message)}`);
   if (r.unwritten.size > 0) {
     line(
@@ -148,6 +157,18 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
     `receipt: ${shown("receipt.json")} · report: ${shown("report.html")} · ${shown("report.md")}`,
   );
   return code;
+}
+
+/** The records an executor removed (rm -rf "$FRONTIER_DIR/.frontier"): ended attempts', and the run branch's. */
+function recordsGone({ frontier, dir, isolation }: RunEnd): string[] {
+  const files = frontier
+    .specs()
+    .flatMap(({ id }) =>
+      (frontier.state(id)?.attempts ?? []).flatMap((a) =>
+        a.ended_at ? [attemptFile(id, a.n)] : [],
+      ),
+    );
+  return [...files, ...(isolation ? [BRANCH_FILE] : [])].filter((f) => !existsSync(join(dir, f)));
 }
 
 let reportModules:
