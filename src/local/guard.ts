@@ -115,6 +115,7 @@ const alarmFile = (rb: RunBranch) =>
  */
 const foundBy = (rb: RunBranch, pid: number) =>
   join(rb.repository.commonDir, "frontier", `git-dir-${pid}.json`);
+type Found = Record<"shared" | "refs", Record<string, string>> & { head: string };
 
 /**
  * The files of the shared git directory that changed, appeared or went since `before`;
@@ -133,17 +134,30 @@ export async function sharedChangedSince(
 }
 
 /**
+ * What the runs killed before their end compared (foundBy) find changed: the shared
+ * directory's files are remembered for stillAlarmed, the user's refs lost are answered.
+ */
+export async function killedRunsLost(rb: RunBranch): Promise<string[]> {
+  const lost: string[] = [];
+  const names = namesIn(join(rb.repository.commonDir, "frontier"));
+  for (const pid of names.flatMap((n) => /^git-dir-(\d+)\.json$/.exec(n)?.[1] ?? [])) {
+    if (isAlive(Number(pid))) continue; // its own end compares
+    const found = tryReadJson<Found>(foundBy(rb, Number(pid)));
+    if (found?.shared && found.refs) {
+      await sharedChangedSince(rb, { shared: new Map(Object.entries(found.shared)) });
+      const refs = new Map(Object.entries(found.refs));
+      lost.push(...(await refsLost(rb, { head: found.head ?? "", refs })));
+    }
+    rmSync(foundBy(rb, Number(pid)), { force: true });
+  }
+  return lost;
+}
+
+/**
  * Why no git may run yet: files a last run saw change are not back as they were. Once
  * each is (or the record is removed by someone who looked), the alarm is over.
  */
 export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
-  const names = namesIn(join(rb.repository.commonDir, "frontier"));
-  for (const pid of names.flatMap((n) => /^git-dir-(\d+)\.json$/.exec(n)?.[1] ?? [])) {
-    if (isAlive(Number(pid))) continue; // its own end compares
-    const found = tryReadJson<Record<string, string>>(foundBy(rb, Number(pid)));
-    if (found) await sharedChangedSince(rb, { shared: new Map(Object.entries(found)) });
-    rmSync(foundBy(rb, Number(pid)), { force: true });
-  }
   const was = tryReadJson<Record<string, string>>(alarmFile(rb));
   if (was === undefined) return undefined;
   const now = await sharedFiles(rb.repository.commonDir);
@@ -202,9 +216,10 @@ async function treeOf(rb: RunBranch, scratch: string): Promise<string | undefine
 export async function takeSnapshot(rb: RunBranch, scratch: string): Promise<Snapshot> {
   const { root, commonDir } = rb.repository;
   const shared = await sharedFiles(commonDir);
-  replaceAtomically(foundBy(rb, process.pid), JSON.stringify(Object.fromEntries(shared)));
-  const tree = await treeOf(rb, scratch);
-  return { head: await headOf(root), tree, shared, refs: await refsOf(root) };
+  const [head, refs] = [await headOf(root), await refsOf(root)];
+  const found = { head, shared: Object.fromEntries(shared), refs: Object.fromEntries(refs) };
+  replaceAtomically(foundBy(rb, process.pid), JSON.stringify(found));
+  return { head, tree: await treeOf(rb, scratch), shared, refs };
 }
 
 /**
@@ -221,8 +236,21 @@ export async function touchedSince(
   rmSync(foundBy(rb, process.pid), { force: true });
   const head = await headOf(root);
   if (head !== before.head) out.head = [before.head, head];
-  const refs = await refsOf(root);
-  // (HEAD's own branch is said above)
+  out.refs = await refsLost(rb, before);
+  if (out.shared.length === 0 && before.tree !== undefined) {
+    const now = await treeOf(rb, scratch);
+    if (now !== undefined && now !== before.tree) {
+      out.tree = await notTheRuns(root, await diffTrees(root, before.tree, now), rb.ticketDir);
+    }
+  }
+  return out;
+}
+
+/** The user's refs that went or moved since `before`, each with how to put it back. */
+async function refsLost(rb: RunBranch, before: Pick<Snapshot, "head" | "refs">) {
+  const { root } = rb.repository;
+  const [refs, out] = [await refsOf(root), [] as string[]];
+  // (HEAD's own branch is said on its own)
   const own = `refs/heads/${before.head.split(" ")[0]}`;
   for (const [ref, was] of before.refs) {
     const now = refs.get(ref);
@@ -231,17 +259,11 @@ export async function touchedSince(
     const theirs = at && !at.startsWith(rb.home) && (await tryIsAncestor(root, was, now!));
     if (now === was || ref === own || theirs) continue;
     const name = ref.replace(/^refs\/(heads|tags)\//, "");
-    out.refs.push(
+    out.push(
       ref.startsWith("stash:")
         ? `a stash entry (git stash store ${was})`
         : `${name} (was ${was.slice(0, 10)}: git update-ref ${shellWord(ref)} ${was})`,
     );
-  }
-  if (out.shared.length === 0 && before.tree !== undefined) {
-    const now = await treeOf(rb, scratch);
-    if (now !== undefined && now !== before.tree) {
-      out.tree = await notTheRuns(root, await diffTrees(root, before.tree, now), rb.ticketDir);
-    }
   }
   return out;
 }

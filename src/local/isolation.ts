@@ -14,7 +14,7 @@ import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
 import { plural, shellWord } from "../terminal/text.js";
 import { gitText } from "../workspace/git.js";
-import { stillAlarmed, takeSnapshot, touchedSince } from "./guard.js";
+import { killedRunsLost, stillAlarmed, takeSnapshot, touchedSince } from "./guard.js";
 import { Integrator } from "./integrate.js";
 import { sweepScratch } from "./leftovers.js";
 import type { Opened } from "./open.js";
@@ -53,6 +53,8 @@ export async function openIsolation(
     line(io.stderr, `error: ${branch.message}`);
     return { kind: "bad", code: EXIT.usage };
   }
+  const lost = await killedRunsLost(branch.branch);
+  if (lost.length > 0) line(io.stderr, refsWarning(lost, "the last run ran (it was killed)"));
   const behind =
     (await stillAlarmed(branch.branch)) ?? (await leftBehind(branch.branch, frontier, shownDir));
   if (behind !== undefined) {
@@ -196,6 +198,9 @@ async function branchLines(rb: RunBranch, frontier: Frontier, untouched: boolean
   return lines;
 }
 
+const refsWarning = (refs: string[], when: string) =>
+  `warning: your branches, tags or stash changed while ${when}: ${refs.join(", ")} — if you did not do it, an executor did; put each back as shown`;
+
 function touchedLines(touched: Awaited<ReturnType<typeof touchedSince>>, rb: RunBranch): string[] {
   const out: string[] = [];
   const few = (paths: string[]) => named(paths, 10);
@@ -209,11 +214,7 @@ function touchedLines(touched: Awaited<ReturnType<typeof touchedSince>>, rb: Run
       `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile (git diff shows what changed)`,
     );
   }
-  if (touched.refs.length > 0) {
-    out.push(
-      `warning: your branches, tags or stash changed while the run ran: ${touched.refs.join(", ")} — if you did not do it, an executor did; put each back as shown`,
-    );
-  }
+  if (touched.refs.length > 0) out.push(refsWarning(touched.refs, "the run ran"));
   if (touched.shared.length > 0) {
     const shown = touched.shared.map((p) =>
       relative(rb.repository.root, join(rb.repository.commonDir, p)),

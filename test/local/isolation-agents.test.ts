@@ -505,22 +505,27 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     for (const how of ["fsmonitor", "smudge"]) expect(existsSync(pwned(how))).toBe(false);
   });
 
-  it("nor after the agent kills the run outright (kill -9): the next run compares with what the killed run found", async () => {
+  it("nor after the agent kills the run outright (kill -9): the next run compares with what the killed run found, the user's branches too", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: plantkill\nisolation: worktree\n",
       "tickets/a.md": ticket({ write_scope: ["src/**"] }),
     });
+    git(repo.root, "branch", "dev");
     const pwned = join(repo.root, "..", `${basename(repo.root)}-smudge`);
     const plant = [
       'C="$(git rev-parse --git-common-dir)"',
       `git config -f "$C/config" filter.pwn.smudge "touch '${pwned}'; cat"`,
       'echo "* filter=pwn" > "$C/info/attributes"',
+      "git branch -D -q dev",
     ].join(" && ");
     await killedMidAttempt(repo, (mark) => `${plant} && echo $$ > '${mark}' && sleep 30`);
     const ran = await runHere(repo.dir, "echo done");
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain(
       "the repository's git directory still holds what changed while the last run ran (.git/config, .git/info/attributes)",
+    );
+    expect(ran.stderr).toContain(
+      `warning: your branches, tags or stash changed while the last run ran (it was killed): dev (was ${repo.start.slice(0, 10)}: git update-ref refs/heads/dev ${repo.start}) — `,
     );
     expect(existsSync(pwned)).toBe(false);
     // put right, the run goes on: the alarm is over
