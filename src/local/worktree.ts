@@ -100,27 +100,31 @@ export async function isolationProblems(
   const who = `${plural(isolated.length, "ticket")} ${isolated.length === 1 ? "runs" : "run"} with isolation: worktree`;
   const drop =
     "or set isolation: none to run without (changes are then neither checked nor integrated)";
-  let message: string;
-  let fix: string;
-  switch (check.kind) {
-    case "no-git":
-      message = `${who}, which needs git, and git is not installed (or not on PATH)`;
-      fix = `install git ${MIN_GIT.join(".")} or newer, ${drop}`;
-      break;
-    case "too-old":
-      message = `${who}, which needs git ${MIN_GIT.join(".")} or newer for its worktrees; this git is ${check.version}`;
-      fix = `upgrade git, ${drop}`;
-      break;
-    case "not-a-repository":
-      message = `${who}, which needs a git repository, and the ticket directory is not in one`;
-      fix = `make the project a repository (git init, then commit it), ${drop}`;
-      break;
-    case "no-commit":
-      message = `${who}, which starts each from a commit, and the repository at ${check.root} has none yet`;
-      fix = `commit once (git add -A && git commit -m start), ${drop}`;
-      break;
-  }
-  return [problem("isolation-unavailable", where.file, where.line, message, fix)];
+  const need = `git ${MIN_GIT.join(".")} or newer`;
+  const [message, fix] = {
+    "no-git": [`which needs git, and git is not installed (or not on PATH)`, `install ${need}`],
+    "too-old": [
+      `which needs ${need} for its worktrees; this git is ${check.kind === "too-old" && check.version}`,
+      "upgrade git",
+    ],
+    "not-a-repository": [
+      "which needs a git repository, and the ticket directory is not in one",
+      "make the project a repository (git init, then commit it)",
+    ],
+    "no-commit": [
+      `which starts each from a commit, and the repository at ${check.kind === "no-commit" && check.root} has none yet`,
+      "commit once (git add -A && git commit -m start)",
+    ],
+  }[check.kind];
+  return [
+    problem(
+      "isolation-unavailable",
+      where.file,
+      where.line,
+      `${who}, ${message}`,
+      `${fix}, ${drop}`,
+    ),
+  ];
 }
 
 export type OpenedBranch =

@@ -22,9 +22,6 @@ import { git, gitText } from "./git.js";
 /** The oldest git whose worktrees do all of this (`git worktree remove` is 2.17). */
 export const MIN_GIT: readonly [number, number] = [2, 17];
 
-/** `git config` that no worktree command of ours may take from the user's: hooks stay out. */
-const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
-
 export interface Repository {
   /** the top of the work tree the ticket directory is in */
   root: string;
@@ -87,9 +84,7 @@ export async function moveRef(
   reason: string,
 ): Promise<RefMove> {
   try {
-    await git([...NO_HOOKS, "update-ref", "-m", reason, ref, commit, expected ?? ""], {
-      cwd: root,
-    });
+    await git(["update-ref", "-m", reason, ref, commit, expected ?? ""], { cwd: root });
     return { kind: "ok" };
   } catch (error) {
     const now = await tryResolveCommit(root, ref);
@@ -195,14 +190,13 @@ function namesIn(dir: string): string[] {
 /** The repository's worktrees: each one's path, and the branch it has checked out. */
 async function worktreeList(root: string): Promise<Array<{ path: string; branch?: string }>> {
   const text = await gitText(["worktree", "list", "--porcelain"], { cwd: root }).catch(() => "");
-  const out: Array<{ path: string; branch?: string }> = [];
-  for (const field of text.split("\n")) {
-    if (field.startsWith("worktree ")) out.push({ path: field.slice("worktree ".length) });
-    else if (field.startsWith("branch ") && out.length > 0) {
-      out[out.length - 1]!.branch = field.slice("branch ".length);
-    }
-  }
-  return out;
+  // one block of `key value` lines per worktree, a blank line between
+  return text.split("\n\n").flatMap((block) => {
+    const [path, branch] = ["worktree", "branch"].map(
+      (k) => new RegExp(`^${k} (.*)$`, "m").exec(block)?.[1],
+    );
+    return path === undefined ? [] : [{ path, ...(branch && { branch }) }];
+  });
 }
 
 /** The paths of the repository's worktrees under `under`. */

@@ -191,7 +191,7 @@ describe("integrating changes on a branch, and what moved there", () => {
     expect(answer.kind).toBe("failed");
     // git's own line, not the advice after it
     expect(answer.kind === "failed" && answer.message).toMatch(
-      /^git (-c core\.hooksPath=\/dev\/null )?update-ref( \S+)? failed \(exit 128\): fatal: .*cannot lock ref 'refs\/heads\/frontier\/run': .*run\.lock': File exists\.$/,
+      /^git update-ref -m frontier: integrate failed \(exit 128\): fatal: .*cannot lock ref 'refs\/heads\/frontier\/run': .*run\.lock': File exists\.$/,
     );
     expect(sh(root, "rev-parse", "frontier/run")).toBe(start);
   });
