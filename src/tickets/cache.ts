@@ -328,8 +328,8 @@ export function writeCache(
       entriesBytes: entriesText.length,
     };
     const headerText = ascii(JSON.stringify(header));
-    writeAll(fd, Buffer.from(`${headerText}\n${namesText}`, "utf8"));
-    writeAll(fd, keyBytes);
+    writeFileSync(fd, `${headerText}\n${namesText}`);
+    writeFileSync(fd, keyBytes);
     writeText(fd, entriesText);
     closeSync(fd);
     fd = undefined;
@@ -405,12 +405,7 @@ export function isAlive(pid: number): boolean {
 function writeText(fd: number, text: string): void {
   const done = writeSync(fd, text, null, "latin1");
   // a short write (rare: a full disk, a signal) writes the rest from a Buffer
-  if (done < text.length) writeAll(fd, Buffer.from(text, "latin1").subarray(done));
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+  if (done < text.length) writeFileSync(fd, Buffer.from(text, "latin1").subarray(done));
 }
 
 const NOT_ASCII = /[\u007f-\uffff]/g;
