@@ -18,6 +18,7 @@ import { parseRunBound } from "../core/executor.js";
 import { EXIT_SUSPEND } from "../core/settle.js";
 import { parseTicketQuick } from "../tickets/fields.js";
 import { formatProblem } from "../tickets/problems.js";
+import { tryReadText } from "../tickets/read-optional.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { budgetOf, type CallDeps, callModel } from "./call.js";
 import { type AgentConfig, type AgentFlags, type AgentSources, resolveConfig } from "./config.js";
@@ -205,12 +206,8 @@ async function decide(
 /** The ticket's `model:` and `write_scope`, when its file is there. */
 async function ticketOf(file: string | undefined) {
   if (!file) return undefined;
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    return undefined;
-  }
+  const text = tryReadText(file);
+  if (text === undefined) return undefined;
   // most tickets take the quick path; the YAML parser and zod (~150 ms to load, on every
   // attempt) only for the rest
   const parsed =

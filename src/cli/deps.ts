@@ -32,17 +32,15 @@ export async function readyCommand(typed: string, opts: { json: boolean }, io: C
       message: `${plural(ready.length, "ticket")} ready`,
       ready,
     });
-    return EXIT.complete;
-  }
-  if (ready.length === 0) {
+  } else if (ready.length === 0) {
     line(
       io.stderr,
       `${dir}: nothing is ready (\`frontier status ${shellWord(dir)}\` says what holds the rest)`,
     );
-    return EXIT.complete;
+  } else {
+    const width = Math.min(40, Math.max(...ready.map((r) => r.id.length)));
+    line(io.stdout, ready.map((r) => `${r.id.padEnd(width)}  ${r.title}`).join("\n"));
   }
-  const width = Math.min(40, Math.max(...ready.map((r) => r.id.length)));
-  line(io.stdout, ready.map((r) => `${r.id.padEnd(width)}  ${r.title}`).join("\n"));
   return EXIT.complete;
 }
 

@@ -31,7 +31,7 @@ import {
 import { ticketFileNames } from "../tickets/load.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { loadSettings } from "../tickets/settings-load.js";
-import { replaceAtomically, writeError } from "../tickets/store.js";
+import { applyEdits, writeError } from "../tickets/store.js";
 import { CLEARED_FIELDS, editTicket, type FileEdit } from "../tickets/writeback.js";
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
@@ -115,14 +115,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
   } catch (error) {
     throw writeError(archive, error);
   }
-  for (const edit of edits) {
-    const path = join(dir, edit.path);
-    try {
-      replaceAtomically(path, edit.bytes ?? edit.content);
-    } catch (error) {
-      throw writeError(path, error);
-    }
-  }
+  applyEdits(dir, edits);
   const said = `reset run ${run}: its records are in ${archive}/; ${plural(edits.length, "ticket file")} cleared of run state`;
   if (opts.json) {
     printResult(io, "reset", dir, {

@@ -100,10 +100,6 @@ export class TicketWatch {
 function graphChanged(spec: TicketSpec, text: string): boolean {
   const parsed = parseTicket(text, spec.file, spec.order);
   if (parsed.kind !== "ok") return false;
-  const now = parsed.spec;
-  const same = (a: readonly string[], b: readonly string[]) =>
-    a.length === b.length && a.every((x, i) => x === b[i]);
-  return (
-    now.id !== spec.id || !same(now.dependsOn, spec.dependsOn) || !same(now.inputs, spec.inputs)
-  );
+  const graph = (s: TicketSpec) => JSON.stringify([s.id, s.dependsOn, s.inputs]);
+  return graph(parsed.spec) !== graph(spec);
 }

@@ -51,14 +51,14 @@ export interface RunOptions {
 
 /**
  * The command of each ticket that can still run: its named executor, else `--exec`,
- * else frontier.yml `executor`. Every ticket without one is reported at once.
+ * else frontier.yml `executor`; or, naming every ticket without one at once, what is wrong.
  */
 function resolveExecutors(
   frontier: Frontier,
   settings: Settings,
   exec: string | undefined,
   shownDir: string,
-): { kind: "ok"; commands: Map<string, string> } | { kind: "bad"; message: string } {
+): Map<string, string> | string {
   const commands = new Map<string, string>();
   const missing: string[] = [];
   for (const spec of frontier.specs()) {
@@ -73,32 +73,31 @@ function resolveExecutors(
     if (command === undefined) missing.push(spec.id);
     else commands.set(spec.id, command);
   }
-  if (missing.length === 0) return { kind: "ok", commands };
-  return {
-    kind: "bad",
-    message: `no executor for ${named(missing, 5)}: pass --exec "CMD" (a shell command run once per attempt), or set \`executor: CMD\` in ${join(shownDir, "frontier.yml")}`,
-  };
+  if (missing.length === 0) return commands;
+  return `no executor for ${named(missing, 5)}: pass --exec "CMD" (a shell command run once per attempt), or set \`executor: CMD\` in ${join(shownDir, "frontier.yml")}`;
 }
 
 /* --------------------------------- the run --------------------------------- */
 
 type Exited = Settle & Pick<Recovered, "claim">;
 
+/** A usage error: `error: …` on stderr, and its exit code. */
+function usage(io: CliIo, message: string): number {
+  line(io.stderr, `error: ${message}`);
+  return EXIT.usage;
+}
+
 export async function runCommand(dir: string, options: RunOptions, io: CliIo): Promise<number> {
   const started = Date.now();
   const absDir = resolve(dir);
-  const usage = (message: string) => {
-    line(io.stderr, `error: ${message}`);
-    return EXIT.usage;
-  };
   const inherited = parseRunBound(io.env.FRONTIER_RUN_BOUND);
-  if (inherited.kind === "bad") return usage(inherited.message);
+  if (inherited.kind === "bad") return usage(io, inherited.message);
 
   // Take the lock, then read the directory: state read before the lock could be a run
   // that another runner finishes meanwhile, and running it would run it all again. A
   // directory that is not there is reported by the loader (and no lock creates it).
   const lock = isDirectory(absDir) ? await acquireLock(absDir, started) : undefined;
-  if (lock?.kind === "held") return usage(lock.message);
+  if (lock?.kind === "held") return usage(io, lock.message);
   try {
     const { maxParallel, bound } = options;
     const flags: RunFlags = { within: inherited.bound, maxParallel, bound };
@@ -127,12 +126,8 @@ async function loadLockedAndRun(
   const { columns, rows } = io.stderr as { columns?: number; rows?: number };
   const sized = columns !== 0 && rows !== 0;
   const live = io.isTTY && !io.env.CI && sized ? loadLive().catch(() => false as const) : undefined;
-  const executors = resolveExecutors(opened.frontier, settings, options.exec, dir);
-  if (executors.kind === "bad") {
-    line(io.stderr, `error: ${executors.message}`);
-    return EXIT.usage;
-  }
-  const { commands } = executors;
+  const commands = resolveExecutors(opened.frontier, settings, options.exec, dir);
+  if (typeof commands === "string") return usage(io, commands);
   let integrator: Integrator | undefined;
   if (opened.specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
     const { openIsolation } = await import("./isolation.js");

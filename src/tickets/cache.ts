@@ -49,6 +49,7 @@ import { fileURLToPath } from "node:url";
 import { errnoCode } from "../core/errors.js";
 import type { ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
+import { namesIn, tryReadJson } from "./read-optional.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
 export const CACHE_FORMAT = "ticket-frontier/ticket-cache@4";
@@ -108,12 +109,8 @@ function build(): string {
   const parts = [CACHE_FORMAT];
   const files = [here];
   for (const folder of [at, join(at, "..", "core")]) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(folder).filter((n) => /\.(js|ts)$/.test(n) && !n.endsWith(".d.ts"));
-    } catch {
-      // a bundle: no folder of modules beside it
-    }
+    // none in a bundle: no folder of modules beside it
+    const names = namesIn(folder).filter((n) => /\.(js|ts)$/.test(n) && !n.endsWith(".d.ts"));
     for (const n of names.sort()) {
       const f = join(folder, n);
       if (f !== here) files.push(f);
@@ -125,19 +122,13 @@ function build(): string {
   }
   const require = createRequire(import.meta.url);
   for (const lib of ["yaml", "gray-matter"]) {
-    let version = "-";
+    let version: unknown;
     try {
-      version = String(
-        (
-          JSON.parse(readFileSync(require.resolve(`${lib}/package.json`), "utf8")) as {
-            version?: unknown;
-          }
-        ).version,
-      );
+      version = tryReadJson<{ version: unknown }>(require.resolve(`${lib}/package.json`))?.version;
     } catch {
       // bundled: the bundle's own size and mtime cover the library
     }
-    parts.push(`${lib}@${version}`);
+    parts.push(`${lib}@${String(version ?? "-")}`);
   }
   buildKey = parts.join(" ");
   return buildKey;
@@ -337,8 +328,8 @@ export function writeCache(
       entriesBytes: entriesText.length,
     };
     const headerText = ascii(JSON.stringify(header));
-    writeAll(fd, Buffer.from(`${headerText}\n${namesText}`, "utf8"));
-    writeAll(fd, keyBytes);
+    writeFileSync(fd, `${headerText}\n${namesText}`);
+    writeFileSync(fd, keyBytes);
     writeText(fd, entriesText);
     closeSync(fd);
     fd = undefined;
@@ -414,12 +405,7 @@ export function isAlive(pid: number): boolean {
 function writeText(fd: number, text: string): void {
   const done = writeSync(fd, text, null, "latin1");
   // a short write (rare: a full disk, a signal) writes the rest from a Buffer
-  if (done < text.length) writeAll(fd, Buffer.from(text, "latin1").subarray(done));
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+  if (done < text.length) writeFileSync(fd, Buffer.from(text, "latin1").subarray(done));
 }
 
 const NOT_ASCII = /[\u007f-\uffff]/g;

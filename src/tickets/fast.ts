@@ -190,10 +190,8 @@ function stripComment(rest: string): string | undefined {
   if (first === '"' || first === "'") {
     const m = (first === '"' ? DOUBLE : SINGLE).exec(rest);
     if (m === null) return undefined;
-    const after = rest.slice(m[0].length);
-    if (/^ *$/.test(after)) return m[0];
-    if (/^ +#/.test(after)) return m[0];
-    return undefined;
+    // nothing after the closing quote but spaces, or a comment
+    return /^ *$|^ +#/.test(rest.slice(m[0].length)) ? m[0] : undefined;
   }
   if (rest.startsWith("#")) return "";
   if (rest.includes("'") || rest.includes('"')) {

@@ -15,7 +15,7 @@ import type {
 import type { EngineFields } from "./fields.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { type Problem, problem } from "./problems.js";
-import { readOptional } from "./read-optional.js";
+import { namesIn, readOptional } from "./read-optional.js";
 
 /**
  * The saved state: each ticket's engine fields from its front matter, its ended
@@ -116,13 +116,7 @@ async function recoverResults(
   fields: ReadonlyMap<string, EngineFields>,
 ): Promise<Array<{ ticket: string; n: number }>> {
   const recovered: Array<{ ticket: string; n: number }> = [];
-  let names: string[];
-  try {
-    names = await readdir(join(dir, STATE_DIR, "results"));
-  } catch {
-    return recovered;
-  }
-  for (const name of names) {
+  for (const name of namesIn(join(dir, STATE_DIR, "results"))) {
     const m = /^(.+)@(\d+)\.md$/.exec(name);
     if (m === null || !known().has(m[1]!)) continue;
     const id = m[1]!;

@@ -20,11 +20,8 @@ import {
   unknownSetting,
 } from "./setting-keys.js";
 
-export interface LoadedSettings {
-  settings: Settings;
-  problems: Problem[];
-  warnings: Problem[];
-}
+/** The settings with their defaults, and what frontier.yml's reading found. */
+type LoadedSettings = ParsedSettings & { settings: Settings };
 
 /** `frontier.yml` in `dir`, if any, with `overrides` (action inputs, CLI flags) on top. */
 export async function loadSettings(
@@ -34,11 +31,7 @@ export async function loadSettings(
   inMemory?: { text: string | undefined },
 ): Promise<LoadedSettings> {
   let text: string | undefined = inMemory?.text;
-  let parsed: Omit<LoadedSettings, "settings"> & { settings: Partial<Settings> } = {
-    settings: {},
-    problems: [],
-    warnings: [],
-  };
+  let parsed: ParsedSettings = { settings: {}, problems: [], warnings: [] };
   if (!inMemory)
     try {
       // join, not resolve: ncc's asset relocator rewrites readFile(resolve(dir, "…")) into a

@@ -18,10 +18,10 @@
  * Only the first write after a load can hold such lines, so only it is checked; the
  * log is read (once) only when that write has a line that could be a repeat.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { WorklogEntry } from "../core/model.js";
 import { WORKLOG_FILE } from "./layout.js";
+import { tryReadText } from "./read-optional.js";
 
 const DERIVED = new Set<WorklogEntry["event"]>(["promote", "block", "unblock"]);
 const ENDS = new Set<WorklogEntry["event"]>(["settle", "expire", "interrupt"]);
@@ -32,12 +32,8 @@ export function withoutRepeats(dir: string, lines: readonly WorklogEntry[]): Wor
     l.ticket !== undefined &&
     (DERIVED.has(l.event) || (ENDS.has(l.event) && l.attempt !== undefined));
   if (!lines.some(candidate)) return [...lines];
-  let text: string;
-  try {
-    text = readFileSync(join(dir, WORKLOG_FILE), "utf8");
-  } catch {
-    return [...lines];
-  }
+  const text = tryReadText(join(dir, WORKLOG_FILE));
+  if (text === undefined) return [...lines];
   const wanted = new Set(lines.filter(candidate).map((l) => l.ticket!));
   const last = new Map<string, WorklogEntry["event"]>();
   const ended = new Set<string>();
