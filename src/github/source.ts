@@ -27,7 +27,6 @@ import { CLEARED_FIELDS, editFrontMatter } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
 import { UserError } from "./errors.js";
 import { addedLater, freshHint } from "./fresh-words.js";
-import type { RunContext } from "./run-context.js";
 import { type GitHubState, snapshotPath } from "./state.js";
 
 const SNAPSHOT_SCHEMA = "ticket-frontier/base@1";
@@ -223,7 +222,16 @@ function addedSince(
  * state (`need-snapshot`: read again with it).
  */
 export async function runSource(
-  ctx: Pick<RunContext, "checkout" | "dir" | "sha" | "branch" | "log" | "jobCheckout">,
+  ctx: {
+    checkout: Checkout;
+    /** the ticket directory, relative to the repository root */
+    dir: string;
+    /** the commit this job runs at */
+    sha: string;
+    branch: string;
+    log: (line: string) => void;
+    jobCheckout?: boolean;
+  },
   state: GitHubState | undefined,
   read: BranchRead,
   askedSnapshot: boolean,
