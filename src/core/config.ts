@@ -5,7 +5,7 @@
  */
 import { parseBound, parseDuration } from "./bound.js";
 import type { EngineConfig } from "./engine.js";
-import { usageTotal } from "./engine-types.js";
+import { setDefined, usageTotal } from "./engine-types.js";
 import type { RunBound, SavedState, Settings } from "./model.js";
 
 export interface RunFlags {
@@ -46,10 +46,8 @@ export function engineConfig(
   if (flags.bound !== undefined) bound.dispatches = flags.bound;
 
   const config: EngineConfig = { run: saved?.run.run ?? settings.run };
-  const maxParallel = flags.maxParallel ?? settings.max_parallel;
-  if (maxParallel !== undefined) config.maxParallel = maxParallel;
-  const retries = flags.retries ?? settings.retries;
-  if (retries !== undefined) config.retries = retries;
+  setDefined(config, "maxParallel", flags.maxParallel ?? settings.max_parallel);
+  setDefined(config, "retries", flags.retries ?? settings.retries);
   if (settings.ticket_bound !== undefined) config.ticketBound = parseBound(settings.ticket_bound);
   if (bounded(bound)) config.bound = bound;
   if (flags.within) {
@@ -66,8 +64,7 @@ export function engineConfig(
     const tight = tighter(config.bound ?? saved?.run.bound, inherited);
     if (tight) config.bound = tight;
   }
-  const base = flags.base ?? saved?.run.base;
-  if (base !== undefined) config.base = base;
+  setDefined(config, "base", flags.base ?? saved?.run.base);
   return config;
 }
 

@@ -22,6 +22,7 @@ import {
   ownState,
   questionOf,
   RUN_SCHEMA,
+  rejected,
   sameBlocker,
   setDefined,
   zeroCounts,
@@ -356,10 +357,9 @@ export abstract class FrontierState {
   }
 
   protected unknown(ticket: string): EventResult {
-    return {
-      kind: "rejected",
-      message: `unknown ticket "${ticket}": no ticket in this run has that id (frontier status lists them)`,
-    };
+    return rejected(
+      `unknown ticket "${ticket}": no ticket in this run has that id (frontier status lists them)`,
+    );
   }
 
   /** Why an event for (attempt, claim) is not for the live attempt; undefined when it is. */

@@ -108,6 +108,9 @@ export type EventResult =
   | { kind: "stale"; message: string }
   | { kind: "rejected"; message: string };
 
+export const stale = (message: string): EventResult => ({ kind: "stale", message });
+export const rejected = (message: string): EventResult => ({ kind: "rejected", message });
+
 /** What changed since the last drain: what the shell must write. */
 export interface Changes {
   /** tickets whose engine fields changed (rewrite their front matter) */

@@ -19,7 +19,9 @@ import {
   OPEN,
   OPEN_WAITING,
   questionOf,
+  rejected,
   type SettleInput,
+  stale,
 } from "./engine-types.js";
 import { FrontierView } from "./engine-view.js";
 import { dependentsOf } from "./graph.js";
@@ -198,12 +200,8 @@ export class Frontier extends FrontierView {
     const i = this.lookup(input.ticket);
     if (i === undefined) return this.unknown(input.ticket);
     const why = this.staleness(i, input.attempt, input.claim);
-    if (why !== undefined) {
-      return {
-        kind: "stale",
-        message: `settle of ${input.ticket} attempt ${input.attempt} changed nothing: ${why}`,
-      };
-    }
+    if (why !== undefined)
+      return stale(`settle of ${input.ticket} attempt ${input.attempt} changed nothing: ${why}`);
     this.begin(now);
     const s = this.states[i]!;
     const question = input.outcome === "suspended" ? questionOf(input) : input.question;
@@ -261,10 +259,9 @@ export class Frontier extends FrontierView {
     if (i === undefined) return this.unknown(ticket);
     const s = this.states[i]!;
     if (s.status !== "suspended") {
-      return {
-        kind: "rejected",
-        message: `${ticket} is ${s.status}; nothing to answer (only a suspended ticket has an open question)`,
-      };
+      return rejected(
+        `${ticket} is ${s.status}; nothing to answer (only a suspended ticket has an open question)`,
+      );
     }
     this.begin(now);
     this.addAnswer(i, s.reason ?? s.attempts.at(-1)?.question ?? "", text, by);
@@ -287,7 +284,7 @@ export class Frontier extends FrontierView {
     const s = this.states[i]!;
     const feedback = note !== undefined && note.trim() !== "" ? note : undefined;
     const refused = this.retryRefusal(i, feedback !== undefined);
-    if (refused !== undefined) return { kind: "rejected", message: refused };
+    if (refused !== undefined) return rejected(refused);
     this.begin(now);
     const was = s.status;
     this.failures[i] = 0;
@@ -431,12 +428,8 @@ export class Frontier extends FrontierView {
     const i = this.lookup(ticket);
     if (i === undefined) return this.unknown(ticket);
     const why = this.staleness(i, attempt, undefined);
-    if (why !== undefined) {
-      return {
-        kind: "stale",
-        message: `interrupt of ${ticket} attempt ${attempt} changed nothing: ${why}`,
-      };
-    }
+    if (why !== undefined)
+      return stale(`interrupt of ${ticket} attempt ${attempt} changed nothing: ${why}`);
     this.begin(now);
     this.endLive(i, "interrupted", { reason: REASON.interrupted });
     this.reopen(i);
@@ -446,19 +439,14 @@ export class Frontier extends FrontierView {
 
   cancel(by: string, now: number): EventResult {
     if (this.run.cancelled) {
-      return {
-        kind: "stale",
-        message: `the run was already cancelled by ${this.run.cancelled.by} at ${this.run.cancelled.at}; nothing changed`,
-      };
+      return stale(
+        `the run was already cancelled by ${this.run.cancelled.by} at ${this.run.cancelled.at}; nothing changed`,
+      );
     }
     // a finished run stays what it ended as: cancelling it would rewrite its outcome
     const c = this.statusCounts;
-    if (c.pending + c.ready + c.claimed + c.suspended === 0) {
-      return {
-        kind: "rejected",
-        message: `the run has finished (${this.runState(now)}); nothing is open to cancel`,
-      };
-    }
+    if (c.pending + c.ready + c.claimed + c.suspended === 0)
+      return rejected(`the run has finished (${this.runState(now)}); nothing is open to cancel`);
     this.begin(now);
     const reason = `run cancelled by ${by}`;
     this.run.cancelled = { by, at: this.at! };

@@ -174,9 +174,7 @@ function parseRetry(rest: string, following: string[], line: number): Command {
       `\`/retry\` needs a ticket id (letters, digits, \`.\`, \`_\`, \`-\`); ${quoteWord(word)} is not one.`,
     );
   const feedback = trimBlankLines([after, ...following]);
-  return feedback === ""
-    ? { kind: "retry", ticket: word, line }
-    : { kind: "retry", ticket: word, feedback, line };
+  return { kind: "retry", ticket: word, ...(feedback !== "" && { feedback }), line };
 }
 
 function parseAnswer(

@@ -112,7 +112,21 @@ export async function dispatchClaim(
     for (const n of names) session.undeclared.add(n);
     return true;
   };
-  const byClaim = () => dispatchedByClaim(gh, repo, session, request, now);
+  /** the workflow run whose run-name carries the request's claim, dispatched since `now` */
+  const byClaim = async (): Promise<DispatchResult | undefined> => {
+    const claim = request.inputs.claim;
+    const wanted = [{ claim, workflow: request.workflow, since: now }];
+    for (let i = 0; i < session.findRunTries; i++) {
+      if (i > 0) await session.sleep(session.findRunDelayMs * i);
+      try {
+        const found = (await findClaimRuns(gh, repo, wanted)).get(claim);
+        if (found) return { kind: "dispatched", runId: found.id, runUrl: found.url };
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  };
   const send = async (): Promise<DispatchResult | "unsupported"> => {
     const details = session.returnRunDetails;
     let answer: { data?: unknown };
@@ -163,28 +177,6 @@ function failed(error: unknown): DispatchResult {
   if (isRefusal(error))
     return { kind: "refused", message: apiFailure(error)?.message ?? describeApiError(error) };
   return { kind: "unknown", message: describeApiError(error) };
-}
-
-/** The workflow run whose run-name carries the request's claim, dispatched since `since` (ms). */
-async function dispatchedByClaim(
-  gh: GitHub,
-  repo: Repo,
-  session: DispatchSession,
-  request: DispatchRequest,
-  since: number,
-): Promise<DispatchResult | undefined> {
-  const claim = request.inputs.claim;
-  for (let i = 0; i < session.findRunTries; i++) {
-    if (i > 0) await session.sleep(session.findRunDelayMs * i);
-    try {
-      const runs = await findClaimRuns(gh, repo, [{ claim, workflow: request.workflow, since }]);
-      const found = runs.get(claim);
-      if (found) return { kind: "dispatched", runId: found.id, runUrl: found.url };
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
 }
 
 export interface FindRunsOptions {

@@ -176,24 +176,16 @@ export type WorkflowRunRead =
   | { kind: "ignore"; message: string };
 
 export function readWorkflowRun(payload: unknown): WorkflowRunRead {
+  const ignore = (message: string) => ({ kind: "ignore", message }) as const;
   const run = (payload as { workflow_run?: Record<string, unknown> })?.workflow_run;
-  if (!run) return { kind: "ignore", message: "the workflow_run event has no workflow_run" };
+  if (!run) return ignore("the workflow_run event has no workflow_run");
   const name = (run.display_title as string | undefined) ?? (run.name as string | undefined);
   const parsed = parseRunName(name);
-  if (!parsed)
-    return {
-      kind: "ignore",
-      message: `workflow run "${name}" is not an orch-task run of Ticket Frontier`,
-    };
-  if (run.status !== "completed")
-    return { kind: "ignore", message: `orch-task run "${name}" is ${run.status}` };
+  if (!parsed) return ignore(`workflow run "${name}" is not an orch-task run of Ticket Frontier`);
+  if (run.status !== "completed") return ignore(`orch-task run "${name}" is ${run.status}`);
   const conclusion = String(run.conclusion ?? "unknown");
-  if (conclusion === "success" || conclusion === "skipped") {
-    return {
-      kind: "ignore",
-      message: `orch-task run "${name}" ended ${conclusion}: its settle step recorded it`,
-    };
-  }
+  if (conclusion === "success" || conclusion === "skipped")
+    return ignore(`orch-task run "${name}" ended ${conclusion}: its settle step recorded it`);
   return {
     kind: "dead",
     job: {

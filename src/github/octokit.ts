@@ -10,7 +10,7 @@ import { retry } from "@octokit/plugin-retry";
 import { type ThrottlingOptions, throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import Bottleneck from "bottleneck";
-import { errorText } from "../core/errors.js";
+import { errnoCode, errorText } from "../core/errors.js";
 
 const FrontierOctokit = Octokit.plugin(retry, throttling);
 export type GitHub = InstanceType<typeof FrontierOctokit>;
@@ -156,9 +156,7 @@ export function isUnclear(error: unknown): boolean {
   const f = apiFailure(error);
   if (f) return f.status >= 500 || (f.status === 200 && UNCLEAR_GRAPHQL.test(f.message));
   if (!(error instanceof Error)) return false;
-  const codeOf = (x: unknown) =>
-    typeof x === "object" && x !== null && "code" in x ? x.code : undefined;
-  const code = String(codeOf(error) ?? codeOf(error.cause) ?? "");
+  const code = errnoCode(error) ?? errnoCode(error.cause) ?? "";
   return (
     error.name === "AbortError" ||
     /^(ECONNRESET|ETIMEDOUT|ECONNREFUSED|EPIPE|EAI_AGAIN|UND_ERR_)/.test(code) ||

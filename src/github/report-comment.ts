@@ -110,28 +110,6 @@ export async function findReportComment(
   return mine ? { issue_number, on, comment_id: mine.id, login } : undefined;
 }
 
-export async function createReportComment(
-  ctx: RunContext,
-  target: ReportTarget,
-  body: string,
-  run: string,
-): Promise<ReportRecord> {
-  const { issue_number, on } = target;
-  return createOnce(
-    async () => {
-      const created = await ctx.gh.rest.issues.createComment({
-        ...ctx.repo,
-        issue_number,
-        body,
-        ...NO_RETRY,
-      });
-      const login = created.data.user?.login ?? ACTIONS_BOT_LOGIN;
-      return { issue_number, on, comment_id: created.data.id, login };
-    },
-    () => findReportComment(ctx, target, run),
-  );
-}
-
 /**
  * The run's report comment, on the open pull request of its branch or its tracking
  * issue (or where the comment `at` was, by its login): the one there, else `body()`
@@ -146,7 +124,22 @@ export async function placeReport(
   const target = at ?? (await findReportTarget(ctx, run));
   const found = await findReportComment(ctx, target, run, at?.login);
   if (found) return { record: found, posted: false };
-  return { record: await createReportComment(ctx, target, body(), run), posted: true };
+  const { issue_number, on } = target;
+  const text = body();
+  const record = await createOnce(
+    async () => {
+      const created = await ctx.gh.rest.issues.createComment({
+        ...ctx.repo,
+        issue_number,
+        body: text,
+        ...NO_RETRY,
+      });
+      const login = created.data.user?.login ?? ACTIONS_BOT_LOGIN;
+      return { issue_number, on, comment_id: created.data.id, login };
+    },
+    () => findReportComment(ctx, target, run),
+  );
+  return { record, posted: true };
 }
 
 /**

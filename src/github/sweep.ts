@@ -6,6 +6,7 @@
  * text, so finding every live run costs one request per 100 branches and no write; a
  * branch cut from a run's branch carries a copy naming the original, and is skipped.
  */
+import { readJson } from "../core/json.js";
 import type { Repo } from "./git.js";
 import type { GitHub } from "./octokit.js";
 import { livePath } from "./state.js";
@@ -63,9 +64,7 @@ export async function findLiveBranches(gh: GitHub, repo: Repo, dir: string): Pro
 
 /** Whether a run's `live.json` or `state.json` names `branch`: the run lives there, not a copy. */
 export function namesBranch(text: string, branch: string): boolean {
-  try {
-    return JSON.parse(text)?.branch === branch;
-  } catch {
-    return false; // not ours to read
-  }
+  // (text that is not JSON is not ours to read)
+  const json = readJson(text);
+  return json.ok && (json.value as { branch?: unknown } | null)?.branch === branch;
 }

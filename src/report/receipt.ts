@@ -12,7 +12,7 @@ import {
   ticketIsolation,
 } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
-import { usageTotal } from "../core/engine-types.js";
+import { setDefined, usageTotal } from "../core/engine-types.js";
 import type {
   AttemptRecord,
   Receipt,
@@ -122,8 +122,7 @@ function receiptTicket(
   const status: Status = state?.status ?? "pending";
   const attempts: ReceiptAttempt[] = (state?.attempts ?? []).map((a) => {
     const out: ReceiptAttempt = a;
-    const duration = durationMs(a.started_at, a.ended_at);
-    if (duration !== undefined) out.duration_ms = duration;
+    setDefined(out, "duration_ms", durationMs(a.started_at, a.ended_at));
     if (a.result_file && opts.resultText && (a.result_bytes ?? 0) <= results.room) {
       const text = opts.resultText(a.result_file);
       const bytes = text === undefined ? 0 : Buffer.byteLength(text, "utf8");

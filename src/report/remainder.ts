@@ -30,9 +30,7 @@ export function holdWords(hold: Hold): string {
         hold.rootStatus === "limited" || hold.rootStatus === "cancelled"
           ? hold.rootStatus
           : "failed";
-      return hold.via === undefined
-        ? `${hold.root} ${word}`
-        : `${hold.root} ${word} (via ${hold.via})`;
+      return `${hold.root} ${word}${hold.via === undefined ? "" : ` (via ${hold.via})`}`;
     }
     case "question":
       // one line: a table cell and a terminal line summarise it; the attempt keeps it whole
