@@ -159,7 +159,10 @@ export async function isolationEnd(
   const touched = await touchedSince(rb, integrator.before, scratchOf(rb));
   const { head, tree, shared, refs } = touched;
   const untouched = head === undefined && tree.length + shared.length + refs.length === 0;
-  const lines = [...(await branchLines(rb, frontier, untouched)), ...touchedLines(touched, rb)];
+  const lines = [
+    ...(await branchLines(rb, frontier, untouched)),
+    ...touchedLines(touched, rb, integrator.before.tree),
+  ];
   return { lines, failed: shared.length > 0 };
 }
 
@@ -201,7 +204,11 @@ async function branchLines(rb: RunBranch, frontier: Frontier, untouched: boolean
 const refsWarning = (refs: string[], when: string) =>
   `warning: your branches, tags or stash changed while ${when}: ${refs.join(", ")} — if you did not do it, an executor did; put each back as shown`;
 
-function touchedLines(touched: Awaited<ReturnType<typeof touchedSince>>, rb: RunBranch): string[] {
+function touchedLines(
+  touched: Awaited<ReturnType<typeof touchedSince>>,
+  rb: RunBranch,
+  was: string | undefined,
+): string[] {
   const out: string[] = [];
   const few = (paths: string[]) => named(paths, 10);
   if (touched.head !== undefined) {
@@ -211,7 +218,7 @@ function touchedLines(touched: Awaited<ReturnType<typeof touchedSince>>, rb: Run
   }
   if (touched.tree.length > 0) {
     out.push(
-      `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile (git diff shows what changed)`,
+      `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile; \`git restore --source=${was} -- <path>\` puts one back as it was when the run started`,
     );
   }
   if (touched.refs.length > 0) out.push(refsWarning(touched.refs, "the run ran"));

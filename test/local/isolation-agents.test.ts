@@ -316,6 +316,27 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     );
   });
 
+  it("an agent that throws away the user's uncommitted work: the run says how to get it back, and that works", async () => {
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": "run: discard\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    writeFileSync(join(repo.root, "README.md"), "# project\nmy draft\n");
+    writeFileSync(join(repo.root, "notes.txt"), "my notes\n");
+    const exec =
+      'cd "$FRONTIER_DIR/.." && git checkout -q -- README.md && rm notes.txt; cd - >/dev/null; mkdir -p app && echo a > app/a.js; echo done';
+    const ran = await runHere(repo.dir, exec);
+    expect(readFileSync(join(repo.root, "README.md"), "utf8")).toBe("# project\n");
+    const back = /git restore --source=([0-9a-f]{40}) -- <path>/.exec(ran.stderr)?.[1];
+    expect(ran.stderr).toContain(
+      `warning: your working tree changed while isolated tickets ran: README.md, notes.txt — `,
+    );
+    git(repo.root, "restore", `--source=${back}`, "--", "README.md", "notes.txt");
+    expect(readFileSync(join(repo.root, "README.md"), "utf8")).toBe("# project\nmy draft\n");
+    expect(readFileSync(join(repo.root, "notes.txt"), "utf8")).toBe("my notes\n");
+  });
+
   it("so is a write into the ticket directory (its own write_scope widened, a script changed); the run's own writes there are not", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: ticketdir\nisolation: worktree\n",
