@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
 import { isAlive } from "../tickets/cache.js";
 import { LOCK_FILE, RUN_FILE } from "../tickets/layout.js";
-import { tryReadJson } from "../tickets/read-optional.js";
+import { tryReadJson, tryReadText } from "../tickets/read-optional.js";
 import { ensureStateDir } from "../tickets/store.js";
 
 interface LockInfo {
@@ -35,13 +35,9 @@ export function localHolder(pid: number = process.pid): string {
  */
 function isLiveFrontierProcess(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return false;
-  let cmdline: string;
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return true; // no /proc (macOS): alive is all we can tell
-  }
-  return /frontier|cli\.js/.test(cmdline);
+  const cmdline = tryReadText(`/proc/${pid}/cmdline`);
+  // no /proc (macOS): alive is all we can tell
+  return cmdline === undefined || /frontier|cli\.js/.test(cmdline);
 }
 
 /**

@@ -9,9 +9,8 @@
  * not carry the token). Where there is no /proc (macOS), nothing is found and nothing
  * is killed.
  */
-import { readFileSync } from "node:fs";
 import type { Frontier } from "../core/engine.js";
-import { namesIn } from "../tickets/read-optional.js";
+import { namesIn, tryReadText } from "../tickets/read-optional.js";
 import { isDeadLocalHolder } from "./lock.js";
 
 /** The attempts of `frontier`'s claims of runners that are gone, stopped: their tickets. */
@@ -43,12 +42,8 @@ function claimedGroups(claims: ReadonlyMap<string, string>) {
   const ownGroup = groupOf(process.pid);
   for (const name of namesIn("/proc")) {
     if (!/^\d+$/.test(name)) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${name}/environ`, "utf8");
-    } catch {
-      continue; // gone, or not ours to read
-    }
+    const environ = tryReadText(`/proc/${name}/environ`);
+    if (environ === undefined) continue; // gone, or not ours to read
     const at = environ.indexOf("FRONTIER_CLAIM=");
     if (at === -1) continue;
     const end = environ.indexOf("\0", at);
@@ -64,13 +59,10 @@ function claimedGroups(claims: ReadonlyMap<string, string>) {
 }
 
 function groupOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // pid (comm) state ppid pgrp …; comm may hold spaces, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (fields[0] === "Z") return undefined;
-    return Number(fields[2]);
-  } catch {
-    return undefined;
-  }
+  const stat = tryReadText(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  // pid (comm) state ppid pgrp …; comm may hold spaces, so split after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  if (fields[0] === "Z") return undefined;
+  return Number(fields[2]);
 }
