@@ -11,6 +11,7 @@
  */
 import type { Frontier } from "../core/engine.js";
 import { namesIn, tryReadText } from "../tickets/read-optional.js";
+import { signalGroup } from "./launch.js";
 import { isDeadLocalHolder } from "./lock.js";
 
 /** The attempts of `frontier`'s claims of runners that are gone, stopped: their tickets. */
@@ -21,13 +22,7 @@ export function stopDeadRunners(frontier: Frontier): string[] {
     if (state?.claim && isDeadLocalHolder(state.claimed_by ?? "")) dead.set(state.claim, id);
   }
   const { found, groups } = claimedGroups(dead);
-  for (const group of groups) {
-    try {
-      process.kill(-group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  for (const group of groups) signalGroup(group, "SIGKILL");
   return [...found];
 }
 
