@@ -69,6 +69,9 @@ export interface Workspace {
   cwd: string;
 }
 
+/** Why an attempt was not started: it cannot be (`bad`), or not now (`held`: it stays claimed). */
+export type Unprepared = { kind: "bad"; reason: string } | { kind: "held"; message: string };
+
 /** An attempt's end to settle: its result and what it changed; `written` once its record is on disk. */
 export interface Settle {
   result: AttemptResult;
@@ -137,13 +140,7 @@ export class Integrator {
   }
 
   /** A worktree for `claim` at the branch's head: where the attempt runs. */
-  async prepare(
-    claim: Claim,
-  ): Promise<
-    | { kind: "ok"; workspace: Workspace }
-    | { kind: "bad"; reason: string }
-    | { kind: "held"; message: string }
-  > {
+  async prepare(claim: Claim): Promise<{ kind: "ok"; workspace: Workspace } | Unprepared> {
     try {
       return await this.serial(async () => {
         // no git for it now: it stays claimed, and runs once the next run may run git

@@ -31,7 +31,7 @@ import { type FileEdit, planWrites, type Unwritable } from "../tickets/writeback
 import { type AttemptResult, failedResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { type Edit, TicketWatch } from "./edits.js";
 import { concludeRun, reportCode } from "./end.js";
-import type { Ended, Integrator, Recovered, Settle, Workspace } from "./integrate.js";
+import type { Ended, Integrator, Recovered, Settle, Unprepared, Workspace } from "./integrate.js";
 import { signalGroup } from "./launch.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
@@ -524,10 +524,7 @@ class LocalRun {
   }
 }
 
-type Prepared =
-  | { kind: "ok"; text: string; workspace?: Workspace }
-  | { kind: "bad"; reason: string }
-  | { kind: "held"; message: string };
+type Prepared = { kind: "ok"; text: string; workspace?: Workspace } | Unprepared;
 
 /** What a progress line says after a settled attempt's outcome. */
 function detailOf(result: AttemptResult, changes: AttemptChanges | undefined): string | undefined {
