@@ -371,11 +371,9 @@ class LocalRun {
     this.watch.write(plan(changes, also), (file) =>
       plan(ticketFiles(this.frontier.specs().flatMap((s) => (s.file === file ? s.id : [])))),
     );
-    for (const id of also) {
-      if (!failed.has(id)) {
-        this.unwritten.delete(id);
-        this.progress.note(`${id}: its state is written again`);
-      }
+    for (const id of also.filter((id) => !failed.has(id))) {
+      this.unwritten.delete(id);
+      this.progress.note(`${id}: its state is written again`);
     }
     for (const [id, message] of failed) {
       // that ticket's problem alone: the run goes on, its records are in .frontier/,
