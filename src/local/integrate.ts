@@ -406,14 +406,13 @@ export class Integrator {
     frontier: Frontier,
     notes: string[],
   ): Promise<{ keep: boolean; recovered?: Recovered }> {
-    const state = frontier.state(p.ticket);
     const spec = frontier.spec(p.ticket);
     const was = `${p.ticket}: attempt ${p.attempt} had ended`;
     if (!frontier.isLive(p.ticket, p)) {
       // recorded after all (a kill between its record and this file's removal), or settled
       // otherwise meanwhile (its lease ran out, the run was cancelled): then what it changed
       // is kept beside this file before its worktree goes
-      const record = state?.attempts.find((a) => a.n === p.attempt);
+      const record = frontier.state(p.ticket)?.attempts.find((a) => a.n === p.attempt);
       if (record?.changes === undefined) {
         const why = record?.reason ?? "no longer live";
         const they = `${was}, but was settled otherwise before its changes were integrated (${why}); they`;

@@ -422,7 +422,7 @@ class LocalRun {
     const outcome = result.stopped ? "interrupted" : result.outcome;
     const detail = result.stopped ? undefined : detailOf(result, changes);
     const { ticket, attempt } = claim;
-    const tally = this.tally();
+    const tally = { counts: this.frontier.counts(), running: this.live.size };
     return () => {
       written?.();
       if (note !== undefined) this.progress.note(note);
@@ -515,10 +515,6 @@ class LocalRun {
     this.live.delete(claim.ticket);
     this.held.set(claim.ticket, ended.message);
     this.progress.note(`error: ${ended.message}`);
-  }
-
-  private tally() {
-    return { counts: this.frontier.counts(), running: this.live.size };
   }
 }
 
