@@ -70,8 +70,8 @@ export async function scopeFiles(root: string, patterns: readonly string[]): Pro
     out.push(
       "",
       `Not shown (past the ${MAX_SCOPE_BYTES} bytes of files a request carries, or binary):`,
+      ...left.slice(0, MAX_NAMED),
     );
-    out.push(...left.slice(0, MAX_NAMED));
     if (left.length > MAX_NAMED) out.push(`- and ${left.length - MAX_NAMED} more`);
   }
   return `${out.join("\n")}\n`;

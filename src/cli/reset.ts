@@ -29,7 +29,7 @@ import {
   staysOutOfArchive,
 } from "../tickets/layout.js";
 import { ticketFileNames } from "../tickets/load.js";
-import { isDirectory } from "../tickets/read-optional.js";
+import { isDirectory, namesIn } from "../tickets/read-optional.js";
 import { loadSettings } from "../tickets/settings-load.js";
 import { applyEdits, writeError } from "../tickets/store.js";
 import { CLEARED_FIELDS, editTicket, type FileEdit } from "../tickets/writeback.js";
@@ -91,9 +91,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
     }
   }
   const stateDir = join(dir, STATE_DIR);
-  const records = existsSync(stateDir)
-    ? readdirSync(stateDir).filter((name) => !staysOutOfArchive(name))
-    : [];
+  const records = namesIn(stateDir).filter((name) => !staysOutOfArchive(name));
   if (records.length === 0 && edits.length === 0) {
     const message = `${dir}: nothing to reset — no run has left state here.`;
     if (opts.json) printResult(io, "reset", dir, { ok: false, message });
@@ -105,7 +103,7 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
   // the old run's name: from its run record, else what frontier.yml (or the directory) names it
   const run = archiveRunName(recordedRun(dir) ?? (await loadSettings(dir)).settings.run);
   const runs = join(dir, RUNS_DIR);
-  const archive = join(runs, nextArchiveName(run, existsSync(runs) ? readdirSync(runs) : []));
+  const archive = join(runs, nextArchiveName(run, namesIn(runs)));
   try {
     mkdirSync(join(archive, "tickets"), { recursive: true });
     // the ticket files as the run left them, engine fields and all

@@ -69,6 +69,9 @@ export interface Workspace {
   cwd: string;
 }
 
+/** Why an attempt was not started: it cannot be (`bad`), or not now (`held`: it stays claimed). */
+export type Unprepared = { kind: "bad"; reason: string } | { kind: "held"; message: string };
+
 /** An attempt's end to settle: its result and what it changed; `written` once its record is on disk. */
 export interface Settle {
   result: AttemptResult;
@@ -137,13 +140,7 @@ export class Integrator {
   }
 
   /** A worktree for `claim` at the branch's head: where the attempt runs. */
-  async prepare(
-    claim: Claim,
-  ): Promise<
-    | { kind: "ok"; workspace: Workspace }
-    | { kind: "bad"; reason: string }
-    | { kind: "held"; message: string }
-  > {
+  async prepare(claim: Claim): Promise<{ kind: "ok"; workspace: Workspace } | Unprepared> {
     try {
       return await this.serial(async () => {
         // no git for it now: it stays claimed, and runs once the next run may run git
@@ -409,14 +406,13 @@ export class Integrator {
     frontier: Frontier,
     notes: string[],
   ): Promise<{ keep: boolean; recovered?: Recovered }> {
-    const state = frontier.state(p.ticket);
     const spec = frontier.spec(p.ticket);
     const was = `${p.ticket}: attempt ${p.attempt} had ended`;
     if (!frontier.isLive(p.ticket, p)) {
       // recorded after all (a kill between its record and this file's removal), or settled
       // otherwise meanwhile (its lease ran out, the run was cancelled): then what it changed
       // is kept beside this file before its worktree goes
-      const record = state?.attempts.find((a) => a.n === p.attempt);
+      const record = frontier.state(p.ticket)?.attempts.find((a) => a.n === p.attempt);
       if (record?.changes === undefined) {
         const why = record?.reason ?? "no longer live";
         const they = `${was}, but was settled otherwise before its changes were integrated (${why}); they`;

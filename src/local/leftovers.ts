@@ -21,8 +21,7 @@ const SCRATCH = /^frontier-(?:run|index)-(\d+)-/;
 
 /** Remove leftovers in the ticket directory and the system's temporary directory; returns how many. */
 export function removeLeftovers(dir: string): number {
-  let removed = 0;
-  removed += sweep(dir, TICKET_TEMP);
+  let removed = sweep(dir, TICKET_TEMP);
   for (const sub of ["", "/attempts", "/results", "/answers", "/integrating"]) {
     removed += sweep(join(dir, `${STATE_DIR}${sub}`), TEMP);
   }

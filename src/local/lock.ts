@@ -13,9 +13,10 @@ import { link, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
+import { readJson } from "../core/json.js";
 import { isAlive } from "../tickets/cache.js";
 import { LOCK_FILE, RUN_FILE } from "../tickets/layout.js";
-import { tryReadJson } from "../tickets/read-optional.js";
+import { tryReadJson, tryReadText } from "../tickets/read-optional.js";
 import { ensureStateDir } from "../tickets/store.js";
 
 interface LockInfo {
@@ -35,13 +36,9 @@ export function localHolder(pid: number = process.pid): string {
  */
 function isLiveFrontierProcess(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return false;
-  let cmdline: string;
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return true; // no /proc (macOS): alive is all we can tell
-  }
-  return /frontier|cli\.js/.test(cmdline);
+  const cmdline = tryReadText(`/proc/${pid}/cmdline`);
+  // no /proc (macOS): alive is all we can tell
+  return cmdline === undefined || /frontier|cli\.js/.test(cmdline);
 }
 
 /**
@@ -71,17 +68,14 @@ function readLock(path: string): LockRead {
     if (errnoCode(error) === "ENOENT") return { kind: "free" };
     return { kind: "unreadable", message: errorText(error) };
   }
-  try {
-    const info = JSON.parse(text) as Partial<LockInfo>;
-    if (typeof info.pid === "number" && typeof info.host === "string") {
-      return {
-        kind: "holder",
-        info: { pid: info.pid, host: info.host, started_at: String(info.started_at ?? "") },
-        text,
-      };
-    }
-  } catch {
-    // not a lock record: below
+  const read = readJson(text);
+  const info = read.ok ? (read.value as Partial<LockInfo> | null) : null;
+  if (typeof info?.pid === "number" && typeof info.host === "string") {
+    return {
+      kind: "holder",
+      info: { pid: info.pid, host: info.host, started_at: String(info.started_at ?? "") },
+      text,
+    };
   }
   return { kind: "unreadable", message: "it does not hold a frontier lock record" };
 }

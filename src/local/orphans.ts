@@ -9,9 +9,9 @@
  * not carry the token). Where there is no /proc (macOS), nothing is found and nothing
  * is killed.
  */
-import { readFileSync } from "node:fs";
 import type { Frontier } from "../core/engine.js";
-import { namesIn } from "../tickets/read-optional.js";
+import { namesIn, tryReadText } from "../tickets/read-optional.js";
+import { signalGroup } from "./launch.js";
 import { isDeadLocalHolder } from "./lock.js";
 
 /** The attempts of `frontier`'s claims of runners that are gone, stopped: their tickets. */
@@ -22,13 +22,7 @@ export function stopDeadRunners(frontier: Frontier): string[] {
     if (state?.claim && isDeadLocalHolder(state.claimed_by ?? "")) dead.set(state.claim, id);
   }
   const { found, groups } = claimedGroups(dead);
-  for (const group of groups) {
-    try {
-      process.kill(-group, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  for (const group of groups) signalGroup(group, "SIGKILL");
   return [...found];
 }
 
@@ -43,12 +37,8 @@ function claimedGroups(claims: ReadonlyMap<string, string>) {
   const ownGroup = groupOf(process.pid);
   for (const name of namesIn("/proc")) {
     if (!/^\d+$/.test(name)) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${name}/environ`, "utf8");
-    } catch {
-      continue; // gone, or not ours to read
-    }
+    const environ = tryReadText(`/proc/${name}/environ`);
+    if (environ === undefined) continue; // gone, or not ours to read
     const at = environ.indexOf("FRONTIER_CLAIM=");
     if (at === -1) continue;
     const end = environ.indexOf("\0", at);
@@ -64,13 +54,10 @@ function claimedGroups(claims: ReadonlyMap<string, string>) {
 }
 
 function groupOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // pid (comm) state ppid pgrp …; comm may hold spaces, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (fields[0] === "Z") return undefined;
-    return Number(fields[2]);
-  } catch {
-    return undefined;
-  }
+  const stat = tryReadText(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  // pid (comm) state ppid pgrp …; comm may hold spaces, so split after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  if (fields[0] === "Z") return undefined;
+  return Number(fields[2]);
 }

@@ -139,11 +139,10 @@ export class Progress {
   private render(): void {
     if (!this.log) return;
     const now = this.now();
-    const lines: string[] = [];
     const head = this.tally
       ? tallyText(this.options.total, { ...this.tally, running: this.running.size })
       : `${this.running.size} running`;
-    lines.push(`frontier run ${this.options.run} · ${head}`);
+    const lines = [`frontier run ${this.options.run} · ${head}`];
     const running = [...this.running.values()].sort((a, b) => a.since - b.since);
     const width = Math.min(40, Math.max(0, ...running.map((r) => r.ticket.length)));
     for (const r of running.slice(0, 12)) {

@@ -20,7 +20,6 @@ interface ReportFiles {
   dir?: string;
 }
 
-/** A report file that could not be written: what, where, and how to fix it. */
 /** A WriteError whose message says which report it was. */
 export class ReportWriteError extends WriteError {}
 

@@ -31,7 +31,7 @@ import { type FileEdit, planWrites, type Unwritable } from "../tickets/writeback
 import { type AttemptResult, failedResult, type RunningAttempt, startAttempt } from "./attempt.js";
 import { type Edit, TicketWatch } from "./edits.js";
 import { concludeRun, reportCode } from "./end.js";
-import type { Ended, Integrator, Recovered, Settle, Workspace } from "./integrate.js";
+import type { Ended, Integrator, Recovered, Settle, Unprepared, Workspace } from "./integrate.js";
 import { signalGroup } from "./launch.js";
 import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
@@ -371,11 +371,9 @@ class LocalRun {
     this.watch.write(plan(changes, also), (file) =>
       plan(ticketFiles(this.frontier.specs().flatMap((s) => (s.file === file ? s.id : [])))),
     );
-    for (const id of also) {
-      if (!failed.has(id)) {
-        this.unwritten.delete(id);
-        this.progress.note(`${id}: its state is written again`);
-      }
+    for (const id of also.filter((id) => !failed.has(id))) {
+      this.unwritten.delete(id);
+      this.progress.note(`${id}: its state is written again`);
     }
     for (const [id, message] of failed) {
       // that ticket's problem alone: the run goes on, its records are in .frontier/,
@@ -424,7 +422,7 @@ class LocalRun {
     const outcome = result.stopped ? "interrupted" : result.outcome;
     const detail = result.stopped ? undefined : detailOf(result, changes);
     const { ticket, attempt } = claim;
-    const tally = this.tally();
+    const tally = { counts: this.frontier.counts(), running: this.live.size };
     return () => {
       written?.();
       if (note !== undefined) this.progress.note(note);
@@ -518,16 +516,9 @@ class LocalRun {
     this.held.set(claim.ticket, ended.message);
     this.progress.note(`error: ${ended.message}`);
   }
-
-  private tally() {
-    return { counts: this.frontier.counts(), running: this.live.size };
-  }
 }
 
-type Prepared =
-  | { kind: "ok"; text: string; workspace?: Workspace }
-  | { kind: "bad"; reason: string }
-  | { kind: "held"; message: string };
+type Prepared = { kind: "ok"; text: string; workspace?: Workspace } | Unprepared;
 
 /** What a progress line says after a settled attempt's outcome. */
 function detailOf(result: AttemptResult, changes: AttemptChanges | undefined): string | undefined {

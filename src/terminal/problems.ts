@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { formatProblem, type Problem, problem } from "../tickets/problems.js";
+import { namesIn, tryReadText } from "../tickets/read-optional.js";
 import { painter } from "./colour.js";
 import { type CliIo, line } from "./io.js";
 import { noun, plural, shellWord } from "./text.js";
@@ -54,17 +55,13 @@ function forTheCommandLine(p: Problem, dir: string | undefined): Problem {
 
 /** Run settings, a run's records, or a markdown file with front matter: a ticket directory. */
 function looksLikeTicketDirectory(path: string): boolean {
-  try {
-    if (existsSync(join(path, "frontier.yml")) || existsSync(join(path, ".frontier"))) return true;
-    return readdirSync(path).some(
-      (name) =>
-        name.endsWith(".md") &&
-        !/^[._]/.test(name) &&
-        readFileSync(join(path, name), "utf8").slice(0, 4) === "---\n",
-    );
-  } catch {
-    return false;
-  }
+  if (existsSync(join(path, "frontier.yml")) || existsSync(join(path, ".frontier"))) return true;
+  return namesIn(path).some(
+    (name) =>
+      name.endsWith(".md") &&
+      !/^[._]/.test(name) &&
+      tryReadText(join(path, name))?.slice(0, 4) === "---\n",
+  );
 }
 
 /**
