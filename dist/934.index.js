@@ -35,6 +35,8 @@ var settle = __webpack_require__(7448);
 var fields = __webpack_require__(7764);
 // EXTERNAL MODULE: ./src/tickets/problems.ts
 var problems = __webpack_require__(1261);
+// EXTERNAL MODULE: ./src/tickets/read-optional.ts
+var read_optional = __webpack_require__(2114);
 // EXTERNAL MODULE: ./src/tickets/settings-load.ts
 var settings_load = __webpack_require__(5021);
 // EXTERNAL MODULE: ./src/report/escape.ts
@@ -681,8 +683,7 @@ async function scopeFiles(root, patterns) {
     if (inScope.length === 0)
         out.push("", "(no file matches it yet)");
     if (left.length > 0) {
-        out.push("", `Not shown (past the ${MAX_SCOPE_BYTES} bytes of files a request carries, or binary):`);
-        out.push(...left.slice(0, MAX_NAMED));
+        out.push("", `Not shown (past the ${MAX_SCOPE_BYTES} bytes of files a request carries, or binary):`, ...left.slice(0, MAX_NAMED));
         if (left.length > MAX_NAMED)
             out.push(`- and ${left.length - MAX_NAMED} more`);
     }
@@ -772,6 +773,7 @@ async function applyEdits(root, outcome) {
  * Its settings come from the ticket directory ($FRONTIER_DIR/frontier.yml) and the
  * ticket's own `model:` ($FRONTIER_TICKET_FILE), as the runner that started it read them.
  */
+
 
 
 
@@ -908,13 +910,9 @@ async function decide(flags, env, context) {
 async function ticketOf(file) {
     if (!file)
         return undefined;
-    let text;
-    try {
-        text = await (0,promises_.readFile)(file, "utf8");
-    }
-    catch {
+    const text = (0,read_optional/* tryReadText */.Bw)(file);
+    if (text === undefined)
         return undefined;
-    }
     // most tickets take the quick path; the YAML parser and zod (~150 ms to load, on every
     // attempt) only for the rest
     const parsed = (0,fields.parseTicketQuick)(text, (0,external_node_path_.basename)(file), 0) ??
