@@ -12,13 +12,13 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync 
 import { join, relative, resolve } from "node:path";
 import type { ChangedPath } from "../core/changes.js";
 import { shellWord } from "../terminal/text.js";
-import { isAlive } from "../tickets/cache.js";
 import { authoredPart, engineFieldRule } from "../tickets/parse.js";
 import { namesIn, tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees, readBlobs } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
 import { checkedOutAt, tryIsAncestor, tryResolveCommit } from "../workspace/worktrees.js";
+import { isLiveFrontierProcess } from "./lock.js";
 import { type RunBranch, recordsPath } from "./worktree.js";
 
 export interface Snapshot {
@@ -141,7 +141,7 @@ export async function killedRunsLost(rb: RunBranch): Promise<string[]> {
   const lost: string[] = [];
   const names = namesIn(join(rb.repository.commonDir, "frontier"));
   for (const pid of names.flatMap((n) => /^git-dir-(\d+)\.json$/.exec(n)?.[1] ?? [])) {
-    if (isAlive(Number(pid))) continue; // its own end compares
+    if (isLiveFrontierProcess(Number(pid))) continue; // its own end compares
     const found = tryReadJson<Found>(foundBy(rb, Number(pid)));
     if (found?.shared && found.refs) {
       await sharedChangedSince(rb, { shared: new Map(Object.entries(found.shared)) });

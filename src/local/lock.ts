@@ -34,7 +34,7 @@ export function localHolder(pid: number = process.pid): string {
  * Is `pid` on this host a live frontier process? Where /proc tells us the command line,
  * a recycled pid that now belongs to something else counts as gone.
  */
-function isLiveFrontierProcess(pid: number): boolean {
+export function isLiveFrontierProcess(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return false;
   const cmdline = tryReadText(`/proc/${pid}/cmdline`);
   // no /proc (macOS): alive is all we can tell

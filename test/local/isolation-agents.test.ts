@@ -5,7 +5,7 @@
  * branch mid-run, keeps two ticket directories in one repository, names a branch
  * `frontier`, or runs a script that is not committed. In process, in real repositories.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -13,6 +13,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   utimesSync,
   writeFileSync,
@@ -540,7 +541,12 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
       "git branch -D -q dev",
     ].join(" && ");
     await killedMidAttempt(repo, (mark) => `${plant} && echo $$ > '${mark}' && sleep 30`);
-    const ran = await runHere(repo.dir, "echo done");
+    // its pid taken meanwhile by another program: the killed run's record is compared all the same
+    const other = spawn("sleep", ["30"]);
+    const home = join(repo.root, ".git", "frontier");
+    const found = readdirSync(home).find((n) => /^git-dir-\d+\.json$/.test(n))!;
+    renameSync(join(home, found), join(home, `git-dir-${other.pid}.json`));
+    const ran = await runHere(repo.dir, "echo done").finally(() => other.kill());
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain(
       "the repository's git directory still holds what changed while the last run ran (.git/config, .git/info/attributes)",
