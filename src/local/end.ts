@@ -62,6 +62,9 @@ function resumeCommand(shownDir: string, exec: string | undefined): string {
 
 /** The end of a run that stopped before its graph did: a write failed, or a signal. */
 async function stopped(r: RunEnd, now: number, resume: string): Promise<number> {
+  // what it must not touch is compared now, not left for the next run to find changed by the user
+  for (const text of (await isolationLines(r).catch(() => undefined))?.lines ?? [])
+    line(r.io.stderr, text);
   if (r.crashed || r.stopping === undefined) {
     line(
       r.io.stderr,
@@ -129,12 +132,9 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
     if (code === EXIT.complete) code = EXIT.failed;
   }
   for (const message of r.held.values()) line(err, `error: ${message}`);
-  if (r.isolation) {
-    const { isolationEnd } = await import("./isolation.js");
-    const end = await isolationEnd(r.isolation, frontier);
-    for (const text of end.lines) line(err, text);
-    if (end.failed && code === EXIT.complete) code = EXIT.failed;
-  }
+  const end = await isolationLines(r);
+  for (const text of end?.lines ?? []) line(err, text);
+  if (end?.failed && code === EXIT.complete) code = EXIT.failed;
   const gone = recordsGone(r).map((file) => join(r.shownDir, file));
   if (gone.length > 0) {
     line(
@@ -157,6 +157,10 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
     `receipt: ${shown("receipt.json")} · report: ${shown("report.html")} · ${shown("report.md")}`,
   );
   return code;
+}
+
+async function isolationLines(r: RunEnd) {
+  return r.isolation && (await import("./isolation.js")).isolationEnd(r.isolation, r.frontier);
 }
 
 /** The records an executor removed (rm -rf "$FRONTIER_DIR/.frontier"): ended attempts', and the run branch's. */

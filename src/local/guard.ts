@@ -18,6 +18,7 @@ import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees, readBlobs } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
 import { checkedOutAt, tryIsAncestor, tryResolveCommit } from "../workspace/worktrees.js";
+import { TICKET_TEMP } from "./leftovers.js";
 import { isLiveFrontierProcess } from "./lock.js";
 import { type RunBranch, recordsPath } from "./worktree.js";
 
@@ -129,7 +130,9 @@ export async function sharedChangedSince(
   const names = new Set([...before.shared.keys(), ...now.keys()]);
   const changed = [...names].filter((n) => before.shared.get(n) !== now.get(n)).sort();
   const was = Object.fromEntries(changed.map((name) => [name, before.shared.get(name) ?? ""]));
-  if (changed.length > 0) replaceAtomically(alarmFile(rb), `${JSON.stringify(was, null, 2)}\n`);
+  // an alarm already raised keeps what it says was there before (the earliest)
+  const all = { ...was, ...tryReadJson<Record<string, string>>(alarmFile(rb)) };
+  if (changed.length > 0) replaceAtomically(alarmFile(rb), `${JSON.stringify(all, null, 2)}\n`);
   return changed;
 }
 
@@ -280,5 +283,7 @@ async function notTheRuns(root: string, changed: ChangedPath[], ticketDir: strin
   );
   const authored = (blob?: string) => authoredPart(blobs.get(blob!)?.toString("utf8") ?? "");
   const theirs = (c: ChangedPath) => !runs.includes(c) || authored(c.oldBlob) !== authored(c.blob);
-  return changed.filter(theirs).map((c) => c.path);
+  // (a write a killed run left half-done is the run's own to tidy: leftovers.ts)
+  const temp = (c: ChangedPath) => TICKET_TEMP.test(c.path.slice(c.path.lastIndexOf("/") + 1));
+  return changed.filter((c) => theirs(c) && !temp(c)).map((c) => c.path);
 }

@@ -54,7 +54,8 @@ export async function openIsolation(
     return { kind: "bad", code: EXIT.usage };
   }
   const lost = await killedRunsLost(branch.branch);
-  if (lost.length > 0) line(io.stderr, refsWarning(lost, "the last run ran (it was killed)"));
+  if (lost.length > 0)
+    line(io.stderr, refsWarning(lost, "the last run ran (it was killed before its end compared)"));
   const behind =
     (await stillAlarmed(branch.branch)) ?? (await leftBehind(branch.branch, frontier, shownDir));
   if (behind !== undefined) {
@@ -218,7 +219,7 @@ function touchedLines(
   }
   if (touched.tree.length > 0) {
     out.push(
-      `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile; \`git restore --source=${was} -- <path>\` puts one back as it was when the run started`,
+      `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile; \`git restore --source=${was} -- <path>\` puts one that was there back as it was when the run started (a ticket file with its state of then)`,
     );
   }
   if (touched.refs.length > 0) out.push(refsWarning(touched.refs, "the run ran"));

@@ -16,7 +16,7 @@ import { namesIn } from "../tickets/read-optional.js";
 /** in `.frontier/`, frontier's own directory: any of its temporary names */
 const TEMP = /\.(\d+)(?:\.[0-9a-f]{8})?\.tmp$/;
 /** beside the tickets, where the author's files live: only the store's exact shape */
-const TICKET_TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+export const TICKET_TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 const SCRATCH = /^frontier-(?:run|index)-(\d+)-/;
 
 /** Remove leftovers in the ticket directory and the system's temporary directory; returns how many. */

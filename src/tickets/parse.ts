@@ -44,9 +44,18 @@ export function parseTicketFull(
 
 const ENGINE_LINE = new RegExp(`^\\s*["']?(?:${ENGINE_FIELDS.join("|")})["']?\\s*:.*$`, "gm");
 
-const ENGINE_LINES = new RegExp(`${ENGINE_LINE.source}\\n?`, "gm");
-/** A ticket file's text without the engine-written fields' lines: the part only its author writes. */
-export const authoredPart = (text: string) => text.replace(ENGINE_LINES, "");
+const ENGINE_ONE = new RegExp(ENGINE_LINE.source);
+/**
+ * A ticket file's text without the engine-written fields' lines of its front matter (and
+ * without a front matter that holds only those): the part only its author writes.
+ */
+export function authoredPart(text: string): string {
+  const split = splitFrontMatter(text);
+  if (split.kind !== "front") return text;
+  const lines = split.yaml.split(/\r?\n/).filter((l) => l.trim() !== "" && !ENGINE_ONE.test(l));
+  const body = text.slice(split.bodyStart);
+  return lines.length === 0 ? body : `${lines.join("\n")}\0${body}`;
+}
 
 /**
  * The engine-written fields' rule for the ticket directory at `dir` (a repository path,

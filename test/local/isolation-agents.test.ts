@@ -18,10 +18,12 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/core/model.js";
 import { userPaths } from "../../src/local/isolation.js";
+import type { RunBranch } from "../../src/local/worktree.js";
 import {
   commitsOf,
   git,
@@ -180,6 +182,7 @@ describe("work that is not integrated is never deleted", () => {
       "tickets/frontier.yml": "run: stop\nisolation: worktree\n",
       "tickets/a.md": ticket({ write_scope: ["src/**"] }),
     });
+    git(repo.root, "tag", "v0");
     const mark = join(repo.root, "..", `${basename(repo.root)}-started`);
     const exec = `mkdir -p src && echo precious > src/p.txt && git add -A && git commit -qm p && echo draft > src/q.txt && touch '${mark}' && sleep 30`;
     const started = startFrontier(["run", "tickets", "--exec", exec], {
@@ -198,6 +201,15 @@ describe("work that is not integrated is never deleted", () => {
     const patch = readFileSync(kept, "utf8");
     expect(patch).toContain("+precious");
     expect(patch).toContain("+draft");
+    // its end compared what it must not touch: the user's own changes after it are theirs
+    expect(readdirSync(join(repo.root, ".git", "frontier"))).not.toContainEqual(
+      expect.stringMatching(/^git-dir-/),
+    );
+    writeFileSync(join(repo.root, ".git", "hooks", "pre-commit"), "#!/bin/sh\n");
+    git(repo.root, "tag", "-d", "v0");
+    const next = await runHere(repo.dir, "echo done");
+    expect(next.stderr).not.toMatch(/git directory|your branches/);
+    expect(next.code).toBe(0);
   });
 
   it.each(["the next run", "frontier reset"])(
@@ -457,12 +469,19 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(existsSync(pwned)).toBe(false);
   });
 
-  it("a clean run says so only after checking", async () => {
+  it("a clean run says so only after checking: the run's own writes to ticket files (CRLF, or with no front matter before) and the leftovers it tidies are not named", async () => {
     const repo = repoWith({
-      "tickets/frontier.yml": "run: clean\nisolation: worktree\n",
-      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      "tickets/frontier.yml": "run: clean\n",
+      "tickets/api.md": ticket({ isolation: "worktree", write_scope: ["app/**"] }),
+      "tickets/crlf.md":
+        "---\r\ndepends_on: [api]\r\nisolation: worktree\r\nwrite_scope: [app/**]\r\n---\r\nDo it.\r\n",
+      "tickets/plain.md": "Do it too.\n",
+      "tickets/.api.md.99999999.0123abcd.tmp": "a write a killed run left\n",
     });
-    const ran = await runHere(repo.dir, "mkdir -p app && echo a > app/a.js; echo done");
+    const exec =
+      '[ "$FRONTIER_TICKET" = plain ] || { mkdir -p app && echo a > app/a.js; }; echo done';
+    const ran = await runHere(repo.dir, exec);
+    expect(readFileSync(join(repo.dir, "plain.md"), "utf8")).toMatch(/^---\nstatus: complete/);
     expect(ran.code).toBe(0);
     expect(ran.stderr).toContain("your working tree and branch were not touched");
     expect(ran.stderr).not.toContain("warning:");
@@ -552,7 +571,7 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
       "the repository's git directory still holds what changed while the last run ran (.git/config, .git/info/attributes)",
     );
     expect(ran.stderr).toContain(
-      `warning: your branches, tags or stash changed while the last run ran (it was killed): dev (was ${repo.start.slice(0, 10)}: git update-ref refs/heads/dev ${repo.start}) — `,
+      `warning: your branches, tags or stash changed while the last run ran (it was killed before its end compared): dev (was ${repo.start.slice(0, 10)}: git update-ref refs/heads/dev ${repo.start}) — `,
     );
     expect(existsSync(pwned)).toBe(false);
     // put right, the run goes on: the alarm is over
@@ -561,6 +580,32 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     const after = await runHere(repo.dir, "echo done");
     expect(after.stderr).not.toContain("git directory");
     expect(after.code).toBe(0);
+  });
+
+  it("an alarm already raised keeps what it says was there before: a later run's changes add to it", async () => {
+    const repo = repoWith({ "tickets/a.md": ticket({}) });
+    const { sharedChangedSince, stillAlarmed, takeSnapshot } = await import(
+      "../../src/local/guard.js"
+    );
+    const commonDir = join(repo.root, ".git");
+    const rb = { repository: { root: repo.root, commonDir }, ticketDir: "tickets" } as RunBranch;
+    const hook = (name: string, text?: string) =>
+      text === undefined
+        ? rmSync(join(commonDir, "hooks", name))
+        : writeFileSync(join(commonDir, "hooks", name), text);
+    const first = await takeSnapshot(rb, tmpdir());
+    hook("pre-commit", "#!/bin/sh\necho one\n");
+    expect(await sharedChangedSince(rb, first)).toEqual(["hooks/pre-commit"]);
+    const second = await takeSnapshot(rb, tmpdir());
+    hook("pre-commit", "#!/bin/sh\necho two\n");
+    hook("post-checkout", "#!/bin/sh\n");
+    await sharedChangedSince(rb, second);
+    // put back as the second run found them: the first run's change still stands
+    hook("pre-commit", "#!/bin/sh\necho one\n");
+    hook("post-checkout");
+    expect(await stillAlarmed(rb)).toContain("(.git/hooks/pre-commit)");
+    hook("pre-commit");
+    expect(await stillAlarmed(rb)).toBeUndefined();
   });
 
   it("nor in the user's own configuration: a worktree is made with none of it", async () => {
