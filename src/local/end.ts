@@ -19,6 +19,7 @@ import { remainderTable } from "../terminal/table.js";
 import { shellWord } from "../terminal/text.js";
 import { resultReader } from "../tickets/context-io.js";
 import { attemptFile, BRANCH_FILE, RECEIPT_FILE, STATE_DIR } from "../tickets/layout.js";
+import { tryReadJson } from "../tickets/read-optional.js";
 import type { Integrator } from "./integrate.js";
 import { tallyText } from "./progress.js";
 
@@ -139,7 +140,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   if (gone.length > 0) {
     line(
       err,
-      `error: the run's records were removed while it ran: ${named(gone, 10)} — by an executor? The receipt (${join(r.shownDir, RECEIPT_FILE)}) holds what they said`,
+      `error: the run's records were removed or emptied while it ran: ${named(gone, 10)} — by an executor? The receipt (${join(r.shownDir, RECEIPT_FILE)}) holds what they said`,
     );
     if (code === EXIT.complete) code = EXIT.failed;
   }
@@ -172,7 +173,8 @@ function recordsGone({ frontier, dir, isolation }: RunEnd): string[] {
         a.ended_at ? [attemptFile(id, a.n)] : [],
       ),
     );
-  return [...files, ...(isolation ? [BRANCH_FILE] : [])].filter((f) => !existsSync(join(dir, f)));
+  const gone = (f: string) => tryReadJson(join(dir, f)) === undefined;
+  return [...files, ...(isolation ? [BRANCH_FILE] : [])].filter(gone);
 }
 
 let reportModules:

@@ -276,17 +276,17 @@ describe("work that is not integrated is never deleted", () => {
     expect(readFileSync(join(left!, "src", "q.txt"), "utf8")).toBe("draft\n");
   });
 
-  it("an agent that removes the run's records is named: the run does not end saying all is well", async () => {
+  it("an agent that removes or empties the run's records is named: the run does not end saying all is well", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: records\nisolation: worktree\n",
       "tickets/a.md": ticket({ write_scope: ["a/**"] }),
       "tickets/b.md": ticket({ depends_on: ["a"], write_scope: ["b/**"] }),
     });
-    const exec = `mkdir -p "$FRONTIER_TICKET" && echo x > "$FRONTIER_TICKET/x"; [ "$FRONTIER_TICKET" = b ] && rm -rf "$FRONTIER_DIR/.frontier"; echo done`;
+    const exec = `mkdir -p "$FRONTIER_TICKET" && echo x > "$FRONTIER_TICKET/x"; [ "$FRONTIER_TICKET" = b ] && rm "$FRONTIER_DIR/.frontier/attempts/a@1.json" && : > "$FRONTIER_DIR/.frontier/branch.json"; echo done`;
     const ran = await runHere(repo.dir, exec);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain(
-      `error: the run's records were removed while it ran: ${join(repo.dir, ".frontier", "attempts", "a@1.json")}, ${join(repo.dir, ".frontier", "branch.json")} — by an executor? `,
+      `error: the run's records were removed or emptied while it ran: ${join(repo.dir, ".frontier", "attempts", "a@1.json")}, ${join(repo.dir, ".frontier", "branch.json")} — by an executor? `,
     );
     expect(readJson(join(repo.dir, ".frontier", "receipt.json"))).toMatchObject({
       tickets: expect.arrayContaining([expect.objectContaining({ id: "a" })]),
