@@ -128,7 +128,7 @@ async function graphRun(
   const runner = new Runner();
   if (bundle) runner.bundle = bundle;
   runner.withContext = false; // the context step reads a git checkout: no API request
-  runner.lightCheckouts = true; // a job reads no record from its checkout here
+  runner.lightCheckouts = true; // of the records, a job reads only base.json from its checkout
   runner.gate.limit = gate;
   if (changes) {
     // every agent writes one 2 KB file in its scope: the ticket's commit carries it

@@ -25,7 +25,8 @@ import { readBlob } from "./git.js";
 import type { RunContext } from "./run-context.js";
 import { type GitHubState, joinRepoPath } from "./state.js";
 
-const blobSha = (text: string) => {
+/** The id git gives a file of `text` (a blob's sha). */
+export const blobSha = (text: string) => {
   const body = Buffer.from(text, "utf8");
   return createHash("sha1").update(`blob ${body.length}\0`).update(body).digest("hex");
 };

@@ -3,7 +3,7 @@
  *
  *   read    ONE query: the head of the branch and, at that commit, state.json and its
  *           shards, worklog.jsonl, live.json (and base.json when the checkout is not the
- *           run's base)
+ *           run's base: only its id once a try or a job's checkout holds it)
  *   decide  decide.ts, without a request
  *   commit  ONE createCommitOnBranch on the head read
  *
@@ -14,7 +14,10 @@
  * The only request besides the read and the commit is the runs listing of overdue
  * claims (a read, at most once per event); every other effect waits for the commit.
  */
+import { constants } from "node:fs";
+import { join } from "node:path";
 import { NAMED_PATHS } from "../core/changes.js";
+import { readCapped } from "../tickets/outcome-file.js";
 import {
   type BranchRead,
   type BranchStore,
@@ -35,13 +38,13 @@ import { findClaimRuns } from "./dispatch.js";
 import { UserError, workflowRefusal } from "./errors.js";
 import { jobEvent, type SettleJob } from "./events.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
-import { archiveRun } from "./fresh.js";
+import { archiveRun, blobSha } from "./fresh.js";
 import { stillRunning } from "./fresh-words.js";
 import { isFinishedCopy } from "./history.js";
 import { describeError, isPushRefused, rateLimitOf } from "./octokit.js";
 import { OUTBOX_LAG_MS } from "./outbox.js";
 import type { RunContext, RunEvent } from "./run-context.js";
-import { authoredChanges, runSource } from "./source.js";
+import { authoredChanges, runSource, snapshotSource } from "./source.js";
 import {
   type GitHubState,
   livePath,
@@ -53,6 +56,9 @@ import {
   worklogPath,
 } from "./state.js";
 import { readsWhole } from "./status-index.js";
+
+/** A base.json larger than this in a job's checkout is read from the branch instead. */
+const SNAPSHOT_CAP = 64 << 20;
 
 export interface Recorded extends Decided {
   /** the commit that recorded the event; undefined when it changed nothing */
@@ -102,6 +108,7 @@ export async function recordEvent(
     await Promise.all([ctx.checkout.tickets(), ctx.checkout.digest()]).catch(() => undefined);
   // its own options: a try clears `fresh` and `job` once they are done
   const recording = new Recording(ctx, event, label, { ...options }, reading);
+  recording.snapshot = await checkoutSnapshot(ctx);
   for (;;) {
     const recorded = await recording.try();
     if (recorded) return recorded;
@@ -127,6 +134,8 @@ class Recording {
   private readonly movers = new Map<string, string>();
   /** the job's changes, kept once its event is made: each try reads their paths' ids */
   private readonly changes: JobChanges | undefined;
+  /** base.json as a try read it (or a job's checkout holds it): tries read only its id, and use it while it is the branch's */
+  snapshot: { oid: string; text: string } | undefined;
 
   constructor(
     private readonly ctx: RunContext,
@@ -147,15 +156,20 @@ class Recording {
     const { ctx, reading, tries } = this;
     const tryStarted = ctx.clock();
     const shardDir = shardDirPath(ctx.dir);
+    const snapshotAt = snapshotPath(ctx.dir);
+    const known = this.snapshot;
     const read = await readWithFallback(
       ctx,
       this.store,
       [
-        ...runPaths(ctx, this.withSnapshot),
+        ...runPaths(ctx, this.withSnapshot && !known),
         ...(reading.all ? [] : [...reading.shards].map((name) => `${shardDir}/${name}`)),
       ],
       reading.all ? [shardDir] : [],
-      { probes: probesOf(this.changes), history: HISTORY_READ },
+      {
+        probes: [...probesOf(this.changes), ...(this.withSnapshot ? [snapshotAt] : [])],
+        history: HISTORY_READ,
+      },
     );
     const readAt = ctx.clock();
     if (!read) {
@@ -163,6 +177,7 @@ class Recording {
         `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
       );
     }
+    if (!this.withKnownSnapshot(read, snapshotAt, known)) return undefined;
     const shardsRead = reading.all ? undefined : reading.shards;
     const found = partOfRead(ctx.dir, read, shardsRead);
     const copy = found !== "need-all" && found && found.branch !== ctx.branch ? found : undefined;
@@ -207,6 +222,23 @@ class Recording {
     }
     if (decision.kind !== "commit") return { ...decision.decided, head: read.head, tries };
     return this.commit(decision, read, { tryStarted, readAt, decidedAt: ctx.clock() });
+  }
+
+  /**
+   * base.json in `read`: as known when the read found its id (a lost race's next try reads
+   * only the id: what a run decides from never changes while it runs, and the shorter a try,
+   * the fewer races it loses); false when that is not the branch's (read it again).
+   */
+  private withKnownSnapshot(read: BranchRead, path: string, known: Recording["snapshot"]) {
+    const id = read.oids?.get(path);
+    const text = read.files.get(path);
+    if (known) {
+      if (id !== known.oid) this.snapshot = undefined;
+      else read.files.set(path, known.text);
+      return id === known.oid;
+    }
+    if (id && text !== undefined) this.snapshot = { oid: id, text };
+    return true;
   }
 
   /**
@@ -354,6 +386,19 @@ class Recording {
     await ctx.sleep(ctx.random() * Math.min(30_000, tryMs * 2 ** Math.min(tries, 6)));
     return undefined;
   }
+}
+
+/**
+ * base.json as a job's checkout holds it, parsed before the first read (out of the
+ * read → commit window); the read asks only its id, and what an agent changed is never used.
+ */
+async function checkoutSnapshot(ctx: RunContext): Promise<Recording["snapshot"]> {
+  if (!ctx.jobCheckout) return undefined;
+  const path = join(ctx.checkout.workspace, snapshotPath(ctx.dir));
+  const read = await readCapped(path, SNAPSHOT_CAP, constants.O_NOFOLLOW);
+  if (read.kind !== "text") return undefined;
+  await snapshotSource(read.text, ctx.dir, ctx.checkout.workspace).catch(() => undefined);
+  return { oid: blobSha(read.text), text: read.text };
 }
 
 /** Which shards an event reads with the state (status-index.ts). */

@@ -216,6 +216,18 @@ function addedSince(
     .filter((id) => !ids.has(id));
 }
 
+/** The snapshot parsed last: a lost race's next try decides from the same base.json. */
+let parsedSnapshot: { key: string; source: Promise<RunSource> } | undefined;
+
+/** sourceFromSnapshot, parsed once for the same text (a job's settle parses it before its read). */
+export function snapshotSource(text: string, dir: string, workspace: string): Promise<RunSource> {
+  const key = `${dir}\0${workspace}\0${text}`;
+  if (parsedSnapshot?.key !== key) {
+    parsedSnapshot = { key, source: sourceFromSnapshot(text, dir, workspace) };
+  }
+  return parsedSnapshot.source;
+}
+
 /**
  * The run's tickets for this event: the checkout's when it is the run's base (its
  * authored digest is the one recorded), else base.json, read in the same query as the
@@ -254,7 +266,7 @@ export async function runSource(
       `the checkout's ${ctx.dir} is not the run's (started at ${state.run.base?.slice(0, 12) ?? "an unknown commit"} on ${ctx.branch}), and the run has no ${snapshotPath(ctx.dir)} to read its tickets from (it was started by an older version): run this on the run's branch, or ${freshHint(ctx.branch)} to start a new run`,
     );
   }
-  const source = await sourceFromSnapshot(snapshot, ctx.dir, ctx.checkout.workspace);
+  const source = await snapshotSource(snapshot, ctx.dir, ctx.checkout.workspace);
   if (ctx.jobCheckout) return source;
   const added = addedSince(source.specs, await ctx.checkout.authoredFiles());
   if (added.length > 0 && ctx.sha !== state.run.base) {

@@ -144,7 +144,7 @@ export class Runner {
   withContext = true;
   /** give the context step a checkout of the run's branch (the `records` input), as orch-task.yml does */
   withRecords = true;
-  /** leave the ticket directory's .frontier/ out of job checkouts (what a job reads of it comes from elsewhere) */
+  /** leave the ticket directory's .frontier/ out of job checkouts but base.json (the rest a job reads comes from elsewhere) */
   lightCheckouts = false;
   /** extra INPUT_* for every step */
   inputs: Record<string, string> = {};
@@ -213,7 +213,9 @@ export class Runner {
         this.repo,
         sha,
         join(this.scratch, `git-${sha.slice(0, 12)}`),
-        this.lightCheckouts ? (p) => !p.startsWith("tickets/.frontier/") : undefined,
+        this.lightCheckouts
+          ? (p) => !p.startsWith("tickets/.frontier/") || p === "tickets/.frontier/base.json"
+          : undefined,
       );
       this.gitCheckouts.set(sha, made);
     }

@@ -2,6 +2,8 @@
  * What GitHub really does under concurrent writes and lost answers, and what an event
  * must never lose to it: an outcome, a claim's dispatch, a lease that ran out.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
 import { type FileChanges, graphqlStore, restStore } from "../../src/github/branch.js";
@@ -97,6 +99,95 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
     expect(world.repo.readFile("notes-0.md", "main")).toBe("another job\n");
     expect(world.repo.readFile("notes-1.md", "main")).toBe("another job\n");
     expect(out.dispatched.map((d) => d.ticket)).toEqual(["b"]);
+  });
+
+  it("a job's settle that loses races reads base.json once, and again only when it changed", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"])]));
+    const ctx = runContext(world);
+    const start = await advance(ctx, advanceOnly, "start");
+    const w = world;
+    const base = "tickets/.frontier/base.json";
+    const store = graphqlStore(w.gh, { owner: "acme", repo: "widgets" }, "main");
+    const textReads: boolean[] = [];
+    let races = 3;
+    const racing = {
+      ...store,
+      read: (...args: Parameters<typeof store.read>) => {
+        textReads.push(args[0].includes(base));
+        return store.read(...args);
+      },
+      commit: (head: Head, changes: FileChanges, message: string) => {
+        races--;
+        // the second race rewrites base.json (the same tickets, another blob)
+        const also = races === 1 ? { [base]: `${w.repo.readFile(base, "main")} ` } : {};
+        if (races >= 0) w.repo.commit("main", { [`notes-${races}.md`]: "x\n", ...also });
+        return store.commit(head, changes, message);
+      },
+    };
+    const out = await advance(
+      { ...ctx, store: racing, jobCheckout: true },
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim: start.dispatched[0]?.claim,
+        outcome: "complete",
+        result: "A",
+        by: "job",
+      }),
+      "settle a",
+    );
+    expect(out.result.kind).toBe("ok");
+    expect(out.tries).toBe(4);
+    // read whole, then by id; after it changed, whole again, then by id
+    expect(textReads).toEqual([true, false, false, true, false]);
+    expect((stateOf(world) as State).tickets.a?.status).toBe("complete");
+    expect(out.dispatched.map((d) => d.ticket)).toEqual(["b"]);
+  });
+
+  it("a job's settle takes base.json from its checkout only when it is the branch's: an agent's edit of it is never used", async () => {
+    for (const tamper of [false, true]) {
+      world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"])]));
+      const ctx = runContext(world);
+      const start = await advance(ctx, advanceOnly, "start");
+      const base = "tickets/.frontier/base.json";
+      const text = world.repo.readFile(base, "main") as string;
+      const snapshot = JSON.parse(text) as { files: Record<string, string> };
+      // the agent adds a ticket to the run's tickets in its checkout: it would start at once
+      if (tamper) snapshot.files["c.md"] = "---\ntitle: c\n---\nNot the run's.\n";
+      mkdirSync(join(world.workspace, "tickets/.frontier"), { recursive: true });
+      writeFileSync(
+        join(world.workspace, base),
+        tamper ? `${JSON.stringify(snapshot)}\n` : text,
+      );
+      const store = graphqlStore(world.gh, { owner: "acme", repo: "widgets" }, "main");
+      const textReads: boolean[] = [];
+      const reading = {
+        ...store,
+        read: (...args: Parameters<typeof store.read>) => {
+          textReads.push(args[0].includes(base));
+          return store.read(...args);
+        },
+      };
+      const out = await advance(
+        { ...ctx, store: reading, jobCheckout: true },
+        settleEvent({
+          ticket: "a",
+          attempt: 1,
+          claim: start.dispatched[0]?.claim,
+          outcome: "complete",
+          result: "A",
+          by: "job",
+        }),
+        "settle a",
+      );
+      // the branch's own: read by id alone; an edited one: read again, whole, from the branch
+      expect(textReads).toEqual(tamper ? [false, true] : [false]);
+      expect(out.dispatched.map((d) => d.ticket)).toEqual(["b"]);
+      expect(Object.keys((stateOf(world) as State).tickets).sort()).toEqual(["a", "b"]);
+      world.fake.assertNoViolations();
+      await world.cleanup();
+      world = undefined;
+    }
   });
 });
 
