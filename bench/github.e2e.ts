@@ -242,6 +242,9 @@ async function graphRun(
         0,
       );
     }
+    // written now too: removing a large run's job checkouts takes minutes
+    if (process.env.BENCH_GITHUB_OUT)
+      writeFileSync(process.env.BENCH_GITHUB_OUT, JSON.stringify(out));
     expect(statuses.filter((s) => s === "complete")).toHaveLength(tickets);
   } finally {
     await runner.stop();
