@@ -67,6 +67,15 @@ export function writeError(path: string, error: unknown): Error {
   return new WriteError(path, cause);
 }
 
+/** `write()`, what it throws as a WriteError that names `path` and the fix. */
+export function writing<T>(path: string, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    throw writeError(path, error);
+  }
+}
+
 /**
  * Make `dir/.frontier/`, where the run's state lives, or throw a WriteError that says
  * why it cannot be: a file in its place, a read-only file system, a refused write.
@@ -132,12 +141,8 @@ export function applyEdits(
 ): void {
   for (const edit of edits) {
     const path = join(dir, edit.path);
-    try {
-      const signature = applyEdit(path, edit);
-      if (signature !== undefined) replaced?.(edit.path, signature);
-    } catch (error) {
-      throw writeError(path, error);
-    }
+    const signature = writing(path, () => applyEdit(path, edit));
+    if (signature !== undefined) replaced?.(edit.path, signature);
   }
 }
 
