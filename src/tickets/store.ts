@@ -22,7 +22,6 @@ import {
   openSync,
   readFileSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeFileSync,
   writeSync,
@@ -30,6 +29,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
 import { STATE_DIR } from "./layout.js";
+import { statOf } from "./read-optional.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
@@ -123,11 +123,8 @@ export function signatureOf(st: { ino: number; size: number; mtimeMs: number }):
 
 /** The signature of `path` now; undefined when it is gone. */
 export function currentSignature(path: string): FileSignature | undefined {
-  try {
-    return signatureOf(statSync(path));
-  } catch {
-    return undefined;
-  }
+  const st = statOf(path);
+  return st === undefined ? undefined : signatureOf(st);
 }
 
 /**
