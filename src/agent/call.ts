@@ -7,6 +7,7 @@
  */
 
 import { errnoCode, errorText } from "../core/errors.js";
+import { readJson } from "../core/json.js";
 import type { AgentConfig } from "./config.js";
 import {
   type Ask,
@@ -136,17 +137,15 @@ async function post(config: AgentConfig, body: unknown, ms: number, deps: CallDe
 
 /** A 2xx answer as the ticket's outcome, with the completion's usage. */
 function answered(config: AgentConfig, status: number, text: string): ModelOutcome {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
+  const body = readJson(text);
+  if (!body.ok) {
     return {
       status: "failed",
       reason: `${config.endpoint} answered ${status} with something that is not JSON (it began "${excerpt(text, 80)}"): check that --endpoint is the base URL of an OpenAI-compatible API`,
     };
   }
-  const outcome = readCompletion(body);
-  const usage = usageOf(body);
+  const outcome = readCompletion(body.value);
+  const usage = usageOf(body.value);
   return usage === undefined ? outcome : { ...outcome, usage };
 }
 

@@ -73,16 +73,12 @@ export function flagProblem(flags: AgentFlags): string | undefined {
 export function resolveConfig(s: AgentSources): ResolvedConfig {
   const bad = flagProblem(s.flags);
   if (bad !== undefined) return { kind: "bad", reason: bad };
-  const endpoint = (s.flags.endpoint ?? s.settings.model_endpoint ?? GITHUB_MODELS).replace(
-    /\/+$/,
-    "",
-  );
+  const bare = (url: string) => url.replace(/\/+$/, "");
+  const endpoint = bare(s.flags.endpoint ?? s.settings.model_endpoint ?? GITHUB_MODELS);
   // GitHub Models, also its organization-attributed endpoints (/orgs/ORG/inference)
   const githubModels = /^https:\/\/models\.github\.ai\//.test(`${endpoint}/`);
-  const served =
-    endpoint === GITHUB_MODELS && s.env[TEST_MODELS_URL]
-      ? s.env[TEST_MODELS_URL].replace(/\/+$/, "")
-      : endpoint;
+  const testUrl = s.env[TEST_MODELS_URL];
+  const served = endpoint === GITHUB_MODELS && testUrl ? bare(testUrl) : endpoint;
 
   let model: string | undefined;
   let modelFrom: AgentConfig["modelFrom"] = "the default";

@@ -9,6 +9,7 @@
  * against the shape before anything is written: a malformed answer fails the attempt,
  * and nothing the model did not say is ever passed off as its result.
  */
+import { readJson } from "../core/json.js";
 import type { OutcomeFile } from "../core/outcome.js";
 import { clip, oneLine } from "../report/escape.js";
 
@@ -206,12 +207,9 @@ export function readAnswer(content: string): ModelOutcome {
     .replace(/^```(?:json)?\s*\n?/i, "")
     .replace(/\n?```$/, "")
     .trim();
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return offShape(`is not JSON (it began "${excerpt(content, 80)}")`);
-  }
+  const read = readJson(text);
+  if (!read.ok) return offShape(`is not JSON (it began "${excerpt(content, 80)}")`);
+  const value = read.value;
   if (value === null || typeof value !== "object" || Array.isArray(value))
     return offShape("is JSON but not an object");
   const o = value as Record<string, unknown>;

@@ -4,22 +4,20 @@
  * to wait and which limit) out.
  */
 import { formatDuration } from "../core/bound.js";
+import { readJson } from "../core/json.js";
 import type { AgentConfig } from "./config.js";
 import { excerpt } from "./protocol.js";
 
 /** The endpoint's own words: `error.message` (OpenAI, GitHub Models), `message`, else the text. */
 export function endpointMessage(bodyText: string): string {
-  try {
-    const body = JSON.parse(bodyText) as {
-      error?: { message?: unknown; code?: unknown } | string;
-      message?: unknown;
-    };
-    const e = body?.error;
-    for (const said of [e, typeof e === "object" ? e?.message : undefined, body?.message])
-      if (typeof said === "string" && said.trim() !== "") return excerpt(said, 300);
-  } catch {
-    // not JSON: its text, if any
-  }
+  const read = readJson(bodyText);
+  const body = read.ok
+    ? (read.value as { error?: { message?: unknown } | string; message?: unknown })
+    : undefined;
+  const e = body?.error;
+  for (const said of [e, typeof e === "object" ? e?.message : undefined, body?.message])
+    if (typeof said === "string" && said.trim() !== "") return excerpt(said, 300);
+  // not JSON: its text, if any
   return excerpt(bodyText, 300);
 }
 

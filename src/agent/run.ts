@@ -150,10 +150,9 @@ async function readContextText(io: AgentIo): Promise<Context> {
     try {
       return { kind: "text", text: await readFile(file, "utf8") };
     } catch (error) {
-      const why = errnoCode(error) ?? errorText(error);
       return {
         kind: "bad",
-        reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${why}`,
+        reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${errnoCode(error) ?? errorText(error)}`,
       };
     }
   }

@@ -307,10 +307,7 @@ function badId(id: string, what: string): string {
  * parses, and the text of every file read (frontier.yml too): the directory as the loader
  * reads it.
  */
-export async function ticketFiles(dir: string): Promise<{
-  tickets: Map<string, { file: string; spec?: TicketSpec }>;
-  texts: Map<string, string>;
-}> {
+export async function ticketFiles(dir: string) {
   const tickets = new Map<string, { file: string; spec?: TicketSpec }>();
   const texts = new Map<string, string>();
   // an unreadable directory has no tickets; without frontier.yml, the defaults

@@ -31,7 +31,7 @@ import {
 import { ticketFileNames } from "../tickets/load.js";
 import { isDirectory, namesIn } from "../tickets/read-optional.js";
 import { loadSettings } from "../tickets/settings-load.js";
-import { applyEdits, writeError } from "../tickets/store.js";
+import { applyEdits, writing } from "../tickets/store.js";
 import { CLEARED_FIELDS, editTicket, type FileEdit } from "../tickets/writeback.js";
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
@@ -104,15 +104,13 @@ async function reset(dir: string, io: CliIo, opts: ResetOptions): Promise<number
   const run = archiveRunName(recordedRun(dir) ?? (await loadSettings(dir)).settings.run);
   const runs = join(dir, RUNS_DIR);
   const archive = join(runs, nextArchiveName(run, namesIn(runs)));
-  try {
+  writing(archive, () => {
     mkdirSync(join(archive, "tickets"), { recursive: true });
     // the ticket files as the run left them, engine fields and all
     for (const edit of edits)
       copyFileSync(join(dir, edit.path), join(archive, "tickets", edit.path));
     for (const record of records) renameSync(join(stateDir, record), join(archive, record));
-  } catch (error) {
-    throw writeError(archive, error);
-  }
+  });
   applyEdits(dir, edits);
   const said = `reset run ${run}: its records are in ${archive}/; ${plural(edits.length, "ticket file")} cleared of run state`;
   if (opts.json) {

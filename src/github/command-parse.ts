@@ -161,16 +161,13 @@ const PARSERS: Record<
  */
 function parseRetry(rest: string, following: string[], line: number): Command {
   const { word, after } = firstWord(rest);
+  const wrong = (message: string) => error("retry", line, message);
   if (word === "")
-    return error(
-      "retry",
-      line,
+    return wrong(
       "`/retry` needs the ticket to retry: write `/retry TICKET`, e.g. `/retry build` (feedback for its next attempt may follow the ticket).",
     );
   if (!TICKET_ID.test(word))
-    return error(
-      "retry",
-      line,
+    return wrong(
       `\`/retry\` needs a ticket id (letters, digits, \`.\`, \`_\`, \`-\`); ${quoteWord(word)} is not one.`,
     );
   const feedback = trimBlankLines([after, ...following]);
@@ -185,16 +182,13 @@ function parseAnswer(
 ): Command {
   const { word, after } = firstWord(rest);
   const onIssue = context.questionTicket !== undefined;
+  const wrong = (message: string) => error("answer", line, message);
   if (!onIssue && word === "")
-    return error(
-      "answer",
-      line,
+    return wrong(
       "`/answer` needs the ticket it answers here: write `/answer TICKET TEXT`, or write `/answer TEXT` on the ticket's question issue.",
     );
   if (!onIssue && !TICKET_ID.test(word))
-    return error(
-      "answer",
-      line,
+    return wrong(
       `\`/answer\` outside a question issue starts with the ticket it answers: write \`/answer TICKET TEXT\`; ${quoteWord(word)} is not a ticket id.`,
     );
   // On a question issue everything is the answer, except a leading copy of the
@@ -202,9 +196,7 @@ function parseAnswer(
   const ticket = !onIssue || word === context.questionTicket ? word : undefined;
   const text = trimBlankLines([ticket !== undefined ? after : rest.trimStart(), ...following]);
   if (text === "")
-    return error(
-      "answer",
-      line,
+    return wrong(
       onIssue
         ? "The answer is empty: write it after the command, e.g. `/answer use the staging database` (it may continue on the following lines)."
         : `\`/answer\` outside a question issue needs the ticket and then the answer: write \`/answer TICKET TEXT\`, e.g. \`/answer plan use the staging database\` (here ${quoteWord(word)} was read as the ticket, and no answer followed).`,

@@ -16,14 +16,10 @@ import { type ActionContext, runBranch } from "./run-context.js";
 /** The run's name as frontier.yml gives it (read loosely: the file may be what is broken). */
 async function runName(ctx: ActionContext): Promise<string> {
   const dir = join(ctx.settings.env.workspace, ctx.settings.tickets);
-  try {
-    const text = await readFile(join(dir, "frontier.yml"), "utf8");
-    const m = /^run:\s*["']?([^"'#\n]+?)["']?\s*(?:#.*)?$/m.exec(text);
-    if (m?.[1]) return m[1].trim();
-  } catch {
-    // no frontier.yml: the run is named after its directory
-  }
-  return basename(resolve(dir)) || "tickets";
+  const text = await readFile(join(dir, "frontier.yml"), "utf8").catch(() => "");
+  const m = /^run:\s*["']?([^"'#\n]+?)["']?\s*(?:#.*)?$/m.exec(text);
+  // no frontier.yml, or no run in it: the run is named after its directory
+  return m?.[1] ? m[1].trim() : basename(resolve(dir)) || "tickets";
 }
 
 export function invalidGraphMarkdown(run: string, error: UserError, marker: string): string {

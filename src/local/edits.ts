@@ -8,7 +8,7 @@ import {
   currentSignature,
   type FileSignature,
   replaceIfUnchanged,
-  writeError,
+  writing,
 } from "../tickets/store.js";
 import type { FileEdit } from "../tickets/writeback.js";
 
@@ -67,12 +67,9 @@ export class TicketWatch {
       return true;
     }
     const path = join(this.dir, edit.path);
-    let signature: FileSignature | undefined;
-    try {
-      signature = replaceIfUnchanged(path, edit.bytes ?? edit.content, expected);
-    } catch (error) {
-      throw writeError(path, error);
-    }
+    const signature = writing(path, () =>
+      replaceIfUnchanged(path, edit.bytes ?? edit.content, expected),
+    );
     if (signature !== undefined) this.seen(edit.path, signature);
     return signature !== undefined;
   }

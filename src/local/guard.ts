@@ -8,12 +8,12 @@
  * commit, and the run's end compares everything and says what changed.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { ChangedPath } from "../core/changes.js";
 import { shellWord } from "../terminal/text.js";
 import { authoredPart, engineFieldRule } from "../tickets/parse.js";
-import { namesIn, tryReadJson } from "../tickets/read-optional.js";
+import { namesIn, statOf, tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees, readBlobs } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
@@ -73,12 +73,8 @@ async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const hash = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
   const walk = async (path: string): Promise<void> => {
-    let stat: ReturnType<typeof statSync>;
-    try {
-      stat = statSync(path);
-    } catch {
-      return; // not there
-    }
+    const stat = statOf(path);
+    if (stat === undefined) return; // not there
     if (stat.isDirectory()) {
       for (const name of readdirSync(path)) await walk(join(path, name));
       return;

@@ -23,7 +23,7 @@ import { plural } from "../terminal/text.js";
 import { integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { type Evidence, settleChanges } from "../tickets/outcome-file.js";
 import { engineFieldRule } from "../tickets/parse.js";
-import { createRecord, writeError } from "../tickets/store.js";
+import { createRecord, writeError, writing } from "../tickets/store.js";
 import {
   changedSince,
   collectChanges,
@@ -280,14 +280,9 @@ export class Integrator {
       const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
       const plan = settleChanges(p.outcome, { ...collected, moved }, spec, evidence);
-      if (plan.keep) {
-        const file = join(this.dir, evidence.file);
-        try {
-          createRecord(file, plan.keep, evidence.file);
-        } catch (error) {
-          throw writeError(file, error);
-        }
-      }
+      const keep = plan.keep;
+      const file = join(this.dir, evidence.file);
+      if (keep) writing(file, () => createRecord(file, keep, evidence.file));
       if (plan.changes !== "integrate") return plan;
       const made = await commitOnto(root, {
         head,

@@ -5,7 +5,7 @@
  * — the run's commits, and any it did not make — and whether the user's tree, branch
  * and git directory are as they were, said after checking them.
  */
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { named } from "../core/changes.js";
 import { DEFAULTS, ticketIsolation } from "../core/constants.js";
@@ -13,6 +13,7 @@ import type { Frontier } from "../core/engine.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
 import { plural, shellWord } from "../terminal/text.js";
+import { statOf } from "../tickets/read-optional.js";
 import { gitText } from "../workspace/git.js";
 import { killedRunsLost, stillAlarmed, takeSnapshot, touchedSince } from "./guard.js";
 import { Integrator } from "./integrate.js";
@@ -112,7 +113,7 @@ export function userPaths(command: string, cwd: string): string {
   const [whole, lead = "", interpreter, gap = "", word = ""] = m;
   // a program is a path when it has a `/` (else the shell looks it up on PATH); a script after an interpreter is one
   const path = interpreter === undefined ? word.includes("/") : INTERPRETERS.has(interpreter);
-  if (!path || !isFile(join(cwd, word))) return command;
+  if (!path || !statOf(join(cwd, word))?.isFile()) return command;
   return `${lead}${interpreter ?? ""}${gap}${shellWord(join(cwd, word))}${command.slice(whole.length)}`;
 }
 
@@ -130,14 +131,6 @@ const INTERPRETERS = new Set([
   "bun",
   "tsx",
 ]);
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /** Scratch space of the run's git work: in the repository's git directory, never in $TMPDIR. */
 function scratchOf(rb: RunBranch): string {

@@ -424,10 +424,9 @@ export async function keepAsPatch(
     replaceAtomically(join(dir, file), patch);
     return { said: `${they} are kept as ${where(file)}` };
   } catch (error) {
-    const why = errorText(error);
     return {
       stays: true,
-      said: `${they} could not be kept as a patch (${why}): they stay in ${a.worktree}`,
+      said: `${they} could not be kept as a patch (${errorText(error)}): they stay in ${a.worktree}`,
     };
   }
 }

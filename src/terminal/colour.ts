@@ -17,10 +17,10 @@ export interface Paint {
   (style: Style, text: string): string;
 }
 
-export function colourEnabled(
-  stream: NodeJS.WritableStream & { isTTY?: boolean },
-  env: NodeJS.ProcessEnv,
-): boolean {
+/** A stream colour is decided for: a terminal's has `isTTY`. */
+type Stream = NodeJS.WritableStream & { isTTY?: boolean };
+
+export function colourEnabled(stream: Stream, env: NodeJS.ProcessEnv): boolean {
   const force = env.FORCE_COLOR;
   if (force !== undefined) return ["", "1", "2", "3", "true"].includes(force);
   if (env.NO_COLOR || env.NODE_DISABLE_COLORS || env.TERM === "dumb") return false;
@@ -28,10 +28,7 @@ export function colourEnabled(
 }
 
 /** A painter for one stream: `paint("red", "failed")`, plain when colour is off. */
-export function painter(
-  stream: NodeJS.WritableStream & { isTTY?: boolean },
-  env: NodeJS.ProcessEnv,
-): Paint {
+export function painter(stream: Stream, env: NodeJS.ProcessEnv): Paint {
   const enabled = colourEnabled(stream, env);
   // Whether to colour is decided above, for this stream: styleText would look at
   // process.stdout instead (validateStream), which is the wrong stream for stderr.

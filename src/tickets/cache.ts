@@ -38,7 +38,6 @@ import {
   renameSync,
   rmSync,
   type Stats,
-  statSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -49,7 +48,7 @@ import { fileURLToPath } from "node:url";
 import { errnoCode } from "../core/errors.js";
 import type { ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
-import { namesIn, tryReadJson } from "./read-optional.js";
+import { namesIn, statOf, tryReadJson } from "./read-optional.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
 export const CACHE_FORMAT = "ticket-frontier/ticket-cache@4";
@@ -201,15 +200,6 @@ export function statKeys(paths: readonly string[]): Float64Array {
     if (st !== undefined) putKeys(out, i, st);
   }
   return out;
-}
-
-/** A path's stat; undefined when there is nothing there or it cannot be stat'ed. */
-function statOf(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
 }
 
 /** A file's keys into `keys` at `i`: from the stat of its path or of the open file. */

@@ -2,12 +2,11 @@
  * Gathering what an executor is given from a Frontier and the ticket directory:
  * the result file of each input's last complete (or empty) attempt.
  */
-import { statSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULTS } from "../core/constants.js";
 import type { Settings } from "../core/model.js";
 import { buildContext, type ContextArgs, type ContextInput } from "./context.js";
-import { readOptional, tryReadText } from "./read-optional.js";
+import { readOptional, statOf, tryReadText } from "./read-optional.js";
 import type { EngineView } from "./writeback.js";
 
 /**
@@ -49,7 +48,7 @@ export async function gatherContext(
       const read = () =>
         typeof results === "string" ? readOptional(path) : results(last.result_file as string);
       let bytes = last.result_bytes;
-      if (bytes === undefined && typeof results === "string") bytes = sizeOf(path);
+      if (bytes === undefined && typeof results === "string") bytes = statOf(path)?.size ?? 0;
       if (bytes === undefined) {
         // an old record without its size: read it to know (only such records are read early)
         result = await read();
@@ -88,14 +87,6 @@ export async function gatherContext(
 /** The text an executor of `ticket` is given. */
 export async function readContext(...args: Parameters<typeof gatherContext>): Promise<string> {
   return buildContext(await gatherContext(...args));
-}
-
-function sizeOf(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
 }
 
 /** Reads result files of a directory for the reports; a missing file reads as undefined. */

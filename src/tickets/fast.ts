@@ -143,9 +143,7 @@ function fieldValue(kind: FieldKind, v: Value): unknown {
  * must read it. The scalars are read exactly as for a ticket's text fields: `plain`
  * when the value is its own text.
  */
-export function fastScalarMap(
-  yaml: string,
-): Array<{ key: string; line: number; value: Scalar }> | undefined {
+export function fastScalarMap(yaml: string) {
   if (UNUSUAL.test(yaml)) return undefined;
   const out: Array<{ key: string; line: number; value: Scalar }> = [];
   const seen = new Set<string>();

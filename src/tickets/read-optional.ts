@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { errnoCode } from "../core/errors.js";
 
@@ -39,11 +39,16 @@ export function namesIn(dir: string): string[] {
   }
 }
 
+/** A path's stat; undefined when there is nothing there or it cannot be stat'ed. */
+export function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether `path` is a directory (false when it is anything else or nothing). */
 export function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+  return statOf(path)?.isDirectory() === true;
 }

@@ -124,12 +124,8 @@ async function recoverResults(
     const list = attempts.get(id) ?? [];
     if (list.some((a) => a.n === n)) continue;
     const file = `${STATE_DIR}/results/${name}`;
-    let info: Awaited<ReturnType<typeof stat>>;
-    try {
-      info = await stat(join(dir, file));
-    } catch {
-      continue;
-    }
+    const info = await stat(join(dir, file)).catch(() => undefined);
+    if (info === undefined) continue;
     const f = fields.get(id);
     const live = f?.attempt === n ? f : undefined;
     const ended = info.mtime.toISOString();

@@ -22,10 +22,11 @@ export function parseSettings(text: string): ParsedSettings {
   const file = SETTINGS_FILE;
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, version: "1.2", prettyErrors: true });
+  // no settings at all: only these problems, or none
+  const none = (problems: Problem[]) => ({ settings: {}, problems, warnings: [] });
   if (doc.errors.length > 0) {
-    return {
-      settings: {},
-      problems: doc.errors
+    return none(
+      doc.errors
         .slice(0, 3)
         .map((err) =>
           problem(
@@ -36,29 +37,22 @@ export function parseSettings(text: string): ParsedSettings {
             yamlFixText(err, "fix the YAML (quote text that contains : or #)"),
           ),
         ),
-      warnings: [],
-    };
+    );
   }
   const contents = doc.contents;
-  if (contents === null || (isScalar(contents) && contents.value === null)) {
-    return { settings: {}, problems: [], warnings: [] };
-  }
+  if (contents === null || (isScalar(contents) && contents.value === null)) return none([]);
   const lineOf = (n: unknown) =>
     (n as Node | null)?.range ? lc.linePos((n as Node).range![0]).line : undefined;
   if (!isMap(contents)) {
-    return {
-      settings: {},
-      problems: [
-        problem(
-          "invalid-settings",
-          file,
-          lineOf(contents),
-          `${file} must be settings (name: value lines)`,
-          "write one setting per line, e.g. max_parallel: 4",
-        ),
-      ],
-      warnings: [],
-    };
+    return none([
+      problem(
+        "invalid-settings",
+        file,
+        lineOf(contents),
+        `${file} must be settings (name: value lines)`,
+        "write one setting per line, e.g. max_parallel: 4",
+      ),
+    ]);
   }
   const values: Record<string, unknown> = {};
   const lines = new Map<string, number | undefined>();

@@ -22,7 +22,6 @@ import {
   openSync,
   readFileSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeFileSync,
   writeSync,
@@ -30,6 +29,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
 import { STATE_DIR } from "./layout.js";
+import { statOf } from "./read-optional.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
@@ -65,6 +65,15 @@ export function writeError(path: string, error: unknown): Error {
         ? `writing is not allowed there (${code}) — make it writable`
         : errorText(error);
   return new WriteError(path, cause);
+}
+
+/** `write()`, what it throws as a WriteError that names `path` and the fix. */
+export function writing<T>(path: string, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    throw writeError(path, error);
+  }
 }
 
 /**
@@ -114,11 +123,8 @@ export function signatureOf(st: { ino: number; size: number; mtimeMs: number }):
 
 /** The signature of `path` now; undefined when it is gone. */
 export function currentSignature(path: string): FileSignature | undefined {
-  try {
-    return signatureOf(statSync(path));
-  } catch {
-    return undefined;
-  }
+  const st = statOf(path);
+  return st === undefined ? undefined : signatureOf(st);
 }
 
 /**
@@ -132,12 +138,8 @@ export function applyEdits(
 ): void {
   for (const edit of edits) {
     const path = join(dir, edit.path);
-    try {
-      const signature = applyEdit(path, edit);
-      if (signature !== undefined) replaced?.(edit.path, signature);
-    } catch (error) {
-      throw writeError(path, error);
-    }
+    const signature = writing(path, () => applyEdit(path, edit));
+    if (signature !== undefined) replaced?.(edit.path, signature);
   }
 }
 

@@ -19,6 +19,7 @@
  * log is read (once) only when that write has a line that could be a repeat.
  */
 import { join } from "node:path";
+import { readJson } from "../core/json.js";
 import type { WorklogEntry } from "../core/model.js";
 import { WORKLOG_FILE } from "./layout.js";
 import { tryReadText } from "./read-optional.js";
@@ -43,12 +44,9 @@ export function withoutRepeats(dir: string, lines: readonly WorklogEntry[]): Wor
   };
   for (const raw of text.split("\n")) {
     if (raw === "") continue;
-    let entry: Partial<WorklogEntry>;
-    try {
-      entry = JSON.parse(raw) as Partial<WorklogEntry>;
-    } catch {
-      continue; // a line cut short by a kill says nothing
-    }
+    const read = readJson(raw);
+    if (!read.ok) continue; // a line cut short by a kill says nothing
+    const entry = read.value as Partial<WorklogEntry>;
     if (typeof entry.ticket !== "string" || !wanted.has(entry.ticket) || !entry.event) continue;
     note(entry.ticket, entry.event, entry.attempt);
   }
