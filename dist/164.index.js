@@ -31,28 +31,21 @@ function parseSettings(text) {
     const file = _setting_keys_js__WEBPACK_IMPORTED_MODULE_3__/* .SETTINGS_FILE */ .tP;
     const lc = new yaml__WEBPACK_IMPORTED_MODULE_0__/* .LineCounter */ .HN();
     const doc = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .parseDocument */ .Tp)(text, { lineCounter: lc, version: "1.2", prettyErrors: true });
+    // no settings at all: only these problems, or none
+    const none = (problems) => ({ settings: {}, problems, warnings: [] });
     if (doc.errors.length > 0) {
-        return {
-            settings: {},
-            problems: doc.errors
-                .slice(0, 3)
-                .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlErrorText */ .jw)(err)}`, (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlFixText */ .W5)(err, "fix the YAML (quote text that contains : or #)"))),
-            warnings: [],
-        };
+        return none(doc.errors
+            .slice(0, 3)
+            .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlErrorText */ .jw)(err)}`, (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlFixText */ .W5)(err, "fix the YAML (quote text that contains : or #)"))));
     }
     const contents = doc.contents;
-    if (contents === null || ((0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(contents) && contents.value === null)) {
-        return { settings: {}, problems: [], warnings: [] };
-    }
+    if (contents === null || ((0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(contents) && contents.value === null))
+        return none([]);
     const lineOf = (n) => n?.range ? lc.linePos(n.range[0]).line : undefined;
     if (!(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(contents)) {
-        return {
-            settings: {},
-            problems: [
-                (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, lineOf(contents), `${file} must be settings (name: value lines)`, "write one setting per line, e.g. max_parallel: 4"),
-            ],
-            warnings: [],
-        };
+        return none([
+            (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, lineOf(contents), `${file} must be settings (name: value lines)`, "write one setting per line, e.g. max_parallel: 4"),
+        ]);
     }
     const values = {};
     const lines = new Map();

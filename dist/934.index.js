@@ -39,9 +39,23 @@ var problems = __webpack_require__(1261);
 var read_optional = __webpack_require__(2114);
 // EXTERNAL MODULE: ./src/tickets/settings-load.ts
 var settings_load = __webpack_require__(5021);
+// EXTERNAL MODULE: ./src/core/json.ts
+var json = __webpack_require__(6153);
 // EXTERNAL MODULE: ./src/report/escape.ts
 var report_escape = __webpack_require__(6412);
 ;// CONCATENATED MODULE: ./src/agent/protocol.ts
+/**
+ * What the built-in agent says to a chat-completions model and how it reads the answer.
+ * Pure: no request is made here (call.ts makes them).
+ *
+ * The model is asked for one JSON object — the ticket's outcome — by a JSON schema
+ * (`response_format: json_schema`, strict) where the endpoint takes one, and by the
+ * instructions alone where it refuses the format (the same shape is spelled out in the
+ * system message, and the answer is checked the same way). Every answer is checked
+ * against the shape before anything is written: a malformed answer fails the attempt,
+ * and nothing the model did not say is ever passed off as its result.
+ */
+
 
 /** The outcomes a model may report (`limited` is the runner's word, not the model's). */
 const MODEL_STATUSES = ["complete", "empty", "failed", "suspended"];
@@ -181,13 +195,10 @@ function readAnswer(content) {
         .replace(/^```(?:json)?\s*\n?/i, "")
         .replace(/\n?```$/, "")
         .trim();
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch {
+    const read = (0,json/* readJson */.V)(text);
+    if (!read.ok)
         return offShape(`is not JSON (it began "${excerpt(content, 80)}")`);
-    }
+    const value = read.value;
     if (value === null || typeof value !== "object" || Array.isArray(value))
         return offShape("is JSON but not an object");
     const o = value;
@@ -246,18 +257,18 @@ function outcomeOf(o, status) {
  */
 
 
+
 /** The endpoint's own words: `error.message` (OpenAI, GitHub Models), `message`, else the text. */
 function endpointMessage(bodyText) {
-    try {
-        const body = JSON.parse(bodyText);
-        const e = body?.error;
-        for (const said of [e, typeof e === "object" ? e?.message : undefined, body?.message])
-            if (typeof said === "string" && said.trim() !== "")
-                return excerpt(said, 300);
-    }
-    catch {
-        // not JSON: its text, if any
-    }
+    const read = (0,json/* readJson */.V)(bodyText);
+    const body = read.ok
+        ? read.value
+        : undefined;
+    const e = body?.error;
+    for (const said of [e, typeof e === "object" ? e?.message : undefined, body?.message])
+        if (typeof said === "string" && said.trim() !== "")
+            return excerpt(said, 300);
+    // not JSON: its text, if any
     return excerpt(bodyText, 300);
 }
 /**
@@ -355,6 +366,7 @@ function rateLimitReason(r, c, budget) {
 
 
 
+
 /** Without a duration bound, the agent gives its call at most this long. */
 const UNBOUNDED_MS = 10 * 60_000;
 /** A wait is taken only if at least this much of the bound is left after it. */
@@ -436,18 +448,15 @@ async function post(config, body, ms, deps) {
 }
 /** A 2xx answer as the ticket's outcome, with the completion's usage. */
 function answered(config, status, text) {
-    let body;
-    try {
-        body = JSON.parse(text);
-    }
-    catch {
+    const body = (0,json/* readJson */.V)(text);
+    if (!body.ok) {
         return {
             status: "failed",
             reason: `${config.endpoint} answered ${status} with something that is not JSON (it began "${excerpt(text, 80)}"): check that --endpoint is the base URL of an OpenAI-compatible API`,
         };
     }
-    const outcome = readCompletion(body);
-    const usage = usageOf(body);
+    const outcome = readCompletion(body.value);
+    const usage = usageOf(body.value);
     return usage === undefined ? outcome : { ...outcome, usage };
 }
 /** The attempt's outcome: one request, asked again only as the module's comment says. */
@@ -564,12 +573,12 @@ function resolveConfig(s) {
     const bad = flagProblem(s.flags);
     if (bad !== undefined)
         return { kind: "bad", reason: bad };
-    const endpoint = (s.flags.endpoint ?? s.settings.model_endpoint ?? GITHUB_MODELS).replace(/\/+$/, "");
+    const bare = (url) => url.replace(/\/+$/, "");
+    const endpoint = bare(s.flags.endpoint ?? s.settings.model_endpoint ?? GITHUB_MODELS);
     // GitHub Models, also its organization-attributed endpoints (/orgs/ORG/inference)
     const githubModels = /^https:\/\/models\.github\.ai\//.test(`${endpoint}/`);
-    const served = endpoint === GITHUB_MODELS && s.env[TEST_MODELS_URL]
-        ? s.env[TEST_MODELS_URL].replace(/\/+$/, "")
-        : endpoint;
+    const testUrl = s.env[TEST_MODELS_URL];
+    const served = endpoint === GITHUB_MODELS && testUrl ? bare(testUrl) : endpoint;
     let model;
     let modelFrom = "the default";
     if (s.ticketModel !== undefined)
@@ -860,10 +869,9 @@ async function readContextText(io) {
             return { kind: "text", text: await (0,promises_.readFile)(file, "utf8") };
         }
         catch (error) {
-            const why = (0,errors/* errnoCode */.U)(error) ?? (0,errors/* errorText */.k)(error);
             return {
                 kind: "bad",
-                reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${why}`,
+                reason: `could not read the ticket's context ($FRONTIER_CONTEXT_FILE, ${file}): ${(0,errors/* errnoCode */.U)(error) ?? (0,errors/* errorText */.k)(error)}`,
             };
         }
     }

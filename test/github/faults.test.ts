@@ -155,10 +155,7 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
       // the agent adds a ticket to the run's tickets in its checkout: it would start at once
       if (tamper) snapshot.files["c.md"] = "---\ntitle: c\n---\nNot the run's.\n";
       mkdirSync(join(world.workspace, "tickets/.frontier"), { recursive: true });
-      writeFileSync(
-        join(world.workspace, base),
-        tamper ? `${JSON.stringify(snapshot)}\n` : text,
-      );
+      writeFileSync(join(world.workspace, base), tamper ? `${JSON.stringify(snapshot)}\n` : text);
       const store = graphqlStore(world.gh, { owner: "acme", repo: "widgets" }, "main");
       const textReads: boolean[] = [];
       const reading = {
