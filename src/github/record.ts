@@ -57,8 +57,11 @@ import {
 } from "./state.js";
 import { readsWhole } from "./status-index.js";
 
-/** A base.json larger than this in a job's checkout is read from the branch instead. */
-const SNAPSHOT_CAP = 64 << 20;
+/**
+ * A base.json larger than this in a job's checkout is read from the branch instead: what
+ * an agent put there is parsed too (never used), and this bounds what that costs.
+ */
+const SNAPSHOT_CAP = 8 << 20;
 
 export interface Recorded extends Decided {
   /** the commit that recorded the event; undefined when it changed nothing */
@@ -395,10 +398,12 @@ class Recording {
 async function checkoutSnapshot(ctx: RunContext): Promise<Recording["snapshot"]> {
   if (!ctx.jobCheckout) return undefined;
   const path = join(ctx.checkout.workspace, snapshotPath(ctx.dir));
-  const read = await readCapped(path, SNAPSHOT_CAP, constants.O_NOFOLLOW);
-  if (read.kind !== "text") return undefined;
-  await snapshotSource(read.text, ctx.dir, ctx.checkout.workspace).catch(() => undefined);
-  return { oid: blobSha(read.text), text: read.text };
+  const read = await readCapped(path, SNAPSHOT_CAP, constants.O_NOFOLLOW).catch(() => undefined);
+  if (read?.kind !== "text") return undefined;
+  // a Windows checkout's line ends (the id says whether what is left is the branch's)
+  const text = read.text.replace(/\r\n/g, "\n");
+  await snapshotSource(text, ctx.dir, ctx.checkout.workspace).catch(() => undefined);
+  return { oid: blobSha(text), text };
 }
 
 /** Which shards an event reads with the state (status-index.ts). */

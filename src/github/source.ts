@@ -7,7 +7,8 @@
  * checkout and reads nothing more. Any other event (a comment on a run on another branch,
  * the sweep) uses the snapshot, read in the same query as the state: no request per
  * ticket file, however large the graph. A job's steps (context, settle) always use the
- * snapshot: their checkout is where an agent runs, and nothing that decides is read there.
+ * snapshot: their checkout is where an agent runs, and nothing that decides is read there
+ * (record.ts may take base.json from it, once its id is the branch's).
  */
 import { createHash } from "node:crypto";
 import { type Dirent, readFileSync } from "node:fs";

@@ -2,7 +2,8 @@
  * What GitHub really does under concurrent writes and lost answers, and what an event
  * must never lose to it: an outcome, a claim's dispatch, a lease that ran out.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
@@ -119,7 +120,8 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
       commit: (head: Head, changes: FileChanges, message: string) => {
         races--;
         // the second race rewrites base.json (the same tickets, another blob)
-        const also = races === 1 ? { [base]: `${w.repo.readFile(base, "main")} ` } : {};
+        const also: Record<string, string> =
+          races === 1 ? { [base]: `${w.repo.readFile(base, "main")} ` } : {};
         if (races >= 0) w.repo.commit("main", { [`notes-${races}.md`]: "x\n", ...also });
         return store.commit(head, changes, message);
       },
@@ -144,18 +146,42 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
     expect(out.dispatched.map((d) => d.ticket)).toEqual(["b"]);
   });
 
-  it("a job's settle takes base.json from its checkout only when it is the branch's: an agent's edit of it is never used", async () => {
-    for (const tamper of [false, true]) {
+  it("a job's settle takes base.json from its checkout only when it is the branch's: an agent's edit, link, FIFO or junk there is never used", async () => {
+    const base = "tickets/.frontier/base.json";
+    // what the agent leaves at base.json in its checkout → the reads that ask for its text
+    const placed: Array<[string, (path: string, text: string) => void, boolean[]]> = [
+      ["the branch's", (path, text) => writeFileSync(path, text), [false]],
+      [
+        "with Windows line ends",
+        (path, text) => writeFileSync(path, text.replace(/\n/g, "\r\n")),
+        [false],
+      ],
+      [
+        "a ticket added: it would start at once",
+        (path, text) => {
+          const snapshot = JSON.parse(text) as { files: Record<string, string> };
+          snapshot.files["c.md"] = "---\ntitle: c\n---\nNot the run's.\n";
+          writeFileSync(path, `${JSON.stringify(snapshot)}\n`);
+        },
+        [false, true],
+      ],
+      ["not JSON", (path) => writeFileSync(path, "{"), [false, true]],
+      [
+        "a symbolic link to the branch's",
+        (path, text) => {
+          writeFileSync(`${path}.real`, text);
+          symlinkSync(`${path}.real`, path);
+        },
+        [true],
+      ],
+      ["a FIFO (never written)", (path) => execFileSync("mkfifo", [path]), [true]],
+    ];
+    for (const [what, place, expected] of placed) {
       world = await makeWorld(Object.fromEntries([ticket("a"), ticket("b", ["a"])]));
       const ctx = runContext(world);
       const start = await advance(ctx, advanceOnly, "start");
-      const base = "tickets/.frontier/base.json";
-      const text = world.repo.readFile(base, "main") as string;
-      const snapshot = JSON.parse(text) as { files: Record<string, string> };
-      // the agent adds a ticket to the run's tickets in its checkout: it would start at once
-      if (tamper) snapshot.files["c.md"] = "---\ntitle: c\n---\nNot the run's.\n";
       mkdirSync(join(world.workspace, "tickets/.frontier"), { recursive: true });
-      writeFileSync(join(world.workspace, base), tamper ? `${JSON.stringify(snapshot)}\n` : text);
+      place(join(world.workspace, base), world.repo.readFile(base, "main") as string);
       const store = graphqlStore(world.gh, { owner: "acme", repo: "widgets" }, "main");
       const textReads: boolean[] = [];
       const reading = {
@@ -177,10 +203,13 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
         }),
         "settle a",
       );
-      // the branch's own: read by id alone; an edited one: read again, whole, from the branch
-      expect(textReads).toEqual(tamper ? [false, true] : [false]);
-      expect(out.dispatched.map((d) => d.ticket)).toEqual(["b"]);
-      expect(Object.keys((stateOf(world) as State).tickets).sort()).toEqual(["a", "b"]);
+      // the branch's: read by id alone; another: read again, whole; none to take: read whole
+      expect(textReads, what).toEqual(expected);
+      expect(
+        out.dispatched.map((d) => d.ticket),
+        what,
+      ).toEqual(["b"]);
+      expect(Object.keys((stateOf(world) as State).tickets).sort(), what).toEqual(["a", "b"]);
       world.fake.assertNoViolations();
       await world.cleanup();
       world = undefined;
