@@ -30,6 +30,17 @@ type State = {
   outbox?: Record<string, { claim: string; status: string }>;
 };
 
+/** The job of ticket a (dispatched by `start`) settles complete. */
+const completeA = (start: Awaited<ReturnType<typeof advance>>) =>
+  settleEvent({
+    ticket: "a",
+    attempt: 1,
+    claim: start.dispatched[0]?.claim,
+    outcome: "complete",
+    result: "A",
+    by: "job",
+  });
+
 const dispatchesOf = (w: World, t: string) =>
   w.fake.allRuns().filter((r) => r.inputs.ticket === t).length;
 
@@ -46,18 +57,7 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
       message: "Reference cannot be updated",
       times: 2,
     });
-    const out = await advance(
-      ctx,
-      settleEvent({
-        ticket: "a",
-        attempt: 1,
-        claim: start.dispatched[0]?.claim,
-        outcome: "complete",
-        result: "A",
-        by: "job",
-      }),
-      "settle a",
-    );
+    const out = await advance(ctx, completeA(start), "settle a");
     expect(out.result.kind).toBe("ok");
     expect(out.tries).toBe(3);
     const state = stateOf(world) as State;
@@ -81,18 +81,7 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
         return store.commit(head, changes, message);
       },
     };
-    const out = await advance(
-      { ...ctx, store: racing },
-      settleEvent({
-        ticket: "a",
-        attempt: 1,
-        claim: start.dispatched[0]?.claim,
-        outcome: "complete",
-        result: "A",
-        by: "job",
-      }),
-      "settle a",
-    );
+    const out = await advance({ ...ctx, store: racing }, completeA(start), "settle a");
     expect(out.result.kind).toBe("ok");
     expect(out.tries).toBe(3);
     expect((stateOf(world) as State).tickets.a?.status).toBe("complete");
@@ -128,14 +117,7 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
     };
     const out = await advance(
       { ...ctx, store: racing, jobCheckout: true },
-      settleEvent({
-        ticket: "a",
-        attempt: 1,
-        claim: start.dispatched[0]?.claim,
-        outcome: "complete",
-        result: "A",
-        by: "job",
-      }),
+      completeA(start),
       "settle a",
     );
     expect(out.result.kind).toBe("ok");
@@ -193,14 +175,7 @@ describe("every conflict answer is a conflict: re-read, re-apply, nothing lost",
       };
       const out = await advance(
         { ...ctx, store: reading, jobCheckout: true },
-        settleEvent({
-          ticket: "a",
-          attempt: 1,
-          claim: start.dispatched[0]?.claim,
-          outcome: "complete",
-          result: "A",
-          by: "job",
-        }),
+        completeA(start),
         "settle a",
       );
       // the branch's: read by id alone; another: read again, whole; none to take: read whole
@@ -238,18 +213,7 @@ describe("nothing is lost to an unclear answer", () => {
         w.repo.commit("main", { "notes.md": "another job\n" }, { message: "another commit" });
       },
     });
-    const out = await advance(
-      ctx,
-      settleEvent({
-        ticket: "a",
-        attempt: 1,
-        claim: start.dispatched[0]?.claim,
-        outcome: "complete",
-        result: "A",
-        by: "job",
-      }),
-      "settle a",
-    );
+    const out = await advance(ctx, completeA(start), "settle a");
     expect(out.result.kind).toBe("ok");
     expect(out.dispatched.map((d) => d.ticket).sort()).toEqual(["b", "c"]);
     const state = stateOf(world) as State;
