@@ -31,7 +31,7 @@ import { freshHint } from "./fresh-words.js";
 import { dispatchedJob } from "./inputs.js";
 import { admit, take } from "./outbox.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
-import { sourceFromSnapshot } from "./source.js";
+import { snapshotSource } from "./source.js";
 import {
   joinRepoPath,
   type OutboxEntry,
@@ -153,7 +153,7 @@ async function readRecords(rc: RunContext, read: BranchReader, ticket: string, w
   }
   // (a run without one, started by an older version, is told how to start afresh)
   const snapshot = head?.files.get(snapshotPath(rc.dir)) ?? "";
-  const source = await sourceFromSnapshot(snapshot, rc.dir, workspace);
+  const source = await snapshotSource(snapshot, rc.dir, workspace);
   const spec = source.specs.find((x) => x.id === ticket);
   if (!spec) {
     throw new UserError(

@@ -159,18 +159,16 @@ class Recording {
     const { ctx, reading, tries } = this;
     const tryStarted = ctx.clock();
     const shardDir = shardDirPath(ctx.dir);
-    const snapshotAt = snapshotPath(ctx.dir);
-    const known = this.snapshot;
     const read = await readWithFallback(
       ctx,
       this.store,
       [
-        ...runPaths(ctx, this.withSnapshot && !known),
+        ...runPaths(ctx, this.withSnapshot && !this.snapshot),
         ...(reading.all ? [] : [...reading.shards].map((name) => `${shardDir}/${name}`)),
       ],
       reading.all ? [shardDir] : [],
       {
-        probes: [...probesOf(this.changes), ...(this.withSnapshot ? [snapshotAt] : [])],
+        probes: [...probesOf(this.changes), ...(this.withSnapshot ? [snapshotPath(ctx.dir)] : [])],
         history: HISTORY_READ,
       },
     );
@@ -180,7 +178,7 @@ class Recording {
         `branch ${ctx.branch} does not exist in ${ctx.repo.owner}/${ctx.repo.repo}: the run lives on the branch the workflow ran for — push it, or run the workflow on an existing branch`,
       );
     }
-    if (!this.withKnownSnapshot(read, snapshotAt, known)) return undefined;
+    if (!this.withKnownSnapshot(read)) return undefined;
     const shardsRead = reading.all ? undefined : reading.shards;
     const found = partOfRead(ctx.dir, read, shardsRead);
     const copy = found !== "need-all" && found && found.branch !== ctx.branch ? found : undefined;
@@ -232,7 +230,8 @@ class Recording {
    * only the id: what a run decides from never changes while it runs, and the shorter a try,
    * the fewer races it loses); false when that is not the branch's (read it again).
    */
-  private withKnownSnapshot(read: BranchRead, path: string, known: Recording["snapshot"]) {
+  private withKnownSnapshot(read: BranchRead): boolean {
+    const [path, known] = [snapshotPath(this.ctx.dir), this.snapshot];
     const id = read.oids?.get(path);
     const text = read.files.get(path);
     if (known) {

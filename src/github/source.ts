@@ -175,7 +175,7 @@ const Snapshot = z.object({
 });
 
 /** The run's tickets from its snapshot, parsed exactly as the checkout's would be. */
-export async function sourceFromSnapshot(
+async function sourceFromSnapshot(
   text: string,
   dir: string,
   workspace: string,
@@ -220,7 +220,7 @@ function addedSince(
 /** The snapshot parsed last: a lost race's next try decides from the same base.json. */
 let parsedSnapshot: { key: string; source: Promise<RunSource> } | undefined;
 
-/** sourceFromSnapshot, parsed once for the same text (a job's settle parses it before its read). */
+/** sourceFromSnapshot, parsed once for the same text (a job's step parses it before its read). */
 export function snapshotSource(text: string, dir: string, workspace: string): Promise<RunSource> {
   const key = `${dir}\0${workspace}\0${text}`;
   if (parsedSnapshot?.key !== key) {

@@ -270,15 +270,15 @@ async function refsLost(rb: RunBranch, before: Pick<Snapshot, "head" | "refs">) 
 /** The paths that changed, but for ticket files whose only change is the run's own (engine-written fields). */
 async function notTheRuns(root: string, changed: ChangedPath[], ticketDir: string) {
   const { isTicket } = engineFieldRule(ticketDir);
-  const runs = changed.filter(
-    (c) => isTicket(c.path) && c.from === undefined && c.oldBlob && c.blob,
+  const runs = new Set(
+    changed.filter((c) => isTicket(c.path) && c.from === undefined && c.oldBlob && c.blob),
   );
   const blobs = await readBlobs(
     root,
-    runs.flatMap((c) => [c.oldBlob!, c.blob!]),
+    [...runs].flatMap((c) => [c.oldBlob!, c.blob!]),
   );
   const authored = (blob?: string) => authoredPart(blobs.get(blob!)?.toString("utf8") ?? "");
-  const theirs = (c: ChangedPath) => !runs.includes(c) || authored(c.oldBlob) !== authored(c.blob);
+  const theirs = (c: ChangedPath) => !runs.has(c) || authored(c.oldBlob) !== authored(c.blob);
   // (a write a killed run left half-done is the run's own to tidy: leftovers.ts)
   const temp = (c: ChangedPath) => TICKET_TEMP.test(c.path.slice(c.path.lastIndexOf("/") + 1));
   return changed.filter((c) => theirs(c) && !temp(c)).map((c) => c.path);
