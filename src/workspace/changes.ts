@@ -11,7 +11,8 @@
  * its files are hashed as they are (no filter, no attribute), listed with none of its
  * configuration's code, and staged into a temporary index — its own index, and the
  * user's, are neither read nor changed. What cannot be carried faithfully (a nested
- * repository, a name that is not UTF-8) is collected as evidence and named. The blobs
+ * repository, a name that is not UTF-8 or that git refuses) is named, and what git can hold
+ * of it kept as evidence. The blobs
  * it writes are the workspace's content, in the repository's object store, where an
  * integration commit (local) or an upload (GitHub) finds them.
  */
@@ -145,12 +146,16 @@ export async function collectChanges(
       `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
     );
   }
-  const { tree, nested } = await withIndex(root, startCommit, async (o) => {
+  const { tree, nested, added } = await withIndex(root, startCommit, async (o) => {
     const found = await workspaceFiles(o, options.exclude ?? []);
-    return { tree: await writeTree(o, found.lines, "latin1"), nested: found.nested };
+    return { ...found, tree: await writeTree(o, found.lines, "latin1") };
   });
   const names: string[] = [];
   const paths = await diffTrees(root, startCommit, tree, names);
+  // a new path git will not store, and leaves out of the tree without failing: a `.git` in
+  // another spelling (`.GIT`, `git~1`), which no clone could check out
+  const inTree = new Set(paths.map((c) => c.path));
+  const dropped = added.map((p) => shown(p).name).filter((p) => !inTree.has(p));
   const collected: Collected = { start: startCommit, tree, paths, engineEdits: [] };
   const why: string[] = [];
   if (nested.length > 0) {
@@ -158,6 +163,7 @@ export async function collectChanges(
     why.push(`nested git repositories: ${named} (delete their .git, or list them in .gitignore)`);
   }
   if (names.length > 0) why.push(`names not in UTF-8: ${names.join(", ")} (rename them)`);
+  if (dropped.length > 0) why.push(`names git refuses: ${dropped.join(", ")} (rename them)`);
   if (why.length > 0) {
     collected.refused = `integration refused: ${why.join("; ")} — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence`;
   }
@@ -175,7 +181,7 @@ export async function collectChanges(
 async function workspaceFiles(
   o: GitOptions,
   exclude: readonly string[],
-): Promise<{ lines: string[]; nested: string[] }> {
+): Promise<{ lines: string[]; nested: string[]; added: string[] }> {
   const excluded = exclude.filter((p) => p !== "").map((p) => `:(exclude,top,literal)${p}`);
   const spec = ["--", ":(top)", ...excluded];
   const [tracked, untracked] = await Promise.all([
@@ -207,8 +213,10 @@ async function workspaceFiles(
   const nested = new Set<string>();
   const listedDirs = new Set<string>();
   const listed = (path: string) => addParents(path, listedDirs);
+  const inStart = new Set<string>();
   for (const line of split0(tracked)) {
     const [head, path] = line.split("\t") as [string, string];
+    inStart.add(path);
     // a submodule the start holds stays as it was, unless it is gone
     if (!head.startsWith("160000 ")) take(path);
     else if (!(reachable(path) && lstatOr(fsPath(path))?.isDirectory())) gone.push(path);
@@ -247,7 +255,8 @@ async function workspaceFiles(
       `120000 ${await gitText(["hash-object", "-w", "--stdin"], { ...o, input })}\t${path}`,
     );
   }
-  return { lines, nested: [...nested].sort() };
+  const added = [...files.map((f) => f.path), ...links].filter((p) => !inStart.has(p));
+  return { lines, nested: [...nested].sort(), added };
 }
 
 /** Every directory above `path` (`a/b/c` → `a/b`, `a`), added to `into`. */

@@ -52,6 +52,9 @@ const UNTRUSTED_CONFIG = [
   "core.fsmonitor=false",
   "core.untrackedCache=false",
   "core.attributesFile=/dev/null",
+  // a `.git` in any spelling Windows or macOS would take for it is no name (GitHub's rule)
+  "core.protectNTFS=true",
+  "core.protectHFS=true",
   "diff.external=",
   "commit.gpgSign=false",
   "log.showSignature=false",

@@ -467,7 +467,7 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     expect(w.fake.allRuns().filter((r) => r.inputs.ticket === "ui")).toEqual([]);
   });
 
-  it("a nested repository and names not in UTF-8 are refused by name; the files are kept as evidence", async () => {
+  it("a nested repository, names not in UTF-8 and a .GIT are refused by name; the files are kept as evidence", async () => {
     world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
     const w = world;
     await advance(runContext(w), advanceOnly, "push");
@@ -477,12 +477,13 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
       agentGit(join(ws, "src/api/lib"), "init", "-q");
       writeFileSync(Buffer.from(`${ws}/src/api/caf\xe9`, "latin1"), "first\n");
       writeFileSync(Buffer.from(`${ws}/src/api/caf\xe8`, "latin1"), "second\n");
+      write(ws, "src/api/.GIT/config", "[core]\n\tfsmonitor = ./x\n");
     });
     const state = stateOf(w) as unknown as State;
     const a = state.tickets.api?.attempts[0];
     expect(state.tickets.api?.status).toBe("failed");
     expect(a?.reason).toMatch(
-      /^integration refused: nested git repositories: src\/api\/lib .*; names not in UTF-8: src\/api\/caf\\xE8, src\/api\/caf\\xE9 /,
+      /^integration refused: nested git repositories: src\/api\/lib .*; names not in UTF-8: src\/api\/caf\\xE8, src\/api\/caf\\xE9 .*; names git refuses: src\/api\/\.GIT\/config /,
     );
     expect(commitsOf(w, "api")).toHaveLength(0);
     expect(w.repo.readFile("src/api/server.ts")).toBeUndefined();

@@ -423,19 +423,20 @@ describe("an agent that misbehaves with git in its worktree (SPEC §4b)", () => 
     return { repo, ran, api: attemptOf(repo.dir, "api", 1) };
   };
 
-  it("a nested repository, committed or not, is refused by name: no gitlink lands and its files are kept in the patch", async () => {
+  it("a nested repository, committed or not, and a .GIT are refused by name: no gitlink lands and its files are kept in the patch", async () => {
     const { repo, ran, api } = await run(
       [
         "mkdir -p app/lib app/fresh && echo c > app/lib/c.js && echo f > app/fresh/f.js",
         "(cd app/lib && git init -q && git add -A && git commit -qm nested)",
         "(cd app/fresh && git init -q)",
+        "mkdir -p app/.GIT && echo '[core]' > app/.GIT/config",
         "echo ok > app/ok.js",
       ].join("\n"),
     );
     expect(ran.code).toBe(1);
     expect(api.outcome).toBe("failed");
     expect(api.reason).toMatch(
-      /^integration refused: nested git repositories: app\/fresh, app\/lib /,
+      /^integration refused: nested git repositories: app\/fresh, app\/lib .*; names git refuses: app\/\.GIT\/config /,
     );
     expect(git(repo.root, "rev-parse", "frontier/odd")).toBe(repo.start);
     const patch = readFileSync(join(repo.dir, api.changes!.patch_file!), "utf8");

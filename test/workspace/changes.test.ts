@@ -293,6 +293,20 @@ describe("what cannot be carried as made is named, and kept", () => {
     expect(got.refused).toMatch(/nested git repositories: src\/e, src\/f \(/);
   });
 
+  it("a name git will not store (.git in another spelling) is named, never dropped in silence", async () => {
+    // git's update-index says "Ignoring path" and leaves each out of the tree, exit code 0
+    write(root, ".GIT/config", "[core]\n\tfsmonitor = ./own\n");
+    write(root, "src/.Git/hooks/post-checkout", "#!/bin/sh\n");
+    write(root, "git~1/x", "x\n");
+    write(root, "src/.g\u200cit/y", "y\n"); // macOS would take it for .git
+    write(root, "src/api/a.ts", "also changed\n");
+    const got = await collectChanges(root, start);
+    expect(got.paths.map((c) => c.path)).toEqual(["src/api/a.ts"]);
+    expect(got.refused).toBe(
+      "integration refused: names git refuses: .GIT/config, git~1/x, src/.Git/hooks/post-checkout, src/.g\u200cit/y (rename them) — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence",
+    );
+  });
+
   it("names that are not UTF-8 stay two files, named by their escaped bytes", async () => {
     writeFileSync(Buffer.from(`${root}/caf\xe9`, "latin1"), "first\n");
     writeFileSync(Buffer.from(`${root}/caf\xe8`, "latin1"), "second\n");
