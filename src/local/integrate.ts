@@ -276,6 +276,7 @@ export class Integrator {
       return { ...settleChanges(p.outcome, none, spec, evidence), keepWorktree: true };
     }
     evidence.patch = await patchOf(root, collected.start, collected.tree);
+    if (collected.unstored) collected.refused += ` (what no patch holds stays in ${p.worktree})`;
     for (let tries = 1; ; tries++) {
       const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
@@ -283,7 +284,8 @@ export class Integrator {
       const keep = plan.keep;
       const file = join(this.dir, evidence.file);
       if (keep) writing(file, () => createRecord(file, keep, evidence.file));
-      if (plan.changes !== "integrate") return plan;
+      // a file no patch can hold stays in the worktree, which stays
+      if (plan.changes !== "integrate") return { ...plan, keepWorktree: collected.unstored };
       const made = await commitOnto(root, {
         head,
         ref: this.ref,

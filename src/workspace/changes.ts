@@ -34,6 +34,8 @@ export interface Collected {
   paths: ChangedPath[];
   /** why these changes cannot be carried as they are (planSettle refuses them), naming what */
   refused?: string;
+  /** files no tree can hold (`names git refuses`): the workspace is their only copy */
+  unstored?: true;
   /** ticket files whose engine-written fields the attempt changed (`engineFields` judged) */
   engineEdits: string[];
 }
@@ -146,16 +148,16 @@ export async function collectChanges(
       `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
     );
   }
-  const { tree, nested, added } = await withIndex(root, startCommit, async (o) => {
+  const { tree, nested, changed } = await withIndex(root, startCommit, async (o) => {
     const found = await workspaceFiles(o, options.exclude ?? []);
     return { ...found, tree: await writeTree(o, found.lines, "latin1") };
   });
   const names: string[] = [];
   const paths = await diffTrees(root, startCommit, tree, names);
-  // a new path git will not store, and leaves out of the tree without failing: a `.git` in
-  // another spelling (`.GIT`, `git~1`), which no clone could check out
+  // a path git will not store, and leaves as it was without failing: a `.git` in another
+  // spelling (`.GIT`, `git~1`) no clone could check out, a symlinked `.gitmodules`
   const inTree = new Set(paths.map((c) => c.path));
-  const dropped = added.map((p) => shown(p).name).filter((p) => !inTree.has(p));
+  const dropped = changed.map((p) => shown(p).name).filter((p) => !inTree.has(p));
   const collected: Collected = { start: startCommit, tree, paths, engineEdits: [] };
   const why: string[] = [];
   if (nested.length > 0) {
@@ -163,7 +165,10 @@ export async function collectChanges(
     why.push(`nested git repositories: ${named} (delete their .git, or list them in .gitignore)`);
   }
   if (names.length > 0) why.push(`names not in UTF-8: ${names.join(", ")} (rename them)`);
-  if (dropped.length > 0) why.push(`names git refuses: ${dropped.join(", ")} (rename them)`);
+  if (dropped.length > 0) {
+    why.push(`names git refuses: ${dropped.join(", ")} (rename them, or make them plain files)`);
+    collected.unstored = true;
+  }
   if (why.length > 0) {
     collected.refused = `integration refused: ${why.join("; ")} — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence`;
   }
@@ -181,7 +186,7 @@ export async function collectChanges(
 async function workspaceFiles(
   o: GitOptions,
   exclude: readonly string[],
-): Promise<{ lines: string[]; nested: string[]; added: string[] }> {
+): Promise<{ lines: string[]; nested: string[]; changed: string[] }> {
   const excluded = exclude.filter((p) => p !== "").map((p) => `:(exclude,top,literal)${p}`);
   const spec = ["--", ":(top)", ...excluded];
   const [tracked, untracked] = await Promise.all([
@@ -213,10 +218,10 @@ async function workspaceFiles(
   const nested = new Set<string>();
   const listedDirs = new Set<string>();
   const listed = (path: string) => addParents(path, listedDirs);
-  const inStart = new Set<string>();
+  const atStart = new Map<string, string>();
   for (const line of split0(tracked)) {
-    const [head, path] = line.split("\t") as [string, string];
-    inStart.add(path);
+    const [head, path] = atTab(line); // a name may hold a tab
+    atStart.set(path, head.replace(/ \d+$/, "")); // its mode and blob
     // a submodule the start holds stays as it was, unless it is gone
     if (!head.startsWith("160000 ")) take(path);
     else if (!(reachable(path) && lstatOr(fsPath(path))?.isDirectory())) gone.push(path);
@@ -255,9 +260,19 @@ async function workspaceFiles(
       `120000 ${await gitText(["hash-object", "-w", "--stdin"], { ...o, input })}\t${path}`,
     );
   }
-  const added = [...files.map((f) => f.path), ...links].filter((p) => !inStart.has(p));
-  return { lines, nested: [...nested].sort(), added };
+  return { lines, nested: [...nested].sort(), changed: changedIn(lines, atStart) };
 }
+
+/** The paths whose mode or content index-info `lines` change from `atStart` (path → mode blob). */
+const changedIn = (lines: readonly string[], atStart: ReadonlyMap<string, string>) =>
+  lines.flatMap((l) => {
+    const [head, path] = atTab(l);
+    return atStart.get(path) === head || l.startsWith(REMOVED) ? [] : [path];
+  });
+
+/** `mode blob[ stage]\tpath` split at its first tab. */
+const atTab = (line: string) =>
+  [line.slice(0, line.indexOf("\t")), line.slice(line.indexOf("\t") + 1)] as const;
 
 /** Every directory above `path` (`a/b/c` → `a/b`, `a`), added to `into`. */
 function addParents(path: string, into: Set<string>): void {
@@ -357,8 +372,8 @@ export async function diffTrees(
   }
   // then +/− lines, path by path in the same order (a binary file has none)
   for (const c of paths) {
-    const [added, removed, path] = (out[i++] as string).split("\t");
-    if (path === "") i += 2; // a rename: "added\tremoved\t", then its old path and new path
+    const [added, removed] = (out[i++] as string).split("\t");
+    if (c.status === "renamed") i += 2; // "added\tremoved\t", then its old path and new path
     if (added !== "-") {
       c.added = Number(added);
       c.removed = Number(removed);

@@ -345,6 +345,24 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     expect(w.fake.countRequests({ operation: "git/create-blob" })).toBe(3);
   });
 
+  it("names with a tab, a line break, a quote or a leading dash are changed, added and deleted as they are", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("tools", ["tools/**"])]));
+    const w = world;
+    w.repo.commit("main", { "tools/tab\there": "one\n", "tools/-rf": "two\n" }, { message: "odd" });
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "tools", (ws) => {
+      write(ws, "tools/tab\there", "one, changed\n");
+      unlinkSync(join(ws, "tools/-rf"));
+      write(ws, "tools/new\nline", "three\n");
+      write(ws, 'tools/quo"te', "four\n");
+    });
+    expect(w.repo.readFile("tools/tab\there")).toBe("one, changed\n");
+    expect(w.repo.readFile("tools/-rf")).toBeUndefined();
+    expect(w.repo.readFile("tools/new\nline")).toBe("three\n");
+    expect(w.repo.readFile('tools/quo"te')).toBe("four\n");
+    expect(commitsOf(w, "tools")).toHaveLength(1);
+  });
+
   it("a lost commit answer: the changes are integrated once", async () => {
     world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
     const w = world;

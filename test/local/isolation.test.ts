@@ -443,6 +443,9 @@ describe("an agent that misbehaves with git in its worktree (SPEC §4b)", () => 
     expect(patch).toContain("+++ b/app/lib/c.js");
     expect(patch).toContain("+++ b/app/fresh/f.js");
     expect(patch).not.toContain("Subproject commit");
+    // no patch can hold a .GIT: its worktree, the only copy, stays
+    const kept = /stays in (\S+)\)$/.exec(api.reason ?? "")?.[1] as string;
+    expect(readFileSync(join(kept, "app/.GIT/config"), "utf8")).toBe("[core]\n");
   });
 
   it("names not in UTF-8 are two files refused by their escaped bytes, never merged", async () => {

@@ -177,6 +177,55 @@ describe("integrating changes on a branch, and what moved there", () => {
     expect(sh(root, "rev-parse", "frontier/run")).toBe(commit);
   });
 
+  it("names a shell or a line-based tool would trip on land as they are, renamed and deleted too", async () => {
+    const odd = [
+      "\tfirst",
+      "-rf",
+      "a b.txt",
+      "new\nline.txt",
+      "tab\there",
+      'quo"te',
+      "back\\slash",
+      "*?[x]",
+      "ünï.md",
+    ];
+    for (const name of odd) write(root, `${name}`, `${name}\n`);
+    sh(root, "add", "-A");
+    sh(root, "commit", "-qm", "odd");
+    const before = sh(root, "rev-parse", "HEAD");
+    sh(root, "branch", "frontier/run", before);
+    for (const name of odd) write(root, `${name}`, `${name} changed\n`);
+    renameSync(join(root, "new\nline.txt"), join(root, "moved\n.txt"));
+    rmSync(join(root, "tab\there"));
+    const got = await collectChanges(root, before);
+    const want = odd.filter((n) => !n.startsWith("new") && !n.startsWith("tab"));
+    expect(got.refused).toBeUndefined();
+    expect(got.paths.filter((c) => c.status === "modified").map((c) => c.added)).toEqual(
+      want.map(() => 1),
+    );
+    expect(got.paths.map((c) => [c.path, c.status])).toEqual(
+      [
+        ...want.map((n) => [`${n}`, "modified"]),
+        ["moved\n.txt", "added"],
+        ["new\nline.txt", "deleted"],
+        ["tab\there", "deleted"],
+      ].sort(([x], [y]) => ((x as string) < (y as string) ? -1 : 1)), // git's order: by bytes
+    );
+    const answer = await commitOnto(root, {
+      head: before,
+      ref: "refs/heads/frontier/run",
+      changes: got.paths,
+      message: "odd#1",
+    });
+    const commit = (answer as { commit: string }).commit;
+    const files = execFileSync("git", ["ls-tree", "-r", "-z", "--name-only", commit], { cwd: root })
+      .toString()
+      .split("\0");
+    for (const n of want) expect(sh(root, "show", `${commit}:${n}`)).toBe(`${n} changed`.trim());
+    expect(files).toContain("moved\n.txt");
+    expect(files).not.toContain("tab\there");
+  });
+
   it("a ref that stays where it was but cannot be moved (a lock left behind) is a failure in git's words, not a lost race", async () => {
     sh(root, "branch", "frontier/run", start);
     writeFileSync(join(root, ".git", "refs", "heads", "frontier", "run.lock"), "");
@@ -300,10 +349,17 @@ describe("what cannot be carried as made is named, and kept", () => {
     write(root, "git~1/x", "x\n");
     write(root, "src/.g\u200cit/y", "y\n"); // macOS would take it for .git
     write(root, "src/api/a.ts", "also changed\n");
-    const got = await collectChanges(root, start);
+    // a .gitmodules the start holds, made a symlink (git takes none, GitHub neither)
+    write(root, "src/.gitmodules", "");
+    sh(root, "add", "-A", "src/.gitmodules");
+    sh(root, "commit", "-qm", "modules");
+    const before = sh(root, "rev-parse", "HEAD");
+    rmSync(join(root, "src/.gitmodules"));
+    symlinkSync("/etc/passwd", join(root, "src/.gitmodules"));
+    const got = await collectChanges(root, before);
     expect(got.paths.map((c) => c.path)).toEqual(["src/api/a.ts"]);
     expect(got.refused).toBe(
-      "integration refused: names git refuses: .GIT/config, git~1/x, src/.Git/hooks/post-checkout, src/.g\u200cit/y (rename them) — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence",
+      "integration refused: names git refuses: .GIT/config, git~1/x, src/.Git/hooks/post-checkout, src/.g\u200cit/y, src/.gitmodules (rename them, or make them plain files) — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence",
     );
   });
 
