@@ -42,6 +42,8 @@ interface Touched {
   shared: string[];
   /** branches, tags and stash entries that moved or went, each with how to put it back */
   refs: string[];
+  /** the working tree could not be read with git, at the start or now */
+  unchecked?: true;
 }
 
 /**
@@ -236,9 +238,11 @@ export async function touchedSince(
   const head = await headOf(root);
   if (head !== before.head) out.head = [before.head, head];
   out.refs = await refsLost(rb, before);
-  if (out.shared.length === 0 && before.tree !== undefined) {
-    const now = await treeOf(rb, scratch);
-    if (now !== undefined && now !== before.tree) {
+  if (out.shared.length === 0) {
+    // git could not list it (a name it refuses, as a .GIT): never said to be untouched
+    const now = before.tree && (await treeOf(rb, scratch));
+    if (!before.tree || !now) out.unchecked = true;
+    else if (now !== before.tree) {
       out.tree = await notTheRuns(root, await diffTrees(root, before.tree, now), rb.ticketDir);
     }
   }

@@ -152,7 +152,8 @@ export async function isolationEnd(
   const rb = integrator.branch;
   const touched = await touchedSince(rb, integrator.before, scratchOf(rb));
   const { head, tree, shared, refs } = touched;
-  const untouched = head === undefined && tree.length + shared.length + refs.length === 0;
+  const untouched =
+    head === undefined && !touched.unchecked && tree.length + shared.length + refs.length === 0;
   const lines = [
     ...(await branchLines(rb, frontier, untouched)),
     ...touchedLines(touched, rb, integrator.before.tree),
@@ -213,6 +214,11 @@ function touchedLines(
   if (touched.tree.length > 0) {
     out.push(
       `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile; \`git restore --source=${was} -- <path>\` puts one that was there back as it was when the run started (a ticket file with its state of then)`,
+    );
+  }
+  if (touched.unchecked && touched.shared.length === 0) {
+    out.push(
+      "warning: your working tree could not be checked for what executors wrote there: git refused to list it (a name it will not store, such as a .GIT directory?) — look at `git status`",
     );
   }
   if (touched.refs.length > 0) out.push(refsWarning(touched.refs, "the run ran"));

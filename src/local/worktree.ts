@@ -418,6 +418,8 @@ export async function keepAsPatch(
     if (!existsSync(a.worktree)) return {};
     if (a.claim !== undefined && (await landedCommit(rb, { ...a, claim: a.claim }))) return {};
     const collected = await collectChanges(a.worktree, a.start, { exclude: [recordsPath(rb)] });
+    // files no patch can hold (a .GIT): the worktree is their only copy
+    if (collected.unstored) throw new Error(collected.refused);
     if (collected.paths.length === 0) return {};
     const file = unintegratedPatchFile(a.ticket, a.attempt);
     const patch = await patchOf(rb.repository.root, collected.start, collected.tree);

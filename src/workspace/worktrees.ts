@@ -187,16 +187,20 @@ function namesIn(dir: string): string[] {
   }
 }
 
-/** The repository's worktrees: each one's path, and the branch it has checked out. */
-async function worktreeList(root: string): Promise<Array<{ path: string; branch?: string }>> {
-  const text = await gitText(["worktree", "list", "--porcelain"], { cwd: root }).catch(() => "");
-  // one block of `key value` lines per worktree, a blank line between
-  return text.split("\n\n").flatMap((block) => {
-    const [path, branch] = ["worktree", "branch"].map(
-      (k) => new RegExp(`^${k} (.*)$`, "m").exec(block)?.[1],
-    );
-    return path === undefined ? [] : [{ path, ...(branch && { branch }) }];
-  });
+/** The repository's worktrees: each one's path, and the branches listed with it. */
+async function worktreeList(root: string): Promise<Array<{ path: string; branches: string[] }>> {
+  // NUL-separated where git can (2.36): else a path's line breaks could forge the listing, so
+  // every `branch` line counts for the worktree above it (a branch checked out is never missed)
+  const args = ["worktree", "list", "--porcelain"];
+  const o = { cwd: root };
+  const z = await git([...args, "-z"], o).catch(() => undefined);
+  const text = z?.toString("utf8") ?? (await gitText(args, o).catch(() => ""));
+  const list: Array<{ path: string; branches: string[] }> = [];
+  for (const line of text.split(z ? "\0" : "\n")) {
+    if (line.startsWith("worktree ")) list.push({ path: line.slice(9), branches: [] });
+    else if (line.startsWith("branch ")) list.at(-1)?.branches.push(line.slice(7));
+  }
+  return list;
 }
 
 /** The paths of the repository's worktrees under `under`. */
@@ -218,7 +222,7 @@ export async function detachHead(path: string): Promise<void> {
 
 /** Where `ref` (refs/heads/…) is checked out, if a worktree (the user's own included) has it. */
 export async function checkedOutAt(root: string, ref: string): Promise<string | undefined> {
-  return (await worktreeList(root)).find((w) => w.branch === ref)?.path;
+  return (await worktreeList(root)).find((w) => w.branches.includes(ref))?.path;
 }
 
 /**

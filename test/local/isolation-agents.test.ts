@@ -329,6 +329,20 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     );
   });
 
+  it("a write git cannot list (a .GIT beside it) never hides the others: the run says it could not check", async () => {
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": "run: hidden\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const top = '"$FRONTIER_DIR/.."';
+    const exec = `echo appended >> ${top}/README.md; mkdir -p ${top}/x/.GIT && echo y > ${top}/x/.GIT/y; mkdir -p app && echo a > app/a.js; echo done`;
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.stderr).toContain("changes: 1 commit on frontier/hidden");
+    expect(ran.stderr).not.toContain("were not touched");
+    expect(ran.stderr).toContain("warning: your working tree could not be checked");
+  });
+
   it("an agent that throws away the user's uncommitted work: the run says how to get it back, and that works", async () => {
     const repo = repoWith({
       "README.md": "# project\n",

@@ -349,6 +349,26 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
       "api\n",
     );
   });
+
+  it("`frontier reset` leaves the worktree of an attempt holding a file no patch can hold (a .GIT)", async () => {
+    const repo = graph();
+    process.env.LOCK_REF = "1";
+    try {
+      await runHere(repo.dir, exec);
+    } finally {
+      delete process.env.LOCK_REF;
+    }
+    rmSync(join(repo.root, ".git", "refs", "heads", "frontier", "kill.lock"));
+    const tree = otherWorktrees(repo.root)[0]!.slice("worktree ".length);
+    mkdirSync(join(tree, "app", "api", ".GIT"));
+    writeFileSync(join(tree, "app", "api", ".GIT", "config"), "only copy\n");
+    const { code, text } = await resetHere(repo.dir);
+    expect(code).toBe(0);
+    expect(text).toMatch(
+      /could not be kept as a patch \(.*names git refuses: app\/api\/\.GIT\/config .*\): they stay in /,
+    );
+    expect(readFileSync(join(tree, "app", "api", ".GIT", "config"), "utf8")).toBe("only copy\n");
+  });
 });
 
 describe("SIGKILL between an attempt's end and its integration", () => {
