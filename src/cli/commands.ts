@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { step } from "../core/event.js";
 import type { Receipt } from "../core/model.js";
 import { localUser, openDirectory, writeChanges } from "../local/open.js";
-import { writeReports } from "../local/report-files.js";
+import { localReports, writeReports } from "../local/report-files.js";
 import { renderMermaidGraph } from "../report/mermaid.js";
 import { receiptJson } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
@@ -15,7 +15,6 @@ import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { readContext, resultReader } from "../tickets/context-io.js";
-import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { continueCommand } from "./continue.js";
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
@@ -197,14 +196,7 @@ export async function reportCommand(
     resultText: resultReader(dir),
     branch: (await import("../local/worktree.js")).receiptBranch(dir),
   });
-  const targets =
-    opts.html || opts.json || opts.markdown
-      ? opts
-      : {
-          html: join(dir, REPORT_HTML_FILE),
-          json: join(dir, RECEIPT_FILE),
-          markdown: join(dir, REPORT_MD_FILE),
-        };
+  const targets = opts.html || opts.json || opts.markdown ? opts : localReports(dir);
   writeReports(receipt, { ...targets, dir: shellWord(dir) });
   for (const [what, path] of Object.entries(targets)) {
     if (path) line(io.stdout, `${what}: ${shownPath(path)}`);

@@ -192,7 +192,7 @@ export function reportCode() {
 
 /** Write receipt, HTML and markdown under DIR/.frontier/; returns the receipt JSON. */
 async function reports(r: RunEnd, now: number): Promise<string> {
-  const [{ buildReceipt }, { writeReports }] = await reportCode();
+  const [{ buildReceipt, receiptJson }, { localReports, writeReports }] = await reportCode();
   const receipt = buildReceipt(r.frontier, {
     now,
     where: "local",
@@ -201,11 +201,6 @@ async function reports(r: RunEnd, now: number): Promise<string> {
     isolation: r.settings.isolation,
     resultText: resultReader(r.dir),
   });
-  writeReports(receipt, {
-    dir: shellWord(r.shownDir),
-    html: join(r.dir, STATE_DIR, "report.html"),
-    json: join(r.dir, STATE_DIR, "receipt.json"),
-    markdown: join(r.dir, STATE_DIR, "report.md"),
-  });
-  return `${JSON.stringify(receipt, null, 2)}\n`;
+  writeReports(receipt, { ...localReports(r.dir), dir: shellWord(r.shownDir) });
+  return receiptJson(receipt);
 }

@@ -4,12 +4,13 @@
  * (to a temporary name, then renamed: tickets/store.ts) so a reader never sees half a report.
  */
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { errorText } from "../core/errors.js";
 import type { Receipt } from "../core/model.js";
 import { renderHtml } from "../report/html.js";
 import { defaultMarker, renderMarkdown } from "../report/markdown.js";
 import { receiptJson } from "../report/receipt.js";
+import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { replaceAtomically, WriteError } from "../tickets/store.js";
 
 interface ReportFiles {
@@ -18,6 +19,15 @@ interface ReportFiles {
   markdown?: string;
   /** the ticket directory as a shell word, for the commands the reports name */
   dir?: string;
+}
+
+/** Where a local run's reports go: under DIR/.frontier/, the `frontier report` default. */
+export function localReports(dir: string): ReportFiles {
+  return {
+    html: join(dir, REPORT_HTML_FILE),
+    json: join(dir, RECEIPT_FILE),
+    markdown: join(dir, REPORT_MD_FILE),
+  };
 }
 
 /** A WriteError whose message says which report it was. */

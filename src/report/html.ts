@@ -162,29 +162,27 @@ function renderHeader(ctx: Ctx): string {
     )
     .join("");
   const meta: string[] = [];
-  if (r.base) meta.push(`<div><dt>base</dt><dd><code>${e(r.base)}</code></dd></div>`);
-  if (r.started_at) meta.push(`<div><dt>started</dt><dd>${time(r.started_at)}</dd></div>`);
+  const fact = (name: string, html: string) =>
+    meta.push(`<div><dt>${name}</dt><dd>${html}</dd></div>`);
+  if (r.base) fact("base", `<code>${e(r.base)}</code>`);
+  if (r.started_at) fact("started", time(r.started_at));
   const elapsed = durationMs(r.started_at, r.generated_at);
-  meta.push(
-    `<div><dt>updated</dt><dd>${time(r.generated_at)}${elapsed !== undefined ? ` <span class="sub">(${formatDuration(elapsed)} after the start)</span>` : ""}</dd></div>`,
+  fact(
+    "updated",
+    `${time(r.generated_at)}${elapsed !== undefined ? ` <span class="sub">(${formatDuration(elapsed)} after the start)</span>` : ""}`,
   );
   if (r.bound) {
     const cap = r.bound.dispatches !== undefined ? ` of ${formatInt(r.bound.dispatches)}` : "";
     const deadline = r.bound.deadline ? `, deadline ${time(r.bound.deadline)}` : "";
-    meta.push(
-      `<div><dt>dispatches</dt><dd>${formatInt(r.bound.dispatched)}${cap}${deadline}</dd></div>`,
-    );
+    fact("dispatches", `${formatInt(r.bound.dispatched)}${cap}${deadline}`);
   }
   const usage = usageText(r, e);
-  if (usage) meta.push(`<div><dt>usage</dt><dd>${usage}</dd></div>`);
-  if (r.cancelled)
-    meta.push(
-      `<div><dt>cancelled</dt><dd>by ${e(r.cancelled.by)} at ${time(r.cancelled.at)}</dd></div>`,
-    );
+  if (usage) fact("usage", usage);
+  if (r.cancelled) fact("cancelled", `by ${e(r.cancelled.by)} at ${time(r.cancelled.at)}`);
   const links: string[] = [];
   if (safeUrl(r.links?.workflow_run)) links.push(link("workflow run", r.links?.workflow_run));
   if (safeUrl(r.links?.repository)) links.push(link("repository", r.links?.repository));
-  if (links.length) meta.push(`<div><dt>links</dt><dd>${links.join(" · ")}</dd></div>`);
+  if (links.length) fact("links", links.join(" · "));
   if (r.critical_path.length > 1) {
     const path = clipList(
       r.critical_path.map((id) => ticketLink(ctx, id)),
@@ -281,30 +279,26 @@ function renderTicket(ctx: Ctx, t: ReceiptTicket, i: number): string {
   const critTag = step !== undefined ? ' <span class="crit-tag">critical path</span>' : "";
   const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e(clip(oneLine(t.title), 160))}</span>${critTag} <span class="tmeta">${plural(t.attempts.length, "attempt")} · ${duration}</span></summary>`;
 
-  const facts: string[] = [`<dt>file</dt><dd><code>${e(t.file)}</code></dd>`];
-  if (t.depends_on.length)
-    facts.push(
-      `<dt>depends on</dt><dd>${t.depends_on.map((d) => ticketLink(ctx, d)).join(" ")}</dd>`,
-    );
-  if (t.inputs.length && t.inputs.join() !== t.depends_on.join())
-    facts.push(`<dt>inputs</dt><dd>${t.inputs.map((d) => ticketLink(ctx, d)).join(" ")}</dd>`);
-  facts.push(`<dt>executor</dt><dd>${t.executor ? e(t.executor) : "run default"}</dd>`);
-  if (t.agent) facts.push(`<dt>agent</dt><dd>${e(t.agent)}</dd>`);
+  const facts: string[] = [];
+  const fact = (name: string, html: string) => facts.push(`<dt>${name}</dt><dd>${html}</dd>`);
+  const links = (ids: readonly string[]) => ids.map((d) => ticketLink(ctx, d)).join(" ");
+  fact("file", `<code>${e(t.file)}</code>`);
+  if (t.depends_on.length) fact("depends on", links(t.depends_on));
+  if (t.inputs.length && t.inputs.join() !== t.depends_on.join()) fact("inputs", links(t.inputs));
+  fact("executor", t.executor ? e(t.executor) : "run default");
+  if (t.agent) fact("agent", e(t.agent));
   if (t.write_scope.length)
-    facts.push(
-      `<dt>write scope</dt><dd>${t.write_scope.map((w) => `<code>${e(w)}</code>`).join(" ")}</dd>`,
-    );
-  if (t.bound) facts.push(`<dt>bound</dt><dd>${e(t.bound)}</dd>`);
-  if (t.priority) facts.push(`<dt>priority</dt><dd>${e(String(t.priority))}</dd>`);
+    fact("write scope", t.write_scope.map((w) => `<code>${e(w)}</code>`).join(" "));
+  if (t.bound) fact("bound", e(t.bound));
+  if (t.priority) fact("priority", e(String(t.priority)));
   if (t.claimed_by)
-    facts.push(
-      `<dt>claimed</dt><dd>by ${e(t.claimed_by)}${t.claimed_at ? ` at ${time(t.claimed_at)}` : ""}</dd>`,
-    );
+    fact("claimed", `by ${e(t.claimed_by)}${t.claimed_at ? ` at ${time(t.claimed_at)}` : ""}`);
   if (t.reason) facts.push(`<dt>reason</dt><dd class="reason">${e(t.reason)}</dd>`);
-  if (t.updated_at) facts.push(`<dt>updated</dt><dd>${time(t.updated_at)}</dd>`);
+  if (t.updated_at) fact("updated", time(t.updated_at));
   if (step !== undefined)
-    facts.push(
-      `<dt>critical path</dt><dd>step ${step + 1} of ${ctx.receipt.critical_path.length}: the longest chain of dependencies in the run</dd>`,
+    fact(
+      "critical path",
+      `step ${step + 1} of ${ctx.receipt.critical_path.length}: the longest chain of dependencies in the run`,
     );
 
   const parts: string[] = [];

@@ -13,6 +13,7 @@
 import { parseBound } from "../core/bound.js";
 import type { CheckNode } from "../core/checks.js";
 import { ISOLATIONS, type Isolation, isolationOf, TICKET_ID } from "../core/constants.js";
+import { setDefined } from "../core/engine-types.js";
 import type { TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
 import { fastFields } from "./fast.js";
@@ -162,14 +163,10 @@ export function checkFields(
     body: opts.bodies === false ? "" : body,
     order,
   };
-  for (const name of ["executor", "agent", "model"] as const) {
-    const v = c.ok(name);
-    if (v !== undefined) spec[name] = v;
-  }
-  if (bound !== undefined) spec.bound = bound;
-  const retries = c.ok("retries");
-  if (retries !== undefined) spec.retries = retries;
-  if (isolation !== undefined) spec.isolation = isolation;
+  for (const name of ["executor", "agent", "model"] as const) setDefined(spec, name, c.ok(name));
+  setDefined(spec, "bound", bound);
+  setDefined(spec, "retries", c.ok("retries"));
+  setDefined(spec, "isolation", isolation);
 
   return { kind: "ok", spec, fields: engineFields(values), node, warnings };
 }

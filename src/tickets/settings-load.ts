@@ -4,13 +4,13 @@
  * YAML parser or zod. Anything else (lists, mappings, a wrong type, broken YAML) is
  * read by parseSettings (settings.ts), which the quick reading is proved to agree with.
  */
-import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { errnoCode, errorText } from "../core/errors.js";
+import { errorText } from "../core/errors.js";
 import type { Settings } from "../core/model.js";
 import { fastScalarMap } from "./fast.js";
 import { DECIMAL } from "./integers.js";
 import { boundProblems, type Problem, problem } from "./problems.js";
+import { readOptional } from "./read-optional.js";
 import {
   KEYS,
   KINDS,
@@ -32,18 +32,16 @@ export async function loadSettings(
 ): Promise<LoadedSettings> {
   let text: string | undefined = inMemory?.text;
   let parsed: ParsedSettings = { settings: {}, problems: [], warnings: [] };
-  if (!inMemory)
-    try {
-      // join, not resolve: ncc's asset relocator rewrites readFile(resolve(dir, "…")) into a
-      // path inside dist/, so the bundled action would never read the ticket directory's file.
-      text = await readFile(join(dir, SETTINGS_FILE), "utf8");
-    } catch (e) {
-      if (errnoCode(e) !== "ENOENT") {
-        const why = `could not read ${SETTINGS_FILE}: ${errorText(e)}`;
-        const fix = "make the file readable, or remove it";
-        parsed.problems.push(problem("invalid-settings", SETTINGS_FILE, undefined, why, fix));
-      }
-    }
+  if (!inMemory) {
+    // join, not resolve: ncc's asset relocator rewrites readFile(resolve(dir, "…")) into a
+    // path inside dist/, so the bundled action would never read the ticket directory's file.
+    text = await readOptional(join(dir, SETTINGS_FILE)).catch((e: unknown) => {
+      const why = `could not read ${SETTINGS_FILE}: ${errorText(e)}`;
+      const fix = "make the file readable, or remove it";
+      parsed.problems.push(problem("invalid-settings", SETTINGS_FILE, undefined, why, fix));
+      return undefined;
+    });
+  }
   if (text !== undefined)
     parsed = parseSettingsQuick(text) ?? (await import("./settings.js")).parseSettings(text);
   // an override left undefined keeps what frontier.yml says

@@ -77,14 +77,17 @@ export function readMatter(text: string): Matter {
   return { kind: "ok", split, body };
 }
 
-type YamlRead = { kind: "ok"; raw: RawFields } | { kind: "problems"; problems: Problem[] };
+type Unreadable = { kind: "problems"; problems: Problem[] };
+type YamlRead = { kind: "ok"; raw: RawFields } | Unreadable;
+
+/** Front matter that cannot be read as fields, and its one problem. */
+function malformed(file: string, line: number | undefined, message: string, fix: string) {
+  const only = problem("malformed-front-matter", file, line, message, fix);
+  return { kind: "problems" as const, problems: [only] };
+}
 
 /** The full YAML path: the `yaml` package, YAML 1.2 core schema, line numbers from its LineCounter. */
 export function readYamlFields(yaml: string, file: string): YamlRead {
-  const malformed = (line: number | undefined, message: string, fix: string): YamlRead => ({
-    kind: "problems",
-    problems: [problem("malformed-front-matter", file, line, message, fix)],
-  });
   const lc = new LineCounter();
   const doc = parseYaml(yaml, file, lc);
   if ("problems" in doc) return doc;
@@ -99,6 +102,7 @@ export function readYamlFields(yaml: string, file: string): YamlRead {
     n?.range ? lc.linePos(n.range[0]).line : fallback;
   if (!isMap(contents)) {
     return malformed(
+      file,
       lineOf(contents, 2),
       `front matter must be fields (name: value lines), got ${isSeq(contents) ? "a list" : "a single value"}`,
       "write one field per line, e.g. depends_on: [research]",
@@ -111,6 +115,7 @@ export function readYamlFields(yaml: string, file: string): YamlRead {
     const keyLine = lineOf(key as Node, 2);
     if (!isScalar(key) || key.value === null || typeof key.value === "object") {
       return malformed(
+        file,
         keyLine,
         "a field name must be plain text",
         "write the field as name: value",
@@ -146,19 +151,9 @@ function parseYaml(
   yaml: string,
   file: string,
   lc: LineCounter,
-): ReturnType<typeof parseDocument> | { kind: "problems"; problems: Problem[] } {
-  const unreadable = (line: number | undefined, e: unknown, fix: string) => ({
-    kind: "problems" as const,
-    problems: [
-      problem(
-        "malformed-front-matter",
-        file,
-        line,
-        `front matter could not be read as YAML (${errorText(e)})`,
-        fix,
-      ),
-    ],
-  });
+): ReturnType<typeof parseDocument> | Unreadable {
+  const unreadable = (line: number | undefined, e: unknown, fix: string) =>
+    malformed(file, line, `front matter could not be read as YAML (${errorText(e)})`, fix);
   let doc: ReturnType<typeof parseDocument>;
   try {
     doc = parseDocument(yaml, { lineCounter: lc, version: "1.2", prettyErrors: true });
