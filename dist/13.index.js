@@ -653,29 +653,30 @@ function renderHeader(ctx) {
         .map((s) => `<li class="count st-${s}"><span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span> ${icon(s)}${e((0,states/* countWord */.MD)(s))}</li>`)
         .join("");
     const meta = [];
+    const fact = (name, html) => meta.push(`<div><dt>${name}</dt><dd>${html}</dd></div>`);
     if (r.base)
-        meta.push(`<div><dt>base</dt><dd><code>${e(r.base)}</code></dd></div>`);
+        fact("base", `<code>${e(r.base)}</code>`);
     if (r.started_at)
-        meta.push(`<div><dt>started</dt><dd>${time(r.started_at)}</dd></div>`);
+        fact("started", time(r.started_at));
     const elapsed = (0,states/* durationMs */.pc)(r.started_at, r.generated_at);
-    meta.push(`<div><dt>updated</dt><dd>${time(r.generated_at)}${elapsed !== undefined ? ` <span class="sub">(${(0,states/* formatDuration */.a3)(elapsed)} after the start)</span>` : ""}</dd></div>`);
+    fact("updated", `${time(r.generated_at)}${elapsed !== undefined ? ` <span class="sub">(${(0,states/* formatDuration */.a3)(elapsed)} after the start)</span>` : ""}`);
     if (r.bound) {
         const cap = r.bound.dispatches !== undefined ? ` of ${(0,core_text/* formatInt */.D)(r.bound.dispatches)}` : "";
         const deadline = r.bound.deadline ? `, deadline ${time(r.bound.deadline)}` : "";
-        meta.push(`<div><dt>dispatches</dt><dd>${(0,core_text/* formatInt */.D)(r.bound.dispatched)}${cap}${deadline}</dd></div>`);
+        fact("dispatches", `${(0,core_text/* formatInt */.D)(r.bound.dispatched)}${cap}${deadline}`);
     }
     const usage = (0,states/* usageText */.tx)(r, e);
     if (usage)
-        meta.push(`<div><dt>usage</dt><dd>${usage}</dd></div>`);
+        fact("usage", usage);
     if (r.cancelled)
-        meta.push(`<div><dt>cancelled</dt><dd>by ${e(r.cancelled.by)} at ${time(r.cancelled.at)}</dd></div>`);
+        fact("cancelled", `by ${e(r.cancelled.by)} at ${time(r.cancelled.at)}`);
     const links = [];
     if ((0,states/* safeUrl */.Pl)(r.links?.workflow_run))
         links.push(html_link("workflow run", r.links?.workflow_run));
     if ((0,states/* safeUrl */.Pl)(r.links?.repository))
         links.push(html_link("repository", r.links?.repository));
     if (links.length)
-        meta.push(`<div><dt>links</dt><dd>${links.join(" · ")}</dd></div>`);
+        fact("links", links.join(" · "));
     if (r.critical_path.length > 1) {
         const path = (0,states/* clipList */.z4)(r.critical_path.map((id) => ticketLink(ctx, id)), 40, " → ");
         meta.push(`<div class="crit-path"><dt>critical path</dt><dd>${path} <span class="sub">(${(0,core_text/* formatInt */.D)(r.critical_path.length)} tickets, outlined in the graph)</span></dd></div>`);
@@ -750,28 +751,31 @@ function renderTicket(ctx, t, i) {
     const step = ctx.crit.get(t.id);
     const critTag = step !== undefined ? ' <span class="crit-tag">critical path</span>' : "";
     const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e((0,report_escape/* clip */.$Q)((0,report_escape/* oneLine */.TN)(t.title), 160))}</span>${critTag} <span class="tmeta">${(0,states/* plural */.LS)(t.attempts.length, "attempt")} · ${duration}</span></summary>`;
-    const facts = [`<dt>file</dt><dd><code>${e(t.file)}</code></dd>`];
+    const facts = [];
+    const fact = (name, html) => facts.push(`<dt>${name}</dt><dd>${html}</dd>`);
+    const links = (ids) => ids.map((d) => ticketLink(ctx, d)).join(" ");
+    fact("file", `<code>${e(t.file)}</code>`);
     if (t.depends_on.length)
-        facts.push(`<dt>depends on</dt><dd>${t.depends_on.map((d) => ticketLink(ctx, d)).join(" ")}</dd>`);
+        fact("depends on", links(t.depends_on));
     if (t.inputs.length && t.inputs.join() !== t.depends_on.join())
-        facts.push(`<dt>inputs</dt><dd>${t.inputs.map((d) => ticketLink(ctx, d)).join(" ")}</dd>`);
-    facts.push(`<dt>executor</dt><dd>${t.executor ? e(t.executor) : "run default"}</dd>`);
+        fact("inputs", links(t.inputs));
+    fact("executor", t.executor ? e(t.executor) : "run default");
     if (t.agent)
-        facts.push(`<dt>agent</dt><dd>${e(t.agent)}</dd>`);
+        fact("agent", e(t.agent));
     if (t.write_scope.length)
-        facts.push(`<dt>write scope</dt><dd>${t.write_scope.map((w) => `<code>${e(w)}</code>`).join(" ")}</dd>`);
+        fact("write scope", t.write_scope.map((w) => `<code>${e(w)}</code>`).join(" "));
     if (t.bound)
-        facts.push(`<dt>bound</dt><dd>${e(t.bound)}</dd>`);
+        fact("bound", e(t.bound));
     if (t.priority)
-        facts.push(`<dt>priority</dt><dd>${e(String(t.priority))}</dd>`);
+        fact("priority", e(String(t.priority)));
     if (t.claimed_by)
-        facts.push(`<dt>claimed</dt><dd>by ${e(t.claimed_by)}${t.claimed_at ? ` at ${time(t.claimed_at)}` : ""}</dd>`);
+        fact("claimed", `by ${e(t.claimed_by)}${t.claimed_at ? ` at ${time(t.claimed_at)}` : ""}`);
     if (t.reason)
         facts.push(`<dt>reason</dt><dd class="reason">${e(t.reason)}</dd>`);
     if (t.updated_at)
-        facts.push(`<dt>updated</dt><dd>${time(t.updated_at)}</dd>`);
+        fact("updated", time(t.updated_at));
     if (step !== undefined)
-        facts.push(`<dt>critical path</dt><dd>step ${step + 1} of ${ctx.receipt.critical_path.length}: the longest chain of dependencies in the run</dd>`);
+        fact("critical path", `step ${step + 1} of ${ctx.receipt.critical_path.length}: the longest chain of dependencies in the run`);
     const parts = [];
     const task = taskText(t);
     if (task)
