@@ -20,7 +20,7 @@ import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { type ChangedPath, type ChangeMode, commitTrailers } from "../core/changes.js";
+import { type ChangedPath, type ChangeMode, commitTrailers, named } from "../core/changes.js";
 import { singleLine } from "../core/text.js";
 import { type GitOptions, git, gitText } from "./git.js";
 import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
@@ -161,12 +161,12 @@ export async function collectChanges(
   const collected: Collected = { start: startCommit, tree, paths, engineEdits: [] };
   const why: string[] = [];
   if (nested.length > 0) {
-    const named = nested.map((p) => shown(p).name).join(", ");
-    why.push(`nested git repositories: ${named} (delete their .git, or list them in .gitignore)`);
+    const list = named(nested.map((p) => shown(p).name));
+    why.push(`nested git repositories: ${list} (delete their .git, or list them in .gitignore)`);
   }
-  if (names.length > 0) why.push(`names not in UTF-8: ${names.join(", ")} (rename them)`);
+  if (names.length > 0) why.push(`names not in UTF-8: ${named(names)} (rename them)`);
   if (dropped.length > 0) {
-    why.push(`names git refuses: ${dropped.join(", ")} (rename them, or make them plain files)`);
+    why.push(`names git refuses: ${named(dropped)} (rename them, or make them plain files)`);
     collected.unstored = true;
   }
   if (why.length > 0) {

@@ -363,6 +363,13 @@ describe("what cannot be carried as made is named, and kept", () => {
     );
   });
 
+  it("a refusal names 20 paths, then how many more (an agent's 10,000 files make no 10,000-name reason)", async () => {
+    for (let i = 0; i < 30; i++) write(root, `.GIT/objects/f${String(i).padStart(2, "0")}`, "x\n");
+    const got = await collectChanges(root, start);
+    expect(got.refused).toContain(".GIT/objects/f19 and 10 more (rename them");
+    expect(got.refused).not.toContain("f20");
+  });
+
   it("names that are not UTF-8 stay two files, named by their escaped bytes", async () => {
     writeFileSync(Buffer.from(`${root}/caf\xe9`, "latin1"), "first\n");
     writeFileSync(Buffer.from(`${root}/caf\xe8`, "latin1"), "second\n");
