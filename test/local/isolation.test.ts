@@ -236,6 +236,18 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
     '  : > "$(git rev-parse --git-common-dir)/refs/heads/frontier/kill.lock"',
     "fi",
   ]);
+  /** A run whose branch could not be moved (its attempt ended unintegrated), its ref lock then removed. */
+  const heldAndUnlocked = async () => {
+    const repo = graph();
+    process.env.LOCK_REF = "1";
+    try {
+      await runHere(repo.dir, exec);
+    } finally {
+      delete process.env.LOCK_REF;
+    }
+    rmSync(join(repo.root, ".git", "refs", "heads", "frontier", "kill.lock"));
+    return repo;
+  };
   const runs = (root: string) => readFileSync(join(root, "runs.log"), "utf8").trim().split("\n");
 
   it("a branch that cannot be moved keeps the attempt claimed with its worktree; the next run integrates it once, without running it again", async () => {
@@ -296,14 +308,7 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
   });
 
   it("`frontier reset` removes the run's worktrees, keeps what ended unintegrated as a patch, and keeps the branch", async () => {
-    const repo = graph();
-    process.env.LOCK_REF = "1";
-    try {
-      await runHere(repo.dir, exec);
-    } finally {
-      delete process.env.LOCK_REF;
-    }
-    rmSync(join(repo.root, ".git", "refs", "heads", "frontier", "kill.lock"));
+    const repo = await heldAndUnlocked();
     const { code, text } = await resetHere(repo.dir);
     expect(code).toBe(0);
     expect(text).toContain(
@@ -327,14 +332,7 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
   });
 
   it("`frontier reset` that cannot keep an unintegrated attempt's patch leaves its worktree instead", async () => {
-    const repo = graph();
-    process.env.LOCK_REF = "1";
-    try {
-      await runHere(repo.dir, exec);
-    } finally {
-      delete process.env.LOCK_REF;
-    }
-    rmSync(join(repo.root, ".git", "refs", "heads", "frontier", "kill.lock"));
+    const repo = await heldAndUnlocked();
     // where the patch would go stands a directory: the patch cannot be written
     mkdirSync(join(repo.dir, ".frontier", "integrating", "api@1.patch"));
     const { code, text } = await resetHere(repo.dir);
@@ -351,14 +349,7 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
   });
 
   it("`frontier reset` leaves the worktree of an attempt holding a file no patch can hold (a .GIT)", async () => {
-    const repo = graph();
-    process.env.LOCK_REF = "1";
-    try {
-      await runHere(repo.dir, exec);
-    } finally {
-      delete process.env.LOCK_REF;
-    }
-    rmSync(join(repo.root, ".git", "refs", "heads", "frontier", "kill.lock"));
+    const repo = await heldAndUnlocked();
     const tree = otherWorktrees(repo.root)[0]!.slice("worktree ".length);
     mkdirSync(join(tree, "app", "api", ".GIT"));
     writeFileSync(join(tree, "app", "api", ".GIT", "config"), "only copy\n");
