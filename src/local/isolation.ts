@@ -216,7 +216,7 @@ function touchedLines(
       `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile; \`git restore --source=${was} -- <path>\` puts one that was there back as it was when the run started (a ticket file with its state of then)`,
     );
   }
-  if (touched.unchecked && touched.shared.length === 0) {
+  if (touched.unchecked) {
     out.push(
       "warning: your working tree could not be checked for what executors wrote there: git refused to list it (a name it will not store, such as a .GIT directory?) — look at `git status`",
     );

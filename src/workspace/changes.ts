@@ -11,10 +11,10 @@
  * its files are hashed as they are (no filter, no attribute), listed with none of its
  * configuration's code, and staged into a temporary index — its own index, and the
  * user's, are neither read nor changed. What cannot be carried faithfully (a nested
- * repository, a name that is not UTF-8 or that git refuses) is named, and what git can hold
- * of it kept as evidence. The blobs
- * it writes are the workspace's content, in the repository's object store, where an
- * integration commit (local) or an upload (GitHub) finds them.
+ * repository, a name that is not UTF-8 or that git refuses) is named, and what git can
+ * hold of it kept as evidence. The blobs it writes are the workspace's content, in the
+ * repository's object store, where an integration commit (local) or an upload (GitHub)
+ * finds them.
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
