@@ -148,7 +148,7 @@ export async function collectChanges(
       `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
     );
   }
-  const { tree, nested, changed } = await withIndex(root, startCommit, async (o) => {
+  const { tree, nested, submodules, changed } = await withIndex(root, startCommit, async (o) => {
     const found = await workspaceFiles(o, options.exclude ?? []);
     return { ...found, tree: await writeTree(o, found.lines, "latin1") };
   });
@@ -163,6 +163,10 @@ export async function collectChanges(
   if (nested.length > 0) {
     const list = named(nested.map((p) => shown(p).name));
     why.push(`nested git repositories: ${list} (delete their .git, or list them in .gitignore)`);
+  }
+  if (submodules.length > 0) {
+    const list = named(submodules.map((p) => shown(p).name));
+    why.push(`changes inside submodules: ${list} (make them in the submodule's own repository)`);
   }
   if (names.length > 0) why.push(`names not in UTF-8: ${named(names)} (rename them)`);
   if (dropped.length > 0) {
@@ -181,12 +185,13 @@ export async function collectChanges(
  * Every file of the workspace as git would commit it, hashed as it is: the paths of the
  * start commit and the untracked paths the repository does not ignore, as the index-info
  * lines that make the start's tree (in the index `o`) the workspace's. A directory with
- * its own `.git` is a nested repository: its files are taken (as evidence) and it is named.
+ * its own `.git` is a nested repository, a submodule's directory the agent changed is
+ * another: its files are taken (as evidence) and it is named.
  */
 async function workspaceFiles(
   o: GitOptions,
   exclude: readonly string[],
-): Promise<{ lines: string[]; nested: string[]; changed: string[] }> {
+): Promise<{ lines: string[]; nested: string[]; submodules: string[]; changed: string[] }> {
   const excluded = exclude.filter((p) => p !== "").map((p) => `:(exclude,top,literal)${p}`);
   const spec = ["--", ":(top)", ...excluded];
   const [tracked, untracked] = await Promise.all([
@@ -219,12 +224,18 @@ async function workspaceFiles(
   const listedDirs = new Set<string>();
   const listed = (path: string) => addParents(path, listedDirs);
   const atStart = new Map<string, string>();
+  const submodules: string[] = [];
   for (const line of split0(tracked)) {
     const [head, path] = atTab(line); // a name may hold a tab
     atStart.set(path, head.replace(/ \d+$/, "")); // its mode and blob
-    // a submodule the start holds stays as it was, unless it is gone
-    if (!head.startsWith("160000 ")) take(path);
-    else if (!(reachable(path) && lstatOr(fsPath(path))?.isDirectory())) gone.push(path);
+    // a submodule the start holds stays as it was, unless it is gone or a file now
+    if (!(head.startsWith("160000 ") && reachable(path) && dirStat(path)?.isDirectory()))
+      take(path);
+    else if (await submoduleChanged(fsPath(path), head.split(" ")[1] as string)) {
+      submodules.push(path);
+      gone.push(path);
+      walk(fsPath(path), `${path}/`, take);
+    }
     listed(path);
   }
   for (const path of split0(untracked)) {
@@ -241,8 +252,18 @@ async function workspaceFiles(
   for (const dir of listedDirs) {
     if (dirStat(dir)?.isDirectory() && lstatOr(fsPath(`${dir}/.git`))) nested.add(dir);
   }
-  // files and symlinks written into the object store as they are: no filter, no conversion
-  const hashed = (
+  const lines = await hashed(o, fsPath, { gone, files, links });
+  return { lines, nested: [...nested].sort(), submodules, changed: changedIn(lines, atStart) };
+}
+
+/** The index-info lines of `gone` paths, and of files and symlinks written into the object store as they are: no filter, no conversion. */
+async function hashed(
+  o: GitOptions,
+  fsPath: (p: string) => Buffer,
+  found: { gone: string[]; files: Array<{ path: string; mode: string }>; links: string[] },
+): Promise<string[]> {
+  const { gone, files, links } = found;
+  const blobs = (
     await git(["hash-object", "-w", "--no-filters", "--stdin-paths"], {
       ...o,
       input: bytesOf(files.map((e) => `${quoted(e.path)}\n`).join("")),
@@ -252,7 +273,7 @@ async function workspaceFiles(
     .split("\n");
   const lines = [
     ...gone.map((p) => `${REMOVED}${p}`),
-    ...files.map((f, i) => `${f.mode} ${hashed[i]}\t${f.path}`),
+    ...files.map((f, i) => `${f.mode} ${blobs[i]}\t${f.path}`),
   ];
   for (const path of links) {
     const input = readlinkSync(fsPath(path), { encoding: "buffer" });
@@ -260,7 +281,15 @@ async function workspaceFiles(
       `120000 ${await gitText(["hash-object", "-w", "--stdin"], { ...o, input })}\t${path}`,
     );
   }
-  return { lines, nested: [...nested].sort(), changed: changedIn(lines, atStart) };
+  return lines;
+}
+
+/** Whether an agent changed a submodule's directory: files in one never checked out, any file or commit in one that is. */
+async function submoduleChanged(dir: Buffer, commit: string): Promise<boolean> {
+  const names = readdirSync(dir);
+  if (!names.includes(".git")) return names.length > 0;
+  const got = await collectChanges(dir.toString(), commit).catch(() => undefined);
+  return got === undefined || got.paths.length > 0 || got.refused !== undefined;
 }
 
 /** The paths whose mode or content index-info `lines` change from `atStart` (path → mode blob). */

@@ -459,6 +459,23 @@ describe("an agent that misbehaves with git in its worktree (SPEC §4b)", () => 
     expect(readFileSync(join(kept, "app/.GIT/config"), "utf8")).toBe("[core]\n");
   });
 
+  it("files written into a submodule's directory (never checked out in a worktree) are refused by name and kept, never dropped", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: odd\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    git(repo.root, "update-index", "--add", "--cacheinfo", `160000,${repo.start},app/vendor`);
+    git(repo.root, "commit", "-qm", "a submodule");
+    const head = git(repo.root, "rev-parse", "HEAD");
+    const ran = await runHere(repo.dir, "mkdir -p app/vendor && echo mine > app/vendor/mine.js");
+    const api = attemptOf(repo.dir, "api", 1);
+    expect(ran.code).toBe(1);
+    expect(api.reason).toMatch(/^integration refused: changes inside submodules: app\/vendor \(/);
+    expect(git(repo.root, "rev-parse", "frontier/odd")).toBe(head);
+    const patch = readFileSync(join(repo.dir, api.changes!.patch_file!), "utf8");
+    expect(patch).toContain("+mine");
+  });
+
   it("names not in UTF-8 are two files refused by their escaped bytes, never merged", async () => {
     const { ran, api } = await run(
       "mkdir -p app && printf first > \"app/caf$(printf '\\351')\" && printf second > \"app/caf$(printf '\\350')\"",

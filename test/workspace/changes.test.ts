@@ -399,6 +399,73 @@ describe("what cannot be carried as made is named, and kept", () => {
   });
 });
 
+describe("a submodule the start holds", () => {
+  /** `vendor/lib` a submodule of the start, checked out in `root`; its clone without it checked out */
+  function withSubmodule(): { start: string; clone: string } {
+    const lib = mkdtempSync(join(tmpdir(), "frontier-lib-"));
+    sh(lib, "init", "-q", "-b", "main");
+    write(lib, "l.txt", "lib\n");
+    sh(lib, "add", "-A");
+    sh(lib, "commit", "-qm", "lib");
+    sh(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib");
+    sh(root, "commit", "-qm", "submodule");
+    const clone = mkdtempSync(join(tmpdir(), "frontier-clone-"));
+    sh(clone, "clone", "-q", root, ".");
+    return { start: sh(root, "rev-parse", "HEAD"), clone };
+  }
+
+  it("left as it was checked out, or never checked out, is no change", async () => {
+    const { start, clone } = withSubmodule();
+    write(root, "src/api/a.ts", "changed\n");
+    expect((await collectChanges(root, start)).paths.map((c) => c.path)).toEqual(["src/api/a.ts"]);
+    const got = await collectChanges(clone, start);
+    expect([got.paths, got.refused]).toEqual([[], undefined]);
+  });
+
+  const agents: Record<string, (at: { root: string; clone: string }) => string> = {
+    "writes into its directory, never checked out": ({ clone }) => {
+      write(clone, "vendor/lib/new.txt", "agent\n");
+      return clone;
+    },
+    "edits a file of it": ({ root }) => {
+      write(root, "vendor/lib/l.txt", "agent\n");
+      return root;
+    },
+    "commits in it": ({ root }) => {
+      write(root, "vendor/lib/l.txt", "agent\n");
+      sh(join(root, "vendor/lib"), "commit", "-qam", "agent");
+      return root;
+    },
+    "puts a plain directory in its place": ({ root }) => {
+      rmSync(join(root, "vendor/lib"), { recursive: true, force: true });
+      write(root, "vendor/lib/new.txt", "agent\n");
+      return root;
+    },
+  };
+  for (const [what, agent] of Object.entries(agents)) {
+    it(`an agent that ${what} is refused by name, its files kept in the patch, never dropped`, async () => {
+      const { start, clone } = withSubmodule();
+      const workspace = agent({ root, clone });
+      const got = await collectChanges(workspace, start);
+      expect(got.refused).toMatch(
+        /^integration refused: changes inside submodules: vendor\/lib \(make them in the submodule's own repository/,
+      );
+      expect((await patchOf(workspace, got.start, got.tree)).toString()).toContain("+agent");
+    });
+  }
+
+  it("a file in its place is a change like any other", async () => {
+    const { start } = withSubmodule();
+    rmSync(join(root, "vendor/lib"), { recursive: true, force: true });
+    write(root, "vendor/lib", "a file now\n");
+    const got = await collectChanges(root, start);
+    expect(got.paths.map((c) => [c.path, c.oldMode, c.mode])).toEqual([
+      ["vendor/lib", "160000", "100644"],
+    ]);
+    expect(got.refused).toBeUndefined();
+  });
+});
+
 describe("a workspace whose repository is gone or new", () => {
   it("removed .git: the changes could not be collected, and it says why", async () => {
     rmSync(join(root, ".git"), { recursive: true, force: true });
