@@ -116,6 +116,10 @@ export async function collectJobChanges(
     route: routeOf(collected.paths, bytes),
     engineEdits: collected.engineEdits,
   };
+  // the job's workspace goes with the job: a file no patch can hold is not kept
+  if (collected.unstored)
+    collected.refused +=
+      ", but for what no patch holds: the files under names git refuses went with the job's workspace";
   const refused = collected.refused ?? refusalOf(changes);
   if (refused !== undefined) changes.refused = refused;
   return changes;

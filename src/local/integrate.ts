@@ -276,7 +276,8 @@ export class Integrator {
       return { ...settleChanges(p.outcome, none, spec, evidence), keepWorktree: true };
     }
     evidence.patch = await patchOf(root, collected.start, collected.tree);
-    if (collected.unstored) collected.refused += ` (what no patch holds stays in ${p.worktree})`;
+    if (collected.unstored)
+      collected.refused += `, but for what no patch holds: it stays in ${p.worktree}`;
     for (let tries = 1; ; tries++) {
       const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));

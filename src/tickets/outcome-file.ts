@@ -251,11 +251,13 @@ export function settleChanges(
   if (plan.changes !== "evidence" || plan.record === undefined) return plan;
   const { patch, cap = Number.POSITIVE_INFINITY, file } = evidence;
   const keep = patch !== undefined && patch.byteLength > 0 && patch.byteLength <= cap;
+  // a runner's word on what no patch holds (workspace/changes.ts `unstored`) stays last
   plan.reason &&= plan.reason.replace(
-    /kept as evidence$/,
-    keep
-      ? `kept as evidence in ${file}`
-      : "kept as evidence: its paths and blob ids in the attempt record (the patch is over max_result_bytes)",
+    /kept as evidence(, but for what no patch holds: .*)?$/s,
+    (_, but = "") =>
+      keep
+        ? `kept as evidence in ${file}${but}`
+        : `kept as evidence: its paths and blob ids in the attempt record (the patch is over max_result_bytes)${but}`,
   );
   if (!keep) return plan;
   plan.record.patch_file = file;

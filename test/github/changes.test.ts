@@ -506,6 +506,10 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     expect(commitsOf(w, "api")).toHaveLength(0);
     expect(w.repo.readFile("src/api/server.ts")).toBeUndefined();
     expect(w.repo.readFile(`tickets/${a?.changes?.patch_file}`)).toContain("+the nested file");
+    // no patch holds a .GIT, and the job's workspace goes with the job: never said to be kept
+    expect(a?.reason).toContain(
+      `the change is kept as evidence in ${a?.changes?.patch_file}, but for what no patch holds: the files under names git refuses went with the job's workspace`,
+    );
   });
 
   it("writing the engine's fields into another ticket's file is a breach naming it, even inside its scope", async () => {

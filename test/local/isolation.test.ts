@@ -455,7 +455,8 @@ describe("an agent that misbehaves with git in its worktree (SPEC §4b)", () => 
     expect(patch).toContain("+++ b/app/fresh/f.js");
     expect(patch).not.toContain("Subproject commit");
     // no patch can hold a .GIT: its worktree, the only copy, stays
-    const kept = /stays in (\S+)\)$/.exec(api.reason ?? "")?.[1] as string;
+    expect(api.reason).toContain(`kept as evidence in ${api.changes!.patch_file}, but for what`);
+    const kept = /no patch holds: it stays in (\S+)$/.exec(api.reason ?? "")?.[1] as string;
     expect(readFileSync(join(kept, "app/.GIT/config"), "utf8")).toBe("[core]\n");
   });
 
