@@ -22,7 +22,6 @@ import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { plural } from "../terminal/text.js";
 import { integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { type Evidence, settleChanges } from "../tickets/outcome-file.js";
-import { engineFieldRule } from "../tickets/parse.js";
 import { createRecord, writeError, writing } from "../tickets/store.js";
 import {
   changedSince,
@@ -54,8 +53,8 @@ import {
   type Pending,
   type RunBranch,
   readPendings,
-  recordsPath,
   short,
+  worktreeChanges,
   worktreePath,
 } from "./worktree.js";
 
@@ -263,10 +262,8 @@ export class Integrator {
     const at = await checkedOutAt(root, this.ref);
     if (at !== undefined && existsSync(at) && realpathSync(at) === realpathSync(p.worktree))
       await detachHead(at);
-    const collected = await collectChanges(p.worktree, p.start, {
-      exclude: [recordsPath(this.branch)],
-      engineFields: engineFieldRule(this.branch.ticketDir),
-    }).catch((error: unknown) => {
+    const collecting = collectChanges(p.worktree, p.start, worktreeChanges(this.branch));
+    const collected = await collecting.catch((error: unknown) => {
       if (error instanceof NotCollected) return error;
       throw error;
     });

@@ -30,11 +30,12 @@ import {
   unintegratedPatchFile,
 } from "../tickets/layout.js";
 import { fieldLine } from "../tickets/load.js";
+import { engineFieldRule } from "../tickets/parse.js";
 import { type Problem, problem } from "../tickets/problems.js";
 import { namesIn, tryReadJson, tryReadText } from "../tickets/read-optional.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { replaceAtomically } from "../tickets/store.js";
-import { collectChanges, patchOf } from "../workspace/changes.js";
+import { type CollectOptions, collectChanges, patchOf } from "../workspace/changes.js";
 import { runBranchName } from "../workspace/refname.js";
 import {
   checkedOutAt,
@@ -298,6 +299,16 @@ export function recordsPath(rb: RunBranch): string {
 }
 
 /**
+ * How an attempt's worktree's changes are read: the run's records are none, and the
+ * user's own excludes (the shared `info/exclude`, which the run guards) are honoured.
+ */
+export const worktreeChanges = (rb: RunBranch): CollectOptions => ({
+  exclude: [recordsPath(rb)],
+  excludesFile: join(rb.repository.commonDir, "info", "exclude"),
+  engineFields: engineFieldRule(rb.ticketDir),
+});
+
+/**
  * `frontier reset`: the run's worktrees are removed (an attempt that ended without its
  * changes integrated keeps them as a patch among the records first), and its branch is
  * kept — it is the user's work. Returns what was done, in lines; none when the run
@@ -417,7 +428,7 @@ export async function keepAsPatch(
   try {
     if (!existsSync(a.worktree)) return {};
     if (a.claim !== undefined && (await landedCommit(rb, { ...a, claim: a.claim }))) return {};
-    const collected = await collectChanges(a.worktree, a.start, { exclude: [recordsPath(rb)] });
+    const collected = await collectChanges(a.worktree, a.start, worktreeChanges(rb));
     // files no patch can hold (a .GIT): the worktree is their only copy
     if (collected.unstored) throw new Error(collected.refused);
     if (collected.paths.length === 0) return {};

@@ -3,8 +3,9 @@
  * workspace's files as the attempt left them and the commit it started from, whatever
  * the agent did with git meanwhile (commits, branches, resets, stashes) — files added,
  * modified, deleted or renamed, the executable bit, symlinks. Paths the repository
- * ignores (.gitignore and git's other excludes) and the paths the caller excludes (the
- * ticket directory's `.frontier/`) are not changes.
+ * ignores (its .gitignore files, and the caller's own excludes file, never the workspace's
+ * info/exclude or core.excludesFile: an agent's git could hide its files with them) and
+ * the paths the caller excludes (the ticket directory's `.frontier/`) are not changes.
  *
  * One module for both runners: the action's settle step reads the job's checkout, the
  * local runner a ticket's worktree. The workspace is untrusted (git.ts):
@@ -116,6 +117,8 @@ function quoted(p: string): string {
 export interface CollectOptions {
   /** repository-relative paths that are not changes */
   exclude?: readonly string[];
+  /** a file of ignore patterns the caller trusts (locally the user's `info/exclude`) */
+  excludesFile?: string;
   /** the ticket files (repository-relative paths), and whether a change edits their engine-written fields */
   engineFields?: {
     isTicket: (path: string) => boolean;
@@ -149,7 +152,7 @@ export async function collectChanges(
     );
   }
   const { tree, nested, submodules, changed } = await withIndex(root, startCommit, async (o) => {
-    const found = await workspaceFiles(o, options.exclude ?? []);
+    const found = await workspaceFiles(o, options);
     return { ...found, tree: await writeTree(o, found.lines, "latin1") };
   });
   const names: string[] = [];
@@ -190,13 +193,15 @@ export async function collectChanges(
  */
 async function workspaceFiles(
   o: GitOptions,
-  exclude: readonly string[],
+  { exclude = [], excludesFile }: CollectOptions,
 ): Promise<{ lines: string[]; nested: string[]; submodules: string[]; changed: string[] }> {
   const excluded = exclude.filter((p) => p !== "").map((p) => `:(exclude,top,literal)${p}`);
   const spec = ["--", ":(top)", ...excluded];
+  const from =
+    excludesFile && lstatOr(Buffer.from(excludesFile)) ? [`--exclude-from=${excludesFile}`] : [];
   const [tracked, untracked] = await Promise.all([
     git(["ls-files", "-z", "-s", ...spec], o),
-    git(["ls-files", "-z", "-o", "--exclude-standard", ...spec], o),
+    git(["ls-files", "-z", "-o", "--exclude-per-directory=.gitignore", ...from, ...spec], o),
   ]);
   const fsPath = (p: string) => Buffer.concat([Buffer.from(`${o.cwd}/`), bytesOf(p)]);
   const dirs = new Map<string, Stats | undefined>();

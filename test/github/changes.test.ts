@@ -466,6 +466,25 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     expect(w.repo.log("main").map((c) => c.message)).not.toContain("one");
   });
 
+  it("files it hides with its git's excludes (info/exclude, core.excludesFile) land all the same", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "export const port = 8080;\n");
+      write(ws, "src/api/routes.ts", "export const routes = [];\n");
+      write(ws, ".git/info/exclude", "server.ts\n");
+      write(ws, "src/api/.excludes", "routes.ts\n");
+      agentGit(ws, "config", "core.excludesFile", join(ws, "src/api/.excludes"));
+    });
+    expect((stateOf(w) as unknown as State).tickets.api?.status).toBe("complete");
+    expect(changedIn(w, commitsOf(w, "api")[0]!.sha)).toEqual([
+      "src/api/.excludes",
+      "src/api/routes.ts",
+      "src/api/server.ts",
+    ]);
+  });
+
   it("removing .git fails the attempt saying why; nothing passes as done and its dependent waits", async () => {
     world = await makeWorld(
       Object.fromEntries([scoped("api", ["src/api/**"]), scoped("ui", ["src/ui/**"], ["api"])]),

@@ -460,6 +460,22 @@ describe("an agent that misbehaves with git in its worktree (SPEC §4b)", () => 
     expect(readFileSync(join(kept, "app/.GIT/config"), "utf8")).toBe("[core]\n");
   });
 
+  it("the user's own .git/info/exclude is honoured; the worktree's files are changes whatever else excludes them", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: odd\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    writeFileSync(join(repo.root, ".git/info/exclude"), "*.log\n");
+    const ran = await runHere(
+      repo.dir,
+      "mkdir -p app && echo ok > app/ok.js && echo noise > app/run.log",
+    );
+    expect(ran.code).toBe(0);
+    expect(commitsOf(repo.root, `${repo.start}..frontier/odd`).map((c) => c.paths)).toEqual([
+      ["app/ok.js"],
+    ]);
+  });
+
   it("files written into a submodule's directory (never checked out in a worktree) are refused by name and kept, never dropped", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: odd\nisolation: worktree\n",

@@ -537,4 +537,18 @@ describe("git runs on the workspace with none of the agent's code", () => {
     expect(readdirSync(marks).filter((f) => f.endsWith(".ran"))).toEqual([]);
     rmSync(marks, { recursive: true, force: true });
   });
+
+  it("what the agent's git excludes (info/exclude, core.excludesFile) is still a change: the repository's .gitignore decides, and the caller's own excludes file", async () => {
+    const excludes = join(mkdtempSync(join(tmpdir(), "frontier-excludes-")), "excludes");
+    writeFileSync(excludes, "*.md\n");
+    sh(root, "config", "core.excludesFile", excludes);
+    write(root, ".git/info/exclude", "*.ts\n");
+    write(root, "src/api/new.ts", "hidden?\n");
+    write(root, "docs/new.md", "hidden?\n");
+    write(root, "build/out.js", "ignored by .gitignore\n");
+    const got = await collectChanges(root, start);
+    expect(got.paths.map((c) => c.path)).toEqual(["docs/new.md", "src/api/new.ts"]);
+    const local = await collectChanges(root, start, { excludesFile: excludes });
+    expect(local.paths.map((c) => c.path)).toEqual(["src/api/new.ts"]);
+  });
 });
