@@ -11,7 +11,7 @@
  * (record.ts may take base.json from it, once its id is the branch's).
  */
 import { createHash } from "node:crypto";
-import { type Dirent, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
@@ -21,7 +21,7 @@ import type { Settings, TicketSpec } from "../core/model.js";
 import { ENGINE_FIELDS } from "../tickets/field-table.js";
 import { idFromFile } from "../tickets/fields.js";
 import { STATE_DIR } from "../tickets/layout.js";
-import { loadDirectory, ticketFileNames } from "../tickets/load.js";
+import { listTickets, loadDirectory, ticketFileNames } from "../tickets/load.js";
 import { formatProblem, type Problem } from "../tickets/problems.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { CLEARED_FIELDS, editFrontMatter } from "../tickets/writeback.js";
@@ -50,23 +50,13 @@ export interface RunSource extends Loaded {
 
 /** The ticket directory's files on disk: ticket files and frontier.yml; undefined when absent. */
 async function directoryFiles(dir: string): Promise<Map<string, string> | undefined> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  const names = ticketFileNames(
-    entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name),
-  );
-  if (entries.some((e) => e.name === SETTINGS_FILE)) names.push(SETTINGS_FILE);
+  const names = listTickets(dir);
+  if (!Array.isArray(names)) return undefined;
   const files = new Map<string, string>();
-  for (const name of names) {
-    try {
-      files.set(name, await readFile(join(dir, name), "utf8"));
-    } catch {
-      // unreadable: loadDirectory says so if these tickets are used
-    }
+  for (const name of [...names, SETTINGS_FILE]) {
+    // unreadable, or no frontier.yml: left out (loadDirectory says what is unreadable)
+    const text = await readFile(join(dir, name), "utf8").catch(() => undefined);
+    if (text !== undefined) files.set(name, text);
   }
   return files;
 }

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { ticketFileNames } from "../tickets/load.js";
 import { formatProblem, type Problem, problem } from "../tickets/problems.js";
 import { namesIn, tryReadText } from "../tickets/read-optional.js";
 import { painter } from "./colour.js";
@@ -56,11 +57,8 @@ function forTheCommandLine(p: Problem, dir: string | undefined): Problem {
 /** Run settings, a run's records, or a markdown file with front matter: a ticket directory. */
 function looksLikeTicketDirectory(path: string): boolean {
   if (existsSync(join(path, "frontier.yml")) || existsSync(join(path, ".frontier"))) return true;
-  return namesIn(path).some(
-    (name) =>
-      name.endsWith(".md") &&
-      !/^[._]/.test(name) &&
-      tryReadText(join(path, name))?.slice(0, 4) === "---\n",
+  return ticketFileNames(namesIn(path)).some(
+    (name) => tryReadText(join(path, name))?.slice(0, 4) === "---\n",
   );
 }
 

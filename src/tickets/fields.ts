@@ -30,7 +30,7 @@ import {
   WELL_TYPED,
 } from "./field-table.js";
 import { splitFrontMatter } from "./frontmatter.js";
-import { boundProblems, type Problem, problem, quoted } from "./problems.js";
+import { boundProblems, type Problem, type ProblemKind, problem, quoted } from "./problems.js";
 
 /** The engine-written fields as read back from a ticket file. */
 export type EngineFields = Pick<FieldValues, EngineFieldName>;
@@ -92,6 +92,14 @@ interface Checking {
   ok<K extends keyof FieldValues>(k: K): FieldValues[K];
   problems: Problem[];
   warnings: Problem[];
+  /** a problem of the file at `line`, among the problems (or, with "warning", the warnings) */
+  add(
+    kind: ProblemKind,
+    line: number | undefined,
+    message: string,
+    fix: string,
+    severity?: "warning",
+  ): void;
 }
 
 /**
@@ -116,6 +124,10 @@ export function checkFields(
       bad.size > 0 && bad.has(k) ? undefined : (values[k] as FieldValues[K]),
     problems: [],
     warnings: [],
+    add: (kind, line, message, fix, severity) =>
+      (severity === "warning" ? c.warnings : c.problems).push(
+        problem(kind, file, line, message, fix, severity),
+      ),
   };
   const authored = authoredStatus(values, file, lines.get("status"));
   if (authored !== undefined) {
@@ -180,14 +192,11 @@ function validId(c: Checking, id: string, declared: boolean): boolean {
   const what = declared
     ? `id ${quoted(id)} is`
     : `the file name gives the id ${quoted(id)}, which is`;
-  c.problems.push(
-    problem(
-      "invalid-id",
-      c.file,
-      declared ? c.raw.lines.get("id") : undefined,
-      `${what} not a valid ticket id (${ID_RULE})`,
-      declared ? `write id: ${suggestId(id)}` : `rename the file, or set id: ${suggestId(id)}`,
-    ),
+  c.add(
+    "invalid-id",
+    declared ? c.raw.lines.get("id") : undefined,
+    `${what} not a valid ticket id (${ID_RULE})`,
+    declared ? `write id: ${suggestId(id)}` : `rename the file, or set id: ${suggestId(id)}`,
   );
   return false;
 }
@@ -203,25 +212,19 @@ function dependencies(c: Checking): { dependsOn: string[]; nodes: CheckNode["dep
     const dep = declared[i]!;
     const line = itemLines === true ? (lines.get(`depends_on.${i}`) ?? depsLine) : depsLine;
     if (!TICKET_ID.test(dep)) {
-      c.problems.push(
-        problem(
-          "invalid-id",
-          c.file,
-          line,
-          `depends_on names ${quoted(dep)}, which is not a valid ticket id`,
-          `write the id of a ticket, e.g. depends_on: [${suggestId(dep)}]`,
-        ),
+      c.add(
+        "invalid-id",
+        line,
+        `depends_on names ${quoted(dep)}, which is not a valid ticket id`,
+        `write the id of a ticket, e.g. depends_on: [${suggestId(dep)}]`,
       );
     } else if (dependsOn.includes(dep)) {
-      c.warnings.push(
-        problem(
-          "duplicate-dependency",
-          c.file,
-          line,
-          `depends_on names ${quoted(dep)} more than once`,
-          `remove the repeated ${quoted(dep)}`,
-          "warning",
-        ),
+      c.add(
+        "duplicate-dependency",
+        line,
+        `depends_on names ${quoted(dep)} more than once`,
+        `remove the repeated ${quoted(dep)}`,
+        "warning",
       );
     } else {
       dependsOn.push(dep);
@@ -242,14 +245,11 @@ function inputsOf(c: Checking, dependsOn: string[]): string[] {
       inputs.push(input);
       return;
     }
-    c.problems.push(
-      problem(
-        "unknown-input",
-        c.file,
-        c.raw.lines.get(`inputs.${i}`) ?? c.raw.lines.get("inputs"),
-        `inputs names ${quoted(input)}, which is not in depends_on`,
-        `add ${quoted(input)} to depends_on, or remove it from inputs`,
-      ),
+    c.add(
+      "unknown-input",
+      c.raw.lines.get(`inputs.${i}`) ?? c.raw.lines.get("inputs"),
+      `inputs names ${quoted(input)}, which is not in depends_on`,
+      `add ${quoted(input)} to depends_on, or remove it from inputs`,
     );
   });
   return inputs;
@@ -260,15 +260,12 @@ function nearMisses(c: Checking): void {
   for (const u of c.raw.unknown) {
     const near = nearField(u.key);
     if (near === undefined) continue;
-    c.warnings.push(
-      problem(
-        "unknown-field",
-        c.file,
-        u.line,
-        `unknown field ${quoted(u.key)} (did you mean ${near}?)`,
-        `rename it to ${near} (as written it is ignored)`,
-        "warning",
-      ),
+    c.add(
+      "unknown-field",
+      u.line,
+      `unknown field ${quoted(u.key)} (did you mean ${near}?)`,
+      `rename it to ${near} (as written it is ignored)`,
+      "warning",
     );
   }
 }
@@ -277,14 +274,11 @@ function nearMisses(c: Checking): void {
 function titleOf(c: Checking): string | undefined {
   const title = c.ok("title")?.trim();
   if (title !== undefined && /[\r\n]/.test(title)) {
-    c.problems.push(
-      problem(
-        "wrong-type",
-        c.file,
-        c.raw.lines.get("title"),
-        "title must be one line of text, got several lines",
-        "write the title on one line and move the rest into the body",
-      ),
+    c.add(
+      "wrong-type",
+      c.raw.lines.get("title"),
+      "title must be one line of text, got several lines",
+      "write the title on one line and move the rest into the body",
     );
   }
   return title;
@@ -306,14 +300,11 @@ function isolationField(c: Checking): Isolation | undefined {
   const isolation = isolationOf(text.trim());
   if (isolation !== undefined) return isolation;
   const near = closest(text.trim().toLowerCase(), ISOLATIONS);
-  c.problems.push(
-    problem(
-      "wrong-type",
-      c.file,
-      c.raw.lines.get("isolation"),
-      `isolation ${quoted(text)} is not one of ${ISOLATIONS.join(", ")}${near === undefined ? "" : ` (did you mean ${near}?)`}`,
-      `write isolation: ${near ?? "worktree"} (its own git worktree, its changes checked and integrated), or isolation: none`,
-    ),
+  c.add(
+    "wrong-type",
+    c.raw.lines.get("isolation"),
+    `isolation ${quoted(text)} is not one of ${ISOLATIONS.join(", ")}${near === undefined ? "" : ` (did you mean ${near}?)`}`,
+    `write isolation: ${near ?? "worktree"} (its own git worktree, its changes checked and integrated), or isolation: none`,
   );
   return undefined;
 }

@@ -180,13 +180,10 @@ async function readRecords<T extends { n: number }>(
   problems: Problem[],
 ): Promise<Map<string, T[]>> {
   const out = new Map<string, T[]>();
-  let names: string[];
-  try {
-    names = await readdir(join(dir, STATE_DIR, kind));
-  } catch (e) {
-    if (errnoCode(e) === "ENOENT") return out;
+  const names = await readdir(join(dir, STATE_DIR, kind)).catch((e: unknown) => {
+    if (errnoCode(e) === "ENOENT") return [];
     throw e;
-  }
+  });
   const wanted: Array<{ id: string; n: number; file: string }> = [];
   for (const name of names) {
     const m = /^(.+)@(\d+)\.json$/.exec(name);
