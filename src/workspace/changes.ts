@@ -67,7 +67,12 @@ async function withIndex<T>(
 ): Promise<T> {
   // the pid names it for the next run's sweep of what a killed one left (local/leftovers.ts)
   const dir = await mkdtemp(join(tmpdir(), `frontier-index-${process.pid}-`));
-  const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") } };
+  // whether names differing in case are one file is the disk's answer, never the workspace's
+  // configuration's: git told they are would take a file renamed `a` → `A` for deleted
+  const [lower, upper] = [".git", ".GIT"].map((n) => lstatOr(Buffer.from(join(root, n))));
+  const folds = upper !== undefined && upper.ino === lower?.ino && upper.dev === lower.dev;
+  const config = [`core.ignoreCase=${folds}`];
+  const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, config };
   try {
     await git(["read-tree", base], o);
     return await fn(o);
@@ -418,10 +423,14 @@ export async function diffTrees(
 
 /** The changes as a patch (binary-safe), for keeping a change that was not integrated. */
 export async function patchOf(root: string, start: string, tree: string): Promise<Buffer> {
-  // the bytes git gives: a text file in another encoding than UTF-8 stays as it was
-  return await git(["diff", "--binary", "--no-ext-diff", "--no-textconv", "-M", start, tree], {
-    cwd: root,
-  });
+  // the bytes git gives: a text file in another encoding than UTF-8 stays as it was; and
+  // plumbing, which no diff setting of the workspace's (colour, prefixes, context) reshapes
+  return await git(
+    ["diff-tree", "-p", "--binary", "--no-ext-diff", "--no-textconv", "-M", start, tree],
+    {
+      cwd: root,
+    },
+  );
 }
 
 /** The contents of blobs by id, from the repository's object store (one `git cat-file --batch`). */

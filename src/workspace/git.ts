@@ -31,6 +31,8 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** git as the user runs it, with their configuration: only to ask who they are (`git var`) */
   trusted?: true;
+  /** settings over the repository's own (`-c`) */
+  config?: readonly string[];
 }
 
 /**
@@ -96,6 +98,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
   return new Promise((resolve, reject) => {
     const config = ["-c", "core.quotepath=false", "-c", "color.ui=false"];
     if (!options.trusted) config.push(...UNTRUSTED_CONFIG);
+    for (const c of options.config ?? []) config.push("-c", c);
     const child = spawn("git", [...config, ...args], {
       cwd: options.cwd,
       env: gitEnv(options),

@@ -538,6 +538,27 @@ describe("git runs on the workspace with none of the agent's code", () => {
     rmSync(marks, { recursive: true, force: true });
   });
 
+  it("the agent's git settings change nothing collected: ignoreCase where the disk keeps case, and a patch asked in colour, without prefixes or context", async () => {
+    const config = (k: string, v: string) => sh(root, "config", k, v);
+    config("core.ignoreCase", "true");
+    config("color.diff", "always");
+    config("diff.noprefix", "true");
+    config("diff.context", "0");
+    renameSync(join(root, "src/api/old.ts"), join(root, "src/api/OLD.ts"));
+    write(root, "docs/gone.md", "bye\nand more\n");
+    const got = await collectChanges(root, start);
+    expect(got.paths.map((c) => [c.status, c.path, c.from])).toEqual([
+      ["modified", "docs/gone.md", undefined],
+      ["renamed", "src/api/OLD.ts", "src/api/old.ts"],
+    ]);
+    const patch = await patchOf(root, got.start, got.tree);
+    const clone = mkdtempSync(join(tmpdir(), "frontier-clone-"));
+    sh(clone, "clone", "-q", root, ".");
+    sh(clone, "checkout", "-q", start);
+    execFileSync("git", ["apply", "--index"], { cwd: clone, input: patch });
+    expect(sh(clone, "write-tree")).toBe(got.tree);
+  });
+
   it("what the agent's git excludes (info/exclude, core.excludesFile) is still a change: the repository's .gitignore decides, and the caller's own excludes file", async () => {
     const excludes = join(mkdtempSync(join(tmpdir(), "frontier-excludes-")), "excludes");
     writeFileSync(excludes, "*.md\n");
