@@ -544,6 +544,7 @@ describe("git runs on the workspace with none of the agent's code", () => {
     config("color.diff", "always");
     config("diff.noprefix", "true");
     config("diff.context", "0");
+    config("core.abbrev", "7");
     renameSync(join(root, "src/api/old.ts"), join(root, "src/api/OLD.ts"));
     write(root, "docs/gone.md", "bye\nand more\n");
     const got = await collectChanges(root, start);
@@ -551,6 +552,7 @@ describe("git runs on the workspace with none of the agent's code", () => {
       ["modified", "docs/gone.md", undefined],
       ["renamed", "src/api/OLD.ts", "src/api/old.ts"],
     ]);
+    for (const c of got.paths) expect(c.blob).toMatch(/^[0-9a-f]{40}$/);
     const patch = await patchOf(root, got.start, got.tree);
     const clone = mkdtempSync(join(tmpdir(), "frontier-clone-"));
     sh(clone, "clone", "-q", root, ".");
