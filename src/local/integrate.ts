@@ -283,7 +283,8 @@ export class Integrator {
       const file = join(this.dir, evidence.file);
       if (keep) writing(file, () => createRecord(file, keep, evidence.file));
       // a file no patch can hold stays in the worktree, which stays
-      if (plan.changes !== "integrate") return { ...plan, keepWorktree: collected.unstored };
+      if (plan.changes !== "integrate")
+        return { ...plan, keepWorktree: collected.unstored !== undefined };
       const made = await commitOnto(root, {
         head,
         ref: this.ref,

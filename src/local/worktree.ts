@@ -430,7 +430,7 @@ export async function keepAsPatch(
     if (a.claim !== undefined && (await landedCommit(rb, { ...a, claim: a.claim }))) return {};
     const collected = await collectChanges(a.worktree, a.start, worktreeChanges(rb));
     // files no patch can hold (a .GIT): the worktree is their only copy
-    if (collected.unstored) throw new Error(collected.refused);
+    if (collected.unstored) throw new Error(collected.unstored);
     if (collected.paths.length === 0) return {};
     const file = unintegratedPatchFile(a.ticket, a.attempt);
     const patch = await patchOf(rb.repository.root, collected.start, collected.tree);

@@ -35,8 +35,8 @@ export interface Collected {
   paths: ChangedPath[];
   /** why these changes cannot be carried as they are (planSettle refuses them), naming what */
   refused?: string;
-  /** files no tree can hold (`names git refuses`): the workspace is their only copy */
-  unstored?: true;
+  /** files no tree can hold, named (`names git refuses: …`): the workspace is their only copy */
+  unstored?: string;
   /** ticket files whose engine-written fields the attempt changed (`engineFields` judged) */
   engineEdits: string[];
 }
@@ -178,8 +178,8 @@ export async function collectChanges(
   }
   if (names.length > 0) why.push(`names not in UTF-8: ${named(names)} (rename them)`);
   if (dropped.length > 0) {
-    why.push(`names git refuses: ${named(dropped)} (rename them, or make them plain files)`);
-    collected.unstored = true;
+    collected.unstored = `names git refuses: ${named(dropped)} (rename them, or make them plain files)`;
+    why.push(collected.unstored);
   }
   if (why.length > 0) {
     collected.refused = `integration refused: ${why.join("; ")} — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence`;
