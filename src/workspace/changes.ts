@@ -266,35 +266,29 @@ async function workspaceFiles(
   return { lines, nested: [...nested].sort(), submodules, changed: changedIn(lines, atStart) };
 }
 
-/** The index-info lines of `gone` paths, and of files and symlinks written into the object store as they are: no filter, no conversion. */
+/** Index-info lines: `gone` paths out, files and symlinks hashed as they are (no filter). */
 async function hashed(
   o: GitOptions,
   fsPath: (p: string) => Buffer,
   found: { gone: string[]; files: Array<{ path: string; mode: string }>; links: string[] },
 ): Promise<string[]> {
   const { gone, files, links } = found;
-  const blobs = (
-    await git(["hash-object", "-w", "--no-filters", "--stdin-paths"], {
-      ...o,
-      input: bytesOf(files.map((e) => `${quoted(e.path)}\n`).join("")),
-    })
-  )
-    .toString("latin1")
-    .split("\n");
+  const input = bytesOf(files.map((e) => `${quoted(e.path)}\n`).join(""));
+  const hashing = ["hash-object", "-w", "--no-filters", "--stdin-paths"];
+  const blobs = (await git(hashing, { ...o, input })).toString("latin1").split("\n");
   const lines = [
     ...gone.map((p) => `${REMOVED}${p}`),
     ...files.map((f, i) => `${f.mode} ${blobs[i]}\t${f.path}`),
   ];
   for (const path of links) {
-    const input = readlinkSync(fsPath(path), { encoding: "buffer" });
-    lines.push(
-      `120000 ${await gitText(["hash-object", "-w", "--stdin"], { ...o, input })}\t${path}`,
-    );
+    const target = readlinkSync(fsPath(path), { encoding: "buffer" });
+    const blob = await gitText(["hash-object", "-w", "--stdin"], { ...o, input: target });
+    lines.push(`120000 ${blob}\t${path}`);
   }
   return lines;
 }
 
-/** Whether an agent changed a submodule's directory: files in one never checked out, any file or commit in one that is. */
+/** Whether an agent changed a submodule's directory: files in one never checked out, any in one that is. */
 async function submoduleChanged(dir: Buffer, commit: string): Promise<boolean> {
   const names = readdirSync(dir);
   if (!names.includes(".git")) return names.length > 0;
@@ -425,12 +419,8 @@ export async function diffTrees(
 export async function patchOf(root: string, start: string, tree: string): Promise<Buffer> {
   // the bytes git gives: a text file in another encoding than UTF-8 stays as it was; and
   // plumbing, which no diff setting of the workspace's (colour, prefixes, context) reshapes
-  return await git(
-    ["diff-tree", "-p", "--binary", "--no-ext-diff", "--no-textconv", "-M", start, tree],
-    {
-      cwd: root,
-    },
-  );
+  const args = ["diff-tree", "-p", "--binary", "--no-ext-diff", "--no-textconv", "-M", start, tree];
+  return await git(args, { cwd: root });
 }
 
 /** The contents of blobs by id, from the repository's object store (one `git cat-file --batch`). */
@@ -468,21 +458,10 @@ export async function changedSince(
 ): Promise<Map<string, string>> {
   const moved = new Map<string, string>();
   if (paths.length === 0 || start === head) return moved;
-  const env = { GIT_LITERAL_PATHSPECS: "1" };
-  const names = (
-    await git(["diff", "--name-only", "-z", "--no-renames", start, head, "--", ...paths], {
-      cwd: root,
-      env,
-    })
-  )
-    .toString("utf8")
-    .split("\0")
-    .filter(Boolean);
-  for (const path of names) {
-    const commit = await gitText(["rev-list", "-1", `${start}..${head}`, "--", path], {
-      cwd: root,
-      env,
-    });
+  const o = { cwd: root, env: { GIT_LITERAL_PATHSPECS: "1" } };
+  const diff = ["diff", "--name-only", "-z", "--no-renames", start, head, "--", ...paths];
+  for (const path of (await git(diff, o)).toString("utf8").split("\0").filter(Boolean)) {
+    const commit = await gitText(["rev-list", "-1", `${start}..${head}`, "--", path], o);
     if (commit !== "") moved.set(path, commit);
   }
   return moved;
@@ -544,10 +523,9 @@ export async function commitOnto(
  */
 async function fallbackIdentity(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
+  const o = { cwd: root, trusted: true } as const;
   for (const who of ["AUTHOR", "COMMITTER"]) {
-    const ident = await gitText(["var", `GIT_${who}_IDENT`], { cwd: root, trusted: true }).catch(
-      () => "",
-    );
+    const ident = await gitText(["var", `GIT_${who}_IDENT`], o).catch(() => "");
     const m = /^(.*) <(.*)> (\d+ [+-]\d{4})$/.exec(ident);
     out[`GIT_${who}_NAME`] = m ? (m[1] as string) : "Ticket Frontier";
     out[`GIT_${who}_EMAIL`] = m ? (m[2] as string) : "ticket-frontier@users.noreply.github.com";
