@@ -357,32 +357,23 @@ function checkExecutors(base: string, specs: readonly TicketSpec[], settings: Se
   for (const spec of specs) {
     const name = spec.executor;
     if (name === undefined || Object.hasOwn(settings.executors ?? {}, name)) continue;
-    if (WORKFLOW_FILE.test(name)) {
-      // a workflow file is dispatched as it is on GitHub; only a local run needs a command
-      problems.push({
-        ...problem(
-          "unknown-executor",
-          spec.file,
-          fieldLine(`${base}${spec.file}`, "executor"),
-          `executor ${quoted(name)} is a GitHub workflow file, which a local run cannot start (it is not defined in frontier.yml)`,
-          `to run this directory locally too, define it under executors: in frontier.yml (e.g. executors: {${name}: "CMD"}); on GitHub it is dispatched as it is (frontier validate --for github checks only that)`,
-        ),
-        runner: "local",
-      });
-      continue;
-    }
-    const near = closest(name, defined);
-    problems.push(
-      problem(
-        "unknown-executor",
-        spec.file,
-        fieldLine(`${base}${spec.file}`, "executor"),
-        `executor ${quoted(name)} is not defined in frontier.yml${near === undefined ? "" : ` (did you mean ${quoted(near)}?)`}`,
-        near === undefined
+    const workflow = WORKFLOW_FILE.test(name);
+    const near = workflow ? undefined : closest(name, defined);
+    const found = problem(
+      "unknown-executor",
+      spec.file,
+      fieldLine(`${base}${spec.file}`, "executor"),
+      workflow
+        ? `executor ${quoted(name)} is a GitHub workflow file, which a local run cannot start (it is not defined in frontier.yml)`
+        : `executor ${quoted(name)} is not defined in frontier.yml${near === undefined ? "" : ` (did you mean ${quoted(near)}?)`}`,
+      workflow
+        ? `to run this directory locally too, define it under executors: in frontier.yml (e.g. executors: {${name}: "CMD"}); on GitHub it is dispatched as it is (frontier validate --for github checks only that)`
+        : near === undefined
           ? `define it under executors: in frontier.yml (e.g. executors: {${name}: "CMD"}), or remove executor: from the ticket`
           : `write executor: ${near}, or define ${quoted(name)} under executors: in frontier.yml`,
-      ),
     );
+    // a workflow file is dispatched as it is on GitHub; only a local run needs a command
+    problems.push(workflow ? { ...found, runner: "local" } : found);
   }
   return problems;
 }
