@@ -4,7 +4,7 @@
  * after checking what a later `validate` would refuse: the id, that it is not taken, that
  * every dependency exists, and — with the file in place — that it adds no problem of its own.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TICKET_ID } from "../core/constants.js";
 import { errnoCode, errorText } from "../core/errors.js";
@@ -315,16 +315,15 @@ export async function ticketFiles(dir: string) {
   const settings = tryReadText(join(dir, SETTINGS_FILE));
   if (settings !== undefined) texts.set(SETTINGS_FILE, settings);
   for (const [order, file] of (Array.isArray(listed) ? listed : []).entries()) {
+    // unreadable: validate reports it; its file name stands for it here
+    const text = tryReadText(join(dir, file));
     let parsed: ParsedTicket | undefined;
-    try {
-      const text = readFileSync(join(dir, file), "utf8");
+    if (text !== undefined) {
       texts.set(file, text);
       // the full YAML parser only for front matter the quick reader leaves to it
       parsed =
         parseTicketQuick(text, file, order) ??
         (await import("../tickets/parse.js")).parseTicketFull(text, file, order);
-    } catch {
-      // unreadable: validate reports it; its file name stands for it here
     }
     const id = parsed?.node.id ?? file.slice(0, -3);
     if (!tickets.has(id))
