@@ -62,9 +62,9 @@ export async function jobStartedAt(
  * cancelling the run in progress.
  */
 export function serializesClaims(workflowText: string | undefined): boolean {
-  let doc: unknown;
+  let d: { concurrency?: unknown; jobs?: Record<string, { concurrency?: unknown }> } | null;
   try {
-    doc = parseYaml(workflowText ?? "");
+    d = parseYaml(workflowText ?? "");
   } catch {
     return false;
   }
@@ -73,7 +73,6 @@ export function serializesClaims(workflowText: string | undefined): boolean {
     const cancels = (c as { "cancel-in-progress"?: unknown } | null)?.["cancel-in-progress"];
     return typeof group === "string" && /inputs\.claim\b/.test(group) && cancels !== true;
   };
-  const d = doc as { concurrency?: unknown; jobs?: Record<string, { concurrency?: unknown }> };
   if (byClaim(d?.concurrency)) return true;
   const jobs = Object.values(d?.jobs ?? {});
   return jobs.length > 0 && jobs.every((j) => byClaim(j?.concurrency));
