@@ -61,8 +61,8 @@ export interface JobChanges extends Pick<Collected, "paths" | "engineEdits"> {
   start: string;
   /** content of every changed blob by id (deleted paths have none) */
   contents: Map<string, Buffer>;
-  /** the changes as a binary-safe patch: evidence, when they are not integrated */
-  patch: Buffer;
+  /** the changes as a binary-safe patch: evidence, when they are not integrated (none over GitHub's file limit) */
+  patch?: Buffer;
   /** bytes of every changed file's new content */
   bytes: number;
   /** why GitHub could not take these changes as one commit; undefined when it can */
@@ -89,20 +89,19 @@ export async function collectJobChanges(
   const inRepo = (p: string) => `${prefix}${p}`;
   const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
   let collected: Collected;
+  let contents: Map<string, Buffer>;
   try {
     collected = await collectChanges(workspace, options.start ?? "HEAD", {
       exclude,
       engineFields: engineFieldRule(inRepo(dir)),
     });
+    const blobs = collected.paths.flatMap((c) => (c.blob !== undefined ? [c.blob] : []));
+    contents = await readBlobs(workspace, blobs); // over 1 GiB in all: git is stopped, and it says so
   } catch (error) {
     const refused = notCollectedReason(singleLine(errorText(error)));
-    const none = { paths: [], contents: new Map(), patch: Buffer.alloc(0), bytes: 0 };
+    const none = { paths: [], contents: new Map(), bytes: 0 };
     return { start: options.start ?? "", ...none, refused, route: "graphql", engineEdits: [] };
   }
-  const contents = await readBlobs(
-    workspace,
-    collected.paths.flatMap((c) => (c.blob !== undefined ? [c.blob] : [])),
-  );
   let bytes = 0;
   for (const c of collected.paths) {
     if (c.blob !== undefined) bytes += c.bytes = contents.get(c.blob)?.byteLength ?? 0;
@@ -111,7 +110,7 @@ export async function collectJobChanges(
     start: options.start ?? collected.start,
     paths: collected.paths,
     contents,
-    patch: await patchOf(workspace, collected.start, collected.tree),
+    patch: await patchOf(workspace, collected.start, collected.tree, LIMITS.fileBytes),
     bytes,
     route: routeOf(collected.paths, bytes),
     engineEdits: collected.engineEdits,

@@ -272,7 +272,7 @@ export class Integrator {
       const none = { start: p.start, paths: [], moved: new Map(), refused };
       return { ...settleChanges(p.outcome, none, spec, evidence), keepWorktree: true };
     }
-    evidence.patch = await patchOf(root, collected.start, collected.tree);
+    evidence.patch = await patchOf(root, collected.start, collected.tree, this.maxResultBytes);
     if (collected.unstored)
       collected.refused += `, but for what no patch holds: it stays in ${p.worktree}`;
     for (let tries = 1; ; tries++) {

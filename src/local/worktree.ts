@@ -149,11 +149,9 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
   const recorded = readBranchRecord(dir);
   const taken = otherOwner(repository, dir, recorded?.branch ?? runBranchName(run));
   if (taken !== undefined) return { kind: "bad", message: taken };
-  let branch: string;
-  let base: string;
+  // a new run's branch is made from HEAD
+  const { branch, base } = recorded ?? { branch: runBranchName(run), base: head };
   if (recorded !== undefined) {
-    branch = recorded.branch;
-    base = recorded.base;
     if ((await tryResolveCommit(root, `refs/heads/${branch}`)) === undefined) {
       // deleted while the run was not running: what it held is the user's to have kept
       const made = await makeBranch(root, branch, head, undefined, "again");
@@ -163,7 +161,6 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
       );
     }
   } else {
-    branch = runBranchName(run);
     if (!(await tryValidBranchName(root, branch))) {
       return {
         kind: "bad",
@@ -185,7 +182,6 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
         `${branch} was left by an earlier run and HEAD holds all of it: it starts again from HEAD (${short(head)})`,
       );
     }
-    base = head;
     const record: BranchRecord = {
       schema: "ticket-frontier/branch@1",
       branch,
@@ -269,14 +265,8 @@ function locate(dir: string, repository: Repository, branch: string, base: strin
   // tickets at the top of the repository: their parent is outside it, the executor runs at the top
   const cwd = parent.startsWith("..") || isAbsolute(parent) ? "" : parent;
   const key = `${basename(real) || "tickets"}-${createHash("sha256").update(real).digest("hex").slice(0, 10)}`;
-  return {
-    repository,
-    branch,
-    base,
-    home: join(repository.commonDir, "frontier", "worktrees", key),
-    ticketDir,
-    cwd,
-  };
+  const home = join(repository.commonDir, "frontier", "worktrees", key);
+  return { repository, branch, base, home, ticketDir, cwd };
 }
 
 const toPosix = (p: string) => p.split(sep).join("/");
@@ -434,6 +424,7 @@ export async function keepAsPatch(
     if (collected.paths.length === 0) return {};
     const file = unintegratedPatchFile(a.ticket, a.attempt);
     const patch = await patchOf(rb.repository.root, collected.start, collected.tree);
+    if (patch === undefined) throw new Error("their patch would be over 1 GiB");
     replaceAtomically(join(dir, file), patch);
     return { said: `${they} are kept as ${where(file)}` };
   } catch (error) {

@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, commitTrailers, named } from "../core/changes.js";
 import { singleLine } from "../core/text.js";
-import { type GitOptions, git, gitText } from "./git.js";
+import { type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
 import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
 
 export interface Collected {
@@ -415,12 +415,20 @@ export async function diffTrees(
   return paths.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** The changes as a patch (binary-safe), for keeping a change that was not integrated. */
-export async function patchOf(root: string, start: string, tree: string): Promise<Buffer> {
+/** The changes as a binary-safe patch (evidence); undefined past `cap` bytes, where git is stopped. */
+export async function patchOf(
+  root: string,
+  start: string,
+  tree: string,
+  cap?: number,
+): Promise<Buffer | undefined> {
   // the bytes git gives: a text file in another encoding than UTF-8 stays as it was; and
   // plumbing, which no diff setting of the workspace's (colour, prefixes, context) reshapes
   const args = ["diff-tree", "-p", "--binary", "--no-ext-diff", "--no-textconv", "-M", start, tree];
-  return await git(args, { cwd: root });
+  return await git(args, { cwd: root, maxBytes: cap }).catch((error: unknown) => {
+    if (error instanceof TooMuchOutput) return undefined;
+    throw error;
+  });
 }
 
 /** The contents of blobs by id, from the repository's object store (one `git cat-file --batch`). */

@@ -15,6 +15,9 @@ export class GitError extends Error {
   }
 }
 
+/** Git printed more than the caller takes: it was ended, and nothing it printed is kept. */
+export class TooMuchOutput extends GitError {}
+
 /** What git said, in a line: its `fatal:` / `error:` lines when it has them (advice follows those), else its last lines. */
 function gist(stderr: string): string {
   const lines = stderr.trim().split("\n");
@@ -33,6 +36,8 @@ export interface GitOptions {
   trusted?: true;
   /** settings over the repository's own (`-c`) */
   config?: readonly string[];
+  /** stdout past this many bytes ends git (TooMuchOutput); 1 GiB unless given — Node holds no more than 4 */
+  maxBytes?: number;
 }
 
 /**
@@ -106,13 +111,20 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (d: Buffer) => out.push(d));
+    const max = options.maxBytes ?? 1024 ** 3;
+    let bytes = 0;
+    child.stdout.on("data", (d: Buffer) => {
+      bytes += d.length;
+      if (bytes <= max) out.push(d);
+      else child.kill();
+    });
     child.stderr.on("data", (d: Buffer) => err.push(d));
     child.on("error", (error) =>
       reject(new GitError(args, null, errnoCode(error) === "ENOENT" ? NO_GIT : error.message)),
     );
     child.on("close", (code) => {
-      if (code === 0) resolve(Buffer.concat(out));
+      if (bytes > max) reject(new TooMuchOutput(args, null, `it printed more than ${max} bytes`));
+      else if (code === 0) resolve(Buffer.concat(out));
       else reject(new GitError(args, code, Buffer.concat(err).toString("utf8")));
     });
     child.stdin.on("error", () => undefined); // a command that exits before reading its input

@@ -123,7 +123,7 @@ describe("the changes of a workspace against the commit it started from", () => 
   it("keeps a change as a patch that git can apply", async () => {
     write(root, "src/api/a.ts", "export const a = 42;\n");
     const got = await collectChanges(root, start);
-    const patch = (await patchOf(root, got.start, got.tree)).toString("utf8");
+    const patch = String(await patchOf(root, got.start, got.tree));
     expect(patch).toContain("-export const a = 1;");
     expect(patch).toContain("+export const a = 42;");
     sh(root, "checkout", "-q", "--", ".");
@@ -131,11 +131,21 @@ describe("the changes of a workspace against the commit it started from", () => 
     expect(readFileSync(join(root, "src/api/a.ts"), "utf8")).toBe("export const a = 42;\n");
   });
 
+  it("a patch over the caller's cap is not made: git is stopped there, and one within it is whole", async () => {
+    write(root, "src/api/big.bin", Buffer.alloc(4 << 20, "agent output\n"));
+    write(root, "src/api/a.ts", "export const a = 42;\n");
+    const got = await collectChanges(root, start);
+    expect(await patchOf(root, got.start, got.tree, 64 * 1024)).toBeUndefined();
+    const whole = (await patchOf(root, got.start, got.tree)) as Buffer;
+    expect(String(await patchOf(root, got.start, got.tree, whole.byteLength))).toBe(String(whole));
+    expect(String(whole)).toContain("+export const a = 42;");
+  });
+
   it("keeps a text file in another encoding than UTF-8 byte for byte in its patch", async () => {
     const latin1 = Buffer.from("caf\xe9 cr\xe8me\n", "latin1");
     writeFileSync(join(root, "src/api/menu.txt"), latin1);
     const got = await collectChanges(root, start);
-    const patch = await patchOf(root, got.start, got.tree);
+    const patch = (await patchOf(root, got.start, got.tree)) as Buffer;
     expect(patch.includes(latin1)).toBe(true);
     rmSync(join(root, "src/api/menu.txt"));
     execFileSync("git", ["apply"], { cwd: root, input: patch });
@@ -322,7 +332,7 @@ describe("what cannot be carried as made is named, and kept", () => {
     expect(got.refused).toMatch(
       /^integration refused: nested git repositories: src\/api\/fresh, src\/lib \(delete .* cannot carry them as made/,
     );
-    const patch = (await patchOf(root, got.start, got.tree)).toString("utf8");
+    const patch = String(await patchOf(root, got.start, got.tree));
     expect(patch).toContain("+c");
   });
 
@@ -450,7 +460,7 @@ describe("a submodule the start holds", () => {
       expect(got.refused).toMatch(
         /^integration refused: changes inside submodules: vendor\/lib \(make them in the submodule's own repository/,
       );
-      expect((await patchOf(workspace, got.start, got.tree)).toString()).toContain("+agent");
+      expect(String(await patchOf(workspace, got.start, got.tree))).toContain("+agent");
     });
   }
 
