@@ -109,6 +109,25 @@ describe("a chain of coding tickets, each in its own worktree (examples/coding-g
 });
 
 describe("a scope breach: nothing is integrated, the change is kept as evidence", () => {
+  it("a change whose patch is over max_result_bytes is kept as its paths and blob ids, and no patch is made", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: big\nisolation: worktree\nmax_result_bytes: 4096\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const ran = await runHere(
+      repo.dir,
+      "mkdir -p app docs && seq 1 20000 > docs/big.txt && echo done",
+    );
+    expect(ran.code).toBe(1);
+    const api = attemptOf(repo.dir, "api", 1);
+    expect(api.reason).toMatch(
+      /^scope-breach: .* kept as evidence: its paths and blob ids in the attempt record \(the patch is over max_result_bytes\)$/,
+    );
+    expect(api.changes?.patch_file).toBeUndefined();
+    const blob = api.changes?.paths[0]?.blob as string;
+    expect(git(repo.root, "cat-file", "-p", blob).split("\n").length).toBe(20000);
+  });
+
   it("fails the attempt naming every path outside write_scope, keeps a patch, and leaves the branch where it was", async () => {
     const run = "breach: v1..";
     const repo = repoWith({
