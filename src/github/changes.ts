@@ -29,10 +29,9 @@ import type { AttemptChanges, TicketState } from "../core/model.js";
 import { singleLine } from "../core/text.js";
 import { engineFieldRule } from "../tickets/parse.js";
 import {
+  attemptChanges,
   type Collected,
-  collectChanges,
   notCollectedReason,
-  patchOf,
   readBlobs,
 } from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
@@ -88,19 +87,22 @@ export async function collectJobChanges(
   const prefix = await gitText(["rev-parse", "--show-prefix"], where).catch(() => "");
   const inRepo = (p: string) => `${prefix}${p}`;
   const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
-  let collected: Collected;
+  let collected: Awaited<ReturnType<typeof attemptChanges>>;
   let contents: Map<string, Buffer>;
   try {
-    collected = await collectChanges(workspace, options.start ?? "HEAD", {
+    collected = await attemptChanges(workspace, options.start ?? "HEAD", {
       exclude,
       engineFields: engineFieldRule(inRepo(dir)),
+      cap: LIMITS.fileBytes,
+      // the job's workspace goes with the job: a file no patch can hold is not kept
+      stay: "the files under names git refuses went with the job's workspace",
     });
     const blobs = collected.paths.flatMap((c) => (c.blob !== undefined ? [c.blob] : []));
     contents = await readBlobs(workspace, blobs); // over 1 GiB in all: git is stopped, and it says so
   } catch (error) {
-    const refused = notCollectedReason(singleLine(errorText(error)));
-    const none = { paths: [], contents: new Map(), bytes: 0 };
-    return { start: options.start ?? "", ...none, refused, route: "graphql", engineEdits: [] };
+    collected = { start: "", tree: "", paths: [], engineEdits: [] };
+    collected.refused = notCollectedReason(singleLine(errorText(error)));
+    contents = new Map();
   }
   let bytes = 0;
   for (const c of collected.paths) {
@@ -110,15 +112,11 @@ export async function collectJobChanges(
     start: options.start ?? collected.start,
     paths: collected.paths,
     contents,
-    patch: await patchOf(workspace, collected.start, collected.tree, LIMITS.fileBytes),
+    patch: collected.patch,
     bytes,
     route: routeOf(collected.paths, bytes),
     engineEdits: collected.engineEdits,
   };
-  // the job's workspace goes with the job: a file no patch can hold is not kept
-  if (collected.unstored)
-    collected.refused +=
-      ", but for what no patch holds: the files under names git refuses went with the job's workspace";
   const refused = collected.refused ?? refusalOf(changes);
   if (refused !== undefined) changes.refused = refused;
   return changes;

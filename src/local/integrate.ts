@@ -24,14 +24,11 @@ import { integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { type Evidence, settleChanges } from "../tickets/outcome-file.js";
 import { createRecord, writeError, writing } from "../tickets/store.js";
 import {
+  attemptChanges,
   changedSince,
-  collectChanges,
   commitOnto,
   diffTrees,
   integrationMessage,
-  NotCollected,
-  notCollectedReason,
-  patchOf,
 } from "../workspace/changes.js";
 import {
   addWorktree,
@@ -262,19 +259,13 @@ export class Integrator {
     const at = await checkedOutAt(root, this.ref);
     if (at !== undefined && existsSync(at) && realpathSync(at) === realpathSync(p.worktree))
       await detachHead(at);
-    const collecting = collectChanges(p.worktree, p.start, worktreeChanges(this.branch));
-    const collected = await collecting.catch((error: unknown) => {
-      if (error instanceof NotCollected) return error;
-      throw error;
+    const collected = await attemptChanges(p.worktree, p.start, {
+      ...worktreeChanges(this.branch),
+      cap: this.maxResultBytes,
+      stay: `it stays in ${p.worktree}`,
+      kept: p.worktree,
     });
-    if (collected instanceof NotCollected) {
-      const refused = notCollectedReason(collected.message, p.worktree);
-      const none = { start: p.start, paths: [], moved: new Map(), refused };
-      return { ...settleChanges(p.outcome, none, spec, evidence), keepWorktree: true };
-    }
-    evidence.patch = await patchOf(root, collected.start, collected.tree, this.maxResultBytes);
-    if (collected.unstored)
-      collected.refused += `, but for what no patch holds: it stays in ${p.worktree}`;
+    evidence.patch = collected.patch;
     for (let tries = 1; ; tries++) {
       const head = await this.headToMove();
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
@@ -282,7 +273,7 @@ export class Integrator {
       const keep = plan.keep;
       const file = join(this.dir, evidence.file);
       if (keep) writing(file, () => createRecord(file, keep, evidence.file));
-      // a file no patch can hold stays in the worktree, which stays
+      // a file no patch can hold (or none collected) stays in the worktree, which stays
       if (plan.changes !== "integrate")
         return { ...plan, keepWorktree: collected.unstored !== undefined };
       const made = await commitOnto(root, {

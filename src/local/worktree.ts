@@ -35,7 +35,7 @@ import { type Problem, problem } from "../tickets/problems.js";
 import { namesIn, tryReadJson, tryReadText } from "../tickets/read-optional.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { replaceAtomically } from "../tickets/store.js";
-import { type CollectOptions, collectChanges, patchOf } from "../workspace/changes.js";
+import { attemptChanges, type CollectOptions } from "../workspace/changes.js";
 import { runBranchName } from "../workspace/refname.js";
 import {
   checkedOutAt,
@@ -418,14 +418,13 @@ export async function keepAsPatch(
   try {
     if (!existsSync(a.worktree)) return {};
     if (a.claim !== undefined && (await landedCommit(rb, { ...a, claim: a.claim }))) return {};
-    const collected = await collectChanges(a.worktree, a.start, worktreeChanges(rb));
-    // files no patch can hold (a .GIT): the worktree is their only copy
+    const collected = await attemptChanges(a.worktree, a.start, worktreeChanges(rb));
+    // files no patch can hold (a .GIT), or none collected: the worktree is their only copy
     if (collected.unstored) throw new Error(collected.unstored);
     if (collected.paths.length === 0) return {};
     const file = unintegratedPatchFile(a.ticket, a.attempt);
-    const patch = await patchOf(rb.repository.root, collected.start, collected.tree);
-    if (patch === undefined) throw new Error("their patch would be over 1 GiB");
-    replaceAtomically(join(dir, file), patch);
+    if (collected.patch === undefined) throw new Error("their patch would be over 1 GiB");
+    replaceAtomically(join(dir, file), collected.patch);
     return { said: `${they} are kept as ${where(file)}` };
   } catch (error) {
     return {

@@ -35,7 +35,7 @@ export interface Collected {
   paths: ChangedPath[];
   /** why these changes cannot be carried as they are (planSettle refuses them), naming what */
   refused?: string;
-  /** files no tree can hold, named (`names git refuses: …`): the workspace is their only copy */
+  /** why the workspace is the only copy of files: names git refuses, or none could be collected */
   unstored?: string;
   /** ticket files whose engine-written fields the attempt changed (`engineFields` judged) */
   engineEdits: string[];
@@ -47,6 +47,31 @@ export class NotCollected extends Error {}
 /** The reason an attempt whose changes could not be collected fails with: the same on both runners. */
 export function notCollectedReason(why: string, kept?: string): string {
   return `its changes could not be collected: ${why}; nothing was integrated${kept ? `, its files are kept in ${kept}` : ""} — leave the workspace's .git as it was checked out (commit, branch or reset as you like), then retry the ticket`;
+}
+
+/**
+ * What an attempt changed, as both runners settle it: its changes against `start`, their
+ * patch (evidence) within `cap` — none above — and where the files no patch holds `stay`.
+ * Changes that could not be collected are none, refused saying why (their files `kept`
+ * where they are), and the workspace is all there is of them.
+ */
+export async function attemptChanges(
+  workdir: string,
+  start: string,
+  options: CollectOptions & { cap?: number; stay?: string; kept?: string },
+): Promise<Collected & { patch?: Buffer }> {
+  const collected = await collectChanges(workdir, start, options).catch((error: unknown) => {
+    if (!(error instanceof NotCollected)) throw error;
+    return error;
+  });
+  if (collected instanceof NotCollected) {
+    const refused = notCollectedReason(collected.message, options.kept);
+    return { start, tree: "", paths: [], engineEdits: [], refused, unstored: collected.message };
+  }
+  if (collected.unstored && options.stay)
+    collected.refused += `, but for what no patch holds: ${options.stay}`;
+  const patch = await patchOf(workdir, collected.start, collected.tree, options.cap);
+  return { ...collected, patch };
 }
 
 const MODES: ReadonlySet<string> = new Set(["100644", "100755", "120000", "160000"]);

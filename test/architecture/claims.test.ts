@@ -54,6 +54,25 @@ describe("what docs/ARCHITECTURE.md says only one place does", () => {
     ]);
   });
 
+  it("an attempt's changes are collected by one function for both runners (workspace/changes.ts attemptChanges), and settled by one", () => {
+    expect(filesMatching(/\b(?:collectChanges|patchOf|notCollectedReason)\(/).sort()).toEqual([
+      "src/github/changes.ts", // notCollectedReason alone: a job's changes its git failed to read
+      "src/workspace/changes.ts",
+    ]);
+    expect(filesMatching(/\b(?:collectChanges|patchOf)\(/)).toEqual(["src/workspace/changes.ts"]);
+    expect(filesMatching(/\battemptChanges\(/).sort()).toEqual([
+      "src/github/changes.ts",
+      "src/local/integrate.ts",
+      "src/local/worktree.ts",
+      "src/workspace/changes.ts",
+    ]);
+    expect(filesMatching(/\bsettleChanges\(/).sort()).toEqual([
+      "src/github/events.ts",
+      "src/local/integrate.ts",
+      "src/tickets/outcome-file.ts",
+    ]);
+  });
+
   it("isDirectory is written once", () => {
     expect(filesMatching(/function isDirectory\(/)).toEqual(["src/tickets/read-optional.ts"]);
   });
