@@ -22,7 +22,6 @@ export type Split =
        */
       yaml: string;
       yamlStart: number;
-      yamlEnd: number;
       /** index of the `\n` that starts the closing `---` line (text.length when unclosed) */
       closeAt: number;
       /** false when the opening `---` is never closed */
@@ -63,7 +62,6 @@ export function splitFrontMatter(text: string): Split {
     language,
     yaml: text.slice(yamlStart, yamlEnd),
     yamlStart,
-    yamlEnd,
     closeAt,
     closed,
     bodyStart,
