@@ -30,6 +30,9 @@ export type Split =
       bodyStart: number;
     };
 
+/** Whether front matter marked `language` (`---yml`) is YAML: unmarked, `yaml` or `yml`, any case. */
+export const isYaml = (language: string) => /^(?:ya?ml)?$/i.test(language);
+
 /**
  * Where the front matter and the body are in `text`, as offsets into it, so the
  * writer can splice without touching a byte of the body. `yaml` starts with the line

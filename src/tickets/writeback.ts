@@ -18,7 +18,7 @@ import type { BlockedBy, TicketState } from "../core/model.js";
 import { fastFields } from "./fast.js";
 import { ENGINE_FIELDS, type EngineFieldName, type RawFields } from "./field-table.js";
 import type { EngineFields } from "./fields.js";
-import { splitFrontMatter } from "./frontmatter.js";
+import { isYaml, splitFrontMatter } from "./frontmatter.js";
 import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
 
 export interface FileEdit {
@@ -201,8 +201,7 @@ export function withFrontMatter(text: string, bom: number, lines: string[], eol:
 }
 
 export function checkEditable(split: FrontSplit): void {
-  const lang = split.language.toLowerCase();
-  if (!split.closed || (lang !== "" && lang !== "yaml" && lang !== "yml")) {
+  if (!split.closed || !isYaml(split.language)) {
     throw new Error("the ticket's front matter cannot be edited: it is not closed YAML");
   }
 }

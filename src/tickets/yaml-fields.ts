@@ -18,7 +18,7 @@ import {
 } from "yaml";
 import { errorText } from "../core/errors.js";
 import { FIELD_INFO, type FieldKind, type RawFields } from "./field-table.js";
-import { type Split, splitFrontMatter } from "./frontmatter.js";
+import { isYaml, type Split, splitFrontMatter } from "./frontmatter.js";
 import { DECIMAL, decimalInt } from "./integers.js";
 import { type Problem, problem } from "./problems.js";
 import { scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
@@ -54,10 +54,7 @@ export type Matter =
 export function readMatter(text: string): Matter {
   const split = splitFrontMatter(text);
   if (split.kind === "front") {
-    const lang = split.language.toLowerCase();
-    if (lang !== "" && lang !== "yaml" && lang !== "yml") {
-      return { kind: "language", language: split.language };
-    }
+    if (!isYaml(split.language)) return { kind: "language", language: split.language };
     if (!split.closed) return { kind: "unclosed" };
   }
   let file: { content: string; matter?: string };
