@@ -26,7 +26,7 @@ export function editDependsOn(text: string, next: readonly string[]): string {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const line = `depends_on: ${flow(next.map(yamlString))}`;
   if (split.kind === "none") {
-    return next.length === 0 ? text : withFrontMatter(text, split.bom, [line], eol);
+    return next.length === 0 ? text : withFrontMatter(text, split.bodyStart, [line], eol);
   }
   checkEditable(split);
   const pair = pairNamed(frontMatterMap(split), "depends_on");

@@ -433,7 +433,7 @@ export function parseTicketQuick(
 ): ParsedTicket | undefined {
   const split = splitFrontMatter(text);
   if (split.kind === "none")
-    return checkFields(NO_FIELDS, WELL_TYPED, text.slice(split.bom), file, order, opts);
+    return checkFields(NO_FIELDS, WELL_TYPED, text.slice(split.bodyStart), file, order, opts);
   if (!isYaml(split.language))
     return brokenTicket([languageProblem(file, split.language)], file, order);
   if (!split.closed) return brokenTicket([unclosedProblem(file)], file, order);

@@ -119,10 +119,7 @@ export function editTicket(
   const content = editFrontMatter(text, fields);
   if (content === text) return undefined;
   if (typeof raw === "string" || isUtf8(raw)) return { path: file, kind: "replace", content };
-  const head = (t: string) => {
-    const split = splitFrontMatter(t);
-    return t.slice(0, split.kind === "front" ? split.bodyStart : split.bom);
-  };
+  const head = (t: string) => t.slice(0, splitFrontMatter(t).bodyStart);
   const before = Buffer.from(head(text), "utf8");
   if (!before.equals(raw.subarray(0, before.length))) {
     throw new Error("the ticket's front matter is not valid UTF-8");
@@ -176,7 +173,7 @@ export function editFrontMatter(text: string, fields: EngineFields): string {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   if (split.kind === "none") {
     const lines = given.filter((k) => fields[k] !== undefined).map((k) => fieldLine(k, fields[k]));
-    return lines.length === 0 ? text : withFrontMatter(text, split.bom, lines, eol);
+    return lines.length === 0 ? text : withFrontMatter(text, split.bodyStart, lines, eol);
   }
   checkEditable(split);
   const edit = { text, split, fields, given, eol };
@@ -406,8 +403,7 @@ export function sameElsewhere(
   const a = splitFrontMatter(before);
   const b = splitFrontMatter(after);
   if (b.kind !== "front" || !b.closed) return false;
-  const bodyBefore = a.kind === "front" ? before.slice(a.bodyStart) : before.slice(a.bom);
-  if (after.slice(b.bodyStart) !== bodyBefore) return false;
+  if (after.slice(b.bodyStart) !== before.slice(a.bodyStart)) return false;
   const docB = parseDocument(b.yaml, { version: "1.2" });
   if (docB.errors.length > 0) return false;
   const jsB = (docB.toJS() ?? {}) as Record<string, unknown>;

@@ -64,7 +64,7 @@ export function readMatter(text: string): Matter {
     // only an engine refusal or an unknown language gets here; both are a language problem
     return { kind: "language", language: split.kind === "front" ? split.language : "" };
   }
-  const body = split.kind === "front" ? text.slice(split.bodyStart) : text.slice(split.bom);
+  const body = text.slice(split.bodyStart);
   if (
     file.content !== body ||
     (split.kind === "front" && file.matter !== text.slice(split.yamlStart, split.closeAt))
