@@ -10,6 +10,7 @@ import {
   withFrontMatter,
   yamlString,
 } from "./writeback.js";
+import { isNull } from "./yaml-errors.js";
 
 const flow = (items: readonly string[]) => `[${items.join(", ")}]`;
 
@@ -109,11 +110,6 @@ function readsAs(text: string, ids: readonly string[]): boolean {
     isScalar(node) && node.range
       ? split.yaml.slice(node.range[0], node.range[1]).replace(/^(["'])(.*)\1$/, "$2")
       : undefined;
-  const got =
-    value === undefined || value === null || (isScalar(value) && value.value === null)
-      ? []
-      : isSeq(value)
-        ? value.items.map(read)
-        : [read(value)];
+  const got = isNull(value) ? [] : isSeq(value) ? value.items.map(read) : [read(value)];
   return got.length === ids.length && got.every((g, i) => g === ids[i]);
 }

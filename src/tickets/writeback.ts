@@ -20,6 +20,7 @@ import { ENGINE_FIELDS, type EngineFieldName, type RawFields } from "./field-tab
 import type { EngineFields } from "./fields.js";
 import { isYaml, splitFrontMatter } from "./frontmatter.js";
 import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
+import { isNull } from "./yaml-errors.js";
 
 export interface FileEdit {
   /** relative to the ticket directory */
@@ -313,7 +314,7 @@ export function frontMatterMap(split: FrontSplit): YAMLMap | undefined {
   const doc = parseDocument(split.yaml, { version: "1.2" });
   if (doc.errors.length > 0) throw new Error("the ticket's front matter is not valid YAML");
   const contents = doc.contents;
-  if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;
+  if (isNull(contents)) return undefined;
   if (!isMap(contents)) throw new Error("the ticket's front matter is not a mapping");
   return contents;
 }
@@ -367,7 +368,7 @@ function splice(
 
 function editViaDocument({ text, split, fields, given, eol }: FieldsEdit): string {
   const doc = parseDocument(split.yaml, { version: "1.2" });
-  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+  if (isNull(doc.contents)) {
     doc.contents = doc.createNode({}) as unknown as typeof doc.contents;
   }
   for (const name of given) {

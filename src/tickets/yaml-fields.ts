@@ -21,7 +21,7 @@ import { FIELD_INFO, type FieldKind, type RawFields } from "./field-table.js";
 import { isYaml, type Split, splitFrontMatter } from "./frontmatter.js";
 import { DECIMAL, decimalInt } from "./integers.js";
 import { type Problem, problem } from "./problems.js";
-import { scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
+import { isNull, scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
 
 /** Engines for every language gray-matter knows but YAML: each throws, so nothing is evaluated. */
 const ENGINES = {
@@ -92,7 +92,7 @@ export function readYamlFields(yaml: string, file: string): YamlRead {
   const values: Record<string, unknown> = {};
   const lines = new Map<string, number>();
   const unknown: Array<{ key: string; line: number }> = [];
-  if (contents === null || (isScalar(contents) && contents.value === null)) {
+  if (isNull(contents)) {
     return { kind: "ok", raw: { values, lines, unknown } };
   }
   const lineOf = (n: Node | null | undefined, fallback: number) =>
@@ -232,10 +232,6 @@ function dedupe(problems: Problem[]): Problem[] {
     seen.add(key);
     return true;
   });
-}
-
-function isNull(n: unknown): boolean {
-  return n === null || n === undefined || (isScalar(n) && n.value === null);
 }
 
 /**
