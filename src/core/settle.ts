@@ -255,13 +255,8 @@ export function changesSummary(paths: readonly ChangedPath[]): string {
     const what = c.status === "renamed" ? `renamed ${c.from} → ${c.path}` : `${c.status} ${c.path}`;
     return `- ${what}${lines}`;
   });
-  const more = paths.length > 20 ? [`- … and ${paths.length - 20} more`] : [];
-  return [
-    `Changed ${paths.length} path${paths.length === 1 ? "" : "s"}:`,
-    "",
-    ...shown,
-    ...more,
-  ].join("\n");
+  if (paths.length > 20) shown.push(`- … and ${paths.length - 20} more`);
+  return [`Changed ${paths.length} path${paths.length === 1 ? "" : "s"}:`, "", ...shown].join("\n");
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   withFrontMatter,
   yamlString,
 } from "./writeback.js";
+import { isNull } from "./yaml-errors.js";
 
 const flow = (items: readonly string[]) => `[${items.join(", ")}]`;
 
@@ -26,7 +27,7 @@ export function editDependsOn(text: string, next: readonly string[]): string {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const line = `depends_on: ${flow(next.map(yamlString))}`;
   if (split.kind === "none") {
-    return next.length === 0 ? text : withFrontMatter(text, split.bom, [line], eol);
+    return next.length === 0 ? text : withFrontMatter(text, split.bodyStart, [line], eol);
   }
   checkEditable(split);
   const pair = pairNamed(frontMatterMap(split), "depends_on");
@@ -109,11 +110,6 @@ function readsAs(text: string, ids: readonly string[]): boolean {
     isScalar(node) && node.range
       ? split.yaml.slice(node.range[0], node.range[1]).replace(/^(["'])(.*)\1$/, "$2")
       : undefined;
-  const got =
-    value === undefined || value === null || (isScalar(value) && value.value === null)
-      ? []
-      : isSeq(value)
-        ? value.items.map(read)
-        : [read(value)];
+  const got = isNull(value) ? [] : isSeq(value) ? value.items.map(read) : [read(value)];
   return got.length === ids.length && got.every((g, i) => g === ids[i]);
 }

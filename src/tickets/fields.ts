@@ -29,7 +29,7 @@ import {
   typedValue,
   WELL_TYPED,
 } from "./field-table.js";
-import { splitFrontMatter } from "./frontmatter.js";
+import { isYaml, splitFrontMatter } from "./frontmatter.js";
 import { boundProblems, type Problem, type ProblemKind, problem, quoted } from "./problems.js";
 
 /** The engine-written fields as read back from a ticket file. */
@@ -433,11 +433,9 @@ export function parseTicketQuick(
 ): ParsedTicket | undefined {
   const split = splitFrontMatter(text);
   if (split.kind === "none")
-    return checkFields(NO_FIELDS, WELL_TYPED, text.slice(split.bom), file, order, opts);
-  const lang = split.language.toLowerCase();
-  if (lang !== "" && lang !== "yaml" && lang !== "yml") {
+    return checkFields(NO_FIELDS, WELL_TYPED, text.slice(split.bodyStart), file, order, opts);
+  if (!isYaml(split.language))
     return brokenTicket([languageProblem(file, split.language)], file, order);
-  }
   if (!split.closed) return brokenTicket([unclosedProblem(file)], file, order);
   const raw = fastFields(split.yaml);
   // a field of the wrong type: the full path, where zod says what is wrong with it

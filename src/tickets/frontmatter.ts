@@ -7,12 +7,11 @@
 export type Split =
   | {
       kind: "none";
-      /** 1 when the file starts with a byte order mark */
-      bom: number;
+      /** where the body (the whole file) starts: 1 after a byte order mark, else 0 */
+      bodyStart: number;
     }
   | {
       kind: "front";
-      bom: number;
       /** the language named after the opening `---` (`js` in `---js`); "" for none */
       language: string;
       /**
@@ -22,7 +21,6 @@ export type Split =
        */
       yaml: string;
       yamlStart: number;
-      yamlEnd: number;
       /** index of the `\n` that starts the closing `---` line (text.length when unclosed) */
       closeAt: number;
       /** false when the opening `---` is never closed */
@@ -30,6 +28,9 @@ export type Split =
       /** where the body starts in the text */
       bodyStart: number;
     };
+
+/** Whether front matter marked `language` (`---yml`) is YAML: unmarked, `yaml` or `yml`, any case. */
+export const isYaml = (language: string) => /^(?:ya?ml)?$/i.test(language);
 
 /**
  * Where the front matter and the body are in `text`, as offsets into it, so the
@@ -39,7 +40,7 @@ export type Split =
 export function splitFrontMatter(text: string): Split {
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const s = bom === 1 ? text.slice(1) : text;
-  if (!s.startsWith("---") || s.charAt(3) === "-") return { kind: "none", bom };
+  if (!s.startsWith("---") || s.charAt(3) === "-") return { kind: "none", bodyStart: bom };
   // gray-matter's own reading of the language line, so offsets agree with it
   const afterOpen = s.slice(3);
   const eol = afterOpen.search(/\r?\n/);
@@ -59,11 +60,9 @@ export function splitFrontMatter(text: string): Split {
   if (text.charAt(bodyStart) === "\n") bodyStart++;
   return {
     kind: "front",
-    bom,
     language,
     yaml: text.slice(yamlStart, yamlEnd),
     yamlStart,
-    yamlEnd,
     closeAt,
     closed,
     bodyStart,

@@ -77,14 +77,9 @@ export function engineFieldRule(dir: string) {
       const parse = (text: string | undefined) =>
         text === undefined ? { kind: "none" as const } : parseTicket(text, name(path), 0);
       const [b, a] = [parse(before), parse(after)];
+      // a parse holds only the engine fields that are set
       const fields = (p: typeof b) =>
-        p.kind === "ok"
-          ? JSON.stringify(
-              Object.entries(p.fields)
-                .filter(([, v]) => v !== undefined)
-                .sort(),
-            )
-          : "[]";
+        p.kind === "ok" ? JSON.stringify(Object.entries(p.fields).sort()) : "[]";
       if (b.kind !== "invalid" && a.kind !== "invalid") return fields(b) !== fields(a);
       return lines(before) !== lines(after);
     },

@@ -15,7 +15,7 @@ import {
   SETTINGS_FILE,
   unknownSetting,
 } from "./setting-keys.js";
-import { scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
+import { isNull, scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
 
 /** The settings a `frontier.yml` text sets (without defaults), or its problems. */
 export function parseSettings(text: string): ParsedSettings {
@@ -40,7 +40,7 @@ export function parseSettings(text: string): ParsedSettings {
     );
   }
   const contents = doc.contents;
-  if (contents === null || (isScalar(contents) && contents.value === null)) return none([]);
+  if (isNull(contents)) return none([]);
   const lineOf = (n: unknown) =>
     (n as Node | null)?.range ? lc.linePos((n as Node).range![0]).line : undefined;
   if (!isMap(contents)) {

@@ -273,18 +273,11 @@ export function createRecord(path: string, content: string | Uint8Array, shown: 
   } finally {
     removeTemp(tmp);
   }
-  let fd: number;
   try {
-    fd = openSync(path, "wx");
+    writeFileSync(path, bytes, { flag: "wx" });
   } catch (e) {
     if (errnoCode(e) !== "EEXIST") throw e;
     sameOrThrow(path, bytes, shown);
-    return;
-  }
-  try {
-    writeSync(fd, bytes);
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -18,8 +18,9 @@ import type { BlockedBy, TicketState } from "../core/model.js";
 import { fastFields } from "./fast.js";
 import { ENGINE_FIELDS, type EngineFieldName, type RawFields } from "./field-table.js";
 import type { EngineFields } from "./fields.js";
-import { splitFrontMatter } from "./frontmatter.js";
+import { isYaml, splitFrontMatter } from "./frontmatter.js";
 import { answerFile, attemptFile, RUN_FILE, WORKLOG_FILE } from "./layout.js";
+import { isNull } from "./yaml-errors.js";
 
 export interface FileEdit {
   /** relative to the ticket directory */
@@ -119,10 +120,7 @@ export function editTicket(
   const content = editFrontMatter(text, fields);
   if (content === text) return undefined;
   if (typeof raw === "string" || isUtf8(raw)) return { path: file, kind: "replace", content };
-  const head = (t: string) => {
-    const split = splitFrontMatter(t);
-    return t.slice(0, split.kind === "front" ? split.bodyStart : split.bom);
-  };
+  const head = (t: string) => t.slice(0, splitFrontMatter(t).bodyStart);
   const before = Buffer.from(head(text), "utf8");
   if (!before.equals(raw.subarray(0, before.length))) {
     throw new Error("the ticket's front matter is not valid UTF-8");
@@ -176,7 +174,7 @@ export function editFrontMatter(text: string, fields: EngineFields): string {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   if (split.kind === "none") {
     const lines = given.filter((k) => fields[k] !== undefined).map((k) => fieldLine(k, fields[k]));
-    return lines.length === 0 ? text : withFrontMatter(text, split.bom, lines, eol);
+    return lines.length === 0 ? text : withFrontMatter(text, split.bodyStart, lines, eol);
   }
   checkEditable(split);
   const edit = { text, split, fields, given, eol };
@@ -201,8 +199,7 @@ export function withFrontMatter(text: string, bom: number, lines: string[], eol:
 }
 
 export function checkEditable(split: FrontSplit): void {
-  const lang = split.language.toLowerCase();
-  if (!split.closed || (lang !== "" && lang !== "yaml" && lang !== "yml")) {
+  if (!split.closed || !isYaml(split.language)) {
     throw new Error("the ticket's front matter cannot be edited: it is not closed YAML");
   }
 }
@@ -317,7 +314,7 @@ export function frontMatterMap(split: FrontSplit): YAMLMap | undefined {
   const doc = parseDocument(split.yaml, { version: "1.2" });
   if (doc.errors.length > 0) throw new Error("the ticket's front matter is not valid YAML");
   const contents = doc.contents;
-  if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;
+  if (isNull(contents)) return undefined;
   if (!isMap(contents)) throw new Error("the ticket's front matter is not a mapping");
   return contents;
 }
@@ -371,7 +368,7 @@ function splice(
 
 function editViaDocument({ text, split, fields, given, eol }: FieldsEdit): string {
   const doc = parseDocument(split.yaml, { version: "1.2" });
-  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+  if (isNull(doc.contents)) {
     doc.contents = doc.createNode({}) as unknown as typeof doc.contents;
   }
   for (const name of given) {
@@ -407,8 +404,7 @@ export function sameElsewhere(
   const a = splitFrontMatter(before);
   const b = splitFrontMatter(after);
   if (b.kind !== "front" || !b.closed) return false;
-  const bodyBefore = a.kind === "front" ? before.slice(a.bodyStart) : before.slice(a.bom);
-  if (after.slice(b.bodyStart) !== bodyBefore) return false;
+  if (after.slice(b.bodyStart) !== before.slice(a.bodyStart)) return false;
   const docB = parseDocument(b.yaml, { version: "1.2" });
   if (docB.errors.length > 0) return false;
   const jsB = (docB.toJS() ?? {}) as Record<string, unknown>;

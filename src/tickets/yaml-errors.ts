@@ -1,4 +1,5 @@
-/** What the `yaml` package read and said, for the two readers of YAML (yaml-fields.ts, settings.ts). */
+/** What the `yaml` package read and said, for yaml-fields.ts, settings.ts and the ticket edits. */
+import { isScalar } from "yaml";
 
 /**
  * What the `yaml` package said, for a person: its first line without the position (the
@@ -29,4 +30,9 @@ export function yamlFixText(err: { code?: string }, otherwise: string): string {
 export function scalarText(n: { value: unknown; source?: string }): string {
   if (typeof n.value === "string") return n.value;
   return n.source ?? String(n.value);
+}
+
+/** A node that reads as nothing: absent, empty, `~` or `null`. */
+export function isNull(n: unknown): boolean {
+  return n === null || n === undefined || (isScalar(n) && n.value === null);
 }

@@ -18,10 +18,10 @@ import {
 } from "yaml";
 import { errorText } from "../core/errors.js";
 import { FIELD_INFO, type FieldKind, type RawFields } from "./field-table.js";
-import { type Split, splitFrontMatter } from "./frontmatter.js";
+import { isYaml, type Split, splitFrontMatter } from "./frontmatter.js";
 import { DECIMAL, decimalInt } from "./integers.js";
 import { type Problem, problem } from "./problems.js";
-import { scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
+import { isNull, scalarText, yamlErrorText, yamlFixText } from "./yaml-errors.js";
 
 /** Engines for every language gray-matter knows but YAML: each throws, so nothing is evaluated. */
 const ENGINES = {
@@ -54,10 +54,7 @@ export type Matter =
 export function readMatter(text: string): Matter {
   const split = splitFrontMatter(text);
   if (split.kind === "front") {
-    const lang = split.language.toLowerCase();
-    if (lang !== "" && lang !== "yaml" && lang !== "yml") {
-      return { kind: "language", language: split.language };
-    }
+    if (!isYaml(split.language)) return { kind: "language", language: split.language };
     if (!split.closed) return { kind: "unclosed" };
   }
   let file: { content: string; matter?: string };
@@ -67,7 +64,7 @@ export function readMatter(text: string): Matter {
     // only an engine refusal or an unknown language gets here; both are a language problem
     return { kind: "language", language: split.kind === "front" ? split.language : "" };
   }
-  const body = split.kind === "front" ? text.slice(split.bodyStart) : text.slice(split.bom);
+  const body = text.slice(split.bodyStart);
   if (
     file.content !== body ||
     (split.kind === "front" && file.matter !== text.slice(split.yamlStart, split.closeAt))
@@ -95,7 +92,7 @@ export function readYamlFields(yaml: string, file: string): YamlRead {
   const values: Record<string, unknown> = {};
   const lines = new Map<string, number>();
   const unknown: Array<{ key: string; line: number }> = [];
-  if (contents === null || (isScalar(contents) && contents.value === null)) {
+  if (isNull(contents)) {
     return { kind: "ok", raw: { values, lines, unknown } };
   }
   const lineOf = (n: Node | null | undefined, fallback: number) =>
@@ -235,10 +232,6 @@ function dedupe(problems: Problem[]): Problem[] {
     seen.add(key);
     return true;
   });
-}
-
-function isNull(n: unknown): boolean {
-  return n === null || n === undefined || (isScalar(n) && n.value === null);
 }
 
 /**
