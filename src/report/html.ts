@@ -141,9 +141,7 @@ function time(iso: string | undefined): string {
 function howToAnswer(ctx: Ctx, id: string, onIssue: boolean): string {
   if (ctx.where === "local")
     return `Answer with <code>frontier answer ${e(ctx.dir)} ${e(id)} "YOUR ANSWER"</code>, then <code>frontier run ${e(ctx.dir)}</code> to go on.`;
-  return onIssue
-    ? `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code> on the report's PR or issue.`
-    : `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code>.`;
+  return `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code>${onIssue ? " on the report's PR or issue" : ""}.`;
 }
 
 function link(text: string, url: string | undefined): string {
