@@ -8,6 +8,7 @@ import { step } from "../core/event.js";
 import type { Receipt } from "../core/model.js";
 import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { localReports, writeReports } from "../local/report-files.js";
+import type { GithubCost, Measured } from "../report/github-cost.js";
 import { renderMermaidGraph } from "../report/mermaid.js";
 import { receiptJson } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
@@ -56,10 +57,7 @@ const BUDGET_WORDS = {
 } as const;
 
 /** What `plan` says the run will cost on GitHub, and where the figures come from. */
-function githubCostLines(
-  cost: import("../report/github-cost.js").GithubCost,
-  measured: import("../report/github-cost.js").Measured,
-): string[] {
+function githubCostLines(cost: GithubCost, measured: Measured): string[] {
   const { typical, worst, jobs } = cost;
   const retried = jobs.most > jobs.least ? `, up to ${jobs.most} with retries` : "";
   return [
