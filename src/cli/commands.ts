@@ -1,13 +1,14 @@
 /**
  * The `frontier` commands other than `run` (src/local/run.ts), `validate` and `status`
  * (validate.ts, status.ts: kept apart so they load only what they need). Each returns
- * its exit code; none throws for a user's mistake.
+ * its exit code (context: or its usage error); none throws for a user's mistake.
  */
 import { join } from "node:path";
 import { step } from "../core/event.js";
 import type { Receipt } from "../core/model.js";
 import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { localReports, writeReports } from "../local/report-files.js";
+import type { GithubCost, Measured } from "../report/github-cost.js";
 import { renderMermaidGraph } from "../report/mermaid.js";
 import { receiptJson } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
@@ -56,10 +57,7 @@ const BUDGET_WORDS = {
 } as const;
 
 /** What `plan` says the run will cost on GitHub, and where the figures come from. */
-function githubCostLines(
-  cost: import("../report/github-cost.js").GithubCost,
-  measured: import("../report/github-cost.js").Measured,
-): string[] {
+function githubCostLines(cost: GithubCost, measured: Measured): string[] {
   const { typical, worst, jobs } = cost;
   const retried = jobs.most > jobs.least ? `, up to ${jobs.most} with retries` : "";
   return [
@@ -85,16 +83,14 @@ function printPlan(receipt: Receipt, io: CliIo): void {
   );
 }
 
+/** The ticket's context on stdout; a ticket the directory lacks is a usage error, said by cli.ts. */
 export async function contextCommand(typed: string, ticket: string, io: CliIo, now: number) {
   const dir = shownPath(typed);
   const opened = await openDirectory(dir, {}, io, now);
   if (opened.kind === "exit") return opened.code;
   const { frontier, settings } = opened.opened;
-  if (!frontier.spec(ticket)) {
-    const ids = frontier.specs().map((s) => s.id);
-    errorLine(io, unknownTicket(ticket, dir, ids));
-    return EXIT.usage;
-  }
+  const ids = frontier.specs().map((s) => s.id);
+  if (!frontier.spec(ticket)) return unknownTicket(ticket, dir, ids);
   io.stdout.write(await readContext(dir, frontier, ticket, settings));
   return EXIT.complete;
 }

@@ -144,43 +144,33 @@ function inputProblem(
 }
 
 /**
- * How `from` already depends on `to` along depends_on, the shortest way (`from … to`), or
- * undefined: only then would `to` after `from` close a loop. A ticket whose front matter
- * cannot be read leads nowhere (validate names it).
+ * `id` after `deps` closes a loop when some dep already depends on `id` along depends_on:
+ * its words, the shortest such way from the first dep that has one (`cycle: id → dep … id`),
+ * or undefined. A ticket whose front matter cannot be read leads nowhere (validate names it).
  */
-export function dependsChain(
-  tickets: ReadonlyMap<string, { spec?: TicketSpec }>,
-  from: string,
-  to: string,
-): string[] | undefined {
-  const came = new Map<string, string | undefined>([[from, undefined]]);
-  const queue = [from];
-  for (let i = 0; i < queue.length; i++) {
-    const id = queue[i]!;
-    if (id === to) {
-      const chain: string[] = [];
-      for (let at: string | undefined = id; at !== undefined; at = came.get(at)) chain.unshift(at);
-      return chain;
-    }
-    for (const dep of tickets.get(id)?.spec?.dependsOn ?? []) {
-      if (!came.has(dep)) {
-        came.set(dep, id);
-        queue.push(dep);
-      }
-    }
-  }
-  return undefined;
-}
-
-/** `id` after `deps` closes a loop: its words, or undefined. */
 export function loopClosed(
   tickets: ReadonlyMap<string, { spec?: TicketSpec }>,
   id: string,
   deps: readonly string[],
 ): string | undefined {
   for (const dep of deps) {
-    const chain = dependsChain(tickets, dep, id);
-    if (chain !== undefined) return `cycle: ${[id, ...chain].join(" → ")}`;
+    // breadth first from dep: each ticket reached, by the one it was reached from
+    const came = new Map<string, string | undefined>([[dep, undefined]]);
+    const queue = [dep];
+    for (let i = 0; i < queue.length; i++) {
+      const at = queue[i]!;
+      if (at === id) {
+        const chain: string[] = [];
+        for (let c: string | undefined = at; c !== undefined; c = came.get(c)) chain.unshift(c);
+        return `cycle: ${[id, ...chain].join(" → ")}`;
+      }
+      for (const next of tickets.get(at)?.spec?.dependsOn ?? []) {
+        if (!came.has(next)) {
+          came.set(next, at);
+          queue.push(next);
+        }
+      }
+    }
   }
   return undefined;
 }

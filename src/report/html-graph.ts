@@ -76,15 +76,13 @@ export function renderGraph(ctx: GraphCtx): string {
       : layerLayout(ctx);
   const { width, height } = lay;
 
-  const critEdge = (v: string, w: string) => {
-    const i = ctx.crit.get(v);
-    return i !== undefined && ctx.crit.get(w) === i + 1;
-  };
   const edges = lay.edges.map(({ v, w, d }) => {
     const to = ctx.byId.get(w);
     // the edge along which a failure blocked its dependent is drawn as such
     const blocking = to?.status === "blocked" && to.blocked_by?.ticket === v;
-    return `<path class="edge${blocking ? " blocking" : ""}${critEdge(v, w) ? " crit" : ""}" d="${d}" marker-end="url(#arrow${blocking ? "-b" : ""})"/>`;
+    const step = ctx.crit.get(v);
+    const crit = step !== undefined && ctx.crit.get(w) === step + 1;
+    return `<path class="edge${blocking ? " blocking" : ""}${crit ? " crit" : ""}" d="${d}" marker-end="url(#arrow${blocking ? "-b" : ""})"/>`;
   });
   const nodes: string[] = [];
   let start: Point | undefined;

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { STATUSES } from "../core/constants.js";
 import type { Receipt, ReceiptAttempt, ReceiptTicket, RunPlace, Status } from "../core/model.js";
 import { formatInt } from "../core/text.js";
-import { clip, escapeHtml, oneLine } from "./escape.js";
+import { clip, escapeHtml as e, oneLine } from "./escape.js";
 import { type GraphCtx, renderGraph } from "./html-graph.js";
 import { CSS, icon, SCRIPT, SPRITE } from "./html-style.js";
 import { markdownToHtml } from "./richtext.js";
@@ -45,8 +45,6 @@ interface Ctx extends GraphCtx {
   /** ticket id -> the blocked tickets from it to its root (chainLengths) */
   chainLen: Map<string, number>;
 }
-
-const e = escapeHtml;
 
 /** `dir`: the ticket directory as a shell word, for the local commands it names (default `DIR`). */
 export function renderHtml(receipt: Receipt, opts: { dir?: string } = {}): string {
@@ -141,9 +139,7 @@ function time(iso: string | undefined): string {
 function howToAnswer(ctx: Ctx, id: string, onIssue: boolean): string {
   if (ctx.where === "local")
     return `Answer with <code>frontier answer ${e(ctx.dir)} ${e(id)} "YOUR ANSWER"</code>, then <code>frontier run ${e(ctx.dir)}</code> to go on.`;
-  return onIssue
-    ? `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code> on the report's PR or issue.`
-    : `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code>.`;
+  return `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code>${onIssue ? " on the report's PR or issue" : ""}.`;
 }
 
 function link(text: string, url: string | undefined): string {

@@ -17,12 +17,10 @@ function makeMd(): Md {
   // markdown-it already refuses javascript:, vbscript:, file: and most data: links; a
   // report opened from disk has no use for relative or other links either.
   m.validateLink = (url) => SAFE_LINK.test(url.trim());
-  const defaultLinkOpen = m.renderer.rules.link_open;
-  m.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+  // markdown-it has no link_open rule to chain to: the token's own rendering, with rel
+  m.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
     tokens[idx]?.attrSet("rel", "noopener noreferrer");
-    return defaultLinkOpen
-      ? defaultLinkOpen(tokens, idx, options, env, self)
-      : self.renderToken(tokens, idx, options);
+    return self.renderToken(tokens, idx, options);
   };
   m.renderer.rules.image = (tokens, idx, options, env, self) => {
     const token = tokens[idx];

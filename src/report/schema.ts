@@ -17,11 +17,7 @@ const SCHEMA_BASE = "https://github.com/ticket-frontier/ticket-frontier/schema/"
  * them. Every field named here keeps its type.
  */
 function schemaText(type: z.ZodType, file: string, title: string, what: string): string {
-  const generated = z.toJSONSchema(type, { target: "draft-2020-12", io: "input" }) as Record<
-    string,
-    unknown
-  >;
-  const { $schema, ...rest } = generated;
+  const { $schema, ...rest } = z.toJSONSchema(type, { target: "draft-2020-12", io: "input" });
   const description = `${what} Fields may be added; none may change meaning without a new schema version.`;
   const $id = SCHEMA_BASE + file;
   return `${JSON.stringify({ $schema, $id, title, description, ...rest }, null, 2)}\n`;

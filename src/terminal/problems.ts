@@ -8,10 +8,10 @@ import { type CliIo, line } from "./io.js";
 import { noun, plural, shellWord } from "./text.js";
 
 /**
- * Every problem, one line each, then what it means for the run. With `dir`, files are
- * shown under it (`tickets/plan.md:3`), the way every other message names them.
+ * Every problem, one line each, then what it means for the run. Files are shown under
+ * `dir` (`tickets/plan.md:3`), the way every other message names them.
  */
-export function printProblems(all: readonly Problem[], io: CliIo, dir?: string): void {
+export function printProblems(all: readonly Problem[], io: CliIo, dir: string): void {
   const paint = painter(io.stderr, io.env);
   const problems = tkDirectory(all, dir);
   const errors = problems.filter((p) => p.severity === "error");
@@ -39,9 +39,8 @@ export function printProblems(all: readonly Problem[], io: CliIo, dir?: string):
  * with one command — unless the user stands in a ticket directory already (`cd tickets`,
  * then `frontier run`): then that is what to say.
  */
-function forTheCommandLine(p: Problem, dir: string | undefined): Problem {
+function forTheCommandLine(p: Problem, typed: string): Problem {
   if (p.kind !== "no-ticket-directory") return p;
-  const typed = dir ?? p.file;
   const where = shellWord(typed);
   let fix = `make one with \`frontier init ${where}\` (a starter directory with example tickets), or \`mkdir ${where}\` and \`frontier new ${where} ID\`; or pass the directory that holds your tickets as DIR`;
   if (!isAbsolute(typed) && typed !== ".tickets" && existsSync(".tickets")) {
@@ -69,7 +68,7 @@ function looksLikeTicketDirectory(path: string): boolean {
  * word on trust (a ticket nobody ran would be reported complete), and `deps` would then
  * mean two things. Other problems are kept as they are.
  */
-function tkDirectory(problems: readonly Problem[], dir: string | undefined): readonly Problem[] {
+function tkDirectory(problems: readonly Problem[], dir: string): readonly Problem[] {
   const isTkStatus = (p: Problem) =>
     p.kind === "authored-status" && /status: "(open|closed|in_progress)"/.test(p.message);
   const isDeps = (p: Problem) =>
@@ -78,11 +77,10 @@ function tkDirectory(problems: readonly Problem[], dir: string | undefined): rea
   if (statuses.length === 0 || !problems.some(isDeps)) return problems;
   const files = new Set([...statuses, ...problems.filter(isDeps)].map((p) => p.file));
   const rest = problems.filter((p) => !isTkStatus(p) && !isDeps(p));
-  const where = dir ?? ([...files][0]!.split("/").slice(0, -1).join("/") || ".");
   return [
     problem(
       "authored-status",
-      where,
+      dir,
       undefined,
       `${plural(files.size, "ticket")} here ${noun(files.size, "is", "are")} written for tk (deps:, status: open/closed); frontier reads depends_on: and records each ticket's status itself, never taking one on trust`,
       "rename deps: to depends_on: and delete the status: lines (a closed ticket belongs out of the directory, and out of depends_on); tk's other fields (type, links, assignee, …) may stay",
