@@ -256,15 +256,13 @@ function renderGraph(ctx) {
         ? dagreLayout(ctx)
         : layerLayout(ctx);
     const { width, height } = lay;
-    const critEdge = (v, w) => {
-        const i = ctx.crit.get(v);
-        return i !== undefined && ctx.crit.get(w) === i + 1;
-    };
     const edges = lay.edges.map(({ v, w, d }) => {
         const to = ctx.byId.get(w);
         // the edge along which a failure blocked its dependent is drawn as such
         const blocking = to?.status === "blocked" && to.blocked_by?.ticket === v;
-        return `<path class="edge${blocking ? " blocking" : ""}${critEdge(v, w) ? " crit" : ""}" d="${d}" marker-end="url(#arrow${blocking ? "-b" : ""})"/>`;
+        const step = ctx.crit.get(v);
+        const crit = step !== undefined && ctx.crit.get(w) === step + 1;
+        return `<path class="edge${blocking ? " blocking" : ""}${crit ? " crit" : ""}" d="${d}" marker-end="url(#arrow${blocking ? "-b" : ""})"/>`;
     });
     const nodes = [];
     let start;
@@ -499,12 +497,10 @@ function makeMd() {
     // markdown-it already refuses javascript:, vbscript:, file: and most data: links; a
     // report opened from disk has no use for relative or other links either.
     m.validateLink = (url) => SAFE_LINK.test(url.trim());
-    const defaultLinkOpen = m.renderer.rules.link_open;
-    m.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+    // markdown-it has no link_open rule to chain to: the token's own rendering, with rel
+    m.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
         tokens[idx]?.attrSet("rel", "noopener noreferrer");
-        return defaultLinkOpen
-            ? defaultLinkOpen(tokens, idx, options, env, self)
-            : self.renderToken(tokens, idx, options);
+        return self.renderToken(tokens, idx, options);
     };
     m.renderer.rules.image = (tokens, idx, options, env, self) => {
         const token = tokens[idx];
@@ -544,7 +540,6 @@ function markdownToHtml(text) {
 const RESULT_MAX_CHARS = 20_000;
 /** Longest task text shown per ticket; the rest is in the ticket's file. */
 const TASK_MAX_CHARS = 20_000;
-const e = report_escape/* escapeHtml */.ZD;
 /** `dir`: the ticket directory as a shell word, for the local commands it names (default `DIR`). */
 function renderHtml(receipt, opts = {}) {
     const ctx = {
@@ -587,17 +582,17 @@ function renderHtml(receipt, opts = {}) {
         renderQuestions(ctx),
         renderRemainder(ctx),
         renderTickets(ctx),
-        `<footer><p>Receipt schema <code>${e(receipt.schema)}</code> · generated ${time(receipt.generated_at)} · made by Ticket Frontier. This file makes no network request.</p></footer>`,
+        `<footer><p>Receipt schema <code>${(0,report_escape/* escapeHtml */.ZD)(receipt.schema)}</code> · generated ${time(receipt.generated_at)} · made by Ticket Frontier. This file makes no network request.</p></footer>`,
     ].join("\n");
     return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${e(csp)}">
+<meta http-equiv="Content-Security-Policy" content="${(0,report_escape/* escapeHtml */.ZD)(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
-<title>${e(title)}</title>
+<title>${(0,report_escape/* escapeHtml */.ZD)(title)}</title>
 <style>${CSS}</style>
 </head>
 <body>
@@ -611,14 +606,14 @@ ${body}
 `;
 }
 function stateBadge(s) {
-    return `<span class="badge st-${s}" title="${e(states/* STATUS_MEANING */.V9[s] ?? s)}">${icon(s)}${e(s)}</span>`;
+    return `<span class="badge st-${s}" title="${(0,report_escape/* escapeHtml */.ZD)(states/* STATUS_MEANING */.V9[s] ?? s)}">${icon(s)}${(0,report_escape/* escapeHtml */.ZD)(s)}</span>`;
 }
 function ticketLink(ctx, id) {
     const a = ctx.anchor.get(id);
     const t = ctx.byId.get(id);
     if (!a)
-        return `<code>${e(id)}</code>`;
-    return `<a class="tref" href="#${a}">${t ? icon(t.status) : ""}<code>${e(id)}</code></a>`;
+        return `<code>${(0,report_escape/* escapeHtml */.ZD)(id)}</code>`;
+    return `<a class="tref" href="#${a}">${t ? icon(t.status) : ""}<code>${(0,report_escape/* escapeHtml */.ZD)(id)}</code></a>`;
 }
 /**
  * A point in time: UTC in the file, the reader's local time once the page's script has
@@ -629,33 +624,31 @@ function time(iso) {
         return "";
     const ms = Date.parse(iso);
     if (!Number.isFinite(ms))
-        return e(iso);
+        return (0,report_escape/* escapeHtml */.ZD)(iso);
     const utc = `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
-    return `<time datetime="${e(new Date(ms).toISOString())}" title="${e(iso)}">${utc}</time>`;
+    return `<time datetime="${(0,report_escape/* escapeHtml */.ZD)(new Date(ms).toISOString())}" title="${(0,report_escape/* escapeHtml */.ZD)(iso)}">${utc}</time>`;
 }
 /** How to answer an open question, in the words of where the run ran. */
 function howToAnswer(ctx, id, onIssue) {
     if (ctx.where === "local")
-        return `Answer with <code>frontier answer ${e(ctx.dir)} ${e(id)} "YOUR ANSWER"</code>, then <code>frontier run ${e(ctx.dir)}</code> to go on.`;
-    return onIssue
-        ? `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code> on the report's PR or issue.`
-        : `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${e(id)} YOUR ANSWER</code>.`;
+        return `Answer with <code>frontier answer ${(0,report_escape/* escapeHtml */.ZD)(ctx.dir)} ${(0,report_escape/* escapeHtml */.ZD)(id)} "YOUR ANSWER"</code>, then <code>frontier run ${(0,report_escape/* escapeHtml */.ZD)(ctx.dir)}</code> to go on.`;
+    return `Answer with <code>/answer YOUR ANSWER</code> on its question issue, or <code>/answer ${(0,report_escape/* escapeHtml */.ZD)(id)} YOUR ANSWER</code>${onIssue ? " on the report's PR or issue" : ""}.`;
 }
 function html_link(text, url) {
     const safe = (0,states/* safeUrl */.Pl)(url);
-    return safe ? `<a href="${e(safe)}" rel="noopener noreferrer">${e(text)}</a>` : e(text);
+    return safe ? `<a href="${(0,report_escape/* escapeHtml */.ZD)(safe)}" rel="noopener noreferrer">${(0,report_escape/* escapeHtml */.ZD)(text)}</a>` : (0,report_escape/* escapeHtml */.ZD)(text);
 }
 function renderHeader(ctx) {
     const r = ctx.receipt;
     const total = r.tickets.length;
     const done = r.counts.complete ?? 0;
     const chips = states/* COUNT_ORDER */.$U.filter((s) => (r.counts[s] ?? 0) > 0)
-        .map((s) => `<li class="count st-${s}"><span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span> ${icon(s)}${e((0,states/* countWord */.MD)(s))}</li>`)
+        .map((s) => `<li class="count st-${s}"><span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span> ${icon(s)}${(0,report_escape/* escapeHtml */.ZD)((0,states/* countWord */.MD)(s))}</li>`)
         .join("");
     const meta = [];
     const fact = (name, html) => meta.push(`<div><dt>${name}</dt><dd>${html}</dd></div>`);
     if (r.base)
-        fact("base", `<code>${e(r.base)}</code>`);
+        fact("base", `<code>${(0,report_escape/* escapeHtml */.ZD)(r.base)}</code>`);
     if (r.started_at)
         fact("started", time(r.started_at));
     const elapsed = (0,states/* durationMs */.pc)(r.started_at, r.generated_at);
@@ -665,11 +658,11 @@ function renderHeader(ctx) {
         const deadline = r.bound.deadline ? `, deadline ${time(r.bound.deadline)}` : "";
         fact("dispatches", `${(0,core_text/* formatInt */.D)(r.bound.dispatched)}${cap}${deadline}`);
     }
-    const usage = (0,states/* usageText */.tx)(r, e);
+    const usage = (0,states/* usageText */.tx)(r, report_escape/* escapeHtml */.ZD);
     if (usage)
         fact("usage", usage);
     if (r.cancelled)
-        fact("cancelled", `by ${e(r.cancelled.by)} at ${time(r.cancelled.at)}`);
+        fact("cancelled", `by ${(0,report_escape/* escapeHtml */.ZD)(r.cancelled.by)} at ${time(r.cancelled.at)}`);
     const links = [];
     if ((0,states/* safeUrl */.Pl)(r.links?.workflow_run))
         links.push(html_link("workflow run", r.links?.workflow_run));
@@ -683,8 +676,8 @@ function renderHeader(ctx) {
     }
     return `<header>
 <p class="kicker">Ticket Frontier report</p>
-<h1><span class="runstate st-${states/* RUN_STATE_ICON_NAME */.wQ[r.state]}">${icon(states/* RUN_STATE_ICON_NAME */.wQ[r.state])}${e(r.state)}</span> ${e(r.run)}</h1>
-${r.goal ? `<p class="goal">${e(r.goal)}</p>` : ""}
+<h1><span class="runstate st-${states/* RUN_STATE_ICON_NAME */.wQ[r.state]}">${icon(states/* RUN_STATE_ICON_NAME */.wQ[r.state])}${(0,report_escape/* escapeHtml */.ZD)(r.state)}</span> ${(0,report_escape/* escapeHtml */.ZD)(r.run)}</h1>
+${r.goal ? `<p class="goal">${(0,report_escape/* escapeHtml */.ZD)(r.goal)}</p>` : ""}
 <p class="progress"><strong>${(0,core_text/* formatInt */.D)(done)} of ${(0,core_text/* formatInt */.D)(total)} tickets complete</strong></p>
 <ul class="counts">${chips}</ul>
 <dl class="meta">${meta.join("")}</dl>
@@ -694,7 +687,7 @@ function renderFilter(ctx) {
     const r = ctx.receipt;
     const present = constants/* STATUSES */.f.filter((s) => (r.counts[s] ?? 0) > 0);
     const boxes = present
-        .map((s) => `<label class="st-${s}"><input type="checkbox" value="${s}" data-filter checked> ${icon(s)}${e(s)} <span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span></label>`)
+        .map((s) => `<label class="st-${s}"><input type="checkbox" value="${s}" data-filter checked> ${icon(s)}${(0,report_escape/* escapeHtml */.ZD)(s)} <span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span></label>`)
         .join("");
     return `<nav class="filter" aria-label="Filter tickets by state">
 <span class="label">Show:</span>${boxes}
@@ -711,7 +704,7 @@ function renderBlockers(ctx) {
     const items = groups
         .map((g) => {
         const ids = g.tickets.map((id) => ticketLink(ctx, id)).join(" ");
-        const reason = g.reason ? ` — <span class="reason">${e((0,report_escape/* clip */.$Q)(g.reason, 400))}</span>` : "";
+        const reason = g.reason ? ` — <span class="reason">${(0,report_escape/* escapeHtml */.ZD)((0,report_escape/* clip */.$Q)(g.reason, 400))}</span>` : "";
         return `<li>${ticketLink(ctx, g.root)} ${stateBadge(g.root_status)}${reason}: blocks <strong>${(0,core_text/* formatInt */.D)(g.tickets.length)}</strong> ${(0,states/* noun */.jB)(g.tickets.length, "ticket")}
 <details><summary>which tickets</summary><p class="idlist">${ids}</p></details></li>`;
     })
@@ -724,7 +717,7 @@ function renderQuestions(ctx) {
     if (qs.length === 0)
         return "";
     const items = qs
-        .map((q) => `<li>${ticketLink(ctx, q.ticket)} attempt ${q.attempt} asks:<blockquote>${e(q.question)}</blockquote><p class="how">${howToAnswer(ctx, q.ticket, true)}</p></li>`)
+        .map((q) => `<li>${ticketLink(ctx, q.ticket)} attempt ${q.attempt} asks:<blockquote>${(0,report_escape/* escapeHtml */.ZD)(q.question)}</blockquote><p class="how">${howToAnswer(ctx, q.ticket, true)}</p></li>`)
         .join("\n");
     return `<section id="questions"><h2>Open questions <span class="sub">${(0,core_text/* formatInt */.D)(qs.length)}</span></h2><ul class="questions">${items}</ul></section>`;
 }
@@ -733,7 +726,7 @@ function renderRemainder(ctx) {
     if (rem.length === 0)
         return "";
     const rows = rem
-        .map((r) => `<tr data-status="${e(r.status)}"><td>${ticketLink(ctx, r.id)}</td><td>${stateBadge(r.status)}</td><td>${e(r.waiting_on)}</td></tr>`)
+        .map((r) => `<tr data-status="${(0,report_escape/* escapeHtml */.ZD)(r.status)}"><td>${ticketLink(ctx, r.id)}</td><td>${stateBadge(r.status)}</td><td>${(0,report_escape/* escapeHtml */.ZD)(r.waiting_on)}</td></tr>`)
         .join("\n");
     return `<section id="remainder"><details${rem.length <= 30 ? " open" : ""}><summary><h2>Open remainder <span class="sub">${(0,core_text/* formatInt */.D)(rem.length)} tickets not complete or empty, and what holds each</span></h2></summary>
 <table><thead><tr><th>ticket</th><th>state</th><th>held by</th></tr></thead><tbody>${rows}</tbody></table></details></section>`;
@@ -750,28 +743,28 @@ function renderTicket(ctx, t, i) {
     const duration = (0,states/* formatDuration */.a3)((0,states/* totalDuration */.Hn)(t.attempts));
     const step = ctx.crit.get(t.id);
     const critTag = step !== undefined ? ' <span class="crit-tag">critical path</span>' : "";
-    const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e((0,report_escape/* clip */.$Q)((0,report_escape/* oneLine */.TN)(t.title), 160))}</span>${critTag} <span class="tmeta">${(0,states/* plural */.LS)(t.attempts.length, "attempt")} · ${duration}</span></summary>`;
+    const summary = `<summary>${stateBadge(t.status)} <code class="tid">${(0,report_escape/* escapeHtml */.ZD)(t.id)}</code> <span class="ttitle">${(0,report_escape/* escapeHtml */.ZD)((0,report_escape/* clip */.$Q)((0,report_escape/* oneLine */.TN)(t.title), 160))}</span>${critTag} <span class="tmeta">${(0,states/* plural */.LS)(t.attempts.length, "attempt")} · ${duration}</span></summary>`;
     const facts = [];
     const fact = (name, html) => facts.push(`<dt>${name}</dt><dd>${html}</dd>`);
     const links = (ids) => ids.map((d) => ticketLink(ctx, d)).join(" ");
-    fact("file", `<code>${e(t.file)}</code>`);
+    fact("file", `<code>${(0,report_escape/* escapeHtml */.ZD)(t.file)}</code>`);
     if (t.depends_on.length)
         fact("depends on", links(t.depends_on));
     if (t.inputs.length && t.inputs.join() !== t.depends_on.join())
         fact("inputs", links(t.inputs));
-    fact("executor", t.executor ? e(t.executor) : "run default");
+    fact("executor", t.executor ? (0,report_escape/* escapeHtml */.ZD)(t.executor) : "run default");
     if (t.agent)
-        fact("agent", e(t.agent));
+        fact("agent", (0,report_escape/* escapeHtml */.ZD)(t.agent));
     if (t.write_scope.length)
-        fact("write scope", t.write_scope.map((w) => `<code>${e(w)}</code>`).join(" "));
+        fact("write scope", t.write_scope.map((w) => `<code>${(0,report_escape/* escapeHtml */.ZD)(w)}</code>`).join(" "));
     if (t.bound)
-        fact("bound", e(t.bound));
+        fact("bound", (0,report_escape/* escapeHtml */.ZD)(t.bound));
     if (t.priority)
-        fact("priority", e(String(t.priority)));
+        fact("priority", (0,report_escape/* escapeHtml */.ZD)(String(t.priority)));
     if (t.claimed_by)
-        fact("claimed", `by ${e(t.claimed_by)}${t.claimed_at ? ` at ${time(t.claimed_at)}` : ""}`);
+        fact("claimed", `by ${(0,report_escape/* escapeHtml */.ZD)(t.claimed_by)}${t.claimed_at ? ` at ${time(t.claimed_at)}` : ""}`);
     if (t.reason)
-        facts.push(`<dt>reason</dt><dd class="reason">${e(t.reason)}</dd>`);
+        facts.push(`<dt>reason</dt><dd class="reason">${(0,report_escape/* escapeHtml */.ZD)(t.reason)}</dd>`);
     if (t.updated_at)
         fact("updated", time(t.updated_at));
     if (step !== undefined)
@@ -784,7 +777,7 @@ function renderTicket(ctx, t, i) {
     if (t.blocked_by)
         parts.push(blockerChain(ctx, t));
     if (t.status === "suspended" && t.question) {
-        parts.push(`<div class="question"><strong>Open question:</strong><blockquote>${e(t.question)}</blockquote><p class="how">${howToAnswer(ctx, t.id, false)}</p></div>`);
+        parts.push(`<div class="question"><strong>Open question:</strong><blockquote>${(0,report_escape/* escapeHtml */.ZD)(t.question)}</blockquote><p class="how">${howToAnswer(ctx, t.id, false)}</p></div>`);
     }
     if (t.attempts.length)
         parts.push(attemptsTable(t.attempts));
@@ -794,12 +787,12 @@ function renderTicket(ctx, t, i) {
         parts.push(`<div class="results">${results.join("")}</div>`);
     if (t.answers.length) {
         const qa = t.answers
-            .map((a) => `<li><p class="q">Attempt ${a.attempt} asked:</p><blockquote>${e(a.question)}</blockquote><p class="a">Answer ${a.n} by ${e(a.by)} at ${time(a.at)}:</p><blockquote>${e(a.text)}</blockquote></li>`)
+            .map((a) => `<li><p class="q">Attempt ${a.attempt} asked:</p><blockquote>${(0,report_escape/* escapeHtml */.ZD)(a.question)}</blockquote><p class="a">Answer ${a.n} by ${(0,report_escape/* escapeHtml */.ZD)(a.by)} at ${time(a.at)}:</p><blockquote>${(0,report_escape/* escapeHtml */.ZD)(a.text)}</blockquote></li>`)
             .join("");
         parts.push(`<div class="answers"><strong>Questions and answers</strong><ol>${qa}</ol></div>`);
     }
     const open = OPEN_BY_DEFAULT.has(t.status) ? " open" : "";
-    return `<details class="ticket st-${t.status}" id="ticket-${i}" data-status="${t.status}" data-id="${e(t.id)}"${open}>${summary}<div class="tbody">${parts.join("\n")}</div></details>`;
+    return `<details class="ticket st-${t.status}" id="ticket-${i}" data-status="${t.status}" data-id="${(0,report_escape/* escapeHtml */.ZD)(t.id)}"${open}>${summary}<div class="tbody">${parts.join("\n")}</div></details>`;
 }
 /**
  * The task as its author wrote it, less a first `# heading` that only repeats the title
@@ -824,7 +817,7 @@ function blockerChain(ctx, t) {
     const step = (id, kind) => {
         const next = ctx.byId.get(id);
         const reason = next?.reason && next.status !== "blocked" ? next.reason : undefined;
-        return `<li>${ticketLink(ctx, id)} ${next ? stateBadge(next.status) : ""}${kind ? ` <span class="kind">${e(kind)}</span>` : ""}${id === root ? ' <strong class="root">root cause</strong>' : ""}${reason ? ` — <span class="reason">${e((0,report_escape/* clip */.$Q)(reason, 300))}</span>` : ""}</li>`;
+        return `<li>${ticketLink(ctx, id)} ${next ? stateBadge(next.status) : ""}${kind ? ` <span class="kind">${(0,report_escape/* escapeHtml */.ZD)(kind)}</span>` : ""}${id === root ? ' <strong class="root">root cause</strong>' : ""}${reason ? ` — <span class="reason">${(0,report_escape/* escapeHtml */.ZD)((0,report_escape/* clip */.$Q)(reason, 300))}</span>` : ""}</li>`;
     };
     const steps = [];
     const seen = new Set([t.id]);
@@ -879,9 +872,9 @@ function renderChanges(ctx) {
     let head = "";
     if (b) {
         const merge = ctx.where === "local"
-            ? b.merge && ` · merge: <code>${e(b.merge)}</code>`
+            ? b.merge && ` · merge: <code>${(0,report_escape/* escapeHtml */.ZD)(b.merge)}</code>`
             : (0,states/* safeUrl */.Pl)(b.merge) && ` · merge it through ${html_link("its pull request", b.merge)}`;
-        head = `<p>${(0,core_text/* formatInt */.D)(b.commits.length)} ${(0,states/* noun */.jB)(b.commits.length, "commit")} on <code>${e(b.name)}</code>${b.base ? ` from <code>${e(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
+        head = `<p>${(0,core_text/* formatInt */.D)(b.commits.length)} ${(0,states/* noun */.jB)(b.commits.length, "commit")} on <code>${(0,report_escape/* escapeHtml */.ZD)(b.name)}</code>${b.base ? ` from <code>${(0,report_escape/* escapeHtml */.ZD)(b.base.slice(0, 12))}</code>` : ""}${merge || ""}</p>`;
     }
     return `<section id="changes"><h2>Changes <span class="sub">${(0,core_text/* formatInt */.D)(changed.length)} ${(0,states/* noun */.jB)(changed.length, "attempt")} changed the repository</span></h2>${head}${blocks}</section>`;
 }
@@ -895,8 +888,8 @@ function changesBlock(ctx, t, a, open) {
             ? `+${(0,core_text/* formatInt */.D)(p.added ?? 0)} −${(0,core_text/* formatInt */.D)(p.removed ?? 0)}`
             : "binary";
         const mode = p.mode === "100755" ? " (executable)" : p.mode === "120000" ? " (symlink)" : "";
-        const what = p.status === "renamed" ? `${e(p.from ?? "")} → ${e(p.path)}` : e(p.path);
-        return `<tr><td>${e(p.status)}</td><td><code>${what}</code>${mode}</td><td>${p.status === "deleted" ? "" : lines}</td></tr>`;
+        const what = p.status === "renamed" ? `${(0,report_escape/* escapeHtml */.ZD)(p.from ?? "")} → ${(0,report_escape/* escapeHtml */.ZD)(p.path)}` : (0,report_escape/* escapeHtml */.ZD)(p.path);
+        return `<tr><td>${(0,report_escape/* escapeHtml */.ZD)(p.status)}</td><td><code>${what}</code>${mode}</td><td>${p.status === "deleted" ? "" : lines}</td></tr>`;
     })
         .join("");
     const more = c.paths.length > CHANGES_SHOWN
@@ -906,9 +899,9 @@ function changesBlock(ctx, t, a, open) {
         ? c.commit
             ? repo && /^[0-9a-f]{7,64}$/.test(c.commit)
                 ? ` · commit ${html_link(c.commit.slice(0, 12), `${repo}/commit/${c.commit}`)}`
-                : ` · commit <code>${e(c.commit.slice(0, 12))}</code>`
+                : ` · commit <code>${(0,report_escape/* escapeHtml */.ZD)(c.commit.slice(0, 12))}</code>`
             : " · integrated"
-        : ` · not integrated (${e(c.verdict)})${c.patch_file ? ` — patch in <code>${e(c.patch_file)}</code>` : ""}`;
+        : ` · not integrated (${(0,report_escape/* escapeHtml */.ZD)(c.verdict)})${c.patch_file ? ` — patch in <code>${(0,report_escape/* escapeHtml */.ZD)(c.patch_file)}</code>` : ""}`;
     return `<details class="changes"${open ? " open" : ""}><summary>${ticketLink(ctx, t.id)} · Changes of attempt ${a.n}: ${(0,core_text/* formatInt */.D)(c.paths.length)} ${(0,states/* noun */.jB)(c.paths.length, "path")}${commit}</summary><table><thead><tr><th>change</th><th>path</th><th>lines</th></tr></thead><tbody>${rows}</tbody></table>${more}</details>`;
 }
 function attemptsTable(attempts) {
@@ -917,18 +910,18 @@ function attemptsTable(attempts) {
         ["#", (a) => String(a.n), true],
         [
             "outcome",
-            (a) => (a.outcome ? `${icon(a.outcome)}${e(a.outcome)}` : `${icon("claimed")}running`),
+            (a) => (a.outcome ? `${icon(a.outcome)}${(0,report_escape/* escapeHtml */.ZD)(a.outcome)}` : `${icon("claimed")}running`),
             true,
         ],
         [
             "reason",
-            (a) => `${a.reason ? e((0,report_escape/* clip */.$Q)(a.reason, 2_000)) : ""}${a.question ? `<div class="q">asked: ${e((0,report_escape/* clip */.$Q)(a.question, 2_000))}</div>` : ""}`,
+            (a) => `${a.reason ? (0,report_escape/* escapeHtml */.ZD)((0,report_escape/* clip */.$Q)(a.reason, 2_000)) : ""}${a.question ? `<div class="q">asked: ${(0,report_escape/* escapeHtml */.ZD)((0,report_escape/* clip */.$Q)(a.question, 2_000))}</div>` : ""}`,
             attempts.some((a) => a.reason || a.question),
         ],
         ["duration", (a) => (0,states/* formatDuration */.a3)(a.duration_ms), true],
         [
             "ran by",
-            (a) => `${e(a.claimed_by)}${a.settled_by && a.settled_by !== a.claimed_by ? `<div class="sub">settled by ${e(a.settled_by)}</div>` : ""}`,
+            (a) => `${(0,report_escape/* escapeHtml */.ZD)(a.claimed_by)}${a.settled_by && a.settled_by !== a.claimed_by ? `<div class="sub">settled by ${(0,report_escape/* escapeHtml */.ZD)(a.settled_by)}</div>` : ""}`,
             true,
         ],
         ["started", (a) => time(a.started_at), true],
@@ -940,7 +933,7 @@ function attemptsTable(attempts) {
         [
             "usage",
             (a) => Object.entries(a.usage ?? {})
-                .map(([k, v]) => `${e(k)} ${e(String(v))}`)
+                .map(([k, v]) => `${(0,report_escape/* escapeHtml */.ZD)(k)} ${(0,report_escape/* escapeHtml */.ZD)(String(v))}`)
                 .join(", "),
             attempts.some((a) => a.usage && Object.keys(a.usage).length > 0),
         ],
@@ -959,7 +952,7 @@ function attemptsTable(attempts) {
 function resultBlock(a, latest) {
     if (a.result !== undefined) {
         const more = a.result.length > RESULT_MAX_CHARS
-            ? `<p class="sub">… ${(0,core_text/* formatInt */.D)(a.result.length - RESULT_MAX_CHARS)} more characters${a.result_file ? ` in <code>${e(a.result_file)}</code>` : ""}</p>`
+            ? `<p class="sub">… ${(0,core_text/* formatInt */.D)(a.result.length - RESULT_MAX_CHARS)} more characters${a.result_file ? ` in <code>${(0,report_escape/* escapeHtml */.ZD)(a.result_file)}</code>` : ""}</p>`
             : "";
         const size = a.result_bytes !== undefined ? ` · ${(0,core_text/* formatInt */.D)(a.result_bytes)} bytes` : "";
         const body = a.result.trim()
@@ -968,7 +961,7 @@ function resultBlock(a, latest) {
         return `<details class="result"${latest ? " open" : ""}><summary>Result of attempt ${a.n}${size}</summary><div class="md">${body}${more}</div></details>`;
     }
     if (a.result_file)
-        return `<p class="sub">Result of attempt ${a.n}: <code>${e(a.result_file)}</code></p>`;
+        return `<p class="sub">Result of attempt ${a.n}: <code>${(0,report_escape/* escapeHtml */.ZD)(a.result_file)}</code></p>`;
     return "";
 }
 

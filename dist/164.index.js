@@ -39,7 +39,7 @@ function parseSettings(text) {
             .map((err) => (0,_problems_js__WEBPACK_IMPORTED_MODULE_2__/* .problem */ .CC)("invalid-settings", file, err.linePos?.[0]?.line ?? lc.linePos(err.pos[0]).line, `${file} is not valid YAML: ${(0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlErrorText */ .jw)(err)}`, (0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .yamlFixText */ .W5)(err, "fix the YAML (quote text that contains : or #)"))));
     }
     const contents = doc.contents;
-    if (contents === null || ((0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isScalar */ .jn)(contents) && contents.value === null))
+    if ((0,_yaml_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .isNull */ .kZ)(contents))
         return none([]);
     const lineOf = (n) => n?.range ? lc.linePos(n.range[0]).line : undefined;
     if (!(0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .isMap */ .jh)(contents)) {
