@@ -4,19 +4,19 @@
  */
 export const MEASURED_FIGURES = {
   source: "npm run bench (bench/github.mjs), which rewrites this file after a full run",
-  measured_at: "2026-11-30T07:08:00Z",
+  measured_at: "2026-12-04T09:53:20Z",
   typical: {
     what: "100 tickets driven to completion one action step at a time (no race to lose)",
     tickets: 100,
     graphql: 2.04,
-    rest: 1.11,
-    writes: 2.07,
+    rest: 1.17,
+    writes: 2.1,
   },
   worst: {
     what: "1,000 tickets, every job settling the instant it starts, four steps at once",
     tickets: 1000,
-    graphql: 2.76,
-    rest: 1.03,
-    writes: 2.39,
+    graphql: 3.56,
+    rest: 1.07,
+    writes: 2.77,
   },
 };
