@@ -22,6 +22,8 @@ export interface ChangedPath extends Omit<ChangedPathRecord, "mode"> {
   oldMode?: ChangeMode;
   /** the blob id at the start commit; undefined for an addition */
   oldBlob?: string;
+  /** the tree id at the start commit, where an addition replaces a directory (GitHub's probes) */
+  oldTree?: string;
   /** bytes of the new content, where a runner needs them (GitHub's limits); undefined for a deletion */
   bytes?: number;
 }

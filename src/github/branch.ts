@@ -319,6 +319,12 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
       for (const path of extra.probes ?? []) {
         const data = await content(path);
         if (data && !Array.isArray(data) && typeof data.sha === "string") oids.set(path, data.sha);
+        else if (Array.isArray(data)) {
+          // a directory's id is in its parent's listing
+          const listing = await content(path.slice(0, Math.max(path.lastIndexOf("/"), 0)));
+          const entry = Array.isArray(listing) ? listing.find((e) => e.path === path) : undefined;
+          if (entry) oids.set(path, entry.sha);
+        }
       }
       const history = extra.history
         ? (

@@ -97,6 +97,7 @@ export async function collectJobChanges(
       // the job's workspace goes with the job: a file no patch can hold is not kept
       stay: "the files under names git refuses went with the job's workspace",
     });
+    await replacedTrees(workspace, collected.start, collected.paths);
     const blobs = collected.paths.flatMap((c) => (c.blob !== undefined ? [c.blob] : []));
     contents = await readBlobs(workspace, blobs); // over 1 GiB in all: git is stopped, and it says so
   } catch (error) {
@@ -120,6 +121,19 @@ export async function collectJobChanges(
   const refused = collected.refused ?? refusalOf(changes);
   if (refused !== undefined) changes.refused = refused;
   return changes;
+}
+
+/**
+ * The start's tree at each path an addition puts where a directory was (its files all
+ * deleted): the id a branch head that nobody changed there still has at that path.
+ */
+async function replacedTrees(workspace: string, start: string, paths: ChangedPath[]) {
+  const gone = paths.flatMap((c) => (c.status === "deleted" ? [c.path] : (c.from ?? [])));
+  for (const c of paths) {
+    const made = c.status === "added" || c.status === "renamed";
+    if (!made || !gone.some((p) => p.startsWith(`${c.path}/`))) continue;
+    c.oldTree = await gitText(["rev-parse", "--verify", `${start}:${c.path}`], { cwd: workspace });
+  }
 }
 
 /** Whether `createCommitOnBranch` can write these changes (plain files only, small enough). */
@@ -223,8 +237,8 @@ export function movedPaths(
   const expected = new Map<string, string | undefined>();
   for (const c of changes.paths) {
     if (c.from !== undefined) expected.set(c.from, c.oldBlob);
-    // a rename's new path was empty at the start; any other path held its old blob
-    expected.set(c.path, c.status === "renamed" ? undefined : c.oldBlob);
+    // a rename's new path was empty at the start (or a directory); any other path held its old blob
+    expected.set(c.path, c.status === "renamed" ? c.oldTree : (c.oldBlob ?? c.oldTree));
   }
   // in the order a verdict names them (touchedPaths), so the first named are the first found
   return touchedPaths(changes.paths).filter((path) => oids.get(path) !== expected.get(path));

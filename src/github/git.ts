@@ -101,19 +101,20 @@ export async function commitFiles(
   const tree = await gh.rest.git.createTree({
     ...repo,
     base_tree: head.tree,
+    // deletions first, as createCommitOnBranch makes them: a file may take a directory's place
     tree: [
+      ...changes.deletions.map((path) => ({
+        path,
+        mode: "100644" as const,
+        type: "blob" as const,
+        sha: null,
+      })),
       ...written,
       ...[...(changes.entries ?? [])].map(([path, e]) => ({
         path,
         mode: e.mode as "100644" | "100755" | "120000",
         type: "blob" as const,
         sha: e.sha,
-      })),
-      ...changes.deletions.map((path) => ({
-        path,
-        mode: "100644" as const,
-        type: "blob" as const,
-        sha: null,
       })),
     ],
   });

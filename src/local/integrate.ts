@@ -240,30 +240,19 @@ export class Integrator {
       if (plan.record !== undefined) plan.record.commit = made;
       return plan;
     }
-    if (!existsSync(join(p.worktree, ".git"))) {
-      // its changes cannot be collected: it fails, saying so, and files left stay where they are
-      const keepWorktree = existsSync(p.worktree);
-      const what = keepWorktree ? "'s .git" : "";
-      const reason = `its worktree${what} (${p.worktree}) was removed before its changes were collected (by its executor?): nothing of it could be integrated${keepWorktree ? ", its files stay there" : ""}`;
-      return {
-        outcome: "failed",
-        reason,
-        changes: "none",
-        verdict: { kind: "none" },
-        keepWorktree,
-      };
-    }
     const shared = await sharedChangedSince(this.branch, this.before);
     if (shared.length > 0) throw new Error(gitDirChanged(shared));
     // an executor that checked out the run's branch left it there: its worktree is the run's now
     const at = await checkedOutAt(root, this.ref);
     if (at !== undefined && existsSync(at) && realpathSync(at) === realpathSync(p.worktree))
       await detachHead(at);
+    // (an executor may have removed its worktree, or its .git: then nothing could be collected)
+    const there = existsSync(p.worktree);
     const collected = await attemptChanges(p.worktree, p.start, {
       ...worktreeChanges(this.branch),
       cap: this.maxResultBytes,
       stay: `it stays in ${p.worktree}`,
-      kept: p.worktree,
+      ...(there && { kept: p.worktree }),
     });
     evidence.patch = collected.patch;
     for (let tries = 1; ; tries++) {
@@ -275,7 +264,7 @@ export class Integrator {
       if (keep) writing(file, () => createRecord(file, keep, evidence.file));
       // a file no patch can hold (or none collected) stays in the worktree, which stays
       if (plan.changes !== "integrate")
-        return { ...plan, keepWorktree: collected.unstored !== undefined };
+        return { ...plan, keepWorktree: there && collected.unstored !== undefined };
       const made = await commitOnto(root, {
         head,
         ref: this.ref,

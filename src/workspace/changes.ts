@@ -173,7 +173,9 @@ export async function collectChanges(
   let own = resolve(workdir);
   while (!lstatOr(Buffer.from(join(own, ".git"))) && dirname(own) !== own) own = dirname(own);
   if (root === "" || root !== realpathSync(own)) {
-    throw new NotCollected(`${workdir} is no longer a git work tree (its .git was removed)`);
+    const gone = !lstatOr(Buffer.from(workdir));
+    const what = gone ? "was removed" : "is no longer a git work tree (its .git was removed)";
+    throw new NotCollected(`${workdir} ${what}`);
   }
   const startCommit = await tryResolveCommit(root, start);
   if (startCommit === undefined) {

@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
+import { restStore } from "../../src/github/branch.js";
 import {
   collectJobChanges,
   type JobChanges,
@@ -362,6 +363,61 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     expect(w.repo.readFile('tools/quo"te')).toBe("four\n");
     expect(commitsOf(w, "tools")).toHaveLength(1);
   });
+
+  it.each(["graphql", "rest"] as const)(
+    "a directory made a symlink or a file lands (no conflict with itself); one a person added to since is a conflict (%s)",
+    async (api) => {
+      const files = (d: string) => ({ [`${d}/lib/a.txt`]: "a\n", [`${d}/lib/b/c.txt`]: "c\n" });
+      world = await makeWorld(
+        Object.fromEntries(["link", "file", "pushed"].map((d) => scoped(d, [`${d}/**`]))),
+      );
+      const w = world;
+      w.repo.commit("main", { ...files("link"), ...files("file"), ...files("pushed") }, {});
+      await advance(runContext(w), advanceOnly, "push");
+      const replace = (d: string, by: (path: string) => void) => (ws: string) => {
+        rmSync(join(ws, d, "lib"), { recursive: true });
+        by(join(ws, d, "lib"));
+      };
+      const repo = { owner: "acme", repo: "widgets" };
+      const over = api === "rest" ? { store: restStore(w.gh, repo, "main") } : {};
+      const done = { outcome: "complete" as const, result: "done" };
+      await job(
+        w,
+        "link",
+        replace("link", (p) => symlinkSync("/tmp", p)),
+        done,
+        over,
+      );
+      await job(
+        w,
+        "file",
+        replace("file", (p) => writeFileSync(p, "a file now\n")),
+        done,
+        over,
+      );
+      const pushed = w.repo.commit("main", { "pushed/lib/new.txt": "a person's\n" }, {});
+      await job(
+        w,
+        "pushed",
+        replace("pushed", (p) => writeFileSync(p, "a file now\n")),
+        done,
+        over,
+      );
+      const state = stateOf(w) as unknown as State;
+      expect(state.tickets.link?.status).toBe("complete");
+      expect(state.tickets.file?.status).toBe("complete");
+      const tree = w.repo.git.expect(w.repo.head("main") as string, "commit").tree;
+      expect(w.repo.git.lookup(tree, "link/lib")?.mode).toBe("120000");
+      expect(w.repo.readFile("file/lib")).toBe("a file now\n");
+      expect(w.repo.git.lookup(tree, "file/lib/a.txt")).toBeUndefined();
+      // under the directory, a file the attempt never saw: replacing it would drop that file
+      expect(state.tickets.pushed?.status).toBe("failed");
+      expect(state.tickets.pushed?.attempts[0]?.reason).toContain(
+        `conflict: pushed/lib (changed by ${pushed.slice(0, 12)})`,
+      );
+      expect(w.repo.readFile("pushed/lib/new.txt")).toBe("a person's\n");
+    },
+  );
 
   it("a lost commit answer: the changes are integrated once", async () => {
     world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));

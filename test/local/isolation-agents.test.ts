@@ -780,7 +780,7 @@ describe("messages that say what happened", () => {
     const api = attemptOf(repo.dir, "api", 1);
     expect(api.outcome).toBe("failed");
     expect(api.reason).toMatch(
-      /^its worktree \(.*\) was removed before its changes were collected/,
+      /^its changes could not be collected: \S+ was removed; nothing was integrated — /,
     );
     expect(ran.stderr).not.toContain("not installed");
   });
@@ -796,8 +796,8 @@ describe("messages that say what happened", () => {
     );
     expect(ran.code).toBe(1);
     const reason = attemptOf(repo.dir, "api", 1).reason ?? "";
-    const path = /its worktree's \.git \((.*)\) was removed before/.exec(reason)?.[1];
-    expect(reason).toMatch(/nothing of it could be integrated, its files stay there$/);
+    expect(reason).toMatch(/^its changes could not be collected: \S+ is no longer a git work tree/);
+    const path = /nothing was integrated, its files are kept in (\S+) — /.exec(reason)?.[1];
     expect(readFileSync(join(path!, "app", "a.js"), "utf8")).toBe("work\n");
     const again = await runHere(repo.dir, "echo done");
     expect(again.stderr).toContain(`changes could not be collected: its files stay in ${path}`);
