@@ -446,13 +446,19 @@ export async function keepBegun(
   where?: (file: string) => string,
   start?: string,
 ): Promise<{ said?: string; stays?: true }> {
-  const name = basename(path);
-  const ticket = name.slice(0, name.lastIndexOf("@"));
-  const attempt = Number(name.slice(ticket.length + 1));
+  const [, ticket = "", n] = /^(.+)@(\d+)$/.exec(basename(path)) ?? [];
+  if (!existsSync(path)) return {};
+  const remove = `git worktree remove --force ${shellWord(path)} once you have them`;
+  if (n === undefined) {
+    // none of the run's: an executor's (`git worktree add ../x`), named and never removed
+    const said = `${path} is a worktree the run did not make (an executor's git worktree add?): its files stay there (${remove})`;
+    return { stays: true, said };
+  }
+  const attempt = Number(n);
   const they = `${ticket} attempt ${attempt} was interrupted; its changes so far`;
   // an attempt recorded as ended otherwise was not interrupted (a kill as its worktree went)
   const record = tryReadJson<AttemptRecord>(join(dir, attemptFile(ticket, attempt)));
-  if (!existsSync(path) || (record && !INTERRUPTED.has(record.reason ?? ""))) return {};
+  if (record && !INTERRUPTED.has(record.reason ?? "")) return {};
   const from = start ?? (await madeAt(path))?.trim() ?? "";
   const ref = `refs/heads/${rb.branch}`;
   const known =
@@ -461,6 +467,6 @@ export async function keepBegun(
     ? keepAsPatch(dir, rb, { ticket, attempt, worktree: path, start: from }, they, where)
     : {
         stays: true,
-        said: `${they} stay in ${path}, since the commit it started from is unknown or no longer on ${rb.branch} (git worktree remove --force ${shellWord(path)} once you have them)`,
+        said: `${they} stay in ${path}, since the commit it started from is unknown or no longer on ${rb.branch} (${remove})`,
       };
 }

@@ -770,6 +770,28 @@ describe("messages that say what happened", () => {
     );
   });
 
+  it("a worktree an executor adds beside its own is named as none of the run's by the next run and by reset, its files kept", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: sibling\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const made = await runHere(
+      repo.dir,
+      "git worktree add -q --detach ../mine && echo kept > ../mine/notes.txt && mkdir -p app && echo a > app/a.js && echo done",
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const listed = git(repo.root, "worktree", "list", "--porcelain");
+    const path = /^worktree (.*\/mine)$/m.exec(listed)?.[1] as string;
+    expect(path).toBeDefined();
+    const again = await runHere(repo.dir, "echo done");
+    const named = `${path} is a worktree the run did not make (an executor's git worktree add?): its files stay there`;
+    expect(again.stderr).toContain(named);
+    expect(again.stderr).not.toMatch(/attempt 0|mi attempt/);
+    const reset = await resetHere(repo.dir);
+    expect(reset).toContain(named);
+    expect(readFileSync(join(path, "notes.txt"), "utf8")).toBe("kept\n");
+  });
+
   it("an executor that removes its own worktree fails saying so, not that git is missing", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: gone\nisolation: worktree\n",
