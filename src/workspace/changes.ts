@@ -9,7 +9,8 @@
  *
  * One module for both runners: the action's settle step reads the job's checkout, the
  * local runner a ticket's worktree. The workspace is untrusted (git.ts):
- * its files are hashed as they are (no filter, no attribute), listed with none of its
+ * its files are hashed as `git add` stores them, with no filter driver run (a checkout's
+ * line endings undone as the attributes say, never the agent's settings), listed with none of its
  * configuration's code, and staged into a temporary index — its own index, and the
  * user's, are neither read nor changed. What cannot be carried faithfully (a nested
  * repository, a name that is not UTF-8 or that git refuses) is named, and what git can
@@ -96,7 +97,7 @@ async function withIndex<T>(
   // configuration's: git told they are would take a file renamed `a` → `A` for deleted
   const [lower, upper] = [".git", ".GIT"].map((n) => lstatOr(Buffer.from(join(root, n))));
   const folds = upper !== undefined && upper.ino === lower?.ino && upper.dev === lower.dev;
-  const config = [`core.ignoreCase=${folds}`];
+  const config = [`core.ignoreCase=${folds}`, ...(await noFilterDrivers(root))];
   const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, config };
   try {
     await git(["read-tree", base], o);
@@ -104,6 +105,22 @@ async function withIndex<T>(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Every filter driver the repository's configuration names, emptied: files are hashed as
+ * `git add` stores them — git's own conversions of a checkout (line endings, `ident`, an
+ * encoding) undone as its attributes say — with no driver's code run.
+ */
+async function noFilterDrivers(root: string): Promise<string[]> {
+  const keys = await git(["config", "-z", "--name-only", "--get-regexp", "^filter\\."], {
+    cwd: root,
+  }).catch(() => Buffer.alloc(0)); // (none: git exits 1)
+  const listed = keys.toString("utf8").split("\0").filter(Boolean);
+  const names = new Set(listed.map((k) => k.slice("filter.".length, k.lastIndexOf("."))));
+  return [...names].flatMap((n) =>
+    ["clean=", "smudge=", "process=", "required=false"].map((v) => `filter.${n}.${v}`),
+  );
 }
 
 /** Apply index-info `lines` (`mode blob\tpath`; REMOVED + path takes a path out), then write the tree. */
@@ -217,7 +234,7 @@ export async function collectChanges(
 }
 
 /**
- * Every file of the workspace as git would commit it, hashed as it is: the paths of the
+ * Every file of the workspace as git would commit it: the paths of the
  * start commit and the untracked paths the repository does not ignore, as the index-info
  * lines that make the start's tree (in the index `o`) the workspace's. A directory with
  * its own `.git` is a nested repository, a submodule's directory the agent changed is
@@ -293,7 +310,7 @@ async function workspaceFiles(
   return { lines, nested: [...nested].sort(), submodules, changed: changedIn(lines, atStart) };
 }
 
-/** Index-info lines: `gone` paths out, files and symlinks hashed as they are (no filter). */
+/** Index-info lines: `gone` paths out, files and symlinks hashed (no filter driver). */
 async function hashed(
   o: GitOptions,
   fsPath: (p: string) => Buffer,
@@ -301,7 +318,7 @@ async function hashed(
 ): Promise<string[]> {
   const { gone, files, links } = found;
   const input = bytesOf(files.map((e) => `${quoted(e.path)}\n`).join(""));
-  const hashing = ["hash-object", "-w", "--no-filters", "--stdin-paths"];
+  const hashing = ["hash-object", "-w", "--stdin-paths"];
   const blobs = (await git(hashing, { ...o, input })).toString("latin1").split("\n");
   const lines = [
     ...gone.map((p) => `${REMOVED}${p}`),

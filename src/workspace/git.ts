@@ -46,10 +46,11 @@ export interface GitOptions {
  * none of the runner's secrets is there to steal. No system or user configuration; the
  * repository's own (which `-c` cannot skip, only override) has its hooks, fsmonitor,
  * untracked cache, attributes file, signing and its checks, auto-gc and external diff
- * overridden; no replace refs. Filters and attribute drivers run only when git converts
- * content: reading the changes never asks it to (`hash-object --no-filters`, `diff
- * --no-ext-diff --no-textconv`); making a worktree and reading the user's tree do, so
- * neither is done once the shared git directory changed during a run (local/guard.ts).
+ * overridden, and its line-ending settings too; no replace refs. Filter and diff drivers
+ * run only when git converts content: reading the changes empties every filter driver
+ * (workspace/changes.ts `withIndex`) and never asks for a diff's (`--no-ext-diff
+ * --no-textconv`); making a worktree and reading the user's tree do, so neither is done
+ * once the shared git directory changed during a run (local/guard.ts).
  * Without the user's configuration their `safe.directory` is gone too: a repository another
  * user owns (a container's, a mount's) is one the runner chose, and none of its code runs.
  */
@@ -59,6 +60,8 @@ const UNTRUSTED_CONFIG = [
   "core.fsmonitor=false",
   "core.untrackedCache=false",
   "core.attributesFile=/dev/null",
+  "core.autocrlf=false",
+  "core.safecrlf=false",
   // a `.git` in any spelling Windows or macOS would take for it is no name (GitHub's rule)
   "core.protectNTFS=true",
   "core.protectHFS=true",

@@ -14,10 +14,11 @@
  * (GitHub's carry the run's state).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import type { AttemptRecord } from "../../src/core/model.js";
 import { git, IDENTITY, readJson, repoWith, runHere, ticket } from "../local/git-repo.js";
 import { Runner } from "./runner.js";
@@ -64,10 +65,19 @@ const HISTORIES: Record<string, string> = {
   "own-ticket": `echo evil >> tickets/"$FRONTIER_TICKET".md`,
   "no-git": `rm -rf .git && echo z > ${D}/z.txt`,
   "remade-git": `rm -rf .git && git init -q && echo r > ${D}/r.txt`,
+  // dependents: of a ticket that integrated, and of ones that failed
+  "after-commits": `test "$(cat w/commits/a.txt)" = "$(printf 'v2\\nv3')" && echo ok > ${D}/ok.txt`,
+  "after-outside": `echo ok > ${D}/ok.txt`,
+  "after-no-git": `echo ok > ${D}/ok.txt`,
+};
+const DEPENDS: Record<string, string> = {
+  "after-commits": "commits",
+  "after-outside": "outside",
+  "after-no-git": "no-git",
 };
 const IDS = Object.keys(HISTORIES);
 
-/** What each attempt comes to (on both runners): outcome, verdict, changed paths. */
+/** What each ticket comes to (on both runners): its status, its attempt's verdict, changed paths. */
 const EXPECTED: Record<string, string> = {
   commits: "complete integrated 1",
   branches: "complete integrated 2",
@@ -94,11 +104,19 @@ const EXPECTED: Record<string, string> = {
   "own-ticket": "failed breach 1",
   "no-git": "failed - 0",
   "remade-git": "failed - 0",
+  "after-commits": "complete integrated 1",
+  "after-outside": "blocked - 0",
+  "after-no-git": "blocked - 0",
 };
 
 /** What every ticket's directory holds at the start. */
 function startFiles(): Record<string, string> {
-  const files: Record<string, string> = { "README.md": "# widgets\n" };
+  const files: Record<string, string> = {
+    "README.md": "# widgets\n",
+    // as Gradle writes them: every checkout has this file with CRLF
+    ".gitattributes": "*.bat text eol=crlf\n",
+    "tools/gradlew.bat": "@echo off\nrem build\n",
+  };
   for (const id of IDS) {
     files[`w/${id}/a.txt`] = "v1\n";
     files[`w/${id}/del.txt`] = "bye\n";
@@ -109,25 +127,35 @@ function startFiles(): Record<string, string> {
 }
 
 const SETTINGS = "run: parity\nisolation: worktree\n";
-const ticketFile = (id: string) => ticket({ write_scope: [`w/${id}/**`] }, `Do ${id}.`);
+const ticketFile = (id: string) =>
+  ticket(
+    { ...(DEPENDS[id] && { depends_on: [DEPENDS[id]] }), write_scope: [`w/${id}/**`] },
+    `Do ${id}.`,
+  );
 
-/** One runner's attempt, as compared: the record without what differs by design. */
+/** One runner's ticket, as compared: its fields and attempt, without what differs by design. */
 interface Seen {
+  /** the engine's fields in the ticket file (but `updated_at`) */
+  fields: Record<string, unknown>;
   outcome?: string;
   reason?: string;
   verdict?: string;
   paths: Array<[string, string, string | undefined, string | undefined]>;
 }
 
-function seen(a: Partial<AttemptRecord> | undefined, workspace: RegExp): Seen {
-  const reason = a?.reason
-    ?.replace(workspace, "<workspace>")
-    .replace(/\([0-9a-f]{12}\)/, "(<start>)")
-    .replace(/, its files are kept in <workspace>/, "")
-    .replace(/, but for what no patch holds: .*$/, "");
+function seen(file: string, a: Partial<AttemptRecord> | undefined, workspace: RegExp): Seen {
+  const said = (reason: string | undefined) =>
+    reason
+      ?.replace(workspace, "<workspace>")
+      .replace(/\([0-9a-f]{12}\)/, "(<start>)")
+      .replace(/, its files are kept in <workspace>/, "")
+      .replace(/, but for what no patch holds: .*$/, "");
+  const front = parse(file.split("---\n")[1] ?? "") as Record<string, unknown>;
+  const { status, attempt, reason, blocked_by } = front as { reason?: string } & typeof front;
   return {
+    fields: { status, attempt, reason: said(reason), blocked_by },
     outcome: a?.outcome,
-    reason,
+    reason: said(a?.reason),
     verdict: a?.changes?.verdict,
     paths: (a?.changes?.paths ?? []).map((p) => {
       const blob = p.path.startsWith("tickets/") ? "(a ticket file)" : p.blob;
@@ -166,8 +194,9 @@ describe("the same agents on both runners: the same records, the same branch", (
       "g",
     );
     for (const id of IDS) {
-      const file = join(repo.dir, ".frontier", "attempts", `${id}@1.json`);
-      local[id] = seen(readJson<AttemptRecord>(file), worktrees);
+      const record = join(repo.dir, ".frontier", "attempts", `${id}@1.json`);
+      const attempt = existsSync(record) ? readJson<AttemptRecord>(record) : undefined;
+      local[id] = seen(readFileSync(join(repo.dir, `${id}.md`), "utf8"), attempt, worktrees);
     }
     localTree = treeOf(
       git(repo.root, "ls-tree", "-r", "-z", "frontier/parity", "--", "w").split("\0"),
@@ -196,7 +225,10 @@ describe("the same agents on both runners: the same records, the same branch", (
     await runner.fake.idle();
     const state = runner.state();
     const jobs = new RegExp(`${runner.scratch}/job-[^ ,;:)]*`, "g");
-    for (const id of IDS) github[id] = seen(state.tickets[id]?.attempts[0], jobs);
+    for (const id of IDS) {
+      const file = runner.repo.readFile(`tickets/${id}.md`) ?? "";
+      github[id] = seen(file, state.tickets[id]?.attempts[0], jobs);
+    }
     const head = runner.repo.head("main") as string;
     const tree = runner.repo.git.expect(head, "commit").tree;
     githubTree = new Map();
@@ -211,12 +243,12 @@ describe("the same agents on both runners: the same records, the same branch", (
   });
 
   for (const id of IDS) {
-    it(`${id}: the attempt is recorded the same`, () => {
+    it(`${id}: the ticket and its attempt are recorded the same`, () => {
       expect(runner.fake.hookErrors.map((e) => String(e.error))).toEqual([]);
-      expect(local[id]?.outcome, localOut).toBeDefined();
+      expect(local[id]?.fields.status, localOut).toBeDefined();
       expect(github[id]).toEqual(local[id]);
-      const { outcome, verdict = "-", paths } = local[id] as Seen;
-      expect(`${outcome} ${verdict} ${paths.length}`, local[id]?.reason).toBe(EXPECTED[id]);
+      const { fields, verdict = "-", paths } = local[id] as Seen;
+      expect(`${fields.status} ${verdict} ${paths.length}`, local[id]?.reason).toBe(EXPECTED[id]);
     });
   }
 

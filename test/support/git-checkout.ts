@@ -36,7 +36,8 @@ const run = promisify(execFile);
 
 /**
  * Write the tree of `sha` (every file, or those `keep` keeps) into `dir`, with the commit
- * `sha` as its HEAD. Git runs without blocking: the fake GitHub in this process keeps answering.
+ * `sha` as its HEAD; a whole tree with attributes is converted as they say, as
+ * actions/checkout converts it. Git runs without blocking: the fake GitHub in this process keeps answering.
  */
 export async function checkoutCommit(
   repo: FakeRepo,
@@ -46,8 +47,15 @@ export async function checkoutCommit(
 ): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const commit = repo.git.expect(sha, "commit");
+  let attributes = false;
+  let whole = true;
   for (const [path, entry] of repo.git.flatten(commit.tree)) {
-    if (!keep(path) || entry.type !== "blob") continue;
+    if (entry.type !== "blob") continue;
+    if (!keep(path)) {
+      whole = false;
+      continue;
+    }
+    attributes ||= path === ".gitattributes" || path.endsWith("/.gitattributes");
     const target = join(dir, path);
     mkdirSync(dirname(target), { recursive: true });
     const content = repo.git.expect(entry.sha, "blob").content;
@@ -63,6 +71,8 @@ export async function checkoutCommit(
   writeFileSync(join(dir, ".git", "shallow"), `${sha}\n`);
   await git(["update-ref", "--no-deref", "HEAD", sha]);
   await git(["read-tree", sha]);
+  // files written again as actions/checkout writes them where attributes say how (line endings, ident)
+  if (attributes && whole) await git(["checkout-index", "-f", "-a"]);
   await git(["update-index", "-q", "--refresh"]).catch(() => undefined);
   return dir;
 }

@@ -548,6 +548,39 @@ describe("git runs on the workspace with none of the agent's code", () => {
     rmSync(marks, { recursive: true, force: true });
   });
 
+  it("what the checkout converted as the repository's attributes say (eol=crlf, ident) is no change; a change is stored as git add stores it", async () => {
+    write(root, ".gitattributes", "*.bat text eol=crlf\n*.c ident\n");
+    write(root, "tools/gradlew.bat", "@echo off\nrem build\n");
+    write(root, "src/x.c", "/* $Id$ */\n");
+    sh(root, "add", "-A");
+    sh(root, "commit", "-q", "-m", "windows scripts");
+    const at = sh(root, "rev-parse", "HEAD");
+    // as actions/checkout and git worktree add write them: CRLF, the id expanded
+    rmSync(join(root, "tools/gradlew.bat"));
+    rmSync(join(root, "src/x.c"));
+    sh(root, "checkout", "--", "tools/gradlew.bat", "src/x.c");
+    expect(readFileSync(join(root, "tools/gradlew.bat"), "utf8")).toBe(
+      "@echo off\r\nrem build\r\n",
+    );
+    expect(readFileSync(join(root, "src/x.c"), "utf8")).toMatch(/\$Id: [0-9a-f]{40} \$/);
+    // the agent's settings do not change it: line endings and a check that refuses mixed ones
+    sh(root, "config", "core.autocrlf", "true");
+    sh(root, "config", "core.safecrlf", "true");
+    expect((await collectChanges(root, at)).paths).toEqual([]);
+    write(root, "tools/gradlew.bat", "@echo off\r\nrem build, then test\r\n");
+    write(root, "src/api/a.ts", "crlf where no attribute says text\r\n");
+    const got = await collectChanges(root, at);
+    expect(got.paths.map((c) => c.path)).toEqual(["src/api/a.ts", "tools/gradlew.bat"]);
+    const blobs = await readBlobs(
+      root,
+      got.paths.map((c) => c.blob as string),
+    );
+    expect(got.paths.map((c) => blobs.get(c.blob as string)?.toString())).toEqual([
+      "crlf where no attribute says text\r\n",
+      "@echo off\nrem build, then test\n",
+    ]);
+  });
+
   it("the agent's git settings change nothing collected: ignoreCase where the disk keeps case, and a patch asked in colour, without prefixes or context", async () => {
     const config = (k: string, v: string) => sh(root, "config", k, v);
     config("core.ignoreCase", "true");
