@@ -97,10 +97,11 @@ async function withIndex<T>(
   // configuration's: git told they are would take a file renamed `a` → `A` for deleted
   const [lower, upper] = [".git", ".GIT"].map((n) => lstatOr(Buffer.from(join(root, n))));
   const folds = upper !== undefined && upper.ino === lower?.ino && upper.dev === lower.dev;
-  const config = [`core.ignoreCase=${folds}`, ...(await noFilterDrivers(root))];
+  const config = [`core.ignoreCase=${folds}`];
   const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, config };
   try {
-    await git(["read-tree", base], o);
+    const [drivers] = await Promise.all([noFilterDrivers(root), git(["read-tree", base], o)]);
+    config.push(...drivers);
     return await fn(o);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -552,7 +552,7 @@ describe("git runs on the workspace with none of the agent's code", () => {
     write(root, ".gitattributes", "*.bat text eol=crlf\n*.c ident\n");
     write(root, "tools/gradlew.bat", "@echo off\nrem build\n");
     write(root, "src/x.c", "/* $Id$ */\n");
-    sh(root, "add", "-A");
+    sh(root, "-c", "core.safecrlf=false", "add", "-A");
     sh(root, "commit", "-q", "-m", "windows scripts");
     const at = sh(root, "rev-parse", "HEAD");
     // as actions/checkout and git worktree add write them: CRLF, the id expanded
