@@ -114,10 +114,9 @@ async function withIndex<T>(
  * encoding) undone as its attributes say — with no driver's code run.
  */
 async function noFilterDrivers(root: string): Promise<string[]> {
-  const keys = await git(["config", "-z", "--name-only", "--get-regexp", "^filter\\."], {
-    cwd: root,
-  }).catch(() => Buffer.alloc(0)); // (none: git exits 1)
-  const listed = keys.toString("utf8").split("\0").filter(Boolean);
+  // (a failure is thrown: never hashed with a driver left in place)
+  const keys = await git(["config", "-z", "--name-only", "--list"], { cwd: root });
+  const listed = keys.toString("utf8").split("\0").filter((k) => k.startsWith("filter."));
   const names = new Set(listed.map((k) => k.slice("filter.".length, k.lastIndexOf("."))));
   return [...names].flatMap((n) =>
     ["clean=", "smudge=", "process=", "required=false"].map((v) => `filter.${n}.${v}`),
