@@ -115,8 +115,8 @@ async function withIndex<T>(
  */
 async function noFilterDrivers(root: string): Promise<string[]> {
   // (a failure is thrown: never hashed with a driver left in place)
-  const keys = await git(["config", "-z", "--name-only", "--list"], { cwd: root });
-  const listed = keys.toString("utf8").split("\0").filter((k) => k.startsWith("filter."));
+  const keys = (await git(["config", "-z", "--name-only", "--list"], { cwd: root })).toString();
+  const listed = keys.split("\0").filter((k) => k.startsWith("filter."));
   const names = new Set(listed.map((k) => k.slice("filter.".length, k.lastIndexOf("."))));
   return [...names].flatMap((n) =>
     ["clean=", "smudge=", "process=", "required=false"].map((v) => `filter.${n}.${v}`),
