@@ -2,8 +2,8 @@
  * Both runners, the same agents: each history below runs as one ticket of a graph on the
  * local runner (`frontier run`, a worktree per attempt) and on GitHub (the built action in
  * every step of an orch-task job, its checkout a git work tree), and what each runner
- * records of the attempt — its outcome, its reason, its changes' verdict and paths — and
- * what it integrates on the run's branch are the same. The agents do what coding agents
+ * records — the engine's fields in the ticket file; the attempt's outcome, reason, and its
+ * changes' verdict and paths — and what it integrates on the run's branch are the same. The agents do what coding agents
  * do: commit, branch, reset, stash, amend, hide files from git's index, write odd names,
  * make nested repositories, remove or remake `.git`, replace their directory with a
  * symlink, and write outside their scope.
@@ -62,7 +62,7 @@ const HISTORIES: Record<string, string> = {
   "own-ticket": `echo evil >> tickets/"$FRONTIER_TICKET".md`,
   "no-git": `rm -rf .git && echo z > ${D}/z.txt`,
   "remade-git": `rm -rf .git && git init -q && echo r > ${D}/r.txt`,
-  // dependents: of a ticket that integrated, and of ones that failed
+  // dependents: of a ticket that integrated (its checkout holds that commit), and of one that failed
   "after-commits": `test "$(cat w/commits/a.txt)" = "$(printf 'v2\\nv3')" && echo ok > ${D}/ok.txt`,
   "after-outside": `echo ok > ${D}/ok.txt`,
 };
