@@ -14,6 +14,7 @@
  * (GitHub's carry the run's state).
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -155,8 +156,9 @@ function seen(file: string, a: Partial<AttemptRecord> | undefined, workspace: Re
   };
 }
 
-/** `mode blob path` of every file under w/ in a tree listing. */
+/** `mode blob` by path of every file a branch holds but the run's own (tickets/, workflows). */
 type Tree = Map<string, string>;
+const compared = (path: string) => !/^(tickets|\.github)\//.test(path);
 
 describe("the same agents on both runners: the same records, the same branch", () => {
   const runner = new Runner();
@@ -189,9 +191,7 @@ describe("the same agents on both runners: the same records, the same branch", (
       const attempt = existsSync(record) ? readJson<AttemptRecord>(record) : undefined;
       local[id] = seen(readFileSync(join(repo.dir, `${id}.md`), "utf8"), attempt, worktrees);
     }
-    localTree = treeOf(
-      git(repo.root, "ls-tree", "-r", "-z", "frontier/parity", "--", "w").split("\0"),
-    );
+    localTree = treeOf(git(repo.root, "ls-tree", "-r", "-z", "frontier/parity").split("\0"));
 
     // on GitHub: the same graph, each job's agent the same history in its checkout
     const dir = mkdtempSync(join(tmpdir(), "frontier-e2e-tickets-"));
@@ -226,7 +226,7 @@ describe("the same agents on both runners: the same records, the same branch", (
     const tree = runner.repo.git.expect(head, "commit").tree;
     githubTree = new Map();
     for (const [path, e] of runner.repo.git.flatten(tree))
-      if (path.startsWith("w/")) githubTree.set(path, `${e.mode} ${e.sha}`);
+      if (compared(path)) githubTree.set(path, `${e.mode} ${e.sha}`);
     rmSync(repo.root, { recursive: true, force: true });
   }, 600_000);
 
@@ -245,16 +245,25 @@ describe("the same agents on both runners: the same records, the same branch", (
     });
   }
 
-  it("what each integrated is the same tree", () => {
+  it("what each integrated is the same tree, the files no ticket may change as they were", () => {
     expect([...githubTree].sort()).toEqual([...localTree].sort());
+    // README.md (a breach) and gradlew.bat (CRLF in every checkout) as the start had them
+    expect(localTree.get("README.md")).toBe(`100644 ${blobOf("# widgets\n")}`);
+    expect(localTree.get("tools/gradlew.bat")).toBe(`100644 ${blobOf("@echo off\nrem build\n")}`);
   });
 });
+
+/** git's id of a blob holding `text`. */
+const blobOf = (text: string) =>
+  createHash("sha1")
+    .update(`blob ${Buffer.byteLength(text)}\0${text}`)
+    .digest("hex");
 
 function treeOf(entries: string[]): Tree {
   const tree: Tree = new Map();
   for (const e of entries) {
-    if (e === "") continue;
     const [head, path] = [e.slice(0, e.indexOf("\t")), e.slice(e.indexOf("\t") + 1)];
+    if (e === "" || !compared(path)) continue;
     const [mode, , sha] = head.split(" ");
     tree.set(path, `${mode} ${sha}`);
   }
