@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, commitTrailers, named } from "../core/changes.js";
 import { singleLine } from "../core/text.js";
-import { type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
+import { GitError, type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
 import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
 
 export interface Collected {
@@ -42,12 +42,12 @@ export interface Collected {
   engineEdits: string[];
 }
 
-/** The changes could not be collected at all (the workspace is no longer the repository it was). */
+/** The changes could not be collected at all (`.git` gone or made anew, files git cannot store). */
 export class NotCollected extends Error {}
 
 /** The reason an attempt whose changes could not be collected fails with: the same on both runners. */
 export function notCollectedReason(why: string, kept?: string): string {
-  return `its changes could not be collected: ${why}; nothing was integrated${kept ? `, its files are kept in ${kept}` : ""} — leave the workspace's .git as it was checked out (commit, branch or reset as you like), then retry the ticket`;
+  return `its changes could not be collected: ${why}; nothing was integrated${kept ? `, its files are kept in ${kept}` : ""} — leave the workspace's .git as it was checked out (commit, branch or reset as you like) and its files as its .gitattributes let git store them, then retry the ticket`;
 }
 
 /**
@@ -319,7 +319,14 @@ async function hashed(
   const { gone, files, links } = found;
   const input = bytesOf(files.map((e) => `${quoted(e.path)}\n`).join(""));
   const hashing = ["hash-object", "-w", "--stdin-paths"];
-  const blobs = (await git(hashing, { ...o, input })).toString("latin1").split("\n");
+  const stored = await git(hashing, { ...o, input }).catch((error: unknown) => {
+    // a file git cannot convert as the workspace's .gitattributes say (an encoding): none is
+    // stored altered, and the attempt is refused by git's words
+    if (!(error instanceof GitError) || error instanceof TooMuchOutput) throw error;
+    const said = error.message.replace(/^.*? failed \(exit \d+\): /, "");
+    throw new NotCollected(`git cannot store its files as they are (${said})`);
+  });
+  const blobs = stored.toString("latin1").split("\n");
   const lines = [
     ...gone.map((p) => `${REMOVED}${p}`),
     ...files.map((f, i) => `${f.mode} ${blobs[i]}\t${f.path}`),

@@ -45,6 +45,7 @@ const HISTORIES: Record<string, string> = {
     `git rm -q --cached ${D}/del.txt`,
   ].join(" && "),
   attributes: `printf '* text eol=crlf\\n*.txt filter=up\\n' > ${D}/.gitattributes && printf 'lf\\n' > ${D}/lf.txt && printf 'crlf\\r\\n' > ${D}/crlf.txt`,
+  encoding: `printf '*.txt working-tree-encoding=bogus\\n*.u16 working-tree-encoding=UTF-16\\n' > ${D}/.gitattributes && echo e > ${D}/e.txt && printf 'abc' > ${D}/x.u16`,
   ignores: `printf 'secret.txt\\n' > ${D}/.gitignore && echo s > ${D}/secret.txt && echo v > ${D}/visible.txt`,
   "odd-names": [
     `echo 1 > ${D}/"sp ace.txt" && echo 2 > ${D}/ünï.txt && echo 3 > ${D}/-dash`,
@@ -84,6 +85,7 @@ const EXPECTED: Record<string, string> = {
   moves: "complete integrated 5",
   "hidden-from-index": "complete integrated 2",
   attributes: "complete integrated 3",
+  encoding: "failed - 0",
   ignores: "complete integrated 2",
   "odd-names": "complete integrated 10",
   "worktree-add": "complete integrated 1",

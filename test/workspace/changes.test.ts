@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
+  attemptChanges,
   changedSince,
   collectChanges,
   commitOnto,
@@ -579,6 +580,28 @@ describe("git runs on the workspace with none of the agent's code", () => {
       "crlf where no attribute says text\r\n",
       "@echo off\nrem build, then test\n",
     ]);
+  });
+
+  it("files git cannot store as an agent's .gitattributes say (an encoding it does not know, UTF-16 without a BOM) are refused by git's words, none stored altered", async () => {
+    const start = sh(root, "rev-parse", "HEAD");
+    for (const [attributes, file] of [
+      ["*.ts working-tree-encoding=bogus\n", "fatal: failed to encode 'src/api/"],
+      ["*.u16 working-tree-encoding=UTF-16\n", "BOM is required in 'src/api/x.u16'"],
+    ] as const) {
+      write(root, "src/api/.gitattributes", attributes);
+      write(root, "src/api/x.u16", "abc");
+      const got = await attemptChanges(root, start, { kept: root });
+      expect(got.paths).toEqual([]);
+      expect(got.refused).toContain(
+        `its changes could not be collected: git cannot store its files as they are (`,
+      );
+      expect(got.refused).toContain(file);
+      expect(got.refused).toMatch(
+        /its files are kept in .* and its files as its \.gitattributes let git store them, then retry the ticket$/,
+      );
+      // the workspace is the only copy: the local runner keeps it
+      expect(got.unstored).toBeDefined();
+    }
   });
 
   it("the agent's git settings change nothing collected: ignoreCase where the disk keeps case, and a patch asked in colour, without prefixes or context", async () => {
