@@ -46,6 +46,8 @@ const HISTORIES: Record<string, string> = {
   ].join(" && "),
   attributes: `printf '* text eol=crlf\\n*.txt filter=up\\n' > ${D}/.gitattributes && printf 'lf\\n' > ${D}/lf.txt && printf 'crlf\\r\\n' > ${D}/crlf.txt`,
   encoding: `printf '*.txt working-tree-encoding=bogus\\n*.u16 working-tree-encoding=UTF-16\\n' > ${D}/.gitattributes && echo e > ${D}/e.txt && printf 'abc' > ${D}/x.u16`,
+  "ignores-tracked": `printf 'a.txt\\nold.txt\\n' > ${D}/.gitignore && echo changed > ${D}/a.txt && rm ${D}/old.txt`,
+  records: `mkdir -p tickets/.frontier && echo '{}' > tickets/.frontier/base.json && echo x > tickets/.frontier/evil.json && echo ok > ${D}/ok.txt`,
   ignores: `printf 'secret.txt\\n' > ${D}/.gitignore && echo s > ${D}/secret.txt && echo v > ${D}/visible.txt`,
   "odd-names": [
     `echo 1 > ${D}/"sp ace.txt" && echo 2 > ${D}/ünï.txt && echo 3 > ${D}/-dash`,
@@ -86,6 +88,8 @@ const EXPECTED: Record<string, string> = {
   "hidden-from-index": "complete integrated 2",
   attributes: "complete integrated 3",
   encoding: "failed - 0",
+  "ignores-tracked": "complete integrated 3",
+  records: "complete integrated 1",
   ignores: "complete integrated 2",
   "odd-names": "complete integrated 10",
   "worktree-add": "complete integrated 1",
