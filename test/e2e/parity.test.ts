@@ -6,7 +6,8 @@
  * changes' verdict and paths — and what it integrates on the run's branch are the same. The agents do what coding agents
  * do: commit, branch, reset, stash, amend, hide files from git's index, write odd names,
  * make nested repositories, remove or remake `.git`, replace their directory with a
- * symlink, and write outside their scope.
+ * symlink, set attributes git cannot store files by, ignore files they track, write into
+ * the run's records, and write outside their scope.
  *
  * Where the runners differ by design, the record is compared without it: the path of the
  * workspace and the commit it started from, where files no patch holds stay (a local
