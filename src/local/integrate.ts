@@ -242,10 +242,6 @@ export class Integrator {
     }
     const shared = await sharedChangedSince(this.branch, this.before);
     if (shared.length > 0) throw new Error(gitDirChanged(shared));
-    // an executor that checked out the run's branch left it there: its worktree is the run's now
-    const at = await checkedOutAt(root, this.ref);
-    if (at !== undefined && existsSync(at) && realpathSync(at) === realpathSync(p.worktree))
-      await detachHead(at);
     // (an executor may have removed its worktree, or its .git: then nothing could be collected)
     const there = existsSync(p.worktree);
     const collected = await attemptChanges(p.worktree, p.start, {
@@ -256,7 +252,7 @@ export class Integrator {
     });
     evidence.patch = collected.patch;
     for (let tries = 1; ; tries++) {
-      const head = await this.headToMove();
+      const head = await this.headToMove(p.worktree);
       const moved = await changedSince(root, collected.start, head, touchedPaths(collected.paths));
       const plan = settleChanges(p.outcome, { ...collected, moved }, spec, evidence);
       const keep = plan.keep;
@@ -291,9 +287,9 @@ export class Integrator {
    * The branch's head, to integrate on: one that moved since the run last saw it must
    * still hold the run's commits (its new commits are someone else's, judged as
    * conflicts), and no worktree may have the branch checked out (moving it would
-   * change that worktree's index under its owner).
+   * change that worktree's index under its owner) but the attempt's, which lets go of it.
    */
-  private async headToMove(): Promise<string> {
+  private async headToMove(worktree: string): Promise<string> {
     const { branch } = this.branch;
     const head = await tryResolveCommit(this.root, this.ref);
     if (head === undefined) throw new Error(`the branch ${branch} is gone`);
@@ -306,7 +302,10 @@ export class Integrator {
     }
     this.tip = head;
     const at = await checkedOutAt(this.root, this.ref);
-    if (at !== undefined) {
+    // an executor that checked out the run's branch left it there: its worktree is the run's now
+    const mine = at !== undefined && [at, worktree].every((x) => existsSync(x));
+    if (mine && realpathSync(at) === realpathSync(worktree)) await detachHead(at);
+    else if (at !== undefined) {
       throw new Error(
         `${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch that worktree to another branch (git switch -)`,
       );
