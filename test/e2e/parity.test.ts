@@ -49,6 +49,8 @@ const HISTORIES: Record<string, string> = {
   encoding: `printf '*.txt working-tree-encoding=bogus\\n*.u16 working-tree-encoding=UTF-16\\n' > ${D}/.gitattributes && echo e > ${D}/e.txt && printf 'abc' > ${D}/x.u16`,
   "ignores-tracked": `printf 'a.txt\\nold.txt\\n' > ${D}/.gitignore && echo changed > ${D}/a.txt && rm ${D}/old.txt`,
   records: `mkdir -p tickets/.frontier && echo '{}' > tickets/.frontier/base.json && echo x > tickets/.frontier/evil.json && echo ok > ${D}/ok.txt`,
+  "ignores-all": `printf '*\\n' > ${D}/.gitignore && echo new > ${D}/new.txt && echo changed > ${D}/a.txt`,
+  "git-file": `mkdir -p ${D}/sub && printf 'gitdir: /nowhere\\n' > ${D}/sub/.git && echo s > ${D}/sub/s.txt && echo y > ${D}/y.txt`,
   ignores: `printf 'secret.txt\\n' > ${D}/.gitignore && echo s > ${D}/secret.txt && echo v > ${D}/visible.txt`,
   "odd-names": [
     `echo 1 > ${D}/"sp ace.txt" && echo 2 > ${D}/ünï.txt && echo 3 > ${D}/-dash`,
@@ -91,6 +93,8 @@ const EXPECTED: Record<string, string> = {
   encoding: "failed - 0",
   "ignores-tracked": "complete integrated 3",
   records: "complete integrated 1",
+  "ignores-all": "complete integrated 1",
+  "git-file": "failed kept 2",
   ignores: "complete integrated 2",
   "odd-names": "complete integrated 10",
   "worktree-add": "complete integrated 1",
