@@ -51,6 +51,8 @@ const HISTORIES: Record<string, string> = {
   records: `mkdir -p tickets/.frontier && echo '{}' > tickets/.frontier/base.json && echo x > tickets/.frontier/evil.json && echo ok > ${D}/ok.txt`,
   "ignores-all": `printf '*\\n' > ${D}/.gitignore && echo new > ${D}/new.txt && echo changed > ${D}/a.txt`,
   "git-file": `mkdir -p ${D}/sub && printf 'gitdir: /nowhere\\n' > ${D}/sub/.git && echo s > ${D}/sub/s.txt && echo y > ${D}/y.txt`,
+  "dir-to-file": `rm -rf ${D} && echo flat > ${D}`,
+  "stash-untracked": `echo n > ${D}/n.txt && echo m >> ${D}/a.txt && git stash -u -q && echo kept > ${D}/k.txt`,
   ignores: `printf 'secret.txt\\n' > ${D}/.gitignore && echo s > ${D}/secret.txt && echo v > ${D}/visible.txt`,
   "odd-names": [
     `echo 1 > ${D}/"sp ace.txt" && echo 2 > ${D}/ünï.txt && echo 3 > ${D}/-dash`,
@@ -95,6 +97,8 @@ const EXPECTED: Record<string, string> = {
   records: "complete integrated 1",
   "ignores-all": "complete integrated 1",
   "git-file": "failed kept 2",
+  "dir-to-file": "complete integrated 5",
+  "stash-untracked": "complete integrated 1",
   ignores: "complete integrated 2",
   "odd-names": "complete integrated 10",
   "worktree-add": "complete integrated 1",
