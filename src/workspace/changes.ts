@@ -100,8 +100,7 @@ async function withIndex<T>(
   const config = [`core.ignoreCase=${folds}`];
   const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, config };
   try {
-    const [drivers] = await Promise.all([noFilterDrivers(root), git(["read-tree", base], o)]);
-    config.push(...drivers);
+    await git(["read-tree", base], o);
     return await fn(o);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -248,9 +247,10 @@ async function workspaceFiles(
   const spec = ["--", ":(top)", ...excluded];
   const from =
     excludesFile && lstatOr(Buffer.from(excludesFile)) ? [`--exclude-from=${excludesFile}`] : [];
-  const [tracked, untracked] = await Promise.all([
+  const [tracked, untracked, drivers] = await Promise.all([
     git(["ls-files", "-z", "-s", ...spec], o),
     git(["ls-files", "-z", "-o", "--exclude-per-directory=.gitignore", ...from, ...spec], o),
+    noFilterDrivers(o.cwd),
   ]);
   const fsPath = (p: string) => Buffer.concat([Buffer.from(`${o.cwd}/`), bytesOf(p)]);
   const dirs = new Map<string, Stats | undefined>();
@@ -306,7 +306,8 @@ async function workspaceFiles(
   for (const dir of listedDirs) {
     if (dirStat(dir)?.isDirectory() && lstatOr(fsPath(`${dir}/.git`))) nested.add(dir);
   }
-  const lines = await hashed(o, fsPath, { gone, files, links });
+  const hashing = { ...o, config: [...(o.config ?? []), ...drivers] };
+  const lines = await hashed(hashing, fsPath, { gone, files, links });
   return { lines, nested: [...nested].sort(), submodules, changed: changedIn(lines, atStart) };
 }
 

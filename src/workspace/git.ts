@@ -48,9 +48,9 @@ export interface GitOptions {
  * untracked cache, attributes file, signing and its checks, auto-gc and external diff
  * overridden, and its line-ending settings too; no replace refs. Filter and diff drivers
  * run only when git converts content: reading the changes empties every filter driver
- * (workspace/changes.ts `withIndex`) and never asks for a diff's (`--no-ext-diff
- * --no-textconv`); making a worktree and reading the user's tree do, so neither is done
- * once the shared git directory changed during a run (local/guard.ts).
+ * where files are hashed (workspace/changes.ts `noFilterDrivers`) and never asks for a
+ * diff's (`--no-ext-diff --no-textconv`); making a worktree and reading the user's tree
+ * do, so neither is done once the shared git directory changed during a run (local/guard.ts).
  * Without the user's configuration their `safe.directory` is gone too: a repository another
  * user owns (a container's, a mount's) is one the runner chose, and none of its code runs.
  */
