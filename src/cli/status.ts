@@ -19,7 +19,7 @@ import {
 import { remainderOf } from "../report/remainder.js";
 import { clipList, STATUS_ICON } from "../report/states.js";
 import { boundHint } from "../terminal/bound-hint.js";
-import { type Paint, painter, paintStatus } from "../terminal/colour.js";
+import { type Paint, painter, STATUS_STYLE } from "../terminal/colour.js";
 import { type CliIo, EXIT } from "../terminal/io.js";
 import { remainderTable } from "../terminal/table.js";
 import { oneLine, plural, shellWord, shownPath } from "../terminal/text.js";
@@ -53,7 +53,7 @@ export async function statusCommand(
   const out: string[] = [];
   const all = frontier.counts();
   const counts = STATUSES.filter((s) => (all[s] ?? 0) > 0)
-    .map((s) => paintStatus(paint, s, `${STATUS_ICON[s]} ${all[s]} ${s}`))
+    .map((s) => paint(STATUS_STYLE[s], `${STATUS_ICON[s]} ${all[s]} ${s}`))
     .join(", ");
   out.push(
     `${paint("bold", `run ${frontier.runRecord().run}`)}: ${frontier.runState(now)} — ${plural(frontier.specs().length, "ticket")}: ${counts}`,

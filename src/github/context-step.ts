@@ -31,7 +31,7 @@ import { freshHint } from "./fresh-words.js";
 import { dispatchedJob } from "./inputs.js";
 import { admit, take } from "./outbox.js";
 import { type ActionContext, type RunContext, runBranch } from "./run-context.js";
-import { snapshotSource } from "./source.js";
+import { readTexts, snapshotSource } from "./source.js";
 import {
   joinRepoPath,
   type OutboxEntry,
@@ -241,21 +241,13 @@ type BranchReader = (paths: string[], dirs?: string[]) => Promise<BranchRead | u
  */
 function branchReader(rc: RunContext, records: string | undefined): BranchReader {
   if (!records) return graphqlStore(rc.gh, rc.repo, rc.branch).read;
-  const readAll = async (dir: string, names: string[]) => {
-    const files = new Map<string, string>();
-    for (const name of names) {
-      const text = await readFile(join(records, dir, name), "utf8").catch(() => undefined);
-      if (text !== undefined) files.set(name, text);
-    }
-    return files;
-  };
   return async (paths, dirs = []) => {
-    const files = await readAll("", paths);
+    const files = await readTexts(records, paths);
     const read: BranchRead = { head: "", tree: "", files, dirs: new Map() };
     for (const dir of dirs) {
       const names = await readdir(join(records, dir)).catch(() => [] as string[]);
       const json = names.filter((n) => n.endsWith(".json"));
-      read.dirs.set(dir, await readAll(dir, json));
+      read.dirs.set(dir, await readTexts(join(records, dir), json));
     }
     return read;
   };

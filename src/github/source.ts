@@ -51,10 +51,14 @@ export interface RunSource extends Loaded {
 /** The ticket directory's files on disk: ticket files and frontier.yml; undefined when absent. */
 async function directoryFiles(dir: string): Promise<Map<string, string> | undefined> {
   const names = listTickets(dir);
-  if (!Array.isArray(names)) return undefined;
+  // unreadable, or no frontier.yml: left out (loadDirectory says what is unreadable)
+  return Array.isArray(names) ? readTexts(dir, [...names, SETTINGS_FILE]) : undefined;
+}
+
+/** The texts of the files `names` in `dir`, by name: those that can be read. */
+export async function readTexts(dir: string, names: readonly string[]) {
   const files = new Map<string, string>();
-  for (const name of [...names, SETTINGS_FILE]) {
-    // unreadable, or no frontier.yml: left out (loadDirectory says what is unreadable)
+  for (const name of names) {
     const text = await readFile(join(dir, name), "utf8").catch(() => undefined);
     if (text !== undefined) files.set(name, text);
   }

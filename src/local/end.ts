@@ -104,7 +104,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   // a run's state in the colour of a ticket's: running as a claimed one, not started as a pending one
   const style =
     state === "running" ? "blue" : state === "not started" ? "gray" : STATUS_STYLE[state];
-  const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(style ?? "gray", state)}`;
+  const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(style, state)}`;
   line(
     err,
     r.nothingHappened ? `${head}, nothing to do (${tally})` : `${head} in ${elapsed} — ${tally}`,

@@ -13,11 +13,11 @@ import type { Frontier } from "../core/engine.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
 import { plural, shellWord } from "../terminal/text.js";
+import { sweepDead } from "../tickets/cache.js";
 import { statOf } from "../tickets/read-optional.js";
 import { gitText } from "../workspace/git.js";
 import { killedRunsLost, stillAlarmed, takeSnapshot, touchedSince } from "./guard.js";
 import { Integrator } from "./integrate.js";
-import { sweepScratch } from "./leftovers.js";
 import type { Opened } from "./open.js";
 import { isolationProblems, openRunBranch, type RunBranch, short } from "./worktree.js";
 
@@ -136,7 +136,7 @@ const INTERPRETERS = new Set([
 function scratchOf(rb: RunBranch): string {
   const path = join(rb.repository.commonDir, "frontier", "scratch");
   mkdirSync(path, { recursive: true });
-  sweepScratch(path); // what a killed run left
+  sweepDead(path, /^[a-z]+-(\d+)-/); // the `<name>-<pid>-…` directories of runs that are gone
   return path;
 }
 

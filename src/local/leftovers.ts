@@ -6,12 +6,10 @@
  * holding the lock, removes those whose process is gone.
  */
 
-import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isAlive } from "../tickets/cache.js";
+import { sweepDead } from "../tickets/cache.js";
 import { STATE_DIR } from "../tickets/layout.js";
-import { namesIn } from "../tickets/read-optional.js";
 
 /** in `.frontier/`, frontier's own directory: any of its temporary names */
 const TEMP = /\.(\d+)(?:\.[0-9a-f]{8})?\.tmp$/;
@@ -21,30 +19,10 @@ const SCRATCH = /^frontier-(?:run|index)-(\d+)-/;
 
 /** Remove leftovers in the ticket directory and the system's temporary directory; returns how many. */
 export function removeLeftovers(dir: string): number {
-  let removed = sweep(dir, TICKET_TEMP);
+  let removed = sweepDead(dir, TICKET_TEMP);
   for (const sub of ["", "/attempts", "/results", "/answers", "/integrating"]) {
-    removed += sweep(join(dir, `${STATE_DIR}${sub}`), TEMP);
+    removed += sweepDead(join(dir, `${STATE_DIR}${sub}`), TEMP);
   }
-  sweep(tmpdir(), SCRATCH);
-  return removed;
-}
-
-/** The scratch directories (`<name>-<pid>-…`) in `where` of runs that are gone. */
-export function sweepScratch(where: string): number {
-  return sweep(where, /^[a-z]+-(\d+)-/);
-}
-
-function sweep(where: string, pattern: RegExp): number {
-  let removed = 0;
-  for (const name of namesIn(where)) {
-    const m = pattern.exec(name);
-    if (m === null || isAlive(Number(m[1]))) continue;
-    try {
-      rmSync(join(where, name), { recursive: true, force: true });
-      removed++;
-    } catch {
-      // not ours to remove: leave it
-    }
-  }
+  sweepDead(tmpdir(), SCRATCH);
   return removed;
 }

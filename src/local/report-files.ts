@@ -3,8 +3,7 @@
  * --markdown F`, and DIR/.frontier/ after `frontier run`. Each file is written whole
  * (to a temporary name, then renamed: tickets/store.ts) so a reader never sees half a report.
  */
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { errorText } from "../core/errors.js";
 import type { Receipt } from "../core/model.js";
 import { renderHtml } from "../report/html.js";
@@ -49,7 +48,6 @@ export function writeReports(receipt: Receipt, files: ReportFiles): void {
     if (!path) continue;
     const text = render();
     try {
-      mkdirSync(dirname(path), { recursive: true });
       replaceAtomically(path, text);
     } catch (error) {
       const cause = errorText(error);

@@ -13,7 +13,7 @@
  * attempt's end does with them.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
 import { REASON, ticketIsolation } from "../core/constants.js";
@@ -190,9 +190,7 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
     };
     replaceAtomically(join(dir, BRANCH_FILE), `${JSON.stringify(record, null, 2)}\n`);
   }
-  const owner = ownerFile(repository, branch);
-  mkdirSync(dirname(owner), { recursive: true });
-  replaceAtomically(owner, realpathSync(dir));
+  replaceAtomically(ownerFile(repository, branch), realpathSync(dir));
   return { kind: "ok", branch: locate(dir, repository, branch, base), notes };
 }
 

@@ -38,7 +38,7 @@ export function painter(stream: Stream, env: NodeJS.ProcessEnv): Paint {
 }
 
 /** The colour of each state: green done, red failed, yellow waiting on a person. */
-export const STATUS_STYLE: Readonly<Record<Status, Style | undefined>> = {
+export const STATUS_STYLE: Readonly<Record<Status, Style>> = {
   pending: "gray",
   ready: "cyan",
   claimed: "blue",
@@ -50,12 +50,6 @@ export const STATUS_STYLE: Readonly<Record<Status, Style | undefined>> = {
   limited: "yellow",
   cancelled: "gray",
 };
-
-/** `✗ failed` in the state's colour. */
-export function paintStatus(paint: Paint, status: Status, text: string): string {
-  const style = STATUS_STYLE[status];
-  return style === undefined ? text : paint(style, text);
-}
 
 /** `error: …` on stderr, the word in red on a terminal. */
 export function errorLine(

@@ -3,7 +3,7 @@
  */
 import type { RemainderEntry } from "../core/model.js";
 import { STATUS_ICON } from "../report/states.js";
-import { type Paint, paintStatus } from "./colour.js";
+import { type Paint, STATUS_STYLE } from "./colour.js";
 import { oneLine } from "./text.js";
 
 /** Ids longer than this push only their own row out of line, not every column. */
@@ -28,7 +28,7 @@ export function remainderTable(rows: readonly RemainderEntry[], paint: Paint): s
     // padding is counted on the plain text: colour codes take no room on screen
     const pad = " ".repeat(Math.max(0, stateWidth - state.length));
     out.push(
-      `  ${r.id.padEnd(idWidth)}  ${paintStatus(paint, r.status, state)}${pad}  ${oneLine(r.waiting_on)}`,
+      `  ${r.id.padEnd(idWidth)}  ${paint(STATUS_STYLE[r.status], state)}${pad}  ${oneLine(r.waiting_on)}`,
     );
   }
   return out;

@@ -33,7 +33,6 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -302,7 +301,8 @@ export function writeCache(
       .padStart(8, "0");
     tmp = join(cacheDir, `tickets.${process.pid}.${hex}.tmp`);
     fd = openSync(tmp, "wx");
-    removeStaleTemps(cacheDir);
+    // temporary files of writers killed mid-write
+    sweepDead(cacheDir, /^tickets\.(\d+)\.[0-9a-f]{8}\.tmp$/);
     // the file system's clock now, after every file's keys were taken: less the time the
     // load took, it is no later than when the first file's were
     const now = fstatSync(fd).mtimeMs;
@@ -371,13 +371,23 @@ function toStore(
   };
 }
 
-/** Temporary files of writers killed mid-write: their process is gone. */
-function removeStaleTemps(cacheDir: string): void {
-  for (const name of readdirSync(cacheDir)) {
-    const m = /^tickets\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
+/**
+ * Remove what processes that are gone left in `where`: the names `pattern` matches, its
+ * first group the pid. Returns how many went; one that cannot be removed is left.
+ */
+export function sweepDead(where: string, pattern: RegExp): number {
+  let removed = 0;
+  for (const name of namesIn(where)) {
+    const m = pattern.exec(name);
     if (m === null || isAlive(Number(m[1]))) continue;
-    rmSync(join(cacheDir, name), { force: true });
+    try {
+      rmSync(join(where, name), { recursive: true, force: true });
+      removed++;
+    } catch {
+      // not ours to remove: leave it
+    }
   }
+  return removed;
 }
 
 /** Whether process `pid` (this one included) is running. */

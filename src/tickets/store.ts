@@ -84,7 +84,6 @@ export function ensureStateDir(dir: string): void {
   const path = join(dir, STATE_DIR);
   try {
     mkdirSync(path, { recursive: true });
-    return;
   } catch (error) {
     const code = errnoCode(error);
     const keeps = `frontier keeps the run's state in ${path}/`;
@@ -187,8 +186,8 @@ function inDirectory<T>(path: string, write: () => T): T {
 }
 
 /**
- * Write a temporary file in the same directory, then rename it over `path`. Returns the
- * new file's signature (a rename keeps inode, size and modification time).
+ * Write a temporary file in the same directory (made when missing), then rename it over
+ * `path`. Returns the new file's signature (a rename keeps inode, size and modification time).
  */
 export function replaceAtomically(path: string, content: string | Uint8Array): FileSignature {
   const tmp = tempBeside(path);

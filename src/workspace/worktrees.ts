@@ -5,16 +5,8 @@
  * ticket's integration made, found again by its trailer. Nothing here touches the
  * user's working tree, index or branch.
  */
-import {
-  existsSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-} from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { existsSync, readFileSync, realpathSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { errorText } from "../core/errors.js";
 import { git, gitText } from "./git.js";
@@ -148,7 +140,7 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
  */
 export async function pruneStale(repo: Repository, under: string, now: number): Promise<string[]> {
   const admin = join(repo.commonDir, "worktrees");
-  for (const name of namesIn(admin)) {
+  for (const name of await namesIn(admin)) {
     const locked = join(admin, name, "locked");
     try {
       if (readFileSync(locked, "utf8").trim() !== "initializing") continue;
@@ -165,7 +157,7 @@ export async function pruneStale(repo: Repository, under: string, now: number): 
   await git(["worktree", "prune"], { cwd: repo.root }).catch(() => undefined);
   const held = new Set(await worktreesUnder(repo.root, under));
   const left: string[] = [];
-  for (const name of namesIn(under)) {
+  for (const name of await namesIn(under)) {
     const path = join(under, name);
     const start = name.endsWith(".start");
     try {
@@ -179,13 +171,7 @@ export async function pruneStale(repo: Repository, under: string, now: number): 
 }
 
 /** The names in `dir`; none when it cannot be read (it is not there). */
-function namesIn(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
+const namesIn = (dir: string) => readdir(dir).catch((): string[] => []);
 
 /** The repository's worktrees: each one's path, and the branches listed with it. */
 async function worktreeList(root: string): Promise<Array<{ path: string; branches: string[] }>> {
