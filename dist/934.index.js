@@ -623,8 +623,8 @@ function resolveConfig(s) {
 
 // EXTERNAL MODULE: ./src/core/scope.ts
 var core_scope = __webpack_require__(3203);
-// EXTERNAL MODULE: ./src/workspace/changes.ts + 1 modules
-var changes = __webpack_require__(6300);
+// EXTERNAL MODULE: ./src/workspace/changes.ts + 2 modules
+var changes = __webpack_require__(78);
 // EXTERNAL MODULE: ./src/workspace/git.ts + 1 modules
 var git = __webpack_require__(7848);
 ;// CONCATENATED MODULE: ./src/agent/edits.ts

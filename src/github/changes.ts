@@ -97,7 +97,7 @@ export async function collectJobChanges(
       // the job's workspace goes with the job: a file no patch can hold is not kept
       stay: "the files under names git refuses went with the job's workspace",
     });
-    await replacedTrees(workspace, collected.start, collected.paths);
+    if (!collected.refused) await replacedTrees(workspace, collected.start, collected.paths);
     const blobs = collected.paths.flatMap((c) => (c.blob !== undefined ? [c.blob] : []));
     contents = await readBlobs(workspace, blobs); // over 1 GiB in all: git is stopped, and it says so
   } catch (error) {

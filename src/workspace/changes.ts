@@ -23,8 +23,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, commitTrailers, named } from "../core/changes.js";
+import { errnoCode } from "../core/errors.js";
 import { singleLine } from "../core/text.js";
 import { GitError, type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
+import { bytesOf, quoted, shown, split0 } from "./names.js";
 import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
 
 export interface Collected {
@@ -47,7 +49,7 @@ export class NotCollected extends Error {}
 
 /** The reason an attempt whose changes could not be collected fails with: the same on both runners. */
 export function notCollectedReason(why: string, kept?: string): string {
-  return `its changes could not be collected: ${why}; nothing was integrated${kept ? `, its files are kept in ${kept}` : ""} — leave the workspace's .git as it was checked out (commit, branch or reset as you like) and its files as its .gitattributes let git store them, then retry the ticket`;
+  return `its changes could not be collected: ${why}; nothing was integrated${kept ? `, its files are kept in ${kept}` : ""} — leave the workspace's .git as it was checked out (commit, branch or reset as you like) and its files where git can read and store them (their permissions, its .gitattributes), then retry the ticket`;
 }
 
 /**
@@ -129,36 +131,6 @@ async function writeTree(o: GitOptions, lines: readonly string[], paths: "latin1
   return await gitText(["write-tree"], o);
 }
 const REMOVED = `0 ${"0".repeat(40)}\t`;
-
-/* Paths are held as latin1 strings (one character a byte) until they are shown: git's
- * names are bytes, and a name that is not UTF-8 must neither merge with another nor change. */
-const bytesOf = (p: string) => Buffer.from(p, "latin1");
-const split0 = (b: Buffer) =>
-  b
-    .toString("latin1")
-    .split("\0")
-    .filter((x) => x !== "");
-/** A name as shown: UTF-8 when it is, else its bytes escaped (`caf\xE9`). */
-function shown(p: string): { name: string; utf8: boolean } {
-  const b = bytesOf(p);
-  if (Buffer.from(b.toString("utf8"), "utf8").equals(b))
-    return { name: b.toString("utf8"), utf8: true };
-  const name = [...b].map((c) =>
-    c >= 0x80 ? `\\x${c.toString(16).toUpperCase()}` : String.fromCharCode(c),
-  );
-  return { name: name.join(""), utf8: false };
-}
-/** A path for git's line-per-path input: C-quoted when it holds a line break, a quote or a backslash. */
-function quoted(p: string): string {
-  if (!/["\\\n]/.test(p)) return p;
-  let out = '"';
-  for (const c of p) {
-    const n = c.charCodeAt(0);
-    out +=
-      c === '"' || c === "\\" ? `\\${c}` : n < 0x20 ? `\\${n.toString(8).padStart(3, "0")}` : c;
-  }
-  return `${out}"`;
-}
 
 export interface CollectOptions {
   /** repository-relative paths that are not changes */
@@ -249,7 +221,10 @@ async function workspaceFiles(
     excludesFile && lstatOr(Buffer.from(excludesFile)) ? [`--exclude-from=${excludesFile}`] : [];
   const [tracked, untracked, drivers] = await Promise.all([
     git(["ls-files", "-z", "-s", ...spec], o),
-    git(["ls-files", "-z", "-o", "--exclude-per-directory=.gitignore", ...from, ...spec], o),
+    git(["ls-files", "-z", "-o", "--exclude-per-directory=.gitignore", ...from, ...spec], {
+      ...o,
+      strict: true,
+    }).catch(unreadable),
     noFilterDrivers(o.cwd),
   ]);
   const fsPath = (p: string) => Buffer.concat([Buffer.from(`${o.cwd}/`), bytesOf(p)]);
@@ -311,6 +286,17 @@ async function workspaceFiles(
   return { lines, nested: [...nested].sort(), submodules, changed: changedIn(lines, atStart) };
 }
 
+/**
+ * Files git could not read (a directory the agent took the permissions off) or store as the
+ * workspace's .gitattributes say (an encoding): none is stored altered or left out, and the
+ * attempt is refused by git's words.
+ */
+function unreadable(error: unknown): never {
+  if (!(error instanceof GitError) || error instanceof TooMuchOutput) throw error;
+  const said = error.message.replace(/^.*? failed \(exit \d+\): /, "");
+  throw new NotCollected(`git cannot read or store its files as they are (${said.trim()})`);
+}
+
 /** Index-info lines: `gone` paths out, files and symlinks hashed (no filter driver). */
 async function hashed(
   o: GitOptions,
@@ -320,13 +306,7 @@ async function hashed(
   const { gone, files, links } = found;
   const input = bytesOf(files.map((e) => `${quoted(e.path)}\n`).join(""));
   const hashing = ["hash-object", "-w", "--stdin-paths"];
-  const stored = await git(hashing, { ...o, input }).catch((error: unknown) => {
-    // a file git cannot convert as the workspace's .gitattributes say (an encoding): none is
-    // stored altered, and the attempt is refused by git's words
-    if (!(error instanceof GitError) || error instanceof TooMuchOutput) throw error;
-    const said = error.message.replace(/^.*? failed \(exit \d+\): /, "");
-    throw new NotCollected(`git cannot store its files as they are (${said})`);
-  });
+  const stored = await git(hashing, { ...o, input }).catch(unreadable);
   const blobs = stored.toString("latin1").split("\n");
   const lines = [
     ...gone.map((p) => `${REMOVED}${p}`),
@@ -369,8 +349,11 @@ function addParents(path: string, into: Set<string>): void {
 function lstatOr(path: Buffer): Stats | undefined {
   try {
     return lstatSync(path);
-  } catch {
-    return undefined;
+  } catch (error) {
+    // gone is gone; a file the runner may not look at (a directory's permissions) is not
+    const code = errnoCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new NotCollected(`${path.toString()} cannot be looked at (${code})`);
   }
 }
 

@@ -38,6 +38,8 @@ export interface GitOptions {
   config?: readonly string[];
   /** stdout past this many bytes ends git (TooMuchOutput); 1 GiB unless given — Node holds no more than 4 */
   maxBytes?: number;
+  /** a warning fails it too (a directory it could not read, which git leaves out and goes on) */
+  strict?: true;
 }
 
 /**
@@ -127,7 +129,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
     );
     child.on("close", (code) => {
       if (bytes > max) reject(new TooMuchOutput(args, null, `it printed more than ${max} bytes`));
-      else if (code === 0) resolve(Buffer.concat(out));
+      else if (code === 0 && !(options.strict && err.length > 0)) resolve(Buffer.concat(out));
       else reject(new GitError(args, code, Buffer.concat(err).toString("utf8")));
     });
     child.stdin.on("error", () => undefined); // a command that exits before reading its input

@@ -587,6 +587,26 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     );
   });
 
+  it("a directory under a name not in UTF-8 made a file is refused by name, as locally, its patch kept", async () => {
+    const ws = mkdtempSync(join(tmpdir(), "frontier-job-latin1-"));
+    scratch.push(ws);
+    const latin1 = (p: string) => Buffer.from(`${ws}/${p}`, "latin1");
+    mkdirSync(latin1("src/caf\xe9"), { recursive: true });
+    writeFileSync(latin1("src/caf\xe9/f.txt"), "in it\n");
+    agentGit(ws, "init", "-q");
+    agentGit(ws, "add", "-A");
+    agentGit(ws, "commit", "-qm", "start");
+    rmSync(latin1("src/caf\xe9"), { recursive: true });
+    writeFileSync(latin1("src/caf\xe9"), "flat\n");
+    const changes = await collectJobChanges(ws, "tickets", {
+      start: agentGit(ws, "rev-parse", "HEAD").toString().trim(),
+    });
+    expect(changes.refused).toMatch(
+      /^integration refused: names not in UTF-8: src\/caf\\xE9, src\/caf\\xE9\/f\.txt /,
+    );
+    expect(changes.patch?.toString("latin1")).toContain("+flat");
+  });
+
   it("writing the engine's fields into another ticket's file is a breach naming it, even inside its scope", async () => {
     world = await makeWorld(
       Object.fromEntries([scoped("planner", ["tickets/**"]), scoped("later", ["src/**"])]),

@@ -193,6 +193,9 @@ describe("integrating changes on a branch, and what moved there", () => {
       "\tfirst",
       "-rf",
       "a b.txt",
+      // a carriage return before git's line end: never read as the name without it
+      "a b.txt\r",
+      "ends in\r",
       "new\nline.txt",
       "tab\there",
       'quo"te',
@@ -582,6 +585,44 @@ describe("git runs on the workspace with none of the agent's code", () => {
     ]);
   });
 
+  it("files the runner may not look at (an agent took away its directory's permissions) are neither deletions nor left out: the changes are refused saying so", () => {
+    write(root, "src/api/a.ts", "changed\n");
+    write(root, "src/api/new.ts", "new\n");
+    write(root, "fresh/n.ts", "new\n");
+    // tracked though ignored: git does not look in it for new files
+    write(root, "build/kept.ts", "kept\n");
+    sh(root, "add", "-f", "build/kept.ts");
+    sh(root, "commit", "-qm", "kept");
+    const start = sh(root, "rev-parse", "HEAD");
+    // the compiled collection in a process that permissions bind (root's are dropped)
+    const script = `const m = await import(${JSON.stringify(join(import.meta.dirname, "../../build/src/workspace/changes.js"))});
+      process.stdout.write(JSON.stringify(await m.attemptChanges(${JSON.stringify(root)}, ${JSON.stringify(start)}, { kept: "it" })));`;
+    const bound = process.getuid?.() === 0 ? ["--bounding-set=-dac_override,-dac_read_search"] : [];
+    const collect = (dir: string, mode: number) => {
+      chmodSync(join(root, dir), mode);
+      const node = [process.execPath, "--input-type=module", "-e", script];
+      const out = execFileSync(bound.length > 0 ? "setpriv" : node.shift()!, [...bound, ...node]);
+      chmodSync(join(root, dir), 0o755);
+      return JSON.parse(out.toString()) as { paths: unknown[]; refused?: string };
+    };
+    // searchable no more: its tracked files were read as deleted
+    const unsearchable = collect("src/api", 0o644);
+    expect(unsearchable.paths).toEqual([]);
+    expect(unsearchable.refused).toMatch(
+      /^its changes could not be collected: [^;]*src\/api\/[^;]*(Permission denied|EACCES)[^;]*; nothing was integrated, its files are kept in it — .* its files where git can read and store them/,
+    );
+    // where git does not look: its tracked file was read as deleted
+    expect(collect("build", 0o644).refused).toMatch(
+      /^its changes could not be collected: \/.*\/build\/kept\.ts cannot be looked at \(EACCES\);/,
+    );
+    // unreadable: git left its new files out with a warning
+    const unreadable = collect("fresh", 0o000);
+    expect(unreadable.paths).toEqual([]);
+    expect(unreadable.refused).toContain(
+      "its changes could not be collected: git cannot read or store its files as they are (warning: could not open directory 'fresh/': Permission denied);",
+    );
+  });
+
   it("files git cannot store as an agent's .gitattributes say (an encoding it does not know, UTF-16 without a BOM) are refused by git's words, none stored altered", async () => {
     const start = sh(root, "rev-parse", "HEAD");
     for (const [attributes, file] of [
@@ -593,11 +634,11 @@ describe("git runs on the workspace with none of the agent's code", () => {
       const got = await attemptChanges(root, start, { kept: root });
       expect(got.paths).toEqual([]);
       expect(got.refused).toContain(
-        `its changes could not be collected: git cannot store its files as they are (`,
+        `its changes could not be collected: git cannot read or store its files as they are (`,
       );
       expect(got.refused).toContain(file);
       expect(got.refused).toMatch(
-        /its files are kept in .* and its files as its \.gitattributes let git store them, then retry the ticket$/,
+        /its files are kept in .* and its files where git can read and store them \(their permissions, its \.gitattributes\), then retry the ticket$/,
       );
       // the workspace is the only copy: the local runner keeps it
       expect(got.unstored).toBeDefined();
