@@ -31,7 +31,6 @@
 import {
   closeSync,
   fstatSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -48,6 +47,7 @@ import { errnoCode } from "../core/errors.js";
 import type { ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
 import { namesIn, statOf, tryReadJson } from "./read-optional.js";
+import { makeDirectory } from "./store.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
 export const CACHE_FORMAT = "ticket-frontier/ticket-cache@4";
@@ -291,7 +291,7 @@ export function writeCache(
     const entriesText = ascii(JSON.stringify(entries));
 
     const cacheDir = join(dir, CACHE_DIR);
-    if (mkdirSync(cacheDir, { recursive: true }) !== undefined) {
+    if (makeDirectory(cacheDir)) {
       // never committed by a `git add` of .frontier/
       writeFileSync(join(cacheDir, ".gitignore"), "*\n");
     }

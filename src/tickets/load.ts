@@ -290,7 +290,8 @@ async function parseTickets(
       if (parsed[order] !== undefined && !Number.isNaN(keys[order * KEY_FIELDS]!)) storable++;
     }
     const same = reused + unchanged;
-    if (cache === undefined || storable > same || same !== cache.names.length) {
+    // (none is written for a directory with no tickets: validating it leaves nothing there)
+    if (storable > same || (cache !== undefined && same !== cache.names.length)) {
       writeCache(base, maxFileBytes, names, parsed, keys, loadStart, options.cacheMarginMs);
     }
   }

@@ -29,7 +29,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
 import { STATE_DIR } from "./layout.js";
-import { statOf } from "./read-optional.js";
+import { isDirectory, statOf } from "./read-optional.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
@@ -83,7 +83,7 @@ export function writing<T>(path: string, write: () => T): T {
 export function ensureStateDir(dir: string): void {
   const path = join(dir, STATE_DIR);
   try {
-    mkdirSync(path, { recursive: true });
+    makeDirectory(path);
   } catch (error) {
     const code = errnoCode(error);
     const keeps = `frontier keeps the run's state in ${path}/`;
@@ -160,6 +160,24 @@ function applyEdit(path: string, edit: FileEdit): FileSignature | undefined {
 }
 
 /**
+ * `mkdir -p`, answering whether it made `path`. Never Node's own (`recursive`): on a mkdir
+ * that says ENOENT where the parent is there (a directory of /proc, some FUSE mounts) it
+ * makes the parent and tries again, for ever.
+ */
+export function makeDirectory(path: string): boolean {
+  try {
+    mkdirSync(path);
+    return true;
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === "EEXIST" && isDirectory(path)) return false;
+    if (code !== "ENOENT" || statOf(dirname(path)) !== undefined) throw error;
+    makeDirectory(dirname(path));
+    return makeDirectory(path);
+  }
+}
+
+/**
  * Directories this process has made or written into. A run writes thousands of files
  * into a handful of directories: asking for each one again (mkdir, then stat on
  * EEXIST) was a tenth of its system calls. A directory removed meanwhile is made again
@@ -171,7 +189,7 @@ const knownDirs = new Set<string>();
 function inDirectory<T>(path: string, write: () => T): T {
   const parent = dirname(path);
   if (!knownDirs.has(parent)) {
-    mkdirSync(parent, { recursive: true });
+    makeDirectory(parent);
     knownDirs.add(parent);
     return write();
   }
@@ -180,7 +198,7 @@ function inDirectory<T>(path: string, write: () => T): T {
   } catch (e) {
     if (errnoCode(e) !== "ENOENT") throw e;
     // removed while we were not looking: make it again, once
-    mkdirSync(parent, { recursive: true });
+    makeDirectory(parent);
     return write();
   }
 }

@@ -5,7 +5,7 @@
  * working directory deleted under the shell) said plainly — never an internal error.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -125,6 +125,33 @@ describe("the machine's own trouble is said plainly, naming the path and what to
     expect(sh.stderr).not.toContain("internal error");
     expect(sh.stdout).toBe("exit 1\n");
   });
+
+  it.runIf(process.platform === "linux")(
+    "a directory where mkdir says ENOENT though its parent is there (/proc): each command ends saying what it could not write; validate writes nothing",
+    () => {
+      // Node's own recursive mkdir makes the parent and tries again there, for ever
+      const cli = (...args: string[]) =>
+        spawnSync("node", [CLI, ...args], {
+          encoding: "utf8",
+          timeout: 30_000,
+          env: { ...process.env, CI: "1" },
+        });
+      for (const command of ["run", "report", "reset"]) {
+        const ran = cli(command, "/proc");
+        expect([command, ran.signal, ran.status]).toEqual([command, null, 1]);
+        expect(ran.stderr).toMatch(/(could not write|cannot write .*) \/proc\/\.frontier/);
+        expect(ran.stderr).toContain("ENOENT");
+      }
+      const empty = mkdtempSync(join(tmpdir(), "frontier-empty-"));
+      const validated = cli("validate", empty);
+      expect([validated.status, validated.stdout]).toEqual([
+        0,
+        `${empty}: 0 tickets, no problems.\n`,
+      ]);
+      expect(readdirSync(empty)).toEqual([]);
+      rmSync(empty, { recursive: true });
+    },
+  );
 });
 
 describe("a problem that stops only one runner", () => {
