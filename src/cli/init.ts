@@ -12,7 +12,6 @@
 import {
   cpSync,
   existsSync,
-  mkdirSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -25,6 +24,7 @@ import { errorLine, painter } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { ticketFileNames } from "../tickets/load.js";
+import { makeDirectory } from "../tickets/store.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { CODING_FILES, STARTER_AGENT_STEP, STARTER_FILES } from "./starter.js";
 import { findUp, PACKAGE_ROOT } from "./version.js";
@@ -294,7 +294,7 @@ function newFile(path: string, text: string): Planned {
   return {
     path,
     write: () => {
-      mkdirSync(dirname(path), { recursive: true });
+      makeDirectory(dirname(path));
       writeFileSync(path, text, { flag: "wx" });
     },
   };

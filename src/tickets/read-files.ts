@@ -1,6 +1,6 @@
 /** Reading many ticket files fast, each within the file cap, with its cache keys. */
 import { constants as bufferConstants, isAscii } from "node:buffer";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { errorText } from "../core/errors.js";
 import { putKeys } from "./cache.js";
 
@@ -23,6 +23,22 @@ export type Read =
   | { kind: "ok"; text: string }
   | { kind: "too-large"; bytes: number }
   | { kind: "unreadable"; message: string };
+
+/**
+ * A file that is not a regular one: what it holds is no ticket's text. Files are opened
+ * without waiting, so a FIFO (or a link to one) never blocks the load: it is named, as a
+ * device is.
+ */
+const NOT_A_FILE: Read = {
+  kind: "unreadable",
+  message: "it is not a regular file (a FIFO, a device or a socket)",
+};
+
+/** A file read past the cap: too large, unless it is no regular file (a device has no size). */
+function overCap(fd: number): Read {
+  const st = fstatSync(fd);
+  return st.isFile() ? { kind: "too-large", bytes: st.size } : NOT_A_FILE;
+}
 
 const WHOLE_STRING_BYTES = 64 * 1024 * 1024;
 const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
@@ -63,7 +79,7 @@ export function readFiles(
     }
     let fd: number;
     try {
-      fd = openSync(paths[i]!, "r");
+      fd = openSync(paths[i]!, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (e) {
       out[i] = { kind: "unreadable", message: errorText(e) };
       continue;
@@ -77,7 +93,7 @@ export function readFiles(
       const size = keys === undefined ? -1 : keyOf(keys, i, fd);
       for (;;) {
         if (used - start > cap) {
-          out[i] = { kind: "too-large", bytes: fstatSync(fd).size };
+          out[i] = overCap(fd);
           break;
         }
         if (used === buf.length) {
@@ -96,6 +112,7 @@ export function readFiles(
         }
         const room = Math.min(buf.length - used, cap + 1 - (used - start));
         const n = readSync(fd, buf, used, room, null);
+        if (n === 0 && used === start && !fstatSync(fd).isFile()) out[i] = NOT_A_FILE;
         if (n === 0) break;
         used += n;
         // (a file of cap + 1 bytes has reached its size too: the cap check above says so)

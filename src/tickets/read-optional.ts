@@ -1,11 +1,33 @@
-import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { errnoCode } from "../core/errors.js";
+
+/**
+ * A file's text, never waited on: a FIFO or a device where a record or a setting should be
+ * (an executor's, say) is an error that says so, not a read that blocks or never ends.
+ */
+export function readRegular(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (fstatSync(fd).isFile()) return readFileSync(fd, "utf8");
+    throw new Error(`${path} is not a regular file (a FIFO, a device or a socket)`);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** A file's text, or undefined when there is no such file (any other error is thrown). */
 export async function readOptional(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, "utf8");
+    return readRegular(path);
   } catch (e) {
     if (errnoCode(e) === "ENOENT") return undefined;
     throw e;
@@ -15,7 +37,7 @@ export async function readOptional(path: string): Promise<string | undefined> {
 /** A file's text, or undefined when it cannot be read: for a hint or a record, never for a decision that must be right. */
 export function tryReadText(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
+    return readRegular(path);
   } catch {
     return undefined;
   }
@@ -24,7 +46,7 @@ export function tryReadText(path: string): string | undefined {
 /** A JSON file's value, or undefined when it cannot be read or parsed: a record that may be missing, or not ours. */
 export function tryReadJson<T>(path: string): Partial<T> | undefined {
   try {
-    return JSON.parse(readFileSync(path, "utf8")) ?? undefined;
+    return JSON.parse(readRegular(path)) ?? undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 /** A run's saved state, read back from the ticket files' engine fields and `.frontier/`. */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ZodType } from "zod";
 import { errnoCode } from "../core/errors.js";
@@ -15,7 +15,7 @@ import type {
 import type { EngineFields } from "./fields.js";
 import { RUN_FILE, STATE_DIR } from "./layout.js";
 import { type Problem, problem } from "./problems.js";
-import { namesIn, readOptional } from "./read-optional.js";
+import { namesIn, readOptional, readRegular } from "./read-optional.js";
 
 /**
  * The saved state: each ticket's engine fields from its front matter, its ended
@@ -191,7 +191,7 @@ async function readRecords<T extends { n: number }>(
     wanted.push({ id: m[1]!, n: Number(m[2]), file: `${STATE_DIR}/${kind}/${name}` });
   }
   if (wanted.length === 0) return out;
-  const texts = await Promise.all(wanted.map((w) => readFile(join(dir, w.file), "utf8")));
+  const texts = wanted.map((w) => readRegular(join(dir, w.file)));
   const schema = schemaOf(await schemas());
   wanted.forEach((w, i) => {
     const record = parseJson(texts[i]!, schema);

@@ -4,10 +4,18 @@
  * own trouble (a file where the state directory goes, a read-only file system, a
  * working directory deleted under the shell) said plainly — never an internal error.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateCommand } from "../../src/cli/validate.js";
 import { startAttempt } from "../../src/local/attempt.js";
@@ -127,7 +135,7 @@ describe("the machine's own trouble is said plainly, naming the path and what to
   });
 
   it.runIf(process.platform === "linux")(
-    "a directory where mkdir says ENOENT though its parent is there (/proc): each command ends saying what it could not write; validate writes nothing",
+    "a directory where mkdir says ENOENT though its parent is there (/proc), and a FIFO or a device named like a ticket: each command ends saying what it could not write or read; validate writes nothing",
     () => {
       // Node's own recursive mkdir makes the parent and tries again there, for ever
       const cli = (...args: string[]) =>
@@ -142,6 +150,30 @@ describe("the machine's own trouble is said plainly, naming the path and what to
         expect(ran.stderr).toMatch(/(could not write|cannot write .*) \/proc\/\.frontier/);
         expect(ran.stderr).toContain("ENOENT");
       }
+      // a FIFO named like a ticket (a link to one) is never waited on, nor a device read as a size
+      const odd = makeGraph({ a: {} }, { run: "t" });
+      execFileSync("mkfifo", [join(odd.dir, "fifo")]);
+      symlinkSync("fifo", join(odd.dir, "b.md"));
+      symlinkSync("/dev/zero", join(odd.dir, "c.md"));
+      const read = cli("validate", odd.dir);
+      expect([read.signal, read.status]).toEqual([null, 2]);
+      for (const f of ["b.md", "c.md"])
+        expect(read.stderr).toContain(`${f}: could not read the file: it is not a regular file`);
+      // nor a setting or a record of the run's
+      const settings = join(odd.dir, "frontier.yml");
+      const record = join(odd.dir, ".frontier", "run.json");
+      for (const f of ["b.md", "c.md", "frontier.yml"]) rmSync(join(odd.dir, f));
+      mkdirSync(dirname(record), { recursive: true });
+      for (const fifo of [settings, record]) execFileSync("mkfifo", [fifo]);
+      for (const fifo of [settings, record]) {
+        const status = cli("status", odd.dir);
+        expect([status.signal, status.status]).toEqual([null, 2]);
+        expect(status.stderr).toContain(`${fifo} is not a regular file`);
+        rmSync(fifo);
+      }
+      const init = cli("init", "/proc/tickets");
+      expect([init.signal, init.status]).toEqual([null, 2]);
+      expect(init.stderr).toContain("could not write the starter files: ENOENT");
       const empty = mkdtempSync(join(tmpdir(), "frontier-empty-"));
       const validated = cli("validate", empty);
       expect([validated.status, validated.stdout]).toEqual([
