@@ -126,7 +126,6 @@ async function route(ctx: ActionContext): Promise<void> {
       core.info(
         `Ticket Frontier does nothing on "${event || "(no event)"}" events: it runs on push, workflow_dispatch, workflow_run, schedule and issue_comment, or with command: context / agent / settle in the orch-task workflow.`,
       );
-      return;
   }
 }
 

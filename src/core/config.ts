@@ -12,7 +12,6 @@ export interface RunFlags {
   maxParallel?: number;
   /** `--bound N`: at most N dispatches in this run */
   bound?: number;
-  retries?: number;
   base?: string;
   /**
    * The bound an outer run hands down (a run started by an attempt of another): at most
@@ -47,7 +46,7 @@ export function engineConfig(
 
   const config: EngineConfig = { run: saved?.run.run ?? settings.run };
   setDefined(config, "maxParallel", flags.maxParallel ?? settings.max_parallel);
-  setDefined(config, "retries", flags.retries ?? settings.retries);
+  setDefined(config, "retries", settings.retries);
   if (settings.ticket_bound !== undefined) config.ticketBound = parseBound(settings.ticket_bound);
   if (bounded(bound)) config.bound = bound;
   if (flags.within) {

@@ -35,8 +35,6 @@ import { type ActionContext, type RunContext, runBranch } from "./run-context.js
 import { livePath, statePath } from "./state.js";
 import { namesBranch } from "./sweep.js";
 
-export type { CommandOutcome } from "./command-actions.js";
-
 /* ------------------------------------------------------------------------- */
 /* The event payload, read defensively: it is input like any other.          */
 /* ------------------------------------------------------------------------- */

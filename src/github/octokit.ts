@@ -174,7 +174,6 @@ export interface RateLimitSpent {
   /** when GitHub restores it (ms since the epoch), when it said */
   resetAt?: number;
   secondary: boolean;
-  message: string;
 }
 
 /** A primary or secondary rate limit GitHub answered with, after the client's own waits. */
@@ -210,7 +209,6 @@ export function rateLimitOf(error: unknown): RateLimitSpent | undefined {
     resource: headers["x-ratelimit-resource"] ?? (graphqlLimited ? "graphql" : "core"),
     ...(resetAt !== undefined ? { resetAt } : {}),
     secondary: secondary && !primary,
-    message: f?.message ?? e.message ?? "rate limit",
   };
 }
 

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { formatDuration } from "../core/bound.js";
 import { named } from "../core/changes.js";
 import type { Frontier } from "../core/engine.js";
-import type { RunState, Settings } from "../core/model.js";
+import type { Settings } from "../core/model.js";
 import { remainderOf } from "../report/remainder.js";
+import { RUN_STATE_ICON_NAME } from "../report/states.js";
 import { boundHint } from "../terminal/bound-hint.js";
 import { painter, STATUS_STYLE } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -44,17 +45,6 @@ interface RunEnd {
   unwritten: ReadonlyMap<string, string>;
   isolation?: Integrator;
 }
-
-/** Exit code of a run that ended in `state`: running (claims live elsewhere) and not started are no success. */
-const EXIT_OF: Readonly<Record<RunState, number>> = {
-  complete: EXIT.complete,
-  failed: EXIT.failed,
-  suspended: EXIT.suspended,
-  limited: EXIT.limited,
-  cancelled: EXIT.cancelled,
-  running: EXIT.failed,
-  "not started": EXIT.failed,
-};
 
 /** The command that continues a run: the same directory, the same --exec. */
 function resumeCommand(shownDir: string, exec: string | undefined): string {
@@ -90,7 +80,8 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   const frontier = r.frontier;
   if (r.crashed || r.stopping) return stopped(r, now, resume);
   const state = frontier.runState(now);
-  let code = EXIT_OF[state];
+  // its exit code: running (claims live elsewhere) and not started are no success
+  const code = state === "running" || state === "not started" ? EXIT.failed : EXIT[state];
   if (!r.nothingHappened || !existsSync(join(r.dir, RECEIPT_FILE)) || r.options.json) {
     const receiptJson = await reports(r, now);
     if (r.options.json) r.io.stdout.write(receiptJson);
@@ -102,8 +93,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   const elapsed = formatDuration(now - started);
   const tally = tallyText(frontier.specs().length, { counts: frontier.counts(), running: 0 });
   // a run's state in the colour of a ticket's: running as a claimed one, not started as a pending one
-  const style =
-    state === "running" ? "blue" : state === "not started" ? "gray" : STATUS_STYLE[state];
+  const style = STATUS_STYLE[RUN_STATE_ICON_NAME[state]];
   const head = `${paint("bold", `run ${frontier.runRecord().run}`)}: ${paint(style, state)}`;
   line(
     err,
@@ -130,19 +120,16 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
       err,
       `error: ticket files changed during the run: ${files.join(", ")} — no ticket was claimed after that; \`frontier run ${r.shownDir}\` goes on with the tickets as they are now (nothing complete runs again)`,
     );
-    if (code === EXIT.complete) code = EXIT.failed;
   }
   for (const message of r.held.values()) line(err, `error: ${message}`);
   const end = await isolationLines(r);
   for (const text of end?.lines ?? []) line(err, text);
-  if (end?.failed && code === EXIT.complete) code = EXIT.failed;
   const gone = recordsGone(r).map((file) => join(r.shownDir, file));
   if (gone.length > 0) {
     line(
       err,
       `error: the run's records were removed or emptied while it ran: ${named(gone, 10)} — by an executor? The receipt (${join(r.shownDir, RECEIPT_FILE)}) holds what they said`,
     );
-    if (code === EXIT.complete) code = EXIT.failed;
   }
   for (const message of r.unwritten.values()) line(err, `error: ${join(r.shownDir, message)}`);
   if (r.unwritten.size > 0) {
@@ -150,14 +137,15 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
       err,
       `  what those tickets did is recorded in ${join(r.shownDir, STATE_DIR)}/: once the files are fixed, \`${resume}\` reads it and runs nothing complete again`,
     );
-    if (code === EXIT.complete) code = EXIT.failed;
   }
   const shown = (file: string) => join(r.shownDir, STATE_DIR, file);
   line(
     err,
     `receipt: ${shown("receipt.json")} · report: ${shown("report.html")} · ${shown("report.md")}`,
   );
-  return code;
+  // what went wrong above fails a run that would have completed
+  const failed = r.edited.size > 0 || end?.failed || gone.length > 0 || r.unwritten.size > 0;
+  return failed && code === EXIT.complete ? EXIT.failed : code;
 }
 
 async function isolationLines(r: RunEnd) {

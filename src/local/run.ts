@@ -470,7 +470,6 @@ class LocalRun {
     }
 
     const tag = `${claim.ticket}@${claim.attempt}`;
-    const timeoutMs = claim.bound?.timeoutMs;
     const attempt = startAttempt({
       command,
       // isolated: the worktree's counterpart of the ticket directory's parent; else where
@@ -487,7 +486,7 @@ class LocalRun {
         dir: this.dir,
       },
       vars: {},
-      timeoutMs,
+      timeoutMs: claim.bound?.timeoutMs,
       maxResultBytes: this.settings.max_result_bytes ?? DEFAULTS.maxResultBytes,
       scratch: this.scratch,
       tag,

@@ -149,8 +149,6 @@ function link(text: string, url: string | undefined): string {
 
 function renderHeader(ctx: Ctx): string {
   const r = ctx.receipt;
-  const total = r.tickets.length;
-  const done = r.counts.complete ?? 0;
   const chips = COUNT_ORDER.filter((s) => (r.counts[s] ?? 0) > 0)
     .map(
       (s) =>
@@ -193,7 +191,7 @@ function renderHeader(ctx: Ctx): string {
 <p class="kicker">Ticket Frontier report</p>
 <h1><span class="runstate st-${RUN_STATE_ICON_NAME[r.state]}">${icon(RUN_STATE_ICON_NAME[r.state])}${e(r.state)}</span> ${e(r.run)}</h1>
 ${r.goal ? `<p class="goal">${e(r.goal)}</p>` : ""}
-<p class="progress"><strong>${formatInt(done)} of ${formatInt(total)} tickets complete</strong></p>
+<p class="progress"><strong>${formatInt(r.counts.complete ?? 0)} of ${formatInt(r.tickets.length)} tickets complete</strong></p>
 <ul class="counts">${chips}</ul>
 <dl class="meta">${meta.join("")}</dl>
 </header>`;

@@ -10,6 +10,10 @@ function shown(p: Place): string {
   return p.line === undefined ? p.file : `${p.file}:${p.line}`;
 }
 
+/** A finding at a place in a ticket file, said as a problem of its own kind. */
+const at = (p: Extract<GraphProblem, { at: Place }>, message: string, fix: string) =>
+  problem(p.kind, p.at.file, p.at.line, message, fix);
+
 export function graphProblem(p: GraphProblem): Problem {
   switch (p.kind) {
     case "too-many-tickets":
@@ -39,44 +43,30 @@ export function graphProblem(p: GraphProblem): Problem {
           : `give one of them another id`,
       );
     case "self-dependency":
-      return problem(
-        "self-dependency",
-        p.at.file,
-        p.at.line,
-        `"${p.id}" depends on itself`,
-        `remove ${p.id} from depends_on`,
-      );
+      return at(p, `"${p.id}" depends on itself`, `remove ${p.id} from depends_on`);
     case "unknown-dependency":
-      return problem(
-        "unknown-dependency",
-        p.at.file,
-        p.at.line,
+      return at(
+        p,
         `depends_on names "${p.dep}", but no ticket has that id${p.near === undefined ? "" : ` (did you mean "${p.near}"?)`}`,
         p.near === undefined
           ? `create ${p.dep}.md, or remove "${p.dep}" from depends_on`
           : `write depends_on: [${p.near}] (or create ${p.dep}.md)`,
       );
     case "unreachable-scope":
-      return problem(
-        "unreachable-scope",
-        p.at.file,
-        p.at.line,
+      return at(
+        p,
         `write_scope entry ${JSON.stringify(p.entry)} can match no path in the repository (${p.why === "absolute" ? "it is an absolute path" : "it climbs out with .."})`,
         "write it relative to the repository's top (e.g. src/**), or remove it",
       );
     case "isolated-without-scope":
-      return problem(
-        "isolated-without-scope",
-        p.at.file,
-        p.at.line,
+      return at(
+        p,
         `"${p.id}" runs isolated but has no write_scope, so any change it makes is a scope breach`,
         `add write_scope: [PATHS] naming what it may change, or set isolation: none on it`,
       );
     case "depends-on-isolated":
-      return problem(
-        "depends-on-isolated",
-        p.at.file,
-        p.at.line,
+      return at(
+        p,
         `"${p.id}" runs in your working tree but depends on "${p.dep}", which runs isolated: it would not see ${p.dep}'s changes (they land on the run's branch)`,
         `set isolation: worktree on ${p.id} (with a write_scope), or isolation: none on ${p.dep}`,
       );

@@ -38,7 +38,6 @@ export interface FileEdit {
 /** A ticket file that could not be written: the problem of that ticket alone. */
 export interface Unwritable {
   ticket: string;
-  file: string;
   message: string;
 }
 
@@ -88,7 +87,7 @@ export function planWrites(
       // the author broke the file while the run was going: say which, keep the rest
       const message = `${spec.file}: ${errorText(e)} — fix the file, then run again (state of ${id} was not written)`;
       if (unwritable === undefined) throw new Error(message);
-      unwritable({ ticket: id, file: spec.file, message });
+      unwritable({ ticket: id, message });
       continue;
     }
     if (edit !== undefined) edits.push(edit);
