@@ -9,14 +9,7 @@
  * examples/agents/. Nothing that exists is overwritten: if any file it would write is
  * there, it writes none.
  */
-import {
-  cpSync,
-  existsSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { parse } from "yaml";
 import { errorText } from "../core/errors.js";
