@@ -15,7 +15,6 @@ import { noun, plural, shellWord, shownPath } from "../terminal/text.js";
 import { type ParsedTicket, parseTicketQuick } from "../tickets/fields.js";
 import { listTickets, loadDirectory } from "../tickets/load.js";
 import { isDirectory, tryReadText } from "../tickets/read-optional.js";
-import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { DEFAULT_DIR } from "./argv.js";
 import { printResult, refusal } from "./json.js";
 
@@ -294,16 +293,13 @@ function badId(id: string, what: string): string {
  * The directory's ticket files as written, read even when it does not hold together yet (a
  * dependency not written yet is what `new` and `dep` are often for): each id's file — the id
  * in its front matter when that reads plainly, else the file name — with the ticket when it
- * parses, and the text of every file read (frontier.yml too): the directory as the loader
- * reads it.
+ * parses, and the text of every ticket file read.
  */
 export async function ticketFiles(dir: string) {
   const tickets = new Map<string, { file: string; spec?: TicketSpec }>();
   const texts = new Map<string, string>();
-  // an unreadable directory has no tickets; without frontier.yml, the defaults
+  // an unreadable directory has no tickets
   const listed = listTickets(dir);
-  const settings = tryReadText(join(dir, SETTINGS_FILE));
-  if (settings !== undefined) texts.set(SETTINGS_FILE, settings);
   for (const [order, file] of (Array.isArray(listed) ? listed : []).entries()) {
     // unreadable: validate reports it; its file name stands for it here
     const text = tryReadText(join(dir, file));

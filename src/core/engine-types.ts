@@ -51,8 +51,6 @@ export interface Claim {
   attempt: number;
   /** unique token for this dispatch (from the caller's token source) */
   claim: string;
-  claimedBy: string;
-  claimedAt: string;
   /** when the claim goes stale unless settled */
   leaseUntil: string;
   /** the ticket's bound (its own, else the run default) */

@@ -187,8 +187,6 @@ export class Frontier extends FrontierView {
       ticket: id,
       attempt,
       claim,
-      claimedBy,
-      claimedAt,
       leaseUntil: iso(this.leaseUntil[i]!),
       runBound: this.runBoundLeft(),
       // last, as claims have always carried it

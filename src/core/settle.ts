@@ -239,7 +239,6 @@ export interface SettlePlan extends Interpreted {
   changes: "integrate" | "evidence" | "none";
   /** for the attempt record (the commit and patch file are the runner's to add) */
   record?: AttemptChanges;
-  verdict: ChangeVerdict;
 }
 
 /** Outcomes whose changes are the ticket's work: the only ones integrated. */
@@ -274,13 +273,12 @@ export function planSettle(
   scope: CompiledScope,
   word: Word,
 ): SettlePlan {
-  const plan: SettlePlan = { ...interpreted, changes: "none", verdict: { kind: "none" } };
+  const plan: SettlePlan = { ...interpreted, changes: "none" };
   if (collected === undefined) return plan;
   const refuse = (reason: string, record?: AttemptChanges): SettlePlan => ({
     outcome: "failed",
     reason,
     changes: record ? "evidence" : "none",
-    verdict: plan.verdict,
     ...(record && { record }),
     ...(interpreted.usage !== undefined && { usage: interpreted.usage }),
   });
@@ -301,7 +299,6 @@ export function planSettle(
     return plan;
   }
   const verdict = judgeChanges(collected.paths, scope, collected.moved, collected.engineEdits);
-  plan.verdict = verdict;
   switch (verdict.kind) {
     case "none":
       return plan;

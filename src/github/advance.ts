@@ -72,7 +72,7 @@ export async function advance(
   const done: Done = { dispatched: [], deferred: [], refresh: first.refreshReport };
   const last = await drive(ctx, first, done);
 
-  const receipt = receiptOf(ctx, last.frontier, last.settings, ctx.clock());
+  const receipt = receiptOf(ctx, last.frontier, last.settings);
   // the attempt this event integrated: its commit is this event's (a later one names it in the record)
   const integrated = first.commit
     ? first.state.unnamed?.find((u) => u.seq === first.state.seq)

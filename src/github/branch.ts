@@ -22,7 +22,7 @@ import {
   readHead,
   unlessNotFound,
 } from "./git.js";
-import { apiFailure, type GitHub, isConflict, isUnclear, rateLimitOf } from "./octokit.js";
+import { type GitHub, isConflict, isUnclear, rateLimitOf } from "./octokit.js";
 
 export type { FileChanges };
 
@@ -200,7 +200,7 @@ async function readProbes(
 export type CommitAnswer =
   | { kind: "ok"; sha: string }
   /** the branch is no longer at the expected head: re-read and re-apply */
-  | { kind: "moved"; message: string }
+  | { kind: "moved" }
   /** no answer to trust: the commit may have landed — re-read to find out */
   | { kind: "unclear"; message: string };
 
@@ -243,7 +243,7 @@ export async function commitOnBranch(
     if (!oid) return { kind: "unclear", message: "GitHub answered without the new commit" };
     return { kind: "ok", sha: oid };
   } catch (error) {
-    if (isConflict(error)) return { kind: "moved", message: apiFailure(error)?.message ?? "" };
+    if (isConflict(error)) return { kind: "moved" };
     return unclearOrThrow(error);
   }
 }
@@ -284,10 +284,7 @@ export function graphqlStore(gh: GitHub, repo: Repo, branch: string): BranchStor
  */
 async function gitDataCommit(...args: Parameters<typeof commitFiles>): Promise<CommitAnswer> {
   try {
-    const answer = await commitFiles(...args);
-    return answer.kind === "ok"
-      ? answer
-      : { kind: "moved", message: "the branch moved (not a fast forward)" };
+    return await commitFiles(...args);
   } catch (error) {
     return unclearOrThrow(error);
   }

@@ -342,7 +342,7 @@ async function statusCommand(ctx: RunContext): Promise<Done> {
   if (!run)
     return failed("status", failedToApply(`no ${statePath(ctx.dir)} of a run on ${ctx.branch}`));
   // the receipt carries the links to this workflow run and its HTML report
-  const summary = renderMarkdown(receiptOf(ctx, run.frontier, run.settings, ctx.clock()), {
+  const summary = renderMarkdown(receiptOf(ctx, run.frontier, run.settings), {
     marker: "ticket-frontier:status",
     maxChars: 12_000,
   });

@@ -347,7 +347,7 @@ function drainOutbox(
     workflow,
   });
   const claimed = claims.map((c) => sendOf(c.ticket, { ...c, workflow: workflowOf(c.ticket) }));
-  for (const c of claimed) enqueue(outbox, c, c.workflow, iso, input.eventId);
+  for (const c of claimed) enqueue(outbox, c, iso, input.eventId);
   adoptUntracked(outbox, frontier, workflowOf);
   const resends: Send[] = [];
   for (const t of input.drainOutbox ? unsent(outbox) : []) {

@@ -207,7 +207,6 @@ async function openQuestions(
         run: last.state.run.run,
         branch: ctx.branch,
         ticket,
-        title: last.frontier.spec(ticket)?.title ?? ticket,
         attempt: q.attempt,
         question: record?.question ?? "(the attempt asked no question text)",
         ...(ctx.links.workflowRun ? { reportUrl: ctx.links.workflowRun } : {}),
@@ -293,15 +292,10 @@ function learnedOf(
   };
 }
 
-export function receiptOf(
-  ctx: RunContext,
-  frontier: Frontier,
-  settings: Settings,
-  now: number,
-): Receipt {
+export function receiptOf(ctx: RunContext, frontier: Frontier, settings: Settings): Receipt {
   const { repository, workflowRun, htmlReport } = ctx.links;
   return buildReceipt(frontier, {
-    now,
+    now: ctx.clock(),
     where: "github",
     ...(settings.goal ? { goal: settings.goal } : {}),
     // its pull request: GitHub's page opens one, or shows the one that is open
@@ -328,7 +322,7 @@ export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): st
 /** Posted when the run starts, so the page never sits silent while jobs run. */
 async function startReport(ctx: RunContext, last: Recorded): Promise<ReportRecord> {
   const { record, posted } = await placeReport(ctx, last.state.run.run, () =>
-    renderReport(ctx, receiptOf(ctx, last.frontier, last.settings, ctx.clock()), last.state.seq),
+    renderReport(ctx, receiptOf(ctx, last.frontier, last.settings), last.state.seq),
   );
   if (posted) ctx.log(`report comment posted on #${record.issue_number}`);
   return record;

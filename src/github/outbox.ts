@@ -46,15 +46,14 @@ export function liveEntries(outbox: Outbox | undefined, frontier: Frontier): Out
 /** A claim this event committed: dispatched right after the commit. */
 export function enqueue(
   outbox: Outbox,
-  claim: { ticket: string; attempt: number; claim: string },
-  workflow: string,
+  claim: { ticket: string; attempt: number; claim: string; workflow: string },
   at: string,
   event?: string,
 ): void {
   outbox[claim.ticket] = {
     claim: claim.claim,
     attempt: claim.attempt,
-    workflow,
+    workflow: claim.workflow,
     at,
     event,
     status: "pending",
@@ -74,8 +73,8 @@ export function adoptUntracked(
   for (const id of frontier.claimedIds()) {
     const s = frontier.state(id);
     if (outbox[id] || !s?.claim) continue;
-    const claim = { ticket: id, attempt: s.attempt, claim: s.claim };
-    enqueue(outbox, claim, workflowOf(id), s.claimed_at ?? new Date(0).toISOString());
+    const claim = { ticket: id, attempt: s.attempt, claim: s.claim, workflow: workflowOf(id) };
+    enqueue(outbox, claim, s.claimed_at ?? new Date(0).toISOString());
   }
 }
 

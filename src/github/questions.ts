@@ -13,7 +13,6 @@ export interface QuestionIssue {
   /** the branch the run lives on: the bot finds the run's state there */
   branch: string;
   ticket: string;
-  title: string;
   attempt: number;
   question: string;
   /** where the run's report is, to link back */

@@ -216,7 +216,7 @@ export class Integrator {
         message: `${p.ticket} attempt ${p.attempt} ended, but its changes could not be integrated on ${this.branch.branch}: ${errorText(error)} — they are kept in ${p.worktree}; once that is fixed, \`frontier run\` integrates them`,
       };
     }
-    const { changes: _, verdict: __, keep: ___, record, keepWorktree, ...outcome } = plan;
+    const { changes: _, keep: __, record, keepWorktree, ...outcome } = plan;
     const { exit_code: exitCode, signal, duration_ms: durationMs } = p;
     return {
       kind: "settle",

@@ -26,14 +26,13 @@ import { isolationProblems, openRunBranch, type RunBranch, short } from "./workt
  * tickets get their relative paths to the user's files resolved (userPaths).
  */
 export async function openIsolation(
-  absDir: string,
   shownDir: string,
   opened: Opened,
   io: CliIo,
   now: number,
   commands: Map<string, string>,
 ): Promise<{ kind: "ok"; integrator?: Integrator } | { kind: "bad"; code: number }> {
-  const { specs, settings, frontier } = opened;
+  const { dir: absDir, specs, settings, frontier } = opened;
   for (const spec of specs) {
     const command = commands.get(spec.id);
     if (

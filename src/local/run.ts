@@ -131,7 +131,7 @@ async function loadLockedAndRun(
   let integrator: Integrator | undefined;
   if (opened.specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
     const { openIsolation } = await import("./isolation.js");
-    const isolation = await openIsolation(absDir, dir, opened, io, started, commands);
+    const isolation = await openIsolation(dir, opened, io, started, commands);
     if (isolation.kind === "bad") return isolation.code;
     integrator = isolation.integrator;
   }

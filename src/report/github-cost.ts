@@ -48,7 +48,6 @@ export function githubCost(retries: readonly number[], figures: Measured = MEASU
   const tickets = retries.length;
   const most = retries.reduce((sum, r) => sum + 1 + r, 0);
   return {
-    tickets,
     /** orch-task jobs: one per attempt — every ticket once, and at most this many with retries */
     jobs: { least: tickets, most },
     /** a run without lost races, and the worst density measured */
