@@ -640,8 +640,6 @@ function html_link(text, url) {
 }
 function renderHeader(ctx) {
     const r = ctx.receipt;
-    const total = r.tickets.length;
-    const done = r.counts.complete ?? 0;
     const chips = states/* COUNT_ORDER */.$U.filter((s) => (r.counts[s] ?? 0) > 0)
         .map((s) => `<li class="count st-${s}"><span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span> ${icon(s)}${(0,report_escape/* escapeHtml */.ZD)((0,states/* countWord */.MD)(s))}</li>`)
         .join("");
@@ -678,7 +676,7 @@ function renderHeader(ctx) {
 <p class="kicker">Ticket Frontier report</p>
 <h1><span class="runstate st-${states/* RUN_STATE_ICON_NAME */.wQ[r.state]}">${icon(states/* RUN_STATE_ICON_NAME */.wQ[r.state])}${(0,report_escape/* escapeHtml */.ZD)(r.state)}</span> ${(0,report_escape/* escapeHtml */.ZD)(r.run)}</h1>
 ${r.goal ? `<p class="goal">${(0,report_escape/* escapeHtml */.ZD)(r.goal)}</p>` : ""}
-<p class="progress"><strong>${(0,core_text/* formatInt */.D)(done)} of ${(0,core_text/* formatInt */.D)(total)} tickets complete</strong></p>
+<p class="progress"><strong>${(0,core_text/* formatInt */.D)(r.counts.complete ?? 0)} of ${(0,core_text/* formatInt */.D)(r.tickets.length)} tickets complete</strong></p>
 <ul class="counts">${chips}</ul>
 <dl class="meta">${meta.join("")}</dl>
 </header>`;
