@@ -49,7 +49,8 @@ describe("orch-task with command: agent", () => {
           { id: "nothing", extra: "model: fake/empty" },
           { id: "ask", extra: "model: fake/ask" },
           { id: "denied", extra: "model: fake/complete" },
-          { id: "busy", extra: "model: fake/busy\nbound: 30s" },
+          // a bound with room for a loaded machine: the job waits in the runner's queue too
+          { id: "busy", extra: "model: fake/busy\nbound: 2m" },
           { id: "garbled", extra: "model: fake/garbled" },
         ]),
       ),
