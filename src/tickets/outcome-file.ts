@@ -28,6 +28,7 @@ import {
   type SettlePlan,
 } from "../core/settle.js";
 import { ENGINE_FIELDS } from "./field-table.js";
+import { kindOf } from "./read-optional.js";
 
 /**
  * A blank file fails its attempt. Never made by the runner: the executor opened it and left
@@ -39,13 +40,6 @@ const BLANK =
 /** The most an outcome file may hold: a result of up to the cap, JSON escaping, the envelope. */
 export function outcomeFileLimit(maxResultBytes: number): number {
   return maxResultBytes * 6 + 64 * 1024;
-}
-
-function kindOf(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
-  if (st.isDirectory()) return "a directory";
-  if (st.isFIFO()) return "a FIFO";
-  if (st.isSocket()) return "a socket";
-  return "a device";
 }
 
 /**

@@ -3,6 +3,7 @@ import { constants as bufferConstants, isAscii } from "node:buffer";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { errorText } from "../core/errors.js";
 import { putKeys } from "./cache.js";
+import { kindOf } from "./read-optional.js";
 
 /**
  * The keys of the open file `fd` into `keys` at `i`, and its size (-1 when it is not a
@@ -25,19 +26,14 @@ export type Read =
   | { kind: "unreadable"; message: string };
 
 /**
- * A file that is not a regular one: what it holds is no ticket's text. Files are opened
- * without waiting, so a FIFO (or a link to one) never blocks the load: it is named, as a
- * device is.
+ * What a read that ended past the cap found: a file too large, or one that is no regular
+ * file (a device has no size). Files are opened without waiting, so a FIFO (or a link to
+ * one), read to nothing, is named here too, as a device is: no ticket's text.
  */
-const NOT_A_FILE: Read = {
-  kind: "unreadable",
-  message: "it is not a regular file (a FIFO, a device or a socket)",
-};
-
-/** A file read past the cap: too large, unless it is no regular file (a device has no size). */
-function overCap(fd: number): Read {
+function readEnded(fd: number): Read {
   const st = fstatSync(fd);
-  return st.isFile() ? { kind: "too-large", bytes: st.size } : NOT_A_FILE;
+  if (st.isFile()) return { kind: "too-large", bytes: st.size };
+  return { kind: "unreadable", message: `it is ${kindOf(st)}, not a regular file` };
 }
 
 const WHOLE_STRING_BYTES = 64 * 1024 * 1024;
@@ -93,7 +89,7 @@ export function readFiles(
       const size = keys === undefined ? -1 : keyOf(keys, i, fd);
       for (;;) {
         if (used - start > cap) {
-          out[i] = overCap(fd);
+          out[i] = readEnded(fd);
           break;
         }
         if (used === buf.length) {
@@ -112,7 +108,7 @@ export function readFiles(
         }
         const room = Math.min(buf.length - used, cap + 1 - (used - start));
         const n = readSync(fd, buf, used, room, null);
-        if (n === 0 && used === start && !fstatSync(fd).isFile()) out[i] = NOT_A_FILE;
+        if (n === 0 && used === start && !fstatSync(fd).isFile()) out[i] = readEnded(fd);
         if (n === 0) break;
         used += n;
         // (a file of cap + 1 bytes has reached its size too: the cap check above says so)

@@ -17,11 +17,20 @@ import { errnoCode } from "../core/errors.js";
 export function readRegular(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (fstatSync(fd).isFile()) return readFileSync(fd, "utf8");
-    throw new Error(`${path} is not a regular file (a FIFO, a device or a socket)`);
+    const st = fstatSync(fd);
+    if (st.isFile()) return readFileSync(fd, "utf8");
+    throw new Error(`${path} is ${kindOf(st)}, not a regular file`);
   } finally {
     closeSync(fd);
   }
+}
+
+/** What a file that is not a regular one is, as messages name it. */
+export function kindOf(st: Stats): string {
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  return "a device";
 }
 
 /** A file's text, or undefined when there is no such file (any other error is thrown). */

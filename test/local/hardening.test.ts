@@ -157,8 +157,13 @@ describe("the machine's own trouble is said plainly, naming the path and what to
       symlinkSync("/dev/zero", join(odd.dir, "c.md"));
       const read = cli("validate", odd.dir);
       expect([read.signal, read.status]).toEqual([null, 2]);
-      for (const f of ["b.md", "c.md"])
-        expect(read.stderr).toContain(`${f}: could not read the file: it is not a regular file`);
+      for (const [f, kind] of [
+        ["b.md", "a FIFO"],
+        ["c.md", "a device"],
+      ])
+        expect(read.stderr).toContain(
+          `${f}: could not read the file: it is ${kind}, not a regular file`,
+        );
       // nor a setting or a record of the run's
       const settings = join(odd.dir, "frontier.yml");
       const record = join(odd.dir, ".frontier", "run.json");
@@ -168,9 +173,15 @@ describe("the machine's own trouble is said plainly, naming the path and what to
       for (const fifo of [settings, record]) {
         const status = cli("status", odd.dir);
         expect([status.signal, status.status]).toEqual([null, 2]);
-        expect(status.stderr).toContain(`${fifo} is not a regular file`);
+        expect(status.stderr).toContain(`${fifo} is a FIFO, not a regular file`);
         rmSync(fifo);
       }
+      // each named for what it is: a directory where frontier.yml goes is no FIFO
+      mkdirSync(settings);
+      expect(cli("status", odd.dir).stderr).toContain(
+        `${settings} is a directory, not a regular file`,
+      );
+      rmSync(settings, { recursive: true });
       const init = cli("init", "/proc/tickets");
       expect([init.signal, init.status]).toEqual([null, 2]);
       expect(init.stderr).toContain("could not write the starter files: ENOENT");
