@@ -30,6 +30,7 @@ import {
   diffTrees,
   integrationMessage,
 } from "../workspace/changes.js";
+import { git } from "../workspace/git.js";
 import {
   addWorktree,
   checkedOutAt,
@@ -258,6 +259,12 @@ export class Integrator {
       const keep = plan.keep;
       const file = join(this.dir, evidence.file);
       if (keep) writing(file, () => createRecord(file, keep, evidence.file));
+      else if (plan.changes === "evidence" && collected.paths.length > 0) {
+        // blobs no commit holds are pruned by a gc (an agent's, or git's own): a ref holds them
+        const held = `refs/frontier/kept/${collected.tree}`;
+        await git(["update-ref", held, collected.tree], { cwd: root });
+        plan.reason &&= `${plan.reason}, its tree held by ${held}`;
+      }
       // a file no patch can hold (or none collected) stays in the worktree, which stays
       if (plan.changes !== "integrate")
         return { ...plan, keepWorktree: there && collected.unstored !== undefined };

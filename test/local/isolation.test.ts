@@ -121,11 +121,29 @@ describe("a scope breach: nothing is integrated, the change is kept as evidence"
     expect(ran.code).toBe(1);
     const api = attemptOf(repo.dir, "api", 1);
     expect(api.reason).toMatch(
-      /^scope-breach: .* kept as evidence: its paths and blob ids in the attempt record \(the patch is over max_result_bytes\)$/,
+      /^scope-breach: .* kept as evidence: its paths and blob ids in the attempt record \(the patch is over max_result_bytes\), its tree held by refs\/frontier\/kept\/[0-9a-f]{40}$/,
     );
     expect(api.changes?.patch_file).toBeUndefined();
     const blob = api.changes?.paths[0]?.blob as string;
     expect(git(repo.root, "cat-file", "-p", blob).split("\n").length).toBe(20000);
+  });
+
+  it("those blobs outlive a `git gc --prune=now` a later agent runs: the record names the ref that holds them", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: big\nisolation: worktree\nmax_result_bytes: 4096\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      "tickets/tidy.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const ran = await runHere(
+      repo.dir,
+      '[ "$FRONTIER_TICKET" = tidy ] && { sleep 1; git gc -q --prune=now; echo tidied; exit 0; }; mkdir -p docs && seq 1 20000 > docs/big.txt && echo done',
+    );
+    expect(ran.code).toBe(1);
+    const api = attemptOf(repo.dir, "api", 1);
+    const blob = api.changes?.paths[0]?.blob as string;
+    expect(git(repo.root, "cat-file", "-p", blob).split("\n").length).toBe(20000);
+    const held = / held by (refs\/\S+)$/.exec(api.reason ?? "")?.[1] as string;
+    expect(git(repo.root, "rev-parse", `${held}:docs/big.txt`)).toBe(blob);
   });
 
   it("fails the attempt naming every path outside write_scope, keeps a patch, and leaves the branch where it was", async () => {
