@@ -249,7 +249,7 @@ export async function touchedSince(
   return out;
 }
 
-/** The user's refs that went or moved since `before`, each with how to put it back. */
+/** The user's refs that went or moved since `before`, each with how to put it back, and stash entries added. */
 async function refsLost(rb: RunBranch, before: Pick<Snapshot, "head" | "refs">) {
   const { root } = rb.repository;
   const [refs, out] = [await refsOf(root), [] as string[]];
@@ -268,6 +268,10 @@ async function refsLost(rb: RunBranch, before: Pick<Snapshot, "head" | "refs">) 
         : `${name} (was ${was.slice(0, 10)}: git update-ref ${shellWord(ref)} ${was})`,
     );
   }
+  // an entry an agent stashed sits on top of theirs, for their `git stash pop` to take
+  for (const [ref, now] of refs)
+    if (ref.startsWith("stash:") && !before.refs.has(ref))
+      out.push(`a stash entry added (${now.slice(0, 10)}: look at git stash list before you pop)`);
   return out;
 }
 

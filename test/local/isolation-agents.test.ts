@@ -431,6 +431,26 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(readFileSync(join(repo.root, "notes.txt"), "utf8")).toBe("stashed\n");
   });
 
+  it("an agent that stashes in its worktree puts its entry on top of the user's stash: named, so their `git stash pop` does not take it unawares", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: stashed\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      "notes.txt": "one\n",
+    });
+    writeFileSync(join(repo.root, "notes.txt"), "mine\n");
+    git(repo.root, "stash", "-q");
+    const exec =
+      "echo agent >> notes.txt && git stash -q && mkdir -p app && echo a > app/a.js; echo done";
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(0);
+    const top = git(repo.root, "rev-parse", "refs/stash");
+    expect(git(repo.root, "show", `${top}:notes.txt`)).toBe("one\nagent");
+    expect(ran.stderr).not.toContain("were not touched");
+    expect(ran.stderr).toContain(
+      `warning: your branches, tags or stash changed while the run ran: a stash entry added (${top.slice(0, 10)}: look at git stash list before you pop) — `,
+    );
+  });
+
   it("the user's own commit in their other worktree is theirs; a commit an agent put on their other branch, and a name the shell would run, are named once, quoted", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: names\nisolation: worktree\n",
