@@ -8,7 +8,7 @@
  * commit, and the run's end compares everything and says what changed.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { ChangedPath } from "../core/changes.js";
 import { shellWord } from "../terminal/text.js";
@@ -27,6 +27,8 @@ export interface Snapshot {
   head: string;
   /** the working tree but the run's records, as a tree object; undefined: it could not be read */
   tree: string | undefined;
+  /** what the user had staged, as a tree object ("" while a merge is unresolved) */
+  staged?: string;
   /** the shared git directory's config, hooks and info/: path → content hash */
   shared: Map<string, string>;
   /** the user's branches and tags (not frontier/…) → commit, and each stash entry as `stash:<commit>` */
@@ -38,6 +40,8 @@ interface Touched {
   head?: [string, string];
   /** paths of the working tree that changed */
   tree: string[];
+  /** what the user had staged changed (an agent's `git add` or `git reset` there): that tree */
+  staged?: string;
   /** files of the shared git directory that changed, appeared or went, as `.git/…` */
   shared: string[];
   /** branches, tags and stash entries that moved or went, each with how to put it back */
@@ -190,23 +194,22 @@ async function headOf(root: string): Promise<string> {
 }
 
 /**
- * The user's working tree but the run's records (`.frontier/`) as a tree object: their index
- * copied to a scratch index (so only changed files are read), every file added to it.
+ * The user's working tree but the run's records (`.frontier/`) as a tree object — every file
+ * added to HEAD's tree, none of their index's flags trusted (an `--assume-unchanged` an agent
+ * set would hide its write) — and what they staged, from a copy of their index.
  * Neither their index nor their tree is touched.
  */
-async function treeOf(rb: RunBranch, scratch: string): Promise<string | undefined> {
+async function treeOf(rb: RunBranch, scratch: string): Promise<[string, string] | undefined> {
   const { root } = rb.repository;
   const dir = mkdtempSync(join(scratch, `guard-${process.pid}-`));
   const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") } };
   try {
-    try {
-      const index = await gitText(["rev-parse", "--git-path", "index"], o);
-      copyFileSync(resolve(root, index), o.env.GIT_INDEX_FILE);
-    } catch {
-      await git(["read-tree", "HEAD"], o);
-    }
+    const index = resolve(root, await gitText(["rev-parse", "--git-path", "index"], { cwd: root }));
+    if (existsSync(index)) copyFileSync(index, o.env.GIT_INDEX_FILE);
+    const staged = await gitText(["write-tree"], o).catch(() => "");
+    await git(["read-tree", "HEAD"], o);
     await git(["add", "-A", "--", ":(top)", `:(exclude,top,literal)${recordsPath(rb)}`], o);
-    return await gitText(["write-tree"], o);
+    return [await gitText(["write-tree"], o), staged];
   } catch {
     return undefined;
   } finally {
@@ -220,7 +223,8 @@ export async function takeSnapshot(rb: RunBranch, scratch: string): Promise<Snap
   const [head, refs] = [await headOf(root), await refsOf(root)];
   const found = { head, shared: Object.fromEntries(shared), refs: Object.fromEntries(refs) };
   replaceAtomically(foundBy(rb, process.pid), JSON.stringify(found));
-  return { head, tree: await treeOf(rb, scratch), shared, refs };
+  const [tree, staged] = (await treeOf(rb, scratch)) ?? [];
+  return { head, tree, staged, shared, refs };
 }
 
 /**
@@ -240,7 +244,8 @@ export async function touchedSince(
   out.refs = await refsLost(rb, before);
   if (out.shared.length === 0) {
     // git could not list it (a name it refuses, as a .GIT): never said to be untouched
-    const now = before.tree && (await treeOf(rb, scratch));
+    const [now, staged] = (before.tree && (await treeOf(rb, scratch))) || [];
+    if (now && before.staged && staged !== before.staged) out.staged = before.staged;
     if (!before.tree || !now) out.unchecked = true;
     else if (now !== before.tree) {
       out.tree = await notTheRuns(root, await diffTrees(root, before.tree, now), rb.ticketDir);

@@ -150,9 +150,9 @@ export async function isolationEnd(
 ): Promise<{ lines: string[]; failed: boolean }> {
   const rb = integrator.branch;
   const touched = await touchedSince(rb, integrator.before, scratchOf(rb));
-  const { head, tree, shared, refs } = touched;
+  const { head, tree, shared, refs, staged } = touched;
   const untouched =
-    head === undefined && !touched.unchecked && tree.length + shared.length + refs.length === 0;
+    !(head || staged || touched.unchecked) && tree.length + shared.length + refs.length === 0;
   const lines = [
     ...(await branchLines(rb, frontier, untouched)),
     ...touchedLines(touched, rb, integrator.before.tree),
@@ -213,6 +213,11 @@ function touchedLines(
   if (touched.tree.length > 0) {
     out.push(
       `warning: your working tree changed while isolated tickets ran: ${few(touched.tree)} — an executor wrote outside its worktree, or you edited them meanwhile; \`git restore --source=${was} -- <path>\` puts one that was there back as it was when the run started (a ticket file with its state of then)`,
+    );
+  }
+  if (touched.staged) {
+    out.push(
+      `warning: what you had staged changed while isolated tickets ran (an executor's git add or reset in your tree, or your own) — \`git read-tree ${touched.staged}\` puts it back as it was when the run started (your files stay as they are)`,
     );
   }
   if (touched.unchecked) {

@@ -364,6 +364,29 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(readFileSync(join(repo.root, "notes.txt"), "utf8")).toBe("my notes\n");
   });
 
+  it("an agent that unstages what the user had staged: the run says so and how to put it back, and that works", async () => {
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": "run: unstaged\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    writeFileSync(join(repo.root, "README.md"), "# project\nready\n");
+    git(repo.root, "add", "README.md");
+    writeFileSync(join(repo.root, "README.md"), "# project\nready\nnot yet\n");
+    const staged = git(repo.root, "diff", "--cached");
+    const exec = 'git -C "$FRONTIER_DIR/.." reset -q; mkdir -p app && echo a > app/a.js; echo done';
+    const ran = await runHere(repo.dir, exec);
+    expect(git(repo.root, "diff", "--cached")).toBe("");
+    expect(ran.stderr).not.toContain("were not touched");
+    const back =
+      /warning: what you had staged changed while isolated tickets ran \(an executor's git add or reset in your tree, or your own\) — `git read-tree ([0-9a-f]{40})` puts it back/.exec(
+        ran.stderr,
+      )?.[1];
+    git(repo.root, "read-tree", back as string);
+    expect(git(repo.root, "diff", "--cached")).toBe(staged);
+    expect(readFileSync(join(repo.root, "README.md"), "utf8")).toBe("# project\nready\nnot yet\n");
+  });
+
   it("so is a write into the ticket directory (its own write_scope widened, a script changed); the run's own writes there are not", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: ticketdir\nisolation: worktree\n",
