@@ -53,7 +53,8 @@ interface Touched {
 /**
  * What in the shared git directory changes what git runs or sees: its config, hooks, and
  * of info/ the attributes (filters), excludes, grafts and sparse checkout — not info/refs,
- * which a repack run by git's own housekeeping rewrites.
+ * which a repack run by git's own housekeeping rewrites — and the object stores it reads
+ * (alternates: an integration's blobs found there would live outside the repository).
  */
 const SHARED = [
   "config",
@@ -63,6 +64,7 @@ const SHARED = [
   "info/exclude",
   "info/grafts",
   "info/sparse-checkout",
+  "objects/info/alternates",
 ];
 
 /**

@@ -565,6 +565,26 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(ran.stderr).not.toContain("were not touched");
     expect(git(repo.root, "rev-parse", "frontier/hook")).toBe(repo.start);
   });
+  it("an object store an agent adds (alternates) stops the integration: no commit lands whose files live outside the repository", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: alt\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const store = join(repo.root, "..", `${basename(repo.root)}-objects`);
+    const exec = [
+      `mkdir -p ${store} && echo ${store} > "$(git rev-parse --git-common-dir)/objects/info/alternates"`,
+      `mkdir -p app && echo precious > app/a.js && GIT_OBJECT_DIRECTORY=${store} git hash-object -w app/a.js`,
+      "echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    rmSync(store, { recursive: true, force: true });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/objects/info/alternates",
+    );
+    expect(git(repo.root, "rev-parse", "frontier/alt")).toBe(repo.start);
+  });
+
   it("code an agent plants in git's configuration never runs in the run's own git: not in a worktree made later, not in the next run", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: plant\nisolation: worktree\n",
