@@ -478,7 +478,7 @@ class LocalRun {
       cwd: workspace?.cwd ?? dirname(this.dir),
       context: prepared.text,
       contextFile: join(this.scratch, `${tag}.context.md`),
-      baseEnv: this.baseEnv,
+      baseEnv: workspace ? { ...this.baseEnv, ...REPOSITORY_VARS } : this.baseEnv,
       contract: {
         ...claim,
         run: this.frontier.runRecord().run,
@@ -529,6 +529,10 @@ function detailOf(result: AttemptResult, changes: AttemptChanges | undefined): s
 
 /** Statuses no claim can come from in this run. */
 const CLOSED = new Set<string>(["complete", "empty", "failed", "limited", "cancelled"]);
+/** Git's variables naming a repository or its index: unset for an isolated attempt (a hook's GIT_DIR). */
+const REPOSITORY_VARS = Object.fromEntries(
+  ["DIR", "WORK_TREE", "INDEX_FILE", "COMMON_DIR"].map((v) => [`GIT_${v}`, undefined]),
+);
 
 function token(ticket: string, attempt: number): string {
   return `${ticket}#${attempt}-${randomBytes(4).toString("hex")}`;

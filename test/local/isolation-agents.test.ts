@@ -947,6 +947,28 @@ describe("debris a kill leaves is tidied", () => {
 });
 
 describe("a newcomer's executor and branch", () => {
+  it("a run started with GIT_DIR set (from a git hook, say): an agent's plain git add and commit stay in its worktree, never on the user's branch or index", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: hooked\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    process.env.GIT_DIR = join(repo.root, ".git");
+    process.env.GIT_INDEX_FILE = join(repo.root, ".git", "index");
+    const exec =
+      "mkdir -p app && echo a > app/a.js && git add -A && git commit -qm mine; echo done";
+    const ran = await runHere(repo.dir, exec).finally(() => {
+      delete process.env.GIT_DIR;
+      delete process.env.GIT_INDEX_FILE;
+    });
+    expect(ran.code).toBe(0);
+    expect(git(repo.root, "rev-parse", "main")).toBe(repo.start);
+    expect(git(repo.root, "diff", "--cached", "--name-only")).toBe("");
+    expect(ran.stderr).toContain("your working tree and branch were not touched");
+    expect(commitsOf(repo.root, `${repo.start}..frontier/hooked`).map((c) => c.paths)).toEqual([
+      ["app/a.js"],
+    ]);
+  });
+
   it("a relative script path that is not committed runs from the user's directory", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: rel\nisolation: worktree\n",
