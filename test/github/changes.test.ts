@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -624,6 +625,30 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
       /^scope-breach: changed the fields only the runner writes .* in tickets\/later\.md — /,
     );
     expect(w.repo.readFile("tickets/later.md")).not.toContain("status: complete");
+  });
+});
+
+describe("the agent's git configuration runs nothing in the settle step, which holds the job's token", () => {
+  /** A file the agent's planted command would make, were it run. */
+  const plant = () => {
+    const dir = mkdtempSync(join(tmpdir(), "frontier-planted-"));
+    scratch.push(dir);
+    return join(dir, "ran");
+  };
+
+  it("a filter driver whose name holds an '=' is not run: its file lands as the agent wrote it", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    const planted = plant();
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "export const port = 8080;\n");
+      write(ws, "src/api/.gitattributes", "* filter=a=b\n");
+      agentGit(ws, "config", "filter.a=b.clean", `touch '${planted}'; tr a-z A-Z`);
+    });
+    expect(existsSync(planted)).toBe(false);
+    expect((stateOf(w) as unknown as State).tickets.api?.status).toBe("complete");
+    expect(w.repo.readFile("src/api/server.ts")).toBe("export const port = 8080;\n");
   });
 });
 
