@@ -82,6 +82,9 @@ function untrustedEnv(): NodeJS.ProcessEnv {
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_ATTR_NOSYSTEM: "1",
     GIT_NO_REPLACE_OBJECTS: "1",
+    // no transport at all, whatever the repository allows: a partial clone's configuration
+    // would fetch an object it lacks through its own remote (core.sshCommand, a helper)
+    GIT_ALLOW_PROTOCOL: "none",
   };
 }
 

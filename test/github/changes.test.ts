@@ -650,6 +650,28 @@ describe("the agent's git configuration runs nothing in the settle step, which h
     expect((stateOf(w) as unknown as State).tickets.api?.status).toBe("complete");
     expect(w.repo.readFile("src/api/server.ts")).toBe("export const port = 8080;\n");
   });
+
+  it("a partial clone's lazy fetch of an object it removed does not run its core.sshCommand", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    const planted = plant();
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "export const port = 8080;\n");
+      rmSync(join(ws, ".git/objects"), { recursive: true, force: true });
+      mkdirSync(join(ws, ".git/objects/pack"), { recursive: true });
+      agentGit(ws, "config", "core.repositoryformatversion", "1");
+      agentGit(ws, "config", "extensions.partialClone", "origin");
+      agentGit(ws, "config", "remote.origin.url", "ssh://example.invalid/widgets");
+      agentGit(ws, "config", "remote.origin.promisor", "true");
+      agentGit(ws, "config", "protocol.ssh.allow", "always");
+      agentGit(ws, "config", "core.sshCommand", `touch '${planted}'; false`);
+    });
+    expect(existsSync(planted)).toBe(false);
+    const api = (stateOf(w) as unknown as State).tickets.api;
+    expect(api?.status).toBe("failed");
+    expect(api?.attempts[0]?.reason).toMatch(/^its changes could not be collected: /);
+  });
 });
 
 describe("CI on the run's branch", () => {
