@@ -197,5 +197,7 @@ export function dispatchedJob(
       `command: ${command} needs the ticket and attempt of the orch-task run — run it in the workflow the frontier dispatches (its inputs are read from the workflow_dispatch event), or pass ticket, attempt and claim`,
     );
   }
-  return { ticket, attempt, claim: settle.claim ?? str(given.claim), ref: str(given.ref) };
+  // a workflow that declares no `ref` (an earlier version's) checks out `base`
+  const ref = str(given.ref) ?? str(given.base);
+  return { ticket, attempt, claim: settle.claim ?? str(given.claim), ref };
 }

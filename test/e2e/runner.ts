@@ -36,7 +36,7 @@ import { readRunState } from "../support/run-state.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BUNDLE = join(ROOT, "dist", "index.js");
-const EXAMPLES = join(ROOT, "examples", "workflows");
+export const EXAMPLES = join(ROOT, "examples", "workflows");
 
 export interface StepResult {
   code: number;
