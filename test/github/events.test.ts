@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -48,6 +48,15 @@ describe("the settle step reads the job's outcome", () => {
     );
     expect(job.outcome).toBe("failed");
     expect(job.reason).toMatch(/2000 bytes, over max_result_bytes \(1000\)/);
+  });
+
+  it("a result file the agent made a symbolic link (to the settle step's own environment, its token there) is not read: the attempt fails", async () => {
+    const link = join(dir, "linked.md");
+    symlinkSync("/proc/self/environ", link);
+    const job = await readJobOutcome({ outcome: "complete", resultFile: link }, 100_000);
+    expect(job.result ?? "").not.toContain("PATH=");
+    expect(job.outcome).toBe("failed");
+    expect(job.reason).toMatch(/^input result-file: .*linked\.md could not be read/);
   });
 
   it("a job that succeeded but reported no outcome fails: a result nobody produced never reaches its dependents", async () => {
