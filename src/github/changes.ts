@@ -219,9 +219,9 @@ export function integrationFiles(changes: JobChanges): FileChanges {
   return { additions, deletions, ...(entries.size > 0 ? { entries } : {}) };
 }
 
-/** The paths a read must look at: every path the changes touch. */
+/** The paths a read must look at: every path the changes touch; none of changes that cannot land. */
 export const probesOf = (changes: JobChanges | undefined): string[] =>
-  changes ? touchedPaths(changes.paths) : [];
+  changes && changes.refused === undefined ? touchedPaths(changes.paths) : [];
 
 /**
  * The touched paths whose id at the branch head is not their id at the start: changed on
@@ -232,7 +232,7 @@ export function movedPaths(
   changes: JobChanges | undefined,
   oids: ReadonlyMap<string, string> | undefined,
 ): string[] {
-  if (!changes || !oids) return [];
+  if (!changes || !oids || changes.refused !== undefined) return [];
   // the id each touched path must still have at the head (undefined: no file there)
   const expected = new Map<string, string | undefined>();
   for (const c of changes.paths) {

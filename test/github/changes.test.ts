@@ -420,6 +420,21 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     },
   );
 
+  it("1,500 paths (an npm install the repository does not ignore) fail the attempt saying so, its settle reading the branch once, not a query per 250 paths", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("deps", ["app/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    let before = 0;
+    await job(w, "deps", (ws) => {
+      for (let i = 0; i < 1500; i++) write(ws, `app/node_modules/p${i % 50}/f${i}.js`, `${i}\n`);
+      before = w.fake.requests.length;
+    });
+    const a = (stateOf(w) as unknown as State).tickets.deps?.attempts[0];
+    expect(a?.reason).toMatch(/^integration refused: 1500 changed paths, over 1000 /);
+    const queries = w.fake.requests.slice(before).filter((r) => r.operation === "graphql/query");
+    expect(queries).toHaveLength(1);
+  });
+
   it("a lost commit answer: the changes are integrated once", async () => {
     world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
     const w = world;
