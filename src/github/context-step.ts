@@ -14,6 +14,7 @@
  * One claim, one agent run: whether this run may run the agent is the outbox's rule
  * (outbox.ts `admit`); when it says so, the claim is taken by compare-and-swap first.
  */
+import { constants } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
@@ -23,6 +24,7 @@ import type { Frontier } from "../core/engine.js";
 import { executorVariables } from "../core/executor.js";
 import type { Settings, TicketSpec } from "../core/model.js";
 import { readContext } from "../tickets/context-io.js";
+import { readCapped } from "../tickets/outcome-file.js";
 import { advance } from "./advance.js";
 import { type BranchRead, graphqlStore } from "./branch.js";
 import { openBranchRun } from "./decide.js";
@@ -51,8 +53,10 @@ export async function jobStartedAt(
   ticket: string,
   attempt: number,
 ): Promise<number | undefined> {
+  // the agent's to replace as well: only a plain file, never waited on (a FIFO) nor followed
   const file = jobStartFile(ctx.settings.env.runnerTemp, ticket, attempt);
-  const started = Number(await readFile(file, "utf8").catch(() => Number.NaN));
+  const read = await readCapped(file, 64, constants.O_NOFOLLOW);
+  const started = read.kind === "text" ? Number(read.text) : Number.NaN;
   return Number.isFinite(started) ? started : undefined;
 }
 

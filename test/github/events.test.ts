@@ -1,9 +1,12 @@
-import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { jobStartedAt } from "../../src/github/context-step.js";
 import { parseRunName, runName } from "../../src/github/dispatch.js";
 import { readJobOutcome, readWorkflowRun } from "../../src/github/events.js";
+import type { ActionContext } from "../../src/github/run-context.js";
 
 const dir = mkdtempSync(join(tmpdir(), "frontier-events-"));
 function file(name: string, text: string): string {
@@ -72,6 +75,24 @@ describe("the settle step reads the job's outcome", () => {
     expect((await readJobOutcome({ jobStatus: "cancelled" }, 1000)).reason).toMatch(/cancelled/);
     expect((await readJobOutcome({ jobStatus: "failure" }, 1000)).reason).toMatch(/failed before/);
   });
+});
+
+describe("when the job started, as the context step noted it in the job's temporary directory (the agent's too)", () => {
+  const noted = (make: (file: string) => void) => {
+    const temp = mkdtempSync(join(dir, "temp-"));
+    mkdirSync(join(temp, "ticket-frontier"));
+    make(join(temp, "ticket-frontier", "started-api-1"));
+    const ctx = { settings: { env: { runnerTemp: temp } } } as unknown as ActionContext;
+    return jobStartedAt(ctx, "api", 1);
+  };
+
+  it("is read from the file the context step wrote", async () => {
+    expect(await noted((f) => writeFileSync(f, "1700000000000"))).toBe(1700000000000);
+  });
+
+  it("a FIFO the agent put in its place does not stall the settle step: the start is unknown", async () => {
+    expect(await noted((f) => execFileSync("mkfifo", [f]))).toBeUndefined();
+  }, 5_000);
 });
 
 describe("orch-task runs are recognised by their run-name", () => {
