@@ -18,6 +18,7 @@
  * repository's object store, where an integration commit (local) or an upload (GitHub)
  * finds them.
  */
+import { randomUUID } from "node:crypto";
 import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -77,6 +78,8 @@ export async function attemptChanges(
   return { ...collected, patch };
 }
 
+/** An index nobody wrote, for plumbing that reads one (diff-tree): never the workspace's own. */
+const NO_INDEX = { GIT_INDEX_FILE: join(tmpdir(), `frontier-no-index-${randomUUID()}`) };
 const MODES: ReadonlySet<string> = new Set(["100644", "100755", "120000", "160000"]);
 const asMode = (m: string): ChangeMode | undefined =>
   MODES.has(m) ? (m as ChangeMode) : undefined;
@@ -413,7 +416,7 @@ export async function diffTrees(
     return s.name;
   };
   const args = ["diff-tree", "-r", "-z", "-M", "--raw", "--numstat", "--no-textconv", from, to];
-  const out = split0(await git(args, { cwd: root }));
+  const out = split0(await git(args, { cwd: root, env: NO_INDEX }));
   const paths: ChangedPath[] = [];
   let i = 0;
   while (out[i]?.startsWith(":")) {
@@ -460,7 +463,7 @@ export async function patchOf(
   // the bytes git gives: a text file in another encoding than UTF-8 stays as it was; and
   // plumbing, which no diff setting of the workspace's (colour, prefixes, context) reshapes
   const args = ["diff-tree", "-p", "--binary", "--no-ext-diff", "--no-textconv", "-M", start, tree];
-  return await git(args, { cwd: root, maxBytes: cap }).catch((error: unknown) => {
+  return await git(args, { cwd: root, maxBytes: cap, env: NO_INDEX }).catch((error: unknown) => {
     if (error instanceof TooMuchOutput) return undefined;
     throw error;
   });

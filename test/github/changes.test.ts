@@ -576,6 +576,20 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     expect(w.fake.allRuns().filter((r) => r.inputs.ticket === "ui")).toEqual([]);
   });
 
+  it("its own index left unreadable (written by a git that is not the runner's) is not read: its changes land", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/server.ts", "export const port = 8080;\n");
+      writeFileSync(join(ws, ".git/index"), "DIRC not an index git 2 reads");
+    });
+    const api = (stateOf(w) as unknown as State).tickets.api;
+    expect(api?.attempts[0]?.reason).toBeUndefined();
+    expect(api?.status).toBe("complete");
+    expect(w.repo.readFile("src/api/server.ts")).toBe("export const port = 8080;\n");
+  });
+
   it("a nested repository, names not in UTF-8 and a .GIT are refused by name; the files are kept as evidence", async () => {
     world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
     const w = world;
