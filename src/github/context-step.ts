@@ -14,7 +14,6 @@
  * One claim, one agent run: whether this run may run the agent is the outbox's rule
  * (outbox.ts `admit`); when it says so, the claim is taken by compare-and-swap first.
  */
-import { constants } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
@@ -55,7 +54,7 @@ export async function jobStartedAt(
 ): Promise<number | undefined> {
   // the agent's to replace as well: only a plain file, never waited on (a FIFO) nor followed
   const file = jobStartFile(ctx.settings.env.runnerTemp, ticket, attempt);
-  const read = await readCapped(file, 64, constants.O_NOFOLLOW);
+  const read = await readCapped(file, 64);
   const started = read.kind === "text" ? Number(read.text) : Number.NaN;
   return Number.isFinite(started) ? started : undefined;
 }

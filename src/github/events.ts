@@ -3,7 +3,6 @@
  * job that died (workflow_run), the lease sweep (schedule), and "nothing but advance"
  * (push, workflow_dispatch). Each is a `RunEvent` for `advance`.
  */
-import { constants } from "node:fs";
 import { ticketBoundOf } from "../core/bound.js";
 import { REASON } from "../core/constants.js";
 import type { SettleInput } from "../core/engine.js";
@@ -158,11 +157,9 @@ export async function readJobOutcome(
     ? await readOutcomeFile(inputs.outcomeFile, maxResultBytes, inputs.outcomeFile)
     : { kind: "none" };
   const { outcome, question, reason, jobStatus: status, resultFile } = inputs;
-  // the `result-file` input's text, at most the cap (a bigger one is only measured); never
+  // the `result-file` input's text, at most the cap (a bigger one is only measured), never
   // through a symbolic link the agent made (to /proc/self/environ: this step's token)
-  const nofollow = constants.O_NOFOLLOW;
-  const result =
-    outcome && resultFile ? await readCapped(resultFile, maxResultBytes, nofollow) : undefined;
+  const result = outcome && resultFile ? await readCapped(resultFile, maxResultBytes) : undefined;
   const job: JobReport = { outcome, question, reason, status, result };
   return interpretOutcome({ file, job, maxResultBytes, timedOut }, outcomeReason);
 }

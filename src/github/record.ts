@@ -14,7 +14,6 @@
  * The only request besides the read and the commit is the runs listing of overdue
  * claims (a read, at most once per event); every other effect waits for the commit.
  */
-import { constants } from "node:fs";
 import { join } from "node:path";
 import { NAMED_PATHS } from "../core/changes.js";
 import { readCapped } from "../tickets/outcome-file.js";
@@ -397,7 +396,7 @@ class Recording {
 async function checkoutSnapshot(ctx: RunContext): Promise<Recording["snapshot"]> {
   if (!ctx.jobCheckout) return undefined;
   const path = join(ctx.checkout.workspace, snapshotPath(ctx.dir));
-  const read = await readCapped(path, SNAPSHOT_CAP, constants.O_NOFOLLOW).catch(() => undefined);
+  const read = await readCapped(path, SNAPSHOT_CAP).catch(() => undefined);
   if (read?.kind !== "text") return undefined;
   // a Windows checkout's line ends (the id says whether what is left is the branch's)
   const text = read.text.replace(/\r\n/g, "\n");

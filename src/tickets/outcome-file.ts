@@ -64,7 +64,7 @@ export async function readOutcomeFile(
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "none" };
     return refuse(`unreadable (${code ?? "error"})`);
   }
-  const read = await readCapped(path, outcomeFileLimit(maxResultBytes), constants.O_NOFOLLOW);
+  const read = await readCapped(path, outcomeFileLimit(maxResultBytes));
   if (read.kind === "unreadable")
     return read.code === "ENOENT" ? { kind: "none" } : refuse(read.what);
   if (read.kind === "over") {
@@ -99,17 +99,17 @@ export async function readOutcomeFile(
 }
 
 /**
- * The regular file at `path`, opened without blocking (and with `flags`), read to at most
- * `cap` and one byte more, however large it says it is or grows; else what it is instead.
+ * The regular file at `path`, opened without blocking nor following a symbolic link (an agent
+ * may have written either), read to at most `cap` and one byte more, however large it says
+ * it is or grows; else what it is instead.
  */
 export async function readCapped(
   path: string,
   cap: number,
-  flags = 0,
 ): Promise<Captured | { kind: "unreadable"; path: string; what: string; code?: string }> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | flags);
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     const code = errnoCode(error);
     const what = code === "ELOOP" ? "a symbolic link" : `unreadable (${code ?? "error"})`;
