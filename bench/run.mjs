@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every measurement beside a baseline measured in the same run, on
  * this machine, interleaved, medians with their spread. Prints a markdown table and
- * writes it to bench/results.md.
+ * writes it to bench/results.md — only a whole run does: a smoke run or a run of some
+ * sections writes only to the file `--out` names, so it never replaces the measured table.
  *
  *   node bench/run.mjs [--smoke] [--only engine,loading,runner,github] [--out FILE]
  *                      [--before OLD/build/src/cli.js]
@@ -11,7 +12,7 @@
  * change to the runner is measured against what it replaced in the same rounds.
  *
  * --smoke: tiny sizes, one round, no goals judged — proves the bench code still works
- * (test/bench/smoke.test.ts). Parts that have not landed yet are reported as pending.
+ * (test/stress/bench-smoke.test.ts). Parts that have not landed yet are reported as pending.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -37,7 +38,12 @@ const args = process.argv.slice(2);
 const smoke = args.includes("--smoke");
 const onlyArg = args[args.indexOf("--only") + 1];
 const only = args.includes("--only") ? new Set(onlyArg.split(",")) : undefined;
-const out = args.includes("--out") ? args[args.indexOf("--out") + 1] : join(HERE, "results.md");
+const whole = !smoke && only === undefined;
+const out = args.includes("--out")
+  ? args[args.indexOf("--out") + 1]
+  : whole
+    ? join(HERE, "results.md")
+    : undefined;
 const beforeCli = args.includes("--before") ? args[args.indexOf("--before") + 1] : undefined;
 
 const node = (argv, opts = {}) => timeProcess(process.execPath, argv, { cwd: ROOT, ...opts });
@@ -668,4 +674,4 @@ const md = [
   "",
 ].join("\n");
 process.stdout.write(md);
-writeFileSync(out, md);
+if (out !== undefined) writeFileSync(out, md);

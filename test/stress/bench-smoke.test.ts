@@ -40,6 +40,19 @@ describe("npm run bench (smoke: tiny sizes)", () => {
     expect(run.stdout).not.toContain("section crashed");
   });
 
+  it("a run of some sections, or a smoke run, leaves the measured results.md as it was", () => {
+    const results = join(root, "bench", "results.md");
+    const before = readFileSync(results);
+    const part = spawnSync(process.execPath, ["bench/run.mjs", "--smoke", "--only", "engine"], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 240_000,
+    });
+    expect(part.status, part.stderr).toBe(0);
+    expect(part.stdout).toContain("| Engine |");
+    expect(readFileSync(results)).toEqual(before);
+  });
+
   it("the naive baseline and the engine end a graph with the same counts", () => {
     expect(run.stdout).toMatch(/naive baseline/);
     expect(run.stdout).not.toContain("naive differs");
