@@ -122,6 +122,12 @@ async function noFilterDrivers(root: string): Promise<string[]> {
   const keys = (await git(["config", "-z", "--name-only", "--list"], { cwd: root })).toString();
   const listed = keys.split("\0").filter((k) => k.startsWith("filter."));
   const names = new Set(listed.map((k) => k.slice("filter.".length, k.lastIndexOf("."))));
+  // `-c` splits at the first `=`: a driver named with one could not be emptied, and would run
+  const named = [...names].find((n) => n.includes("="));
+  if (named)
+    throw new Error(
+      `a filter driver is named with an '=' (filter.${named}), which git cannot be told to skip — rename it`,
+    );
   return [...names].flatMap((n) =>
     ["clean=", "smudge=", "process=", "required=false"].map((v) => `filter.${n}.${v}`),
   );

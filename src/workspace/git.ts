@@ -34,7 +34,7 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** git as the user runs it, with their configuration: only to ask who they are (`git var`) */
   trusted?: true;
-  /** settings over the repository's own (`key=value`, as `-c` takes them) */
+  /** settings over the repository's own (`-c`) */
   config?: readonly string[];
   /** stdout past this many bytes ends git (TooMuchOutput); 1 GiB unless given — Node holds no more than 4 */
   maxBytes?: number;
@@ -94,20 +94,12 @@ function untrustedEnv(): NodeJS.ProcessEnv {
  * committer taken from the caller.
  */
 function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
-  // the caller's settings go by the environment, where a key may hold the `=` that `-c`
-  // would split it at (a filter driver named `a=b`): each split at its last `=`
-  const given = (options.config ?? []).flatMap((c, i) => [
-    [`GIT_CONFIG_KEY_${i}`, c.slice(0, c.lastIndexOf("="))],
-    [`GIT_CONFIG_VALUE_${i}`, c.slice(c.lastIndexOf("=") + 1)],
-  ]);
   return {
     ...(options.trusted ? process.env : untrustedEnv()),
     GIT_TERMINAL_PROMPT: "0",
     GIT_PAGER: "cat",
     GIT_OPTIONAL_LOCKS: "0",
     LC_ALL: "C",
-    ...(given.length > 0 ? { GIT_CONFIG_COUNT: String(given.length / 2) } : {}),
-    ...Object.fromEntries(given),
     ...options.env,
   };
 }
@@ -119,6 +111,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
   return new Promise((resolve, reject) => {
     const config = ["-c", "core.quotepath=false", "-c", "color.ui=false"];
     if (!options.trusted) config.push(...UNTRUSTED_CONFIG);
+    for (const c of options.config ?? []) config.push("-c", c);
     const child = spawn("git", [...config, ...args], {
       cwd: options.cwd,
       env: gitEnv(options),

@@ -665,7 +665,7 @@ describe("the agent's git configuration runs nothing in the settle step, which h
     return join(dir, "ran");
   };
 
-  it("a filter driver whose name holds an '=' is not run: its file lands as the agent wrote it", async () => {
+  it("a filter driver whose name holds an '=' (which `-c` cannot empty) is never run: the attempt fails naming it", async () => {
     world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
     const w = world;
     await advance(runContext(w), advanceOnly, "push");
@@ -676,8 +676,10 @@ describe("the agent's git configuration runs nothing in the settle step, which h
       agentGit(ws, "config", "filter.a=b.clean", `touch '${planted}'; tr a-z A-Z`);
     });
     expect(existsSync(planted)).toBe(false);
-    expect((stateOf(w) as unknown as State).tickets.api?.status).toBe("complete");
-    expect(w.repo.readFile("src/api/server.ts")).toBe("export const port = 8080;\n");
+    const api = (stateOf(w) as unknown as State).tickets.api;
+    expect(api?.status).toBe("failed");
+    expect(api?.attempts[0]?.reason).toMatch(/could not be collected: .*filter\.a=b.*rename it/);
+    expect(w.repo.readFile("src/api/server.ts")).toBeUndefined();
   });
 
   it("a partial clone's lazy fetch of an object it removed does not run its core.sshCommand", async () => {
