@@ -15,7 +15,7 @@ import { planWrites } from "../tickets/writeback.js";
 import { integrationMessage } from "../workspace/changes.js";
 import type { BranchRead, FileChanges } from "./branch.js";
 import { HISTORY_READ, nameCommits } from "./changes.js";
-import { addedAfter, historyMessage, savedFromHistory } from "./history.js";
+import { historyMessage, savedFromHistory } from "./history.js";
 import {
   adoptUntracked,
   enqueue,
@@ -139,7 +139,7 @@ export function decide(input: TryInput): Decision {
   const { ctx, read, state, source, now, history, shardsRead } = input;
   // on a branch holding a finished run's history, only a push adding tickets starts a run
   const fromHistory =
-    !state && history && input.mayStart && addedAfter(history, source.specs).length > 0;
+    !state && history && input.mayStart && source.specs.some((s) => !(s.id in history.tickets));
   const fromSaved =
     !state && history ? savedFromHistory(history, source.settings.run, ctx.sha, now) : undefined;
   const loaded = (ticket: string) =>

@@ -16,7 +16,7 @@
  * Which one a copy is, is told by live.json: a live run keeps it, a finished run has
  * removed it.
  */
-import type { SavedState, TicketSpec } from "../core/model.js";
+import type { SavedState } from "../core/model.js";
 import type { BranchRead } from "./branch.js";
 import { type GitHubState, livePath } from "./state.js";
 
@@ -24,11 +24,6 @@ import { type GitHubState, livePath } from "./state.js";
 export function isFinishedCopy(dir: string, read: BranchRead, copied: GitHubState): boolean {
   if (read.files.has(livePath(dir))) return false;
   return !Object.values(copied.tickets).some((t) => t.status === "claimed");
-}
-
-/** The tickets of the checkout that the finished run did not have: what runs on its own. */
-export function addedAfter(history: GitHubState, specs: readonly TicketSpec[]): string[] {
-  return specs.filter((s) => !(s.id in history.tickets)).map((s) => s.id);
 }
 
 /**
