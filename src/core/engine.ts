@@ -34,7 +34,6 @@ export type {
   EngineConfig,
   EventResult,
   Hold,
-  RunBoundLeft,
   SettleInput,
   SpentBound,
 } from "./engine-types.js";
