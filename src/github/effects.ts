@@ -107,14 +107,13 @@ export async function performEffects(
       deferred.push(`${ci} (${describeError(error, ctx.clock())}): not started`);
     }
   }
-  const { notStarted } = sent;
-  if (notStarted.length > 0) {
+  if (sent.notStarted.length > 0) {
     deferred.push(
-      `${plural(notStarted.length, "dispatch", "dispatches")} (${notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(sent.spent, ctx.clock())}; the claims are recorded and sent by the next event or the scheduled sweep`,
+      `${plural(sent.notStarted.length, "dispatch", "dispatches")} (${sent.notStarted.map((s) => s.ticket).join(", ")}) not made: ${budgetWords(sent.spent, ctx.clock())}; the claims are recorded and sent by the next event or the scheduled sweep`,
     );
   }
   const opened = await openQuestions(ctx, last, deferred);
-  if (sent.refused.length === 0 && notStarted.length === 0 && opened.size === 0 && !report)
+  if (sent.refused.length === 0 && sent.notStarted.length === 0 && opened.size === 0 && !report)
     return undefined;
   return learnedOf(ctx, sent, opened, report);
 }
