@@ -130,8 +130,7 @@ async function post(config: AgentConfig, body: unknown, ms: number, deps: CallDe
       return { kind: "timeout" };
     const cause = error instanceof Error ? error.cause : undefined;
     const said = errorText(cause instanceof Error ? cause : error);
-    const code = errnoCode(cause) ?? errnoCode(error) ?? excerpt(said, 120);
-    return { kind: "network", code };
+    return { kind: "network", code: errnoCode(cause) ?? errnoCode(error) ?? excerpt(said, 120) };
   }
 }
 
