@@ -38,8 +38,7 @@ export type Dispatched = Send & { runUrl?: string };
  * most 6 hours on its own runners and 5 days on self-hosted ones.
  */
 export function jobMinutes(leaseMs: number | undefined): number {
-  const minutes = Math.ceil((leaseMs ?? DEFAULTS.leaseMs) / 60_000);
-  return Math.min(7_200, Math.max(1, minutes));
+  return Math.min(7_200, Math.max(1, Math.ceil((leaseMs ?? DEFAULTS.leaseMs) / 60_000)));
 }
 
 /** How long a recorded question waits for its own event to open its issue before another does. */

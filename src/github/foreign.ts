@@ -111,6 +111,5 @@ export function pushRefused(ctx: RunContext, error: unknown): UserError {
  * the body's `message` and its `errors`.
  */
 function githubSaid(error: unknown): string {
-  const said = apiFailure(error)?.message || errorText(error);
-  return said.replace(/\s*\n\s*/g, " ").trim();
+  return (apiFailure(error)?.message || errorText(error)).replace(/\s*\n\s*/g, " ").trim();
 }
