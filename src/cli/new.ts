@@ -193,7 +193,7 @@ async function writeTicket(
     if (errnoCode(e) === "EEXIST") return `${shown} already exists; nothing was written`;
     return `could not write ${shown}: ${errorText(e)}`;
   }
-  const loaded = await loadDirectory(dir, {}, { localExecutors: true });
+  const loaded = await loadDirectory(dir, { localExecutors: true });
   const own =
     loaded.kind === "invalid"
       ? loaded.problems.filter((p) => p.severity === "error" && !p.runner && p.file === file)

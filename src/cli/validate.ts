@@ -26,7 +26,7 @@ export async function validateCommand(
   const dir = shownPath(typed);
   // the same checks `frontier run` makes, executors included; no body is shown, so the
   // ticket cache can serve it
-  const loaded = await loadDirectory(dir, {}, { localExecutors: true, bodies: false });
+  const loaded = await loadDirectory(dir, { localExecutors: true, bodies: false });
   const found = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
   if (loaded.kind === "ok") {
     const { specs, settings } = loaded;

@@ -103,7 +103,7 @@ export async function loadTickets(
   files?: ReadonlyMap<string, string>,
 ): Promise<Loaded> {
   // with bodies, so no ticket cache: each event's checkout is fresh anyway
-  const loaded = await loadDirectory(path, {}, files ? { files } : {});
+  const loaded = await loadDirectory(path, files ? { files } : {});
   if (loaded.kind === "invalid") {
     const errors = loaded.problems.filter((p) => p.severity === "error").length;
     throw new UserError(

@@ -43,7 +43,7 @@ export async function openDirectory(
   load: LoadOptions = {},
   shown: string = dir,
 ): Promise<OpenResult> {
-  const loaded = await loadDirectory(dir, {}, load);
+  const loaded = await loadDirectory(dir, load);
   if (loaded.kind === "invalid") {
     const problems = loaded.problems.map((p) => (p.file === dir ? { ...p, file: shown } : p));
     printProblems(problems, io, shown);

@@ -80,11 +80,7 @@ export interface LoadOptions {
  * Read and check every ticket in `dir`. Problems come back all together: caps,
  * front matter, field types, ids, dependencies, cycles, settings and saved state.
  */
-export async function loadDirectory(
-  dir: string,
-  overrides: Partial<Settings> = {},
-  options: LoadOptions = {},
-): Promise<Loaded> {
+export async function loadDirectory(dir: string, options: LoadOptions = {}): Promise<Loaded> {
   const inMemory = options.files;
   if (inMemory === undefined && !isDirectory(dir)) {
     return invalid([
@@ -99,7 +95,6 @@ export async function loadDirectory(
   }
   const loaded = await loadSettings(
     dir,
-    overrides,
     inMemory ? { text: inMemory.get(SETTINGS_FILE) } : undefined,
   );
   const { settings, warnings } = loaded;

@@ -23,10 +23,9 @@ import {
 /** The settings with their defaults, and what frontier.yml's reading found. */
 type LoadedSettings = ParsedSettings & { settings: Settings };
 
-/** `frontier.yml` in `dir`, if any, with `overrides` (action inputs, CLI flags) on top. */
+/** `frontier.yml` in `dir`, if any, with the defaults. */
 export async function loadSettings(
   dir: string,
-  overrides: Partial<Settings> = {},
   /** frontier.yml's text in memory (undefined: there is none), read instead of the disk */
   inMemory?: { text: string | undefined },
 ): Promise<LoadedSettings> {
@@ -44,12 +43,7 @@ export async function loadSettings(
   }
   if (text !== undefined)
     parsed = parseSettingsQuick(text) ?? (await import("./settings.js")).parseSettings(text);
-  // an override left undefined keeps what frontier.yml says
-  const set = Object.entries(overrides).filter(([, v]) => v !== undefined);
-  return {
-    ...parsed,
-    settings: { run: defaultRunName(dir), ...parsed.settings, ...Object.fromEntries(set) },
-  };
+  return { ...parsed, settings: { run: defaultRunName(dir), ...parsed.settings } };
 }
 
 /** The run name when none is set: the ticket directory's name. */

@@ -72,9 +72,9 @@ afterEach(() => {
 
 /** What `validate` and `status` load: no bodies, through the cache. */
 const warm = (opts: LoadOptions = {}) =>
-  loadDirectory(dir, {}, { bodies: false, cacheMarginMs: MARGIN, ...opts });
+  loadDirectory(dir, { bodies: false, cacheMarginMs: MARGIN, ...opts });
 const cold = (opts: LoadOptions = {}) =>
-  loadDirectory(dir, {}, { ...opts, bodies: false, cache: false });
+  loadDirectory(dir, { ...opts, bodies: false, cache: false });
 
 /** A warm load equals a cold one, with and without the executor checks. */
 async function same(): Promise<{
@@ -156,8 +156,8 @@ describe("every change to a file's keys gives what a cold load gives", () => {
   test("a racily clean entry is read again, and the cache rewritten, until it is old enough", async () => {
     put("a.md", A);
     // the default margin: the file is racily clean
-    await loadDirectory(dir, {}, { bodies: false });
-    await loadDirectory(dir, {}, { bodies: false });
+    await loadDirectory(dir, { bodies: false });
+    await loadDirectory(dir, { bodies: false });
     expect(lastLoad).toEqual({ reused: 0, read: 1, written: true });
   });
 
@@ -419,8 +419,8 @@ describe("the runner rewrites tickets: the cache never serves their old front ma
     expect(after.stdout).toMatch(/^run tickets: complete/);
     // and again, from the cache the status above wrote
     expect(frontier(["status", tickets]).stdout).toBe(after.stdout);
-    const l = await loadDirectory(tickets, {}, { bodies: false });
-    expect(l).toStrictEqual(await loadDirectory(tickets, {}, { bodies: false, cache: false }));
+    const l = await loadDirectory(tickets, { bodies: false });
+    expect(l).toStrictEqual(await loadDirectory(tickets, { bodies: false, cache: false }));
   });
 });
 

@@ -52,7 +52,7 @@ describe("a ticket's isolation", () => {
     // read again (never reused): the loads begin a few ticks later
     await new Promise((r) => setTimeout(r, 50));
     const read = async () => {
-      const loaded = await loadDirectory(dir, {}, { bodies: false, cacheMarginMs: 0 });
+      const loaded = await loadDirectory(dir, { bodies: false, cacheMarginMs: 0 });
       if (loaded.kind !== "ok") throw new Error("invalid");
       return loaded.specs.map((s) => s.isolation);
     };

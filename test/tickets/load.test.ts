@@ -132,12 +132,6 @@ describe("loadDirectory", () => {
     expect(ps[1]!.message).toBe("file is 206 bytes, more than the cap of 100");
   });
 
-  test("overrides win over frontier.yml", async () => {
-    await files({ "frontier.yml": "run: from-file\nmax_parallel: 2\ngoal: ship\n" });
-    const l = okLoad(await loadDirectory(dir, { max_parallel: 5 }));
-    expect(l.settings).toMatchObject({ run: "from-file", max_parallel: 5, goal: "ship" });
-  });
-
   test("a broken frontier.yml is reported with its line, along with the tickets' problems", async () => {
     await files({
       "frontier.yml": "run: x\nmax_parallel: lots\n",
@@ -370,7 +364,7 @@ describe("a status: the author wrote is refused, never passed off as frontier's"
 describe("a ticket file's name", () => {
   test("a backslash in it is refused at validation, with the rule and the file named", async () => {
     await files({ "ok.md": "# ok\n", "a\\b.md": "---\nid: ab\n---\n\n# ab\n" });
-    const ps = problemsOf(await loadDirectory(dir, {}, { cache: false }));
+    const ps = problemsOf(await loadDirectory(dir, { cache: false }));
     expect(ps.map((p) => [p.kind, p.file])).toEqual([["invalid-file-name", "a\\b.md"]]);
     expect(formatProblem(ps[0]!)).toMatch(/a\\b\.md.*backslash.*rename it without one/s);
   });
