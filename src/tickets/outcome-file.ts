@@ -37,11 +37,6 @@ import { kindOf } from "./read-optional.js";
 const BLANK =
   'the outcome file ($FRONTIER_OUTCOME_FILE) is empty: write its JSON, e.g. {"status": "complete", "result": "…"}, or leave it unwritten and let the exit code decide';
 
-/** The most an outcome file may hold: a result of up to the cap, JSON escaping, the envelope. */
-export function outcomeFileLimit(maxResultBytes: number): number {
-  return maxResultBytes * 6 + 64 * 1024;
-}
-
 /**
  * Read and check the outcome file at `path`; `name` is how messages call it
  * (`$FRONTIER_OUTCOME_FILE`, or the path the settle step was given).
@@ -64,7 +59,8 @@ export async function readOutcomeFile(
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "none" };
     return refuse(`unreadable (${code ?? "error"})`);
   }
-  const read = await readCapped(path, outcomeFileLimit(maxResultBytes));
+  // the most it may hold: a result of up to the cap, JSON escaping, the envelope
+  const read = await readCapped(path, maxResultBytes * 6 + 64 * 1024);
   if (read.kind === "unreadable")
     return read.code === "ENOENT" ? { kind: "none" } : refuse(read.what);
   if (read.kind === "over") {
