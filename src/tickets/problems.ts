@@ -150,8 +150,7 @@ const HINTS: Record<DurationHint["kind"], string> = {
 export function formatProblem(p: Problem, dir?: string): string {
   const file = dir === undefined || p.file === dir ? p.file : joinShown(dir, p.file);
   const where = p.line === undefined ? file : `${file}:${p.line}`;
-  const level = p.severity === "warning" ? "warning: " : "";
-  return `${where}: ${level}${p.message} — ${p.fix}`;
+  return `${where}: ${p.severity === "warning" ? "warning: " : ""}${p.message} — ${p.fix}`;
 }
 
 function joinShown(dir: string, file: string): string {
