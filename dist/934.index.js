@@ -442,8 +442,7 @@ async function post(config, body, ms, deps) {
             return { kind: "timeout" };
         const cause = error instanceof Error ? error.cause : undefined;
         const said = (0,errors/* errorText */.k)(cause instanceof Error ? cause : error);
-        const code = (0,errors/* errnoCode */.U)(cause) ?? (0,errors/* errnoCode */.U)(error) ?? excerpt(said, 120);
-        return { kind: "network", code };
+        return { kind: "network", code: (0,errors/* errnoCode */.U)(cause) ?? (0,errors/* errnoCode */.U)(error) ?? excerpt(said, 120) };
     }
 }
 /** A 2xx answer as the ticket's outcome, with the completion's usage. */
