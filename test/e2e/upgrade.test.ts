@@ -8,15 +8,9 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IDENTITY } from "../local/git-repo.js";
 import { EXAMPLES, Runner } from "./runner.js";
 import { writeTickets } from "./tickets.js";
-
-const AGENT = {
-  GIT_AUTHOR_NAME: "agent",
-  GIT_AUTHOR_EMAIL: "agent@example.com",
-  GIT_COMMITTER_NAME: "agent",
-  GIT_COMMITTER_EMAIL: "agent@example.com",
-};
 
 describe("an orch-task workflow without the ref input", () => {
   const runner = new Runner();
@@ -38,7 +32,7 @@ describe("an orch-task workflow without the ref input", () => {
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, `export const ${t} = 1;\n`);
       if (t === "committer") {
-        const env = { ...process.env, ...AGENT };
+        const env = { ...process.env, ...IDENTITY };
         execFileSync("git", ["add", "-A"], { cwd: job.workspace, env });
         execFileSync("git", ["commit", "-qm", "lib: util"], { cwd: job.workspace, env });
       }
