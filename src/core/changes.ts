@@ -76,6 +76,8 @@ export function judgeChanges(
 
 /** How a path is shown in a reason: at most this many are named, then a count. */
 export const NAMED_PATHS = 20;
+/** At most this many of the paths an attempt did not integrate are listed in its record. */
+export const RECORDED_PATHS = 1000;
 
 /** The first `most` of `items`, then how many more there are: `a, b and 3 more`. */
 export function named(items: readonly string[], most = NAMED_PATHS): string {

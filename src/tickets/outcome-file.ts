@@ -12,7 +12,7 @@
  */
 import { constants } from "node:fs";
 import { lstat, open } from "node:fs/promises";
-import { type ChangeVerdict, named } from "../core/changes.js";
+import { type ChangeVerdict, named, RECORDED_PATHS } from "../core/changes.js";
 import { errnoCode } from "../core/errors.js";
 import { readJson } from "../core/json.js";
 import type { TicketSpec } from "../core/model.js";
@@ -27,6 +27,7 @@ import {
   planSettle,
   type SettlePlan,
 } from "../core/settle.js";
+import { formatInt } from "../core/text.js";
 import { ENGINE_FIELDS } from "./field-table.js";
 import { kindOf } from "./read-optional.js";
 
@@ -241,14 +242,20 @@ export function settleChanges(
   if (plan.changes !== "evidence" || plan.record === undefined) return plan;
   const { patch, cap = Number.POSITIVE_INFINITY, file } = evidence;
   const keep = patch !== undefined && patch.byteLength > 0 && patch.byteLength <= cap;
+  // the record goes with the run's state, read and written by every later event: an
+  // npm install's tens of thousands of paths would make each of them megabytes
+  const all = plan.record.paths.length;
+  plan.record.paths.splice(RECORDED_PATHS);
   // a runner's word on what no patch holds (workspace/changes.ts `unstored`) stays last
-  plan.reason &&= plan.reason.replace(
-    /kept as evidence(, but for what no patch holds: .*)?$/s,
-    (_, but = "") =>
+  plan.reason &&=
+    plan.reason.replace(/kept as evidence(, but for what no patch holds: .*)?$/s, (_, but = "") =>
       keep
         ? `kept as evidence in ${file}${but}`
         : `kept as evidence: its paths and blob ids in the attempt record (the patch is over max_result_bytes)${but}`,
-  );
+    ) +
+    (all > RECORDED_PATHS
+      ? `; the attempt record lists the first ${formatInt(RECORDED_PATHS)} of its ${formatInt(all)} paths`
+      : "");
   if (!keep) return plan;
   plan.record.patch_file = file;
   return { ...plan, keep: patch };

@@ -420,7 +420,7 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     },
   );
 
-  it("1,500 paths (an npm install the repository does not ignore) fail the attempt saying so, its settle reading the branch once, not a query per 250 paths", async () => {
+  it("1,500 paths (an npm install the repository does not ignore) fail the attempt saying so, its settle reading the branch once, not a query per 250 paths, its record listing the first 1,000", async () => {
     world = await makeWorld(Object.fromEntries([scoped("deps", ["app/**"])]));
     const w = world;
     await advance(runContext(w), advanceOnly, "push");
@@ -433,6 +433,9 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     expect(a?.reason).toMatch(/^integration refused: 1500 changed paths, over 1000 /);
     const queries = w.fake.requests.slice(before).filter((r) => r.operation === "graphql/query");
     expect(queries).toHaveLength(1);
+    // the record goes with the run's state, which every later event reads and writes
+    expect(a?.changes?.paths).toHaveLength(1000);
+    expect(a?.reason).toMatch(/; the attempt record lists the first 1,000 of its 1,500 paths$/);
   });
 
   it("a lost commit answer: the changes are integrated once", async () => {
