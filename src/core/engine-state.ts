@@ -27,7 +27,7 @@ import {
   setDefined,
   zeroCounts,
 } from "./engine-types.js";
-import { buildGraph, type Graph, IndexHeap } from "./graph.js";
+import { buildGraph, dependenciesOf, type Graph, IndexHeap } from "./graph.js";
 import type {
   AttemptOutcome,
   AttemptRecord,
@@ -180,7 +180,7 @@ export abstract class FrontierState {
   /** Recount everything from the loaded states, then bring them in line with the graph. */
   protected normalise(hadSaved: boolean): void {
     const n = this.specList.length;
-    const { depStart, depList, topo } = this.graph;
+    const { topo } = this.graph;
 
     // a crash between writing the attempt file and the front matter: the live
     // attempt already has its outcome; apply it now (its record is written already)
@@ -197,9 +197,8 @@ export abstract class FrontierState {
       for (const a of s.attempts) if (a.usage !== undefined) addUsage(this.usage, a.usage);
       this.statusCounts[s.status]++;
       this.failures[i] = this.failuresSinceRetry(i, !CLOSED_BAD_OWN.has(s.status));
-      for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {
-        if (!SATISFIED.has(this.states[depList[k]!]!.status)) this.unmet[i]!++;
-      }
+      for (const d of dependenciesOf(this.graph, i))
+        if (!SATISFIED.has(this.states[d]!.status)) this.unmet[i]!++;
       if (s.status === "claimed") this.holdClaim(i, this.claimStart(s));
     }
 
@@ -420,18 +419,12 @@ export abstract class FrontierState {
   /** The closed-bad dependency that keeps ticket i from ever running, if any. */
   protected blockerFor(i: number): BlockedBy | undefined {
     const s = this.states[i]!;
-    const { depStart, depList, index } = this.graph;
-    const from = depStart[i]!;
-    const to = depStart[i + 1]!;
-    const current = s.blocked_by ? index.get(s.blocked_by.ticket) : undefined;
-    if (current !== undefined && BAD.has(this.states[current]!.status)) {
-      for (let k = from; k < to; k++) if (depList[k] === current) return this.blockedByVia(current);
-    }
-    for (let k = from; k < to; k++) {
-      const d = depList[k]!;
-      if (BAD.has(this.states[d]!.status)) return this.blockedByVia(d);
-    }
-    return undefined;
+    const deps = dependenciesOf(this.graph, i);
+    const current = s.blocked_by ? this.lookup(s.blocked_by.ticket) : undefined;
+    if (current !== undefined && BAD.has(this.states[current]!.status) && deps.includes(current))
+      return this.blockedByVia(current);
+    const bad = deps.find((d) => BAD.has(this.states[d]!.status));
+    return bad === undefined ? undefined : this.blockedByVia(bad);
   }
 
   /**

@@ -13,7 +13,7 @@ import {
   type RunBoundLeft,
   type SpentBound,
 } from "./engine-types.js";
-import { criticalPathOf, wavesOf } from "./graph.js";
+import { criticalPathOf, dependenciesOf, dependentsOf, wavesOf } from "./graph.js";
 import type {
   BlockerGroup,
   RunRecord,
@@ -31,9 +31,7 @@ export abstract class FrontierView extends FrontierState {
 
   /** i became complete or empty: each dependent has one fewer unmet dependency. */
   protected satisfyDependents(i: number): void {
-    const { dependentStart, dependentList } = this.graph;
-    for (let k = dependentStart[i]!; k < dependentStart[i + 1]!; k++) {
-      const d = dependentList[k]!;
+    for (const d of dependentsOf(this.graph, i)) {
       this.unmet[d]!--;
       if (this.unmet[d] === 0 && this.states[d]!.status === "pending") {
         this.setStatus(d, "ready");
@@ -49,13 +47,11 @@ export abstract class FrontierView extends FrontierState {
    * first blocker, and what is behind it is blocked already.
    */
   protected cascade(from: number): void {
-    const { dependentStart, dependentList } = this.graph;
     const queue = [from];
     for (let head = 0; head < queue.length; head++) {
       const p = queue[head]!;
       const by = this.blockedByVia(p);
-      for (let k = dependentStart[p]!; k < dependentStart[p + 1]!; k++) {
-        const d = dependentList[k]!;
+      for (const d of dependentsOf(this.graph, p)) {
         const status = this.states[d]!.status;
         if (status !== "pending" && status !== "ready") continue;
         this.block(d, { ...by });
@@ -237,12 +233,9 @@ export abstract class FrontierView extends FrontierState {
       case "suspended":
         return { kind: "question", question: s.reason ?? s.attempts.at(-1)?.question };
       case "pending": {
-        const { depStart, depList } = this.graph;
         const on: string[] = [];
-        for (let k = depStart[i]!; k < depStart[i + 1]!; k++) {
-          const d = depList[k]!;
+        for (const d of dependenciesOf(this.graph, i))
           if (!SATISFIED.has(this.states[d]!.status)) on.push(this.id(d));
-        }
         return { kind: "waiting", on };
       }
       case "ready":

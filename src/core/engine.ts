@@ -358,9 +358,7 @@ export class Frontier extends FrontierView {
    * going: it is never re-run unless it is retried too.
    */
   protected unsatisfyDependents(i: number): void {
-    const { dependentStart, dependentList } = this.graph;
-    for (let k = dependentStart[i]!; k < dependentStart[i + 1]!; k++) {
-      const d = dependentList[k]!;
+    for (const d of dependentsOf(this.graph, i)) {
       this.unmet[d]!++;
       if (this.states[d]!.status === "ready") this.setStatus(d, "pending");
     }
@@ -370,7 +368,7 @@ export class Frontier extends FrontierView {
   ranDependents(id: string): string[] {
     const i = this.lookup(id);
     if (i === undefined) return [];
-    return dependentsOf(this.graph, i)
+    return Array.from(dependentsOf(this.graph, i))
       .filter((d) => !OPEN_WAITING.has(this.states[d]!.status))
       .map((d) => this.id(d));
   }
@@ -380,14 +378,13 @@ export class Frontier extends FrontierView {
    * again, in topological order so that each sees its dependencies' new status.
    */
   protected reevaluateBlocked(from: number): void {
-    const { dependentStart, dependentList, topoPos } = this.graph;
+    const { topoPos } = this.graph;
     const seen = new Set<number>();
     const found: number[] = [];
     const queue = [from];
     for (let head = 0; head < queue.length; head++) {
       const at = queue[head]!;
-      for (let k = dependentStart[at]!; k < dependentStart[at + 1]!; k++) {
-        const d = dependentList[k]!;
+      for (const d of dependentsOf(this.graph, at)) {
         if (seen.has(d) || this.states[d]!.status !== "blocked") continue;
         seen.add(d);
         found.push(d);

@@ -36,9 +36,14 @@ export interface Graph {
   readonly remaining: readonly number[];
 }
 
-/** Ticket i's direct dependents in file order, as a fresh array. */
-export function dependentsOf(g: Graph, i: number): number[] {
-  return Array.from(g.dependentList.subarray(g.dependentStart[i]!, g.dependentStart[i + 1]!));
+/** Ticket i's direct dependents in file order: a view of the graph's array, not a copy. */
+export function dependentsOf(g: Graph, i: number): Int32Array {
+  return g.dependentList.subarray(g.dependentStart[i]!, g.dependentStart[i + 1]!);
+}
+
+/** Ticket i's dependencies in the author's order, deduplicated: likewise a view. */
+export function dependenciesOf(g: Graph, i: number): Int32Array {
+  return g.depList.subarray(g.depStart[i]!, g.depStart[i + 1]!);
 }
 
 /** Build the graph. `nodes` are in file order; `weight(i)` is ticket i's expected duration. */
@@ -157,7 +162,7 @@ export function wavesOf(g: Graph): string[][] {
  * answer is stable.
  */
 export function criticalPathOf(g: Graph): string[] {
-  const { depStart, dependentStart, dependentList, remaining } = g;
+  const { depStart, remaining } = g;
   let cur = -1;
   for (let i = 0; i < g.ids.length; i++) {
     if (depStart[i + 1] === depStart[i] && (cur < 0 || remaining[i]! > remaining[cur]!)) cur = i;
@@ -167,8 +172,7 @@ export function criticalPathOf(g: Graph): string[] {
     path.push(g.ids[cur]!);
     let next = -1;
     // dependents are in file order: a tie keeps the earlier
-    for (let k = dependentStart[cur]!; k < dependentStart[cur + 1]!; k++) {
-      const d = dependentList[k]!;
+    for (const d of dependentsOf(g, cur)) {
       if (next < 0 || remaining[d]! > remaining[next]!) next = d;
     }
     cur = next;

@@ -19,7 +19,7 @@ describe("reverse edges and a topological order", () => {
   it("lists each ticket's dependents in file order, deduplicating repeated deps", () => {
     const g = buildGraph([node("a"), node("b", "a", "a"), node("c", "a", "b")], unit);
     expect([0, 1, 2].map((i) => depsOf(g, i))).toEqual([[], [0], [0, 1]]);
-    expect([0, 1, 2].map((i) => dependentsOf(g, i))).toEqual([[1, 2], [2], []]);
+    expect([0, 1, 2].map((i) => Array.from(dependentsOf(g, i)))).toEqual([[1, 2], [2], []]);
   });
 
   it("puts every ticket after its dependencies", () => {
