@@ -10,7 +10,7 @@ import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { localReports, writeReports } from "../local/report-files.js";
 import type { GithubCost, Measured } from "../report/github-cost.js";
 import { renderMermaidGraph } from "../report/mermaid.js";
-import { receiptJson } from "../report/receipt.js";
+import { localReceipt, receiptJson } from "../report/receipt.js";
 import { remainderOf } from "../report/remainder.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -19,7 +19,6 @@ import { readContext, resultReader } from "../tickets/context-io.js";
 import { continueCommand } from "./continue.js";
 import { printResult, refusal } from "./json.js";
 import { underLock } from "./lock.js";
-import { localReceipt } from "./status.js";
 import { unknownTicket } from "./suggest.js";
 
 export async function planCommand(

@@ -7,12 +7,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { STATUSES } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
-import type { Receipt, RemainderEntry } from "../core/model.js";
+import type { RemainderEntry } from "../core/model.js";
 import { isDeadLocalHolder } from "../local/lock.js";
-import { type Opened, openDirectory } from "../local/open.js";
+import { openDirectory } from "../local/open.js";
 import {
   branchCommits,
-  buildReceipt,
+  localReceipt,
   type ReceiptOptions,
   receiptJson,
 } from "../report/receipt.js";
@@ -68,16 +68,6 @@ export async function statusCommand(
   }
   io.stdout.write(`${out.join("\n")}\n`);
   return EXIT.complete;
-}
-
-/** The opened run's receipt as it stands, as a local run writes it. */
-export function localReceipt(
-  { frontier, settings }: Opened,
-  now: number,
-  more: Pick<ReceiptOptions, "branch" | "resultText"> = {},
-): Receipt {
-  const { goal, isolation } = settings;
-  return buildReceipt(frontier, { now, goal, isolation, where: "local", ...more });
 }
 
 /** What is ready, running, blocked, to retry or to answer, with the command for each. */

@@ -180,13 +180,9 @@ export function reportCode() {
 
 /** Write receipt, HTML and markdown under DIR/.frontier/; returns the receipt JSON. */
 async function reports(r: RunEnd, now: number): Promise<string> {
-  const [{ buildReceipt, receiptJson }, { localReports, writeReports }] = await reportCode();
-  const receipt = buildReceipt(r.frontier, {
-    now,
-    where: "local",
+  const [{ localReceipt, receiptJson }, { localReports, writeReports }] = await reportCode();
+  const receipt = localReceipt(r, now, {
     branch: r.isolation && (await import("./worktree.js")).receiptBranch(r.dir),
-    goal: r.settings.goal,
-    isolation: r.settings.isolation,
     resultText: resultReader(r.dir),
   });
   writeReports(receipt, { ...localReports(r.dir), dir: shellWord(r.shownDir) });

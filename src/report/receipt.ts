@@ -20,6 +20,7 @@ import type {
   ReceiptBranch,
   ReceiptTicket,
   RunPlace,
+  Settings,
   Status,
   TicketSpec,
   TicketState,
@@ -107,6 +108,16 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     if (Object.keys(links).length) receipt.links = links;
   }
   return receipt;
+}
+
+/** A local run's receipt as it stands: what `status`, `plan`, `report` and the run's end write. */
+export function localReceipt(
+  { frontier, settings }: { frontier: Frontier; settings: Pick<Settings, "goal" | "isolation"> },
+  now: number,
+  more: Pick<ReceiptOptions, "branch" | "resultText"> = {},
+): Receipt {
+  const { goal, isolation } = settings;
+  return buildReceipt(frontier, { now, goal, isolation, where: "local", ...more });
 }
 
 /**
