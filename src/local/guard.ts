@@ -52,11 +52,12 @@ interface Touched {
 
 /**
  * What in the shared git directory changes what git runs or sees: its config, hooks, and
- * of info/ the attributes (filters), excludes, grafts and sparse checkout — not info/refs,
- * which a repack run by git's own housekeeping rewrites — and the object stores it reads
- * (alternates: an integration's blobs found there would live outside the repository).
+ * of info/ the attributes (filters), excludes, grafts and sparse checkout (not info/refs: a
+ * repack rewrites it), the object stores it reads (alternates: an integration's blobs would be
+ * outside the repository), and a `commondir`: none is there, and one points git elsewhere.
  */
 const SHARED = [
+  "commondir",
   "config",
   "config.worktree",
   "hooks",

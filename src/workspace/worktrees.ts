@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, realpathSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import { errorText } from "../core/errors.js";
 import { git, gitText } from "./git.js";
 
@@ -36,11 +36,13 @@ export async function checkRepository(dir: string): Promise<RepositoryCheck> {
   if (major < MIN_GIT[0] || (major === MIN_GIT[0] && minor < MIN_GIT[1])) {
     return { kind: "too-old", version: `${major}.${minor}` };
   }
-  const args = ["rev-parse", "--show-toplevel", "--git-common-dir"];
-  const [root, common] = (await gitText(args, { cwd: dir }).catch(() => "")).split("\n");
-  if (!root || !common) return { kind: "not-a-repository" };
-  // as git names it in `worktree list`: symbolic links resolved
-  const commonDir = realpathSync(isAbsolute(common) ? common : resolve(dir, common));
+  const args = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"];
+  const [root, gitDir, common] = (await gitText(args, { cwd: dir }).catch(() => "")).split("\n");
+  if (!root || !gitDir || !common) return { kind: "not-a-repository" };
+  // the git directory, or git's (links resolved, as `worktree list` names it) when it holds that
+  // in `worktrees/`: git follows a `commondir` an agent writes into the repository's (guard.ts)
+  const [named = "", own = ""] = [common, gitDir].map((p) => realpathSync(resolve(dir, p)));
+  const commonDir = relative(named, own) === `worktrees/${basename(own)}` ? named : own;
   const head = await tryResolveCommit(root, "HEAD");
   if (head === undefined) return { kind: "no-commit", root };
   return { kind: "ok", repository: { root, commonDir }, head };
@@ -201,9 +203,7 @@ export const madeAt = (path: string) => readFile(startFile(path), "utf8").catch(
 
 /** Detach the worktree at `path` where its HEAD is: its HEAD alone is written, none of its files. */
 export async function detachHead(path: string): Promise<void> {
-  const o = { cwd: path };
-  const commit = await gitText(["rev-parse", "HEAD"], o);
-  await git(["update-ref", "--no-deref", "-m", "frontier: detach", "HEAD", commit], o);
+  await git(["update-ref", "--no-deref", "-m", "frontier: detach", "HEAD", "HEAD"], { cwd: path });
 }
 
 /** Where `ref` (refs/heads/…) is checked out, if a worktree (the user's own included) has it. */
@@ -224,8 +224,7 @@ export async function commitWithTrailer(
   const args = ["log", "--fixed-strings", `--grep=${trailer}`, "--format=%H%x00%B%x00"];
   const found = (await gitText([...args, `${from}..${to}`], { cwd: root })).split("\0");
   for (let i = 0; i + 1 < found.length; i += 2) {
-    const commit = found[i]!.trim();
-    if (found[i + 1]!.split("\n").some((l) => l.trim() === trailer)) return commit;
+    if (found[i + 1]!.split("\n").some((l) => l.trim() === trailer)) return found[i]!.trim();
   }
   return undefined;
 }

@@ -640,6 +640,45 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     for (const how of ["fsmonitor", "smudge"]) expect(existsSync(pwned(how))).toBe(false);
   });
 
+  it("nor in a git directory of the agent's own that the repository's is pointed at (.git/commondir): not in a worktree made later, not in the next run", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: redirect\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+      "tickets/n.md": ticket({ isolation: "none" }),
+      "tickets/e.md": ticket({ depends_on: ["n"], write_scope: ["app/**"] }),
+    });
+    const pwned = (how: string) => join(repo.root, "..", `${basename(repo.root)}-${how}`);
+    const evil = pwned("git");
+    // a copy of the repository's git directory, its own records of the run left out, with code in it
+    const exec = [
+      'case "$FRONTIER_TICKET" in',
+      `  a) C="$(git rev-parse --git-common-dir)" && cp -R "$C" '${evil}' && rm -rf '${evil}/frontier'`,
+      `     git config -f '${evil}/config' core.fsmonitor "touch '${pwned("fsmonitor")}'; echo"`,
+      `     git config -f '${evil}/config' filter.pwn.smudge "touch '${pwned("smudge")}'; cat"`,
+      `     echo "* filter=pwn" > '${evil}/info/attributes'`,
+      `     echo '${evil}' > "$C/commondir"`,
+      "     sleep 3 ;;",
+      "  n) sleep 1 ;;",
+      "esac",
+      "echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      "e attempt 1 was not started: the repository's git directory changed while the run ran (commondir)",
+    );
+    expect(ran.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/commondir",
+    );
+    // the next run's git would find the agent's directory as the repository's: it is refused
+    const again = await runHere(repo.dir, exec);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      "still holds what changed while the last run ran (.git/commondir)",
+    );
+    for (const how of ["fsmonitor", "smudge"]) expect(existsSync(pwned(how))).toBe(false);
+  });
+
   it("nor after the agent kills the run outright (kill -9): the next run compares with what the killed run found, the user's branches too", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: plantkill\nisolation: worktree\n",
