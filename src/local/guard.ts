@@ -9,11 +9,12 @@
  */
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { lstat, readlink } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { ChangedPath } from "../core/changes.js";
 import { shellWord } from "../terminal/text.js";
 import { authoredPart, engineFieldRule } from "../tickets/parse.js";
-import { namesIn, statOf, tryReadJson } from "../tickets/read-optional.js";
+import { namesIn, tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees, readBlobs } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
@@ -82,15 +83,16 @@ async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const hash = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
   const walk = async (path: string): Promise<void> => {
-    const stat = statOf(path);
+    const stat = await lstat(path).catch(() => undefined);
     if (stat === undefined) return; // not there
     if (stat.isDirectory()) {
       for (const name of readdirSync(path)) await walk(join(path, name));
       return;
     }
-    // a FIFO or a device is never read (it could block): its kind is what is compared
-    if (!stat.isFile()) return void out.set(relative(commonDir, path), `${stat.mode}`);
     const name = relative(commonDir, path);
+    // a FIFO is never read (it could block), a link never followed (to `/`, the walk would not end)
+    const kind = stat.isSymbolicLink() ? `link:${await readlink(path)}` : `${stat.mode}`;
+    if (!stat.isFile()) return void out.set(name, kind);
     let text: string | Buffer = readFileSync(path);
     if (name.startsWith("config")) {
       // as git reads it: the settings that are not BENIGN, each once (a file git cannot read counts whole)

@@ -75,12 +75,10 @@ export async function openIsolation(
  */
 async function leftBehind(rb: RunBranch, frontier: Frontier, shownDir: string) {
   const made = integrated(frontier);
+  if (made.length === 0) return undefined;
   const input = [...made.map((m) => m.commit), `^refs/heads/${rb.branch}`].join("\n");
-  const { root } = rb.repository;
-  const listed =
-    made.length === 0
-      ? ""
-      : await gitText(["rev-list", "--stdin"], { cwd: root, input }).catch(() => undefined);
+  const o = { cwd: rb.repository.root, input };
+  const listed = await gitText(["rev-list", "--stdin"], o).catch(() => undefined);
   const behind = made.filter((m) => listed?.split("\n").includes(m.commit) ?? true);
   if (behind.length === 0) return undefined;
   const newest = made.reduce((a, b) => (b.at > a.at ? b : a));

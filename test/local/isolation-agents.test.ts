@@ -679,6 +679,29 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     for (const how of ["fsmonitor", "smudge"]) expect(existsSync(pwned(how))).toBe(false);
   });
 
+  it("a link an agent puts in the shared git directory is compared by where it points, never followed: links into their own directory never end the run's walk", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: loop\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+    });
+    const exec = [
+      'H="$(git rev-parse --git-common-dir)/hooks" && ln -s . "$H/a" && ln -s . "$H/b"',
+      "mkdir -p src && echo a > src/a.js && echo done",
+    ].join("\n");
+    const started = startFrontier(["run", "tickets", "--exec", exec], {
+      cwd: repo.root,
+      env: IDENTITY,
+      ownGroup: true,
+    });
+    const late = setTimeout(() => process.kill(-(started.child.pid as number), "SIGKILL"), 30_000);
+    const ran = await started.done.finally(() => clearTimeout(late));
+    expect(ran.signal).toBeNull();
+    expect(ran.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/hooks/a, .git/hooks/b",
+    );
+    expect(ran.code).toBe(1);
+  }, 60_000);
+
   it("nor after the agent kills the run outright (kill -9): the next run compares with what the killed run found, the user's branches too", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: plantkill\nisolation: worktree\n",
