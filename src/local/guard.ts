@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { lstat, readlink } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import type { ChangedPath } from "../core/changes.js";
 import { shellWord } from "../terminal/text.js";
 import { authoredPart, engineFieldRule } from "../tickets/parse.js";
@@ -94,7 +94,7 @@ async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
     const kind = stat.isSymbolicLink() ? `link:${await readlink(path)}` : `${stat.mode}`;
     if (!stat.isFile()) return void out.set(name, kind);
     let text: string | Buffer = readFileSync(path);
-    if (name.startsWith("config")) {
+    if (basename(name).startsWith("config")) {
       // as git reads it: the settings that are not BENIGN, each once (a file git cannot read counts whole)
       const listed = await git(["config", "--file", path, "--list", "-z"], {
         cwd: commonDir,
@@ -106,8 +106,22 @@ async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
     }
     out.set(name, `${stat.mode & 0o111 ? "x" : "-"}${hash(text)}`);
   };
-  for (const name of SHARED) await walk(join(commonDir, name));
+  // and those of each submodule's git directory (`modules/<name>/`, nested too): the user's
+  // `git status` reads its config and runs its hooks
+  for (const dir of [commonDir, ...(await gitDirsIn(join(commonDir, "modules")))])
+    for (const name of SHARED) await walk(join(dir, name));
   return out;
+}
+
+/** The git directories below `dir` (each holds a HEAD), never found through a link. */
+async function gitDirsIn(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const sub of namesIn(dir).map((n) => join(dir, n))) {
+    if (!(await lstat(sub).catch(() => undefined))?.isDirectory()) continue;
+    const own = existsSync(join(sub, "HEAD"));
+    found.push(...(own ? [sub] : []), ...(await gitDirsIn(own ? join(sub, "modules") : sub)));
+  }
+  return found;
 }
 
 /**

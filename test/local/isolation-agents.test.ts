@@ -702,6 +702,30 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(ran.code).toBe(1);
   }, 60_000);
 
+  it("nor in a submodule's git directory (.git/modules/<name>), whose config the user's git status reads", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: submod\nisolation: worktree\n",
+      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+    });
+    const lib = `${repo.root}-lib`;
+    git(dirname(lib), "init", "-q", lib);
+    git(lib, "commit", "-q", "--allow-empty", "-m", "lib");
+    git(repo.root, "-c", "protocol.file.allow=always", "submodule", "-q", "add", lib, "vendor/lib");
+    git(repo.root, "commit", "-q", "-m", "a submodule");
+    const pwned = join(repo.root, "..", `${basename(repo.root)}-status`);
+    const modules = '"$(git rev-parse --git-common-dir)/modules"';
+    const exec = `git config -f ${modules}/vendor/lib/config core.fsmonitor "touch '${pwned}'; echo" && echo done`;
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/modules/vendor/lib/config",
+    );
+    expect(existsSync(pwned)).toBe(false);
+    // as the user's own `git status` would have run it
+    execFileSync("git", ["status"], { cwd: repo.root, stdio: "ignore" });
+    expect(existsSync(pwned)).toBe(true);
+  });
+
   it("nor after the agent kills the run outright (kill -9): the next run compares with what the killed run found, the user's branches too", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: plantkill\nisolation: worktree\n",
