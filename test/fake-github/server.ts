@@ -2754,6 +2754,7 @@ export class FakeGitHub {
         labels?: (string | { name?: string })[];
         assignees?: string[];
       };
+      checkCommentBody(b.body ?? "", "Issue"); // an issue's body has a comment's limit
       const issue = repo.createIssue({
         title: String(b.title),
         body: b.body ?? undefined,
@@ -3551,11 +3552,11 @@ function labelNames(labels: (string | { name?: string })[] | undefined): string[
     .filter((n) => n !== "");
 }
 
-function checkCommentBody(body: string): void {
+function checkCommentBody(body: string, resource = "IssueComment"): void {
   if (body.length > 65536) {
     throw unprocessable("Validation Failed", [
       {
-        resource: "IssueComment",
+        resource,
         code: "unprocessable",
         field: "data",
         message: "Body is too long (maximum is 65536 characters)",

@@ -28,6 +28,7 @@ type State = {
     { status: string; attempt: number; attempts: Array<{ outcome?: string; reason?: string }> }
   >;
   outbox?: Record<string, { claim: string; status: string }>;
+  questions?: Record<string, { issue_number?: number }>;
 };
 
 /** The job of ticket a (dispatched by `start`) settles complete. */
@@ -337,6 +338,36 @@ describe("one claim, one agent run", () => {
     );
     expect(taker.result.kind).toBe("ok");
     expect((stateOf(world) as State).tickets.a?.status).toBe("complete");
+  });
+});
+
+describe("a question longer than a GitHub issue holds (an agent that pastes its whole log)", () => {
+  it("its issue is opened with the question cut to fit, saying so; the record and the next attempt keep it whole", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a")]));
+    const ctx = runContext(world);
+    const start = await advance(ctx, advanceOnly, "start");
+    const question = `Which of these failures matters?\n${"FAIL test/x.test.ts > a case\n".repeat(3000)}`;
+    const asked = await advance(
+      ctx,
+      settleEvent({
+        ticket: "a",
+        attempt: 1,
+        claim: start.dispatched[0]?.claim,
+        outcome: "suspended",
+        question,
+        by: "job",
+      }),
+      "settle a",
+    );
+    expect(asked.deferred).toEqual([]);
+    const number = (stateOf(world) as State).questions?.a?.issue_number;
+    expect(number).toBeTypeOf("number");
+    const body = world.repo.issues.get(number as number)?.body ?? "";
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    expect(body).toContain("Which of these failures matters?");
+    expect(body).toMatch(/cut to fit/);
+    expect(body).toContain("/answer");
+    expect(asked.frontier.state("a")?.attempts[0]?.question).toBe(question);
   });
 });
 
