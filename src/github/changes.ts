@@ -83,8 +83,7 @@ export async function collectJobChanges(
   options: { start?: string; exclude?: readonly string[] } = {},
 ): Promise<JobChanges> {
   // where the workspace is inside its work tree, as a repository path ("" at the top)
-  const where = { cwd: workspace };
-  const prefix = await gitText(["rev-parse", "--show-prefix"], where).catch(() => "");
+  const prefix = await gitText(["rev-parse", "--show-prefix"], { cwd: workspace }).catch(() => "");
   const inRepo = (p: string) => `${prefix}${p}`;
   const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
   let collected: Awaited<ReturnType<typeof attemptChanges>>;

@@ -3,6 +3,7 @@
  * The issue carries a hidden marker (run, ticket, attempt) the bot reads back.
  */
 import { clip, fenceFor, oneLine } from "../report/escape.js";
+import { GITHUB_COMMENT_MAX } from "../report/markdown.js";
 import { questionMarker } from "./command-parse.js";
 import type { Repo } from "./git.js";
 import type { GitHub } from "./octokit.js";
@@ -20,16 +21,16 @@ export interface QuestionIssue {
 }
 
 /** The body of a question issue. The question is quoted as data in a fenced block. */
-function questionBody(q: QuestionIssue, marker: string): string {
+function questionBody(q: QuestionIssue, marker: string, question = q.question): string {
   const fence = fenceFor(q.question);
-  return [
+  const body = [
     marker,
     `Ticket **${q.ticket}** (attempt ${q.attempt}) of the run **${encodeURIComponent(q.run)}** stopped with a question and waits for an answer. Tickets that depend on it wait too.`,
     "",
     "### Question",
     "",
     `${fence}text`,
-    q.question,
+    question,
     fence,
     "",
     "### How to answer",
@@ -43,6 +44,11 @@ function questionBody(q: QuestionIssue, marker: string): string {
     `Only people with write access to this repository are obeyed. The answer is stored as a file next to the ticket, this issue is closed, and **${q.ticket}** runs again with the question and your answer in its context.`,
     q.reportUrl ? `\nThe run's report: ${q.reportUrl}` : "",
   ].join("\n");
+  // GitHub refuses a longer body on every try: cut here, whole in the record and the next context
+  if (body.length <= GITHUB_COMMENT_MAX || question !== q.question) return body;
+  const note = `\n… cut to fit an issue: ${question.length} characters, in the attempt's record`;
+  const keep = question.length - (body.length - GITHUB_COMMENT_MAX) - note.length;
+  return questionBody(q, marker, question.slice(0, keep) + note);
 }
 
 export async function openQuestionIssue(gh: GitHub, repo: Repo, q: QuestionIssue): Promise<number> {
