@@ -127,12 +127,6 @@ export abstract class FrontierView extends FrontierState {
     return [...this.claimed].sort((a, b) => a - b).map((i) => this.id(i));
   }
 
-  /** Remaining critical path of a ticket (its own weight included), in ms. */
-  remainingPath(id: string): number | undefined {
-    const i = this.lookup(id);
-    return i === undefined ? undefined : this.graph.remaining[i];
-  }
-
   /** What remains of the run's bound now: what a dispatch is handed down (FRONTIER_RUN_BOUND). */
   runBoundLeft(): RunBoundLeft {
     const left: RunBoundLeft = {};

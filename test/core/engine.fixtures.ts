@@ -5,6 +5,7 @@ import {
   Frontier,
   type SettleInput,
 } from "../../src/core/engine.js";
+import { buildGraph } from "../../src/core/graph.js";
 import type { Bound, Outcome, TicketSpec } from "../../src/core/model.js";
 
 export type TicketDraft = Partial<Omit<TicketSpec, "id">>;
@@ -75,3 +76,16 @@ export function duration(ms: number): Bound {
 }
 
 export const MIN = 60_000;
+
+/**
+ * Each ticket's remaining critical path (its own weight included), in ms: on the graph the
+ * engine builds, weighted as the engine weighs it (each ticket's lease).
+ */
+export function remainingPaths(f: Frontier): (id: string) => number | undefined {
+  const specs = f.specs();
+  const graph = buildGraph(specs, (i) => f.leaseMsOf(specs[i]!.id)!);
+  return (id) => {
+    const i = graph.index.get(id);
+    return i === undefined ? undefined : graph.remaining[i];
+  };
+}

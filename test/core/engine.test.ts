@@ -13,6 +13,7 @@ import {
   engine,
   inOrder,
   MIN,
+  remainingPaths,
   runToEnd,
   settle,
   ticket,
@@ -794,7 +795,7 @@ describe("when caps hold tickets back: higher priority, then longer remaining cr
     );
     // heavy: 3h; long: 1h + 1h; short: 1h
     expect(f.readyIds()).toEqual(["heavy", "long", "short"]);
-    expect(f.remainingPath("long")).toBe(120 * MIN);
+    expect(remainingPaths(f)("long")).toBe(120 * MIN);
   });
 
   it("then by file order", () => {

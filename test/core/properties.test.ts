@@ -16,7 +16,7 @@ import {
 import { compileScope, scopesOverlap } from "../../src/core/scope.js";
 import { remainderOf } from "../../src/report/remainder.js";
 import { runs } from "../support/runs.js";
-import { ticket } from "./engine.fixtures.js";
+import { remainingPaths, ticket } from "./engine.fixtures.js";
 
 const SCOPES = [[], [], ["src"], ["src/a.ts"], ["src/**/*.md"], ["docs/**"], ["docs/x.md", "lib"]];
 const BAD: ReadonlySet<Status> = new Set(["failed", "limited", "cancelled", "blocked"]);
@@ -173,9 +173,10 @@ class World {
           expect(c.attempt).toBe(f.state(c.ticket)!.attempts.length);
         }
         // claims come out in dispatch order: priority, remaining critical path, file order
+        const remaining = remainingPaths(f);
         const key = (id: string) => {
           const spec = this.byId.get(id)!;
-          return [-spec.priority, -(f.remainingPath(id) ?? 0), spec.order];
+          return [-spec.priority, -(remaining(id) ?? 0), spec.order];
         };
         for (let k = 1; k < claims.length; k++) {
           const [x, y] = [key(claims[k - 1]!.ticket), key(claims[k]!.ticket)];
