@@ -289,8 +289,6 @@ export async function createOnce<T>(
   } catch (error) {
     const status = apiFailure(error)?.status;
     if (status !== undefined && status < 500) throw error;
-    const found = await existing();
-    if (found !== undefined) return found;
-    return await create();
+    return (await existing()) ?? (await create());
   }
 }
