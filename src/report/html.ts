@@ -199,8 +199,7 @@ ${r.goal ? `<p class="goal">${e(r.goal)}</p>` : ""}
 
 function renderFilter(ctx: Ctx): string {
   const r = ctx.receipt;
-  const present = STATUSES.filter((s) => (r.counts[s] ?? 0) > 0);
-  const boxes = present
+  const boxes = STATUSES.filter((s) => (r.counts[s] ?? 0) > 0)
     .map(
       (s) =>
         `<label class="st-${s}"><input type="checkbox" value="${s}" data-filter checked> ${icon(s)}${e(s)} <span class="n">${formatInt(r.counts[s] ?? 0)}</span></label>`,
