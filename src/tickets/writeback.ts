@@ -377,8 +377,7 @@ function editViaDocument({ text, split, fields, given, eol }: FieldsEdit): strin
       continue;
     }
     // the value goes in through our own safe scalar text, parsed back into a node
-    const node = parseDocument(`${fieldLine(name, value)}\n`, { version: "1.2" });
-    const m = node.contents;
+    const m = parseDocument(`${fieldLine(name, value)}\n`, { version: "1.2" }).contents;
     if (isMap(m)) doc.set(name, m.items[0]!.value);
   }
   let yaml = doc.toString({ lineWidth: 0 });
