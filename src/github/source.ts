@@ -133,8 +133,7 @@ export class Checkout {
   }
   /** How many ticket files the directory lists (nothing read): a guess of the run's size. */
   async ticketCount(): Promise<number> {
-    const names = await readdir(this.path).catch(() => [] as string[]);
-    return ticketFileNames(names).length;
+    return ticketFileNames(await readdir(this.path).catch(() => [] as string[])).length;
   }
   authoredFiles(): Promise<Map<string, string> | undefined> {
     this.files ??= directoryFiles(this.path);
