@@ -215,8 +215,7 @@ function renderGraph(ctx: Ctx, maxChars: number): string {
   if (mermaidFits(graph) && fence.length + crit.length + 200 < maxChars) {
     const head = `#### Graph (${formatInt(graph.nodes)} tickets, ${formatInt(graph.edges)} dependencies)`;
     const body = [fence, crit].filter(Boolean).join("\n\n");
-    const open = graph.nodes <= OPEN_GRAPH_NODES;
-    return open ? `${head}\n\n${body}` : fold(head, body);
+    return graph.nodes <= OPEN_GRAPH_NODES ? `${head}\n\n${body}` : fold(head, body);
   }
   // Too big for GitHub to draw: the waves as text (tickets that can run together).
   const drawer = ctx.where === "local" ? "a mermaid diagram" : "GitHub's mermaid";
