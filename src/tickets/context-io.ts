@@ -53,11 +53,10 @@ export async function gatherContext(
         // an old record without its size: read it to know (only such records are read early)
         result = await read();
         bytes = result === undefined ? 0 : Buffer.byteLength(result, "utf8");
-        if (bytes > room) result = undefined;
       }
       if (bytes > room) {
         leftOut = true;
-        inputs.push({ id, title, status, result, omitted: { bytes, path }, ...changed });
+        inputs.push({ id, title, status, result: undefined, omitted: { bytes, path }, ...changed });
         continue;
       }
       room -= bytes;
