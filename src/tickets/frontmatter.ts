@@ -49,10 +49,9 @@ export function splitFrontMatter(text: string): Split {
   const language = rawLanguage.trim();
   // like gray-matter, skip the language line's text only when it names a language
   const yamlStart = bom + 3 + (language === "" ? 0 : rawLanguage.length);
-  const rest = text.slice(yamlStart);
-  const close = rest.indexOf("\n---");
+  const close = text.indexOf("\n---", yamlStart);
   const closed = close !== -1;
-  const closeAt = closed ? yamlStart + close : text.length;
+  const closeAt = closed ? close : text.length;
   const yamlEnd =
     closed && text.charAt(closeAt - 1) === "\r" && closeAt - 1 >= yamlStart ? closeAt - 1 : closeAt;
   let bodyStart = closed ? closeAt + 4 : text.length;
