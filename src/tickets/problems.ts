@@ -59,8 +59,7 @@ export interface Problem {
  * value holds), and cut to `max` characters.
  */
 export function quoted(text: string, max = 40): string {
-  const shown = text.length > max ? `${text.slice(0, max - 3)}…` : text;
-  return JSON.stringify(shown);
+  return JSON.stringify(text.length > max ? `${text.slice(0, max - 3)}…` : text);
 }
 
 /** A value the author wrote, named for a message: `"text"`, `3`, `true`, `a list`, `a mapping`, `nothing`. */
