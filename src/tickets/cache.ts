@@ -317,8 +317,7 @@ export function writeCache(
       namesBytes: Buffer.byteLength(namesText),
       entriesBytes: entriesText.length,
     };
-    const headerText = ascii(JSON.stringify(header));
-    writeFileSync(fd, `${headerText}\n${namesText}`);
+    writeFileSync(fd, `${ascii(JSON.stringify(header))}\n${namesText}`);
     writeFileSync(fd, keyBytes);
     writeText(fd, entriesText);
     closeSync(fd);
