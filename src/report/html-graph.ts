@@ -275,8 +275,7 @@ function smoothPath(pts: Point[]): string {
 }
 
 function renderWaves(ctx: GraphCtx): string {
-  const r = ctx.receipt;
-  const rows = r.waves
+  const rows = ctx.receipt.waves
     .map((w, i) => {
       const chips = w
         .map((id) => {
