@@ -54,8 +54,7 @@ function workingDirectoryGone(argv: readonly string[], io: CliIo): string | unde
   } catch (error) {
     if (errnoCode(error) !== "ENOENT") throw error;
   }
-  const absoluteDir = argv.find((a) => isAbsolute(a) && isDirectory(a));
-  if (absoluteDir !== undefined) {
+  if (argv.some((a) => isAbsolute(a) && isDirectory(a))) {
     process.chdir("/");
     return undefined;
   }
