@@ -32,8 +32,6 @@ export interface AttemptInput {
    * outcome files, which are named here; its variables are set for the command
    */
   contract?: Omit<ExecutorAttempt, "contextFile" | "outcomeFile">;
-  /** further variables (tests); the contract's win */
-  vars: Record<string, string>;
   /** the ticket's bound as a duration: past it the attempt is stopped, failed `timeout` */
   timeoutMs?: number;
   /** a result (stdout, or `result` in the outcome file) over this many bytes fails the attempt */
@@ -137,7 +135,6 @@ async function runChild(
   const { contextFile } = input;
   const started = Date.now();
   const vars: Record<string, string> = {
-    ...input.vars,
     ...(input.contract ? executorVariables({ ...input.contract, contextFile, outcomeFile }) : {}),
     FRONTIER_CONTEXT_FILE: contextFile,
     FRONTIER_OUTCOME_FILE: outcomeFile,

@@ -485,7 +485,6 @@ class LocalRun {
         ticketFile: join(this.dir, spec.file),
         dir: this.dir,
       },
-      vars: {},
       timeoutMs: claim.bound?.timeoutMs,
       maxResultBytes: this.settings.max_result_bytes ?? DEFAULTS.maxResultBytes,
       scratch: this.scratch,

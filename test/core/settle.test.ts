@@ -42,7 +42,6 @@ async function viaLocalRunner(outcome: string | undefined, stdout = "") {
     contextFile: join(cwd, "context.md"),
     context: "task\n",
     baseEnv: process.env,
-    vars: {},
     maxResultBytes: CAP,
   });
   const r = await run.done;

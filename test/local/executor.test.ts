@@ -16,8 +16,7 @@ async function attempt(command: string, extra: Partial<AttemptInput> = {}) {
     tag: "attempt",
     contextFile: join(scratch, "context.md"),
     context: "# Context\nthe task\n",
-    baseEnv: process.env,
-    vars: { FRONTIER_TICKET: "t1", FRONTIER_ATTEMPT: "1" },
+    baseEnv: { ...process.env, FRONTIER_TICKET: "t1", FRONTIER_ATTEMPT: "1" },
     maxResultBytes: 1024,
     ...extra,
   });
@@ -136,7 +135,6 @@ describe("the executor's outcome (SPEC §6)", () => {
       contextFile: join(cwd, "context.md"),
       context: "",
       baseEnv: process.env,
-      vars: {},
       maxResultBytes: 1024,
       graceMs: 200,
     });

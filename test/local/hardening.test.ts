@@ -53,7 +53,6 @@ describe("bounds", () => {
       contextFile: join(scratch, "context.md"),
       context: "",
       baseEnv: process.env,
-      vars: {},
       timeoutMs: 30 * 86_400_000,
       maxResultBytes: 1024,
     });
