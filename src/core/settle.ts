@@ -78,7 +78,7 @@ export interface Interpreted extends Omit<OutcomeFile, "status"> {
  */
 export type OutcomeProblem =
   /** a result over max_result_bytes: in the outcome file, on stdout, in the result-file input */
-  | { kind: "over-cap"; from: "file" | "stdout" | "input"; bytes: number; cap: number }
+  | { kind: "over-cap"; from: "file" | "stdout" | "input" | Said; bytes: number; cap: number }
   /** `suspended` without a question, said by the outcome file, the settle step's input, exit code 75 */
   | { kind: "no-question"; from: "file" | "input" | "exit" }
   | { kind: "unreadable-result"; path: string }
@@ -90,6 +90,9 @@ export type OutcomeProblem =
   | Extract<ChangeVerdict, { kind: "breach" | "conflict" }>;
 
 type Word = (problem: OutcomeProblem) => string;
+
+/** What the executor says besides its result, capped as the result is. */
+type Said = "question" | "reason";
 
 /** The exit code that means "I have a question" (EX_TEMPFAIL). */
 export const EXIT_SUSPEND = 75;
@@ -179,6 +182,12 @@ function reported(
   // beyond the cap only matters when it would be the result
   if (bytes > cap && (r.from !== "stdout" || INTEGRATES.has(r.outcome))) {
     return failed(word({ kind: "over-cap", from: r.from, bytes, cap }), r.usage);
+  }
+  // what the executor says goes into the run's records too, which every later event reads
+  const said: Said[] = r.outcome === "suspended" ? ["question", "reason"] : ["reason"];
+  for (const from of said) {
+    const n = Buffer.byteLength(r[from] ?? "");
+    if (n > cap) return failed(word({ kind: "over-cap", from, bytes: n, cap }), r.usage);
   }
   switch (r.outcome) {
     case "complete":

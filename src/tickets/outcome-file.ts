@@ -142,6 +142,8 @@ const RESULT_FROM = {
   file: "the result in the outcome file",
   stdout: "the result on stdout",
   input: "the result file",
+  question: "the question in the outcome file",
+  reason: "the reason in the outcome file",
 } as const;
 
 const NO_QUESTION = {

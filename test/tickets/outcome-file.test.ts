@@ -32,6 +32,20 @@ describe("one reader of the outcome file, for the local runner and the settle st
     });
   });
 
+  it("so is a question or a reason over max_result_bytes: each goes into the run's records, which later events read and write", async () => {
+    const said = { question: "a log pasted whole ".repeat(10), reason: "é".repeat(60) };
+    for (const [status, key] of [
+      ["suspended", "question"],
+      ["failed", "reason"],
+    ] as const) {
+      const path = file(`${key}.json`, JSON.stringify({ status, [key]: said[key] }));
+      expect(await readJobOutcome({ outcomeFile: path, jobStatus: "success" }, 100)).toEqual({
+        outcome: "failed",
+        reason: `the ${key} in the outcome file is ${Buffer.byteLength(said[key])} bytes, over max_result_bytes (100): write large output to a file and return its path, or raise max_result_bytes in frontier.yml`,
+      });
+    }
+  });
+
   it("a file far over the cap is refused after reading at most the cap and a byte", async () => {
     const path = file("huge.json", `{"status":"complete","result":"${"x".repeat(70 * 1024)}"}`);
     const read = await readOutcomeFile(path, 10);
