@@ -455,8 +455,7 @@ function smoothPath(pts) {
     return d;
 }
 function renderWaves(ctx) {
-    const r = ctx.receipt;
-    const rows = r.waves
+    const rows = ctx.receipt.waves
         .map((w, i) => {
         const chips = w
             .map((id) => {
@@ -683,8 +682,7 @@ ${r.goal ? `<p class="goal">${(0,report_escape/* escapeHtml */.ZD)(r.goal)}</p>`
 }
 function renderFilter(ctx) {
     const r = ctx.receipt;
-    const present = constants/* STATUSES */.f.filter((s) => (r.counts[s] ?? 0) > 0);
-    const boxes = present
+    const boxes = constants/* STATUSES */.f.filter((s) => (r.counts[s] ?? 0) > 0)
         .map((s) => `<label class="st-${s}"><input type="checkbox" value="${s}" data-filter checked> ${icon(s)}${(0,report_escape/* escapeHtml */.ZD)(s)} <span class="n">${(0,core_text/* formatInt */.D)(r.counts[s] ?? 0)}</span></label>`)
         .join("");
     return `<nav class="filter" aria-label="Filter tickets by state">
