@@ -46,9 +46,9 @@ function questionBody(q: QuestionIssue, marker: string, question = q.question): 
   ].join("\n");
   // GitHub refuses a longer body on every try: cut here, whole in the record and the next context
   if (body.length <= GITHUB_COMMENT_MAX || question !== q.question) return body;
-  const note = `\n… cut to fit an issue: ${question.length} characters, in the attempt's record`;
+  const note = `\n(cut to fit an issue: ${question.length} characters, whole in the attempt's record)`;
   const keep = question.length - (body.length - GITHUB_COMMENT_MAX) - note.length;
-  return questionBody(q, marker, question.slice(0, keep) + note);
+  return questionBody(q, marker, clip(question, keep) + note);
 }
 
 export async function openQuestionIssue(gh: GitHub, repo: Repo, q: QuestionIssue): Promise<number> {

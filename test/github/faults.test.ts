@@ -11,6 +11,7 @@ import { type FileChanges, graphqlStore, restStore } from "../../src/github/bran
 import { performEffects } from "../../src/github/effects.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import type { Head } from "../../src/github/git.js";
+import { openQuestionIssue } from "../../src/github/questions.js";
 import type { Recorded } from "../../src/github/record.js";
 import type { RunView } from "../../src/github/run-context.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
@@ -368,6 +369,27 @@ describe("a question longer than a GitHub issue holds (an agent that pastes its 
     expect(body).toMatch(/cut to fit/);
     expect(body).toContain("/answer");
     expect(asked.frontier.state("a")?.attempts[0]?.question).toBe(question);
+  });
+
+  it("the cut never splits a character in two (an emoji is two UTF-16 units), wherever it falls", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a")]));
+    const repo = { owner: "acme", repo: "widgets" };
+    // a lone half of a pair, not followed or preceded by its other half
+    const split = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    for (const [attempt, lead] of [
+      [1, ""],
+      [2, "x"],
+    ] as const) {
+      const q = { run: "r", branch: "main", ticket: "a", attempt };
+      const n = await openQuestionIssue(world.gh, repo, {
+        ...q,
+        question: lead + "😀".repeat(40_000),
+      });
+      const body = world.repo.issues.get(n)?.body ?? "";
+      expect(body.length).toBeLessThanOrEqual(65_536);
+      expect(body).toMatch(/cut to fit/);
+      expect(body).not.toMatch(split);
+    }
   });
 });
 
