@@ -5,7 +5,6 @@
  */
 import { ticketBoundOf } from "../core/bound.js";
 import { REASON } from "../core/constants.js";
-import type { SettleInput } from "../core/engine.js";
 import { DEFAULTS } from "../core/model.js";
 import {
   type Interpreted,
@@ -13,12 +12,13 @@ import {
   type JobReport,
   type OutcomeFileRead,
 } from "../core/settle.js";
-import { patchFile, resultFile } from "../tickets/layout.js";
+import { patchFile } from "../tickets/layout.js";
 import {
   outcomeReason,
   readCapped,
   readOutcomeFile,
   settleChanges,
+  settleInputOf,
 } from "../tickets/outcome-file.js";
 import { integrationFiles, type JobChanges } from "./changes.js";
 import { parseRunName, runIdOf } from "./dispatch.js";
@@ -101,27 +101,10 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
       { patch: changes?.patch, cap: job.maxResultBytes, file: patchFile(job.ticket, job.attempt) },
     );
 
-    // a result here is non-blank and within the cap, and a complete without one is already empty
-    const text = plan.result?.trim() ? plan.result : undefined;
-    const file = text === undefined ? undefined : resultFile(job.ticket, job.attempt);
-    // the engine reads each field on its own: one left undefined is one not given
-    const input: SettleInput = {
-      ticket: job.ticket,
-      attempt: job.attempt,
-      outcome: plan.outcome,
-      by: job.by,
-      claim: job.claim,
-      runUrl: job.runUrl,
-      usage: plan.usage,
-      question: plan.question,
-      reason: plan.reason,
-      changes: plan.record,
-      resultFile: file,
-      resultBytes: text === undefined ? undefined : Buffer.byteLength(text, "utf8"),
-    };
+    const { input, write } = settleInputOf(plan, { ...job, changes: plan.record });
     const settled = frontier.settle(input, now);
     if (settled.kind !== "ok") return settled;
-    if (file && text) view.writeFile(file, text);
+    if (write) view.writeFile(write.file, write.text);
     if (plan.keep && plan.record?.patch_file) view.writeFile(plan.record.patch_file, plan.keep);
     if (plan.changes === "integrate" && changes) {
       view.integrate({

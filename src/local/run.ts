@@ -23,7 +23,7 @@ import type { AttemptChanges, Settings } from "../core/model.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural } from "../terminal/text.js";
 import { readContext } from "../tickets/context-io.js";
-import { resultFile } from "../tickets/layout.js";
+import { settleInputOf } from "../tickets/outcome-file.js";
 import { formatProblem } from "../tickets/problems.js";
 import { isDirectory } from "../tickets/read-optional.js";
 import { applyEdits } from "../tickets/store.js";
@@ -395,28 +395,9 @@ class LocalRun {
     else {
       // The result file's name is known before it is written; it is written with the
       // attempt record, before any ticket file points at it.
-      let kept: { file: string; bytes: number } | undefined;
-      if (result.result !== undefined && result.result.trim() !== "") {
-        const file = resultFile(claim.ticket, claim.attempt);
-        kept = { file, bytes: Buffer.byteLength(result.result, "utf8") };
-        this.results.push({ path: file, kind: "create", content: result.result });
-      }
-      const settled = this.frontier.settle(
-        {
-          ticket: claim.ticket,
-          attempt: claim.attempt,
-          outcome: result.outcome,
-          reason: result.reason,
-          question: result.question,
-          resultFile: kept?.file,
-          resultBytes: kept?.bytes,
-          usage: result.usage,
-          changes,
-          by: this.holder,
-          claim: claim.claim,
-        },
-        now,
-      );
+      const { input, write } = settleInputOf(result, { ...claim, changes, by: this.holder });
+      if (write) this.results.push({ path: write.file, kind: "create", content: write.text });
+      const settled = this.frontier.settle(input, now);
       if (settled.kind !== "ok") note = `${claim.ticket}: ${settled.message}`;
     }
     const outcome = result.stopped ? "interrupted" : result.outcome;

@@ -13,6 +13,7 @@
 import { constants } from "node:fs";
 import { lstat, open } from "node:fs/promises";
 import { type ChangeVerdict, named, RECORDED_PATHS } from "../core/changes.js";
+import type { SettleInput } from "../core/engine.js";
 import { errnoCode } from "../core/errors.js";
 import { readJson } from "../core/json.js";
 import type { TicketSpec } from "../core/model.js";
@@ -29,6 +30,7 @@ import {
 } from "../core/settle.js";
 import { formatInt } from "../core/text.js";
 import { ENGINE_FIELDS } from "./field-table.js";
+import { resultFile } from "./layout.js";
 import { kindOf } from "./read-optional.js";
 
 /**
@@ -261,4 +263,22 @@ export function settleChanges(
   if (!keep) return plan;
   plan.record.patch_file = file;
   return { ...plan, keep: patch };
+}
+
+/**
+ * An attempt's end as the engine settles it, on both runners: a result (non-blank, within
+ * the cap) is named in the record, and `write` is its results file, to be written with it.
+ */
+export function settleInputOf(
+  { outcome, result, question, reason, usage }: Interpreted,
+  who: Pick<SettleInput, "ticket" | "attempt" | "by" | "claim" | "runUrl" | "changes">,
+): { input: SettleInput; write?: { file: string; text: string } } {
+  const { ticket, attempt, by, claim, runUrl, changes } = who;
+  const said = { outcome, question, reason, usage };
+  const input: SettleInput = { ticket, attempt, by, claim, runUrl, changes, ...said };
+  if (result === undefined || result.trim() === "") return { input };
+  const file = resultFile(who.ticket, who.attempt);
+  input.resultFile = file;
+  input.resultBytes = Buffer.byteLength(result, "utf8");
+  return { input, write: { file, text: result } };
 }
