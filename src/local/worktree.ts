@@ -288,11 +288,12 @@ export function recordsPath(rb: RunBranch): string {
 
 /**
  * How an attempt's worktree's changes are read: the run's records are none, and the
- * user's own excludes (the shared `info/exclude`, which the run guards) are honoured.
+ * user's own excludes and attributes (the shared `info/`, which the run guards) are honoured.
  */
 export const worktreeChanges = (rb: RunBranch): CollectOptions => ({
   exclude: [recordsPath(rb)],
   excludesFile: join(rb.repository.commonDir, "info", "exclude"),
+  attributesFile: join(rb.repository.commonDir, "info", "attributes"),
   engineFields: engineFieldRule(rb.ticketDir),
 });
 

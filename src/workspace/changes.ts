@@ -19,7 +19,14 @@
  * finds them.
  */
 import { randomUUID } from "node:crypto";
-import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+} from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -146,6 +153,8 @@ export interface CollectOptions {
   exclude?: readonly string[];
   /** a file of ignore patterns the caller trusts (locally the user's `info/exclude`) */
   excludesFile?: string;
+  /** the only `info/attributes` files are hashed by (locally the user's, which the run guards) */
+  attributesFile?: string;
   /** the ticket files (repository-relative paths), and whether a change edits their engine-written fields */
   engineFields?: {
     isTicket: (path: string) => boolean;
@@ -174,6 +183,16 @@ export async function collectChanges(
     const what = gone ? "was removed" : "is no longer a git work tree (its .git was removed)";
     throw new NotCollected(`${workdir} ${what}`);
   }
+  // git hashes files as its git directory's info/attributes says (line endings, an encoding):
+  // one the caller does not trust (on GitHub any: a job's checkout has none) would alter them
+  const real = (p?: string) => (p && existsSync(p) ? realpathSync(p) : undefined);
+  const info = real(
+    resolve(root, await gitText(["rev-parse", "--git-path", "info/attributes"], { cwd: root })),
+  );
+  if (info && info !== real(options.attributesFile))
+    throw new NotCollected(
+      `its git directory's attributes (${info}) would change its files as git stores them: remove them, or put them in a .gitattributes`,
+    );
   const startCommit = await tryResolveCommit(root, start);
   if (startCommit === undefined) {
     throw new NotCollected(

@@ -593,6 +593,25 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     expect(w.repo.readFile("src/api/server.ts")).toBe("export const port = 8080;\n");
   });
 
+  it("line endings or an encoding its git's info/attributes sets are never applied to what lands: the attempt fails naming the file", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/build.bat", "@echo off\r\nnpm run build\r\n");
+      write(ws, "src/api/names.txt", "café\n");
+      write(ws, ".git/info/attributes", "*.bat text\n*.txt working-tree-encoding=ISO-8859-1\n");
+    });
+    const api = (stateOf(w) as unknown as State).tickets.api;
+    expect(api?.status).toBe("failed");
+    expect(api?.attempts[0]?.reason).toMatch(
+      /^its changes could not be collected: its git directory's attributes \(\S+\/\.git\/info\/attributes\) would change its files/,
+    );
+    // never the bytes git would have made of them: `@echo off\n…`, `cafÃ©`
+    expect(w.repo.readFile("src/api/build.bat")).toBeUndefined();
+    expect(w.repo.readFile("src/api/names.txt")).toBeUndefined();
+  });
+
   it("a nested repository, names not in UTF-8 and a .GIT are refused by name; the files are kept as evidence", async () => {
     world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
     const w = world;

@@ -582,6 +582,38 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(ran.stderr).not.toContain("were not touched");
     expect(git(repo.root, "rev-parse", "frontier/hook")).toBe(repo.start);
   });
+  it("attributes in a git directory of the agent's own that its worktree's .git is pointed at never change what is collected: its CRLF edit is not dropped in silence; the user's own info/attributes is theirs", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: attrs\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
+      "tickets/ok.md": ticket({ write_scope: ["app/ok/**"] }),
+      "app/api/build.bat": "@echo off\n",
+    });
+    writeFileSync(join(repo.root, ".git", "info", "attributes"), "*.txt -diff\n");
+    const exec = [
+      'case "$FRONTIER_TICKET" in',
+      '  api) own="$(mktemp -d)"',
+      '       git clone -q --no-checkout "$(git rev-parse --git-common-dir)" "$own/r"',
+      '       echo "*.bat text" > "$own/r/.git/info/attributes"',
+      '       echo "gitdir: $own/r/.git" > .git',
+      "       printf '@echo off\\r\\n' > app/api/build.bat ;;",
+      "  ok) mkdir -p app/ok && echo ok > app/ok/ok.txt ;;",
+      "esac",
+      "echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(attemptOf(repo.dir, "ok", 1).outcome).toBe("complete");
+    expect(git(repo.root, "show", "frontier/attrs:app/ok/ok.txt")).toBe("ok");
+    const api = attemptOf(repo.dir, "api", 1);
+    expect(api.outcome).toBe("failed");
+    expect(api.reason).toMatch(
+      /^its changes could not be collected: its git directory's attributes \(\S+\/r\/\.git\/info\/attributes\) would change its files as git stores them: .*, its files are kept in (\S+) — /,
+    );
+    const kept = /its files are kept in (\S+) — /.exec(api.reason ?? "")?.[1];
+    expect(readFileSync(join(kept!, "app/api/build.bat"), "utf8")).toBe("@echo off\r\n");
+  });
+
   it("an object store an agent adds (alternates) stops the integration: no commit lands whose files live outside the repository", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: alt\nisolation: worktree\n",

@@ -532,7 +532,9 @@ describe("git runs on the workspace with none of the agent's code", () => {
     const before = process.env.INPUT_TOKEN;
     process.env.INPUT_TOKEN = "ghs_secret";
     try {
-      const got = await collectChanges(root, start);
+      // info/attributes the caller trusts (locally the user's, which the run guards): its filter runs no more
+      const attributesFile = join(root, ".git/info/attributes");
+      const got = await collectChanges(root, start, { attributesFile });
       await patchOf(root, got.start, got.tree);
       await commitOnto(root, {
         head: start,
