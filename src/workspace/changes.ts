@@ -519,7 +519,7 @@ export async function readBlobs(
 
 /**
  * The paths among `paths` that a commit between `start` and `head` changed, each with
- * the newest commit that did: what a ticket's changes would overwrite.
+ * the newest commit that did: what a ticket's changes would overwrite (or delete).
  */
 export async function changedSince(
   root: string,
@@ -530,10 +530,17 @@ export async function changedSince(
   const moved = new Map<string, string>();
   if (paths.length === 0 || start === head) return moved;
   const o = { cwd: root, env: { GIT_LITERAL_PATHSPECS: "1" } };
-  const diff = ["diff", "--name-only", "-z", "--no-renames", start, head, "--", ...paths];
+  // a path changed under one (a directory it made a file) or at a directory above one (made
+  // a file, or from one) is its conflict: its commit would delete the other side's files
+  const above = new Set<string>();
+  for (const p of paths) addParents(p, above);
+  const diff = ["diff", "--name-only", "-z", "--no-renames", start, head, "--", ...paths, ...above];
   for (const path of (await git(diff, o)).toString("utf8").split("\0").filter(Boolean)) {
+    const at = (p: string) => path === p || path.startsWith(`${p}/`) || p.startsWith(`${path}/`);
+    const mine = paths.includes(path) ? path : paths.find(at);
+    if (mine === undefined) continue;
     const commit = await gitText(["rev-list", "-1", `${start}..${head}`, "--", path], o);
-    if (commit !== "") moved.set(path, commit);
+    if (commit !== "") moved.set(mine, commit);
   }
   return moved;
 }

@@ -243,6 +243,33 @@ describe("a conflict: someone else's commit on frontier/<run> touched the same p
     expect(git(repo.root, "show", "frontier/conflict:app/api/x.js")).toBe("ours 2");
     expect(commits[1]).toMatchObject({ ticket: "api", attempt: "2" });
   });
+
+  it("a directory the attempt made a file, into which someone else added a file: a conflict naming the directory, their file stays", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: dirfile\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/api/**"] }),
+      "app/api/routes/index.js": "export {};\n",
+    });
+    const exec = [
+      "set -e",
+      '  idx="$(mktemp -u)"',
+      '  GIT_INDEX_FILE="$idx" git read-tree refs/heads/frontier/dirfile',
+      "  blob=$(printf 'theirs\\n' | git hash-object -w --stdin)",
+      '  GIT_INDEX_FILE="$idx" git update-index --add --cacheinfo "100644,$blob,app/api/routes/users.js"',
+      '  tree=$(GIT_INDEX_FILE="$idx" git write-tree); rm -f "$idx"',
+      '  them=$(git commit-tree "$tree" -p refs/heads/frontier/dirfile -m "someone else")',
+      '  git update-ref refs/heads/frontier/dirfile "$them"',
+      // the attempt puts its routes in one file where the directory was
+      "rm -r app/api/routes && echo 'export const routes = [];' > app/api/routes && echo written",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    const theirs = commitsOf(repo.root, `${repo.start}..frontier/dirfile`)[0]!.sha;
+    expect(attemptOf(repo.dir, "api", 1).reason).toMatch(
+      new RegExp(`^conflict: app/api/routes \\(changed by ${theirs.slice(0, 12)}\\)`),
+    );
+    expect(git(repo.root, "show", "frontier/dirfile:app/api/routes/users.js")).toBe("theirs");
+  });
 });
 
 /** Two isolated coding tickets, the UI on the API, in a repository of their own. */

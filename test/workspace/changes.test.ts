@@ -270,6 +270,22 @@ describe("integrating changes on a branch, and what moved there", () => {
     expect([...moved]).toEqual([["src/api/a.ts", head]]);
     expect(first).not.toBe(head);
   });
+
+  it("a directory made a file on either side is a conflict of the path it holds, never a file deleted in silence", async () => {
+    // someone adds to src/api, which the attempt makes a file; and makes docs a file, where the attempt adds
+    write(root, "src/api/theirs.ts", "theirs\n");
+    rmSync(join(root, "docs"), { recursive: true });
+    write(root, "docs", "a file now\n");
+    sh(root, "add", "-A");
+    sh(root, "commit", "-qm", "a person's push");
+    const head = sh(root, "rev-parse", "HEAD");
+    const touched = ["src/api", "src/api/a.ts", "src/api/old.ts", "docs/new.md", "src/ui/u.ts"];
+    const moved = await changedSince(root, start, head, touched);
+    expect([...moved].sort()).toEqual([
+      ["docs/new.md", head],
+      ["src/api", head],
+    ]);
+  });
 });
 
 describe("whatever the agent did with git, the changes are its files against the start", () => {
