@@ -74,10 +74,6 @@ export class DispatchSession {
 }
 
 /** The run-name orch-task.yml sets: `frontier <ticket>#<attempt> <claim>`. */
-export function runName(ticket: string, attempt: number, claim: string): string {
-  return `frontier ${ticket}#${attempt} ${claim}`;
-}
-
 const RUN_NAME = /^frontier (\S+)#(\d+) (\S+)$/;
 
 /** Ticket, attempt and claim from an orch-task run's name, if it is one of ours. */

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { jobStartedAt } from "../../src/github/context-step.js";
-import { parseRunName, runName } from "../../src/github/dispatch.js";
+import { parseRunName } from "../../src/github/dispatch.js";
 import { readJobOutcome, readWorkflowRun } from "../../src/github/events.js";
 import type { ActionContext } from "../../src/github/run-context.js";
 
@@ -97,7 +97,7 @@ describe("when the job started, as the context step noted it in the job's tempor
 
 describe("orch-task runs are recognised by their run-name", () => {
   it("round-trips ticket, attempt and claim", () => {
-    expect(parseRunName(runName("plan.v2", 3, "cabc123"))).toEqual({
+    expect(parseRunName("frontier plan.v2#3 cabc123")).toEqual({
       ticket: "plan.v2",
       attempt: 3,
       claim: "cabc123",
