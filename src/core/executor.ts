@@ -28,24 +28,8 @@ export interface ExecutorAttempt
   outcomeFile: string;
 }
 
-/** Every variable of the contract, in the order the README lists them. */
-export const EXECUTOR_VARIABLES = [
-  "FRONTIER_RUN",
-  "FRONTIER_TICKET",
-  "FRONTIER_ATTEMPT",
-  "FRONTIER_TICKET_FILE",
-  "FRONTIER_BOUND",
-  "FRONTIER_DEADLINE",
-  "FRONTIER_RUN_BOUND",
-  "FRONTIER_OUTCOME_FILE",
-  "FRONTIER_CONTEXT_FILE",
-  "FRONTIER_DIR",
-  "FRONTIER_CLAIM",
-] as const;
-export type ExecutorVariable = (typeof EXECUTOR_VARIABLES)[number];
-
 /** The environment an executor of `a` is given (beside the runner's own). */
-export function executorVariables(a: ExecutorAttempt): Record<ExecutorVariable, string> {
+export function executorVariables(a: ExecutorAttempt) {
   return {
     FRONTIER_RUN: a.run,
     FRONTIER_TICKET: a.ticket,

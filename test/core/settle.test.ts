@@ -10,17 +10,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseBound } from "../../src/core/bound.js";
 import type { ChangedPath } from "../../src/core/changes.js";
-import {
-  EXECUTOR_VARIABLES,
-  executorVariables,
-  formatRunBound,
-  parseRunBound,
-} from "../../src/core/executor.js";
+import { executorVariables, formatRunBound, parseRunBound } from "../../src/core/executor.js";
 import { compileScope } from "../../src/core/scope.js";
 import { interpretOutcome, type Observation, planSettle as plan4 } from "../../src/core/settle.js";
 import { readJobOutcome } from "../../src/github/events.js";
 import { startAttempt } from "../../src/local/attempt.js";
 import { outcomeReason } from "../../src/tickets/outcome-file.js";
+import { EXECUTOR_VARIABLES } from "../support/executor-contract.js";
 
 const CAP = 200;
 type Plan = Parameters<typeof plan4>;

@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXECUTOR_VARIABLES } from "../../src/core/executor.js";
+import { EXECUTOR_VARIABLES } from "../support/executor-contract.js";
 import { Runner } from "./runner.js";
 import { writeTickets } from "./tickets.js";
 
