@@ -33,8 +33,6 @@ export const MERMAID_LIMITS = {
 export interface MermaidGraph {
   /** the flowchart source, without the ``` fence */
   text: string;
-  /** ticket id -> node id (`n0`, `n1`, …) */
-  nodeIds: Map<string, string>;
   nodes: number;
   edges: number;
 }
@@ -96,7 +94,7 @@ export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}):
     lines.push(`  class ${nodes.join(",")} st_${status}`);
   }
 
-  return { text: lines.join("\n"), nodeIds, nodes: nodeIds.size, edges: edges.length };
+  return { text: lines.join("\n"), nodes: nodeIds.size, edges: edges.length };
 }
 
 /** Whether GitHub will draw this graph: inside our margins of mermaid's limits. */

@@ -14,8 +14,11 @@ describe("the mermaid flowchart of the run", () => {
     const r = makeReceipt(15);
     const g = renderMermaidGraph(r);
     expect(g.text.split("\n")[0]).toBe("flowchart TD");
-    const from = g.nodeIds.get("t2");
-    const to = g.nodeIds.get("t10");
+    // each node is `  nN["id<br/>…"]`
+    const nodeOf = (id: string) => new RegExp(`^ {2}(n\\d+)\\["${id}<br/>`, "m").exec(g.text)?.[1];
+    const from = nodeOf("t2");
+    const to = nodeOf("t10");
+    expect([from, to]).toEqual(["n2", "n10"]);
     expect(g.text).toContain(`  ${from} --> ${to}`);
     expect(g.edges).toBe(r.tickets.reduce((n, t) => n + t.depends_on.length, 0));
   });
@@ -38,7 +41,8 @@ describe("the mermaid flowchart of the run", () => {
       t.id = ids[i] ?? t.id;
     });
     const g = renderMermaidGraph(r);
-    expect([...g.nodeIds.values()]).toEqual(r.tickets.map((_, i) => `n${i}`));
+    const nodes = [...g.text.matchAll(/^ {2}(n\d+)\[/gm)].map((m) => m[1]);
+    expect(nodes).toEqual(r.tickets.map((_, i) => `n${i}`));
     for (const line of g.text.split("\n").slice(1))
       expect(line).toMatch(/^ {2}(n\d+\[|n\d+ --> n\d+$|classDef |class )/);
   });
