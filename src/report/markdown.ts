@@ -376,10 +376,8 @@ function stateCell(ctx: Ctx, t: ReceiptTicket): string {
 
 function sortByAttention<T>(items: readonly T[], status: (t: T) => Status): T[] {
   const rank = new Map(ATTENTION_ORDER.map((s, i) => [s, i]));
-  return items
-    .map((item, i) => ({ item, i, r: rank.get(status(item)) ?? 99 }))
-    .sort((a, b) => a.r - b.r || a.i - b.i)
-    .map((x) => x.item);
+  // sort is stable: the rows of one state keep their order
+  return [...items].sort((a, b) => (rank.get(status(a)) ?? 99) - (rank.get(status(b)) ?? 99));
 }
 
 /** What a cut list or table says of the rows it left out: `… and 3 more tickets — see the HTML report`. */
