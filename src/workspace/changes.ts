@@ -28,7 +28,7 @@ import { type ChangedPath, type ChangeMode, commitTrailers, named } from "../cor
 import { errnoCode } from "../core/errors.js";
 import { singleLine } from "../core/text.js";
 import { GitError, type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
-import { bytesOf, quoted, shown, split0 } from "./names.js";
+import { addParents, atTab, bytesOf, quoted, shown, split0 } from "./names.js";
 import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
 
 export interface Collected {
@@ -356,17 +356,6 @@ const changedIn = (lines: readonly string[], atStart: ReadonlyMap<string, string
     const [head, path] = atTab(l);
     return atStart.get(path) === head || l.startsWith(REMOVED) ? [] : [path];
   });
-
-/** `mode blob[ stage]\tpath` split at its first tab. */
-const atTab = (line: string) =>
-  [line.slice(0, line.indexOf("\t")), line.slice(line.indexOf("\t") + 1)] as const;
-
-/** Every directory above `path` (`a/b/c` → `a/b`, `a`), added to `into`. */
-function addParents(path: string, into: Set<string>): void {
-  for (let d = path.lastIndexOf("/"); d > 0; d = path.lastIndexOf("/", d - 1)) {
-    into.add(path.slice(0, d));
-  }
-}
 
 function lstatOr(path: Buffer): Stats | undefined {
   try {

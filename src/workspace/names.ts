@@ -30,3 +30,12 @@ export function quoted(p: string): string {
   }
   return `${out}"`;
 }
+/** `mode blob[ stage]\tpath` split at its first tab. */
+export const atTab = (line: string) =>
+  [line.slice(0, line.indexOf("\t")), line.slice(line.indexOf("\t") + 1)] as const;
+/** Every directory above `path` (`a/b/c` → `a/b`, `a`), added to `into`. */
+export function addParents(path: string, into: Set<string>): void {
+  for (let d = path.lastIndexOf("/"); d > 0; d = path.lastIndexOf("/", d - 1)) {
+    into.add(path.slice(0, d));
+  }
+}
