@@ -126,3 +126,15 @@ export function commitsOf(
     };
   });
 }
+
+/** A commit of `path` holding `text` on top of `ref`, made as an agent would from its worktree (a scratch index), and `ref` moved to it. */
+export const pushOnto = (ref: string, path: string, text: string, message: string) =>
+  [
+    'idx="$(mktemp -u)"',
+    `GIT_INDEX_FILE="$idx" git read-tree ${ref}`,
+    `blob=$(printf '${text}\\n' | git hash-object -w --stdin)`,
+    `GIT_INDEX_FILE="$idx" git update-index --add --cacheinfo "100644,$blob,${path}"`,
+    'tree=$(GIT_INDEX_FILE="$idx" git write-tree); rm -f "$idx"',
+    `them=$(git commit-tree "$tree" -p ${ref} -m "${message}")`,
+    `git update-ref ${ref} "$them"`,
+  ].join("\n");

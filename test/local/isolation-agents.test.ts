@@ -28,6 +28,7 @@ import {
   commitsOf,
   git,
   IDENTITY,
+  pushOnto,
   type Repo,
   readJson,
   repoWith,
@@ -38,18 +39,6 @@ import { startFrontier, until } from "./harness.js";
 
 const attemptOf = (dir: string, id: string, n: number) =>
   readJson<AttemptRecord>(join(dir, ".frontier", "attempts", `${id}@${n}.json`));
-
-/** A commit of `path` holding `text` on top of `ref`, made as an agent would from its worktree (a scratch index), and `ref` moved to it. */
-const pushOnto = (ref: string, path: string, text: string, message: string) =>
-  [
-    'idx="$(mktemp -u)"',
-    `GIT_INDEX_FILE="$idx" git read-tree ${ref}`,
-    `blob=$(printf '${text}\\n' | git hash-object -w --stdin)`,
-    `GIT_INDEX_FILE="$idx" git update-index --add --cacheinfo "100644,$blob,${path}"`,
-    'tree=$(GIT_INDEX_FILE="$idx" git write-tree); rm -f "$idx"',
-    `them=$(git commit-tree "$tree" -p ${ref} -m "${message}")`,
-    `git update-ref ${ref} "$them"`,
-  ].join("\n");
 
 /** `run` with the user's git configuration (GIT_CONFIG_GLOBAL) a file beside the repository holding `text`. */
 async function withGlobalConfig<T>(repo: Repo, text: string, run: () => Promise<T>): Promise<T> {

@@ -14,6 +14,7 @@ import {
   exampleRepo,
   git,
   IDENTITY,
+  pushOnto,
   readJson,
   repoWith,
   runHere,
@@ -252,13 +253,7 @@ describe("a conflict: someone else's commit on frontier/<run> touched the same p
     });
     const exec = [
       "set -e",
-      '  idx="$(mktemp -u)"',
-      '  GIT_INDEX_FILE="$idx" git read-tree refs/heads/frontier/dirfile',
-      "  blob=$(printf 'theirs\\n' | git hash-object -w --stdin)",
-      '  GIT_INDEX_FILE="$idx" git update-index --add --cacheinfo "100644,$blob,app/api/routes/users.js"',
-      '  tree=$(GIT_INDEX_FILE="$idx" git write-tree); rm -f "$idx"',
-      '  them=$(git commit-tree "$tree" -p refs/heads/frontier/dirfile -m "someone else")',
-      '  git update-ref refs/heads/frontier/dirfile "$them"',
+      pushOnto("refs/heads/frontier/dirfile", "app/api/routes/users.js", "theirs", "someone else"),
       // the attempt puts its routes in one file where the directory was
       "rm -r app/api/routes && echo 'export const routes = [];' > app/api/routes && echo written",
     ].join("\n");
