@@ -37,6 +37,8 @@ export interface BranchRead {
   dirs: Map<string, Map<string, string>>;
   /** path → the id of what is at that path in the head commit (absent: nothing), for each probe */
   oids?: Map<string, string>;
+  /** the probes that are directories at the head */
+  trees?: Set<string>;
   /** the newest commits of the branch, head first: id and message body */
   history?: Array<{ oid: string; body: string }>;
 }
@@ -66,7 +68,7 @@ function pathVariables(prefix: string, list: readonly string[]) {
 }
 
 const probeFields = (probes: readonly string[]) =>
-  probes.map((_, i) => `o${i}: file(path: $o${i}) { oid }`);
+  probes.map((_, i) => `o${i}: file(path: $o${i}) { oid type }`);
 
 /**
  * The head of `branch` and the files at `paths` in that very commit, or undefined when the
@@ -141,7 +143,7 @@ export async function readBranch(
       ?.nodes;
     read.history = (nodes ?? []).map((n) => ({ oid: n.oid, body: n.messageBody }));
   }
-  if (probes.length > 0) read.oids = await probeIds(gh, repo, target, probes);
+  if (probes.length > 0) [read.oids, read.trees] = await probeIds(gh, repo, target, probes);
   return read;
 }
 
@@ -160,17 +162,18 @@ async function probeIds(
   repo: Repo,
   target: Record<string, unknown> & { oid: string },
   probes: readonly string[],
-): Promise<Map<string, string>> {
-  const oids = new Map<string, string>();
+): Promise<[Map<string, string>, Set<string>]> {
+  const [oids, trees] = [new Map<string, string>(), new Set<string>()];
   for (let from = 0; from < probes.length; from += PROBES_PER_QUERY) {
     const batch = probes.slice(from, from + PROBES_PER_QUERY);
     const at = from === 0 ? target : await readProbes(gh, repo, target.oid, batch);
     for (const [i, path] of batch.entries()) {
-      const oid = (at[`o${i}`] as { oid?: string } | null)?.oid;
+      const { oid, type } = (at[`o${i}`] as { oid?: string; type?: string } | null) ?? {};
       if (oid) oids.set(path, oid);
+      if (type === "tree") trees.add(path);
     }
   }
-  return oids;
+  return [oids, trees];
 }
 
 /** The ids of `paths` in commit `head` (one query): the probes beyond the read's first batch. */
@@ -312,11 +315,12 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
           return Buffer.from(base64, "base64").toString("utf8");
         return sha ? readBlob(gh, repo, sha) : undefined;
       };
-      const oids = new Map<string, string>();
+      const [oids, trees] = [new Map<string, string>(), new Set<string>()];
       for (const path of extra.probes ?? []) {
         const data = await content(path);
         if (data && !Array.isArray(data) && typeof data.sha === "string") oids.set(path, data.sha);
         else if (Array.isArray(data)) {
+          trees.add(path);
           // a directory's id is in its parent's listing
           const listing = await content(path.slice(0, Math.max(path.lastIndexOf("/"), 0)));
           const entry = Array.isArray(listing) ? listing.find((e) => e.path === path) : undefined;
@@ -352,7 +356,7 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         tree: head.tree,
         files,
         dirs,
-        ...(extra.probes ? { oids } : {}),
+        ...(extra.probes ? { oids, trees } : {}),
         ...(history ? { history } : {}),
       };
     },

@@ -35,7 +35,8 @@ import {
   readBlobs,
 } from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
-import type { FileChanges } from "./branch.js";
+import { addParents } from "../workspace/names.js";
+import type { BranchRead, FileChanges } from "./branch.js";
 import { type Repo, uploadBlob } from "./git.js";
 import type { GitHub } from "./octokit.js";
 import { frontierDirPath, type Unnamed } from "./state.js";
@@ -218,20 +219,33 @@ export function integrationFiles(changes: JobChanges): FileChanges {
   return { additions, deletions, ...(entries.size > 0 ? { entries } : {}) };
 }
 
-/** The paths a read must look at: every path the changes touch; none of changes that cannot land. */
-export const probesOf = (changes: JobChanges | undefined): string[] =>
-  changes && changes.refused === undefined ? touchedPaths(changes.paths) : [];
+/**
+ * The paths a read must look at: every path the changes touch, and the directories above
+ * the paths they add (which a person's push may have made a file); none of changes that
+ * cannot land.
+ */
+export function probesOf(changes: JobChanges | undefined): string[] {
+  if (!changes || changes.refused !== undefined) return [];
+  const above = new Set<string>();
+  for (const c of changes.paths)
+    if (c.status === "added" || c.status === "renamed") addParents(c.path, above);
+  return [...new Set([...touchedPaths(changes.paths), ...above])];
+}
 
 /**
- * The touched paths whose id at the branch head is not their id at the start: changed on
- * the branch since the job's checkout (by a person's push: scopes of live tickets never
- * overlap). Pure; ids are git's content ids on both sides.
+ * The touched paths whose id at the branch head is not their id at the start, or under a
+ * directory that is not one there now: changed on the branch since the job's checkout (by
+ * a person's push: scopes of live tickets never overlap). Pure; ids are git's content ids
+ * on both sides.
  */
 export function movedPaths(
   changes: JobChanges | undefined,
-  oids: ReadonlyMap<string, string> | undefined,
+  { oids, trees }: Pick<BranchRead, "oids" | "trees">,
 ): string[] {
   if (!changes || !oids || changes.refused !== undefined) return [];
+  const touched = touchedPaths(changes.paths);
+  // what a person's push made a file, a link or a submodule where the changes need a directory
+  const flat = [...oids.keys()].filter((d) => !trees?.has(d) && !touched.includes(d));
   // the id each touched path must still have at the head (undefined: no file there)
   const expected = new Map<string, string | undefined>();
   for (const c of changes.paths) {
@@ -240,7 +254,8 @@ export function movedPaths(
     expected.set(c.path, c.status === "renamed" ? c.oldTree : (c.oldBlob ?? c.oldTree));
   }
   // in the order a verdict names them (touchedPaths), so the first named are the first found
-  return touchedPaths(changes.paths).filter((path) => oids.get(path) !== expected.get(path));
+  const under = (path: string) => flat.some((d) => path.startsWith(`${d}/`));
+  return touched.filter((path) => oids.get(path) !== expected.get(path) || under(path));
 }
 
 /** The newest commit on `branch` that changed `path` (one request); undefined when none, or unread. */

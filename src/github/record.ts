@@ -323,7 +323,7 @@ class Recording {
   /** What moved on the branch under the changes since their start: judged on every try. */
   private async movedOf(read: BranchRead): Promise<Map<string, string>> {
     const moved = new Map<string, string>();
-    for (const [i, path] of movedPaths(this.changes, read.oids).entries()) {
+    for (const [i, path] of movedPaths(this.changes, read).entries()) {
       // a conflict's reason names its first paths with their commits: only those are looked
       // up (a request each); the rest moved by the time of the head that was read
       const key = `${path}\0${read.oids?.get(path) ?? ""}`;

@@ -195,7 +195,9 @@ const SLASHY = new Set(["path", "ref", "branch", "basehead"]);
 
 function matchSegments(template: string[], parts: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
-  if (parts.length < template.length) return undefined;
+  // a contents path left out is the repository's root (GitHub's docs for GET .../contents)
+  const root = template.at(-1) === "{path}" && template.at(-2) === "contents";
+  if (parts.length < template.length - (root ? 1 : 0)) return undefined;
   for (let i = 0; i < template.length; i++) {
     const t = template[i]!;
     const isLast = i === template.length - 1;
@@ -204,7 +206,7 @@ function matchSegments(template: string[], parts: string[]): Record<string, stri
       // The last parameter may span segments (a contents path, a ref like heads/main),
       // whether or not the client encoded its slashes.
       const raw = isLast && SLASHY.has(name) ? parts.slice(i).join("/") : parts[i]!;
-      if (raw === "") return undefined;
+      if (raw === "" && !(root && isLast)) return undefined;
       try {
         params[name] = decodeURIComponent(raw);
       } catch {

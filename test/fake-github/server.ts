@@ -2728,6 +2728,16 @@ export class FakeGitHub {
       const tree = repo.git.expect(sha, "commit").tree;
       const entry = repo.git.lookup(tree, filePath);
       if (!entry) throw notFound();
+      // a submodule: its commit and its url from .gitmodules, no content (in a directory's
+      // listing GitHub calls it a file)
+      if (entry.type === "commit") {
+        const modules = repo.git.lookup(tree, ".gitmodules");
+        const text = modules ? repo.git.expect(modules.sha, "blob").content.toString("utf8") : "";
+        const at = text.split(/^\[/m).find((s) => s.includes(`path = ${filePath}\n`));
+        const url = /^\s*url = (\S+)$/m.exec(at ?? "")?.[1] ?? null;
+        const body = this.contentEntry(repo, ref, filePath, entry, false);
+        return { status: 200, body: { ...body, submodule_git_url: url } };
+      }
       if (entry.type === "blob") {
         const blob = repo.git.expect(entry.sha, "blob");
         if (isRawAccept(ctx.headers.accept)) return rawResult(ctx.headers.accept!, blob.content);

@@ -420,6 +420,80 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     },
   );
 
+  it.each(["graphql", "rest"] as const)(
+    "a file added under a directory a person made a file or a submodule since is a conflict: their file stays (%s)",
+    async (api) => {
+      world = await makeWorld(
+        Object.fromEntries(["x", "y", "z"].map((d) => scoped(d, [`${d}/**`]))),
+      );
+      const w = world;
+      w.repo.commit(
+        "main",
+        { "x/lib/a.txt": "a\n", "y/lib/a.txt": "a\n", "z/lib/a.txt": "a\n" },
+        {},
+      );
+      await advance(runContext(w), advanceOnly, "push");
+      const repo = { owner: "acme", repo: "widgets" };
+      const over = api === "rest" ? { store: restStore(w.gh, repo, "main") } : {};
+      let pushed = "";
+      await job(
+        w,
+        "x",
+        (ws) => {
+          write(ws, "x/lib/new.txt", "the agent's\n");
+          w.repo.commit("main", { "x/lib": null }, {});
+          pushed = w.repo.commit("main", { "x/lib": "a person's file\n" }, { message: "flat" });
+        },
+        undefined,
+        over,
+      );
+      await job(
+        w,
+        "y",
+        (ws) => {
+          write(ws, "y/lib/b/new.txt", "the agent's\n");
+          w.repo.commit("main", { y: null }, {});
+          w.repo.commit("main", { y: "a person's file\n" }, {});
+        },
+        undefined,
+        over,
+      );
+      let module = "";
+      await job(
+        w,
+        "z",
+        (ws) => {
+          write(ws, "z/lib/new.txt", "the agent's\n");
+          // a person's push made z/lib a submodule
+          const gitmodules =
+            '[submodule "lib"]\n\tpath = z/lib\n\turl = https://github.com/acme/lib.git\n';
+          const head = w.repo.commit("main", { "z/lib": null, ".gitmodules": gitmodules }, {});
+          const c = w.repo.git.expect(head, "commit");
+          const flat = w.repo.git.flatten(c.tree);
+          flat.set("z/lib", { mode: "160000", type: "commit", sha: head });
+          const { message, author, committer } = c;
+          const tree = w.repo.git.buildTree(flat);
+          module = w.repo.git.writeCommit({ tree, parents: [head], message, author, committer });
+          w.repo.refs.set("refs/heads/main", module);
+        },
+        undefined,
+        over,
+      );
+      const state = stateOf(w) as unknown as State;
+      expect(state.tickets.x?.status).toBe("failed");
+      expect(state.tickets.x?.attempts[0]?.reason).toContain(
+        `conflict: x/lib/new.txt (changed by ${pushed.slice(0, 12)})`,
+      );
+      expect(w.repo.readFile("x/lib")).toBe("a person's file\n");
+      expect(state.tickets.y?.status).toBe("failed");
+      expect(state.tickets.y?.attempts[0]?.reason).toContain("conflict: y/lib/b/new.txt");
+      expect(w.repo.readFile("y")).toBe("a person's file\n");
+      expect(state.tickets.z?.attempts[0]?.reason).toContain("conflict: z/lib/new.txt");
+      const tree = w.repo.git.expect(w.repo.head("main") as string, "commit").tree;
+      expect(w.repo.git.lookup(tree, "z/lib")?.type).toBe("commit");
+    },
+  );
+
   it("1,500 paths (an npm install the repository does not ignore) fail the attempt saying so, its settle reading the branch once, not a query per 250 paths, its record listing the first 1,000", async () => {
     world = await makeWorld(Object.fromEntries([scoped("deps", ["app/**"])]));
     const w = world;
