@@ -3,7 +3,7 @@
  * that a run whose executors never write one never loads zod (~60 ms of start-up).
  */
 import { z } from "zod";
-import { Outcome, Usage } from "./model.js";
+import { Outcome } from "./model.js";
 
 /** What the executor reports, when it writes `$FRONTIER_OUTCOME_FILE`. */
 export const OutcomeFile = z.object({
@@ -11,6 +11,7 @@ export const OutcomeFile = z.object({
   result: z.string().optional(),
   question: z.string().optional(),
   reason: z.string().optional(),
-  usage: Usage.optional(),
+  // nothing an attempt reports gives a run's usage bound back what other attempts spent
+  usage: z.record(z.string(), z.number().nonnegative()).optional(),
 });
 export type OutcomeFile = z.infer<typeof OutcomeFile>;

@@ -89,6 +89,18 @@ describe("one reader of the outcome file, for the local runner and the settle st
     });
   });
 
+  it("a negative usage is no valid outcome: it would give a run's usage bound back what other attempts spent", async () => {
+    const report = { status: "complete", result: "done", usage: { tokens: 120, cost_usd: -5 } };
+    const path = file("refund.json", JSON.stringify(report));
+    const settle = await readJobOutcome({ outcomeFile: path, jobStatus: "success" }, 100);
+    expect(settle).toEqual({
+      outcome: "failed",
+      reason: expect.stringMatching(
+        /^the outcome file \(.*\) is not a valid outcome — usage\.cost_usd: /,
+      ),
+    });
+  });
+
   it("the same words for a file that is not JSON or not an outcome, naming the file as given", async () => {
     const notJson = await readOutcomeFile(file("n.json", "{nope"), 100, "out/o.json");
     expect((notJson as { reason: string }).reason).toMatch(
