@@ -121,6 +121,8 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
       `the model's answer writes outside the workspace, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it`,
     );
   }
+  const read = () => Promise.all(paths.map((p) => readFile(join(root, p)).catch(() => undefined)));
+  const before = await read();
   let path = "";
   try {
     for (const w of edits.writes) {
@@ -136,6 +138,9 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
     const code = errnoCode(error) ?? String(error);
     return failed(`could not write ${path} in ${root} (${code}): the files before it were written`);
   }
-  if (plain.result !== undefined) return plain;
-  return { ...plain, result: `Changed ${paths.join(", ")}.` };
+  // a write of the text already there, or undone by a deletion, changed nothing: no result says it did
+  const after = (await read()).map((b) => b?.toString("hex"));
+  const changed = new Set(paths.filter((_, i) => before[i]?.toString("hex") !== after[i]));
+  if (plain.result !== undefined || changed.size === 0) return plain;
+  return { ...plain, result: `Changed ${[...changed].join(", ")}.` };
 }

@@ -211,6 +211,46 @@ describe("what a coding request carries, and what its answer may write", () => {
     expect(outcome).not.toHaveProperty("edits");
   });
 
+  it("an answer that changes nothing on disk names no change: a file rewritten as it was, or written and then deleted, is an empty attempt, never done", async () => {
+    const repo = repoWith({
+      "app/a.js": "a\n",
+      "tickets/frontier.yml": "run: same\nisolation: worktree\n",
+      "tickets/t.md": ticket({ model: "fake/edit", write_scope: ["app/**"] }),
+    });
+    reply = () =>
+      answer({
+        status: "complete",
+        writes: [
+          { path: "app/a.js", content: "a\n" },
+          { path: "app/b.js", content: "b\n" },
+        ],
+        deletes: ["app/b.js"],
+      });
+    const ran = await runHere(
+      repo.dir,
+      `FRONTIER_TEST_MODELS_URL=${models.baseUrl} GITHUB_TOKEN=ghs_user node ${CLI} agent`,
+    );
+    const attempt = readJson<AttemptRecord>(join(repo.dir, ".frontier", "attempts", "t@1.json"));
+    expect(attempt.outcome).toBe("empty");
+    expect(attempt.result_file).toBeUndefined();
+    expect(ran.stderr).toContain("empty");
+    expect(git(repo.root, "rev-parse", "frontier/same")).toBe(repo.start);
+    // a write and a deletion that did change something are named once each
+    reply = () =>
+      answer({
+        status: "complete",
+        writes: [
+          { path: "app/c.js", content: "1\n" },
+          { path: "app/c.js", content: "2\n" },
+        ],
+        deletes: ["app/a.js"],
+      });
+    expect(await attemptIn(repo.root, { write_scope: ["app/**"] })).toMatchObject({
+      status: "complete",
+      result: "Changed app/c.js, app/a.js.",
+    });
+  });
+
   it("a write through a symlink, into .git, or to `..` refuses the whole answer: nothing is written anywhere", async () => {
     const outside = mkdtempSync(join(tmpdir(), "frontier-outside-"));
     const repo = repoWith({ "app/a.js": "a\n" });
