@@ -237,7 +237,8 @@ export class Integrator {
     if (made !== undefined) {
       const paths = await diffTrees(root, `${made}^1`, made);
       const collected = { start: p.start, paths, moved: new Map() };
-      const plan = settleChanges(p.outcome, collected, spec, evidence);
+      // judged when it was made: a write_scope edited since does not undo a commit
+      const plan = settleChanges(p.outcome, collected, { writeScope: ["**"] }, evidence);
       if (plan.record !== undefined) plan.record.commit = made;
       return plan;
     }

@@ -366,6 +366,30 @@ describe("an attempt that ended but was not integrated loses nothing", () => {
     });
   });
 
+  it("a commit that landed before its record stays what it is when the ticket's write_scope is narrowed before the next run: integrated, never a breach", async () => {
+    const repo = graph();
+    mkdirSync(join(repo.dir, ".frontier"), { recursive: true });
+    writeFileSync(join(repo.dir, ".frontier", "results"), "");
+    expect((await runHere(repo.dir, exec)).code).toBe(1);
+    const [landed] = commitsOf(repo.root, `${repo.start}..frontier/kill`);
+    expect(landed?.ticket).toBe("api");
+
+    rmSync(join(repo.dir, ".frontier", "results"));
+    const api = join(repo.dir, "api.md");
+    writeFileSync(api, readFileSync(api, "utf8").replace("app/api/**", "app/server/**"));
+    const again = await runHere(repo.dir, exec);
+    expect(attemptOf(repo.dir, "api", 1)).toMatchObject({
+      outcome: "complete",
+      changes: { verdict: "integrated", commit: landed?.sha },
+    });
+    expect(again.code).toBe(0);
+    expect(runs(repo.root)).toEqual(["api 1", "ui 1"]);
+    expect(commitsOf(repo.root, `${repo.start}..frontier/kill`).map((c) => c.ticket)).toEqual([
+      "api",
+      "ui",
+    ]);
+  });
+
   it("`frontier reset` removes the run's worktrees, keeps what ended unintegrated as a patch, and keeps the branch", async () => {
     const repo = await heldAndUnlocked();
     const { code, text } = await resetHere(repo.dir);
