@@ -82,7 +82,7 @@ async function escapes(root: string, path: string): Promise<string | undefined> 
   if (isAbsolute(path) || /^([A-Za-z]:)?[\\/]/.test(path)) return "an absolute path";
   const parts = path.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
   if (parts.includes("..")) return "it climbs out of the workspace with ..";
-  if (parts.length === 0 || path.includes("\0")) return "not a file's path";
+  if (parts.length === 0 || path.includes("\0") || /[\\/]$/.test(path)) return "not a file's path";
   if (parts.some((p) => p.toLowerCase() === ".git")) return "inside .git";
   let at = root;
   for (const [i, name] of parts.entries()) {

@@ -274,6 +274,18 @@ describe("what a coding request carries, and what its answer may write", () => {
     expect(git(repo.root, "status", "--porcelain")).toBe("?? app/out");
   });
 
+  it("a path that names a directory (a trailing slash) refuses the whole answer before anything is written", async () => {
+    const repo = repoWith({ "app/a.js": "a\n" });
+    for (const path of ["app/new.js/", "app/a.js/", "app\\b.js\\"]) {
+      reply = () => edits("Did it.", { "app/a.js": "changed\n", [path]: "x\n" });
+      const outcome = await attemptIn(repo.root, { write_scope: ["**"] });
+      expect(outcome.status, path).toBe("failed");
+      expect(outcome.reason, path).toContain(`${JSON.stringify(path)} (not a file's path)`);
+    }
+    expect(readFileSync(join(repo.root, "app", "a.js"), "utf8")).toBe("a\n");
+    expect(git(repo.root, "status", "--porcelain")).toBe("");
+  });
+
   it("a ticket without write_scope is asked for an outcome only; edits its model sends anyway are never applied", async () => {
     const repo = repoWith({ "app/a.js": "a\n" });
     reply = () => edits("Did it.", { "app/a.js": "changed\n" });
