@@ -110,10 +110,6 @@ export interface Integration {
 
 export type RunEvent = (frontier: Frontier, now: number, view: RunView) => EventResult;
 
-export function randomClaimToken(): string {
-  return `c${randomBytes(6).toString("hex")}`;
-}
-
 export interface ActionContext {
   settings: ActionSettings;
   gh: GitHub;
@@ -171,7 +167,7 @@ export function createActionContext(
       clock,
       random: Math.random,
       sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-      claimToken: randomClaimToken,
+      claimToken: () => `c${randomBytes(6).toString("hex")}`,
       links: {
         repository: repoUrl,
         blob: `${repoUrl}/blob/${encodeURIComponent(branch)}/${settings.tickets === "." ? "" : `${settings.tickets}/`}`,

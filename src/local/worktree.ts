@@ -53,6 +53,7 @@ import {
   tryValidBranchName,
   worktreesUnder,
 } from "../workspace/worktrees.js";
+import { acquireLock } from "./lock.js";
 
 /** A run's integration branch, as the runner works with it. */
 export interface RunBranch {
@@ -145,53 +146,60 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
   }
   const { repository, head } = check;
   const { root } = repository;
-  const notes: string[] = [];
-  const recorded = readBranchRecord(dir);
-  const taken = otherOwner(repository, dir, recorded?.branch ?? runBranchName(run));
-  if (taken !== undefined) return { kind: "bad", message: taken };
-  // a new run's branch is made from HEAD
-  const { branch, base } = recorded ?? { branch: runBranchName(run), base: head };
-  if (recorded !== undefined) {
-    if ((await tryResolveCommit(root, `refs/heads/${branch}`)) === undefined) {
-      // deleted while the run was not running: what it held is the user's to have kept
-      const made = await makeBranch(root, branch, head, undefined, "again");
+  // one run of the repository at a time takes its branch: two started at once never share one
+  const lock = await acquireLock(join(repository.commonDir, "frontier"), now);
+  if (lock.kind !== "ok") return { kind: "bad", message: lock.message };
+  try {
+    const notes: string[] = [];
+    const recorded = readBranchRecord(dir);
+    const taken = otherOwner(repository, dir, recorded?.branch ?? runBranchName(run));
+    if (taken !== undefined) return { kind: "bad", message: taken };
+    // a new run's branch is made from HEAD
+    const { branch, base } = recorded ?? { branch: runBranchName(run), base: head };
+    if (recorded !== undefined) {
+      if ((await tryResolveCommit(root, `refs/heads/${branch}`)) === undefined) {
+        // deleted while the run was not running: what it held is the user's to have kept
+        const made = await makeBranch(root, branch, head, undefined, "again");
+        if (made !== undefined) return { kind: "bad", message: made };
+        notes.push(
+          `${branch} was gone (deleted?): made again from HEAD (${short(head)}); tickets that ran before build on HEAD now`,
+        );
+      }
+    } else {
+      if (!(await tryValidBranchName(root, branch))) {
+        return {
+          kind: "bad",
+          message: `the run's name ${JSON.stringify(run)} gives no branch name git accepts (${branch}) — set another run: in frontier.yml`,
+        };
+      }
+      const existing = await tryResolveCommit(root, `refs/heads/${branch}`);
+      if (existing !== undefined && !(await tryIsAncestor(root, existing, head))) {
+        const ahead = await commitsBetween(root, head, existing);
+        return {
+          kind: "bad",
+          message: `the branch ${branch} holds ${plural(ahead, "commit")} that HEAD does not have (an earlier run's changes?) — merge it (git merge ${branch}) or delete it (git branch -D ${branch}), or give this run another name (run: in frontier.yml); nothing was started`,
+        };
+      }
+      const made = await makeBranch(root, branch, head, existing, "from HEAD");
       if (made !== undefined) return { kind: "bad", message: made };
-      notes.push(
-        `${branch} was gone (deleted?): made again from HEAD (${short(head)}); tickets that ran before build on HEAD now`,
-      );
-    }
-  } else {
-    if (!(await tryValidBranchName(root, branch))) {
-      return {
-        kind: "bad",
-        message: `the run's name ${JSON.stringify(run)} gives no branch name git accepts (${branch}) — set another run: in frontier.yml`,
+      if (existing !== undefined && existing !== head) {
+        notes.push(
+          `${branch} was left by an earlier run and HEAD holds all of it: it starts again from HEAD (${short(head)})`,
+        );
+      }
+      const record: BranchRecord = {
+        schema: "ticket-frontier/branch@1",
+        branch,
+        base,
+        created_at: new Date(now).toISOString(),
       };
+      replaceAtomically(join(dir, BRANCH_FILE), `${JSON.stringify(record, null, 2)}\n`);
     }
-    const existing = await tryResolveCommit(root, `refs/heads/${branch}`);
-    if (existing !== undefined && !(await tryIsAncestor(root, existing, head))) {
-      const ahead = await commitsBetween(root, head, existing);
-      return {
-        kind: "bad",
-        message: `the branch ${branch} holds ${plural(ahead, "commit")} that HEAD does not have (an earlier run's changes?) — merge it (git merge ${branch}) or delete it (git branch -D ${branch}), or give this run another name (run: in frontier.yml); nothing was started`,
-      };
-    }
-    const made = await makeBranch(root, branch, head, existing, "from HEAD");
-    if (made !== undefined) return { kind: "bad", message: made };
-    if (existing !== undefined && existing !== head) {
-      notes.push(
-        `${branch} was left by an earlier run and HEAD holds all of it: it starts again from HEAD (${short(head)})`,
-      );
-    }
-    const record: BranchRecord = {
-      schema: "ticket-frontier/branch@1",
-      branch,
-      base,
-      created_at: new Date(now).toISOString(),
-    };
-    replaceAtomically(join(dir, BRANCH_FILE), `${JSON.stringify(record, null, 2)}\n`);
+    replaceAtomically(ownerFile(repository, branch), realpathSync(dir));
+    return { kind: "ok", branch: locate(dir, repository, branch, base), notes };
+  } finally {
+    await lock.release();
   }
-  replaceAtomically(ownerFile(repository, branch), realpathSync(dir));
-  return { kind: "ok", branch: locate(dir, repository, branch, base), notes };
 }
 
 /** The run's branch as its receipt names it: none when no ticket of the run ran isolated. */

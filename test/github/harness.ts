@@ -2,13 +2,14 @@
  * Shared set-up for the src/github tests: a fake GitHub with one repository holding a
  * ticket directory and the example workflows, and a checkout of it on disk.
  */
+import { randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DispatchSession } from "../../src/github/dispatch.js";
 import { createGitHub, type GitHub } from "../../src/github/octokit.js";
-import { type RunContext, randomClaimToken } from "../../src/github/run-context.js";
+import type { RunContext } from "../../src/github/run-context.js";
 import { Checkout } from "../../src/github/source.js";
 import { FakeGitHub, type FakeRepo } from "../fake-github/server.js";
 import { readRunState } from "../support/run-state.js";
@@ -89,7 +90,7 @@ export function runContext(world: World, over: Partial<RunContext> = {}): RunCon
     clock: Date.now,
     random: Math.random,
     sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-    claimToken: () => randomClaimToken(),
+    claimToken: () => `c${randomBytes(6).toString("hex")}`,
     links: { workflowRun: "https://github.com/acme/widgets/actions/runs/1" },
     log: () => {},
     session,

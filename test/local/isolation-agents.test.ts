@@ -941,6 +941,24 @@ describe("two ticket directories in one repository", () => {
     );
     expect(readFileSync(join(repo.root, "b", "tickets", "y.md"), "utf8")).not.toContain("status:");
   });
+  it("started at the same moment, one takes the branch and the other is refused: never both", async () => {
+    for (let i = 0; i < 3; i++) {
+      const repo = repoWith({
+        "a/tickets/frontier.yml": "isolation: worktree\n",
+        "a/tickets/x.md": ticket({ write_scope: ["a/out/**"] }),
+        "b/tickets/frontier.yml": "isolation: worktree\n",
+        "b/tickets/y.md": ticket({ write_scope: ["b/out/**"] }),
+      });
+      // the branch already at HEAD (an earlier run's): taking it moves nothing
+      git(repo.root, "branch", "frontier/tickets");
+      const work = "mkdir -p out && echo $FRONTIER_TICKET > out/f; echo done";
+      const ran = await Promise.all(
+        ["a", "b"].map((d) => runHere(join(repo.root, d, "tickets"), work)),
+      );
+      expect(ran.map((r) => r.code).sort(), ran.map((r) => r.stderr).join("\n")).toEqual([0, 2]);
+      expect(commitsOf(repo.root, `${repo.start}..frontier/tickets`)).toHaveLength(1);
+    }
+  });
 });
 
 describe("messages that say what happened", () => {
