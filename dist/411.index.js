@@ -22,7 +22,8 @@ const OutcomeFile = zod__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     result: zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().optional(),
     question: zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().optional(),
     reason: zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().optional(),
-    usage: _model_js__WEBPACK_IMPORTED_MODULE_0__.Usage.optional(),
+    // nothing an attempt reports gives a run's usage bound back what other attempts spent
+    usage: zod__WEBPACK_IMPORTED_MODULE_1__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(), zod__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().nonnegative()).optional(),
 });
 
 

@@ -622,8 +622,8 @@ function resolveConfig(s) {
 
 // EXTERNAL MODULE: ./src/core/scope.ts
 var core_scope = __webpack_require__(3203);
-// EXTERNAL MODULE: ./src/workspace/changes.ts + 2 modules
-var changes = __webpack_require__(78);
+// EXTERNAL MODULE: ./src/workspace/changes.ts + 1 modules
+var changes = __webpack_require__(6300);
 // EXTERNAL MODULE: ./src/workspace/git.ts + 1 modules
 var git = __webpack_require__(7848);
 ;// CONCATENATED MODULE: ./src/agent/edits.ts
@@ -704,7 +704,7 @@ async function escapes(root, path) {
     const parts = path.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
     if (parts.includes(".."))
         return "it climbs out of the workspace with ..";
-    if (parts.length === 0 || path.includes("\0"))
+    if (parts.length === 0 || path.includes("\0") || /[\\/]$/.test(path))
         return "not a file's path";
     if (parts.some((p) => p.toLowerCase() === ".git"))
         return "inside .git";
@@ -748,6 +748,8 @@ async function applyEdits(root, outcome) {
     if (refused.length > 0) {
         return failed(`the model's answer writes outside the workspace, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it`);
     }
+    const read = () => Promise.all(paths.map((p) => (0,promises_.readFile)((0,external_node_path_.join)(root, p)).catch(() => undefined)));
+    const before = await read();
     let path = "";
     try {
         for (const w of edits.writes) {
@@ -764,9 +766,12 @@ async function applyEdits(root, outcome) {
         const code = (0,errors/* errnoCode */.U)(error) ?? String(error);
         return failed(`could not write ${path} in ${root} (${code}): the files before it were written`);
     }
-    if (plain.result !== undefined)
+    // a write of the text already there, or undone by a deletion, changed nothing: no result says it did
+    const after = (await read()).map((b) => b?.toString("hex"));
+    const changed = new Set(paths.filter((_, i) => before[i]?.toString("hex") !== after[i]));
+    if (plain.result !== undefined || changed.size === 0)
         return plain;
-    return { ...plain, result: `Changed ${paths.join(", ")}.` };
+    return { ...plain, result: `Changed ${[...changed].join(", ")}.` };
 }
 
 ;// CONCATENATED MODULE: ./src/agent/run.ts
