@@ -40,6 +40,38 @@ import { startFrontier, until } from "./harness.js";
 const attemptOf = (dir: string, id: string, n: number) =>
   readJson<AttemptRecord>(join(dir, ".frontier", "attempts", `${id}@${n}.json`));
 
+/**
+ * A repository whose ticket `a` plants code in a git directory while `n` (not isolated)
+ * runs, so that `e`, which depends on `n`, gets its worktree after the planting.
+ */
+function plantingRepo(run: string) {
+  const repo = repoWith({
+    "tickets/frontier.yml": `run: ${run}\nisolation: worktree\n`,
+    "tickets/a.md": ticket({ write_scope: ["src/**"] }),
+    "tickets/n.md": ticket({ isolation: "none" }),
+    "tickets/e.md": ticket({ depends_on: ["n"], write_scope: ["app/**"] }),
+  });
+  /** a file the planted code makes when it runs */
+  const pwned = (how: string) => join(repo.root, "..", `${basename(repo.root)}-${how}`);
+  /** `a`'s lines (it waits after them), then `n`'s wait */
+  const exec = (a: string[]) =>
+    [
+      'case "$FRONTIER_TICKET" in',
+      ...a,
+      "     sleep 3 ;;",
+      "  n) sleep 1 ;;",
+      "esac",
+      "echo done",
+    ].join("\n");
+  /** shell lines that put an fsmonitor and a smudge filter for every file in the git directory `dir` */
+  const code = (dir: string) => [
+    `     git config -f "${dir}/config" core.fsmonitor "touch '${pwned("fsmonitor")}'; echo"`,
+    `     git config -f "${dir}/config" filter.pwn.smudge "touch '${pwned("smudge")}'; cat"`,
+    `     echo "* filter=pwn" > "${dir}/info/attributes"`,
+  ];
+  return { repo, pwned, exec, code };
+}
+
 /** `run` with the user's git configuration (GIT_CONFIG_GLOBAL) a file beside the repository holding `text`. */
 async function withGlobalConfig<T>(repo: Repo, text: string, run: () => Promise<T>): Promise<T> {
   const file = join(repo.root, "..", `${basename(repo.root)}-gitconfig`);
@@ -624,24 +656,8 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
   });
 
   it("code an agent plants in git's configuration never runs in the run's own git: not in a worktree made later, not in the next run", async () => {
-    const repo = repoWith({
-      "tickets/frontier.yml": "run: plant\nisolation: worktree\n",
-      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
-      "tickets/n.md": ticket({ isolation: "none" }),
-      "tickets/e.md": ticket({ depends_on: ["n"], write_scope: ["app/**"] }),
-    });
-    const pwned = (how: string) => join(repo.root, "..", `${basename(repo.root)}-${how}`);
-    const exec = [
-      'case "$FRONTIER_TICKET" in',
-      '  a) C="$(git rev-parse --git-common-dir)"',
-      `     git config -f "$C/config" core.fsmonitor "touch '${pwned("fsmonitor")}'; echo"`,
-      `     git config -f "$C/config" filter.pwn.smudge "touch '${pwned("smudge")}'; cat"`,
-      '     echo "* filter=pwn" > "$C/info/attributes"',
-      "     sleep 3 ;;",
-      "  n) sleep 1 ;;",
-      "esac",
-      "echo done",
-    ].join("\n");
+    const { repo, pwned, exec: plant, code } = plantingRepo("plant");
+    const exec = plant(['  a) C="$(git rev-parse --git-common-dir)"', ...code("$C")]);
     const ran = await runHere(repo.dir, exec);
     expect(ran.code).toBe(1);
     // e is not started, and not failed either: it stays claimed for the run after the fix
@@ -662,27 +678,14 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
   });
 
   it("nor in a git directory of the agent's own that the repository's is pointed at (.git/commondir): not in a worktree made later, not in the next run", async () => {
-    const repo = repoWith({
-      "tickets/frontier.yml": "run: redirect\nisolation: worktree\n",
-      "tickets/a.md": ticket({ write_scope: ["src/**"] }),
-      "tickets/n.md": ticket({ isolation: "none" }),
-      "tickets/e.md": ticket({ depends_on: ["n"], write_scope: ["app/**"] }),
-    });
-    const pwned = (how: string) => join(repo.root, "..", `${basename(repo.root)}-${how}`);
+    const { repo, pwned, exec: plant, code } = plantingRepo("redirect");
     const evil = pwned("git");
     // a copy of the repository's git directory, its own records of the run left out, with code in it
-    const exec = [
-      'case "$FRONTIER_TICKET" in',
+    const exec = plant([
       `  a) C="$(git rev-parse --git-common-dir)" && cp -R "$C" '${evil}' && rm -rf '${evil}/frontier'`,
-      `     git config -f '${evil}/config' core.fsmonitor "touch '${pwned("fsmonitor")}'; echo"`,
-      `     git config -f '${evil}/config' filter.pwn.smudge "touch '${pwned("smudge")}'; cat"`,
-      `     echo "* filter=pwn" > '${evil}/info/attributes'`,
+      ...code(evil),
       `     echo '${evil}' > "$C/commondir"`,
-      "     sleep 3 ;;",
-      "  n) sleep 1 ;;",
-      "esac",
-      "echo done",
-    ].join("\n");
+    ]);
     const ran = await runHere(repo.dir, exec);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain(
