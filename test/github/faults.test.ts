@@ -342,28 +342,32 @@ describe("one claim, one agent run", () => {
   });
 });
 
+/** A world whose ticket `a` was claimed, then settled suspended asking `question`. */
+async function asking(question: string) {
+  const w = await makeWorld(Object.fromEntries([ticket("a")]));
+  world = w;
+  const ctx = runContext(w);
+  const start = await advance(ctx, advanceOnly, "start");
+  const claim = start.dispatched[0]?.claim;
+  const settle = settleEvent({
+    ticket: "a",
+    attempt: 1,
+    claim,
+    outcome: "suspended",
+    question,
+    by: "job",
+  });
+  return { world: w, ctx, asked: await advance(ctx, settle, "settle a") };
+}
+
 describe("a question longer than a GitHub issue holds (an agent that pastes its whole log)", () => {
   it("its issue is opened with the question cut to fit, saying so; the record and the next attempt keep it whole", async () => {
-    world = await makeWorld(Object.fromEntries([ticket("a")]));
-    const ctx = runContext(world);
-    const start = await advance(ctx, advanceOnly, "start");
     const question = `Which of these failures matters?\n${"FAIL test/x.test.ts > a case\n".repeat(3000)}`;
-    const asked = await advance(
-      ctx,
-      settleEvent({
-        ticket: "a",
-        attempt: 1,
-        claim: start.dispatched[0]?.claim,
-        outcome: "suspended",
-        question,
-        by: "job",
-      }),
-      "settle a",
-    );
+    const { world: w, asked } = await asking(question);
     expect(asked.deferred).toEqual([]);
-    const number = (stateOf(world) as State).questions?.a?.issue_number;
+    const number = (stateOf(w) as State).questions?.a?.issue_number;
     expect(number).toBeTypeOf("number");
-    const body = world.repo.issues.get(number as number)?.body ?? "";
+    const body = w.repo.issues.get(number as number)?.body ?? "";
     expect(body.length).toBeLessThanOrEqual(65_536);
     expect(body).toContain("Which of these failures matters?");
     expect(body).toMatch(/cut to fit/);
@@ -395,21 +399,7 @@ describe("a question longer than a GitHub issue holds (an agent that pastes its 
 
 describe("two events open the same question's issue at once", () => {
   it("the one the state did not keep is closed once, however many tries its record took", async () => {
-    world = await makeWorld(Object.fromEntries([ticket("a")]));
-    const ctx = runContext(world);
-    const start = await advance(ctx, advanceOnly, "start");
-    const asked = await advance(
-      ctx,
-      settleEvent({
-        ticket: "a",
-        attempt: 1,
-        claim: start.dispatched[0]?.claim,
-        outcome: "suspended",
-        question: "Which region?",
-        by: "job",
-      }),
-      "settle a",
-    );
+    const { world: w, ctx, asked } = await asking("Which region?");
     // an event that read the state before the question's issue was recorded opens it (it
     // finds the one just made by its marker) ...
     const ours = asked.state.questions.a?.issue_number as number;
@@ -431,8 +421,8 @@ describe("two events open the same question's issue at once", () => {
     for (let tries = 0; tries < 3; tries++) learned?.event(asked.frontier, Date.now(), view);
     await learned?.after?.();
     const path = `/repos/acme/widgets/issues/${ours}`;
-    expect(world.fake.countRequests({ operation: "issues/update", path })).toBe(1);
-    expect(world.repo.issues.get(ours)?.stateReason).toBe("not_planned");
-    expect(world.repo.issues.get(theirs)?.state).toBe("open");
+    expect(w.fake.countRequests({ operation: "issues/update", path })).toBe(1);
+    expect(w.repo.issues.get(ours)?.stateReason).toBe("not_planned");
+    expect(w.repo.issues.get(theirs)?.state).toBe("open");
   });
 });
