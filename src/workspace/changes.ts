@@ -169,7 +169,9 @@ export async function collectChanges(
 ): Promise<Collected> {
   // git's own answer, and the directory whose `.git` holds it: a `core.worktree` in the
   // repository's configuration (pointing elsewhere, `/` say) makes them differ
-  const root = (await repositoryRoot(workdir)) ?? "";
+  const asked = ["rev-parse", "--show-toplevel", "--git-path", "info/attributes"];
+  const said = await gitText(asked, { cwd: workdir }).catch(() => "");
+  const [root = "", attributes] = said.split("\n");
   let own = resolve(workdir);
   while (!lstatOr(Buffer.from(join(own, ".git"))) && dirname(own) !== own) own = dirname(own);
   if (root === "" || root !== realpathSync(own)) {
@@ -180,9 +182,7 @@ export async function collectChanges(
   // git hashes files as its git directory's info/attributes says (line endings, an encoding):
   // one the caller does not trust (on GitHub any: a job's checkout has none) would alter them
   const real = (p?: string) => (p && existsSync(p) ? realpathSync(p) : undefined);
-  const info = real(
-    resolve(root, await gitText(["rev-parse", "--git-path", "info/attributes"], { cwd: root })),
-  );
+  const info = real(attributes && resolve(workdir, attributes));
   if (info && info !== real(options.attributesFile))
     throw new NotCollected(
       `its git directory's attributes (${info}) would change its files as git stores them: remove them, or put them in a .gitattributes`,
