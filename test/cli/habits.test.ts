@@ -14,7 +14,7 @@ import { resetCommand } from "../../src/cli/reset.js";
 import { validateCommand } from "../../src/cli/validate.js";
 import { acquireLock } from "../../src/local/lock.js";
 import { runCommand } from "../../src/local/run.js";
-import { commandJsonSchemaText } from "../../src/report/schema.js";
+import { commandJsonSchemaText } from "../support/schema.js";
 import { ROOT, workspace } from "./harness.js";
 import { captured } from "./inproc.js";
 
@@ -206,7 +206,7 @@ describe("--json on every command that changes something", () => {
   });
 
   it("the schema ships beside the receipt's and is what the zod schema generates", () => {
-    // if this fails: npm run build && node scripts/gen-schema.mjs
+    // if this fails: node scripts/gen-schema.mjs
     expect(committed).toBe(commandJsonSchemaText());
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     expect(pkg.exports["./schema/command.schema.json"]).toBe("./schema/command.schema.json");

@@ -1,11 +1,12 @@
 /**
  * The receipt's JSON Schema, generated from the zod `Receipt` (the one source of the
  * type) and shipped as `schema/receipt.schema.json`. A test keeps the committed file
- * equal to a fresh generation; `node scripts/gen-schema.mjs` rewrites it after a build.
+ * equal to a fresh generation; `node scripts/gen-schema.mjs` rewrites it. Only the tests and
+ * that script use it: the package ships the files, not their generator.
  */
 import { z } from "zod";
-import { RECEIPT_SCHEMA, Receipt } from "../core/model.js";
-import { COMMAND_SCHEMA, CommandResult } from "./command-result.js";
+import { RECEIPT_SCHEMA, Receipt } from "../../src/core/model.js";
+import { COMMAND_SCHEMA, CommandResult } from "../../src/report/command-result.js";
 
 /** Where the schema files are published: the `$id` of each is this and its file's name. */
 const SCHEMA_BASE = "https://github.com/ticket-frontier/ticket-frontier/schema/";
