@@ -6,7 +6,7 @@
 import { isAbsolute } from "node:path";
 import type { Command } from "commander";
 import type { AgentFlags } from "./agent/config.js";
-import { DEFAULT_DIR, quickCommand } from "./cli/argv.js";
+import { DEFAULT_DIR, dirAnd, dirTicketAndText, quickCommand } from "./cli/argv.js";
 import { quietWhenClosed } from "./cli/closed-output.js";
 import { commandHelp, EXIT_CODES_HELP } from "./cli/help.js";
 import type { InitOptions } from "./cli/init.js";
@@ -111,8 +111,6 @@ const DIR_TICKET: readonly [string, string] = [
   "[words...]",
   `[dir] ticket: the ticket directory (default "${DEFAULT_DIR}") and the ticket id`,
 ];
-
-const dirArgs = () => import("./cli/dir-args.js");
 
 /** Every command of `frontier` but `validate`/`status`'s quick forms: commander is made from it. */
 const COMMANDS: readonly CommandRow[] = [
@@ -240,7 +238,7 @@ const COMMANDS: readonly CommandRow[] = [
     usage: "[dir] <ticket>",
     arg: DIR_TICKET,
     run: async ({ words }, _o, io, now) => {
-      const args = (await dirArgs()).dirAnd(1, words, "[dir] <ticket>");
+      const args = dirAnd(1, words, "[dir] <ticket>");
       if (args.kind === "bad") return args.message;
       return (await commands()).contextCommand(args.dir, args.rest[0]!, io, now);
     },
@@ -255,7 +253,7 @@ const COMMANDS: readonly CommandRow[] = [
     ],
     options: [JSON_COMMAND],
     run: async ({ words }, o, io, now) => {
-      const args = (await dirArgs()).dirTicketAndText(words, "[dir] <ticket> <text...>");
+      const args = dirTicketAndText(words, "[dir] <ticket> <text...>");
       if (args.kind === "bad") return args.message;
       const [ticket, ...text] = args.rest;
       const answer = { ticket: ticket!, text: text.join(" "), json: !!o.json };
@@ -276,7 +274,7 @@ const COMMANDS: readonly CommandRow[] = [
       JSON_COMMAND,
     ],
     run: async ({ words }, o, io, now) => {
-      const args = (await dirArgs()).dirAnd(1, words, "[dir] <ticket>");
+      const args = dirAnd(1, words, "[dir] <ticket>");
       if (args.kind === "bad") return args.message;
       if (o.note !== undefined && o.note.trim() === "") {
         return '--note is empty: write the feedback, e.g. --note "use the v2 API"';
@@ -318,7 +316,7 @@ const COMMANDS: readonly CommandRow[] = [
       ],
       options: [JSON_COMMAND],
       run: async ({ words }, o, io, now) => {
-        const args = (await dirArgs()).dirAnd(2, words, "[dir] <ticket> <dep>");
+        const args = dirAnd(2, words, "[dir] <ticket> <dep>");
         if (args.kind === "bad") return args.message;
         const [ticket, dep] = args.rest;
         const { depCommand } = await import("./cli/deps.js");
