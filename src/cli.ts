@@ -13,6 +13,7 @@ import type { InitOptions } from "./cli/init.js";
 import type { NewOptions } from "./cli/new.js";
 import { RECEIPT_SCHEMA } from "./core/constants.js";
 import { errnoCode, errorText } from "./core/errors.js";
+import type { RunOptions } from "./local/run.js";
 import { errorLine } from "./terminal/colour.js";
 import { type CliIo, EXIT, line } from "./terminal/io.js";
 import { shownPath } from "./terminal/text.js";
@@ -65,13 +66,11 @@ function workingDirectoryGone(argv: readonly string[], io: CliIo): string | unde
 /** Every option value a command can be given, by commander's camel-cased name. */
 type Opts = InitOptions &
   Omit<NewOptions, "json"> &
-  AgentFlags & {
+  AgentFlags &
+  Omit<RunOptions, "json"> & {
     json?: boolean | string;
     for?: string;
     mermaid?: boolean;
-    exec?: string;
-    maxParallel?: number;
-    bound?: number;
     fresh?: boolean;
     note?: string;
     html?: string;

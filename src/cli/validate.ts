@@ -1,7 +1,7 @@
 /** `frontier validate`: loads nothing but the ticket reader, so checking 10k files stays fast. */
 
 import { join } from "node:path";
-import { ticketIsolation } from "../core/constants.js";
+import { runsIsolated } from "../core/constants.js";
 import type { TicketSpec } from "../core/model.js";
 import { compileScope, pathInScope } from "../core/scope.js";
 import { painter } from "../terminal/colour.js";
@@ -30,7 +30,7 @@ export async function validateCommand(
   const found = loaded.kind === "invalid" ? loaded.problems : loaded.warnings;
   if (loaded.kind === "ok") {
     const { specs, settings } = loaded;
-    if (specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
+    if (specs.some((s) => runsIsolated(s, settings))) {
       // isolated tickets need git and a repository: what `run` checks before it starts
       const { isolationProblems } = await import("../local/worktree.js");
       found.unshift(...(await isolationProblems(dir, specs, settings)));

@@ -64,6 +64,10 @@ export function ticketIsolation(
   return own ?? isolationOf(runDefault) ?? "none";
 }
 
+/** Whether ticket `s` runs isolated in a run with settings `run` (ticketIsolation). */
+export const runsIsolated = (s: { isolation?: Isolation }, run: { isolation?: IsolationName }) =>
+  ticketIsolation(s.isolation, run.isolation) === "worktree";
+
 /** The receipt's schema name (SPEC §7). */
 export const RECEIPT_SCHEMA = "ticket-frontier/receipt@1";
 

@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { named } from "../core/changes.js";
-import { DEFAULTS, ticketIsolation } from "../core/constants.js";
+import { DEFAULTS, runsIsolated } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
@@ -35,10 +35,7 @@ export async function openIsolation(
   const { dir: absDir, specs, settings, frontier } = opened;
   for (const spec of specs) {
     const command = commands.get(spec.id);
-    if (
-      command !== undefined &&
-      ticketIsolation(spec.isolation, settings.isolation) === "worktree"
-    ) {
+    if (command !== undefined && runsIsolated(spec, settings)) {
       commands.set(spec.id, userPaths(command, dirname(absDir)));
     }
   }

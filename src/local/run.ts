@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { named } from "../core/changes.js";
 import type { RunFlags } from "../core/config.js";
-import { DEFAULTS, REASON, ticketIsolation } from "../core/constants.js";
+import { DEFAULTS, REASON, runsIsolated } from "../core/constants.js";
 import type { Changes, Claim, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import { step } from "../core/event.js";
@@ -129,7 +129,7 @@ async function loadLockedAndRun(
   const commands = resolveExecutors(opened.frontier, settings, options.exec, dir);
   if (typeof commands === "string") return usage(io, commands);
   let integrator: Integrator | undefined;
-  if (opened.specs.some((s) => ticketIsolation(s.isolation, settings.isolation) === "worktree")) {
+  if (opened.specs.some((s) => runsIsolated(s, settings))) {
     const { openIsolation } = await import("./isolation.js");
     const isolation = await openIsolation(dir, opened, io, started, commands);
     if (isolation.kind === "bad") return isolation.code;
@@ -420,8 +420,7 @@ class LocalRun {
       return { kind: "bad", reason: `could not build its context: ${errorText(error)}` };
     }
     const spec = this.frontier.spec(claim.ticket);
-    const isolated =
-      spec !== undefined && ticketIsolation(spec.isolation, this.settings.isolation) === "worktree";
+    const isolated = spec !== undefined && runsIsolated(spec, this.settings);
     if (this.isolation === undefined || !isolated || this.stopping) return { kind: "ok", text };
     const made = await this.isolation.prepare(claim);
     return made.kind === "ok" ? { kind: "ok", text, workspace: made.workspace } : made;

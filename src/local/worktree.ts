@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
-import { REASON, ticketIsolation } from "../core/constants.js";
+import { REASON, runsIsolated } from "../core/constants.js";
 import { errorText } from "../core/errors.js";
 import type { AttemptRecord, Settings, TicketSpec } from "../core/model.js";
 import type { Interpreted } from "../core/settle.js";
@@ -87,9 +87,7 @@ export async function isolationProblems(
   specs: readonly TicketSpec[],
   settings: Pick<Settings, "isolation">,
 ): Promise<Problem[]> {
-  const isolated = specs.filter(
-    (s) => ticketIsolation(s.isolation, settings.isolation) === "worktree",
-  );
+  const isolated = specs.filter((s) => runsIsolated(s, settings));
   if (isolated.length === 0) return [];
   const check = await checkRepository(dir);
   if (check.kind === "ok") return [];

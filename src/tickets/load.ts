@@ -4,7 +4,7 @@
  */
 import { readdirSync } from "node:fs";
 import { type CheckNode, checkGraph, checkScopes } from "../core/checks.js";
-import { DEFAULTS, ticketIsolation } from "../core/constants.js";
+import { DEFAULTS, runsIsolated } from "../core/constants.js";
 import { errorText } from "../core/errors.js";
 import type { SavedState, Settings, TicketSpec } from "../core/model.js";
 import { closest } from "../core/near.js";
@@ -388,7 +388,7 @@ function scopeProblems(
     specs.map((s) => ({
       id: s.id,
       file: s.file,
-      isolated: local && ticketIsolation(s.isolation, settings.isolation) === "worktree",
+      isolated: local && runsIsolated(s, settings),
       writeScope: s.writeScope,
       dependsOn: s.dependsOn,
     })),
