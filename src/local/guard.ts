@@ -227,7 +227,10 @@ async function treeOf(rb: RunBranch, scratch: string): Promise<[string, string] 
     if (existsSync(index)) copyFileSync(index, o.env.GIT_INDEX_FILE);
     const staged = await gitText(["write-tree"], o).catch(() => "");
     await git(["read-tree", "HEAD"], o);
-    await git(["add", "-A", "--", ":(top)", `:(exclude,top,literal)${recordsPath(rb)}`], o);
+    // records a .gitignore ignores (init's) need no exclude, and one naming them fails `add`
+    const ignored = await git(["check-ignore", "-q", recordsPath(rb)], o).catch(() => undefined);
+    const records = ignored ? [] : [`:(exclude,top,literal)${recordsPath(rb)}`];
+    await git(["add", "-A", "--", ":(top)", ...records], o);
     return [await gitText(["write-tree"], o), staged];
   } catch {
     return undefined;

@@ -350,6 +350,25 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     );
   });
 
+  it("with the run's records ignored as `init --coding` writes it, the user's tree is still checked: a write is named, a clean run says so", async () => {
+    const repoIgnoring = (run: string) =>
+      repoWith({
+        "README.md": "# project\n",
+        "tickets/.gitignore": ".frontier/\n",
+        "tickets/frontier.yml": `run: ${run}\nisolation: worktree\n`,
+        "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      });
+    const exec = "mkdir -p app && echo a > app/a.js; echo done";
+    const clean = await runHere(repoIgnoring("ignored-clean").dir, exec);
+    expect(clean.stderr).toContain("your working tree and branch were not touched");
+    const repo = repoIgnoring("ignored-written");
+    const ran = await runHere(repo.dir, `echo appended >> "$FRONTIER_DIR/../README.md"; ${exec}`);
+    expect(ran.stderr).not.toContain("could not be checked");
+    expect(ran.stderr).toContain(
+      "warning: your working tree changed while isolated tickets ran: README.md",
+    );
+  });
+
   it("a write git cannot list (a .GIT beside it) never hides the others: the run says it could not check", async () => {
     const repo = repoWith({
       "README.md": "# project\n",
@@ -921,6 +940,7 @@ describe("an agent that checks out the run's branch", () => {
     expect(git(repo.root, "show", "frontier/co:app/c.txt")).toBe("c");
     expect(ran.stderr).toContain("not the run's");
   });
+
 });
 
 describe("two ticket directories in one repository", () => {
