@@ -310,9 +310,10 @@ export class Integrator {
     }
     this.tip = head;
     const at = await checkedOutAt(this.root, this.ref);
-    // an executor that checked out the run's branch left it there: its worktree is the run's now
+    // an executor left the run's branch checked out in its worktree (or one inside): the run's now
     const mine = at !== undefined && [at, worktree].every((x) => existsSync(x));
-    if (mine && realpathSync(at) === realpathSync(worktree)) await detachHead(at);
+    if (mine && `${realpathSync(at)}/`.startsWith(`${realpathSync(worktree)}/`))
+      await detachHead(at);
     else if (at !== undefined) {
       throw new Error(
         `${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch that worktree to another branch (git switch -)`,

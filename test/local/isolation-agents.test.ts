@@ -941,6 +941,25 @@ describe("an agent that checks out the run's branch", () => {
     expect(ran.stderr).toContain("not the run's");
   });
 
+  it("checks it out in a worktree it adds inside its own: the run takes that back too, the attempt is judged and the rest runs", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: inner\nisolation: worktree\nmax_parallel: 1\n",
+      "tickets/a.md": ticket({ priority: 5, write_scope: ["src/**"] }),
+      "tickets/c.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec = [
+      'case "$FRONTIER_TICKET" in',
+      "  a) git worktree add -q src/wt frontier/inner && echo x > src/x.txt ;;",
+      "  c) mkdir -p app && echo c > app/c.txt ;;",
+      "esac",
+      "echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.stderr).not.toContain("checked out in");
+    expect(attemptOf(repo.dir, "a", 1).reason).toMatch(/nested git repositories: src\/wt/);
+    expect(readFileSync(join(repo.dir, "c.md"), "utf8")).toMatch(/status: complete/);
+    expect(git(repo.root, "show", "frontier/inner:app/c.txt")).toBe("c");
+  });
 });
 
 describe("two ticket directories in one repository", () => {
