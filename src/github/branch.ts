@@ -11,17 +11,10 @@
  * connection) is `unclear`: the write may have landed, and only a re-read can tell.
  */
 
+import { basename } from "node:path/posix";
 import { errorText } from "../core/errors.js";
 import { UserError } from "./errors.js";
-import {
-  commitFiles,
-  type FileChanges,
-  type Head,
-  type Repo,
-  readBlob,
-  readHead,
-  unlessNotFound,
-} from "./git.js";
+import { commitFiles, type FileChanges, type Head, type Repo, readBlob, readHead } from "./git.js";
 import { type GitHub, isConflict, isUnclear, rateLimitOf } from "./octokit.js";
 
 export type { FileChanges };
@@ -37,8 +30,8 @@ export interface BranchRead {
   dirs: Map<string, Map<string, string>>;
   /** path → the id of what is at that path in the head commit (absent: nothing), for each probe */
   oids?: Map<string, string>;
-  /** the probes that are directories at the head */
-  trees?: Set<string>;
+  /** path → the mode of what is at that path in the head commit (`40000`: a directory), for each probe */
+  modes?: Map<string, string>;
   /** the newest commits of the branch, head first: id and message body */
   history?: Array<{ oid: string; body: string }>;
 }
@@ -50,6 +43,9 @@ export interface ReadExtra {
   /** how many of the newest commits to read (their ids and message bodies) */
   history?: number;
 }
+
+/** A directory's mode, as both stores read it (the REST API's `040000` too). */
+export const TREE = "40000";
 
 /** Probes per query: GitHub limits a query's nodes; more paths are read in further queries at the same head. */
 const PROBES_PER_QUERY = 250;
@@ -68,7 +64,7 @@ function pathVariables(prefix: string, list: readonly string[]) {
 }
 
 const probeFields = (probes: readonly string[]) =>
-  probes.map((_, i) => `o${i}: file(path: $o${i}) { oid type }`);
+  probes.map((_, i) => `o${i}: file(path: $o${i}) { oid mode }`);
 
 /**
  * The head of `branch` and the files at `paths` in that very commit, or undefined when the
@@ -143,7 +139,7 @@ export async function readBranch(
       ?.nodes;
     read.history = (nodes ?? []).map((n) => ({ oid: n.oid, body: n.messageBody }));
   }
-  if (probes.length > 0) [read.oids, read.trees] = await probeIds(gh, repo, target, probes);
+  if (probes.length > 0) [read.oids, read.modes] = await probeIds(gh, repo, target, probes);
   return read;
 }
 
@@ -162,18 +158,17 @@ async function probeIds(
   repo: Repo,
   target: Record<string, unknown> & { oid: string },
   probes: readonly string[],
-): Promise<[Map<string, string>, Set<string>]> {
-  const [oids, trees] = [new Map<string, string>(), new Set<string>()];
+): Promise<[Map<string, string>, Map<string, string>]> {
+  const [oids, modes] = [new Map<string, string>(), new Map<string, string>()];
   for (let from = 0; from < probes.length; from += PROBES_PER_QUERY) {
     const batch = probes.slice(from, from + PROBES_PER_QUERY);
     const at = from === 0 ? target : await readProbes(gh, repo, target.oid, batch);
     for (const [i, path] of batch.entries()) {
-      const { oid, type } = (at[`o${i}`] as { oid?: string; type?: string } | null) ?? {};
-      if (oid) oids.set(path, oid);
-      if (type === "tree") trees.add(path);
+      const { oid, mode } = (at[`o${i}`] as { oid?: string; mode?: number } | null) ?? {};
+      if (oid) [oids.set(path, oid), modes.set(path, mode?.toString(8) ?? "")];
     }
   }
-  return [oids, trees];
+  return [oids, modes];
 }
 
 /** The ids of `paths` in commit `head` (one query): the probes beyond the read's first batch. */
@@ -294,8 +289,8 @@ async function gitDataCommit(...args: Parameters<typeof commitFiles>): Promise<C
 }
 
 /**
- * The same register through the REST API: the branch, one contents read per file, and a
- * commit as tree + commit + non-forced ref update. Three writes instead of one, and a
+ * The same register through the REST API: the branch, a tree listing per directory read
+ * and a blob per file, and a commit as tree + commit + non-forced ref update. Three writes instead of one, and a
  * separate budget: used when GraphQL's is spent, so an outcome is still recorded.
  */
 export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
@@ -304,28 +299,29 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
     async read(paths, dirPaths = [], extra = {}) {
       const head = await readHead(gh, repo, branch);
       if (!head) return undefined;
-      const content = async (path: string) =>
-        (await unlessNotFound(gh.rest.repos.getContent({ ...repo, path, ref: head.sha })))?.data;
-      // a file over the contents API's 1 MB comes without its content: read by blob (to 100 MB)
-      const textAt = async (path: string): Promise<string | undefined> => {
-        const file = await content(path);
-        if (!file || Array.isArray(file) || file.type !== "file") return undefined;
-        const { sha, content: base64, encoding, size } = file;
-        if (encoding === "base64" && typeof base64 === "string" && (base64 !== "" || size === 0))
-          return Buffer.from(base64, "base64").toString("utf8");
-        return sha ? readBlob(gh, repo, sha) : undefined;
+      // what is at a path: its directory's tree lists its id and mode (each tree listed once)
+      type Listed = Map<string, { sha: string; mode: string }>;
+      const listings = new Map<string, Promise<Listed | undefined>>();
+      const listing = (dir: string) =>
+        listings.get(dir) ?? listings.set(dir, listTree(dir)).get(dir);
+      const listTree = async (dir: string): Promise<Listed | undefined> => {
+        const tree = dir === "" ? { sha: head.tree, mode: TREE } : await entryAt(dir);
+        if (tree?.mode !== TREE) return undefined;
+        const { data } = await gh.rest.git.getTree({ ...repo, tree_sha: tree.sha });
+        const mode = (m = "") => Number.parseInt(m, 8).toString(8);
+        return new Map(
+          data.tree.map((e) => [e.path ?? "", { sha: e.sha ?? "", mode: mode(e.mode) }]),
+        );
       };
-      const [oids, trees] = [new Map<string, string>(), new Set<string>()];
+      const entryAt = async (path: string) =>
+        (await listing(path.slice(0, Math.max(path.lastIndexOf("/"), 0))))?.get(basename(path));
+      // a file's text (to 100 MB): a symbolic link, a submodule or a directory has none
+      const text = (e?: { sha: string; mode: string }) =>
+        e && /^100(644|755)$/.test(e.mode) ? readBlob(gh, repo, e.sha) : undefined;
+      const [oids, modes] = [new Map<string, string>(), new Map<string, string>()];
       for (const path of extra.probes ?? []) {
-        const data = await content(path);
-        if (data && !Array.isArray(data) && typeof data.sha === "string") oids.set(path, data.sha);
-        else if (Array.isArray(data)) {
-          trees.add(path);
-          // a directory's id is in its parent's listing
-          const listing = await content(path.slice(0, Math.max(path.lastIndexOf("/"), 0)));
-          const entry = Array.isArray(listing) ? listing.find((e) => e.path === path) : undefined;
-          if (entry) oids.set(path, entry.sha);
-        }
+        const entry = await entryAt(path);
+        if (entry) [oids.set(path, entry.sha), modes.set(path, entry.mode)];
       }
       const history = extra.history
         ? (
@@ -337,17 +333,17 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         : undefined;
       const files = new Map<string, string>();
       for (const path of paths) {
-        const text = await textAt(path);
-        if (text !== undefined) files.set(path, text);
+        const got = await text(await entryAt(path));
+        if (got !== undefined) files.set(path, got);
       }
       const dirs = new Map<string, Map<string, string>>();
       for (const dir of dirPaths) {
-        const listing = await content(dir);
-        if (!Array.isArray(listing)) continue;
+        const listed = await listing(dir);
+        if (!listed) continue;
         const out = new Map<string, string>();
-        for (const e of listing) {
-          const text = e.type === "file" ? await textAt(e.path) : undefined;
-          if (text !== undefined) out.set(e.name, text);
+        for (const [name, e] of listed) {
+          const got = await text(e);
+          if (got !== undefined) out.set(name, got);
         }
         dirs.set(dir, out);
       }
@@ -356,7 +352,7 @@ export function restStore(gh: GitHub, repo: Repo, branch: string): BranchStore {
         tree: head.tree,
         files,
         dirs,
-        ...(extra.probes ? { oids, trees } : {}),
+        ...(extra.probes ? { oids, modes } : {}),
         ...(history ? { history } : {}),
       };
     },

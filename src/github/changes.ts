@@ -36,7 +36,7 @@ import {
 } from "../workspace/changes.js";
 import { gitText } from "../workspace/git.js";
 import { addParents } from "../workspace/names.js";
-import type { BranchRead, FileChanges } from "./branch.js";
+import { type BranchRead, type FileChanges, TREE } from "./branch.js";
 import { type Repo, uploadBlob } from "./git.js";
 import type { GitHub } from "./octokit.js";
 import { frontierDirPath, type Unnamed } from "./state.js";
@@ -240,22 +240,25 @@ export function probesOf(changes: JobChanges | undefined): string[] {
  */
 export function movedPaths(
   changes: JobChanges | undefined,
-  { oids, trees }: Pick<BranchRead, "oids" | "trees">,
+  { oids, modes }: Pick<BranchRead, "oids" | "modes">,
 ): string[] {
   if (!changes || !oids || changes.refused !== undefined) return [];
   const touched = touchedPaths(changes.paths);
   // what a person's push made a file, a link or a submodule where the changes need a directory
-  const flat = [...oids.keys()].filter((d) => !trees?.has(d) && !touched.includes(d));
-  // the id each touched path must still have at the head (undefined: no file there)
+  const flat = [...oids.keys()].filter((d) => modes?.get(d) !== TREE && !touched.includes(d));
+  // the mode and id each touched path must still have at the head (undefined: nothing there):
+  // a person's chmod is a change as well, which a commit of the agent's mode would undo
+  const entry = (mode?: string, id?: string) => id && `${mode} ${id}`;
   const expected = new Map<string, string | undefined>();
   for (const c of changes.paths) {
-    if (c.from !== undefined) expected.set(c.from, c.oldBlob);
+    const old = entry(c.oldMode, c.oldBlob);
+    if (c.from !== undefined) expected.set(c.from, old);
     // a rename's new path was empty at the start (or a directory); any other path held its old blob
-    expected.set(c.path, c.status === "renamed" ? c.oldTree : (c.oldBlob ?? c.oldTree));
+    expected.set(c.path, (c.status !== "renamed" && old) || entry(TREE, c.oldTree));
   }
   // in the order a verdict names them (touchedPaths), so the first named are the first found
   const under = (path: string) => flat.some((d) => path.startsWith(`${d}/`));
-  return touched.filter((path) => oids.get(path) !== expected.get(path) || under(path));
+  return touched.filter((p) => entry(modes?.get(p), oids.get(p)) !== expected.get(p) || under(p));
 }
 
 /** The newest commit on `branch` that changed `path` (one request); undefined when none, or unread. */

@@ -2634,12 +2634,16 @@ export class FakeGitHub {
       let commits = repo.git.log(head);
       const filePath = ctx.query.get("path");
       if (filePath) {
+        // as `git log -- path`: a change of the path's mode (a chmod) is a change of it
+        const at = (tree: string) => {
+          const e = repo.git.lookup(tree, filePath);
+          return e && `${e.mode} ${e.sha}`;
+        };
         commits = commits.filter((c) => {
-          const mine = repo.git.lookup(c.tree, filePath)?.sha;
           const parent = c.parents[0]
-            ? repo.git.lookup(repo.git.expect(c.parents[0], "commit").tree, filePath)?.sha
+            ? at(repo.git.expect(c.parents[0], "commit").tree)
             : undefined;
-          return mine !== parent;
+          return at(c.tree) !== parent;
         });
       }
       const page = paginate(commits, ctx.query);

@@ -494,6 +494,58 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     },
   );
 
+  it.each(["graphql", "rest"] as const)(
+    "a person's chmod on the branch while the ticket ran is a conflict: their mode stays (%s)",
+    async (api) => {
+      world = await makeWorld(Object.fromEntries([scoped("tools", ["tools/**"])]));
+      const w = world;
+      /** A commit on main that gives `path` the mode `mode` (its content as it is). */
+      const chmod = (path: string, mode: "100644" | "100755") => {
+        const head = w.repo.head("main") as string;
+        const c = w.repo.git.expect(head, "commit");
+        const flat = w.repo.git.flatten(c.tree);
+        flat.set(path, { ...flat.get(path)!, mode });
+        const tree = w.repo.git.buildTree(flat);
+        const { author, committer } = c;
+        const sha = w.repo.git.writeCommit({
+          tree,
+          parents: [head],
+          message: "chmod",
+          author,
+          committer,
+        });
+        w.repo.refs.set("refs/heads/main", sha);
+        return sha;
+      };
+      w.repo.commit("main", { "tools/run.sh": "#!/bin/sh\necho hi\n" }, {});
+      chmod("tools/run.sh", "100755");
+      await advance(runContext(w), advanceOnly, "push");
+      const over =
+        api === "rest"
+          ? { store: restStore(w.gh, { owner: "acme", repo: "widgets" }, "main") }
+          : {};
+      let pushed = "";
+      await job(
+        w,
+        "tools",
+        (ws) => {
+          write(ws, "tools/run.sh", "#!/bin/sh\necho hello\n");
+          pushed = chmod("tools/run.sh", "100644");
+        },
+        undefined,
+        over,
+      );
+      const state = stateOf(w) as unknown as State;
+      expect(state.tickets.tools?.status).toBe("failed");
+      expect(state.tickets.tools?.attempts[0]?.reason).toContain(
+        `conflict: tools/run.sh (changed by ${pushed.slice(0, 12)})`,
+      );
+      const tree = w.repo.git.expect(w.repo.head("main") as string, "commit").tree;
+      expect(w.repo.git.lookup(tree, "tools/run.sh")?.mode).toBe("100644");
+      expect(w.repo.readFile("tools/run.sh")).toBe("#!/bin/sh\necho hi\n");
+    },
+  );
+
   it("1,500 paths (an npm install the repository does not ignore) fail the attempt saying so, its settle reading the branch once, not a query per 250 paths, its record listing the first 1,000", async () => {
     world = await makeWorld(Object.fromEntries([scoped("deps", ["app/**"])]));
     const w = world;

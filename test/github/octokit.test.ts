@@ -31,7 +31,7 @@ describe("the one client factory", () => {
       fast: true,
       log: (m) => waits.push(m),
     });
-    fake.injectSecondaryRateLimit({ status: 429, retryAfter: 2, operation: "repos/get-content" });
+    fake.injectSecondaryRateLimit({ status: 429, retryAfter: 2, operation: "git/get-tree" });
     const read = await restStore(gh, repo, "main").read(["a.txt"]);
     expect(read?.files.get("a.txt")).toBe("one\n");
     expect(waits.join("\n")).toMatch(/secondary rate limit.*waiting 2s/);

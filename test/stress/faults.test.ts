@@ -65,7 +65,7 @@ describe("injected faults are survived with nothing lost", () => {
   it("5xx answers (500, 502, 503) on reads, commits, ref updates and dispatches", async () => {
     const r = await runWith((x) => {
       x.fake.inject({ status: 502, operation: "repos/get-branch", times: 2, after: 1 });
-      x.fake.inject({ status: 500, operation: "repos/get-content", times: 2, after: 2 });
+      x.fake.inject({ status: 500, operation: "git/get-tree", times: 2, after: 2 });
       x.fake.inject({ status: 503, operation: "git/create-tree", times: 1, after: 1 });
       x.fake.inject({ status: 500, operation: "git/create-commit", times: 1, after: 2 });
       x.fake.inject({ status: 502, operation: "git/update-ref", times: 2, after: 1 });
