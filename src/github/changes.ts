@@ -38,7 +38,7 @@ import { gitText } from "../workspace/git.js";
 import { addParents } from "../workspace/names.js";
 import { type BranchRead, type FileChanges, TREE } from "./branch.js";
 import { type Repo, uploadBlob } from "./git.js";
-import type { GitHub } from "./octokit.js";
+import { apiFailure, type GitHub, rateLimitOf } from "./octokit.js";
 import { frontierDirPath, type Unnamed } from "./state.js";
 
 /** What one ticket attempt may integrate on GitHub. */
@@ -189,7 +189,15 @@ export async function uploadChanges(gh: GitHub, repo: Repo, changes: JobChanges)
   for (const blob of uploadsOf(changes.paths)) {
     const content = changes.contents.get(blob);
     if (content === undefined) throw new Error(`the content of blob ${blob} was not collected`);
-    const sha = await uploadBlob(gh, repo, content);
+    const sha = await uploadBlob(gh, repo, content).catch((error: unknown) => {
+      // GitHub refusing this content (push protection: a secret in it) fails the attempt by
+      // its words; its patch is not written either, for it holds what GitHub refused
+      const f = apiFailure(error);
+      if (!f || f.status < 400 || f.status >= 500 || rateLimitOf(error)) throw error;
+      changes.refused = `integration refused: GitHub refused to store ${changes.paths.find((c) => c.blob === blob)?.path} (${f.message}) — take out what it objects to (push protection refuses a secret), then retry the ticket; nothing was integrated, the attempt record keeps its paths and blob ids`;
+      changes.patch = undefined;
+    });
+    if (sha === undefined) return sent;
     if (sha !== blob) {
       throw new Error(`GitHub stored blob ${blob} as ${sha}: the upload did not keep its bytes`);
     }

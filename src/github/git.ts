@@ -23,18 +23,12 @@ export interface Head {
 
 /** The head of `branch` (one request), or undefined when the branch does not exist. */
 export async function readHead(gh: GitHub, repo: Repo, branch: string): Promise<Head | undefined> {
-  const answer = await unlessNotFound(gh.rest.repos.getBranch({ ...repo, branch }));
-  return answer && { sha: answer.data.commit.sha, tree: answer.data.commit.commit.tree.sha };
-}
-
-/** A request's answer, or undefined when GitHub answers 404 (nothing there); any other failure is thrown. */
-export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
-  try {
-    return await request;
-  } catch (error) {
-    if (apiFailure(error)?.status === 404) return undefined;
-    throw error;
-  }
+  const answer = await gh.rest.repos.getBranch({ ...repo, branch }).catch((error: unknown) => {
+    if (apiFailure(error)?.status !== 404) throw error; // a 404: no branch
+  });
+  return answer
+    ? { sha: answer.data.commit.sha, tree: answer.data.commit.commit.tree.sha }
+    : undefined;
 }
 
 /** A blob's bytes as UTF-8 text (one request). */

@@ -546,6 +546,28 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     },
   );
 
+  it("a blob GitHub refuses to store (push protection: a secret in it) fails the attempt by name, the outcome recorded, nothing of it on the branch", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("tools", ["tools/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    // every answer the same, as GitHub gives it: the client's retries of a 409 do not help
+    const said = "Secret detected in content";
+    w.fake.inject({ status: 409, operation: "git/create-blob", message: said, times: 20 });
+    await job(w, "tools", (ws) => {
+      write(ws, "tools/deploy.sh", "#!/bin/sh\nTOKEN=ghp_not_a_real_one\n");
+      chmodSync(join(ws, "tools/deploy.sh"), 0o755);
+    });
+    const tools = (stateOf(w) as unknown as State).tickets.tools;
+    expect(tools?.status).toBe("failed");
+    expect(tools?.attempts[0]?.reason).toMatch(
+      /^integration refused: GitHub refused to store tools\/deploy\.sh \(Secret detected in content\) /,
+    );
+    expect(tools?.attempts[0]?.changes?.paths.map((p) => p.path)).toEqual(["tools/deploy.sh"]);
+    // its patch holds what GitHub refused: it is not written to the branch either
+    expect(tools?.attempts[0]?.changes?.patch_file).toBeUndefined();
+    expect(w.repo.listFiles("main").filter((p) => /deploy|\.patch$/.test(p))).toEqual([]);
+  });
+
   it("1,500 paths (an npm install the repository does not ignore) fail the attempt saying so, its settle reading the branch once, not a query per 250 paths, its record listing the first 1,000", async () => {
     world = await makeWorld(Object.fromEntries([scoped("deps", ["app/**"])]));
     const w = world;
