@@ -111,6 +111,8 @@ export interface TryInput {
   seen: RunsSeen | undefined;
   /** the shard files read (names); undefined: every one (status-index.ts) */
   shardsRead?: ReadonlySet<string> | undefined;
+  /** the ticket files read with the state (repository paths: `need-files`) */
+  filesRead?: ReadonlySet<string>;
   /** the paths this event's changes touch that moved on the branch, with the commit of each */
   moved?: ReadonlyMap<string, string>;
 }
@@ -124,6 +126,8 @@ export type Decision =
   | { kind: "unchanged"; decided: Decided }
   /** the decision needs state it did not read: read it and decide again (status-index.ts) */
   | { kind: "need-shards"; need: Need }
+  /** ticket files an integration rewrote that it writes: read them with the state, decide again */
+  | { kind: "need-files"; files: string[] }
   | {
       kind: "commit";
       decided: Decided;
@@ -152,7 +156,7 @@ export function decide(input: TryInput): Decision {
   const { changes, view } = ran;
   const drained = drainOutbox(input, frontier, view.outbox, ran.claims);
   if (drained.kind === "search-runs") return drained;
-  const authored = authoredFiles(input, ran.integration);
+  const tickets = ticketFiles(input, ran.integration);
   const headline = headlineOf(frontier, now);
   const shown = state?.report_shown;
   const refreshReport =
@@ -184,14 +188,14 @@ export function decide(input: TryInput): Decision {
     ran.integration === undefined &&
     JSON.stringify([view.questions, drained.outbox, view.report]) ===
       JSON.stringify([state.questions, state.outbox ?? {}, state.report]) &&
-    authored.size === (state.authored_changed?.length ?? 0);
+    tickets.authored.size === (state.authored_changed?.length ?? 0);
   if (unchanged) {
     return { kind: "unchanged", decided: { ...decided, state, sends: [], refreshReport: false } };
   }
 
   const seq = (state?.seq ?? 0) + 1;
   const own = ran.integration;
-  const next = nextState(input, frontier, authored, {
+  const next = nextState(input, frontier, tickets, {
     seq,
     questions: view.questions,
     report: view.report,
@@ -203,13 +207,14 @@ export function decide(input: TryInput): Decision {
       ...(own ? [{ ticket: own.ticket, attempt: own.attempt, claim: own.claim, seq }] : []),
     ],
   });
-  const { deletions, ci } = writeFiles(input, frontier, { ...ran, next, authored });
+  const { deletions, ci, entries } = writeFiles(input, frontier, { ...ran, next, tickets });
+  if (tickets.unread.length > 0) return { kind: "need-files", files: tickets.unread };
   return {
     kind: "commit",
     decided: { ...decided, state: next, sends: drained.sends, refreshReport, asked: ran.asked, ci },
     additions: ran.files,
     deletions,
-    ...(own?.files.entries?.size ? { entries: own.files.entries } : {}),
+    ...(entries.size > 0 ? { entries } : {}),
     message: commitMessage(frontier.runRecord().run, input.label, changes.log, ran.claims, own),
   };
 }
@@ -255,7 +260,7 @@ function runStep(input: TryInput, frontier: Frontier) {
 function nextState(
   input: TryInput,
   frontier: Frontier,
-  authored: ReadonlySet<string>,
+  { authored, rewritten }: Pick<TicketFiles, "authored" | "rewritten">,
   decided: Pick<
     GitHubState,
     "seq" | "questions" | "report" | "report_shown" | "outbox" | "outbox_checked_at" | "unnamed"
@@ -272,6 +277,7 @@ function nextState(
     authored_digest: state?.authored_digest || source.digest,
     ...(state?.base_snapshot || source.files ? { base_snapshot: true } : {}),
     authored_changed: authored.size > 0 ? [...authored].sort() : undefined,
+    rewritten: rewritten.size > 0 ? [...rewritten].sort() : undefined,
     ...(state?.ci ? { ci: state.ci } : {}),
     ...(unnamed?.length ? { unnamed } : {}),
   };
@@ -383,20 +389,33 @@ function drainOutbox(
   return { kind: "drained", outbox, sends: [...resends, ...claimed], checkedAt };
 }
 
+type TicketFiles = ReturnType<typeof ticketFiles>;
+
 /**
- * What the author changed or deleted since the run's base is never written back, nor a
- * ticket file an integrated change rewrote: it is the branch's now, its state in the records.
+ * Which ticket files take the engine's fields, and from what text. What the author changed
+ * or deleted since the run's base is never written back: its state lives in the records.
+ * One an integrated change rewrote keeps that text with the fields written into it, as the
+ * local runner writes them into a ticket file as it is now: this event's integrated text,
+ * else the branch's (`unread`: read it first).
  */
-function authoredFiles(input: TryInput, integration: Integration | undefined): Set<string> {
+function ticketFiles(input: TryInput, integration: Integration | undefined) {
   const { ctx, state, source } = input;
   const authored = new Set([...(state?.authored_changed ?? []), ...(input.authoredChanged ?? [])]);
-  if (integration) {
-    const { additions, deletions, entries } = integration.files;
-    const changed = new Set([...additions.keys(), ...deletions, ...(entries?.keys() ?? [])]);
-    for (const s of source.specs)
-      if (changed.has(joinRepoPath(ctx.dir, s.file))) authored.add(s.file);
-  }
-  return authored;
+  const rewritten = new Set(state?.rewritten);
+  // (deleting or renaming one of the run's ticket files takes its fields away: a breach)
+  for (const s of source.specs)
+    if (integration?.content(joinRepoPath(ctx.dir, s.file))) rewritten.add(s.file);
+  for (const file of rewritten) authored.delete(file);
+  const unread: string[] = [];
+  const read = (file: string): string | Uint8Array => {
+    if (!rewritten.has(file)) return source.read(file);
+    const path = joinRepoPath(ctx.dir, file);
+    const text = integration?.content(path) ?? input.read.files.get(path);
+    if (text === undefined && !input.filesRead?.has(path)) unread.push(path);
+    if (text === undefined) throw new Error(`${path} is not on ${ctx.branch}`);
+    return text;
+  };
+  return { authored, rewritten, read, unread };
 }
 
 /**
@@ -411,16 +430,21 @@ function writeFiles(
   frontier: Frontier,
   event: Pick<ReturnType<typeof runStep>, "changes" | "files" | "integration"> & {
     next: GitHubState;
-    authored: ReadonlySet<string>;
+    tickets: TicketFiles;
   },
-): { deletions: string[]; ci: string | undefined } {
+): { deletions: string[]; ci: string | undefined; entries: FileChanges["entries"] & {} } {
   const { ctx, read, state, source, now, shardsRead } = input;
-  const { changes, files, next } = event;
-  const deletions: string[] = [];
-  for (const edit of planWrites(changes, frontier, source.read)) {
+  const { changes, files, next, tickets } = event;
+  // the ticket's own changes, in the commit that records its outcome
+  const own = event.integration?.files;
+  for (const [path, content] of own?.additions ?? []) files.set(path, content);
+  const deletions = [...(own?.deletions ?? [])];
+  // a rewritten ticket file that cannot take them (gone, its front matter broken) keeps its
+  // text: the ticket's state is in the records (the run's own text at base always takes them)
+  for (const edit of planWrites(changes, frontier, tickets.read, () => undefined)) {
     const path = joinRepoPath(ctx.dir, edit.path);
-    if (path === worklogPath(ctx.dir) || event.authored.has(edit.path)) continue;
-    files.set(path, edit.content);
+    if (path === worklogPath(ctx.dir) || tickets.authored.has(edit.path)) continue;
+    files.set(path, edit.bytes ?? edit.content);
   }
   if (changes.log.length > 0) {
     const before = read.files.get(worklogPath(ctx.dir)) ?? "";
@@ -465,11 +489,9 @@ function writeFiles(
   for (const name of before.keys()) {
     if (!written.shards.has(name)) deletions.push(`${shardDir}/${name}`);
   }
-  // the ticket's own changes, in the commit that records its outcome
-  const own = event.integration?.files;
-  for (const [path, content] of own?.additions ?? []) files.set(path, content);
-  deletions.push(...(own?.deletions ?? []));
-  return { deletions, ci: next.ci !== state?.ci ? next.ci?.workflow : undefined };
+  // a ticket file written with the engine's fields is an addition, not the entry integrated
+  const entries = new Map([...(own?.entries ?? [])].filter(([path]) => !files.has(path)));
+  return { deletions, ci: next.ci !== state?.ci ? next.ci?.workflow : undefined, entries };
 }
 
 /**

@@ -116,6 +116,8 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
           "",
         title: spec?.title ?? job.ticket,
         files: integrationFiles(changes),
+        content: (path) =>
+          changes.contents.get(changes.paths.find((c) => c.path === path)?.blob ?? ""),
         paths: changes.paths.length,
       });
     }

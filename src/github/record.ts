@@ -164,6 +164,7 @@ class Recording {
       [
         ...runPaths(ctx, this.withSnapshot && !this.snapshot),
         ...(reading.all ? [] : [...reading.shards].map((name) => `${shardDir}/${name}`)),
+        ...reading.files,
       ],
       reading.all ? [shardDir] : [],
       {
@@ -218,6 +219,10 @@ class Recording {
       ctx.debug?.(
         `${this.label}: reading ${need.kind === "all" ? `every shard (${need.why})` : `the shards of ${need.tickets.join(", ")}`}`,
       );
+      return undefined;
+    }
+    if (decision.kind === "need-files") {
+      for (const path of decision.files) reading.files.add(path);
       return undefined;
     }
     if (decision.kind !== "commit") return { ...decision.decided, head: read.head, tries };
@@ -308,6 +313,7 @@ class Recording {
       read,
       state,
       ...also,
+      filesRead: this.reading.files,
       source,
       // a push on the branch shows what the author changed or deleted since the run's base
       authoredChanged:
@@ -411,6 +417,8 @@ interface ReadPlan {
   shards: Set<string>;
   /** reads taken again for shards a decision needed */
   extra: number;
+  /** ticket files an integration rewrote that a decision writes (repository paths) */
+  files: Set<string>;
 }
 
 async function readPlan(
@@ -418,7 +426,7 @@ async function readPlan(
   /** undefined: read everything */
   touches: readonly string[] | undefined,
 ): Promise<ReadPlan> {
-  const plan: ReadPlan = { all: true, shards: new Set(), extra: 0 };
+  const plan: ReadPlan = { all: true, shards: new Set(), extra: 0, files: new Set() };
   if (touches === undefined) return plan;
   // whether the run reads its whole state, guessed from the checkout before the read (a
   // wrong guess reads again); a job's checkout, where an agent runs, is only counted

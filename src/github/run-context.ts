@@ -104,6 +104,8 @@ export interface Integration {
   claim: string;
   title: string;
   files: FileChanges;
+  /** the integrated content at a path: a ticket file's, which the engine's fields go into */
+  content(path: string): Uint8Array | undefined;
   /** changed paths, for the commit's message */
   paths: number;
 }

@@ -133,6 +133,8 @@ const Bookkeeping = z.object({
    * is never written back into them (it lives on in the shards)
    */
   authored_changed: z.array(z.string()).optional(),
+  /** Ticket files an integrated change rewrote: the engine's fields go into their text on the branch */
+  rewritten: z.array(z.string()).optional(),
   /** the tickets live in this many shards under .frontier/state/ (absent: inline) */
   shards: z.number().int().positive().optional(),
   /** integrated attempts whose commit is not named in their record yet */

@@ -825,6 +825,55 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     );
     expect(w.repo.readFile("tickets/later.md")).not.toContain("status: complete");
   });
+
+  it.each([
+    ["createCommitOnBranch", false],
+    ["the Git Data API (an executable file)", true],
+  ])(
+    "a ticket file whose body an agent changed shows the runner's fields after its integration, the agent's line kept (%s)",
+    async (_, executable) => {
+      world = await makeWorld(
+        Object.fromEntries([
+          scoped("api", ["tickets/**", "src/api/**"]),
+          scoped("later", ["src/later/**"]),
+        ]),
+      );
+      const w = world;
+      await advance(runContext(w), advanceOnly, "push");
+      const append = (ws: string, file: string, line: string) =>
+        writeFileSync(join(ws, file), `${readFileSync(join(ws, file), "utf8")}${line}\n`);
+      await job(w, "api", (ws) => {
+        append(ws, "tickets/api.md", "Done: see src/api.");
+        append(ws, "tickets/later.md", "Note from api.");
+        if (executable) {
+          write(ws, "src/api/run.sh", "#!/bin/sh\n");
+          chmodSync(join(ws, "src/api/run.sh"), 0o755);
+        }
+      });
+      expect((stateOf(w) as unknown as State).tickets.api?.status).toBe("complete");
+      expect(w.repo.readFile("src/api/run.sh")).toBe(executable ? "#!/bin/sh\n" : undefined);
+      const api = w.repo.readFile("tickets/api.md");
+      expect(api).toContain("Done: see src/api.");
+      expect(api).toContain("status: complete");
+      expect(api).not.toMatch(/claim:|status: claimed/);
+      // a push of the branch (its checkout shows both files changed since the run's base)
+      const head = w.repo.log("main")[0]!.sha;
+      const dir = mkdtempSync(join(tmpdir(), "frontier-head-"));
+      scratch.push(dir);
+      const checkout = new Checkout(await checkoutCommit(w.repo, head, dir), "tickets");
+      await advance(
+        runContext(w, { checkout, sha: head, checkoutIsHead: true }),
+        advanceOnly,
+        "push",
+      );
+      // another ticket's file: its later fields are written into it too, the note kept
+      await job(w, "later", (ws) => write(ws, "src/later/x.ts", "x\n"));
+      const later = w.repo.readFile("tickets/later.md");
+      expect(later).toContain("Note from api.");
+      expect(later).toContain("status: complete");
+      expect(later).not.toMatch(/claim:|status: claimed/);
+    },
+  );
 });
 
 describe("the agent's git configuration runs nothing in the settle step, which holds the job's token", () => {
