@@ -4,8 +4,9 @@
  * and the model's whole-file writes and deletions applied to it before the agent ends.
  *
  * Every path is checked before anything is written: one that would leave the workspace
- * (absolute, `..`, through a symlink, into `.git`) refuses the whole answer, naming the
- * path, and nothing is written anywhere. A path outside the write_scope is written: the
+ * (absolute, `..`, through a symlink, into `.git`) or land in a run's records (`.frontier`,
+ * never a change: dropped, the work claimed would be lost) refuses the whole answer, naming
+ * the path, and nothing is written anywhere. A path outside the write_scope is written: the
  * runners judge it as they judge any agent's change, a scope breach that fails the attempt.
  */
 import { lstat, mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
@@ -84,6 +85,7 @@ async function escapes(root: string, path: string): Promise<string | undefined> 
   if (parts.includes("..")) return "it climbs out of the workspace with ..";
   if (parts.length === 0 || path.includes("\0") || /[\\/]$/.test(path)) return "not a file's path";
   if (parts.some((p) => p.toLowerCase() === ".git")) return "inside .git";
+  if (parts.some((p) => p.toLowerCase() === ".frontier")) return "inside a run's .frontier";
   let at = root;
   for (const [i, name] of parts.entries()) {
     at = join(at, name);
@@ -118,7 +120,7 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   });
   if (refused.length > 0) {
     return failed(
-      `the model's answer writes outside the workspace, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it`,
+      `the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it, out of .git and .frontier`,
     );
   }
   const read = () => Promise.all(paths.map((p) => readFile(join(root, p)).catch(() => undefined)));

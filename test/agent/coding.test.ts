@@ -108,7 +108,7 @@ describe("a chain of coding tickets run by the built-in agent, locally", () => {
     expect(attempt("stray").reason).not.toContain("app/ok.js");
 
     expect(attempt("climb").reason).toMatch(
-      /^the model's answer writes outside the workspace, so none of it was written: "\.\.\/escaped\.txt" \(it climbs out of the workspace with \.\.\), "app\/\.\.\/\.\.\/escaped\.txt"/,
+      /^the model's answer writes outside the workspace or into a run's records, so none of it was written: "\.\.\/escaped\.txt" \(it climbs out of the workspace with \.\.\), "app\/\.\.\/\.\.\/escaped\.txt"/,
     );
     expect(attempt("abs").reason).toContain(`"${absolute}" (an absolute path)`);
     // nothing written: no change recorded (its in-scope write neither), nothing outside
@@ -123,6 +123,25 @@ describe("a chain of coding tickets run by the built-in agent, locally", () => {
       .filter((l) => l.startsWith("worktree "))
       .map((l) => l.slice(9)))
       expect(existsSync(join(dirname(dir), "escaped.txt")), dir).toBe(false);
+  });
+
+  it("a write into the ticket directory's .frontier/ (the run's records, never a change) refuses the answer: no attempt claims work that was dropped", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: records\nisolation: worktree\n",
+      "tickets/rec.md": ticket(
+        { write_scope: ["tickets/**"] },
+        "write: tickets/notes.md\nwrite: tickets/.frontier/x.md",
+      ),
+    });
+    const ran = await runHere(repo.dir, agentExec());
+    expect(ran.code).toBe(1);
+    const attempt = readJson<AttemptRecord>(join(repo.dir, ".frontier", "attempts", "rec@1.json"));
+    expect(attempt.outcome).toBe("failed");
+    expect(attempt.reason).toMatch(
+      /none of it was written: "tickets\/\.frontier\/x\.md" \(inside a run's \.frontier\)/,
+    );
+    expect(attempt.changes).toBeUndefined();
+    expect(git(repo.root, "rev-parse", "frontier/records")).toBe(repo.start);
   });
 });
 
@@ -251,7 +270,7 @@ describe("what a coding request carries, and what its answer may write", () => {
     });
   });
 
-  it("a write through a symlink, into .git, or to `..` refuses the whole answer: nothing is written anywhere", async () => {
+  it("a write through a symlink, into .git or the run's records, or to `..` refuses the whole answer: nothing is written anywhere", async () => {
     const outside = mkdtempSync(join(tmpdir(), "frontier-outside-"));
     const repo = repoWith({ "app/a.js": "a\n" });
     symlinkSync(outside, join(repo.root, "app", "out"));
@@ -260,6 +279,8 @@ describe("what a coding request carries, and what its answer may write", () => {
       [".git/hooks/pre-commit", /"\.git\/hooks\/pre-commit" \(inside \.git\)/],
       ["app/../../x.js", /"app\/\.\.\/\.\.\/x\.js" \(it climbs out of the workspace with \.\.\)/],
       ["app\\..\\..\\x.js", /it climbs out/],
+      // a run's records, in any case (a case-blind disk writes them there)
+      ["app/.Frontier/run.json", /"app\/\.Frontier\/run\.json" \(inside a run's \.frontier\)/],
     ];
     for (const [path, reason] of cases) {
       reply = () => edits("Did it.", { "app/a.js": "changed\n", [path]: "pwned\n" });
