@@ -19,7 +19,7 @@ import { REASON } from "../core/constants.js";
 import type { Claim, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import type { AttemptChanges, TicketSpec } from "../core/model.js";
-import { plural } from "../terminal/text.js";
+import { plural, shellWord } from "../terminal/text.js";
 import { integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { type Evidence, settleChanges } from "../tickets/outcome-file.js";
 import { createRecord, writeError, writing } from "../tickets/store.js";
@@ -316,7 +316,7 @@ export class Integrator {
       await detachHead(at);
     else if (at !== undefined) {
       throw new Error(
-        `${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch that worktree to another branch (git switch -)`,
+        `${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — detach that worktree from it (git -C ${shellWord(at)} switch --detach)`,
       );
     }
     return head;

@@ -238,7 +238,7 @@ async function makeBranch(
   const ref = `refs/heads/${branch}`;
   const at = existing === head ? undefined : await checkedOutAt(root, ref);
   if (at !== undefined) {
-    return `the run's branch ${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — switch to another branch there (git switch -); nothing was started`;
+    return `the run's branch ${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — detach that worktree from it (git -C ${shellWord(at)} switch --detach); nothing was started`;
   }
   // git keeps no branch `a/b` beside a branch `a`: the one in the way is named
   const parts = branch.split("/");

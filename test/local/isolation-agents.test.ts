@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -916,6 +917,40 @@ describe("a branch a worktree has checked out is never moved", () => {
     expect(git(repo.root, "diff", "--cached", "--name-only")).toBe("");
     expect(git(repo.root, "status", "--porcelain", "--", ".", ":!tickets")).toBe("");
     expect(readFileSync(join(repo.dir, "api.md"), "utf8")).toMatch(/status: claimed/);
+  });
+
+  it("checked out in a new worktree, which has no branch to go back to: the advice works there, and the next run integrates the work", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: wt\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const wt = join(mkdtempSync(join(tmpdir(), "frontier-user-")), "wt");
+    const exec = `git -C '${repo.root}' worktree add -q '${wt}' frontier/wt; mkdir -p app && echo a > app/a.js; echo done`;
+    const held = await runHere(repo.dir, exec);
+    expect(held.code).toBe(1);
+    const advice = /\((git -C \S+ switch [^)]+)\)/.exec(held.stderr)?.[1];
+    expect(advice, held.stderr).toBe(`git -C ${realpathSync(wt)} switch --detach`);
+    execFileSync("sh", ["-c", advice as string], { stdio: "pipe" });
+    const resumed = await runHere(repo.dir, "echo never");
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(git(repo.root, "show", "frontier/wt:app/a.js")).toBe("a");
+  });
+
+  it("checked out in a new worktree before the run starts it: nothing starts, and the advice works there", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: st\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const wt = join(mkdtempSync(join(tmpdir(), "frontier-user-")), "wt");
+    git(repo.root, "branch", "frontier/st");
+    git(repo.root, "worktree", "add", "-q", wt, "frontier/st");
+    git(repo.root, "commit", "-q", "--allow-empty", "-m", "later");
+    const refused = await runHere(repo.dir, "echo never");
+    expect(refused.code).toBe(2);
+    const advice = /\((git -C \S+ switch [^)]+)\)/.exec(refused.stderr)?.[1];
+    expect(advice, refused.stderr).toBe(`git -C ${realpathSync(wt)} switch --detach`);
+    execFileSync("sh", ["-c", advice as string], { stdio: "pipe" });
+    expect((await runHere(repo.dir, "mkdir -p app && echo a > app/a.js; echo done")).code).toBe(0);
   });
 });
 
