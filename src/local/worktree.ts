@@ -36,6 +36,7 @@ import { namesIn, tryReadJson, tryReadText } from "../tickets/read-optional.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { attemptChanges, type CollectOptions } from "../workspace/changes.js";
+import { gitText } from "../workspace/git.js";
 import { runBranchName } from "../workspace/refname.js";
 import {
   checkedOutAt,
@@ -240,12 +241,14 @@ async function makeBranch(
   if (at !== undefined) {
     return `the run's branch ${branch} is checked out in ${at}, and the run never moves a branch a worktree has checked out — detach that worktree from it (git -C ${shellWord(at)} switch --detach); nothing was started`;
   }
-  // git keeps no branch `a/b` beside a branch `a`: the one in the way is named
+  // git keeps no branch `a/b` beside a branch `a`: the one in the way, above or below, is named
   const parts = branch.split("/");
-  for (let n = 1; n < parts.length; n++) {
-    const inTheWay = parts.slice(0, n).join("/");
-    if ((await tryResolveCommit(root, `refs/heads/${inTheWay}`)) !== undefined) {
-      return `the run's branch ${branch} cannot be made: a branch named ${inTheWay} exists, and git keeps no branch ${inTheWay}/… beside it — rename that branch (git branch -m ${inTheWay} NEW-NAME); nothing was started`;
+  const above = parts.slice(1).map((_, n) => parts.slice(0, n + 1).join("/"));
+  const below = ["for-each-ref", "--count=1", "--format=%(refname:lstrip=2)", `${ref}/`];
+  for (const inTheWay of [...above, await gitText(below, { cwd: root })]) {
+    if (inTheWay !== "" && (await tryResolveCommit(root, `refs/heads/${inTheWay}`)) !== undefined) {
+      const beside = above.includes(inTheWay) ? `${inTheWay}/…` : branch;
+      return `the run's branch ${branch} cannot be made: a branch named ${inTheWay} exists, and git keeps no branch ${beside} beside it — rename that branch (git branch -m ${inTheWay} NEW-NAME); nothing was started`;
     }
   }
   const moved = await moveRef(root, ref, head, existing, `frontier: run branch ${how}`);

@@ -1052,6 +1052,20 @@ describe("messages that say what happened", () => {
     );
   });
 
+  it("a branch under the run's branch (frontier/<run>/…) is named, with the fix", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "isolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    git(repo.root, "branch", "frontier/tickets/old");
+    const ran = await runHere(repo.dir, "echo done");
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(
+      "error: the run's branch frontier/tickets cannot be made: a branch named frontier/tickets/old exists, and git keeps no branch frontier/tickets beside it — rename that branch (git branch -m frontier/tickets/old NEW-NAME)",
+    );
+    expect(ran.stderr).not.toContain("cannot lock ref");
+  });
+
   it("a worktree an executor adds beside its own is named as none of the run's by the next run and by reset, its files kept", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: sibling\nisolation: worktree\n",
