@@ -633,8 +633,9 @@ var git = __webpack_require__(7848);
  * and the model's whole-file writes and deletions applied to it before the agent ends.
  *
  * Every path is checked before anything is written: one that would leave the workspace
- * (absolute, `..`, through a symlink, into `.git`) refuses the whole answer, naming the
- * path, and nothing is written anywhere. A path outside the write_scope is written: the
+ * (absolute, `..`, through a symlink, into `.git`) or land in a run's records (`.frontier`,
+ * never a change: dropped, the work claimed would be lost) refuses the whole answer, naming
+ * the path, and nothing is written anywhere. A path outside the write_scope is written: the
  * runners judge it as they judge any agent's change, a scope breach that fails the attempt.
  */
 
@@ -708,6 +709,8 @@ async function escapes(root, path) {
         return "not a file's path";
     if (parts.some((p) => p.toLowerCase() === ".git"))
         return "inside .git";
+    if (parts.some((p) => p.toLowerCase() === ".frontier"))
+        return "inside a run's .frontier";
     let at = root;
     for (const [i, name] of parts.entries()) {
         at = (0,external_node_path_.join)(at, name);
@@ -746,7 +749,7 @@ async function applyEdits(root, outcome) {
         ...(plain.usage && { usage: plain.usage }),
     });
     if (refused.length > 0) {
-        return failed(`the model's answer writes outside the workspace, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it`);
+        return failed(`the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it, out of .git and .frontier`);
     }
     const read = () => Promise.all(paths.map((p) => (0,promises_.readFile)((0,external_node_path_.join)(root, p)).catch(() => undefined)));
     const before = await read();
