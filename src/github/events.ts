@@ -107,6 +107,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     if (write) view.writeFile(write.file, write.text);
     if (plan.keep && plan.record?.patch_file) view.writeFile(plan.record.patch_file, plan.keep);
     if (plan.changes === "integrate" && changes) {
+      const blobAt = new Map(changes.paths.map((c) => [c.path, c.blob ?? ""]));
       view.integrate({
         ticket: job.ticket,
         attempt: job.attempt,
@@ -116,8 +117,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
           "",
         title: spec?.title ?? job.ticket,
         files: integrationFiles(changes),
-        content: (path) =>
-          changes.contents.get(changes.paths.find((c) => c.path === path)?.blob ?? ""),
+        content: (path) => changes.contents.get(blobAt.get(path) ?? ""),
         paths: changes.paths.length,
       });
     }
