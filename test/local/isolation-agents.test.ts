@@ -955,20 +955,23 @@ describe("a branch a worktree has checked out is never moved", () => {
 });
 
 describe("an agent that checks out the run's branch", () => {
-  it("leaves it checked out in its own worktree: the run takes that worktree back, judges the attempt, and runs the rest", async () => {
+  /** Run `run` of tickets a (first, scope src/**) and c (app/**): `a` is what a's agent does. */
+  const runWhere = async (run: string, a: string) => {
     const repo = repoWith({
-      "tickets/frontier.yml": "run: co\nisolation: worktree\nmax_parallel: 1\n",
+      "tickets/frontier.yml": `run: ${run}\nisolation: worktree\nmax_parallel: 1\n`,
       "tickets/a.md": ticket({ priority: 5, write_scope: ["src/**"] }),
       "tickets/c.md": ticket({ write_scope: ["app/**"] }),
     });
-    const exec = [
-      'case "$FRONTIER_TICKET" in',
-      "  a) git checkout -q frontier/co && mkdir -p src && echo x > src/x.txt && git add -A && git commit -qm 'agent commit' ;;",
-      "  c) mkdir -p app && echo c > app/c.txt ;;",
-      "esac",
-      "echo done",
-    ].join("\n");
-    const ran = await runHere(repo.dir, exec);
+    const c = "mkdir -p app && echo c > app/c.txt";
+    const exec = `case "$FRONTIER_TICKET" in\n  a) ${a} ;;\n  c) ${c} ;;\nesac\necho done`;
+    return { repo, ran: await runHere(repo.dir, exec) };
+  };
+
+  it("leaves it checked out in its own worktree: the run takes that worktree back, judges the attempt, and runs the rest", async () => {
+    const { repo, ran } = await runWhere(
+      "co",
+      "git checkout -q frontier/co && mkdir -p src && echo x > src/x.txt && git add -A && git commit -qm 'agent commit'",
+    );
     expect(ran.code).toBe(1);
     expect(attemptOf(repo.dir, "a", 1).reason).toMatch(/^conflict: src\/x\.txt/);
     expect(readFileSync(join(repo.dir, "c.md"), "utf8")).toMatch(/status: complete/);
@@ -977,19 +980,10 @@ describe("an agent that checks out the run's branch", () => {
   });
 
   it("checks it out in a worktree it adds inside its own: the run takes that back too, the attempt is judged and the rest runs", async () => {
-    const repo = repoWith({
-      "tickets/frontier.yml": "run: inner\nisolation: worktree\nmax_parallel: 1\n",
-      "tickets/a.md": ticket({ priority: 5, write_scope: ["src/**"] }),
-      "tickets/c.md": ticket({ write_scope: ["app/**"] }),
-    });
-    const exec = [
-      'case "$FRONTIER_TICKET" in',
-      "  a) git worktree add -q src/wt frontier/inner && echo x > src/x.txt ;;",
-      "  c) mkdir -p app && echo c > app/c.txt ;;",
-      "esac",
-      "echo done",
-    ].join("\n");
-    const ran = await runHere(repo.dir, exec);
+    const { repo, ran } = await runWhere(
+      "inner",
+      "git worktree add -q src/wt frontier/inner && echo x > src/x.txt",
+    );
     expect(ran.stderr).not.toContain("checked out in");
     expect(attemptOf(repo.dir, "a", 1).reason).toMatch(/nested git repositories: src\/wt/);
     expect(readFileSync(join(repo.dir, "c.md"), "utf8")).toMatch(/status: complete/);
