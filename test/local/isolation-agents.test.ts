@@ -1033,32 +1033,26 @@ describe("two ticket directories in one repository", () => {
 });
 
 describe("messages that say what happened", () => {
-  it("a branch named frontier is named, with the fix", async () => {
-    const repo = repoWith({
-      "tickets/frontier.yml": "run: named\nisolation: worktree\n",
-      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
-    });
-    git(repo.root, "branch", "frontier");
-    const ran = await runHere(repo.dir, "echo done");
-    expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(
-      "error: the run's branch frontier/named cannot be made: a branch named frontier exists, and git keeps no branch frontier/… beside it — rename that branch (git branch -m frontier NEW-NAME)",
-    );
-  });
-
-  it("a branch under the run's branch (frontier/<run>/…) is named, with the fix", async () => {
-    const repo = repoWith({
-      "tickets/frontier.yml": "isolation: worktree\n",
-      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
-    });
-    git(repo.root, "branch", "frontier/tickets/old");
-    const ran = await runHere(repo.dir, "echo done");
-    expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain(
-      "error: the run's branch frontier/tickets cannot be made: a branch named frontier/tickets/old exists, and git keeps no branch frontier/tickets beside it — rename that branch (git branch -m frontier/tickets/old NEW-NAME)",
-    );
-    expect(ran.stderr).not.toContain("cannot lock ref");
-  });
+  // git keeps no branch beside one above it (frontier) or below it (frontier/<run>/old)
+  it.each([
+    ["frontier", "frontier/named", "frontier/…"],
+    ["frontier/named/old", "frontier/named", "frontier/named"],
+  ])(
+    "a branch %s in the way of the run's branch is named, with the fix",
+    async (inTheWay, branch, beside) => {
+      const repo = repoWith({
+        "tickets/frontier.yml": "run: named\nisolation: worktree\n",
+        "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      });
+      git(repo.root, "branch", inTheWay);
+      const ran = await runHere(repo.dir, "echo done");
+      expect(ran.code).toBe(2);
+      expect(ran.stderr).toContain(
+        `error: the run's branch ${branch} cannot be made: a branch named ${inTheWay} exists, and git keeps no branch ${beside} beside it — rename that branch (git branch -m ${inTheWay} NEW-NAME)`,
+      );
+      expect(ran.stderr).not.toContain("cannot lock ref");
+    },
+  );
 
   it("a worktree an executor adds beside its own is named as none of the run's by the next run and by reset, its files kept", async () => {
     const repo = repoWith({
