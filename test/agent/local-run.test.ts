@@ -28,8 +28,8 @@ describe("frontier run --exec 'frontier agent'", () => {
         denied: { model: "fake/complete", executor: "no-models" },
         busy: { model: "fake/busy", bound: "20s" },
         garbled: { model: "fake/garbled" },
-        // (room for a busy machine: the agent must be running well before its bound's end)
-        slow: { model: "fake/slow", bound: "4s" },
+        // (room for a busy machine: the agent stops 2 s before its bound to write its outcome)
+        slow: { model: "fake/slow", bound: "10s" },
         // what the runner tells every executor: when its bound runs out
         deadline: { executor: "echo-deadline", bound: "1m" },
       },
@@ -79,7 +79,7 @@ describe("frontier run --exec 'frontier agent'", () => {
     });
     expect(ticketOf(r, "garbled").attempts[0]?.result).toBeUndefined();
     expect(ticketOf(r, "slow").attempts[0]?.reason).toMatch(
-      /^timeout: no answer from https:\/\/models\.github\.ai\/inference \(model fake\/slow\) within the ticket's bound \(4s\)/,
+      /^timeout: no answer from https:\/\/models\.github\.ai\/inference \(model fake\/slow\) within the ticket's bound \(10s\)/,
     );
 
     const deadline = ticketOf(r, "deadline").attempts[0] as {
