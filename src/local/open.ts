@@ -12,22 +12,16 @@ import { hostname, userInfo } from "node:os";
 import type { RunFlags } from "../core/config.js";
 import type { Changes, Frontier } from "../core/engine.js";
 import { openRun } from "../core/event.js";
-import type { Settings, TicketSpec } from "../core/model.js";
 import { type CliIo, EXIT } from "../terminal/io.js";
 import { printProblems } from "../terminal/problems.js";
-import { type LoadOptions, loadDirectory } from "../tickets/load.js";
-import type { Problem } from "../tickets/problems.js";
+import { type Loaded, type LoadOptions, loadDirectory } from "../tickets/load.js";
 import { withoutRepeats } from "../tickets/worklog.js";
 
-export interface Opened {
-  dir: string;
-  settings: Settings;
-  specs: readonly TicketSpec[];
-  frontier: Frontier;
-  warnings: Problem[];
-  /** attempts the loader knew only from their result file: the first write records them */
-  unrecorded: Array<{ ticket: string; n: number }>;
-}
+/** A loaded directory (its `unrecorded` attempts: the first write records them) and its run. */
+export type Opened = Pick<
+  Extract<Loaded, { kind: "ok" }>,
+  "dir" | "settings" | "specs" | "warnings" | "unrecorded"
+> & { frontier: Frontier };
 
 type OpenResult = { kind: "ok"; opened: Opened } | { kind: "exit"; code: number };
 
