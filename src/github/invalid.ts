@@ -5,10 +5,11 @@
  * the run that starts takes the same comment over.
  */
 import { readFile } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { join } from "node:path";
 import * as core from "@actions/core";
 import { escapeMarkdown } from "../report/escape.js";
 import { GITHUB_COMMENT_MAX } from "../report/markdown.js";
+import { defaultRunName } from "../tickets/settings-load.js";
 import type { UserError } from "./errors.js";
 import { placeReport, reportMarker } from "./report-comment.js";
 import { type ActionContext, runBranch } from "./run-context.js";
@@ -19,7 +20,7 @@ async function runName(ctx: ActionContext): Promise<string> {
   const text = await readFile(join(dir, "frontier.yml"), "utf8").catch(() => "");
   const m = /^run:\s*["']?([^"'#\n]+?)["']?\s*(?:#.*)?$/m.exec(text);
   // no frontier.yml, or no run in it: the run is named after its directory
-  return m?.[1] ? m[1].trim() : basename(resolve(dir)) || "tickets";
+  return m?.[1] ? m[1].trim() : defaultRunName(dir);
 }
 
 export function invalidGraphMarkdown(run: string, error: UserError, marker: string): string {
