@@ -18,6 +18,7 @@ import { namesIn, tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees, readBlobs } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
+import { pathspec } from "../workspace/names.js";
 import { checkedOutAt, tryIsAncestor, tryResolveCommit } from "../workspace/worktrees.js";
 import { TICKET_TEMP } from "./leftovers.js";
 import { isLiveFrontierProcess } from "./lock.js";
@@ -229,8 +230,7 @@ async function treeOf(rb: RunBranch, scratch: string): Promise<[string, string] 
     await git(["read-tree", "HEAD"], o);
     // records a .gitignore ignores (init's) need no exclude, and one naming them fails `add`
     const ignored = await git(["check-ignore", "-q", recordsPath(rb)], o).catch(() => undefined);
-    const records = ignored ? [] : [`:(exclude,top,literal)${recordsPath(rb)}`];
-    await git(["add", "-A", "--", ":(top)", ...records], o);
+    await git(["add", "-A", ...pathspec(ignored ? [] : [recordsPath(rb)])], o);
     return [await gitText(["write-tree"], o), staged];
   } catch {
     return undefined;

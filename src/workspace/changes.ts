@@ -28,7 +28,7 @@ import { type ChangedPath, type ChangeMode, commitTrailers, named } from "../cor
 import { errnoCode } from "../core/errors.js";
 import { singleLine } from "../core/text.js";
 import { GitError, type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
-import { addParents, atTab, bytesOf, quoted, shown, split0 } from "./names.js";
+import { addParents, atTab, bytesOf, pathspec, quoted, shown, split0 } from "./names.js";
 import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
 
 export interface Collected {
@@ -75,7 +75,7 @@ export async function attemptChanges(
   }
   if (collected.unstored && options.stay)
     collected.refused += `, but for what no patch holds: ${options.stay}`;
-  const patch = await patchOf(workdir, collected.start, collected.tree, options.cap);
+  const patch = await patchOf(workdir, collected.start, collected.tree, options);
   return { ...collected, patch };
 }
 
@@ -198,13 +198,17 @@ export async function collectChanges(
     return { ...found, tree: await writeTree(o, found.lines, "latin1") };
   });
   const names: string[] = [];
-  const paths = await diffTrees(root, startCommit, tree, names);
+  const paths = await diffTrees(root, startCommit, tree, names, options.exclude);
   // a path git will not store, and leaves as it was without failing: a `.git` in another
   // spelling (`.GIT`, `git~1`) no clone could check out, a symlinked `.gitmodules`
   const inTree = new Set(paths.map((c) => c.path));
   const dropped = changed.map((p) => shown(p).name).filter((p) => !inTree.has(p));
   const collected: Collected = { start: startCommit, tree, paths, engineEdits: [] };
   const why: string[] = [];
+  // a directory above an excluded path (the ticket directory) made a file: named, not its files
+  const flat = paths.find((c) => options.exclude?.some((e) => e.startsWith(`${c.path}/`)));
+  const made = flat?.mode === "120000" ? "a symlink" : "a file";
+  if (flat) why.push(`the tickets directory ${flat.path}/ replaced with ${made} (keep it one)`);
   if (nested.length > 0) {
     const list = named(nested.map((p) => shown(p).name));
     why.push(`nested git repositories: ${list} (delete their .git, or list them in .gitignore)`);
@@ -221,7 +225,7 @@ export async function collectChanges(
   if (why.length > 0) {
     collected.refused = `integration refused: ${why.join("; ")} — a ticket's commit cannot carry them as made; nothing was integrated, the change is kept as evidence`;
   }
-  if (options.engineFields)
+  if (options.engineFields && !flat)
     collected.engineEdits = await engineEdits(root, paths, options.engineFields);
   return collected;
 }
@@ -235,10 +239,9 @@ export async function collectChanges(
  */
 async function workspaceFiles(
   o: GitOptions,
-  { exclude = [], excludesFile }: CollectOptions,
+  { exclude, excludesFile }: CollectOptions,
 ): Promise<{ lines: string[]; nested: string[]; submodules: string[]; changed: string[] }> {
-  const excluded = exclude.filter((p) => p !== "").map((p) => `:(exclude,top,literal)${p}`);
-  const spec = ["--", ":(top)", ...excluded];
+  const spec = pathspec(exclude);
   const from =
     excludesFile && lstatOr(Buffer.from(excludesFile)) ? [`--exclude-from=${excludesFile}`] : [];
   const [tracked, untracked, drivers] = await Promise.all([
@@ -417,6 +420,7 @@ export async function diffTrees(
   from: string,
   to: string,
   unshown: string[] = [],
+  exclude?: readonly string[],
 ): Promise<ChangedPath[]> {
   const name = (p: string) => {
     const s = shown(p);
@@ -424,7 +428,7 @@ export async function diffTrees(
     return s.name;
   };
   const args = ["diff-tree", "-r", "-z", "-M", "--raw", "--numstat", "--no-textconv", from, to];
-  const out = split0(await git(args, { cwd: root, env: NO_INDEX }));
+  const out = split0(await git([...args, ...pathspec(exclude)], { cwd: root, env: NO_INDEX }));
   const paths: ChangedPath[] = [];
   let i = 0;
   while (out[i]?.startsWith(":")) {
@@ -466,11 +470,12 @@ export async function patchOf(
   root: string,
   start: string,
   tree: string,
-  cap?: number,
+  { cap, exclude }: { cap?: number; exclude?: readonly string[] } = {},
 ): Promise<Buffer | undefined> {
   // the bytes git gives: a text file in another encoding than UTF-8 stays as it was; and
   // plumbing, which no diff setting of the workspace's (colour, prefixes, context) reshapes
-  const args = ["diff-tree", "-p", "--binary", "--no-ext-diff", "--no-textconv", "-M", start, tree];
+  const how = ["-p", "--binary", "--no-ext-diff", "--no-textconv", "-M"];
+  const args = ["diff-tree", ...how, start, tree, ...pathspec(exclude)];
   return await git(args, { cwd: root, maxBytes: cap, env: NO_INDEX }).catch((error: unknown) => {
     if (error instanceof TooMuchOutput) return undefined;
     throw error;

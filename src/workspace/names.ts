@@ -30,6 +30,10 @@ export function quoted(p: string): string {
   }
   return `${out}"`;
 }
+/** Every path but `exclude` (repository-relative, taken literally), as git's pathspec. */
+export function pathspec(exclude: readonly string[] = []): string[] {
+  return ["--", ":(top)", ...exclude.filter(Boolean).map((p) => `:(exclude,top,literal)${p}`)];
+}
 /** `mode blob[ stage]\tpath` split at its first tab. */
 export const atTab = (line: string) =>
   [line.slice(0, line.indexOf("\t")), line.slice(line.indexOf("\t") + 1)] as const;

@@ -420,6 +420,37 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     },
   );
 
+  it.each(["symlink", "file"] as const)(
+    "a ticket of write_scope ** that replaces the ticket directory with a %s fails saying so: no record is among its changes, nothing lands, nothing is lost",
+    async (by) => {
+      world = await makeWorld(Object.fromEntries([scoped("all", ["**"])]));
+      const w = world;
+      await advance(runContext(w), advanceOnly, "push");
+      const before = w.repo.head("main");
+      await job(w, "all", (ws) => {
+        rmSync(join(ws, "tickets"), { recursive: true });
+        if (by === "symlink") symlinkSync("/tmp", join(ws, "tickets"));
+        else writeFileSync(join(ws, "tickets"), "flat\n");
+      });
+      const a = (stateOf(w) as unknown as State).tickets.all?.attempts[0];
+      expect(a?.outcome).toBe("failed");
+      expect(a?.reason).toMatch(
+        new RegExp(`^integration refused: the tickets directory tickets/ replaced with a ${by} `),
+      );
+      expect(a?.reason).not.toContain("fields only the runner writes");
+      expect(a?.changes?.paths.map((p) => p.path).filter((p) => p.includes(".frontier"))).toEqual(
+        [],
+      );
+      const patch = w.repo.readFile(`tickets/${a?.changes?.patch_file}`);
+      expect(patch).toContain("+++ b/tickets\n");
+      expect(patch).not.toContain(".frontier");
+      expect(commitsOf(w, "all")).toHaveLength(0);
+      // the branch moved only by the run's own records: its tickets are all there
+      expect(w.repo.head("main")).not.toBe(before);
+      expect(w.repo.readFile("tickets/all.md")).toContain("status: failed");
+    },
+  );
+
   it.each(["graphql", "rest"] as const)(
     "a file added under a directory a person made a file or a submodule since is a conflict: their file stays (%s)",
     async (api) => {

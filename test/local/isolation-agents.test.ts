@@ -315,6 +315,36 @@ describe("work that is not integrated is never deleted", () => {
     });
   });
 
+  it.each(["ln -s /tmp tickets", "echo flat > tickets"])(
+    "an agent of write_scope ** that replaces the ticket directory (%s) fails saying so: no record is among its changes, nothing is integrated or lost",
+    async (how) => {
+      const repo = repoWith({
+        "tickets/frontier.yml": "run: flat\nisolation: worktree\n",
+        "tickets/a.md": ticket({ write_scope: ["**"] }),
+        // records the user committed: the worktree starts with them
+        "tickets/.frontier/notes.json": "{}\n",
+      });
+      const ran = await runHere(repo.dir, `rm -rf tickets && ${how}; echo done`);
+      expect(ran.code).toBe(1);
+      const a = attemptOf(repo.dir, "a", 1);
+      const made = how.startsWith("ln") ? "a symlink" : "a file";
+      expect(a.reason).toMatch(
+        `integration refused: the tickets directory tickets/ replaced with ${made} `,
+      );
+      expect(a.changes?.verdict).toBe("kept");
+      expect(a.changes?.paths.map((p) => p.path)).toEqual([
+        "tickets",
+        "tickets/a.md",
+        "tickets/frontier.yml",
+      ]);
+      const patch = readFileSync(join(repo.dir, ".frontier", "results", "a@1.patch"), "utf8");
+      expect(patch).toContain("+++ b/tickets\n");
+      expect(patch).not.toContain(".frontier");
+      expect(git(repo.root, "rev-parse", "frontier/flat")).toBe(repo.start);
+      expect(readFileSync(join(repo.dir, ".frontier", "notes.json"), "utf8")).toBe("{}\n");
+    },
+  );
+
   it("a worktree left by a kill after its attempt was recorded goes without a patch: it was not interrupted", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: recorded\nisolation: worktree\n",

@@ -136,9 +136,11 @@ describe("the changes of a workspace against the commit it started from", () => 
     write(root, "src/api/big.bin", Buffer.alloc(4 << 20, "agent output\n"));
     write(root, "src/api/a.ts", "export const a = 42;\n");
     const got = await collectChanges(root, start);
-    expect(await patchOf(root, got.start, got.tree, 64 * 1024)).toBeUndefined();
+    expect(await patchOf(root, got.start, got.tree, { cap: 64 * 1024 })).toBeUndefined();
     const whole = (await patchOf(root, got.start, got.tree)) as Buffer;
-    expect(String(await patchOf(root, got.start, got.tree, whole.byteLength))).toBe(String(whole));
+    expect(String(await patchOf(root, got.start, got.tree, { cap: whole.byteLength }))).toBe(
+      String(whole),
+    );
     expect(String(whole)).toContain("+export const a = 42;");
   });
 
