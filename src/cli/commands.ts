@@ -189,7 +189,7 @@ export async function reportCommand(
   if (opened.kind === "exit") return opened.code;
   const receipt = localReceipt(opened.opened, now, {
     resultText: resultReader(dir),
-    branch: (await import("../local/worktree.js")).receiptBranch(dir),
+    ...(await import("../local/worktree.js")).isolatedReceipt(dir, opened.opened.frontier),
   });
   const targets = opts.html || opts.json || opts.markdown ? opts : localReports(dir);
   writeReports(receipt, { ...targets, dir: shellWord(dir) });

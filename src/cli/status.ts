@@ -16,7 +16,7 @@ import {
   type ReceiptOptions,
   receiptJson,
 } from "../report/receipt.js";
-import { remainderOf } from "../report/remainder.js";
+import { type Held, remainderOf } from "../report/remainder.js";
 import { clipList, STATUS_ICON } from "../report/states.js";
 import { boundHint } from "../terminal/bound-hint.js";
 import { type Paint, painter, STATUS_STYLE } from "../terminal/colour.js";
@@ -39,16 +39,17 @@ export async function statusCommand(
   const frontier = opened.opened.frontier;
   // isolated tickets ran: the run has a branch (its module is loaded only then)
   const isolated = existsSync(join(dir, BRANCH_FILE));
-  const branch = isolated ? (await import("../local/worktree.js")).receiptBranch(dir) : undefined;
+  const worktree = isolated ? await import("../local/worktree.js") : undefined;
+  const { branch, held } = worktree?.isolatedReceipt(dir, frontier) ?? {};
   if (opts.json) {
-    io.stdout.write(receiptJson(localReceipt(opened.opened, now, { branch })));
+    io.stdout.write(receiptJson(localReceipt(opened.opened, now, { branch, held })));
     return EXIT.complete;
   }
   const paint = painter(io.stdout, io.env);
   // The text shows a few fields of the receipt: read them from the engine, not the whole
   // receipt (waves, critical path and a copy of every ticket's record, unused here).
   // Every ticket it names is open, so the remainder (file order) lists them all.
-  const remainder = remainderOf(frontier, now);
+  const remainder = remainderOf(frontier, now, held);
   // one write: at 10k tickets a write per line was a tenth of the command
   const out: string[] = [];
   const all = frontier.counts();
@@ -59,7 +60,7 @@ export async function statusCommand(
     `${paint("bold", `run ${frontier.runRecord().run}`)}: ${frontier.runState(now)} — ${plural(frontier.specs().length, "ticket")}: ${counts}`,
   );
   if (branch) out.push(...branchLines(frontier, branch));
-  out.push(...openLines(frontier, remainder, dir, now, paint));
+  out.push(...openLines(frontier, remainder, dir, now, paint, held));
   const hint = boundHint(frontier, dir, now, continueCommand(dir, opened.opened, remainder));
   if (hint !== undefined) out.push(hint);
   if (remainder.length > 0) {
@@ -77,12 +78,13 @@ function openLines(
   dir: string,
   now: number,
   paint: Paint,
+  held?: Held,
 ): string[] {
   const out: string[] = [];
   const ready = remainder.filter((r) => r.status === "ready").map((r) => r.id);
   if (ready.length > 0) out.push(`ready: ${ready.join(", ")}`);
   for (const r of remainder) {
-    if (r.status !== "claimed") continue;
+    if (r.status !== "claimed" || held?.has(r.id)) continue;
     const state = frontier.state(r.id);
     const by = state?.claimed_by ?? "";
     // a runner killed with -9 leaves its claims: the next `frontier run` reclaims them

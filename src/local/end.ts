@@ -80,7 +80,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   const frontier = r.frontier;
   if (r.crashed || r.stopping) return stopped(r, now, resume);
   const state = frontier.runState(now);
-  // its exit code: running (claims live elsewhere) and not started are no success
+  // its exit code: running (claims live elsewhere or held) and not started are no success
   const code = state === "running" || state === "not started" ? EXIT.failed : EXIT[state];
   if (!r.nothingHappened || !existsSync(join(r.dir, RECEIPT_FILE)) || r.options.json) {
     const receiptJson = await reports(r, now);
@@ -99,7 +99,7 @@ export async function concludeRun(r: RunEnd, started: number): Promise<number> {
     err,
     r.nothingHappened ? `${head}, nothing to do (${tally})` : `${head} in ${elapsed} — ${tally}`,
   );
-  const remainder = remainderOf(frontier, now);
+  const remainder = remainderOf(frontier, now, r.held);
   const table = remainderTable(remainder.slice(0, 10), paint);
   if (table.length > 0) line(err, table.join("\n"));
   if (remainder.length > 10) line(err, `  … ${remainder.length - 10} more in the report`);
@@ -182,7 +182,7 @@ export function reportCode() {
 async function reports(r: RunEnd, now: number): Promise<string> {
   const [{ localReceipt, receiptJson }, { localReports, writeReports }] = await reportCode();
   const receipt = localReceipt(r, now, {
-    branch: r.isolation && (await import("./worktree.js")).receiptBranch(r.dir),
+    ...(r.isolation && (await import("./worktree.js")).isolatedReceipt(r.dir, r.frontier)),
     resultText: resultReader(r.dir),
   });
   writeReports(receipt, { ...localReports(r.dir), dir: shellWord(r.shownDir) });

@@ -17,6 +17,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
 import { REASON, runsIsolated } from "../core/constants.js";
+import type { Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import type { AttemptRecord, Settings, TicketSpec } from "../core/model.js";
 import type { Interpreted } from "../core/settle.js";
@@ -201,11 +202,18 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
   }
 }
 
-/** The run's branch as its receipt names it: none when no ticket of the run ran isolated. */
-export function receiptBranch(dir: string): ReceiptOptions["branch"] {
+/**
+ * The run's branch as its receipt names it (none when no ticket of the run ran isolated),
+ * and the claims held: their attempt ended, its record waits for a run to integrate it.
+ */
+export function isolatedReceipt(dir: string, frontier: Frontier): Partial<ReceiptOptions> {
+  const held = new Set<string>();
+  for (const p of readPendings(dir, "json"))
+    if (frontier.state(p.ticket)?.claim === p.claim) held.add(p.ticket);
   const record = readBranchRecord(dir);
-  if (record === undefined) return undefined;
-  return { name: record.branch, base: record.base, merge: `git merge ${shellWord(record.branch)}` };
+  if (record === undefined) return { held };
+  const merge = `git merge ${shellWord(record.branch)}`;
+  return { held, branch: { name: record.branch, base: record.base, merge } };
 }
 
 /** Which ticket directory's run integrates on `branch`: a file in the repository's git directory. */

@@ -25,7 +25,7 @@ import type {
   TicketSpec,
   TicketState,
 } from "../core/model.js";
-import { remainderOf } from "./remainder.js";
+import { type Held, remainderOf } from "./remainder.js";
 import { durationMs } from "./states.js";
 
 export interface ReceiptOptions {
@@ -50,6 +50,8 @@ export interface ReceiptOptions {
   isolation?: IsolationName;
   /** the branch the run's changes land on; its commits are read from the attempts */
   branch?: Omit<ReceiptBranch, "commits">;
+  /** the local run's claims held, waiting on the user */
+  held?: Held;
 }
 
 export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt {
@@ -87,7 +89,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
         t.question !== undefined && t.attempts.findLast((a) => a.outcome === "suspended");
       return asked ? [{ ticket: t.id, attempt: asked.n, question: t.question! }] : [];
     }),
-    remainder: remainderOf(frontier, opts.now),
+    remainder: remainderOf(frontier, opts.now, opts.held),
     // absent fields stay undefined: the receipt's JSON leaves them out
     goal: opts.goal,
     where: opts.where,
@@ -114,7 +116,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
 export function localReceipt(
   { frontier, settings }: { frontier: Frontier; settings: Pick<Settings, "goal" | "isolation"> },
   now: number,
-  more: Pick<ReceiptOptions, "branch" | "resultText"> = {},
+  more: Pick<ReceiptOptions, "branch" | "resultText" | "held"> = {},
 ): Receipt {
   const { goal, isolation } = settings;
   return buildReceipt(frontier, { now, goal, isolation, where: "local", ...more });

@@ -22,8 +22,11 @@ export function spentWords(spent: SpentBound): string {
   }
 }
 
-/** What holds an open ticket, as one line. */
-export function holdWords(hold: Hold): string {
+/** Claimed tickets whose ended attempt the run could not integrate: they wait on the user. */
+export type Held = Pick<ReadonlySet<string>, "has">;
+
+/** What holds an open ticket, as one line; a `held` claim's, the user. */
+export function holdWords(hold: Hold, held?: boolean): string {
   switch (hold.kind) {
     case "blocked": {
       const word =
@@ -44,6 +47,7 @@ export function holdWords(hold: Hold): string {
     case "bound-spent":
       return `run bound spent: ${spentWords(hold.spent)}`;
     case "running":
+      if (held) return "held: its attempt waits on you — fix what the run said, then frontier run";
       return `running attempt ${hold.attempt} (${hold.by ?? "unknown"})`;
     case "failed":
       return `failed: ${singleLine(hold.reason ?? "no reason given")}`;
@@ -55,8 +59,8 @@ export function holdWords(hold: Hold): string {
 }
 
 /** The open remainder of a run at `now`, in file order. */
-export function remainderOf(frontier: Frontier, now: number): RemainderEntry[] {
+export function remainderOf(frontier: Frontier, now: number, held?: Held): RemainderEntry[] {
   return frontier
     .holds(now)
-    .map(({ id, status, hold }) => ({ id, status, waiting_on: holdWords(hold) }));
+    .map(({ id, status, hold }) => ({ id, status, waiting_on: holdWords(hold, held?.has(id)) }));
 }

@@ -36,7 +36,7 @@ import {
   runHere,
   ticket,
 } from "./git-repo.js";
-import { startFrontier, until } from "./harness.js";
+import { frontier, startFrontier, until } from "./harness.js";
 
 const attemptOf = (dir: string, id: string, n: number) =>
   readJson<AttemptRecord>(join(dir, ".frontier", "attempts", `${id}@${n}.json`));
@@ -947,6 +947,26 @@ describe("a branch a worktree has checked out is never moved", () => {
     expect(git(repo.root, "diff", "--cached", "--name-only")).toBe("");
     expect(git(repo.root, "status", "--porcelain", "--", ".", ":!tickets")).toBe("");
     expect(readFileSync(join(repo.dir, "api.md"), "utf8")).toMatch(/status: claimed/);
+    // nothing runs it: the run's end, status, the report and the receipt say it is held, and what to do
+    const waits = "held: its attempt waits on you — fix what the run said, then frontier run";
+    expect(ran.stderr).toMatch(/^run out: running in \S+ — 0\/1 complete$/m);
+    expect(ran.stderr).toContain(`  api     ● claimed  ${waits}\n`);
+    const status = await frontier(["status", repo.dir], { env: { NO_COLOR: "1" } });
+    expect(status.stdout).toMatch(/^run out: running — 1 ticket/);
+    expect(status.stdout).toContain(`  api     ● claimed  ${waits}\n`);
+    expect(`${ran.stderr}${status.stdout}`).not.toMatch(/running attempt|interrupted/);
+    const held = {
+      state: "running",
+      remainder: [{ id: "api", status: "claimed", waiting_on: waits }],
+    };
+    const receipt = join(repo.dir, ".frontier", "receipt.json");
+    expect(readJson(receipt)).toMatchObject(held);
+    const json = await frontier(["status", "--json", repo.dir]);
+    expect(JSON.parse(json.stdout)).toMatchObject(held);
+    rmSync(receipt);
+    expect((await frontier(["report", repo.dir])).code).toBe(0);
+    expect(readJson(receipt)).toMatchObject(held);
+    expect(readFileSync(join(repo.dir, ".frontier", "report.md"), "utf8")).toContain(waits);
   });
 
   it("checked out in a new worktree, which has no branch to go back to: the advice works there, and the next run integrates the work", async () => {
