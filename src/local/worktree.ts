@@ -309,8 +309,7 @@ export function recordsPath(rb: RunBranch): string {
  */
 export const worktreeChanges = (rb: RunBranch): CollectOptions => ({
   exclude: [recordsPath(rb)],
-  excludesFile: join(rb.repository.commonDir, "info", "exclude"),
-  attributesFile: join(rb.repository.commonDir, "info", "attributes"),
+  gitDir: rb.repository.commonDir,
   engineFields: engineFieldRule(rb.ticketDir),
 });
 

@@ -3,8 +3,8 @@
  * workspace's files as the attempt left them and the commit it started from, whatever
  * the agent did with git meanwhile (commits, branches, resets, stashes) — files added,
  * modified, deleted or renamed, the executable bit, symlinks. Paths the repository
- * ignores (its .gitignore files, and the caller's own excludes file, never the workspace's
- * info/exclude or core.excludesFile: an agent's git could hide its files with them) and
+ * ignores (its .gitignore files, and the info/exclude of the git directory the caller trusts, never
+ * an agent's info/exclude or core.excludesFile: its git could hide its files with them) and
  * the paths the caller excludes (the ticket directory's `.frontier/`) are not changes.
  *
  * One module for both runners: the action's settle step reads the job's checkout, the
@@ -145,10 +145,8 @@ const REMOVED = `0 ${"0".repeat(40)}\t`;
 export interface CollectOptions {
   /** repository-relative paths that are not changes */
   exclude?: readonly string[];
-  /** a file of ignore patterns the caller trusts (locally the user's `info/exclude`) */
-  excludesFile?: string;
-  /** the only `info/attributes` files are hashed by (locally the user's, which the run guards) */
-  attributesFile?: string;
+  /** the git directory the workspace's must share, whose `info/` (attributes, exclude) is honoured: locally the user's, which the run guards */
+  gitDir?: string;
   /** the ticket files (repository-relative paths), and whether a change edits their engine-written fields */
   engineFields?: {
     isTicket: (path: string) => boolean;
@@ -169,9 +167,9 @@ export async function collectChanges(
 ): Promise<Collected> {
   // git's own answer, and the directory whose `.git` holds it: a `core.worktree` in the
   // repository's configuration (pointing elsewhere, `/` say) makes them differ
-  const asked = ["rev-parse", "--show-toplevel", "--git-path", "info/attributes"];
+  const asked = ["rev-parse", "--show-toplevel", "--git-common-dir"];
   const said = await gitText(asked, { cwd: workdir }).catch(() => "");
-  const [root = "", attributes] = said.split("\n");
+  const [root = "", common = ""] = said.split("\n");
   let own = resolve(workdir);
   while (!lstatOr(Buffer.from(join(own, ".git"))) && dirname(own) !== own) own = dirname(own);
   if (root === "" || root !== realpathSync(own)) {
@@ -179,20 +177,22 @@ export async function collectChanges(
     const what = gone ? "was removed" : "is no longer a git work tree (its .git was removed)";
     throw new NotCollected(`${workdir} ${what}`);
   }
-  // git hashes files as its git directory's info/attributes says (line endings, an encoding):
-  // one the caller does not trust (on GitHub any: a job's checkout has none) would alter them
-  const real = (p?: string) => (p && existsSync(p) ? realpathSync(p) : undefined);
-  const info = real(attributes && resolve(workdir, attributes));
-  if (info && info !== real(options.attributesFile))
-    throw new NotCollected(
-      `its git directory's attributes (${info}) would change its files as git stores them: remove them, or put them in a .gitattributes`,
-    );
   const startCommit = await tryResolveCommit(root, start);
   if (startCommit === undefined) {
     throw new NotCollected(
       `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
     );
   }
+  // its git directory is the caller's (where an integration finds its blobs), else one without
+  // info/attributes (on GitHub): git would hash files as that says, altered (line endings, an encoding)
+  const shared = realpathSync(resolve(workdir, common));
+  const info = join(shared, "info", "attributes");
+  if (options.gitDir === undefined ? existsSync(info) : shared !== realpathSync(options.gitDir))
+    throw new NotCollected(
+      existsSync(info)
+        ? `its git directory's attributes (${info}) would change its files as git stores them: remove them, or put them in a .gitattributes`
+        : `its .git points at another repository (${shared}) than the run's (${options.gitDir})`,
+    );
   const { tree, nested, submodules, changed } = await withIndex(root, startCommit, async (o) => {
     const found = await workspaceFiles(o, options);
     return { ...found, tree: await writeTree(o, found.lines, "latin1") };
@@ -239,11 +239,11 @@ export async function collectChanges(
  */
 async function workspaceFiles(
   o: GitOptions,
-  { exclude, excludesFile }: CollectOptions,
+  { exclude, gitDir }: CollectOptions,
 ): Promise<{ lines: string[]; nested: string[]; submodules: string[]; changed: string[] }> {
   const spec = pathspec(exclude);
-  const from =
-    excludesFile && lstatOr(Buffer.from(excludesFile)) ? [`--exclude-from=${excludesFile}`] : [];
+  const excludes = gitDir && join(gitDir, "info", "exclude");
+  const from = excludes && lstatOr(Buffer.from(excludes)) ? [`--exclude-from=${excludes}`] : [];
   const [tracked, untracked, drivers] = await Promise.all([
     git(["ls-files", "-z", "-s", ...spec], o),
     git(["ls-files", "-z", "-o", "--exclude-per-directory=.gitignore", ...from, ...spec], {

@@ -685,6 +685,33 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(readFileSync(join(kept!, "app/api/build.bat"), "utf8")).toBe("@echo off\r\n");
   });
 
+  it("a worktree's .git pointed at a repository of the agent's own (a clone, no attributes) fails its attempt saying so: the run is never held on blobs its repository lacks", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: elsewhere\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      "tickets/web.md": ticket({ depends_on: ["api"], write_scope: ["web/**"] }),
+    });
+    const exec = [
+      'if [ "$FRONTIER_TICKET" = api ]; then own="$(mktemp -d)"',
+      '  git clone -q --no-checkout "$(git rev-parse --git-common-dir)" "$own/r"',
+      '  echo "gitdir: $own/r/.git" > .git && mkdir -p app && echo precious > app/a.js; fi',
+      "echo done",
+    ].join("\n");
+    for (const _ of [1, 2]) {
+      const ran = await runHere(repo.dir, exec);
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).not.toContain("could not be integrated");
+    }
+    const api = attemptOf(repo.dir, "api", 1);
+    expect(api.outcome).toBe("failed");
+    expect(api.reason).toMatch(
+      /^its changes could not be collected: its \.git points at another repository \(\S+\/r\/\.git\) than the run's \(\S+\); nothing was integrated, its files are kept in (\S+) — /,
+    );
+    const kept = /its files are kept in (\S+) — /.exec(api.reason ?? "")?.[1];
+    expect(readFileSync(join(kept!, "app/a.js"), "utf8")).toBe("precious\n");
+    expect(git(repo.root, "rev-parse", "frontier/elsewhere")).toBe(repo.start);
+  });
+
   it("an object store an agent adds (alternates) stops the integration: no commit lands whose files live outside the repository", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: alt\nisolation: worktree\n",

@@ -551,8 +551,7 @@ describe("git runs on the workspace with none of the agent's code", () => {
     process.env.INPUT_TOKEN = "ghs_secret";
     try {
       // info/attributes the caller trusts (locally the user's, which the run guards): its filter runs no more
-      const attributesFile = join(root, ".git/info/attributes");
-      const got = await collectChanges(root, start, { attributesFile });
+      const got = await collectChanges(root, start, { gitDir: join(root, ".git") });
       await patchOf(root, got.start, got.tree);
       await commitOnto(root, {
         head: start,
@@ -688,7 +687,7 @@ describe("git runs on the workspace with none of the agent's code", () => {
     expect(sh(clone, "write-tree")).toBe(got.tree);
   });
 
-  it("what the agent's git excludes (info/exclude, core.excludesFile) is still a change: the repository's .gitignore decides, and the caller's own excludes file", async () => {
+  it("what the agent's git excludes (info/exclude, core.excludesFile) is still a change: the repository's .gitignore decides, and the info/exclude of the git directory the caller trusts", async () => {
     const excludes = join(mkdtempSync(join(tmpdir(), "frontier-excludes-")), "excludes");
     writeFileSync(excludes, "*.md\n");
     sh(root, "config", "core.excludesFile", excludes);
@@ -698,7 +697,7 @@ describe("git runs on the workspace with none of the agent's code", () => {
     write(root, "build/out.js", "ignored by .gitignore\n");
     const got = await collectChanges(root, start);
     expect(got.paths.map((c) => c.path)).toEqual(["docs/new.md", "src/api/new.ts"]);
-    const local = await collectChanges(root, start, { excludesFile: excludes });
-    expect(local.paths.map((c) => c.path)).toEqual(["src/api/new.ts"]);
+    const local = await collectChanges(root, start, { gitDir: join(root, ".git") });
+    expect(local.paths.map((c) => c.path)).toEqual(["docs/new.md"]);
   });
 });
