@@ -11,8 +11,8 @@
  * local runner a ticket's worktree. The workspace is untrusted (git.ts):
  * its files are hashed as `git add` stores them, with no filter driver run (a checkout's
  * line endings undone as the attributes say, never the agent's settings), listed with none of its
- * configuration's code, and staged into a temporary index — its own index, and the
- * user's, are neither read nor changed. What cannot be carried faithfully (a nested
+ * configuration's code, and staged into a temporary index — its own index (read only for what it
+ * tracks past a .gitignore), and the user's, are never changed. What cannot be carried faithfully (a nested
  * repository, a name that is not UTF-8 or that git refuses) is named, and what git can
  * hold of it kept as evidence. The blobs it writes are the workspace's content, in the
  * repository's object store, where an integration commit (local) or an upload (GitHub)
@@ -244,12 +244,12 @@ async function workspaceFiles(
   const spec = pathspec(exclude);
   const excludes = gitDir && join(gitDir, "info", "exclude");
   const from = excludes && lstatOr(Buffer.from(excludes)) ? [`--exclude-from=${excludes}`] : [];
-  const [tracked, untracked, drivers] = await Promise.all([
+  const ignores = ["--exclude-per-directory=.gitignore", ...from, ...spec];
+  const [tracked, untracked, forced, drivers] = await Promise.all([
     git(["ls-files", "-z", "-s", ...spec], o),
-    git(["ls-files", "-z", "-o", "--exclude-per-directory=.gitignore", ...from, ...spec], {
-      ...o,
-      strict: true,
-    }).catch(unreadable),
+    git(["ls-files", "-z", "-o", ...ignores], { ...o, strict: true }).catch(unreadable),
+    // what its own index tracks though ignored (`git add -f`) is no ignored path (one its git cannot read: none)
+    git(["ls-files", "-z", "-c", "-i", ...ignores], { cwd: o.cwd }).catch(() => Buffer.alloc(0)),
     noFilterDrivers(o.cwd),
   ]);
   const fsPath = (p: string) => Buffer.concat([Buffer.from(`${o.cwd}/`), bytesOf(p)]);
@@ -292,7 +292,7 @@ async function workspaceFiles(
     }
     listed(path);
   }
-  for (const path of split0(untracked)) {
+  for (const path of [...split0(untracked), ...split0(forced).filter((p) => !atStart.has(p))]) {
     if (!path.endsWith("/")) take(path);
     else {
       // git lists a nested repository as its directory, and does not look inside

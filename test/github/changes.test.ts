@@ -739,6 +739,25 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     ]);
   });
 
+  it("a file a .gitignore ignores that it committed (git add -f) lands; one it only left there does not", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("api", ["src/api/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "api", (ws) => {
+      write(ws, "src/api/.gitignore", "*.gen\n");
+      write(ws, "src/api/client.gen", "generated, shipped\n");
+      write(ws, "src/api/scratch.gen", "generated, not shipped\n");
+      agentGit(ws, "add", "-A");
+      agentGit(ws, "add", "-f", "src/api/client.gen");
+      agentGit(ws, "commit", "-qm", "api: the generated client, as the project ships it");
+    });
+    expect((stateOf(w) as unknown as State).tickets.api?.status).toBe("complete");
+    expect(changedIn(w, commitsOf(w, "api")[0]!.sha)).toEqual([
+      "src/api/.gitignore",
+      "src/api/client.gen",
+    ]);
+  });
+
   it("removing .git fails the attempt saying why; nothing passes as done and its dependent waits", async () => {
     world = await makeWorld(
       Object.fromEntries([scoped("api", ["src/api/**"]), scoped("ui", ["src/ui/**"], ["api"])]),

@@ -316,6 +316,12 @@ describe("whatever the agent did with git, the changes are its files against the
       sh(r, "stash", "-q");
       write(r, "src/api/kept.ts", "kept\n");
     },
+    "commits a file the .gitignore ignores (git add -f), and leaves another there": (r) => {
+      write(r, "build/dist.js", "shipped\n");
+      write(r, "build/cache.tmp", "scratch\n");
+      sh(r, "add", "-f", "build/dist.js");
+      sh(r, "commit", "-qm", "dist");
+    },
   };
   const expected: Record<string, string[]> = {
     "commits once": ["src/api/a.ts"],
@@ -325,6 +331,9 @@ describe("whatever the agent did with git, the changes are its files against the
       "src/api/two.ts",
     ],
     "resets a commit away and stashes an edit": ["src/api/kept.ts"],
+    "commits a file the .gitignore ignores (git add -f), and leaves another there": [
+      "build/dist.js",
+    ],
   };
   for (const [name, history] of Object.entries(histories)) {
     it(name, async () => {
