@@ -203,19 +203,6 @@ export function checkEditable(split: FrontSplit): void {
   }
 }
 
-type LineEdit = { from: number; to: number; insert: string };
-
-/** `text` with each edit's range (offsets from `offset`; no two overlap) replaced by its insert. */
-function applyLineEdits(text: string, edits: LineEdit[], offset = 0): string {
-  let out = "";
-  let at = 0;
-  for (const e of edits.sort((a, b) => a.from - b.from)) {
-    out += text.slice(at, offset + e.from) + e.insert;
-    at = offset + e.to;
-  }
-  return out + text.slice(at);
-}
-
 /**
  * Line edits of plain front matter, or undefined when the full YAML path must do it.
  * In plain front matter every key starts a line at column 0 and an engine field's
@@ -226,32 +213,51 @@ function applyLineEdits(text: string, edits: LineEdit[], offset = 0): string {
  * must read the same, the engine fields as written, the body byte-for-byte.
  */
 function editPlain(edit: FieldsEdit): string | undefined {
-  const { text, split, fields, eol } = edit;
+  const { text, split } = edit;
   const before = fastFields(split.yaml);
   if (before === undefined) return undefined;
-  const edits: LineEdit[] = [];
-  let appended = "";
-  let starts: number[] | undefined;
-  for (const name of edit.given) {
-    const value = fields[name];
-    const line = value === undefined ? "" : `${fieldLine(name, value)}${eol}`;
+  const starts = lineStarts(text, split.yamlStart, split.closeAt);
+  const out = editLines(edit, "", (name) => {
     const at = before.lines.get(name);
-    if (at === undefined) {
-      appended += line;
-      continue;
-    }
-    starts ??= lineStarts(text, split.yamlStart, split.closeAt);
+    if (at === undefined) return "absent";
     const from = starts[at - 1];
     const to = starts[at];
-    if (from === undefined || to === undefined) return undefined;
-    if (text.slice(from, to) !== line) edits.push({ from, to, insert: line });
+    return from === undefined || to === undefined ? undefined : { from, to };
+  });
+  if (out === undefined || out === text) return out;
+  return plainEditHolds(edit, before, out) ? out : undefined;
+}
+
+/**
+ * The text with each given field's line (where `lineOf` says: offsets into the text,
+ * "absent", or undefined when it cannot tell, and then so is this) replaced or removed,
+ * and new fields on their own lines before the closing `---`, every edit at once.
+ */
+function editLines(
+  { text, split, fields, given, eol }: FieldsEdit,
+  indent: string,
+  lineOf: (name: EngineFieldName) => { from: number; to: number } | "absent" | undefined,
+): string | undefined {
+  const edits: Array<{ from: number; to: number; insert: string }> = [];
+  let appended = "";
+  for (const name of given) {
+    const value = fields[name];
+    const line = value === undefined ? "" : `${indent}${fieldLine(name, value)}${eol}`;
+    const where = lineOf(name);
+    if (where === undefined) return undefined;
+    if (where === "absent") appended += line;
+    else if (text.slice(where.from, where.to) !== line) edits.push({ ...where, insert: line });
   }
   // new fields go on their own lines just before the closing ---
-  if (appended !== "")
-    edits.push({ from: split.closeAt + 1, to: split.closeAt + 1, insert: appended });
-  if (edits.length === 0) return text;
-  const out = applyLineEdits(text, edits);
-  return plainEditHolds(edit, before, out) ? out : undefined;
+  const close = split.closeAt + 1;
+  if (appended !== "") edits.push({ from: close, to: close, insert: appended });
+  let out = "";
+  let at = 0;
+  for (const e of edits.sort((a, b) => a.from - b.from)) {
+    out += text.slice(at, e.from) + e.insert;
+    at = e.to;
+  }
+  return out + text.slice(at);
 }
 
 /** Offsets where each line of the front matter starts (line 1 is the `---` line's rest). */
@@ -326,12 +332,9 @@ export function pairNamed(map: YAMLMap | undefined, name: string): Pair | undefi
  * Line edits. `y` is the front matter with the line break that ends it (the closing
  * delimiter's), so every line, the last one too, ends with a line break.
  */
-function splice(
-  { text, split, fields, given, eol }: FieldsEdit,
-  map: YAMLMap | undefined,
-): string | undefined {
+function splice(edit: FieldsEdit, map: YAMLMap | undefined): string | undefined {
+  const { text, split } = edit;
   const y = text.slice(split.yamlStart, split.closeAt + 1);
-  const edits: LineEdit[] = [];
   let indent = "";
   const firstKey = map?.items[0]?.key as { range?: number[] } | undefined;
   if (firstKey?.range) {
@@ -339,30 +342,19 @@ function splice(
     indent = y.slice(ls, firstKey.range[0]);
     if (!/^ *$/.test(indent)) return undefined;
   }
-  const appended: string[] = [];
-  for (const name of given) {
+  return editLines(edit, indent, (name) => {
     const pair = pairNamed(map, name) as
       | { key: { range?: number[] }; value: { range?: number[] } | null }
       | undefined;
-    const value = fields[name];
-    const line = value === undefined ? "" : `${indent}${fieldLine(name, value)}${eol}`;
-    if (pair === undefined) {
-      if (line !== "") appended.push(line);
-      continue;
-    }
+    if (pair === undefined) return "absent";
     const keyStart = pair.key.range?.[0];
     if (keyStart === undefined) return undefined;
     const from = y.lastIndexOf("\n", keyStart - 1) + 1;
     if (y.slice(from, keyStart) !== indent) return undefined;
     const valueEnd = pair.value?.range?.[1] ?? pair.key.range?.[1] ?? keyStart;
     const to = y[valueEnd - 1] === "\n" ? valueEnd : y.indexOf("\n", valueEnd) + 1;
-    edits.push({ from, to, insert: line });
-  }
-  if (appended.length > 0) {
-    // new fields go on their own lines just before the closing ---
-    edits.push({ from: y.length, to: y.length, insert: appended.join("") });
-  }
-  return applyLineEdits(text, edits, split.yamlStart);
+    return { from: split.yamlStart + from, to: split.yamlStart + to };
+  });
 }
 
 function editViaDocument({ text, split, fields, given, eol }: FieldsEdit): string {
