@@ -216,27 +216,27 @@ function editPlain(edit: FieldsEdit): string | undefined {
   const { text, split } = edit;
   const before = fastFields(split.yaml);
   if (before === undefined) return undefined;
-  const starts = lineStarts(text, split.yamlStart, split.closeAt);
   const out = editLines(edit, "", (name) => {
-    const at = before.lines.get(name);
-    if (at === undefined) return "absent";
-    const from = starts[at - 1];
-    const to = starts[at];
-    return from === undefined || to === undefined ? undefined : { from, to };
+    if (!before.lines.has(name)) return "absent";
+    // its line is the one line that starts with its name (a key of plain front matter)
+    const key = text.indexOf(`\n${name}:`, split.yamlStart) + 1;
+    return { key, end: key + 1 };
   });
   if (out === undefined || out === text) return out;
   return plainEditHolds(edit, before, out) ? out : undefined;
 }
 
 /**
- * The text with each given field's line (where `lineOf` says: offsets into the text,
- * "absent", or undefined when it cannot tell, and then so is this) replaced or removed,
- * and new fields on their own lines before the closing `---`, every edit at once.
+ * The text with each given field's lines replaced or removed, and new fields on their
+ * own lines before the closing `---`, every edit at once. `lineOf` says where a field is
+ * (offsets into the text of its key and of its value's end), or that it is "absent";
+ * undefined when it cannot tell or the key is not indented by `indent`, and then so is
+ * this.
  */
 function editLines(
   { text, split, fields, given, eol }: FieldsEdit,
   indent: string,
-  lineOf: (name: EngineFieldName) => { from: number; to: number } | "absent" | undefined,
+  lineOf: (name: EngineFieldName) => { key: number; end: number } | "absent" | undefined,
 ): string | undefined {
   const edits: Array<{ from: number; to: number; insert: string }> = [];
   let appended = "";
@@ -245,8 +245,14 @@ function editLines(
     const line = value === undefined ? "" : `${indent}${fieldLine(name, value)}${eol}`;
     const where = lineOf(name);
     if (where === undefined) return undefined;
-    if (where === "absent") appended += line;
-    else if (text.slice(where.from, where.to) !== line) edits.push({ ...where, insert: line });
+    if (where === "absent") {
+      appended += line;
+      continue;
+    }
+    const from = text.lastIndexOf("\n", where.key - 1) + 1;
+    if (text.slice(from, where.key) !== indent) return undefined;
+    const to = text.indexOf("\n", where.end - 1) + 1;
+    if (text.slice(from, to) !== line) edits.push({ from, to, insert: line });
   }
   // new fields go on their own lines just before the closing ---
   const close = split.closeAt + 1;
@@ -258,17 +264,6 @@ function editLines(
     at = e.to;
   }
   return out + text.slice(at);
-}
-
-/** Offsets where each line of the front matter starts (line 1 is the `---` line's rest). */
-function lineStarts(text: string, yamlStart: number, closeAt: number): number[] {
-  const starts = [yamlStart];
-  let nl = text.indexOf("\n", yamlStart);
-  while (nl !== -1 && nl <= closeAt) {
-    starts.push(nl + 1);
-    nl = text.indexOf("\n", nl + 1);
-  }
-  return starts;
 }
 
 /** The line edit changed nothing but the engine fields, read with the fast reader. */
@@ -329,17 +324,17 @@ export function pairNamed(map: YAMLMap | undefined, name: string): Pair | undefi
 }
 
 /**
- * Line edits. `y` is the front matter with the line break that ends it (the closing
- * delimiter's), so every line, the last one too, ends with a line break.
+ * Line edits at the positions the YAML document gives. The front matter ends with the
+ * closing delimiter's line break, so every line, the last one too, ends with one.
  */
 function splice(edit: FieldsEdit, map: YAMLMap | undefined): string | undefined {
   const { text, split } = edit;
-  const y = text.slice(split.yamlStart, split.closeAt + 1);
+  const at = (offset: number) => split.yamlStart + offset;
   let indent = "";
   const firstKey = map?.items[0]?.key as { range?: number[] } | undefined;
   if (firstKey?.range) {
-    const ls = y.lastIndexOf("\n", firstKey.range[0]! - 1) + 1;
-    indent = y.slice(ls, firstKey.range[0]);
+    const key = at(firstKey.range[0]!);
+    indent = text.slice(text.lastIndexOf("\n", key - 1) + 1, key);
     if (!/^ *$/.test(indent)) return undefined;
   }
   return editLines(edit, indent, (name) => {
@@ -347,13 +342,9 @@ function splice(edit: FieldsEdit, map: YAMLMap | undefined): string | undefined 
       | { key: { range?: number[] }; value: { range?: number[] } | null }
       | undefined;
     if (pair === undefined) return "absent";
-    const keyStart = pair.key.range?.[0];
-    if (keyStart === undefined) return undefined;
-    const from = y.lastIndexOf("\n", keyStart - 1) + 1;
-    if (y.slice(from, keyStart) !== indent) return undefined;
-    const valueEnd = pair.value?.range?.[1] ?? pair.key.range?.[1] ?? keyStart;
-    const to = y[valueEnd - 1] === "\n" ? valueEnd : y.indexOf("\n", valueEnd) + 1;
-    return { from: split.yamlStart + from, to: split.yamlStart + to };
+    const key = pair.key.range?.[0];
+    if (key === undefined) return undefined;
+    return { key: at(key), end: at(pair.value?.range?.[1] ?? pair.key.range?.[1] ?? key) };
   });
 }
 
