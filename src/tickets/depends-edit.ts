@@ -1,5 +1,5 @@
 /** `frontier dep add|rm`'s edit of a ticket's `depends_on`, the rest of the file kept. */
-import { isMap, isScalar, isSeq, type Pair, parseDocument } from "yaml";
+import { type Document, isMap, isScalar, isSeq, type Pair } from "yaml";
 import { splitFrontMatter } from "./frontmatter.js";
 
 import {
@@ -13,6 +13,8 @@ import {
 import { isNull } from "./yaml-errors.js";
 
 const flow = (items: readonly string[]) => `[${items.join(", ")}]`;
+/** what an id written as `text` reads as: its text, without the quotes around it */
+const unquoted = (text: string) => text.replace(/^(["'])(.*)\1$/, "$2");
 
 /**
  * A ticket's `depends_on` set to `next`, the rest of the file byte-for-byte, by the same
@@ -35,7 +37,7 @@ export function editDependsOn(text: string, next: readonly string[]): string {
   if (pair !== undefined) out = editValue(text, split.yamlStart, pair, next, eol);
   else if (next.length === 0) return text;
   else out = text.slice(0, split.closeAt + 1) + line + eol + text.slice(split.closeAt + 1);
-  if (!sameElsewhere(text, out, {}, ["depends_on"], false) || !readsAs(out, next)) {
+  if (!sameElsewhere(text, out, {}, ["depends_on"], (doc, yaml) => readsAs(doc, yaml, next))) {
     throw new Error("depends_on could not be edited without changing the author's part");
   }
   return out;
@@ -57,8 +59,7 @@ function editValue(
     const range = (node as { range?: readonly number[] | null } | null)?.range;
     return range ? text.slice(at(range[0]!), at(range[1]!)) : "";
   };
-  /** what an id written this way reads as: its text, without the quotes around it */
-  const idOf = (node: unknown) => src(node).replace(/^(["'])(.*)\1$/, "$2");
+  const idOf = (node: unknown) => unquoted(src(node));
   const afterColon = () => text.indexOf(":", at((pair.key as Ranged).range[1])) + 1;
   const value = pair.value as { range?: [number, number, number] } | null;
   // the author's text of each id that stays, by what it reads as
@@ -100,16 +101,11 @@ function editValue(
   return text.slice(0, at(value.range[0])) + flow(written) + text.slice(at(value.range[1]));
 }
 
-/** Whether the front matter's depends_on reads as exactly `ids`, by each item's own text. */
-function readsAs(text: string, ids: readonly string[]): boolean {
-  const split = splitFrontMatter(text);
-  if (split.kind !== "front") return ids.length === 0;
-  const doc = parseDocument(split.yaml, { version: "1.2" });
+/** Whether front matter (`yaml`, read as `doc`) has a depends_on that reads as exactly `ids`, by each item's own text. */
+function readsAs(doc: Document, yaml: string, ids: readonly string[]): boolean {
   const value = isMap(doc.contents) ? doc.contents.get("depends_on", true) : undefined;
   const read = (node: unknown): string | undefined =>
-    isScalar(node) && node.range
-      ? split.yaml.slice(node.range[0], node.range[1]).replace(/^(["'])(.*)\1$/, "$2")
-      : undefined;
+    isScalar(node) && node.range ? unquoted(yaml.slice(node.range[0], node.range[1])) : undefined;
   const got = isNull(value) ? [] : isSeq(value) ? value.items.map(read) : [read(value)];
   return got.length === ids.length && got.every((g, i) => g === ids[i]);
 }

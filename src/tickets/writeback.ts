@@ -11,7 +11,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { isDeepStrictEqual } from "node:util";
-import { isMap, isScalar, type Pair, parseDocument, type YAMLMap } from "yaml";
+import { type Document, isMap, isScalar, type Pair, parseDocument, type YAMLMap } from "yaml";
 import type { Changes, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import type { BlockedBy, TicketState } from "../core/model.js";
@@ -372,15 +372,15 @@ function editViaDocument({ text, split, fields, given, eol }: FieldsEdit): strin
 
 /**
  * The edit changed nothing but the engine fields: the body is the same, every other
- * field reads the same, and the engine fields read back as written.
+ * field reads the same, and the engine fields read back as written (or as `givenRead`
+ * says they should, from the edit's YAML document and its text).
  */
 export function sameElsewhere(
   before: string,
   after: string,
   fields: Readonly<Record<string, unknown>>,
   given: readonly string[],
-  /** false: the given fields may change as they will (their values are checked elsewhere) */
-  checkGiven = true,
+  givenRead?: (doc: Document, yaml: string) => boolean,
 ): boolean {
   const a = splitFrontMatter(before);
   const b = splitFrontMatter(after);
@@ -399,13 +399,11 @@ export function sameElsewhere(
     if (touched.has(key)) continue;
     if (JSON.stringify(jsA[key]) !== JSON.stringify(jsB[key])) return false;
   }
-  return (
-    !checkGiven ||
-    given.every((name) =>
-      fields[name] === undefined
-        ? jsB[name] === undefined
-        : JSON.stringify(jsB[name]) === JSON.stringify(fields[name]),
-    )
+  if (givenRead !== undefined) return givenRead(docB, b.yaml);
+  return given.every((name) =>
+    fields[name] === undefined
+      ? jsB[name] === undefined
+      : JSON.stringify(jsB[name]) === JSON.stringify(fields[name]),
   );
 }
 
