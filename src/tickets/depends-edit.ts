@@ -1,15 +1,6 @@
 /** `frontier dep add|rm`'s edit of a ticket's `depends_on`, the rest of the file kept. */
 import { type Document, isMap, isScalar, isSeq, type Pair } from "yaml";
-import { splitFrontMatter } from "./frontmatter.js";
-
-import {
-  checkEditable,
-  frontMatterMap,
-  pairNamed,
-  sameElsewhere,
-  withFrontMatter,
-  yamlString,
-} from "./writeback.js";
+import { frontMatterMap, frontToEdit, pairNamed, sameElsewhere, yamlString } from "./writeback.js";
 import { isNull } from "./yaml-errors.js";
 
 const flow = (items: readonly string[]) => `[${items.join(", ")}]`;
@@ -25,13 +16,10 @@ const unquoted = (text: string) => text.replace(/^(["'])(.*)\1$/, "$2");
  * block list (`- a` lines) stays a block list, a single id becomes a flow list.
  */
 export function editDependsOn(text: string, next: readonly string[]): string {
-  const split = splitFrontMatter(text);
-  const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const line = `depends_on: ${flow(next.map(yamlString))}`;
-  if (split.kind === "none") {
-    return next.length === 0 ? text : withFrontMatter(text, split.bodyStart, [line], eol);
-  }
-  checkEditable(split);
+  const front = frontToEdit(text, () => (next.length === 0 ? [] : [line]));
+  if (typeof front === "string") return front;
+  const { split, eol } = front;
   const pair = pairNamed(frontMatterMap(split), "depends_on");
   let out: string;
   if (pair !== undefined) out = editValue(text, split.yamlStart, pair, next, eol);

@@ -169,14 +169,10 @@ function fieldLine(name: EngineFieldName, value: unknown): string {
  */
 export function editFrontMatter(text: string, fields: EngineFields): string {
   const given = ENGINE_FIELDS.filter((k) => Object.hasOwn(fields, k));
-  const split = splitFrontMatter(text);
-  const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  if (split.kind === "none") {
-    const lines = given.filter((k) => fields[k] !== undefined).map((k) => fieldLine(k, fields[k]));
-    return lines.length === 0 ? text : withFrontMatter(text, split.bodyStart, lines, eol);
-  }
-  checkEditable(split);
-  const edit = { text, split, fields, given, eol };
+  const set = given.filter((k) => fields[k] !== undefined);
+  const front = frontToEdit(text, () => set.map((k) => fieldLine(k, fields[k])));
+  if (typeof front === "string") return front;
+  const edit = { text, ...front, fields, given };
   return editPlain(edit) ?? editWithDocument(edit);
 }
 
@@ -192,15 +188,24 @@ interface FieldsEdit {
   eol: string;
 }
 
-/** A text without front matter with front matter of `lines` put first (after its BOM). */
-export function withFrontMatter(text: string, bom: number, lines: string[], eol: string): string {
-  return `${text.slice(0, bom)}---${eol}${lines.join(eol)}${eol}---${eol}${text.slice(bom)}`;
-}
-
-export function checkEditable(split: FrontSplit): void {
-  if (!split.closed || !isYaml(split.language)) {
-    throw new Error("the ticket's front matter cannot be edited: it is not closed YAML");
+/**
+ * Where a ticket's front matter is and the text's line break, to edit it; or, when the
+ * text has none, the text with front matter of `lines()` put first (after its BOM), or as
+ * it is when there are none. Front matter that is not closed YAML cannot be edited.
+ */
+export function frontToEdit(text: string, lines: () => string[]) {
+  const split = splitFrontMatter(text);
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  if (split.kind === "front") {
+    if (!split.closed || !isYaml(split.language)) {
+      throw new Error("the ticket's front matter cannot be edited: it is not closed YAML");
+    }
+    return { split, eol };
   }
+  const add = lines();
+  if (add.length === 0) return text;
+  const bom = split.bodyStart;
+  return `${text.slice(0, bom)}---${eol}${add.join(eol)}${eol}---${eol}${text.slice(bom)}`;
 }
 
 /**
