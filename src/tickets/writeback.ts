@@ -389,15 +389,13 @@ export function sameElsewhere(
 ): boolean {
   const a = splitFrontMatter(before);
   const b = splitFrontMatter(after);
-  if (b.kind !== "front" || !b.closed) return false;
+  // (`before` is front matter that could be edited: the callers opened it to edit it)
+  if (a.kind !== "front" || b.kind !== "front" || !b.closed) return false;
   if (after.slice(b.bodyStart) !== before.slice(a.bodyStart)) return false;
   const docB = parseDocument(b.yaml, { version: "1.2" });
   if (docB.errors.length > 0) return false;
   const jsB = (docB.toJS() ?? {}) as Record<string, unknown>;
-  const jsA =
-    a.kind === "front"
-      ? ((parseDocument(a.yaml, { version: "1.2" }).toJS() ?? {}) as Record<string, unknown>)
-      : {};
+  const jsA = (parseDocument(a.yaml, { version: "1.2" }).toJS() ?? {}) as Record<string, unknown>;
   if (typeof jsB !== "object" || Array.isArray(jsB)) return false;
   const touched = new Set<string>(given);
   for (const key of new Set([...Object.keys(jsA), ...Object.keys(jsB)])) {
