@@ -179,14 +179,12 @@ export function editFrontMatter(text: string, fields: EngineFields): string {
 type FrontSplit = Extract<ReturnType<typeof splitFrontMatter>, { kind: "front" }>;
 
 /** One edit of a ticket's engine fields: its text, where its front matter is, what to write. */
-interface FieldsEdit {
+type FieldsEdit = Exclude<ReturnType<typeof frontToEdit>, string> & {
   text: string;
-  split: FrontSplit;
   fields: EngineFields;
   /** the fields `fields` sets or removes, in ENGINE_FIELDS order */
   given: readonly EngineFieldName[];
-  eol: string;
-}
+};
 
 /**
  * Where a ticket's front matter is and the text's line break, to edit it; or, when the
