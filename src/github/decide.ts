@@ -12,7 +12,7 @@ import { openRun, step } from "../core/event.js";
 import type { SavedState, Settings } from "../core/model.js";
 import { plural } from "../report/states.js";
 import { planWrites } from "../tickets/writeback.js";
-import { integrationMessage } from "../workspace/changes.js";
+import { integrationMessage } from "../workspace/commit-message.js";
 import type { BranchRead, FileChanges } from "./branch.js";
 import { HISTORY_READ, nameCommits } from "./changes.js";
 import { historyMessage, savedFromHistory } from "./history.js";

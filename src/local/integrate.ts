@@ -23,13 +23,8 @@ import { plural, shellWord } from "../terminal/text.js";
 import { integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { type Evidence, settleChanges } from "../tickets/outcome-file.js";
 import { createRecord, writeError, writing } from "../tickets/store.js";
-import {
-  attemptChanges,
-  changedSince,
-  commitOnto,
-  diffTrees,
-  integrationMessage,
-} from "../workspace/changes.js";
+import { attemptChanges, changedSince, commitOnto, diffTrees } from "../workspace/changes.js";
+import { integrationMessage } from "../workspace/commit-message.js";
 import { git } from "../workspace/git.js";
 import {
   addWorktree,

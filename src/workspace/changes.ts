@@ -24,9 +24,8 @@ import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from "
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { type ChangedPath, type ChangeMode, commitTrailers, named } from "../core/changes.js";
+import { type ChangedPath, type ChangeMode, named } from "../core/changes.js";
 import { errnoCode } from "../core/errors.js";
-import { singleLine } from "../core/text.js";
 import { GitError, type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
 import { addParents, atTab, bytesOf, pathspec, quoted, shown, split0 } from "./names.js";
 import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
@@ -245,11 +244,11 @@ async function workspaceFiles(
   const excludes = gitDir && join(gitDir, "info", "exclude");
   const from = excludes && lstatOr(Buffer.from(excludes)) ? [`--exclude-from=${excludes}`] : [];
   const ignores = ["--exclude-per-directory=.gitignore", ...from, ...spec];
-  const [tracked, untracked, forced, drivers] = await Promise.all([
+  const [tracked, untracked, own, drivers] = await Promise.all([
     git(["ls-files", "-z", "-s", ...spec], o),
     git(["ls-files", "-z", "-o", ...ignores], { ...o, strict: true }).catch(unreadable),
-    // what its own index tracks though ignored (`git add -f`) is no ignored path (one its git cannot read: none)
-    git(["ls-files", "-z", "-c", "-i", ...ignores], { cwd: o.cwd }).catch(() => Buffer.alloc(0)),
+    // its own index (one its git cannot read: none), for what it tracks that the start does not
+    git(["ls-files", "-z", "-s", ...spec], { cwd: o.cwd }).catch(() => Buffer.alloc(0)),
     noFilterDrivers(o.cwd),
   ]);
   const fsPath = (p: string) => Buffer.concat([Buffer.from(`${o.cwd}/`), bytesOf(p)]);
@@ -292,7 +291,7 @@ async function workspaceFiles(
     }
     listed(path);
   }
-  for (const path of [...split0(untracked), ...split0(forced).filter((p) => !atStart.has(p))]) {
+  for (const path of split0(untracked)) {
     if (!path.endsWith("/")) take(path);
     else {
       // git lists a nested repository as its directory, and does not look inside
@@ -300,6 +299,13 @@ async function workspaceFiles(
       walk(fsPath(path), path, take);
     }
     listed(path);
+  }
+  // a file it tracks past a .gitignore (`git add -f`) is no ignored path; a submodule it added
+  // (a gitlink, whose directory `git submodule deinit` emptied) is not carried by its files
+  for (const [head, path] of split0(own).map(atTab)) {
+    if (atStart.has(path)) continue;
+    if (head.startsWith("160000 ")) nested.add(path);
+    else take(path);
   }
   // a nested repository made inside a listed directory, or a .git git takes for no
   // repository (and leaves out): either cannot be carried as made
@@ -531,24 +537,6 @@ export async function changedSince(
     if (commit !== "") moved.set(mine, commit);
   }
   return moved;
-}
-
-/**
- * The message of a ticket attempt's commit, the same on both runners: its headline names
- * the ticket as a commit list shows it; its trailers name run, ticket, attempt and claim
- * (the attempt's commit is found by them). `tail` ends its sentence with a runner's words.
- */
-export function integrationMessage(
-  i: { run: string; ticket: string; title: string; attempt: number; claim: string; paths: number },
-  tail = "",
-): string {
-  const [run, title] = [singleLine(i.run), singleLine(i.title)];
-  const headline =
-    title === i.ticket
-      ? i.ticket
-      : `${i.ticket}: ${title.length > 72 ? `${title.slice(0, 71)}…` : title}`;
-  const paths = `${i.paths} changed path${i.paths === 1 ? "" : "s"}`;
-  return `${headline}\n\nTicket ${i.ticket}, attempt ${i.attempt} of run ${run}: ${paths}.${tail}\n\n${commitTrailers(run, i.ticket, i.attempt, i.claim)}\n`;
 }
 
 /** The commit made, or why the ref was not moved onto it (moveRef's answer). */

@@ -367,6 +367,20 @@ describe("what cannot be carried as made is named, and kept", () => {
     expect(patch).toContain("+c");
   });
 
+  it("a submodule it added and emptied again (git submodule deinit) is named, never dropped from beside its .gitmodules", async () => {
+    const lib = mkdtempSync(join(tmpdir(), "frontier-lib-"));
+    sh(lib, "init", "-q", "-b", "main");
+    write(lib, "l.txt", "lib\n");
+    sh(lib, "add", "-A");
+    sh(lib, "commit", "-qm", "lib");
+    sh(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "src/lib");
+    sh(root, "commit", "-qm", "lib");
+    sh(root, "submodule", "deinit", "-q", "-f", "src/lib");
+    const got = await collectChanges(root, start);
+    expect(got.paths.map((c) => c.path)).toEqual([".gitmodules"]);
+    expect(got.refused).toMatch(/^integration refused: nested git repositories: src\/lib \(/);
+  });
+
   it("a nested repository made inside a tracked directory is named", async () => {
     sh(join(root, "src/api"), "init", "-q");
     write(root, "src/api/a.ts", "changed\n");
