@@ -54,6 +54,7 @@ const HISTORIES: Record<string, string> = {
   "dir-to-file": `rm -rf ${D} && echo flat > ${D}`,
   "stash-untracked": `echo n > ${D}/n.txt && echo m >> ${D}/a.txt && git stash -u -q && echo kept > ${D}/k.txt`,
   ignores: `printf 'secret.txt\\n' > ${D}/.gitignore && echo s > ${D}/secret.txt && echo v > ${D}/visible.txt`,
+  "force-added": `printf 'gen/\\n' > ${D}/.gitignore && mkdir ${D}/gen && echo g > ${D}/gen/out.js && git add -A && git add -f ${D}/gen/out.js && git commit -qm gen`,
   "odd-names": [
     `echo 1 > ${D}/"sp ace.txt" && echo 2 > ${D}/ünï.txt && echo 3 > ${D}/-dash`,
     `echo 4 > ${D}/'"q".txt' && echo 5 > ${D}/"$(printf 'tab\\tx')" && echo 6 > ${D}/'back\\slash'`,
@@ -100,6 +101,7 @@ const EXPECTED: Record<string, string> = {
   "dir-to-file": "complete integrated 5",
   "stash-untracked": "complete integrated 1",
   ignores: "complete integrated 2",
+  "force-added": "complete integrated 2",
   "odd-names": "complete integrated 10",
   "worktree-add": "complete integrated 1",
   "file-to-dir": "complete integrated 2",
