@@ -33,7 +33,7 @@ export interface Snapshot {
   staged?: string;
   /** the shared git directory's config, hooks and info/: path → content hash */
   shared: Map<string, string>;
-  /** the user's branches, tags and replace refs (not frontier/…) → object, and each stash entry as `stash:<commit>` */
+  /** the user's branches, tags, replace and notes refs (not frontier/…) → object, and each stash entry as `stash:<commit>` */
   refs: Map<string, string>;
 }
 
@@ -199,8 +199,9 @@ export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
 async function refsOf(root: string): Promise<Map<string, string>> {
   const o = { cwd: root };
   // a symbolic ref's line (refs/heads/alias → main) ends in the ref it names: that one is said
-  const each = ["for-each-ref", "--format=%(refname) %(objectname) %(symref)", "refs/heads"];
-  const refs = await gitText([...each, "refs/tags", "refs/replace"], o).catch(() => "");
+  const kinds = ["refs/heads", "refs/tags", "refs/replace", "refs/notes"];
+  const each = ["for-each-ref", "--format=%(refname) %(objectname) %(symref)", ...kinds];
+  const refs = await gitText(each, o).catch(() => "");
   const stash = await gitText(["reflog", "--format=stash:%H %H ", "refs/stash"], o).catch(() => "");
   const lines = `${refs}\n${stash}`.split("\n").filter((l) => l.endsWith(" "));
   const mine = lines.filter((line) => !line.startsWith("refs/heads/frontier/"));
@@ -295,9 +296,10 @@ async function refsLost(rb: RunBranch, before: Pick<Snapshot, "head" | "refs">) 
         : `${name} (was ${was.slice(0, 10)}: git update-ref ${shellWord(ref)} ${was})`,
     );
   }
-  // added: a stash entry on top of theirs (for their `git stash pop`), a replacement of an object
+  // added: a stash entry on top of theirs (for their `git stash pop`), a replacement of an
+  // object or notes (each changes what their git shows)
   for (const [ref, now] of refs) {
-    if (before.refs.has(ref) || !/^(stash:|refs\/replace\/)/.test(ref)) continue;
+    if (before.refs.has(ref) || !/^(stash:|refs\/(replace|notes)\/)/.test(ref)) continue;
     const stash = `a stash entry added (${now.slice(0, 10)}: look at git stash list before you pop)`;
     out.push(ref.startsWith("stash:") ? stash : `${ref}, added (git update-ref -d ${ref})`);
   }
