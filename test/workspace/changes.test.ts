@@ -368,12 +368,7 @@ describe("what cannot be carried as made is named, and kept", () => {
   });
 
   it("a submodule it added and emptied again (git submodule deinit) is named, never dropped from beside its .gitmodules", async () => {
-    const lib = mkdtempSync(join(tmpdir(), "frontier-lib-"));
-    sh(lib, "init", "-q", "-b", "main");
-    write(lib, "l.txt", "lib\n");
-    sh(lib, "add", "-A");
-    sh(lib, "commit", "-qm", "lib");
-    sh(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "src/lib");
+    sh(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", libRepo(), "src/lib");
     sh(root, "commit", "-qm", "lib");
     sh(root, "submodule", "deinit", "-q", "-f", "src/lib");
     const got = await collectChanges(root, start);
@@ -454,15 +449,20 @@ describe("what cannot be carried as made is named, and kept", () => {
   });
 });
 
+/** A repository of one commit (`l.txt`), to add as a submodule. */
+function libRepo(): string {
+  const lib = mkdtempSync(join(tmpdir(), "frontier-lib-"));
+  sh(lib, "init", "-q", "-b", "main");
+  write(lib, "l.txt", "lib\n");
+  sh(lib, "add", "-A");
+  sh(lib, "commit", "-qm", "lib");
+  return lib;
+}
+
 describe("a submodule the start holds", () => {
   /** `vendor/lib` a submodule of the start, checked out in `root`; its clone without it checked out */
   function withSubmodule(): { start: string; clone: string } {
-    const lib = mkdtempSync(join(tmpdir(), "frontier-lib-"));
-    sh(lib, "init", "-q", "-b", "main");
-    write(lib, "l.txt", "lib\n");
-    sh(lib, "add", "-A");
-    sh(lib, "commit", "-qm", "lib");
-    sh(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib");
+    sh(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", libRepo(), "vendor/lib");
     sh(root, "commit", "-qm", "submodule");
     const clone = mkdtempSync(join(tmpdir(), "frontier-clone-"));
     sh(clone, "clone", "-q", root, ".");
