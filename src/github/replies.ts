@@ -8,6 +8,7 @@ import type { Status } from "../core/model.js";
 import { closest } from "../core/near.js";
 import { clip, cutMarkdown, escapeMarkdown, mdCode, mdUrl, oneLine } from "../report/escape.js";
 import { GITHUB_COMMENT_MAX } from "../report/markdown.js";
+import { noun, plural } from "../report/states.js";
 import { type CommandName, quoteWord } from "./command-parse.js";
 
 /** Every reply carries this marker, so nothing mistakes it for the sticky report. */
@@ -111,7 +112,7 @@ export function retried(
 ): string {
   const back =
     unblocked.length > 0
-      ? ` ${named(unblocked.map(mdCode), 20)} ${unblocked.length === 1 ? "returns" : "return"} to pending and will run when ready.`
+      ? ` ${named(unblocked.map(mdCode), 20)} ${noun(unblocked.length, "returns", "return")} to pending and will run when ready.`
       : "";
   const state =
     next.status === "claimed"
@@ -127,7 +128,7 @@ export function retried(
 export function feedbackRecorded(file: string, ran: readonly string[]): string {
   const kept = `The feedback is recorded for its next attempt (\`${file}\`) and shown in its context.`;
   if (ran.length === 0) return kept;
-  return `${kept} ${named(ran.map(mdCode), 20)} already ran on its earlier result and ${ran.length === 1 ? "is" : "are"} not re-run unless retried too (\`/retry TICKET\`).`;
+  return `${kept} ${named(ran.map(mdCode), 20)} already ran on its earlier result and ${noun(ran.length, "is", "are")} not re-run unless retried too (\`/retry TICKET\`).`;
 }
 
 export interface CancelledRun {
@@ -145,7 +146,7 @@ export function cancelled(
   runs: readonly CancelledRun[],
 ): string {
   const lines = [
-    `Run cancelled by ${who(login)}: ${tickets.length} open ${tickets.length === 1 ? "ticket" : "tickets"} cancelled${
+    `Run cancelled by ${who(login)}: ${plural(tickets.length, "open ticket")} cancelled${
       tickets.length > 0 ? ` (${named(tickets.map(mdCode), 30)})` : ""
     }.`,
   ];

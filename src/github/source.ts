@@ -18,11 +18,12 @@ import { basename, join, resolve } from "node:path";
 import { z } from "zod";
 import { readJson } from "../core/json.js";
 import type { Settings, TicketSpec } from "../core/model.js";
+import { noun, plural } from "../report/states.js";
 import { ENGINE_FIELDS } from "../tickets/field-table.js";
 import { idFromFile } from "../tickets/fields.js";
 import { STATE_DIR } from "../tickets/layout.js";
 import { listTickets, loadDirectory, ticketFileNames } from "../tickets/load.js";
-import { formatProblem, type Problem } from "../tickets/problems.js";
+import { formatProblem, isError, type Problem } from "../tickets/problems.js";
 import { SETTINGS_FILE } from "../tickets/setting-keys.js";
 import { CLEARED_FIELDS, editFrontMatter } from "../tickets/writeback.js";
 import type { BranchRead } from "./branch.js";
@@ -105,9 +106,9 @@ export async function loadTickets(
   // with bodies, so no ticket cache: each event's checkout is fresh anyway
   const loaded = await loadDirectory(path, files ? { files } : {});
   if (loaded.kind === "invalid") {
-    const errors = loaded.problems.filter((p) => p.severity === "error").length;
+    const errors = loaded.problems.filter(isError).length;
     throw new UserError(
-      `${errors} problem${errors === 1 ? "" : "s"} in ${dir}${where}: nothing was started. Fix ${errors === 1 ? "it" : "them"} and push again.`,
+      `${plural(errors, "problem")} in ${dir}${where}: nothing was started. Fix ${noun(errors, "it", "them")} and push again.`,
       loaded.problems.map((p) => formatProblem(p, dir)),
       "invalid-graph",
     );
