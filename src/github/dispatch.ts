@@ -77,9 +77,7 @@ export class DispatchSession {
 const RUN_NAME = /^frontier (\S+)#(\d+) (\S+)$/;
 
 /** Ticket, attempt and claim from an orch-task run's name, if it is one of ours. */
-export function parseRunName(
-  name: string | null | undefined,
-): { ticket: string; attempt: number; claim: string } | undefined {
+export function parseRunName(name: string | null | undefined) {
   const m = RUN_NAME.exec((name ?? "").trim());
   if (!m) return undefined;
   return { ticket: m[1] as string, attempt: Number(m[2]), claim: m[3] as string };
