@@ -42,10 +42,9 @@ export async function archiveRun(
   state: GitHubState,
 ): Promise<string | undefined> {
   const { gh, repo } = ctx;
-  const rootTree = at.tree;
-  // the ticket directory from the repository root ("" for the root itself)
+  // the ticket directory from the repository root ("" for the root itself: its tree is the head's)
   const dirPath = joinRepoPath(ctx.dir, STATE_DIR).slice(0, -STATE_DIR.length).replace(/\/$/, "");
-  const dirTree = dirPath === "" ? rootTree : await subtree(ctx, rootTree, dirPath);
+  const dirTree = await subtree(ctx, at.tree, dirPath);
   if (!dirTree) return undefined;
   const entries = await listTree(ctx, dirTree);
   const frontierTree = entries.find((e) => e.path === STATE_DIR && e.type === "tree")?.sha;
