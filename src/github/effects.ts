@@ -247,9 +247,7 @@ function learnedOf(
       for (const { send, message } of sent.refused) {
         const r = frontier.settle(
           {
-            ticket: send.ticket,
-            attempt: send.attempt,
-            claim: send.claim,
+            ...send,
             outcome: "failed",
             reason: `dispatch refused by GitHub: ${message}`,
             by: "github",
