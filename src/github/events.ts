@@ -187,9 +187,7 @@ export function readWorkflowRun(payload: unknown): WorkflowRunRead {
 export function deadJobEvent(job: DeadJob): RunEvent {
   return settleEvent(
     {
-      ticket: job.ticket,
-      attempt: job.attempt,
-      claim: job.claim,
+      ...job,
       outcome: "failed",
       // a job that ran into its timeout (the ticket's bound) is a timed-out attempt
       reason:
