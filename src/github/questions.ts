@@ -4,17 +4,13 @@
  */
 import { clip, fenceFor, oneLine } from "../report/escape.js";
 import { GITHUB_COMMENT_MAX } from "../report/markdown.js";
-import { questionMarker } from "./command-parse.js";
+import { type QuestionMarker, questionMarker } from "./command-parse.js";
 import type { Repo } from "./git.js";
 import type { GitHub } from "./octokit.js";
 import { issueOnce, QUESTION_LABEL } from "./report-comment.js";
 
-export interface QuestionIssue {
-  run: string;
-  /** the branch the run lives on: the bot finds the run's state there */
-  branch: string;
-  ticket: string;
-  attempt: number;
+/** Its marker's fields, the branch always among them: the bot finds the run's state there. */
+export interface QuestionIssue extends Required<QuestionMarker> {
   question: string;
   /** where the run's report is, to link back */
   reportUrl?: string;
