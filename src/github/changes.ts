@@ -37,8 +37,9 @@ import {
 import { gitText } from "../workspace/git.js";
 import { addParents } from "../workspace/names.js";
 import { type BranchRead, type FileChanges, TREE } from "./branch.js";
-import { type Repo, uploadBlob } from "./git.js";
-import { apiFailure, type GitHub, rateLimitOf } from "./octokit.js";
+import { workflowRefusal } from "./errors.js";
+import { ContentRefused, type Repo, uploadBlob } from "./git.js";
+import type { GitHub } from "./octokit.js";
 import { frontierDirPath, type Unnamed } from "./state.js";
 
 /** What one ticket attempt may integrate on GitHub. */
@@ -189,14 +190,11 @@ export async function uploadChanges(gh: GitHub, repo: Repo, changes: JobChanges)
   for (const blob of uploadsOf(changes.paths)) {
     const content = changes.contents.get(blob);
     if (content === undefined) throw new Error(`the content of blob ${blob} was not collected`);
-    const sha = await uploadBlob(gh, repo, content).catch((error: unknown) => {
-      // GitHub refusing this content (push protection: a secret in it) fails the attempt by
-      // its words; its patch is not written either, for it holds what GitHub refused
-      const f = apiFailure(error);
-      if (!f || f.status < 400 || f.status >= 500 || rateLimitOf(error)) throw error;
-      changes.refused = `integration refused: GitHub refused to store ${changes.paths.find((c) => c.blob === blob)?.path} (${f.message}) — take out what it objects to (push protection refuses a secret), then retry the ticket; nothing was integrated, the attempt record keeps its paths and blob ids`;
-      changes.patch = undefined;
-    });
+    const sha = await uploadBlob(gh, repo, content)
+      .catch(ContentRefused.of(changes.paths.find((c) => c.blob === blob)?.path ?? blob))
+      .catch((error: unknown) => {
+        if (!refusedBy(changes, error)) throw error;
+      });
     if (sha === undefined) return sent;
     if (sha !== blob) {
       throw new Error(`GitHub stored blob ${blob} as ${sha}: the upload did not keep its bytes`);
@@ -204,6 +202,16 @@ export async function uploadChanges(gh: GitHub, repo: Repo, changes: JobChanges)
     sent += content.byteLength;
   }
   return sent;
+}
+
+/** Whether GitHub's refusal (a workflow file, a file's content) fails the attempt by name: decide again. */
+export function refusedBy(changes: JobChanges | undefined, error: unknown): boolean {
+  const content = error instanceof ContentRefused;
+  const why = content ? error.message : workflowRefusal(error);
+  if (!changes || !why || (changes.refused && !(content && changes.patch))) return false;
+  changes.refused ??= why;
+  if (content) changes.patch = undefined; // it holds what GitHub refused
+  return true;
 }
 
 /** The files of the ticket's commit: what `decide` adds to the event's commit. */

@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import type { ChangeMode } from "../core/changes.js";
-import { apiFailure, type GitHub, isConflict } from "./octokit.js";
+import { apiFailure, type GitHub, isConflict, rateLimitOf } from "./octokit.js";
 
 export interface Repo {
   owner: string;
@@ -52,6 +52,18 @@ export interface FileChanges {
   entries?: ReadonlyMap<string, { mode: ChangeMode; sha: string }>;
 }
 
+/** GitHub refused to store a file's content (push protection: a secret in it): the attempt's reason. */
+export class ContentRefused extends Error {
+  /** A blob upload's failure: GitHub's refusal of `path`'s content (a 4xx, no rate limit) is one. */
+  static of = (path: string) => (error: unknown) => {
+    const f = apiFailure(error);
+    if (!f || f.status < 400 || f.status >= 500 || rateLimitOf(error)) throw error;
+    throw new ContentRefused(
+      `integration refused: GitHub refused to store ${path} (${f.message}) — take out what it objects to (push protection refuses a secret), then retry the ticket; nothing was integrated, the attempt record keeps its paths and blob ids`,
+    );
+  };
+}
+
 /**
  * Upload `content` as a blob (one write); GitHub answers its id, git's content id, so
  * the same bytes uploaded again are the same blob.
@@ -79,17 +91,17 @@ export async function commitFiles(
   changes: FileChanges,
   message: string,
 ): Promise<CommitResult> {
+  const blob = { mode: "100644", type: "blob" } as const;
   // a tree entry's `content` is text: bytes that are not UTF-8 go up as a blob first
   const written = await Promise.all(
     [...changes.additions].map(async ([path, content]) => ({
+      ...blob,
       path,
-      mode: "100644" as const,
-      type: "blob" as const,
       ...(typeof content === "string"
         ? { content }
         : isUtf8(content)
           ? { content: Buffer.from(content).toString("utf8") }
-          : { sha: await uploadBlob(gh, repo, content) }),
+          : { sha: await uploadBlob(gh, repo, content).catch(ContentRefused.of(path)) }),
     })),
   );
   const tree = await gh.rest.git.createTree({
@@ -97,19 +109,9 @@ export async function commitFiles(
     base_tree: head.tree,
     // deletions first, as createCommitOnBranch makes them: a file may take a directory's place
     tree: [
-      ...changes.deletions.map((path) => ({
-        path,
-        mode: "100644" as const,
-        type: "blob" as const,
-        sha: null,
-      })),
+      ...changes.deletions.map((path) => ({ ...blob, path, sha: null })),
       ...written,
-      ...[...(changes.entries ?? [])].map(([path, e]) => ({
-        path,
-        mode: e.mode as "100644" | "100755" | "120000",
-        type: "blob" as const,
-        sha: e.sha,
-      })),
+      ...[...(changes.entries ?? [])].map(([path, e]) => ({ ...blob, path, ...e })),
     ],
   });
   return commitTree(gh, repo, branch, head.sha, tree.data.sha, message);

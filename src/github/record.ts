@@ -30,11 +30,12 @@ import {
   type JobChanges,
   movedPaths,
   probesOf,
+  refusedBy,
   tryCommitThatChanged,
 } from "./changes.js";
 import { type Decided, type Decision, decide, type RunsSeen, type TryInput } from "./decide.js";
 import { findClaimRuns } from "./dispatch.js";
-import { UserError, workflowRefusal } from "./errors.js";
+import { UserError } from "./errors.js";
 import { jobEvent, type SettleJob } from "./events.js";
 import { archiveForeignRun, pushRefused } from "./foreign.js";
 import { archiveRun, blobSha } from "./fresh.js";
@@ -354,12 +355,8 @@ class Recording {
       const head = { sha: read.head, tree: read.tree };
       answer = await this.store.current.commit(head, decision, decision.message);
     } catch (error) {
-      const refused = workflowRefusal(error);
-      if (refused && this.changes && this.changes.refused === undefined) {
-        // never sent again as it is: decided again, the attempt fails by name, its change kept
-        this.changes.refused = refused;
-        return undefined;
-      }
+      // never sent again as it is: decided again, the attempt fails by name
+      if (refusedBy(this.changes, error)) return undefined;
       if (isPushRefused(error)) throw pushRefused(ctx, error);
       if (restAfter(ctx, this.store, error, "recording with the REST API")) return undefined;
       throw error;

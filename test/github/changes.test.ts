@@ -599,6 +599,24 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
     expect(w.repo.listFiles("main").filter((p) => /deploy|\.patch$/.test(p))).toEqual([]);
   });
 
+  it("on the REST API (GraphQL's budget spent), a file not in UTF-8 GitHub refuses to store fails the attempt by name the same", async () => {
+    world = await makeWorld(Object.fromEntries([scoped("tools", ["tools/**"])]));
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    const said = "Secret detected in content";
+    w.fake.inject({ status: 409, operation: "git/create-blob", message: said, times: 20 });
+    const store = restStore(w.gh, { owner: "acme", repo: "widgets" }, "main");
+    const key = Buffer.from([0xff, 0xfe, ...Buffer.from("TOKEN=ghp_not_a_real_one\n")]);
+    await job(w, "tools", (ws) => write(ws, "tools/key.bin", key), undefined, { store });
+    const tools = (stateOf(w) as unknown as State).tickets.tools;
+    expect(tools?.status).toBe("failed");
+    expect(tools?.attempts[0]?.reason).toMatch(
+      /^integration refused: GitHub refused to store tools\/key\.bin \(Secret detected in content\) /,
+    );
+    expect(tools?.attempts[0]?.changes?.patch_file).toBeUndefined();
+    expect(w.repo.listFiles("main").filter((p) => /key|\.patch$/.test(p))).toEqual([]);
+  });
+
   it("1,500 paths (an npm install the repository does not ignore) fail the attempt saying so, its settle reading the branch once, not a query per 250 paths, its record listing the first 1,000", async () => {
     world = await makeWorld(Object.fromEntries([scoped("deps", ["app/**"])]));
     const w = world;
