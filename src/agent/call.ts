@@ -119,12 +119,11 @@ async function post(config: AgentConfig, body: unknown, ms: number, deps: CallDe
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(ms),
     });
-    return {
-      kind: "answer",
-      status: res.status,
-      headers: res.headers,
-      text: await boundedText(res),
-    };
+    // whatever an endpoint echoes back, the key is never in its words as read, so no reason
+    // keeps it, whole or cut short (a key too short to be a real one would only garble them)
+    const text = await boundedText(res);
+    const words = config.key.length < 8 ? text : text?.split(config.key).join("***");
+    return { kind: "answer", status: res.status, headers: res.headers, text: words };
   } catch (error) {
     if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
       return { kind: "timeout" };
@@ -160,13 +159,7 @@ export async function callModel(
   let tokensKey: Ask["tokensKey"] = "max_tokens";
   let transient = 0;
   let requests = 0;
-  // whatever an endpoint echoes back, the key is never written into a reason
-  // (a key too short to be a real one would only garble the words)
-  const redact = (text: string) =>
-    config.key.length >= 8 ? text.split(config.key).join("***") : text;
-  const done = (o: ModelOutcome) =>
-    o.reason === undefined ? o : { ...o, reason: redact(o.reason) };
-  const failed = (reason: string) => done({ status: "failed", reason });
+  const failed = (reason: string): ModelOutcome => ({ status: "failed", reason });
   /** waits `ms` if the bound leaves room for a request after it */
   const waitFits = async (ms: number): Promise<boolean> => {
     if (deps.now() + ms + MIN_REQUEST_MS > budget.deadline) return false;
@@ -196,7 +189,7 @@ export async function callModel(
     }
     const { status, text } = sent;
     if (text === undefined) return failed(noAnswer.tooLarge(config, status, MAX_ANSWER_BYTES));
-    if (status >= 200 && status < 300) return done(answered(config, status, text));
+    if (status >= 200 && status < 300) return answered(config, status, text);
     if (status === 429) {
       const limit = rateLimit(sent.headers, text, deps.now());
       if (await waitFits(limit.waitMs ?? backoff())) {

@@ -370,6 +370,35 @@ describe("refusals are failed attempts whose reason says what to change", () => 
     expect(JSON.stringify(run.written)).not.toContain("sk-live-0123456789abcdef");
   });
 
+  it("an echoed key is in no outcome in part either: an excerpt cut inside it, a result that repeats it", async () => {
+    const key = "sk-live-0123456789abcdef";
+    models.addToken(key);
+    // the cut at 300 characters falls inside the key: an excerpt would keep its first half
+    const pad = "x".repeat(280);
+    models.model("fake/echo-long", (req) => ({
+      kind: "error",
+      status: 400,
+      body: { error: { message: `${pad} ${req.token} may not use this model` } },
+    }));
+    models.model("fake/echo-answer", (req) => answer(`${"y".repeat(62)} ${req.token}`));
+    for (const model of ["fake/echo-long", "fake/echo-answer"]) {
+      const run = await attempt({
+        flags: { endpoint: models.baseUrl, model },
+        env: { OPENAI_API_KEY: key },
+      });
+      expect(run.written?.status, model).toBe("failed");
+      expect(JSON.stringify(run.written), model).not.toContain(key.slice(0, 12));
+    }
+    models.model("fake/echo-result", (req) =>
+      answer({ status: "complete", result: `Key ${req.token}.` }),
+    );
+    const run = await attempt({
+      flags: { endpoint: models.baseUrl, model: "fake/echo-result" },
+      env: { OPENAI_API_KEY: key },
+    });
+    expect(run.written).toMatchObject({ status: "complete", result: "Key ***." });
+  });
+
   it("an answer larger than any completion is not read on, and fails saying so", async () => {
     models.model("fake/flood", () => ({ kind: "answer", content: "x".repeat(9 * 1024 * 1024) }));
     const run = await attempt({ ticket: ticket("fake/flood") });
