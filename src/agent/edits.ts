@@ -4,10 +4,11 @@
  * and the model's whole-file writes and deletions applied to it before the agent ends.
  *
  * Every path is checked before anything is written: one that would leave the workspace
- * (absolute, `..`, through a symlink, into `.git`) or land in a run's records (`.frontier`,
- * never a change: dropped, the work claimed would be lost) refuses the whole answer, naming
- * the path, and nothing is written anywhere. A path outside the write_scope is written: the
- * runners judge it as they judge any agent's change, a scope breach that fails the attempt.
+ * (absolute, `..`, through a symlink, into `.git`) or land where no change is taken (a run's
+ * records, `.frontier`; a path git ignores: dropped, the work claimed would be lost) refuses
+ * the whole answer, naming the path, and nothing is written anywhere. A path outside the
+ * write_scope is written: the runners judge it as they judge any agent's change, a scope
+ * breach that fails the attempt.
  */
 import { lstat, mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
@@ -109,8 +110,19 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   if (edits === undefined) return plain;
   const paths = [...edits.writes.map((w) => w.path), ...edits.deletes];
   const refused: string[] = [];
+  // an untracked path a .gitignore or info/exclude matches is no runner's change (as they
+  // read it: no core.excludesFile); none when git cannot say
+  const ignored = await git(["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"], {
+    cwd: root,
+    input: paths.join("\0"),
+  }).then(
+    (out) => new Set(out.toString("utf8").split("\0")),
+    () => new Set<string>(),
+  );
   for (const path of paths) {
-    const why = await escapes(root, path);
+    const why =
+      (await escapes(root, path)) ??
+      (ignored.has(path) ? "git ignores it: never a change, the runner would drop it" : undefined);
     if (why !== undefined) refused.push(`${JSON.stringify(path)} (${why})`);
   }
   const failed = (reason: string): AgentOutcome => ({
@@ -120,7 +132,7 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   });
   if (refused.length > 0) {
     return failed(
-      `the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it, out of .git and .frontier`,
+      `the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`,
     );
   }
   const read = () => Promise.all(paths.map((p) => readFile(join(root, p)).catch(() => undefined)));

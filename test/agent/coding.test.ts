@@ -143,6 +143,25 @@ describe("a chain of coding tickets run by the built-in agent, locally", () => {
     expect(attempt.changes).toBeUndefined();
     expect(git(repo.root, "rev-parse", "frontier/records")).toBe(repo.start);
   });
+
+  it("a write to a path the repository ignores (never a change: the runner drops it) refuses the answer: no attempt claims work that was dropped", async () => {
+    const repo = repoWith({
+      ".gitignore": "dist/\n",
+      "tickets/frontier.yml": "run: ignored\nisolation: worktree\n",
+      "tickets/build.md": ticket({ write_scope: ["**"] }, "write: app/ok.js\nwrite: dist/app.js"),
+    });
+    const ran = await runHere(repo.dir, agentExec());
+    expect(ran.code).toBe(1);
+    const attempt = readJson<AttemptRecord>(
+      join(repo.dir, ".frontier", "attempts", "build@1.json"),
+    );
+    expect(attempt.outcome).toBe("failed");
+    expect(attempt.reason).toMatch(
+      /none of it was written: "dist\/app\.js" \(git ignores it: never a change/,
+    );
+    expect(attempt.changes).toBeUndefined();
+    expect(git(repo.root, "rev-parse", "frontier/ignored")).toBe(repo.start);
+  });
 });
 
 /** One attempt of `frontier agent` in process, in `cwd`, for a ticket file with `front`. */
