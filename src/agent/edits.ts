@@ -17,7 +17,7 @@ import { compileScope, pathInScope } from "../core/scope.js";
 import { fenceFor } from "../report/escape.js";
 import { repositoryRoot } from "../workspace/changes.js";
 import { git } from "../workspace/git.js";
-import type { AgentOutcome, ModelOutcome } from "./protocol.js";
+import { type AgentOutcome, excerpt, type ModelOutcome } from "./protocol.js";
 
 /**
  * The most of the scope's files one request carries, in bytes (about 4,000 tokens): with
@@ -35,16 +35,19 @@ export async function workspaceRoot(cwd: string): Promise<string> {
   return realpath((await repositoryRoot(cwd)) ?? cwd);
 }
 
+/** The paths `git args` prints (NUL-separated) in `root`, given `input`; none when it fails. */
+const pathsOf = (root: string, args: string[], input = "") =>
+  git(args, { cwd: root, input }).then(
+    (out) => new Set(out.toString("utf8").split("\0").filter(Boolean)),
+    () => new Set<string>(),
+  );
+
 /** The request's part about files: the write scope, and the text of the files it matches. */
 export async function scopeFiles(root: string, patterns: readonly string[]): Promise<string> {
   const scope = compileScope(patterns);
   // tracked and untracked files, not the ignored ones (build output, node_modules)
-  const listed = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: root,
-  }).then(
-    (out) => [...new Set(out.toString("utf8").split("\0"))].filter((p) => p !== "").sort(),
-    () => [] as string[],
-  );
+  const listing = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"];
+  const listed = [...(await pathsOf(root, listing))].sort();
   const out = [
     "",
     "## Files",
@@ -112,18 +115,13 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   const refused: string[] = [];
   // an untracked path a .gitignore or info/exclude matches is no runner's change (as they
   // read it: no core.excludesFile); none when git cannot say
-  const ignored = await git(["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"], {
-    cwd: root,
-    input: paths.join("\0"),
-  }).then(
-    (out) => new Set(out.toString("utf8").split("\0")),
-    () => new Set<string>(),
-  );
+  const checkIgnore = ["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"];
+  const ignored = await pathsOf(root, checkIgnore, paths.join("\0"));
   for (const path of paths) {
     const why =
       (await escapes(root, path)) ??
       (ignored.has(path) ? "git ignores it: never a change, the runner would drop it" : undefined);
-    if (why !== undefined) refused.push(`${JSON.stringify(path)} (${why})`);
+    if (why !== undefined) refused.push(`${excerpt(JSON.stringify(path), 200)} (${why})`);
   }
   const failed = (reason: string): AgentOutcome => ({
     status: "failed",
@@ -132,7 +130,7 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   });
   if (refused.length > 0) {
     return failed(
-      `the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`,
+      `the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.slice(0, 20).join(", ")}${refused.length > 20 ? `, and ${refused.length - 20} more` : ""} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`,
     );
   }
   const read = () => Promise.all(paths.map((p) => readFile(join(root, p)).catch(() => undefined)));
@@ -150,7 +148,9 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
     }
   } catch (error) {
     const code = errnoCode(error) ?? String(error);
-    return failed(`could not write ${path} in ${root} (${code}): the files before it were written`);
+    return failed(
+      `could not write ${excerpt(path, 200)} in ${root} (${code}): the files before it were written`,
+    );
   }
   // a write of the text already there, or undone by a deletion, changed nothing: no result says it did
   const after = (await read()).map((b) => b?.toString("hex"));

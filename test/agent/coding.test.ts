@@ -326,6 +326,21 @@ describe("what a coding request carries, and what its answer may write", () => {
     expect(git(repo.root, "status", "--porcelain")).toBe("");
   });
 
+  it("a path too long to write, or a thousand refused, is a reason of a few lines that names them, never one past max_result_bytes", async () => {
+    const repo = repoWith({ "app/a.js": "a\n" });
+    const long = `app/${"n".repeat(1_100_000)}.js`;
+    reply = () => edits("Did it.", { [long]: "x\n" });
+    let outcome = await attemptIn(repo.root, { write_scope: ["**"] });
+    expect(outcome.reason).toMatch(/^could not write app\/n{190,}… in .* \(ENAMETOOLONG\)/);
+    expect(String(outcome.reason).length).toBeLessThan(1000);
+    const climbs = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`../x${i}.js`, ""]));
+    reply = () => edits("Did it.", climbs);
+    outcome = await attemptIn(repo.root, { write_scope: ["**"] });
+    expect(outcome.reason).toMatch(/"\.\.\/x19\.js" \(it climbs[^"]*, and 980 more — paths are/);
+    expect(String(outcome.reason).length).toBeLessThan(2000);
+    expect(git(repo.root, "status", "--porcelain")).toBe("");
+  });
+
   it("a ticket without write_scope is asked for an outcome only; edits its model sends anyway are never applied", async () => {
     const repo = repoWith({ "app/a.js": "a\n" });
     reply = () => edits("Did it.", { "app/a.js": "changed\n" });
