@@ -430,12 +430,11 @@ async function post(config, body, ms, deps) {
             body: JSON.stringify(body),
             signal: AbortSignal.timeout(ms),
         });
-        return {
-            kind: "answer",
-            status: res.status,
-            headers: res.headers,
-            text: await boundedText(res),
-        };
+        // whatever an endpoint echoes back, the key is never in its words as read, so no reason
+        // keeps it, whole or cut short (a key too short to be a real one would only garble them)
+        const text = await boundedText(res);
+        const words = config.key.length < 8 ? text : text?.split(config.key).join("***");
+        return { kind: "answer", status: res.status, headers: res.headers, text: words };
     }
     catch (error) {
         if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
@@ -464,11 +463,7 @@ async function callModel(config, context, ask, budget, deps) {
     let tokensKey = "max_tokens";
     let transient = 0;
     let requests = 0;
-    // whatever an endpoint echoes back, the key is never written into a reason
-    // (a key too short to be a real one would only garble the words)
-    const redact = (text) => config.key.length >= 8 ? text.split(config.key).join("***") : text;
-    const done = (o) => o.reason === undefined ? o : { ...o, reason: redact(o.reason) };
-    const failed = (reason) => done({ status: "failed", reason });
+    const failed = (reason) => ({ status: "failed", reason });
     /** waits `ms` if the bound leaves room for a request after it */
     const waitFits = async (ms) => {
         if (deps.now() + ms + MIN_REQUEST_MS > budget.deadline)
@@ -503,7 +498,7 @@ async function callModel(config, context, ask, budget, deps) {
         if (text === undefined)
             return failed(noAnswer.tooLarge(config, status, MAX_ANSWER_BYTES));
         if (status >= 200 && status < 300)
-            return done(answered(config, status, text));
+            return answered(config, status, text);
         if (status === 429) {
             const limit = rateLimit(sent.headers, text, deps.now());
             if (await waitFits(limit.waitMs ?? backoff())) {
@@ -633,11 +628,13 @@ var git = __webpack_require__(7848);
  * and the model's whole-file writes and deletions applied to it before the agent ends.
  *
  * Every path is checked before anything is written: one that would leave the workspace
- * (absolute, `..`, through a symlink, into `.git`) or land in a run's records (`.frontier`,
- * never a change: dropped, the work claimed would be lost) refuses the whole answer, naming
- * the path, and nothing is written anywhere. A path outside the write_scope is written: the
- * runners judge it as they judge any agent's change, a scope breach that fails the attempt.
+ * (absolute, `..`, through a symlink, into `.git`) or land where no change is taken (a run's
+ * records, `.frontier`; a path git ignores: dropped, the work claimed would be lost) refuses
+ * the whole answer, naming the path, and nothing is written anywhere. A path outside the
+ * write_scope is written: the runners judge it as they judge any agent's change, a scope
+ * breach that fails the attempt.
  */
+
 
 
 
@@ -659,13 +656,14 @@ const MAX_NAMED = 200;
 async function workspaceRoot(cwd) {
     return (0,promises_.realpath)((await (0,changes/* repositoryRoot */.Hn)(cwd)) ?? cwd);
 }
+/** The paths `git args` prints (NUL-separated) in `root`, given `input`; none when it fails. */
+const pathsOf = (root, args, input = "") => (0,git/* git */.$Y)(args, { cwd: root, input }).then((out) => new Set(out.toString("utf8").split("\0").filter(Boolean)), () => new Set());
 /** The request's part about files: the write scope, and the text of the files it matches. */
 async function scopeFiles(root, patterns) {
     const scope = (0,core_scope/* compileScope */.o4)(patterns);
     // tracked and untracked files, not the ignored ones (build output, node_modules)
-    const listed = await (0,git/* git */.$Y)(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-        cwd: root,
-    }).then((out) => [...new Set(out.toString("utf8").split("\0"))].filter((p) => p !== "").sort(), () => []);
+    const listing = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"];
+    const listed = [...(await pathsOf(root, listing))].sort();
     const out = [
         "",
         "## Files",
@@ -738,10 +736,15 @@ async function applyEdits(root, outcome) {
         return plain;
     const paths = [...edits.writes.map((w) => w.path), ...edits.deletes];
     const refused = [];
+    // an untracked path a .gitignore or info/exclude matches is no runner's change (as they
+    // read it: no core.excludesFile); none when git cannot say
+    const checkIgnore = ["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"];
+    const ignored = await pathsOf(root, checkIgnore, paths.join("\0"));
     for (const path of paths) {
-        const why = await escapes(root, path);
+        const why = (await escapes(root, path)) ??
+            (ignored.has(path) ? "git ignores it: never a change, the runner would drop it" : undefined);
         if (why !== undefined)
-            refused.push(`${JSON.stringify(path)} (${why})`);
+            refused.push(`${excerpt(JSON.stringify(path), 200)} (${why})`);
     }
     const failed = (reason) => ({
         status: "failed",
@@ -749,7 +752,7 @@ async function applyEdits(root, outcome) {
         ...(plain.usage && { usage: plain.usage }),
     });
     if (refused.length > 0) {
-        return failed(`the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.join(", ")} — paths are relative to the repository's top (${root}), inside it, out of .git and .frontier`);
+        return failed(`the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.slice(0, 20).join(", ")}${refused.length > 20 ? `, and ${refused.length - 20} more` : ""} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`);
     }
     const read = () => Promise.all(paths.map((p) => (0,promises_.readFile)((0,external_node_path_.join)(root, p)).catch(() => undefined)));
     const before = await read();
@@ -767,7 +770,7 @@ async function applyEdits(root, outcome) {
     }
     catch (error) {
         const code = (0,errors/* errnoCode */.U)(error) ?? String(error);
-        return failed(`could not write ${path} in ${root} (${code}): the files before it were written`);
+        return failed(`could not write ${excerpt(path, 200)} in ${root} (${code}): the files before it were written`);
     }
     // a write of the text already there, or undone by a deletion, changed nothing: no result says it did
     const after = (await read()).map((b) => b?.toString("hex"));
