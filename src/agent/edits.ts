@@ -12,6 +12,7 @@
  */
 import { lstat, mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
+import { named } from "../core/changes.js";
 import { errnoCode } from "../core/errors.js";
 import { compileScope, pathInScope } from "../core/scope.js";
 import { fenceFor } from "../report/escape.js";
@@ -130,7 +131,7 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   });
   if (refused.length > 0) {
     return failed(
-      `the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.slice(0, 20).join(", ")}${refused.length > 20 ? `, and ${refused.length - 20} more` : ""} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`,
+      `the model's answer writes outside the workspace or into a run's records, so none of it was written: ${named(refused)} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`,
     );
   }
   const read = () => Promise.all(paths.map((p) => readFile(join(root, p)).catch(() => undefined)));
@@ -156,5 +157,5 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   const after = (await read()).map((b) => b?.toString("hex"));
   const changed = new Set(paths.filter((_, i) => before[i]?.toString("hex") !== after[i]));
   if (plain.result !== undefined || changed.size === 0) return plain;
-  return { ...plain, result: `Changed ${[...changed].join(", ")}.` };
+  return { ...plain, result: `Changed ${named([...changed])}.` };
 }

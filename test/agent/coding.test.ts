@@ -336,9 +336,16 @@ describe("what a coding request carries, and what its answer may write", () => {
     const climbs = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`../x${i}.js`, ""]));
     reply = () => edits("Did it.", climbs);
     outcome = await attemptIn(repo.root, { write_scope: ["**"] });
-    expect(outcome.reason).toMatch(/"\.\.\/x19\.js" \(it climbs[^"]*, and 980 more — paths are/);
+    expect(outcome.reason).toMatch(/"\.\.\/x19\.js" \(it climbs[^"]* and 980 more — paths are/);
     expect(String(outcome.reason).length).toBeLessThan(2000);
     expect(git(repo.root, "status", "--porcelain")).toBe("");
+    // a thousand files written with no result: the result names twenty of them
+    const many = Array.from({ length: 1000 }, (_, i) => ({ path: `app/f${i}.js`, content: "f\n" }));
+    reply = () => answer({ status: "complete", result: null, writes: many, deletes: [] });
+    outcome = await attemptIn(repo.root, { write_scope: ["**"] });
+    expect(outcome.result).toMatch(
+      /^Changed app\/f0\.js, app\/f1\.js, .*app\/f19\.js and 980 more\.$/,
+    );
   });
 
   it("a ticket without write_scope is asked for an outcome only; edits its model sends anyway are never applied", async () => {

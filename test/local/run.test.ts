@@ -476,6 +476,9 @@ describe("ticket files edited during the run", () => {
     );
     const started = startFrontier(["run", g.dir, "--exec", exec]);
     await until(() => existsSync(join(g.marks, "a-started")), "a to start");
+    // once the run's start is written (its write of a file an author deletes in that instant
+    // is a race no check of a file's version closes: the file comes back)
+    await until(() => /status: pending/.test(readFileSync(join(g.dir, "c.md"), "utf8")), "c.md");
     // while a runs: b now depends on a new ticket z as well, and c is deleted
     const b = join(g.dir, "b.md");
     writeFileSync(
