@@ -615,10 +615,12 @@ function resolveConfig(s) {
     };
 }
 
+// EXTERNAL MODULE: ./src/core/changes.ts
+var changes = __webpack_require__(1490);
 // EXTERNAL MODULE: ./src/core/scope.ts
 var core_scope = __webpack_require__(3203);
 // EXTERNAL MODULE: ./src/workspace/changes.ts + 1 modules
-var changes = __webpack_require__(6300);
+var workspace_changes = __webpack_require__(6300);
 // EXTERNAL MODULE: ./src/workspace/git.ts + 1 modules
 var git = __webpack_require__(7848);
 ;// CONCATENATED MODULE: ./src/agent/edits.ts
@@ -642,6 +644,7 @@ var git = __webpack_require__(7848);
 
 
 
+
 /**
  * The most of the scope's files one request carries, in bytes (about 4,000 tokens): with
  * the context it fits the 8,000 tokens GitHub Models' free tier takes in a request.
@@ -654,7 +657,7 @@ const MAX_NAMED = 200;
  * (the ticket's worktree; on GitHub the job's checkout, where the step runs), else `cwd`.
  */
 async function workspaceRoot(cwd) {
-    return (0,promises_.realpath)((await (0,changes/* repositoryRoot */.Hn)(cwd)) ?? cwd);
+    return (0,promises_.realpath)((await (0,workspace_changes/* repositoryRoot */.Hn)(cwd)) ?? cwd);
 }
 /** The paths `git args` prints (NUL-separated) in `root`, given `input`; none when it fails. */
 const pathsOf = (root, args, input = "") => (0,git/* git */.$Y)(args, { cwd: root, input }).then((out) => new Set(out.toString("utf8").split("\0").filter(Boolean)), () => new Set());
@@ -752,7 +755,7 @@ async function applyEdits(root, outcome) {
         ...(plain.usage && { usage: plain.usage }),
     });
     if (refused.length > 0) {
-        return failed(`the model's answer writes outside the workspace or into a run's records, so none of it was written: ${refused.slice(0, 20).join(", ")}${refused.length > 20 ? `, and ${refused.length - 20} more` : ""} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`);
+        return failed(`the model's answer writes outside the workspace or into a run's records, so none of it was written: ${(0,changes/* named */.KT)(refused)} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`);
     }
     const read = () => Promise.all(paths.map((p) => (0,promises_.readFile)((0,external_node_path_.join)(root, p)).catch(() => undefined)));
     const before = await read();
@@ -777,7 +780,7 @@ async function applyEdits(root, outcome) {
     const changed = new Set(paths.filter((_, i) => before[i]?.toString("hex") !== after[i]));
     if (plain.result !== undefined || changed.size === 0)
         return plain;
-    return { ...plain, result: `Changed ${[...changed].join(", ")}.` };
+    return { ...plain, result: `Changed ${(0,changes/* named */.KT)([...changed])}.` };
 }
 
 ;// CONCATENATED MODULE: ./src/agent/run.ts
