@@ -119,11 +119,8 @@ async function post(config: AgentConfig, body: unknown, ms: number, deps: CallDe
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(ms),
     });
-    // whatever an endpoint echoes back, the key is never in its words as read, so no reason
-    // keeps it, whole or cut short (a key too short to be a real one would only garble them)
     const text = await boundedText(res);
-    const words = config.key.length < 8 ? text : text?.split(config.key).join("***");
-    return { kind: "answer", status: res.status, headers: res.headers, text: words };
+    return { kind: "answer", status: res.status, headers: res.headers, text };
   } catch (error) {
     if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
       return { kind: "timeout" };
@@ -160,6 +157,9 @@ export async function callModel(
   let transient = 0;
   let requests = 0;
   const failed = (reason: string): ModelOutcome => ({ status: "failed", reason });
+  // whatever an endpoint echoes back, the key is in no reason or result, whole or cut short;
+  // files are written from the answer as sent (a key too short to be a real one is left alone)
+  const redact = (t: string) => (config.key.length < 8 ? t : t.split(config.key).join("***"));
   /** waits `ms` if the bound leaves room for a request after it */
   const waitFits = async (ms: number): Promise<boolean> => {
     if (deps.now() + ms + MIN_REQUEST_MS > budget.deadline) return false;
@@ -187,9 +187,14 @@ export async function callModel(
       if (known?.again && (await again())) continue;
       return failed(noAnswer.unreachable(config, sent.code, known?.words));
     }
-    const { status, text } = sent;
-    if (text === undefined) return failed(noAnswer.tooLarge(config, status, MAX_ANSWER_BYTES));
-    if (status >= 200 && status < 300) return answered(config, status, text);
+    const { status } = sent;
+    if (sent.text === undefined) return failed(noAnswer.tooLarge(config, status, MAX_ANSWER_BYTES));
+    const text = redact(sent.text);
+    if (status >= 200 && status < 300) {
+      const o = answered(config, status, sent.text);
+      if (o.status === "failed") return answered(config, status, text);
+      return o.result === undefined ? o : { ...o, result: redact(o.result) };
+    }
     if (status === 429) {
       const limit = rateLimit(sent.headers, text, deps.now());
       if (await waitFits(limit.waitMs ?? backoff())) {

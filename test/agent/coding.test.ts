@@ -326,6 +326,22 @@ describe("what a coding request carries, and what its answer may write", () => {
     expect(git(repo.root, "status", "--porcelain")).toBe("");
   });
 
+  it("a file whose text holds the key's letters is written as the model sent it; the result never shows the key", async () => {
+    const repo = repoWith({ "app/a.js": "a\n" });
+    // the fake's key is ghs_user: a word a program may well hold
+    const code = "const ghs_user = process.env.GHS_USER;\nexport { ghs_user };\n";
+    reply = () =>
+      answer({
+        status: "complete",
+        result: "Read ghs_user.",
+        writes: [{ path: "app/a.js", content: code }],
+        deletes: [],
+      });
+    const outcome = await attemptIn(repo.root, { write_scope: ["app/**"] });
+    expect(outcome).toMatchObject({ status: "complete", result: "Read ***." });
+    expect(readFileSync(join(repo.root, "app", "a.js"), "utf8")).toBe(code);
+  });
+
   it("a path too long to write, or a thousand refused, is a reason of a few lines that names them, never one past max_result_bytes", async () => {
     const repo = repoWith({ "app/a.js": "a\n" });
     const long = `app/${"n".repeat(1_100_000)}.js`;
