@@ -184,6 +184,7 @@ async function reports(r: RunEnd, now: number): Promise<string> {
   const receipt = localReceipt(r, now, {
     ...(r.isolation && (await import("./worktree.js")).isolatedReceipt(r.dir, r.frontier)),
     resultText: resultReader(r.dir),
+    held: r.held,
   });
   writeReports(receipt, { ...localReports(r.dir), dir: shellWord(r.shownDir) });
   return receiptJson(receipt);

@@ -55,7 +55,7 @@ import {
   tryValidBranchName,
   worktreesUnder,
 } from "../workspace/worktrees.js";
-import { acquireLock } from "./lock.js";
+import { acquireLock, isDeadLocalHolder } from "./lock.js";
 
 /** A run's integration branch, as the runner works with it. */
 export interface RunBranch {
@@ -204,12 +204,15 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
 
 /**
  * The run's branch as its receipt names it (none when no ticket of the run ran isolated),
- * and the claims held: their attempt ended, its record waits for a run to integrate it.
+ * and the claims held: their attempt ended, its record waits for a run to integrate it (while
+ * the run that made it lives, it is on its way).
  */
 export function isolatedReceipt(dir: string, frontier: Frontier): Partial<ReceiptOptions> {
   const held = new Set<string>();
-  for (const p of readPendings(dir, "json"))
-    if (frontier.state(p.ticket)?.claim === p.claim) held.add(p.ticket);
+  for (const p of readPendings(dir, "json")) {
+    const s = frontier.state(p.ticket);
+    if (s?.claim === p.claim && isDeadLocalHolder(s.claimed_by ?? "", -1)) held.add(p.ticket);
+  }
   const record = readBranchRecord(dir);
   if (record === undefined) return { held };
   const merge = `git merge ${shellWord(record.branch)}`;
