@@ -131,7 +131,7 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   });
   if (refused.length > 0) {
     return failed(
-      `the model's answer writes outside the workspace or into a run's records, so none of it was written: ${named(refused)} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`,
+      `the model's answer writes outside the workspace or where no change is taken, so none of it was written: ${named(refused)} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`,
     );
   }
   const read = () => Promise.all(paths.map((p) => readFile(join(root, p)).catch(() => undefined)));

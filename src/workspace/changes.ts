@@ -12,7 +12,7 @@
  * its files are hashed as `git add` stores them, with no filter driver run (a checkout's
  * line endings undone as the attributes say, never the agent's settings), listed with none of its
  * configuration's code, and staged into a temporary index — its own index (read only for what it
- * tracks past a .gitignore), and the user's, are never changed. What cannot be carried faithfully (a nested
+ * tracks that the start lacks: past a .gitignore, a submodule), and the user's, are never changed. What cannot be carried faithfully (a nested
  * repository, a name that is not UTF-8 or that git refuses) is named, and what git can
  * hold of it kept as evidence. The blobs it writes are the workspace's content, in the
  * repository's object store, where an integration commit (local) or an upload (GitHub)
@@ -207,7 +207,7 @@ export async function collectChanges(
   // a directory above an excluded path (the ticket directory) made a file: named, not its files
   const flat = paths.find((c) => options.exclude?.some((e) => e.startsWith(`${c.path}/`)));
   const made = flat?.mode === "120000" ? "a symlink" : "a file";
-  if (flat) why.push(`the tickets directory ${flat.path}/ replaced with ${made} (keep it one)`);
+  if (flat) why.push(`${flat.path}/, which holds the run's records, made ${made} (keep it one)`);
   if (nested.length > 0) {
     const list = named(nested.map((p) => shown(p).name));
     why.push(`nested git repositories: ${list} (delete their .git, or list them in .gitignore)`);

@@ -108,7 +108,7 @@ describe("a chain of coding tickets run by the built-in agent, locally", () => {
     expect(attempt("stray").reason).not.toContain("app/ok.js");
 
     expect(attempt("climb").reason).toMatch(
-      /^the model's answer writes outside the workspace or into a run's records, so none of it was written: "\.\.\/escaped\.txt" \(it climbs out of the workspace with \.\.\), "app\/\.\.\/\.\.\/escaped\.txt"/,
+      /^the model's answer writes outside the workspace or where no change is taken, so none of it was written: "\.\.\/escaped\.txt" \(it climbs out of the workspace with \.\.\), "app\/\.\.\/\.\.\/escaped\.txt"/,
     );
     expect(attempt("abs").reason).toContain(`"${absolute}" (an absolute path)`);
     // nothing written: no change recorded (its in-scope write neither), nothing outside

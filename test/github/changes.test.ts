@@ -435,7 +435,7 @@ describe("changes on GitHub: each ticket's changes are its own commit on the run
       const a = (stateOf(w) as unknown as State).tickets.all?.attempts[0];
       expect(a?.outcome).toBe("failed");
       expect(a?.reason).toMatch(
-        new RegExp(`^integration refused: the tickets directory tickets/ replaced with a ${by} `),
+        new RegExp(`^integration refused: tickets/, which holds the run's records, made a ${by} `),
       );
       expect(a?.reason).not.toContain("fields only the runner writes");
       expect(a?.changes?.paths.map((p) => p.path).filter((p) => p.includes(".frontier"))).toEqual(

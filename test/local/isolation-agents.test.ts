@@ -329,7 +329,7 @@ describe("work that is not integrated is never deleted", () => {
       const a = attemptOf(repo.dir, "a", 1);
       const made = how.startsWith("ln") ? "a symlink" : "a file";
       expect(a.reason).toMatch(
-        `integration refused: the tickets directory tickets/ replaced with ${made} `,
+        `integration refused: tickets/, which holds the run's records, made ${made} `,
       );
       expect(a.changes?.verdict).toBe("kept");
       expect(a.changes?.paths.map((p) => p.path)).toEqual([
