@@ -430,11 +430,8 @@ async function post(config, body, ms, deps) {
             body: JSON.stringify(body),
             signal: AbortSignal.timeout(ms),
         });
-        // whatever an endpoint echoes back, the key is never in its words as read, so no reason
-        // keeps it, whole or cut short (a key too short to be a real one would only garble them)
         const text = await boundedText(res);
-        const words = config.key.length < 8 ? text : text?.split(config.key).join("***");
-        return { kind: "answer", status: res.status, headers: res.headers, text: words };
+        return { kind: "answer", status: res.status, headers: res.headers, text };
     }
     catch (error) {
         if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
@@ -464,6 +461,9 @@ async function callModel(config, context, ask, budget, deps) {
     let transient = 0;
     let requests = 0;
     const failed = (reason) => ({ status: "failed", reason });
+    // whatever an endpoint echoes back, the key is in no reason or result, whole or cut short;
+    // files are written from the answer as sent (a key too short to be a real one is left alone)
+    const redact = (t) => (config.key.length < 8 ? t : t.split(config.key).join("***"));
     /** waits `ms` if the bound leaves room for a request after it */
     const waitFits = async (ms) => {
         if (deps.now() + ms + MIN_REQUEST_MS > budget.deadline)
@@ -494,11 +494,16 @@ async function callModel(config, context, ask, budget, deps) {
                 continue;
             return failed(noAnswer.unreachable(config, sent.code, known?.words));
         }
-        const { status, text } = sent;
-        if (text === undefined)
+        const { status } = sent;
+        if (sent.text === undefined)
             return failed(noAnswer.tooLarge(config, status, MAX_ANSWER_BYTES));
-        if (status >= 200 && status < 300)
-            return answered(config, status, text);
+        const text = redact(sent.text);
+        if (status >= 200 && status < 300) {
+            const o = answered(config, status, sent.text);
+            if (o.status === "failed")
+                return answered(config, status, text);
+            return o.result === undefined ? o : { ...o, result: redact(o.result) };
+        }
         if (status === 429) {
             const limit = rateLimit(sent.headers, text, deps.now());
             if (await waitFits(limit.waitMs ?? backoff())) {
@@ -755,7 +760,7 @@ async function applyEdits(root, outcome) {
         ...(plain.usage && { usage: plain.usage }),
     });
     if (refused.length > 0) {
-        return failed(`the model's answer writes outside the workspace or into a run's records, so none of it was written: ${(0,changes/* named */.KT)(refused)} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`);
+        return failed(`the model's answer writes outside the workspace or where no change is taken, so none of it was written: ${(0,changes/* named */.KT)(refused)} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`);
     }
     const read = () => Promise.all(paths.map((p) => (0,promises_.readFile)((0,external_node_path_.join)(root, p)).catch(() => undefined)));
     const before = await read();
