@@ -291,7 +291,8 @@ async function workspaceFiles(
     }
     listed(path);
   }
-  for (const path of split0(untracked)) {
+  const loose = new Set(split0(untracked));
+  for (const path of loose) {
     if (!path.endsWith("/")) take(path);
     else {
       // git lists a nested repository as its directory, and does not look inside
@@ -303,7 +304,7 @@ async function workspaceFiles(
   // a file it tracks past a .gitignore (`git add -f`) is no ignored path; a submodule it added
   // (a gitlink, whose directory `git submodule deinit` emptied) is not carried by its files
   for (const [head, path] of split0(own).map(atTab)) {
-    if (atStart.has(path)) continue;
+    if (atStart.has(path) || loose.has(path)) continue; // (an untracked path is taken already)
     if (head.startsWith("160000 ")) nested.add(path);
     else take(path);
   }
