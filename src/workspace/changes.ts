@@ -275,7 +275,6 @@ async function workspaceFiles(
   };
   const nested = new Set<string>();
   const listedDirs = new Set<string>();
-  const listed = (path: string) => addParents(path, listedDirs);
   const atStart = new Map<string, string>();
   const submodules: string[] = [];
   for (const line of split0(tracked)) {
@@ -289,7 +288,7 @@ async function workspaceFiles(
       gone.push(path);
       walk(fsPath(path), `${path}/`, take);
     }
-    listed(path);
+    addParents(path, listedDirs);
   }
   const loose = new Set(split0(untracked));
   for (const path of loose) {
@@ -299,7 +298,7 @@ async function workspaceFiles(
       nested.add(path.slice(0, -1));
       walk(fsPath(path), path, take);
     }
-    listed(path);
+    addParents(path, listedDirs);
   }
   // a file it tracks past a .gitignore (`git add -f`) is no ignored path; a submodule it added
   // (a gitlink, whose directory `git submodule deinit` emptied) is not carried by its files
