@@ -397,6 +397,15 @@ describe("refusals are failed attempts whose reason says what to change", () => 
       env: { OPENAI_API_KEY: key },
     });
     expect(run.written).toMatchObject({ status: "complete", result: "Key ***." });
+    // a question is posted where reviewers read it: the key is no more in it than in a result
+    models.model("fake/echo-question", (req) =>
+      answer({ status: "suspended", question: `Is ${req.token} the right key?` }),
+    );
+    const asked = await attempt({
+      flags: { endpoint: models.baseUrl, model: "fake/echo-question" },
+      env: { OPENAI_API_KEY: key },
+    });
+    expect(asked.written).toMatchObject({ status: "suspended", question: "Is *** the right key?" });
   });
 
   it("an answer larger than any completion is not read on, and fails saying so", async () => {
