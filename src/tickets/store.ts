@@ -233,10 +233,10 @@ const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EXDEV", "ENOSYS"]);
 
 /**
  * Replace `path` with `content` only while it is the version whose signature is
- * `expected` (compare-and-swap); undefined, with nothing changed, when it is not. The
- * version checked is held by a hard link until the rename is made, so an author who
- * saves into that file in the instant between the check and the rename (an editor
- * writing in place) is seen after it, and their version is put back.
+ * `expected` (compare-and-swap); undefined, with nothing changed, when it is not (or is
+ * gone). The version checked is held by a hard link until the rename is made, so an
+ * author who saves into that file in the instant between the check and the rename (an
+ * editor writing in place) is seen after it, and their version is put back.
  */
 export function replaceIfUnchanged(
   path: string,
@@ -254,7 +254,7 @@ export function replaceIfUnchanged(
       // no hard links here: the check and the rename, as close together as they go
       return currentSignature(path) === expected ? replaceAtomically(path, content) : undefined;
     }
-    if (currentSignature(held) !== expected) return undefined;
+    if (currentSignature(path) !== expected) return undefined; // deleted, replaced or saved
     const signature = replaceAtomically(path, content);
     if (currentSignature(held) === expected) return signature;
     if (currentSignature(path) === signature) renameSync(held, path);

@@ -3,13 +3,13 @@
  * never overwritten. The editor's save is made from a hook on the rename that puts the
  * command's version in place, so the test does not depend on timing.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mutateCommand } from "../../src/cli/commands.js";
 import { depCommand } from "../../src/cli/deps.js";
 import { runCommand } from "../../src/local/run.js";
-import { renameHook } from "../support/rename-hook.js";
+import { linkHook, renameHook } from "../support/rename-hook.js";
 import { workspace } from "./harness.js";
 import { captured } from "./inproc.js";
 
@@ -20,6 +20,7 @@ vi.mock("node:fs", async (real) =>
 const cwd = process.cwd();
 afterEach(() => {
   renameHook.before = () => undefined;
+  linkHook.after = () => undefined;
   process.chdir(cwd);
 });
 
@@ -48,6 +49,30 @@ describe("frontier dep add while the file is being saved", () => {
     const code = await depCommand("add", dir, "plan", "b", { json: false }, io.io, Date.now());
     expect(edited()).toBe(true);
     expect(readFileSync(plan, "utf8")).toBe(saved);
+    expect(code).toBe(2);
+    expect(io.stderr()).toMatch(/plan\.md changed while .*nothing was changed — run it again/);
+  });
+});
+
+describe("frontier dep add while the author deletes the file", () => {
+  it("a file deleted after the command read it stays deleted, and the command says to run it again", async () => {
+    const { dir } = workspace({
+      "a.md": "---\ntitle: A\n---\n# A\n",
+      "b.md": "---\ntitle: B\n---\n# B\n",
+      "plan.md": "---\ntitle: Plan\ndepends_on: [a]\n---\n# Plan\n",
+    });
+    const plan = join(dir, "plan.md");
+    let deleted = false;
+    // the version checked is held by a hard link: the author deletes the file right after it
+    linkHook.after = (from) => {
+      if (deleted || resolve(from) !== plan) return;
+      deleted = true;
+      rmSync(plan);
+    };
+    const io = captured();
+    const code = await depCommand("add", dir, "plan", "b", { json: false }, io.io, Date.now());
+    expect(deleted).toBe(true);
+    expect(existsSync(plan)).toBe(false);
     expect(code).toBe(2);
     expect(io.stderr()).toMatch(/plan\.md changed while .*nothing was changed — run it again/);
   });
