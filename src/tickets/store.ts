@@ -177,28 +177,13 @@ export function makeDirectory(path: string): boolean {
   }
 }
 
-/**
- * Directories this process has made or written into. A run writes thousands of files
- * into a handful of directories: asking for each one again (mkdir, then stat on
- * EEXIST) was a tenth of its system calls. A directory removed meanwhile is made again
- * when a write into it fails with ENOENT.
- */
-const knownDirs = new Set<string>();
-
-/** Run `write` (which writes into `path`'s directory), making the directory when needed. */
+/** Run `write` (which writes into `path`'s directory), making the directory when it is missing. */
 function inDirectory<T>(path: string, write: () => T): T {
-  const parent = dirname(path);
-  if (!knownDirs.has(parent)) {
-    makeDirectory(parent);
-    knownDirs.add(parent);
-    return write();
-  }
   try {
     return write();
   } catch (e) {
     if (errnoCode(e) !== "ENOENT") throw e;
-    // removed while we were not looking: make it again, once
-    makeDirectory(parent);
+    makeDirectory(dirname(path));
     return write();
   }
 }
