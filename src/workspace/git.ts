@@ -40,6 +40,8 @@ export interface GitOptions {
   maxBytes?: number;
   /** a warning fails it too (a directory it could not read, which git leaves out and goes on) */
   strict?: true;
+  /** untrusted git is ended after this long (5 minutes unless given): it would wait for good on a FIFO where it reads a file */
+  boundMs?: number;
 }
 
 /**
@@ -105,6 +107,8 @@ function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
 }
 
 const NO_GIT = "git is not installed (or not on PATH)";
+const ENDLESS =
+  "a FIFO or a device where it reads a file (a .gitignore, a .gitattributes) never ends, make it a plain file";
 
 /** Run `git ARGS` and answer its stdout; throws GitError when it exits non-zero. */
 export function git(args: readonly string[], options: GitOptions): Promise<Buffer> {
@@ -112,10 +116,13 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
     const config = ["-c", "core.quotepath=false", "-c", "color.ui=false"];
     if (!options.trusted) config.push(...UNTRUSTED_CONFIG);
     for (const c of options.config ?? []) config.push("-c", c);
+    const bound = options.trusted ? undefined : (options.boundMs ?? 300_000);
+    const ends = Date.now() + (bound ?? 0);
     const child = spawn("git", [...config, ...args], {
       cwd: options.cwd,
       env: gitEnv(options),
       stdio: ["pipe", "pipe", "pipe"],
+      ...(bound && { timeout: bound, killSignal: "SIGKILL" }),
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -133,6 +140,8 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
     child.on("close", (code) => {
       if (bytes > max) reject(new TooMuchOutput(args, null, `it printed more than ${max} bytes`));
       else if (code === 0 && !(options.strict && err.length > 0)) resolve(Buffer.concat(out));
+      else if (code === null && bound && Date.now() >= ends)
+        reject(new GitError(args, null, `it was stopped after ${bound / 1000} s: ${ENDLESS}`));
       else reject(new GitError(args, code, Buffer.concat(err).toString("utf8")));
     });
     child.stdin.on("error", () => undefined); // a command that exits before reading its input

@@ -543,6 +543,24 @@ describe("a workspace whose repository is gone or new", () => {
   });
 });
 
+describe("a FIFO where git reads a file never hangs the runner", () => {
+  it.each([
+    ["a .gitignore in a directory it made", "deep/.gitignore"],
+    ["the .gitattributes", ".gitattributes"],
+  ])(
+    "%s: the changes could not be collected, saying which kind of file to fix",
+    async (_, fifo) => {
+      write(root, "deep/b.txt", "b\n");
+      execFileSync("mkfifo", [join(root, fifo)]);
+      const started = Date.now();
+      await expect(collectChanges(root, start, { boundMs: 1000 })).rejects.toThrow(
+        /git cannot read or store its files as they are \(git \S+ \S+ \S+ failed: it was stopped after 1 s: a FIFO or a device where it reads a file \(a \.gitignore, a \.gitattributes\) never ends, make it a plain file\)/,
+      );
+      expect(Date.now() - started).toBeLessThan(20_000);
+    },
+  );
+});
+
 describe("git runs on the workspace with none of the agent's code", () => {
   it("a clean filter, fsmonitor, an external diff, a textconv and hooks run nowhere, and the bytes are the file's own", async () => {
     const marks = mkdtempSync(join(tmpdir(), "frontier-marks-"));
