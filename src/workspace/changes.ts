@@ -181,7 +181,7 @@ export async function collectChanges(
   const startCommit = await tryResolveCommit(root, start);
   if (startCommit === undefined) {
     throw new NotCollected(
-      `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was removed or made anew`,
+      `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was made anew, or the commit pruned from it`,
     );
   }
   // its git directory is the caller's (where an integration finds its blobs), else one without

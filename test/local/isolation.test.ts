@@ -593,7 +593,7 @@ describe("an agent that misbehaves with git in its worktree (SPEC §4b)", () => 
     expect(ran.code).toBe(1);
     expect(api.outcome).toBe("failed");
     expect(api.reason).toMatch(
-      /^its changes could not be collected: .* does not hold the commit the attempt started from .*made anew; nothing was integrated, its files are kept in (\S+)/,
+      /^its changes could not be collected: .* does not hold the commit the attempt started from .*made anew, or the commit pruned from it; nothing was integrated, its files are kept in (\S+)/,
     );
     const kept = /its files are kept in (\S+) —/.exec(api.reason ?? "")?.[1] as string;
     expect(readFileSync(join(kept, "app", "mine.js"), "utf8")).toBe("mine\n");

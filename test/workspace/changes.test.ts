@@ -534,6 +534,17 @@ describe("a workspace whose repository is gone or new", () => {
     await expect(collectChanges(root, start)).rejects.toThrow(/is no longer a git work tree/);
   });
 
+  it("the start commit pruned away (an orphan branch, the reflog expired, a gc): the words say so", async () => {
+    sh(root, "checkout", "-q", "--orphan", "fresh");
+    sh(root, "commit", "-q", "-m", "fresh");
+    sh(root, "branch", "-D", "main");
+    sh(root, "reflog", "expire", "--expire=now", "--all");
+    sh(root, "gc", "-q", "--prune=now");
+    await expect(collectChanges(root, start)).rejects.toThrow(
+      /does not hold the commit the attempt started from .*: its \.git was made anew, or the commit pruned from it/,
+    );
+  });
+
   it("a .git made anew: the start commit is not there", async () => {
     rmSync(join(root, ".git"), { recursive: true, force: true });
     sh(root, "init", "-q");
