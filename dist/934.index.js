@@ -461,8 +461,8 @@ async function callModel(config, context, ask, budget, deps) {
     let transient = 0;
     let requests = 0;
     const failed = (reason) => ({ status: "failed", reason });
-    // whatever an endpoint echoes back, the key is in no reason or result, whole or cut short;
-    // files are written from the answer as sent (a key too short to be a real one is left alone)
+    // whatever an endpoint echoes back, no reason, result or question holds the key, whole or
+    // in part; files are written from the answer as sent (a key under 8 characters is left alone)
     const redact = (t) => (config.key.length < 8 ? t : t.split(config.key).join("***"));
     /** waits `ms` if the bound leaves room for a request after it */
     const waitFits = async (ms) => {
@@ -502,7 +502,10 @@ async function callModel(config, context, ask, budget, deps) {
             const o = answered(config, status, sent.text);
             if (o.status === "failed")
                 return answered(config, status, text);
-            return o.result === undefined ? o : { ...o, result: redact(o.result) };
+            for (const k of ["result", "question"])
+                if (o[k] !== undefined)
+                    o[k] = redact(o[k]);
+            return o;
         }
         if (status === 429) {
             const limit = rateLimit(sent.headers, text, deps.now());
