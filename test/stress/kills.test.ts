@@ -68,9 +68,9 @@ describe(`a ${TICKETS}-ticket run killed up to ${KILLS} times`, () => {
   for (let r = 1; r <= RUNS; r++) {
     it(`run ${r}: every finished attempt has its record, and no worklog line is written twice`, async () => {
       const g = makeGraph(layered());
-      // a tenth of a second a ticket, so that on a quick, idle machine too the run outlasts
-      // most of the kills
-      const exec = counted(g.marks, 'sleep 0.1; echo "did $FRONTIER_TICKET"');
+      // a quarter of a second a ticket, so that on a quick, idle machine too the run outlasts
+      // most of the kills (a tenth let a machine that starts Node in 50 ms finish after 15)
+      const exec = counted(g.marks, 'sleep 0.25; echo "did $FRONTIER_TICKET"');
       let kills = 0;
       for (let k = 0; k < KILLS; k++) {
         const started = startFrontier(["run", g.dir, "--exec", exec, "--max-parallel", "8"]);
