@@ -40,7 +40,7 @@ export interface GitOptions {
   maxBytes?: number;
   /** a warning fails it too (a directory it could not read, which git leaves out and goes on) */
   strict?: true;
-  /** untrusted git is ended after this long (5 minutes unless given): it would wait for good on a FIFO where it reads a file */
+  /** untrusted git is ended after this long (5 minutes unless given; 0: never): it would wait for good on a FIFO where it reads a file */
   boundMs?: number;
 }
 
