@@ -1008,6 +1008,31 @@ describe("a branch a worktree has checked out is never moved", () => {
     expect((await frontier(["report", repo.dir])).code).toBe(0);
     expect(readJson(receipt)).toMatchObject(held);
     expect(readFileSync(join(repo.dir, ".frontier", "report.md"), "utf8")).toContain(waits);
+    // while the run that holds it lives, its integration record is one on its way, not held
+    const live = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)", "frontier"]);
+    try {
+      const by = /^claimed_by: "?(local:.+:)(\d+)"?$/m.exec(
+        readFileSync(join(repo.dir, "api.md"), "utf8"),
+      );
+      expect(by).not.toBeNull();
+      const [, host, pid] = by as RegExpExecArray;
+      const relive = (file: string) =>
+        writeFileSync(
+          file,
+          readFileSync(file, "utf8").split(`${host}${pid}`).join(`${host}${live.pid}`),
+        );
+      relive(join(repo.dir, "api.md"));
+      for (const f of readdirSync(join(repo.dir, ".frontier"), {
+        recursive: true,
+        encoding: "utf8",
+      }))
+        if (/\.(json|jsonl)$/.test(f)) relive(join(repo.dir, ".frontier", f));
+      const during = await frontier(["status", repo.dir], { env: { NO_COLOR: "1" } });
+      expect(during.stdout).toContain(`running: api (attempt 1, ${host}${live.pid})`);
+      expect(during.stdout).not.toContain(waits);
+    } finally {
+      live.kill();
+    }
   });
 
   it("checked out in a new worktree, which has no branch to go back to: the advice works there, and the next run integrates the work", async () => {
