@@ -151,7 +151,7 @@ export interface CollectOptions {
     isTicket: (path: string) => boolean;
     changed: (path: string, before: string | undefined, after: string | undefined) => boolean;
   };
-  /** how long git may read the workspace's files (GitOptions `boundMs`) */
+  /** how long git may list and hash the workspace's files (GitOptions `boundMs`): 5 minutes unless given */
   boundMs?: number;
 }
 
@@ -195,7 +195,7 @@ export async function collectChanges(
         : `its .git points at another repository (${shared}) than the run's (${options.gitDir})`,
     );
   const { tree, nested, submodules, changed } = await withIndex(root, startCommit, async (o) => {
-    const found = await workspaceFiles({ ...o, boundMs: options.boundMs }, options);
+    const found = await workspaceFiles({ ...o, boundMs: options.boundMs ?? 300_000 }, options);
     return { ...found, tree: await writeTree(o, found.lines, "latin1") };
   });
   const names: string[] = [];

@@ -40,7 +40,7 @@ export interface GitOptions {
   maxBytes?: number;
   /** a warning fails it too (a directory it could not read, which git leaves out and goes on) */
   strict?: true;
-  /** untrusted git is ended after this long (5 minutes unless given; 0: never): it would wait for good on a FIFO where it reads a file */
+  /** untrusted git is ended after this long (30 minutes unless given): it would wait for good on a FIFO where it reads a file */
   boundMs?: number;
 }
 
@@ -108,7 +108,7 @@ function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
 
 const NO_GIT = "git is not installed (or not on PATH)";
 const ENDLESS =
-  "a FIFO or a device where it reads a file (a .gitignore, a .gitattributes) never ends, make it a plain file";
+  "a FIFO or a device where it reads a file (a .gitignore, a .gitattributes, a file in .git) never ends, make it a plain file — or it had too much to read in that time";
 
 /** Run `git ARGS` and answer its stdout; throws GitError when it exits non-zero. */
 export function git(args: readonly string[], options: GitOptions): Promise<Buffer> {
@@ -116,7 +116,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
     const config = ["-c", "core.quotepath=false", "-c", "color.ui=false"];
     if (!options.trusted) config.push(...UNTRUSTED_CONFIG);
     for (const c of options.config ?? []) config.push("-c", c);
-    const bound = options.trusted ? undefined : (options.boundMs ?? 300_000);
+    const bound = options.trusted ? undefined : (options.boundMs ?? 1_800_000);
     const ends = Date.now() + (bound ?? 0);
     const child = spawn("git", [...config, ...args], {
       cwd: options.cwd,

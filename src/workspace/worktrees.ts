@@ -118,8 +118,7 @@ export async function addWorktree(root: string, path: string, commit: string): P
   }
   await mkdir(resolve(path, ".."), { recursive: true });
   await writeFile(startFile(path), commit);
-  // no bound: a large repository's checkout takes what it takes, and reads no agent's file
-  await git(["worktree", "add", "--detach", "--quiet", path, commit], { cwd: root, boundMs: 0 });
+  await git(["worktree", "add", "--detach", "--quiet", path, commit], { cwd: root });
 }
 
 /** Remove the worktree at `path` (its files and git's record of it), if there is one. */
