@@ -462,7 +462,7 @@ async function callModel(config, context, ask, budget, deps) {
     let requests = 0;
     const failed = (reason) => ({ status: "failed", reason });
     // whatever an endpoint echoes back, no reason, result or question holds the key, whole or
-    // in part; files are written from the answer as sent (a key under 8 characters is left alone)
+    // cut short; files are written from the answer as sent (a key under 8 characters is left alone)
     const redact = (t) => (config.key.length < 8 ? t : t.split(config.key).join("***"));
     /** waits `ms` if the bound leaves room for a request after it */
     const waitFits = async (ms) => {
