@@ -14,7 +14,7 @@ import { basename, join, relative, resolve } from "node:path";
 import type { ChangedPath } from "../core/changes.js";
 import { shellWord } from "../terminal/text.js";
 import { authoredPart, engineFieldRule } from "../tickets/parse.js";
-import { namesIn, tryReadJson } from "../tickets/read-optional.js";
+import { kindOf, namesIn, statOf, tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees, readBlobs } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
@@ -79,7 +79,7 @@ const SHARED = [
 const BENIGN =
   /^(branch|user|color|advice|gui|push|pull|fetch|rerere|init|maintenance)\.|^remote\.(pushdefault|.*\.(url|pushurl|fetch|push|prune|tagopt|mirror|gh-resolved))(\n|$)/;
 
-/** Content hashes of the shared git directory's files that matter (SHARED, and the files under them). */
+/** Content hashes of the shared git directory's files that matter (SHARED, the files under them, its top's FIFOs). */
 async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const hash = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
@@ -111,6 +111,10 @@ async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   // `git status` reads its config and runs its hooks
   for (const dir of [commonDir, ...(await gitDirsIn(join(commonDir, "modules")))])
     for (const name of SHARED) await walk(join(dir, name));
+  for (const name of namesIn(commonDir)) {
+    const st = statOf(join(commonDir, name)); // git waits for good on a FIFO or a device here
+    if (st?.isFIFO() || st?.isCharacterDevice()) out.set(name, kindOf(st)); // (fsmonitor's socket: no)
+  }
   return out;
 }
 
@@ -251,8 +255,8 @@ export async function takeSnapshot(rb: RunBranch, scratch: string): Promise<Snap
 }
 
 /**
- * What changed since `before`. The working tree is read with git only while the shared
- * directory is as it was: otherwise its config may run an executor's code.
+ * What changed since `before`, read with git only while the shared directory is as it was:
+ * else its config may run an executor's code, or an executor's FIFO there hold git for good.
  */
 export async function touchedSince(
   rb: RunBranch,
@@ -262,10 +266,10 @@ export async function touchedSince(
   const { root } = rb.repository;
   const out: Touched = { tree: [], shared: await sharedChangedSince(rb, before), refs: [] };
   rmSync(foundBy(rb, process.pid), { force: true });
-  const head = await headOf(root);
-  if (head !== before.head) out.head = [before.head, head];
-  out.refs = await refsLost(rb, before);
   if (out.shared.length === 0) {
+    const head = await headOf(root);
+    if (head !== before.head) out.head = [before.head, head];
+    out.refs = await refsLost(rb, before);
     // git could not list it (a name it refuses, as a .GIT): never said to be untouched
     const [now, staged] = (before.tree && (await treeOf(rb, scratch))) || [];
     if (now && before.staged && staged !== before.staged) out.staged = before.staged;

@@ -149,7 +149,7 @@ export async function isolationEnd(
   const untouched =
     !(head || staged || touched.unchecked) && tree.length + shared.length + refs.length === 0;
   const lines = [
-    ...(await branchLines(rb, frontier, untouched)),
+    ...(shared.length > 0 ? [] : await branchLines(rb, frontier, untouched)), // no more git
     ...touchedLines(touched, rb, integrator.before.tree),
   ];
   return { lines, failed: shared.length > 0 };

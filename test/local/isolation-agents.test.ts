@@ -746,6 +746,38 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(git(repo.root, "rev-parse", "frontier/alt")).toBe(repo.start);
   });
 
+  it("a FIFO an agent makes in the shared git directory (packed-refs) never holds the run: it ends at once naming it, and once it is gone the work is integrated", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: fifo\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec = `mkfifo "$(git rev-parse --git-common-dir)/packed-refs"; mkdir -p app && echo a > app/a.js; echo done`;
+    const started = Date.now();
+    const ran = await runHere(repo.dir, exec);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/packed-refs",
+    );
+    expect(readFileSync(join(repo.dir, "api.md"), "utf8")).toMatch(/status: claimed/);
+    rmSync(join(repo.root, ".git", "packed-refs"));
+    const resumed = await runHere(repo.dir, "echo never");
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(git(repo.root, "show", "frontier/fifo:app/a.js")).toBe("a");
+  });
+
+  it("a socket that appears at the top of the git directory (git's fsmonitor daemon starting) is no alarm", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: sock\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const listen = `require("net").createServer().listen(process.argv[1], () => process.exit(0))`;
+    const exec = `node -e '${listen}' "$(git rev-parse --git-common-dir)/fsmonitor--daemon.ipc"; mkdir -p app && echo a > app/a.js; echo done`;
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(git(repo.root, "show", "frontier/sock:app/a.js")).toBe("a");
+  });
+
   it("code an agent plants in git's configuration never runs in the run's own git: not in a worktree made later, not in the next run", async () => {
     const { repo, pwned, exec: plant, code } = plantingRepo("plant");
     const exec = plant(['  a) C="$(git rev-parse --git-common-dir)"', ...code("$C")]);
