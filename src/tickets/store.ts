@@ -229,6 +229,7 @@ export function replaceIfUnchanged(
   expected: FileSignature,
 ): FileSignature | undefined {
   const held = tempBeside(path);
+  let linked = true;
   try {
     try {
       linkSync(path, held);
@@ -236,12 +237,11 @@ export function replaceIfUnchanged(
       const code = errnoCode(e);
       if (code === "ENOENT") return undefined;
       if (!NO_HARD_LINKS.has(code ?? "")) throw e;
-      // no hard links here: the check and the rename, as close together as they go
-      return currentSignature(path) === expected ? replaceAtomically(path, content) : undefined;
+      linked = false; // no hard links here: the check and the rename, as close together as they go
     }
     if (currentSignature(path) !== expected) return undefined; // deleted, replaced or saved
     const signature = replaceAtomically(path, content);
-    if (currentSignature(held) === expected) return signature;
+    if (!linked || currentSignature(held) === expected) return signature;
     if (currentSignature(path) === signature) renameSync(held, path);
     return undefined;
   } finally {

@@ -3,7 +3,7 @@
  * never overwritten. The editor's save is made from a hook on the rename that puts the
  * command's version in place, so the test does not depend on timing.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mutateCommand } from "../../src/cli/commands.js";
@@ -75,6 +75,24 @@ describe("frontier dep add while the author deletes the file", () => {
     expect(existsSync(plan)).toBe(false);
     expect(code).toBe(2);
     expect(io.stderr()).toMatch(/plan\.md changed while .*nothing was changed — run it again/);
+  });
+});
+
+describe("frontier dep add where the file system has no hard links", () => {
+  it("the file is still replaced only as the version read, and no temporary file is left", async () => {
+    const { dir } = workspace({
+      "a.md": "---\ntitle: A\n---\n# A\n",
+      "b.md": "---\ntitle: B\n---\n# B\n",
+      "plan.md": "---\ntitle: Plan\ndepends_on: [a]\n---\n# Plan\n",
+    });
+    linkHook.after = () => {
+      throw Object.assign(new Error("EXDEV: cross-device link not permitted"), { code: "EXDEV" });
+    };
+    const io = captured();
+    const code = await depCommand("add", dir, "plan", "b", { json: false }, io.io, Date.now());
+    expect(code, io.stderr()).toBe(0);
+    expect(readFileSync(join(dir, "plan.md"), "utf8")).toMatch(/^depends_on: \[a, b\]$/m);
+    expect(readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
   });
 });
 
