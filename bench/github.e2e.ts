@@ -289,9 +289,13 @@ for (const n of [...new Set(CHANGES)]) {
   it(`a ${n}-ticket graph whose every ticket changes one 2 KB file`, async () => {
     await graphRun(n, `changes${n}`, 4, undefined, true);
   }, 3_600_000);
-  it.runIf(BEFORE)(`the build before: a ${n}-ticket graph whose every ticket changes`, async () => {
-    await graphRun(n, `changes${n}Before`, 4, BEFORE, true);
-  }, 3_600_000);
+  it.runIf(BEFORE)(
+    `the build before: a ${n}-ticket graph whose every ticket changes`,
+    async () => {
+      await graphRun(n, `changes${n}Before`, 4, BEFORE, true);
+    },
+    3_600_000,
+  );
 }
 
 it(`a ${SMALL}-ticket graph, one action step at a time (no settle ever races another)`, async () => {
