@@ -189,12 +189,8 @@ async function jobChanges(
   const records = ctx.settings.records;
   // the records checkout, as a path inside the workspace (it may be given absolute)
   const inside = records ? relative(workspace, resolve(workspace, records)) : undefined;
-  const recordsInside =
-    inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside : undefined;
-  const changes = await collectJobChanges(workspace, dir, {
-    ...(ref ? { start: ref } : {}),
-    ...(recordsInside !== undefined ? { exclude: [recordsInside] } : {}),
-  });
+  const exclude = inside && !inside.startsWith("..") && !isAbsolute(inside) ? [inside] : [];
+  const changes = await collectJobChanges(workspace, dir, { start: ref, exclude });
   if (changes.paths.length === 0) {
     if (changes.refused) core.warning(changes.refused);
     return changes;

@@ -16,8 +16,7 @@ import { named } from "../core/changes.js";
 import { errnoCode } from "../core/errors.js";
 import { compileScope, pathInScope } from "../core/scope.js";
 import { fenceFor } from "../report/escape.js";
-import { repositoryRoot } from "../workspace/changes.js";
-import { git } from "../workspace/git.js";
+import { git, gitText } from "../workspace/git.js";
 import { type AgentOutcome, excerpt, type ModelOutcome } from "./protocol.js";
 
 /**
@@ -33,7 +32,8 @@ const MAX_NAMED = 200;
  * (the ticket's worktree; on GitHub the job's checkout, where the step runs), else `cwd`.
  */
 export async function workspaceRoot(cwd: string): Promise<string> {
-  return realpath((await repositoryRoot(cwd)) ?? cwd);
+  const top = await gitText(["rev-parse", "--show-toplevel"], { cwd }).catch(() => undefined);
+  return realpath(top ?? cwd);
 }
 
 /** The paths `git args` prints (NUL-separated) in `root`, given `input`; none when it fails. */

@@ -78,8 +78,8 @@ export async function newCommand(
   }
 
   const shown = join(dir, `${id}.md`);
-  const loaded = await writeTicket(dir, id, ticketText(title, after, opts));
-  if (typeof loaded === "string") return fail(loaded);
+  const errors = await writeTicket(dir, id, ticketText(title, after, opts));
+  if (typeof errors === "string") return fail(errors);
   const deps = after.length > 0 ? ` (after ${after.join(", ")})` : "";
   if (opts.json) {
     printResult(io, "new", dir, {
@@ -93,14 +93,11 @@ export async function newCommand(
     line(io.stdout, `wrote ${shown}${deps}. Write its task under the heading, then:`);
     line(io.stdout, `  frontier validate ${shellWord(dir)}`);
   }
-  if (loaded.kind === "invalid") {
-    const errors = loaded.problems.filter((p) => p.severity === "error" && !p.runner).length;
-    if (errors > 0) {
-      line(
-        io.stderr,
-        `note: ${dir} has ${plural(errors, "problem")} to fix before it can run (\`frontier validate ${shellWord(dir)}\` lists them)`,
-      );
-    }
+  if (errors > 0) {
+    line(
+      io.stderr,
+      `note: ${dir} has ${plural(errors, "problem")} to fix before it can run (\`frontier validate ${shellWord(dir)}\` lists them)`,
+    );
   }
   return EXIT.complete;
 }
@@ -177,13 +174,9 @@ export function loopClosed(
 /**
  * Write `DIR/ID.md` (never over a file) and read the directory with it in place. Some
  * problems can only be seen then (an --executor frontier.yml does not define): then the
- * file goes again, and the problem is the error (a string); else the directory as loaded.
+ * file goes again, and the problem is the error (a string); else how many errors it still has.
  */
-async function writeTicket(
-  dir: string,
-  id: string,
-  text: string,
-): Promise<string | Awaited<ReturnType<typeof loadDirectory>>> {
+async function writeTicket(dir: string, id: string, text: string): Promise<string | number> {
   const file = `${id}.md`;
   const shown = join(dir, file);
   try {
@@ -194,11 +187,12 @@ async function writeTicket(
     return `could not write ${shown}: ${errorText(e)}`;
   }
   const loaded = await loadDirectory(dir, { localExecutors: true });
-  const own =
+  const errors =
     loaded.kind === "invalid"
-      ? loaded.problems.filter((p) => p.severity === "error" && !p.runner && p.file === file)
+      ? loaded.problems.filter((p) => p.severity === "error" && !p.runner)
       : [];
-  if (own.length === 0) return loaded;
+  const own = errors.filter((p) => p.file === file);
+  if (own.length === 0) return errors.length;
   rmSync(join(dir, file), { force: true });
   return `${shown} would not hold together; nothing was written — ${own.map((p) => `${p.message} — ${p.fix}`).join("; ")}`;
 }

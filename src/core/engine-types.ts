@@ -300,7 +300,3 @@ export function sameBlocker(a: BlockedBy | undefined, b: BlockedBy): boolean {
 /** A suspended attempt's question: its own, else its reason, else this placeholder. */
 export const questionOf = (a: { question?: string; reason?: string }): string =>
   a.question ?? a.reason ?? "(no question given)";
-
-export function assertNever(x: never): never {
-  throw new Error(`unexpected value ${String(x)}`);
-}

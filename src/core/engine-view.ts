@@ -6,7 +6,6 @@
 import { SATISFIED } from "./constants.js";
 import { FrontierState } from "./engine-state.js";
 import {
-  assertNever,
   type Changes,
   cloneState,
   type Hold,
@@ -250,7 +249,7 @@ export abstract class FrontierView extends FrontierState {
       case "empty":
         return { kind: "ready" };
       default:
-        return assertNever(s.status);
+        return s.status satisfies never;
     }
   }
 

@@ -10,7 +10,6 @@
 import { REASON, SATISFIED } from "./constants.js";
 import {
   appended,
-  assertNever,
   type Claim,
   type EngineConfig,
   type EventResult,
@@ -246,7 +245,7 @@ export class Frontier extends FrontierView {
         this.setStatus(i, "suspended");
         break;
       default:
-        assertNever(input.outcome);
+        input.outcome satisfies never;
     }
     return this.done();
   }

@@ -73,10 +73,6 @@ export async function runCommand(
         return await cancelCommand(ctx, login);
       case "status":
         return await statusCommand(ctx);
-      default: {
-        const never: never = command;
-        throw new Error(`unhandled command ${JSON.stringify(never)}`);
-      }
     }
   } catch (error) {
     const message = describeApiError(error);

@@ -128,15 +128,8 @@ export type Decision =
   | { kind: "need-shards"; need: Need }
   /** ticket files an integration rewrote that it writes: read them with the state, decide again */
   | { kind: "need-files"; files: string[] }
-  | {
-      kind: "commit";
-      decided: Decided;
-      additions: Map<string, string | Uint8Array>;
-      deletions: string[];
-      /** files written by id with a mode (an integration through the Git Data API) */
-      entries?: FileChanges["entries"];
-      message: string;
-    };
+  /** the files of one commit (an integration's among them) */
+  | ({ kind: "commit"; decided: Decided; message: string } & FileChanges);
 
 /** Decide one try of an event. */
 export function decide(input: TryInput): Decision {

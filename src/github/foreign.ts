@@ -37,17 +37,21 @@ export async function subtree(
   return sha;
 }
 
-/** The tree `base` (none: an empty tree) with the tree `sha` at `path` (one write). */
+/** `base` (none: an empty tree) with the tree `sha` at `path`, and text `files` (one write). */
 export async function putTree(
   ctx: RunContext,
   base: string | undefined,
   path: string,
   sha: string,
+  files: ReadonlyArray<{ path: string; content: string }> = [],
 ): Promise<string> {
   const answer = await ctx.gh.rest.git.createTree({
     ...ctx.repo,
     ...(base ? { base_tree: base } : {}),
-    tree: [{ path, mode: "040000", type: "tree", sha }],
+    tree: [
+      { path, mode: "040000", type: "tree", sha },
+      ...files.map((f) => ({ ...f, mode: "100644" as const, type: "blob" as const })),
+    ],
   });
   return answer.data.sha;
 }

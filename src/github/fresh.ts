@@ -65,30 +65,14 @@ export async function archiveRun(
     })),
   });
   const runs = await putTree(ctx, runsTree, name, archive.data.sha);
-  const dir = await gh.rest.git.createTree({
-    ...repo,
-    base_tree: dirTree,
-    tree: [
-      {
-        path: STATE_DIR,
-        mode: "040000",
-        type: "tree",
-        sha: await putTree(ctx, undefined, "runs", runs),
-      },
-      ...cleared.map((f) => ({
-        path: f.path,
-        mode: "100644" as const,
-        type: "blob" as const,
-        content: f.content,
-      })),
-    ],
-  });
+  const moved = await putTree(ctx, undefined, "runs", runs);
+  const dir = await putTree(ctx, dirTree, STATE_DIR, moved, cleared);
   const shown = `${RUNS_DIR}/${name}`;
   const landed = await commitFilesAsTree(
     ctx,
     at,
     dirPath,
-    dir.data.sha,
+    dir,
     `frontier ${state.run.run}: a fresh run; the old run is kept under ${shown} [skip ci]`,
   );
   if (!landed) return undefined;

@@ -25,14 +25,7 @@ import {
   type ReadExtra,
   restStore,
 } from "./branch.js";
-import {
-  HISTORY_READ,
-  type JobChanges,
-  movedPaths,
-  probesOf,
-  refusedBy,
-  tryCommitThatChanged,
-} from "./changes.js";
+import { HISTORY_READ, type JobChanges, movedPaths, probesOf, refusedBy } from "./changes.js";
 import { type Decided, type Decision, decide, type RunsSeen, type TryInput } from "./decide.js";
 import { findClaimRuns } from "./dispatch.js";
 import { UserError } from "./errors.js";
@@ -336,7 +329,10 @@ class Recording {
       const key = `${path}\0${read.oids?.get(path) ?? ""}`;
       if (i < NAMED_PATHS && !this.movers.has(key)) {
         const { gh, repo, branch } = this.ctx;
-        this.movers.set(key, (await tryCommitThatChanged(gh, repo, branch, path)) ?? read.head);
+        const listed = await gh.rest.repos
+          .listCommits({ ...repo, sha: branch, path, per_page: 1 })
+          .catch(() => undefined);
+        this.movers.set(key, listed?.data[0]?.sha ?? read.head);
       }
       moved.set(path, i < NAMED_PATHS ? (this.movers.get(key) ?? read.head) : read.head);
     }

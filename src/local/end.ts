@@ -165,17 +165,12 @@ function recordsGone({ frontier, dir, isolation }: RunEnd): string[] {
   return [...files, ...(isolation ? [BRANCH_FILE] : [])].filter(gone);
 }
 
-let reportModules:
-  | Promise<[typeof import("../report/receipt.js"), typeof import("./report-files.js")]>
-  | undefined;
-
 /**
  * The report renderers (receipt, HTML with its graph layout, markdown) are needed only
  * at the end: loaded while the first attempts run, not before the first starts.
  */
 export function reportCode() {
-  reportModules ??= Promise.all([import("../report/receipt.js"), import("./report-files.js")]);
-  return reportModules;
+  return Promise.all([import("../report/receipt.js"), import("./report-files.js")]);
 }
 
 /** Write receipt, HTML and markdown under DIR/.frontier/; returns the receipt JSON. */

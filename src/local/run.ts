@@ -101,50 +101,40 @@ export async function runCommand(dir: string, options: RunOptions, io: CliIo): P
   try {
     const { maxParallel, bound } = options;
     const flags: RunFlags = { within: inherited.bound, maxParallel, bound };
-    return await loadLockedAndRun(dir, absDir, flags, options, io, started);
+    const open = await openDirectory(absDir, flags, io, started, { localExecutors: true }, dir);
+    if (open.kind === "exit") return open.code;
+    const { opened } = open;
+    const { settings } = opened;
+    for (const warning of opened.warnings) line(io.stderr, formatProblem(warning, dir));
+
+    // the live progress block on a terminal; one that reports no size — 0×0, as some CI
+    // terminals do — gets plain lines: a live block there would be cursor movements and nothing else
+    const { columns, rows } = io.stderr as { columns?: number; rows?: number };
+    const sized = columns !== 0 && rows !== 0;
+    const live =
+      io.isTTY && !io.env.CI && sized ? loadLive().catch(() => false as const) : undefined;
+    const commands = resolveExecutors(opened.frontier, settings, options.exec, dir);
+    if (typeof commands === "string") return usage(io, commands);
+    let integrator: Integrator | undefined;
+    if (opened.specs.some((s) => runsIsolated(s, settings))) {
+      const { openIsolation } = await import("./isolation.js");
+      const isolation = await openIsolation(dir, opened, io, started, commands);
+      if (isolation.kind === "bad") return isolation.code;
+      integrator = isolation.integrator;
+    }
+    const runner = new LocalRun(
+      opened,
+      dir,
+      commands,
+      options,
+      io,
+      (await live) ?? false,
+      integrator,
+    );
+    return await runner.run(started);
   } finally {
     await lock?.release();
   }
-}
-
-async function loadLockedAndRun(
-  dir: string,
-  absDir: string,
-  flags: RunFlags,
-  options: RunOptions,
-  io: CliIo,
-  started: number,
-): Promise<number> {
-  const open = await openDirectory(absDir, flags, io, started, { localExecutors: true }, dir);
-  if (open.kind === "exit") return open.code;
-  const { opened } = open;
-  const { settings } = opened;
-  for (const warning of opened.warnings) line(io.stderr, formatProblem(warning, dir));
-
-  // the live progress block on a terminal; one that reports no size — 0×0, as some CI
-  // terminals do — gets plain lines: a live block there would be cursor movements and nothing else
-  const { columns, rows } = io.stderr as { columns?: number; rows?: number };
-  const sized = columns !== 0 && rows !== 0;
-  const live = io.isTTY && !io.env.CI && sized ? loadLive().catch(() => false as const) : undefined;
-  const commands = resolveExecutors(opened.frontier, settings, options.exec, dir);
-  if (typeof commands === "string") return usage(io, commands);
-  let integrator: Integrator | undefined;
-  if (opened.specs.some((s) => runsIsolated(s, settings))) {
-    const { openIsolation } = await import("./isolation.js");
-    const isolation = await openIsolation(dir, opened, io, started, commands);
-    if (isolation.kind === "bad") return isolation.code;
-    integrator = isolation.integrator;
-  }
-  const runner = new LocalRun(
-    opened,
-    dir,
-    commands,
-    options,
-    io,
-    (await live) ?? false,
-    integrator,
-  );
-  return await runner.run(started);
 }
 
 class LocalRun {

@@ -47,7 +47,7 @@ import { errnoCode } from "../core/errors.js";
 import type { ParsedTicket } from "./fields.js";
 import { CACHE_DIR, CACHE_FILE } from "./layout.js";
 import { namesIn, statOf, tryReadJson } from "./read-optional.js";
-import { makeDirectory } from "./store.js";
+import { makeDirectory, removeTemp } from "./store.js";
 
 /** Bump when what is stored, or how a ticket is parsed, changes. */
 export const CACHE_FORMAT = "ticket-frontier/ticket-cache@4";
@@ -284,7 +284,6 @@ export function writeCache(
   marginMs = RACY_MARGIN_MS,
 ): void {
   let tmp: string | undefined;
-  let fd: number | undefined;
   try {
     const { stored, entries, keyBytes } = toStore(names, parsed, keys);
     const namesText = stored.length === 0 ? "" : `${stored.join("\n")}\n`;
@@ -300,48 +299,37 @@ export function writeCache(
       .toString(16)
       .padStart(8, "0");
     tmp = join(cacheDir, `tickets.${process.pid}.${hex}.tmp`);
-    fd = openSync(tmp, "wx");
-    // temporary files of writers killed mid-write
-    sweepDead(cacheDir, /^tickets\.(\d+)\.[0-9a-f]{8}\.tmp$/);
-    // the file system's clock now, after every file's keys were taken: less the time the
-    // load took, it is no later than when the first file's were
-    const now = fstatSync(fd).mtimeMs;
-    const racyFrom = now - (performance.now() - loadStart) - marginMs;
-    const header: Header = {
-      format: CACHE_FORMAT,
-      build: build(),
-      endian: endianness(),
-      maxFileBytes,
-      racyFrom,
-      count: stored.length,
-      namesBytes: Buffer.byteLength(namesText),
-      entriesBytes: entriesText.length,
-    };
-    writeFileSync(fd, `${ascii(JSON.stringify(header))}\n${namesText}`);
-    writeFileSync(fd, keyBytes);
-    writeText(fd, entriesText);
-    closeSync(fd);
-    fd = undefined;
+    const fd = openSync(tmp, "wx");
+    try {
+      // temporary files of writers killed mid-write
+      sweepDead(cacheDir, /^tickets\.(\d+)\.[0-9a-f]{8}\.tmp$/);
+      // the file system's clock now, after every file's keys were taken: less the time the
+      // load took, it is no later than when the first file's were
+      const now = fstatSync(fd).mtimeMs;
+      const racyFrom = now - (performance.now() - loadStart) - marginMs;
+      const header: Header = {
+        format: CACHE_FORMAT,
+        build: build(),
+        endian: endianness(),
+        maxFileBytes,
+        racyFrom,
+        count: stored.length,
+        namesBytes: Buffer.byteLength(namesText),
+        entriesBytes: entriesText.length,
+      };
+      writeFileSync(fd, `${ascii(JSON.stringify(header))}\n${namesText}`);
+      writeFileSync(fd, keyBytes);
+      writeText(fd, entriesText);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, cachePath(dir));
     tmp = undefined;
     lastLoad.written = true;
   } catch {
     // a cache is never worth failing a command over
   } finally {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already closed
-      }
-    }
-    if (tmp !== undefined) {
-      try {
-        rmSync(tmp, { force: true });
-      } catch {
-        // left for the next run's sweep
-      }
-    }
+    if (tmp !== undefined) removeTemp(tmp);
   }
 }
 

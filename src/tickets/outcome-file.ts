@@ -49,10 +49,11 @@ export async function readOutcomeFile(
   maxResultBytes: number,
   name = "$FRONTIER_OUTCOME_FILE",
 ): Promise<OutcomeFileRead> {
-  const refuse = (what: string): OutcomeFileRead => ({
-    kind: "bad",
-    reason: `the outcome file (${name}) is ${what}, so it was not read: write the outcome JSON into a plain file at that path, e.g. {"status": "complete", "result": "…"}`,
-  });
+  const bad = (reason: string): OutcomeFileRead => ({ kind: "bad", reason });
+  const refuse = (what: string) =>
+    bad(
+      `the outcome file (${name}) is ${what}, so it was not read: write the outcome JSON into a plain file at that path, e.g. {"status": "complete", "result": "…"}`,
+    );
   try {
     const st = await lstat(path);
     if (st.isSymbolicLink()) return refuse("a symbolic link");
@@ -66,20 +67,14 @@ export async function readOutcomeFile(
   const read = await readCapped(path, maxResultBytes * 6 + 64 * 1024);
   if (read.kind === "unreadable")
     return read.code === "ENOENT" ? { kind: "none" } : refuse(read.what);
-  if (read.kind === "over") {
-    return {
-      kind: "bad",
-      reason: overResultCap(`the outcome file (${name})`, read.bytes, maxResultBytes),
-    };
-  }
-  if (read.text.trim() === "") return { kind: "bad", reason: BLANK };
+  if (read.kind === "over")
+    return bad(overResultCap(`the outcome file (${name})`, read.bytes, maxResultBytes));
+  if (read.text.trim() === "") return bad(BLANK);
   const json = readJson(read.text);
-  if (!json.ok) {
-    return {
-      kind: "bad",
-      reason: `the outcome file (${name}) is not valid JSON (${json.error}): write e.g. {"status": "complete", "result": "…"}`,
-    };
-  }
+  if (!json.ok)
+    return bad(
+      `the outcome file (${name}) is not valid JSON (${json.error}): write e.g. {"status": "complete", "result": "…"}`,
+    );
   // the schema (zod) is loaded on the first outcome file, not by every run
   const { OutcomeFile } = await import("../core/outcome.js");
   const parsed = OutcomeFile.safeParse(json.value);
@@ -89,10 +84,9 @@ export async function readOutcomeFile(
         (issue) => `${issue.path.length ? issue.path.join(".") : "(top level)"}: ${issue.message}`,
       )
       .join("; ");
-    return {
-      kind: "bad",
-      reason: `the outcome file (${name}) is not a valid outcome — ${issues}. It needs "status": one of complete, empty, failed, suspended, limited`,
-    };
+    return bad(
+      `the outcome file (${name}) is not a valid outcome — ${issues}. It needs "status": one of complete, empty, failed, suspended, limited`,
+    );
   }
   return { kind: "ok", value: parsed.data };
 }

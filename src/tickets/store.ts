@@ -152,10 +152,8 @@ function applyEdit(path: string, edit: FileEdit): FileSignature | undefined {
     case "append":
       inDirectory(path, () => appendFileSync(path, edit.content, "utf8"));
       return undefined;
-    default: {
-      const never: never = edit.kind;
-      throw new Error(`unknown edit kind ${String(never)}`);
-    }
+    default:
+      return edit.kind satisfies never;
   }
 }
 
@@ -288,7 +286,7 @@ function sameOrThrow(path: string, bytes: Buffer, shown: string): void {
 }
 
 /** Remove a temporary file that may not exist (it was never made, or was renamed). */
-function removeTemp(tmp: string): void {
+export function removeTemp(tmp: string): void {
   try {
     unlinkSync(tmp);
   } catch {

@@ -36,11 +36,6 @@ const ENGINES = {
   ),
 };
 
-/** A fresh options object on every call: gray-matter caches by content when called without one. */
-function options() {
-  return { engines: ENGINES, language: "yaml" };
-}
-
 export type Matter =
   | { kind: "ok"; split: Split; body: string }
   | { kind: "language"; language: string }
@@ -59,7 +54,8 @@ export function readMatter(text: string): Matter {
   }
   let file: { content: string; matter?: string };
   try {
-    file = matter(text, options());
+    // options on every call: gray-matter caches by content when called without them
+    file = matter(text, { engines: ENGINES, language: "yaml" });
   } catch {
     // only an engine refusal or an unknown language gets here; both are a language problem
     return { kind: "language", language: split.kind === "front" ? split.language : "" };
