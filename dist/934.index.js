@@ -627,8 +627,6 @@ function resolveConfig(s) {
 var changes = __webpack_require__(1490);
 // EXTERNAL MODULE: ./src/core/scope.ts
 var core_scope = __webpack_require__(3203);
-// EXTERNAL MODULE: ./src/workspace/changes.ts + 1 modules
-var workspace_changes = __webpack_require__(6300);
 // EXTERNAL MODULE: ./src/workspace/git.ts + 1 modules
 var git = __webpack_require__(7848);
 ;// CONCATENATED MODULE: ./src/agent/edits.ts
@@ -652,7 +650,6 @@ var git = __webpack_require__(7848);
 
 
 
-
 /**
  * The most of the scope's files one request carries, in bytes (about 4,000 tokens): with
  * the context it fits the 8,000 tokens GitHub Models' free tier takes in a request.
@@ -665,7 +662,8 @@ const MAX_NAMED = 200;
  * (the ticket's worktree; on GitHub the job's checkout, where the step runs), else `cwd`.
  */
 async function workspaceRoot(cwd) {
-    return (0,promises_.realpath)((await (0,workspace_changes/* repositoryRoot */.Hn)(cwd)) ?? cwd);
+    const top = await (0,git/* gitText */.q_)(["rev-parse", "--show-toplevel"], { cwd }).catch(() => undefined);
+    return (0,promises_.realpath)(top ?? cwd);
 }
 /** The paths `git args` prints (NUL-separated) in `root`, given `input`; none when it fails. */
 const pathsOf = (root, args, input = "") => (0,git/* git */.$Y)(args, { cwd: root, input }).then((out) => new Set(out.toString("utf8").split("\0").filter(Boolean)), () => new Set());

@@ -23,6 +23,7 @@
  * before anything is sent, never half a commit: see LIMITS.
  */
 import { isUtf8 } from "node:buffer";
+import { relative, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, claimOf, touchedPaths } from "../core/changes.js";
 import { errorText } from "../core/errors.js";
 import type { AttemptChanges, TicketState } from "../core/model.js";
@@ -31,6 +32,7 @@ import { engineFieldRule } from "../tickets/parse.js";
 import {
   attemptChanges,
   type Collected,
+  gitTopOf,
   notCollectedReason,
   readBlobs,
 } from "../workspace/changes.js";
@@ -40,7 +42,7 @@ import { type BranchRead, type FileChanges, TREE } from "./branch.js";
 import { workflowRefusal } from "./errors.js";
 import { ContentRefused, type Repo, uploadBlob } from "./git.js";
 import type { GitHub } from "./octokit.js";
-import { frontierDirPath, type Unnamed } from "./state.js";
+import { frontierDirPath, joinRepoPath, type Unnamed } from "./state.js";
 
 /** What one ticket attempt may integrate on GitHub. */
 const LIMITS = {
@@ -84,13 +86,13 @@ export async function collectJobChanges(
   dir: string,
   options: { start?: string; exclude?: readonly string[] } = {},
 ): Promise<JobChanges> {
-  // where the workspace is inside its work tree, as a repository path ("" at the top)
-  const prefix = await gitText(["rev-parse", "--show-prefix"], { cwd: workspace }).catch(() => "");
-  const inRepo = (p: string) => `${prefix}${p}`;
-  const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
   let collected: Awaited<ReturnType<typeof attemptChanges>>;
   let contents: Map<string, Buffer>;
   try {
+    // where the workspace is inside its work tree, as a repository path (before any git runs)
+    const inRepo = (p: string) =>
+      joinRepoPath(relative(gitTopOf(workspace), resolve(workspace)), p);
+    const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
     collected = await attemptChanges(workspace, options.start ?? "HEAD", {
       exclude,
       engineFields: engineFieldRule(inRepo(dir)),
@@ -275,19 +277,6 @@ export function movedPaths(
   // in the order a verdict names them (touchedPaths), so the first named are the first found
   const under = (path: string) => flat.some((d) => path.startsWith(`${d}/`));
   return touched.filter((p) => entry(modes?.get(p), oids.get(p)) !== expected.get(p) || under(p));
-}
-
-/** The newest commit on `branch` that changed `path` (one request); undefined when none, or unread. */
-export async function tryCommitThatChanged(
-  gh: GitHub,
-  repo: Repo,
-  branch: string,
-  path: string,
-): Promise<string | undefined> {
-  const answer = await gh.rest.repos
-    .listCommits({ ...repo, sha: branch, path, per_page: 1 })
-    .catch(() => undefined);
-  return answer?.data[0]?.sha;
 }
 
 /* ------------------------------------------------------------------------- */

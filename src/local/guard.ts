@@ -14,12 +14,17 @@ import { basename, join, relative, resolve } from "node:path";
 import type { ChangedPath } from "../core/changes.js";
 import { shellWord } from "../terminal/text.js";
 import { authoredPart, engineFieldRule } from "../tickets/parse.js";
-import { kindOf, namesIn, statOf, tryReadJson } from "../tickets/read-optional.js";
+import { namesIn, tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees, readBlobs } from "../workspace/changes.js";
 import { git, gitText } from "../workspace/git.js";
 import { pathspec } from "../workspace/names.js";
-import { checkedOutAt, tryIsAncestor, tryResolveCommit } from "../workspace/worktrees.js";
+import {
+  checkedOutAt,
+  endlessIn,
+  tryIsAncestor,
+  tryResolveCommit,
+} from "../workspace/worktrees.js";
 import { TICKET_TEMP } from "./leftovers.js";
 import { isLiveFrontierProcess } from "./lock.js";
 import { type RunBranch, recordsPath } from "./worktree.js";
@@ -111,10 +116,8 @@ async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   // `git status` reads its config and runs its hooks
   for (const dir of [commonDir, ...(await gitDirsIn(join(commonDir, "modules")))])
     for (const name of SHARED) await walk(join(dir, name));
-  for (const name of namesIn(commonDir)) {
-    const st = statOf(join(commonDir, name)); // git waits for good on a FIFO or a device here
-    if (st?.isFIFO() || st?.isCharacterDevice()) out.set(name, kindOf(st)); // (fsmonitor's socket: no)
-  }
+  const endless = await endlessIn(commonDir); // (fsmonitor's socket is none)
+  if (endless) out.set(relative(commonDir, endless), "endless");
   return out;
 }
 

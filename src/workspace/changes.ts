@@ -28,7 +28,7 @@ import { type ChangedPath, type ChangeMode, named } from "../core/changes.js";
 import { errnoCode } from "../core/errors.js";
 import { GitError, type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
 import { addParents, atTab, bytesOf, pathspec, quoted, shown, split0 } from "./names.js";
-import { moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
+import { endlessIn, moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
 
 export interface Collected {
   /** the commit the attempt started from */
@@ -78,17 +78,19 @@ export async function attemptChanges(
   return { ...collected, patch };
 }
 
+/** The nearest directory from `workdir` up that holds a `.git` (`/` when none does). */
+export function gitTopOf(workdir: string): string {
+  let own = resolve(workdir);
+  while (!lstatOr(Buffer.from(join(own, ".git"))) && dirname(own) !== own) own = dirname(own);
+  return own;
+}
+
 /** An index nobody wrote, for plumbing that reads one (diff-tree): never the workspace's own. */
 const NO_INDEX = { GIT_INDEX_FILE: join(tmpdir(), `frontier-no-index-${randomUUID()}`) };
 const MODES: ReadonlySet<string> = new Set(["100644", "100755", "120000", "160000"]);
 const asMode = (m: string): ChangeMode | undefined =>
   MODES.has(m) ? (m as ChangeMode) : undefined;
 const ZERO = /^0+$/;
-
-/** The repository's top directory, for a path inside its work tree; undefined outside one. */
-export async function repositoryRoot(dir: string): Promise<string | undefined> {
-  return await gitText(["rev-parse", "--show-toplevel"], { cwd: dir }).catch(() => undefined);
-}
 
 /** Run `fn` on a fresh temporary index holding `base`'s tree, removed afterwards. */
 async function withIndex<T>(
@@ -166,13 +168,15 @@ export async function collectChanges(
   start: string,
   options: CollectOptions = {},
 ): Promise<Collected> {
-  // git's own answer, and the directory whose `.git` holds it: a `core.worktree` in the
+  // the directory whose `.git` holds it, and git's own answer: a `core.worktree` in the
   // repository's configuration (pointing elsewhere, `/` say) makes them differ
+  const own = gitTopOf(workdir);
+  const endless = await endlessIn(join(own, ".git"));
+  const fix = "where git would wait for good: remove it, or make it a plain file";
+  if (endless) throw new NotCollected(`${endless} is a FIFO or a device, ${fix}`);
   const asked = ["rev-parse", "--show-toplevel", "--git-common-dir"];
   const said = await gitText(asked, { cwd: workdir }).catch(() => "");
   const [root = "", common = ""] = said.split("\n");
-  let own = resolve(workdir);
-  while (!lstatOr(Buffer.from(join(own, ".git"))) && dirname(own) !== own) own = dirname(own);
   if (root === "" || root !== realpathSync(own)) {
     const gone = !lstatOr(Buffer.from(workdir));
     const what = gone ? "was removed" : "is no longer a git work tree (its .git was removed)";

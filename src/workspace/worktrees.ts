@@ -6,8 +6,8 @@
  * user's working tree, index or branch.
  */
 import { existsSync, readFileSync, realpathSync, rmdirSync, rmSync, statSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { basename, join, relative, resolve } from "node:path";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { errorText } from "../core/errors.js";
 import { git, gitText } from "./git.js";
 
@@ -226,5 +226,33 @@ export async function commitWithTrailer(
   for (let i = 0; i + 1 < found.length; i += 2) {
     if (found[i + 1]!.split("\n").some((l) => l.trim() === trailer)) return found[i]!.trim();
   }
+  return undefined;
+}
+
+/**
+ * The first file git reads as it starts that would never end — a FIFO or a device at the top
+ * of a git directory (`dotGit`, or the one its `gitdir:` names, and the one that shares with
+ * through `commondir`, and its worktrees' own) or in its info/ or objects/info/; else undefined.
+ */
+export async function endlessIn(dotGit: string): Promise<string | undefined> {
+  const statOr = (path: string) => stat(path).catch(() => undefined);
+  const named = async (file: string, what: RegExp) =>
+    (await statOr(file))?.isFile()
+      ? what.exec(await readFile(file, "utf8"))?.[1]?.trim()
+      : undefined;
+  const dir = resolve(
+    dirname(dotGit),
+    (await named(dotGit, /^gitdir: (.+)$/m)) ?? basename(dotGit),
+  );
+  const common = resolve(dir, (await named(join(dir, "commondir"), /^(.+)$/m)) ?? ".");
+  const admins = (await namesIn(join(common, "worktrees"))).map((n) =>
+    join(common, "worktrees", n),
+  );
+  for (const top of new Set([dir, common, ...admins]))
+    for (const d of [top, join(top, "info"), join(top, "objects", "info")])
+      for (const name of await namesIn(d)) {
+        const st = await statOr(join(d, name));
+        if (st?.isFIFO() || st?.isCharacterDevice()) return join(d, name);
+      }
   return undefined;
 }

@@ -875,6 +875,30 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     expect(changes.patch?.toString("latin1")).toContain("+flat");
   });
 
+  it.each(["HEAD", "config", "index", "packed-refs", "objects/info/alternates"])(
+    "a FIFO an agent put at .git/%s fails the attempt at once, naming it (git would wait on it for good)",
+    async (file) => {
+      const ws = mkdtempSync(join(tmpdir(), "frontier-job-fifo-"));
+      scratch.push(ws);
+      write(ws, "src/a.txt", "a\n");
+      agentGit(ws, "init", "-q");
+      agentGit(ws, "add", "-A");
+      agentGit(ws, "commit", "-qm", "start");
+      const start = agentGit(ws, "rev-parse", "HEAD").toString().trim();
+      agentGit(ws, "pack-refs", "--all");
+      write(ws, "src/b.txt", "b\n");
+      rmSync(join(ws, ".git", file), { force: true });
+      execFileSync("mkfifo", [join(ws, ".git", file)]);
+      const started = Date.now();
+      const changes = await collectJobChanges(ws, "tickets", { start });
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(changes.paths).toEqual([]);
+      expect(changes.refused).toBe(
+        `its changes could not be collected: ${ws}/.git/${file} is a FIFO or a device, where git would wait for good: remove it, or make it a plain file; nothing was integrated — leave the workspace's .git as it was checked out (commit, branch or reset as you like) and its files where git can read and store them (their permissions, its .gitattributes), then retry the ticket`,
+      );
+    },
+  );
+
   it("writing the engine's fields into another ticket's file is a breach naming it, even inside its scope", async () => {
     world = await makeWorld(
       Object.fromEntries([scoped("planner", ["tickets/**"]), scoped("later", ["src/**"])]),

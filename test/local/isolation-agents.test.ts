@@ -766,6 +766,27 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(git(repo.root, "show", "frontier/fifo:app/a.js")).toBe("a");
   });
 
+  it.each(["HEAD", "index"])(
+    "so does a FIFO an agent makes at its worktree's own %s, which the user's git worktree list or gc would wait on for good",
+    async (file) => {
+      const repo = repoWith({
+        "tickets/frontier.yml": `run: own${file}\nisolation: worktree\n`,
+        "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      });
+      const exec = `mkdir -p app && echo a > app/a.js; G="$(git rev-parse --git-dir)"; rm "$G/${file}"; mkfifo "$G/${file}"; echo done`;
+      const started = Date.now();
+      const ran = await runHere(repo.dir, exec);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(ran.code, ran.stderr).toBe(1);
+      expect(ran.stderr).toMatch(
+        new RegExp(
+          `error: the repository's git directory changed while the run ran: \\.git/worktrees/[^/ ]+/${file}\\b`,
+        ),
+      );
+      expect(readFileSync(join(repo.dir, "api.md"), "utf8")).toMatch(/status: claimed/);
+    },
+  );
+
   it("a socket that appears at the top of the git directory (git's fsmonitor daemon starting) is no alarm", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: sock\nisolation: worktree\n",
