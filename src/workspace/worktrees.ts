@@ -236,10 +236,12 @@ export async function commitWithTrailer(
  */
 export async function endlessIn(dotGit: string): Promise<string | undefined> {
   const statOr = (path: string) => stat(path).catch(() => undefined);
-  const named = async (file: string, what: RegExp) =>
-    (await statOr(file))?.isFile()
-      ? what.exec(await readFile(file, "utf8"))?.[1]?.trim()
-      : undefined;
+  // a pointer file as git reads one: a plain file, and short (git refuses a long one)
+  const named = async (file: string, what: RegExp) => {
+    const st = await statOr(file);
+    if (!st?.isFile() || st.size > 65_536) return undefined;
+    return what.exec(await readFile(file, "utf8").catch(() => ""))?.[1]?.trim();
+  };
   const dir = resolve(
     dirname(dotGit),
     (await named(dotGit, /^gitdir: (.+)$/m)) ?? basename(dotGit),

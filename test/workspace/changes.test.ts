@@ -9,6 +9,7 @@ import {
   renameSync,
   rmSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -570,6 +571,30 @@ describe("a FIFO where git reads a file never hangs the runner", () => {
       expect(Date.now() - started).toBeLessThan(20_000);
     },
   );
+});
+
+describe("a FIFO in a git directory is found before git runs", () => {
+  it("a linked worktree's own HEAD, behind its .git file: named at once", async () => {
+    const wt = join(mkdtempSync(join(tmpdir(), "frontier-wt-")), "wt");
+    sh(root, "worktree", "add", "-q", "--detach", wt, start);
+    const own = sh(wt, "rev-parse", "--absolute-git-dir");
+    rmSync(join(own, "HEAD"));
+    execFileSync("mkfifo", [join(own, "HEAD")]);
+    const started = Date.now();
+    await expect(collectChanges(wt, start)).rejects.toThrow(
+      `${own}/HEAD is a FIFO or a device, where git would wait for good: remove it, or make it a plain file`,
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("a .git file far too long to be one git reads (3 GiB, sparse) is never read: no work tree, said so", async () => {
+    rmSync(join(root, ".git"), { recursive: true, force: true });
+    write(root, ".git", "gitdir: elsewhere\n");
+    truncateSync(join(root, ".git"), 3 * 2 ** 30);
+    await expect(collectChanges(root, start)).rejects.toThrow(
+      "is no longer a git work tree (its .git was removed)",
+    );
+  });
 });
 
 describe("git runs on the workspace with none of the agent's code", () => {
