@@ -25,7 +25,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, named } from "../core/changes.js";
-import { errnoCode } from "../core/errors.js";
+import { errnoCode, errorText } from "../core/errors.js";
 import { GitError, type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
 import { addParents, atTab, bytesOf, pathspec, quoted, shown, split0 } from "./names.js";
 import { endlessIn, moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
@@ -168,19 +168,25 @@ export async function collectChanges(
   start: string,
   options: CollectOptions = {},
 ): Promise<Collected> {
-  // the directory whose `.git` holds it, and git's own answer: a `core.worktree` in the
-  // repository's configuration (pointing elsewhere, `/` say) makes them differ
   const own = gitTopOf(workdir);
   const endless = await endlessIn(join(own, ".git"));
   const fix = "where git would wait for good: remove it, or make it a plain file";
   if (endless) throw new NotCollected(`${endless} is a FIFO or a device, ${fix}`);
   const asked = ["rev-parse", "--show-toplevel", "--git-common-dir"];
-  const said = await gitText(asked, { cwd: workdir }).catch(() => "");
-  const [root = "", common = ""] = said.split("\n");
+  const [said, refusal] = await gitText(asked, { cwd: workdir }).then(
+    (text): string[] => [text, ""],
+    (error: unknown) => ["", errorText(error)],
+  );
+  const [root = "", common = ""] = said!.split("\n");
+  // git's answer, where the directory holding the `.git` is not the top it found: `core.worktree`
+  // names another, or it said why it is none (core.bare, a config it cannot read) — unless the
+  // `.git` found is one the workspace is inside (a local worktree whose own was removed)
   if (root === "" || root !== realpathSync(own)) {
-    const gone = !lstatOr(Buffer.from(workdir));
-    const what = gone ? "was removed" : "is no longer a git work tree (its .git was removed)";
-    throw new NotCollected(`${workdir} ${what}`);
+    let what = "is no longer a git work tree (its .git was removed)";
+    if (root !== "") what = `is not the work tree its .git names (${root}: core.worktree)`;
+    else if (refusal && own !== "/" && !resolve(workdir).startsWith(join(own, ".git/")))
+      what = `is no work tree to git: ${refusal}`;
+    throw new NotCollected(`${workdir} ${lstatOr(Buffer.from(workdir)) ? what : "was removed"}`);
   }
   const startCommit = await tryResolveCommit(root, start);
   if (startCommit === undefined) {

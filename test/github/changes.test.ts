@@ -899,6 +899,42 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     },
   );
 
+  it.each([
+    [
+      "core.bare true",
+      ["config", "core.bare", "true"],
+      "this operation must be run in a work tree",
+    ],
+    ["a line git cannot read", undefined, "in file .git/config"],
+    ["core.worktree elsewhere", ["config", "core.worktree", "/"], undefined],
+  ])(
+    "an agent that leaves its .git's configuration with %s fails with what git says, not that .git was removed",
+    async (_, set, said) => {
+      const ws = mkdtempSync(join(tmpdir(), "frontier-job-config-"));
+      scratch.push(ws);
+      write(ws, "src/a.txt", "a\n");
+      agentGit(ws, "init", "-q");
+      agentGit(ws, "add", "-A");
+      agentGit(ws, "commit", "-qm", "start");
+      const start = agentGit(ws, "rev-parse", "HEAD").toString().trim();
+      write(ws, "src/b.txt", "b\n");
+      if (set) agentGit(ws, ...set);
+      else
+        writeFileSync(
+          join(ws, ".git", "config"),
+          `${readFileSync(join(ws, ".git", "config"))}[core\n`,
+        );
+      const changes = await collectJobChanges(ws, "tickets", { start });
+      expect(changes.paths).toEqual([]);
+      expect(changes.refused).not.toContain("removed");
+      const why = said
+        ? "is no work tree to git: git rev-parse --show-toplevel --git-common-dir failed (exit 128): fatal: "
+        : "is not the work tree its .git names (/: core.worktree);";
+      expect(changes.refused).toContain(`${ws} ${why}`);
+      expect(changes.refused).toContain(`${said ?? ""};`);
+    },
+  );
+
   it("writing the engine's fields into another ticket's file is a breach naming it, even inside its scope", async () => {
     world = await makeWorld(
       Object.fromEntries([scoped("planner", ["tickets/**"]), scoped("later", ["src/**"])]),

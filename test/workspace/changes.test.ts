@@ -532,7 +532,9 @@ describe("a workspace whose repository is gone or new", () => {
 
   it("a core.worktree pointing elsewhere (the whole disk, say) is not followed", async () => {
     sh(root, "config", "core.worktree", "/");
-    await expect(collectChanges(root, start)).rejects.toThrow(/is no longer a git work tree/);
+    await expect(collectChanges(root, start)).rejects.toThrow(
+      `${root} is not the work tree its .git names (/: core.worktree)`,
+    );
   });
 
   it("the start commit pruned away (an orphan branch, the reflog expired, a gc): the words say so", async () => {
@@ -587,12 +589,12 @@ describe("a FIFO in a git directory is found before git runs", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it("a .git file far too long to be one git reads (3 GiB, sparse) is never read: no work tree, said so", async () => {
+  it("a .git file far too long to be one git reads (3 GiB, sparse) is never read: git's words say why", async () => {
     rmSync(join(root, ".git"), { recursive: true, force: true });
     write(root, ".git", "gitdir: elsewhere\n");
     truncateSync(join(root, ".git"), 3 * 2 ** 30);
     await expect(collectChanges(root, start)).rejects.toThrow(
-      "is no longer a git work tree (its .git was removed)",
+      `${root} is no work tree to git: git rev-parse --show-toplevel --git-common-dir failed (exit 128): fatal: too large to be a .git file`,
     );
   });
 });
