@@ -875,18 +875,23 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     expect(changes.patch?.toString("latin1")).toContain("+flat");
   });
 
+  /** A job checkout of its own repository (one commit, its start) with a file added since. */
+  function checkoutWithAChange(name: string) {
+    const ws = mkdtempSync(join(tmpdir(), `frontier-job-${name}-`));
+    scratch.push(ws);
+    write(ws, "src/a.txt", "a\n");
+    agentGit(ws, "init", "-q");
+    agentGit(ws, "add", "-A");
+    agentGit(ws, "commit", "-qm", "start");
+    write(ws, "src/b.txt", "b\n");
+    return { ws, start: agentGit(ws, "rev-parse", "HEAD").toString().trim() };
+  }
+
   it.each(["HEAD", "config", "index", "packed-refs", "objects/info/alternates"])(
     "a FIFO an agent put at .git/%s fails the attempt at once, naming it (git would wait on it for good)",
     async (file) => {
-      const ws = mkdtempSync(join(tmpdir(), "frontier-job-fifo-"));
-      scratch.push(ws);
-      write(ws, "src/a.txt", "a\n");
-      agentGit(ws, "init", "-q");
-      agentGit(ws, "add", "-A");
-      agentGit(ws, "commit", "-qm", "start");
-      const start = agentGit(ws, "rev-parse", "HEAD").toString().trim();
+      const { ws, start } = checkoutWithAChange("fifo");
       agentGit(ws, "pack-refs", "--all");
-      write(ws, "src/b.txt", "b\n");
       rmSync(join(ws, ".git", file), { force: true });
       execFileSync("mkfifo", [join(ws, ".git", file)]);
       const started = Date.now();
@@ -910,14 +915,7 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
   ])(
     "an agent that leaves its .git's configuration with %s fails with what git says, not that .git was removed",
     async (_, set, said) => {
-      const ws = mkdtempSync(join(tmpdir(), "frontier-job-config-"));
-      scratch.push(ws);
-      write(ws, "src/a.txt", "a\n");
-      agentGit(ws, "init", "-q");
-      agentGit(ws, "add", "-A");
-      agentGit(ws, "commit", "-qm", "start");
-      const start = agentGit(ws, "rev-parse", "HEAD").toString().trim();
-      write(ws, "src/b.txt", "b\n");
+      const { ws, start } = checkoutWithAChange("config");
       if (set) agentGit(ws, ...set);
       else
         writeFileSync(
