@@ -116,8 +116,8 @@ async function sharedFiles(commonDir: string): Promise<Map<string, string>> {
   // `git status` reads its config and runs its hooks
   for (const dir of [commonDir, ...(await gitDirsIn(join(commonDir, "modules")))])
     for (const name of SHARED) await walk(join(dir, name));
-  const endless = await endlessIn(commonDir); // (fsmonitor's socket is none)
-  if (endless) out.set(relative(commonDir, endless), "endless");
+  // (fsmonitor's socket is none)
+  for (const path of await endlessIn(commonDir)) out.set(relative(commonDir, path), "endless");
   return out;
 }
 

@@ -26,9 +26,19 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, named } from "../core/changes.js";
 import { errnoCode, errorText } from "../core/errors.js";
-import { GitError, type GitOptions, git, gitText, TooMuchOutput } from "./git.js";
+import {
+  GitError,
+  type GitOptions,
+  git,
+  gitText,
+  noFilterDrivers,
+  REMOVED,
+  Stopped,
+  TooMuchOutput,
+  writeTree,
+} from "./git.js";
 import { addParents, atTab, bytesOf, pathspec, quoted, shown, split0 } from "./names.js";
-import { endlessIn, moveRef, type RefMove, tryResolveCommit } from "./worktrees.js";
+import { endlessIn, moveRef, type RefMove } from "./worktrees.js";
 
 export interface Collected {
   /** the commit the attempt started from */
@@ -85,6 +95,21 @@ export function gitTopOf(workdir: string): string {
   return own;
 }
 
+/**
+ * Why the directory holding the `.git` is no work tree to git: its `.git` removed (the one
+ * found is above it, or it is inside a git directory: a local worktree's), or not one git
+ * takes (it found `root` above it), or `core.worktree` names another, or git said why.
+ */
+function noWorkTree(workdir: string, own: string, root: string, refusal = ""): string {
+  if (!lstatOr(Buffer.from(workdir))) return "was removed";
+  if (root !== "" && own.startsWith(`${root}/`))
+    return `is no git work tree: its .git is none git takes, and it found ${root} above it`;
+  if (root !== "") return `is not the work tree its .git names (${root}: core.worktree)`;
+  if (refusal && own !== "/" && !`${resolve(workdir)}/`.includes("/.git/"))
+    return `is no work tree to git: ${refusal}`;
+  return "is no longer a git work tree (its .git was removed)";
+}
+
 /** An index nobody wrote, for plumbing that reads one (diff-tree): never the workspace's own. */
 const NO_INDEX = { GIT_INDEX_FILE: join(tmpdir(), `frontier-no-index-${randomUUID()}`) };
 const MODES: ReadonlySet<string> = new Set(["100644", "100755", "120000", "160000"]);
@@ -97,6 +122,7 @@ async function withIndex<T>(
   root: string,
   base: string,
   fn: (o: GitOptions) => Promise<T>,
+  bound: { boundMs?: number } = {},
 ): Promise<T> {
   // the pid names it for the next run's sweep of what a killed one left (local/leftovers.ts)
   const dir = await mkdtemp(join(tmpdir(), `frontier-index-${process.pid}-`));
@@ -105,7 +131,7 @@ async function withIndex<T>(
   const [lower, upper] = [".git", ".GIT"].map((n) => lstatOr(Buffer.from(join(root, n))));
   const folds = upper !== undefined && upper.ino === lower?.ino && upper.dev === lower.dev;
   const config = [`core.ignoreCase=${folds}`];
-  const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, config };
+  const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, config, ...bound };
   try {
     await git(["read-tree", base], o);
     return await fn(o);
@@ -113,35 +139,6 @@ async function withIndex<T>(
     await rm(dir, { recursive: true, force: true });
   }
 }
-
-/**
- * Every filter driver the repository's configuration names, emptied: files are hashed as
- * `git add` stores them — git's own conversions of a checkout (line endings, `ident`, an
- * encoding) undone as its attributes say — with no driver's code run.
- */
-async function noFilterDrivers(root: string): Promise<string[]> {
-  // (a failure is thrown: never hashed with a driver left in place)
-  const keys = (await git(["config", "-z", "--name-only", "--list"], { cwd: root })).toString();
-  const listed = keys.split("\0").filter((k) => k.startsWith("filter."));
-  const names = new Set(listed.map((k) => k.slice("filter.".length, k.lastIndexOf("."))));
-  // `-c` splits at the first `=`: a driver named with one could not be emptied, and would run
-  const named = [...names].find((n) => n.includes("="));
-  if (named)
-    throw new Error(
-      `a filter driver is named with an '=' (filter.${named}), which git cannot be told to skip — rename it`,
-    );
-  return [...names].flatMap((n) =>
-    ["clean=", "smudge=", "process=", "required=false"].map((v) => `filter.${n}.${v}`),
-  );
-}
-
-/** Apply index-info `lines` (`mode blob\tpath`; REMOVED + path takes a path out), then write the tree. */
-async function writeTree(o: GitOptions, lines: readonly string[], paths: "latin1" | "utf8") {
-  const input = Buffer.from(lines.map((l) => `${l}\0`).join(""), paths);
-  await git(["update-index", "-z", "--index-info"], { ...o, input });
-  return await gitText(["write-tree"], o);
-}
-const REMOVED = `0 ${"0".repeat(40)}\t`;
 
 export interface CollectOptions {
   /** repository-relative paths that are not changes */
@@ -169,26 +166,23 @@ export async function collectChanges(
   options: CollectOptions = {},
 ): Promise<Collected> {
   const own = gitTopOf(workdir);
-  const endless = await endlessIn(join(own, ".git"));
+  const [endless] = await endlessIn(join(own, ".git"));
   const fix = "where git would wait for good: remove it, or make it a plain file";
   if (endless) throw new NotCollected(`${endless} is a FIFO or a device, ${fix}`);
+  // git past its bound is one that waits on a FIFO no look found (an include, a ref, a pack)
+  const bound = { boundMs: options.boundMs ?? 300_000 };
   const asked = ["rev-parse", "--show-toplevel", "--git-common-dir"];
-  const [said, refusal] = await gitText(asked, { cwd: workdir }).then(
-    (text): string[] => [text, ""],
+  const [said = "", refusal] = await gitText(asked, { cwd: workdir, ...bound }).then(
+    (text) => [text, ""],
     (error: unknown) => ["", errorText(error)],
   );
-  const [root = "", common = ""] = said!.split("\n");
-  // git's answer, where the directory holding the `.git` is not the top it found: `core.worktree`
-  // names another, or it said why it is none (core.bare, a config it cannot read) — unless the
-  // `.git` found is one the workspace is inside (a local worktree whose own was removed)
-  if (root === "" || root !== realpathSync(own)) {
-    let what = "is no longer a git work tree (its .git was removed)";
-    if (root !== "") what = `is not the work tree its .git names (${root}: core.worktree)`;
-    else if (refusal && own !== "/" && !resolve(workdir).startsWith(join(own, ".git/")))
-      what = `is no work tree to git: ${refusal}`;
-    throw new NotCollected(`${workdir} ${lstatOr(Buffer.from(workdir)) ? what : "was removed"}`);
-  }
-  const startCommit = await tryResolveCommit(root, start);
+  const [root = "", common = ""] = said.split("\n");
+  if (root === "" || root !== realpathSync(own))
+    throw new NotCollected(`${workdir} ${noWorkTree(workdir, own, root, refusal)}`);
+  const verify = ["rev-parse", "--verify", "--quiet", `${start}^{commit}`];
+  const startCommit = await gitText(verify, { cwd: root, ...bound }).catch((error: unknown) => {
+    if (error instanceof Stopped) throw new NotCollected(errorText(error));
+  });
   if (startCommit === undefined) {
     throw new NotCollected(
       `${root}'s repository does not hold the commit the attempt started from (${start.slice(0, 12)}): its .git was made anew, or the commit pruned from it`,
@@ -204,10 +198,11 @@ export async function collectChanges(
         ? `its git directory's attributes (${info}) would change its files as git stores them: remove them, or put them in a .gitattributes`
         : `its .git points at another repository (${shared}) than the run's (${options.gitDir})`,
     );
-  const { tree, nested, submodules, changed } = await withIndex(root, startCommit, async (o) => {
-    const found = await workspaceFiles({ ...o, boundMs: options.boundMs ?? 300_000 }, options);
+  const listed = async (o: GitOptions) => {
+    const found = await workspaceFiles(o, options);
     return { ...found, tree: await writeTree(o, found.lines, "latin1") };
-  });
+  };
+  const { tree, nested, submodules, changed } = await withIndex(root, startCommit, listed, bound);
   const names: string[] = [];
   const paths = await diffTrees(root, startCommit, tree, names, options.exclude);
   // a path git will not store, and leaves as it was without failing: a `.git` in another

@@ -18,6 +18,9 @@ export class GitError extends Error {
 /** Git printed more than the caller takes: it was ended, and nothing it printed is kept. */
 export class TooMuchOutput extends GitError {}
 
+/** Git ran past its bound (`boundMs`) and was ended. */
+export class Stopped extends GitError {}
+
 /** What git said, in a line: its `fatal:` / `error:` lines when it has them (advice follows those), else its last lines. */
 function gist(stderr: string): string {
   const lines = stderr.trim().split("\n");
@@ -52,7 +55,7 @@ export interface GitOptions {
  * untracked cache, attributes file, signing and its checks, auto-gc and external diff
  * overridden, and its line-ending settings too; no replace refs. Filter and diff drivers
  * run only when git converts content: reading the changes empties every filter driver
- * where files are hashed (workspace/changes.ts `noFilterDrivers`) and never asks for a
+ * where files are hashed (`noFilterDrivers`) and never asks for a
  * diff's (`--no-ext-diff --no-textconv`); making a worktree and reading the user's tree
  * do, so neither is done once the shared git directory changed during a run (local/guard.ts).
  * Without the user's configuration their `safe.directory` is gone too: a repository another
@@ -141,7 +144,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
       if (bytes > max) reject(new TooMuchOutput(args, null, `it printed more than ${max} bytes`));
       else if (code === 0 && !(options.strict && err.length > 0)) resolve(Buffer.concat(out));
       else if (code === null && bound && Date.now() >= ends)
-        reject(new GitError(args, null, `it was stopped after ${bound / 1000} s: ${ENDLESS}`));
+        reject(new Stopped(args, null, `it was stopped after ${bound / 1000} s: ${ENDLESS}`));
       else reject(new GitError(args, code, Buffer.concat(err).toString("utf8")));
     });
     child.stdin.on("error", () => undefined); // a command that exits before reading its input
@@ -153,3 +156,32 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
 export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
   return (await git(args, options)).toString("utf8").replace(/\n$/, "");
 }
+
+/**
+ * Every filter driver the repository's configuration names, emptied: files are hashed as
+ * `git add` stores them — git's own conversions of a checkout (line endings, `ident`, an
+ * encoding) undone as its attributes say — with no driver's code run.
+ */
+export async function noFilterDrivers(root: string): Promise<string[]> {
+  // (a failure is thrown: never hashed with a driver left in place)
+  const keys = (await git(["config", "-z", "--name-only", "--list"], { cwd: root })).toString();
+  const listed = keys.split("\0").filter((k) => k.startsWith("filter."));
+  const names = new Set(listed.map((k) => k.slice("filter.".length, k.lastIndexOf("."))));
+  // `-c` splits at the first `=`: a driver named with one could not be emptied, and would run
+  const named = [...names].find((n) => n.includes("="));
+  if (named)
+    throw new Error(
+      `a filter driver is named with an '=' (filter.${named}), which git cannot be told to skip — rename it`,
+    );
+  return [...names].flatMap((n) =>
+    ["clean=", "smudge=", "process=", "required=false"].map((v) => `filter.${n}.${v}`),
+  );
+}
+
+/** Apply index-info `lines` (`mode blob\tpath`; REMOVED + path takes a path out), then write the tree. */
+export async function writeTree(o: GitOptions, lines: readonly string[], paths: "latin1" | "utf8") {
+  const input = Buffer.from(lines.map((l) => `${l}\0`).join(""), paths);
+  await git(["update-index", "-z", "--index-info"], { ...o, input });
+  return await gitText(["write-tree"], o);
+}
+export const REMOVED = `0 ${"0".repeat(40)}\t`;

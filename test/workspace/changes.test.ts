@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -595,6 +596,47 @@ describe("a FIFO in a git directory is found before git runs", () => {
     truncateSync(join(root, ".git"), 3 * 2 ** 30);
     await expect(collectChanges(root, start)).rejects.toThrow(
       `${root} is no work tree to git: git rev-parse --show-toplevel --git-common-dir failed (exit 128): fatal: too large to be a .git file`,
+    );
+  });
+
+  it("a .git file read as git reads it (its line ends dropped, however many): the FIFO in the directory it names is found", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "frontier-gitdir-"));
+    renameSync(join(root, ".git"), join(elsewhere, "git"));
+    write(root, ".git", `gitdir: ${elsewhere}/git${"\n".repeat(70_000)}`);
+    rmSync(join(elsewhere, "git", "config"));
+    execFileSync("mkfifo", [join(elsewhere, "git", "config")]);
+    await expect(collectChanges(root, start, { boundMs: 60_000 })).rejects.toThrow(
+      `${elsewhere}/git/config is a FIFO or a device, where git would wait for good`,
+    );
+  });
+
+  it("one no look finds (a ref named as the start commit) costs the bound, and says so", async () => {
+    execFileSync("mkfifo", [join(root, ".git", "refs", "heads", start)]);
+    const started = Date.now();
+    await expect(collectChanges(root, start, { boundMs: 1000 })).rejects.toThrow(
+      /^git rev-parse --verify --quiet failed: it was stopped after 1 s: a FIFO or a device where it reads a file/,
+    );
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("/dev/null where git reads a file (its info/exclude) is no FIFO: the changes are collected", async () => {
+    rmSync(join(root, ".git", "info", "exclude"), { force: true });
+    symlinkSync("/dev/null", join(root, ".git", "info", "exclude"));
+    write(root, "src/api/new.ts", "new\n");
+    const got = await collectChanges(root, start);
+    expect(got.paths.map((c) => c.path)).toEqual(["src/api/new.ts"]);
+  });
+
+  it("a .git git will not take, inside another repository: named so, not blamed on core.worktree", async () => {
+    const outer = mkdtempSync(join(tmpdir(), "frontier-outer-"));
+    sh(outer, "init", "-q");
+    const sub = join(outer, "sub");
+    renameSync(root, sub);
+    root = sub;
+    rmSync(join(sub, ".git"), { recursive: true, force: true });
+    mkdirSync(join(sub, ".git"));
+    await expect(collectChanges(sub, start)).rejects.toThrow(
+      `${sub} is no git work tree: its .git is none git takes, and it found ${realpathSync(outer)} above it`,
     );
   });
 });
