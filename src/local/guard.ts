@@ -17,14 +17,9 @@ import { authoredPart, engineFieldRule } from "../tickets/parse.js";
 import { namesIn, tryReadJson } from "../tickets/read-optional.js";
 import { replaceAtomically } from "../tickets/store.js";
 import { diffTrees, readBlobs } from "../workspace/changes.js";
-import { git, gitText } from "../workspace/git.js";
+import { endlessIn, git, gitText } from "../workspace/git.js";
 import { pathspec } from "../workspace/names.js";
-import {
-  checkedOutAt,
-  endlessIn,
-  tryIsAncestor,
-  tryResolveCommit,
-} from "../workspace/worktrees.js";
+import { checkedOutAt, tryIsAncestor, tryResolveCommit } from "../workspace/worktrees.js";
 import { TICKET_TEMP } from "./leftovers.js";
 import { isLiveFrontierProcess } from "./lock.js";
 import { type RunBranch, recordsPath } from "./worktree.js";

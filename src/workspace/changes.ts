@@ -27,18 +27,20 @@ import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, named } from "../core/changes.js";
 import { errnoCode, errorText } from "../core/errors.js";
 import {
+  endlessIn,
   GitError,
   type GitOptions,
   git,
   gitText,
   noFilterDrivers,
+  noWorkTree,
   REMOVED,
   Stopped,
   TooMuchOutput,
   writeTree,
 } from "./git.js";
 import { addParents, atTab, bytesOf, pathspec, quoted, shown, split0 } from "./names.js";
-import { endlessIn, moveRef, type RefMove } from "./worktrees.js";
+import { moveRef, type RefMove } from "./worktrees.js";
 
 export interface Collected {
   /** the commit the attempt started from */
@@ -74,18 +76,18 @@ export async function attemptChanges(
   start: string,
   options: CollectOptions & { cap?: number; stay?: string; kept?: string },
 ): Promise<Collected & { patch?: Buffer }> {
-  const collected = await collectChanges(workdir, start, options).catch((error: unknown) => {
-    if (!(error instanceof NotCollected)) throw error;
-    return error;
-  });
-  if (collected instanceof NotCollected) {
-    const refused = notCollectedReason(collected.message, options.kept);
-    return { start, tree: "", paths: [], engineEdits: [], refused, unstored: collected.message };
+  try {
+    const collected = await collectChanges(workdir, start, options);
+    if (collected.unstored && options.stay)
+      collected.refused += `, but for what no patch holds: ${options.stay}`;
+    const patch = await patchOf(workdir, collected.start, collected.tree, options);
+    return { ...collected, patch };
+  } catch (error) {
+    // (git past its bound: a FIFO no look found, in .git or where it reads a file)
+    if (!(error instanceof NotCollected || error instanceof Stopped)) throw error;
+    const refused = notCollectedReason(error.message, options.kept);
+    return { start, tree: "", paths: [], engineEdits: [], refused, unstored: error.message };
   }
-  if (collected.unstored && options.stay)
-    collected.refused += `, but for what no patch holds: ${options.stay}`;
-  const patch = await patchOf(workdir, collected.start, collected.tree, options);
-  return { ...collected, patch };
 }
 
 /** The nearest directory from `workdir` up that holds a `.git` (`/` when none does). */
@@ -95,26 +97,10 @@ export function gitTopOf(workdir: string): string {
   return own;
 }
 
-/**
- * Why the directory holding the `.git` is no work tree to git: its `.git` removed (the one
- * found is above it, or it is inside a git directory: a local worktree's), or not one git
- * takes (it found `root` above it), or `core.worktree` names another, or git said why.
- */
-function noWorkTree(workdir: string, own: string, root: string, refusal = ""): string {
-  if (!lstatOr(Buffer.from(workdir))) return "was removed";
-  if (root !== "" && own.startsWith(`${root}/`))
-    return `is no git work tree: its .git is none git takes, and it found ${root} above it`;
-  if (root !== "") return `is not the work tree its .git names (${root}: core.worktree)`;
-  if (refusal && own !== "/" && !`${resolve(workdir)}/`.includes("/.git/"))
-    return `is no work tree to git: ${refusal}`;
-  return "is no longer a git work tree (its .git was removed)";
-}
-
 /** An index nobody wrote, for plumbing that reads one (diff-tree): never the workspace's own. */
 const NO_INDEX = { GIT_INDEX_FILE: join(tmpdir(), `frontier-no-index-${randomUUID()}`) };
 const MODES: ReadonlySet<string> = new Set(["100644", "100755", "120000", "160000"]);
-const asMode = (m: string): ChangeMode | undefined =>
-  MODES.has(m) ? (m as ChangeMode) : undefined;
+const asMode = (m: string) => (MODES.has(m) ? (m as ChangeMode) : undefined);
 const ZERO = /^0+$/;
 
 /** Run `fn` on a fresh temporary index holding `base`'s tree, removed afterwards. */
@@ -172,13 +158,15 @@ export async function collectChanges(
   // git past its bound is one that waits on a FIFO no look found (an include, a ref, a pack)
   const bound = { boundMs: options.boundMs ?? 300_000 };
   const asked = ["rev-parse", "--show-toplevel", "--git-common-dir"];
-  const [said = "", refusal] = await gitText(asked, { cwd: workdir, ...bound }).then(
-    (text) => [text, ""],
-    (error: unknown) => ["", errorText(error)],
+  const [said = "", refusal = "", stopped] = await gitText(asked, { cwd: workdir, ...bound }).then(
+    (text) => [text],
+    (error: unknown) => ["", errorText(error), error instanceof Stopped ? "stopped" : ""],
   );
   const [root = "", common = ""] = said.split("\n");
-  if (root === "" || root !== realpathSync(own))
-    throw new NotCollected(`${workdir} ${noWorkTree(workdir, own, root, refusal)}`);
+  if (root === "" || root !== realpathSync(own)) {
+    const why = await noWorkTree(workdir, own, [root, common, refusal], stopped === "stopped");
+    throw new NotCollected(`${workdir} ${why}`);
+  }
   const verify = ["rev-parse", "--verify", "--quiet", `${start}^{commit}`];
   const startCommit = await gitText(verify, { cwd: root, ...bound }).catch((error: unknown) => {
     if (error instanceof Stopped) throw new NotCollected(errorText(error));
@@ -204,7 +192,7 @@ export async function collectChanges(
   };
   const { tree, nested, submodules, changed } = await withIndex(root, startCommit, listed, bound);
   const names: string[] = [];
-  const paths = await diffTrees(root, startCommit, tree, names, options.exclude);
+  const paths = await diffTrees(root, startCommit, tree, names, { ...options, ...bound });
   // a path git will not store, and leaves as it was without failing: a `.git` in another
   // spelling (`.GIT`, `git~1`) no clone could check out, a symlinked `.gitmodules`
   const inTree = new Set(paths.map((c) => c.path));
@@ -433,7 +421,7 @@ export async function diffTrees(
   from: string,
   to: string,
   unshown: string[] = [],
-  exclude?: readonly string[],
+  { exclude, boundMs }: { exclude?: readonly string[]; boundMs?: number } = {},
 ): Promise<ChangedPath[]> {
   const name = (p: string) => {
     const s = shown(p);
@@ -441,7 +429,8 @@ export async function diffTrees(
     return s.name;
   };
   const args = ["diff-tree", "-r", "-z", "-M", "--raw", "--numstat", "--no-textconv", from, to];
-  const out = split0(await git([...args, ...pathspec(exclude)], { cwd: root, env: NO_INDEX }));
+  const o = { cwd: root, env: NO_INDEX, boundMs };
+  const out = split0(await git([...args, ...pathspec(exclude)], o));
   const paths: ChangedPath[] = [];
   let i = 0;
   while (out[i]?.startsWith(":")) {
@@ -483,13 +472,18 @@ export async function patchOf(
   root: string,
   start: string,
   tree: string,
-  { cap, exclude }: { cap?: number; exclude?: readonly string[] } = {},
+  {
+    cap,
+    exclude,
+    boundMs = 300_000,
+  }: { cap?: number; exclude?: readonly string[]; boundMs?: number } = {},
 ): Promise<Buffer | undefined> {
   // the bytes git gives: a text file in another encoding than UTF-8 stays as it was; and
   // plumbing, which no diff setting of the workspace's (colour, prefixes, context) reshapes
   const how = ["-p", "--binary", "--no-ext-diff", "--no-textconv", "-M"];
   const args = ["diff-tree", ...how, start, tree, ...pathspec(exclude)];
-  return await git(args, { cwd: root, maxBytes: cap, env: NO_INDEX }).catch((error: unknown) => {
+  const o = { cwd: root, maxBytes: cap, env: NO_INDEX, boundMs };
+  return await git(args, o).catch((error: unknown) => {
     if (error instanceof TooMuchOutput) return undefined;
     throw error;
   });

@@ -5,6 +5,8 @@
  * quotes git's own stderr.
  */
 import { spawn } from "node:child_process";
+import { constants, lstat, open, readdir, realpath, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { errnoCode } from "../core/errors.js";
 
 export class GitError extends Error {
@@ -185,3 +187,64 @@ export async function writeTree(o: GitOptions, lines: readonly string[], paths: 
   return await gitText(["write-tree"], o);
 }
 export const REMOVED = `0 ${"0".repeat(40)}\t`;
+
+/**
+ * The files git reads as it starts that would never end — a FIFO or a device (but /dev/null)
+ * at the top of a git directory (`dotGit`, or the one its `gitdir:` names, the one it shares
+ * through `commondir`, and its worktrees' own) or in its info/ or objects/info/.
+ */
+export async function endlessIn(dotGit: string): Promise<string[]> {
+  const dir = resolve(dirname(dotGit), (await pointer(dotGit, "gitdir: ")) ?? basename(dotGit));
+  const common = resolve(dir, (await pointer(join(dir, "commondir"))) ?? ".");
+  const worktrees = join(common, "worktrees");
+  const admins = (await readdir(worktrees).catch((): string[] => [])).map((n) =>
+    join(worktrees, n),
+  );
+  const nothing = (await stat("/dev/null").catch(() => undefined))?.rdev;
+  const found: string[] = [];
+  for (const top of new Set([dir, common, ...admins]))
+    for (const d of [top, join(top, "info"), join(top, "objects", "info")])
+      for (const name of await readdir(d).catch((): string[] => [])) {
+        const st = await stat(join(d, name)).catch(() => undefined);
+        if (st?.isFIFO() || (st?.isCharacterDevice() && st.rdev !== nothing))
+          found.push(join(d, name));
+      }
+  return found;
+}
+
+/**
+ * What a pointer file says (a `.git` file after its `gitdir: `, a `commondir`), read as git
+ * reads one: a plain file of at most 1 MiB, its line ends dropped — opened without waiting,
+ * so a FIFO swapped in after a look is never waited on.
+ */
+async function pointer(file: string, prefix = ""): Promise<string | undefined> {
+  if (!(await stat(file).catch(() => undefined))?.isFile()) return undefined; // nor a device
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+  try {
+    const st = await handle?.stat();
+    if (!handle || !st?.isFile() || st.size > 1 << 20) return undefined;
+    const text = (await handle.readFile("utf8")).replace(/[\r\n]+$/, "");
+    return text.startsWith(prefix) ? text.slice(prefix.length) : undefined;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * Why the directory holding the `.git` is no work tree to git (what it said: root, common;
+ * or why it refused): core.worktree, a repository found above, the `.git` removed, git's words.
+ */
+export async function noWorkTree(workdir: string, own: string, said: string[], stopped: boolean) {
+  const [root = "", common = "", refusal = ""] = said;
+  const there = (path: string) => lstat(path).catch(() => undefined);
+  if (!(await there(workdir))) return "was removed";
+  const gitDir = await realpath(resolve(workdir, common)).catch(() => "");
+  if (root !== "" && gitDir === join(root, ".git"))
+    return `is no git work tree: its .git is none git takes, and it found ${root} above it`;
+  if (root !== "") return `is not the work tree its .git names (${root}: core.worktree)`;
+  const at = resolve(workdir);
+  const inGitDir = (await there(join(own, ".git")))?.isDirectory() && at.includes("/.git/");
+  const gone = own === "/" || at.startsWith(join(own, ".git/")) || inGitDir;
+  if (refusal && (stopped || !gone)) return `is no work tree to git: ${refusal}`;
+  return "is no longer a git work tree (its .git was removed)";
+}

@@ -5,17 +5,9 @@
  * ticket's integration made, found again by its trailer. Nothing here touches the
  * user's working tree, index or branch.
  */
-import {
-  constants,
-  existsSync,
-  readFileSync,
-  realpathSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-} from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { existsSync, readFileSync, realpathSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, join, relative, resolve } from "node:path";
 import { errorText } from "../core/errors.js";
 import { git, gitText } from "./git.js";
 
@@ -235,44 +227,4 @@ export async function commitWithTrailer(
     if (found[i + 1]!.split("\n").some((l) => l.trim() === trailer)) return found[i]!.trim();
   }
   return undefined;
-}
-
-/**
- * The files git reads as it starts that would never end — a FIFO or a device (but /dev/null)
- * at the top of a git directory (`dotGit`, or the one its `gitdir:` names, the one it shares
- * through `commondir`, and its worktrees' own) or in its info/ or objects/info/.
- */
-export async function endlessIn(dotGit: string): Promise<string[]> {
-  const dir = resolve(dirname(dotGit), (await pointer(dotGit, "gitdir: ")) ?? basename(dotGit));
-  const common = resolve(dir, (await pointer(join(dir, "commondir"))) ?? ".");
-  const admins = (await namesIn(join(common, "worktrees"))).map((n) =>
-    join(common, "worktrees", n),
-  );
-  const nothing = (await stat("/dev/null").catch(() => undefined))?.rdev;
-  const found: string[] = [];
-  for (const top of new Set([dir, common, ...admins]))
-    for (const d of [top, join(top, "info"), join(top, "objects", "info")])
-      for (const name of await namesIn(d)) {
-        const st = await stat(join(d, name)).catch(() => undefined);
-        if (st?.isFIFO() || (st?.isCharacterDevice() && st.rdev !== nothing))
-          found.push(join(d, name));
-      }
-  return found;
-}
-
-/**
- * What a pointer file says (a `.git` file after its `gitdir: `, a `commondir`), read as git
- * reads one: a plain file of at most 1 MiB, its line ends dropped — opened without waiting,
- * so a FIFO swapped in after a look is never waited on.
- */
-async function pointer(file: string, prefix = ""): Promise<string | undefined> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
-  try {
-    const st = await handle?.stat();
-    if (!handle || !st?.isFile() || st.size > 1 << 20) return undefined;
-    const text = (await handle.readFile("utf8")).replace(/[\r\n]+$/, "");
-    return text.startsWith(prefix) ? text.slice(prefix.length) : undefined;
-  } finally {
-    await handle?.close();
-  }
 }

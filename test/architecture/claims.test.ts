@@ -73,16 +73,16 @@ describe("what docs/ARCHITECTURE.md says only one place does", () => {
     ]);
   });
 
-  it("a FIFO in a git directory is looked for by one function (workspace/worktrees.ts endlessIn), which collecting changes and the local guard call", () => {
+  it("a FIFO in a git directory is looked for by one function (workspace/git.ts endlessIn), which collecting changes and the local guard call", () => {
     // read-optional.ts names the kind of a file that should be a setting or a record
     expect(filesMatching(/\.isFIFO\(\)/).sort()).toEqual([
       "src/tickets/read-optional.ts",
-      "src/workspace/worktrees.ts",
+      "src/workspace/git.ts",
     ]);
     expect(filesMatching(/\bendlessIn\(/).sort()).toEqual([
       "src/local/guard.ts",
       "src/workspace/changes.ts",
-      "src/workspace/worktrees.ts",
+      "src/workspace/git.ts",
     ]);
   });
 

@@ -619,6 +619,20 @@ describe("a FIFO in a git directory is found before git runs", () => {
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 
+  it("a loose object an agent made a FIFO (the blob of a file it wrote) costs the bound: the attempt's changes are refused saying so", async () => {
+    write(root, "docs/new.md", "new\n");
+    const blob = sh(root, "hash-object", "docs/new.md");
+    mkdirSync(join(root, ".git", "objects", blob.slice(0, 2)), { recursive: true });
+    execFileSync("mkfifo", [join(root, ".git", "objects", blob.slice(0, 2), blob.slice(2))]);
+    const started = Date.now();
+    const got = await attemptChanges(root, start, { boundMs: 1000 });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(got.paths).toEqual([]);
+    expect(got.refused).toMatch(
+      /^its changes could not be collected: git \S+ \S+ \S+ failed: it was stopped after 1 s: a FIFO or a device where it reads a file/,
+    );
+  });
+
   it("/dev/null where git reads a file (its info/exclude) is no FIFO: the changes are collected", async () => {
     rmSync(join(root, ".git", "info", "exclude"), { force: true });
     symlinkSync("/dev/null", join(root, ".git", "info", "exclude"));
@@ -637,6 +651,53 @@ describe("a FIFO in a git directory is found before git runs", () => {
     mkdirSync(join(sub, ".git"));
     await expect(collectChanges(sub, start)).rejects.toThrow(
       `${sub} is no git work tree: its .git is none git takes, and it found ${realpathSync(outer)} above it`,
+    );
+  });
+});
+
+describe("when git takes the workspace for no work tree, the words say why", () => {
+  /** A linked worktree where the local runner keeps its own: inside the repository's .git. */
+  function runnersWorktree(): string {
+    const wt = join(root, ".git", "frontier", "worktrees", "api@1");
+    sh(root, "worktree", "add", "-q", "--detach", wt, start);
+    return wt;
+  }
+
+  it("a runner's worktree whose .git points nowhere: git's words, not that it was removed", async () => {
+    const wt = runnersWorktree();
+    writeFileSync(join(wt, ".git"), "gitdir: /nonexistent\n");
+    await expect(collectChanges(wt, start)).rejects.toThrow(
+      `${wt} is no work tree to git: git rev-parse --show-toplevel --git-common-dir failed (exit 128): fatal: not a git repository: /nonexistent`,
+    );
+  });
+
+  it("a runner's worktree whose .git was removed, or made an empty directory: removed", async () => {
+    const wt = runnersWorktree();
+    rmSync(join(wt, ".git"));
+    const removed = `${wt} is no longer a git work tree (its .git was removed)`;
+    await expect(collectChanges(wt, start)).rejects.toThrow(removed);
+    mkdirSync(join(wt, ".git"));
+    await expect(collectChanges(wt, start)).rejects.toThrow(removed);
+  });
+
+  it("core.worktree naming a directory above is core.worktree, not a repository found above", async () => {
+    sh(root, "config", "core.worktree", dirname(root));
+    await expect(collectChanges(root, start)).rejects.toThrow(
+      `${root} is not the work tree its .git names (${dirname(root)}: core.worktree)`,
+    );
+  });
+
+  it("a .git git will not take inside another repository, reached through a symbolic link: found above", async () => {
+    const outer = realpathSync(mkdtempSync(join(tmpdir(), "frontier-outer-")));
+    sh(outer, "init", "-q");
+    renameSync(root, join(outer, "sub"));
+    root = join(outer, "sub");
+    rmSync(join(root, ".git"), { recursive: true, force: true });
+    mkdirSync(join(root, ".git"));
+    const link = `${outer}-link`;
+    symlinkSync(outer, link);
+    await expect(collectChanges(join(link, "sub"), start)).rejects.toThrow(
+      `is no git work tree: its .git is none git takes, and it found ${outer} above it`,
     );
   });
 });
