@@ -90,8 +90,8 @@ export async function collectJobChanges(
   let contents: Map<string, Buffer>;
   try {
     // where the workspace is inside its work tree, as a repository path (before any git runs)
-    const inRepo = (p: string) =>
-      joinRepoPath(relative(gitTopOf(workspace), resolve(workspace)), p);
+    const prefix = relative(gitTopOf(workspace), resolve(workspace));
+    const inRepo = (p: string) => joinRepoPath(prefix, p);
     const exclude = [frontierDirPath(inRepo(dir)), ...(options.exclude ?? []).map(inRepo)];
     collected = await attemptChanges(workspace, options.start ?? "HEAD", {
       exclude,

@@ -169,7 +169,7 @@ export async function collectChanges(
   }
   const verify = ["rev-parse", "--verify", "--quiet", `${start}^{commit}`];
   const startCommit = await gitText(verify, { cwd: root, ...bound }).catch((error: unknown) => {
-    if (error instanceof Stopped) throw new NotCollected(errorText(error));
+    if (error instanceof Stopped) throw error; // no "commit pruned": attemptChanges says why
   });
   if (startCommit === undefined) {
     throw new NotCollected(

@@ -35,18 +35,28 @@ function saveBeforeRename(path: string, saved: string): () => boolean {
   return () => edited;
 }
 
+/** Three tickets: plan depends on a, and `frontier dep add plan b` is what each test runs. */
+const PLAN = {
+  "a.md": "---\ntitle: A\n---\n# A\n",
+  "b.md": "---\ntitle: B\n---\n# B\n",
+  "plan.md": "---\ntitle: Plan\ndepends_on: [a]\n---\n# Plan\n",
+};
+
+async function addBToPlan(dir: string) {
+  const io = captured();
+  return {
+    io,
+    code: await depCommand("add", dir, "plan", "b", { json: false }, io.io, Date.now()),
+  };
+}
+
 describe("frontier dep add while the file is being saved", () => {
   it("a save in place between the command's read and its write is kept, and the command says to run it again", async () => {
-    const { dir } = workspace({
-      "a.md": "---\ntitle: A\n---\n# A\n",
-      "b.md": "---\ntitle: B\n---\n# B\n",
-      "plan.md": "---\ntitle: Plan\ndepends_on: [a]\n---\n# Plan\n",
-    });
+    const { dir } = workspace(PLAN);
     const plan = join(dir, "plan.md");
     const saved = "---\ntitle: Plan, renamed by its author\ndepends_on: [a]\n---\n# Plan\n\nmore\n";
     const edited = saveBeforeRename(plan, saved);
-    const io = captured();
-    const code = await depCommand("add", dir, "plan", "b", { json: false }, io.io, Date.now());
+    const { io, code } = await addBToPlan(dir);
     expect(edited()).toBe(true);
     expect(readFileSync(plan, "utf8")).toBe(saved);
     expect(code).toBe(2);
@@ -56,11 +66,7 @@ describe("frontier dep add while the file is being saved", () => {
 
 describe("frontier dep add while the author deletes the file", () => {
   it("a file deleted after the command read it stays deleted, and the command says to run it again", async () => {
-    const { dir } = workspace({
-      "a.md": "---\ntitle: A\n---\n# A\n",
-      "b.md": "---\ntitle: B\n---\n# B\n",
-      "plan.md": "---\ntitle: Plan\ndepends_on: [a]\n---\n# Plan\n",
-    });
+    const { dir } = workspace(PLAN);
     const plan = join(dir, "plan.md");
     let deleted = false;
     // the version checked is held by a hard link: the author deletes the file right after it
@@ -69,8 +75,7 @@ describe("frontier dep add while the author deletes the file", () => {
       deleted = true;
       rmSync(plan);
     };
-    const io = captured();
-    const code = await depCommand("add", dir, "plan", "b", { json: false }, io.io, Date.now());
+    const { io, code } = await addBToPlan(dir);
     expect(deleted).toBe(true);
     expect(existsSync(plan)).toBe(false);
     expect(code).toBe(2);
@@ -80,16 +85,11 @@ describe("frontier dep add while the author deletes the file", () => {
 
 describe("frontier dep add where the file system has no hard links", () => {
   it("the file is still replaced only as the version read, and no temporary file is left", async () => {
-    const { dir } = workspace({
-      "a.md": "---\ntitle: A\n---\n# A\n",
-      "b.md": "---\ntitle: B\n---\n# B\n",
-      "plan.md": "---\ntitle: Plan\ndepends_on: [a]\n---\n# Plan\n",
-    });
+    const { dir } = workspace(PLAN);
     linkHook.after = () => {
       throw Object.assign(new Error("EXDEV: cross-device link not permitted"), { code: "EXDEV" });
     };
-    const io = captured();
-    const code = await depCommand("add", dir, "plan", "b", { json: false }, io.io, Date.now());
+    const { io, code } = await addBToPlan(dir);
     expect(code, io.stderr()).toBe(0);
     expect(readFileSync(join(dir, "plan.md"), "utf8")).toMatch(/^depends_on: \[a, b\]$/m);
     expect(readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
