@@ -38,6 +38,7 @@ import {
 } from "./github/run-context.js";
 import { FULL_READ_MAX } from "./github/status-index.js";
 import { findLiveBranches } from "./github/sweep.js";
+import { refusalWords } from "./report/refusals.js";
 import { plural } from "./report/states.js";
 
 function rateLimitMessage(
@@ -241,7 +242,7 @@ async function sweep(ctx: ActionContext): Promise<void> {
         start: false,
         readBase: true,
       });
-      if (last.result.kind !== "ok") core.info(`${branch}: ${last.result.message}`);
+      if (last.result.kind !== "ok") core.info(`${branch}: ${refusalWords(last.result.why)}`);
     } catch (error) {
       if (rateLimitOf(error)) throw error;
       failures.push(`${branch}: ${errorText(error)}`);
@@ -266,7 +267,7 @@ function wantsFresh(ctx: ActionContext): boolean {
  * receipt or HTML report: the report comment and the event that ends the run carry the whole.
  */
 async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promise<void> {
-  if (outcome.result.kind !== "ok") core.info(outcome.result.message);
+  if (outcome.result.kind !== "ok") core.info(refusalWords(outcome.result.why));
   const files = outcome.complete ? await writeReports(ctx, outcome) : { receipt: "", html: "" };
   core.setOutput("state", outcome.receipt.state);
   core.setOutput("dispatched", JSON.stringify(outcome.dispatched.map((d) => d.ticket)));

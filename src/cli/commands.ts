@@ -11,6 +11,7 @@ import { localReports, writeReports } from "../local/report-files.js";
 import type { GithubCost, Measured } from "../report/github-cost.js";
 import { renderMermaidGraph } from "../report/mermaid.js";
 import { localReceipt, receiptJson } from "../report/receipt.js";
+import { refusalWords } from "../report/refusals.js";
 import { remainderOf } from "../report/remainder.js";
 import { errorLine } from "../terminal/colour.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
@@ -133,10 +134,11 @@ export async function mutateCommand(
             : f.cancel(by, at),
       { now, reclaim: false },
     );
-    if (result.kind === "rejected") return refuse(result.message);
+    if (result.kind === "rejected") return refuse(refusalWords(result.why));
     if (result.kind === "stale") {
-      if (args.json) printResult(io, kind, dir, { ok: false, message: result.message, ...ticket });
-      else line(io.stdout, result.message);
+      const message = refusalWords(result.why);
+      if (args.json) printResult(io, kind, dir, { ok: false, message, ...ticket });
+      else line(io.stdout, message);
       return EXIT.complete;
     }
     const unwritable = await writeChanges(opened.opened, changes);

@@ -22,7 +22,6 @@ import {
   ownState,
   questionOf,
   RUN_SCHEMA,
-  rejected,
   sameBlocker,
   setDefined,
   zeroCounts,
@@ -356,21 +355,24 @@ export abstract class FrontierState {
   }
 
   protected unknown(ticket: string): EventResult {
-    return rejected(
-      `unknown ticket "${ticket}": no ticket in this run has that id (frontier status lists them)`,
-    );
+    return { kind: "rejected", why: { code: "unknown", ticket } };
   }
 
-  /** Why an event for (attempt, claim) is not for the live attempt; undefined when it is. */
-  protected staleness(i: number, attempt: number, claim: string | undefined): string | undefined {
-    const s = this.states[i]!;
-    const id = this.id(i);
-    if (s.status !== "claimed") return `${id} is ${s.status} (attempt ${s.attempt})`;
-    if (attempt !== s.attempt) return `${id} is running attempt ${s.attempt}`;
-    if (claim !== undefined && claim !== s.claim) {
-      return `claim ${claim} is not the live claim of ${id} attempt ${s.attempt}`;
-    }
-    return undefined;
+  /** Why an `event` for (attempt, claim) is not for the live attempt; undefined when it is. */
+  protected staleness(
+    i: number,
+    attempt: number,
+    claim: string | undefined,
+    event: "settle" | "interrupt" = "settle",
+  ): EventResult | undefined {
+    const { status, attempt: live, claim: token } = this.states[i]!;
+    if (status === "claimed" && attempt === live && (claim === undefined || claim === token))
+      return undefined;
+    const why = { code: "not-live", event, ticket: this.id(i), attempt, status, live } as const;
+    return {
+      kind: "stale",
+      why: status === "claimed" && attempt === live ? { ...why, claim } : why,
+    };
   }
 
   protected holdClaim(i: number, claimedAtMs: number): void {

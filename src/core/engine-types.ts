@@ -11,6 +11,7 @@ import type {
   BlockKind,
   Bound,
   RunBound,
+  RunState,
   Status,
   TicketState,
   Usage,
@@ -96,18 +97,38 @@ export interface SettleInput extends Omit<Interpreted, "result"> {
 }
 
 /**
+ * Why an event changed nothing: a code and its data, which report/refusals.ts words for
+ * people. `not-live`: a settle or interrupt of an attempt that is not the live one (the
+ * ticket's `status` and `live` attempt; `claim` when only the token differs). `said`: a
+ * refusal an outer layer worded itself.
+ */
+export type Refusal =
+  | { code: "unknown"; ticket: string }
+  | {
+      code: "not-live";
+      event: "settle" | "interrupt";
+      ticket: string;
+      attempt: number;
+      status: Status;
+      live: number;
+      claim?: string;
+    }
+  | { code: "not-suspended"; ticket: string; status: Status }
+  | { code: "not-retryable"; ticket: string; status: Status; attempt: number; root?: string }
+  | { code: "behind"; ticket: string; behind: string; status: Status; root: string }
+  | { code: "cancelled"; event: "retry" | "cancel"; by: string; at: string }
+  | { code: "finished"; state: RunState }
+  | { code: "said"; text: string };
+
+/**
  * What an event did. `stale`: an event for an attempt that is not live, or a
  * repeat: it changed nothing, and says so. `rejected`: the event makes no sense
- * (unknown ticket, answer to a ticket that is not suspended, …), with a message a
- * person can act on.
+ * (unknown ticket, answer to a ticket that is not suspended, …), with why.
  */
 export type EventResult =
   | { kind: "ok"; changed: string[] }
-  | { kind: "stale"; message: string }
-  | { kind: "rejected"; message: string };
-
-export const stale = (message: string): EventResult => ({ kind: "stale", message });
-export const rejected = (message: string): EventResult => ({ kind: "rejected", message });
+  | { kind: "stale"; why: Refusal }
+  | { kind: "rejected"; why: Refusal };
 
 /** What changed since the last drain: what the shell must write. */
 export interface Changes {

@@ -18,9 +18,8 @@ import {
   OPEN,
   OPEN_WAITING,
   questionOf,
-  rejected,
+  type Refusal,
   type SettleInput,
-  stale,
 } from "./engine-types.js";
 import { FrontierView } from "./engine-view.js";
 import { dependentsOf } from "./graph.js";
@@ -33,6 +32,7 @@ export type {
   EngineConfig,
   EventResult,
   Hold,
+  Refusal,
   SettleInput,
   SpentBound,
 } from "./engine-types.js";
@@ -49,7 +49,7 @@ export type {
  *
  * Decisions beyond SPEC.md, kept here so the code and its reasons stay together:
  * - A stale or repeated event changes nothing at all, not even the worklog: the
- *   caller gets `{kind: "stale", message}` and may log it. So a redelivered event
+ *   caller gets `{kind: "stale", why}` and may log it. So a redelivered event
  *   leaves nothing to commit.
  * - `claimed_by`, `claimed_at` and `claim` describe the live claim only: they are
  *   cleared when the attempt ends (the attempt record keeps who ran it).
@@ -195,9 +195,8 @@ export class Frontier extends FrontierView {
   settle(input: SettleInput, now: number): EventResult {
     const i = this.lookup(input.ticket);
     if (i === undefined) return this.unknown(input.ticket);
-    const why = this.staleness(i, input.attempt, input.claim);
-    if (why !== undefined)
-      return stale(`settle of ${input.ticket} attempt ${input.attempt} changed nothing: ${why}`);
+    const stale = this.staleness(i, input.attempt, input.claim);
+    if (stale !== undefined) return stale;
     this.begin(now);
     const s = this.states[i]!;
     const question = input.outcome === "suspended" ? questionOf(input) : input.question;
@@ -255,9 +254,7 @@ export class Frontier extends FrontierView {
     if (i === undefined) return this.unknown(ticket);
     const s = this.states[i]!;
     if (s.status !== "suspended") {
-      return rejected(
-        `${ticket} is ${s.status}; nothing to answer (only a suspended ticket has an open question)`,
-      );
+      return { kind: "rejected", why: { code: "not-suspended", ticket, status: s.status } };
     }
     this.begin(now);
     this.addAnswer(i, s.reason ?? s.attempts.at(-1)?.question ?? "", text, by);
@@ -280,7 +277,7 @@ export class Frontier extends FrontierView {
     const s = this.states[i]!;
     const feedback = note !== undefined && note.trim() !== "" ? note : undefined;
     const refused = this.retryRefusal(i, feedback !== undefined);
-    if (refused !== undefined) return rejected(refused);
+    if (refused !== undefined) return { kind: "rejected", why: refused };
     this.begin(now);
     const was = s.status;
     this.failures[i] = 0;
@@ -300,33 +297,25 @@ export class Frontier extends FrontierView {
   }
 
   /** Why ticket i cannot be retried (with feedback or without); undefined when it can. */
-  protected retryRefusal(i: number, feedback: boolean): string | undefined {
-    const s = this.states[i]!;
+  protected retryRefusal(i: number, feedback: boolean): Refusal | undefined {
+    const { status, attempt, blocked_by } = this.states[i]!;
     const ticket = this.id(i);
-    if (this.run.cancelled) {
-      return `the run was cancelled by ${this.run.cancelled.by}; nothing in it can be retried (start a new run)`;
-    }
-    switch (s.status) {
-      case "complete":
-      case "empty":
-        if (feedback) break;
-        return `${ticket} is ${s.status}; to ask for a change, retry it with feedback for its next attempt`;
-      case "blocked":
-        return `${ticket} is blocked by root ${s.blocked_by!.root}; retry ${s.blocked_by!.root}`;
-      case "claimed":
-        return `${ticket} is running attempt ${s.attempt}; wait for it to settle (or for its lease to run out)`;
-      case "suspended":
-        return `${ticket} is suspended on a question; answer it to run it again`;
-      case "pending":
-      case "ready":
-        return `${ticket} is ${s.status}; it has not run yet, so there is nothing to retry`;
-    }
+    if (this.run.cancelled) return { code: "cancelled", event: "retry", ...this.run.cancelled };
+    const refused = { code: "not-retryable", ticket, status, attempt } as const;
+    if (status === "blocked") return { ...refused, root: blocked_by!.root };
+    if (OPEN.has(status) || (SATISFIED.has(status) && !feedback)) return refused;
     // failed, limited or cancelled; behind a closed dependency only in a hand-edited state
     // (a ticket that ran had its dependencies satisfied)
     const behind = this.blockerFor(i);
     if (behind === undefined) return undefined;
-    const status = this.states[this.graph.index.get(behind.ticket)!]!.status;
-    return `${ticket} depends on ${behind.ticket}, which is ${status}; retry ${behind.root} first`;
+    const { ticket: on, root } = behind;
+    return {
+      code: "behind",
+      ticket,
+      behind: on,
+      status: this.states[this.graph.index.get(on)!]!.status,
+      root,
+    };
   }
 
   /** An answer to ticket i's question, or a reviewer's feedback: recorded once, for its next attempt. */
@@ -420,9 +409,8 @@ export class Frontier extends FrontierView {
   interrupt(ticket: string, attempt: number, now: number): EventResult {
     const i = this.lookup(ticket);
     if (i === undefined) return this.unknown(ticket);
-    const why = this.staleness(i, attempt, undefined);
-    if (why !== undefined)
-      return stale(`interrupt of ${ticket} attempt ${attempt} changed nothing: ${why}`);
+    const stale = this.staleness(i, attempt, undefined, "interrupt");
+    if (stale !== undefined) return stale;
     this.begin(now);
     this.endLive(i, "interrupted", { reason: REASON.interrupted });
     this.reopen(i);
@@ -431,15 +419,12 @@ export class Frontier extends FrontierView {
   }
 
   cancel(by: string, now: number): EventResult {
-    if (this.run.cancelled) {
-      return stale(
-        `the run was already cancelled by ${this.run.cancelled.by} at ${this.run.cancelled.at}; nothing changed`,
-      );
-    }
+    if (this.run.cancelled)
+      return { kind: "stale", why: { code: "cancelled", event: "cancel", ...this.run.cancelled } };
     // a finished run stays what it ended as: cancelling it would rewrite its outcome
     const c = this.statusCounts;
     if (c.pending + c.ready + c.claimed + c.suspended === 0)
-      return rejected(`the run has finished (${this.runState(now)}); nothing is open to cancel`);
+      return { kind: "rejected", why: { code: "finished", state: this.runState(now) } };
     this.begin(now);
     const reason = `run cancelled by ${by}`;
     this.run.cancelled = { by, at: this.at! };

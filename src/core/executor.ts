@@ -64,7 +64,7 @@ export function formatRunBound(bound: RunBoundLeft): string {
   return parts.join(" ");
 }
 
-export type ParsedRunBound = { kind: "ok"; bound: RunBound } | { kind: "bad"; message: string };
+export type ParsedRunBound = { kind: "ok"; bound: RunBound } | { kind: "bad"; part: string };
 
 /** FRONTIER_RUN_BOUND as a parent run set it: the bound a nested run inherits. */
 export function parseRunBound(text: string | undefined): ParsedRunBound {
@@ -83,10 +83,7 @@ export function parseRunBound(text: string | undefined): ParsedRunBound {
     ) {
       bound.usage = { ...bound.usage, [key.slice(6)]: Number(value) };
     } else {
-      return {
-        kind: "bad",
-        message: `FRONTIER_RUN_BOUND has "${part}", which is not understood — it takes "dispatches=N", "deadline=ISO-TIME" and "usage.KEY=N", space-separated (a parent run sets it; unset it to run without one)`,
-      };
+      return { kind: "bad", part };
     }
   }
   return { kind: "ok", bound };

@@ -6,6 +6,7 @@
 import type { EventResult, Frontier } from "../core/engine.js";
 import { mdCode } from "../report/escape.js";
 import { GITHUB_COMMENT_MAX, renderMarkdown } from "../report/markdown.js";
+import { refusalWords } from "../report/refusals.js";
 import { answerFile } from "../tickets/layout.js";
 import { type AdvanceOutcome, advance, readRun } from "./advance.js";
 import type { Command, QuestionMarker } from "./command-parse.js";
@@ -118,7 +119,7 @@ async function apply(
   let mine: string | undefined;
   const reject: Reject = (message) => {
     mine = message;
-    return { kind: "rejected", message };
+    return { kind: "rejected", why: { code: "said", text: message } };
   };
   const run: RunEvent = (frontier, now, view) => {
     mine = undefined;
@@ -127,7 +128,8 @@ async function apply(
   const outcome = await advance(ctx, run, label, { readBase: true, touches });
   const r = outcome.result;
   if (r.kind === "ok") return outcome;
-  return { ...outcome, refused: r.message === mine ? mine : engineSaid(r.message) };
+  const said = refusalWords(r.why);
+  return { ...outcome, refused: said === mine ? mine : engineSaid(said) };
 }
 
 const idsOf = (frontier: Frontier) => frontier.specs().map((s) => s.id);
@@ -160,7 +162,7 @@ async function answerCommand(
     if (prior && prior.by === login && prior.text === command.text) {
       // The same comment again (a re-run job, a redelivered event): already recorded.
       note = { ticket: named, attempt };
-      return { kind: "stale", message: "already recorded" };
+      return { kind: "stale", why: { code: "said", text: "already recorded" } };
     }
     if (prior) return reject(alreadyAnswered(named, attempt, prior.by, s, open()));
     if (s.status !== "suspended") return reject(notSuspended(named, s.status, open()));

@@ -198,9 +198,12 @@ async function admission(
       took = { run: taken.kind === "taken" };
       if (taken.kind === "taken") return { kind: "ok", changed: [] };
       if (taken.kind === "gone")
-        return { kind: "stale", message: `${ticket}#${attempt} is no longer live` };
+        return {
+          kind: "stale",
+          why: { code: "said", text: `${ticket}#${attempt} is no longer live` },
+        };
       took.takenBy = taken.runId;
-      return { kind: "stale", message: `taken by workflow run ${taken.runId}` };
+      return { kind: "stale", why: { code: "said", text: `taken by workflow run ${taken.runId}` } };
     },
     `take ${ticket}#${attempt} for workflow run ${runId}`,
     { start: false },

@@ -292,7 +292,7 @@ function noRun(input: TryInput, frontier: Frontier): Decision {
   return {
     kind: "no-run",
     decided: {
-      result: { kind: "rejected", message },
+      result: { kind: "rejected", why: { code: "said", text: message } },
       frontier,
       // the state of a run that is not there
       state: { ...stateOf(ctx, frontier), seq: 0, questions: {} },

@@ -89,7 +89,7 @@ export async function jobEvent(
 export function settleEvent(job: JobOutcome, died = false): RunEvent {
   return (frontier, now, view) => {
     const refused = settleRefused(view.outbox[job.ticket], job, died);
-    if (refused !== undefined) return { kind: "stale", message: refused };
+    if (refused !== undefined) return { kind: "stale", why: { code: "said", text: refused } };
     // the outcome was interpreted once (core/settle.ts); its changes are judged here, on
     // every try, against what moved on the branch in the read this try commits on
     const { changes, outcome, result, question, reason, usage } = job;

@@ -20,6 +20,7 @@ import { errorText } from "../core/errors.js";
 import { step } from "../core/event.js";
 import { parseRunBound } from "../core/executor.js";
 import type { AttemptChanges, Settings } from "../core/model.js";
+import { refusalWords } from "../report/refusals.js";
 import { type CliIo, EXIT, line } from "../terminal/io.js";
 import { plural } from "../terminal/text.js";
 import { readContext } from "../tickets/context-io.js";
@@ -91,7 +92,12 @@ export async function runCommand(dir: string, options: RunOptions, io: CliIo): P
   const started = Date.now();
   const absDir = resolve(dir);
   const inherited = parseRunBound(io.env.FRONTIER_RUN_BOUND);
-  if (inherited.kind === "bad") return usage(io, inherited.message);
+  if (inherited.kind === "bad") {
+    return usage(
+      io,
+      `FRONTIER_RUN_BOUND has "${inherited.part}", which is not understood — it takes "dispatches=N", "deadline=ISO-TIME" and "usage.KEY=N", space-separated (a parent run sets it; unset it to run without one)`,
+    );
+  }
 
   // Take the lock, then read the directory: state read before the lock could be a run
   // that another runner finishes meanwhile, and running it would run it all again. A
@@ -388,7 +394,7 @@ class LocalRun {
       const { input, write } = settleInputOf(result, { ...claim, changes, by: this.holder });
       if (write) this.results.push({ path: write.file, kind: "create", content: write.text });
       const settled = this.frontier.settle(input, now);
-      if (settled.kind !== "ok") note = `${claim.ticket}: ${settled.message}`;
+      if (settled.kind !== "ok") note = `${claim.ticket}: ${refusalWords(settled.why)}`;
     }
     const outcome = result.stopped ? "interrupted" : result.outcome;
     const detail = result.stopped ? undefined : detailOf(result, changes);

@@ -2,11 +2,13 @@
 import {
   type Claim,
   type EngineConfig,
+  type EventResult,
   Frontier,
   type SettleInput,
 } from "../../src/core/engine.js";
 import { buildGraph } from "../../src/core/graph.js";
 import type { Bound, Outcome, TicketSpec } from "../../src/core/model.js";
+import { refusalWords } from "../../src/report/refusals.js";
 
 export type TicketDraft = Partial<Omit<TicketSpec, "id">>;
 
@@ -89,3 +91,7 @@ export function remainingPaths(f: Frontier): (id: string) => number | undefined 
     return i === undefined ? undefined : graph.remaining[i];
   };
 }
+
+/** An event's result with its refusal in words, as the CLI and the bot show it. */
+export const said = (r: EventResult) =>
+  r.kind === "ok" ? r : { kind: r.kind, message: refusalWords(r.why) };

@@ -15,6 +15,7 @@ import {
   MIN,
   remainingPaths,
   runToEnd,
+  said,
   settle,
   ticket,
   token,
@@ -222,11 +223,11 @@ describe("a suspended ticket is neither complete nor failed; an answer re-readie
     const f = engine(chain());
     claimAll(f);
     settle(f, "a", "complete");
-    expect(f.answer("a", "x", "sam", 1)).toEqual({
+    expect(said(f.answer("a", "x", "sam", 1))).toEqual({
       kind: "rejected",
       message: expect.stringContaining("a is complete; nothing to answer"),
     });
-    expect(f.answer("nope", "x", "sam", 1)).toMatchObject({
+    expect(said(f.answer("nope", "x", "sam", 1))).toMatchObject({
       kind: "rejected",
       message: expect.stringContaining("unknown ticket"),
     });
@@ -403,7 +404,7 @@ describe("retrying a failed ticket returns the tickets it had blocked to pending
     snap.tickets.a = { ...snap.tickets.a!, status: "limited" };
     snap.tickets.b = { ...snap.tickets.b!, status: "failed" };
     const f = Frontier.create(specs, { run: "test" }, snap, 0);
-    expect(f.retry("b", "sam", 1)).toEqual({
+    expect(said(f.retry("b", "sam", 1))).toEqual({
       kind: "rejected",
       message: "b depends on a, which is limited; retry a first",
     });
@@ -413,7 +414,7 @@ describe("retrying a failed ticket returns the tickets it had blocked to pending
     const f = engine(chain());
     claimAll(f);
     settle(f, "a", "failed");
-    expect(f.retry("c", "sam", 1)).toEqual({
+    expect(said(f.retry("c", "sam", 1))).toEqual({
       kind: "rejected",
       message: "c is blocked by root a; retry a",
     });
@@ -424,23 +425,23 @@ describe("retrying a failed ticket returns the tickets it had blocked to pending
     claimAll(f);
     settle(f, "a", "complete");
     settle(f, "e", "empty");
-    expect(f.retry("a", "s", 1)).toMatchObject({
+    expect(said(f.retry("a", "s", 1))).toMatchObject({
       kind: "rejected",
       message: expect.stringContaining("a is complete"),
     });
-    expect(f.retry("e", "s", 1)).toMatchObject({
+    expect(said(f.retry("e", "s", 1))).toMatchObject({
       kind: "rejected",
       message: expect.stringContaining("e is empty"),
     });
-    expect(f.retry("r", "s", 1)).toMatchObject({
+    expect(said(f.retry("r", "s", 1))).toMatchObject({
       kind: "rejected",
       message: expect.stringContaining("r is running attempt 1"),
     });
-    expect(f.retry("p", "s", 1)).toMatchObject({
+    expect(said(f.retry("p", "s", 1))).toMatchObject({
       kind: "rejected",
       message: expect.stringContaining("p is pending"),
     });
-    expect(f.retry("zz", "s", 1)).toMatchObject({
+    expect(said(f.retry("zz", "s", 1))).toMatchObject({
       kind: "rejected",
       message: expect.stringContaining('unknown ticket "zz"'),
     });
@@ -515,7 +516,7 @@ describe("a settle for an attempt that is not the ticket's live attempt changes 
     f.drainChanges();
     const before = f.snapshot();
     const r = f.settle({ ticket: "a", attempt: 1, outcome: "failed" }, 2);
-    expect(r).toEqual({
+    expect(said(r)).toEqual({
       kind: "stale",
       message: "settle of a attempt 1 changed nothing: a is complete (attempt 1)",
     });
@@ -536,7 +537,7 @@ describe("a settle for an attempt that is not the ticket's live attempt changes 
     claimAll(f);
     const before = f.snapshot();
     const r = f.settle({ ticket: "a", attempt: 1, outcome: "complete" }, 2);
-    expect(r).toEqual({
+    expect(said(r)).toEqual({
       kind: "stale",
       message: "settle of a attempt 1 changed nothing: a is running attempt 2",
     });
@@ -548,7 +549,7 @@ describe("a settle for an attempt that is not the ticket's live attempt changes 
     claimAll(f);
     const before = f.snapshot();
     const r = f.settle({ ticket: "a", attempt: 1, outcome: "complete", claim: "forged" }, 2);
-    expect(r).toMatchObject({
+    expect(said(r)).toMatchObject({
       kind: "stale",
       message: expect.stringContaining("claim forged is not the live claim of a attempt 1"),
     });
@@ -679,11 +680,11 @@ describe("cancel: every open ticket is cancelled; nothing more is dispatched", (
   it("a second cancel is stale; the run's tickets cannot be retried", () => {
     const f = engine(inOrder(ticket("a")));
     f.cancel("sam", 1);
-    expect(f.cancel("kim", 2)).toMatchObject({
+    expect(said(f.cancel("kim", 2))).toMatchObject({
       kind: "stale",
       message: expect.stringContaining("already cancelled by sam"),
     });
-    expect(f.retry("a", "kim", 3)).toMatchObject({
+    expect(said(f.retry("a", "kim", 3))).toMatchObject({
       kind: "rejected",
       message: expect.stringContaining("cancelled by sam"),
     });
@@ -694,7 +695,7 @@ describe("cancel: every open ticket is cancelled; nothing more is dispatched", (
     claimAll(f);
     settle(f, "a", "complete");
     f.drainChanges();
-    expect(f.cancel("sam", 2)).toMatchObject({
+    expect(said(f.cancel("sam", 2))).toMatchObject({
       kind: "rejected",
       message: expect.stringContaining("has finished (complete)"),
     });
@@ -707,7 +708,7 @@ describe("cancel: every open ticket is cancelled; nothing more is dispatched", (
     const f = engine(inOrder(ticket("a")));
     claimAll(f);
     f.cancel("sam", 1);
-    expect(settle(f, "a", "complete", 2)).toMatchObject({
+    expect(said(settle(f, "a", "complete", 2))).toMatchObject({
       kind: "stale",
       message: expect.stringContaining("a is cancelled"),
     });
@@ -1297,7 +1298,9 @@ describe("review feedback: a retry with a note is a new immutable input of the n
     // without a note, a complete ticket is not retried
     const refused = f.retry("api", "rev", 1);
     expect(refused.kind).toBe("rejected");
-    expect((refused as { message: string }).message).toMatch(/retry it with feedback/);
+    expect(said(refused)).toMatchObject({
+      message: expect.stringMatching(/retry it with feedback/),
+    });
     const r = f.retry("api", "rev", 2, "use the v2 endpoint");
     expect(r.kind).toBe("ok");
     const s = f.state("api")!;

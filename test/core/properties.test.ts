@@ -14,6 +14,7 @@ import {
   type TicketSpec,
 } from "../../src/core/model.js";
 import { compileScope, scopesOverlap } from "../../src/core/scope.js";
+import { refusalWords } from "../../src/report/refusals.js";
 import { remainderOf } from "../../src/report/remainder.js";
 import { runs } from "../support/runs.js";
 import { remainingPaths, ticket } from "./engine.fixtures.js";
@@ -259,7 +260,7 @@ class World {
         const allowed = OWN_BAD.has(was) && f.runRecord().cancelled === undefined;
         expect(r.kind).toBe(allowed ? "ok" : "rejected");
         if (r.kind === "rejected")
-          expect(r.message).toMatch(new RegExp(`^(${id} |the run was cancelled)`));
+          expect(refusalWords(r.why)).toMatch(new RegExp(`^(${id} |the run was cancelled)`));
         break;
       }
       case "expire": {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { interpretOutcome } from "../../src/core/settle.js";
 import { advance } from "../../src/github/advance.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
+import { refusalWords } from "../../src/report/refusals.js";
 import { outcomeReason } from "../../src/tickets/outcome-file.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
 
@@ -102,7 +103,9 @@ describe("claim, then dispatch", () => {
       { start: false },
     );
     expect(out.result.kind).toBe("rejected");
-    expect(out.result.kind === "rejected" && out.result.message).toMatch(/no run on branch main/);
+    expect(out.result.kind === "rejected" && refusalWords(out.result.why)).toMatch(
+      /no run on branch main/,
+    );
     expect(out.dispatched).toEqual([]);
     expect(world.repo.head("main")).toBe(head);
     // reads only: no commit, no dispatch, no comment

@@ -11,6 +11,7 @@ import { type AdvanceOutcome, advance } from "../../src/github/advance.js";
 import { advanceOnly, settleEvent } from "../../src/github/events.js";
 import type { RunContext } from "../../src/github/run-context.js";
 import { Checkout } from "../../src/github/source.js";
+import { refusalWords } from "../../src/report/refusals.js";
 import { makeWorld, runContext, stateOf, ticket, type World } from "./harness.js";
 
 let world: World | undefined;
@@ -103,7 +104,7 @@ describe("a finished run's state that reaches another branch starts nothing ther
     expect(state.tickets.one?.status).toBe("complete");
     expect(state.tickets.two?.status).toBe("complete");
     expect(world.repo.readFile("tickets/one.md", "main")).toMatch(/status: complete/);
-    expect(out.result.kind === "rejected" && out.result.message).toMatch(
+    expect(out.result.kind === "rejected" && refusalWords(out.result.why)).toMatch(
       /finished run .* of branch pr/,
     );
   });
