@@ -62,39 +62,34 @@ interface Scanned {
  * nothing but spaces after it; an unclosed fence runs to the end (as GitHub renders it).
  */
 function scan(lines: readonly string[]): Scanned[] {
-  const out: Scanned[] = [];
   let fence: { char: string; length: number } | undefined;
   let htmlComment = false;
-  for (const text of lines) {
+  return lines.map((text) => {
     // An HTML comment is invisible on GitHub (issue templates are full of them): a
     // command inside one is not something anyone sees being given.
     if (htmlComment) {
       if (text.includes("-->")) htmlComment = false;
-      out.push({ text, inert: true });
-      continue;
+      return { text, inert: true };
     }
     if (fence) {
       const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(text);
       if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) {
         fence = undefined;
       }
-      out.push({ text, inert: true });
-      continue;
+      return { text, inert: true };
     }
     const open = FENCE_OPEN.exec(text);
     // A backtick fence's info string may not contain a backtick (CommonMark 4.5).
     if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) {
       fence = { char: open[1]![0]!, length: open[1]!.length };
-      out.push({ text, inert: true });
-      continue;
+      return { text, inert: true };
     }
-    // Four spaces of indent is indented code, or a paragraph's continuation line:
-    // either way the line does not start with the command as the reader sees it.
-    out.push({ text, inert: INDENTED_CODE.test(text) || QUOTE.test(text) });
     const opened = text.lastIndexOf("<!--");
     if (opened >= 0 && text.indexOf("-->", opened + 4) < 0) htmlComment = true;
-  }
-  return out;
+    // Four spaces of indent is indented code, or a paragraph's continuation line:
+    // either way the line does not start with the command as the reader sees it.
+    return { text, inert: INDENTED_CODE.test(text) || QUOTE.test(text) };
+  });
 }
 
 /** Drops blank lines at both ends; keeps every line in between exactly as written. */
