@@ -41,7 +41,6 @@ export async function archiveRun(
   at: Pick<BranchRead, "head" | "tree">,
   state: GitHubState,
 ): Promise<string | undefined> {
-  const { gh, repo } = ctx;
   // the ticket directory from the repository root ("" for the root itself: its tree is the head's)
   const dirPath = joinRepoPath(ctx.dir, STATE_DIR).slice(0, -STATE_DIR.length).replace(/\/$/, "");
   const dirTree = await subtree(ctx, at.tree, dirPath);
@@ -55,8 +54,8 @@ export async function archiveRun(
   const name = nextArchiveName(state.run.run, taken);
   const { kept, cleared } = await clearTickets(ctx, entries);
 
-  const archive = await gh.rest.git.createTree({
-    ...repo,
+  const archive = await ctx.gh.rest.git.createTree({
+    ...ctx.repo,
     tree: [...records.filter((e) => !staysOutOfArchive(e.path!)), ...kept].map((e) => ({
       path: e.path!,
       mode: e.mode as "100644",
