@@ -168,8 +168,7 @@ function failed(error: unknown): DispatchResult {
   // A spent budget is no refusal of the dispatch: nothing was started, and the claim is
   // sent again once the budget is back (the caller records it as unsent).
   if (rateLimitOf(error)) throw error;
-  if (isRefusal(error))
-    return { kind: "refused", message: apiFailure(error)?.message ?? describeApiError(error) };
+  if (isRefusal(error)) return { kind: "refused", message: apiFailure(error)!.message };
   return { kind: "unknown", message: describeApiError(error) };
 }
 
