@@ -203,13 +203,11 @@ export abstract class FrontierView extends FrontierState {
    */
   holds(now: number): Array<{ id: string; status: Status; hold: Hold }> {
     const spent = this.spentBound(now);
-    const out: Array<{ id: string; status: Status; hold: Hold }> = [];
-    for (let i = 0; i < this.states.length; i++) {
-      const s = this.states[i]!;
-      if (SATISFIED.has(s.status)) continue;
-      out.push({ id: this.id(i), status: s.status, hold: this.holdOf(i, spent) });
-    }
-    return out;
+    return this.states.flatMap((s, i) =>
+      SATISFIED.has(s.status)
+        ? []
+        : [{ id: this.id(i), status: s.status, hold: this.holdOf(i, spent) }],
+    );
   }
 
   protected holdOf(i: number, spent: SpentBound | undefined): Hold {
