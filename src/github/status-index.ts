@@ -103,10 +103,9 @@ export function readsWhole(
   bound: number | { usage?: unknown } | undefined,
 ): string | undefined {
   if (tickets <= FULL_READ_MAX) return `a run of at most ${FULL_READ_MAX} tickets`;
-  if (typeof bound === "object" && bound.usage !== undefined) {
-    return "the run's bound names usage totals";
-  }
-  return undefined;
+  return typeof bound === "object" && bound.usage !== undefined
+    ? "the run's bound names usage totals"
+    : undefined;
 }
 
 /** What a decision on a partly read state still needs read before it can be committed. */
