@@ -24,11 +24,6 @@ export function seqLine(seq: number): string {
   return `<!-- ticket-frontier:seq=${seq} -->`;
 }
 
-function seqOf(body: string | null | undefined): number | undefined {
-  const m = /<!-- ticket-frontier:seq=(\d+) -->/.exec(body ?? "");
-  return m ? Number(m[1]) : undefined;
-}
-
 function trackingMarker(run: string, branch: string): string {
   return `<!-- ticket-frontier:run run=${encodeURIComponent(run)} branch=${encodeURIComponent(branch)} -->`;
 }
@@ -155,8 +150,9 @@ export async function updateReportComment(
   const { gh, repo } = ctx;
   try {
     const current = await gh.rest.issues.getComment({ ...repo, comment_id: record.comment_id });
-    const shown = seqOf(current.data.body);
-    if (shown !== undefined && shown > seq) return "newer-shown";
+    // the state commit the comment shows (its seqLine)
+    const shown = /<!-- ticket-frontier:seq=(\d+) -->/.exec(current.data.body ?? "");
+    if (shown && Number(shown[1]) > seq) return "newer-shown";
     if (current.data.body === body) return "updated";
     await gh.rest.issues.updateComment({ ...repo, comment_id: record.comment_id, body });
     return "updated";
