@@ -48,14 +48,13 @@ export async function scopeFiles(root: string, patterns: readonly string[]): Pro
   const scope = compileScope(patterns);
   // tracked and untracked files, not the ignored ones (build output, node_modules)
   const listing = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"];
-  const listed = [...(await pathsOf(root, listing))].sort();
   const out = [
     "",
     "## Files",
     "",
     `Write scope: ${patterns.map((p) => `\`${p}\``).join(", ")}. The current text of the files in it:`,
   ];
-  const inScope = listed.filter((p) => pathInScope(p, scope));
+  const inScope = [...(await pathsOf(root, listing))].filter((p) => pathInScope(p, scope)).sort();
   const left: string[] = [];
   let room = MAX_SCOPE_BYTES;
   for (const path of inScope) {
