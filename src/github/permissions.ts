@@ -19,8 +19,7 @@ const STEERING: ReadonlySet<string> = new Set(["write", "maintain", "admin"]);
  * each other is how a repository burns its rate limit.
  */
 export function isBot(user: { login: string; type?: string | null } | null): boolean {
-  if (!user) return true;
-  return user.type === "Bot" || /\[bot\]$/i.test(user.login);
+  return !user || user.type === "Bot" || /\[bot\]$/i.test(user.login);
 }
 
 export type Permission =
