@@ -68,13 +68,9 @@ const ENGINE_FIELD_SET: ReadonlySet<string> = new Set(ENGINE_FIELDS);
 /** The engine's fields among the values, in ENGINE_FIELDS order; one shared {} when none. */
 function engineFields(values: Readonly<Record<string, unknown>>): EngineFields {
   // most tickets have none: look at the few names there, not at every engine field
-  let any = false;
-  for (const name in values) {
-    if (values[name] !== undefined && ENGINE_FIELD_SET.has(name)) {
-      any = true;
-      break;
-    }
-  }
+  const any = Object.keys(values).some(
+    (name) => values[name] !== undefined && ENGINE_FIELD_SET.has(name),
+  );
   if (!any) return EMPTY_ENGINE_FIELDS;
   const fields: Record<string, unknown> = {};
   for (const name of ENGINE_FIELDS) {

@@ -15,7 +15,7 @@ import { STATE_DIR } from "./layout.js";
 import { isError, type Problem, problem, quoted, sortProblems } from "./problems.js";
 import { type Read, readFiles } from "./read-files.js";
 import { isDirectory, tryReadText } from "./read-optional.js";
-import { hasKeys, readSaved } from "./saved-load.js";
+import { readSaved } from "./saved-load.js";
 import { SETTINGS_FILE } from "./setting-keys.js";
 import { loadSettings } from "./settings-load.js";
 
@@ -125,7 +125,7 @@ export async function loadDirectory(dir: string, options: LoadOptions = {}): Pro
       continue;
     }
     specs.push(p.spec);
-    if (hasKeys(p.fields)) fields.set(p.spec.id, p.fields);
+    if (Object.keys(p.fields).length > 0) fields.set(p.spec.id, p.fields);
   }
   problems.push(
     ...checkGraph(nodes).map(graphProblem),

@@ -166,11 +166,6 @@ function corrupt(file: string): Problem {
 /** The schemas of the saved state: zod is loaded only when there is saved state to check. */
 const schemas = () => import("../core/model.js");
 
-export function hasKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
-}
-
 /** `<id>@<n>.json` records of one kind, for known tickets only: one readdir for the whole kind. */
 async function readRecords<T extends { n: number }>(
   dir: string,
