@@ -161,11 +161,8 @@ function optionProblem(opts: InitOptions): string | undefined {
     return `--sweep takes one of ${Object.keys(SWEEPS).join(", ")} (how often the workflow reclaims claims whose lease ran out; default ${DEFAULT_SWEEP}), got ${JSON.stringify(opts.sweep)}`;
   }
   if (opts.agent !== undefined && !isKey(AGENTS, opts.agent)) {
-    return `--agent ${JSON.stringify(opts.agent)} is not an agent init knows: ${Object.entries(
-      AGENTS,
-    )
-      .map(([name, what]) => `${name} (${what})`)
-      .join("; ")}`;
+    const known = Object.entries(AGENTS).map(([name, what]) => `${name} (${what})`);
+    return `--agent ${JSON.stringify(opts.agent)} is not an agent init knows: ${known.join("; ")}`;
   }
   return undefined;
 }

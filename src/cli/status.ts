@@ -123,11 +123,9 @@ const COMMITS_SHOWN = 10;
 /** The run's branch, its commits and how to merge it, from the attempts' records. */
 function branchLines(frontier: Frontier, branch: NonNullable<ReceiptOptions["branch"]>): string[] {
   const from = (branch.base ?? "").slice(0, 10);
-  const tickets = frontier.specs().map((s) => ({
-    id: s.id,
-    attempts: frontier.state(s.id)?.attempts ?? [],
-  }));
-  const commits = branchCommits(tickets);
+  const commits = branchCommits(
+    frontier.specs().map((s) => ({ id: s.id, attempts: frontier.state(s.id)?.attempts ?? [] })),
+  );
   if (commits.length === 0)
     return [`changes: none integrated yet — ${branch.name} is still at ${from}, where it started`];
   const out = [`changes: ${plural(commits.length, "commit")} on ${branch.name} (from ${from})`];
