@@ -71,16 +71,15 @@ export async function gatherContext(
       : state.status === "claimed" || state.status === "complete" || state.status === "empty"
         ? state.attempt
         : state.attempt + 1;
-  const args: ContextArgs = {
+  return {
     spec,
     ...(leftOut ? { resultCap: DEFAULTS.maxContextResultBytes } : {}),
     run: frontier.runRecord().run,
     inputs,
     answers: state?.answers ?? [],
     attempt,
+    ...(settings.goal !== undefined ? { goal: settings.goal } : {}),
   };
-  if (settings.goal !== undefined) args.goal = settings.goal;
-  return args;
 }
 
 /** The text an executor of `ticket` is given. */
