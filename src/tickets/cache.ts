@@ -395,11 +395,9 @@ function writeText(fd: number, text: string): void {
   if (done < text.length) writeFileSync(fd, Buffer.from(text, "latin1").subarray(done));
 }
 
-const NOT_ASCII = /[\u007f-\uffff]/g;
-const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-
 /** JSON text in ASCII: every other character escaped. */
-const ascii = (json: string) => json.replace(NOT_ASCII, escapeChar);
+const ascii = (json: string) =>
+  json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /** The stored form of one parse, or undefined when it would not read back exactly. */
 function entryOf(name: string, parsed: ParsedTicket): unknown | undefined {
