@@ -36,10 +36,7 @@ export async function readSaved(
   const problems: Problem[] = [];
   let ids: Set<string> | undefined;
   // made only when there are records to match against the tickets
-  const known = () => {
-    ids ??= new Set(specs.map((s) => s.id));
-    return ids;
-  };
+  const known = () => (ids ??= new Set(specs.map((s) => s.id)));
 
   let run: RunRecord | undefined;
   const runText = await readOptional(join(dir, RUN_FILE));
