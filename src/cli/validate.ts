@@ -47,10 +47,9 @@ export async function validateCommand(
   } else {
     if (problems.length > 0) printProblems(problems, io, dir);
     if (errors > 0) return EXIT.usage;
-    const paint = painter(io.stdout, io.env);
     line(
       io.stdout,
-      `${dir}: ${tickets === undefined ? "" : `${plural(tickets, "ticket")}, `}${paint("green", "no problems")}${opts.for ? ` for a run ${opts.for === "github" ? "on GitHub" : "here"}` : ""}.`,
+      `${dir}: ${tickets === undefined ? "" : `${plural(tickets, "ticket")}, `}${painter(io.stdout, io.env)("green", "no problems")}${opts.for ? ` for a run ${opts.for === "github" ? "on GitHub" : "here"}` : ""}.`,
     );
   }
   return errors > 0 ? EXIT.usage : EXIT.complete;

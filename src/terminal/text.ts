@@ -21,8 +21,7 @@ export function shownPath(path: string, cwd: string = process.cwd()): string {
   const rel = relative(cwd, absolute);
   if (rel === "") return ".";
   const climbs = rel.split(sep).filter((part) => part === "..").length;
-  if (isAbsolute(rel) || climbs > 1) return absolute;
-  return rel;
+  return isAbsolute(rel) || climbs > 1 ? absolute : rel;
 }
 
 /** Text from a record (a reason, a question) on one line, cut at `max`: the record keeps it whole. */
