@@ -195,8 +195,7 @@ function planGithub(
     }
     const target = join(repoRoot, VENDORED_ACTION);
     const actionYml = readFileSync(join(PACKAGE_ROOT, "action.yml"), "utf8");
-    planned.push(newFile(join(target, "action.yml"), actionYml));
-    planned.push({
+    planned.push(newFile(join(target, "action.yml"), actionYml), {
       path: join(target, "dist"),
       write: () =>
         cpSync(join(PACKAGE_ROOT, "dist"), join(target, "dist"), {
