@@ -192,10 +192,9 @@ function stripComment(rest: string): string | undefined {
     return /^ *$|^ +#/.test(rest.slice(m[0].length)) ? m[0] : undefined;
   }
   if (rest.startsWith("#")) return "";
-  if (rest.includes("'") || rest.includes('"')) {
-    // a quote inside a flow list or after a plain start: keep it simple
-    if (first === "[" || first === "{") return undefined;
-  }
+  // a quote inside a flow list or after a plain start: keep it simple
+  if ((first === "[" || first === "{") && (rest.includes("'") || rest.includes('"')))
+    return undefined;
   const hash = rest.indexOf(" #");
   const value = hash === -1 ? rest : rest.slice(0, hash);
   return value.endsWith(" ") ? value.replace(/ +$/, "") : value;

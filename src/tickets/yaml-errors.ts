@@ -28,8 +28,7 @@ export function yamlFixText(err: { code?: string }, otherwise: string): string {
 
 /** A scalar as the author wrote it: plain scalars by their source text, quoted ones by their value. */
 export function scalarText(n: { value: unknown; source?: string }): string {
-  if (typeof n.value === "string") return n.value;
-  return n.source ?? String(n.value);
+  return typeof n.value === "string" ? n.value : (n.source ?? String(n.value));
 }
 
 /** A node that reads as nothing: absent, empty, `~` or `null`. */
