@@ -231,10 +231,7 @@ export async function collectChanges(
  * its own `.git` is a nested repository, a submodule's directory the agent changed is
  * another: its files are taken (as evidence) and it is named.
  */
-async function workspaceFiles(
-  o: GitOptions,
-  { exclude, gitDir }: CollectOptions,
-): Promise<{ lines: string[]; nested: string[]; submodules: string[]; changed: string[] }> {
+async function workspaceFiles(o: GitOptions, { exclude, gitDir }: CollectOptions) {
   const spec = pathspec(exclude);
   const excludes = gitDir && join(gitDir, "info", "exclude");
   const from = excludes && lstatOr(Buffer.from(excludes)) ? [`--exclude-from=${excludes}`] : [];
@@ -490,10 +487,7 @@ export async function patchOf(
 }
 
 /** The contents of blobs by id, from the repository's object store (one `git cat-file --batch`). */
-export async function readBlobs(
-  root: string,
-  oids: readonly string[],
-): Promise<Map<string, Buffer>> {
+export async function readBlobs(root: string, oids: readonly string[]) {
   const out = new Map<string, Buffer>();
   const wanted = [...new Set(oids)];
   if (wanted.length === 0) return out;

@@ -215,12 +215,7 @@ export async function checkedOutAt(root: string, ref: string): Promise<string | 
  * The newest commit in `from..to` whose message has the line `trailer` exactly
  * (`Frontier-Claim: <token>`): an integration that already landed.
  */
-export async function commitWithTrailer(
-  root: string,
-  from: string,
-  to: string,
-  trailer: string,
-): Promise<string | undefined> {
+export async function commitWithTrailer(root: string, from: string, to: string, trailer: string) {
   const args = ["log", "--fixed-strings", `--grep=${trailer}`, "--format=%H%x00%B%x00"];
   const found = (await gitText([...args, `${from}..${to}`], { cwd: root })).split("\0");
   for (let i = 0; i + 1 < found.length; i += 2) {
