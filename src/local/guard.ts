@@ -256,11 +256,7 @@ export async function takeSnapshot(rb: RunBranch, scratch: string): Promise<Snap
  * What changed since `before`, read with git only while the shared directory is as it was:
  * else its config may run an executor's code, or an executor's FIFO there hold git for good.
  */
-export async function touchedSince(
-  rb: RunBranch,
-  before: Snapshot,
-  scratch: string,
-): Promise<Touched> {
+export async function touchedSince(rb: RunBranch, before: Snapshot, scratch: string) {
   const { root } = rb.repository;
   const out: Touched = { tree: [], shared: await sharedChangedSince(rb, before), refs: [] };
   rmSync(foundBy(rb, process.pid), { force: true });

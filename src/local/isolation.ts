@@ -139,10 +139,7 @@ function scratchOf(rb: RunBranch): string {
  * commits on it the run did not make) and about what it must not have touched; `failed`
  * when the repository's git directory changed (code may be waiting there).
  */
-export async function isolationEnd(
-  integrator: Integrator,
-  frontier: Frontier,
-): Promise<{ lines: string[]; failed: boolean }> {
+export async function isolationEnd(integrator: Integrator, frontier: Frontier) {
   const rb = integrator.branch;
   const touched = await touchedSince(rb, integrator.before, scratchOf(rb));
   const { head, tree, shared, refs, staged } = touched;

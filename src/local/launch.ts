@@ -74,10 +74,7 @@ export function signalGroup(pgid: number | undefined, signal: NodeJS.Signals): v
 }
 
 /** Run the command here, in this process. `onSpawn` gets its process group id. */
-export function launchHere(
-  req: LaunchRequest,
-  onSpawn: (pgid: number) => void,
-): Promise<ChildExit> {
+export function launchHere(req: LaunchRequest, onSpawn: (pgid: number) => void) {
   const stdout = new HeadBuffer(req.cap);
   const stderr = new TailBuffer(STDERR_KEEP_BYTES);
   return new Promise<ChildExit>((resolve) => {

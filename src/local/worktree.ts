@@ -409,10 +409,7 @@ function readPending(path: string): Pending | undefined {
 }
 
 /** The commit an attempt's integration already made on the run's branch, found by its claim trailer. */
-export async function landedCommit(
-  rb: RunBranch,
-  a: Pick<Pending, "start" | "claim">,
-): Promise<string | undefined> {
+export async function landedCommit(rb: RunBranch, a: Pick<Pending, "start" | "claim">) {
   const { root } = rb.repository;
   const head = await tryResolveCommit(root, `refs/heads/${rb.branch}`);
   if (head === undefined) return undefined;
