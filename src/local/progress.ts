@@ -71,15 +71,14 @@ export class Progress {
   private tally: Tally | undefined;
   private readonly now: () => number;
   private readonly log: ReturnType<typeof createLogUpdate> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ProgressOptions) {
     this.now = options.now ?? Date.now;
     if (options.live) {
       this.log = options.live(options.stream as NodeJS.WriteStream);
       // Only the elapsed times need a clock; scheduling never waits on it.
-      this.timer = setInterval(() => this.render(), 1000);
-      this.timer.unref();
+      this.timer = setInterval(() => this.render(), 1000).unref();
     }
   }
 
@@ -127,8 +126,7 @@ export class Progress {
 
   /** Leave the last frame on screen (or nothing, when nothing ever ran). */
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    clearInterval(this.timer);
     if (this.log) {
       this.running.clear();
       this.render();
