@@ -46,11 +46,6 @@ interface RunEnd {
   isolation?: Integrator;
 }
 
-/** The command that continues a run: the same directory, the same --exec. */
-function resumeCommand(shownDir: string, exec: string | undefined): string {
-  return `frontier run ${shellWord(shownDir)}${exec !== undefined ? ` --exec ${shellWord(exec)}` : ""}`;
-}
-
 /** The end of a run that stopped before its graph did: a write failed, or a signal. */
 async function stopped(r: RunEnd, now: number, resume: string): Promise<number> {
   // what it must not touch is compared now, not left for the next run to find changed by the user
@@ -76,7 +71,8 @@ async function stopped(r: RunEnd, now: number, resume: string): Promise<number> 
 
 export async function concludeRun(r: RunEnd, started: number): Promise<number> {
   const now = Date.now();
-  const resume = resumeCommand(r.shownDir, r.options.exec);
+  // the command that continues a run: the same directory, the same --exec
+  const resume = `frontier run ${shellWord(r.shownDir)}${r.options.exec !== undefined ? ` --exec ${shellWord(r.options.exec)}` : ""}`;
   const frontier = r.frontier;
   if (r.crashed || r.stopping) return stopped(r, now, resume);
   const state = frontier.runState(now);
