@@ -95,22 +95,6 @@ function untrustedEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/**
- * A stable environment for plumbing: no pager, no prompts, no user config that could
- * change what a command prints (colours, external diff, rename limits), author and
- * committer taken from the caller.
- */
-function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
-  return {
-    ...(options.trusted ? process.env : untrustedEnv()),
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_PAGER: "cat",
-    GIT_OPTIONAL_LOCKS: "0",
-    LC_ALL: "C",
-    ...options.env,
-  };
-}
-
 const NO_GIT = "git is not installed (or not on PATH)";
 const ENDLESS =
   "a FIFO or a device where it reads a file (a .gitignore, a .gitattributes, a file in .git) never ends, make it a plain file — or it had too much to read in that time";
@@ -125,7 +109,17 @@ export function git(args: readonly string[], options: GitOptions): Promise<Buffe
     const ends = Date.now() + (bound ?? 0);
     const child = spawn("git", [...config, ...args], {
       cwd: options.cwd,
-      env: gitEnv(options),
+      // a stable environment for plumbing: no pager, no prompts, no user config that could change
+      // what a command prints (colours, external diff, rename limits), author and committer
+      // taken from the caller
+      env: {
+        ...(options.trusted ? process.env : untrustedEnv()),
+        GIT_TERMINAL_PROMPT: "0",
+        GIT_PAGER: "cat",
+        GIT_OPTIONAL_LOCKS: "0",
+        LC_ALL: "C",
+        ...options.env,
+      },
       stdio: ["pipe", "pipe", "pipe"],
       ...(bound && { timeout: bound, killSignal: "SIGKILL" }),
     });
