@@ -326,15 +326,13 @@ function dagreLayout(ctx) {
         g.setEdge(v, w);
     dagre_esm/* default.layout */.Ay.layout(g);
     const size = g.graph();
-    // dagre places every node and gives every edge its points
-    const nodes = new Map([...ctx.byId.keys()].map((id) => [id, g.node(id)]));
-    const edges = g.edges().map(({ v, w }) => ({ v, w, d: smoothPath(g.edge(v, w).points) }));
     return {
         kind: "dagre",
         width: Math.ceil(size.width ?? 0),
         height: Math.ceil(size.height ?? 0),
-        nodes,
-        edges,
+        // dagre places every node and gives every edge its points
+        nodes: new Map([...ctx.byId.keys()].map((id) => [id, g.node(id)])),
+        edges: g.edges().map(({ v, w }) => ({ v, w, d: smoothPath(g.edge(v, w).points) })),
         bands: [],
     };
 }

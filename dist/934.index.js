@@ -672,14 +672,13 @@ async function scopeFiles(root, patterns) {
     const scope = (0,core_scope/* compileScope */.o4)(patterns);
     // tracked and untracked files, not the ignored ones (build output, node_modules)
     const listing = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"];
-    const listed = [...(await pathsOf(root, listing))].sort();
     const out = [
         "",
         "## Files",
         "",
         `Write scope: ${patterns.map((p) => `\`${p}\``).join(", ")}. The current text of the files in it:`,
     ];
-    const inScope = listed.filter((p) => (0,core_scope/* pathInScope */.lF)(p, scope));
+    const inScope = [...(await pathsOf(root, listing))].filter((p) => (0,core_scope/* pathInScope */.lF)(p, scope)).sort();
     const left = [];
     let room = MAX_SCOPE_BYTES;
     for (const path of inScope) {
