@@ -521,12 +521,20 @@ export async function changedSince(
   const o = { cwd: root, env: { GIT_LITERAL_PATHSPECS: "1" } };
   // a path changed under one (a directory it made a file) or at a directory above one (made
   // a file, or from one) is its conflict: its commit would delete the other side's files
+  const ours = new Set(paths);
   const above = new Set<string>();
   for (const p of paths) addParents(p, above);
-  const diff = ["diff", "--name-only", "-z", "--no-renames", start, head, "--", ...paths, ...above];
+  // every path the head changed, matched here: a pathspec per path would pass the kernel's
+  // limit on one command line (an agent's `npm install`)
+  const diff = ["diff", "--name-only", "-z", "--no-renames", start, head];
   for (const path of (await git(diff, o)).toString("utf8").split("\0").filter(Boolean)) {
-    const at = (p: string) => path === p || path.startsWith(`${p}/`) || p.startsWith(`${path}/`);
-    const mine = paths.includes(path) ? path : paths.find(at);
+    const under = new Set<string>();
+    addParents(path, under);
+    const mine = ours.has(path)
+      ? path
+      : above.has(path)
+        ? paths.find((p) => p.startsWith(`${path}/`))
+        : [...under].find((d) => ours.has(d));
     if (mine === undefined) continue;
     const commit = await gitText(["rev-list", "-1", `${start}..${head}`, "--", path], o);
     if (commit !== "") moved.set(mine, commit);

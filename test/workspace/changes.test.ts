@@ -275,6 +275,16 @@ describe("integrating changes on a branch, and what moved there", () => {
     expect(first).not.toBe(head);
   });
 
+  it("tens of thousands of changed paths (an npm install) are looked up past the kernel's limit on a command line", async () => {
+    write(root, "src/api/a.ts", "someone\n");
+    sh(root, "commit", "-qam", "a person's push");
+    const head = sh(root, "rev-parse", "HEAD");
+    const vendor = "vendor/some-package-name/lib/deeply/nested/file-number";
+    const many = Array.from({ length: 40_000 }, (_, i) => `${vendor}-${i}.js`);
+    const moved = await changedSince(root, start, head, [...many, "src/api/a.ts"]);
+    expect([...moved]).toEqual([["src/api/a.ts", head]]);
+  });
+
   it("a directory made a file on either side is a conflict of the path it holds, never a file deleted in silence", async () => {
     // someone adds to src/api, which the attempt makes a file; and makes docs a file, where the attempt adds
     write(root, "src/api/theirs.ts", "theirs\n");
