@@ -240,7 +240,7 @@ async function workspaceFiles(o: GitOptions, { exclude, gitDir }: CollectOptions
     git(["ls-files", "-z", "-s", ...spec], o),
     git(["ls-files", "-z", "-o", ...ignores], { ...o, strict: true }).catch(unreadable),
     // its own index (one its git cannot read: none), for what it tracks that the start does not
-    git(["ls-files", "-z", "-s", ...spec], { cwd: o.cwd }).catch(() => Buffer.alloc(0)),
+    git(["ls-files", "-z", "-s", "-t", ...spec], { cwd: o.cwd }).catch(() => Buffer.alloc(0)),
     noFilterDrivers(o.cwd),
   ]);
   const fsPath = (p: string) => Buffer.concat([Buffer.from(`${o.cwd}/`), bytesOf(p)]);
@@ -259,11 +259,14 @@ async function workspaceFiles(o: GitOptions, { exclude, gitDir }: CollectOptions
   const files: Array<{ path: string; mode: string }> = [];
   const links: string[] = [];
   const gone: string[] = [];
+  const ownIndex = split0(own).map(atTab); // `S 100644 <blob> 0`: skip-worktree
+  // a file its git left out of a sparse checkout is not there, and not deleted either
+  const sparse = new Set(ownIndex.flatMap(([head, path]) => (head[0] === "S" ? [path] : [])));
   const take = (path: string) => {
     const st = reachable(path) ? lstatOr(fsPath(path)) : undefined;
     if (st?.isFile()) files.push({ path, mode: st.mode & 0o100 ? "100755" : "100644" });
     else if (st?.isSymbolicLink()) links.push(path);
-    else gone.push(path);
+    else if (!sparse.has(path)) gone.push(path);
   };
   const nested = new Set<string>();
   const listedDirs = new Set<string>();
@@ -294,9 +297,9 @@ async function workspaceFiles(o: GitOptions, { exclude, gitDir }: CollectOptions
   }
   // a file it tracks past a .gitignore (`git add -f`) is no ignored path; a submodule it added
   // (a gitlink, whose directory `git submodule deinit` emptied) is not carried by its files
-  for (const [head, path] of split0(own).map(atTab)) {
+  for (const [head, path] of ownIndex) {
     if (atStart.has(path) || loose.has(path)) continue; // (an untracked path is taken already)
-    if (head.startsWith("160000 ")) nested.add(path);
+    if (head.slice(2).startsWith("160000 ")) nested.add(path);
     else take(path);
   }
   // a nested repository made inside a listed directory, or a .git git takes for no

@@ -746,6 +746,24 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(git(repo.root, "rev-parse", "frontier/alt")).toBe(repo.start);
   });
 
+  it("history an agent cuts short (.git/shallow: the user's HEAD with no parents, their next gc prunes the rest) stops the run, named", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: shallow\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec = [
+      `git rev-parse HEAD > "$(git rev-parse --git-common-dir)/shallow"`,
+      "mkdir -p app && echo a > app/a.js",
+      "echo done",
+    ].join("\n");
+    const ran = await runHere(repo.dir, exec);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      "error: the repository's git directory changed while the run ran: .git/shallow",
+    );
+    expect(ran.stderr).not.toContain("not touched");
+  });
+
   it("a FIFO an agent makes in the shared git directory (packed-refs) never holds the run: it ends at once naming it, and once it is gone the work is integrated", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: fifo\nisolation: worktree\n",

@@ -334,6 +334,12 @@ describe("whatever the agent did with git, the changes are its files against the
       sh(r, "add", "-f", "build/dist.js");
       sh(r, "commit", "-qm", "dist");
     },
+    "narrows its checkout (git sparse-checkout), then commits a file in it": (r) => {
+      sh(r, "sparse-checkout", "set", "src/api");
+      write(r, "src/api/b.ts", "b\n");
+      sh(r, "add", "src/api");
+      sh(r, "commit", "-qm", "b");
+    },
   };
   const expected: Record<string, string[]> = {
     "commits once": ["src/api/a.ts"],
@@ -346,6 +352,8 @@ describe("whatever the agent did with git, the changes are its files against the
     "commits a file the .gitignore ignores (git add -f), and leaves another there": [
       "build/dist.js",
     ],
+    // what it left out of its checkout is neither there nor deleted (git's view too)
+    "narrows its checkout (git sparse-checkout), then commits a file in it": ["src/api/b.ts"],
   };
   for (const [name, history] of Object.entries(histories)) {
     it(name, async () => {
