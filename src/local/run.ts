@@ -520,10 +520,7 @@ function token(ticket: string, attempt: number): string {
  * running whose claim is not on disk, nor loses what the log says. The rest (settled,
  * newly ready and blocked tickets' files) follows the start.
  */
-export function splitForStart(
-  changes: Changes,
-  claimed: ReadonlySet<string>,
-): { now: Changes; rest: Changes } {
+export function splitForStart(changes: Changes, claimed: ReadonlySet<string>) {
   const now = changes.tickets.filter((id) => claimed.has(id));
   const rest = changes.tickets.filter((id) => !claimed.has(id));
   return { now: { ...changes, tickets: now }, rest: ticketFiles(rest) };
