@@ -308,24 +308,17 @@ export class Frontier extends FrontierView {
     // (a ticket that ran had its dependencies satisfied)
     const behind = this.blockerFor(i);
     if (behind === undefined) return undefined;
-    const { ticket: on, root } = behind;
     return {
       code: "behind",
       ticket,
-      behind: on,
-      status: this.states[this.graph.index.get(on)!]!.status,
-      root,
+      behind: behind.ticket,
+      status: this.states[this.lookup(behind.ticket)!]!.status,
+      root: behind.root,
     };
   }
 
   /** An answer to ticket i's question, or a reviewer's feedback: recorded once, for its next attempt. */
-  protected addAnswer(
-    i: number,
-    question: string,
-    text: string,
-    by: string,
-    kind?: "feedback",
-  ): void {
+  protected addAnswer(i: number, question: string, text: string, by: string, kind?: "feedback") {
     const s = this.states[i]!;
     const record: AnswerRecord = {
       n: s.answers.length + 1,
