@@ -15,7 +15,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
 import { errorText } from "./core/errors.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
-import { collectJobChanges, type JobChanges, uploadChanges } from "./github/changes.js";
+import { collectJobChanges, uploadChanges } from "./github/changes.js";
 import { handleComment } from "./github/commands.js";
 import { jobStartedAt, writeContext } from "./github/context-step.js";
 import { UserError } from "./github/errors.js";
@@ -181,11 +181,7 @@ async function settle(ctx: ActionContext): Promise<void> {
  * the blobs a Git Data commit needs already uploaded. Changes that could not be collected
  * (the agent removed or remade `.git`) are refused: the attempt is never done without them.
  */
-async function jobChanges(
-  ctx: ActionContext,
-  dir: string,
-  ref: string | undefined,
-): Promise<JobChanges> {
+async function jobChanges(ctx: ActionContext, dir: string, ref: string | undefined) {
   const { workspace } = ctx.settings.env;
   const records = ctx.settings.records;
   // the records checkout, as a path inside the workspace (it may be given absolute)
@@ -284,10 +280,7 @@ async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promise<void
 }
 
 /** The receipt, and the HTML report when it is due, as files. */
-async function writeReports(
-  ctx: ActionContext,
-  outcome: AdvanceOutcome,
-): Promise<{ receipt: string; html: string }> {
+async function writeReports(ctx: ActionContext, outcome: AdvanceOutcome) {
   const outDir = join(ctx.settings.env.runnerTemp, "ticket-frontier");
   await mkdir(outDir, { recursive: true });
   const receipt = join(outDir, "receipt.json");

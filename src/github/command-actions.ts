@@ -56,12 +56,7 @@ export interface Done {
   section: string;
 }
 
-export async function runCommand(
-  ctx: RunContext,
-  command: Command,
-  login: string,
-  here: Here,
-): Promise<Done> {
+export async function runCommand(ctx: RunContext, command: Command, login: string, here: Here) {
   try {
     switch (command.kind) {
       case "error":

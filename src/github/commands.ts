@@ -204,10 +204,7 @@ async function respond(
 }
 
 /** The first candidate branch that holds a run's state: its own, not a copy. */
-async function findRunBranch(
-  ctx: RunContext,
-  candidates: Array<string | undefined>,
-): Promise<string | undefined> {
+async function findRunBranch(ctx: RunContext, candidates: Array<string | undefined>) {
   for (const branch of new Set(candidates)) {
     if (!branch) continue;
     // A branch cut from the run's branch carries a copy of its live.json; the run itself

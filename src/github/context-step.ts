@@ -47,11 +47,7 @@ const jobStartFile = (runnerTemp: string, ticket: string, attempt: number) =>
   join(runnerTemp, "ticket-frontier", `started-${ticket}-${attempt}`);
 
 /** When the job started, as its context step wrote it down; undefined if it did not. */
-export async function jobStartedAt(
-  ctx: ActionContext,
-  ticket: string,
-  attempt: number,
-): Promise<number | undefined> {
+export async function jobStartedAt(ctx: ActionContext, ticket: string, attempt: number) {
   // the agent's to replace as well: only a plain file, never waited on (a FIFO) nor followed
   const file = jobStartFile(ctx.settings.env.runnerTemp, ticket, attempt);
   const read = await readCapped(file, 64);

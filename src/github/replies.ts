@@ -63,11 +63,7 @@ export function openQuestionsLine(questions: readonly OpenQuestion[]): string {
   return `Open questions: ${named(shown, 10)}.`;
 }
 
-export function notSuspended(
-  ticket: string,
-  status: Status,
-  open: readonly OpenQuestion[],
-): string {
+export function notSuspended(ticket: string, status: Status, open: readonly OpenQuestion[]) {
   return `${mdCode(ticket)} is ${status}; it has no open question, so there is nothing to answer. ${openQuestionsLine(open)}`;
 }
 
