@@ -57,10 +57,7 @@ export function isolationOf(value: string | undefined): Isolation | undefined {
  * (frontier.yml), else `none`. The one place that decides it, for validate, the runner
  * and the receipt.
  */
-export function ticketIsolation(
-  own: Isolation | undefined,
-  runDefault: IsolationName | undefined,
-): Isolation {
+export function ticketIsolation(own: Isolation | undefined, runDefault: IsolationName | undefined) {
   return own ?? isolationOf(runDefault) ?? "none";
 }
 
