@@ -270,7 +270,12 @@ async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promise<void
   core.setOutput("receipt", files.receipt);
   core.setOutput("report-html", files.html);
   for (const line of outcome.deferred) core.warning(`left for the next event: ${line}`);
-  const line = summaryLine(outcome);
+  // what the event did, in one line of the step's log
+  const line = `run ${outcome.receipt.run}: ${outcome.receipt.state}; dispatched ${outcome.dispatched.length}${
+    outcome.dispatched.length
+      ? ` (${outcome.dispatched.map((d) => `${d.ticket}#${d.attempt}`).join(", ")})`
+      : ""
+  }${outcome.commit ? `; state ${outcome.commit.slice(0, 12)}` : "; nothing changed"}`;
   core.info(line);
   const summary = outcome.complete
     ? outcome.markdown
@@ -294,15 +299,6 @@ async function writeReports(ctx: ActionContext, outcome: AdvanceOutcome) {
   const { renderHtml } = await import("./report/html.js");
   await writeFile(html, renderHtml(outcome.receipt));
   return { receipt, html };
-}
-
-/** What an event did, in one line of the step's log. */
-function summaryLine(outcome: AdvanceOutcome): string {
-  return `run ${outcome.receipt.run}: ${outcome.receipt.state}; dispatched ${outcome.dispatched.length}${
-    outcome.dispatched.length
-      ? ` (${outcome.dispatched.map((d) => `${d.ticket}#${d.attempt}`).join(", ")})`
-      : ""
-  }${outcome.commit ? `; state ${outcome.commit.slice(0, 12)}` : "; nothing changed"}`;
 }
 
 void main();
