@@ -5,7 +5,6 @@
  */
 import { join } from "node:path";
 import { step } from "../core/event.js";
-import type { Receipt } from "../core/model.js";
 import { localUser, openDirectory, writeChanges } from "../local/open.js";
 import { localReports, writeReports } from "../local/report-files.js";
 import type { GithubCost, Measured } from "../report/github-cost.js";
@@ -35,12 +34,23 @@ export async function planCommand(
   if (opts.json) io.stdout.write(receiptJson(receipt));
   else if (opts.mermaid) io.stdout.write(`${renderMermaidGraph(receipt).text}\n`);
   else {
-    printPlan(receipt, io);
+    const out = io.stdout;
+    line(
+      out,
+      `run ${receipt.run}: ${plural(receipt.tickets.length, "ticket")} in ${plural(receipt.waves.length, "wave")}`,
+    );
+    if (receipt.goal) line(out, `goal: ${receipt.goal}`);
+    for (const [i, wave] of receipt.waves.entries())
+      line(out, `  wave ${i + 1}: ${wave.join(", ")}`);
+    line(
+      out,
+      `critical path (${plural(receipt.critical_path.length, "ticket")}): ${receipt.critical_path.join(" → ")}`,
+    );
     const { settings, specs } = opened.opened;
     const { githubCost } = await import("../report/github-cost.js");
     const { MEASURED_FIGURES } = await import("../report/github-measured.js");
     const cost = githubCost(specs.map((t) => t.retries ?? settings.retries ?? 0));
-    for (const text of githubCostLines(cost, MEASURED_FIGURES)) line(io.stdout, text);
+    for (const text of githubCostLines(cost, MEASURED_FIGURES)) line(out, text);
   }
   return EXIT.complete;
 }
@@ -67,20 +77,6 @@ function githubCostLines(cost: GithubCost, measured: Measured): string[] {
     `  needs ${hoursText(typical.hours[typical.binding])} hours of GITHUB_TOKEN's ${BUDGET_WORDS[typical.binding]}, up to ${hoursText(worst.hours[worst.binding])}${worst.hours[worst.binding] > 1 ? ": the run takes at least that long there" : ""}`,
     `  (per-ticket figures measured by \`npm run bench\` on ${measured.measured_at.slice(0, 10)}: ${measured.typical.graphql} GraphQL, ${measured.typical.rest} REST, ${measured.typical.writes} writes a ticket)`,
   ];
-}
-
-function printPlan(receipt: Receipt, io: CliIo): void {
-  const out = io.stdout;
-  line(
-    out,
-    `run ${receipt.run}: ${plural(receipt.tickets.length, "ticket")} in ${plural(receipt.waves.length, "wave")}`,
-  );
-  if (receipt.goal) line(out, `goal: ${receipt.goal}`);
-  for (const [i, wave] of receipt.waves.entries()) line(out, `  wave ${i + 1}: ${wave.join(", ")}`);
-  line(
-    out,
-    `critical path (${plural(receipt.critical_path.length, "ticket")}): ${receipt.critical_path.join(" → ")}`,
-  );
 }
 
 /** The ticket's context on stdout; a ticket the directory lacks is a usage error, said by cli.ts. */
