@@ -19,19 +19,21 @@
  * finds them.
  */
 import { randomUUID } from "node:crypto";
-import type { Stats } from "node:fs";
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type ChangedPath, type ChangeMode, named } from "../core/changes.js";
-import { errnoCode, errorText } from "../core/errors.js";
+import { errorText } from "../core/errors.js";
 import {
   endlessIn,
   GitError,
   type GitOptions,
   git,
   gitText,
+  lstatOr,
+  NotCollected,
+  namesIn,
   noFilterDrivers,
   noWorkTree,
   REMOVED,
@@ -56,9 +58,6 @@ export interface Collected {
   /** ticket files whose engine-written fields the attempt changed (`engineFields` judged) */
   engineEdits: string[];
 }
-
-/** The changes could not be collected at all (`.git` gone or made anew, files git cannot store). */
-export class NotCollected extends Error {}
 
 /** The reason an attempt whose changes could not be collected fails with: the same on both runners. */
 export function notCollectedReason(why: string, kept?: string): string {
@@ -291,7 +290,7 @@ async function workspaceFiles(o: GitOptions, { exclude, gitDir }: CollectOptions
     else {
       // git lists a nested repository as its directory, and does not look inside
       nested.add(path.slice(0, -1));
-      walk(fsPath(path), path, take);
+      walk(fsPath(path.slice(0, -1)), path, take);
     }
     addParents(path, listedDirs);
   }
@@ -348,7 +347,7 @@ async function hashed(
 
 /** Whether an agent changed a submodule's directory: files in one never checked out, any in one that is. */
 async function submoduleChanged(dir: Buffer, commit: string): Promise<boolean> {
-  const names = readdirSync(dir);
+  const names = namesIn(dir).map(String);
   if (!names.includes(".git")) return names.length > 0;
   const got = await collectChanges(dir.toString(), commit).catch(() => undefined);
   return got === undefined || got.paths.length > 0 || got.refused !== undefined;
@@ -361,20 +360,9 @@ const changedIn = (lines: readonly string[], atStart: ReadonlyMap<string, string
     return atStart.get(path) === head || l.startsWith(REMOVED) ? [] : [path];
   });
 
-function lstatOr(path: Buffer): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    // gone is gone; a file the runner may not look at (a directory's permissions) is not
-    const code = errnoCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new NotCollected(`${path.toString()} cannot be looked at (${code})`);
-  }
-}
-
 /** Every file under a nested repository's directory, its own `.git` left out. */
 function walk(dir: Buffer, prefix: string, take: (path: string) => void): void {
-  for (const name of readdirSync(dir, { encoding: "buffer" })) {
+  for (const name of namesIn(dir)) {
     const n = name.toString("latin1");
     if (n === ".git") continue;
     const full = Buffer.concat([dir, Buffer.from("/"), name]);

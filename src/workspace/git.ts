@@ -5,6 +5,7 @@
  * quotes git's own stderr.
  */
 import { spawn } from "node:child_process";
+import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { constants, lstat, open, readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { errnoCode } from "../core/errors.js";
@@ -24,6 +25,29 @@ export class TooMuchOutput extends GitError {}
 export class Stopped extends GitError {}
 
 /** What git said, in a line: its `fatal:` / `error:` lines when it has them (advice follows those), else its last lines. */
+/** The changes could not be collected at all (`.git` gone or made anew, files git cannot store). */
+export class NotCollected extends Error {}
+
+export function lstatOr(path: Buffer): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    // gone is gone; a file the runner may not look at (a directory's permissions) is not
+    const code = errnoCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new NotCollected(`${path.toString()} cannot be looked at (${code})`);
+  }
+}
+
+/** A directory's names: one the runner may not read is not collected, never taken for empty. */
+export function namesIn(dir: Buffer): Buffer[] {
+  try {
+    return readdirSync(dir, { encoding: "buffer" });
+  } catch (error) {
+    throw new NotCollected(`${dir.toString()} cannot be read (${errnoCode(error)})`);
+  }
+}
+
 function gist(stderr: string): string {
   const lines = stderr.trim().split("\n");
   const said = lines.filter((l) => /^(fatal|error): /.test(l));

@@ -840,6 +840,12 @@ describe("git runs on the workspace with none of the agent's code", () => {
     expect(unreadable.refused).toContain(
       "its changes could not be collected: git cannot read or store its files as they are (warning: could not open directory 'fresh/': Permission denied);",
     );
+    // inside a nested repository, where the runner looks itself: never an error with no words
+    write(root, "nest/sub/x.ts", "x\n");
+    sh(join(root, "nest"), "init", "-q");
+    expect(collect("nest/sub", 0o000).refused).toMatch(
+      /^its changes could not be collected: \/.*\/nest\/sub cannot be read \(EACCES\);/,
+    );
   });
 
   it("files git cannot store as an agent's .gitattributes say (an encoding it does not know, UTF-16 without a BOM) are refused by git's words, none stored altered", async () => {
