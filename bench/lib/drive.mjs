@@ -48,7 +48,7 @@ export function drive(Engine, specs, { maxParallel, outcomeOf = defaultOutcome }
       now,
     );
     if (result.kind !== "ok")
-      throw new Error(`settle ${claim.ticket}: ${result.kind} ${result.message ?? ""}`);
+      throw new Error(`settle ${claim.ticket}: ${result.kind} ${JSON.stringify(result.why)}`);
     for (const next of frontier.claimReady(now, "bench", token)) inflight.push(next);
     frontier.drainChanges();
     events++;

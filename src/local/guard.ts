@@ -56,8 +56,7 @@ interface Touched {
  * What in the shared git directory changes what git runs or sees: its config, hooks, and
  * of info/ the attributes (filters), excludes, grafts and sparse checkout (not info/refs: a
  * repack rewrites it), the object stores it reads (alternates: an integration's blobs would be
- * outside the repository), the commits it takes for roots (`shallow`: the history behind them
- * is gone to git, and a gc prunes it), and a `commondir`: none is there, and one points git elsewhere.
+ * outside the repository), and a `commondir`: none is there, and one points git elsewhere.
  */
 const SHARED = [
   "commondir",
@@ -69,7 +68,6 @@ const SHARED = [
   "info/grafts",
   "info/sparse-checkout",
   "objects/info/alternates",
-  "shallow",
 ];
 
 /**

@@ -519,13 +519,12 @@ export async function changedSince(
   // limit on one command line (an agent's `npm install`)
   const diff = ["diff", "--name-only", "-z", "--no-renames", start, head];
   for (const path of (await git(diff, o)).toString("utf8").split("\0").filter(Boolean)) {
-    const under = new Set<string>();
-    addParents(path, under);
-    const mine = ours.has(path)
-      ? path
-      : above.has(path)
-        ? paths.find((p) => p.startsWith(`${path}/`))
-        : [...under].find((d) => ours.has(d));
+    const parents = new Set<string>();
+    addParents(path, parents);
+    // (the list is searched only for a path that holds one of ours, or is held by one)
+    const near = above.has(path) || [...parents].some((d) => ours.has(d));
+    const at = (p: string) => path.startsWith(`${p}/`) || p.startsWith(`${path}/`);
+    const mine = ours.has(path) ? path : near ? paths.find(at) : undefined;
     if (mine === undefined) continue;
     const commit = await gitText(["rev-list", "-1", `${start}..${head}`, "--", path], o);
     if (commit !== "") moved.set(mine, commit);

@@ -24,10 +24,10 @@ export class TooMuchOutput extends GitError {}
 /** Git ran past its bound (`boundMs`) and was ended. */
 export class Stopped extends GitError {}
 
-/** What git said, in a line: its `fatal:` / `error:` lines when it has them (advice follows those), else its last lines. */
 /** The changes could not be collected at all (`.git` gone or made anew, files git cannot store). */
 export class NotCollected extends Error {}
 
+/** A path's stat; none when it is gone, and one the runner may not look at is not collected. */
 export function lstatOr(path: Buffer): Stats | undefined {
   try {
     return lstatSync(path);
@@ -48,6 +48,7 @@ export function namesIn(dir: Buffer): Buffer[] {
   }
 }
 
+/** What git said, in a line: its `fatal:` / `error:` lines when it has them (advice follows those), else its last lines. */
 function gist(stderr: string): string {
   const lines = stderr.trim().split("\n");
   const said = lines.filter((l) => /^(fatal|error): /.test(l));

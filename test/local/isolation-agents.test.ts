@@ -746,22 +746,21 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     expect(git(repo.root, "rev-parse", "frontier/alt")).toBe(repo.start);
   });
 
-  it("history an agent cuts short (.git/shallow: the user's HEAD with no parents, their next gc prunes the rest) stops the run, named", async () => {
-    const repo = repoWith({
-      "tickets/frontier.yml": "run: shallow\nisolation: worktree\n",
+  it("an agent that deepens a shallow clone (git fetch --deepen rewrites .git/shallow) is no alarm: its work lands", async () => {
+    const origin = repoWith({
+      "tickets/frontier.yml": "run: deep\nisolation: worktree\n",
       "tickets/api.md": ticket({ write_scope: ["app/**"] }),
     });
-    const exec = [
-      `git rev-parse HEAD > "$(git rev-parse --git-common-dir)/shallow"`,
-      "mkdir -p app && echo a > app/a.js",
-      "echo done",
-    ].join("\n");
-    const ran = await runHere(repo.dir, exec);
-    expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(
-      "error: the repository's git directory changed while the run ran: .git/shallow",
-    );
-    expect(ran.stderr).not.toContain("not touched");
+    writeFileSync(join(origin.root, "README"), "more\n");
+    git(origin.root, "add", "-A");
+    git(origin.root, "commit", "-qm", "second");
+    const root = join(mkdtempSync(join(tmpdir(), "frontier-deep-")), "c");
+    git(tmpdir(), "clone", "-q", "--depth", "1", `file://${origin.root}`, root);
+    const exec = "git fetch -q --deepen=1 origin; mkdir -p app && echo a > app/a.js; echo done";
+    const ran = await runHere(join(root, "tickets"), exec);
+    expect(ran.stderr).not.toContain(".git/shallow");
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(git(root, "show", "frontier/deep:app/a.js")).toBe("a");
   });
 
   it("a FIFO an agent makes in the shared git directory (packed-refs) never holds the run: it ends at once naming it, and once it is gone the work is integrated", async () => {
