@@ -17,7 +17,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { rm } from "node:fs/promises";
+import { cp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -343,7 +343,8 @@ export class Runner {
     const ref = (run.inputs.ref as string | undefined) || base;
     // actions/checkout of ref: a git work tree the agent may change (each job its own copy)
     const workspace = mkdtempSync(join(this.scratch, `job-${run.id}-`));
-    cpSync(await this.gitCheckout(ref), workspace, { recursive: true, verbatimSymlinks: true });
+    // copied without blocking: the fake GitHub in this process answers every other job meanwhile
+    await cp(await this.gitCheckout(ref), workspace, { recursive: true, verbatimSymlinks: true });
     const job: JobRecord = {
       run,
       ticket: run.inputs.ticket as string,

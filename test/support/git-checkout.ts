@@ -5,7 +5,8 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { chmod, mkdir, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { deflateSync } from "node:zlib";
@@ -57,17 +58,19 @@ export async function checkoutCommit(
     }
     attributes ||= path === ".gitattributes" || path.endsWith("/.gitattributes");
     const target = join(dir, path);
-    mkdirSync(dirname(target), { recursive: true });
+    // each file written without blocking: a large checkout would hold the fake GitHub in this
+    // process for a second, and every request of every job queue behind it
+    await mkdir(dirname(target), { recursive: true });
     const content = repo.git.expect(entry.sha, "blob").content;
-    if (entry.mode === "120000") symlinkSync(content.toString("utf8"), target);
+    if (entry.mode === "120000") await symlink(content.toString("utf8"), target);
     else {
-      writeFileSync(target, content);
-      if (entry.mode === "100755") chmodSync(target, 0o755);
+      await writeFile(target, content);
+      if (entry.mode === "100755") await chmod(target, 0o755);
     }
   }
   const git = (args: string[]) => run("git", args, { cwd: dir, env: GIT_ENV });
   await git(["init", "-q", "-b", "checkout"]);
-  writeObjects(repo, sha, join(dir, ".git"));
+  await writeObjects(repo, sha, join(dir, ".git"));
   writeFileSync(join(dir, ".git", "shallow"), `${sha}\n`);
   await git(["update-ref", "--no-deref", "HEAD", sha]);
   await git(["read-tree", sha]);
@@ -97,7 +100,7 @@ function rawOf(o: GitObject): Buffer {
 }
 
 /** The commit `sha`, its tree and every blob under it, as loose objects of `gitDir`. */
-function writeObjects(repo: FakeRepo, sha: string, gitDir: string): void {
+async function writeObjects(repo: FakeRepo, sha: string, gitDir: string): Promise<void> {
   const stack = [sha];
   while (stack.length > 0) {
     const o = repo.git.get(stack.pop() as string);
@@ -106,8 +109,8 @@ function writeObjects(repo: FakeRepo, sha: string, gitDir: string): void {
     const body = Buffer.concat([Buffer.from(`${o.type} ${raw.length}\0`), raw]);
     const id = createHash("sha1").update(body).digest("hex");
     if (id !== o.sha) throw new Error(`the fake's ${o.type} ${o.sha} serializes as ${id}`);
-    mkdirSync(join(gitDir, "objects", id.slice(0, 2)), { recursive: true });
-    writeFileSync(join(gitDir, "objects", id.slice(0, 2), id.slice(2)), deflateSync(body));
+    await mkdir(join(gitDir, "objects", id.slice(0, 2)), { recursive: true });
+    await writeFile(join(gitDir, "objects", id.slice(0, 2), id.slice(2)), deflateSync(body));
     if (o.type === "commit") stack.push(o.tree);
     if (o.type === "tree")
       stack.push(...o.entries.filter((e) => e.type !== "commit").map((e) => e.sha));
