@@ -366,13 +366,11 @@ export abstract class FrontierState {
     event: "settle" | "interrupt" = "settle",
   ): EventResult | undefined {
     const { status, attempt: live, claim: token } = this.states[i]!;
-    if (status === "claimed" && attempt === live && (claim === undefined || claim === token))
-      return undefined;
+    const held = status === "claimed" && attempt === live;
+    if (held && (claim === undefined || claim === token)) return undefined;
     const why = { code: "not-live", event, ticket: this.id(i), attempt, status, live } as const;
-    return {
-      kind: "stale",
-      why: status === "claimed" && attempt === live ? { ...why, claim } : why,
-    };
+    // the live attempt, under another claim token: the token named
+    return { kind: "stale", why: held ? { ...why, claim } : why };
   }
 
   protected holdClaim(i: number, claimedAtMs: number): void {

@@ -5,7 +5,7 @@ import type { Refusal } from "../core/engine.js";
 type Of<C extends Refusal["code"]> = Extract<Refusal, { code: C }>;
 
 /** What an attempt that is not the live one met instead. */
-const live = ({ ticket, status, live, claim }: Of<"not-live">) =>
+const notLive = ({ ticket, status, live, claim }: Of<"not-live">) =>
   status !== "claimed"
     ? `${ticket} is ${status} (attempt ${live})`
     : claim === undefined
@@ -28,7 +28,7 @@ const WORDS: { [C in Refusal["code"]]: (why: Of<C>) => string } = {
   unknown: ({ ticket }) =>
     `unknown ticket "${ticket}": no ticket in this run has that id (frontier status lists them)`,
   "not-live": (why) =>
-    `${why.event} of ${why.ticket} attempt ${why.attempt} changed nothing: ${live(why)}`,
+    `${why.event} of ${why.ticket} attempt ${why.attempt} changed nothing: ${notLive(why)}`,
   "not-suspended": ({ ticket, status }) =>
     `${ticket} is ${status}; nothing to answer (only a suspended ticket has an open question)`,
   "not-retryable": notRetryable,

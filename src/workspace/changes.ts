@@ -33,10 +33,10 @@ import {
   gitText,
   lstatOr,
   NotCollected,
-  namesIn,
   noFilterDrivers,
   noWorkTree,
   REMOVED,
+  readableNames,
   Stopped,
   TooMuchOutput,
   writeTree,
@@ -347,7 +347,7 @@ async function hashed(
 
 /** Whether an agent changed a submodule's directory: files in one never checked out, any in one that is. */
 async function submoduleChanged(dir: Buffer, commit: string): Promise<boolean> {
-  const names = namesIn(dir).map(String);
+  const names = readableNames(dir).map(String);
   if (!names.includes(".git")) return names.length > 0;
   const got = await collectChanges(dir.toString(), commit).catch(() => undefined);
   return got === undefined || got.paths.length > 0 || got.refused !== undefined;
@@ -362,7 +362,7 @@ const changedIn = (lines: readonly string[], atStart: ReadonlyMap<string, string
 
 /** Every file under a nested repository's directory, its own `.git` left out. */
 function walk(dir: Buffer, prefix: string, take: (path: string) => void): void {
-  for (const name of namesIn(dir)) {
+  for (const name of readableNames(dir)) {
     const n = name.toString("latin1");
     if (n === ".git") continue;
     const full = Buffer.concat([dir, Buffer.from("/"), name]);

@@ -40,7 +40,7 @@ export function lstatOr(path: Buffer): Stats | undefined {
 }
 
 /** A directory's names: one the runner may not read is not collected, never taken for empty. */
-export function namesIn(dir: Buffer): Buffer[] {
+export function readableNames(dir: Buffer): Buffer[] {
   try {
     return readdirSync(dir, { encoding: "buffer" });
   } catch (error) {
