@@ -120,16 +120,13 @@ export async function mutateCommand(
     const by = localUser(io.env);
     // One event (core/event.ts), claiming nothing: the next `frontier run` starts what it
     // made ready. Claims are not reclaimed here: that is the runner's, under the same lock.
-    const { result, changes } = step(
-      frontier,
-      (f, at) =>
-        kind === "answer"
-          ? f.answer(args.ticket ?? "", args.text ?? "", by, at)
-          : kind === "retry"
-            ? f.retry(args.ticket ?? "", by, at, args.text)
-            : f.cancel(by, at),
-      { now, reclaim: false },
-    );
+    const result =
+      kind === "answer"
+        ? frontier.answer(args.ticket ?? "", args.text ?? "", by, now)
+        : kind === "retry"
+          ? frontier.retry(args.ticket ?? "", by, now, args.text)
+          : frontier.cancel(by, now);
+    const { changes } = step(frontier, { now, reclaim: false });
     if (result.kind === "rejected") return refuse(refusalWords(result.why));
     if (result.kind === "stale") {
       const message = refusalWords(result.why);

@@ -7,9 +7,10 @@
  *   open     openRun: the run's tickets, its settings and its saved state → the engine.
  *            Settings and flags become the engine's configuration in one place
  *            (config.ts), so no entry point disagrees about a default.
- *   apply    the event itself: a settle, an answer, a retry, a cancel, a take, nothing
- *            (a push, the sweep). Its rules live in the engine (engine.ts): what
- *            blocks, what is empty, when a failure retries, what a bound allows.
+ *   apply    the event itself, which the entry point applies to the engine: a settle,
+ *            an answer, a retry, a cancel, a take, nothing (a push, the sweep). Its
+ *            rules live in the engine (engine.ts): what blocks, what is empty, when a
+ *            failure retries, what a bound allows. Nothing here calls back out.
  *   reclaim  claims whose lease ran out fail (or, locally, claims of a runner that is
  *            gone are interrupted), so no ticket waits for a job that will never end.
  *   claim    what became ready is claimed, up to max_parallel and the run's bound —
@@ -23,7 +24,7 @@
  * Nothing here reads a clock or a file: `now` and the claim tokens come from the caller.
  */
 import { engineConfig, type RunFlags } from "./config.js";
-import { type Changes, type Claim, type EventResult, Frontier } from "./engine.js";
+import { type Changes, type Claim, Frontier } from "./engine.js";
 import type { SavedState, Settings, TicketSpec } from "./model.js";
 
 /** A run as an entry point found it. */
@@ -43,9 +44,6 @@ export function openRun(run: RunInput): Frontier {
   return Frontier.create(run.specs, config, run.saved, run.now);
 }
 
-/** An event: one change to the run, decided by the engine's rules. */
-export type Event = (frontier: Frontier, now: number) => EventResult;
-
 export interface StepOptions {
   now: number;
   /**
@@ -60,8 +58,6 @@ export interface StepOptions {
 
 /** What one event decided: the records to write, then what to perform. */
 export interface Step {
-  /** what the event itself did */
-  result: EventResult;
   /** tickets whose claim was reclaimed */
   reclaimed: string[];
   /** claims to start once the records are written */
@@ -72,10 +68,9 @@ export interface Step {
   asked: string[];
 }
 
-/** Apply an event, reclaim, claim, and drain what changed. */
-export function step(frontier: Frontier, event: Event, options: StepOptions): Step {
+/** After the event the caller applied: reclaim, claim, and drain what changed. */
+export function step(frontier: Frontier, options: StepOptions): Step {
   const { now, reclaim } = options;
-  const result = event(frontier, now);
   const isDead = typeof reclaim === "function" ? reclaim : undefined;
   const reclaimed = reclaim === false ? [] : frontier.expire(now, isDead).changed;
   const claims = options.claimAs
@@ -85,5 +80,5 @@ export function step(frontier: Frontier, event: Event, options: StepOptions): St
   const asked = changes.attempts
     .filter(({ record }) => record.outcome === "suspended")
     .map(({ ticket }) => ticket);
-  return { result, reclaimed, claims, changes, asked };
+  return { reclaimed, claims, changes, asked };
 }

@@ -215,38 +215,32 @@ export function decide(input: TryInput): Decision {
 /**
  * The event, then every step every event takes (core/event.ts): reclaim the claims whose
  * lease ran out, claim what became ready, drain what changed. The event sees the run's
- * bookkeeping (`view`), adds files and integrates a ticket's changes through it.
+ * bookkeeping (`view`), and adds files and a ticket's changes to integrate to it.
  */
 function runStep(input: TryInput, frontier: Frontier) {
   const { ctx, state, now } = input;
-  const files = new Map<string, string | Uint8Array>();
-  let integration: Integration | undefined;
   const view: RunView = {
     questions: { ...(state?.questions ?? {}) },
     report: state?.report,
-    outbox: {},
-    writeFile: (path, content) => files.set(joinRepoPath(ctx.dir, path), content),
+    // the event sees the outbox of the claims still live when it starts
+    outbox: liveEntries(state?.outbox, frontier),
+    files: new Map(),
     moved: input.moved ?? new Map(),
-    integrate: (i) => {
-      integration = i;
-    },
   };
-  const ran = step(
-    frontier,
-    (f, at) => {
-      // the event sees the outbox of the claims still live when it starts
-      view.outbox = liveEntries(state?.outbox, f);
-      return input.event(f, at, view);
-    },
-    { now, reclaim: true, claimAs: { by: ctx.claimedBy, token: ctx.claimToken } },
-  );
+  const result = input.event(frontier, now, view);
+  const ran = step(frontier, {
+    now,
+    reclaim: true,
+    claimAs: { by: ctx.claimedBy, token: ctx.claimToken },
+  });
   // A suspended attempt asks its question in an issue, opened after the commit.
   for (const { ticket, record } of ran.changes.attempts) {
     if (record.outcome !== "suspended") continue;
     if (view.questions[ticket]?.attempt !== record.n)
       view.questions[ticket] = { attempt: record.n };
   }
-  return { ...ran, view, files, integration };
+  const files = new Map([...view.files].map(([path, c]) => [joinRepoPath(ctx.dir, path), c]));
+  return { ...ran, result, view, files, integration: view.integration };
 }
 
 /** The state after the event: the engine's, with the run's bookkeeping on GitHub. */

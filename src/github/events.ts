@@ -104,11 +104,11 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
     const { input, write } = settleInputOf(plan, { ...job, changes: plan.record });
     const settled = frontier.settle(input, now);
     if (settled.kind !== "ok") return settled;
-    if (write) view.writeFile(write.file, write.text);
-    if (plan.keep && plan.record?.patch_file) view.writeFile(plan.record.patch_file, plan.keep);
+    if (write) view.files.set(write.file, write.text);
+    if (plan.keep && plan.record?.patch_file) view.files.set(plan.record.patch_file, plan.keep);
     if (plan.changes === "integrate" && changes) {
       const blobAt = new Map(changes.paths.map((c) => [c.path, c.blob ?? ""]));
-      view.integrate({
+      view.integration = {
         ticket: job.ticket,
         attempt: job.attempt,
         claim:
@@ -119,7 +119,7 @@ export function settleEvent(job: JobOutcome, died = false): RunEvent {
         files: integrationFiles(changes),
         content: (path) => changes.contents.get(blobAt.get(path) ?? ""),
         paths: changes.paths.length,
-      });
+      };
     }
     return settled;
   };

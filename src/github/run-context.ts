@@ -86,15 +86,15 @@ export interface RunView {
   report: ReportRecord | undefined;
   /** the dispatch outbox of the live claims */
   outbox: Outbox;
-  /** add a file to the event's commit (path relative to the ticket directory) */
-  writeFile(path: string, content: string | Uint8Array): void;
+  /** files to add to the event's commit (paths relative to the ticket directory) */
+  files: Map<string, string | Uint8Array>;
   /**
    * The paths this event's changes touch that moved on the branch since the attempt's
    * start, each with the commit that moved it (read in this try: a lost race re-judges)
    */
   readonly moved: ReadonlyMap<string, string>;
-  /** integrate a ticket attempt's changes: its files go into this event's commit, which becomes the attempt's */
-  integrate(integration: Integration): void;
+  /** a ticket attempt's changes to integrate: its files go into this event's commit, which becomes the attempt's */
+  integration?: Integration;
 }
 
 /** A ticket attempt's changes, integrated in the commit that records its outcome. */

@@ -303,20 +303,14 @@ class LocalRun {
       const batch = this.exits.splice(0);
       const reports: Array<() => void> = [];
       // one event (core/event.ts): the exits that landed, then what became ready is claimed
-      const { claims, changes, reclaimed } = step(
-        this.frontier,
-        () => {
-          for (const exited of batch) reports.push(this.record(exited));
-          return { kind: "ok", changed: [] };
-        },
-        {
-          now: Date.now(),
-          // once, before anything starts: the claims of a runner that is gone, and leases
-          // that ran out; later, every claim is held by a live attempt of this runner
-          reclaim: this.reclaimFirst ?? false,
-          ...(this.stopping || this.edited.size > 0 ? {} : { claimAs: { by: this.holder, token } }),
-        },
-      );
+      for (const exited of batch) reports.push(this.record(exited));
+      const { claims, changes, reclaimed } = step(this.frontier, {
+        now: Date.now(),
+        // once, before anything starts: the claims of a runner that is gone, and leases
+        // that ran out; later, every claim is held by a live attempt of this runner
+        reclaim: this.reclaimFirst ?? false,
+        ...(this.stopping || this.edited.size > 0 ? {} : { claimAs: { by: this.holder, token } }),
+      });
       this.reclaimFirst = undefined;
       const specs = claims.flatMap((claim) => this.frontier.spec(claim.ticket) ?? []);
       for (const { spec, how } of this.watch.edits(specs)) {

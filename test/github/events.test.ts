@@ -174,9 +174,8 @@ describe("a job that ran out of its bound", () => {
       questions: {},
       report: undefined,
       outbox: {},
-      writeFile: () => {},
+      files: new Map(),
       moved: new Map(),
-      integrate: () => {},
     };
     const r = deadJobEvent({
       ticket: "a",

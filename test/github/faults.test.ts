@@ -413,9 +413,8 @@ describe("two events open the same question's issue at once", () => {
       questions: { a: { attempt: 1, issue_number: theirs } },
       report: asked.state.report,
       outbox: {},
-      writeFile: () => undefined,
+      files: new Map(),
       moved: new Map(),
-      integrate: () => undefined,
     };
     // the record loses two races: the event runs three times, on three reads
     for (let tries = 0; tries < 3; tries++) learned?.event(asked.frontier, Date.now(), view);
