@@ -47,9 +47,12 @@ export async function validateCommand(
   } else {
     if (problems.length > 0) printProblems(problems, io, dir);
     if (errors > 0) return EXIT.usage;
+    // warnings just printed are not "no problems"
+    const clean =
+      problems.length > 0 ? `no errors (${plural(problems.length, "warning")})` : "no problems";
     line(
       io.stdout,
-      `${dir}: ${tickets === undefined ? "" : `${plural(tickets, "ticket")}, `}${painter(io.stdout, io.env)("green", "no problems")}${opts.for ? ` for a run ${opts.for === "github" ? "on GitHub" : "here"}` : ""}.`,
+      `${dir}: ${tickets === undefined ? "" : `${plural(tickets, "ticket")}, `}${painter(io.stdout, io.env)("green", clean)}${opts.for ? ` for a run ${opts.for === "github" ? "on GitHub" : "here"}` : ""}.`,
     );
   }
   return errors > 0 ? EXIT.usage : EXIT.complete;

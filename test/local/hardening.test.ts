@@ -207,6 +207,8 @@ describe("a problem that stops only one runner", () => {
     expect(both.err()).toMatch(
       /a\.md:2: warning: for a local run: executor "review\.yml" is a GitHub workflow file, which a local run cannot start/,
     );
+    // the warning just printed is not called "no problems" in the line under it
+    expect(both.out()).toMatch(/: no errors \(1 warning\)\.\n$/);
     const github = captured();
     expect(await validateCommand(dir, { json: false, for: "github" }, github.io)).toBe(0);
     expect(github.err()).toBe("");
