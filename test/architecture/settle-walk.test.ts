@@ -17,6 +17,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -82,8 +83,19 @@ for (const m of ["settle", "claimReady", "expire"]) {
 await import("./src/action.js");
 `;
 
+const newest = (dir: string, ext: string) =>
+  readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(ext))
+    .map((f) => statSync(join(dir, f)).mtimeMs);
+
 /** build/src copied to `dir`, with every GitHub call and the SPINE's entries recorded. */
 function instrumented(dir: string): string {
+  // npm test builds first; a file run on its own must not measure an older build
+  const built = Math.min(...newest(join(ROOT, "build", "src"), ".js"));
+  expect(
+    Math.max(...newest(join(ROOT, "src"), ".ts")),
+    "build/src is older than src/: npm run build",
+  ).toBeLessThan(built);
   cpSync(join(ROOT, "build", "src"), join(dir, "src"), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
   const files = readdirSync(join(dir, "src"), { recursive: true, encoding: "utf8" });
@@ -101,6 +113,7 @@ function instrumented(dir: string): string {
     }
     writeFileSync(path, text);
   }
+  writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n');
   writeFileSync(join(dir, "entry.mjs"), ENTRY);
   return join(dir, "entry.mjs");
 }
@@ -120,8 +133,8 @@ function readWalk(path: string, root: string): Seen[] {
       leaf?: string;
     };
     const files = stack
-      .map((frame) => frame.match(new RegExp(`${root}/src/([^:]+\\.js):`))?.[1])
-      .filter((f): f is string => f !== undefined)
+      .map((frame) => frame.split(`${root}/src/`)[1]?.split(":")[0])
+      .filter((f): f is string => f?.endsWith(".js") === true)
       .reverse();
     return { what, files: leaf ? [...files, leaf] : files };
   });
