@@ -14,7 +14,7 @@
  */
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { touchedPaths } from "../core/changes.js";
+import { type ChangedPath, touchedPaths } from "../core/changes.js";
 import { REASON } from "../core/constants.js";
 import type { Claim, Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
@@ -22,7 +22,7 @@ import type { AttemptChanges, TicketSpec } from "../core/model.js";
 import { plural, shellWord } from "../terminal/text.js";
 import { integratingFile, keptFile, patchFile } from "../tickets/layout.js";
 import { type Evidence, settleChanges } from "../tickets/outcome-file.js";
-import { createRecord, writeError, writing } from "../tickets/store.js";
+import { createRecord, replaceAtomically, writeError, writing } from "../tickets/store.js";
 import { attemptChanges, changedSince, commitOnto, diffTrees } from "../workspace/changes.js";
 import { integrationMessage } from "../workspace/commit-message.js";
 import { git } from "../workspace/git.js";
@@ -50,6 +50,16 @@ import {
   worktreeChanges,
   worktreePath,
 } from "./worktree.js";
+
+/** What each path of an attempt's changes ends as, to compare two listings of them. */
+const changeKey = (paths: readonly ChangedPath[]) =>
+  paths
+    .flatMap((c) => [
+      `${c.path} ${c.mode ?? ""} ${c.blob ?? ""}`,
+      ...(c.from ? [`${c.from}  `] : []),
+    ])
+    .sort()
+    .join("\n");
 
 /** Where an isolated attempt runs. */
 export interface Workspace {
@@ -192,7 +202,8 @@ export class Integrator {
     };
     const file = integratingFile(claim.ticket, claim.attempt);
     try {
-      createRecord(join(this.dir, file), `${JSON.stringify(pending, null, 2)}\n`, file);
+      // one there already was not this run's (an executor can write it): this one replaces it
+      replaceAtomically(join(this.dir, file), `${JSON.stringify(pending, null, 2)}\n`);
     } catch (error) {
       return {
         kind: "held",
@@ -227,16 +238,6 @@ export class Integrator {
   private async land(p: Pending, spec: TicketSpec, recovering: boolean): Promise<Landed> {
     const root = this.root;
     const evidence: Evidence = { cap: this.maxResultBytes, file: patchFile(p.ticket, p.attempt) };
-    // a run killed after the commit and before the record: the commit is the integration
-    const made = recovering ? await landedCommit(this.branch, p) : undefined;
-    if (made !== undefined) {
-      const paths = await diffTrees(root, `${made}^1`, made);
-      const collected = { start: p.start, paths, moved: new Map() };
-      // judged when it was made: a write_scope edited since does not undo a commit
-      const plan = settleChanges(p.outcome, collected, { writeScope: ["**"] }, evidence);
-      if (plan.record !== undefined) plan.record.commit = made;
-      return plan;
-    }
     const shared = await sharedChangedSince(this.branch, this.before);
     if (shared.length > 0) throw new Error(gitDirChanged(shared));
     // (an executor may have removed its worktree, or its .git: then nothing could be collected)
@@ -247,6 +248,21 @@ export class Integrator {
       stay: `it stays in ${p.worktree}`,
       ...(there && { kept: p.worktree }),
     });
+    // a run killed after the commit and before the record: the commit is the integration —
+    // when it carries what the worktree holds (an executor knows its claim, and can make one)
+    const made = recovering ? await landedCommit(this.branch, p) : undefined;
+    const paths = made && (await diffTrees(root, `${made}^1`, made));
+    if (made && paths && (!there || changeKey(paths) === changeKey(collected.paths))) {
+      // judged when it was made: a write_scope edited since does not undo a commit
+      const plan = settleChanges(
+        p.outcome,
+        { start: p.start, paths, moved: new Map() },
+        { writeScope: ["**"] },
+        evidence,
+      );
+      if (plan.record !== undefined) plan.record.commit = made;
+      return plan;
+    }
     evidence.patch = collected.patch;
     for (let tries = 1; ; tries++) {
       const head = await this.headToMove(p.worktree);
@@ -357,13 +373,13 @@ export class Integrator {
     const keep = new Set<string>();
     // what a kill inside `git worktree add` left
     const left = await pruneStale(this.branch.repository, this.branch.home, Date.now());
-    for (const p of readPendings(this.dir, "kept")) {
+    for (const p of readPendings(this.dir, "kept", this.branch)) {
       keep.add(p.worktree);
       notes.push(
         `${p.ticket} attempt ${p.attempt}'s changes could not be collected: its files stay in ${p.worktree}`,
       );
     }
-    for (const p of readPendings(this.dir, "json")) {
+    for (const p of readPendings(this.dir, "json", this.branch)) {
       const one = await this.recoverOne(p, frontier, notes);
       if (one.keep) keep.add(p.worktree);
       if (one.recovered !== undefined) recovered.push(one.recovered);

@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { claimTrailer } from "../core/changes.js";
-import { REASON, runsIsolated } from "../core/constants.js";
+import { REASON, runsIsolated, TICKET_ID } from "../core/constants.js";
 import type { Frontier } from "../core/engine.js";
 import { errorText } from "../core/errors.js";
 import type { AttemptRecord, Settings, TicketSpec } from "../core/model.js";
@@ -209,7 +209,7 @@ export async function openRunBranch(dir: string, run: string, now: number): Prom
  */
 export function isolatedReceipt(dir: string, frontier: Frontier): Partial<ReceiptOptions> {
   const held = new Set<string>();
-  for (const p of readPendings(dir, "json")) {
+  for (const p of readPendings(dir, "json", undefined)) {
     const s = frontier.state(p.ticket);
     if (s?.claim === p.claim && isDeadLocalHolder(s.claimed_by ?? "", -1)) held.add(p.ticket);
   }
@@ -331,7 +331,7 @@ export async function resetWorktrees(dir: string): Promise<string[]> {
   const { root } = rb.repository;
   const out: string[] = [];
   // a worktree with no record had not ended: what it had begun is kept all the same
-  const records = [...readPendings(dir, "kept"), ...readPendings(dir, "json")];
+  const records = [...readPendings(dir, "kept", rb), ...readPendings(dir, "json", rb)];
   const endedAt = new Map(records.map((p) => [worktreePath(rb, p.ticket, p.attempt), p]));
   const archived = (file: string) =>
     `${file.slice(`${STATE_DIR}/`.length)} in the archived records`;
@@ -388,10 +388,14 @@ export interface Pending {
 }
 
 /** The attempts a killed run left ended (`kind` json), or ended and kept (`kind` kept). */
-export function readPendings(dir: string, kind: "json" | "kept"): Pending[] {
-  return namesIn(join(dir, INTEGRATING_DIR))
-    .filter((name) => name.endsWith(`.${kind}`))
-    .flatMap((name) => readPending(join(dir, INTEGRATING_DIR, name)) ?? []);
+export function readPendings(dir: string, kind: "json" | "kept", rb: RunBranch | undefined) {
+  return namesIn(join(dir, INTEGRATING_DIR)).flatMap((name): Pending[] => {
+    const p = readPending(join(dir, INTEGRATING_DIR, name));
+    // an executor can write one too: its worktree is where the run makes it (under the
+    // run's home, by its name), never a path the file names
+    if (p === undefined || name !== `${p.ticket}@${p.attempt}.${kind}`) return [];
+    return [{ ...p, worktree: rb ? worktreePath(rb, p.ticket, p.attempt) : "" }];
+  });
 }
 
 /** One of them; none, or not one of ours, is undefined (a record is never half-written: created whole). */
@@ -400,9 +404,9 @@ function readPending(path: string): Pending | undefined {
   const whole =
     p?.schema === "ticket-frontier/integrating@1" &&
     typeof p.ticket === "string" &&
-    typeof p.attempt === "number" &&
+    TICKET_ID.test(p.ticket) &&
+    Number.isSafeInteger(p.attempt) &&
     typeof p.claim === "string" &&
-    typeof p.worktree === "string" &&
     typeof p.start === "string" &&
     p.outcome !== undefined;
   return whole ? (p as Pending) : undefined;

@@ -126,7 +126,9 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
   try {
     await git(["worktree", "remove", "--force", "--force", path], { cwd: root });
   } catch {
-    // not a worktree (any more): its directory, if any, and git's stale record go
+    // not a worktree (any more): its directory, if any, and git's stale record go — never
+    // the repository itself or a directory that holds it
+    if (!relative(path, root).startsWith("..")) return;
     await rm(path, { recursive: true, force: true });
     await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
   }

@@ -131,6 +131,59 @@ describe("only the runner moves frontier/<run>", () => {
     expect(ran.stderr).toContain("review it before you merge");
   });
 
+  // what an agent that knows its claim token can forge: a commit with the run's trailers on
+  // the branch, and the record a killed run leaves of an attempt that ended
+  const forge = (run: string) =>
+    [
+      "set -e",
+      'idx="$(mktemp -u)"',
+      `GIT_INDEX_FILE="$idx" git read-tree refs/heads/frontier/${run}`,
+      "blob=$(printf 'owned\\n' | git hash-object -w --stdin)",
+      'GIT_INDEX_FILE="$idx" git update-index --add --cacheinfo "100644,$blob,README.md"',
+      'tree=$(GIT_INDEX_FILE="$idx" git write-tree); rm -f "$idx"',
+      `them=$(printf "api: A ticket\\n\\nFrontier-Ticket: api\\nFrontier-Attempt: 1\\nFrontier-Claim: %s\\n" "$FRONTIER_CLAIM" | git commit-tree "$tree" -p refs/heads/frontier/${run})`,
+      `git update-ref refs/heads/frontier/${run} "$them"`,
+      'mkdir -p "$FRONTIER_DIR/.frontier/integrating"',
+      `printf '{"schema":"ticket-frontier/integrating@1","ticket":"api","attempt":1,"claim":"%s","worktree":"/","start":"%s","outcome":{"outcome":"complete"},"exit_code":0,"signal":null,"duration_ms":1}' "$FRONTIER_CLAIM" "$(git rev-parse HEAD)" > "$FRONTIER_DIR/.frontier/integrating/api@1.json"`,
+      "mkdir -p app && echo api > app/a.js",
+    ].join("\n");
+  const landedAs = (repo: Repo) => {
+    const record = readJson<AttemptRecord>(join(repo.dir, ".frontier", "attempts", "api@1.json"));
+    const commit = record.changes?.commit ?? "";
+    return {
+      verdict: record.changes?.verdict,
+      paths: record.changes?.paths.map((c) => c.path),
+      inCommit: git(repo.root, "show", "--format=", "--name-only", commit).trim(),
+    };
+  };
+  const ownWork = { verdict: "integrated", paths: ["app/a.js"], inCommit: "app/a.js" };
+
+  it("a commit an agent makes with its own claim trailer, and a record of its own, are never taken as the run's: its work lands in the run's commit, its push is named", async () => {
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": "run: forge\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const ran = await runHere(repo.dir, `${forge("forge")}\necho done`);
+    expect(landedAs(repo)).toEqual(ownWork);
+    expect(ran.stderr).toMatch(/not the run's: [0-9a-f]{10} api: A ticket/);
+  });
+
+  it("nor by the next run when the agent's run was killed: what the worktree holds lands, not the forged commit", async () => {
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": "run: forgekill\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    await killedMidAttempt(
+      repo,
+      (mark) => `${forge("forgekill")}\necho $$ > '${mark}' && sleep 30`,
+    );
+    const ran = await runHere(repo.dir, "echo done");
+    expect(landedAs(repo)).toEqual(ownWork);
+    expect(ran.stderr).toMatch(/not the run's: [0-9a-f]{10} api: A ticket/);
+  });
+
   it("a branch moved back past the run's commit is noticed: nothing more lands on it, and the attempt keeps its work", async () => {
     const repo = repoWith({
       "tickets/frontier.yml": "run: rewind\nisolation: worktree\n",
@@ -296,6 +349,27 @@ describe("work that is not integrated is never deleted", () => {
     // recorded interrupted by now (its claim was reclaimed): reset keeps the worktree all the same
     expect(await resetHere(repo.dir)).toContain(`its changes so far stay in ${left}`);
     expect(readFileSync(join(left!, "src", "q.txt"), "utf8")).toBe("draft\n");
+  });
+
+  it("a record of an ended attempt an agent forged, naming the user's repository as its worktree, never makes the next run remove it", async () => {
+    const repo = repoWith({
+      "README.md": "# project\n",
+      "tickets/frontier.yml": "run: wipe\nisolation: worktree\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const exec = [
+      "set -e",
+      'top=$(cd "$(git rev-parse --git-common-dir)/.." && pwd)',
+      'mkdir -p "$FRONTIER_DIR/.frontier/integrating"',
+      `printf '{"schema":"ticket-frontier/integrating@1","ticket":"api","attempt":7,"claim":"nobody","worktree":"%s","start":"%s","outcome":{"outcome":"complete"},"exit_code":0,"signal":null,"duration_ms":1}' "$top" "$(git rev-parse HEAD)" > "$FRONTIER_DIR/.frontier/integrating/api@7.json"`,
+      "mkdir -p app && echo api > app/a.js && echo done",
+    ].join("\n");
+    expect((await runHere(repo.dir, exec)).code).toBe(0);
+    writeFileSync(join(repo.root, "notes.txt"), "my uncommitted notes\n");
+    await runHere(repo.dir, exec);
+    for (const kept of [".git", "README.md", "notes.txt"]) {
+      expect(existsSync(join(repo.root, kept)), kept).toBe(true);
+    }
   });
 
   it("an agent that removes or empties the run's records is named: the run does not end saying all is well", async () => {
