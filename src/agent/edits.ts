@@ -10,13 +10,14 @@
  * write_scope is written: the runners judge it as they judge any agent's change, a scope
  * breach that fails the attempt.
  */
+import { existsSync } from "node:fs";
 import { lstat, mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
 import { named } from "../core/changes.js";
-import { errnoCode } from "../core/errors.js";
+import { errnoCode, errorText } from "../core/errors.js";
 import { compileScope, pathInScope } from "../core/scope.js";
 import { fenceFor } from "../report/escape.js";
-import { git, gitText } from "../workspace/git.js";
+import { GitError, git, gitText } from "../workspace/git.js";
 import { type AgentOutcome, excerpt, type ModelOutcome } from "./protocol.js";
 
 /**
@@ -90,6 +91,8 @@ async function escapes(root: string, path: string): Promise<string | undefined> 
   if (parts.length === 0 || path.includes("\0") || /[\\/]$/.test(path)) return "not a file's path";
   if (parts.some((p) => p.toLowerCase() === ".git")) return "inside .git";
   if (parts.some((p) => p.toLowerCase() === ".frontier")) return "inside a run's .frontier";
+  // part of a name here, a separator elsewhere: no check walks what a write would
+  if (path.includes("\\")) return "a backslash: write / between directories";
   let at = root;
   for (const [i, name] of parts.entries()) {
     at = join(at, name);
@@ -112,17 +115,29 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   const { edits, ...plain } = outcome;
   if (edits === undefined) return plain;
   const paths = [...edits.writes.map((w) => w.path), ...edits.deletes];
-  const refused: string[] = [];
-  // an untracked path a .gitignore or info/exclude matches is no runner's change (as they
-  // read it: no core.excludesFile); none when git cannot say
-  const checkIgnore = ["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"];
-  const ignored = await pathsOf(root, checkIgnore, paths.join("\0"));
+  const why = new Map<string, string>();
   for (const path of paths) {
-    const why =
-      (await escapes(root, path)) ??
-      (ignored.has(path) ? "git ignores it: never a change, the runner would drop it" : undefined);
-    if (why !== undefined) refused.push(`${excerpt(JSON.stringify(path), 200)} (${why})`);
+    const escaping = await escapes(root, path);
+    if (escaping !== undefined) why.set(path, escaping);
   }
+  // an untracked path a .gitignore or info/exclude matches is no runner's change (as they
+  // read it: no core.excludesFile); each given as ./path, never read as pathspec magic
+  const asked = paths.filter((p) => !why.has(p));
+  const checkIgnore = ["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"];
+  const refused: string[] = [];
+  try {
+    const out = await git(checkIgnore, { cwd: root, input: asked.map((p) => `./${p}\0`).join("") });
+    const ignored = new Set(out.toString("utf8").split("\0"));
+    for (const p of asked.filter((p) => ignored.has(`./${p}`)))
+      why.set(p, "git ignores it: never a change, the runner would drop it");
+  } catch (error) {
+    // exit 1: it ignores none of them (nor does any outside a repository); anything else:
+    // it could not say, and nothing is written
+    if (!(error instanceof GitError && error.code === 1) && existsSync(join(root, ".git")))
+      refused.push(`git could not say which paths it ignores (${errorText(error)})`);
+  }
+  for (const path of paths.filter((p) => why.has(p)))
+    refused.push(`${excerpt(JSON.stringify(path), 200)} (${why.get(path)})`);
   const failed = (reason: string): AgentOutcome => ({
     status: "failed",
     reason,

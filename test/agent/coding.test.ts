@@ -314,6 +314,29 @@ describe("what a coding request carries, and what its answer may write", () => {
     expect(git(repo.root, "status", "--porcelain")).toBe("?? app/out");
   });
 
+  it("a backslash in a path refuses the answer: a symlink whose name holds one is never written through", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "frontier-outside-"));
+    const repo = repoWith({ "app/a.js": "a\n" });
+    symlinkSync(outside, join(repo.root, "app\\out"));
+    reply = () => edits("Did it.", { "app/a.js": "changed\n", "app\\out/pwned.js": "pwned\n" });
+    const outcome = await attemptIn(repo.root, { write_scope: ["**"] });
+    expect(outcome.status).toBe("failed");
+    expect(outcome.reason).toContain(
+      '"app\\\\out/pwned.js" (a backslash: write / between directories)',
+    );
+    expect(existsSync(join(outside, "pwned.js"))).toBe(false);
+    expect(readFileSync(join(repo.root, "app", "a.js"), "utf8")).toBe("a\n");
+  });
+
+  it("a path git would read as pathspec magic (`:!notes.txt`) never lets an ignored one through: the answer is refused", async () => {
+    const repo = repoWith({ ".gitignore": "dist/\n", "app/a.js": "a\n" });
+    reply = () => edits("Built it.", { ":!notes.txt": "notes\n", "dist/app.js": "the work\n" });
+    const outcome = await attemptIn(repo.root, { write_scope: ["**"] });
+    expect(outcome.status).toBe("failed");
+    expect(outcome.reason).toMatch(/none of it was written: "dist\/app\.js" \(git ignores it/);
+    expect(existsSync(join(repo.root, ":!notes.txt"))).toBe(false);
+  });
+
   it("a path that names a directory (a trailing slash) refuses the whole answer before anything is written", async () => {
     const repo = repoWith({ "app/a.js": "a\n" });
     for (const path of ["app/new.js/", "app/a.js/", "app\\b.js\\"]) {
