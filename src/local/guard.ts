@@ -269,7 +269,12 @@ export async function touchedSince(rb: RunBranch, before: Snapshot, scratch: str
     if (now && before.staged && staged !== before.staged) out.staged = before.staged;
     if (!before.tree || !now) out.unchecked = true;
     else if (now !== before.tree) {
-      out.tree = await notTheRuns(root, await diffTrees(root, before.tree, now), rb.ticketDir);
+      // git's objects not what their ids say (planted): what changed cannot be told
+      const changed = await diffTrees(root, before.tree, now)
+        .then((d) => notTheRuns(root, d, rb.ticketDir))
+        .catch(() => undefined);
+      if (changed) out.tree = changed;
+      else out.unchecked = true;
     }
   }
   return out;

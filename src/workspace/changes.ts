@@ -18,7 +18,7 @@
  * repository's object store, where an integration commit (local) or an upload (GitHub)
  * finds them.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -33,7 +33,7 @@ import {
   gitText,
   lstatOr,
   NotCollected,
-  noFilterDrivers,
+  noCodeRun,
   noWorkTree,
   REMOVED,
   readableNames,
@@ -115,9 +115,9 @@ async function withIndex<T>(
   // configuration's: git told they are would take a file renamed `a` → `A` for deleted
   const [lower, upper] = [".git", ".GIT"].map((n) => lstatOr(Buffer.from(join(root, n))));
   const folds = upper !== undefined && upper.ino === lower?.ino && upper.dev === lower.dev;
-  const config = [`core.ignoreCase=${folds}`];
-  const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, config, ...bound };
   try {
+    const config = [`core.ignoreCase=${folds}`, ...(await noCodeRun(root))];
+    const o = { cwd: root, env: { GIT_INDEX_FILE: join(dir, "index") }, config, ...bound };
     await git(["read-tree", base], o);
     return await fn(o);
   } finally {
@@ -235,12 +235,11 @@ async function workspaceFiles(o: GitOptions, { exclude, gitDir }: CollectOptions
   const excludes = gitDir && join(gitDir, "info", "exclude");
   const from = excludes && lstatOr(Buffer.from(excludes)) ? [`--exclude-from=${excludes}`] : [];
   const ignores = ["--exclude-per-directory=.gitignore", ...from, ...spec];
-  const [tracked, untracked, own, drivers] = await Promise.all([
+  const [tracked, untracked, own] = await Promise.all([
     git(["ls-files", "-z", "-s", ...spec], o),
     git(["ls-files", "-z", "-o", ...ignores], { ...o, strict: true }).catch(unreadable),
     // its own index (one its git cannot read: none), for what it tracks that the start does not
     git(["ls-files", "-z", "-s", "-t", ...spec], { cwd: o.cwd }).catch(() => Buffer.alloc(0)),
-    noFilterDrivers(o.cwd),
   ]);
   const fsPath = (p: string) => Buffer.concat([Buffer.from(`${o.cwd}/`), bytesOf(p)]);
   const dirs = new Map<string, Stats | undefined>();
@@ -306,8 +305,7 @@ async function workspaceFiles(o: GitOptions, { exclude, gitDir }: CollectOptions
   for (const dir of listedDirs) {
     if (dirStat(dir)?.isDirectory() && lstatOr(fsPath(`${dir}/.git`))) nested.add(dir);
   }
-  const hashing = { ...o, config: [...(o.config ?? []), ...drivers] };
-  const lines = await hashed(hashing, fsPath, { gone, files, links });
+  const lines = await hashed(o, fsPath, { gone, files, links });
   return { lines, nested: [...nested].sort(), submodules, changed: changedIn(lines, atStart) };
 }
 
@@ -445,7 +443,11 @@ export async function diffTrees(
   }
   // then +/− lines, path by path in the same order (a binary file has none)
   for (const c of paths) {
-    const [added, removed] = (out[i++] as string).split("\t");
+    // none: git found the same bytes under the two ids (an object planted under another's id)
+    const line = out[i++];
+    if (line === undefined)
+      throw new NotCollected(`git's objects of ${c.path} are not what their ids say`);
+    const [added, removed] = line.split("\t");
     if (c.status === "renamed") i += 2; // "added\tremoved\t", then its old path and new path
     if (added !== "-") {
       c.added = Number(added);
@@ -491,7 +493,13 @@ export async function readBlobs(root: string, oids: readonly string[]) {
     at = eol + 1;
     if (type === "missing" || size === undefined) continue;
     const n = Number(size);
-    out.set(oid as string, bytes.subarray(at, at + n));
+    const content = bytes.subarray(at, at + n);
+    // git reads an object without checking it against its id: one planted under another's
+    // id (by an agent, to pass off other bytes) is refused, never carried
+    const hash = createHash(oid?.length === 64 ? "sha256" : "sha1").update(`${type} ${n}\0`);
+    if (hash.update(content).digest("hex") !== oid)
+      throw new NotCollected(`git's object ${oid} holds bytes other than its id says`);
+    out.set(oid as string, content);
     at += n + 1; // the content, then a newline
   }
   return out;

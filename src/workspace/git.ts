@@ -11,7 +11,11 @@ import { basename, dirname, join, resolve } from "node:path";
 import { errnoCode } from "../core/errors.js";
 
 export class GitError extends Error {
-  constructor(args: readonly string[], code: number | null, stderr: string) {
+  constructor(
+    args: readonly string[],
+    readonly code: number | null,
+    stderr: string,
+  ) {
     super(
       `git ${args.slice(0, 3).join(" ")} failed${code === null ? "" : ` (exit ${code})`}: ${gist(stderr) || "no message"}`,
     );
@@ -82,7 +86,7 @@ export interface GitOptions {
  * untracked cache, attributes file, signing and its checks, auto-gc and external diff
  * overridden, and its line-ending settings too; no replace refs. Filter and diff drivers
  * run only when git converts content: reading the changes empties every filter driver
- * where files are hashed (`noFilterDrivers`) and never asks for a
+ * where files are hashed (`noCodeRun`, with configured hooks) and never asks for a
  * diff's (`--no-ext-diff --no-textconv`); making a worktree and reading the user's tree
  * do, so neither is done once the shared git directory changed during a run (local/guard.ts).
  * Without the user's configuration their `safe.directory` is gone too: a repository another
@@ -181,22 +185,30 @@ export async function gitText(args: readonly string[], options: GitOptions): Pro
 /**
  * Every filter driver the repository's configuration names, emptied: files are hashed as
  * `git add` stores them — git's own conversions of a checkout (line endings, `ident`, an
- * encoding) undone as its attributes say — with no driver's code run.
+ * encoding) undone as its attributes say — with no driver's code run. And every hook it
+ * configures (git 2.54's `hook.<name>.command`, which `core.hooksPath` does not reach)
+ * made `true`: writing an index runs none.
  */
-export async function noFilterDrivers(root: string): Promise<string[]> {
+export async function noCodeRun(root: string): Promise<string[]> {
   // (a failure is thrown: never hashed with a driver left in place)
   const keys = (await git(["config", "-z", "--name-only", "--list"], { cwd: root })).toString();
-  const listed = keys.split("\0").filter((k) => k.startsWith("filter."));
-  const names = new Set(listed.map((k) => k.slice("filter.".length, k.lastIndexOf("."))));
-  // `-c` splits at the first `=`: a driver named with one could not be emptied, and would run
-  const named = [...names].find((n) => n.includes("="));
-  if (named)
+  const named = (section: string) => {
+    const listed = keys.split("\0").filter((k) => k.startsWith(`${section}.`));
+    return new Set(listed.map((k) => k.slice(0, k.lastIndexOf("."))));
+  };
+  const [filters, hooks] = [named("filter"), named("hook")];
+  // `-c` splits at the first `=`: a driver or hook named with one could not be emptied, and would run
+  const unsafe = [...filters, ...hooks].find((n) => n.includes("="));
+  if (unsafe)
     throw new Error(
-      `a filter driver is named with an '=' (filter.${named}), which git cannot be told to skip — rename it`,
+      `a filter driver or hook is named with an '=' (${unsafe}), which git cannot be told to skip — rename it`,
     );
-  return [...names].flatMap((n) =>
-    ["clean=", "smudge=", "process=", "required=false"].map((v) => `filter.${n}.${v}`),
-  );
+  return [
+    ...[...filters].flatMap((n) =>
+      ["clean=", "smudge=", "process=", "required=false"].map((v) => `${n}.${v}`),
+    ),
+    ...[...hooks].map((n) => `${n}.command=true`),
+  ];
 }
 
 /** Apply index-info `lines` (`mode blob\tpath`; REMOVED + path takes a path out), then write the tree. */

@@ -20,6 +20,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { deflateSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance } from "../../src/github/advance.js";
 import { restStore } from "../../src/github/branch.js";
@@ -930,6 +931,66 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
         : "is not the work tree its .git names (/: core.worktree);";
       expect(changes.refused).toContain(`${ws} ${why}`);
       if (said) expect(changes.refused).toContain(`${said};`);
+    },
+  );
+
+  /** An object under `id` in the checkout's own store that holds `text` instead. */
+  const plant = (ws: string, id: string, text: string) => {
+    const loose = join(ws, ".git", "objects", id.slice(0, 2), id.slice(2));
+    mkdirSync(dirname(loose), { recursive: true });
+    rmSync(loose, { force: true });
+    writeFileSync(loose, deflateSync(Buffer.from(`blob ${Buffer.byteLength(text)}\0${text}`)));
+  };
+  const idOf = (ws: string, spec: string) =>
+    execFileSync("git", ["rev-parse", spec], { cwd: ws, encoding: "utf8" }).trim();
+  const refused = /^its changes could not be collected: git's object/;
+
+  it("an object an agent plants under the id of a ticket file's start (its fields made to look unchanged) is refused: no field of it lands", async () => {
+    world = await makeWorld(
+      Object.fromEntries([scoped("planner", ["tickets/**"]), scoped("later", ["src/**"])]),
+    );
+    const w = world;
+    await advance(runContext(w), advanceOnly, "push");
+    await job(w, "planner", (ws) => {
+      const file = join(ws, "tickets/later.md");
+      const now = readFileSync(file, "utf8").replace("---\n", "---\nstatus: complete\n");
+      writeFileSync(file, now);
+      plant(ws, idOf(ws, "HEAD:tickets/later.md"), `${now}x\n`);
+    });
+    const state = stateOf(w) as unknown as State;
+    expect(state.tickets.planner?.status).toBe("failed");
+    expect(state.tickets.planner?.attempts[0]?.reason).toMatch(refused);
+    expect(w.repo.readFile("tickets/later.md")).not.toContain("status: complete");
+  });
+
+  it.each([
+    ["the start of a file it changed, with the new bytes (git then sees no lines changed)", false],
+    ["a file it wrote (an executable: the Git Data API uploads its bytes)", true],
+  ])(
+    "an object planted under the id of %s fails the attempt by name, never with Node's words or a crash",
+    async (_, wrote) => {
+      world = await makeWorld(Object.fromEntries([scoped("api", ["src/**"])]));
+      const w = world;
+      w.repo.commit("main", { "src/a.txt": "one\n" }, { message: "a" });
+      await advance(runContext(w), advanceOnly, "push");
+      await job(w, "api", (ws) => {
+        if (!wrote) {
+          write(ws, "src/a.txt", "two\n");
+          return plant(ws, idOf(ws, "HEAD:src/a.txt"), "two\n");
+        }
+        write(ws, "src/run.sh", "two\n");
+        chmodSync(join(ws, "src/run.sh"), 0o755);
+        const id = execFileSync("git", ["hash-object", "src/run.sh"], {
+          cwd: ws,
+          encoding: "utf8",
+        });
+        plant(ws, id.trim(), "planted\n");
+      });
+      const state = stateOf(w) as unknown as State;
+      expect(state.tickets.api?.status).toBe("failed");
+      expect(state.tickets.api?.attempts[0]?.reason).toMatch(refused);
+      expect(w.repo.readFile("src/a.txt")).toBe("one\n");
+      expect(w.repo.readFile("src/run.sh")).toBeUndefined();
     },
   );
 

@@ -24,6 +24,7 @@ import {
   patchOf,
   readBlobs,
 } from "../../src/workspace/changes.js";
+import { noCodeRun } from "../../src/workspace/git.js";
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: "t",
@@ -745,7 +746,11 @@ describe("git runs on the workspace with none of the agent's code", () => {
     for (const hook of ["reference-transaction", "post-index-change", "pre-commit"]) {
       writeFileSync(join(marks, "hooks", hook), `#!/bin/sh\nenv > "${marks}/${hook}.ran"\n`);
       chmodSync(join(marks, "hooks", hook), 0o755);
+      // and as git 2.54 configures one, out of core.hooksPath's reach (made `true` here)
+      sh(root, "config", "--add", "hook.Spy.event", hook);
     }
+    config("hook.Spy.command", spy("configured-hook"));
+    expect(await noCodeRun(root)).toEqual(expect.arrayContaining(["hook.Spy.command=true"]));
     write(root, "src/api/a.ts", "the agent's own bytes\r\n");
     const before = process.env.INPUT_TOKEN;
     process.env.INPUT_TOKEN = "ghs_secret";
