@@ -60,8 +60,7 @@ export function engineConfig(
         Object.entries(inherited.usage).map(([k, v]) => [k, v + (used[k] ?? 0)]),
       );
     }
-    const tight = tighter(config.bound ?? saved?.run.bound, inherited);
-    if (tight) config.bound = tight;
+    setDefined(config, "bound", tighter(config.bound ?? saved?.run.bound, inherited));
   }
   setDefined(config, "base", flags.base ?? saved?.run.base);
   return config;
