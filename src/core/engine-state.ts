@@ -160,8 +160,7 @@ export abstract class FrontierState {
     const s = ownState(saved);
     s.attempts.sort((a, b) => a.n - b.n);
     s.answers.sort((a, b) => a.n - b.n);
-    const lastN = s.attempts.at(-1)?.n ?? 0;
-    if (s.attempt < lastN) s.attempt = lastN;
+    s.attempt = Math.max(s.attempt, s.attempts.at(-1)?.n ?? 0);
     if (s.status === "claimed" && !s.attempts.some((a) => a.n === s.attempt)) {
       // the live attempt lives in the front matter only: rebuild its record from there
       const live: AttemptRecord = {
