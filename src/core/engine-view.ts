@@ -168,10 +168,8 @@ export abstract class FrontierView extends FrontierState {
     const cancelled = this.run.cancelled !== undefined;
     const spent = this.spentBound(now) !== undefined;
     // nothing dispatched, nothing closed: the graph has not been run yet
-    if (this.run.dispatched === 0 && !cancelled && !spent && c.claimed === 0) {
-      const closed = this.states.length - c.pending - c.ready;
-      if (closed === 0 && c.pending + c.ready > 0) return "not started";
-    }
+    const untouched = this.states.length > 0 && c.pending + c.ready === this.states.length;
+    if (untouched && this.run.dispatched === 0 && !cancelled && !spent) return "not started";
     if (c.claimed > 0 || (c.ready > 0 && !spent && !cancelled)) return "running";
     if (cancelled) return "cancelled";
     // a failure outranks what else waits: the run cannot complete without a retry, and
