@@ -221,13 +221,9 @@ function unclosedFlowLine(
 }
 
 function dedupe(problems: Problem[]): Problem[] {
-  const seen = new Set<string>();
-  return problems.filter((p) => {
-    const key = `${p.line}:${p.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return problems.filter(
+    (p, i) => problems.findIndex((q) => q.line === p.line && q.message === p.message) === i,
+  );
 }
 
 /**
