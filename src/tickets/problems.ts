@@ -147,14 +147,10 @@ const HINTS: Record<DurationHint["kind"], string> = {
  * With `dir`, the file is shown under it (`tickets/plan.md:3: …`) so terminals can open it.
  */
 export function formatProblem(p: Problem, dir?: string): string {
-  const file = dir === undefined || p.file === dir ? p.file : joinShown(dir, p.file);
+  const bare = dir === undefined || dir === "" || dir === "." || p.file === dir;
+  const file = bare ? p.file : `${dir}${dir.endsWith("/") ? "" : "/"}${p.file}`;
   const where = p.line === undefined ? file : `${file}:${p.line}`;
   return `${where}: ${p.severity === "warning" ? "warning: " : ""}${p.message} — ${p.fix}`;
-}
-
-function joinShown(dir: string, file: string): string {
-  if (dir === "" || dir === ".") return file;
-  return dir.endsWith("/") ? `${dir}${file}` : `${dir}/${file}`;
 }
 
 /** Problems in the order a person reads them: by file, then line, errors before warnings. */
