@@ -136,8 +136,7 @@ export function checkFields(
   const stem = idFromFile(file);
   const declaredId = c.ok("id");
   const id = declaredId ?? stem;
-  const valid = validId(c, id, declaredId !== undefined);
-  const certain = valid && !bad.has("id");
+  const certain = validId(c, id, declaredId !== undefined) && !bad.has("id");
   const { dependsOn, nodes } = dependencies(c);
   const inputs = inputsOf(c, dependsOn);
   const title = titleOf(c) || (headingOf(body) ?? id);
@@ -379,10 +378,9 @@ const ALIASES: Record<string, string> = {
 /** `depend_on`, `dependsOn`, `depends-on` → `depends_on`. */
 export function nearField(key: string): string | undefined {
   const norm = key.replace(/[-_\s]/g, "").toLowerCase();
-  const exact = NORMAL.get(norm) ?? ALIASES[norm];
-  if (exact !== undefined) return exact;
-  if (key.length < 4) return undefined;
-  return closest(key, KNOWN_FIELDS);
+  return (
+    NORMAL.get(norm) ?? ALIASES[norm] ?? (key.length < 4 ? undefined : closest(key, KNOWN_FIELDS))
+  );
 }
 
 /** A file that could not be read far enough to know its id for sure. */
