@@ -57,11 +57,9 @@ export function defaultRunName(dir: string): string {
  * are (proved by property tests).
  */
 export function settingsWellTyped(values: Readonly<Record<string, unknown>>): boolean {
-  for (const name in values) {
-    const v = values[name];
-    if (v !== undefined && Object.hasOwn(KEYS, name) && !KINDS[KEYS[name]!.kind](v)) return false;
-  }
-  return true;
+  return Object.entries(values).every(
+    ([name, v]) => v === undefined || !Object.hasOwn(KEYS, name) || KINDS[KEYS[name]!.kind](v),
+  );
 }
 
 /**
