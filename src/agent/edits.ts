@@ -106,48 +106,51 @@ async function escapes(root: string, path: string): Promise<string | undefined> 
   return undefined;
 }
 
+/** Those of `paths` git ignores, worded as refused; or that git could not say. */
+async function ignoredOf(root: string, paths: readonly string[]): Promise<string[]> {
+  // an untracked path a .gitignore or info/exclude matches is no runner's change (as they
+  // read it: no core.excludesFile); each given as ./path, never read as pathspec magic
+  const checkIgnore = ["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"];
+  try {
+    const out = await git(checkIgnore, { cwd: root, input: paths.map((p) => `./${p}\0`).join("") });
+    const ignored = new Set(out.toString("utf8").split("\0"));
+    const why = "git ignores it: never a change, the runner would drop it";
+    return paths
+      .filter((p) => ignored.has(`./${p}`))
+      .map((p) => `${excerpt(JSON.stringify(p), 200)} (${why})`);
+  } catch (error) {
+    // exit 1: it ignores none of them (nor does any outside a repository)
+    if ((error instanceof GitError && error.code === 1) || !existsSync(join(root, ".git")))
+      return [];
+    return [`git could not say which paths it ignores (${errorText(error)})`];
+  }
+}
+
 /**
  * The model's outcome with its edits applied in `root`: every path checked first (one that
- * escapes fails the attempt and nothing is written), then the writes and deletions. A
- * complete answer that changed files but said nothing gets a result naming them.
+ * escapes fails the attempt and nothing is written), then the writes and deletions, all
+ * undone when git ignores one of them. A complete answer that changed files but said
+ * nothing gets a result naming them.
  */
 export async function applyEdits(root: string, outcome: ModelOutcome): Promise<AgentOutcome> {
   const { edits, ...plain } = outcome;
   if (edits === undefined) return plain;
   const paths = [...edits.writes.map((w) => w.path), ...edits.deletes];
-  const why = new Map<string, string>();
-  for (const path of paths) {
-    const escaping = await escapes(root, path);
-    if (escaping !== undefined) why.set(path, escaping);
-  }
-  // an untracked path a .gitignore or info/exclude matches is no runner's change (as they
-  // read it: no core.excludesFile); each given as ./path, never read as pathspec magic
-  const asked = paths.filter((p) => !why.has(p));
-  const checkIgnore = ["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"];
-  const refused: string[] = [];
-  try {
-    const out = await git(checkIgnore, { cwd: root, input: asked.map((p) => `./${p}\0`).join("") });
-    const ignored = new Set(out.toString("utf8").split("\0"));
-    for (const p of asked.filter((p) => ignored.has(`./${p}`)))
-      why.set(p, "git ignores it: never a change, the runner would drop it");
-  } catch (error) {
-    // exit 1: it ignores none of them (nor does any outside a repository); anything else:
-    // it could not say, and nothing is written
-    if (!(error instanceof GitError && error.code === 1) && existsSync(join(root, ".git")))
-      refused.push(`git could not say which paths it ignores (${errorText(error)})`);
-  }
-  for (const path of paths.filter((p) => why.has(p)))
-    refused.push(`${excerpt(JSON.stringify(path), 200)} (${why.get(path)})`);
   const failed = (reason: string): AgentOutcome => ({
     status: "failed",
     reason,
     ...(plain.usage && { usage: plain.usage }),
   });
-  if (refused.length > 0) {
-    return failed(
+  const refuse = (refused: string[]) =>
+    failed(
       `the model's answer writes outside the workspace or where no change is taken, so none of it was written: ${named(refused)} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`,
     );
+  const escaping: string[] = [];
+  for (const path of paths) {
+    const why = await escapes(root, path);
+    if (why !== undefined) escaping.push(`${excerpt(JSON.stringify(path), 200)} (${why})`);
   }
+  if (escaping.length > 0) return refuse(escaping);
   const read = () => Promise.all(paths.map((p) => readFile(join(root, p)).catch(() => undefined)));
   const before = await read();
   let path = "";
@@ -166,6 +169,14 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
     return failed(
       `could not write ${excerpt(path, 200)} in ${root} (${code}): the files before it were written`,
     );
+  }
+  // a path git ignores, by a .gitignore of the answer's own too, is no change: all of it is undone
+  const ignored = await ignoredOf(root, paths);
+  if (ignored.length > 0) {
+    const undo = (p: string, b: Buffer | undefined) =>
+      b === undefined ? rm(join(root, p), { force: true }) : writeFile(join(root, p), b);
+    await Promise.all(paths.map((p, i) => undo(p, before[i])));
+    return refuse(ignored);
   }
   // a write of the text already there, or undone by a deletion, changed nothing: no result says it did
   const after = (await read()).map((b) => b?.toString("hex"));

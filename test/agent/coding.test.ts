@@ -314,6 +314,22 @@ describe("what a coding request carries, and what its answer may write", () => {
     expect(git(repo.root, "status", "--porcelain")).toBe("?? app/out");
   });
 
+  it("a .gitignore the answer writes that ignores another of its files: refused and all of it undone, not a done attempt whose work is dropped", async () => {
+    const repo = repoWith({ "app/a.js": "a\n", ".gitignore": "node_modules/\n" });
+    reply = () =>
+      edits("Built it, and ignored build/.", {
+        "app/a.js": "changed\n",
+        ".gitignore": "node_modules/\nbuild/\n",
+        "build/out.js": "the work\n",
+      });
+    const outcome = await attemptIn(repo.root, { write_scope: ["**"] });
+    expect(outcome.status).toBe("failed");
+    expect(outcome.reason).toMatch(/none of it was written: "build\/out\.js" \(git ignores it/);
+    expect(readFileSync(join(repo.root, ".gitignore"), "utf8")).toBe("node_modules/\n");
+    expect(readFileSync(join(repo.root, "app", "a.js"), "utf8")).toBe("a\n");
+    expect(existsSync(join(repo.root, "build", "out.js"))).toBe(false);
+  });
+
   it("a backslash in a path refuses the answer: a symlink whose name holds one is never written through", async () => {
     const outside = mkdtempSync(join(tmpdir(), "frontier-outside-"));
     const repo = repoWith({ "app/a.js": "a\n" });
