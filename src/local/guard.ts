@@ -33,7 +33,7 @@ export interface Snapshot {
   staged?: string;
   /** the shared git directory's config, hooks and info/: path → content hash */
   shared: Map<string, string>;
-  /** the user's branches, tags, replace and notes refs (not frontier/…) → object, and each stash entry as `stash:<commit>` */
+  /** the user's branches, tags, replace and notes refs (not frontier/…) and what holds a run's evidence (refs/frontier/kept/) → object, and each stash entry as `stash:<commit>` */
   refs: Map<string, string>;
 }
 
@@ -201,7 +201,7 @@ export async function stillAlarmed(rb: RunBranch): Promise<string | undefined> {
 async function refsOf(root: string): Promise<Map<string, string>> {
   const o = { cwd: root };
   // a symbolic ref's line (refs/heads/alias → main) ends in the ref it names: that one is said
-  const kinds = ["refs/heads", "refs/tags", "refs/replace", "refs/notes"];
+  const kinds = ["refs/heads", "refs/tags", "refs/replace", "refs/notes", "refs/frontier/kept"];
   const each = ["for-each-ref", "--format=%(refname) %(objectname) %(symref)", ...kinds];
   const refs = await gitText(each, o).catch(() => "");
   const stash = await gitText(["reflog", "--format=stash:%H %H ", "refs/stash"], o).catch(() => "");

@@ -275,6 +275,7 @@ export class Integrator {
         // blobs no commit holds are pruned by a gc (an agent's, or git's own): a ref holds them
         const held = `refs/frontier/kept/${collected.tree}`;
         await git(["update-ref", held, collected.tree], { cwd: root });
+        this.before.refs.set(held, collected.tree); // one an agent drops is named at the end
         plan.reason &&= `${plan.reason}, its tree held by ${held}`;
       }
       // a file no patch can hold (or none collected) stays in the worktree, which stays

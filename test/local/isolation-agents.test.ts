@@ -619,6 +619,26 @@ describe("the user's tree, branch and git directory are checked, not assumed", (
     );
   });
 
+  it("the ref holding a breach's evidence, dropped by a later agent before its gc, is named with how to put it back", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: big\nisolation: worktree\nmax_result_bytes: 4096\n",
+      "tickets/api.md": ticket({ write_scope: ["app/**"] }),
+      "tickets/tidy.md": ticket({ write_scope: ["app/**"] }),
+    });
+    const wait =
+      'for i in $(seq 1 300); do [ -n "$(git for-each-ref refs/frontier/kept/)" ] && break; sleep 0.1; done';
+    const drop =
+      "git for-each-ref --format='%(refname)' refs/frontier/kept/ | while read r; do git update-ref -d \"$r\"; done";
+    const ran = await runHere(
+      repo.dir,
+      `if [ "$FRONTIER_TICKET" = tidy ]; then ${wait}; ${drop}; git gc -q --prune=now; echo tidied; exit 0; fi\nmkdir -p docs && seq 1 20000 > docs/big.txt && echo done`,
+    );
+    const api = readJson<AttemptRecord>(join(repo.dir, ".frontier", "attempts", "api@1.json"));
+    const held = / held by (refs\/frontier\/kept\/\S+)$/.exec(api.reason ?? "")?.[1];
+    expect(held).toBeDefined();
+    expect(ran.stderr).toContain(`${held} (was `);
+  });
+
   it("an agent's `git replace` of a file the user has (what their git shows of it) is named with how to drop it", async () => {
     const repo = repoWith({
       "README.md": "# project\n",
