@@ -28,12 +28,6 @@ export function rememberExec(dir: string, exec: string | undefined): void {
   }
 }
 
-/** The last run's `--exec`; null when it had none; undefined when no run was remembered. */
-function lastExec(dir: string): string | null | undefined {
-  const exec = tryReadJson<{ exec: unknown }>(join(dir, LAST_EXEC_FILE))?.exec;
-  return typeof exec === "string" || exec === null ? exec : undefined;
-}
-
 /**
  * `frontier run tickets --exec 'my-agent "$FRONTIER_CONTEXT_FILE"'`: `exec` when the run
  * was given one, else the remembered one, else none when every open ticket has a command
@@ -46,7 +40,8 @@ export function continueCommand(
   given?: string,
 ): string {
   const base = `frontier run ${shellWord(dir)}`;
-  const exec = given ?? lastExec(dir);
+  // else the remembered one (null: the last run had none); any other value: none remembered
+  const exec = given ?? tryReadJson<{ exec: unknown }>(join(dir, LAST_EXEC_FILE))?.exec;
   if (typeof exec === "string") return `${base} --exec ${shellWord(exec)}`;
   if (exec === null) return base;
   const needsExec =
