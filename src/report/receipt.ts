@@ -103,12 +103,10 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     usage: Object.keys(usage).length ? usage : undefined,
     branch: opts.branch && { ...opts.branch, commits: branchCommits(tickets) },
   };
-  if (opts.links) {
-    const links = Object.fromEntries(
-      Object.entries(opts.links).filter(([, v]) => typeof v === "string" && v.length > 0),
-    );
-    if (Object.keys(links).length) receipt.links = links;
-  }
+  const links = Object.fromEntries(
+    Object.entries(opts.links ?? {}).filter(([, v]) => typeof v === "string" && v.length > 0),
+  );
+  if (Object.keys(links).length) receipt.links = links;
   return receipt;
 }
 
