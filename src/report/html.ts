@@ -67,11 +67,10 @@ export function renderHtml(receipt: Receipt, opts: { dir?: string } = {}): strin
       if (!ctx.crit.has(id)) ctx.crit.set(id, i);
     });
 
-  const scriptHash = createHash("sha256").update(SCRIPT).digest("base64");
   const csp = [
     "default-src 'none'",
     "style-src 'unsafe-inline'",
-    `script-src 'sha256-${scriptHash}'`,
+    `script-src 'sha256-${createHash("sha256").update(SCRIPT).digest("base64")}'`,
     "img-src data:",
     "base-uri 'none'",
     "form-action 'none'",
@@ -267,10 +266,9 @@ ${articles}</section>`;
 const OPEN_BY_DEFAULT: ReadonlySet<Status> = new Set(["failed", "limited", "suspended"]);
 
 function renderTicket(ctx: Ctx, t: ReceiptTicket, i: number): string {
-  const duration = formatDuration(totalDuration(t.attempts));
   const step = ctx.crit.get(t.id);
   const critTag = step !== undefined ? ' <span class="crit-tag">critical path</span>' : "";
-  const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e(clip(oneLine(t.title), 160))}</span>${critTag} <span class="tmeta">${plural(t.attempts.length, "attempt")} · ${duration}</span></summary>`;
+  const summary = `<summary>${stateBadge(t.status)} <code class="tid">${e(t.id)}</code> <span class="ttitle">${e(clip(oneLine(t.title), 160))}</span>${critTag} <span class="tmeta">${plural(t.attempts.length, "attempt")} · ${formatDuration(totalDuration(t.attempts))}</span></summary>`;
 
   const facts: string[] = [];
   const fact = (name: string, html: string) => facts.push(`<dt>${name}</dt><dd>${html}</dd>`);
@@ -360,15 +358,14 @@ function blockerChain(ctx: Ctx, t: ReceiptTicket): string {
     cur = next && !seen.has(b.ticket) ? next : undefined;
     seen.add(b.ticket);
   }
-  const reachedRoot = root === undefined || seen.has(root);
-  if (!reachedRoot && cur?.blocked_by) {
-    const more = (ctx.chainLen.get(cur.id) ?? 0) - 1;
+  if (root !== undefined && !seen.has(root)) {
+    const more = cur?.blocked_by ? (ctx.chainLen.get(cur.id) ?? 0) - 1 : 0;
     if (more > 0)
       steps.push(
         `<li class="sub">… ${formatInt(more)} more blocked ${noun(more, "ticket")} …</li>`,
       );
+    steps.push(step(root));
   }
-  if (!reachedRoot) steps.push(step(root));
   return `<div class="chain"><strong>Blocked by</strong><ol>${steps.join("")}</ol></div>`;
 }
 
