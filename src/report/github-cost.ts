@@ -20,13 +20,12 @@ export type Budget = keyof typeof GITHUB_TOKEN_BUDGET;
 
 /** The figures as bench/github.mjs writes them: a typical and a worst case, per ticket. */
 export type Measured = typeof MEASURED_FIGURES;
-type PerTicket = Measured["typical"];
 
 /**
  * The requests of `tickets` tickets at `per` each; `hours`: of each budget the run needs,
  * and `binding`: the budget that takes longest.
  */
-function requestCost(tickets: number, per: PerTicket) {
+function requestCost(tickets: number, per: Measured["typical"]) {
   const graphql = Math.ceil(tickets * per.graphql);
   const rest = Math.ceil(tickets * per.rest);
   const writes = Math.ceil(tickets * per.writes);
