@@ -174,7 +174,6 @@ function layerLayout(ctx: GraphCtx): Layout {
   const waves = drawnWaves(ctx);
   const nodes = new Map<string, Point>();
   const bands: Layout["bands"] = [];
-  const lineWidth = LAYER_LINE * NODE_W + (LAYER_LINE - 1) * GAP_X;
   // a placed ticket -> its column: where its dependents would rather sit
   const key = new Map<string, number>();
   let y = MARGIN;
@@ -208,7 +207,7 @@ function layerLayout(ctx: GraphCtx): Layout {
   });
   return {
     kind: "layers",
-    width: LEFT + lineWidth + MARGIN,
+    width: LEFT + LAYER_LINE * NODE_W + (LAYER_LINE - 1) * GAP_X + MARGIN,
     height: Math.ceil(y - GAP_WAVE + MARGIN),
     nodes,
     edges: layerEdges(ctx, nodes),
