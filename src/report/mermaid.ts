@@ -50,10 +50,6 @@ export interface MermaidOptions {
  * would otherwise turn on our own entity codes (found by rendering with mermaid itself).
  */
 const LABEL_UNSAFE = /[^\p{L}\p{N} .,_/()?!'+=*~^$@{}-]/gu;
-// Mermaid entity codes: `#` + decimal code point + `;` (e.g. `#34;` for `"`).
-function labelText(text: string): string {
-  return text.replace(LABEL_UNSAFE, (ch) => `#${ch.codePointAt(0)};`);
-}
 
 export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}): MermaidGraph {
   // a hand-made receipt may repeat an id: the first one is drawn
@@ -73,7 +69,9 @@ export function renderMermaidGraph(receipt: Receipt, opts: MermaidOptions = {}):
     const parts = [clip(t.id, 40)];
     if (title && title !== t.id) parts.push(clip(title, opts.maxTitle ?? 40));
     parts.push(`${STATUS_ICON[t.status]} ${t.status}`);
-    lines.push(`  ${node}["${parts.map(labelText).join("<br/>")}"]`);
+    // unsafe characters as mermaid entity codes: `#` + decimal code point + `;` (`#34;` for `"`)
+    const label = parts.map((p) => p.replace(LABEL_UNSAFE, (ch) => `#${ch.codePointAt(0)};`));
+    lines.push(`  ${node}["${label.join("<br/>")}"]`);
     const list = byStatus.get(t.status) ?? [];
     list.push(node);
     byStatus.set(t.status, list);
