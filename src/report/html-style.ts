@@ -5,10 +5,9 @@
 import { STATUSES } from "../core/constants.js";
 import { type IconName, STATE_ICON_SVG, STATUS_COLOURS } from "./states.js";
 
-const ICON_NAMES = Object.keys(STATE_ICON_SVG) as IconName[];
-export const SPRITE = ICON_NAMES.map(
-  (n) => `<symbol id="i-${n}" viewBox="0 0 16 16">${STATE_ICON_SVG[n]}</symbol>`,
-).join("");
+export const SPRITE = Object.entries(STATE_ICON_SVG)
+  .map(([n, svg]) => `<symbol id="i-${n}" viewBox="0 0 16 16">${svg}</symbol>`)
+  .join("");
 
 /** A state icon, drawn from the page's own SVG symbols (the word always follows it). */
 export function icon(name: IconName | undefined): string {
