@@ -64,12 +64,7 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     .specs()
     .map((spec) => receiptTicket(spec, frontier.state(spec.id), opts, results));
 
-  // Only the states that occur: `{"complete": 3, "failed": 1}`, as in SPEC §7.
   const all = frontier.counts();
-  const counts: Receipt["counts"] = Object.fromEntries(
-    STATUSES.flatMap((s) => ((all[s] ?? 0) > 0 ? [[s, all[s]]] : [])),
-  );
-
   // every attempt's usage added up by key; none when no attempt reported any
   const usage = usageTotal(tickets);
   const receipt: Receipt = {
@@ -77,7 +72,8 @@ export function buildReceipt(frontier: Frontier, opts: ReceiptOptions): Receipt 
     run: run.run,
     state: frontier.runState(opts.now),
     generated_at: new Date(opts.now).toISOString(),
-    counts,
+    // Only the states that occur: `{"complete": 3, "failed": 1}`, as in SPEC §7.
+    counts: Object.fromEntries(STATUSES.flatMap((s) => ((all[s] ?? 0) > 0 ? [[s, all[s]]] : []))),
     // the engine's query answers are fresh copies already
     waves: frontier.waves(),
     critical_path: frontier.criticalPath(),
