@@ -41,17 +41,6 @@ import { findLiveBranches } from "./github/sweep.js";
 import { refusalWords } from "./report/refusals.js";
 import { plural } from "./report/states.js";
 
-function rateLimitMessage(
-  limit: NonNullable<ReturnType<typeof rateLimitOf>>,
-  kept: readonly string[],
-): string {
-  const keptText =
-    kept.length > 0
-      ? ` Recorded before it stopped: ${kept.join("; ")}.`
-      : " Nothing of this event was recorded: a job's outcome is lost with its runner, and its claim's lease reclaims it (retries apply).";
-  return `${budgetWords(limit, Date.now())}.${keptText} The run resumes on the next event or the scheduled sweep; nothing needs re-running by hand. A GitHub App token has a larger budget (see the README's request budget).`;
-}
-
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // what this step recorded before it stopped (for a budget that ran out part way)
   const recorded: string[] = [];
@@ -83,7 +72,13 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     }
     const limit = rateLimitOf(error);
     if (limit) {
-      core.setFailed(rateLimitMessage(limit, recorded));
+      const kept =
+        recorded.length > 0
+          ? ` Recorded before it stopped: ${recorded.join("; ")}.`
+          : " Nothing of this event was recorded: a job's outcome is lost with its runner, and its claim's lease reclaims it (retries apply).";
+      core.setFailed(
+        `${budgetWords(limit, Date.now())}.${kept} The run resumes on the next event or the scheduled sweep; nothing needs re-running by hand. A GitHub App token has a larger budget (see the README's request budget).`,
+      );
       return;
     }
     if (error instanceof Error && error.stack) core.debug(error.stack);
