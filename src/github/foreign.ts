@@ -104,16 +104,11 @@ export async function commitFilesAsTree(
 }
 
 export function pushRefused(ctx: RunContext, error: unknown): UserError {
+  // GitHub's own words, on one line: for GraphQL the `errors[].message` (not Octokit's
+  // "Request failed due to following response errors" wrapper), for REST the body's
+  // `message` and its `errors`
+  const said = (apiFailure(error)?.message || errorText(error)).replace(/\s*\n\s*/g, " ").trim();
   return new UserError(
-    `the token may not push to branch ${ctx.branch} (GitHub said: ${githubSaid(error)}). Ticket Frontier records the run's state by committing to the run's branch: run it on a branch the token can push to — the pull request's branch, or set the action's \`branch\` input to an unprotected branch such as frontier-state — or let GitHub Actions bypass the branch's protection or ruleset. The README's "Branch layouts" section shows each.`,
+    `the token may not push to branch ${ctx.branch} (GitHub said: ${said}). Ticket Frontier records the run's state by committing to the run's branch: run it on a branch the token can push to — the pull request's branch, or set the action's \`branch\` input to an unprotected branch such as frontier-state — or let GitHub Actions bypass the branch's protection or ruleset. The README's "Branch layouts" section shows each.`,
   );
-}
-
-/**
- * GitHub's own words for a refused write, on one line: for GraphQL the `errors[].message`
- * (not Octokit's "Request failed due to following response errors" wrapper), for REST
- * the body's `message` and its `errors`.
- */
-function githubSaid(error: unknown): string {
-  return (apiFailure(error)?.message || errorText(error)).replace(/\s*\n\s*/g, " ").trim();
 }
