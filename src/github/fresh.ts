@@ -85,10 +85,7 @@ export async function archiveRun(
  * The ticket files of the directory `entries` as the run left them (by blob id, under
  * `tickets/`, for the archive), and each cleared of run state (the text to write).
  */
-async function clearTickets(
-  ctx: RunContext,
-  entries: readonly TreeEntry[],
-): Promise<{ kept: TreeEntry[]; cleared: Array<{ path: string; content: string }> }> {
+async function clearTickets(ctx: RunContext, entries: readonly TreeEntry[]) {
   const blobs = new Map(
     entries.filter((e) => e.type === "blob" && e.path && e.sha).map((e) => [e.path!, e]),
   );
