@@ -89,7 +89,11 @@ export async function performEffects(
   // posted by an event that recorded something; one that changed nothing leaves it to that one
   if (!last.state.report && last.commit !== undefined) {
     try {
-      report = await startReport(ctx, last);
+      const placed = await placeReport(ctx, last.state.run.run, () =>
+        renderReport(ctx, receiptOf(ctx, last.frontier, last.settings), last.state.seq),
+      );
+      report = placed.record;
+      if (placed.posted) ctx.log(`report comment posted on #${report.issue_number}`);
     } catch (error) {
       deferOrThrow(ctx, deferred, error, "the report comment", "posted");
     }
@@ -313,15 +317,6 @@ export function renderReport(ctx: RunContext, receipt: Receipt, seq: number): st
     repoBlobUrl: ctx.links.blob,
   });
   return body + tail;
-}
-
-/** Posted when the run starts, so the page never sits silent while jobs run. */
-async function startReport(ctx: RunContext, last: Recorded): Promise<ReportRecord> {
-  const { record, posted } = await placeReport(ctx, last.state.run.run, () =>
-    renderReport(ctx, receiptOf(ctx, last.frontier, last.settings), last.state.seq),
-  );
-  if (posted) ctx.log(`report comment posted on #${record.issue_number}`);
-  return record;
 }
 
 /**
