@@ -92,12 +92,11 @@ export async function writeContext(ctx: ActionContext): Promise<void> {
     ? await admission(ctx, rc, state.outbox?.[ticket], ticket, attempt, claim)
     : { run: false };
 
-  const text = await contextText(rc, read, frontier, spec, settings);
   const outDir = join(runnerTemp, "ticket-frontier");
   await mkdir(outDir, { recursive: true });
   const contextFile = join(outDir, `context-${ticket}-${attempt}.md`);
   const outcomeFile = join(outDir, `outcome-${ticket}-${attempt}.json`);
-  await writeFile(contextFile, text);
+  await writeFile(contextFile, await contextText(rc, read, frontier, spec, settings));
   await writeFile(jobStartFile(runnerTemp, ticket, attempt), String(ctx.clock()));
   // the ticket as at the run's base: the checkout's file unless it was changed or deleted since
   let ticketFile = join(workspace, rc.dir, spec.file);
