@@ -202,13 +202,11 @@ async function workflowRun(ctx: ActionContext): Promise<void> {
     return;
   }
   const rc = ctx.runContext(ctx.settings.branch ?? read.job.branch);
-  const outcome = await advance(
-    rc,
-    deadJobEvent(read.job),
-    `settle ${read.job.ticket}#${read.job.attempt}: run ended ${read.job.conclusion}`,
-    { start: false, touches: [read.job.ticket] },
+  const label = `settle ${read.job.ticket}#${read.job.attempt}: run ended ${read.job.conclusion}`;
+  return finish(
+    ctx,
+    await advance(rc, deadJobEvent(read.job), label, { start: false, touches: [read.job.ticket] }),
   );
-  return finish(ctx, outcome);
 }
 
 /**
