@@ -30,8 +30,9 @@ var states = __webpack_require__(9014);
  */
 
 
-const ICON_NAMES = Object.keys(states/* STATE_ICON_SVG */.f2);
-const SPRITE = ICON_NAMES.map((n) => `<symbol id="i-${n}" viewBox="0 0 16 16">${states/* STATE_ICON_SVG */.f2[n]}</symbol>`).join("");
+const SPRITE = Object.entries(states/* STATE_ICON_SVG */.f2)
+    .map(([n, svg]) => `<symbol id="i-${n}" viewBox="0 0 16 16">${svg}</symbol>`)
+    .join("");
 /** A state icon, drawn from the page's own SVG symbols (the word always follows it). */
 function icon(name) {
     if (!name || !(name in states/* STATE_ICON_SVG */.f2))
@@ -350,7 +351,6 @@ function layerLayout(ctx) {
     const waves = drawnWaves(ctx);
     const nodes = new Map();
     const bands = [];
-    const lineWidth = LAYER_LINE * NODE_W + (LAYER_LINE - 1) * GAP_X;
     // a placed ticket -> its column: where its dependents would rather sit
     const key = new Map();
     let y = MARGIN;
@@ -385,7 +385,7 @@ function layerLayout(ctx) {
     });
     return {
         kind: "layers",
-        width: LEFT + lineWidth + MARGIN,
+        width: LEFT + LAYER_LINE * NODE_W + (LAYER_LINE - 1) * GAP_X + MARGIN,
         height: Math.ceil(y - GAP_WAVE + MARGIN),
         nodes,
         edges: layerEdges(ctx, nodes),
@@ -560,11 +560,10 @@ function renderHtml(receipt, opts = {}) {
             if (!ctx.crit.has(id))
                 ctx.crit.set(id, i);
         });
-    const scriptHash = (0,external_node_crypto_.createHash)("sha256").update(SCRIPT).digest("base64");
     const csp = [
         "default-src 'none'",
         "style-src 'unsafe-inline'",
-        `script-src 'sha256-${scriptHash}'`,
+        `script-src 'sha256-${(0,external_node_crypto_.createHash)("sha256").update(SCRIPT).digest("base64")}'`,
         "img-src data:",
         "base-uri 'none'",
         "form-action 'none'",
@@ -734,10 +733,9 @@ ${articles}</section>`;
 }
 const OPEN_BY_DEFAULT = new Set(["failed", "limited", "suspended"]);
 function renderTicket(ctx, t, i) {
-    const duration = (0,states/* formatDuration */.a3)((0,states/* totalDuration */.Hn)(t.attempts));
     const step = ctx.crit.get(t.id);
     const critTag = step !== undefined ? ' <span class="crit-tag">critical path</span>' : "";
-    const summary = `<summary>${stateBadge(t.status)} <code class="tid">${(0,report_escape/* escapeHtml */.ZD)(t.id)}</code> <span class="ttitle">${(0,report_escape/* escapeHtml */.ZD)((0,report_escape/* clip */.$Q)((0,report_escape/* oneLine */.TN)(t.title), 160))}</span>${critTag} <span class="tmeta">${(0,states/* plural */.LS)(t.attempts.length, "attempt")} · ${duration}</span></summary>`;
+    const summary = `<summary>${stateBadge(t.status)} <code class="tid">${(0,report_escape/* escapeHtml */.ZD)(t.id)}</code> <span class="ttitle">${(0,report_escape/* escapeHtml */.ZD)((0,report_escape/* clip */.$Q)((0,report_escape/* oneLine */.TN)(t.title), 160))}</span>${critTag} <span class="tmeta">${(0,states/* plural */.LS)(t.attempts.length, "attempt")} · ${(0,states/* formatDuration */.a3)((0,states/* totalDuration */.Hn)(t.attempts))}</span></summary>`;
     const facts = [];
     const fact = (name, html) => facts.push(`<dt>${name}</dt><dd>${html}</dd>`);
     const links = (ids) => ids.map((d) => ticketLink(ctx, d)).join(" ");
@@ -823,14 +821,12 @@ function blockerChain(ctx, t) {
         cur = next && !seen.has(b.ticket) ? next : undefined;
         seen.add(b.ticket);
     }
-    const reachedRoot = root === undefined || seen.has(root);
-    if (!reachedRoot && cur?.blocked_by) {
-        const more = (ctx.chainLen.get(cur.id) ?? 0) - 1;
+    if (root !== undefined && !seen.has(root)) {
+        const more = cur?.blocked_by ? (ctx.chainLen.get(cur.id) ?? 0) - 1 : 0;
         if (more > 0)
             steps.push(`<li class="sub">… ${(0,core_text/* formatInt */.D)(more)} more blocked ${(0,states/* noun */.jB)(more, "ticket")} …</li>`);
-    }
-    if (!reachedRoot)
         steps.push(step(root));
+    }
     return `<div class="chain"><strong>Blocked by</strong><ol>${steps.join("")}</ol></div>`;
 }
 /**

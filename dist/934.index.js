@@ -623,6 +623,8 @@ function resolveConfig(s) {
     };
 }
 
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: ./src/core/changes.ts
 var changes = __webpack_require__(1490);
 // EXTERNAL MODULE: ./src/core/scope.ts
@@ -642,6 +644,7 @@ var git = __webpack_require__(7848);
  * write_scope is written: the runners judge it as they judge any agent's change, a scope
  * breach that fails the attempt.
  */
+
 
 
 
@@ -717,6 +720,9 @@ async function escapes(root, path) {
         return "inside .git";
     if (parts.some((p) => p.toLowerCase() === ".frontier"))
         return "inside a run's .frontier";
+    // part of a name here, a separator elsewhere: no check walks what a write would
+    if (path.includes("\\"))
+        return "a backslash: write / between directories";
     let at = root;
     for (const [i, name] of parts.entries()) {
         at = (0,external_node_path_.join)(at, name);
@@ -733,35 +739,51 @@ async function escapes(root, path) {
     }
     return undefined;
 }
+/** Those of `paths` git ignores, worded as refused; or that git could not say. */
+async function ignoredOf(root, paths) {
+    // an untracked path a .gitignore or info/exclude matches is no runner's change (as they
+    // read it: no core.excludesFile); each given as ./path, never read as pathspec magic
+    const checkIgnore = ["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"];
+    try {
+        const out = await (0,git/* git */.$Y)(checkIgnore, { cwd: root, input: paths.map((p) => `./${p}\0`).join("") });
+        const ignored = new Set(out.toString("utf8").split("\0"));
+        const why = "git ignores it: never a change, the runner would drop it";
+        return paths
+            .filter((p) => ignored.has(`./${p}`))
+            .map((p) => `${excerpt(JSON.stringify(p), 200)} (${why})`);
+    }
+    catch (error) {
+        // exit 1: it ignores none of them (nor does any outside a repository)
+        if ((error instanceof git/* GitError */.XS && error.code === 1) || !(0,external_node_fs_.existsSync)((0,external_node_path_.join)(root, ".git")))
+            return [];
+        return [`git could not say which paths it ignores (${(0,errors/* errorText */.k)(error)})`];
+    }
+}
 /**
  * The model's outcome with its edits applied in `root`: every path checked first (one that
- * escapes fails the attempt and nothing is written), then the writes and deletions. A
- * complete answer that changed files but said nothing gets a result naming them.
+ * escapes fails the attempt and nothing is written), then the writes and deletions, all
+ * undone when git ignores one of them. A complete answer that changed files but said
+ * nothing gets a result naming them.
  */
 async function applyEdits(root, outcome) {
     const { edits, ...plain } = outcome;
     if (edits === undefined)
         return plain;
     const paths = [...edits.writes.map((w) => w.path), ...edits.deletes];
-    const refused = [];
-    // an untracked path a .gitignore or info/exclude matches is no runner's change (as they
-    // read it: no core.excludesFile); none when git cannot say
-    const checkIgnore = ["-c", "core.excludesFile=", "check-ignore", "-z", "--stdin"];
-    const ignored = await pathsOf(root, checkIgnore, paths.join("\0"));
-    for (const path of paths) {
-        const why = (await escapes(root, path)) ??
-            (ignored.has(path) ? "git ignores it: never a change, the runner would drop it" : undefined);
-        if (why !== undefined)
-            refused.push(`${excerpt(JSON.stringify(path), 200)} (${why})`);
-    }
     const failed = (reason) => ({
         status: "failed",
         reason,
         ...(plain.usage && { usage: plain.usage }),
     });
-    if (refused.length > 0) {
-        return failed(`the model's answer writes outside the workspace or where no change is taken, so none of it was written: ${(0,changes/* named */.KT)(refused)} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`);
+    const refuse = (refused) => failed(`the model's answer writes outside the workspace or where no change is taken, so none of it was written: ${(0,changes/* named */.KT)(refused)} — paths are relative to the repository's top (${root}), inside it, out of .git, .frontier and the paths git ignores`);
+    const escaping = [];
+    for (const path of paths) {
+        const why = await escapes(root, path);
+        if (why !== undefined)
+            escaping.push(`${excerpt(JSON.stringify(path), 200)} (${why})`);
     }
+    if (escaping.length > 0)
+        return refuse(escaping);
     const read = () => Promise.all(paths.map((p) => (0,promises_.readFile)((0,external_node_path_.join)(root, p)).catch(() => undefined)));
     const before = await read();
     let path = "";
@@ -779,6 +801,13 @@ async function applyEdits(root, outcome) {
     catch (error) {
         const code = (0,errors/* errnoCode */.U)(error) ?? String(error);
         return failed(`could not write ${excerpt(path, 200)} in ${root} (${code}): the files before it were written`);
+    }
+    // a path git ignores, by a .gitignore of the answer's own too, is no change: all of it is undone
+    const ignored = await ignoredOf(root, paths);
+    if (ignored.length > 0) {
+        const undo = (p, b) => b === undefined ? (0,promises_.rm)((0,external_node_path_.join)(root, p), { force: true }) : (0,promises_.writeFile)((0,external_node_path_.join)(root, p), b);
+        await Promise.all(paths.map((p, i) => undo(p, before[i])));
+        return refuse(ignored);
     }
     // a write of the text already there, or undone by a deletion, changed nothing: no result says it did
     const after = (await read()).map((b) => b?.toString("hex"));
