@@ -945,24 +945,6 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     execFileSync("git", ["rev-parse", spec], { cwd: ws, encoding: "utf8" }).trim();
   const refused = /^its changes could not be collected: git's object/;
 
-  it("an object an agent plants under the id of a ticket file's start (its fields made to look unchanged) is refused: no field of it lands", async () => {
-    world = await makeWorld(
-      Object.fromEntries([scoped("planner", ["tickets/**"]), scoped("later", ["src/**"])]),
-    );
-    const w = world;
-    await advance(runContext(w), advanceOnly, "push");
-    await job(w, "planner", (ws) => {
-      const file = join(ws, "tickets/later.md");
-      const now = readFileSync(file, "utf8").replace("---\n", "---\nstatus: complete\n");
-      writeFileSync(file, now);
-      plant(ws, idOf(ws, "HEAD:tickets/later.md"), `${now}x\n`);
-    });
-    const state = stateOf(w) as unknown as State;
-    expect(state.tickets.planner?.status).toBe("failed");
-    expect(state.tickets.planner?.attempts[0]?.reason).toMatch(refused);
-    expect(w.repo.readFile("tickets/later.md")).not.toContain("status: complete");
-  });
-
   it.each([
     ["the start of a file it changed, with the new bytes (git then sees no lines changed)", false],
     ["a file it wrote (an executable: the Git Data API uploads its bytes)", true],
@@ -994,24 +976,38 @@ describe("an agent that does what it likes with git in its checkout (SPEC §4b)"
     },
   );
 
-  it("writing the engine's fields into another ticket's file is a breach naming it, even inside its scope", async () => {
-    world = await makeWorld(
-      Object.fromEntries([scoped("planner", ["tickets/**"]), scoped("later", ["src/**"])]),
-    );
-    const w = world;
-    await advance(runContext(w), advanceOnly, "push");
-    await job(w, "planner", (ws) => {
-      const file = join(ws, "tickets/later.md");
-      writeFileSync(file, readFileSync(file, "utf8").replace("---\n", "---\nstatus: complete\n"));
-      write(ws, "tickets/new.md", "---\nwrite_scope: [docs/**]\n---\n\n# new\n");
-    });
-    const state = stateOf(w) as unknown as State;
-    expect(state.tickets.planner?.status).toBe("failed");
-    expect(state.tickets.planner?.attempts[0]?.reason).toMatch(
-      /^scope-breach: changed the fields only the runner writes .* in tickets\/later\.md — /,
-    );
-    expect(w.repo.readFile("tickets/later.md")).not.toContain("status: complete");
-  });
+  it.each([
+    ["is a breach naming it, even inside its scope", false],
+    // git reads an object without checking its bytes against its id
+    [
+      "with the start's object of that file planted with the new fields (so they look unchanged) is refused",
+      true,
+    ],
+  ])(
+    "writing the engine's fields into another ticket's file %s: no field of it lands",
+    async (_, plants) => {
+      world = await makeWorld(
+        Object.fromEntries([scoped("planner", ["tickets/**"]), scoped("later", ["src/**"])]),
+      );
+      const w = world;
+      await advance(runContext(w), advanceOnly, "push");
+      await job(w, "planner", (ws) => {
+        const file = join(ws, "tickets/later.md");
+        const now = readFileSync(file, "utf8").replace("---\n", "---\nstatus: complete\n");
+        writeFileSync(file, now);
+        write(ws, "tickets/new.md", "---\nwrite_scope: [docs/**]\n---\n\n# new\n");
+        if (plants) plant(ws, idOf(ws, "HEAD:tickets/later.md"), `${now}x\n`);
+      });
+      const state = stateOf(w) as unknown as State;
+      expect(state.tickets.planner?.status).toBe("failed");
+      expect(state.tickets.planner?.attempts[0]?.reason).toMatch(
+        plants
+          ? refused
+          : /^scope-breach: changed the fields only the runner writes .* in tickets\/later\.md — /,
+      );
+      expect(w.repo.readFile("tickets/later.md")).not.toContain("status: complete");
+    },
+  );
 
   it.each([
     ["createCommitOnBranch", false],
