@@ -17,8 +17,10 @@ export interface QuestionIssue extends Required<QuestionMarker> {
 }
 
 /** The body of a question issue. The question is quoted as data in a fenced block. */
-function questionBody(q: QuestionIssue, marker: string, question = q.question): string {
-  const fence = fenceFor(q.question);
+function questionBody(q: QuestionIssue, marker: string, keep = q.question.length): string {
+  const note = `\n(cut to fit an issue: ${q.question.length} characters, whole in the attempt's record)`;
+  const question = keep < q.question.length ? clip(q.question, keep) + note : q.question;
+  const fence = fenceFor(question);
   const body = [
     marker,
     `Ticket **${q.ticket}** (attempt ${q.attempt}) of the run **${encodeURIComponent(q.run)}** stopped with a question and waits for an answer. Tickets that depend on it wait too.`,
@@ -40,11 +42,12 @@ function questionBody(q: QuestionIssue, marker: string, question = q.question): 
     `Only people with write access to this repository are obeyed. The answer is stored as a file next to the ticket, this issue is closed, and **${q.ticket}** runs again with the question and your answer in its context.`,
     q.reportUrl ? `\nThe run's report: ${q.reportUrl}` : "",
   ].join("\n");
-  // GitHub refuses a longer body on every try: cut here, whole in the record and the next context
-  if (body.length <= GITHUB_COMMENT_MAX || question !== q.question) return body;
-  const note = `\n(cut to fit an issue: ${question.length} characters, whole in the attempt's record)`;
-  const keep = question.length - (body.length - GITHUB_COMMENT_MAX) - note.length;
-  return questionBody(q, marker, clip(question, keep) + note);
+  // GitHub refuses a longer body on every try: cut here, whole in the record and the next
+  // context — until it fits, as its fence (longer than any run of backticks) shrinks with it:
+  // a character of that run costs three
+  if (body.length <= GITHUB_COMMENT_MAX) return body;
+  const over = Math.ceil((body.length - GITHUB_COMMENT_MAX) / (fence.length > 3 ? 3 : 1));
+  return questionBody(q, marker, Math.max(0, Math.min(keep, question.length) - over));
 }
 
 export async function openQuestionIssue(gh: GitHub, repo: Repo, q: QuestionIssue): Promise<number> {

@@ -375,6 +375,16 @@ describe("a question longer than a GitHub issue holds (an agent that pastes its 
     expect(asked.frontier.state("a")?.attempts[0]?.question).toBe(question);
   });
 
+  it("a question holding a long run of backticks (its fence longer still) is cut until it fits: its issue is opened", async () => {
+    const question = `Which of these? ${"`".repeat(40_000)} the first or the second?`;
+    const { world: w, asked } = await asking(question);
+    expect(asked.deferred).toEqual([]);
+    const number = (stateOf(w) as State).questions?.a?.issue_number;
+    const body = w.repo.issues.get(number as number)?.body ?? "";
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    expect(body).toMatch(/Which of these\? `{15000,}…\n\(cut to fit an issue: 40041 characters/);
+  });
+
   it("the cut never splits a character in two (an emoji is two UTF-16 units), wherever it falls", async () => {
     world = await makeWorld(Object.fromEntries([ticket("a")]));
     const repo = { owner: "acme", repo: "widgets" };
