@@ -10,10 +10,10 @@
  *   issue_comment                 the bot (/answer, /retry, /cancel, /status)
  *   anything else                 a clear message, exit 0
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
-import { errorText } from "./core/errors.js";
+import { errnoCode, errorText } from "./core/errors.js";
 import { type AdvanceOutcome, advance } from "./github/advance.js";
 import { collectJobChanges, uploadChanges } from "./github/changes.js";
 import { handleComment } from "./github/commands.js";
@@ -40,6 +40,7 @@ import { FULL_READ_MAX } from "./github/status-index.js";
 import { findLiveBranches } from "./github/sweep.js";
 import { refusalWords } from "./report/refusals.js";
 import { plural } from "./report/states.js";
+import { replaceAtomically } from "./tickets/store.js";
 
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // what this step recorded before it stopped (for a budget that ran out part way)
@@ -165,10 +166,15 @@ async function settle(ctx: ActionContext): Promise<void> {
   };
   // the job's event is made from the run's records once the first read gives them
   const label = `settle ${ticket}#${attempt}`;
-  return finish(
-    ctx,
-    await advance(rc, advanceOnly, label, { start: false, touches: [ticket], job }),
-  );
+  const outcome = await advance(rc, advanceOnly, label, { start: false, touches: [ticket], job });
+  // an attempt already over (its lease ran out while the job waited in GitHub's queue, say):
+  // its changes are recorded nowhere, so the step's log keeps them
+  if (outcome.result.kind === "stale" && job.changes.paths.length > 0) {
+    const n = plural(job.changes.paths.length, "path");
+    core.warning(`${label} changed ${n}, none integrated: ${refusalWords(outcome.result.why)}`);
+    if (job.changes.patch) core.info(`its patch:\n${Buffer.from(job.changes.patch)}`);
+  }
+  return finish(ctx, outcome);
 }
 
 /**
@@ -257,7 +263,17 @@ function wantsFresh(ctx: ActionContext): boolean {
  */
 async function finish(ctx: ActionContext, outcome: AdvanceOutcome): Promise<void> {
   if (outcome.result.kind !== "ok") core.info(refusalWords(outcome.result.why));
-  const files = outcome.complete ? await writeReports(ctx, outcome) : { receipt: "", html: "" };
+  const none = { receipt: "", html: "" };
+  // where they go, a job's agent can write too (a directory or a FIFO in their place)
+  const files = outcome.complete
+    ? await writeReports(ctx, outcome).catch((error: unknown) => {
+        const why = errnoCode(error) ?? errorText(error);
+        core.warning(
+          `the receipt and HTML report were not written (${why}); the run's state is recorded`,
+        );
+        return none;
+      })
+    : none;
   core.setOutput("state", outcome.receipt.state);
   core.setOutput("dispatched", JSON.stringify(outcome.dispatched.map((d) => d.ticket)));
   core.setOutput("receipt", files.receipt);
@@ -282,7 +298,7 @@ async function writeReports(ctx: ActionContext, outcome: AdvanceOutcome) {
   const outDir = join(ctx.settings.env.runnerTemp, "ticket-frontier");
   await mkdir(outDir, { recursive: true });
   const receipt = join(outDir, "receipt.json");
-  await writeFile(receipt, `${JSON.stringify(outcome.receipt, null, 2)}\n`);
+  replaceAtomically(receipt, `${JSON.stringify(outcome.receipt, null, 2)}\n`);
   // Laying out a large graph costs more CPU than the rest of an event: a large run's
   // HTML report is written when the run ends; the runs that read their whole state on
   // every event get it on each
@@ -290,7 +306,7 @@ async function writeReports(ctx: ActionContext, outcome: AdvanceOutcome) {
     return { receipt, html: "" };
   const html = join(outDir, "report.html");
   const { renderHtml } = await import("./report/html.js");
-  await writeFile(html, renderHtml(outcome.receipt));
+  replaceAtomically(html, renderHtml(outcome.receipt));
   return { receipt, html };
 }
 

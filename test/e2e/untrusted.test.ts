@@ -7,6 +7,7 @@
  * before its fix: a settle step that crashed, a cap the agent raised, a task it rewrote, a
  * context step that found no ticket, an outcome lost with a commit GitHub refused.
  */
+import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -170,4 +171,63 @@ describe("agents are untrusted: the run decides from its records at its base", (
     expect(runner.repo.readFile("tickets/.frontier/results/wf@1.patch")).toContain("+on: push");
     expect(runner.state().tickets["after-wf"]?.status).toBe("blocked");
   });
+});
+
+describe("what an agent does around the settle step never loses its work or holds the step", () => {
+  it("a directory or a FIFO where the step writes its receipt and report: the step ends, says what it could not write, and the state is recorded", async () => {
+    const runner = new Runner();
+    if (process.env.FRONTIER_E2E_BUNDLE) runner.bundle = process.env.FRONTIER_E2E_BUNDLE;
+    try {
+      const sha = await runner.start(writeTickets([{ id: "dir" }, { id: "fifo" }]));
+      runner.script = (t, _a, job) => {
+        const out = dirname(job.context?.exported.FRONTIER_OUTCOME_FILE ?? "");
+        if (t === "dir") mkdirSync(join(out, "receipt.json"), { recursive: true });
+        else execFileSync("mkfifo", [join(out, "report.html")]);
+        return { status: "complete", result: `${t} done` };
+      };
+      await runner.push(sha);
+      await runner.fake.idle();
+      const settleOf = (t: string) => runner.jobs.find((j) => j.ticket === t)?.settle;
+      expect(runner.state().tickets.dir?.status).toBe("complete");
+      expect(runner.state().tickets.fifo?.status).toBe("complete");
+      expect(settleOf("dir")?.code).toBe(0);
+      expect(settleOf("dir")?.stdout).toContain(
+        "::warning::the receipt and HTML report were not written (EISDIR); the run's state is recorded",
+      );
+      expect(settleOf("fifo")?.code).toBe(0);
+    } finally {
+      await runner.stop();
+    }
+  }, 120_000);
+
+  it("a job that settles after its lease ran out (it waited in GitHub's queue) has its changes named and its patch in the step's log", async () => {
+    const runner = new Runner();
+    if (process.env.FRONTIER_E2E_BUNDLE) runner.bundle = process.env.FRONTIER_E2E_BUNDLE;
+    try {
+      const sha = await runner.start(
+        writeTickets([{ id: "slow", extra: "bound: 4s\nretries: 1\nwrite_scope: [src/**]" }]),
+      );
+      runner.script = (_t, attempt, job) => {
+        write(job.workspace, `src/work-${attempt}.txt`, `hours of work ${attempt}\n`);
+        return { status: "complete", result: `slow done ${attempt}` };
+      };
+      runner.beforeSettle = async (job) => {
+        if (job.attempt !== 1) return;
+        // the lease runs out before this job's settle step: the sweep reclaims the claim
+        const slow = runner.state().tickets.slow as { claimed_at?: string } | undefined;
+        const claimed = Date.parse(slow?.claimed_at ?? "");
+        await new Promise((res) => setTimeout(res, Math.max(0, claimed + 4500 - Date.now())));
+        expect((await runner.schedule()).code).toBe(0);
+      };
+      await runner.push(sha);
+      await runner.fake.idle();
+      expect(runner.state().tickets.slow?.attempts[0]).toMatchObject({ reason: "lease-expired" });
+      const late = runner.jobs.find((j) => j.ticket === "slow" && j.attempt === 1)?.settle;
+      expect(late?.code).toBe(0);
+      expect(late?.stdout).toMatch(/::warning::settle slow#1 changed 1 path, none integrated: /);
+      expect(late?.stdout).toContain("+hours of work 1");
+    } finally {
+      await runner.stop();
+    }
+  }, 120_000);
 });
