@@ -8,7 +8,7 @@
  * decides whether a claim `local:<host>:<pid>` is dead and can be reclaimed at once.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { link, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -16,7 +16,7 @@ import { errnoCode, errorText } from "../core/errors.js";
 import { readJson } from "../core/json.js";
 import { isAlive } from "../tickets/cache.js";
 import { LOCK_FILE, RUN_FILE } from "../tickets/layout.js";
-import { tryReadJson, tryReadText } from "../tickets/read-optional.js";
+import { readRegular, tryReadJson, tryReadText } from "../tickets/read-optional.js";
 import { ensureStateDir } from "../tickets/store.js";
 
 interface LockInfo {
@@ -63,7 +63,7 @@ type LockRead =
 function readLock(path: string): LockRead {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readRegular(path); // a FIFO there is said, never waited on
   } catch (error) {
     if (errnoCode(error) === "ENOENT") return { kind: "free" };
     return { kind: "unreadable", message: errorText(error) };

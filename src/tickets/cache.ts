@@ -30,6 +30,7 @@
  */
 import {
   closeSync,
+  constants,
   fstatSync,
   openSync,
   readFileSync,
@@ -137,7 +138,7 @@ export function openCache(dir: string, maxFileBytes: number): OpenCache | undefi
   let buf: Buffer;
   let mtimeMs: number;
   try {
-    const fd = openSync(cachePath(dir), "r");
+    const fd = openSync(cachePath(dir), constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) return undefined;

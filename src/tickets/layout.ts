@@ -67,5 +67,5 @@ export function nextArchiveName(run: string, taken: Iterable<string>): string {
   const ns = [...taken].map((name) =>
     name.startsWith(prefix) ? Number(name.slice(prefix.length)) : 0,
   );
-  return `${prefix}${Math.max(0, ...ns.filter(Number.isInteger)) + 1}`;
+  return `${prefix}${Math.max(0, ...ns.filter(Number.isSafeInteger)) + 1}`;
 }

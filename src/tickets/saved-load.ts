@@ -122,7 +122,7 @@ async function recoverResults(
     if (list.some((a) => a.n === n)) continue;
     const file = `${STATE_DIR}/results/${name}`;
     const info = await stat(join(dir, file)).catch(() => undefined);
-    if (info === undefined) continue;
+    if (!info?.isFile()) continue; // (a FIFO an executor left is no result)
     const f = fields.get(id);
     const live = f?.attempt === n ? f : undefined;
     const ended = info.mtime.toISOString();

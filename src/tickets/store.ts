@@ -26,6 +26,9 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
+
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
+
 import { basename, dirname, join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
 import { STATE_DIR } from "./layout.js";
@@ -63,7 +66,9 @@ export function writeError(path: string, error: unknown): Error {
       ? "the disk is full (no space left on the device, or over quota) — free some space"
       : code === "EACCES" || code === "EPERM" || code === "EROFS"
         ? `writing is not allowed there (${code}) — make it writable`
-        : errorText(error);
+        : code === "ENXIO"
+          ? "it is a FIFO or a device, never waited on — make it a plain file"
+          : errorText(error);
   return new WriteError(path, cause);
 }
 
@@ -150,7 +155,10 @@ function applyEdit(path: string, edit: FileEdit): FileSignature | undefined {
       createRecord(path, edit.content, edit.path);
       return undefined;
     case "append":
-      inDirectory(path, () => appendFileSync(path, edit.content, "utf8"));
+      // never waited on: a FIFO there (an executor's) is an error, not a write that blocks
+      inDirectory(path, () =>
+        withFd(openSync(path, APPEND), (fd) => appendFileSync(fd, edit.content)),
+      );
       return undefined;
     default:
       return edit.kind satisfies never;
@@ -282,7 +290,16 @@ export function createRecord(path: string, content: string | Uint8Array, shown: 
 }
 
 function sameOrThrow(path: string, bytes: Buffer, shown: string): void {
-  if (!readFileSync(path).equals(bytes)) throw new RecordExistsError(shown);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK); // (a FIFO: never waited on)
+  if (!withFd(fd, (f) => readFileSync(f)).equals(bytes)) throw new RecordExistsError(shown);
+}
+
+function withFd<T>(fd: number, use: (fd: number) => T): T {
+  try {
+    return use(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Remove a temporary file that may not exist (it was never made, or was renamed). */

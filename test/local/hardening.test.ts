@@ -223,3 +223,91 @@ describe("a problem that stops only one runner", () => {
     expect(readFileSync(join(dir, "a.md"), "utf8")).not.toContain("status:");
   });
 });
+
+/** `frontier ARGS…`, killed outright after 20 s (a hung runner ignores SIGINT and SIGTERM). */
+function killedAfter20s(...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: "utf8",
+    timeout: 20_000,
+    killSignal: "SIGKILL",
+    env: { ...process.env, CI: "1" },
+  });
+  return { signal: r.signal, status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("a FIFO an executor leaves among the run's records is never waited on", () => {
+  it("an executor that swaps the worklog for a FIFO: the run ends naming the file, it does not hang", () => {
+    const g = makeGraph({ a: {}, b: { depends_on: ["a"] } }, { run: "t" });
+    const log = join(g.dir, ".frontier", "worklog.jsonl");
+    const exec = `if [ "$FRONTIER_TICKET" = a ]; then rm -f ${log} && mkfifo ${log}; fi; echo ok`;
+    const ran = killedAfter20s("run", g.dir, "--exec", exec);
+    expect(ran.signal).toBeNull(); // SIGKILL here: the run waited on the FIFO for good
+    expect(ran.status).not.toBe(0);
+    expect(ran.stderr).toContain("worklog.jsonl");
+    rmSync(g.root, { recursive: true, force: true });
+  });
+
+  it("an executor that leaves a FIFO where a later ticket's result goes: the run ends, and that ticket is not read back complete from the FIFO", () => {
+    const g = makeGraph({ a: {}, b: { depends_on: ["a"] } }, { run: "t" });
+    const planted = join(g.dir, ".frontier", "results", "b@1.md");
+    const exec = `if [ "$FRONTIER_TICKET" = a ]; then mkdir -p ${join(g.dir, ".frontier", "results")} && mkfifo ${planted}; fi; echo "real $FRONTIER_TICKET"`;
+    const ran = killedAfter20s("run", g.dir, "--exec", exec);
+    expect(ran.signal).toBeNull(); // SIGKILL here: the run waited on the FIFO for good
+    // b's real result ("real b") was never recorded: a FIFO is no result of b's
+    const status = killedAfter20s("status", g.dir, "--json");
+    expect(status.signal).toBeNull();
+    const b = (
+      JSON.parse(status.stdout) as { tickets: Array<{ id: string; status: string }> }
+    ).tickets.find((t) => t.id === "b");
+    expect(b?.status).not.toBe("complete");
+    rmSync(g.root, { recursive: true, force: true });
+  });
+
+  it("a FIFO at .frontier/lock: run, retry, cancel and reset each end saying the lock cannot be read", () => {
+    const g = makeGraph({ a: {} }, { run: "t" });
+    mkdirSync(join(g.dir, ".frontier"));
+    execFileSync("mkfifo", [join(g.dir, ".frontier", "lock")]);
+    for (const args of [
+      ["run", g.dir, "--exec", "echo ok"],
+      ["retry", g.dir, "a"],
+      ["cancel", g.dir],
+      ["reset", g.dir],
+    ]) {
+      const ran = killedAfter20s(...args);
+      expect([args[0], ran.signal]).toEqual([args[0], null]);
+      expect(ran.stderr).toContain(".frontier/lock");
+    }
+    rmSync(g.root, { recursive: true, force: true });
+  });
+
+  it("a FIFO at .frontier/cache/tickets: status and validate end (the cache is only a cache)", () => {
+    const g = makeGraph({ a: {} }, { run: "t" });
+    mkdirSync(join(g.dir, ".frontier", "cache"), { recursive: true });
+    execFileSync("mkfifo", [join(g.dir, ".frontier", "cache", "tickets")]);
+    for (const command of ["status", "validate"]) {
+      const ran = killedAfter20s(command, g.dir);
+      expect([command, ran.signal, ran.status]).toEqual([command, null, 0]);
+    }
+    rmSync(g.root, { recursive: true, force: true });
+  });
+});
+
+describe("an archive folder an executor leaves in .frontier/runs/", () => {
+  it("numbered past what a number holds exactly (2^53): a second reset archives elsewhere and keeps the first as it was", () => {
+    const g = makeGraph({ a: {} }, { run: "t" });
+    mkdirSync(join(g.dir, ".frontier", "runs", "t-9007199254740993"), { recursive: true });
+    const reset = () => {
+      const ran = killedAfter20s("reset", g.dir, "--json");
+      expect(ran.status, ran.stderr).toBe(0);
+      return (JSON.parse(ran.stdout) as { archive: string }).archive;
+    };
+    expect(killedAfter20s("run", g.dir, "--exec", "exit 1").status).toBe(1);
+    const first = reset();
+    const archived = readFileSync(join(first, "tickets", "a.md"), "utf8");
+    expect(archived).toContain("status: failed");
+    expect(killedAfter20s("run", g.dir, "--exec", "echo ok").status).toBe(0);
+    expect(reset()).not.toBe(first);
+    expect(readFileSync(join(first, "tickets", "a.md"), "utf8")).toBe(archived);
+    rmSync(g.root, { recursive: true, force: true });
+  });
+});

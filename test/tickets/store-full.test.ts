@@ -32,7 +32,7 @@ vi.mock("node:fs", async (importOriginal) => {
       return (fs.writeFileSync as (...a: unknown[]) => void)(path, ...rest);
     },
     appendFileSync: (path: Parameters<typeof fs.appendFileSync>[0], ...rest: unknown[]) => {
-      full(path);
+      full(typeof path === "number" ? opened.get(path) : path);
       return (fs.appendFileSync as (...a: unknown[]) => void)(path, ...rest);
     },
   };
