@@ -368,7 +368,10 @@ export class Integrator {
    * recorded are finished (integrated once, or kept), and the worktrees of attempts that
    * never ended (their claims are about to be reclaimed) are removed.
    */
-  async recover(frontier: Frontier): Promise<{ recovered: Recovered[]; notes: string[] }> {
+  async recover(
+    frontier: Frontier,
+    running: ReadonlySet<string>,
+  ): Promise<{ recovered: Recovered[]; notes: string[] }> {
     const recovered: Recovered[] = [];
     const notes: string[] = [];
     const keep = new Set<string>();
@@ -381,6 +384,11 @@ export class Integrator {
       );
     }
     for (const p of readPendings(this.dir, "json", this.branch)) {
+      // one found still running never ended, whatever a record says (an executor can write one)
+      if (running.has(p.ticket)) {
+        rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)));
+        continue;
+      }
       const one = await this.recoverOne(p, frontier, notes);
       if (one.keep) keep.add(p.worktree);
       if (one.recovered !== undefined) recovered.push(one.recovered);

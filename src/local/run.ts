@@ -209,14 +209,15 @@ class LocalRun {
     const tmp = plural(leftovers, "temporary file");
     if (leftovers > 0) this.progress.note(`removed ${tmp} left by a run that was killed mid-write`);
     // Attempts a dead runner left behind must not run on beside their re-runs.
-    for (const id of stopDeadRunners(frontier)) {
+    const running = stopDeadRunners(frontier);
+    for (const id of running) {
       this.progress.note(`stopped what was left running of ${id} by a runner that is gone`);
     }
     this.reclaimFirst = (ticket, claimedBy) =>
       isDeadLocalHolder(claimedBy) && !this.held.has(ticket);
     if (this.isolation) {
       // attempts a killed run left ended but not integrated are finished first
-      const { recovered, notes } = await this.isolation.recover(frontier);
+      const { recovered, notes } = await this.isolation.recover(frontier, new Set(running));
       for (const note of notes) this.progress.note(note);
       for (const { claim, ended } of recovered) this.ended(claim, ended);
     }

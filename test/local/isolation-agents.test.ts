@@ -5,7 +5,7 @@
  * branch mid-run, keeps two ticket directories in one repository, names a branch
  * `frontier`, or runs a script that is not committed. In process, in real repositories.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -182,6 +182,32 @@ describe("only the runner moves frontier/<run>", () => {
     const ran = await runHere(repo.dir, "echo done");
     expect(landedAs(repo)).toEqual(ownWork);
     expect(ran.stderr).toMatch(/not the run's: [0-9a-f]{10} api: A ticket/);
+  });
+
+  it("nor a record an agent forges of another ticket's end while that one still runs: what it half-wrote is never integrated", async () => {
+    const repo = repoWith({
+      "tickets/frontier.yml": "run: other\nisolation: worktree\nmax_parallel: 2\n",
+      "tickets/c.md": ticket({ write_scope: ["c.txt"] }),
+      "tickets/x.md": ticket({ write_scope: ["x.txt"] }),
+    });
+    const half = join(repo.root, "..", `${basename(repo.root)}-half`);
+    const claimOf = `sed -n 's/^claim: "\\{0,1\\}\\([^"]*\\)"\\{0,1\\}$/\\1/p' "$FRONTIER_DIR/c.md"`;
+    const ended = `{"schema":"ticket-frontier/integrating@1","ticket":"c","attempt":1,"claim":"$(${claimOf})","worktree":"x","start":"$(git rev-parse HEAD)","outcome":{"outcome":"complete","result":"all done"},"exit_code":0,"signal":null,"duration_ms":5}`;
+    await killedMidAttempt(repo, (mark) =>
+      [
+        `if [ "$FRONTIER_TICKET" = c ]; then echo half > c.txt; touch '${half}'; sleep 30; exit 1; fi`,
+        `until [ -e '${half}' ]; do sleep 0.1; done`,
+        'mkdir -p "$FRONTIER_DIR/.frontier/integrating"',
+        `cat > "$FRONTIER_DIR/.frontier/integrating/c@1.json" <<J\n${ended}\nJ`,
+        `echo $$ > '${mark}'; sleep 30`,
+      ].join("\n"),
+    );
+    const ran = await runHere(repo.dir, "true");
+    expect(ran.stderr).toContain("stopped what was left running of c");
+    expect(
+      spawnSync("git", ["show", "frontier/other:c.txt"], { cwd: repo.root }).stdout.toString(),
+    ).not.toBe("half\n");
+    expect(attemptOf(repo.dir, "c", 1).outcome).not.toBe("complete");
   });
 
   it("a branch moved back past the run's commit is noticed: nothing more lands on it, and the attempt keeps its work", async () => {
