@@ -99,7 +99,6 @@ export function gitTopOf(workdir: string): string {
 /** An index nobody wrote, for plumbing that reads one (diff-tree): never the workspace's own. */
 const NO_INDEX = { GIT_INDEX_FILE: join(tmpdir(), `frontier-no-index-${randomUUID()}`) };
 const MODES: ReadonlySet<string> = new Set(["100644", "100755", "120000", "160000"]);
-const asMode = (m: string) => (MODES.has(m) ? (m as ChangeMode) : undefined);
 const ZERO = /^0+$/;
 
 /** Run `fn` on a fresh temporary index holding `base`'s tree, removed afterwards. */
@@ -433,10 +432,8 @@ export async function diffTrees(
             path: first,
             status: letter === "A" ? "added" : letter === "D" ? "deleted" : "modified",
           };
-    const nm = asMode(newMode);
-    const om = asMode(oldMode);
-    if (c.status !== "deleted" && nm) c.mode = nm;
-    if (c.status !== "added" && om) c.oldMode = om;
+    if (c.status !== "deleted" && MODES.has(newMode)) c.mode = newMode as ChangeMode;
+    if (c.status !== "added" && MODES.has(oldMode)) c.oldMode = oldMode as ChangeMode;
     if (c.status !== "deleted" && !ZERO.test(newBlob)) c.blob = newBlob;
     if (c.status !== "added" && !ZERO.test(oldBlob)) c.oldBlob = oldBlob;
     paths.push(c);
