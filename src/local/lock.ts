@@ -147,7 +147,9 @@ export async function acquireLock(dir: string, now: number): Promise<LockResult>
         await link(tmp, takeover);
       } catch (error) {
         if (errnoCode(error) !== "EEXIST") throw error;
-        clearDeadTakeover(takeover);
+        // one left by a process that died in the middle of a takeover (microseconds wide)
+        const left = readLock(takeover);
+        if (left.kind === "holder" && isDeadHolder(left.info)) rmSync(takeover, { force: true });
         await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
         continue;
       }
@@ -168,12 +170,6 @@ export async function acquireLock(dir: string, now: number): Promise<LockResult>
     kind: "held",
     message: `could not take ${path}: it keeps changing hands — is another frontier run starting on ${dir}?`,
   };
-}
-
-/** A takeover left by a process that died in the middle of one (microseconds wide). */
-function clearDeadTakeover(takeover: string): void {
-  const read = readLock(takeover);
-  if (read.kind === "holder" && isDeadHolder(read.info)) rmSync(takeover, { force: true });
 }
 
 function held(holder: LockInfo, path: string, dir: string): LockResult {
