@@ -37,13 +37,6 @@ export async function workspaceRoot(cwd: string): Promise<string> {
   return realpath(top ?? cwd);
 }
 
-/** The paths `git args` prints (NUL-separated) in `root`, given `input`; none when it fails. */
-const pathsOf = (root: string, args: string[], input = "") =>
-  git(args, { cwd: root, input }).then(
-    (out) => new Set(out.toString("utf8").split("\0").filter(Boolean)),
-    () => new Set<string>(),
-  );
-
 /** The request's part about files: the write scope, and the text of the files it matches. */
 export async function scopeFiles(root: string, patterns: readonly string[]): Promise<string> {
   const scope = compileScope(patterns);
@@ -55,7 +48,10 @@ export async function scopeFiles(root: string, patterns: readonly string[]): Pro
     "",
     `Write scope: ${patterns.map((p) => `\`${p}\``).join(", ")}. The current text of the files in it:`,
   ];
-  const inScope = [...(await pathsOf(root, listing))].filter((p) => pathInScope(p, scope)).sort();
+  // none when git fails; each once (an unmerged file is listed once a stage)
+  const listed = await git(listing, { cwd: root }).catch(() => Buffer.alloc(0));
+  const names = new Set(listed.toString("utf8").split("\0").filter(Boolean));
+  const inScope = [...names].filter((p) => pathInScope(p, scope)).sort();
   const left: string[] = [];
   let room = MAX_SCOPE_BYTES;
   for (const path of inScope) {
