@@ -16,24 +16,15 @@ import { isDeadLocalHolder } from "./lock.js";
 
 /** The attempts of `frontier`'s claims of runners that are gone, stopped: their tickets. */
 export function stopDeadRunners(frontier: Frontier): string[] {
-  const dead = new Map<string, string>();
+  const dead = new Map<string, string>(); // claim token → ticket
   for (const id of frontier.claimedIds()) {
     const state = frontier.state(id);
     if (state?.claim && isDeadLocalHolder(state.claimed_by ?? "")) dead.set(state.claim, id);
   }
-  const { found, groups } = claimedGroups(dead);
-  for (const group of groups) signalGroup(group, "SIGKILL");
-  return [...found];
-}
-
-/**
- * The process groups of processes whose environment carries one of the claim tokens of
- * `claims` (token → ticket), and the tickets of those found still running.
- */
-function claimedGroups(claims: ReadonlyMap<string, string>) {
+  if (dead.size === 0) return [];
+  // the process groups of processes whose environment carries one of those tokens
   const found = new Set<string>();
   const groups = new Set<number>();
-  if (claims.size === 0) return { found, groups };
   const ownGroup = groupOf(process.pid);
   for (const name of namesIn("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -43,14 +34,15 @@ function claimedGroups(claims: ReadonlyMap<string, string>) {
     if (at === -1) continue;
     const end = environ.indexOf("\0", at);
     const token = environ.slice(at + "FRONTIER_CLAIM=".length, end === -1 ? undefined : end);
-    const ticket = claims.get(token);
+    const ticket = dead.get(token);
     if (ticket === undefined) continue;
     const group = groupOf(Number(name));
     if (group === undefined || group <= 1 || group === ownGroup) continue;
     groups.add(group);
     found.add(ticket);
   }
-  return { found, groups };
+  for (const group of groups) signalGroup(group, "SIGKILL");
+  return [...found];
 }
 
 function groupOf(pid: number): number | undefined {
