@@ -668,8 +668,6 @@ async function workspaceRoot(cwd) {
     const top = await (0,git/* gitText */.q_)(["rev-parse", "--show-toplevel"], { cwd }).catch(() => undefined);
     return (0,promises_.realpath)(top ?? cwd);
 }
-/** The paths `git args` prints (NUL-separated) in `root`, given `input`; none when it fails. */
-const pathsOf = (root, args, input = "") => (0,git/* git */.$Y)(args, { cwd: root, input }).then((out) => new Set(out.toString("utf8").split("\0").filter(Boolean)), () => new Set());
 /** The request's part about files: the write scope, and the text of the files it matches. */
 async function scopeFiles(root, patterns) {
     const scope = (0,core_scope/* compileScope */.o4)(patterns);
@@ -681,7 +679,10 @@ async function scopeFiles(root, patterns) {
         "",
         `Write scope: ${patterns.map((p) => `\`${p}\``).join(", ")}. The current text of the files in it:`,
     ];
-    const inScope = [...(await pathsOf(root, listing))].filter((p) => (0,core_scope/* pathInScope */.lF)(p, scope)).sort();
+    // none when git fails; each once (an unmerged file is listed once a stage)
+    const listed = await (0,git/* git */.$Y)(listing, { cwd: root }).catch(() => Buffer.alloc(0));
+    const names = new Set(listed.toString("utf8").split("\0").filter(Boolean));
+    const inScope = [...names].filter((p) => (0,core_scope/* pathInScope */.lF)(p, scope)).sort();
     const left = [];
     let room = MAX_SCOPE_BYTES;
     for (const path of inScope) {
