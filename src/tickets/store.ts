@@ -32,7 +32,7 @@ const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | con
 import { basename, dirname, join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
 import { STATE_DIR } from "./layout.js";
-import { isDirectory, statOf } from "./read-optional.js";
+import { isDirectory, kindOf, statOf } from "./read-optional.js";
 import type { FileEdit } from "./writeback.js";
 
 /** Thrown when a record that must never be overwritten exists with other content. */
@@ -294,8 +294,12 @@ function sameOrThrow(path: string, bytes: Buffer, shown: string): void {
   if (!withFd(fd, (f) => readFileSync(f)).equals(bytes)) throw new RecordExistsError(shown);
 }
 
+/** `use` an open file that must be a plain one: a FIFO (one an executor holds open) is refused. */
 function withFd<T>(fd: number, use: (fd: number) => T): T {
   try {
+    const st = fstatSync(fd);
+    if (!st.isFile())
+      throw new Error(`it is ${kindOf(st)}, never waited on — make it a plain file`);
     return use(fd);
   } finally {
     closeSync(fd);

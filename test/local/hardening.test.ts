@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -236,16 +237,26 @@ function killedAfter20s(...args: string[]) {
 }
 
 describe("a FIFO an executor leaves among the run's records is never waited on", () => {
-  it("an executor that swaps the worklog for a FIFO: the run ends naming the file, it does not hang", () => {
-    const g = makeGraph({ a: {}, b: { depends_on: ["a"] } }, { run: "t" });
-    const log = join(g.dir, ".frontier", "worklog.jsonl");
-    const exec = `if [ "$FRONTIER_TICKET" = a ]; then rm -f ${log} && mkfifo ${log}; fi; echo ok`;
-    const ran = killedAfter20s("run", g.dir, "--exec", exec);
-    expect(ran.signal).toBeNull(); // SIGKILL here: the run waited on the FIFO for good
-    expect(ran.status).not.toBe(0);
-    expect(ran.stderr).toContain("worklog.jsonl");
-    rmSync(g.root, { recursive: true, force: true });
-  });
+  it.each([
+    ["", "nothing reads it"],
+    // a reader of its own, out of its process group: the run's lines would go to it
+    ["; setsid sh -c 'exec cat LOG > LOG.read' & sleep 1", "the executor reads it"],
+  ])(
+    "an executor that swaps the worklog for a FIFO%s (%s): the run ends naming the file, it does not hang",
+    (reader) => {
+      const g = makeGraph({ a: {}, b: { depends_on: ["a"] } }, { run: "t" });
+      const log = join(g.dir, ".frontier", "worklog.jsonl");
+      const swap = `rm -f ${log} && mkfifo ${log}${reader.replaceAll("LOG", log)}`;
+      const exec = `if [ "$FRONTIER_TICKET" = a ]; then ${swap}; fi; echo ok`;
+      const ran = killedAfter20s("run", g.dir, "--exec", exec);
+      expect(ran.signal).toBeNull(); // SIGKILL here: the run waited on the FIFO for good
+      expect(ran.status).not.toBe(0);
+      expect(ran.stderr).toContain("worklog.jsonl");
+      // no line of the run's log went to the executor's reader, lost
+      expect(existsSync(`${log}.read`) ? readFileSync(`${log}.read`, "utf8") : "").toBe("");
+      rmSync(g.root, { recursive: true, force: true });
+    },
+  );
 
   it("an executor that leaves a FIFO where a later ticket's result goes: the run ends, and that ticket is not read back complete from the FIFO", () => {
     const g = makeGraph({ a: {}, b: { depends_on: ["a"] } }, { run: "t" });
