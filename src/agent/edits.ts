@@ -149,6 +149,7 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   if (escaping.length > 0) return refuse(escaping);
   const read = () => Promise.all(paths.map((p) => readFile(join(root, p)).catch(() => undefined)));
   const before = await read();
+  const stats = await Promise.all(paths.map((p) => lstat(join(root, p)).catch(() => undefined)));
   let path = "";
   try {
     for (const w of edits.writes) {
@@ -169,9 +170,9 @@ export async function applyEdits(root: string, outcome: ModelOutcome): Promise<A
   // a path git ignores, by a .gitignore of the answer's own too, is no change: all of it is undone
   const ignored = await ignoredOf(root, paths);
   if (ignored.length > 0) {
-    const undo = (p: string, b: Buffer | undefined) =>
-      b === undefined ? rm(join(root, p), { force: true }) : writeFile(join(root, p), b);
-    await Promise.all(paths.map((p, i) => undo(p, before[i])));
+    const undo = (p: string, b: Buffer | undefined, mode?: number) =>
+      b === undefined ? rm(join(root, p), { force: true }) : writeFile(join(root, p), b, { mode });
+    await Promise.all(paths.map((p, i) => undo(p, before[i], stats[i]?.mode)));
     return refuse(ignored);
   }
   // a write of the text already there, or undone by a deletion, changed nothing: no result says it did

@@ -6,10 +6,12 @@
  * And the run's usage bound caps every request. Against a fake GitHub Models on 127.0.0.1.
  */
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -315,12 +317,22 @@ describe("what a coding request carries, and what its answer may write", () => {
   });
 
   it("a .gitignore the answer writes that ignores another of its files: refused and all of it undone, not a done attempt whose work is dropped", async () => {
-    const repo = repoWith({ "app/a.js": "a\n", ".gitignore": "node_modules/\n" });
+    const repo = repoWith({
+      "app/a.js": "a\n",
+      "app/run.sh": "run\n",
+      ".gitignore": "node_modules/\n",
+    });
+    chmodSync(join(repo.root, "app", "run.sh"), 0o755);
     reply = () =>
-      edits("Built it, and ignored build/.", {
-        "app/a.js": "changed\n",
-        ".gitignore": "node_modules/\nbuild/\n",
-        "build/out.js": "the work\n",
+      answer({
+        status: "complete",
+        result: "Built it, and ignored build/.",
+        writes: [
+          { path: "app/a.js", content: "changed\n" },
+          { path: ".gitignore", content: "node_modules/\nbuild/\n" },
+          { path: "build/out.js", content: "the work\n" },
+        ],
+        deletes: ["app/run.sh"],
       });
     const outcome = await attemptIn(repo.root, { write_scope: ["**"] });
     expect(outcome.status).toBe("failed");
@@ -328,6 +340,7 @@ describe("what a coding request carries, and what its answer may write", () => {
     expect(readFileSync(join(repo.root, ".gitignore"), "utf8")).toBe("node_modules/\n");
     expect(readFileSync(join(repo.root, "app", "a.js"), "utf8")).toBe("a\n");
     expect(existsSync(join(repo.root, "build", "out.js"))).toBe(false);
+    expect(statSync(join(repo.root, "app", "run.sh")).mode & 0o777).toBe(0o755);
   });
 
   it("a backslash in a path refuses the answer: a symlink whose name holds one is never written through", async () => {
