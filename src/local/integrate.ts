@@ -54,10 +54,8 @@ import {
 /** What each path of an attempt's changes ends as, to compare two listings of them. */
 const changeKey = (paths: readonly ChangedPath[]) =>
   paths
-    .flatMap((c) => [
-      `${c.path} ${c.mode ?? ""} ${c.blob ?? ""}`,
-      ...(c.from ? [`${c.from}  `] : []),
-    ])
+    .flatMap((c) => [`${c.path} ${c.mode} ${c.blob}`, c.from && `${c.from} undefined undefined`])
+    .filter(Boolean)
     .sort()
     .join("\n");
 
@@ -386,6 +384,9 @@ export class Integrator {
     for (const p of readPendings(this.dir, "json", this.branch)) {
       // one found still running never ended, whatever a record says (an executor can write one)
       if (running.has(p.ticket)) {
+        notes.push(
+          `${p.ticket}: a record says attempt ${p.attempt} ended, but it was still running: not integrated`,
+        );
         rmSync(join(this.dir, integratingFile(p.ticket, p.attempt)));
         continue;
       }

@@ -390,7 +390,7 @@ export interface Pending {
 /** The attempts a killed run left ended (`kind` json), or ended and kept (`kind` kept). */
 export function readPendings(dir: string, kind: "json" | "kept", rb: RunBranch | undefined) {
   return namesIn(join(dir, INTEGRATING_DIR)).flatMap((name): Pending[] => {
-    const p = readPending(join(dir, INTEGRATING_DIR, name));
+    const p = name.endsWith(`.${kind}`) ? readPending(join(dir, INTEGRATING_DIR, name)) : undefined;
     // an executor can write one too: its worktree is where the run makes it (under the
     // run's home, by its name), never a path the file names
     if (p === undefined || name !== `${p.ticket}@${p.attempt}.${kind}`) return [];

@@ -128,7 +128,7 @@ export async function removeWorktree(root: string, path: string): Promise<void> 
   } catch {
     // not a worktree (any more): its directory, if any, and git's stale record go — never
     // the repository itself or a directory that holds it
-    if (!relative(path, root).startsWith("..")) return;
+    if (!/^\.\.(\/|$)/.test(relative(path, root))) return;
     await rm(path, { recursive: true, force: true });
     await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
   }

@@ -204,6 +204,9 @@ describe("only the runner moves frontier/<run>", () => {
     );
     const ran = await runHere(repo.dir, "true");
     expect(ran.stderr).toContain("stopped what was left running of c");
+    expect(ran.stderr).toContain(
+      "c: a record says attempt 1 ended, but it was still running: not integrated",
+    );
     expect(
       spawnSync("git", ["show", "frontier/other:c.txt"], { cwd: repo.root }).stdout.toString(),
     ).not.toBe("half\n");
