@@ -45,7 +45,7 @@ function questionBody(q: QuestionIssue, marker: string, keep = q.question.length
   // GitHub refuses a longer body on every try: cut here, whole in the record and the next
   // context — until it fits, as its fence (longer than any run of backticks) shrinks with it:
   // a character of that run costs three
-  if (body.length <= GITHUB_COMMENT_MAX) return body;
+  if (body.length <= GITHUB_COMMENT_MAX || keep === 0) return body;
   const over = Math.ceil((body.length - GITHUB_COMMENT_MAX) / (fence.length > 3 ? 3 : 1));
   return questionBody(q, marker, Math.max(0, Math.min(keep, question.length) - over));
 }

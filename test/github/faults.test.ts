@@ -385,6 +385,21 @@ describe("a question longer than a GitHub issue holds (an agent that pastes its 
     expect(body).toMatch(/Which of these\? `{15000,}…\n\(cut to fit an issue: 40041 characters/);
   });
 
+  it("a run name too long for any issue body (no question can be cut short enough) is GitHub's refusal, never a stack overflow", async () => {
+    world = await makeWorld(Object.fromEntries([ticket("a")]));
+    const repo = { owner: "acme", repo: "widgets" };
+    const q = {
+      run: "é".repeat(12_000),
+      branch: "main",
+      ticket: "a",
+      attempt: 1,
+      question: "Which?",
+    };
+    const opened = openQuestionIssue(world.gh, repo, q);
+    await expect(opened).rejects.not.toThrow(RangeError);
+    await expect(opened).rejects.toMatchObject({ status: 422 });
+  });
+
   it("the cut never splits a character in two (an emoji is two UTF-16 units), wherever it falls", async () => {
     world = await makeWorld(Object.fromEntries([ticket("a")]));
     const repo = { owner: "acme", repo: "widgets" };
