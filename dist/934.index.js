@@ -787,6 +787,7 @@ async function applyEdits(root, outcome) {
         return refuse(escaping);
     const read = () => Promise.all(paths.map((p) => (0,promises_.readFile)((0,external_node_path_.join)(root, p)).catch(() => undefined)));
     const before = await read();
+    const stats = await Promise.all(paths.map((p) => (0,promises_.lstat)((0,external_node_path_.join)(root, p)).catch(() => undefined)));
     let path = "";
     try {
         for (const w of edits.writes) {
@@ -806,8 +807,8 @@ async function applyEdits(root, outcome) {
     // a path git ignores, by a .gitignore of the answer's own too, is no change: all of it is undone
     const ignored = await ignoredOf(root, paths);
     if (ignored.length > 0) {
-        const undo = (p, b) => b === undefined ? (0,promises_.rm)((0,external_node_path_.join)(root, p), { force: true }) : (0,promises_.writeFile)((0,external_node_path_.join)(root, p), b);
-        await Promise.all(paths.map((p, i) => undo(p, before[i])));
+        const undo = (p, b, mode) => b === undefined ? (0,promises_.rm)((0,external_node_path_.join)(root, p), { force: true }) : (0,promises_.writeFile)((0,external_node_path_.join)(root, p), b, { mode });
+        await Promise.all(paths.map((p, i) => undo(p, before[i], stats[i]?.mode)));
         return refuse(ignored);
     }
     // a write of the text already there, or undone by a deletion, changed nothing: no result says it did

@@ -10,6 +10,7 @@
  *   issue_comment                 the bot (/answer, /retry, /cancel, /status)
  *   anything else                 a clear message, exit 0
  */
+import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
@@ -172,7 +173,10 @@ async function settle(ctx: ActionContext): Promise<void> {
   if (outcome.result.kind === "stale" && job.changes.paths.length > 0) {
     const n = plural(job.changes.paths.length, "path");
     core.warning(`${label} changed ${n}, none integrated: ${refusalWords(outcome.result.why)}`);
-    if (job.changes.patch) core.info(`its patch:\n${Buffer.from(job.changes.patch)}`);
+    // the agent's text: no line of it is a workflow command, and a log is no place for megabytes
+    const off = randomUUID();
+    const patch = Buffer.from(job.changes.patch ?? "").subarray(0, 1 << 20);
+    core.info(`its patch (at most 1 MiB):\n::stop-commands::${off}\n${patch}\n::${off}::`);
   }
   return finish(ctx, outcome);
 }

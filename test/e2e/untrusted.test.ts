@@ -225,7 +225,10 @@ describe("what an agent does around the settle step never loses its work or hold
       const late = runner.jobs.find((j) => j.ticket === "slow" && j.attempt === 1)?.settle;
       expect(late?.code).toBe(0);
       expect(late?.stdout).toMatch(/::warning::settle slow#1 changed 1 path, none integrated: /);
-      expect(late?.stdout).toContain("+hours of work 1");
+      // the agent's patch, with workflow commands off around it
+      expect(late?.stdout).toMatch(
+        /::stop-commands::([0-9a-f-]{36})\n[\s\S]*\+hours of work 1\n[\s\S]*::\1::/,
+      );
     } finally {
       await runner.stop();
     }
