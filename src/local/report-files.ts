@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { errorText } from "../core/errors.js";
 import type { Receipt } from "../core/model.js";
 import { renderHtml } from "../report/html.js";
-import { defaultMarker, renderMarkdown } from "../report/markdown.js";
+import { renderMarkdown } from "../report/markdown.js";
 import { receiptJson } from "../report/receipt.js";
 import { RECEIPT_FILE, REPORT_HTML_FILE, REPORT_MD_FILE } from "../tickets/layout.js";
 import { replaceAtomically, WriteError } from "../tickets/store.js";
@@ -41,7 +41,7 @@ export function writeReports(receipt: Receipt, files: ReportFiles): void {
     [
       files.markdown,
       "markdown report",
-      () => renderMarkdown(receipt, { marker: defaultMarker(receipt.run), ...dir }),
+      () => renderMarkdown(receipt, { marker: `ticket-frontier:${receipt.run}`, ...dir }),
     ],
   ];
   for (const [path, what, render] of reports) {

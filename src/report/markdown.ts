@@ -444,7 +444,3 @@ function list(head: string, rows: string[], maxChars: number, more: (n: number) 
   if (!body) return rows.length > 0 ? "" : head;
   return head ? `${head}\n\n${body}` : body;
 }
-
-export function defaultMarker(run: string): string {
-  return `ticket-frontier:${run}`;
-}
