@@ -454,7 +454,9 @@ function writeFiles(
   const liveNow = frontier.runState(now) === "running";
   const hadLiveFile = read.files.has(livePath(ctx.dir));
   if (liveNow && (!hadLiveFile || input.foreign)) {
-    files.set(livePath(ctx.dir), liveText(frontier.runRecord().run, ctx.branch));
+    // which run lives on the branch (a copy on a branch cut from it names the original)
+    const live = { schema: "ticket-frontier/live@1", run: next.run.run, branch: ctx.branch };
+    files.set(livePath(ctx.dir), `${JSON.stringify(live)}\n`);
   } else if (!liveNow && hadLiveFile) {
     deletions.push(livePath(ctx.dir));
     // the run ends in this commit (once: a redelivered event finds no live.json): the
@@ -536,11 +538,6 @@ export function openBranchRun(
 function headlineOf(frontier: Frontier, now: number): string {
   const c = frontier.counts();
   return `${frontier.runState(now)} failed=${c.failed ?? 0} blocked=${c.blocked ?? 0} suspended=${c.suspended ?? 0} limited=${c.limited ?? 0} cancelled=${c.cancelled ?? 0}`;
-}
-
-/** live.json: which run lives on the branch (a copy on a branch cut from it names the original). */
-function liveText(run: string, branch: string): string {
-  return `${JSON.stringify({ schema: "ticket-frontier/live@1", run, branch })}\n`;
 }
 
 /**
