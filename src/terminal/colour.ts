@@ -9,6 +9,7 @@
  */
 import { styleText } from "node:util";
 import type { Status } from "../core/model.js";
+import type { CliIo } from "./io.js";
 
 export type Style = "red" | "green" | "yellow" | "blue" | "gray" | "bold" | "dim" | "cyan";
 
@@ -52,9 +53,6 @@ export const STATUS_STYLE: Readonly<Record<Status, Style>> = {
 };
 
 /** `error: …` on stderr, the word in red on a terminal. */
-export function errorLine(
-  io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
-  message: string,
-): void {
+export function errorLine(io: Pick<CliIo, "stderr" | "env">, message: string): void {
   io.stderr.write(`${painter(io.stderr, io.env)("red", "error:")} ${message}\n`);
 }
