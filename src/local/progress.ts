@@ -13,7 +13,7 @@ interface ProgressOptions {
   stream: NodeJS.WritableStream;
   /**
    * redraw a live block (a terminal, not CI) instead of one line per event: log-update's
-   * `createLogUpdate`, loaded by the caller (see `loadLive`) — plain lines never load it
+   * `createLogUpdate`, loaded by the caller only for a terminal (~60 ms of start-up)
    */
   live: false | typeof createLogUpdate;
   run: string;
@@ -58,11 +58,6 @@ export function tallyText(total: number, tally: Tally): string {
   }
   if (tally.running > 0) parts.push(`${tally.running} running`);
   return parts.join(", ");
-}
-
-/** What `live` takes: log-update, loaded only for a terminal (~60 ms of start-up). */
-export async function loadLive(): Promise<typeof createLogUpdate> {
-  return (await import("log-update")).createLogUpdate;
 }
 
 export class Progress {

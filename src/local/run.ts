@@ -38,7 +38,7 @@ import { removeLeftovers } from "./leftovers.js";
 import { acquireLock, isDeadLocalHolder, localHolder } from "./lock.js";
 import { firstWrite, type Opened, openDirectory, ticketFiles } from "./open.js";
 import { stopDeadRunners } from "./orphans.js";
-import { loadLive, Progress } from "./progress.js";
+import { Progress } from "./progress.js";
 
 /** `maxParallel` and `bound` as the command line's parser took them: whole numbers of 1 and 0 or more. */
 export interface RunOptions {
@@ -118,7 +118,9 @@ export async function runCommand(dir: string, options: RunOptions, io: CliIo): P
     const { columns, rows } = io.stderr as { columns?: number; rows?: number };
     const sized = columns !== 0 && rows !== 0;
     const live =
-      io.isTTY && !io.env.CI && sized ? loadLive().catch(() => false as const) : undefined;
+      io.isTTY && !io.env.CI && sized
+        ? import("log-update").then((m) => m.createLogUpdate).catch(() => false as const)
+        : undefined;
     const commands = resolveExecutors(opened.frontier, settings, options.exec, dir);
     if (typeof commands === "string") return usage(io, commands);
     let integrator: Integrator | undefined;
