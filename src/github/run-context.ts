@@ -112,17 +112,13 @@ export interface Integration {
 
 export type RunEvent = (frontier: Frontier, now: number, view: RunView) => EventResult;
 
-export interface ActionContext {
+/** One per process; `onRecorded` hears every commit of state the process makes. */
+export interface ActionContext extends Pick<RunContext, "gh" | "repo" | "clock" | "onRecorded"> {
   settings: ActionSettings;
-  gh: GitHub;
-  repo: Repo;
   /** the event payload (GITHUB_EVENT_PATH), `{}` when there is none */
   payload: Record<string, unknown>;
-  clock: () => number;
   /** the RunContext of the run on `branch` (one DispatchSession and checkout per process) */
   runContext(branch: string): RunContext;
-  /** told of every commit of state this process makes */
-  onRecorded?: (what: string) => void;
 }
 
 export async function readPayload(path: string | undefined): Promise<Record<string, unknown>> {
