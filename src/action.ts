@@ -175,8 +175,9 @@ async function settle(ctx: ActionContext): Promise<void> {
     core.warning(`${label} changed ${n}, none integrated: ${refusalWords(outcome.result.why)}`);
     // the agent's text: no line of it is a workflow command, and a log is no place for megabytes
     const off = randomUUID();
-    const patch = Buffer.from(job.changes.patch ?? "").subarray(0, 1 << 20);
-    core.info(`its patch (at most 1 MiB):\n::stop-commands::${off}\n${patch}\n::${off}::`);
+    const patch = job.changes.patch?.subarray(0, 1 << 20);
+    if (patch)
+      core.info(`its patch (at most 1 MiB):\n::stop-commands::${off}\n${patch}\n::${off}::`);
   }
   return finish(ctx, outcome);
 }
