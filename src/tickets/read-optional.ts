@@ -11,19 +11,24 @@ import {
 import { errnoCode } from "../core/errors.js";
 
 /**
- * A file's text, never waited on: a FIFO or a device where a record or a setting should be
- * (an executor's, say) is an error that says so, not a read that blocks or never ends.
+ * `use` a file opened with `flags`, never waited on: a FIFO or a device where a record or a
+ * setting should be (an executor's, say) is an error that says so, not an open or a read
+ * that blocks or never ends, nor a write that goes to whoever reads it.
  */
-export function readRegular(path: string): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+export function withRegular<T>(path: string, flags: number, use: (fd: number) => T): T {
+  const fd = openSync(path, flags | constants.O_NONBLOCK);
   try {
     const st = fstatSync(fd);
-    if (st.isFile()) return readFileSync(fd, "utf8");
+    if (st.isFile()) return use(fd);
     throw new Error(`${path} is ${kindOf(st)}, not a regular file`);
   } finally {
     closeSync(fd);
   }
 }
+
+/** A file's text, never waited on (`withRegular`). */
+export const readRegular = (path: string): string =>
+  withRegular(path, constants.O_RDONLY, (fd) => readFileSync(fd, "utf8"));
 
 /** What a file that is not a regular one is, as messages name it. */
 export function kindOf(st: Stats): string {

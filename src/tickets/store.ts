@@ -27,13 +27,13 @@ import {
   writeSync,
 } from "node:fs";
 
-const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
-
 import { basename, dirname, join } from "node:path";
 import { errnoCode, errorText } from "../core/errors.js";
 import { STATE_DIR } from "./layout.js";
-import { isDirectory, kindOf, statOf } from "./read-optional.js";
+import { isDirectory, statOf, withRegular } from "./read-optional.js";
 import type { FileEdit } from "./writeback.js";
+
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
 
 /** Thrown when a record that must never be overwritten exists with other content. */
 export class RecordExistsError extends Error {
@@ -155,10 +155,7 @@ function applyEdit(path: string, edit: FileEdit): FileSignature | undefined {
       createRecord(path, edit.content, edit.path);
       return undefined;
     case "append":
-      // never waited on: a FIFO there (an executor's) is an error, not a write that blocks
-      inDirectory(path, () =>
-        withFd(openSync(path, APPEND), (fd) => appendFileSync(fd, edit.content)),
-      );
+      inDirectory(path, () => withRegular(path, APPEND, (fd) => appendFileSync(fd, edit.content)));
       return undefined;
     default:
       return edit.kind satisfies never;
@@ -290,20 +287,8 @@ export function createRecord(path: string, content: string | Uint8Array, shown: 
 }
 
 function sameOrThrow(path: string, bytes: Buffer, shown: string): void {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK); // (a FIFO: never waited on)
-  if (!withFd(fd, (f) => readFileSync(f)).equals(bytes)) throw new RecordExistsError(shown);
-}
-
-/** `use` an open file that must be a plain one: a FIFO (one an executor holds open) is refused. */
-function withFd<T>(fd: number, use: (fd: number) => T): T {
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile())
-      throw new Error(`it is ${kindOf(st)}, never waited on — make it a plain file`);
-    return use(fd);
-  } finally {
-    closeSync(fd);
-  }
+  const now = withRegular(path, constants.O_RDONLY, (fd) => readFileSync(fd));
+  if (!now.equals(bytes)) throw new RecordExistsError(shown);
 }
 
 /** Remove a temporary file that may not exist (it was never made, or was renamed). */
